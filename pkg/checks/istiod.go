@@ -1,0 +1,162 @@
+package checks
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// Istiod environment flags read by the §3.7 step (a).
+const (
+	EnvFilterGatewayClusterConfig = "PILOT_FILTER_GATEWAY_CLUSTER_CONFIG"
+	EnvScopeGatewayToNamespace    = "PILOT_SCOPE_GATEWAY_TO_NAMESPACE"
+)
+
+// Flag is the value of one istiod boolean env flag as far as the input tells it.
+type Flag struct {
+	Name string
+	// Known is false when the value could not be read (valueFrom, no istiod Deployment,
+	// Deployments forbidden); Value then holds istiod's default (false).
+	Known bool
+	Value bool
+	// Raw is the env value as written; Source is "Deployment ns/name container c" or the flag.
+	Raw    string
+	Source string
+	// Why explains an unknown value.
+	Why string
+}
+
+// IstiodFlags holds the flags of the istiod revision serving one gateway.
+type IstiodFlags struct {
+	Deployment   string // "ns/name", "" when none found
+	Revision     string
+	FilterGW     Flag
+	ScopeGWToNs  Flag
+	MeshConfig   *meshv1alpha1.MeshConfig
+	MeshConfigAt string // ConfigMap "ns/name", "" when none (defaults apply)
+	MeshUnknown  string // why the mesh config is unknown
+}
+
+func revKey(r string) string {
+	if r == "" || r == "default" {
+		return ""
+	}
+	return r
+}
+
+// istiodFor finds the istiod Deployment serving revision rev: label app=istiod (or istio=pilot),
+// whose istio.io/rev label (absent = default) matches; one in the istio namespace is preferred.
+func istiodFor(snap *snapshot.Snapshot, rev string) *appsv1.Deployment {
+	var found *appsv1.Deployment
+	for _, d := range snap.Deployments {
+		l := d.Labels
+		if len(l) == 0 {
+			l = d.Spec.Template.Labels
+		}
+		if l["app"] != "istiod" && l["istio"] != "pilot" {
+			continue
+		}
+		if revKey(l[RevisionLabel]) != revKey(rev) && revKey(d.Spec.Template.Labels[RevisionLabel]) != revKey(rev) {
+			continue
+		}
+		if found == nil || (d.Namespace == snap.IstioNamespace && found.Namespace != snap.IstioNamespace) {
+			found = d
+		}
+	}
+	return found
+}
+
+// ReadIstiodFlags reads step (a) of the seed's §3.7 for the revision serving a gateway:
+// PILOT_FILTER_GATEWAY_CLUSTER_CONFIG and PILOT_SCOPE_GATEWAY_TO_NAMESPACE from the istiod
+// Deployment's `discovery` container (istiod's defaults: both false,
+// pilot/pkg/features/experimental.go FilterGatewayClusterConfig, pilot.go ScopeGatewayToNamespace),
+// and the mesh config of ConfigMap istio-<rev> or istio (step (c)).
+func ReadIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
+	f := IstiodFlags{Revision: rev}
+	d := istiodFor(snap, rev)
+	if d != nil {
+		f.Deployment = d.Namespace + "/" + d.Name
+	}
+	f.FilterGW = readFlag(snap, d, EnvFilterGatewayClusterConfig, snap.Assumptions.FilterGatewayClusters)
+	f.ScopeGWToNs = readFlag(snap, d, EnvScopeGatewayToNamespace, nil)
+	if m := snap.MeshConfigs[revKey(rev)]; m != nil {
+		f.MeshConfig, f.MeshConfigAt = m.Config, m.Ref
+	} else if m := snap.MeshConfigs[""]; m != nil {
+		f.MeshConfig, f.MeshConfigAt = m.Config, m.Ref
+	} else if why, ok := snap.Unknown[snapshot.KindConfigMap]; ok {
+		f.MeshUnknown = why
+	}
+	return f
+}
+
+func readFlag(snap *snapshot.Snapshot, d *appsv1.Deployment, name string, override *bool) Flag {
+	fl := Flag{Name: name}
+	if d == nil {
+		if override != nil {
+			fl.Known, fl.Value, fl.Raw, fl.Source = true, *override, strconv.FormatBool(*override), "--filter-gateway-clusters"
+			return fl
+		}
+		if why, ok := snap.Unknown[snapshot.KindDeployment]; ok {
+			fl.Why = why
+		} else {
+			fl.Why = "no istiod Deployment in the input"
+		}
+		return fl
+	}
+	c := discoveryContainer(d)
+	if c == nil {
+		fl.Why = "istiod Deployment has no containers"
+		return fl
+	}
+	src := fmt.Sprintf("Deployment %s/%s container %s", d.Namespace, d.Name, c.Name)
+	for _, e := range c.Env {
+		if e.Name != name {
+			continue
+		}
+		if e.ValueFrom != nil {
+			fl.Source = src
+			fl.Why = "set with valueFrom (" + describeValueFrom(e.ValueFrom) + "), which cannot be resolved here"
+			return fl
+		}
+		fl.Known, fl.Raw, fl.Source = true, e.Value, src
+		// istiod reads boolean env vars with strconv.ParseBool and keeps the default (false) on
+		// a parse error (pkg/env Register / BoolVar.Lookup).
+		v, err := strconv.ParseBool(strings.TrimSpace(e.Value))
+		fl.Value = err == nil && v
+		return fl
+	}
+	fl.Known, fl.Source, fl.Raw = true, src+" (unset, istiod default)", ""
+	return fl
+}
+
+func discoveryContainer(d *appsv1.Deployment) *corev1.Container {
+	cs := d.Spec.Template.Spec.Containers
+	for i := range cs {
+		if cs[i].Name == "discovery" {
+			return &cs[i]
+		}
+	}
+	if len(cs) > 0 {
+		return &cs[0]
+	}
+	return nil
+}
+
+func describeValueFrom(v *corev1.EnvVarSource) string {
+	switch {
+	case v.ConfigMapKeyRef != nil:
+		return "configMapKeyRef " + v.ConfigMapKeyRef.Name + "/" + v.ConfigMapKeyRef.Key
+	case v.SecretKeyRef != nil:
+		return "secretKeyRef " + v.SecretKeyRef.Name + "/" + v.SecretKeyRef.Key
+	case v.FieldRef != nil:
+		return "fieldRef " + v.FieldRef.FieldPath
+	}
+	return "valueFrom"
+}

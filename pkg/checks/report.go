@@ -1,0 +1,140 @@
+package checks
+
+// SchemaVersion identifies the JSON/YAML shape of a why-missing Report. It changes only when a
+// field is removed or its meaning changes; new fields may be added within a version.
+const SchemaVersion = "kubectl-egress.io/why-missing/v1"
+
+// Result of one diagnostic step.
+type Result string
+
+const (
+	// Pass: the step's condition holds for this gateway.
+	Pass Result = "pass"
+	// Fail: the step's condition does not hold; the first failing step is the verdict's cause.
+	Fail Result = "fail"
+	// Warn: the condition holds for the cluster but something on the path will still fail
+	// (for example the route does not bind, or the cluster has no endpoints).
+	Warn Result = "warn"
+	// Unknown: the input needed was not readable (RBAC, an unresolvable valueFrom); the
+	// verdict states the assumption made instead.
+	Unknown Result = "unknown"
+	// Skipped: the step does not apply (for example the route check when the flag is off).
+	Skipped Result = "skipped"
+	// NotChecked: the step needs live proxy state this version does not read yet.
+	NotChecked Result = "not-checked"
+)
+
+// Report is the whole answer of `kubectl egress why-missing HOST`.
+type Report struct {
+	SchemaVersion string `json:"schemaVersion"`
+	// Host as asked (lower-cased, trailing dot removed).
+	Host string `json:"host"`
+	// Port asked with --port; 0 when every declared port is considered.
+	Port uint32 `json:"port,omitempty"`
+	// Source: "cluster ..." or "files ...".
+	Source string `json:"source"`
+	// Services lists every registry entry (ServiceEntry or Service) that declares Host.
+	Services []ServiceRef `json:"services"`
+	// Suggestions are near matches when no entry declares Host.
+	Suggestions []string `json:"suggestions,omitempty"`
+	// Gateways holds one verdict per gateway workload diagnosed.
+	Gateways []GatewayVerdict `json:"gateways"`
+	// Present is true when every expected cluster is present on every gateway diagnosed.
+	Present bool `json:"present"`
+}
+
+// ServiceRef identifies a registry entry that declares the host.
+type ServiceRef struct {
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Hosts     []string `json:"hosts"`
+	Ports     []Port   `json:"ports"`
+	ExportTo  []string `json:"exportTo"`
+	// Resolution is the ServiceEntry resolution (DNS, DNS_ROUND_ROBIN, STATIC, NONE,
+	// DYNAMIC_DNS) or the Service kind (ClusterIP, Headless, ExternalName).
+	Resolution string `json:"resolution"`
+	Location   string `json:"location,omitempty"`
+}
+
+// Port is a declared service port.
+type Port struct {
+	Number   uint32 `json:"number"`
+	Name     string `json:"name,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// GatewayVerdict is the diagnosis for one gateway workload.
+type GatewayVerdict struct {
+	// Gateway is the workload as "namespace/name" (the Deployment, or the Pod without one).
+	Gateway   string `json:"gateway"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Revision is the istiod revision serving the workload ("" = default).
+	Revision string `json:"revision,omitempty"`
+	// Present is true when every expected cluster is predicted in the gateway's CDS.
+	Present bool `json:"present"`
+	// Clusters are the clusters the gateway needs for Host, each predicted present or absent.
+	Clusters []Cluster `json:"clusters"`
+	// Cause is the stable code of the first failing step (see Catalog), or "OK".
+	Cause string `json:"cause"`
+	// Culprit is the resource to change, as "Kind namespace/name" ("" when none).
+	Culprit string `json:"culprit,omitempty"`
+	// Message explains the cause in one or two sentences.
+	Message string `json:"message"`
+	// Fix is a concrete change, usually a YAML fragment.
+	Fix string `json:"fix,omitempty"`
+	// Assumptions made where input was unknown (for example the flag's value).
+	Assumptions []string `json:"assumptions,omitempty"`
+	// Warnings are further findings that do not decide presence (route binding, endpoints).
+	Warnings []Finding `json:"warnings,omitempty"`
+	// Steps are the §3.7 checks and decision-tree steps, in order.
+	Steps []Step `json:"steps"`
+}
+
+// Cluster is one predicted Envoy cluster, in the columns of `istioctl proxy-config clusters`.
+type Cluster struct {
+	// Name is `outbound|<port>|<subset>|<host>`.
+	Name            string `json:"name"`
+	FQDN            string `json:"fqdn"`
+	Port            uint32 `json:"port"`
+	Subset          string `json:"subset,omitempty"`
+	Direction       string `json:"direction"`
+	Type            string `json:"type"`
+	DestinationRule string `json:"destinationRule,omitempty"`
+	Present         bool   `json:"present"`
+	// Reason says why the cluster is absent ("" when present).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Step is one check with its result and evidence.
+type Step struct {
+	// ID is the seed's §3.7 letter (a-e) or a decision-tree step name.
+	ID       string     `json:"id"`
+	Name     string     `json:"name"`
+	Result   Result     `json:"result"`
+	Summary  string     `json:"summary"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// Evidence names a resource and the field values that decided a step.
+type Evidence struct {
+	// Resource is "Kind namespace/name".
+	Resource string `json:"resource"`
+	// Field is a path such as spec.exportTo.
+	Field string `json:"field,omitempty"`
+	Value string `json:"value,omitempty"`
+	Note  string `json:"note,omitempty"`
+}
+
+// Finding is a catalogued message about a resource (see Catalog).
+type Finding struct {
+	Code     string `json:"code"`
+	Level    string `json:"level"`
+	Resource string `json:"resource,omitempty"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix,omitempty"`
+}
+
+// String returns the result as written in output.
+func (r Result) String() string { return string(r) }

@@ -1,0 +1,370 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+)
+
+// unresolvedRef is a VirtualService gateway reference that resolves to no Gateway.
+type unresolvedRef struct {
+	vs       *networkingv1.VirtualService
+	vsRef    string
+	entry    string
+	resolved string
+	// suggestions are existing Gateways of the same name that select the workload.
+	suggestions []string
+	inMatches   bool
+}
+
+func (u unresolvedRef) message(w Workload) string {
+	msg := fmt.Sprintf("%s lists gateway %q, which resolves to %s (a short name resolves in the VirtualService's namespace), and no such Gateway exists.", u.vsRef, u.entry, u.resolved)
+	if len(u.suggestions) > 0 {
+		msg += fmt.Sprintf(" The Gateway that selects %s is %s.", w.Ref(), strings.Join(u.suggestions, ", "))
+	}
+	msg += " No route binds on the gateway for this host: 404 NR at the gateway."
+	return msg
+}
+
+func (u unresolvedRef) fix() string {
+	target := "<gateway-namespace>/<gateway-name>"
+	if len(u.suggestions) > 0 {
+		target = u.suggestions[0]
+	}
+	fix := fmt.Sprintf("# %s\nspec:\n  gateways:\n  - %s   # was %q", u.vsRef, target, u.entry)
+	if u.inMatches {
+		fix += fmt.Sprintf("\n  # and in every http[].match[].gateways / tls[].match[].gateways / tcp[].match[].gateways: %s instead of %q", target, u.entry)
+	}
+	return fix
+}
+
+// routeAnalysis is what the VirtualServices relevant to the host do on this gateway.
+type routeAnalysis struct {
+	relevant    []*networkingv1.VirtualService
+	bindings    []rules.Binding
+	covering    []rules.Binding
+	unresolved  []unresolvedRef
+	refEvidence []Evidence
+	intent      bool
+	hostnames   []string
+}
+
+// analyseRoutes binds every VirtualService relevant to the host (its hosts match the authority,
+// or it routes to one of hostnames) to every server of every Gateway selecting the workload.
+func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []string) routeAnalysis {
+	ra := routeAnalysis{hostnames: hostnames}
+	selecting := map[string]bool{}
+	for _, g := range gws {
+		selecting[rules.GatewayName(g)] = true
+	}
+	exists := map[string]bool{}
+	for _, g := range e.snap.Gateways {
+		exists[rules.GatewayName(g)] = true
+	}
+	for _, vs := range e.snap.VirtualServices {
+		if len(vs.Spec.Hosts) == 0 {
+			continue
+		}
+		relevant := false
+		for _, h := range vs.Spec.Hosts {
+			if rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), e.host) && h != "*" {
+				relevant = true
+			}
+		}
+		dests, problems := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
+		for _, d := range dests {
+			if slices.Contains(hostnames, strings.ToLower(d.Host)) {
+				relevant = true
+			}
+		}
+		if !relevant {
+			continue
+		}
+		ra.relevant = append(ra.relevant, vs)
+		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
+		for _, p := range problems {
+			what := "does not exist or has hosts"
+			if !p.Missing {
+				what = "is not exported to namespace " + vs.Namespace
+			}
+			e.warn("DELEGATE_UNUSABLE", vsRef, fmt.Sprintf("%s delegates to %s, which %s; that route yields nothing.", vsRef, p.Name, what), "")
+		}
+		resolvedHere := false
+		var unresolvedHere []unresolvedRef
+		for _, g := range vs.Spec.Gateways {
+			if g == rules.MeshGateway {
+				continue
+			}
+			r := rules.ResolveGatewayName(g, vs.Namespace)
+			if rules.IsLegacyGatewayName(g) && exists[r] && selecting[r] {
+				e.warn("LEGACY_GATEWAY_REF", vsRef, fmt.Sprintf("%s refers to gateway %q in the legacy FQDN form; it resolves to %s.", vsRef, g, r), "use "+r)
+			}
+			if selecting[r] {
+				resolvedHere = true
+			}
+			if !exists[r] {
+				u := unresolvedRef{vs: vs, vsRef: vsRef, entry: g, resolved: r}
+				_, name, _ := strings.Cut(r, "/")
+				for _, sg := range gws {
+					if sg.Name == name {
+						u.suggestions = append(u.suggestions, rules.GatewayName(sg))
+					}
+				}
+				u.inMatches = usedInMatches(vs, g)
+				unresolvedHere = append(unresolvedHere, u)
+			}
+		}
+		for _, u := range unresolvedHere {
+			if len(u.suggestions) > 0 || !resolvedHere {
+				ra.unresolved = append(ra.unresolved, u)
+			}
+		}
+		if resolvedHere || len(unresolvedHere) > 0 {
+			ra.intent = true
+		}
+		ra.refEvidence = append(ra.refEvidence, Evidence{Resource: vsRef, Field: "spec.gateways", Value: fmtList(vs.Spec.Gateways),
+			Note: "resolved: " + strings.Join(rules.VSGateways(vs), ", ")})
+	}
+	opt := rules.BindOptions{ProxyNamespace: e.w.Namespace, ProxyLabels: e.w.Labels, DefaultVSExportTo: e.vsExport, AllVS: e.snap.VirtualServices}
+	for _, g := range gws {
+		for si := range g.Spec.Servers {
+			for _, vs := range ra.relevant {
+				if !slices.Contains(rules.VSGateways(vs), rules.GatewayName(g)) {
+					continue
+				}
+				b := rules.Bind(g, si, vs, opt)
+				ra.bindings = append(ra.bindings, b)
+				if b.Bound() && e.covers(b) {
+					ra.covering = append(ra.covering, b)
+				}
+			}
+		}
+	}
+	return ra
+}
+
+func usedInMatches(vs *networkingv1.VirtualService, g string) bool {
+	for _, r := range vs.Spec.Http {
+		for _, m := range r.GetMatch() {
+			if slices.Contains(m.GetGateways(), g) {
+				return true
+			}
+		}
+	}
+	for _, r := range vs.Spec.Tls {
+		for _, m := range r.GetMatch() {
+			if slices.Contains(m.GetGateways(), g) {
+				return true
+			}
+		}
+	}
+	for _, r := range vs.Spec.Tcp {
+		for _, m := range r.GetMatch() {
+			if slices.Contains(m.GetGateways(), g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// covers: the bound VirtualService answers requests for the asked authority on this server:
+// a virtual host domain (HTTP) or an SNI (TLS passthrough) matching it; TCP servers have no
+// host discrimination.
+func (e *evaluation) covers(b rules.Binding) bool {
+	switch b.RouteType {
+	case rules.RouteHTTP:
+		for _, h := range b.Hosts {
+			if rules.HostMatches(h, e.host) {
+				return true
+			}
+		}
+	case rules.RouteTLS:
+		names := b.SNIHosts
+		if len(names) == 0 {
+			names = b.Hosts
+		}
+		for _, h := range names {
+			if rules.HostMatches(h, e.host) {
+				return true
+			}
+		}
+	case rules.RouteTCP:
+		return true
+	}
+	return false
+}
+
+func bindingEvidence(b rules.Binding) Evidence {
+	s := b.Server
+	note := fmt.Sprintf("server %d: port %d/%s, hosts %s, needs %s routes", b.ServerIndex, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), fmtList(s.GetHosts()), b.RouteType)
+	if b.Bound() {
+		note += "; virtual hosts/names " + fmtList(b.Hosts)
+	}
+	return Evidence{Resource: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, Field: "Gateway " + rules.GatewayName(b.Gateway), Value: b.Reason, Note: note}
+}
+
+// routeVerdict decides the route part of the tree: a VirtualService meant for this gateway must
+// bind one of its servers for the authority, and the subsets its routes name must exist.
+func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, subset string) (*rules.DRChoice, bool)) {
+	const id, name = "route-binding", "a VirtualService binds the gateway for the host (name, hosts, route type)"
+	var ev []Evidence
+	for _, b := range ra.bindings {
+		ev = append(ev, bindingEvidence(b))
+	}
+	if !ra.intent {
+		e.step(id, name, Skipped, fmt.Sprintf("no VirtualService routes %s through a Gateway of %s", e.host, e.w.Ref()), ra.refEvidence...)
+		e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("No VirtualService routes %s through gateway %s; the cluster alone carries no traffic.", e.host, e.w.Ref()), "")
+		return
+	}
+	if len(ra.covering) == 0 {
+		e.step(id, name, Fail, fmt.Sprintf("no VirtualService binds a server of %s for %s", e.w.Ref(), e.host), append(ra.refEvidence, ev...)...)
+		if e.filterOn && e.anyPresent() {
+			e.warn("FLAG_ROUTE_DISAGREEMENT", "", "istiod keeps the cluster because a VirtualService lists a Gateway of this workload, but that VirtualService does not bind a server for the host.", "")
+		}
+		if len(ra.unresolved) > 0 {
+			u := ra.unresolved[0]
+			e.fail(CauseGatewayRefUnresolve, u.vsRef, u.message(e.w), u.fix())
+			return
+		}
+		for _, b := range ra.bindings {
+			if !b.Bound() {
+				continue
+			}
+			for _, d := range b.Dests {
+				if slices.Contains(ra.hostnames, strings.ToLower(d.Host)) {
+					vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+					e.fail(CauseNoVirtualHost, vsRef,
+						fmt.Sprintf("%s binds server port %d of Gateway %s with virtual hosts %s, but requests for %q match none of them: 404 NR at the gateway. Server hosts %s are not the limiting factor; the VirtualService hosts are.",
+							vsRef, b.Server.GetPort().GetNumber(), rules.GatewayName(b.Gateway), fmtList(b.Hosts), e.host, fmtList(b.Server.GetHosts())),
+						fmt.Sprintf("# %s\nspec:\n  hosts:\n%s  - %q   # add the authority clients use, or call the service by one of the existing hosts", vsRef, yamlItems(b.VS.Spec.Hosts), e.host))
+					return
+				}
+			}
+		}
+		for _, b := range ra.bindings {
+			if b.Bound() {
+				continue
+			}
+			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			e.fail(CauseRouteNotBound, vsRef, bindFailureMessage(b, e.w), bindFailureFix(b, e.w))
+			return
+		}
+		if len(ra.relevant) > 0 {
+			vs := ra.relevant[0]
+			vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
+			e.fail(CauseRouteNotBound, vsRef, fmt.Sprintf("%s does not list any Gateway that selects %s (its gateways resolve to %s).", vsRef, e.w.Ref(), strings.Join(rules.VSGateways(vs), ", ")),
+				"# "+vsRef+"\nspec:\n  gateways:\n  - <namespace>/<a Gateway selecting the workload>")
+		}
+		return
+	}
+	e.step(id, name, Pass, fmt.Sprintf("%d binding%s serve %s on %s", len(ra.covering), plural(len(ra.covering), "", "s"), e.host, e.w.Ref()), ev...)
+	for _, b := range ra.covering {
+		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+		for _, d := range b.Dests {
+			h := strings.ToLower(d.Host)
+			if !slices.Contains(ra.hostnames, h) || d.Subset == "" {
+				continue
+			}
+			dr, ok := drFor(h, d.Subset)
+			if !ok || dr.HasSubset(d.Subset) {
+				continue
+			}
+			port := d.Port
+			if port == 0 && len(e.v.Clusters) > 0 {
+				port = e.v.Clusters[0].Port
+			}
+			cn := clusterName(port, d.Subset, h)
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: cn, FQDN: h, Port: port, Subset: d.Subset, Direction: "outbound", Present: false,
+				DestinationRule: dr.Ref(), Reason: "subset not defined by a DestinationRule on the gateway's lookup path"})
+			e.step("subsets", "referenced subsets are defined", Fail, fmt.Sprintf("subset %q of %s is not defined for gateway namespace %s", d.Subset, h, e.w.Namespace),
+				Evidence{Resource: vsRef, Field: fmt.Sprintf("spec.%s[%d].route.destination.subset", d.Kind, d.RouteIndex), Value: d.Subset, Note: "DestinationRule found: " + orNone(dr.Ref())})
+			e.fail(CauseSubsetNotDefined, vsRef, fmt.Sprintf("%s routes to subset %q of %s, but no DestinationRule on the gateway's lookup path (%s, then the service's namespace, then %s) defines it: %s is absent, 503 NC.",
+				vsRef, d.Subset, h, e.w.Namespace, e.rootNs, cn),
+				fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s\n    labels: {}   # the endpoint labels of this subset", strings.ReplaceAll(h, ".", "-"), e.w.Namespace, h, d.Subset))
+			return
+		}
+	}
+}
+
+func (e *evaluation) anyPresent() bool {
+	for _, c := range e.v.Clusters {
+		if c.Present {
+			return true
+		}
+	}
+	return false
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func yamlItems(xs []string) string {
+	var b strings.Builder
+	for _, x := range xs {
+		fmt.Fprintf(&b, "  - %q\n", x)
+	}
+	return b.String()
+}
+
+func bindFailureMessage(b rules.Binding, w Workload) string {
+	vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+	gw := rules.GatewayName(b.Gateway)
+	s := b.Server
+	switch b.Reason {
+	case rules.BindNotVisible:
+		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it (seed §4.2): 404 NR.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref())
+	case rules.BindHostsDisjoint:
+		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s (seed §2.3 condition 2): 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
+	case rules.BindRouteType:
+		return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none (seed §2.3 condition 3, §4.3): the listener gets no route for it.",
+			b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), b.RouteType, vsRef)
+	case rules.BindNoMatchingRoute:
+		return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): match.port, match.gateways or source conditions exclude it.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber())
+	case rules.BindAutoPassthrough:
+		return fmt.Sprintf("server %d of Gateway %s is AUTO_PASSTHROUGH, which uses no VirtualService routes.", b.ServerIndex, gw)
+	}
+	return fmt.Sprintf("%s does not bind Gateway %s: %s", vsRef, gw, b.Reason)
+}
+
+func tlsMode(b rules.Binding) string {
+	if b.Server.GetTls() == nil {
+		return "none"
+	}
+	return b.Server.GetTls().GetMode().String()
+}
+
+func bindFailureFix(b rules.Binding, w Workload) string {
+	vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+	s := b.Server
+	switch b.Reason {
+	case rules.BindNotVisible:
+		return fmt.Sprintf("# %s\nspec:\n  exportTo: [%q, %q]", vsRef, ".", w.Namespace)
+	case rules.BindHostsDisjoint:
+		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
+	case rules.BindRouteType:
+		if b.RouteType == rules.RouteTLS {
+			return fmt.Sprintf("# %s: route TLS passthrough by SNI\nspec:\n  tls:\n  - match:\n    - port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
+		}
+		return fmt.Sprintf("# %s: add a %s section for port %d", vsRef, b.RouteType, s.GetPort().GetNumber())
+	case rules.BindNoMatchingRoute:
+		return fmt.Sprintf("# %s\n# set match.port to %d (the Gateway server port, not the container port) and match.gateways to %s", vsRef, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway))
+	}
+	return ""
+}
+
+func indent(s, pre string) string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		out = append(out, pre+l)
+	}
+	return strings.Join(out, "\n") + "\n"
+}

@@ -1,0 +1,694 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// WhyMissingOptions are the inputs of `kubectl egress why-missing`.
+type WhyMissingOptions struct {
+	// Host is the destination host name, or an IP address a ServiceEntry lists in addresses.
+	Host string
+	// Port restricts the diagnosis to outbound|Port|... clusters; 0 = every declared port.
+	Port uint32
+	// Gateway is "namespace/name" of one gateway workload; "" = every gateway workload.
+	Gateway string
+}
+
+// WhyMissing runs the seed's §3.7 procedure for opt.Host on every gateway workload (or the one
+// named) and returns one verdict per workload: whether the cluster(s) outbound|<port>|<subset>|<host>
+// are predicted in that gateway's CDS, the first failing step of the decision tree as a stable
+// cause code (see Catalog), evidence for every step and a fix.
+//
+// It is a pure function of the snapshot. Errors: the named gateway workload does not exist, or
+// there is no gateway workload at all.
+func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error) {
+	host := rules.NormalizeHost(opt.Host)
+	var wls []Workload
+	if opt.Gateway != "" {
+		w, err := FindWorkload(snap, opt.Gateway)
+		if err != nil {
+			return nil, err
+		}
+		wls = []Workload{w}
+	} else {
+		wls = GatewayWorkloads(snap)
+		if len(wls) == 0 {
+			return nil, fmt.Errorf("no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME")
+		}
+	}
+	rep := &Report{SchemaVersion: SchemaVersion, Host: host, Port: opt.Port, Source: snap.Source, Present: true}
+
+	defaults := ReadIstiodFlags(snap, snap.Revision)
+	svcExport := defaults.MeshConfig.GetDefaultServiceExportTo()
+	services := servicesFor(snap, host, svcExport)
+	for _, s := range services {
+		rep.Services = append(rep.Services, serviceRef(s))
+	}
+	if len(services) == 0 {
+		rep.Suggestions = NearMatches(snap, host, svcExport)
+	}
+	for _, w := range wls {
+		v := diagnose(snap, w, host, opt.Port)
+		rep.Gateways = append(rep.Gateways, v)
+		if !v.Present {
+			rep.Present = false
+		}
+	}
+	return rep, nil
+}
+
+func servicesFor(snap *snapshot.Snapshot, host string, svcExport []string) []rules.Service {
+	if rules.IsIP(host) {
+		return rules.ServicesForAddress(snap.ServiceEntries, host, svcExport)
+	}
+	return rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, svcExport)
+}
+
+func serviceRef(s rules.Service) ServiceRef {
+	r := ServiceRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Hosts: []string{s.Hostname},
+		ExportTo: s.ExportTo, Resolution: s.Resolution, Location: s.Location}
+	for _, p := range s.Ports {
+		r.Ports = append(r.Ports, Port{Number: p.Number, Name: p.Name, Protocol: p.Protocol})
+	}
+	return r
+}
+
+// diagnose evaluates one workload, resolving an unknown PILOT_FILTER_GATEWAY_CLUSTER_CONFIG by
+// evaluating both values: when they agree no assumption is needed.
+func diagnose(snap *snapshot.Snapshot, w Workload, host string, port uint32) GatewayVerdict {
+	flags := ReadIstiodFlags(snap, w.Revision)
+	scope := flags.ScopeGWToNs.Value
+	if flags.FilterGW.Known {
+		v := evaluate(snap, w, host, port, flags, flags.FilterGW.Value, scope)
+		addScopeAssumption(&v, flags)
+		return v
+	}
+	off := evaluate(snap, w, host, port, flags, false, scope)
+	on := evaluate(snap, w, host, port, flags, true, scope)
+	if off.Present == on.Present && off.Cause == on.Cause {
+		off.Assumptions = append(off.Assumptions, fmt.Sprintf("%s is unknown (%s); the verdict is the same with either value", EnvFilterGatewayClusterConfig, flags.FilterGW.Why))
+	} else {
+		off.Assumptions = append(off.Assumptions, fmt.Sprintf("%s is unknown (%s); assumed false (istiod's default). If it is true the cluster is %s (cause %s)",
+			EnvFilterGatewayClusterConfig, flags.FilterGW.Why, presentWord(on.Present), on.Cause))
+	}
+	addScopeAssumption(&off, flags)
+	return off
+}
+
+func addScopeAssumption(v *GatewayVerdict, f IstiodFlags) {
+	if !f.ScopeGWToNs.Known {
+		v.Assumptions = append(v.Assumptions, fmt.Sprintf("%s is unknown (%s); assumed false (istiod's default)", EnvScopeGatewayToNamespace, f.ScopeGWToNs.Why))
+	}
+}
+
+func presentWord(p bool) string {
+	if p {
+		return "PRESENT"
+	}
+	return "ABSENT"
+}
+
+// evaluation is the state of one decision-tree walk.
+type evaluation struct {
+	snap     *snapshot.Snapshot
+	w        Workload
+	host     string // authority as asked
+	port     uint32
+	flags    IstiodFlags
+	filterOn bool
+	scopeOn  bool
+
+	svcExport, vsExport []string
+	rootNs              string
+	drs                 *rules.DRLookup
+
+	v     GatewayVerdict
+	cause string
+}
+
+// fail records the first failing step's cause.
+func (e *evaluation) fail(cause, culprit, msg, fix string) {
+	if e.cause != "" {
+		return
+	}
+	e.cause = cause
+	e.v.Cause, e.v.Culprit, e.v.Message, e.v.Fix = cause, culprit, msg, fix
+}
+
+func (e *evaluation) warn(code, resource, msg, fix string) {
+	lvl := LevelWarning
+	if c, ok := Lookup(code); ok {
+		lvl = c.Level
+	}
+	e.v.Warnings = append(e.v.Warnings, Finding{Code: code, Level: lvl, Resource: resource, Message: msg, Fix: fix})
+}
+
+func (e *evaluation) step(id, name string, r Result, summary string, ev ...Evidence) {
+	e.v.Steps = append(e.v.Steps, Step{ID: id, Name: name, Result: r, Summary: summary, Evidence: ev})
+}
+
+func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, flags IstiodFlags, filterOn, scopeOn bool) GatewayVerdict {
+	mc := flags.MeshConfig
+	e := &evaluation{snap: snap, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
+		svcExport: mc.GetDefaultServiceExportTo(), vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace()}
+	if e.rootNs == "" {
+		e.rootNs = snap.IstioNamespace
+	}
+	e.drs = rules.NewDRLookup(snap.DestinationRules, e.rootNs, mc.GetDefaultDestinationRuleExportTo())
+	e.v = GatewayVerdict{Gateway: w.Ref(), Namespace: w.Namespace, Name: w.Name, Revision: w.Revision, Clusters: []Cluster{}}
+	if w.Synthetic {
+		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("no gateway Deployment in the input: assumed a workload labelled istio=egressgateway in namespace %s", w.Namespace))
+	}
+	e.run()
+	if e.cause == "" {
+		e.v.Cause = CauseOK
+		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s and a route bound to it reaches it. If `istioctl proxy-config clusters` does not show it, compare with live state (steps d, e): istiod may not have pushed (seed §3.7 last branch).",
+			clusterList(e.v.Clusters), w.Ref())
+	}
+	e.v.Present = len(e.v.Clusters) > 0
+	for _, c := range e.v.Clusters {
+		if !c.Present {
+			e.v.Present = false
+		}
+	}
+	e.step("d", "sync status (istioctl proxy-status)", NotChecked, "live proxy sync status is not read by this version")
+	e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", NotChecked, "the live Envoy config_dump is not read by this version; clusters above are istiod's predicted CDS")
+	return e.v
+}
+
+func clusterList(cs []Cluster) string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		return "no cluster"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (e *evaluation) run() {
+	e.stepFlags()
+	services := servicesFor(e.snap, e.host, e.svcExport)
+	e.stepServices(services)
+	e.stepMeshDefaults()
+
+	if len(services) == 0 {
+		what := "no ServiceEntry or Service declares host " + e.host
+		if rules.IsIP(e.host) {
+			what = "no ServiceEntry lists " + e.host + " in spec.addresses"
+		}
+		e.step("exported", "service exported to the gateway namespace", Fail, what)
+		e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port))
+		if e.port != 0 {
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Reason: "no entry declares the host"})
+		}
+		return
+	}
+
+	// Group by hostname (an IP may belong to several hosts of one entry).
+	var hostnames []string
+	for _, s := range services {
+		if !slices.Contains(hostnames, s.Hostname) {
+			hostnames = append(hostnames, s.Hostname)
+		}
+	}
+	gws := rules.GatewaysForWorkload(e.snap.Gateways, e.w.Namespace, e.w.Labels, e.scopeOn)
+	var dests []rules.Dest
+	for _, g := range gws {
+		dests = append(dests, rules.GatewayDestinations(e.snap.VirtualServices, rules.GatewayName(g), e.vsExport, e.scopeOn)...)
+	}
+	type hostState struct {
+		name    string
+		chosen  *rules.Service
+		ports   []rules.ServicePort
+		dr      *rules.DRChoice
+		ctype   string
+		present bool
+	}
+	var states []*hostState
+	for _, hn := range hostnames {
+		var group []rules.Service
+		for _, s := range services {
+			if s.Hostname == hn {
+				group = append(group, s)
+			}
+		}
+		chosen, _ := rules.ServiceForProxy(group, e.w.Namespace)
+		if chosen == nil {
+			e.stepNotExported(hn, group)
+			for _, p := range group[0].Ports {
+				if p.Protocol != "UDP" && (e.port == 0 || p.Number == e.port) {
+					e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(p.Number, "", hn), FQDN: hn, Port: p.Number, Direction: "outbound",
+						Type: rules.ClusterType(group[0], true), Present: false, Reason: "not exported to " + e.w.Namespace})
+				}
+			}
+			continue
+		}
+		e.step("exported", "service exported to the gateway namespace", Pass,
+			fmt.Sprintf("%s exports %s to %s (exportTo %s)", chosen.Ref(), hn, e.w.Namespace, fmtList(chosen.ExportTo)),
+			Evidence{Resource: chosen.Ref(), Field: "spec.exportTo", Value: fmtList(chosen.DeclaredExportTo), Note: exportNote(*chosen, e.svcExport)})
+		st := &hostState{name: hn, chosen: chosen}
+		for _, p := range chosen.Ports {
+			if p.Protocol == "UDP" {
+				continue
+			}
+			if e.port == 0 || p.Number == e.port {
+				st.ports = append(st.ports, p)
+			}
+		}
+		if len(st.ports) == 0 {
+			var declared []string
+			for _, p := range chosen.Ports {
+				declared = append(declared, fmt.Sprintf("%d/%s", p.Number, p.Protocol))
+			}
+			e.step("port", "port declared", Fail, fmt.Sprintf("%s declares ports %s, not %d", chosen.Ref(), strings.Join(declared, ", "), e.port),
+				Evidence{Resource: chosen.Ref(), Field: "spec.ports", Value: strings.Join(declared, ", ")})
+			e.fail(CausePortNotDeclared, chosen.Ref(), fmt.Sprintf("%s declares host %s but not port %d, so outbound|%d||%s is never built.", chosen.Ref(), hn, e.port, e.port, hn),
+				fmt.Sprintf("# %s\nspec:\n  ports:\n  - number: %d\n    name: port-%d\n    protocol: <HTTP|TLS|TCP>", chosen.Ref(), e.port, e.port))
+			continue
+		}
+		st.ctype = rules.ClusterType(*chosen, true)
+		if st.ctype == "" {
+			e.step("resolution", "resolution builds a cluster", Fail, chosen.Ref()+" is an ExternalName Service: an alias without a cluster of its own")
+			e.fail(CauseNoCluster, chosen.Ref(), chosen.Ref()+" is an ExternalName Service; istiod builds no cluster for an alias (routes go to the external name's cluster).", "Route to the external name itself and declare it with a ServiceEntry.")
+			continue
+		}
+		st.dr = e.drs.For(e.w.Namespace, e.w.Labels, hn, chosen.Namespace)
+		st.present = true
+		states = append(states, st)
+	}
+
+	e.stepGatewaySelects(gws)
+
+	// (gate 2) PILOT_FILTER_GATEWAY_CLUSTER_CONFIG.
+	refs := map[string][]rules.Dest{}
+	var extras []rules.Extra
+	if e.filterOn {
+		allExtras := rules.ExtraServices(e.flags.MeshConfig, e.snap.EnvoyFilters, e.rootNs, e.w.Namespace, e.w.Labels)
+		for _, st := range states {
+			for _, d := range dests {
+				if strings.EqualFold(d.Host, st.name) {
+					refs[st.name] = append(refs[st.name], d)
+				}
+			}
+			for _, x := range allExtras {
+				if x.Host == st.name && (x.Namespace == "" || x.Namespace == st.chosen.Namespace) {
+					extras = append(extras, x)
+				}
+			}
+			if len(refs[st.name]) == 0 && !hasExtra(extras, st.name) {
+				st.present = false
+			}
+		}
+	}
+
+	// Route binding analysis (used both for the flag gate's explanation and for NR causes).
+	ra := e.analyseRoutes(gws, hostnames)
+
+	for _, st := range states {
+		for _, p := range st.ports {
+			c := Cluster{Name: clusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
+				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present}
+			if !st.present {
+				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
+			}
+			e.v.Clusters = append(e.v.Clusters, c)
+			if st.dr != nil {
+				for _, sub := range st.dr.Subsets {
+					e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
+						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason})
+				}
+			}
+		}
+	}
+
+	if e.filterOn {
+		for _, st := range states {
+			if st.present {
+				var ev []Evidence
+				for _, d := range refs[st.name] {
+					ev = append(ev, Evidence{Resource: "VirtualService " + d.Declared.Namespace + "/" + d.Declared.Name,
+						Field: fmt.Sprintf("spec.%s[%d] destination", d.Kind, d.RouteIndex), Value: d.Host,
+						Note: "bound via gateways of VirtualService " + d.Root.Namespace + "/" + d.Root.Name})
+				}
+				for _, x := range extras {
+					if x.Host == st.name {
+						ev = append(ev, Evidence{Resource: x.Source, Value: x.Host, Note: "kept independently of VirtualServices"})
+					}
+				}
+				e.step("route-reference", "host referenced by a route bound to this gateway (flag on)", Pass,
+					fmt.Sprintf("%s is a destination of a VirtualService listing a Gateway of %s", st.name, e.w.Ref()), ev...)
+				continue
+			}
+			e.step("route-reference", "host referenced by a route bound to this gateway (flag on)", Fail,
+				fmt.Sprintf("no VirtualService listing a Gateway of %s routes to %s", e.w.Ref(), st.name), ra.refEvidence...)
+			if len(ra.unresolved) > 0 {
+				u := ra.unresolved[0]
+				e.fail(CauseGatewayRefUnresolve, u.vsRef, u.message(e.w)+" istiod runs with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true, so without a bound reference the cluster is not pushed either.", u.fix())
+			} else {
+				e.fail(CauseNotReferenced, "", fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and none routes to %s (seed §2.4, §3.4). %s",
+					EnvFilterGatewayClusterConfig, e.w.Ref(), st.name, gatewaysSummary(gws)), e.boundVSTemplate(gws, st.name, st.ports[0]))
+			}
+		}
+	} else {
+		e.step("route-reference", "host referenced by a route bound to this gateway (flag on)", Skipped,
+			fmt.Sprintf("%s is off: the gateway gets every cluster exported to %s", EnvFilterGatewayClusterConfig, e.w.Namespace))
+	}
+
+	if len(states) == 0 {
+		return
+	}
+	e.routeVerdict(ra, states[0].name, func(hn, subset string) (*rules.DRChoice, bool) {
+		for _, st := range states {
+			if st.name == hn {
+				return st.dr, true
+			}
+		}
+		return nil, false
+	})
+
+	// Endpoints: gateways turn NONE into EDS, which has no endpoints unless listed.
+	for _, st := range states {
+		if !st.present {
+			continue
+		}
+		if n, why := e.endpointCount(*st.chosen); n == 0 {
+			e.step("endpoints", "cluster has endpoints", Warn, why, Evidence{Resource: st.chosen.Ref(), Field: "spec.resolution", Value: st.chosen.Resolution})
+			e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", clusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
+				fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref()))
+		} else {
+			e.step("endpoints", "cluster has endpoints", Pass, why)
+		}
+	}
+}
+
+func hasExtra(xs []rules.Extra, h string) bool {
+	for _, x := range xs {
+		if x.Host == h {
+			return true
+		}
+	}
+	return false
+}
+
+func clusterName(port uint32, subset, host string) string {
+	return fmt.Sprintf("outbound|%d|%s|%s", port, subset, host)
+}
+
+func fmtList(s []string) string {
+	if len(s) == 0 {
+		return "(unset)"
+	}
+	q := make([]string, len(s))
+	for i, x := range s {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func exportNote(s rules.Service, meshDefault []string) string {
+	if len(s.DeclaredExportTo) == 0 {
+		if len(meshDefault) == 0 {
+			return "unset: istiod default [\"*\"]"
+		}
+		return "unset: meshConfig.defaultServiceExportTo " + fmtList(meshDefault)
+	}
+	return ""
+}
+
+func (e *evaluation) stepFlags() {
+	f := e.flags
+	var ev []Evidence
+	res := Pass
+	for _, fl := range []Flag{f.FilterGW, f.ScopeGWToNs} {
+		val := fl.Raw
+		if fl.Known && val == "" {
+			val = "false (unset)"
+		}
+		if !fl.Known {
+			res = Unknown
+			val = "unknown: " + fl.Why
+		}
+		ev = append(ev, Evidence{Resource: fl.Source, Field: "env " + fl.Name, Value: val})
+	}
+	rev := e.w.Revision
+	if rev == "" {
+		rev = "default"
+	}
+	show := func(fl Flag, v bool) string {
+		if fl.Known {
+			return fmt.Sprintf("%s=%t", fl.Name, v)
+		}
+		return fmt.Sprintf("%s unknown (evaluated as %t)", fl.Name, v)
+	}
+	summary := fmt.Sprintf("istiod %s (revision %s): %s, %s", f.Deployment, rev, show(f.FilterGW, e.filterOn), show(f.ScopeGWToNs, e.scopeOn))
+	if f.Deployment == "" {
+		summary = fmt.Sprintf("no istiod Deployment for revision %s: %s, %s", rev, show(f.FilterGW, e.filterOn), show(f.ScopeGWToNs, e.scopeOn))
+	}
+	e.step("a", "istiod flags", res, summary, ev...)
+}
+
+func (e *evaluation) stepServices(services []rules.Service) {
+	if len(services) == 0 {
+		e.step("b", "ServiceEntry namespace and exportTo", Fail, "no ServiceEntry or Service declares "+e.host)
+		if why, ok := e.snap.Unknown[snapshot.KindServiceEntry]; ok {
+			e.v.Steps[len(e.v.Steps)-1].Result = Unknown
+			e.v.Steps[len(e.v.Steps)-1].Summary = "unknown: " + why
+		}
+		return
+	}
+	var ev []Evidence
+	for _, s := range services {
+		var ports []string
+		for _, p := range s.Ports {
+			ports = append(ports, fmt.Sprintf("%d/%s", p.Number, p.Protocol))
+		}
+		ev = append(ev, Evidence{Resource: s.Ref(), Field: "spec.exportTo", Value: fmtList(s.DeclaredExportTo),
+			Note: fmt.Sprintf("host %s, ports %s, resolution %s, location %s", s.Hostname, strings.Join(ports, ","), s.Resolution, s.Location)})
+	}
+	e.step("b", "ServiceEntry namespace and exportTo", Pass, fmt.Sprintf("%d entr%s for %s", len(services), plural(len(services), "y", "ies"), e.host), ev...)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (e *evaluation) stepMeshDefaults() {
+	mc := e.flags.MeshConfig
+	res := Pass
+	src := e.flags.MeshConfigAt
+	if src == "" {
+		src = "(no mesh ConfigMap: istiod defaults)"
+	} else {
+		src = "ConfigMap " + src
+	}
+	if e.flags.MeshUnknown != "" {
+		res = Unknown
+		src = "unknown: " + e.flags.MeshUnknown + " (istiod defaults assumed)"
+	}
+	unsetNote := func(v []string) string {
+		if len(v) == 0 {
+			return `unset: istiod default ["*"]`
+		}
+		return ""
+	}
+	e.step("c", "mesh default exportTo", res, src,
+		Evidence{Resource: "meshConfig", Field: "defaultServiceExportTo", Value: fmtList(mc.GetDefaultServiceExportTo()), Note: unsetNote(mc.GetDefaultServiceExportTo())},
+		Evidence{Resource: "meshConfig", Field: "defaultVirtualServiceExportTo", Value: fmtList(mc.GetDefaultVirtualServiceExportTo()), Note: unsetNote(mc.GetDefaultVirtualServiceExportTo())},
+		Evidence{Resource: "meshConfig", Field: "defaultDestinationRuleExportTo", Value: fmtList(mc.GetDefaultDestinationRuleExportTo()), Note: unsetNote(mc.GetDefaultDestinationRuleExportTo())},
+		Evidence{Resource: "meshConfig", Field: "rootNamespace", Value: e.rootNs})
+}
+
+func (e *evaluation) stepGatewaySelects(gws []*networkingv1.Gateway) {
+	if len(gws) == 0 {
+		why := "no Gateway's selector matches the workload's labels"
+		if e.scopeOn {
+			why += " in namespace " + e.w.Namespace + " (PILOT_SCOPE_GATEWAY_TO_NAMESPACE=true)"
+		}
+		e.step("gateway-selects", "a Gateway selects the workload", Warn, why,
+			Evidence{Resource: "Deployment " + e.w.Ref(), Field: "spec.template.metadata.labels", Value: fmtLabels(e.w.Labels)})
+		return
+	}
+	var ev []Evidence
+	for _, g := range gws {
+		ev = append(ev, Evidence{Resource: "Gateway " + rules.GatewayName(g), Field: "spec.selector", Value: fmtLabels(g.Spec.Selector)})
+	}
+	e.step("gateway-selects", "a Gateway selects the workload", Pass, fmt.Sprintf("%d Gateway%s selecting %s", len(gws), plural(len(gws), "", "s"), e.w.Ref()), ev...)
+}
+
+func fmtLabels(l map[string]string) string {
+	var kv []string
+	for k, v := range l {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	if len(kv) == 0 {
+		return "{} (matches every gateway)"
+	}
+	return strings.Join(kv, ",")
+}
+
+func gatewaysSummary(gws []*networkingv1.Gateway) string {
+	if len(gws) == 0 {
+		return "No Gateway selects this workload yet, so no VirtualService can bind to it."
+	}
+	var names []string
+	for _, g := range gws {
+		names = append(names, rules.GatewayName(g))
+	}
+	return "Gateways selecting it: " + strings.Join(names, ", ") + "."
+}
+
+func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
+	var ev []Evidence
+	for _, s := range group {
+		ev = append(ev, Evidence{Resource: s.Ref(), Field: "spec.exportTo", Value: fmtList(s.DeclaredExportTo), Note: exportNote(s, e.svcExport)})
+	}
+	e.step("exported", "service exported to the gateway namespace", Fail,
+		fmt.Sprintf("no entry for %s is exported to %s, the gateway pod's namespace", hn, e.w.Namespace), ev...)
+	culprit := group[0]
+	msg := fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
+		culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, e.w.Ref(), hn)
+	if len(culprit.DeclaredExportTo) == 0 {
+		msg = fmt.Sprintf("%s sets no exportTo and meshConfig.defaultServiceExportTo %s excludes %s (the gateway pod's namespace: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
+			culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, hn)
+	}
+	if e.routesTo(hn) {
+		msg += " A route on the gateway still points at that cluster: 503 NC at the gateway."
+	}
+	e.fail(CauseNotExported, culprit.Ref(), msg, exportToFix(culprit, e.w.Namespace))
+}
+
+// routesTo reports whether some VirtualService lists a non-mesh gateway and routes to hn.
+func (e *evaluation) routesTo(hn string) bool {
+	for _, vs := range e.snap.VirtualServices {
+		gws := rules.VSGateways(vs)
+		if len(gws) == 1 && gws[0] == rules.MeshGateway {
+			continue
+		}
+		ds, _ := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
+		for _, d := range ds {
+			if strings.EqualFold(d.Host, hn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func exportToFix(s rules.Service, gwNs string) string {
+	var keep []string
+	for _, x := range s.DeclaredExportTo {
+		if x != rules.ExportNone {
+			keep = append(keep, x)
+		}
+	}
+	if len(keep) == 0 {
+		keep = []string{rules.ExportPrivate}
+	}
+	keep = append(keep, gwNs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\nspec:\n  exportTo:\n", s.Ref())
+	for _, x := range keep {
+		fmt.Fprintf(&b, "  - %q\n", x)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func serviceEntryTemplate(host string, port uint32) string {
+	if port == 0 {
+		port = 443
+	}
+	proto := "TLS"
+	if port == 80 {
+		proto = "HTTP"
+	}
+	return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: %s\nspec:\n  hosts: [%q]\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports:\n  - number: %d\n    name: %s-%d\n    protocol: %s",
+		strings.ReplaceAll(strings.TrimPrefix(host, "*."), ".", "-"), host, port, strings.ToLower(proto), port, proto)
+}
+
+func (e *evaluation) boundVSTemplate(gws []*networkingv1.Gateway, host string, p rules.ServicePort) string {
+	gwRef, gwNs, srvPort, section := "<gateway-namespace>/<gateway>", e.w.Namespace, uint32(80), "http"
+	prefix := ""
+	if len(gws) > 0 {
+		g := gws[0]
+		gwRef, gwNs = rules.GatewayName(g), g.Namespace
+		if len(g.Spec.Servers) > 0 {
+			srvPort = g.Spec.Servers[0].GetPort().GetNumber()
+			section = rules.ServerRouteType(g.Spec.Servers[0])
+		}
+	} else {
+		prefix = fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata:\n  name: egress-%d\n  namespace: %s\nspec:\n  selector: {%s}\n  servers:\n  - port: {number: %d, name: http, protocol: HTTP}\n    hosts: [%q]\n---\n",
+			srvPort, e.w.Namespace, selectorYAML(e.w.Labels), srvPort, host)
+		gwRef = e.w.Namespace + "/egress-" + fmt.Sprint(srvPort)
+	}
+	route := fmt.Sprintf("  %s:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination:\n        host: %s\n        port: {number: %d}", section, gwRef, srvPort, host, p.Number)
+	if section == rules.RouteTLS {
+		route = fmt.Sprintf("  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination:\n        host: %s\n        port: {number: %d}", gwRef, srvPort, host, host, p.Number)
+	}
+	return prefix + fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: %s-egress\n  namespace: %s\nspec:\n  hosts: [%s]\n  gateways: [%s]\n%s",
+		strings.ReplaceAll(host, ".", "-"), gwNs, host, gwRef, route)
+}
+
+func selectorYAML(l map[string]string) string {
+	if v, ok := l["istio"]; ok {
+		return "istio: " + v
+	}
+	var kv []string
+	for k, v := range l {
+		kv = append(kv, k+": "+v)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ", ")
+}
+
+// endpointCount estimates the gateway cluster's endpoint count: NONE → EDS with the entry's
+// listed endpoints only; STATIC → listed endpoints or WorkloadEntries its workloadSelector
+// selects; DNS kinds always have at least the host name. Kubernetes Services are not counted
+// (EndpointSlices are not read) and report -1.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go
+// convertServiceEntryToInstances and cluster.go convertResolution for ROUTER proxies.
+func (e *evaluation) endpointCount(s rules.Service) (int, string) {
+	switch s.Resolution {
+	case "DNS", "DNS_ROUND_ROBIN":
+		if s.Endpoints == 0 {
+			return 1, "resolution " + s.Resolution + ": Envoy resolves the host name itself"
+		}
+		return s.Endpoints, fmt.Sprintf("%d endpoints listed", s.Endpoints)
+	case "NONE", "STATIC":
+		n := s.Endpoints
+		if len(s.WorkloadSelector) > 0 {
+			for _, we := range e.snap.WorkloadEntries {
+				if we.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, we.Spec.Labels) {
+					n++
+				}
+			}
+			for _, p := range e.snap.Pods {
+				if p.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels) {
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			if s.Resolution == "NONE" {
+				return 0, "resolution NONE lists no endpoints: a gateway cannot pass through to an original destination, so istiod builds an EDS cluster with 0 endpoints"
+			}
+			return 0, "resolution STATIC with no endpoints and no selected workloads: EDS cluster with 0 endpoints"
+		}
+		return n, fmt.Sprintf("%d endpoints", n)
+	}
+	return -1, "endpoints of " + s.Kind + " " + s.Resolution + " are not counted"
+}

@@ -1,0 +1,131 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// RevisionLabel is the label that binds a workload or namespace to an istiod revision.
+const RevisionLabel = "istio.io/rev"
+
+// Workload is a gateway (ROUTER) workload: a Deployment, or a Pod no Deployment selects.
+type Workload struct {
+	Kind      string // "Deployment" or "Pod"
+	Namespace string
+	Name      string
+	// Labels are the pod labels (a Deployment's pod template labels).
+	Labels map[string]string
+	// Revision is the istiod revision serving it ("" = default).
+	Revision string
+	// Synthetic is true for the `istio: egressgateway` workload a loader assumed.
+	Synthetic bool
+}
+
+// Ref returns "namespace/name".
+func (w Workload) Ref() string { return w.Namespace + "/" + w.Name }
+
+// isGatewayWorkload: labelled istio=egressgateway, or selected by a Gateway's non-empty selector.
+func isGatewayWorkload(snap *snapshot.Snapshot, ns string, l map[string]string) bool {
+	if l["istio"] == "egressgateway" {
+		return true
+	}
+	for _, g := range snap.Gateways {
+		if len(g.Spec.Selector) > 0 && rules.LabelsSubsetOf(g.Spec.Selector, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// GatewayWorkloads lists every gateway workload of the snapshot, sorted by namespace/name:
+// Deployments whose pod template is labelled `istio: egressgateway` or selected by some
+// Gateway's selector, and Pods of that kind that no Deployment selects.
+func GatewayWorkloads(snap *snapshot.Snapshot) []Workload {
+	var out []Workload
+	for _, d := range snap.Deployments {
+		l := d.Spec.Template.Labels
+		if !isGatewayWorkload(snap, d.Namespace, l) {
+			continue
+		}
+		out = append(out, Workload{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name, Labels: l,
+			Revision: workloadRevision(snap, d.Namespace, l), Synthetic: snap.Assumptions.SyntheticGateway && d.Namespace == snap.IstioNamespace && d.Name == "istio-egressgateway"})
+	}
+	for _, p := range snap.Pods {
+		if !isGatewayWorkload(snap, p.Namespace, p.Labels) || ownedByDeployment(snap, p.Namespace, p.Labels) {
+			continue
+		}
+		out = append(out, Workload{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, Labels: p.Labels,
+			Revision: workloadRevision(snap, p.Namespace, p.Labels)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref() < out[j].Ref() })
+	return out
+}
+
+func ownedByDeployment(snap *snapshot.Snapshot, ns string, l map[string]string) bool {
+	for _, d := range snap.Deployments {
+		if d.Namespace != ns || d.Spec.Selector == nil {
+			continue
+		}
+		sel, err := metav1LabelSelectorAsSelector(d)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// FindWorkload resolves --gateway NS/NAME to a Deployment, or a Pod (mapped to its Deployment
+// when one selects it). A Deployment or Pod that is not otherwise a gateway workload is still
+// accepted: the user named it.
+func FindWorkload(snap *snapshot.Snapshot, ref string) (Workload, error) {
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok || ns == "" || name == "" {
+		return Workload{}, fmt.Errorf("--gateway %q: want NAMESPACE/NAME of the gateway Deployment or Pod", ref)
+	}
+	for _, d := range snap.Deployments {
+		if d.Namespace == ns && d.Name == name {
+			l := d.Spec.Template.Labels
+			return Workload{Kind: "Deployment", Namespace: ns, Name: name, Labels: l, Revision: workloadRevision(snap, ns, l),
+				Synthetic: snap.Assumptions.SyntheticGateway && ns == snap.IstioNamespace && name == "istio-egressgateway"}, nil
+		}
+	}
+	for _, p := range snap.Pods {
+		if p.Namespace == ns && p.Name == name {
+			for _, d := range snap.Deployments {
+				if d.Namespace != ns {
+					continue
+				}
+				if sel, err := metav1LabelSelectorAsSelector(d); err == nil && !sel.Empty() && sel.Matches(labels.Set(p.Labels)) {
+					l := d.Spec.Template.Labels
+					return Workload{Kind: "Deployment", Namespace: ns, Name: d.Name, Labels: l, Revision: workloadRevision(snap, ns, l)}, nil
+				}
+			}
+			return Workload{Kind: "Pod", Namespace: ns, Name: name, Labels: p.Labels, Revision: workloadRevision(snap, ns, p.Labels)}, nil
+		}
+	}
+	var known []string
+	for _, w := range GatewayWorkloads(snap) {
+		known = append(known, w.Ref())
+	}
+	if len(known) == 0 {
+		return Workload{}, fmt.Errorf("gateway workload %s not found: no Deployment or Pod of that name, and no gateway workloads at all", ref)
+	}
+	return Workload{}, fmt.Errorf("gateway workload %s not found (gateway workloads: %s)", ref, strings.Join(known, ", "))
+}
+
+// workloadRevision: the pod's istio.io/rev label, else its namespace's, else --revision.
+func workloadRevision(snap *snapshot.Snapshot, ns string, l map[string]string) string {
+	if r := l[RevisionLabel]; r != "" {
+		return r
+	}
+	if n := snap.Namespace(ns); n != nil && n.Labels[RevisionLabel] != "" {
+		return n.Labels[RevisionLabel]
+	}
+	return snap.Revision
+}

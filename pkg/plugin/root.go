@@ -1,0 +1,98 @@
+// Package plugin wires the kubectl-egress commands: each command has an Options struct with
+// Complete / Validate / Run (the k8s.io/sample-cli-plugin layout). Commands only connect a
+// loader (pkg/loader), the checks (pkg/checks) and a printer (pkg/printers).
+package plugin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// DisplayName is how users invoke the plugin through kubectl.
+const DisplayName = "kubectl egress"
+
+// commandName is "kubectl egress" when run as a kubectl plugin (argv[0] kubectl-egress) — the
+// krew best practice — and the binary name otherwise.
+func commandName() string {
+	base := filepath.Base(os.Args[0])
+	if strings.HasPrefix(base, "kubectl-") {
+		return DisplayName
+	}
+	return base
+}
+
+// GlobalOptions are flags shared by every subcommand.
+type GlobalOptions struct {
+	ConfigFlags    *genericclioptions.ConfigFlags
+	IstioNamespace string
+	Revision       string
+	Files          []string
+	// FilterGatewayClusters is "", "true" or "false" (--filter-gateway-clusters).
+	FilterGatewayClusters string
+	Output                string
+}
+
+// NewRootCommand builds `kubectl egress` with its subcommands.
+func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	g := &GlobalOptions{ConfigFlags: genericclioptions.NewConfigFlags(true)}
+	name := commandName()
+	root := &cobra.Command{
+		Use:   "kubectl-egress",
+		Short: "Explain why Istio egress configuration does not reach Envoy",
+		Long: `kubectl egress reads Istio configuration (live, or from manifests with -f) and predicts, the way
+istiod computes it, which clusters, listeners and routes each egress gateway gets — and why one is missing.`,
+		Example: strings.ReplaceAll(`  # Why is there no cluster for httpbin.org on the egress gateways?
+  NAME why-missing httpbin.org
+
+  # One gateway, one port, JSON for scripts
+  NAME why-missing api.example.com --port 443 --gateway istio-system/istio-egressgateway -o json
+
+  # Rendered manifests, no cluster
+  NAME why-missing httpbin.org -f rendered/`, "NAME", name),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see '%s --help')", err, c.CommandPath())
+	})
+	g.ConfigFlags.AddFlags(root.PersistentFlags())
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.IstioNamespace, "istio-namespace", "istio-system", "namespace of istiod and of the mesh ConfigMap")
+	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
+	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
+	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml")
+	root.AddCommand(newWhyMissingCommand(g, streams))
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.SetIn(streams.In)
+	return root
+}
+
+// Execute runs the root command with os.Args and returns the process exit code, having written
+// any error as one line on stderr.
+func Execute(streams genericiooptions.IOStreams) int {
+	root := NewRootCommand(streams)
+	err := root.Execute()
+	if err != nil && isCobraUsageError(err) {
+		err = usageErr("%v (see '%s --help')", err, root.Annotations[cobra.CommandDisplayNameAnnotation])
+	}
+	code, msg := ExitCode(err)
+	if msg != "" {
+		_, _ = streams.ErrOut.Write([]byte(msg + "\n"))
+	}
+	return code
+}
+
+// isCobraUsageError recognises cobra's own argument errors, which are plain errors.
+func isCobraUsageError(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "unknown command") || strings.HasPrefix(s, "accepts ") ||
+		strings.HasPrefix(s, "requires ") || strings.HasPrefix(s, "unknown flag") || strings.Contains(s, "arg(s)")
+}

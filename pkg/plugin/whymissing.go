@@ -1,0 +1,197 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// defaultLiveTimeout bounds reading a live cluster when --request-timeout is not given.
+const defaultLiveTimeout = 60 * time.Second
+
+// WhyMissingOptions are the inputs of `kubectl egress why-missing HOST`.
+type WhyMissingOptions struct {
+	*GlobalOptions
+	genericiooptions.IOStreams
+
+	Host    string
+	Port    int
+	Gateway string
+
+	filterGW *bool
+}
+
+func newWhyMissingCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &WhyMissingOptions{GlobalOptions: g, IOStreams: streams}
+	name := commandName()
+	cmd := &cobra.Command{
+		Use:   "why-missing HOST",
+		Short: "Explain why an egress gateway has (or lacks) the cluster for HOST (seed §3.7)",
+		Long: `why-missing runs the diagnosis of the seed guide's §3.7 for HOST on every gateway workload (or the
+one named with --gateway): istiod's PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, the ServiceEntries that
+declare HOST with their exportTo, the mesh default exportTo, the Gateways selecting the workload and
+the VirtualServices bound to them. For each gateway it predicts whether outbound|<port>|<subset>|<host>
+is in the gateway's CDS (PRESENT/ABSENT), names the first failing step as a stable cause code, shows
+the evidence and a fix.
+
+HOST is a host name (api.example.com), a wildcard host as declared (*.example.com), or an IP address
+listed in a ServiceEntry's addresses.
+
+Exit codes: 0 the cluster is present on every gateway asked; 1 absent somewhere (or no entry declares
+HOST); 2 usage, input or read error.`,
+		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
+  NAME why-missing httpbin.org
+
+  # One gateway workload (Deployment or Pod), one port
+  NAME why-missing api.example.com --port 443 --gateway istio-system/istio-egressgateway
+
+  # For scripts: exit code 0/1/2 and a versioned JSON document
+  NAME why-missing httpbin.org -o json
+
+  # Rendered manifests only, no cluster; say what istiod runs with
+  NAME why-missing httpbin.org -f rendered/ --filter-gateway-clusters=true`, "NAME", name),
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(c, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	cmd.Flags().IntVar(&o.Port, "port", 0, "service port of HOST (cluster outbound|PORT||HOST); default: every declared port")
+	cmd.Flags().StringVar(&o.Gateway, "gateway", "", "gateway workload NAMESPACE/NAME (its Deployment, or a Pod); default: every gateway workload")
+	return cmd
+}
+
+// Complete fills the host from the arguments and parses --filter-gateway-clusters.
+func (o *WhyMissingOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Host = rules.NormalizeHost(args[0])
+	if o.FilterGatewayClusters != "" {
+		v, err := strconv.ParseBool(o.FilterGatewayClusters)
+		if err != nil {
+			return usageErr("--filter-gateway-clusters=%q: want true or false", o.FilterGatewayClusters)
+		}
+		o.filterGW = &v
+	}
+	return nil
+}
+
+// Validate checks the host, port, gateway and output flags; every failure is a usage error
+// (exit 2).
+func (o *WhyMissingOptions) Validate() error {
+	if err := ValidateHost(o.Host); err != nil {
+		return usageErr("%v", err)
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return usageErr("--port %d: want 1-65535", o.Port)
+	}
+	if o.Gateway != "" {
+		ns, n, ok := strings.Cut(o.Gateway, "/")
+		if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(n)) > 0 {
+			return usageErr("--gateway %q: want NAMESPACE/NAME of the gateway Deployment or Pod", o.Gateway)
+		}
+	}
+	switch o.Output {
+	case printers.FormatTable, printers.FormatJSON, printers.FormatYAML:
+	default:
+		return usageErr("-o %q: want one of %s", o.Output, strings.Join(printers.Formats, ", "))
+	}
+	return nil
+}
+
+// ValidateHost accepts a DNS host name, a wildcard host (*.example.com or *) or an IP address.
+func ValidateHost(h string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("invalid host %q: %s; want a host name such as api.example.com, a wildcard such as *.example.com, or an IP address", h, why)
+	}
+	switch {
+	case h == "":
+		return bad("empty")
+	case strings.Contains(h, "://"):
+		return bad("a URL, not a host")
+	case strings.ContainsAny(h, "/?#@ "):
+		return bad("contains a path or other URL characters")
+	case strings.Contains(h, ":") && !rules.IsIP(h):
+		return bad("contains a port; use --port")
+	case rules.IsIP(h) || h == "*":
+		return nil
+	case strings.HasPrefix(h, "*."):
+		if len(validation.IsWildcardDNS1123Subdomain(h)) > 0 {
+			return bad("not a valid wildcard host")
+		}
+		return nil
+	case len(validation.IsDNS1123Subdomain(h)) > 0:
+		return bad("not a valid DNS name")
+	}
+	return nil
+}
+
+// Run loads the snapshot, runs the checks, prints the report and returns a silent exit code
+// error when a cluster is absent.
+func (o *WhyMissingOptions) Run(ctx context.Context) error {
+	snap, err := o.load(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := checks.WhyMissing(snap, checks.WhyMissingOptions{Host: o.Host, Port: uint32(o.Port), Gateway: o.Gateway})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := printers.WhyMissing(o.Out, rep, o.Output); err != nil {
+		return err
+	}
+	if !rep.Present {
+		return silentExit{code: ExitAbsent}
+	}
+	return nil
+}
+
+// load reads the snapshot from -f files or the live cluster.
+func (o *WhyMissingOptions) load(ctx context.Context) (*snapshot.Snapshot, error) {
+	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW)
+}
+
+func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool) (*snapshot.Snapshot, error) {
+	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW}
+	if len(g.Files) > 0 {
+		r, _ := in.(interface{ Read([]byte) (int, error) })
+		snap, err := loader.FromFiles(g.Files, r, lo)
+		if err != nil {
+			return nil, &exitError{code: ExitError, err: err}
+		}
+		return snap, nil
+	}
+	cfg, err := g.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("kubeconfig: %v", err)}
+	}
+	timeout := defaultLiveTimeout
+	if cfg.Timeout > 0 {
+		timeout = cfg.Timeout
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	snap, err := loader.FromCluster(ctx, cfg, lo)
+	if err != nil {
+		return nil, &exitError{code: ExitError, err: err}
+	}
+	return snap, nil
+}

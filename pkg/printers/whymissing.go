@@ -1,0 +1,160 @@
+package printers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// Output formats accepted by -o.
+const (
+	FormatTable = "table"
+	FormatJSON  = "json"
+	FormatYAML  = "yaml"
+)
+
+// Formats lists the -o values.
+var Formats = []string{FormatTable, FormatJSON, FormatYAML}
+
+// WhyMissing renders a why-missing report in format (table, json or yaml). The JSON and YAML
+// shapes are checks.Report (schema checks.SchemaVersion, documented in docs/why-missing.md).
+func WhyMissing(w io.Writer, r *checks.Report, format string) error {
+	switch format {
+	case FormatJSON:
+		return writeJSON(w, r)
+	case FormatYAML:
+		return writeYAML(w, r)
+	case FormatTable, "":
+		return whyMissingTable(w, r)
+	}
+	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func writeYAML(w io.Writer, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func whyMissingTable(w io.Writer, r *checks.Report) error {
+	var b bytes.Buffer
+	target := r.Host
+	if r.Port != 0 {
+		target += ":" + strconv.Itoa(int(r.Port))
+	}
+	fmt.Fprintf(&b, "HOST %s   (%s)\n", target, r.Source)
+	if len(r.Services) == 0 {
+		fmt.Fprintf(&b, "No ServiceEntry or Service declares %s.\n", r.Host)
+		for _, s := range r.Suggestions {
+			fmt.Fprintf(&b, "  did you mean: %s\n", s)
+		}
+	}
+	for _, s := range r.Services {
+		var ports []string
+		for _, p := range s.Ports {
+			ports = append(ports, fmt.Sprintf("%d/%s", p.Number, orDash(p.Protocol)))
+		}
+		fmt.Fprintf(&b, "Declared by %s %s/%s: host %s, ports %s, resolution %s, exportTo %s\n",
+			s.Kind, s.Namespace, s.Name, strings.Join(s.Hosts, ","), strings.Join(ports, ","), s.Resolution, strings.Join(s.ExportTo, ","))
+	}
+	for _, g := range r.Gateways {
+		b.WriteString("\n")
+		verdict := "PRESENT"
+		if !g.Present {
+			verdict = "ABSENT"
+		}
+		fmt.Fprintf(&b, "GATEWAY %s: %s   cause %s", g.Gateway, verdict, g.Cause)
+		if g.Culprit != "" {
+			fmt.Fprintf(&b, "   culprit %s", g.Culprit)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "  %s\n", g.Message)
+		for _, a := range g.Assumptions {
+			fmt.Fprintf(&b, "  Assumption: %s\n", a)
+		}
+		if g.Fix != "" {
+			b.WriteString("  Fix:\n")
+			for _, l := range strings.Split(g.Fix, "\n") {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+		b.WriteString("\n")
+		var rows [][]string
+		for _, s := range g.Steps {
+			rows = append(rows, []string{"(" + s.ID + ") " + s.Name, strings.ToUpper(s.Result.String()), s.Summary})
+			for _, e := range s.Evidence {
+				rows = append(rows, []string{"", "", "  " + evidenceText(e)})
+			}
+		}
+		if err := indented(&b, []string{"CHECK", "RESULT", "EVIDENCE"}, rows); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+		rows = rows[:0]
+		for _, c := range g.Clusters {
+			cds := "PRESENT"
+			if !c.Present {
+				cds = "ABSENT"
+			}
+			rows = append(rows, []string{c.FQDN, strconv.Itoa(int(c.Port)), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule), cds})
+		}
+		if len(rows) == 0 {
+			b.WriteString("  (no cluster predicted for this host)\n")
+		} else if err := indented(&b, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}, rows); err != nil {
+			return err
+		}
+		for _, f := range g.Warnings {
+			fmt.Fprintf(&b, "  %s [%s] %s\n", f.Level, f.Code, f.Message)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func evidenceText(e checks.Evidence) string {
+	s := e.Resource
+	if e.Field != "" {
+		s += " " + e.Field
+	}
+	if e.Value != "" {
+		s += "=" + e.Value
+	}
+	if e.Note != "" {
+		s += " (" + e.Note + ")"
+	}
+	return s
+}
+
+func indented(b *bytes.Buffer, headers []string, rows [][]string) error {
+	var t bytes.Buffer
+	if err := Table(&t, headers, rows); err != nil {
+		return err
+	}
+	for _, l := range strings.Split(strings.TrimRight(t.String(), "\n"), "\n") {
+		b.WriteString("  " + strings.TrimRight(l, " ") + "\n")
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

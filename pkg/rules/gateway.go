@@ -1,0 +1,315 @@
+package rules
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+)
+
+// LabelsSubsetOf reports whether every key/value of sel is in labels; an empty sel matches.
+//
+// Mirrors istiod pkg/config/labels/instance.go Instance.SubsetOf.
+func LabelsSubsetOf(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// GatewaysForWorkload returns the Gateway resources that apply to a gateway pod in podNs with
+// podLabels, oldest first: every Gateway whose selector is empty or a subset of the pod's labels,
+// restricted to Gateways in podNs when scopeToNamespace (PILOT_SCOPE_GATEWAY_TO_NAMESPACE).
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initGateways and mergeGateways candidate
+// selection (seed §2.3).
+func GatewaysForWorkload(all []*networkingv1.Gateway, podNs string, podLabels map[string]string, scopeToNamespace bool) []*networkingv1.Gateway {
+	var out []*networkingv1.Gateway
+	for _, g := range all {
+		if scopeToNamespace && g.Namespace != podNs {
+			continue
+		}
+		if LabelsSubsetOf(g.Spec.Selector, podLabels) {
+			out = append(out, g)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Namespace < b.Namespace
+	})
+	return out
+}
+
+// GatewayName returns "namespace/name" of a Gateway, the key VirtualService references resolve
+// to (istiod pilot/pkg/model/gateway.go mergeGateways).
+func GatewayName(g *networkingv1.Gateway) string { return g.Namespace + "/" + g.Name }
+
+// IsHTTPProtocol reports whether a Gateway server or service port protocol is HTTP-family
+// (HTTP, HTTP2, GRPC, GRPC-WEB, HTTP_PROXY), case-insensitively.
+//
+// Mirrors istiod pkg/config/protocol Instance.IsHTTP.
+func IsHTTPProtocol(p string) bool {
+	switch strings.ToUpper(p) {
+	case "HTTP", "HTTP2", "GRPC", "GRPC-WEB", "HTTP_PROXY":
+		return true
+	}
+	return false
+}
+
+// ServerRouteType returns the VirtualService section a Gateway server uses (seed §4.3 table):
+// RouteHTTP for HTTP-family servers and HTTPS with TLS termination, RouteTLS for TLS/HTTPS
+// PASSTHROUGH (an omitted tls.mode is PASSTHROUGH), RouteTCP for TCP-like servers, servers
+// without a tls block, and TLS servers that terminate; "" for AUTO_PASSTHROUGH (no routes).
+//
+// Mirrors istiod pilot/pkg/model/gateway.go IsHTTPServer / IsPassThroughServer and
+// pilot/pkg/networking/core/gateway.go createGatewayTCPFilterChainOpts.
+func ServerRouteType(s *networking.Server) string {
+	proto := strings.ToUpper(s.GetPort().GetProtocol())
+	passthrough := s.GetTls() != nil && (s.GetTls().GetMode() == networking.ServerTLSSettings_PASSTHROUGH ||
+		s.GetTls().GetMode() == networking.ServerTLSSettings_AUTO_PASSTHROUGH)
+	switch {
+	case IsHTTPProtocol(proto):
+		return RouteHTTP
+	case proto == "HTTPS" && s.GetTls() != nil && !passthrough:
+		return RouteHTTP
+	case s.GetTls() == nil:
+		return RouteTCP
+	case s.GetTls().GetMode() == networking.ServerTLSSettings_AUTO_PASSTHROUGH:
+		return ""
+	case passthrough:
+		return RouteTLS
+	default:
+		return RouteTCP
+	}
+}
+
+// Binding reasons: why a VirtualService does not attach to a Gateway server (seed §2.3's three
+// binding conditions, plus exportTo from §4.2 and match.port).
+const (
+	BindOK              = "BOUND"
+	BindNotReferenced   = "GATEWAY_NOT_LISTED"
+	BindNotVisible      = "VS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
+	BindHostsDisjoint   = "HOSTS_DISJOINT"
+	BindRouteType       = "ROUTE_TYPE_MISMATCH"
+	BindNoMatchingRoute = "NO_ROUTE_MATCHES_SERVER"
+	BindAutoPassthrough = "AUTO_PASSTHROUGH_SERVER"
+)
+
+// Binding is the result of attaching one VirtualService to one Gateway server.
+type Binding struct {
+	Gateway     *networkingv1.Gateway
+	ServerIndex int
+	Server      *networking.Server
+	VS          *networkingv1.VirtualService
+	// RouteType is the section the server needs (RouteHTTP, RouteTLS, RouteTCP).
+	RouteType string
+	// Reason is BindOK or one of the Bind* codes.
+	Reason string
+	// Hosts are the virtual host domains (HTTP) or matched host names (TLS/TCP) the VS gets on
+	// this server.
+	Hosts []string
+	// Dests are the destinations of the routes that apply on this server.
+	Dests []Dest
+	// SNIHosts are the sniHosts of the TLS matches that apply (TLS passthrough servers).
+	SNIHosts []string
+}
+
+// Bound reports whether the VirtualService yields routes on the server.
+func (b Binding) Bound() bool { return b.Reason == BindOK }
+
+// BindOptions carries the proxy and mesh values binding depends on.
+type BindOptions struct {
+	ProxyNamespace    string
+	ProxyLabels       map[string]string
+	DefaultVSExportTo []string
+	AllVS             []*networkingv1.VirtualService
+}
+
+// Bind evaluates whether VirtualService vs attaches to server serverIdx of Gateway gw for a
+// gateway pod described by opt. Order of checks: the VS lists the Gateway; the VS is exported
+// to the pod's namespace; the server's route type has a section in the VS; hosts intersect
+// (HTTP: server hosts usable from the VS namespace ∩ VS hosts; TLS/TCP: bidirectional match);
+// at least one route's match passes port (against the untranslated server port), gateways,
+// and for HTTP sourceLabels/sourceNamespace against the gateway pod.
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (HTTP),
+// buildGatewayNetworkFiltersFromTLSRoutes / buildGatewayNetworkFiltersFromTCPRoutes with
+// pickMatchingGatewayHosts (TLS/TCP), route/route.go TranslateRoute and sourceMatchHTTP, and
+// l4SingleMatch (seed §2.3, §4.1, §4.3).
+func Bind(gw *networkingv1.Gateway, serverIdx int, vs *networkingv1.VirtualService, opt BindOptions) Binding {
+	s := gw.Spec.Servers[serverIdx]
+	gwName := GatewayName(gw)
+	b := Binding{Gateway: gw, ServerIndex: serverIdx, Server: s, VS: vs, RouteType: ServerRouteType(s)}
+	if !slices.Contains(VSGateways(vs), gwName) {
+		b.Reason = BindNotReferenced
+		return b
+	}
+	if !VirtualServiceVisible(vs.Namespace, EffectiveExportTo(vs.Spec.ExportTo, opt.DefaultVSExportTo), opt.ProxyNamespace) {
+		b.Reason = BindNotVisible
+		return b
+	}
+	if b.RouteType == "" {
+		b.Reason = BindAutoPassthrough
+		return b
+	}
+	if !hasSection(vs, b.RouteType) {
+		b.Reason = BindRouteType
+		return b
+	}
+	vsHosts := make([]string, 0, len(vs.Spec.Hosts))
+	for _, h := range vs.Spec.Hosts {
+		vsHosts = append(vsHosts, strings.ToLower(ResolveShortname(h, vs.Namespace)))
+	}
+	serverHosts := ServerHostsForNamespace(SanitizeServerHosts(s.GetHosts(), gw.Namespace), vs.Namespace)
+	if b.RouteType == RouteHTTP {
+		b.Hosts = HostIntersection(serverHosts, vsHosts)
+	} else {
+		for _, sh := range serverHosts {
+			for _, vh := range vsHosts {
+				if HostMatches(sh, vh) && !slices.Contains(b.Hosts, vh) {
+					b.Hosts = append(b.Hosts, vh)
+				}
+			}
+		}
+	}
+	if len(b.Hosts) == 0 {
+		b.Reason = BindHostsDisjoint
+		return b
+	}
+	port := s.GetPort().GetNumber()
+	dests, _ := MergedRoutes(vs, opt.AllVS, opt.DefaultVSExportTo)
+	for _, d := range dests {
+		if d.Kind != b.RouteType {
+			continue
+		}
+		switch d.Kind {
+		case RouteHTTP:
+			if httpRouteApplies(d, port, gwName, opt) {
+				b.Dests = append(b.Dests, d)
+			}
+		case RouteTLS:
+			if sni, ok := tlsRouteApplies(d.TLS, port, gwName, d.Root.Namespace); ok {
+				b.Dests = append(b.Dests, d)
+				for _, h := range sni {
+					if !slices.Contains(b.SNIHosts, h) {
+						b.SNIHosts = append(b.SNIHosts, h)
+					}
+				}
+			}
+		case RouteTCP:
+			if tcpRouteApplies(d.TCP, port, gwName, d.Root.Namespace) {
+				b.Dests = append(b.Dests, d)
+			}
+		}
+	}
+	if len(b.Dests) == 0 {
+		b.Reason = BindNoMatchingRoute
+		return b
+	}
+	b.Reason = BindOK
+	return b
+}
+
+func hasSection(vs *networkingv1.VirtualService, kind string) bool {
+	switch kind {
+	case RouteHTTP:
+		return len(vs.Spec.Http) > 0
+	case RouteTLS:
+		return len(vs.Spec.Tls) > 0
+	case RouteTCP:
+		return len(vs.Spec.Tcp) > 0
+	}
+	return false
+}
+
+// httpRouteApplies checks the match conditions of the route (and, for delegated routes, of the
+// delegating root route) against a gateway server.
+func httpRouteApplies(d Dest, port uint32, gwName string, opt BindOptions) bool {
+	if !httpMatchesApply(d.HTTP.GetMatch(), d.Root.Namespace, port, gwName, opt) {
+		return false
+	}
+	if d.Declared != d.Root {
+		for _, r := range d.Root.Spec.Http {
+			if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
+				return httpMatchesApply(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
+			}
+		}
+	}
+	return true
+}
+
+func httpMatchesApply(ms []*networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) bool {
+	if len(ms) == 0 {
+		return true
+	}
+	for _, m := range ms {
+		if m.GetPort() != 0 && m.GetPort() != port {
+			continue
+		}
+		if len(m.GetGateways()) > 0 {
+			if !containsResolvedGateway(m.GetGateways(), vsNs, gwName) {
+				continue
+			}
+		} else {
+			if !LabelsSubsetOf(m.GetSourceLabels(), opt.ProxyLabels) {
+				continue
+			}
+			if m.GetSourceNamespace() != "" && m.GetSourceNamespace() != opt.ProxyNamespace {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func tlsRouteApplies(r *networking.TLSRoute, port uint32, gwName, vsNs string) ([]string, bool) {
+	var sni []string
+	ok := false
+	for _, m := range r.GetMatch() {
+		if m.GetPort() != 0 && m.GetPort() != port {
+			continue
+		}
+		if len(m.GetGateways()) > 0 && !containsResolvedGateway(m.GetGateways(), vsNs, gwName) {
+			continue
+		}
+		ok = true
+		sni = append(sni, m.GetSniHosts()...)
+	}
+	return sni, ok
+}
+
+func tcpRouteApplies(r *networking.TCPRoute, port uint32, gwName, vsNs string) bool {
+	if len(r.GetMatch()) == 0 {
+		return true
+	}
+	for _, m := range r.GetMatch() {
+		if m.GetPort() != 0 && m.GetPort() != port {
+			continue
+		}
+		if len(m.GetGateways()) > 0 && !containsResolvedGateway(m.GetGateways(), vsNs, gwName) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func containsResolvedGateway(gws []string, vsNs, gwName string) bool {
+	for _, g := range gws {
+		if ResolveGatewayName(g, vsNs) == gwName {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,268 @@
+package rules
+
+import (
+	"net/netip"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+)
+
+// Service kinds.
+const (
+	KindServiceEntry = "ServiceEntry"
+	KindService      = "Service"
+)
+
+// ExportToAnnotation is the Kubernetes Service annotation istiod reads as exportTo
+// (pilot/pkg/serviceregistry/kube/conversion.go ConvertService: comma separated, trimmed).
+const ExportToAnnotation = "networking.istio.io/exportTo"
+
+// ServicePort is one declared port of a registry entry.
+type ServicePort struct {
+	Number   uint32
+	Name     string
+	Protocol string
+}
+
+// Service is one registry entry (a ServiceEntry host or a Kubernetes Service) for one hostname,
+// the unit istiod builds clusters from.
+type Service struct {
+	Kind      string
+	Namespace string
+	Name      string
+	Hostname  string
+	Ports     []ServicePort
+	// DeclaredExportTo is the resource's own exportTo; ExportTo is the effective set (mesh
+	// default applied).
+	DeclaredExportTo []string
+	ExportTo         []string
+	// Resolution: NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS for ServiceEntries;
+	// ClusterIP, Headless, ExternalName for Services.
+	Resolution       string
+	Location         string
+	Addresses        []string
+	Endpoints        int
+	WorkloadSelector map[string]string
+	Created          metav1.Time
+	Annotations      map[string]string
+}
+
+// Ref returns "Kind namespace/name".
+func (s Service) Ref() string { return s.Kind + " " + s.Namespace + "/" + s.Name }
+
+// ServiceEntryServices converts a ServiceEntry into one Service per host, applying the mesh's
+// defaultServiceExportTo when the entry has none.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go convertServices (one
+// service per host; addresses do not change the cluster name) and push_context.go
+// serviceExportTo.
+func ServiceEntryServices(se *networkingv1.ServiceEntry, defaultExportTo []string) []Service {
+	var ports []ServicePort
+	for _, p := range se.Spec.Ports {
+		ports = append(ports, ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: strings.ToUpper(p.GetProtocol())})
+	}
+	out := make([]Service, 0, len(se.Spec.Hosts))
+	for _, h := range se.Spec.Hosts {
+		out = append(out, Service{
+			Kind: KindServiceEntry, Namespace: se.Namespace, Name: se.Name,
+			Hostname:         NormalizeHost(h),
+			Ports:            ports,
+			DeclaredExportTo: se.Spec.ExportTo,
+			ExportTo:         EffectiveExportTo(se.Spec.ExportTo, defaultExportTo),
+			Resolution:       se.Spec.Resolution.String(),
+			Location:         se.Spec.Location.String(),
+			Addresses:        se.Spec.Addresses,
+			Endpoints:        len(se.Spec.Endpoints),
+			WorkloadSelector: se.Spec.GetWorkloadSelector().GetLabels(),
+			Created:          se.CreationTimestamp,
+			Annotations:      se.Annotations,
+		})
+	}
+	return out
+}
+
+// KubeServiceHost returns the cluster-local FQDN of a Kubernetes Service.
+func KubeServiceHost(svc *corev1.Service) string {
+	return svc.Name + "." + svc.Namespace + ".svc." + DefaultDomain
+}
+
+// KubeService converts a Kubernetes Service into a registry entry.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/kube/conversion.go ConvertService (exportTo
+// annotation, ExternalName as Alias, clusterIP None as Passthrough).
+func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
+	var declared []string
+	if a := svc.Annotations[ExportToAnnotation]; a != "" {
+		for _, e := range strings.Split(a, ",") {
+			declared = append(declared, strings.TrimSpace(e))
+		}
+	}
+	res := "ClusterIP"
+	switch {
+	case svc.Spec.Type == corev1.ServiceTypeExternalName:
+		res = "ExternalName"
+	case svc.Spec.ClusterIP == corev1.ClusterIPNone:
+		res = "Headless"
+	}
+	var ports []ServicePort
+	for _, p := range svc.Spec.Ports {
+		proto := string(p.Protocol)
+		if p.AppProtocol != nil {
+			proto = strings.ToUpper(*p.AppProtocol)
+		} else if proto != string(corev1.ProtocolUDP) {
+			proto = protocolFromPortName(p.Name)
+		}
+		ports = append(ports, ServicePort{Number: uint32(p.Port), Name: p.Name, Protocol: proto})
+	}
+	return Service{
+		Kind: KindService, Namespace: svc.Namespace, Name: svc.Name,
+		Hostname: KubeServiceHost(svc), Ports: ports,
+		DeclaredExportTo: declared, ExportTo: EffectiveExportTo(declared, defaultExportTo),
+		Resolution: res, Location: "MESH_INTERNAL", Created: svc.CreationTimestamp,
+		Annotations: svc.Annotations,
+	}
+}
+
+// protocolFromPortName infers a protocol from a port name prefix ("http-web" → HTTP), as istiod
+// pkg/config/kube/conversion.go ConvertProtocol does for ports without appProtocol.
+func protocolFromPortName(name string) string {
+	prefix, _, _ := strings.Cut(strings.ToLower(name), "-")
+	switch prefix {
+	case "http", "http2", "grpc", "grpc-web", "https", "tls", "tcp", "mongo", "redis", "mysql", "udp":
+		return strings.ToUpper(prefix)
+	}
+	return ""
+}
+
+// ServicesForHost returns every registry entry whose hostname equals host (case-insensitive).
+func ServicesForHost(ses []*networkingv1.ServiceEntry, svcs []*corev1.Service, host string, defaultExportTo []string) []Service {
+	host = NormalizeHost(host)
+	var out []Service
+	for _, se := range ses {
+		for _, s := range ServiceEntryServices(se, defaultExportTo) {
+			if s.Hostname == host {
+				out = append(out, s)
+			}
+		}
+	}
+	for _, svc := range svcs {
+		if KubeServiceHost(svc) == host {
+			out = append(out, KubeService(svc, defaultExportTo))
+		}
+	}
+	SortByCreation(out)
+	return out
+}
+
+// ServicesForAddress returns the ServiceEntry services whose addresses contain ip (an address
+// or a CIDR), for requests made to an IP instead of a name (seed §2.2 addresses).
+func ServicesForAddress(ses []*networkingv1.ServiceEntry, ip string, defaultExportTo []string) []Service {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return nil
+	}
+	var out []Service
+	for _, se := range ses {
+		hit := false
+		for _, a := range se.Spec.Addresses {
+			if p, err := netip.ParsePrefix(a); err == nil && p.Contains(addr) {
+				hit = true
+			} else if x, err := netip.ParseAddr(a); err == nil && x == addr {
+				hit = true
+			}
+		}
+		if hit {
+			out = append(out, ServiceEntryServices(se, defaultExportTo)...)
+		}
+	}
+	SortByCreation(out)
+	return out
+}
+
+// SortByCreation orders services oldest first, then by namespace and name.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go SortServicesByCreationTime.
+func SortByCreation(s []Service) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := s[i], s[j]
+		if !a.Created.Equal(&b.Created) {
+			return a.Created.Before(&b.Created)
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+// ServiceForProxy picks, among the registry entries for one hostname, the one a proxy in proxyNs
+// keeps: only entries visible to proxyNs count; entries exported to proxyNs privately or by name
+// come before public ones (each group oldest first); the first wins, except that a Kubernetes
+// Service replaces a ServiceEntry. Returns nil when none is visible. visible lists every
+// visible entry in that order.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go servicesExportedToNamespace and
+// pilot/pkg/model/sidecar.go appendSidecarServices (hostname de-duplication), as used by
+// DefaultSidecarScopeForGateway (seed §2.4 gate (1)).
+func ServiceForProxy(services []Service, proxyNs string) (chosen *Service, visible []Service) {
+	var private, public []Service
+	for _, s := range services {
+		if !ServiceVisible(s.Namespace, s.ExportTo, proxyNs) {
+			continue
+		}
+		if containsStr(s.ExportTo, ExportPublic) {
+			public = append(public, s)
+		} else {
+			private = append(private, s)
+		}
+	}
+	SortByCreation(private)
+	SortByCreation(public)
+	visible = append(private, public...)
+	for i := range visible {
+		if chosen == nil || (visible[i].Kind == KindService && chosen.Kind != KindService) {
+			chosen = &visible[i]
+		}
+	}
+	return chosen, visible
+}
+
+func containsStr(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ClusterType returns the Envoy cluster type istiod gives the service's clusters on a gateway
+// (forGateway) or a sidecar, or "" when it builds no cluster (ExternalName).
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster.go convertResolution and
+// cluster_builder.go buildCluster (a gateway cannot use ORIGINAL_DST, so NONE becomes EDS)
+// (seed §2.2 resolution table).
+func ClusterType(s Service, forGateway bool) string {
+	switch s.Resolution {
+	case "DNS":
+		return "STRICT_DNS"
+	case "DNS_ROUND_ROBIN":
+		return "LOGICAL_DNS"
+	case "STATIC", "ClusterIP":
+		return "EDS"
+	case "NONE", "Headless":
+		if forGateway {
+			return "EDS"
+		}
+		return "ORIGINAL_DST"
+	case "DYNAMIC_DNS":
+		return "DYNAMIC_FORWARD_PROXY"
+	case "ExternalName":
+		return ""
+	}
+	return "EDS"
+}

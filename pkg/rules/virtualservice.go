@@ -1,0 +1,205 @@
+package rules
+
+import (
+	"slices"
+
+	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+)
+
+// Route kinds: the VirtualService section a route comes from (seed §4.1 route type).
+const (
+	RouteHTTP = "http"
+	RouteTLS  = "tls"
+	RouteTCP  = "tcp"
+)
+
+// VSGateways returns the VirtualService's `gateways` resolved to "namespace/name" (or "mesh");
+// an empty list means ["mesh"].
+//
+// Mirrors istiod pilot/pkg/model/push_context.go getGatewayNames and
+// pilot/pkg/model/virtualservice.go resolveVirtualServiceShortnames.
+func VSGateways(vs *networkingv1.VirtualService) []string {
+	if len(vs.Spec.Gateways) == 0 {
+		return []string{MeshGateway}
+	}
+	out := make([]string, 0, len(vs.Spec.Gateways))
+	for _, g := range vs.Spec.Gateways {
+		out = append(out, ResolveGatewayName(g, vs.Namespace))
+	}
+	return out
+}
+
+// Dest is one route destination of a (merged) VirtualService.
+type Dest struct {
+	Kind   string // RouteHTTP, RouteTLS or RouteTCP; mirrors are RouteHTTP with Mirror set
+	Mirror bool
+	// Host is the destination host resolved relative to the namespace of the VirtualService
+	// that declared the route (the delegate's, for delegated routes).
+	Host   string
+	Subset string
+	Port   uint32
+	// RouteIndex is the index of the route in its section of the declaring VirtualService.
+	RouteIndex int
+	// Declared is the VirtualService that declared the route; Root the one bound to gateways
+	// (the same object unless the route was delegated).
+	Declared *networkingv1.VirtualService
+	Root     *networkingv1.VirtualService
+	// HTTP is the route for http destinations (nil otherwise) and TLS/TCP likewise.
+	HTTP *networking.HTTPRoute
+	TLS  *networking.TLSRoute
+	TCP  *networking.TCPRoute
+}
+
+// DelegateProblem explains why a delegated route was dropped.
+type DelegateProblem struct {
+	Root     *networkingv1.VirtualService
+	Name     string // "namespace/name" of the delegate
+	Missing  bool   // no such VirtualService
+	Exported bool   // false: its exportTo excludes the root's namespace
+}
+
+// MergedRoutes returns the destinations of a root VirtualService (one with hosts), with
+// delegated HTTP routes inlined from their delegate VirtualService. A delegate is used only if
+// it exists, has no hosts, and its exportTo (or defaultVirtualServiceExportTo) contains "*" or
+// the root's namespace; otherwise the delegating route yields nothing and a DelegateProblem is
+// returned. Delegation is one level deep.
+//
+// Mirrors istiod pilot/pkg/model/virtualservice.go mergeVirtualServices and
+// virtualServiceDestinations (seed case 24: delegate destinations count as referenced).
+func MergedRoutes(root *networkingv1.VirtualService, all []*networkingv1.VirtualService, defaultVSExportTo []string) ([]Dest, []DelegateProblem) {
+	var out []Dest
+	var problems []DelegateProblem
+	for i, r := range root.Spec.Http {
+		if r == nil {
+			continue
+		}
+		if d := r.GetDelegate(); d != nil {
+			ns := d.GetNamespace()
+			if ns == "" {
+				ns = root.Namespace
+			}
+			del := findVS(all, ns, d.GetName())
+			if del == nil || len(del.Spec.Hosts) > 0 {
+				problems = append(problems, DelegateProblem{Root: root, Name: ns + "/" + d.GetName(), Missing: true})
+				continue
+			}
+			exp := EffectiveExportTo(del.Spec.ExportTo, defaultVSExportTo)
+			if !slices.Contains(exp, ExportPublic) && !VirtualServiceVisible(del.Namespace, exp, root.Namespace) {
+				problems = append(problems, DelegateProblem{Root: root, Name: ns + "/" + d.GetName(), Exported: false})
+				continue
+			}
+			for j, dr := range del.Spec.Http {
+				out = append(out, httpDests(dr, j, del, root)...)
+			}
+			continue
+		}
+		out = append(out, httpDests(r, i, root, root)...)
+	}
+	for i, r := range root.Spec.Tls {
+		for _, rd := range r.GetRoute() {
+			out = append(out, dest(RouteTLS, rd.GetDestination(), i, root, root, func(d *Dest) { d.TLS = r }))
+		}
+	}
+	for i, r := range root.Spec.Tcp {
+		for _, rd := range r.GetRoute() {
+			out = append(out, dest(RouteTCP, rd.GetDestination(), i, root, root, func(d *Dest) { d.TCP = r }))
+		}
+	}
+	return out, problems
+}
+
+func httpDests(r *networking.HTTPRoute, idx int, declared, root *networkingv1.VirtualService) []Dest {
+	if r == nil {
+		return nil
+	}
+	set := func(d *Dest) { d.HTTP = r }
+	var out []Dest
+	for _, rd := range r.GetRoute() {
+		out = append(out, dest(RouteHTTP, rd.GetDestination(), idx, declared, root, set))
+	}
+	if m := r.GetMirror(); m != nil {
+		d := dest(RouteHTTP, m, idx, declared, root, set)
+		d.Mirror = true
+		out = append(out, d)
+	}
+	for _, m := range r.GetMirrors() {
+		d := dest(RouteHTTP, m.GetDestination(), idx, declared, root, set)
+		d.Mirror = true
+		out = append(out, d)
+	}
+	return out
+}
+
+func dest(kind string, d *networking.Destination, idx int, declared, root *networkingv1.VirtualService, set func(*Dest)) Dest {
+	out := Dest{Kind: kind, RouteIndex: idx, Declared: declared, Root: root}
+	if d != nil {
+		out.Host = ResolveShortname(d.GetHost(), declared.Namespace)
+		out.Subset = d.GetSubset()
+		out.Port = d.GetPort().GetNumber()
+	}
+	set(&out)
+	return out
+}
+
+func findVS(all []*networkingv1.VirtualService, ns, name string) *networkingv1.VirtualService {
+	for _, vs := range all {
+		if vs.Namespace == ns && vs.Name == name {
+			return vs
+		}
+	}
+	return nil
+}
+
+// GatewayDestinations returns, for the gateway "namespace/name" gw, every destination of every
+// VirtualService that lists gw in its (resolved) gateways — the index istiod filters a
+// gateway's clusters with when PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true. VirtualService
+// exportTo, host intersection with the Gateway's servers, match.port and match.gateways are all
+// ignored by istiod here. With scopeToNamespace (PILOT_SCOPE_GATEWAY_TO_NAMESPACE), an HTTP route
+// whose matches all set a sourceNamespace other than the gateway's namespace is skipped.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initVirtualServices (destinationsByGateway)
+// and virtualServiceDestinationsFilteredBySourceNamespace (seed §2.4 gate (2)).
+func GatewayDestinations(all []*networkingv1.VirtualService, gw string, defaultVSExportTo []string, scopeToNamespace bool) []Dest {
+	gwNs, _, _ := cutGatewayName(gw)
+	var out []Dest
+	for _, vs := range all {
+		if len(vs.Spec.Hosts) == 0 { // delegates are never indexed directly
+			continue
+		}
+		if !slices.Contains(VSGateways(vs), gw) {
+			continue
+		}
+		dests, _ := MergedRoutes(vs, all, defaultVSExportTo)
+		for _, d := range dests {
+			if scopeToNamespace && d.HTTP != nil && !httpRouteInSourceNamespace(d.HTTP, gwNs) {
+				continue
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func httpRouteInSourceNamespace(r *networking.HTTPRoute, ns string) bool {
+	withNs := 0
+	for _, m := range r.GetMatch() {
+		if m.GetSourceNamespace() == "" {
+			continue
+		}
+		withNs++
+		if m.GetSourceNamespace() == ns {
+			return true
+		}
+	}
+	return withNs == 0
+}
+
+func cutGatewayName(gw string) (ns, name string, ok bool) {
+	for i := 0; i < len(gw); i++ {
+		if gw[i] == '/' {
+			return gw[:i], gw[i+1:], true
+		}
+	}
+	return "", gw, false
+}

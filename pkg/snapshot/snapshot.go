@@ -1,0 +1,106 @@
+// Package snapshot holds the one in-memory picture of a mesh that every check reads.
+//
+// Data flows one way: a loader (pkg/loader: live cluster or manifest files) fills a Snapshot,
+// pure checks (pkg/checks) read it, printers (pkg/printers) render what the checks found.
+// Checks never know where the data came from; Source is for display only.
+package snapshot
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
+)
+
+// Kind names used in Unknown and in evidence.
+const (
+	KindNamespace       = "Namespace"
+	KindServiceEntry    = "ServiceEntry"
+	KindVirtualService  = "VirtualService"
+	KindDestinationRule = "DestinationRule"
+	KindGateway         = "Gateway"
+	KindSidecar         = "Sidecar"
+	KindWorkloadEntry   = "WorkloadEntry"
+	KindEnvoyFilter     = "EnvoyFilter"
+	KindService         = "Service"
+	KindDeployment      = "Deployment"
+	KindPod             = "Pod"
+	KindConfigMap       = "ConfigMap"
+)
+
+// Snapshot is everything the checks may read. Slices are in no particular order; checks sort
+// where istiod's behaviour depends on order (creation time, then name, then namespace).
+type Snapshot struct {
+	// Source says where the data came from: "cluster <context or server>" or "files <paths>".
+	Source string
+	// IstioNamespace is the namespace of istiod and of the mesh ConfigMap (--istio-namespace).
+	IstioNamespace string
+	// Revision is the istiod revision asked for with --revision ("" = default).
+	Revision string
+
+	Namespaces       []*corev1.Namespace
+	ServiceEntries   []*networkingv1.ServiceEntry
+	VirtualServices  []*networkingv1.VirtualService
+	DestinationRules []*networkingv1.DestinationRule
+	Gateways         []*networkingv1.Gateway
+	Sidecars         []*networkingv1.Sidecar
+	WorkloadEntries  []*networkingv1.WorkloadEntry
+	EnvoyFilters     []*networkingv1alpha3.EnvoyFilter
+	Services         []*corev1.Service
+	Deployments      []*appsv1.Deployment
+	Pods             []*corev1.Pod
+
+	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
+	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
+	MeshConfigs map[string]*MeshConfigSource
+
+	// Unknown maps a kind to why it could not be read (for example "forbidden to list
+	// servicesentries.networking.istio.io"). Checks that need the kind report "unknown".
+	Unknown map[string]string
+
+	// Assumptions carries what flags say where manifests cannot (offline mode).
+	Assumptions Assumptions
+}
+
+// MeshConfigSource is a parsed mesh config and the ConfigMap it came from.
+type MeshConfigSource struct {
+	// Ref is "namespace/name" of the ConfigMap.
+	Ref string
+	// Config is the `mesh` key parsed into istio.io/api MeshConfig (unset fields stay unset;
+	// defaults are applied by the checks that read them, see pkg/istio/meshdefaults.go).
+	Config *meshv1alpha1.MeshConfig
+}
+
+// Assumptions are values given on the command line for what the input cannot say.
+type Assumptions struct {
+	// FilterGatewayClusters, when non-nil, is the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to
+	// use when no istiod Deployment serving the gateway is in the snapshot
+	// (--filter-gateway-clusters).
+	FilterGatewayClusters *bool
+	// SyntheticGateway is true when the loader added an `istio: egressgateway` workload in
+	// IstioNamespace because no gateway Deployment was among the files.
+	SyntheticGateway bool
+}
+
+// NewEmpty returns a snapshot with its maps allocated.
+func NewEmpty(source, istioNamespace, revision string) *Snapshot {
+	return &Snapshot{
+		Source:         source,
+		IstioNamespace: istioNamespace,
+		Revision:       revision,
+		MeshConfigs:    map[string]*MeshConfigSource{},
+		Unknown:        map[string]string{},
+	}
+}
+
+// Namespace returns the Namespace object named ns, or nil.
+func (s *Snapshot) Namespace(ns string) *corev1.Namespace {
+	for _, n := range s.Namespaces {
+		if n.Name == ns {
+			return n
+		}
+	}
+	return nil
+}
