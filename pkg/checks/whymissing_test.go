@@ -1,0 +1,272 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// base is a mesh with an egress gateway in istio-system and an istiod whose flag is set per test.
+const base = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: istio-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: istio-egressgateway, namespace: istio-system}
+spec:
+  selector: {matchLabels: {istio: egressgateway}}
+  template:
+    metadata: {labels: {istio: egressgateway, app: istio-egressgateway}}
+    spec: {containers: [{name: istio-proxy, image: auto}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}
+spec:
+  selector: {matchLabels: {app: istiod}}
+  template:
+    metadata: {labels: {app: istiod}}
+    spec:
+      containers:
+      - name: discovery
+        image: pilot
+        env:
+        - {name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: "@FLAG@"}
+        - {name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE, value: "@SCOPE@"}
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: 80, name: http, protocol: HTTP}
+    hosts: [api.example.com]
+  - port: {number: 443, name: tls, protocol: TLS}
+    hosts: [api.example.com]
+    tls: {mode: PASSTHROUGH}
+`
+
+const se = `
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  EXPORT
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  - {number: 443, name: tls, protocol: TLS}
+`
+
+const boundVS = `
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  gateways: [istio-system/egress]
+  http:
+  - match: [{port: 80}]
+    route: [{destination: {host: api.example.com, port: {number: 80}}}]
+`
+
+func snap(t *testing.T, flag, scope string, docs ...string) *snapshot.Snapshot {
+	t.Helper()
+	y := strings.NewReplacer("@FLAG@", flag, "@SCOPE@", scope).Replace(base) + "\n---\n" + strings.Join(docs, "\n---\n")
+	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return s
+}
+
+func verdict(t *testing.T, s *snapshot.Snapshot, host string, port uint32) GatewayVerdict {
+	t.Helper()
+	r, err := WhyMissing(s, WhyMissingOptions{Host: host, Port: port, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatalf("WhyMissing: %v", err)
+	}
+	if len(r.Gateways) != 1 {
+		t.Fatalf("want 1 gateway verdict, got %d", len(r.Gateways))
+	}
+	return r.Gateways[0]
+}
+
+func expect(t *testing.T, v GatewayVerdict, present bool, cause, culprit string) {
+	t.Helper()
+	if v.Present != present || v.Cause != cause || v.Culprit != culprit {
+		t.Errorf("got present=%v cause=%s culprit=%q (%s); want present=%v cause=%s culprit=%q", v.Present, v.Cause, v.Culprit, v.Message, present, cause, culprit)
+	}
+}
+
+func TestExportToKinds(t *testing.T) {
+	for _, c := range []struct {
+		name, export, mesh string
+		present            bool
+	}{
+		{"explicit gateway namespace", `exportTo: [".", "istio-system"]`, "", true},
+		{"only another namespace", `exportTo: ["team-b"]`, "", false},
+		{"hidden", `exportTo: ["~"]`, "", false},
+		{"public", `exportTo: ["*"]`, "", true},
+		{"mesh default private", ``, "defaultServiceExportTo: [\".\"]", false},
+		{"mesh default names gateway namespace", ``, "defaultServiceExportTo: [istio-system]", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			docs := []string{strings.Replace(se, "EXPORT", c.export, 1), boundVS}
+			if c.mesh != "" {
+				docs = append(docs, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    "+c.mesh+"\n")
+			}
+			v := verdict(t, snap(t, "false", "false", docs...), "api.example.com", 80)
+			if c.present {
+				expect(t, v, true, CauseOK, "")
+			} else {
+				expect(t, v, false, CauseNotExported, "ServiceEntry team-a/api")
+				if len(v.Clusters) != 1 || v.Clusters[0].Name != "outbound|80||api.example.com" || v.Clusters[0].Present {
+					t.Errorf("clusters = %+v", v.Clusters)
+				}
+			}
+		})
+	}
+}
+
+func TestFilterFlag(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	// Flag on, no VirtualService: absent (seed §3.4); flag off: present.
+	expect(t, verdict(t, snap(t, "true", "false", entry), "api.example.com", 80), false, CauseNotReferenced, "")
+	expect(t, verdict(t, snap(t, "false", "false", entry), "api.example.com", 80), true, CauseOK, "")
+	// Flag on with a bound VS: every port of the referenced service is kept (istiod does not filter ports).
+	v := verdict(t, snap(t, "true", "false", entry, boundVS), "api.example.com", 0)
+	expect(t, v, true, CauseOK, "")
+	if len(v.Clusters) != 2 {
+		t.Errorf("want clusters for ports 80 and 443, got %+v", v.Clusters)
+	}
+	// A VS with exportTo ["."] in team-a still keeps the cluster (istiod ignores exportTo in
+	// destinationsByGateway), but the gateway does not use it: ROUTE_NOT_BOUND.
+	private := strings.Replace(boundVS, "gateways:", "exportTo: [\".\"]\n  gateways:", 1)
+	expect(t, verdict(t, snap(t, "true", "false", entry, private), "api.example.com", 80), true, CauseRouteNotBound, "VirtualService team-a/api")
+	// Short gateway name resolving in the VS namespace: nothing references the host for this gateway.
+	short := strings.Replace(boundVS, "istio-system/egress", "egress", 1)
+	expect(t, verdict(t, snap(t, "true", "false", entry, short), "api.example.com", 80), false, CauseGatewayRefUnresolve, "VirtualService team-a/api")
+	// An EnvoyFilter's referenced-services annotation keeps the cluster without a VS.
+	ef := "apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata:\n  name: ef\n  namespace: istio-system\n  annotations: {envoyfilter.istio.io/referenced-services: api.example.com}\nspec: {}\n"
+	v = verdict(t, snap(t, "true", "false", entry, ef), "api.example.com", 80)
+	if !v.Present {
+		t.Errorf("EnvoyFilter reference ignored: %s", v.Message)
+	}
+}
+
+func TestRouteTypeAndPort(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	// http routes for the TLS passthrough server only (case 08's kind).
+	httpOn443 := strings.Replace(boundVS, "port: 80}]", "port: 443}]", 1)
+	v := verdict(t, snap(t, "false", "false", entry, httpOn443), "api.example.com", 443)
+	expect(t, v, true, CauseRouteNotBound, "VirtualService team-a/api")
+	// tls route with sniHosts binds the passthrough server.
+	tlsVS := `
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api-tls, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  gateways: [istio-system/egress]
+  tls:
+  - match: [{port: 443, sniHosts: [api.example.com]}]
+    route: [{destination: {host: api.example.com, port: {number: 443}}}]
+`
+	expect(t, verdict(t, snap(t, "true", "false", entry, tlsVS), "api.example.com", 443), true, CauseOK, "")
+}
+
+func TestSubsetOnGatewayRoute(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	withSubset := strings.Replace(boundVS, "host: api.example.com, port:", "host: api.example.com, subset: v1, port:", 1)
+	v := verdict(t, snap(t, "false", "false", entry, withSubset), "api.example.com", 80)
+	expect(t, v, false, CauseSubsetNotDefined, "VirtualService team-a/api")
+	// A DestinationRule in the client namespace team-a is not on the gateway's lookup path
+	// (istio-system, then the service namespace team-a, then root): the service namespace counts.
+	drTeamA := "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: api, namespace: team-a}\nspec:\n  host: api.example.com\n  subsets: [{name: v1}]\n"
+	expect(t, verdict(t, snap(t, "false", "false", entry, withSubset, drTeamA), "api.example.com", 80), true, CauseOK, "")
+	// exported only to team-a: not visible from istio-system.
+	drPrivate := strings.Replace(drTeamA, "spec:\n", "spec:\n  exportTo: [\".\"]\n", 1)
+	expect(t, verdict(t, snap(t, "false", "false", entry, withSubset, drPrivate), "api.example.com", 80), false, CauseSubsetNotDefined, "VirtualService team-a/api")
+}
+
+func TestScopeGatewayToNamespace(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	// With PILOT_SCOPE_GATEWAY_TO_NAMESPACE a Gateway in another namespace does not apply.
+	other := `
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: egress2, namespace: team-a}
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: 8080, name: http, protocol: HTTP}
+    hosts: [api.example.com]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api2, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  gateways: [egress2]
+  http:
+  - route: [{destination: {host: api.example.com, port: {number: 80}}}]
+`
+	expect(t, verdict(t, snap(t, "true", "false", entry, other), "api.example.com", 80), true, CauseOK, "")
+	expect(t, verdict(t, snap(t, "true", "true", entry, other), "api.example.com", 80), false, CauseNotReferenced, "")
+}
+
+func TestHostNotFoundAndSuggestions(t *testing.T) {
+	entry := strings.Replace(se, "[api.example.com]", `["*.example.com"]`, 1)
+	entry = strings.Replace(entry, "EXPORT", "", 1)
+	r, err := WhyMissing(snap(t, "false", "false", entry), WhyMissingOptions{Host: "API.example.com.", Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Present || r.Gateways[0].Cause != CauseHostNotFound {
+		t.Errorf("got %v %s", r.Present, r.Gateways[0].Cause)
+	}
+	if len(r.Suggestions) == 0 || !strings.Contains(r.Suggestions[0], "*.example.com") {
+		t.Errorf("suggestions = %v", r.Suggestions)
+	}
+	// The wildcard entry itself is diagnosable by its declared name.
+	v := verdict(t, snap(t, "false", "false", entry), "*.example.com", 443)
+	expect(t, v, true, CauseOK, "")
+	if _, err := WhyMissing(snap(t, "false", "false", entry), WhyMissingOptions{Host: "x", Gateway: "istio-system/nope"}); err == nil {
+		t.Error("unknown gateway workload accepted")
+	}
+}
+
+func TestUnknownFlagIsStatedAsAssumption(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	y := strings.Replace(base, `        - {name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: "@FLAG@"}`,
+		`        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          valueFrom: {configMapKeyRef: {name: flags, key: filter}}`, 1)
+	y = strings.Replace(y, "@SCOPE@", "false", 1)
+	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y+"\n---\n"+entry), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := verdict(t, s, "api.example.com", 80)
+	expect(t, v, true, CauseOK, "")
+	if len(v.Assumptions) == 0 || !strings.Contains(v.Assumptions[0], "assumed false") || !strings.Contains(v.Assumptions[0], NotReferencedHint) {
+		t.Errorf("assumptions = %v", v.Assumptions)
+	}
+	if v.Steps[0].ID != "a" || v.Steps[0].Result != Unknown {
+		t.Errorf("step a = %+v", v.Steps[0])
+	}
+}
+
+// NotReferencedHint is what the assumption names when the flag would change the answer.
+const NotReferencedHint = CauseNotReferenced
