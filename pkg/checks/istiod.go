@@ -51,9 +51,28 @@ func revKey(r string) string {
 	return r
 }
 
+// istiodWorkload is an istiod Deployment or, when Deployments cannot be read, an istiod Pod.
+type istiodWorkload struct {
+	kind, namespace, name string
+	spec                  *corev1.PodSpec
+}
+
 // istiodFor finds the istiod Deployment serving revision rev: label app=istiod (or istio=pilot),
 // whose istio.io/rev label (absent = default) matches; one in the istio namespace is preferred.
-func istiodFor(snap *snapshot.Snapshot, rev string) *appsv1.Deployment {
+// Without one, an istiod Pod of that revision is used.
+func istiodFor(snap *snapshot.Snapshot, rev string) *istiodWorkload {
+	if d := istiodDeployment(snap, rev); d != nil {
+		return &istiodWorkload{"Deployment", d.Namespace, d.Name, &d.Spec.Template.Spec}
+	}
+	for _, p := range snap.Pods {
+		if (p.Labels["app"] == "istiod" || p.Labels["istio"] == "pilot") && revKey(p.Labels[RevisionLabel]) == revKey(rev) {
+			return &istiodWorkload{"Pod", p.Namespace, p.Name, &p.Spec}
+		}
+	}
+	return nil
+}
+
+func istiodDeployment(snap *snapshot.Snapshot, rev string) *appsv1.Deployment {
 	var found *appsv1.Deployment
 	for _, d := range snap.Deployments {
 		l := d.Labels
@@ -82,7 +101,7 @@ func ReadIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
 	f := IstiodFlags{Revision: rev}
 	d := istiodFor(snap, rev)
 	if d != nil {
-		f.Deployment = d.Namespace + "/" + d.Name
+		f.Deployment = d.namespace + "/" + d.name
 	}
 	f.FilterGW = readFlag(snap, d, EnvFilterGatewayClusterConfig, snap.Assumptions.FilterGatewayClusters)
 	f.ScopeGWToNs = readFlag(snap, d, EnvScopeGatewayToNamespace, nil)
@@ -96,7 +115,7 @@ func ReadIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
 	return f
 }
 
-func readFlag(snap *snapshot.Snapshot, d *appsv1.Deployment, name string, override *bool) Flag {
+func readFlag(snap *snapshot.Snapshot, d *istiodWorkload, name string, override *bool) Flag {
 	fl := Flag{Name: name}
 	if d == nil {
 		if override != nil {
@@ -110,12 +129,12 @@ func readFlag(snap *snapshot.Snapshot, d *appsv1.Deployment, name string, overri
 		}
 		return fl
 	}
-	c := discoveryContainer(d)
+	c := discoveryContainer(d.spec)
 	if c == nil {
-		fl.Why = "istiod Deployment has no containers"
+		fl.Why = "istiod " + d.kind + " has no containers"
 		return fl
 	}
-	src := fmt.Sprintf("Deployment %s/%s container %s", d.Namespace, d.Name, c.Name)
+	src := fmt.Sprintf("%s %s/%s container %s", d.kind, d.namespace, d.name, c.Name)
 	for _, e := range c.Env {
 		if e.Name != name {
 			continue
@@ -136,8 +155,8 @@ func readFlag(snap *snapshot.Snapshot, d *appsv1.Deployment, name string, overri
 	return fl
 }
 
-func discoveryContainer(d *appsv1.Deployment) *corev1.Container {
-	cs := d.Spec.Template.Spec.Containers
+func discoveryContainer(spec *corev1.PodSpec) *corev1.Container {
+	cs := spec.Containers
 	for i := range cs {
 		if cs[i].Name == "discovery" {
 			return &cs[i]

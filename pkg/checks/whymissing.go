@@ -168,6 +168,7 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("no gateway Deployment in the input: assumed a workload labelled istio=egressgateway in namespace %s", w.Namespace))
 	}
 	e.run()
+	e.stepUnknownInputs()
 	if e.cause == "" {
 		e.v.Cause = CauseOK
 		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s and a route bound to it reaches it. If `istioctl proxy-config clusters` does not show it, compare with live state (steps d, e): istiod may not have pushed (seed §3.7 last branch).",
@@ -691,4 +692,26 @@ func (e *evaluation) endpointCount(s rules.Service) (int, string) {
 		return n, fmt.Sprintf("%d endpoints", n)
 	}
 	return -1, "endpoints of " + s.Kind + " " + s.Resolution + " are not counted"
+}
+
+// stepUnknownInputs reports every kind the loader could not read (RBAC, CRD not served) that
+// the decision tree reads and that no other step already reports, and states the assumption
+// made: the verdict treats the kind as empty.
+func (e *evaluation) stepUnknownInputs() {
+	handled := map[string]bool{snapshot.KindServiceEntry: true, snapshot.KindConfigMap: true, snapshot.KindDeployment: true}
+	var kinds []string
+	for k := range e.snap.Unknown {
+		if !handled[k] {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		why := e.snap.Unknown[k]
+		e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why)
+		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("%ss could not be read (%s); the verdict assumes there are none", k, why))
+	}
+	if why, ok := e.snap.Unknown[snapshot.KindDeployment]; ok {
+		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("Deployments could not be read (%s); gateway workloads and istiod were taken from Pods", why))
+	}
 }
