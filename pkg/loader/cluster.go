@@ -1,0 +1,288 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// listPageSize is the page size of every LIST (limit=500, continue tokens until done).
+const listPageSize = 500
+
+// userAgent is set on the client when the rest.Config has none.
+const userAgent = "kubectl-egress"
+
+// FromCluster reads the live state of the cluster cfg points at into a Snapshot.
+//
+// It issues one paginated LIST (page size 500) per kind and no per-object GETs: Namespaces,
+// ServiceEntries, VirtualServices, DestinationRules, Gateways, Sidecars and WorkloadEntries
+// (networking.istio.io/v1), EnvoyFilters (networking.istio.io/v1alpha3), Services, Deployments
+// (apps/v1) and Pods in all namespaces, and ConfigMaps in the Istio namespace only. Of those
+// ConfigMaps, `istio` and `istio-<rev>` with a `mesh` key fill Snapshot.MeshConfigs under ""
+// and "<rev>"; the ConfigMaps themselves are not kept. The kinds are listed concurrently.
+// Objects keep their ObjectMeta except managedFields, which are dropped.
+//
+// A kind whose LIST is forbidden gets Snapshot.Unknown[kind] = "forbidden to list <resource>"
+// (for example "forbidden to list serviceentries.networking.istio.io"); a kind whose API is not
+// served (CRD not installed) gets "not served: <resource>"; a mesh ConfigMap whose `mesh` key
+// does not parse gets Unknown["ConfigMap"] with the reason. Loading goes on in all three cases.
+// Any other failure (unreachable server, TLS, bad credentials, ctx deadline) stops the load and
+// returns a one-line error such as
+// "cannot reach the API server at https://127.0.0.1:6443: connection refused".
+// ctx bounds the whole load.
+func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot.Snapshot, error) {
+	if cfg == nil {
+		return nil, errors.New("no API server configuration (kubeconfig) given")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	host := cfg.Host
+	c := rest.CopyConfig(cfg)
+	if c.UserAgent == "" {
+		c.UserAgent = userAgent
+	}
+	kc, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
+	}
+	ic, err := istioclient.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
+	}
+
+	snap := newSnapshot("cluster "+host, opts)
+	istioNS := snap.IstioNamespace
+	var configMaps []*corev1.ConfigMap
+
+	all := metav1.NamespaceAll
+	nw := ic.NetworkingV1()
+	tasks := []listTask{
+		{snapshot.KindNamespace, "namespaces", func(ctx context.Context) (err error) {
+			snap.Namespaces, err = listAll[*corev1.Namespace](ctx, pageFn(kc.CoreV1().Namespaces().List))
+			return err
+		}},
+		{snapshot.KindServiceEntry, "serviceentries.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.ServiceEntries, err = listAll[*networkingv1.ServiceEntry](ctx, pageFn(nw.ServiceEntries(all).List))
+			return err
+		}},
+		{snapshot.KindVirtualService, "virtualservices.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.VirtualServices, err = listAll[*networkingv1.VirtualService](ctx, pageFn(nw.VirtualServices(all).List))
+			return err
+		}},
+		{snapshot.KindDestinationRule, "destinationrules.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.DestinationRules, err = listAll[*networkingv1.DestinationRule](ctx, pageFn(nw.DestinationRules(all).List))
+			return err
+		}},
+		{snapshot.KindGateway, "gateways.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.Gateways, err = listAll[*networkingv1.Gateway](ctx, pageFn(nw.Gateways(all).List))
+			return err
+		}},
+		{snapshot.KindSidecar, "sidecars.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.Sidecars, err = listAll[*networkingv1.Sidecar](ctx, pageFn(nw.Sidecars(all).List))
+			return err
+		}},
+		{snapshot.KindWorkloadEntry, "workloadentries.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.WorkloadEntries, err = listAll[*networkingv1.WorkloadEntry](ctx, pageFn(nw.WorkloadEntries(all).List))
+			return err
+		}},
+		{snapshot.KindEnvoyFilter, "envoyfilters.networking.istio.io", func(ctx context.Context) (err error) {
+			snap.EnvoyFilters, err = listAll[*networkingv1alpha3.EnvoyFilter](ctx, pageFn(ic.NetworkingV1alpha3().EnvoyFilters(all).List))
+			return err
+		}},
+		{snapshot.KindService, "services", func(ctx context.Context) (err error) {
+			snap.Services, err = listAll[*corev1.Service](ctx, pageFn(kc.CoreV1().Services(all).List))
+			return err
+		}},
+		{snapshot.KindDeployment, "deployments.apps", func(ctx context.Context) (err error) {
+			snap.Deployments, err = listAll[*appsv1.Deployment](ctx, pageFn(kc.AppsV1().Deployments(all).List))
+			return err
+		}},
+		{snapshot.KindPod, "pods", func(ctx context.Context) (err error) {
+			snap.Pods, err = listAll[*corev1.Pod](ctx, pageFn(kc.CoreV1().Pods(all).List))
+			return err
+		}},
+		{snapshot.KindConfigMap, "configmaps in namespace " + istioNS, func(ctx context.Context) (err error) {
+			configMaps, err = listAll[*corev1.ConfigMap](ctx, pageFn(kc.CoreV1().ConfigMaps(istioNS).List))
+			return err
+		}},
+	}
+
+	errs, fatal := runTasks(ctx, tasks)
+	if fatal != nil {
+		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
+	}
+	for i, t := range tasks {
+		err := errs[i]
+		switch {
+		case err == nil:
+		case apierrors.IsForbidden(err):
+			snap.Unknown[t.kind] = "forbidden to list " + t.resource
+		default: // notServed, by runTasks
+			snap.Unknown[t.kind] = "not served: " + t.resource
+		}
+	}
+
+	var meshErrs []string
+	for _, cm := range configMaps {
+		rev, src, ok, err := meshConfigFromConfigMap(cm)
+		switch {
+		case err != nil:
+			meshErrs = append(meshErrs, fmt.Sprintf("ConfigMap %s/%s: %s", cm.Namespace, cm.Name, err))
+		case ok:
+			snap.MeshConfigs[rev] = src
+		}
+	}
+	if len(meshErrs) > 0 {
+		snap.Unknown[snapshot.KindConfigMap] = "cannot parse " + strings.Join(meshErrs, "; ")
+	}
+	return snap, nil
+}
+
+// listTask lists one kind and stores the result in the snapshot (each task writes its own
+// field, so tasks may run concurrently).
+type listTask struct {
+	kind     string
+	resource string
+	run      func(ctx context.Context) error
+}
+
+// failedTask is the first task whose error stops the load.
+type failedTask struct {
+	resource string
+	err      error
+}
+
+// runTasks runs all tasks concurrently. errs[i] is task i's error when it is forbidden or not
+// served (the load goes on); any other error is fatal: the first one cancels the others and is
+// returned.
+func runTasks(ctx context.Context, tasks []listTask) (errs []error, fatal *failedTask) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs = make([]error, len(tasks))
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	for i := range tasks {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			err := tasks[i].run(ctx)
+			if err == nil || apierrors.IsForbidden(err) || notServed(err) {
+				errs[i] = err
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fatal == nil {
+				fatal = &failedTask{resource: tasks[i].resource, err: err}
+				cancel()
+			}
+		}(i)
+	}
+	wg.Wait()
+	return errs, fatal
+}
+
+// notServed reports whether err says the API (a CRD) is not installed.
+func notServed(err error) bool {
+	return apierrors.IsNotFound(err) || meta.IsNoMatchError(err)
+}
+
+// pageFn adapts a typed List method to a pager page function.
+func pageFn[L runtime.Object](list func(context.Context, metav1.ListOptions) (L, error)) pager.ListPageFunc {
+	return func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		l, err := list(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+}
+
+// listAll runs one paginated LIST and returns its items as T, without managedFields.
+func listAll[T runtime.Object](ctx context.Context, fn pager.ListPageFunc) ([]T, error) {
+	p := pager.New(fn)
+	p.PageSize = listPageSize
+	var out []T
+	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		item, ok := obj.(T)
+		if !ok {
+			return fmt.Errorf("unexpected %T in list", obj)
+		}
+		if a, err := meta.Accessor(obj); err == nil {
+			a.SetManagedFields(nil)
+		}
+		out = append(out, item)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// describeFatal turns a failed LIST into a short one-line error for people.
+func describeFatal(ctx context.Context, host, resource string, err error) error {
+	var netErr net.Error
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded),
+		errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &netErr) && netErr.Timeout(),
+		apierrors.IsTimeout(err), apierrors.IsServerTimeout(err):
+		return fmt.Errorf("timed out listing %s from the API server at %s", resource, host)
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return fmt.Errorf("canceled while listing %s from the API server at %s", resource, host)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the API server at %s rejected the credentials (Unauthorized)", host)
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		msg := status.Status().Message
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("listing %s from the API server at %s failed: %s", resource, host, oneLine(msg))
+	}
+	return fmt.Errorf("cannot reach the API server at %s: %s", host, rootCause(err))
+}
+
+// rootCause returns the innermost message of a transport error chain: "connection refused"
+// rather than `Get "https://…/api/v1/pods?limit=500": dial tcp …: connect: connection refused`.
+func rootCause(err error) string {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "cannot resolve " + dnsErr.Name + ": " + dnsErr.Err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the connection was closed (EOF)"
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			break
+		}
+		err = next
+	}
+	return oneLine(err.Error())
+}

@@ -1,0 +1,624 @@
+package loader
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// StdinName is how standard input ("-") is named in FileError.Path and Snapshot.Source.
+const StdinName = "<stdin>"
+
+// baseCreationTime is the creationTimestamp given to the first object without one; the n-th
+// object loaded (0-based, across all files, in load order) gets baseCreationTime + n seconds.
+var baseCreationTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// manifestExts are the file name endings read when walking a directory.
+var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
+
+// FromFiles reads Kubernetes/Istio manifests into a Snapshot.
+//
+// Each path is a file (read whatever its name), a directory (walked recursively in lexical
+// order; only *.yaml, *.yml and *.json are read) or "-" (all of stdin, named "<stdin>" in
+// errors). Files hold multi-document YAML ("---" lines) or one or more JSON values; `kind: List`
+// and `*List` documents contribute their items. Recognised kinds (apiVersion+kind):
+// v1 Namespace, Service, Pod, ConfigMap; apps/v1 Deployment; networking.istio.io
+// v1/v1beta1/v1alpha3 ServiceEntry, VirtualService, DestinationRule, Gateway, Sidecar,
+// WorkloadEntry; networking.istio.io/v1alpha3 EnvoyFilter. Everything else, including documents
+// that are not Kubernetes objects, is skipped silently. ConfigMaps named `istio` or
+// `istio-<rev>` in the Istio namespace fill Snapshot.MeshConfigs from their `mesh` key; other
+// ConfigMaps are dropped.
+//
+// Namespaced objects without metadata.namespace are put in "default". Objects without
+// creationTimestamp get 2000-01-01T00:00:00Z plus one second per object loaded before them, so
+// oldest-first ordering follows load order. An object with the same kind, namespace and name as
+// an earlier one replaces it (as a later `kubectl apply` would).
+//
+// When no Deployment or Pod is labelled `istio: egressgateway` and none is selected by a
+// Gateway's spec.selector, a Deployment istio-egressgateway is added in the Istio namespace
+// and Snapshot.Assumptions.SyntheticGateway is set.
+//
+// Errors: a file that cannot be opened or read returns the *fs.PathError (for example
+// "open x.yaml: no such file or directory"); a document that does not parse, or a recognised
+// object that does not decode, returns a *FileError "path:line: what is wrong" where line is
+// the line of the YAML error when known, else the first line of the document. No paths is an
+// error.
+func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapshot, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no manifest files given")
+	}
+	l := &fileLoader{
+		snap:  newSnapshot("files "+strings.Join(paths, ","), opts),
+		index: map[string]int{},
+	}
+	for _, p := range paths {
+		if err := l.loadPath(p, stdin); err != nil {
+			return nil, err
+		}
+	}
+	addSyntheticGateway(l.snap)
+	return l.snap, nil
+}
+
+type fileLoader struct {
+	snap *snapshot.Snapshot
+	// seq counts the objects loaded so far (creation-time order for objects without one).
+	seq int
+	// index maps "Kind/namespace/name" to the object's position in its snapshot slice.
+	index map[string]int
+}
+
+func (l *fileLoader) loadPath(p string, stdin io.Reader) error {
+	if p == "-" {
+		if stdin == nil {
+			return &FileError{Path: StdinName, Msg: "no standard input available"}
+		}
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return &FileError{Path: StdinName, Msg: "cannot read: " + oneLine(err.Error())}
+		}
+		return l.loadData(StdinName, data)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return openError(p, err)
+	}
+	if !info.IsDir() {
+		return l.loadFile(p)
+	}
+	root := p
+	if li, err := os.Lstat(p); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		// WalkDir does not follow a symbolic link given as its root, but does follow "link/.";
+		// the files below are still named "link/name" (WalkDir joins with filepath.Join).
+		root = p + string(filepath.Separator) + "."
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return openError(path, err)
+		}
+		if d.IsDir() || !manifestExts[strings.ToLower(filepath.Ext(path))] {
+			return nil
+		}
+		return l.loadFile(path)
+	})
+}
+
+// openError turns an os error into a short "open path: reason" *fs.PathError.
+func openError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+	}
+	return &fs.PathError{Op: "open", Path: path, Err: err}
+}
+
+func (l *fileLoader) loadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return openError(path, err)
+	}
+	return l.loadData(path, data)
+}
+
+// document is one "---"-separated part of a file. firstLine is the 1-based file line of
+// text's first line.
+type document struct {
+	text      []byte
+	firstLine int
+}
+
+// splitDocuments splits YAML on lines that are exactly "---" (trailing blanks or a trailing
+// comment allowed). A leading byte-order mark is dropped.
+func splitDocuments(data []byte) []document {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var docs []document
+	start, startLine, line := 0, 1, 1
+	for pos := 0; pos <= len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := len(data) + 1
+		if end >= 0 {
+			end += pos
+			next = end + 1
+		} else {
+			end = len(data)
+		}
+		if isSeparator(data[pos:end]) {
+			docs = append(docs, document{text: data[start:pos], firstLine: startLine})
+			start, startLine = min(next, len(data)), line+1
+		}
+		pos = next
+		line++
+	}
+	docs = append(docs, document{text: data[start:], firstLine: startLine})
+	return docs
+}
+
+// isSeparator reports whether line is a document separator: "---", optionally followed by
+// blanks and a comment.
+func isSeparator(line []byte) bool {
+	rest, ok := strings.CutPrefix(strings.TrimRight(string(line), " \t\r"), "---")
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	comment := strings.TrimLeft(rest, " \t")
+	return len(comment) < len(rest) && strings.HasPrefix(comment, "#")
+}
+
+// contentStart returns the offset of the first byte of text that is not blank or part of a
+// comment line, and how many lines precede it. ok is false when there is no content.
+func contentStart(text []byte) (offset, linesBefore int, ok bool) {
+	for offset < len(text) {
+		end := bytes.IndexByte(text[offset:], '\n')
+		lineEnd := len(text)
+		if end >= 0 {
+			lineEnd = offset + end
+		}
+		trimmed := bytes.TrimSpace(text[offset:lineEnd])
+		if len(trimmed) > 0 && trimmed[0] != '#' {
+			indent := bytes.IndexFunc(text[offset:lineEnd], func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' })
+			return offset + indent, linesBefore, true
+		}
+		if end < 0 {
+			break
+		}
+		offset = lineEnd + 1
+		linesBefore++
+	}
+	return 0, 0, false
+}
+
+func (l *fileLoader) loadData(path string, data []byte) error {
+	for _, doc := range splitDocuments(data) {
+		off, before, ok := contentStart(doc.text)
+		if !ok {
+			continue
+		}
+		line := doc.firstLine + before
+		if c := doc.text[off]; c == '{' || c == '[' {
+			// JSON (one or more values). Outside *.json files, a document that is not valid
+			// JSON from its first value on may still be YAML flow style ({a: b}): YAML decides.
+			loaded, err := l.loadJSON(path, doc.text[off:], line)
+			if err == nil {
+				continue
+			}
+			if loaded > 0 || strings.EqualFold(filepath.Ext(path), ".json") {
+				return err
+			}
+		}
+		js, err := yaml.YAMLToJSON(doc.text)
+		if err != nil {
+			errLine, msg := yamlErrorLine(err, doc.firstLine, line)
+			return &FileError{Path: path, Line: errLine, Msg: msg}
+		}
+		if err := l.loadObject(path, line, js, "", ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadJSON reads one or more concatenated JSON values starting at file line firstLine. loaded
+// is how many values were read before an error.
+func (l *fileLoader) loadJSON(path string, text []byte, firstLine int) (loaded int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	for ; ; loaded++ {
+		startOff := int(dec.InputOffset())
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return loaded, nil
+		}
+		if err != nil {
+			off := startOff
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off = int(se.Offset)
+			} else if errors.Is(err, io.ErrUnexpectedEOF) {
+				off = len(text)
+			}
+			off = min(max(off, 0), len(text))
+			return loaded, &FileError{Path: path, Line: firstLine + bytes.Count(text[:off], []byte("\n")), Msg: "invalid JSON: " + oneLine(strings.TrimPrefix(err.Error(), "json: "))}
+		}
+		// Point at the line where this value starts, not where the previous one ended.
+		valueStart := startOff + len(text[startOff:]) - len(bytes.TrimLeft(text[startOff:], " \t\r\n"))
+		line := firstLine + bytes.Count(text[:valueStart], []byte("\n"))
+		if err := l.loadObject(path, line, raw, "", ""); err != nil {
+			// A decoding error of a well-formed value is final: no YAML fallback.
+			return loaded + 1, err
+		}
+	}
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+):\s*(?:column \d+:\s*)?`)
+
+// yamlParserProblems are the messages of go.yaml.in/yaml/v2 parser (not scanner) errors. The
+// library reports those with a 0-based line (and none at all on the first line), while scanner
+// and unmarshal errors carry a 1-based line.
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"found undefined tag handle",
+	"found duplicate %TAG directive",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+}
+
+// yamlErrorLine maps a YAML library error for a document whose text starts on file line
+// docFirstLine to a file line and a short message without the library's prefixes. When the
+// error names no line, contentLine (the document's first non-comment line) is used, except for
+// parser errors, where no line means the document's first line.
+func yamlErrorLine(err error, docFirstLine, contentLine int) (int, string) {
+	msg := oneLine(err.Error())
+	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors: ")
+	line, zeroBased := 0, false
+	if loc := yamlLineRE.FindStringSubmatchIndex(msg); loc != nil {
+		if n, convErr := strconv.Atoi(msg[loc[2]:loc[3]]); convErr == nil {
+			line = n
+			msg = strings.TrimSpace(msg[:loc[0]] + msg[loc[1]:])
+		}
+	}
+	for _, p := range yamlParserProblems {
+		if strings.HasPrefix(msg, p) {
+			zeroBased = true
+			break
+		}
+	}
+	switch {
+	case zeroBased:
+		line = docFirstLine + line
+	case line > 0:
+		line = docFirstLine + line - 1
+	default:
+		line = contentLine
+	}
+	return line, "invalid YAML: " + msg
+}
+
+// objectHead is the part of an object read before choosing its Go type.
+type objectHead struct {
+	APIVersion string
+	Kind       string
+}
+
+// readHead returns apiVersion and kind of a JSON object; ok is false when js is not an object
+// or either field is missing or not a string.
+func readHead(js []byte) (objectHead, map[string]json.RawMessage, bool) {
+	trimmed := bytes.TrimSpace(js)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return objectHead{}, nil, false
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err != nil {
+		return objectHead{}, nil, false
+	}
+	var h objectHead
+	if raw, ok := fields["apiVersion"]; ok {
+		_ = json.Unmarshal(raw, &h.APIVersion)
+	}
+	if raw, ok := fields["kind"]; ok {
+		_ = json.Unmarshal(raw, &h.Kind)
+	}
+	return h, fields, true
+}
+
+// loadObject dispatches one JSON object. defaultAPIVersion/defaultKind are used for the items of
+// a typed *List, which may omit them.
+func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVersion, defaultKind string) error {
+	head, fields, ok := readHead(js)
+	if !ok {
+		return nil
+	}
+	if head.APIVersion == "" {
+		head.APIVersion = defaultAPIVersion
+	}
+	if head.Kind == "" {
+		head.Kind = defaultKind
+	}
+	if head.APIVersion == "" || head.Kind == "" {
+		return nil
+	}
+	if head.Kind == "List" || (strings.HasSuffix(head.Kind, "List") && fields["items"] != nil) {
+		return l.loadList(path, line, head, fields["items"])
+	}
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return nil
+	}
+	fail := func(err error) error {
+		return &FileError{Path: path, Line: line, Msg: fmt.Sprintf("cannot decode %s %s: %s", head.APIVersion, head.Kind, oneLine(strings.TrimPrefix(err.Error(), "json: ")))}
+	}
+	switch {
+	case gv.Group == "" && gv.Version == "v1":
+		switch head.Kind {
+		case snapshot.KindNamespace:
+			obj, err := decodeAs[corev1.Namespace](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&obj.ObjectMeta, false)
+			put(l, &l.snap.Namespaces, head.Kind, &obj.ObjectMeta, obj)
+		case snapshot.KindService:
+			obj, err := decodeAs[corev1.Service](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&obj.ObjectMeta, true)
+			put(l, &l.snap.Services, head.Kind, &obj.ObjectMeta, obj)
+		case snapshot.KindPod:
+			obj, err := decodeAs[corev1.Pod](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&obj.ObjectMeta, true)
+			put(l, &l.snap.Pods, head.Kind, &obj.ObjectMeta, obj)
+		case snapshot.KindConfigMap:
+			obj, err := decodeAs[corev1.ConfigMap](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&obj.ObjectMeta, true)
+			if obj.Namespace != l.snap.IstioNamespace {
+				return nil
+			}
+			rev, src, ok, err := meshConfigFromConfigMap(obj)
+			if err != nil {
+				return &FileError{Path: path, Line: line, Msg: fmt.Sprintf("ConfigMap %s/%s: %s", obj.Namespace, obj.Name, err)}
+			}
+			if ok {
+				l.snap.MeshConfigs[rev] = src
+			}
+		}
+	case gv.Group == "apps" && gv.Version == "v1" && head.Kind == snapshot.KindDeployment:
+		obj, err := decodeAs[appsv1.Deployment](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.Deployments, head.Kind, &obj.ObjectMeta, obj)
+	case gv.Group == "networking.istio.io" && (gv.Version == "v1" || gv.Version == "v1beta1" || gv.Version == "v1alpha3"):
+		return l.loadIstio(head, gv.Version, js, fail)
+	}
+	return nil
+}
+
+func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail func(error) error) error {
+	switch head.Kind {
+	case snapshot.KindServiceEntry:
+		obj, err := decodeAs[networkingv1.ServiceEntry](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.ServiceEntries, head.Kind, &obj.ObjectMeta, obj)
+	case snapshot.KindVirtualService:
+		obj, err := decodeAs[networkingv1.VirtualService](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.VirtualServices, head.Kind, &obj.ObjectMeta, obj)
+	case snapshot.KindDestinationRule:
+		obj, err := decodeAs[networkingv1.DestinationRule](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.DestinationRules, head.Kind, &obj.ObjectMeta, obj)
+	case snapshot.KindGateway:
+		obj, err := decodeAs[networkingv1.Gateway](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.Gateways, head.Kind, &obj.ObjectMeta, obj)
+	case snapshot.KindSidecar:
+		obj, err := decodeAs[networkingv1.Sidecar](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.Sidecars, head.Kind, &obj.ObjectMeta, obj)
+	case snapshot.KindWorkloadEntry:
+		obj, err := decodeAs[networkingv1.WorkloadEntry](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.WorkloadEntries, head.Kind, &obj.ObjectMeta, obj)
+	case snapshot.KindEnvoyFilter:
+		if version != "v1alpha3" {
+			return nil
+		}
+		obj, err := decodeAs[networkingv1alpha3.EnvoyFilter](js)
+		if err != nil {
+			return fail(err)
+		}
+		l.prepare(&obj.ObjectMeta, true)
+		put(l, &l.snap.EnvoyFilters, head.Kind, &obj.ObjectMeta, obj)
+	}
+	return nil
+}
+
+// loadList loads the items of a List document; all items are reported at the list's line.
+func (l *fileLoader) loadList(path string, line int, head objectHead, items json.RawMessage) error {
+	if items == nil || bytes.Equal(bytes.TrimSpace(items), []byte("null")) {
+		return nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(items, &list); err != nil {
+		return &FileError{Path: path, Line: line, Msg: head.Kind + ": items must be a list"}
+	}
+	itemKind := ""
+	if head.Kind != "List" {
+		itemKind = strings.TrimSuffix(head.Kind, "List")
+	}
+	itemAPIVersion := ""
+	if itemKind != "" {
+		itemAPIVersion = head.APIVersion
+	}
+	for _, item := range list {
+		if err := l.loadObject(path, line, item, itemAPIVersion, itemKind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeAs decodes a JSON object into a new T. The Istio spec types decode themselves with
+// jsonpb (unknown fields allowed).
+func decodeAs[T any](js []byte) (*T, error) {
+	obj := new(T)
+	if err := json.Unmarshal(js, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// prepare fills the namespace ("default" for namespaced kinds) and the creation time.
+func (l *fileLoader) prepare(m *metav1.ObjectMeta, namespaced bool) {
+	if namespaced && m.Namespace == "" {
+		m.Namespace = metav1.NamespaceDefault
+	}
+	if !namespaced {
+		m.Namespace = ""
+	}
+	if m.CreationTimestamp.IsZero() {
+		m.CreationTimestamp = metav1.NewTime(baseCreationTime.Add(time.Duration(l.seq) * time.Second))
+	}
+	l.seq++
+}
+
+// put appends obj to *list, or replaces an earlier object of the same kind, namespace and name.
+func put[T any](l *fileLoader, list *[]T, kind string, m *metav1.ObjectMeta, obj T) {
+	key := kind + "/" + m.Namespace + "/" + m.Name
+	if i, ok := l.index[key]; ok && i < len(*list) {
+		(*list)[i] = obj
+		return
+	}
+	l.index[key] = len(*list)
+	*list = append(*list, obj)
+}
+
+// Labels of the synthetic egress gateway workload.
+var syntheticGatewayLabels = map[string]string{"app": "istio-egressgateway", "istio": "egressgateway"}
+
+// addSyntheticGateway adds an `istio: egressgateway` Deployment in the Istio namespace when the
+// snapshot has no workload a gateway could run on (see FromFiles).
+func addSyntheticGateway(snap *snapshot.Snapshot) {
+	var workloadLabels []map[string]string
+	for _, d := range snap.Deployments {
+		if d == nil {
+			continue
+		}
+		workloadLabels = append(workloadLabels, d.Labels, d.Spec.Template.Labels)
+	}
+	for _, p := range snap.Pods {
+		if p == nil {
+			continue
+		}
+		workloadLabels = append(workloadLabels, p.Labels)
+	}
+	for _, labels := range workloadLabels {
+		if labels["istio"] == "egressgateway" {
+			return
+		}
+	}
+	for _, gw := range snap.Gateways {
+		if gw == nil || len(gw.Spec.GetSelector()) == 0 {
+			continue
+		}
+		for _, d := range snap.Deployments {
+			if d != nil && isSubset(gw.Spec.GetSelector(), d.Spec.Template.Labels) {
+				return
+			}
+		}
+		for _, p := range snap.Pods {
+			if p != nil && isSubset(gw.Spec.GetSelector(), p.Labels) {
+				return
+			}
+		}
+	}
+	labels := func() map[string]string {
+		m := make(map[string]string, len(syntheticGatewayLabels))
+		for k, v := range syntheticGatewayLabels {
+			m[k] = v
+		}
+		return m
+	}
+	replicas := int32(1)
+	snap.Deployments = append(snap.Deployments, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              "istio-egressgateway",
+			Namespace:         snap.IstioNamespace,
+			Labels:            labels(),
+			CreationTimestamp: metav1.NewTime(baseCreationTime),
+		},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels()},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels()},
+			},
+		},
+	})
+	snap.Assumptions.SyntheticGateway = true
+}
+
+// isSubset reports whether every key/value of sel is in labels.
+func isSubset(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,509 @@
+package loader
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// casesDir holds the shared scenario fixtures (read-only).
+const casesDir = "/work/shared/cases"
+
+func caseFile(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(casesDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared case %s not available: %v", name, err)
+	}
+	return p
+}
+
+type counts struct {
+	Namespaces, ServiceEntries, VirtualServices, DestinationRules, Gateways, Sidecars,
+	WorkloadEntries, EnvoyFilters, Services, Deployments, Pods, MeshConfigs int
+}
+
+func countOf(s *snapshot.Snapshot) counts {
+	return counts{
+		Namespaces: len(s.Namespaces), ServiceEntries: len(s.ServiceEntries),
+		VirtualServices: len(s.VirtualServices), DestinationRules: len(s.DestinationRules),
+		Gateways: len(s.Gateways), Sidecars: len(s.Sidecars), WorkloadEntries: len(s.WorkloadEntries),
+		EnvoyFilters: len(s.EnvoyFilters), Services: len(s.Services), Deployments: len(s.Deployments),
+		Pods: len(s.Pods), MeshConfigs: len(s.MeshConfigs),
+	}
+}
+
+func TestFromFilesAllSharedCases(t *testing.T) {
+	entries, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Skipf("shared cases not available: %v", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		n++
+		t.Run(e.Name(), func(t *testing.T) {
+			p := filepath.Join(casesDir, e.Name())
+			snap, err := FromFiles([]string{p}, nil, Options{})
+			if err != nil {
+				t.Fatalf("FromFiles: %v", err)
+			}
+			if snap.Source != "files "+p || snap.IstioNamespace != "istio-system" {
+				t.Errorf("Source=%q IstioNamespace=%q", snap.Source, snap.IstioNamespace)
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every recognised object of the file is loaded (kinds the snapshot has no slice for,
+			// such as ConfigMap, are excluded; there are no duplicates in the cases).
+			want := 0
+			for _, line := range strings.Split(string(data), "\n") {
+				k, ok := strings.CutPrefix(line, "kind: ")
+				if ok && k != "ConfigMap" {
+					want++
+				}
+			}
+			c := countOf(snap)
+			got := c.Namespaces + c.ServiceEntries + c.VirtualServices + c.DestinationRules + c.Gateways +
+				c.Sidecars + c.WorkloadEntries + c.EnvoyFilters + c.Services + c.Deployments + c.Pods
+			if snap.Assumptions.SyntheticGateway {
+				got--
+			}
+			if got != want {
+				t.Errorf("loaded %d objects, file has %d top-level kinds: %+v", got, want, c)
+			}
+			for _, se := range snap.ServiceEntries {
+				if len(se.Spec.GetHosts()) == 0 {
+					t.Errorf("ServiceEntry %s/%s: spec not decoded", se.Namespace, se.Name)
+				}
+			}
+		})
+	}
+	if n < 3 {
+		t.Fatalf("only %d cases found", n)
+	}
+}
+
+func TestFromFilesCaseCounts(t *testing.T) {
+	tests := []struct {
+		file      string
+		want      counts
+		synthetic bool
+	}{
+		{
+			file: "01-se-exportto-dot-hidden-from-egress-gateway.yaml",
+			want: counts{Namespaces: 2, ServiceEntries: 1, Gateways: 1, VirtualServices: 1, DestinationRules: 1, Deployments: 1, Services: 1},
+		},
+		{
+			file:      "12-tcp-serviceentries-3306-without-addresses.yaml",
+			want:      counts{Namespaces: 1, ServiceEntries: 2, Deployments: 1}, // the synthetic gateway
+			synthetic: true,
+		},
+		{
+			file: "24-filter-gateway-cluster-config-delegate-vs.yaml",
+			want: counts{Namespaces: 2, Deployments: 2, Services: 1, ServiceEntries: 1, Gateways: 1, VirtualServices: 2},
+		},
+		{
+			file: "22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml",
+			want: counts{Namespaces: 2, ServiceEntries: 1, Sidecars: 1, MeshConfigs: 1, Deployments: 1},
+			// no gateway workload in the file
+			synthetic: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			snap, err := FromFiles([]string{caseFile(t, tt.file)}, nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := countOf(snap); got != tt.want {
+				t.Errorf("counts\n got %+v\nwant %+v", got, tt.want)
+			}
+			if snap.Assumptions.SyntheticGateway != tt.synthetic {
+				t.Errorf("SyntheticGateway = %v, want %v", snap.Assumptions.SyntheticGateway, tt.synthetic)
+			}
+		})
+	}
+}
+
+func TestFromFilesCase01Details(t *testing.T) {
+	snap, err := FromFiles([]string{caseFile(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := snap.ServiceEntries[0]
+	if se.Name != "api-example" || se.Namespace != "team-a" {
+		t.Errorf("ServiceEntry %s/%s", se.Namespace, se.Name)
+	}
+	if got := se.Spec.GetExportTo(); len(got) != 1 || got[0] != "." {
+		t.Errorf("exportTo = %q, want [.]", got)
+	}
+	if got := se.Spec.GetPorts(); len(got) != 1 || got[0].GetNumber() != 80 || got[0].GetProtocol() != "HTTP" {
+		t.Errorf("ports = %v", got)
+	}
+	if got := snap.Gateways[0].Spec.GetSelector()["istio"]; got != "egressgateway" {
+		t.Errorf("gateway selector istio=%q", got)
+	}
+	d := snap.Deployments[0]
+	if d.Name != "istio-egressgateway" || d.Labels["istio"] != "egressgateway" || d.Spec.Template.Labels["istio"] != "egressgateway" {
+		t.Errorf("deployment %s labels %v template %v", d.Name, d.Labels, d.Spec.Template.Labels)
+	}
+	if snap.Assumptions.SyntheticGateway {
+		t.Error("case 01 has a gateway Deployment; no synthetic gateway expected")
+	}
+	for _, ns := range snap.Namespaces {
+		if ns.Namespace != "" {
+			t.Errorf("Namespace %s got namespace %q", ns.Name, ns.Namespace)
+		}
+	}
+	if snap.Namespace("team-a").Labels["istio-injection"] != "enabled" {
+		t.Error("team-a labels lost")
+	}
+
+	// Creation times follow document order: namespaces (docs 0,1), deployment (2), service (3),
+	// serviceentry (4), gateway (5), destinationrule (6), virtualservice (7).
+	order := []struct {
+		name string
+		ts   int64
+	}{
+		{"team-a", snap.Namespaces[0].CreationTimestamp.Unix()},
+		{"istio-system", snap.Namespaces[1].CreationTimestamp.Unix()},
+		{"deployment", d.CreationTimestamp.Unix()},
+		{"service", snap.Services[0].CreationTimestamp.Unix()},
+		{"serviceentry", se.CreationTimestamp.Unix()},
+		{"gateway", snap.Gateways[0].CreationTimestamp.Unix()},
+		{"destinationrule", snap.DestinationRules[0].CreationTimestamp.Unix()},
+		{"virtualservice", snap.VirtualServices[0].CreationTimestamp.Unix()},
+	}
+	for i, o := range order {
+		if want := baseCreationTime.Unix() + int64(i); o.ts != want {
+			t.Errorf("%s created at %d, want %d", o.name, o.ts, want)
+		}
+	}
+}
+
+func TestFromFilesMeshConfig(t *testing.T) {
+	snap, err := FromFiles([]string{caseFile(t, "22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml")}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := snap.MeshConfigs[""]
+	if src == nil || src.Config == nil {
+		t.Fatalf("MeshConfigs = %v, want key \"\"", snap.MeshConfigs)
+	}
+	if src.Ref != "istio-system/istio" {
+		t.Errorf("Ref = %q", src.Ref)
+	}
+	otp := src.Config.GetOutboundTrafficPolicy()
+	if otp == nil {
+		t.Fatal("outboundTrafficPolicy not set")
+	}
+	if otp.GetMode() != meshv1alpha1.MeshConfig_OutboundTrafficPolicy_REGISTRY_ONLY {
+		t.Errorf("mode = %v, want REGISTRY_ONLY", otp.GetMode())
+	}
+}
+
+func TestFromFilesMeshConfigRevisionAndNamespace(t *testing.T) {
+	in := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio-canary, namespace: my-istio}
+data:
+  mesh: |
+    outboundTrafficPolicy: {mode: ALLOW_ANY}
+    defaultConfig: {holdApplicationUntilProxyStarts: true}
+    someFutureField: 1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data: {mesh: "outboundTrafficPolicy: {mode: ALLOW_ANY}"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio-sidecar-injector, namespace: my-istio}
+data: {config: "x"}
+`
+	f := false
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{IstioNamespace: "my-istio", Revision: "canary", FilterGatewayClusters: &f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.MeshConfigs) != 1 {
+		t.Fatalf("MeshConfigs = %v, want only canary (the other istio ConfigMap is in another namespace)", snap.MeshConfigs)
+	}
+	mc := snap.MeshConfigs["canary"]
+	if mc == nil || mc.Ref != "my-istio/istio-canary" {
+		t.Fatalf("canary = %+v", mc)
+	}
+	if mc.Config.GetOutboundTrafficPolicy().GetMode() != meshv1alpha1.MeshConfig_OutboundTrafficPolicy_ALLOW_ANY {
+		t.Errorf("mode = %v", mc.Config.GetOutboundTrafficPolicy().GetMode())
+	}
+	if snap.Revision != "canary" || snap.IstioNamespace != "my-istio" {
+		t.Errorf("Revision=%q IstioNamespace=%q", snap.Revision, snap.IstioNamespace)
+	}
+	if snap.Assumptions.FilterGatewayClusters == nil || *snap.Assumptions.FilterGatewayClusters {
+		t.Errorf("FilterGatewayClusters = %v", snap.Assumptions.FilterGatewayClusters)
+	}
+	if !snap.Assumptions.SyntheticGateway || snap.Deployments[0].Namespace != "my-istio" {
+		t.Errorf("synthetic gateway not in my-istio: %+v", snap.Deployments)
+	}
+}
+
+func TestFromFilesMalformedYAMLLine(t *testing.T) {
+	_, err := FromFiles([]string{"testdata/malformed.yaml"}, nil, Options{})
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v (%T), want *FileError", err, err)
+	}
+	// Line 15 is " spec:", mis-indented under the second document (which starts on line 10).
+	if fe.Path != "testdata/malformed.yaml" || fe.Line != 15 {
+		t.Errorf("err = %v, want testdata/malformed.yaml:15", err)
+	}
+	if !strings.HasPrefix(err.Error(), "testdata/malformed.yaml:15: ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %q", err)
+	}
+}
+
+func TestYAMLErrorLines(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		line int
+	}{
+		// scanner error (1-based in the library)
+		{"mapping values", "a: 1\n---\nk: v\nb: c: d\n", 4},
+		{"tab indentation", "---\na:\n\tb: 1\n", 3},
+		// parser errors (0-based in the library, or no line at all on the first line)
+		{"bad indent", "x: 1\n---\n# c\nkind: A\nmetadata:\n  name: a\n spec: 1\n", 7},
+		{"unclosed flow map", "---\nkind: {a: 1\nb: 2\n", 3},
+		{"wrong sequence indent", "a: 1\n---\na:\n  - 1\n  b: 2\n", 5},
+		// a YAML flow document is not JSON: YAML errors are reported, JSON-looking YAML loads
+		{"flow seq", "---\n[a, b\n", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromFiles([]string{"-"}, strings.NewReader(tt.in), Options{})
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want *FileError", err)
+			}
+			if fe.Line != tt.line {
+				t.Errorf("err = %v, want line %d", err, tt.line)
+			}
+		})
+	}
+}
+
+func TestFromFilesBadFieldTypeLine(t *testing.T) {
+	_, err := FromFiles([]string{"testdata/bad-type.yaml"}, nil, Options{})
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v (%T), want *FileError", err, err)
+	}
+	// The document starts after "---" on line 5; its first content line (after a comment) is 7.
+	if fe.Line != 7 || !strings.Contains(fe.Msg, "ServiceEntry") {
+		t.Errorf("err = %v, want testdata/bad-type.yaml:7: ... ServiceEntry ...", err)
+	}
+}
+
+func TestFromFilesMissingFile(t *testing.T) {
+	_, err := FromFiles([]string{"testdata/does-not-exist.yaml"}, nil, Options{})
+	if err == nil || err.Error() != "open testdata/does-not-exist.yaml: no such file or directory" {
+		t.Errorf("err = %v", err)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err does not match fs.ErrNotExist")
+	}
+}
+
+func TestFromFilesDirectoryRecursive(t *testing.T) {
+	snap, err := FromFiles([]string{"testdata/tree"}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ns := range snap.Namespaces {
+		names = append(names, ns.Name)
+	}
+	if len(names) != 1 || names[0] != "tree-top" {
+		t.Errorf("Namespaces = %v, want [tree-top] (ignored.txt must be skipped)", names)
+	}
+	if len(snap.Deployments) != 1 || snap.Deployments[0].Name != "my-egress" {
+		t.Errorf("Deployments = %v", snap.Deployments)
+	}
+	if len(snap.Services) != 1 || snap.Services[0].Name != "svc-a" || snap.Services[0].Namespace != "tree-ns" {
+		t.Errorf("Services from JSON List = %v", snap.Services)
+	}
+	if len(snap.Gateways) != 1 || len(snap.ServiceEntries) != 1 || snap.ServiceEntries[0].Name != "from-list" {
+		t.Errorf("Gateways %d, ServiceEntries %v", len(snap.Gateways), snap.ServiceEntries)
+	}
+	if got := snap.ServiceEntries[0].Spec.GetHosts(); len(got) != 1 || got[0] != "list.example.com" {
+		t.Errorf("typed List item hosts = %v", got)
+	}
+	// The Gateway selects my-egress by its pod template labels: no synthetic gateway.
+	if snap.Assumptions.SyntheticGateway {
+		t.Error("synthetic gateway added although a Gateway selects Deployment my-egress")
+	}
+	// The walk is lexical: README.md (skipped), namespace.yaml, then sub/...
+	if !snap.Namespaces[0].CreationTimestamp.Before(&snap.Deployments[0].CreationTimestamp) {
+		t.Error("namespace.yaml should load before sub/")
+	}
+}
+
+func TestFromFilesJSONAndFlowYAML(t *testing.T) {
+	_, err := FromFiles([]string{"testdata/json/broken.json"}, nil, Options{})
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Line != 6 || !strings.HasPrefix(fe.Msg, "invalid JSON") {
+		t.Errorf("err = %v, want testdata/json/broken.json:6: invalid JSON...", err)
+	}
+	snap, err := FromFiles([]string{"-"}, strings.NewReader("---\n{apiVersion: v1, kind: Namespace, metadata: {name: flow}}\n"), Options{})
+	if err != nil || len(snap.Namespaces) != 1 || snap.Namespaces[0].Name != "flow" {
+		t.Errorf("flow-style YAML: err=%v snap=%v", err, snap)
+	}
+}
+
+func TestFromFilesStdin(t *testing.T) {
+	in := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"json-ns"}}
+{"apiVersion":"networking.istio.io/v1alpha3","kind":"EnvoyFilter","metadata":{"name":"ef"},"spec":{}}
+`
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Source != "files -" {
+		t.Errorf("Source = %q", snap.Source)
+	}
+	if len(snap.Namespaces) != 1 || snap.Namespaces[0].Name != "json-ns" {
+		t.Errorf("Namespaces = %v", snap.Namespaces)
+	}
+	if len(snap.EnvoyFilters) != 1 || snap.EnvoyFilters[0].Namespace != "default" {
+		t.Errorf("EnvoyFilters = %v (want namespace default)", snap.EnvoyFilters)
+	}
+
+	_, err = FromFiles([]string{"-"}, strings.NewReader("a: b\n---\nkind: [\n"), Options{})
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != StdinName || fe.Line < 3 {
+		t.Errorf("stdin error = %v", err)
+	}
+
+	if _, err := FromFiles([]string{"-"}, nil, Options{}); err == nil {
+		t.Error("nil stdin: want error")
+	}
+}
+
+func TestFromFilesSyntheticGateway(t *testing.T) {
+	snap, err := FromFiles([]string{"testdata/se-only.yaml"}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Assumptions.SyntheticGateway || len(snap.Deployments) != 1 {
+		t.Fatalf("SyntheticGateway=%v Deployments=%d", snap.Assumptions.SyntheticGateway, len(snap.Deployments))
+	}
+	d := snap.Deployments[0]
+	want := map[string]string{"app": "istio-egressgateway", "istio": "egressgateway"}
+	if d.Name != "istio-egressgateway" || d.Namespace != "istio-system" || !equalMaps(d.Labels, want) || !equalMaps(d.Spec.Template.Labels, want) {
+		t.Errorf("synthetic deployment %s/%s labels %v template %v", d.Namespace, d.Name, d.Labels, d.Spec.Template.Labels)
+	}
+	se := snap.ServiceEntries[0]
+	if se.Namespace != "default" {
+		t.Errorf("ServiceEntry without namespace got %q, want default", se.Namespace)
+	}
+	if se.Spec.GetResolution().String() != "DNS" {
+		t.Errorf("v1beta1 ServiceEntry resolution = %v", se.Spec.GetResolution())
+	}
+}
+
+func TestFromFilesDuplicateReplaces(t *testing.T) {
+	in := `apiVersion: v1
+kind: Namespace
+metadata: {name: a, labels: {v: "1"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: b}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: a, labels: {v: "2"}}
+`
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Namespaces) != 2 || snap.Namespace("a").Labels["v"] != "2" {
+		t.Errorf("Namespaces = %v", snap.Namespaces)
+	}
+}
+
+func TestFromFilesOddInputsNoPanic(t *testing.T) {
+	inputs := []string{
+		"", "---", "--- # c\n---\n", "# only a comment\n", "null", "[]", "[1,2]", "42", "{}", "\xef\xbb\xbfa: b",
+		"apiVersion: v1\nkind: List\nitems: null\n",
+		"apiVersion: v1\nkind: List\nitems: [null, 1, {kind: Pod}]\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: null\nspec: null\n",
+		"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec: null\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata: {mesh: ''}\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata: null\n",
+		"apiVersion: 3\nkind: {a: b}\n",
+		"apiVersion: a/b/c\nkind: X\n",
+		"{\"apiVersion\": \"v1\", \"kind\": \"Namespace\"",
+	}
+	for _, in := range inputs {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("panic on %q: %v", in, r)
+				}
+			}()
+			_, _ = FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+		}()
+	}
+	if _, err := FromFiles(nil, nil, Options{}); err == nil {
+		t.Error("no paths: want error")
+	}
+	_, err := FromFiles([]string{"-"}, strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata: {mesh: 'outboundTrafficPolicy: [1]'}\n"), Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), StdinName+":1: ConfigMap istio-system/istio: key mesh:") {
+		t.Errorf("bad mesh err = %v", err)
+	}
+}
+
+func TestSplitDocumentsLines(t *testing.T) {
+	docs := splitDocuments([]byte("a: 1\n---\nb: 2\n\n--- # x\n# c\nc: 3\n---"))
+	var got []int
+	for _, d := range docs {
+		got = append(got, d.firstLine)
+	}
+	want := []int{1, 3, 6, 9}
+	sort.Ints(got)
+	if len(got) != len(want) {
+		t.Fatalf("firstLines = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("firstLines = %v, want %v", got, want)
+		}
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,131 @@
+// Package loader fills a snapshot.Snapshot, either from a live cluster (FromCluster) or from
+// manifest files (FromFiles). Both produce the same shape; checks never know which one ran.
+package loader
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// DefaultIstioNamespace is used when Options.IstioNamespace is empty.
+const DefaultIstioNamespace = "istio-system"
+
+// meshConfigMapName is the name of the default-revision mesh ConfigMap; a revision "rev" uses
+// meshConfigMapName + "-rev".
+const meshConfigMapName = "istio"
+
+// meshKey is the ConfigMap data key that holds the MeshConfig YAML.
+const meshKey = "mesh"
+
+// Options are shared by FromCluster and FromFiles.
+type Options struct {
+	// IstioNamespace is the namespace of istiod and of the mesh ConfigMap; "" means
+	// "istio-system".
+	IstioNamespace string
+	// Revision is the istiod revision asked for; "" is the default revision. It is copied to
+	// Snapshot.Revision; both the default and every revisioned mesh ConfigMap are loaded.
+	Revision string
+	// FilterGatewayClusters is the --filter-gateway-clusters flag (nil = not given). It is
+	// copied to Snapshot.Assumptions.FilterGatewayClusters.
+	FilterGatewayClusters *bool
+}
+
+func (o Options) istioNamespace() string {
+	if o.IstioNamespace == "" {
+		return DefaultIstioNamespace
+	}
+	return o.IstioNamespace
+}
+
+func newSnapshot(source string, opts Options) *snapshot.Snapshot {
+	snap := snapshot.NewEmpty(source, opts.istioNamespace(), opts.Revision)
+	if opts.FilterGatewayClusters != nil {
+		v := *opts.FilterGatewayClusters
+		snap.Assumptions.FilterGatewayClusters = &v
+	}
+	return snap
+}
+
+// FileError is a problem in one input file. Line is 1-based; 0 means the whole file.
+type FileError struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+// Error returns "path:line: msg", or "path: msg" when Line is 0.
+func (e *FileError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// meshRevision reports whether a ConfigMap named name holds a mesh config and for which
+// revision: "istio" → ("", true), "istio-canary" → ("canary", true), anything else → false.
+func meshRevision(name string) (string, bool) {
+	if name == meshConfigMapName {
+		return "", true
+	}
+	if rev, ok := strings.CutPrefix(name, meshConfigMapName+"-"); ok && rev != "" {
+		return rev, true
+	}
+	return "", false
+}
+
+// meshConfigFromConfigMap parses the `mesh` key of a mesh ConfigMap. ok is false when cm is
+// not a mesh ConfigMap (wrong name or no `mesh` key); err is set when the key does not parse.
+func meshConfigFromConfigMap(cm *corev1.ConfigMap) (rev string, src *snapshot.MeshConfigSource, ok bool, err error) {
+	if cm == nil {
+		return "", nil, false, nil
+	}
+	rev, ok = meshRevision(cm.Name)
+	if !ok {
+		return "", nil, false, nil
+	}
+	text, has := cm.Data[meshKey]
+	if !has {
+		return "", nil, false, nil
+	}
+	mc, err := parseMeshConfig(text)
+	if err != nil {
+		return rev, nil, true, err
+	}
+	return rev, &snapshot.MeshConfigSource{Ref: cm.Namespace + "/" + cm.Name, Config: mc}, true, nil
+}
+
+// parseMeshConfig parses MeshConfig YAML (or JSON). Unknown fields are ignored; unset fields
+// stay unset. An empty text gives an empty MeshConfig.
+func parseMeshConfig(text string) (*meshv1alpha1.MeshConfig, error) {
+	js, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %s", meshKey, oneLine(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")))
+	}
+	mc := &meshv1alpha1.MeshConfig{}
+	trimmed := strings.TrimSpace(string(js))
+	if trimmed == "null" || trimmed == "" {
+		return mc, nil
+	}
+	if !strings.HasPrefix(trimmed, "{") {
+		return nil, fmt.Errorf("key %s: not a mapping", meshKey)
+	}
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(js, mc); err != nil {
+		return nil, fmt.Errorf("key %s: %s", meshKey, oneLine(err.Error()))
+	}
+	return mc, nil
+}
+
+// oneLine folds a possibly multi-line message into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
