@@ -1,0 +1,98 @@
+package plugin
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func TestValidateHost(t *testing.T) {
+	for _, h := range []string{"api.example.com", "*.example.com", "*", "203.0.113.10", "2001:db8::1", "localhost"} {
+		if err := ValidateHost(h); err != nil {
+			t.Errorf("ValidateHost(%q) = %v", h, err)
+		}
+	}
+	for _, h := range []string{"", "https://api.example.com", "api.example.com/path", "api.example.com:443", "bad_host.example.com", "a..b", "*.*.example.com", "-x.example.com"} {
+		if err := ValidateHost(h); err == nil {
+			t.Errorf("ValidateHost(%q) accepted", h)
+		}
+	}
+}
+
+// run executes the root command in process with files only (no cluster).
+func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	os.Args = append([]string{"kubectl-egress"}, args...)
+	code = Execute(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+const mesh = `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: httpbin, namespace: default}
+spec:
+  hosts: [httpbin.org]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+
+func TestExitCodesAndOneLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("kind: ServiceEntry\napiVersion: networking.istio.io/v1\nmetadata:\n  name: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"present offline, flag off", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=false"}, ExitOK, ""},
+		{"absent offline, flag on", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=true", "-o", "json"}, ExitAbsent, ""},
+		{"unknown host", []string{"why-missing", "nosuch.example.com", "-f", "-"}, ExitAbsent, ""},
+		{"malformed file", []string{"why-missing", "httpbin.org", "-f", bad}, ExitError, bad + ":5: invalid YAML"}, // the parser reports the end of the unclosed flow sequence
+		{"missing file", []string{"why-missing", "httpbin.org", "-f", filepath.Join(dir, "nope.yaml")}, ExitError, "no such file"},
+		{"url as host", []string{"why-missing", "https://httpbin.org", "-f", "-"}, ExitError, "invalid host"},
+		{"bad output", []string{"why-missing", "httpbin.org", "-f", "-", "-o", "xml"}, ExitError, "-o"},
+		{"bad flag value", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=maybe"}, ExitError, "want true or false"},
+		{"unknown flag", []string{"why-missing", "httpbin.org", "--nope"}, ExitError, "unknown flag"},
+		{"missing host", []string{"why-missing"}, ExitError, "accepts 1 arg"},
+		{"unknown gateway", []string{"why-missing", "httpbin.org", "-f", "-", "--gateway", "istio-system/nope"}, ExitError, "not found"},
+		{"bad gateway ref", []string{"why-missing", "httpbin.org", "-f", "-", "--gateway", "nope"}, ExitError, "NAMESPACE/NAME"},
+		{"bad port", []string{"why-missing", "httpbin.org", "-f", "-", "--port", "70000"}, ExitError, "--port"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, mesh, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, c.code, stderr)
+			}
+			if c.code == ExitError {
+				if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "error: ") || !strings.Contains(stderr, c.stderr) {
+					t.Errorf("stderr not one line containing %q: %q", c.stderr, stderr)
+				}
+				if stdout != "" {
+					t.Errorf("stdout on error: %q", stdout)
+				}
+			} else if stderr != "" {
+				t.Errorf("stderr: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestHelpShowsExamples(t *testing.T) {
+	code, out, _ := run(t, "", "why-missing", "--help")
+	if code != ExitOK || !strings.Contains(out, "kubectl egress why-missing httpbin.org") || !strings.Contains(out, "--gateway") {
+		t.Errorf("help: %d %q", code, out)
+	}
+	code, out, _ = run(t, "", "--help")
+	if code != ExitOK || !strings.Contains(out, "why-missing") {
+		t.Errorf("root help: %d %q", code, out)
+	}
+}
