@@ -13,7 +13,7 @@ import (
 // that covers it (its cluster is outbound|<port>||*.domain, not one for the host), a Kubernetes
 // Service whose short or namespaced name it is, an IP listed in an entry's endpoints instead
 // of its addresses, and host names one or two edits away. At most 5, most likely first.
-func NearMatches(snap *snapshot.Snapshot, host string, svcExport []string) []string {
+func NearMatches(snap *snapshot.Snapshot, host string) []string {
 	type cand struct {
 		rank int
 		text string

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -47,13 +48,12 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 	rep := &Report{SchemaVersion: SchemaVersion, Host: host, Port: opt.Port, Source: snap.Source, Present: true}
 
 	defaults := ReadIstiodFlags(snap, snap.Revision)
-	svcExport := defaults.MeshConfig.GetDefaultServiceExportTo()
-	services := servicesFor(snap, host, svcExport)
+	services := servicesFor(snap, host, defaults.MeshConfig)
 	for _, s := range services {
 		rep.Services = append(rep.Services, serviceRef(s))
 	}
 	if len(services) == 0 {
-		rep.Suggestions = NearMatches(snap, host, svcExport)
+		rep.Suggestions = NearMatches(snap, host)
 	}
 	for _, w := range wls {
 		v := diagnose(snap, w, host, opt.Port)
@@ -65,11 +65,26 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 	return rep, nil
 }
 
-func servicesFor(snap *snapshot.Snapshot, host string, svcExport []string) []rules.Service {
-	if rules.IsIP(host) {
-		return rules.ServicesForAddress(snap.ServiceEntries, host, svcExport)
+// ServiceOptions returns the registry options of a mesh config: its defaultServiceExportTo,
+// its serviceEntryVisibility, and the snapshot's namespace labels.
+func ServiceOptions(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) rules.ServiceOptions {
+	return rules.ServiceOptions{
+		DefaultExportTo: mc.GetDefaultServiceExportTo(),
+		Visibility:      mc.GetServiceEntryVisibility(),
+		NamespaceLabels: func(ns string) map[string]string {
+			if n := snap.Namespace(ns); n != nil {
+				return n.Labels
+			}
+			return nil
+		},
 	}
-	return rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, svcExport)
+}
+
+func servicesFor(snap *snapshot.Snapshot, host string, mc *meshv1alpha1.MeshConfig) []rules.Service {
+	if rules.IsIP(host) {
+		return rules.ServicesForAddress(snap.ServiceEntries, host, ServiceOptions(snap, mc))
+	}
+	return rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, ServiceOptions(snap, mc))
 }
 
 func serviceRef(s rules.Service) ServiceRef {
@@ -198,7 +213,7 @@ func clusterList(cs []Cluster) string {
 
 func (e *evaluation) run() {
 	e.stepFlags()
-	services := servicesFor(e.snap, e.host, e.svcExport)
+	services := servicesFor(e.snap, e.host, e.flags.MeshConfig)
 	e.stepServices(services)
 	e.stepMeshDefaults()
 
@@ -562,6 +577,20 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 	culprit := group[0]
 	msg := fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
 		culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, e.w.Ref(), hn)
+	if v := culprit.Visibility; v.Configured && v.ApplyToSidecars && rules.ServiceVisible(culprit.Namespace, culprit.UncappedExportTo, e.w.Namespace) {
+		policy := "defaultVisibility"
+		if v.Policy >= 0 {
+			policy = fmt.Sprintf("policies[%d]", v.Policy)
+		}
+		ref := "meshConfig"
+		if e.flags.MeshConfigAt != "" {
+			ref = "ConfigMap " + e.flags.MeshConfigAt
+		}
+		e.fail(CauseNotExported, ref, fmt.Sprintf("%s is exported to %s by exportTo %s, but meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s, which excludes the gateway pod's namespace %s (seed 002): istiod never builds outbound|*||%s for this gateway.",
+			culprit.Ref(), e.w.Namespace, fmtList(culprit.UncappedExportTo), policy, v.Visibility, fmtList(culprit.ExportTo), e.w.Namespace, hn),
+			fmt.Sprintf("# %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", ref, culprit.Namespace, culprit.Namespace))
+		return
+	}
 	if len(culprit.DeclaredExportTo) == 0 {
 		msg = fmt.Sprintf("%s sets no exportTo and meshConfig.defaultServiceExportTo %s excludes %s (the gateway pod's namespace: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
 			culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, hn)

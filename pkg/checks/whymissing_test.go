@@ -270,3 +270,20 @@ func TestUnknownFlagIsStatedAsAssumption(t *testing.T) {
 
 // NotReferencedHint is what the assumption names when the flag would change the answer.
 const NotReferencedHint = CauseNotReferenced
+
+func TestServiceEntryVisibilityCap(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", `exportTo: ["*"]`, 1)
+	meshCM := func(body string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n" + body
+	}
+	capped := meshCM("    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n      applyToSidecars: true\n")
+	expect(t, verdict(t, snap(t, "false", "false", entry, boundVS, capped), "api.example.com", 80), false, CauseNotExported, "ConfigMap istio-system/istio")
+	// Without applyToSidecars the classic path keeps using exportTo only.
+	ambientOnly := meshCM("    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n")
+	expect(t, verdict(t, snap(t, "false", "false", entry, boundVS, ambientOnly), "api.example.com", 80), true, CauseOK, "")
+	// A PUBLIC policy matching the entry's namespace labels wins over the default.
+	trusted := meshCM("    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n      applyToSidecars: true\n      policies:\n      - visibility: PUBLIC\n        matchingRules:\n        - namespaceSelector: {matchLabels: {trusted: \"true\"}}\n")
+	labelled := "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {trusted: \"true\"}}\n"
+	expect(t, verdict(t, snap(t, "false", "false", entry, boundVS, trusted, labelled), "api.example.com", 80), true, CauseOK, "")
+	expect(t, verdict(t, snap(t, "false", "false", entry, boundVS, trusted), "api.example.com", 80), false, CauseNotExported, "ConfigMap istio-system/istio")
+}

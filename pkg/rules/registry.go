@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -49,18 +51,38 @@ type Service struct {
 	WorkloadSelector map[string]string
 	Created          metav1.Time
 	Annotations      map[string]string
+	// Visibility is the entry's resolved meshConfig.serviceEntryVisibility (ServiceEntries only);
+	// UncappedExportTo is the effective exportTo before the visibility cap.
+	Visibility       SEVisibility
+	UncappedExportTo []string
+}
+
+// ServiceOptions are the mesh settings that shape registry entries.
+type ServiceOptions struct {
+	// DefaultExportTo is meshConfig.defaultServiceExportTo.
+	DefaultExportTo []string
+	// Visibility is meshConfig.serviceEntryVisibility (nil = not configured).
+	Visibility *meshv1alpha1.ServiceEntryVisibility
+	// NamespaceLabels returns a namespace's labels (nil when unknown).
+	NamespaceLabels func(ns string) map[string]string
 }
 
 // Ref returns "Kind namespace/name".
 func (s Service) Ref() string { return s.Kind + " " + s.Namespace + "/" + s.Name }
 
 // ServiceEntryServices converts a ServiceEntry into one Service per host, applying the mesh's
-// defaultServiceExportTo when the entry has none.
+// defaultServiceExportTo when the entry has none, then the serviceEntryVisibility cap.
 //
 // Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go convertServices (one
 // service per host; addresses do not change the cluster name) and push_context.go
 // serviceExportTo.
-func ServiceEntryServices(se *networkingv1.ServiceEntry, defaultExportTo []string) []Service {
+func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []Service {
+	var nsLabels map[string]string
+	if opt.NamespaceLabels != nil {
+		nsLabels = opt.NamespaceLabels(se.Namespace)
+	}
+	vis := ResolveSEVisibility(opt.Visibility, nsLabels)
+	uncapped := EffectiveExportTo(se.Spec.ExportTo, opt.DefaultExportTo)
 	var ports []ServicePort
 	for _, p := range se.Spec.Ports {
 		ports = append(ports, ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: strings.ToUpper(p.GetProtocol())})
@@ -72,7 +94,9 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, defaultExportTo []strin
 			Hostname:         NormalizeHost(h),
 			Ports:            ports,
 			DeclaredExportTo: se.Spec.ExportTo,
-			ExportTo:         EffectiveExportTo(se.Spec.ExportTo, defaultExportTo),
+			ExportTo:         CapExportTo(uncapped, se.Namespace, vis),
+			UncappedExportTo: uncapped,
+			Visibility:       vis,
 			Resolution:       se.Spec.Resolution.String(),
 			Location:         se.Spec.Location.String(),
 			Addresses:        se.Spec.Addresses,
@@ -95,6 +119,7 @@ func KubeServiceHost(svc *corev1.Service) string {
 // Mirrors istiod pilot/pkg/serviceregistry/kube/conversion.go ConvertService (exportTo
 // annotation, ExternalName as Alias, clusterIP None as Passthrough).
 func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
+	// Kubernetes Services are never capped by serviceEntryVisibility.
 	var declared []string
 	if a := svc.Annotations[ExportToAnnotation]; a != "" {
 		for _, e := range strings.Split(a, ",") {
@@ -139,11 +164,11 @@ func protocolFromPortName(name string) string {
 }
 
 // ServicesForHost returns every registry entry whose hostname equals host (case-insensitive).
-func ServicesForHost(ses []*networkingv1.ServiceEntry, svcs []*corev1.Service, host string, defaultExportTo []string) []Service {
+func ServicesForHost(ses []*networkingv1.ServiceEntry, svcs []*corev1.Service, host string, opt ServiceOptions) []Service {
 	host = NormalizeHost(host)
 	var out []Service
 	for _, se := range ses {
-		for _, s := range ServiceEntryServices(se, defaultExportTo) {
+		for _, s := range ServiceEntryServices(se, opt) {
 			if s.Hostname == host {
 				out = append(out, s)
 			}
@@ -151,7 +176,7 @@ func ServicesForHost(ses []*networkingv1.ServiceEntry, svcs []*corev1.Service, h
 	}
 	for _, svc := range svcs {
 		if KubeServiceHost(svc) == host {
-			out = append(out, KubeService(svc, defaultExportTo))
+			out = append(out, KubeService(svc, opt.DefaultExportTo))
 		}
 	}
 	SortByCreation(out)
@@ -160,7 +185,7 @@ func ServicesForHost(ses []*networkingv1.ServiceEntry, svcs []*corev1.Service, h
 
 // ServicesForAddress returns the ServiceEntry services whose addresses contain ip (an address
 // or a CIDR), for requests made to an IP instead of a name (seed §2.2 addresses).
-func ServicesForAddress(ses []*networkingv1.ServiceEntry, ip string, defaultExportTo []string) []Service {
+func ServicesForAddress(ses []*networkingv1.ServiceEntry, ip string, opt ServiceOptions) []Service {
 	addr, err := netip.ParseAddr(ip)
 	if err != nil {
 		return nil
@@ -176,7 +201,7 @@ func ServicesForAddress(ses []*networkingv1.ServiceEntry, ip string, defaultExpo
 			}
 		}
 		if hit {
-			out = append(out, ServiceEntryServices(se, defaultExportTo)...)
+			out = append(out, ServiceEntryServices(se, opt)...)
 		}
 	}
 	SortByCreation(out)

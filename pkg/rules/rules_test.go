@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 )
@@ -232,5 +233,40 @@ func TestServerRouteType(t *testing.T) {
 		if got := ServerRouteType(s); got != c.want {
 			t.Errorf("%s %v: %q want %q", c.proto, c.tls, got, c.want)
 		}
+	}
+}
+
+func TestResolveSEVisibility(t *testing.T) {
+	if v := ResolveSEVisibility(nil, nil); v.Configured || v.Visibility != VisibilityPublic {
+		t.Errorf("unconfigured: %+v", v)
+	}
+	cfg := &meshv1alpha1.ServiceEntryVisibility{
+		DefaultVisibility: meshv1alpha1.ServiceEntryVisibility_NAMESPACE,
+		ApplyToSidecars:   true,
+		Policies: []*meshv1alpha1.ServiceEntryVisibility_Policy{
+			{Visibility: meshv1alpha1.ServiceEntryVisibility_NONE, MatchingRules: []*meshv1alpha1.ServiceEntryVisibility_MatchRule{{}}}, // no matcher: never matches
+			{Visibility: meshv1alpha1.ServiceEntryVisibility_NONE, MatchingRules: []*meshv1alpha1.ServiceEntryVisibility_MatchRule{{Matcher: &meshv1alpha1.ServiceEntryVisibility_MatchRule_NamespaceSelector{
+				NamespaceSelector: &meshv1alpha1.LabelSelector{MatchExpressions: []*meshv1alpha1.LabelSelectorRequirement{{Key: "x", Operator: "Bogus"}}}}}}},
+			{Visibility: meshv1alpha1.ServiceEntryVisibility_PUBLIC, MatchingRules: []*meshv1alpha1.ServiceEntryVisibility_MatchRule{{Matcher: &meshv1alpha1.ServiceEntryVisibility_MatchRule_NamespaceSelector{
+				NamespaceSelector: &meshv1alpha1.LabelSelector{MatchLabels: map[string]string{"trusted": "true"}}}}}},
+		},
+	}
+	v := ResolveSEVisibility(cfg, map[string]string{"trusted": "true"})
+	if v.Visibility != VisibilityPublic || v.Policy != 2 || len(v.Problems) != 2 {
+		t.Errorf("trusted: %+v", v)
+	}
+	v = ResolveSEVisibility(cfg, nil)
+	if v.Visibility != VisibilityNamespace || v.Policy != -1 {
+		t.Errorf("default: %+v", v)
+	}
+	if got := CapExportTo([]string{"*"}, "team-a", v); !slices.Equal(got, []string{"."}) {
+		t.Errorf("NAMESPACE cap of *: %v", got)
+	}
+	if got := CapExportTo([]string{"istio-system"}, "team-a", v); !slices.Equal(got, []string{"~"}) {
+		t.Errorf("NAMESPACE cap of another namespace: %v", got)
+	}
+	v.ApplyToSidecars = false
+	if got := CapExportTo([]string{"*"}, "team-a", v); !slices.Equal(got, []string{"*"}) {
+		t.Errorf("no applyToSidecars: %v", got)
 	}
 }
