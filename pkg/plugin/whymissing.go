@@ -81,14 +81,30 @@ HOST); 2 usage, input or read error.`,
 // Complete fills the host from the arguments and parses --filter-gateway-clusters.
 func (o *WhyMissingOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Host = rules.NormalizeHost(args[0])
-	if o.FilterGatewayClusters != "" {
-		v, err := strconv.ParseBool(o.FilterGatewayClusters)
-		if err != nil {
-			return usageErr("--filter-gateway-clusters=%q: want true or false", o.FilterGatewayClusters)
-		}
-		o.filterGW = &v
+	v, err := parseFilterFlag(o.FilterGatewayClusters)
+	o.filterGW = v
+	return err
+}
+
+// parseFilterFlag parses --filter-gateway-clusters ("" = not given).
+func parseFilterFlag(s string) (*bool, error) {
+	if s == "" {
+		return nil, nil
 	}
-	return nil
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return nil, usageErr("--filter-gateway-clusters=%q: want true or false", s)
+	}
+	return &v, nil
+}
+
+// validateOutput checks -o.
+func validateOutput(o string) error {
+	switch o {
+	case printers.FormatTable, printers.FormatJSON, printers.FormatYAML:
+		return nil
+	}
+	return usageErr("-o %q: want one of %s", o, strings.Join(printers.Formats, ", "))
 }
 
 // Validate checks the host, port, gateway and output flags; every failure is a usage error
@@ -106,12 +122,7 @@ func (o *WhyMissingOptions) Validate() error {
 			return usageErr("--gateway %q: want NAMESPACE/NAME of the gateway Deployment or Pod", o.Gateway)
 		}
 	}
-	switch o.Output {
-	case printers.FormatTable, printers.FormatJSON, printers.FormatYAML:
-	default:
-		return usageErr("-o %q: want one of %s", o.Output, strings.Join(printers.Formats, ", "))
-	}
-	return nil
+	return validateOutput(o.Output)
 }
 
 // ValidateHost accepts a DNS host name, a wildcard host (*.example.com or *) or an IP address.

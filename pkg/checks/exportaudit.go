@@ -1,0 +1,475 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// AuditSchemaVersion identifies the JSON/YAML shape of an AuditReport.
+const AuditSchemaVersion = "kubectl-egress.io/export-audit/v1"
+
+// Export-audit finding codes (catalogued in Catalog).
+const (
+	AuditSENotExportedToGateway = "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
+	AuditVSNotExportedToGateway = "VS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
+	AuditSENotExportedToClient  = "SE_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
+	AuditDRNotOnLookupPath      = "DR_NOT_ON_LOOKUP_PATH"
+	AuditSubsetUndefined        = "SUBSET_NOT_DEFINED_ANYWHERE"
+	AuditDuplicateHost          = "DUPLICATE_HOST_VISIBLE"
+	AuditDRShadowed             = "DR_SHADOWED"
+)
+
+func init() {
+	Catalog = append(Catalog,
+		CatalogEntry{AuditSENotExportedToGateway, LevelError, "NC", "A ServiceEntry is the destination of a route bound to a gateway, but its exportTo excludes the gateway pod's namespace (seed §4.2)."},
+		CatalogEntry{AuditVSNotExportedToGateway, LevelError, "NR", "A VirtualService lists a Gateway, but its exportTo excludes the namespace of the gateway pods, where it is evaluated (seed §4.2)."},
+		CatalogEntry{AuditSENotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a host no entry exports to that namespace."},
+		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that) (seed §2.5)."},
+		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that no DestinationRule defines."},
+		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
+		CatalogEntry{AuditDRShadowed, LevelInfo, "", "A DestinationRule in the proxy's namespace hides the service namespace's rule for the same host."},
+	)
+}
+
+// AuditReport is the answer of `kubectl egress export-audit`.
+type AuditReport struct {
+	SchemaVersion string          `json:"schemaVersion"`
+	Source        string          `json:"source"`
+	Resources     []AuditResource `json:"resources"`
+	Findings      []AuditFinding  `json:"findings"`
+}
+
+// AuditResource is one resource with its effective export set.
+type AuditResource struct {
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	ExportTo  []string `json:"exportTo"`
+	// NeededIn lists the namespaces whose proxies need the resource.
+	NeededIn []string `json:"neededIn,omitempty"`
+}
+
+// AuditFinding is one gap, over-exposure or shadowing.
+type AuditFinding struct {
+	Code      string   `json:"code"`
+	Level     string   `json:"level"`
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	ExportTo  []string `json:"exportTo"`
+	NeededIn  []string `json:"neededIn,omitempty"`
+	MissingIn []string `json:"missingIn,omitempty"`
+	// Impact in the seed's §5 terms (503 NC at the gateway, 404 NR, ...), naming the proxy.
+	Impact  string `json:"impact"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// Ref returns "Kind namespace/name".
+func (f AuditFinding) Ref() string { return f.Kind + " " + f.Namespace + "/" + f.Name }
+
+// AuditOptions restricts the audit to findings about resources in Namespace ("" = all).
+type AuditOptions struct {
+	Namespace string
+}
+
+// ClientNamespaces returns namespaces whose pods run sidecars: labelled istio-injection=enabled
+// or istio.io/rev.
+func ClientNamespaces(snap *snapshot.Snapshot) []string {
+	var out []string
+	for _, n := range snap.Namespaces {
+		if n.Labels["istio-injection"] == "enabled" || n.Labels[RevisionLabel] != "" {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+type auditor struct {
+	snap     *snapshot.Snapshot
+	flags    IstiodFlags
+	vsExport []string
+	drs      *rules.DRLookup
+	rootNs   string
+	svcOpt   rules.ServiceOptions
+	findings map[string]*AuditFinding
+	needs    map[string][]string // resource ref -> namespaces
+}
+
+// ExportAudit checks exportTo across ServiceEntries, VirtualServices and DestinationRules
+// against the namespaces of the proxies that need them: every gateway workload's namespace for
+// the VirtualServices listing its Gateways, their destinations and referenced subsets; every
+// client namespace for the mesh routes it sees, their destinations and subsets. It also
+// reports hosts with several visible entries and DestinationRules shadowed in a proxy's
+// namespace. Pure function of the snapshot (seed §4.2, §2.5).
+func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
+	flags := ReadIstiodFlags(snap, snap.Revision)
+	mc := flags.MeshConfig
+	a := &auditor{snap: snap, flags: flags, vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace(),
+		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[string][]string{}}
+	if a.rootNs == "" {
+		a.rootNs = snap.IstioNamespace
+	}
+	a.drs = rules.NewDRLookup(snap.DestinationRules, a.rootNs, mc.GetDefaultDestinationRuleExportTo())
+
+	for _, w := range GatewayWorkloads(snap) {
+		a.gateway(w)
+	}
+	for _, ns := range ClientNamespaces(snap) {
+		a.client(ns)
+	}
+	a.duplicates()
+
+	rep := &AuditReport{SchemaVersion: AuditSchemaVersion, Source: snap.Source, Resources: []AuditResource{}, Findings: []AuditFinding{}}
+	for _, se := range snap.ServiceEntries {
+		ss := rules.ServiceEntryServices(se, a.svcOpt)
+		exp := []string{}
+		if len(ss) > 0 {
+			exp = ss[0].ExportTo
+		}
+		rep.Resources = append(rep.Resources, a.resource("ServiceEntry", se.Namespace, se.Name, exp))
+	}
+	for _, vs := range snap.VirtualServices {
+		rep.Resources = append(rep.Resources, a.resource("VirtualService", vs.Namespace, vs.Name, rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport)))
+	}
+	for _, dr := range snap.DestinationRules {
+		rep.Resources = append(rep.Resources, a.resource("DestinationRule", dr.Namespace, dr.Name, rules.EffectiveExportTo(dr.Spec.ExportTo, mc.GetDefaultDestinationRuleExportTo())))
+	}
+	for _, f := range a.findings {
+		if opt.Namespace == "" || f.Namespace == opt.Namespace {
+			sort.Strings(f.MissingIn)
+			sort.Strings(f.NeededIn)
+			rep.Findings = append(rep.Findings, *f)
+		}
+	}
+	sort.Slice(rep.Findings, func(i, j int) bool {
+		a, b := rep.Findings[i], rep.Findings[j]
+		if levelRank(a.Level) != levelRank(b.Level) {
+			return levelRank(a.Level) < levelRank(b.Level)
+		}
+		if a.Ref() != b.Ref() {
+			return a.Ref() < b.Ref()
+		}
+		return a.Code < b.Code
+	})
+	if opt.Namespace != "" {
+		var keep []AuditResource
+		for _, r := range rep.Resources {
+			if r.Namespace == opt.Namespace {
+				keep = append(keep, r)
+			}
+		}
+		rep.Resources = keep
+	}
+	sort.Slice(rep.Resources, func(i, j int) bool {
+		x, y := rep.Resources[i], rep.Resources[j]
+		return x.Kind+" "+x.Namespace+"/"+x.Name < y.Kind+" "+y.Namespace+"/"+y.Name
+	})
+	return rep
+}
+
+// levelRank orders levels worst first.
+func levelRank(l string) int {
+	switch l {
+	case LevelError:
+		return 0
+	case LevelWarning:
+		return 1
+	}
+	return 2
+}
+
+// AtLeast reports whether level is as bad as or worse than threshold (info < warning < error).
+func AtLeast(level, threshold string) bool {
+	return levelRank(level) <= levelRank(threshold)
+}
+
+func (a *auditor) resource(kind, ns, name string, exp []string) AuditResource {
+	needed := a.needs[kind+" "+ns+"/"+name]
+	sort.Strings(needed)
+	return AuditResource{Kind: kind, Namespace: ns, Name: name, ExportTo: exp, NeededIn: slices.Compact(needed)}
+}
+
+func (a *auditor) need(ref, ns string) {
+	if !slices.Contains(a.needs[ref], ns) {
+		a.needs[ref] = append(a.needs[ref], ns)
+	}
+}
+
+// add records a finding, merging namespaces into an existing one with the same code and resource.
+func (a *auditor) add(f AuditFinding) {
+	key := f.Code + " " + f.Ref()
+	if old, ok := a.findings[key]; ok {
+		for _, n := range f.MissingIn {
+			if !slices.Contains(old.MissingIn, n) {
+				old.MissingIn = append(old.MissingIn, n)
+			}
+		}
+		for _, n := range f.NeededIn {
+			if !slices.Contains(old.NeededIn, n) {
+				old.NeededIn = append(old.NeededIn, n)
+			}
+		}
+		return
+	}
+	if c, ok := Lookup(f.Code); ok {
+		f.Level = c.Level
+	}
+	a.findings[key] = &f
+}
+
+// gateway audits what gateway workload w needs.
+func (a *auditor) gateway(w Workload) {
+	gws := rules.GatewaysForWorkload(a.snap.Gateways, w.Namespace, w.Labels, a.flags.ScopeGWToNs.Value)
+	names := map[string]bool{}
+	for _, g := range gws {
+		names[rules.GatewayName(g)] = true
+	}
+	for _, vs := range a.snap.VirtualServices {
+		if len(vs.Spec.Hosts) == 0 {
+			continue
+		}
+		var gw string
+		for _, g := range rules.VSGateways(vs) {
+			if names[g] {
+				gw = g
+			}
+		}
+		if gw == "" {
+			continue
+		}
+		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
+		a.need(vsRef, w.Namespace)
+		exp := rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport)
+		if !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
+			a.add(AuditFinding{Code: AuditVSNotExportedToGateway, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: exp,
+				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
+				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
+				Message: fmt.Sprintf("%s lists Gateway %s, but exportTo %s excludes %s, the namespace of gateway pod %s where it is evaluated.", vsRef, gw, fmtList(exp), w.Namespace, w.Ref()),
+				Fix:     exportToYAML(vsRef, vs.Spec.ExportTo, vs.Namespace, w.Namespace)})
+		}
+		dests, _ := rules.MergedRoutes(vs, a.snap.VirtualServices, a.vsExport)
+		for _, d := range dests {
+			if !a.routeUsedBy(d, gw, vs.Namespace) {
+				continue
+			}
+			a.destination(d, w.Namespace, w.Labels, "gateway "+w.Ref(), true)
+		}
+	}
+}
+
+// routeUsedBy: the route applies to gateway gw (or to sidecars for gw == "mesh") judging by its
+// match.gateways only.
+func (a *auditor) routeUsedBy(d rules.Dest, gw, vsNs string) bool {
+	var lists [][]string
+	switch {
+	case d.HTTP != nil:
+		for _, m := range d.HTTP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TLS != nil:
+		for _, m := range d.TLS.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TCP != nil:
+		for _, m := range d.TCP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	}
+	if len(lists) == 0 {
+		return true
+	}
+	for _, l := range lists {
+		if len(l) == 0 {
+			return true
+		}
+		for _, g := range l {
+			if rules.ResolveGatewayName(g, vsNs) == gw {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// client audits what sidecars in namespace ns need for the mesh routes they see.
+func (a *auditor) client(ns string) {
+	for _, vs := range a.snap.VirtualServices {
+		if len(vs.Spec.Hosts) == 0 || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+			continue
+		}
+		if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport), ns) {
+			continue
+		}
+		a.need("VirtualService "+vs.Namespace+"/"+vs.Name, ns)
+		dests, _ := rules.MergedRoutes(vs, a.snap.VirtualServices, a.vsExport)
+		for _, d := range dests {
+			if a.routeUsedBy(d, rules.MeshGateway, vs.Namespace) {
+				a.destination(d, ns, nil, "sidecars in "+ns, false)
+			}
+		}
+	}
+}
+
+// destination checks that the proxy namespace ns sees the destination's service and subset.
+func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string, proxy string, gateway bool) {
+	h := strings.ToLower(d.Host)
+	services := rules.ServicesForHost(a.snap.ServiceEntries, a.snap.Services, h, a.svcOpt)
+	if len(services) == 0 {
+		return // why-missing reports HOST_NOT_FOUND; nothing to export
+	}
+	for _, s := range services {
+		a.need(s.Ref(), ns)
+	}
+	chosen, _ := rules.ServiceForProxy(services, ns)
+	vsRef := "VirtualService " + d.Declared.Namespace + "/" + d.Declared.Name
+	if chosen == nil {
+		s := services[0]
+		code, impact := AuditSENotExportedToClient, fmt.Sprintf("503 NC at %s (route %s targets a cluster the proxy lacks)", proxy, vsRef)
+		if gateway {
+			code, impact = AuditSENotExportedToGateway, fmt.Sprintf("503 NC at %s (route from %s)", proxy, vsRef)
+		}
+		if s.Kind == rules.KindServiceEntry {
+			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
+				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
+				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but its exportTo %s does not include %s.", s.Ref(), vsRef, ns, fmtList(s.ExportTo), ns),
+				Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, ns)})
+		}
+		return
+	}
+	dr := a.drs.For(ns, labels, h, chosen.Namespace)
+	a.shadowed(dr, h, chosen.Namespace, ns, proxy)
+	if d.Subset == "" {
+		return
+	}
+	if dr.HasSubset(d.Subset) {
+		for _, r := range dr.Rules {
+			a.need("DestinationRule "+r.Namespace+"/"+r.Name, ns)
+		}
+		return
+	}
+	// Who defines the subset, off the lookup path?
+	var definer *networkingv1.DestinationRule
+	for _, r := range a.snap.DestinationRules {
+		if strings.ToLower(rules.ResolveShortname(r.Spec.GetHost(), r.Namespace)) != h {
+			continue
+		}
+		for _, s := range r.Spec.Subsets {
+			if s.GetName() == d.Subset {
+				definer = r
+			}
+		}
+	}
+	cluster := clusterName(d.Port, d.Subset, h)
+	if definer == nil {
+		a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "VirtualService", Namespace: d.Declared.Namespace, Name: d.Declared.Name,
+			ExportTo: rules.EffectiveExportTo(d.Declared.Spec.ExportTo, a.vsExport), NeededIn: []string{ns}, MissingIn: []string{ns},
+			Impact:  fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+			Message: fmt.Sprintf("%s routes to subset %q of %s, which no DestinationRule defines.", vsRef, d.Subset, h),
+			Fix:     fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s", strings.ReplaceAll(h, ".", "-"), chosen.Namespace, h, d.Subset)})
+		return
+	}
+	drRef := "DestinationRule " + definer.Namespace + "/" + definer.Name
+	a.need(drRef, ns)
+	a.add(AuditFinding{Code: AuditDRNotOnLookupPath, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
+		ExportTo: rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
+		Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+		Message: fmt.Sprintf("%s defines subset %q of %s, a host owned by namespace %s; %s looks up DestinationRules in %s, then %s, then %s, so the rule only takes effect for proxies in %s whatever its exportTo.",
+			drRef, d.Subset, h, chosen.Namespace, proxy, ns, chosen.Namespace, a.rootNs, definer.Namespace),
+		Fix: fmt.Sprintf("# move %s to namespace %s (the service's namespace), exported to \"*\":\nmetadata:\n  name: %s\n  namespace: %s", drRef, chosen.Namespace, definer.Name, chosen.Namespace)})
+}
+
+// duplicates reports hosts for which several entries are visible in one proxy namespace.
+func (a *auditor) duplicates() {
+	hosts := map[string]bool{}
+	for _, se := range a.snap.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			hosts[rules.NormalizeHost(h)] = true
+		}
+	}
+	namespaces := map[string]bool{}
+	for _, n := range a.snap.Namespaces {
+		namespaces[n.Name] = true
+	}
+	for _, w := range GatewayWorkloads(a.snap) {
+		namespaces[w.Namespace] = true
+	}
+	var hs []string
+	for h := range hosts {
+		hs = append(hs, h)
+	}
+	sort.Strings(hs)
+	for _, h := range hs {
+		services := rules.ServicesForHost(a.snap.ServiceEntries, a.snap.Services, h, a.svcOpt)
+		if len(services) < 2 {
+			continue
+		}
+		var nss []string
+		for n := range namespaces {
+			nss = append(nss, n)
+		}
+		sort.Strings(nss)
+		for _, ns := range nss {
+			chosen, visible := rules.ServiceForProxy(services, ns)
+			if len(visible) < 2 {
+				continue
+			}
+			var others []string
+			for _, s := range visible {
+				if s.Ref() != chosen.Ref() {
+					others = append(others, s.Ref())
+				}
+			}
+			a.add(AuditFinding{Code: AuditDuplicateHost, Kind: chosen.Kind, Namespace: chosen.Namespace, Name: chosen.Name, ExportTo: chosen.ExportTo,
+				NeededIn: []string{ns}, MissingIn: nil,
+				Impact:  fmt.Sprintf("proxies in %s use %s for %s; %s ignored or merged", ns, chosen.Ref(), h, strings.Join(others, ", ")),
+				Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (entries exported to the namespace first, then public ones, oldest first).", len(visible), h, ns, chosen.Ref()),
+				Fix:     "keep one entry per host, or narrow the others' exportTo"})
+		}
+	}
+}
+
+func exportToYAML(ref string, declared []string, ownNs, addNs string) string {
+	keep := []string{}
+	for _, x := range declared {
+		if x != rules.ExportNone {
+			keep = append(keep, x)
+		}
+	}
+	if len(keep) == 0 {
+		keep = []string{rules.ExportPrivate}
+	}
+	if addNs != ownNs || !slices.Contains(keep, rules.ExportPrivate) {
+		keep = append(keep, addNs)
+	}
+	return fmt.Sprintf("# %s\nspec:\n  exportTo:\n%s", ref, strings.TrimRight(yamlItems(keep), "\n"))
+}
+
+// shadowed reports a DestinationRule in the proxy's namespace that hides the rule the
+// service's own namespace has for the same host.
+func (a *auditor) shadowed(dr *rules.DRChoice, h, svcNs, ns, proxy string) {
+	if dr == nil || dr.Step != "proxy namespace" || svcNs == ns {
+		return
+	}
+	for _, r := range a.snap.DestinationRules {
+		if r.Namespace != svcNs || strings.ToLower(rules.ResolveShortname(r.Spec.GetHost(), r.Namespace)) != h {
+			continue
+		}
+		own := dr.Rules[0]
+		a.add(AuditFinding{Code: AuditDRShadowed, Kind: "DestinationRule", Namespace: own.Namespace, Name: own.Name,
+			ExportTo: rules.EffectiveExportTo(own.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns},
+			Impact: fmt.Sprintf("%s applies DestinationRule %s/%s, not %s/%s", proxy, own.Namespace, own.Name, r.Namespace, r.Name),
+			Message: fmt.Sprintf("DestinationRule %s/%s in the proxy's namespace hides DestinationRule %s/%s of the service's namespace for %s; rules from different namespaces never merge (seed §2.5).",
+				own.Namespace, own.Name, r.Namespace, r.Name, h),
+			Fix: "merge the two rules into one, or delete the one in " + ns})
+		return
+	}
+}

@@ -1,0 +1,53 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+)
+
+func codes(r *AuditReport) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.Code+" "+f.Ref()+" missing="+strings.Join(f.MissingIn, ","))
+	}
+	return out
+}
+
+func TestExportAudit(t *testing.T) {
+	clientNs := "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-b, labels: {istio-injection: enabled}}\n"
+	gwSvc := "apiVersion: v1\nkind: Service\nmetadata: {name: istio-egressgateway, namespace: istio-system}\nspec:\n  selector: {istio: egressgateway}\n  ports: [{name: http2, port: 80, targetPort: 8080}]\n"
+	meshVS := `
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: via-egress, namespace: team-b}
+spec:
+  hosts: [api.example.com]
+  gateways: [mesh]
+  http:
+  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: egress, port: {number: 80}}}]
+`
+	for _, c := range []struct {
+		name string
+		docs []string
+		want []string
+	}{
+		{"control", []string{strings.Replace(se, "EXPORT", "", 1), boundVS}, nil},
+		{"entry private to its namespace", []string{strings.Replace(se, "EXPORT", `exportTo: ["."]`, 1), boundVS},
+			[]string{"SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api missing=istio-system"}},
+		{"virtual service private to its namespace", []string{strings.Replace(se, "EXPORT", "", 1), strings.Replace(boundVS, "gateways:", "exportTo: [\".\"]\n  gateways:", 1)},
+			[]string{"VS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE VirtualService team-a/api missing=istio-system"}},
+		{"gateway subset rule in another client namespace", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, gwSvc, meshVS,
+			"apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: gw, namespace: team-a}\nspec:\n  exportTo: [\"*\"]\n  host: istio-egressgateway.istio-system.svc.cluster.local\n  subsets: [{name: egress}]\n"},
+			[]string{"DR_NOT_ON_LOOKUP_PATH DestinationRule team-a/gw missing=team-b"}},
+		{"gateway subset rule in the service namespace", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, gwSvc, meshVS,
+			"apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: gw, namespace: istio-system}\nspec:\n  host: istio-egressgateway.istio-system.svc.cluster.local\n  subsets: [{name: egress}]\n"},
+			nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := codes(ExportAudit(snap(t, "false", "false", c.docs...), AuditOptions{}))
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// ExportAudit renders an export-audit report: a table (KIND, NAMESPACE/NAME, EXPORT TO,
+// NEEDED IN, MISSING IN, IMPACT, FIX) sorted by severity, or the AuditReport as JSON/YAML.
+func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
+	switch format {
+	case FormatJSON:
+		return writeJSON(w, r)
+	case FormatYAML:
+		return writeYAML(w, r)
+	case FormatTable, "":
+	default:
+		return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	}
+	if len(r.Findings) == 0 {
+		_, err := fmt.Fprintf(w, "No exportTo gaps: %d resources checked (%s).\n", len(r.Resources), r.Source)
+		return err
+	}
+	var rows [][]string
+	for _, f := range r.Findings {
+		fix := strings.ReplaceAll(f.Fix, "\n", " ")
+		rows = append(rows, []string{f.Level, f.Code, f.Kind, f.Namespace + "/" + f.Name, strings.Join(f.ExportTo, ","),
+			orDash(strings.Join(f.NeededIn, ",")), orDash(strings.Join(f.MissingIn, ",")), f.Impact, fix})
+	}
+	if err := Table(w, []string{"LEVEL", "CODE", "KIND", "NAMESPACE/NAME", "EXPORT TO", "NEEDED IN", "MISSING IN", "IMPACT", "FIX"}, rows); err != nil {
+		return err
+	}
+	for _, f := range r.Findings {
+		if _, err := fmt.Fprintf(w, "\n%s [%s] %s\n  %s\n", f.Level, f.Code, f.Ref(), f.Message); err != nil {
+			return err
+		}
+		if f.Fix != "" {
+			for _, l := range strings.Split(f.Fix, "\n") {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
+	}
+	return nil
+}
