@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
 
 // Exit codes, the same for every output format (documented in README.md).
@@ -50,6 +52,11 @@ func ExitCode(err error) (int, string) {
 	var e *exitError
 	if errors.As(err, &e) {
 		code = e.code
+	}
+	// A file error is printed as `path:line: what is wrong`, the form editors and CI logs link.
+	var fe *loader.FileError
+	if errors.As(err, &fe) {
+		return code, oneLine(fe.Error())
 	}
 	return code, "error: " + oneLine(err.Error())
 }

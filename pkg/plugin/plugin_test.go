@@ -73,7 +73,11 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %q", code, c.code, stderr)
 			}
 			if c.code == ExitError {
-				if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "error: ") || !strings.Contains(stderr, c.stderr) {
+				prefix := "error: "
+				if c.name == "malformed file" {
+					prefix = bad + ":" // file:line: what is wrong
+				}
+				if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, prefix) || !strings.Contains(stderr, c.stderr) {
 					t.Errorf("stderr not one line containing %q: %q", c.stderr, stderr)
 				}
 				if stdout != "" {

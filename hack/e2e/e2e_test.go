@@ -1,0 +1,260 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// TestHarness checks the harness alone (API server, CRDs, kubectl apply, clean-up), without the plugin.
+func TestHarness(t *testing.T) {
+	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
+	se := schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "serviceentries"}
+	list, err := env.dyn.Resource(se).Namespace(metav1.NamespaceAll).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("list ServiceEntries: %v", err)
+	}
+	var got []string
+	for _, o := range list.Items {
+		got = append(got, o.GetNamespace()+"/"+o.GetName())
+	}
+	if len(got) != 1 || got[0] != "team-a/api-example" {
+		t.Fatalf("ServiceEntries = %v, want [team-a/api-example]", got)
+	}
+	hosts, _, _ := unstructured.NestedStringSlice(list.Items[0].Object, "spec", "hosts")
+	if len(hosts) != 1 || hosts[0] != "api.example.com" {
+		t.Errorf("spec.hosts = %v, want [api.example.com]", hosts)
+	}
+
+	// Clean-up leaves no case objects behind.
+	cleanCluster(t)
+	if list, err = env.dyn.Resource(se).Namespace(metav1.NamespaceAll).List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	} else if len(list.Items) != 0 {
+		t.Errorf("%d ServiceEntries left after clean-up", len(list.Items))
+	}
+	if _, err := env.clientset.CoreV1().Namespaces().Get(context.Background(), "team-a", metav1.GetOptions{}); err == nil {
+		t.Errorf("namespace team-a left after clean-up")
+	}
+}
+
+// TestCases runs every row of cases live (through kubectl plugin discovery) and offline (-f),
+// and checks both against the expected verdict and each other.
+func TestCases(t *testing.T) {
+	pluginBinary(t)
+	for _, c := range cases {
+		t.Run(strings.TrimSuffix(c.file, ".yaml"), func(t *testing.T) {
+			applyCase(t, c.file)
+			args := []string{"why-missing", c.host}
+			if c.port != 0 {
+				args = append(args, "--port", strconv.Itoa(c.port))
+			}
+			args = append(args, "--gateway", c.gateway, "-o", "json")
+			wantCode := 1
+			if c.present {
+				wantCode = 0
+			}
+
+			live := egress(t, append(args, "--kubeconfig", env.kubeconfig)...)
+			if live.code != wantCode {
+				t.Errorf("live: exit code %d, want %d\n%s", live.code, wantCode, live)
+			}
+			liveRep := parseReport(t, live)
+			lv := verdictFor(t, liveRep, c.gateway)
+			checkVerdict(t, "live", lv, c)
+
+			off := egressDirect(t, append(args, "-f", casePath(c.file))...)
+			if off.code != wantCode {
+				t.Errorf("offline (-f): exit code %d, want %d\n%s", off.code, wantCode, off)
+			}
+			ov := verdictFor(t, parseReport(t, off), c.gateway)
+			checkVerdict(t, "offline", ov, c)
+			if l, o := verdictSummary(lv), verdictSummary(ov); l != o {
+				t.Errorf("live and offline verdicts differ:\n  live:    %s\n  offline: %s", l, o)
+			}
+		})
+	}
+}
+
+func checkVerdict(t *testing.T, mode string, v checks.GatewayVerdict, c egressCase) {
+	t.Helper()
+	if v.Present != c.present || v.Cause != c.cause || v.Culprit != c.culprit {
+		t.Errorf("%s: got present=%v cause=%s culprit=%q, want present=%v cause=%s culprit=%q\nmessage: %s",
+			mode, v.Present, v.Cause, v.Culprit, c.present, c.cause, c.culprit, v.Message)
+	}
+}
+
+// TestHostNotFound: a host no entry declares is an answer (exit 1, HOST_NOT_FOUND), not an error.
+func TestHostNotFound(t *testing.T) {
+	applyCase(t, "seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml")
+	r := egress(t, "why-missing", "nosuch.example.com", "--gateway", egressGW, "-o", "json", "--kubeconfig", env.kubeconfig)
+	if r.code != 1 {
+		t.Errorf("exit code %d, want 1\n%s", r.code, r)
+	}
+	rep := parseReport(t, r)
+	if rep.Present {
+		t.Errorf("report.present = true for an undeclared host")
+	}
+	if len(rep.Services) != 0 {
+		t.Errorf("report.services = %v, want none", rep.Services)
+	}
+	if len(rep.Gateways) == 0 {
+		t.Fatalf("report has no gateway verdict; want cause HOST_NOT_FOUND\n%s", r)
+	}
+	for _, g := range rep.Gateways {
+		if g.Cause != "HOST_NOT_FOUND" {
+			t.Errorf("gateway %s: cause %s, want HOST_NOT_FOUND", g.Gateway, g.Cause)
+		}
+	}
+}
+
+// TestUnreachableServer: a read error is exit 2 with one line on stderr, no stack trace.
+func TestUnreachableServer(t *testing.T) {
+	r := egress(t, "why-missing", "httpbin.org", "--kubeconfig", env.kubeconfig,
+		"--server", "https://127.0.0.1:1", "--request-timeout", "2s")
+	if r.code != 2 {
+		t.Errorf("exit code %d, want 2\n%s", r.code, r)
+	}
+	checkOneLineError(t, r)
+}
+
+func checkOneLineError(t *testing.T, r result) {
+	t.Helper()
+	msg := strings.TrimRight(r.stderr, "\n")
+	if msg == "" || strings.Contains(msg, "\n") {
+		t.Errorf("stderr must be exactly one line, got %d:\n%s", strings.Count(r.stderr, "\n"), r.stderr)
+	}
+	for _, bad := range []string{"goroutine ", "panic"} {
+		if strings.Contains(r.stderr, bad) {
+			t.Errorf("stderr contains %q:\n%s", bad, r.stderr)
+		}
+	}
+}
+
+// TestMalformedFile: a YAML error in an -f file is exit 2 and names the file and line.
+func TestMalformedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "broken.yaml")
+	content := `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: broken
+  namespace: default
+spec:
+  hosts: ["httpbin.org"
+  ports:
+  - number: 80
+    name: http
+    protocol: HTTP
+`
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := egress(t, "why-missing", "httpbin.org", "-f", path)
+	if r.code != 2 {
+		t.Errorf("exit code %d, want 2\n%s", r.code, r)
+	}
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `:[0-9]+: `)
+	if !re.MatchString(r.stderr) {
+		t.Errorf("stderr does not match %s:\n%s", re, r.stderr)
+	}
+	checkOneLineError(t, r)
+}
+
+// TestForbiddenKind: a user who may not list DestinationRules still gets an answer, with the
+// step that needs them marked unknown.
+func TestForbiddenKind(t *testing.T) {
+	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
+	ctx := context.Background()
+	read := []string{"get", "list", "watch"}
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-egress-no-destinationrules"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"", "apps", "discovery.k8s.io", "networking.k8s.io", "apiextensions.k8s.io",
+				"security.istio.io", "telemetry.istio.io", "extensions.istio.io", "gateway.networking.k8s.io"},
+				Resources: []string{"*"}, Verbs: read},
+			{APIGroups: []string{"networking.istio.io"}, Verbs: read, Resources: []string{
+				"serviceentries", "virtualservices", "gateways", "sidecars", "workloadentries",
+				"workloadgroups", "envoyfilters", "proxyconfigs"}},
+		},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "limited"}},
+	}
+	rbac := env.clientset.RbacV1()
+	_ = rbac.ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
+	_ = rbac.ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+	})
+
+	user, err := env.testEnv.AddUser(envtest.User{Name: "limited"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcPath := filepath.Join(t.TempDir(), "limited.kubeconfig")
+	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The user really is forbidden to list DestinationRules and allowed to list ServiceEntries.
+	if r := kubectl(t, "auth", "can-i", "list", "destinationrules.networking.istio.io", "-A", "--kubeconfig", kcPath); strings.TrimSpace(r.stdout) != "no" {
+		t.Fatalf("limited user can list destinationrules: %s", r)
+	}
+	if r := kubectl(t, "auth", "can-i", "list", "serviceentries.networking.istio.io", "-A", "--kubeconfig", kcPath); strings.TrimSpace(r.stdout) != "yes" {
+		t.Fatalf("limited user cannot list serviceentries: %s", r)
+	}
+
+	r := egress(t, "why-missing", "api.example.com", "--port", "80", "--gateway", egressGW, "-o", "json", "--kubeconfig", kcPath)
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("exit code %d, want 0 or 1 (an answer despite RBAC)\n%s", r.code, r)
+	}
+	rep := parseReport(t, r)
+	found := false
+	for _, g := range rep.Gateways {
+		for _, s := range g.Steps {
+			if s.Result == checks.Unknown && strings.Contains(strings.ToLower(s.Summary), "forbidden") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no step with result %q and a summary mentioning \"forbidden\"\n%s", checks.Unknown, r)
+	}
+}
+
+// TestPluginDiscovery: kubectl finds the plugin and its help lists the subcommand.
+func TestPluginDiscovery(t *testing.T) {
+	bin := pluginBinary(t)
+	r := kubectl(t, "egress", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "why-missing") {
+		t.Errorf("kubectl egress --help: want exit 0 and \"why-missing\" on stdout\n%s", r)
+	}
+	r = kubectl(t, "plugin", "list")
+	if !strings.Contains(r.stdout, bin) {
+		t.Errorf("kubectl plugin list does not show %s\n%s", bin, r)
+	}
+}
