@@ -112,6 +112,7 @@ type auditor struct {
 // namespace. Pure function of the snapshot (seed §4.2, §2.5).
 func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	flags := ReadIstiodFlags(snap, snap.Revision)
+	snap = RevisionView(snap, snap.Revision)
 	mc := flags.MeshConfig
 	a := &auditor{snap: snap, flags: flags, vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace(),
 		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[string][]string{}}

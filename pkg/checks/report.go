@@ -72,7 +72,7 @@ type GatewayVerdict struct {
 	Name      string `json:"name"`
 	// Revision is the istiod revision serving the workload ("" = default).
 	Revision string `json:"revision,omitempty"`
-	// Present is true when every expected cluster is predicted in the gateway's CDS.
+	// Present is true when every needed cluster is predicted in the gateway's CDS.
 	Present bool `json:"present"`
 	// Clusters are the clusters the gateway needs for Host, each predicted present or absent.
 	Clusters []Cluster `json:"clusters"`
@@ -103,6 +103,10 @@ type Cluster struct {
 	Type            string `json:"type"`
 	DestinationRule string `json:"destinationRule,omitempty"`
 	Present         bool   `json:"present"`
+	// Needed is true for the clusters the verdict depends on: the host's default clusters
+	// (for --port, or every port) and subset clusters a route bound to the gateway uses.
+	// Other subset clusters a DestinationRule defines are listed for completeness.
+	Needed bool `json:"needed"`
 	// Reason says why the cluster is absent ("" when present).
 	Reason string `json:"reason,omitempty"`
 }

@@ -271,7 +271,24 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				continue
 			}
 			dr, ok := drFor(h, d.Subset)
-			if !ok || dr.HasSubset(d.Subset) {
+			if !ok {
+				continue
+			}
+			if dr.HasSubset(d.Subset) {
+				for i := range e.v.Clusters {
+					c := &e.v.Clusters[i]
+					if c.FQDN != h || c.Subset != d.Subset || (d.Port != 0 && c.Port != d.Port) {
+						continue
+					}
+					c.Needed = true
+					if !c.Present && c.Reason != "" && strings.Contains(c.Reason, "match no endpoint") {
+						e.step("subsets", "referenced subsets have endpoints", Fail, c.Reason,
+							Evidence{Resource: "DestinationRule " + dr.Ref(), Field: "spec.subsets[" + d.Subset + "].labels", Value: fmtLabels(dr.SubsetLabels[d.Subset])})
+						e.fail(CauseNoEndpoints, "DestinationRule "+dr.Ref(), fmt.Sprintf("%s routes to subset %q of %s, whose labels %s match no endpoint of the DNS entry (a host-name endpoint has no labels): istiod does not generate %s.",
+							vsRef, d.Subset, h, fmtLabels(dr.SubsetLabels[d.Subset]), c.Name),
+							fmt.Sprintf("# DestinationRule %s\n# give subset %s labels that the entry's endpoints carry (spec.endpoints[].labels), or no labels", dr.Ref(), d.Subset))
+					}
+				}
 				continue
 			}
 			port := d.Port
@@ -279,7 +296,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				port = e.v.Clusters[0].Port
 			}
 			cn := clusterName(port, d.Subset, h)
-			e.v.Clusters = append(e.v.Clusters, Cluster{Name: cn, FQDN: h, Port: port, Subset: d.Subset, Direction: "outbound", Present: false,
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: cn, FQDN: h, Port: port, Subset: d.Subset, Direction: "outbound", Present: false, Needed: true,
 				DestinationRule: dr.Ref(), Reason: "subset not defined by a DestinationRule on the gateway's lookup path"})
 			e.step("subsets", "referenced subsets are defined", Fail, fmt.Sprintf("subset %q of %s is not defined for gateway namespace %s", d.Subset, h, e.w.Namespace),
 				Evidence{Resource: vsRef, Field: fmt.Sprintf("spec.%s[%d].route.destination.subset", d.Kind, d.RouteIndex), Value: d.Subset, Note: "DestinationRule found: " + orNone(dr.Ref())})

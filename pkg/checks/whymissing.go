@@ -171,6 +171,7 @@ func (e *evaluation) step(id, name string, r Result, summary string, ev ...Evide
 }
 
 func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, flags IstiodFlags, filterOn, scopeOn bool) GatewayVerdict {
+	snap = RevisionView(snap, w.Revision)
 	mc := flags.MeshConfig
 	e := &evaluation{snap: snap, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
 		svcExport: mc.GetDefaultServiceExportTo(), vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace()}
@@ -189,9 +190,14 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s and a route bound to it reaches it. If `istioctl proxy-config clusters` does not show it, compare with live state (steps d, e): istiod may not have pushed (seed §3.7 last branch).",
 			clusterList(e.v.Clusters), w.Ref())
 	}
-	e.v.Present = len(e.v.Clusters) > 0
+	e.v.Present = false
 	for _, c := range e.v.Clusters {
-		if !c.Present {
+		if c.Needed {
+			e.v.Present = true
+		}
+	}
+	for _, c := range e.v.Clusters {
+		if c.Needed && !c.Present {
 			e.v.Present = false
 		}
 	}
@@ -249,6 +255,8 @@ func (e *evaluation) run() {
 		dr      *rules.DRChoice
 		ctype   string
 		present bool
+		// endpoints are the label sets of a DNS entry's endpoints (nil for EDS clusters).
+		endpoints []map[string]string
 	}
 	var states []*hostState
 	for _, hn := range hostnames {
@@ -299,6 +307,9 @@ func (e *evaluation) run() {
 			continue
 		}
 		st.dr = e.drs.For(e.w.Namespace, e.w.Labels, hn, chosen.Namespace)
+		if rules.IsDNSResolution(*chosen) {
+			st.endpoints = rules.DNSEndpointLabels(*chosen, e.selectedWorkloads(*chosen))
+		}
 		st.present = true
 		states = append(states, st)
 	}
@@ -330,19 +341,32 @@ func (e *evaluation) run() {
 	// Route binding analysis (used both for the flag gate's explanation and for NR causes).
 	ra := e.analyseRoutes(gws, hostnames)
 
+	const noDNSEndpoints = "DNS cluster without endpoints is not generated (pilot_dns_cluster_without_endpoints)"
 	for _, st := range states {
+		dns := rules.IsDNSResolution(*st.chosen)
 		for _, p := range st.ports {
 			c := Cluster{Name: clusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
-				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present}
+				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Needed: true}
 			if !st.present {
 				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
+			} else if dns && len(st.endpoints) == 0 {
+				c.Present, c.Reason = false, noDNSEndpoints
 			}
 			e.v.Clusters = append(e.v.Clusters, c)
 			if st.dr != nil {
 				for _, sub := range st.dr.Subsets {
-					e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
-						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason})
+					sc := Cluster{Name: clusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
+						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason}
+					if st.present && dns && !rules.AnyEndpointMatches(st.endpoints, st.dr.SubsetLabels[sub]) {
+						sc.Present, sc.Reason = false, "subset labels "+fmtLabels(st.dr.SubsetLabels[sub])+" match no endpoint of the DNS entry: "+noDNSEndpoints
+					}
+					e.v.Clusters = append(e.v.Clusters, sc)
 				}
+			}
+			if st.present && dns && len(st.endpoints) == 0 {
+				e.step("endpoints", "cluster has endpoints", Fail, "the DNS entry's workloadSelector selects no workload", Evidence{Resource: st.chosen.Ref(), Field: "spec.workloadSelector", Value: fmtLabels(st.chosen.WorkloadSelector)})
+				e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s has resolution %s, no inline endpoints and a workloadSelector that selects no WorkloadEntry or Pod in %s: istiod does not generate a DNS cluster without endpoints, so %s is absent.",
+					st.chosen.Ref(), st.chosen.Resolution, st.chosen.Namespace, c.Name), fmt.Sprintf("# %s\nspec:\n  workloadSelector: null   # let Envoy resolve the host name, or create the selected WorkloadEntries", st.chosen.Ref()))
 			}
 		}
 	}
@@ -701,16 +725,7 @@ func (e *evaluation) endpointCount(s rules.Service) (int, string) {
 	case "NONE", "STATIC":
 		n := s.Endpoints
 		if len(s.WorkloadSelector) > 0 {
-			for _, we := range e.snap.WorkloadEntries {
-				if we.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, we.Spec.Labels) {
-					n++
-				}
-			}
-			for _, p := range e.snap.Pods {
-				if p.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels) {
-					n++
-				}
-			}
+			n += len(e.selectedWorkloads(s))
 		}
 		if n == 0 {
 			if s.Resolution == "NONE" {
@@ -743,4 +758,24 @@ func (e *evaluation) stepUnknownInputs() {
 	if why, ok := e.snap.Unknown[snapshot.KindDeployment]; ok {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("Deployments could not be read (%s); gateway workloads and istiod were taken from Pods", why))
 	}
+}
+
+// selectedWorkloads returns the labels of the WorkloadEntries and Pods in the entry's namespace
+// that its workloadSelector selects (istiod serviceentry controller: workload instances).
+func (e *evaluation) selectedWorkloads(s rules.Service) []map[string]string {
+	if len(s.WorkloadSelector) == 0 || s.Kind != rules.KindServiceEntry {
+		return nil
+	}
+	var out []map[string]string
+	for _, we := range e.snap.WorkloadEntries {
+		if we.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, we.Spec.Labels) {
+			out = append(out, we.Spec.Labels)
+		}
+	}
+	for _, p := range e.snap.Pods {
+		if p.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels) {
+			out = append(out, p.Labels)
+		}
+	}
+	return out
 }

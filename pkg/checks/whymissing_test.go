@@ -287,3 +287,42 @@ func TestServiceEntryVisibilityCap(t *testing.T) {
 	expect(t, verdict(t, snap(t, "false", "false", entry, boundVS, trusted, labelled), "api.example.com", 80), true, CauseOK, "")
 	expect(t, verdict(t, snap(t, "false", "false", entry, boundVS, trusted), "api.example.com", 80), false, CauseNotExported, "ConfigMap istio-system/istio")
 }
+
+func TestRevisionLabelledConfig(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	// The default istiod does not read a VirtualService labelled for the canary revision.
+	canaryVS := strings.Replace(boundVS, "metadata: {name: api, namespace: team-a}", "metadata: {name: api, namespace: team-a, labels: {istio.io/rev: canary}}", 1)
+	expect(t, verdict(t, snap(t, "true", "false", entry, canaryVS), "api.example.com", 80), false, CauseNotReferenced, "")
+	defaultVS := strings.Replace(boundVS, "metadata: {name: api, namespace: team-a}", "metadata: {name: api, namespace: team-a, labels: {istio.io/rev: default}}", 1)
+	expect(t, verdict(t, snap(t, "true", "false", entry, defaultVS), "api.example.com", 80), true, CauseOK, "")
+}
+
+func TestDNSClustersWithoutEndpoints(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	// A subset with labels: the host-name endpoint has none, so istiod skips the subset cluster.
+	withSubset := strings.Replace(boundVS, "host: api.example.com, port:", "host: api.example.com, subset: v1, port:", 1)
+	dr := "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: api, namespace: team-a}\nspec:\n  host: api.example.com\n  subsets: [{name: v1, labels: {version: v1}}]\n"
+	v := verdict(t, snap(t, "false", "false", entry, withSubset, dr), "api.example.com", 80)
+	expect(t, v, false, CauseNoEndpoints, "DestinationRule team-a/api")
+	// Unlabelled subset: present.
+	drNoLabels := strings.Replace(dr, ", labels: {version: v1}", "", 1)
+	expect(t, verdict(t, snap(t, "false", "false", entry, withSubset, drNoLabels), "api.example.com", 80), true, CauseOK, "")
+	// workloadSelector selecting nothing: no endpoints, no cluster at all.
+	selector := strings.Replace(entry, "resolution: DNS", "resolution: DNS\n  workloadSelector: {labels: {app: vm}}", 1)
+	expect(t, verdict(t, snap(t, "false", "false", selector, boundVS), "api.example.com", 80), false, CauseNoEndpoints, "ServiceEntry team-a/api")
+	we := "apiVersion: networking.istio.io/v1\nkind: WorkloadEntry\nmetadata: {name: vm, namespace: team-a}\nspec:\n  address: vm.example.com\n  labels: {app: vm}\n"
+	expect(t, verdict(t, snap(t, "false", "false", selector, boundVS, we), "api.example.com", 80), true, CauseOK, "")
+}
+
+func TestSameNamespaceEntriesMergePorts(t *testing.T) {
+	a := strings.Replace(se, "EXPORT", "", 1)
+	a = strings.Replace(a, "  - {number: 443, name: tls, protocol: TLS}\n", "", 1)
+	b := strings.Replace(a, "name: api,", "name: api-extra,", 1)
+	b = strings.Replace(b, "{number: 80, name: http, protocol: HTTP}", "{number: 8443, name: tls, protocol: TLS}", 1)
+	v := verdict(t, snap(t, "false", "false", a, b), "api.example.com", 8443)
+	expect(t, v, true, CauseOK, "")
+	// Different exportTo: not merged, the older entry wins and has no port 8443.
+	c := strings.Replace(b, "EXPORT", "", 1)
+	c = strings.Replace(c, "  location:", "  exportTo: [\"*\", \"team-a\"]\n  location:", 1)
+	expect(t, verdict(t, snap(t, "false", "false", a, c), "api.example.com", 8443), false, CausePortNotDeclared, "ServiceEntry team-a/api")
+}

@@ -13,8 +13,10 @@ type DRChoice struct {
 	// Rules are the merged DestinationRules, the first one first (it names the cluster's
 	// DESTINATION RULE column, as istiod's `istio.config` metadata does).
 	Rules []*networkingv1.DestinationRule
-	// Subsets are the subset names in merge order (first definition wins).
-	Subsets []string
+	// Subsets are the subset names in merge order (first definition wins); SubsetLabels their
+	// endpoint labels.
+	Subsets      []string
+	SubsetLabels map[string]map[string]string
 	// Step says where it was found: "proxy namespace", "root namespace (private)",
 	// "service namespace", "root namespace".
 	Step string
@@ -191,11 +193,12 @@ func (l *DRLookup) choose(cands []*networkingv1.DestinationRule, proxyNs string,
 }
 
 func merged(group []*networkingv1.DestinationRule) *DRChoice {
-	c := &DRChoice{Rules: group}
+	c := &DRChoice{Rules: group, SubsetLabels: map[string]map[string]string{}}
 	for _, dr := range group {
 		for _, s := range dr.Spec.Subsets {
 			if !slices.Contains(c.Subsets, s.GetName()) {
 				c.Subsets = append(c.Subsets, s.GetName())
+				c.SubsetLabels[s.GetName()] = s.GetLabels()
 			}
 		}
 	}

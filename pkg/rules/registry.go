@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"maps"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +57,12 @@ type Service struct {
 	// UncappedExportTo is the effective exportTo before the visibility cap.
 	Visibility       SEVisibility
 	UncappedExportTo []string
+	// Labels are the resource's metadata labels; EndpointLabels the labels of each inline
+	// endpoint (ServiceEntry spec.endpoints).
+	Labels         map[string]string
+	EndpointLabels []map[string]string
+	// MergedFrom lists other entries whose ports istiod merged into this one.
+	MergedFrom []string
 }
 
 // ServiceOptions are the mesh settings that shape registry entries.
@@ -104,7 +112,17 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []S
 			WorkloadSelector: se.Spec.GetWorkloadSelector().GetLabels(),
 			Created:          se.CreationTimestamp,
 			Annotations:      se.Annotations,
+			Labels:           se.Labels,
+			EndpointLabels:   endpointLabels(se),
 		})
+	}
+	return out
+}
+
+func endpointLabels(se *networkingv1.ServiceEntry) []map[string]string {
+	out := make([]map[string]string, 0, len(se.Spec.Endpoints))
+	for _, e := range se.Spec.Endpoints {
+		out = append(out, e.GetLabels())
 	}
 	return out
 }
@@ -148,7 +166,7 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 		Hostname: KubeServiceHost(svc), Ports: ports,
 		DeclaredExportTo: declared, ExportTo: EffectiveExportTo(declared, defaultExportTo),
 		Resolution: res, Location: "MESH_INTERNAL", Created: svc.CreationTimestamp,
-		Annotations: svc.Annotations,
+		Annotations: svc.Annotations, Labels: svc.Labels, WorkloadSelector: svc.Spec.Selector,
 	}
 }
 
@@ -227,12 +245,13 @@ func SortByCreation(s []Service) {
 // ServiceForProxy picks, among the registry entries for one hostname, the one a proxy in proxyNs
 // keeps: only entries visible to proxyNs count; entries exported to proxyNs privately or by name
 // come before public ones (each group oldest first); the first wins, except that a Kubernetes
-// Service replaces a ServiceEntry. Returns nil when none is visible. visible lists every
-// visible entry in that order.
+// Service replaces a ServiceEntry; a later entry in the same namespace with the same
+// resolution, registry, labels, workload selector and exportTo has its ports merged in. Returns
+// nil when none is visible. visible lists every visible entry in that order.
 //
 // Mirrors istiod pilot/pkg/model/push_context.go servicesExportedToNamespace and
-// pilot/pkg/model/sidecar.go appendSidecarServices (hostname de-duplication), as used by
-// DefaultSidecarScopeForGateway (seed §2.4 gate (1)).
+// pilot/pkg/model/sidecar.go appendSidecarServices / canMergeServices (hostname
+// de-duplication), as used by DefaultSidecarScopeForGateway (seed §2.4 gate (1)).
 func ServiceForProxy(services []Service, proxyNs string) (chosen *Service, visible []Service) {
 	var private, public []Service
 	for _, s := range services {
@@ -249,11 +268,46 @@ func ServiceForProxy(services []Service, proxyNs string) (chosen *Service, visib
 	SortByCreation(public)
 	visible = append(private, public...)
 	for i := range visible {
-		if chosen == nil || (visible[i].Kind == KindService && chosen.Kind != KindService) {
-			chosen = &visible[i]
+		s := visible[i]
+		switch {
+		case chosen == nil:
+			c := s
+			chosen = &c
+		case chosen.Kind == KindService && s.Kind != KindService:
+		case chosen.Kind != KindService && s.Kind == KindService:
+			c := s
+			chosen = &c
+		case samePorts(chosen.Ports, s.Ports) || !canMerge(*chosen, s):
+		default:
+			c := *chosen
+			c.Ports = slices.Clone(chosen.Ports)
+			for _, p := range s.Ports {
+				if !slices.ContainsFunc(c.Ports, func(q ServicePort) bool { return q.Number == p.Number }) {
+					c.Ports = append(c.Ports, p)
+				}
+			}
+			c.MergedFrom = append(slices.Clone(c.MergedFrom), s.Ref())
+			chosen = &c
 		}
 	}
 	return chosen, visible
+}
+
+func samePorts(a, b []ServicePort) bool {
+	return slices.Equal(a, b)
+}
+
+func canMerge(a, b Service) bool {
+	return a.Namespace == b.Namespace && a.Resolution == b.Resolution && a.Kind == b.Kind &&
+		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.WorkloadSelector, b.WorkloadSelector) &&
+		sameSet(a.ExportTo, b.ExportTo)
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
 func containsStr(s []string, v string) bool {
@@ -290,4 +344,38 @@ func ClusterType(s Service, forGateway bool) string {
 		return ""
 	}
 	return "EDS"
+}
+
+// IsDNSResolution reports whether the service's clusters are STRICT_DNS or LOGICAL_DNS.
+func IsDNSResolution(s Service) bool {
+	return s.Resolution == "DNS" || s.Resolution == "DNS_ROUND_ROBIN"
+}
+
+// DNSEndpointLabels returns the label sets of the endpoints istiod gives a DNS-resolved
+// ServiceEntry: the host name itself (no labels) when the entry lists no endpoints and has no
+// workloadSelector; else its inline endpoints; else the workloads (WorkloadEntries, Pods)
+// selected — passed in as selected. A DNS cluster (or subset cluster) whose endpoints are empty
+// after subset label filtering is not generated.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go
+// convertServiceEntryToInstances and pilot/pkg/networking/core/cluster_builder.go buildCluster
+// (push metric pilot_dns_cluster_without_endpoints).
+func DNSEndpointLabels(s Service, selected []map[string]string) []map[string]string {
+	switch {
+	case s.Endpoints == 0 && len(s.WorkloadSelector) == 0:
+		return []map[string]string{nil}
+	case s.Endpoints > 0:
+		return s.EndpointLabels
+	}
+	return selected
+}
+
+// AnyEndpointMatches reports whether some endpoint carries every label of subsetLabels.
+func AnyEndpointMatches(endpoints []map[string]string, subsetLabels map[string]string) bool {
+	for _, l := range endpoints {
+		if LabelsSubsetOf(subsetLabels, l) {
+			return true
+		}
+	}
+	return false
 }
