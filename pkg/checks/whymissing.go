@@ -255,8 +255,9 @@ func (e *evaluation) run() {
 		dr      *rules.DRChoice
 		ctype   string
 		present bool
-		// endpoints are the label sets of a DNS entry's endpoints (nil for EDS clusters).
-		endpoints []map[string]string
+		// endpoints are, per port, the label sets of a DNS entry's endpoints (nil for EDS
+		// clusters): a port merged in from another entry has that entry's endpoints.
+		endpoints map[uint32][]map[string]string
 	}
 	var states []*hostState
 	for _, hn := range hostnames {
@@ -266,7 +267,7 @@ func (e *evaluation) run() {
 				group = append(group, s)
 			}
 		}
-		chosen, _ := rules.ServiceForProxy(group, e.w.Namespace)
+		chosen, visible := rules.ServiceForProxy(group, e.w.Namespace)
 		if chosen == nil {
 			e.stepNotExported(hn, group)
 			for _, p := range group[0].Ports {
@@ -308,7 +309,18 @@ func (e *evaluation) run() {
 		}
 		st.dr = e.drs.For(e.w.Namespace, e.w.Labels, hn, chosen.Namespace)
 		if rules.IsDNSResolution(*chosen) {
-			st.endpoints = rules.DNSEndpointLabels(*chosen, e.selectedWorkloads(*chosen))
+			// istiod indexes instances by service port (push_context.go instancesByPort); each
+			// ServiceEntry contributes instances for its own ports only
+			// (serviceentry/conversion.go convertServiceEntryToInstances).
+			st.endpoints = map[uint32][]map[string]string{}
+			for _, v := range visible {
+				if v.Ref() != chosen.Ref() && !slices.Contains(chosen.MergedFrom, v.Ref()) {
+					continue
+				}
+				for _, p := range v.Ports {
+					st.endpoints[p.Number] = append(st.endpoints[p.Number], rules.DNSEndpointLabels(v, e.selectedWorkloads(v))...)
+				}
+			}
 		}
 		st.present = true
 		states = append(states, st)
@@ -349,7 +361,7 @@ func (e *evaluation) run() {
 				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Needed: true}
 			if !st.present {
 				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
-			} else if dns && len(st.endpoints) == 0 {
+			} else if dns && len(st.endpoints[p.Number]) == 0 {
 				c.Present, c.Reason = false, noDNSEndpoints
 			}
 			e.v.Clusters = append(e.v.Clusters, c)
@@ -357,13 +369,13 @@ func (e *evaluation) run() {
 				for _, sub := range st.dr.Subsets {
 					sc := Cluster{Name: clusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
 						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason}
-					if st.present && dns && !rules.AnyEndpointMatches(st.endpoints, st.dr.SubsetLabels[sub]) {
+					if st.present && dns && !rules.AnyEndpointMatches(st.endpoints[p.Number], st.dr.SubsetLabels[sub]) {
 						sc.Present, sc.Reason = false, "subset labels "+fmtLabels(st.dr.SubsetLabels[sub])+" match no endpoint of the DNS entry: "+noDNSEndpoints
 					}
 					e.v.Clusters = append(e.v.Clusters, sc)
 				}
 			}
-			if st.present && dns && len(st.endpoints) == 0 {
+			if st.present && dns && len(st.endpoints[p.Number]) == 0 {
 				e.step("endpoints", "cluster has endpoints", Fail, "the DNS entry's workloadSelector selects no workload", Evidence{Resource: st.chosen.Ref(), Field: "spec.workloadSelector", Value: fmtLabels(st.chosen.WorkloadSelector)})
 				e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s has resolution %s, no inline endpoints and a workloadSelector that selects no WorkloadEntry or Pod in %s: istiod does not generate a DNS cluster without endpoints, so %s is absent.",
 					st.chosen.Ref(), st.chosen.Resolution, st.chosen.Namespace, c.Name), fmt.Sprintf("# %s\nspec:\n  workloadSelector: null   # let Envoy resolve the host name, or create the selected WorkloadEntries", st.chosen.Ref()))

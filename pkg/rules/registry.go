@@ -297,10 +297,13 @@ func samePorts(a, b []ServicePort) bool {
 	return slices.Equal(a, b)
 }
 
+// canMerge mirrors istiod pilot/pkg/model/sidecar.go canMergeServices. Attributes.ExportTo
+// there is the entry's own spec.exportTo (nil when unset, serviceentry/conversion.go
+// convertServices), not the effective set: an unset exportTo never equals ["*"].
 func canMerge(a, b Service) bool {
 	return a.Namespace == b.Namespace && a.Resolution == b.Resolution && a.Kind == b.Kind &&
 		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.WorkloadSelector, b.WorkloadSelector) &&
-		sameSet(a.ExportTo, b.ExportTo)
+		sameSet(a.DeclaredExportTo, b.DeclaredExportTo)
 }
 
 func sameSet(a, b []string) bool {
