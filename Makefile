@@ -20,7 +20,7 @@ kube-assets:
 demo:
 	hack/demo.sh
 
-test: vet unit e2e
+test: vet unit e2e conformance
 
 vet:
 	$(GO) vet ./...

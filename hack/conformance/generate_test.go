@@ -1,0 +1,777 @@
+package conformance
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+)
+
+// The generated matrix. Every scenario has the same skeleton:
+//
+//   - namespaces app (where the ServiceEntry lives unless seNs says otherwise), other, egress,
+//     istio-system;
+//   - istiod (Deployment istio-system/istiod) with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG and
+//     PILOT_SCOPE_GATEWAY_TO_NAMESPACE set from the scenario, and the mesh ConfigMap when a mesh
+//     default is part of the scenario;
+//   - two gateway workloads, each a Deployment + Pod (with IP) + Service (80→8080, 443→8443,
+//     9000→9000) + EndpointSlice: istio-system/istio-egressgateway (istio=egressgateway) and
+//     egress/egress-gateway (istio=egress-dedicated). The Gateway of the scenario lives in the
+//     "gateway namespace" dimension and selects that namespace's workload (or, with selector {},
+//     every gateway pod); both workloads are compared (proxy "gateway-ns" and "other-ns");
+//   - one ServiceEntry for api.example.com and, in some scenarios, an unrelated noise entry;
+//   - a Gateway, VirtualService(s) and DestinationRule(s) built from the dimensions below.
+//
+// Dimensions (every value appears ⌈N/len⌉ or ⌊N/len⌋ times: each dimension is an independently
+// shuffled, evenly filled column).
+
+// Dimension names, in table order.
+const (
+	dimFlag       = "flag"
+	dimScope      = "scope"
+	dimExportTo   = "se.exportTo"
+	dimSENs       = "se.namespace"
+	dimGwNs       = "gateway.namespace"
+	dimBinding    = "binding"
+	dimSubsets    = "subsets"
+	dimProtocol   = "protocol"
+	dimResolution = "resolution"
+	dimExtraPort  = "extraPort"
+	dimNoise      = "noiseEntry"
+	dimMeshVSDR   = "mesh.vs/dr.exportTo"
+	dimSelector   = "gateway.selector"
+	dimExtras     = "extras"
+	dimDuplicate  = "duplicateEntry"
+	dimRevision   = "revision"
+	dimVisibility = "mesh.seVisibility"
+)
+
+type dimension struct {
+	name   string
+	values []string
+}
+
+var dimensions = []dimension{
+	{dimFlag, []string{"on", "off"}},
+	{dimScope, []string{"off", "off", "off", "on"}}, // weighted: mostly the default
+	{dimExportTo, []string{
+		`["."]`, `["*"]`, `["~"]`, `[gwns]`, `[".",gwns]`, `[other]`, `[app,other]`,
+		"unset/mesh-unset", `unset/mesh["."]`, `unset/mesh["*"]`, "unset/mesh[gwns]", "unset/mesh[other]",
+	}},
+	{dimSENs, []string{"app", "app", "app", "gwns"}},
+	{dimGwNs, []string{"istio-system", "egress"}},
+	{dimBinding, []string{
+		"short-same-ns", "short-other-ns", "ns/name", "legacy-fqdn", "mesh-only",
+		"hosts-disjoint", "server-wildcard", "server-ns-match", "server-ns-mismatch",
+		"wrong-route-type", "port-mismatch", "vs-exportTo-dot", "no-vs", "delegate", "delegate-private",
+	}},
+	{dimSubsets, []string{"none", "defined", "defined-no-labels", "undefined", "dr-other-ns", "dr-not-exported", "dr-gw-ns", "dr-root-ns"}},
+	{dimProtocol, []string{"HTTP", "HTTPS", "TLS", "TCP+addr", "TCP", "unset", "GRPC"}},
+	// DNS+endpoints: one endpoint host name labelled version=v1. DNS+selector: a workloadSelector
+	// (and, in half of them, a WorkloadEntry it selects, labelled version=v1).
+	{dimResolution, []string{"DNS", "DNS_ROUND_ROBIN", "STATIC", "NONE", "DNS+endpoints", "DNS+selector"}},
+	{dimExtraPort, []string{"no", "no", "yes"}},
+	{dimNoise, []string{"no", "yes"}},
+	{dimMeshVSDR, []string{"unset", "unset", "unset", `vs["."]`, `dr["."]`}},
+	// own: the Gateway selects its namespace's workload; empty: selector {} (every gateway pod).
+	{dimSelector, []string{"own", "own", "empty"}},
+	// Services kept for gateways besides VirtualService destinations (flag on): a meshConfig
+	// extension provider or an EnvoyFilter referenced-services annotation naming the host.
+	{dimExtras, []string{"none", "none", "none", "none", "extAuthz", "extAuthz-ns-qualified", "extAuthz-wrong-ns",
+		"envoyfilter-gw-ns", "envoyfilter-root", "envoyfilter-other-ns"}},
+	// A second ServiceEntry for the same host: same namespace with another port, another
+	// namespace public, another namespace exported to the gateway namespace only.
+	{dimDuplicate, []string{"none", "none", "none", "same-ns-port", "other-ns-public", "other-ns-to-gw"}},
+	// istiod revisions: with any value but none a second istiod (revision canary) runs. vs/se/dr-canary
+	// label that resource istio.io/rev=canary (read by the canary istiod only; every gateway pod
+	// is served by the default one); egress-gw-canary labels the egress-namespace gateway pod
+	// istio.io/rev=canary, and the canary istiod has the opposite PILOT_FILTER_GATEWAY_CLUSTER_CONFIG.
+	{dimRevision, []string{"none", "none", "none", "none", "vs-canary", "se-canary", "dr-canary", "egress-gw-canary"}},
+	// meshConfig.serviceEntryVisibility (namespace app is labelled trusted=true, the others are
+	// not): default NAMESPACE with and without applyToSidecars, default NONE, a PUBLIC policy
+	// for trusted namespaces (matchLabels or matchExpressions), a policy without rules (matches
+	// everything), a policy with namespaceSelector {} (matches everything).
+	{dimVisibility, []string{"none", "none", "none", "none", "none", "default-NAMESPACE/apply", "default-NAMESPACE/no-apply",
+		"default-NONE/apply", "trusted-PUBLIC/apply", "trusted-expr-PUBLIC/apply", "no-rules-NAMESPACE/apply", "empty-selector-NONE/apply"}},
+}
+
+// scenario is one generated (or case-file) input.
+type scenario struct {
+	Name string
+	// Dims holds the value of every dimension (generated scenarios only).
+	Dims map[string]string
+	YAML string
+	// Gateways are the gateway workloads to compare ("ns/name").
+	Gateways []string
+	// ProxyRole maps a gateway workload to "gateway-ns" (the workload in the Gateway's namespace)
+	// or "other-ns" (generated scenarios).
+	ProxyRole map[string]string
+}
+
+const (
+	seHost    = "api.example.com"
+	noiseHost = "noise.example.com"
+)
+
+type gwWorkload struct {
+	ns, name, label, ip string
+}
+
+var gwWorkloads = map[string]gwWorkload{
+	"istio-system": {"istio-system", "istio-egressgateway", "egressgateway", "10.10.0.10"},
+	"egress":       {"egress", "egress-gateway", "egress-dedicated", "10.10.0.20"},
+}
+
+// generate returns n scenarios from seed.
+func generate(seed int64, n int) []scenario {
+	rng := rand.New(rand.NewSource(seed))
+	cols := map[string][]string{}
+	for _, d := range dimensions {
+		col := make([]string, n)
+		for i := range col {
+			col[i] = d.values[i%len(d.values)]
+		}
+		rng.Shuffle(n, func(i, j int) { col[i], col[j] = col[j], col[i] })
+		cols[d.name] = col
+	}
+	out := make([]scenario, 0, n)
+	for i := 0; i < n; i++ {
+		dims := map[string]string{}
+		for _, d := range dimensions {
+			dims[d.name] = cols[d.name][i]
+		}
+		out = append(out, build(fmt.Sprintf("gen-%04d", i), dims, rng))
+	}
+	return out
+}
+
+// builder accumulates YAML documents; every object gets an explicit creationTimestamp in
+// document order so that istiod and the plugin order objects the same way.
+type builder struct {
+	docs []string
+	seq  int
+}
+
+func (b *builder) add(doc string) {
+	b.docs = append(b.docs, strings.TrimSpace(doc))
+}
+
+// ts returns the next creationTimestamp line value.
+func (b *builder) ts() string {
+	b.seq++
+	return fmt.Sprintf("\"2024-01-01T00:%02d:%02dZ\"", b.seq/60, b.seq%60)
+}
+
+func (b *builder) String() string { return strings.Join(b.docs, "\n---\n") + "\n" }
+
+func q(s string) string { return fmt.Sprintf("%q", s) }
+
+func yamlList(xs []string) string {
+	qs := make([]string, len(xs))
+	for i, x := range xs {
+		qs[i] = q(x)
+	}
+	return "[" + strings.Join(qs, ", ") + "]"
+}
+
+// protoSpec describes the ServiceEntry ports and the Gateway server for a protocol value.
+type protoSpec struct {
+	sePorts    []sePort
+	addresses  []string
+	serverKind string // "http", "tls", "tcp": the route section the server needs
+	serverPort uint32
+	serverYAML func(hosts []string) string
+}
+
+type sePort struct {
+	number   uint32
+	name     string
+	protocol string // "" = unset
+}
+
+func protocolSpec(p string, extraPort bool, rng *rand.Rand) protoSpec {
+	httpServer := func(hosts []string) string {
+		return fmt.Sprintf("  - port: {number: 80, name: http, protocol: HTTP}\n    hosts: %s", yamlList(hosts))
+	}
+	tlsServer := func(proto string) func(hosts []string) string {
+		return func(hosts []string) string {
+			return fmt.Sprintf("  - port: {number: 443, name: tls, protocol: %s}\n    hosts: %s\n    tls: {mode: PASSTHROUGH}", proto, yamlList(hosts))
+		}
+	}
+	tcpServer := func(hosts []string) string {
+		return fmt.Sprintf("  - port: {number: 9000, name: tcp, protocol: TCP}\n    hosts: %s", yamlList(hosts))
+	}
+	var s protoSpec
+	switch p {
+	case "HTTP":
+		s = protoSpec{sePorts: []sePort{{80, "http", "HTTP"}}, serverKind: "http", serverPort: 80, serverYAML: httpServer}
+		if extraPort {
+			s.sePorts = append(s.sePorts, sePort{8080, "http-alt", "HTTP"})
+		}
+	case "GRPC":
+		s = protoSpec{sePorts: []sePort{{8081, "grpc", "GRPC"}}, serverKind: "http", serverPort: 80, serverYAML: httpServer}
+		if extraPort {
+			s.sePorts = append(s.sePorts, sePort{8082, "grpc-alt", "GRPC"})
+		}
+	case "HTTPS":
+		s = protoSpec{sePorts: []sePort{{443, "https", "HTTPS"}}, serverKind: "tls", serverPort: 443, serverYAML: tlsServer("HTTPS")}
+		if extraPort {
+			s.sePorts = append(s.sePorts, sePort{8443, "https-alt", "HTTPS"})
+		}
+	case "TLS":
+		s = protoSpec{sePorts: []sePort{{443, "tls", "TLS"}}, serverKind: "tls", serverPort: 443, serverYAML: tlsServer("TLS")}
+		if extraPort {
+			s.sePorts = append(s.sePorts, sePort{8443, "tls-alt", "TLS"})
+		}
+	case "TCP", "TCP+addr":
+		s = protoSpec{sePorts: []sePort{{5432, "tcp", "TCP"}}, serverKind: "tcp", serverPort: 9000, serverYAML: tcpServer}
+		if extraPort {
+			s.sePorts = append(s.sePorts, sePort{5433, "tcp-alt", "TCP"})
+		}
+		if p == "TCP+addr" {
+			s.addresses = []string{"240.240.10.1"}
+		}
+	case "unset":
+		s = protoSpec{sePorts: []sePort{{7000, "port-7000", ""}}}
+		if extraPort {
+			s.sePorts = append(s.sePorts, sePort{7001, "port-7001", ""})
+		}
+		// An unset protocol is sniffed on sidecars; on a gateway the Gateway server decides.
+		if rng.Intn(2) == 0 {
+			s.serverKind, s.serverPort, s.serverYAML = "http", 80, httpServer
+		} else {
+			s.serverKind, s.serverPort, s.serverYAML = "tcp", 9000, tcpServer
+		}
+	default:
+		panic("unknown protocol " + p)
+	}
+	return s
+}
+
+func build(name string, d map[string]string, rng *rand.Rand) scenario {
+	gwNs := d[dimGwNs]
+	gw := gwWorkloads[gwNs]
+	seNs := d[dimSENs]
+	if seNs == "gwns" {
+		seNs = gwNs
+		if d[dimExportTo] == `[".",gwns]` {
+			// [".", <own namespace>] is rejected by validation (duplicate entry).
+			seNs, d[dimSENs] = "app", "app"
+		}
+	}
+	sub := func(s string) string {
+		s = strings.ReplaceAll(s, "gwns", q(gwNs))
+		s = strings.ReplaceAll(s, "other", q("other"))
+		s = strings.ReplaceAll(s, "app", q("app"))
+		return s
+	}
+	b := &builder{}
+	for _, ns := range []string{"app", "other", "egress", "istio-system"} {
+		labels := ""
+		if ns == "app" {
+			labels = "\n  labels: {trusted: \"true\"}"
+		}
+		b.add(fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s%s\n  creationTimestamp: %s", ns, labels, b.ts()))
+	}
+	// istiod with the flags.
+	flag := d[dimFlag] == "on"
+	scope := d[dimScope] == "on"
+	b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: istiod
+  namespace: istio-system
+  labels: {app: istiod, istio: pilot}
+  creationTimestamp: %s
+spec:
+  selector:
+    matchLabels: {app: istiod}
+  template:
+    metadata:
+      labels: {app: istiod, istio: pilot}
+    spec:
+      containers:
+      - name: discovery
+        image: docker.io/istio/pilot:1.31.0
+        env:
+        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          value: %q
+        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
+          value: %q`, b.ts(), fmt.Sprint(flag), fmt.Sprint(scope)))
+
+	revVariant := d[dimRevision]
+	if revVariant != "none" {
+		canaryFlag := flag
+		if revVariant == "egress-gw-canary" {
+			canaryFlag = !flag
+		}
+		b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: istiod-canary
+  namespace: istio-system
+  labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+  creationTimestamp: %s
+spec:
+  selector:
+    matchLabels: {app: istiod, istio.io/rev: canary}
+  template:
+    metadata:
+      labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+    spec:
+      containers:
+      - name: discovery
+        image: docker.io/istio/pilot:1.31.0
+        env:
+        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          value: %q
+        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
+          value: %q`, b.ts(), fmt.Sprint(canaryFlag), fmt.Sprint(scope)))
+	}
+
+	// Mesh config.
+	var mesh []string
+	exp := d[dimExportTo]
+	if strings.HasPrefix(exp, "unset/mesh") && exp != "unset/mesh-unset" {
+		mesh = append(mesh, "defaultServiceExportTo: "+sub(strings.TrimPrefix(exp, "unset/mesh")))
+	}
+	switch d[dimMeshVSDR] {
+	case `vs["."]`:
+		mesh = append(mesh, `defaultVirtualServiceExportTo: ["."]`)
+	case `dr["."]`:
+		mesh = append(mesh, `defaultDestinationRuleExportTo: ["."]`)
+	}
+	switch d[dimExtras] {
+	case "extAuthz":
+		mesh = append(mesh, "extensionProviders:\n    - name: authz\n      envoyExtAuthzHttp: {service: "+seHost+", port: 80}")
+	case "extAuthz-ns-qualified":
+		mesh = append(mesh, "extensionProviders:\n    - name: authz\n      envoyExtAuthzHttp: {service: "+seNs+"/"+seHost+", port: 80}")
+	case "extAuthz-wrong-ns":
+		mesh = append(mesh, "extensionProviders:\n    - name: authz\n      envoyExtAuthzHttp: {service: egress-nowhere/"+seHost+", port: 80}")
+	}
+	vis := func(def string, apply bool, policies ...string) string {
+		out := fmt.Sprintf("serviceEntryVisibility:\n      defaultVisibility: %s\n      applyToSidecars: %t", def, apply)
+		if len(policies) > 0 {
+			out += "\n      policies:"
+			for _, p := range policies {
+				out += "\n      " + p
+			}
+		}
+		return out
+	}
+	switch d[dimVisibility] {
+	case "default-NAMESPACE/apply":
+		mesh = append(mesh, vis("NAMESPACE", true))
+	case "default-NAMESPACE/no-apply":
+		mesh = append(mesh, vis("NAMESPACE", false))
+	case "default-NONE/apply":
+		mesh = append(mesh, vis("NONE", true))
+	case "trusted-PUBLIC/apply":
+		mesh = append(mesh, vis("NAMESPACE", true, "- visibility: PUBLIC\n        matchingRules:\n        - namespaceSelector: {matchLabels: {trusted: \"true\"}}"))
+	case "trusted-expr-PUBLIC/apply":
+		mesh = append(mesh, vis("NAMESPACE", true, "- visibility: PUBLIC\n        matchingRules:\n        - namespaceSelector: {matchExpressions: [{key: trusted, operator: In, values: [\"true\"]}]}"))
+	case "no-rules-NAMESPACE/apply":
+		mesh = append(mesh, vis("PUBLIC", true, "- visibility: NAMESPACE"))
+	case "empty-selector-NONE/apply":
+		mesh = append(mesh, vis("PUBLIC", true, "- visibility: NONE\n        matchingRules:\n        - namespaceSelector: {}"))
+	}
+	if len(mesh) > 0 {
+		b.add(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\n  creationTimestamp: %s\ndata:\n  mesh: |-\n    %s",
+			b.ts(), strings.Join(mesh, "\n    ")))
+	}
+
+	// Gateway workloads.
+	for _, key := range []string{"istio-system", "egress"} {
+		w := gwWorkloads[key]
+		labels := fmt.Sprintf("{app: %s, istio: %s}", w.name, w.label)
+		if key == "egress" && revVariant == "egress-gw-canary" {
+			labels = fmt.Sprintf("{app: %s, istio: %s, istio.io/rev: canary}", w.name, w.label)
+		}
+		b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[1]s
+  namespace: %[2]s
+  labels: %[3]s
+  creationTimestamp: %[4]s
+spec:
+  selector:
+    matchLabels: %[3]s
+  template:
+    metadata:
+      labels: %[3]s
+    spec:
+      containers:
+      - name: istio-proxy
+        image: auto`, w.name, w.ns, labels, b.ts()))
+		b.add(fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: %[1]s-0
+  namespace: %[2]s
+  labels: %[3]s
+  creationTimestamp: %[4]s
+spec:
+  containers:
+  - name: istio-proxy
+    image: auto
+    ports:
+    - containerPort: 8080
+    - containerPort: 8443
+    - containerPort: 9000
+status:
+  phase: Running
+  podIP: %[5]s
+  podIPs: [{ip: %[5]s}]
+  conditions:
+  - type: Ready
+    status: "True"`, w.name, w.ns, labels, b.ts(), w.ip))
+		b.add(fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: %[1]s
+  namespace: %[2]s
+  labels: %[3]s
+  creationTimestamp: %[4]s
+spec:
+  type: ClusterIP
+  clusterIP: %[5]s
+  selector: %[3]s
+  ports:
+  - {name: http2, port: 80, targetPort: 8080, protocol: TCP}
+  - {name: https, port: 443, targetPort: 8443, protocol: TCP}
+  - {name: tcp, port: 9000, targetPort: 9000, protocol: TCP}`, w.name, w.ns, labels, b.ts(), strings.Replace(w.ip, "10.10.", "10.96.", 1)))
+		b.add(fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: %[1]s-abcde
+  namespace: %[2]s
+  labels: {kubernetes.io/service-name: %[1]s}
+  creationTimestamp: %[3]s
+addressType: IPv4
+endpoints:
+- addresses: [%[4]s]
+  conditions: {ready: true}
+  targetRef: {kind: Pod, name: %[1]s-0, namespace: %[2]s}
+ports:
+- {name: http2, port: 8080, protocol: TCP}
+- {name: https, port: 8443, protocol: TCP}
+- {name: tcp, port: 9000, protocol: TCP}`, w.name, w.ns, b.ts(), w.ip))
+	}
+
+	// ServiceEntry.
+	ps := protocolSpec(d[dimProtocol], d[dimExtraPort] == "yes", rng)
+	res := d[dimResolution]
+	var se strings.Builder
+	fmt.Fprintf(&se, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: api\n  namespace: %s\n  creationTimestamp: %s\nspec:\n  hosts: [%s]\n", seNs, b.ts(), seHost)
+	if !strings.HasPrefix(exp, "unset") {
+		fmt.Fprintf(&se, "  exportTo: %s\n", sub(exp))
+	}
+	if len(ps.addresses) > 0 {
+		fmt.Fprintf(&se, "  addresses: %s\n", yamlList(ps.addresses))
+	}
+	se.WriteString("  location: MESH_EXTERNAL\n  ports:\n")
+	for _, p := range ps.sePorts {
+		if p.protocol == "" {
+			fmt.Fprintf(&se, "  - {number: %d, name: %s}\n", p.number, p.name)
+		} else {
+			fmt.Fprintf(&se, "  - {number: %d, name: %s, protocol: %s}\n", p.number, p.name, p.protocol)
+		}
+	}
+	switch res {
+	case "STATIC":
+		se.WriteString("  resolution: STATIC\n  endpoints:\n  - address: 10.20.0.5\n    labels: {version: v1}\n  - address: 10.20.0.6\n    labels: {version: v2}\n")
+	case "DNS+endpoints":
+		se.WriteString("  resolution: DNS\n  endpoints:\n  - address: api-1.backend.example.net\n    labels: {version: v1}\n")
+	case "DNS+selector":
+		se.WriteString("  resolution: DNS\n  workloadSelector:\n    labels: {app: api-vm}\n")
+	default:
+		fmt.Fprintf(&se, "  resolution: %s\n", res)
+	}
+	b.add(se.String())
+	if res == "DNS+selector" && rng.Intn(2) == 0 {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: WorkloadEntry
+metadata:
+  name: api-vm
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  address: 10.30.0.7
+  labels: {app: api-vm, version: v1}`, seNs, b.ts()))
+	}
+
+	switch dup := d[dimDuplicate]; dup {
+	case "same-ns-port":
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: api-extra
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 9443, name: tls-extra, protocol: TLS}
+  resolution: DNS`, seNs, b.ts(), seHost))
+	case "other-ns-public", "other-ns-to-gw":
+		exp := `["*"]`
+		if dup == "other-ns-to-gw" {
+			exp = yamlList([]string{gwNs})
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: api-other
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 8000, name: http-other, protocol: HTTP}
+  resolution: DNS`, b.ts(), seHost, exp))
+	}
+
+	switch ef := d[dimExtras]; ef {
+	case "envoyfilter-gw-ns", "envoyfilter-root", "envoyfilter-other-ns":
+		ns, sel := gwNs, fmt.Sprintf("  workloadSelector:\n    labels: {istio: %s}\n", gw.label)
+		if ef == "envoyfilter-root" {
+			ns, sel = "istio-system", ""
+		} else if ef == "envoyfilter-other-ns" {
+			ns, sel = "other", ""
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1alpha3
+kind: EnvoyFilter
+metadata:
+  name: ref-api
+  namespace: %s
+  creationTimestamp: %s
+  annotations:
+    envoyfilter.istio.io/referenced-services: %s
+spec:
+%s  configPatches:
+  - applyTo: CLUSTER
+    match:
+      context: GATEWAY
+      cluster: {service: %s}
+    patch:
+      operation: MERGE
+      value: {connect_timeout: 5s}`, ns, b.ts(), seHost, sel, seHost))
+	}
+
+	if d[dimNoise] == "yes" {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: noise
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  resolution: DNS`, b.ts(), noiseHost))
+	}
+
+	// Gateway.
+	binding := d[dimBinding]
+	vsNs := "app"
+	switch binding {
+	case "short-same-ns":
+		vsNs = gwNs
+	}
+	serverHosts := []string{seHost}
+	switch binding {
+	case "server-wildcard":
+		if rng.Intn(2) == 0 {
+			serverHosts = []string{"*"}
+		} else {
+			serverHosts = []string{"*.example.com"}
+		}
+	case "server-ns-match":
+		serverHosts = []string{vsNs + "/" + seHost}
+	case "server-ns-mismatch":
+		serverHosts = []string{"other/" + seHost}
+	}
+	selector := "{istio: " + gw.label + "}"
+	if d[dimSelector] == "empty" {
+		selector = "{}"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: egress-gw
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  selector: %s
+  servers:
+%s`, gwNs, b.ts(), selector, ps.serverYAML(serverHosts)))
+
+	// Subsets: which subset the route names and which DestinationRules exist.
+	routeSubset := ""
+	type drSpec struct{ ns, exportTo string }
+	var drs []drSpec
+	switch d[dimSubsets] {
+	case "defined", "defined-no-labels":
+		routeSubset = "v1"
+		drs = append(drs, drSpec{seNs, ""})
+	case "undefined":
+		routeSubset = "v3"
+		drs = append(drs, drSpec{seNs, ""})
+	case "dr-other-ns":
+		routeSubset = "v1"
+		drs = append(drs, drSpec{"other", ""})
+	case "dr-not-exported":
+		routeSubset = "v1"
+		drs = append(drs, drSpec{seNs, `["."]`})
+	case "dr-gw-ns":
+		routeSubset = "v1"
+		drs = append(drs, drSpec{gwNs, ""})
+	case "dr-root-ns":
+		routeSubset = "v1"
+		drs = append(drs, drSpec{"istio-system", ""})
+	}
+	subsetsYAML := "  - name: v1\n    labels: {version: v1}\n  - name: v2\n    labels: {version: v2}"
+	if d[dimSubsets] == "defined-no-labels" {
+		subsetsYAML = "  - name: v1\n  - name: v2"
+	}
+	for i, dr := range drs {
+		exportLine := ""
+		if dr.exportTo != "" {
+			exportLine = "  exportTo: " + dr.exportTo + "\n"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: api-subsets-%d
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  host: %s
+%s  subsets:
+%s`, i, dr.ns, b.ts(), seHost, exportLine, subsetsYAML))
+	}
+
+	// VirtualService.
+	if binding != "no-vs" {
+		b.add(virtualService(binding, vsNs, gwNs, ps, routeSubset, b.ts, b.add))
+	}
+	// Revision labels on configs.
+	target := map[string]string{"vs-canary": "kind: VirtualService", "se-canary": "kind: ServiceEntry\nmetadata:\n  name: api\n", "dr-canary": "kind: DestinationRule"}[revVariant]
+	if target != "" {
+		for i, doc := range b.docs {
+			if strings.Contains(doc, target) {
+				b.docs[i] = strings.Replace(doc, "metadata:\n", "metadata:\n  labels: {istio.io/rev: canary}\n", 1)
+			}
+		}
+	}
+	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
+	roles := map[string]string{}
+	for _, r := range gwRefs {
+		if strings.HasPrefix(r, gwNs+"/") {
+			roles[r] = "gateway-ns"
+		} else {
+			roles[r] = "other-ns"
+		}
+	}
+	return scenario{Name: name, Dims: d, YAML: b.String(), Gateways: gwRefs, ProxyRole: roles}
+}
+
+// virtualService returns the VirtualService of the binding variant (delegates add their
+// delegate VirtualService through add first).
+func virtualService(binding, vsNs, gwNs string, ps protoSpec, subset string, ts func() string, add func(string)) string {
+	gwRef := gwNs + "/egress-gw"
+	vsHosts := []string{seHost}
+	exportTo := ""
+	section := ps.serverKind
+	matchPort := ps.serverPort
+	switch binding {
+	case "short-same-ns", "short-other-ns":
+		gwRef = "egress-gw"
+	case "legacy-fqdn":
+		gwRef = "egress-gw." + gwNs + ".svc.cluster.local"
+	case "mesh-only":
+		gwRef = "mesh"
+	case "hosts-disjoint":
+		vsHosts = []string{"elsewhere.example.org"}
+	case "wrong-route-type":
+		switch ps.serverKind {
+		case "http":
+			section = "tcp"
+		default:
+			section = "http"
+		}
+	case "port-mismatch":
+		matchPort = ps.serverPort + 1
+	case "vs-exportTo-dot":
+		exportTo = `  exportTo: ["."]` + "\n"
+	}
+	if binding == "mesh-only" {
+		// A mesh route: match on the service port, no gateway.
+		matchPort = ps.sePorts[0].number
+	}
+	destPort := ps.sePorts[0].number
+	dest := fmt.Sprintf("        host: %s\n        port: {number: %d}\n", seHost, destPort)
+	if subset != "" {
+		dest += "        subset: " + subset + "\n"
+	}
+	matchGw := ""
+	if gwRef != "mesh" {
+		matchGw = fmt.Sprintf("      gateways: [%s]\n", gwRef)
+	}
+	var route string
+	switch section {
+	case "http":
+		if binding == "delegate" || binding == "delegate-private" {
+			delExport := ""
+			if binding == "delegate-private" {
+				delExport = `  exportTo: ["."]` + "\n"
+			}
+			add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: api-delegate
+  namespace: app
+  creationTimestamp: %s
+spec:
+%s  http:
+  - route:
+    - destination:
+%s`, ts(), delExport, strings.TrimRight(dest, "\n")))
+			return fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: api-root
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  hosts: %s
+  gateways: [%s]
+  http:
+  - match:
+    - port: %d
+    delegate:
+      name: api-delegate
+      namespace: app`, gwNs, ts(), yamlList(vsHosts), gwRef, matchPort)
+		}
+		route = fmt.Sprintf("  http:\n  - match:\n    - port: %d\n%s    route:\n    - destination:\n%s", matchPort, matchGw, dest)
+	case "tls":
+		route = fmt.Sprintf("  tls:\n  - match:\n    - port: %d\n      sniHosts: %s\n%s    route:\n    - destination:\n%s", matchPort, yamlList(vsHosts), matchGw, dest)
+	case "tcp":
+		route = fmt.Sprintf("  tcp:\n  - match:\n    - port: %d\n%s    route:\n    - destination:\n%s", matchPort, matchGw, dest)
+	}
+	return fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: api-route
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  hosts: %s
+  gateways: [%s]
+%s%s`, vsNs, ts(), yamlList(vsHosts), gwRef, exportTo, strings.TrimRight(route, "\n"))
+}

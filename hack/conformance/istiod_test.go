@@ -1,0 +1,690 @@
+package conformance
+
+// The oracle: istiod's own config generation (pilot/test/xds.NewFakeDiscoveryServer) fed with a
+// scenario, and the names of the clusters it builds for each gateway workload.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	meshconfig "istio.io/api/mesh/v1alpha1"
+	"istio.io/istio/pilot/pkg/config/kube/crd"
+	"istio.io/istio/pilot/pkg/features"
+	"istio.io/istio/pilot/pkg/model"
+	"istio.io/istio/pilot/test/xds"
+	"istio.io/istio/pkg/config"
+	"istio.io/istio/pkg/config/constants"
+	"istio.io/istio/pkg/config/mesh"
+	"istio.io/istio/pkg/kube/multicluster"
+	"istio.io/istio/pkg/test"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// doc is one YAML document with its type and identity.
+type doc struct {
+	text       string
+	apiVersion string
+	kind       string
+	name       string
+	namespace  string
+	labels     map[string]string
+	raw        map[string]any
+}
+
+// splitDocs splits multi-document YAML on "---" lines and drops documents without a kind.
+func splitDocs(all string) ([]doc, error) {
+	var out []doc
+	var cur []string
+	flush := func() error {
+		text := strings.Join(cur, "\n")
+		cur = nil
+		if strings.TrimSpace(stripComments(text)) == "" {
+			return nil
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+			return err
+		}
+		d := doc{text: text, raw: m}
+		d.apiVersion, _ = m["apiVersion"].(string)
+		d.kind, _ = m["kind"].(string)
+		if md, ok := m["metadata"].(map[string]any); ok {
+			d.name, _ = md["name"].(string)
+			d.namespace, _ = md["namespace"].(string)
+			if l, ok := md["labels"].(map[string]any); ok {
+				d.labels = map[string]string{}
+				for k, v := range l {
+					d.labels[k] = fmt.Sprint(v)
+				}
+			}
+		}
+		if d.kind != "" {
+			out = append(out, d)
+		}
+		return nil
+	}
+	for _, line := range strings.Split(all, "\n") {
+		if strings.TrimRight(line, " \t\r") == "---" || strings.HasPrefix(line, "--- ") {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cur = append(cur, line)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+func isIstioGroup(apiVersion string) bool {
+	g, _, _ := strings.Cut(apiVersion, "/")
+	return strings.HasSuffix(g, ".istio.io")
+}
+
+// oracleInput is what the fake istiod gets for one scenario, before it is narrowed to one
+// istiod revision (forRevision).
+type oracleInput struct {
+	configs  []config.Config
+	kubeYAML string
+	// meshTexts maps a mesh ConfigMap name in istio-system ("istio", "istio-canary") to its
+	// `mesh` key.
+	meshTexts map[string]string
+	// proxies are the gateway workloads to build CDS for.
+	proxies []proxySpec
+	// flags maps an istiod revision ("default" or the istio.io/rev value) to the flags read from
+	// that revision's istiod Deployment.
+	flags map[string]istiodFlags
+	// nsLabels are the scenario's Namespaces and their labels.
+	nsLabels map[string]map[string]string
+}
+
+type istiodFlags struct{ filter, scope bool }
+
+// revisionInput is what one istiod revision reads.
+type revisionInput struct {
+	rev     string
+	configs []config.Config
+	mesh    *meshconfig.MeshConfig
+	proxies []proxySpec
+	// filterFlag/scopeFlag are nil when the scenario has no istiod Deployment for the revision.
+	filterFlag, scopeFlag *bool
+	// nsLabels are the scenario's Namespaces and their labels (for serviceEntryVisibility).
+	nsLabels map[string]map[string]string
+	// notCheckable is set when the scenario uses something the harness cannot model.
+	notCheckable string
+}
+
+// revisions returns the revisions serving the gateway workloads, sorted.
+func (in *oracleInput) revisions() []string {
+	set := map[string]bool{}
+	for _, p := range in.proxies {
+		set[p.rev] = true
+	}
+	return sortedKeysBool(set)
+}
+
+// forRevision narrows the input to what istiod revision rev reads: configs unlabelled or
+// labelled istio.io/rev=rev (pkg/config/model.go LabelsInRevision; the harness itself runs one
+// istiod and reads everything, conformance-notes: revisions), the mesh ConfigMap istio-<rev>
+// (else istio), the flags of that revision's istiod Deployment, and the workloads it serves.
+func (in *oracleInput) forRevision(rev string) (*revisionInput, error) {
+	out := &revisionInput{rev: rev, nsLabels: in.nsLabels}
+	for _, c := range in.configs {
+		if v, ok := c.Labels["istio.io/rev"]; ok && v != rev {
+			continue
+		}
+		out.configs = append(out.configs, c)
+	}
+	for _, p := range in.proxies {
+		if p.rev == rev {
+			out.proxies = append(out.proxies, p)
+		}
+	}
+	text, ok := in.meshTexts["istio-"+rev]
+	if !ok {
+		text, ok = in.meshTexts["istio"]
+	}
+	if ok {
+		m, err := mesh.ApplyMeshConfigDefaults(text)
+		if err != nil {
+			return nil, invalidError{fmt.Errorf("mesh config: %v", err)}
+		}
+		out.mesh = m
+	} else {
+		out.mesh = mesh.DefaultMeshConfig()
+	}
+	if f, ok := in.flags[rev]; ok {
+		out.filterFlag, out.scopeFlag = &f.filter, &f.scope
+	}
+	return out, nil
+}
+
+type proxySpec struct {
+	ref    string // "ns/name" of the workload as the plugin names it
+	rev    string // istiod revision serving it ("default" when none)
+	ns     string
+	pod    string
+	ip     string
+	labels map[string]string
+}
+
+// invalidError marks a scenario istio's own validation rejects.
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string { return "invalid: " + e.err.Error() }
+
+// prepareOracle parses a scenario for the fake istiod. workloads are the gateway workloads
+// (ns/name plus pod labels) to compare; a Pod is synthesised for every Deployment that has
+// none, and an EndpointSlice for every Service with a selector that has none, so that istiod
+// maps Service ports to target ports as in a cluster (conformance-notes: gateways).
+// snap is the plugin's snapshot of the same YAML: Istio configs get the creationTimestamps the
+// plugin's loader assigned, so both sides order objects identically.
+func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef) (*oracleInput, error) {
+	docs, err := splitDocs(all)
+	if err != nil {
+		return nil, fmt.Errorf("yaml: %v", err)
+	}
+	in := &oracleInput{meshTexts: map[string]string{}, flags: map[string]istiodFlags{}}
+	nsLabels := map[string]map[string]string{}
+	var istio []string
+	var kube []string
+	namespaces := map[string]bool{}
+	type pod struct {
+		ns, name, ip string
+		labels       map[string]string
+		ports        []map[string]any
+	}
+	var pods []pod
+	type svc struct {
+		ns, name string
+		selector map[string]string
+		ports    []map[string]any
+	}
+	var svcs []svc
+	slices := map[string]bool{}
+	type deploy struct {
+		ns, name string
+		labels   map[string]string
+		selector map[string]string
+		ports    []map[string]any
+	}
+	var deploys []deploy
+	for _, d := range docs {
+		ns := d.namespace
+		if ns == "" {
+			ns = "default"
+		}
+		switch {
+		case isIstioGroup(d.apiVersion):
+			istio = append(istio, d.text)
+		case d.apiVersion == "v1" && d.kind == "Namespace":
+			namespaces[d.name] = true
+			nsLabels[d.name] = d.labels
+			kube = append(kube, d.text)
+		case d.apiVersion == "v1" && d.kind == "Service":
+			if d.namespace == "" {
+				return nil, fmt.Errorf("service %s without namespace", d.name)
+			}
+			kube = append(kube, d.text)
+			spec, _ := d.raw["spec"].(map[string]any)
+			s := svc{ns: ns, name: d.name, selector: strMap(spec["selector"])}
+			for _, p := range anyList(spec["ports"]) {
+				s.ports = append(s.ports, p)
+			}
+			svcs = append(svcs, s)
+		case d.apiVersion == "v1" && d.kind == "Pod":
+			kube = append(kube, d.text)
+			st, _ := d.raw["status"].(map[string]any)
+			ip, _ := st["podIP"].(string)
+			pods = append(pods, pod{ns: ns, name: d.name, ip: ip, labels: d.labels, ports: containerPorts(d.raw["spec"])})
+		case d.apiVersion == "discovery.k8s.io/v1" && d.kind == "EndpointSlice":
+			kube = append(kube, d.text)
+			slices[ns+"/"+d.labels["kubernetes.io/service-name"]] = true
+		case d.apiVersion == "apps/v1" && d.kind == "Deployment":
+			spec, _ := d.raw["spec"].(map[string]any)
+			tmpl, _ := spec["template"].(map[string]any)
+			tmd, _ := tmpl["metadata"].(map[string]any)
+			sel, _ := spec["selector"].(map[string]any)
+			deploys = append(deploys, deploy{ns: ns, name: d.name, labels: strMap(tmd["labels"]), selector: strMap(sel["matchLabels"]),
+				ports: containerPorts(tmpl["spec"])})
+		case d.apiVersion == "v1" && d.kind == "ConfigMap" && (d.name == "istio" || strings.HasPrefix(d.name, "istio-")) && ns == "istio-system":
+			data, _ := d.raw["data"].(map[string]any)
+			if m, ok := data["mesh"].(string); ok {
+				in.meshTexts[d.name] = m
+			}
+		}
+	}
+	// Flags from each revision's istiod Deployment (env of container discovery, parsed with
+	// strconv.ParseBool like istiod's pkg/env: unparsable = default false). A Deployment in
+	// istio-system wins over one elsewhere.
+	for _, d := range docs {
+		if d.kind != "Deployment" || (d.labels["app"] != "istiod" && d.labels["istio"] != "pilot") {
+			continue
+		}
+		spec, _ := d.raw["spec"].(map[string]any)
+		tmpl, _ := spec["template"].(map[string]any)
+		tmd, _ := tmpl["metadata"].(map[string]any)
+		rev := d.labels["istio.io/rev"]
+		if rev == "" {
+			rev = strMap(tmd["labels"])["istio.io/rev"]
+		}
+		if rev == "" {
+			rev = "default"
+		}
+		if _, seen := in.flags[rev]; seen && d.namespace != "istio-system" {
+			continue
+		}
+		ts, _ := tmpl["spec"].(map[string]any)
+		cs := anyList(ts["containers"])
+		var c map[string]any
+		for _, x := range cs {
+			if x["name"] == "discovery" {
+				c = x
+			}
+		}
+		if c == nil && len(cs) > 0 {
+			c = cs[0]
+		}
+		if c == nil {
+			continue
+		}
+		var f istiodFlags
+		for _, e := range anyList(c["env"]) {
+			v, _ := e["value"].(string)
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			b = err == nil && b
+			switch e["name"] {
+			case "PILOT_FILTER_GATEWAY_CLUSTER_CONFIG":
+				f.filter = b
+			case "PILOT_SCOPE_GATEWAY_TO_NAMESPACE":
+				f.scope = b
+			}
+		}
+		in.flags[rev] = f
+	}
+
+	// Istio configs: istio's own parsing and validation (crd.ParseInputs); Domain as a real
+	// istiod's crdclient sets it (conformance-notes: short names), creation times from the
+	// plugin's snapshot.
+	cfgs, _, err := crd.ParseInputs(strings.Join(istio, "\n---\n"))
+	if err != nil {
+		return nil, invalidError{err}
+	}
+	created := creationTimes(snap)
+	for i := range cfgs {
+		c := &cfgs[i]
+		if c.Namespace == "" {
+			c.Namespace = "default"
+		}
+		c.Domain = constants.DefaultClusterLocalDomain
+		if t, ok := created[c.GroupVersionKind.Kind+"/"+c.Namespace+"/"+c.Name]; ok {
+			c.CreationTimestamp = t
+		} else if c.CreationTimestamp.IsZero() {
+			c.CreationTimestamp = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+	}
+	in.configs = cfgs
+
+	// Pods for Deployments that have none.
+	ipSeq := 1
+	for _, d := range deploys {
+		has := false
+		for _, p := range pods {
+			if p.ns == d.ns && len(d.selector) > 0 && subset(d.selector, p.labels) {
+				has = true
+			}
+		}
+		if has || len(d.labels) == 0 {
+			continue
+		}
+		p := pod{ns: d.ns, name: d.name + "-synth", ip: fmt.Sprintf("10.250.0.%d", ipSeq), labels: d.labels, ports: d.ports}
+		ipSeq++
+		pods = append(pods, p)
+		kube = append(kube, podYAML(p.ns, p.name, p.ip, p.labels, p.ports))
+	}
+	// The gateway workloads to compare, each with a Pod.
+	for _, w := range workloads {
+		var found *pod
+		for i := range pods {
+			p := &pods[i]
+			if p.ns == w.ns && (p.name == w.name || subset(w.labels, p.labels)) && len(w.labels) > 0 {
+				found = p
+				break
+			}
+		}
+		if found == nil {
+			p := pod{ns: w.ns, name: w.name + "-synth", ip: fmt.Sprintf("10.250.0.%d", ipSeq), labels: w.labels}
+			ipSeq++
+			pods = append(pods, p)
+			kube = append(kube, podYAML(p.ns, p.name, p.ip, p.labels, nil))
+			found = &pods[len(pods)-1]
+		}
+		rev := w.labels["istio.io/rev"]
+		if rev == "" {
+			rev = nsLabels[w.ns]["istio.io/rev"]
+		}
+		if rev == "" {
+			rev = "default"
+		}
+		in.proxies = append(in.proxies, proxySpec{ref: w.ns + "/" + w.name, rev: rev, ns: w.ns, pod: found.name, ip: found.ip, labels: w.labels})
+		namespaces[w.ns] = namespaces[w.ns] || false
+	}
+	// EndpointSlices for Services with a selector and none given.
+	for _, s := range svcs {
+		if slices[s.ns+"/"+s.name] || len(s.selector) == 0 {
+			continue
+		}
+		var eps []pod
+		for _, p := range pods {
+			if p.ns == s.ns && subset(s.selector, p.labels) {
+				eps = append(eps, p)
+			}
+		}
+		if len(eps) == 0 {
+			continue
+		}
+		kube = append(kube, endpointSliceYAML(s.ns, s.name, eps[0].ports, s.ports, func() []string {
+			var out []string
+			for _, p := range eps {
+				out = append(out, p.ip+"|"+p.name)
+			}
+			return out
+		}()))
+	}
+	if _, ok := namespaces["istio-system"]; !ok {
+		namespaces["istio-system"] = false
+	}
+	for _, ns := range sortedKeysBool(namespaces) {
+		if !namespaces[ns] {
+			kube = append(kube, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s", ns))
+		}
+	}
+	in.kubeYAML = strings.Join(kube, "\n---\n")
+	in.nsLabels = nsLabels
+	return in, nil
+}
+
+type workloadRef struct {
+	ns, name string
+	labels   map[string]string
+}
+
+func creationTimes(snap *snapshot.Snapshot) map[string]time.Time {
+	out := map[string]time.Time{}
+	add := func(kind, ns, name string, t time.Time) { out[kind+"/"+ns+"/"+name] = t }
+	for _, o := range snap.ServiceEntries {
+		add("ServiceEntry", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.VirtualServices {
+		add("VirtualService", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.DestinationRules {
+		add("DestinationRule", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.Gateways {
+		add("Gateway", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.Sidecars {
+		add("Sidecar", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.WorkloadEntries {
+		add("WorkloadEntry", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.EnvoyFilters {
+		add("EnvoyFilter", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	return out
+}
+
+func strMap(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for k, x := range m {
+		out[k] = fmt.Sprint(x)
+	}
+	return out
+}
+
+func anyList(v any) []map[string]any {
+	l, _ := v.([]any)
+	var out []map[string]any
+	for _, x := range l {
+		if m, ok := x.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func containerPorts(spec any) []map[string]any {
+	s, _ := spec.(map[string]any)
+	var out []map[string]any
+	for _, c := range anyList(s["containers"]) {
+		out = append(out, anyList(c["ports"])...)
+	}
+	return out
+}
+
+func subset(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func podYAML(ns, name, ip string, labels map[string]string, ports []map[string]any) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: %s\n  labels:\n", name, ns)
+	for _, k := range sortedKeys(labels) {
+		fmt.Fprintf(&b, "    %q: %q\n", k, labels[k])
+	}
+	b.WriteString("spec:\n  containers:\n  - name: istio-proxy\n    image: auto\n")
+	if len(ports) > 0 {
+		b.WriteString("    ports:\n")
+		for _, p := range ports {
+			fmt.Fprintf(&b, "    - containerPort: %v\n", p["containerPort"])
+			if n, ok := p["name"].(string); ok {
+				fmt.Fprintf(&b, "      name: %s\n", n)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "status:\n  phase: Running\n  podIP: %s\n  podIPs: [{ip: %s}]\n  conditions:\n  - {type: Ready, status: \"True\"}\n", ip, ip)
+	return b.String()
+}
+
+// endpointSliceYAML maps each Service port to its target port (a number, or a container port
+// name resolved on the pod's ports; unresolved names keep the service port).
+func endpointSliceYAML(ns, svc string, podPorts, svcPorts []map[string]any, addrs []string) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: %s-synth\n  namespace: %s\n  labels: {kubernetes.io/service-name: %s}\naddressType: IPv4\nendpoints:\n", svc, ns, svc)
+	for _, a := range addrs {
+		ip, pod, _ := strings.Cut(a, "|")
+		fmt.Fprintf(&b, "- addresses: [%s]\n  conditions: {ready: true}\n  targetRef: {kind: Pod, name: %s, namespace: %s}\n", ip, pod, ns)
+	}
+	b.WriteString("ports:\n")
+	for _, p := range svcPorts {
+		port := p["port"]
+		target := port
+		switch t := p["targetPort"].(type) {
+		case float64, int, int64:
+			target = t
+		case string:
+			for _, cp := range podPorts {
+				if cp["name"] == t {
+					target = cp["containerPort"]
+				}
+			}
+		}
+		proto := "TCP"
+		if s, ok := p["protocol"].(string); ok && s != "" {
+			proto = s
+		}
+		name, _ := p["name"].(string)
+		fmt.Fprintf(&b, "- {name: %q, port: %v, protocol: %s}\n", name, target, proto)
+	}
+	return b.String()
+}
+
+func sortedKeysBool(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runIstiod builds CDS for every proxy of in with the given flag values and returns, per
+// workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
+// come back as an error.
+func runIstiod(kubeYAML string, in *revisionInput, filter, scope bool) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	var panicked any
+	err := test.Wrap(func(t test.Failer) {
+		defer func() {
+			if r := recover(); r != nil {
+				panicked = r
+				t.Fatalf("panic: %v", r)
+			}
+		}()
+		test.SetForTest(t, &features.FilterGatewayClusterConfig, filter)
+		test.SetForTest(t, &features.ScopeGatewayToNamespace, scope)
+		s := xds.NewFakeDiscoveryServer(t, xds.FakeOptions{
+			Configs:                in.configs,
+			KubernetesObjectString: kubeYAML,
+			MeshConfig:             in.mesh,
+		})
+		if in.mesh.GetServiceEntryVisibility() != nil && os.Getenv("CONFORMANCE_NO_NS_INJECT") == "" {
+			if err := injectNamespaces(s, in); err != nil {
+				t.Fatalf("harness: %v", err)
+			}
+		}
+		for _, p := range in.proxies {
+			labels := map[string]string{}
+			for k, v := range p.labels {
+				labels[k] = v
+			}
+			proxy := s.SetupProxy(&model.Proxy{
+				Type:            model.Router,
+				ID:              p.pod + "." + p.ns,
+				ConfigNamespace: p.ns,
+				Labels:          labels,
+				IPAddresses:     []string{p.ip},
+				Metadata: &model.NodeMetadata{
+					Labels:    labels,
+					Namespace: p.ns,
+					ClusterID: constants.DefaultClusterName,
+				},
+			})
+			names := map[string]bool{}
+			for _, c := range s.Clusters(proxy) {
+				names[c.Name] = true
+			}
+			// Every gateway CDS has BlackHoleCluster; without it the proxy was not built as a
+			// gateway and nothing below would mean anything.
+			if !names["BlackHoleCluster"] {
+				t.Fatalf("harness: proxy %s has no BlackHoleCluster (CDS %v)", p.ref, names)
+			}
+			out[p.ref] = names
+		}
+	})
+	if panicked != nil && err == nil {
+		err = fmt.Errorf("panic: %v", panicked)
+	}
+	return out, err
+}
+
+// injectNamespaces works around the harness limit of conformance-notes (H4): core.NewConfigGenTest
+// builds the ServiceEntry controller on a multicluster controller whose fake client is empty,
+// so meshConfig.serviceEntryVisibility namespaceSelectors never see namespace labels. The
+// scenario's Namespaces are created in that client (reached through the controller's unexported
+// field), then the harness waits until every ServiceEntry service carries the visibility its
+// namespace's labels give (model.CompileServiceEntryVisibility, as conversion.go resolves it) and
+// pushes again so that the push context is rebuilt with them.
+func injectNamespaces(s *xds.FakeDiscoveryServer, in *revisionInput) error {
+	f := reflect.ValueOf(s.ServiceEntryRegistry).Elem().FieldByName("multiclusterController")
+	if !f.IsValid() {
+		return fmt.Errorf("serviceentry.Controller has no field multiclusterController (istio version changed?)")
+	}
+	mc := *(**multicluster.Controller)(unsafe.Pointer(f.UnsafeAddr()))
+	client := mc.ConfigCluster().Client
+	for _, ns := range sortedKeysAny(in.nsLabels) {
+		obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: in.nsLabels[ns]}}
+		if _, err := client.Kube().CoreV1().Namespaces().Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create namespace %s: %v", ns, err)
+		}
+	}
+	matcher, _ := model.CompileServiceEntryVisibility(in.mesh.GetServiceEntryVisibility())
+	settled := func() bool {
+		for _, svc := range s.ServiceEntryRegistry.Services() {
+			if svc.Attributes.Visibility != matcher.VisibilityFor(in.nsLabels[svc.Attributes.Namespace]) {
+				return false
+			}
+		}
+		return true
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !settled() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("ServiceEntry visibility did not follow the injected namespace labels")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	s.Discovery.ConfigUpdate(&model.PushRequest{Forced: true, Reason: model.NewReasonStats(model.GlobalUpdate)})
+	for s.Discovery.CommittedUpdates.Load() < s.Discovery.InboundUpdates.Load() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("push after namespace injection did not complete")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+func sortedKeysAny(m map[string]map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
