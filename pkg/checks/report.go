@@ -88,8 +88,34 @@ type GatewayVerdict struct {
 	Assumptions []string `json:"assumptions,omitempty"`
 	// Warnings are further findings that do not decide presence (route binding, endpoints).
 	Warnings []Finding `json:"warnings,omitempty"`
+	// Routes are the attempts of the VirtualServices relevant to the host to bind the servers of
+	// the Gateways that select this workload (seed §2.3), one per (Gateway server, VirtualService).
+	Routes []RouteBinding `json:"routes,omitempty"`
 	// Steps are the §3.7 checks and decision-tree steps, in order.
 	Steps []Step `json:"steps"`
+}
+
+// RouteBinding is one VirtualService against one Gateway server of the workload.
+type RouteBinding struct {
+	// Gateway is the Gateway resource "namespace/name"; Server the index in spec.servers.
+	Gateway  string `json:"gateway"`
+	Server   int    `json:"server"`
+	Port     uint32 `json:"port"`
+	Protocol string `json:"protocol"`
+	// RouteType is the VirtualService section the server takes: http, tls or tcp.
+	RouteType      string `json:"routeType"`
+	VirtualService string `json:"virtualService"`
+	// Result is BOUND or why not (GATEWAY_NOT_LISTED, VS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE,
+	// HOSTS_DISJOINT, ROUTE_TYPE_MISMATCH, NO_ROUTE_MATCHES_SERVER, AUTO_PASSTHROUGH_SERVER).
+	Result string `json:"result"`
+	// Hosts are the virtual host domains (http) or matched hosts (tls, tcp); SNIHosts the SNI
+	// names of the applying tls matches.
+	Hosts    []string `json:"hosts,omitempty"`
+	SNIHosts []string `json:"sniHosts,omitempty"`
+	// CoversHost: the binding answers requests for the asked host (its authority or SNI).
+	CoversHost bool `json:"coversHost"`
+	// Destinations are the clusters the applying routes send to, in route order.
+	Destinations []string `json:"destinations,omitempty"`
 }
 
 // Cluster is one predicted Envoy cluster, in the columns of `istioctl proxy-config clusters`.

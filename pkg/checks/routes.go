@@ -138,9 +138,11 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 				}
 				b := rules.Bind(g, si, vs, opt)
 				ra.bindings = append(ra.bindings, b)
-				if b.Bound() && e.covers(b) {
+				covers := b.Bound() && e.covers(b)
+				if covers {
 					ra.covering = append(ra.covering, b)
 				}
+				e.v.Routes = append(e.v.Routes, e.routeBinding(b, covers))
 			}
 		}
 	}
@@ -384,4 +386,31 @@ func indent(s, pre string) string {
 		out = append(out, pre+l)
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// routeBinding renders a binding for the report, with the destination cluster names istiod
+// writes into the routes: outbound|<port>|<subset>|<host> where port is the destination port,
+// else the service's only port, else the server port.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster.
+func (e *evaluation) routeBinding(b rules.Binding, covers bool) RouteBinding {
+	r := RouteBinding{Gateway: rules.GatewayName(b.Gateway), Server: b.ServerIndex, Port: b.Server.GetPort().GetNumber(),
+		Protocol: b.Server.GetPort().GetProtocol(), RouteType: b.RouteType, VirtualService: b.VS.Namespace + "/" + b.VS.Name,
+		Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts, CoversHost: covers}
+	for _, d := range b.Dests {
+		port := d.Port
+		if port == 0 {
+			svcs := rules.ServicesForHost(e.snap.ServiceEntries, e.snap.Services, strings.ToLower(d.Host), ServiceOptions(e.snap, e.flags.MeshConfig))
+			if chosen, _ := rules.ServiceForProxy(svcs, e.w.Namespace); chosen != nil && len(chosen.Ports) == 1 {
+				port = chosen.Ports[0].Number
+			} else {
+				port = r.Port
+			}
+		}
+		name := clusterName(port, d.Subset, strings.ToLower(d.Host))
+		if !slices.Contains(r.Destinations, name) {
+			r.Destinations = append(r.Destinations, name)
+		}
+	}
+	return r
 }

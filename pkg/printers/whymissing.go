@@ -119,6 +119,20 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		} else if err := indented(&b, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}, rows); err != nil {
 			return err
 		}
+		if len(g.Routes) > 0 {
+			b.WriteString("\n")
+			rows = rows[:0]
+			for _, r := range g.Routes {
+				hosts := strings.Join(r.Hosts, ",")
+				if len(r.SNIHosts) > 0 {
+					hosts += " sni=" + strings.Join(r.SNIHosts, ",")
+				}
+				rows = append(rows, []string{r.Gateway, fmt.Sprintf("%d %d/%s", r.Server, r.Port, r.Protocol), r.VirtualService, r.Result, orDash(hosts), orDash(strings.Join(r.Destinations, ","))})
+			}
+			if err := indented(&b, []string{"GATEWAY", "SERVER", "VIRTUAL SERVICE", "BINDING", "HOSTS", "ROUTE DESTINATIONS"}, rows); err != nil {
+				return err
+			}
+		}
 		for _, f := range g.Warnings {
 			fmt.Fprintf(&b, "  %s [%s] %s\n", f.Level, f.Code, f.Message)
 		}
