@@ -11,14 +11,8 @@ import (
 // ExportAudit renders an export-audit report: a table (KIND, NAMESPACE/NAME, EXPORT TO,
 // NEEDED IN, MISSING IN, IMPACT, FIX) sorted by severity, or the AuditReport as JSON/YAML.
 func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
-	switch format {
-	case FormatJSON:
-		return writeJSON(w, r)
-	case FormatYAML:
-		return writeYAML(w, r)
-	case FormatTable, "":
-	default:
-		return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	if done, err := structured(w, r, format); done {
+		return err
 	}
 	if len(r.Findings) == 0 {
 		_, err := fmt.Fprintf(w, "No exportTo gaps: %d resources checked (%s).\n", len(r.Resources), r.Source)

@@ -26,15 +26,24 @@ var Formats = []string{FormatTable, FormatJSON, FormatYAML}
 // WhyMissing renders a why-missing report in format (table, json or yaml). The JSON and YAML
 // shapes are checks.Report (schema checks.SchemaVersion, documented in docs/why-missing.md).
 func WhyMissing(w io.Writer, r *checks.Report, format string) error {
+	if done, err := structured(w, r, format); done {
+		return err
+	}
+	return whyMissingTable(w, r)
+}
+
+// structured writes v as JSON or YAML when format asks for it (done = true), rejects unknown
+// formats (done = true, with an error), and leaves the table format to the caller.
+func structured(w io.Writer, v any, format string) (done bool, err error) {
 	switch format {
 	case FormatJSON:
-		return writeJSON(w, r)
+		return true, writeJSON(w, v)
 	case FormatYAML:
-		return writeYAML(w, r)
+		return true, writeYAML(w, v)
 	case FormatTable, "":
-		return whyMissingTable(w, r)
+		return false, nil
 	}
-	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	return true, fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }
 
 func writeJSON(w io.Writer, v any) error {
