@@ -67,6 +67,14 @@ type result struct {
 	detail       string
 	checks       []check
 	disagreement int
+	// route calls (routes_test.go)
+	routeChecks       []routeCheck
+	routeDisagreement int
+	routeSkipped      map[string]int // servers not checkable, by reason
+	// export-audit findings (audit_test.go)
+	auditChecks       []auditCheck
+	auditDisagreement int
+	auditUnchecked    map[string]int
 }
 
 func TestConformance(t *testing.T) {
@@ -135,6 +143,8 @@ func TestConformance(t *testing.T) {
 	fmt.Fprintf(&report, "conformance: seed %d, %d generated scenarios, %d case files, %s\n\n", *seedFlag, len(genResults), len(caseResults), elapsed.Round(time.Second))
 	writeCaseTable(&report, caseResults)
 	writeDimensionTables(&report, genResults)
+	writeRouteTables(&report, genResults)
+	writeAuditTables(&report, genResults)
 	nDis := writeDisagreements(&report, outDir, append(append([]*result{}, caseResults...), genResults...))
 	_ = os.WriteFile(filepath.Join(outDir, "summary.txt"), []byte(report.String()), 0o644)
 	fmt.Print(report.String())
@@ -153,7 +163,7 @@ func quietIstio() {
 // runScenario compares one scenario for every flag value it fixes (or both, when it names
 // none) and returns its checks.
 func runScenario(t *testing.T, sc *scenario) *result {
-	res := &result{sc: sc, status: "compared"}
+	res := &result{sc: sc, status: "compared", routeSkipped: map[string]int{}, auditUnchecked: map[string]int{}}
 	snap, err := pluginSnapshot(sc.YAML, nil)
 	if err != nil {
 		res.status, res.detail = "error", "plugin loader: "+err.Error()
@@ -211,7 +221,7 @@ func runScenario(t *testing.T, sc *scenario) *result {
 					return res
 				}
 			}
-			cds, err := runIstiod(in.kubeYAML, rin, f, scope)
+			iout, err := runIstiod(t, in.kubeYAML, rin, f, scope)
 			if err != nil {
 				if strings.Contains(err.Error(), "invalid") {
 					res.status, res.detail = "invalid", err.Error()
@@ -221,7 +231,25 @@ func runScenario(t *testing.T, sc *scenario) *result {
 				t.Errorf("%s: %s", sc.Name, res.detail)
 				return res
 			}
-			res.checks = append(res.checks, compare(t, sc, psnap, rin.proxies, cds, f, scope, known)...)
+			res.checks = append(res.checks, compare(t, sc, psnap, rin.proxies, iout.cds, f, scope, known)...)
+			res.routeChecks = append(res.routeChecks, compareRoutes(t, sc, psnap, rin.proxies, iout, f, scope, known, res.routeSkipped)...)
+			res.auditChecks = append(res.auditChecks, compareAudit(sc, psnap, rin.proxies, iout, f, scope, res.auditUnchecked)...)
+		}
+	}
+	for _, c := range res.auditChecks {
+		if !c.agree() {
+			res.auditDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s audit %s\n", sc.Name, c)
+		}
+	}
+	for _, c := range res.routeChecks {
+		if !c.agree() {
+			res.routeDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s route %s\n", sc.Name, c)
 		}
 	}
 	for _, c := range res.checks {
@@ -461,8 +489,8 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 	if len(rs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "CASE FILES\n%-72s %-14s %s\n", "CASE", "STATUS", "AGREE/TOTAL")
-	agree, total := 0, 0
+	fmt.Fprintf(w, "CASE FILES\n%-72s %-14s %-12s %s\n", "CASE", "STATUS", "CLUSTERS", "ROUTE CALLS")
+	agree, total, rAgree, rTotal := 0, 0, 0, 0
 	for _, r := range rs {
 		a := 0
 		for _, c := range r.checks {
@@ -472,21 +500,29 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 		}
 		agree += a
 		total += len(r.checks)
+		ra := 0
+		for _, c := range r.routeChecks {
+			if c.agree() {
+				ra++
+			}
+		}
+		rAgree += ra
+		rTotal += len(r.routeChecks)
 		st := r.status
-		if st == "compared" && r.disagreement > 0 {
+		if st == "compared" && (r.disagreement > 0 || r.routeDisagreement > 0 || r.auditDisagreement > 0) {
 			st = "DISAGREE"
 		}
 		if st == "compared" && len(r.checks) == 0 {
 			st = "nothing"
 			r.detail = "no ServiceEntry: no cluster to compare"
 		}
-		fmt.Fprintf(w, "%-72s %-14s %d/%d", r.sc.Name, st, a, len(r.checks))
+		fmt.Fprintf(w, "%-72s %-14s %-12s %d/%d", r.sc.Name, st, fmt.Sprintf("%d/%d", a, len(r.checks)), ra, len(r.routeChecks))
 		if r.detail != "" {
 			fmt.Fprintf(w, "  (%s)", oneLine(r.detail, 100))
 		}
 		w.WriteString("\n")
 	}
-	fmt.Fprintf(w, "%-72s %-14s %d/%d\n\n", "all case files", "", agree, total)
+	fmt.Fprintf(w, "%-72s %-14s %-12s %d/%d\n\n", "all case files", "", fmt.Sprintf("%d/%d", agree, total), rAgree, rTotal)
 }
 
 type tally struct{ agree, total, scAgree, scTotal, unexplained int }
@@ -587,7 +623,7 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 	n := 0
 	for _, r := range rs {
-		if r.disagreement == 0 {
+		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 {
 			continue
 		}
 		file := filepath.Join(outDir, strings.ReplaceAll(r.sc.Name, "/", "_")+".yaml")
@@ -624,6 +660,29 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 			fmt.Fprintf(&hdr, "%s\n", cmd)
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
+		for _, c := range r.auditChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [audit] %s", r.sc.Name, c)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress export-audit -f %s\n", strings.TrimPrefix(line, r.sc.Name+" "), filepath.Base(file))
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
+		for _, c := range r.routeChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [route] %s", r.sc.Name, c)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n", strings.TrimPrefix(line, r.sc.Name+" "))
+			cmd := fmt.Sprintf("#   plugin: kubectl egress why-missing %s --gateway %s -f %s -o yaml   (routes on port %d)", c.host, c.gateway, filepath.Base(file), c.serverPort)
+			if !c.flagKnown {
+				cmd += fmt.Sprintf(" --filter-gateway-clusters=%t", c.filter)
+			}
+			fmt.Fprintf(&hdr, "%s\n", cmd)
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
 		_ = os.WriteFile(file, []byte(hdr.String()+"---\n"+r.sc.YAML), 0o644)
 	}
 	if n == 0 {
@@ -635,6 +694,18 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 		for _, c := range r.checks {
 			if !c.agree() {
 				k := c.class()
+				classes[k] = append(classes[k], r.sc.Name)
+			}
+		}
+		for _, c := range r.auditChecks {
+			if !c.agree() {
+				k := "[audit] " + c.code + ": istiod has it"
+				classes[k] = append(classes[k], r.sc.Name)
+			}
+		}
+		for _, c := range r.routeChecks {
+			if !c.agree() {
+				k := "[route] " + c.class()
 				classes[k] = append(classes[k], r.sc.Name)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 	"unsafe"
 
@@ -22,6 +23,7 @@ import (
 	"istio.io/istio/pilot/pkg/config/kube/crd"
 	"istio.io/istio/pilot/pkg/features"
 	"istio.io/istio/pilot/pkg/model"
+	"istio.io/istio/pilot/pkg/simulation"
 	"istio.io/istio/pilot/test/xds"
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/constants"
@@ -577,8 +579,9 @@ func sortedKeys(m map[string]string) []string {
 // runIstiod builds CDS for every proxy of in with the given flag values and returns, per
 // workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
 // come back as an error.
-func runIstiod(kubeYAML string, in *revisionInput, filter, scope bool) (map[string]map[string]bool, error) {
-	out := map[string]map[string]bool{}
+func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope bool) (*istiodOut, error) {
+	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}}
+	out := res.cds
 	var panicked any
 	err := test.Wrap(func(t test.Failer) {
 		defer func() {
@@ -626,12 +629,40 @@ func runIstiod(kubeYAML string, in *revisionInput, filter, scope bool) (map[stri
 				t.Fatalf("harness: proxy %s has no BlackHoleCluster (CDS %v)", p.ref, names)
 			}
 			out[p.ref] = names
+			// Listeners, routes and clusters for the route simulation (routes_test.go), and
+			// the service port → target port translation istiod applies to Gateway server
+			// ports (pilot/pkg/model/gateway.go resolvePorts, legacy selector: the first
+			// ServiceTarget with that port, skipping Services that opt out).
+			ps := &proxySim{sim: simulation.NewSimulation(tt, s, proxy), ip: p.ip, targetPorts: map[uint32]uint32{}}
+			for _, st := range proxy.ServiceTargets {
+				if _, off := st.Service.Attributes.Labels[model.DisableGatewayPortTranslationLabel]; off {
+					continue
+				}
+				if _, seen := ps.targetPorts[uint32(st.Port.Port)]; !seen {
+					ps.targetPorts[uint32(st.Port.Port)] = st.Port.TargetPort
+				}
+			}
+			res.sims[p.ref] = ps
 		}
 	})
 	if panicked != nil && err == nil {
 		err = fmt.Errorf("panic: %v", panicked)
 	}
-	return out, err
+	return res, err
+}
+
+// istiodOut is what the oracle built for one revision and flag value: per workload ref, the
+// CDS cluster names and the simulation of its listeners, routes and clusters.
+type istiodOut struct {
+	cds  map[string]map[string]bool
+	sims map[string]*proxySim
+}
+
+type proxySim struct {
+	sim *simulation.Simulation
+	ip  string // the gateway pod's IP, the calls' destination address
+	// targetPorts maps a Service port of the gateway workload to its target port.
+	targetPorts map[uint32]uint32
 }
 
 // injectNamespaces works around the harness limit of conformance-notes (H4): core.NewConfigGenTest

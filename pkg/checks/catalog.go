@@ -14,6 +14,7 @@ const (
 	CauseNoVirtualHost       = "NO_VIRTUAL_HOST"
 	CauseSubsetNotDefined    = "SUBSET_NOT_DEFINED"
 	CauseNoEndpoints         = "NO_ENDPOINTS"
+	CauseInputUnknown        = "INPUT_UNKNOWN"
 )
 
 // Levels of findings, worst first.
@@ -36,6 +37,7 @@ type CatalogEntry struct {
 // generated from the same text by hand; keep them in step.
 var Catalog = []CatalogEntry{
 	{CauseOK, LevelInfo, "", "The cluster is predicted in the gateway's CDS and a route bound to the gateway reaches it."},
+	{CauseInputUnknown, LevelError, "", "A kind the verdict depends on could not be read (RBAC forbids listing it, or its API version is not served); no verdict is given (exit 2)."},
 	{CauseHostNotFound, LevelError, "NC/BlackHoleCluster", "No ServiceEntry or Kubernetes Service declares the host (or the IP in its addresses)."},
 	{CausePortNotDeclared, LevelError, "NC", "The entry that declares the host has no such port, so outbound|<port>||<host> is never built."},
 	{CauseNotExported, LevelError, "NC", "exportTo (or meshConfig.defaultServiceExportTo) of every entry for the host excludes the gateway pod's namespace (seed §4.2)."},

@@ -44,6 +44,9 @@ type AuditReport struct {
 	Source        string          `json:"source"`
 	Resources     []AuditResource `json:"resources"`
 	Findings      []AuditFinding  `json:"findings"`
+	// Unknown maps a kind the audit needs to why it could not be read; the audit is then
+	// incomplete (exit 2).
+	Unknown map[string]string `json:"unknown,omitempty"`
 }
 
 // AuditResource is one resource with its effective export set.
@@ -130,6 +133,15 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	a.duplicates()
 
 	rep := &AuditReport{SchemaVersion: AuditSchemaVersion, Source: snap.Source, Resources: []AuditResource{}, Findings: []AuditFinding{}}
+	for _, k := range []string{snapshot.KindNamespace, snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule,
+		snapshot.KindGateway, snapshot.KindService, snapshot.KindDeployment, snapshot.KindPod} {
+		if why, ok := snap.Unknown[k]; ok {
+			if rep.Unknown == nil {
+				rep.Unknown = map[string]string{}
+			}
+			rep.Unknown[k] = why
+		}
+	}
 	for _, se := range snap.ServiceEntries {
 		ss := rules.ServiceEntryServices(se, a.svcOpt)
 		exp := []string{}
@@ -383,8 +395,8 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	a.add(AuditFinding{Code: AuditDRNotOnLookupPath, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
 		ExportTo: rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
 		Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
-		Message: fmt.Sprintf("%s defines subset %q of %s, a host owned by namespace %s; %s looks up DestinationRules in %s, then %s, then %s, so the rule only takes effect for proxies in %s whatever its exportTo.",
-			drRef, d.Subset, h, chosen.Namespace, proxy, ns, chosen.Namespace, a.rootNs, definer.Namespace),
+		Message: fmt.Sprintf("%s defines subset %q of %s, a host owned by namespace %s. For %s istiod looks up DestinationRules in %s, %s, so the rule only takes effect for proxies in %s whatever its exportTo.",
+			drRef, d.Subset, h, chosen.Namespace, proxy, lookupPath(ns, chosen.Namespace, a.rootNs), "and nowhere else", definer.Namespace),
 		Fix: fmt.Sprintf("# move %s to namespace %s (the service's namespace), exported to \"*\":\nmetadata:\n  name: %s\n  namespace: %s", drRef, chosen.Namespace, definer.Name, chosen.Namespace)})
 }
 
@@ -473,4 +485,15 @@ func (a *auditor) shadowed(dr *rules.DRChoice, h, svcNs, ns, proxy string) {
 			Fix: "merge the two rules into one, or delete the one in " + ns})
 		return
 	}
+}
+
+// lookupPath lists the namespaces istiod searches for a proxy in ns and a service in svcNs.
+func lookupPath(ns, svcNs, rootNs string) string {
+	path := []string{ns}
+	for _, n := range []string{svcNs, rootNs} {
+		if !slices.Contains(path, n) {
+			path = append(path, n)
+		}
+	}
+	return strings.Join(path, " then ")
 }

@@ -42,6 +42,11 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 	} else {
 		wls = GatewayWorkloads(snap)
 		if len(wls) == 0 {
+			for _, k := range []string{snapshot.KindDeployment, snapshot.KindPod, snapshot.KindGateway} {
+				if why, ok := snap.Unknown[k]; ok {
+					return nil, fmt.Errorf("no gateway workload found: %ss could not be read (%s)", k, why)
+				}
+			}
 			return nil, fmt.Errorf("no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME")
 		}
 	}
@@ -180,6 +185,9 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 	}
 	e.drs = rules.NewDRLookup(snap.DestinationRules, e.rootNs, mc.GetDefaultDestinationRuleExportTo())
 	e.v = GatewayVerdict{Gateway: w.Ref(), Namespace: w.Namespace, Name: w.Name, Revision: w.Revision, Clusters: []Cluster{}}
+	if !w.Synthetic && !isGatewayWorkload(snap, w.Namespace, w.Labels) {
+		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("%s %s is not labelled istio=egressgateway and no Gateway selects it: it was diagnosed as a gateway (ROUTER) proxy because --gateway named it", w.Kind, w.Ref()))
+	}
 	if w.Synthetic {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("no gateway Deployment in the input: assumed a workload labelled istio=egressgateway in namespace %s", w.Namespace))
 	}
@@ -187,8 +195,14 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 	e.stepUnknownInputs()
 	if e.cause == "" {
 		e.v.Cause = CauseOK
-		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s and a route bound to it reaches it. If `istioctl proxy-config clusters` does not show it, compare with live state (steps d, e): istiod may not have pushed (seed §3.7 last branch).",
-			clusterList(e.v.Clusters), w.Ref())
+		routed := "a route bound to it reaches it"
+		for _, f := range e.v.Warnings {
+			if f.Code == "NO_ROUTE_THROUGH_GATEWAY" {
+				routed = "no VirtualService routes the host through this gateway (nothing is wrong with the cluster itself)"
+			}
+		}
+		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s; %s. If `istioctl proxy-config clusters` does not show it, compare with live state (steps d, e): istiod may not have pushed (seed §3.7 last branch).",
+			clusterList(neededClusters(e.v.Clusters)), w.Ref(), routed)
 	}
 	e.v.Present = false
 	for _, c := range e.v.Clusters {
@@ -204,6 +218,16 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 	e.step("d", "sync status (istioctl proxy-status)", NotChecked, "live proxy sync status is not read by this version")
 	e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", NotChecked, "the live Envoy config_dump is not read by this version; clusters above are istiod's predicted CDS")
 	return e.v
+}
+
+func neededClusters(cs []Cluster) []Cluster {
+	var out []Cluster
+	for _, c := range cs {
+		if c.Needed {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func clusterList(cs []Cluster) string {
@@ -224,6 +248,13 @@ func (e *evaluation) run() {
 	e.stepMeshDefaults()
 
 	if len(services) == 0 {
+		for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService} {
+			if why, ok := e.snap.Unknown[k]; ok {
+				e.fail(CauseInputUnknown, "", fmt.Sprintf("cannot tell whether an entry declares %s: %ss could not be read (%s)", e.host, k, why),
+					"grant list on the kind (kubectl auth can-i list "+strings.ToLower(k)+"s -A), or run with -f on the rendered manifests")
+				return
+			}
+		}
 		what := "no ServiceEntry or Service declares host " + e.host
 		if rules.IsIP(e.host) {
 			what = "no ServiceEntry lists " + e.host + " in spec.addresses"
@@ -231,7 +262,7 @@ func (e *evaluation) run() {
 		e.step("exported", "service exported to the gateway namespace", Fail, what)
 		e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port))
 		if e.port != 0 {
-			e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Reason: "no entry declares the host"})
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Needed: true, Reason: "no entry declares the host"})
 		}
 		return
 	}
@@ -268,12 +299,23 @@ func (e *evaluation) run() {
 			}
 		}
 		chosen, visible := rules.ServiceForProxy(group, e.w.Namespace)
+		if e.port != 0 && !anyDeclaresPort(group, e.port) {
+			culprit := group[0]
+			if chosen != nil {
+				culprit = *chosen
+			}
+			e.step("port", "port declared", Fail, fmt.Sprintf("no entry for %s declares port %d", hn, e.port), Evidence{Resource: culprit.Ref(), Field: "spec.ports", Value: portList(culprit.Ports)})
+			e.fail(CausePortNotDeclared, culprit.Ref(), fmt.Sprintf("%s declares host %s with ports %s but not %d, so outbound|%d||%s is never built.", culprit.Ref(), hn, portList(culprit.Ports), e.port, e.port, hn),
+				fmt.Sprintf("# %s\nspec:\n  ports:\n  - number: %d\n    name: port-%d\n    protocol: <HTTP|TLS|TCP>", culprit.Ref(), e.port, e.port))
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true, Reason: "port not declared"})
+			continue
+		}
 		if chosen == nil {
 			e.stepNotExported(hn, group)
 			for _, p := range group[0].Ports {
 				if p.Protocol != "UDP" && (e.port == 0 || p.Number == e.port) {
 					e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(p.Number, "", hn), FQDN: hn, Port: p.Number, Direction: "outbound",
-						Type: rules.ClusterType(group[0], true), Present: false, Reason: "not exported to " + e.w.Namespace})
+						Type: rules.ClusterType(group[0], true), Present: false, Needed: true, Reason: "not exported to " + e.w.Namespace})
 				}
 			}
 			continue
@@ -570,7 +612,7 @@ func (e *evaluation) stepGatewaySelects(gws []*networkingv1.Gateway) {
 			why += " in namespace " + e.w.Namespace + " (PILOT_SCOPE_GATEWAY_TO_NAMESPACE=true)"
 		}
 		e.step("gateway-selects", "a Gateway selects the workload", Warn, why,
-			Evidence{Resource: "Deployment " + e.w.Ref(), Field: "spec.template.metadata.labels", Value: fmtLabels(e.w.Labels)})
+			Evidence{Resource: e.w.Kind + " " + e.w.Ref(), Field: "labels", Value: fmtLabels(e.w.Labels)})
 		return
 	}
 	var ev []Evidence
@@ -646,7 +688,7 @@ func (e *evaluation) routesTo(hn string) bool {
 		}
 		ds, _ := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
 		for _, d := range ds {
-			if strings.EqualFold(d.Host, hn) {
+			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
 				return true
 			}
 		}
@@ -681,8 +723,14 @@ func serviceEntryTemplate(host string, port uint32) string {
 	if port == 80 {
 		proto = "HTTP"
 	}
+	name := strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, strings.TrimPrefix(host, "*."))
 	return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: %s\nspec:\n  hosts: [%q]\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports:\n  - number: %d\n    name: %s-%d\n    protocol: %s",
-		strings.ReplaceAll(strings.TrimPrefix(host, "*."), ".", "-"), host, port, strings.ToLower(proto), port, proto)
+		strings.Trim(name, "-"), host, port, strings.ToLower(proto), port, proto)
 }
 
 func (e *evaluation) boundVSTemplate(gws []*networkingv1.Gateway, host string, p rules.ServicePort) string {
@@ -790,4 +838,23 @@ func (e *evaluation) selectedWorkloads(s rules.Service) []map[string]string {
 		}
 	}
 	return out
+}
+
+func anyDeclaresPort(group []rules.Service, port uint32) bool {
+	for _, s := range group {
+		for _, p := range s.Ports {
+			if p.Number == port {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func portList(ps []rules.ServicePort) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%d/%s", p.Number, p.Protocol))
+	}
+	return strings.Join(out, ", ")
 }

@@ -326,3 +326,22 @@ func TestSameNamespaceEntriesMergePorts(t *testing.T) {
 	c = strings.Replace(c, "  location:", "  exportTo: [\"*\", \"team-a\"]\n  location:", 1)
 	expect(t, verdict(t, snap(t, "false", "false", a, c), "api.example.com", 8443), false, CausePortNotDeclared, "ServiceEntry team-a/api")
 }
+
+func TestUnreadableKindGivesNoVerdict(t *testing.T) {
+	s := snap(t, "false", "false", boundVS)
+	s.ServiceEntries = nil
+	s.Unknown[snapshot.KindServiceEntry] = "forbidden to list serviceentries.networking.istio.io"
+	v := verdict(t, s, "api.example.com", 80)
+	if v.Cause != CauseInputUnknown || v.Present || !strings.Contains(v.Message, "forbidden") {
+		t.Errorf("got %s %v %q", v.Cause, v.Present, v.Message)
+	}
+	// A workload no Gateway selects and without the egress label is diagnosed, with the assumption stated.
+	s = snap(t, "false", "false", strings.Replace(se, "EXPORT", "", 1))
+	r, err := WhyMissing(s, WhyMissingOptions{Host: "api.example.com", Gateway: "istio-system/istiod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Gateways[0].Assumptions; len(a) == 0 || !strings.Contains(strings.Join(a, " "), "not labelled istio=egressgateway") {
+		t.Errorf("assumptions = %v", a)
+	}
+}

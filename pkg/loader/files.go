@@ -67,8 +67,12 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 		return nil, errors.New("no manifest files given")
 	}
 	l := &fileLoader{
-		snap:  newSnapshot("files "+strings.Join(paths, ","), opts),
-		index: map[string]int{},
+		snap:             newSnapshot("files "+strings.Join(paths, ","), opts),
+		index:            map[string]int{},
+		defaultNamespace: opts.DefaultNamespace,
+	}
+	if l.defaultNamespace == "" {
+		l.defaultNamespace = metav1.NamespaceDefault
 	}
 	for _, p := range paths {
 		if err := l.loadPath(p, stdin); err != nil {
@@ -85,6 +89,8 @@ type fileLoader struct {
 	seq int
 	// index maps "Kind/namespace/name" to the object's position in its snapshot slice.
 	index map[string]int
+	// defaultNamespace is given to namespaced objects without one (kubectl apply -n).
+	defaultNamespace string
 }
 
 func (l *fileLoader) loadPath(p string, stdin io.Reader) error {
@@ -355,7 +361,7 @@ func readHead(js []byte) (objectHead, map[string]json.RawMessage, bool) {
 func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVersion, defaultKind string) error {
 	head, fields, ok := readHead(js)
 	if !ok {
-		return nil
+		return &FileError{Path: path, Line: line, Msg: "not a Kubernetes object (want a mapping with apiVersion and kind)"}
 	}
 	if head.APIVersion == "" {
 		head.APIVersion = defaultAPIVersion
@@ -364,10 +370,24 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		head.Kind = defaultKind
 	}
 	if head.APIVersion == "" || head.Kind == "" {
+		// A mapping that looks like an object (apiVersion, kind, metadata or spec) must be one;
+		// other mappings (comments-only documents, values files) are skipped.
+		if head.APIVersion != "" || head.Kind != "" || fields["metadata"] != nil || fields["spec"] != nil {
+			return &FileError{Path: path, Line: line, Msg: "object has no apiVersion or kind"}
+		}
 		return nil
 	}
 	if head.Kind == "List" || (strings.HasSuffix(head.Kind, "List") && fields["items"] != nil) {
 		return l.loadList(path, line, head, fields["items"])
+	}
+	var meta struct {
+		Name string `json:"name"`
+	}
+	if raw := fields["metadata"]; raw != nil {
+		_ = json.Unmarshal(raw, &meta)
+	}
+	if meta.Name == "" {
+		return &FileError{Path: path, Line: line, Msg: head.Kind + " has no metadata.name"}
 	}
 	gv, err := schema.ParseGroupVersion(head.APIVersion)
 	if err != nil {
@@ -526,7 +546,7 @@ func decodeAs[T any](js []byte) (*T, error) {
 // prepare fills the namespace ("default" for namespaced kinds) and the creation time.
 func (l *fileLoader) prepare(m *metav1.ObjectMeta, namespaced bool) {
 	if namespaced && m.Namespace == "" {
-		m.Namespace = metav1.NamespaceDefault
+		m.Namespace = l.defaultNamespace
 	}
 	if !namespaced {
 		m.Namespace = ""

@@ -35,6 +35,9 @@ type Options struct {
 	// FilterGatewayClusters is the --filter-gateway-clusters flag (nil = not given). It is
 	// copied to Snapshot.Assumptions.FilterGatewayClusters.
 	FilterGatewayClusters *bool
+	// DefaultNamespace is given to namespaced objects in files that have none, as
+	// `kubectl apply -n` would; "" means "default".
+	DefaultNamespace string
 }
 
 func (o Options) istioNamespace() string {

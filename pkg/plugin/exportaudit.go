@@ -2,6 +2,8 @@ package plugin
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +22,7 @@ type ExportAuditOptions struct {
 	FailOn        string
 	namespace     string
 	filterGW      *bool
+	cmd           *cobra.Command
 }
 
 func newExportAuditCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
@@ -59,6 +62,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read e
 
 // Complete resolves the namespace filter.
 func (o *ExportAuditOptions) Complete(c *cobra.Command) error {
+	o.cmd = c
 	v, err := parseFilterFlag(o.FilterGatewayClusters)
 	if err != nil {
 		return err
@@ -93,13 +97,20 @@ func (o *ExportAuditOptions) Validate() error {
 
 // Run loads, audits, prints and maps findings to the exit code.
 func (o *ExportAuditOptions) Run(ctx context.Context) error {
-	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW)
+	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, cmdFlagChanged(o.cmd, "namespace"))
 	if err != nil {
 		return err
 	}
 	rep := checks.ExportAudit(snap, checks.AuditOptions{Namespace: o.namespace})
 	if err := printers.ExportAudit(o.Out, rep, o.Output); err != nil {
 		return err
+	}
+	if len(rep.Unknown) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(rep.Unknown) {
+			parts = append(parts, k+"s: "+rep.Unknown[k])
+		}
+		return &exitError{code: ExitError, err: fmt.Errorf("audit incomplete, could not read %s", strings.Join(parts, "; "))}
 	}
 	threshold := map[string]string{"info": checks.LevelInfo, "warning": checks.LevelWarning, "error": checks.LevelError}[strings.ToLower(o.FailOn)]
 	for _, f := range rep.Findings {
@@ -108,4 +119,13 @@ func (o *ExportAuditOptions) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -4,6 +4,7 @@
 package plugin
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,7 +81,8 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 func Execute(streams genericiooptions.IOStreams) int {
 	root := NewRootCommand(streams)
 	err := root.Execute()
-	if err != nil && isCobraUsageError(err) {
+	var already *exitError
+	if err != nil && !errors.As(err, &already) && isCobraUsageError(err) {
 		err = usageErr("%v (see '%s --help')", err, root.Annotations[cobra.CommandDisplayNameAnnotation])
 	}
 	code, msg := ExitCode(err)

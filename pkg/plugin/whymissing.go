@@ -30,7 +30,16 @@ type WhyMissingOptions struct {
 	Port    int
 	Gateway string
 
-	filterGW *bool
+	filterGW       *bool
+	namespaceGiven bool
+}
+
+func cmdFlagChanged(cmd *cobra.Command, name string) bool {
+	if cmd == nil {
+		return false
+	}
+	f := cmd.Flags().Lookup(name)
+	return f != nil && f.Changed
 }
 
 func newWhyMissingCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
@@ -79,8 +88,12 @@ HOST); 2 usage, input or read error.`,
 }
 
 // Complete fills the host from the arguments and parses --filter-gateway-clusters.
-func (o *WhyMissingOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Host = rules.NormalizeHost(args[0])
+func (o *WhyMissingOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.namespaceGiven = cmdFlagChanged(cmd, "namespace")
+	o.Host = strings.TrimSuffix(strings.TrimPrefix(rules.NormalizeHost(args[0]), "["), "]")
+	if c := cmdFlagChanged(cmd, "port"); c && o.Port == 0 {
+		return usageErr("--port 0: want 1-65535")
+	}
 	v, err := parseFilterFlag(o.FilterGatewayClusters)
 	o.filterGW = v
 	return err
@@ -166,6 +179,11 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	if err := printers.WhyMissing(o.Out, rep, o.Output); err != nil {
 		return err
 	}
+	for _, g := range rep.Gateways {
+		if g.Cause == checks.CauseInputUnknown {
+			return &exitError{code: ExitError, err: fmt.Errorf("gateway %s: %s", g.Gateway, g.Message)}
+		}
+	}
 	if !rep.Present {
 		return silentExit{code: ExitAbsent}
 	}
@@ -174,11 +192,17 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 
 // load reads the snapshot from -f files or the live cluster.
 func (o *WhyMissingOptions) load(ctx context.Context) (*snapshot.Snapshot, error) {
-	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW)
+	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.namespaceGiven)
 }
 
-func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool) (*snapshot.Snapshot, error) {
+// coreKinds must be served by any Kubernetes API server; "not served" means the server is not one.
+var coreKinds = []string{snapshot.KindNamespace, snapshot.KindService, snapshot.KindPod}
+
+func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool, namespaceGiven bool) (*snapshot.Snapshot, error) {
 	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW}
+	if namespaceGiven && g.ConfigFlags.Namespace != nil {
+		lo.DefaultNamespace = *g.ConfigFlags.Namespace
+	}
 	if len(g.Files) > 0 {
 		r, _ := in.(interface{ Read([]byte) (int, error) })
 		snap, err := loader.FromFiles(g.Files, r, lo)
@@ -203,6 +227,11 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool)
 	snap, err := loader.FromCluster(ctx, cfg, lo)
 	if err != nil {
 		return nil, &exitError{code: ExitError, err: err}
+	}
+	for _, k := range coreKinds {
+		if why := snap.Unknown[k]; strings.HasPrefix(why, "not served") {
+			return nil, &exitError{code: ExitError, err: fmt.Errorf("the server at %s does not serve the Kubernetes core API (%s)", cfg.Host, why)}
+		}
 	}
 	return snap, nil
 }

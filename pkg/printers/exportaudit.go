@@ -14,13 +14,19 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 	if done, err := structured(w, r, format); done {
 		return err
 	}
+	for k, why := range r.Unknown {
+		fmt.Fprintf(w, "Could not read %ss: %s\n", k, why)
+	}
 	if len(r.Findings) == 0 {
-		_, err := fmt.Fprintf(w, "No exportTo gaps: %d resources checked (%s).\n", len(r.Resources), r.Source)
+		_, err := fmt.Fprintf(w, "No exportTo gaps: %d resource(s) checked (%s).\n", len(r.Resources), r.Source)
 		return err
 	}
 	var rows [][]string
 	for _, f := range r.Findings {
-		fix := strings.ReplaceAll(f.Fix, "\n", " ")
+		fix := "see below"
+		if f.Fix == "" {
+			fix = "-"
+		}
 		rows = append(rows, []string{f.Level, f.Code, f.Kind, f.Namespace + "/" + f.Name, strings.Join(f.ExportTo, ","),
 			orDash(strings.Join(f.NeededIn, ",")), orDash(strings.Join(f.MissingIn, ",")), f.Impact, fix})
 	}
