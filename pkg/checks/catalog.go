@@ -52,6 +52,7 @@ var Catalog = []CatalogEntry{
 	{"NO_ROUTE_THROUGH_GATEWAY", LevelInfo, "", "No VirtualService routes the host through this gateway; the cluster alone carries no traffic."},
 	{"DELEGATE_UNUSABLE", LevelWarning, "NR", "A delegated route names a VirtualService that is missing, has hosts, or is not exported to the root's namespace."},
 	{"FLAG_ROUTE_DISAGREEMENT", LevelWarning, "NR", "istiod keeps the cluster because a VirtualService lists the Gateway, although that VirtualService does not actually bind a server."},
+	{"GATEWAY_ROUTES_TO_ITSELF", LevelWarning, "", "A route bound on the gateway sends traffic to the gateway's own Service (a self-loop)."},
 	{"DESTINATION_CLUSTER_ABSENT", LevelWarning, "NC", "A bound route for the host sends traffic to another cluster that the gateway does not have."},
 }
 

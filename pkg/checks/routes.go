@@ -149,6 +149,61 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	return ra
 }
 
+// selfLoops warns about bound gateway routes whose destination is a Service selecting the
+// gateway workload itself: the gateway would send the traffic back to itself.
+func (e *evaluation) selfLoops(ra routeAnalysis) {
+	own := map[string]bool{}
+	for _, svc := range e.snap.Services {
+		if svc.Namespace == e.w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, e.w.Labels) {
+			own[rules.KubeServiceHost(svc)] = true
+		}
+	}
+	selecting := map[string]bool{}
+	for _, b := range ra.bindings {
+		selecting[rules.GatewayName(b.Gateway)] = true
+	}
+	for _, vs := range ra.relevant {
+		dests, _ := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
+		for _, d := range dests {
+			gw := routeGateway(d, selecting)
+			if gw == "" || !own[strings.ToLower(d.Host)] {
+				continue
+			}
+			vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
+			e.warn("GATEWAY_ROUTES_TO_ITSELF", vsRef, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: a self-loop; the gateway-side route should go to the external host.", vsRef, gw, d.Host),
+				"set the gateway-side destination to the external host")
+			return
+		}
+	}
+}
+
+// routeGateway returns the Gateway (among gws) that a route's match.gateways names, or "".
+func routeGateway(d rules.Dest, gws map[string]bool) string {
+	var lists [][]string
+	switch {
+	case d.HTTP != nil:
+		for _, m := range d.HTTP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TLS != nil:
+		for _, m := range d.TLS.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TCP != nil:
+		for _, m := range d.TCP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	}
+	for _, l := range lists {
+		for _, g := range l {
+			if r := rules.ResolveGatewayName(g, d.Root.Namespace); gws[r] {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
 func usedInMatches(vs *networkingv1.VirtualService, g string) bool {
 	for _, r := range vs.Spec.Http {
 		for _, m := range r.GetMatch() {
@@ -218,6 +273,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 	for _, b := range ra.bindings {
 		ev = append(ev, bindingEvidence(b))
 	}
+	e.selfLoops(ra)
 	if !ra.intent {
 		e.step(id, name, Skipped, fmt.Sprintf("no VirtualService routes %s through a Gateway of %s", e.host, e.w.Ref()), ra.refEvidence...)
 		e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("No VirtualService routes %s through gateway %s; the cluster alone carries no traffic.", e.host, e.w.Ref()), "")
@@ -371,7 +427,7 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
 	case rules.BindRouteType:
 		if b.RouteType == rules.RouteTLS {
-			return fmt.Sprintf("# %s: route TLS passthrough by SNI\nspec:\n  tls:\n  - match:\n    - port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
+			return fmt.Sprintf("# %s: route TLS passthrough by SNI on the gateway\nspec:\n  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
 		}
 		return fmt.Sprintf("# %s: add a %s section for port %d", vsRef, b.RouteType, s.GetPort().GetNumber())
 	case rules.BindNoMatchingRoute:

@@ -345,3 +345,17 @@ func TestUnreadableKindGivesNoVerdict(t *testing.T) {
 		t.Errorf("assumptions = %v", a)
 	}
 }
+
+func TestSelfLoopWarning(t *testing.T) {
+	gwSvc := "apiVersion: v1\nkind: Service\nmetadata: {name: istio-egressgateway, namespace: istio-system}\nspec:\n  selector: {istio: egressgateway}\n  ports: [{name: http2, port: 80, targetPort: 8080}]\n"
+	loop := strings.Replace(boundVS, "host: api.example.com, port:", "host: istio-egressgateway.istio-system.svc.cluster.local, port:", 1)
+	loop = strings.Replace(loop, "match: [{port: 80}]", "match: [{port: 80, gateways: [istio-system/egress]}]", 1)
+	v := verdict(t, snap(t, "false", "false", strings.Replace(se, "EXPORT", "", 1), gwSvc, loop), "api.example.com", 80)
+	found := false
+	for _, w := range v.Warnings {
+		found = found || w.Code == "GATEWAY_ROUTES_TO_ITSELF"
+	}
+	if !found {
+		t.Errorf("no self-loop warning: %+v", v.Warnings)
+	}
+}
