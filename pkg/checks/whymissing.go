@@ -76,12 +76,7 @@ func ServiceOptions(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) rules.
 	return rules.ServiceOptions{
 		DefaultExportTo: mc.GetDefaultServiceExportTo(),
 		Visibility:      mc.GetServiceEntryVisibility(),
-		NamespaceLabels: func(ns string) map[string]string {
-			if n := snap.Namespace(ns); n != nil {
-				return n.Labels
-			}
-			return nil
-		},
+		NamespaceLabels: func(ns string) map[string]string { return NamespaceLabels(snap, ns) },
 	}
 }
 
@@ -857,4 +852,20 @@ func portList(ps []rules.ServicePort) string {
 		out = append(out, fmt.Sprintf("%d/%s", p.Number, p.Protocol))
 	}
 	return strings.Join(out, ", ")
+}
+
+// NamespaceMetadataNameLabel is the label the API server sets on every namespace.
+const NamespaceMetadataNameLabel = "kubernetes.io/metadata.name"
+
+// NamespaceLabels returns a namespace's labels as the API server stores them: with
+// kubernetes.io/metadata.name always set (manifests often omit it; a namespace that is not in
+// the input is assumed to exist with only that label).
+func NamespaceLabels(snap *snapshot.Snapshot, ns string) map[string]string {
+	out := map[string]string{NamespaceMetadataNameLabel: ns}
+	if n := snap.Namespace(ns); n != nil {
+		for k, v := range n.Labels {
+			out[k] = v
+		}
+	}
+	return out
 }

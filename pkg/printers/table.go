@@ -3,7 +3,9 @@
 package printers
 
 import (
+	"bytes"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -13,7 +15,8 @@ import (
 // Table writes a borderless table with headers and rows, columns separated by at least three
 // spaces, cells left-aligned and never wrapped, like kubectl's and istioctl's tabwriter output.
 func Table(w io.Writer, headers []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
 			Settings: tw.Settings{
@@ -35,7 +38,18 @@ func Table(w io.Writer, headers []string, rows [][]string) error {
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+		if l == "" {
+			continue
+		}
+		if _, err := io.WriteString(w, strings.TrimRight(l, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func toAny(s []string) []any {

@@ -1,0 +1,240 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// VisibilitySchemaVersion identifies the JSON/YAML shape of a VisibilityReport.
+const VisibilitySchemaVersion = "kubectl-egress.io/visibility/v1"
+
+// Status condition types and reasons istiod writes for serviceEntryVisibility (seed 002).
+const (
+	ConditionVisibilityApplied = "istio.io/VisibilityApplied"
+	ConditionWaypointBound     = "istio.io/WaypointBound"
+	ReasonCrossNamespaceWP     = "CrossNamespaceWaypointForbidden"
+	LabelUseWaypoint           = "istio.io/use-waypoint"
+	LabelUseWaypointNamespace  = "istio.io/use-waypoint-namespace"
+)
+
+// Visibility finding codes.
+const (
+	VisStatusDrift       = "VISIBILITY_STATUS_DRIFT"
+	VisHiddenEverywhere  = "VISIBILITY_HIDES_FROM_EVERYONE"
+	VisWaypointForbidden = "CROSS_NAMESPACE_WAYPOINT_FORBIDDEN"
+	VisRuleNeverMatches  = "VISIBILITY_RULE_NEVER_MATCHES"
+)
+
+func init() {
+	Catalog = append(Catalog,
+		CatalogEntry{VisStatusDrift, LevelWarning, "", "The entry's istio.io/VisibilityApplied condition disagrees with the visibility the mesh config resolves to (stale status, or another istiod)."},
+		CatalogEntry{VisHiddenEverywhere, LevelWarning, "", "The entry is hidden from every sidecar and gateway (NONE, or NAMESPACE capping an exportTo that excludes its own namespace)."},
+		CatalogEntry{VisWaypointForbidden, LevelError, "", "A NAMESPACE-visibility entry is bound to a waypoint in another namespace; istiod refuses the binding (CrossNamespaceWaypointForbidden)."},
+		CatalogEntry{VisRuleNeverMatches, LevelWarning, "", "A matchingRule has no matcher or an invalid namespaceSelector; it never matches (fail closed)."},
+	)
+}
+
+// VisibilityReport is the answer of `kubectl egress visibility`.
+type VisibilityReport struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Source        string `json:"source"`
+	// Configured is false when meshConfig.serviceEntryVisibility is absent: nothing changes.
+	Configured        bool              `json:"configured"`
+	DefaultVisibility string            `json:"defaultVisibility,omitempty"`
+	ApplyToSidecars   bool              `json:"applyToSidecars"`
+	AsNamespace       string            `json:"asNamespace,omitempty"`
+	Entries           []VisibilityEntry `json:"entries"`
+}
+
+// VisibilityEntry is one ServiceEntry's resolved visibility and what each data plane does.
+type VisibilityEntry struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Hosts     []string `json:"hosts"`
+	// Policy is "policies[i]", "defaultVisibility" or "not configured".
+	Policy          string            `json:"policy"`
+	Visibility      string            `json:"visibility"`
+	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
+	// ExportTo is the effective exportTo (declared or mesh default); SidecarExportTo what
+	// sidecars and gateways use after the cap (equal unless applyToSidecars).
+	ExportTo        []string `json:"exportTo"`
+	SidecarExportTo []string `json:"sidecarExportTo"`
+	// Sidecars describes the classic data plane: "capped to own namespace", "unchanged
+	// (applyToSidecars false)", "hidden".
+	Sidecars string `json:"sidecars"`
+	// Ambient describes ztunnel/waypoints: "all namespaces", "own namespace only", "not published".
+	Ambient string `json:"ambient"`
+	// Status is the entry's VisibilityApplied condition reason ("" when absent).
+	Status string `json:"status,omitempty"`
+	// For AsNamespace: whether a sidecar/gateway and an ambient workload there get the entry,
+	// and what happens instead when not.
+	SidecarSees *bool     `json:"sidecarSees,omitempty"`
+	AmbientSees *bool     `json:"ambientSees,omitempty"`
+	Instead     string    `json:"instead,omitempty"`
+	Findings    []Finding `json:"findings,omitempty"`
+}
+
+// VisibilityOptions selects entries: Host ("" = all), Namespace ("" = all), and the namespace
+// of a workload to answer for (AsNamespace).
+type VisibilityOptions struct {
+	Host        string
+	Namespace   string
+	AsNamespace string
+}
+
+// Visibility resolves meshConfig.serviceEntryVisibility for every selected ServiceEntry: the
+// policy that matched, the visibility, its effect on sidecars/gateways (exportTo capped only
+// with applyToSidecars, never widened) and on ambient (always honoured), the status condition
+// compared with the prediction, cross-namespace waypoint bindings istiod refuses, and for
+// --as-namespace what a workload there gets and, when hidden, what happens instead (hidden
+// means absent: DNS falls through, traffic is passthrough, a PUBLIC entry for the same host
+// serves outsiders). Pure function of the snapshot (seed 002; istiod
+// pilot/pkg/model/serviceentry_visibility.go, push_context.go serviceExportTo,
+// serviceentry/conversion.go, ambient/waypoints.go fetchWaypointForService).
+func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityReport {
+	flags := ReadIstiodFlags(snap, snap.Revision)
+	mc := flags.MeshConfig
+	cfg := mc.GetServiceEntryVisibility()
+	rep := &VisibilityReport{SchemaVersion: VisibilitySchemaVersion, Source: snap.Source, Configured: cfg != nil,
+		ApplyToSidecars: cfg.GetApplyToSidecars(), AsNamespace: opt.AsNamespace, Entries: []VisibilityEntry{}}
+	if cfg != nil {
+		rep.DefaultVisibility = strings.TrimPrefix(cfg.GetDefaultVisibility().String(), "VISIBILITY_")
+		if rep.DefaultVisibility == "UNSPECIFIED" {
+			rep.DefaultVisibility = rules.VisibilityPublic
+		}
+	}
+	svcOpt := ServiceOptions(snap, mc)
+	view := RevisionView(snap, snap.Revision)
+	host := rules.NormalizeHost(opt.Host)
+	for _, se := range view.ServiceEntries {
+		if opt.Namespace != "" && se.Namespace != opt.Namespace {
+			continue
+		}
+		if host != "" && !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return rules.NormalizeHost(h) == host }) {
+			continue
+		}
+		ss := rules.ServiceEntryServices(se, svcOpt)
+		if len(ss) == 0 {
+			continue
+		}
+		s := ss[0]
+		v := s.Visibility
+		e := VisibilityEntry{Namespace: se.Namespace, Name: se.Name, Hosts: se.Spec.Hosts, Visibility: v.Visibility,
+			ExportTo: s.UncappedExportTo, SidecarExportTo: s.ExportTo}
+		switch {
+		case !v.Configured:
+			e.Policy = "not configured"
+		case v.Policy >= 0:
+			e.Policy = fmt.Sprintf("policies[%d]", v.Policy)
+		default:
+			e.Policy = "defaultVisibility"
+		}
+		if v.Configured {
+			e.NamespaceLabels = NamespaceLabels(snap, se.Namespace)
+		}
+		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		for _, p := range v.Problems {
+			e.Findings = append(e.Findings, finding(VisRuleNeverMatches, "meshConfig.serviceEntryVisibility", p, ""))
+		}
+		switch {
+		case !v.Configured || !v.ApplyToSidecars:
+			e.Sidecars = "unchanged (exportTo only; applyToSidecars is false)"
+		case slices.Contains(s.ExportTo, rules.ExportNone):
+			e.Sidecars = "hidden from every sidecar and gateway"
+		case slices.Equal(s.ExportTo, s.UncappedExportTo):
+			e.Sidecars = "unchanged (PUBLIC)"
+		default:
+			e.Sidecars = "capped to its own namespace"
+		}
+		switch v.Visibility {
+		case rules.VisibilityNone:
+			e.Ambient = "not published (no status condition is written: istio/istio#60908)"
+		case rules.VisibilityNamespace:
+			e.Ambient = "own namespace only"
+		default:
+			e.Ambient = "all namespaces"
+		}
+		if v.Configured && v.ApplyToSidecars && slices.Contains(s.ExportTo, rules.ExportNone) && !slices.Contains(s.UncappedExportTo, rules.ExportNone) {
+			e.Findings = append(e.Findings, finding(VisHiddenEverywhere, ref, fmt.Sprintf("%s resolves to %s and applyToSidecars caps exportTo %s to [\"~\"]: no sidecar or gateway gets it.", ref, v.Visibility, fmtList(s.UncappedExportTo)), ""))
+		}
+		// Status condition.
+		for _, c := range se.Status.Conditions {
+			if c.GetType() == ConditionVisibilityApplied {
+				e.Status = c.GetReason()
+			}
+		}
+		want := ""
+		if v.Configured {
+			switch v.Visibility {
+			case rules.VisibilityPublic:
+				want = "Public"
+			case rules.VisibilityNamespace:
+				want = "Namespace"
+			}
+		}
+		if e.Status != "" && e.Status != want {
+			msg := fmt.Sprintf("%s has condition %s reason %s, but the mesh config resolves it to %s", ref, ConditionVisibilityApplied, e.Status, v.Visibility)
+			if !v.Configured {
+				msg = fmt.Sprintf("%s still carries %s reason %s although serviceEntryVisibility is not configured", ref, ConditionVisibilityApplied, e.Status)
+			}
+			e.Findings = append(e.Findings, finding(VisStatusDrift, ref, msg+" (status written by ambient istiod only: PILOT_ENABLE_AMBIENT and AMBIENT_ENABLE_STATUS).", ""))
+		}
+		// Waypoint binding.
+		if v.Visibility == rules.VisibilityNamespace {
+			wp, wpNs := se.Labels[LabelUseWaypoint], se.Labels[LabelUseWaypointNamespace]
+			if wp == "" {
+				nl := NamespaceLabels(snap, se.Namespace)
+				wp, wpNs = nl[LabelUseWaypoint], nl[LabelUseWaypointNamespace]
+			}
+			if wp != "" && wp != "none" && wpNs != "" && wpNs != se.Namespace {
+				e.Findings = append(e.Findings, finding(VisWaypointForbidden, ref, fmt.Sprintf("cannot bind to waypoint %q in another namespace: cross-namespace waypoint binding is not permitted for a ServiceEntry with NAMESPACE visibility (condition %s False, reason %s).", wpNs+"/"+wp, ConditionWaypointBound, ReasonCrossNamespaceWP),
+					"move the waypoint into "+se.Namespace+", or give the entry PUBLIC visibility"))
+			}
+		}
+		if opt.AsNamespace != "" {
+			side := rules.ServiceVisible(se.Namespace, s.ExportTo, opt.AsNamespace)
+			amb := v.Visibility == rules.VisibilityPublic || (v.Visibility == rules.VisibilityNamespace && se.Namespace == opt.AsNamespace)
+			e.SidecarSees, e.AmbientSees = &side, &amb
+			if !side || !amb {
+				mode := "ALLOW_ANY" // istiod's default mesh config
+				if p := mc.GetOutboundTrafficPolicy(); p != nil {
+					mode = p.GetMode().String()
+				}
+				e.Instead = instead(view, svcOpt, se.Namespace, se.Name, s.Hostname, opt.AsNamespace, mode)
+			}
+		}
+		rep.Entries = append(rep.Entries, e)
+	}
+	sort.Slice(rep.Entries, func(i, j int) bool {
+		a, b := rep.Entries[i], rep.Entries[j]
+		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+	})
+	return rep
+}
+
+func finding(code, resource, msg, fix string) Finding {
+	lvl := LevelWarning
+	if c, ok := Lookup(code); ok {
+		lvl = c.Level
+	}
+	return Finding{Code: code, Level: lvl, Resource: resource, Message: msg, Fix: fix}
+}
+
+// instead says what a workload in ns gets for host when this entry is hidden from it.
+func instead(snap *snapshot.Snapshot, opt rules.ServiceOptions, seNs, seName, host, ns, outboundMode string) string {
+	services := rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt)
+	chosen, _ := rules.ServiceForProxy(services, ns)
+	if chosen != nil && !(chosen.Namespace == seNs && chosen.Name == seName) {
+		return fmt.Sprintf("hidden means absent, not blocked: %s (visible in %s) serves %s there instead", chosen.Ref(), ns, host)
+	}
+	fallback := "traffic to the entry's addresses is passed through (PassthroughCluster, ALLOW_ANY)"
+	if strings.Contains(outboundMode, "REGISTRY_ONLY") {
+		fallback = "traffic goes to BlackHoleCluster (REGISTRY_ONLY): 502 for HTTP, reset for TCP"
+	}
+	return "hidden means absent, not blocked: DNS for " + host + " falls through to the upstream resolver and " + fallback
+}

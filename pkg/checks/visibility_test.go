@@ -1,0 +1,75 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+)
+
+// Seed 002's examples: defaultVisibility NAMESPACE with istio-system PUBLIC; a trusted-label
+// policy; applyToSidecars narrowing.
+func TestVisibilitySeedExamples(t *testing.T) {
+	mesh := func(body string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n" + body
+	}
+	cfg := mesh(`    serviceEntryVisibility:
+      defaultVisibility: NAMESPACE
+      applyToSidecars: true
+      policies:
+      - visibility: PUBLIC
+        matchingRules:
+        - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: istio-system}}
+      - visibility: PUBLIC
+        matchingRules:
+        - namespaceSelector: {matchLabels: {trusted: "true"}}
+`)
+	sys := strings.Replace(strings.Replace(se, "EXPORT", "", 1), "name: api, namespace: team-a", "name: shared, namespace: istio-system", 1)
+	teamA := strings.Replace(se, "EXPORT", "", 1)
+	trustedNs := "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-t, labels: {trusted: \"true\"}}\n"
+	teamT := strings.Replace(strings.Replace(se, "EXPORT", "", 1), "name: api, namespace: team-a", "name: t, namespace: team-t", 1)
+	r := Visibility(snap(t, "false", "false", cfg, sys, teamA, trustedNs, teamT), VisibilityOptions{AsNamespace: "team-b"})
+	if !r.Configured || r.DefaultVisibility != "NAMESPACE" || !r.ApplyToSidecars {
+		t.Fatalf("report header: %+v", r)
+	}
+	got := map[string]VisibilityEntry{}
+	for _, e := range r.Entries {
+		got[e.Namespace+"/"+e.Name] = e
+	}
+	if e := got["istio-system/shared"]; e.Visibility != "PUBLIC" || e.Policy != "policies[0]" || !*e.SidecarSees || !*e.AmbientSees {
+		t.Errorf("istio-system entry: %+v", e)
+	}
+	if e := got["team-t/t"]; e.Visibility != "PUBLIC" || e.Policy != "policies[1]" {
+		t.Errorf("trusted entry: %+v", e)
+	}
+	e := got["team-a/api"]
+	if e.Visibility != "NAMESPACE" || e.Policy != "defaultVisibility" || *e.SidecarSees || *e.AmbientSees || e.Sidecars != "capped to its own namespace" {
+		t.Errorf("team-a entry: %+v", e)
+	}
+	// The same host is also declared PUBLIC in istio-system: outsiders get that one.
+	if !strings.Contains(e.Instead, "ServiceEntry istio-system/shared") {
+		t.Errorf("instead = %q", e.Instead)
+	}
+	// Without applyToSidecars, sidecars keep exportTo only; ambient still honours it.
+	r = Visibility(snap(t, "false", "false", strings.Replace(cfg, "applyToSidecars: true", "applyToSidecars: false", 1), teamA), VisibilityOptions{AsNamespace: "team-b"})
+	if e := r.Entries[0]; !*e.SidecarSees || *e.AmbientSees || !strings.HasPrefix(e.Sidecars, "unchanged") {
+		t.Errorf("no applyToSidecars: %+v", e)
+	}
+	// Not configured: nothing changes.
+	r = Visibility(snap(t, "false", "false", teamA), VisibilityOptions{})
+	if r.Configured || r.Entries[0].Policy != "not configured" || r.Entries[0].Visibility != "PUBLIC" {
+		t.Errorf("unconfigured: %+v", r.Entries[0])
+	}
+}
+
+func TestVisibilityWaypointAndNone(t *testing.T) {
+	cfg := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n"
+	bound := strings.Replace(strings.Replace(se, "EXPORT", "", 1), "name: api, namespace: team-a", "name: api, namespace: team-a, labels: {istio.io/use-waypoint: wp, istio.io/use-waypoint-namespace: shared}", 1)
+	r := Visibility(snap(t, "false", "false", cfg, bound), VisibilityOptions{})
+	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != VisWaypointForbidden || !strings.Contains(fs[0].Message, ReasonCrossNamespaceWP) {
+		t.Errorf("findings = %+v", fs)
+	}
+	none := strings.Replace(cfg, "NAMESPACE", "NONE", 1) + "      applyToSidecars: true\n"
+	r = Visibility(snap(t, "false", "false", none, strings.Replace(se, "EXPORT", "", 1)), VisibilityOptions{})
+	if e := r.Entries[0]; e.Visibility != "NONE" || !strings.HasPrefix(e.Ambient, "not published") || len(e.Findings) != 1 || e.Findings[0].Code != VisHiddenEverywhere {
+		t.Errorf("NONE entry: %+v", e)
+	}
+}

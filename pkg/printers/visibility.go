@@ -1,0 +1,59 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// Visibility renders a visibility report: a table (NAMESPACE/NAME, HOSTS, POLICY, VISIBILITY,
+// SIDECARS, AMBIENT, STATUS, and with --as-namespace SEES), then findings; or JSON/YAML.
+func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
+	if done, err := structured(w, r, format); done {
+		return err
+	}
+	if !r.Configured {
+		fmt.Fprintln(w, "meshConfig.serviceEntryVisibility is not configured: every ServiceEntry is PUBLIC and only exportTo scopes it.")
+	} else {
+		fmt.Fprintf(w, "serviceEntryVisibility: defaultVisibility %s, applyToSidecars %t\n", r.DefaultVisibility, r.ApplyToSidecars)
+	}
+	headers := []string{"NAMESPACE/NAME", "HOSTS", "POLICY", "VISIBILITY", "SIDECARS", "AMBIENT", "STATUS"}
+	if r.AsNamespace != "" {
+		headers = append(headers, "SIDECAR IN "+r.AsNamespace, "AMBIENT IN "+r.AsNamespace)
+	}
+	var rows [][]string
+	for _, e := range r.Entries {
+		row := []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), e.Policy, e.Visibility, e.Sidecars, e.Ambient, orDash(e.Status)}
+		if r.AsNamespace != "" {
+			row = append(row, yesNo(e.SidecarSees), yesNo(e.AmbientSees))
+		}
+		rows = append(rows, row)
+	}
+	if err := Table(w, headers, rows); err != nil {
+		return err
+	}
+	for _, e := range r.Entries {
+		if e.Instead != "" {
+			fmt.Fprintf(w, "\n%s/%s in %s: %s\n", e.Namespace, e.Name, r.AsNamespace, e.Instead)
+		}
+		for _, f := range e.Findings {
+			fmt.Fprintf(w, "\n%s [%s] %s\n", f.Level, f.Code, f.Message)
+			if f.Fix != "" {
+				fmt.Fprintf(w, "  fix: %s\n", f.Fix)
+			}
+		}
+	}
+	return nil
+}
+
+func yesNo(b *bool) string {
+	switch {
+	case b == nil:
+		return "-"
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
