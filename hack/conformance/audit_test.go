@@ -23,14 +23,42 @@ type auditCheck struct {
 	role    string
 	filter  bool
 	scope   bool
-	// istiodAgrees: istiod's config for the workload lacks what the finding says is missing.
+	// istiodAgrees: istiod's config for the workload lacks what the finding says is missing
+	// (or, for the converse codes, has what no finding says is missing).
 	istiodAgrees bool
 	detail       string
+	// cluster is the subset or default cluster checked (sidecar and converse checks).
+	cluster string
 }
+
+// Converse checks: no finding, so the cluster must be there.
+const (
+	// auditSubsetVisible: a mesh route visible in a client namespace names a subset and the
+	// audit reports neither DR_NOT_ON_LOOKUP_PATH nor SUBSET_NOT_DEFINED_ANYWHERE for the
+	// namespace: the namespace's sidecar has outbound|<port>|<subset>|<host>.
+	auditSubsetVisible = "(no subset finding) subset cluster in sidecar"
+	// auditSEExported: a ServiceEntry is needed by a gateway namespace (a VirtualService bound
+	// to a gateway there routes to it) and no SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE names the
+	// namespace: with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG off the gateways there have
+	// outbound|<port>||<host> for every port of the entry.
+	auditSEExported = "(no SE finding) default cluster in gateway"
+)
+
+// auditCodes are the rows of the export-audit tables, in order.
+var auditCodes = []string{checks.AuditSENotExportedToGateway, checks.AuditVSNotExportedToGateway,
+	checks.AuditDRNotOnLookupPath, checks.AuditSubsetUndefined, auditSubsetVisible, auditSEExported}
 
 func (c auditCheck) agree() bool { return c.istiodAgrees }
 
 func (c auditCheck) String() string {
+	if c.gateway == "" {
+		return fmt.Sprintf("%s %s in %s: sidecar in %s (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t): istiod %s",
+			c.code, c.ref, c.ns, c.ns, c.filter, c.detail)
+	}
+	if c.code == auditSEExported {
+		return fmt.Sprintf("%s %s needed in %s: gateway %s (%s) PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t PILOT_SCOPE_GATEWAY_TO_NAMESPACE=%t: istiod %s",
+			c.code, c.ref, c.ns, c.gateway, c.role, c.filter, c.scope, c.detail)
+	}
 	return fmt.Sprintf("%s %s missing in %s: gateway %s (%s) PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t PILOT_SCOPE_GATEWAY_TO_NAMESPACE=%t: istiod %s",
 		c.code, c.ref, c.ns, c.gateway, c.role, c.filter, c.scope, c.detail)
 }
@@ -44,7 +72,12 @@ func (c auditCheck) String() string {
 func compareAudit(sc *scenario, snap *snapshot.Snapshot, proxies []proxySpec, out *istiodOut, filter, scope bool, unchecked map[string]int) []auditCheck {
 	var res []auditCheck
 	rep := checks.ExportAudit(snap, checks.AuditOptions{})
+	res = append(res, compareSubsetAudit(snap, rep, out, filter, scope, unchecked)...)
+	res = append(res, compareSEExported(sc, snap, rep, proxies, out, filter, scope, unchecked)...)
 	for _, f := range rep.Findings {
+		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined {
+			continue // compareSubsetAudit
+		}
 		if f.Code != checks.AuditSENotExportedToGateway && f.Code != checks.AuditVSNotExportedToGateway {
 			unchecked[f.Code]++
 			continue
@@ -171,14 +204,14 @@ func writeAuditTables(w *strings.Builder, rs []*result) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "EXPORT AUDIT (checks.ExportAudit findings against istiod's config of the gateways in MissingIn)\n")
-	fmt.Fprintf(w, "findings × gateway workloads agreeing: %d/%d\n", agree, total)
-	for _, code := range []string{checks.AuditSENotExportedToGateway, checks.AuditVSNotExportedToGateway} {
+	fmt.Fprintf(w, "EXPORT AUDIT (checks.ExportAudit findings, and their absence, against istiod's CDS/RDS/LDS of the gateways and client sidecars concerned)\n")
+	fmt.Fprintf(w, "audit checks agreeing: %d/%d\n", agree, total)
+	for _, code := range auditCodes {
 		tl := byCode[code]
 		if tl == nil {
 			tl = &tally{}
 		}
-		fmt.Fprintf(w, "  %-40s %d/%d\n", code, tl.agree, tl.total)
+		fmt.Fprintf(w, "  %-48s %d/%d\n", code, tl.agree, tl.total)
 	}
 	fmt.Fprintf(w, "not checked: %s\n\n", fmtCounts(unchecked))
 	extra := []dimension{{"proxy", []string{"gateway-ns", "other-ns"}}}

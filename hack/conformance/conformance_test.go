@@ -186,7 +186,7 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			wls = append(wls, workloadRef{ns: w.Namespace, name: w.Name, labels: w.Labels})
 		}
 	}
-	in, err := prepareOracle(sc.YAML, snap, wls)
+	in, err := prepareOracle(sc.YAML, snap, wls, sidecarNamespaces(snap))
 	if err != nil {
 		if _, ok := err.(invalidError); ok {
 			res.status, res.detail = "invalid", err.Error()
@@ -489,8 +489,8 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 	if len(rs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "CASE FILES\n%-72s %-14s %-12s %s\n", "CASE", "STATUS", "CLUSTERS", "ROUTE CALLS")
-	agree, total, rAgree, rTotal := 0, 0, 0, 0
+	fmt.Fprintf(w, "CASE FILES\n%-72s %-14s %-12s %-12s %s\n", "CASE", "STATUS", "CLUSTERS", "ROUTE CALLS", "AUDIT")
+	agree, total, rAgree, rTotal, aAgree, aTotal := 0, 0, 0, 0, 0, 0
 	for _, r := range rs {
 		a := 0
 		for _, c := range r.checks {
@@ -508,6 +508,14 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 		}
 		rAgree += ra
 		rTotal += len(r.routeChecks)
+		aa := 0
+		for _, c := range r.auditChecks {
+			if c.agree() {
+				aa++
+			}
+		}
+		aAgree += aa
+		aTotal += len(r.auditChecks)
 		st := r.status
 		if st == "compared" && (r.disagreement > 0 || r.routeDisagreement > 0 || r.auditDisagreement > 0) {
 			st = "DISAGREE"
@@ -516,13 +524,13 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 			st = "nothing"
 			r.detail = "no ServiceEntry: no cluster to compare"
 		}
-		fmt.Fprintf(w, "%-72s %-14s %-12s %d/%d", r.sc.Name, st, fmt.Sprintf("%d/%d", a, len(r.checks)), ra, len(r.routeChecks))
+		fmt.Fprintf(w, "%-72s %-14s %-12s %-12s %d/%d", r.sc.Name, st, fmt.Sprintf("%d/%d", a, len(r.checks)), fmt.Sprintf("%d/%d", ra, len(r.routeChecks)), aa, len(r.auditChecks))
 		if r.detail != "" {
 			fmt.Fprintf(w, "  (%s)", oneLine(r.detail, 100))
 		}
 		w.WriteString("\n")
 	}
-	fmt.Fprintf(w, "%-72s %-14s %-12s %d/%d\n\n", "all case files", "", fmt.Sprintf("%d/%d", agree, total), rAgree, rTotal)
+	fmt.Fprintf(w, "%-72s %-14s %-12s %-12s %d/%d\n\n", "all case files", "", fmt.Sprintf("%d/%d", agree, total), fmt.Sprintf("%d/%d", rAgree, rTotal), aAgree, aTotal)
 }
 
 type tally struct{ agree, total, scAgree, scTotal, unexplained int }
@@ -700,6 +708,9 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 		for _, c := range r.auditChecks {
 			if !c.agree() {
 				k := "[audit] " + c.code + ": istiod has it"
+				if c.code == auditSubsetVisible || c.code == auditSEExported {
+					k = "[audit] " + c.code + ": istiod lacks it"
+				}
 				classes[k] = append(classes[k], r.sc.Name)
 			}
 		}

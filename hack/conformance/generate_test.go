@@ -19,7 +19,10 @@ import (
 //     "gateway namespace" dimension and selects that namespace's workload (or, with selector {},
 //     every gateway pod); both workloads are compared (proxy "gateway-ns" and "other-ns");
 //   - one ServiceEntry for api.example.com and, in some scenarios, an unrelated noise entry;
-//   - a Gateway, VirtualService(s) and DestinationRule(s) built from the dimensions below.
+//   - a Gateway, VirtualService(s) and DestinationRule(s) built from the dimensions below;
+//   - with the clients dimension, client namespaces team-a and team-b (istio-injection:
+//     enabled) with a mesh route to a subset of the egress gateway Service (export-audit
+//     sidecar checks, audit_sidecar_test.go).
 //
 // Dimensions (every value appears ⌈N/len⌉ or ⌊N/len⌋ times: each dimension is an independently
 // shuffled, evenly filled column).
@@ -43,6 +46,7 @@ const (
 	dimDuplicate  = "duplicateEntry"
 	dimRevision   = "revision"
 	dimVisibility = "mesh.seVisibility"
+	dimClients    = "clients"
 )
 
 type dimension struct {
@@ -92,6 +96,17 @@ var dimensions = []dimension{
 	// everything), a policy with namespaceSelector {} (matches everything).
 	{dimVisibility, []string{"none", "none", "none", "none", "none", "default-NAMESPACE/apply", "default-NAMESPACE/no-apply",
 		"default-NONE/apply", "trusted-PUBLIC/apply", "trusted-expr-PUBLIC/apply", "no-rules-NAMESPACE/apply", "empty-selector-NONE/apply"}},
+	// Client namespaces team-a and team-b (istio-injection: enabled) with a mesh-bound
+	// VirtualService in team-a for api.example.com routing to subset api-egress of the
+	// gateway namespace's egress gateway Service (case 02's shape), and the DestinationRule(s)
+	// defining it: in team-a only (exportTo *; case 02), in both client namespaces, in the
+	// Service's namespace, in the root namespace, in the Service's namespace with exportTo
+	// ["."], a rule in the Service's namespace defining another subset (undefined), a rule in
+	// team-b without the subset shadowing the Service namespace's rule, the VirtualService
+	// exported to team-a only. The column has its own seeded generator so the other columns
+	// and the builder's random choices are those of the matrix without it.
+	{dimClients, []string{"none", "dr-vs-ns", "dr-each-client-ns", "dr-svc-ns", "dr-root-ns", "dr-svc-ns-private",
+		"undefined", "client-shadows", "vs-private"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -130,7 +145,11 @@ func generate(seed int64, n int) []scenario {
 		for i := range col {
 			col[i] = d.values[i%len(d.values)]
 		}
-		rng.Shuffle(n, func(i, j int) { col[i], col[j] = col[j], col[i] })
+		r := rng
+		if d.name == dimClients {
+			r = rand.New(rand.NewSource(seed ^ 0x636c69656e7473)) // "clients"
+		}
+		r.Shuffle(n, func(i, j int) { col[i], col[j] = col[j], col[i] })
 		cols[d.name] = col
 	}
 	out := make([]scenario, 0, n)
@@ -669,6 +688,7 @@ spec:
 			}
 		}
 	}
+	clients(b, d[dimClients], gw)
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -774,4 +794,71 @@ spec:
   hosts: %s
   gateways: [%s]
 %s%s`, vsNs, ts(), yamlList(vsHosts), gwRef, exportTo, strings.TrimRight(route, "\n"))
+}
+
+// clients adds the client namespaces of the clients dimension (after the revision labels, so
+// that none of these objects is labelled for the canary revision).
+func clients(b *builder, v string, gw gwWorkload) {
+	if v == "none" {
+		return
+	}
+	for _, ns := range []string{"team-a", "team-b"} {
+		b.add(fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels: {istio-injection: enabled}\n  creationTimestamp: %s", ns, b.ts()))
+	}
+	svcHost := gw.name + "." + gw.ns + ".svc.cluster.local"
+	dr := func(name, ns, exportTo, subset string) {
+		exp := ""
+		if exportTo != "" {
+			exp = "  exportTo: " + exportTo + "\n"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: %s
+  namespace: %s
+  creationTimestamp: %s
+spec:
+%s  host: %s
+  subsets:
+  - name: %s`, name, ns, b.ts(), exp, svcHost, subset))
+	}
+	switch v {
+	case "dr-vs-ns", "vs-private":
+		dr("egressgateway-for-api", "team-a", `["*"]`, "api-egress")
+	case "dr-each-client-ns":
+		dr("egressgateway-for-api", "team-a", "", "api-egress")
+		dr("egressgateway-for-api", "team-b", "", "api-egress")
+	case "dr-svc-ns":
+		dr("egressgateway-for-api", gw.ns, "", "api-egress")
+	case "dr-root-ns":
+		dr("egressgateway-for-api", "istio-system", "", "api-egress")
+	case "dr-svc-ns-private":
+		dr("egressgateway-for-api", gw.ns, `["."]`, "api-egress")
+	case "undefined":
+		dr("egressgateway-for-api", gw.ns, "", "other-egress")
+	case "client-shadows":
+		dr("egressgateway-for-api", gw.ns, "", "api-egress")
+		dr("egressgateway-local", "team-b", "", "local")
+	}
+	exp := ""
+	if v == "vs-private" {
+		exp = `  exportTo: ["."]` + "\n"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: api-via-egress
+  namespace: team-a
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  gateways: [mesh]
+%s  http:
+  - match:
+    - port: 80
+    route:
+    - destination:
+        host: %s
+        subset: api-egress
+        port: {number: 80}`, b.ts(), seHost, exp, svcHost))
 }

@@ -119,6 +119,9 @@ type oracleInput struct {
 	meshTexts map[string]string
 	// proxies are the gateway workloads to build CDS for.
 	proxies []proxySpec
+	// clients are the sidecar proxies (one per client namespace and per namespace an
+	// export-audit subset finding names) to build CDS for (audit_test.go).
+	clients []proxySpec
 	// flags maps an istiod revision ("default" or the istio.io/rev value) to the flags read from
 	// that revision's istiod Deployment.
 	flags map[string]istiodFlags
@@ -134,6 +137,7 @@ type revisionInput struct {
 	configs []config.Config
 	mesh    *meshconfig.MeshConfig
 	proxies []proxySpec
+	clients []proxySpec
 	// filterFlag/scopeFlag are nil when the scenario has no istiod Deployment for the revision.
 	filterFlag, scopeFlag *bool
 	// nsLabels are the scenario's Namespaces and their labels (for serviceEntryVisibility).
@@ -146,6 +150,9 @@ type revisionInput struct {
 func (in *oracleInput) revisions() []string {
 	set := map[string]bool{}
 	for _, p := range in.proxies {
+		set[p.rev] = true
+	}
+	for _, p := range in.clients {
 		set[p.rev] = true
 	}
 	return sortedKeysBool(set)
@@ -166,6 +173,11 @@ func (in *oracleInput) forRevision(rev string) (*revisionInput, error) {
 	for _, p := range in.proxies {
 		if p.rev == rev {
 			out.proxies = append(out.proxies, p)
+		}
+	}
+	for _, p := range in.clients {
+		if p.rev == rev {
+			out.clients = append(out.clients, p)
 		}
 	}
 	text, ok := in.meshTexts["istio-"+rev]
@@ -207,7 +219,11 @@ func (e invalidError) Error() string { return "invalid: " + e.err.Error() }
 // maps Service ports to target ports as in a cluster (conformance-notes: gateways).
 // snap is the plugin's snapshot of the same YAML: Istio configs get the creationTimestamps the
 // plugin's loader assigned, so both sides order objects identically.
-func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef) (*oracleInput, error) {
+//
+// clientNs are the namespaces that get a sidecar proxy: each gets a synthesised Pod
+// (labels app=conformance-client) with an IP from 10.251.0.0/24, served by the revision of its
+// namespace label istio.io/rev (else default, as istio-injection=enabled).
+func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef, clientNs []string) (*oracleInput, error) {
 	docs, err := splitDocs(all)
 	if err != nil {
 		return nil, fmt.Errorf("yaml: %v", err)
@@ -397,6 +413,19 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef)
 		in.proxies = append(in.proxies, proxySpec{ref: w.ns + "/" + w.name, rev: rev, ns: w.ns, pod: found.name, ip: found.ip, labels: w.labels})
 		namespaces[w.ns] = namespaces[w.ns] || false
 	}
+	// Sidecar client pods, one per client namespace (added after the gateway workloads and
+	// after the Pods of Deployments, so that nothing above can pick them).
+	for i, ns := range clientNs {
+		labels := map[string]string{"app": "conformance-client"}
+		p := pod{ns: ns, name: "conformance-client-synth", ip: fmt.Sprintf("10.251.0.%d", i+1), labels: labels}
+		kube = append(kube, podYAML(p.ns, p.name, p.ip, p.labels, nil))
+		rev := nsLabels[ns]["istio.io/rev"]
+		if rev == "" {
+			rev = "default"
+		}
+		in.clients = append(in.clients, proxySpec{ref: ns + "/" + p.name, rev: rev, ns: ns, pod: p.name, ip: p.ip, labels: labels})
+		namespaces[ns] = namespaces[ns] || false
+	}
 	// EndpointSlices for Services with a selector and none given.
 	for _, s := range svcs {
 		if slices[s.ns+"/"+s.name] || len(s.selector) == 0 {
@@ -580,7 +609,7 @@ func sortedKeys(m map[string]string) []string {
 // workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
 // come back as an error.
 func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope bool) (*istiodOut, error) {
-	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}}
+	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}}
 	out := res.cds
 	var panicked any
 	err := test.Wrap(func(t test.Failer) {
@@ -644,6 +673,36 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			}
 			res.sims[p.ref] = ps
 		}
+		// Sidecar proxies of client namespaces (export-audit subset findings, audit_test.go):
+		// a SIDECAR proxy with ConfigNamespace = the namespace, the synthesised client Pod's
+		// labels and IP.
+		for _, p := range in.clients {
+			labels := map[string]string{}
+			for k, v := range p.labels {
+				labels[k] = v
+			}
+			proxy := s.SetupProxy(&model.Proxy{
+				Type:            model.SidecarProxy,
+				ID:              p.pod + "." + p.ns,
+				ConfigNamespace: p.ns,
+				Labels:          labels,
+				IPAddresses:     []string{p.ip},
+				Metadata: &model.NodeMetadata{
+					Labels:    labels,
+					Namespace: p.ns,
+					ClusterID: constants.DefaultClusterName,
+				},
+			})
+			names := map[string]bool{}
+			for _, c := range s.Clusters(proxy) {
+				names[c.Name] = true
+			}
+			// Every sidecar CDS has PassthroughCluster and BlackHoleCluster.
+			if !names["BlackHoleCluster"] || !names["PassthroughCluster"] {
+				t.Fatalf("harness: sidecar in %s has no BlackHoleCluster/PassthroughCluster (CDS %v)", p.ns, names)
+			}
+			res.sidecars[p.ns] = names
+		}
 	})
 	if panicked != nil && err == nil {
 		err = fmt.Errorf("panic: %v", panicked)
@@ -656,6 +715,8 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 type istiodOut struct {
 	cds  map[string]map[string]bool
 	sims map[string]*proxySim
+	// sidecars maps a client namespace to its sidecar proxy's CDS cluster names.
+	sidecars map[string]map[string]bool
 }
 
 type proxySim struct {

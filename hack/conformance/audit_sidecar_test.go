@@ -1,0 +1,379 @@
+package conformance
+
+// Export-audit subset findings (DR_NOT_ON_LOOKUP_PATH, SUBSET_NOT_DEFINED_ANYWHERE) against the
+// CDS of a SIDECAR proxy in each client namespace, both directions, and the converse of
+// SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE against the gateways' CDS with the filter flag off.
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// sidecarNamespaces are the namespaces that get a sidecar proxy in the oracle: the client
+// namespaces (istio-injection=enabled or istio.io/rev) and every MissingIn namespace of a
+// DR_NOT_ON_LOOKUP_PATH or SUBSET_NOT_DEFINED_ANYWHERE finding.
+func sidecarNamespaces(snap *snapshot.Snapshot) []string {
+	set := map[string]bool{}
+	for _, ns := range checks.ClientNamespaces(snap) {
+		set[ns] = true
+	}
+	for _, f := range checks.ExportAudit(snap, checks.AuditOptions{}).Findings {
+		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined {
+			for _, ns := range f.MissingIn {
+				set[ns] = true
+			}
+		}
+	}
+	return sortedSet(set)
+}
+
+// auditView is what ExportAudit itself reads: the snapshot narrowed to the revision audited,
+// the mesh defaults of that revision.
+type auditView struct {
+	snap     *snapshot.Snapshot
+	svcOpt   rules.ServiceOptions
+	vsExport []string
+}
+
+func newAuditView(snap *snapshot.Snapshot) auditView {
+	mc := checks.ReadIstiodFlags(snap, snap.Revision).MeshConfig
+	v := checks.RevisionView(snap, snap.Revision)
+	return auditView{snap: v, svcOpt: checks.ServiceOptions(v, mc), vsExport: mc.GetDefaultVirtualServiceExportTo()}
+}
+
+// auditedRevision is the istiod revision ExportAudit judges ("default" for --revision "").
+func auditedRevision(snap *snapshot.Snapshot) string {
+	if snap.Revision == "" {
+		return "default"
+	}
+	return snap.Revision
+}
+
+func nsRevision(snap *snapshot.Snapshot, ns string) string {
+	for _, n := range snap.Namespaces {
+		if n.Name == ns && n.Labels["istio.io/rev"] != "" {
+			return n.Labels["istio.io/rev"]
+		}
+	}
+	return "default"
+}
+
+// meshRoute: the route applies to sidecars judging by its match.gateways (no match, a match
+// without gateways, or one naming mesh).
+func meshRoute(d rules.Dest) bool {
+	var lists [][]string
+	switch {
+	case d.HTTP != nil:
+		for _, m := range d.HTTP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TLS != nil:
+		for _, m := range d.TLS.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TCP != nil:
+		for _, m := range d.TCP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	}
+	if len(lists) == 0 {
+		return true
+	}
+	for _, l := range lists {
+		if len(l) == 0 || slices.Contains(l, rules.MeshGateway) {
+			return true
+		}
+	}
+	return false
+}
+
+// subsetFinding returns the DR_NOT_ON_LOOKUP_PATH / SUBSET_NOT_DEFINED_ANYWHERE finding that
+// covers destination d (host h) for proxies in ns, nil when there is none.
+func subsetFinding(rep *checks.AuditReport, ns string, d rules.Dest, h string) *checks.AuditFinding {
+	what := fmt.Sprintf("subset %q of %s,", d.Subset, h)
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if !slices.Contains(f.MissingIn, ns) || !strings.Contains(f.Message, what) {
+			continue
+		}
+		switch f.Code {
+		case checks.AuditSubsetUndefined:
+			if f.Namespace == d.Declared.Namespace && f.Name == d.Declared.Name {
+				return f
+			}
+		case checks.AuditDRNotOnLookupPath:
+			return f
+		}
+	}
+	return nil
+}
+
+var neverBuiltRE = regexp.MustCompile(`(outbound\|\d+\|[^|\s]*\|[^\s,:;]+) is never built`)
+
+func dnsKind(s *rules.Service) bool {
+	return s.Kind == rules.KindServiceEntry && (s.Resolution == "DNS" || s.Resolution == "DNS_ROUND_ROBIN")
+}
+
+// compareSubsetAudit checks, for every client namespace N whose sidecar the oracle built and
+// every mesh route visible in N with a subset destination, outbound|<port>|<subset>|<host> in
+// the sidecar's CDS: absent when the audit reports DR_NOT_ON_LOOKUP_PATH or
+// SUBSET_NOT_DEFINED_ANYWHERE for N, present otherwise. Findings whose (finding, namespace)
+// no client route covers (gateway contexts) are checked on a sidecar in that namespace with
+// the cluster their Impact names.
+func compareSubsetAudit(snap *snapshot.Snapshot, rep *checks.AuditReport, out *istiodOut, filter, scope bool, unchecked map[string]int) []auditCheck {
+	v := newAuditView(snap)
+	audited := auditedRevision(snap)
+	var res []auditCheck
+	covered := map[string]bool{}
+	done := map[string]bool{}
+	add := func(c auditCheck, wantPresent bool, cds map[string]bool) {
+		k := c.code + "|" + c.ref + "|" + c.ns + "|" + c.cluster
+		if done[k] {
+			return
+		}
+		done[k] = true
+		has := cds[c.cluster]
+		c.istiodAgrees = has == wantPresent
+		switch {
+		case has && c.istiodAgrees:
+			c.detail = "has " + c.cluster
+		case has:
+			c.detail = "HAS " + c.cluster
+		case c.istiodAgrees:
+			c.detail = "lacks " + c.cluster
+		default:
+			c.detail = "LACKS " + c.cluster
+		}
+		res = append(res, c)
+	}
+	for _, ns := range checks.ClientNamespaces(v.snap) {
+		cds, ok := out.sidecars[ns]
+		if !ok {
+			continue // built by another revision's run
+		}
+		if r := nsRevision(v.snap, ns); r != audited {
+			unchecked["client namespace of revision "+r+" (audit judges "+audited+")"]++
+			continue
+		}
+		for _, vs := range v.snap.VirtualServices {
+			if len(vs.Spec.Hosts) == 0 || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+				continue
+			}
+			if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.vsExport), ns) {
+				continue
+			}
+			dests, _ := rules.MergedRoutes(vs, v.snap.VirtualServices, v.vsExport)
+			for _, d := range dests {
+				if d.Subset == "" || !meshRoute(d) {
+					continue
+				}
+				h := strings.ToLower(d.Host)
+				services := rules.ServicesForHost(v.snap.ServiceEntries, v.snap.Services, h, v.svcOpt)
+				if len(services) == 0 {
+					unchecked["subset route to an unknown host"]++
+					continue
+				}
+				chosen, _ := rules.ServiceForProxy(services, ns)
+				if chosen == nil {
+					unchecked["subset route to a host not exported to the client namespace"]++
+					continue
+				}
+				port := d.Port
+				if port == 0 {
+					if len(chosen.Ports) != 1 {
+						unchecked["subset route without port to a multi-port service"]++
+						continue
+					}
+					port = chosen.Ports[0].Number
+				}
+				if !slices.ContainsFunc(chosen.Ports, func(p rules.ServicePort) bool { return p.Number == port }) {
+					unchecked["subset route to a port the service does not declare"]++
+					continue
+				}
+				cluster := fmt.Sprintf("outbound|%d|%s|%s", port, d.Subset, h)
+				if f := subsetFinding(rep, ns, d, h); f != nil {
+					covered[f.Code+" "+f.Ref()+" "+ns] = true
+					add(auditCheck{code: f.Code, ref: f.Ref(), ns: ns, filter: filter, scope: scope, cluster: cluster}, false, cds)
+					continue
+				}
+				if dnsKind(chosen) {
+					// DNS subset clusters also depend on endpoint labels, which the audit does not judge.
+					unchecked["no finding, DNS entry (subset cluster depends on endpoints)"]++
+					continue
+				}
+				ref := "VirtualService " + d.Declared.Namespace + "/" + d.Declared.Name
+				add(auditCheck{code: auditSubsetVisible, ref: ref, ns: ns, filter: filter, scope: scope, cluster: cluster}, true, cds)
+			}
+		}
+	}
+	// Findings no client route covers (gateway contexts): a sidecar in the namespace lacks the
+	// cluster the Impact names.
+	for _, f := range rep.Findings {
+		if f.Code != checks.AuditDRNotOnLookupPath && f.Code != checks.AuditSubsetUndefined {
+			continue
+		}
+		for _, ns := range f.MissingIn {
+			cds, ok := out.sidecars[ns]
+			if !ok || covered[f.Code+" "+f.Ref()+" "+ns] {
+				continue
+			}
+			if r := nsRevision(v.snap, ns); r != audited {
+				unchecked["namespace of revision "+r]++
+				continue
+			}
+			m := neverBuiltRE.FindStringSubmatch(f.Impact)
+			if m == nil {
+				unchecked["finding without a cluster in its impact"]++
+				continue
+			}
+			cluster := m[1]
+			if port, sub, host, ok := parseCluster(cluster); ok && port == 0 {
+				chosen, _ := rules.ServiceForProxy(rules.ServicesForHost(v.snap.ServiceEntries, v.snap.Services, host, v.svcOpt), ns)
+				if chosen == nil || len(chosen.Ports) != 1 {
+					unchecked["finding for a route without port"]++
+					continue
+				}
+				cluster = fmt.Sprintf("outbound|%d|%s|%s", chosen.Ports[0].Number, sub, host)
+			}
+			add(auditCheck{code: f.Code, ref: f.Ref(), ns: ns, filter: filter, scope: scope, cluster: cluster}, false, cds)
+		}
+	}
+	return res
+}
+
+// compareSEExported is the converse of SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE: for every
+// ServiceEntry the audit says a gateway namespace needs (AuditResource.NeededIn: a
+// VirtualService bound to a gateway there routes to it) without reporting it as not exported
+// there, every compared gateway workload of that namespace has outbound|<port>||<host> for
+// every host and (non-UDP) port of the entry, with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG off
+// (with the flag on, presence also depends on bindings, which the cluster comparison covers).
+func compareSEExported(sc *scenario, snap *snapshot.Snapshot, rep *checks.AuditReport, proxies []proxySpec, out *istiodOut, filter, scope bool, unchecked map[string]int) []auditCheck {
+	if filter {
+		return nil
+	}
+	v := newAuditView(snap)
+	audited := auditedRevision(snap)
+	var res []auditCheck
+	for _, r := range rep.Resources {
+		if r.Kind != "ServiceEntry" {
+			continue
+		}
+		var se *networkingv1.ServiceEntry
+		for _, x := range v.snap.ServiceEntries {
+			if x.Namespace == r.Namespace && x.Name == r.Name {
+				se = x
+			}
+		}
+		if se == nil {
+			continue
+		}
+		for _, ns := range r.NeededIn {
+			var gws []proxySpec
+			for _, p := range proxies {
+				if p.ns == ns && out.cds[p.ref] != nil {
+					gws = append(gws, p)
+				}
+			}
+			if len(gws) == 0 {
+				continue
+			}
+			// The audit reports a host no entry exports to the namespace once, on the host's
+			// first entry: a finding on any entry for one of the hosts covers them all.
+			reported := false
+			for _, f := range rep.Findings {
+				if f.Code != checks.AuditSENotExportedToGateway || !slices.Contains(f.MissingIn, ns) {
+					continue
+				}
+				for _, x := range v.snap.ServiceEntries {
+					if x.Namespace == f.Namespace && x.Name == f.Name && sharesHost(x, se) {
+						reported = true
+					}
+				}
+			}
+			if reported {
+				continue // the finding direction (compareAudit)
+			}
+			res1 := se.Spec.GetResolution().String()
+			if se.Spec.WorkloadSelector != nil && (res1 == "DNS" || res1 == "DNS_ROUND_ROBIN") {
+				unchecked["no SE finding, DNS entry with workloadSelector (clusters depend on endpoints)"]++
+				continue
+			}
+			var clusters []string
+			skip := ""
+			for _, h := range se.Spec.Hosts {
+				h = rules.NormalizeHost(h)
+				chosen, _ := rules.ServiceForProxy(rules.ServicesForHost(v.snap.ServiceEntries, v.snap.Services, h, v.svcOpt), ns)
+				if chosen != nil && (chosen.Kind != rules.KindServiceEntry || chosen.Namespace != se.Namespace || chosen.Name != se.Name) {
+					skip = "no SE finding, another entry chosen for the host in the namespace"
+					break
+				}
+				ports := []uint32{}
+				if chosen != nil {
+					for _, p := range chosen.Ports {
+						if !strings.EqualFold(p.Protocol, "UDP") {
+							ports = append(ports, p.Number)
+						}
+					}
+				} else {
+					for _, p := range se.Spec.Ports {
+						if !strings.EqualFold(p.GetProtocol(), "UDP") {
+							ports = append(ports, p.GetNumber())
+						}
+					}
+				}
+				for _, p := range ports {
+					clusters = append(clusters, "outbound|"+strconv.FormatUint(uint64(p), 10)+"||"+h)
+				}
+			}
+			if skip != "" {
+				unchecked[skip]++
+				continue
+			}
+			for _, p := range gws {
+				if p.rev != audited {
+					unchecked["gateway of revision "+p.rev+" (audit judges "+audited+")"]++
+					continue
+				}
+				role := ""
+				if sc.ProxyRole != nil {
+					role = sc.ProxyRole[p.ref]
+				}
+				var missing []string
+				for _, n := range clusters {
+					if !out.cds[p.ref][n] {
+						missing = append(missing, n)
+					}
+				}
+				c := auditCheck{code: auditSEExported, ref: "ServiceEntry " + se.Namespace + "/" + se.Name, ns: ns, gateway: p.ref, role: role,
+					filter: filter, scope: scope, istiodAgrees: len(missing) == 0}
+				if c.istiodAgrees {
+					c.detail = "has " + strings.Join(clusters, ", ")
+				} else {
+					c.detail = "LACKS " + strings.Join(missing, ", ")
+				}
+				res = append(res, c)
+			}
+		}
+	}
+	return res
+}
+
+func sharesHost(a, b *networkingv1.ServiceEntry) bool {
+	for _, x := range a.Spec.Hosts {
+		for _, y := range b.Spec.Hosts {
+			if rules.NormalizeHost(x) == rules.NormalizeHost(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
