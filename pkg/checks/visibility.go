@@ -28,6 +28,7 @@ const (
 	VisHiddenEverywhere  = "VISIBILITY_HIDES_FROM_EVERYONE"
 	VisWaypointForbidden = "CROSS_NAMESPACE_WAYPOINT_FORBIDDEN"
 	VisRuleNeverMatches  = "VISIBILITY_RULE_NEVER_MATCHES"
+	VisPolicyMatchesAll  = "VISIBILITY_POLICY_MATCHES_ALL"
 )
 
 func init() {
@@ -36,6 +37,7 @@ func init() {
 		CatalogEntry{VisHiddenEverywhere, LevelWarning, "", "The entry is hidden from every sidecar and gateway (NONE, or NAMESPACE capping an exportTo that excludes its own namespace)."},
 		CatalogEntry{VisWaypointForbidden, LevelError, "", "A NAMESPACE-visibility entry is bound to a waypoint in another namespace; istiod refuses the binding (CrossNamespaceWaypointForbidden)."},
 		CatalogEntry{VisRuleNeverMatches, LevelWarning, "", "A matchingRule has no matcher or an invalid namespaceSelector; it never matches (fail closed)."},
+		CatalogEntry{VisPolicyMatchesAll, LevelInfo, "", "A policy without matchingRules matches every ServiceEntry: later policies and defaultVisibility are never used."},
 	)
 }
 
@@ -49,6 +51,8 @@ type VisibilityReport struct {
 	ApplyToSidecars   bool              `json:"applyToSidecars"`
 	AsNamespace       string            `json:"asNamespace,omitempty"`
 	Entries           []VisibilityEntry `json:"entries"`
+	// Findings about the mesh config itself.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // VisibilityEntry is one ServiceEntry's resolved visibility and what each data plane does.
@@ -106,6 +110,13 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		rep.DefaultVisibility = strings.TrimPrefix(cfg.GetDefaultVisibility().String(), "VISIBILITY_")
 		if rep.DefaultVisibility == "UNSPECIFIED" {
 			rep.DefaultVisibility = rules.VisibilityPublic
+		}
+	}
+	for i, p := range cfg.GetPolicies() {
+		if len(p.GetMatchingRules()) == 0 && i < len(cfg.GetPolicies())-1 {
+			rep.Findings = append(rep.Findings, finding(VisPolicyMatchesAll, "meshConfig.serviceEntryVisibility", fmt.Sprintf("policies[%d] has no matchingRules: it matches every ServiceEntry, so policies after it and defaultVisibility are never used", i), ""))
+		} else if len(p.GetMatchingRules()) == 0 {
+			rep.Findings = append(rep.Findings, finding(VisPolicyMatchesAll, "meshConfig.serviceEntryVisibility", fmt.Sprintf("policies[%d] has no matchingRules: it matches every ServiceEntry, so defaultVisibility is never used", i), ""))
 		}
 	}
 	svcOpt := ServiceOptions(snap, mc)

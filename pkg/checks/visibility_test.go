@@ -73,3 +73,16 @@ func TestVisibilityWaypointAndNone(t *testing.T) {
 		t.Errorf("NONE entry: %+v", e)
 	}
 }
+
+func TestVisibilityStatusDriftAndPolicyWithoutRules(t *testing.T) {
+	cfg := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    serviceEntryVisibility:\n      defaultVisibility: PUBLIC\n      policies:\n      - visibility: NAMESPACE\n"
+	withStatus := strings.Replace(se, "EXPORT", "", 1) + "status:\n  conditions:\n  - {type: istio.io/VisibilityApplied, status: \"True\", reason: Public}\n"
+	r := Visibility(snap(t, "false", "false", cfg, withStatus), VisibilityOptions{})
+	e := r.Entries[0]
+	if e.Visibility != "NAMESPACE" || e.Status != "Public" || len(e.Findings) != 1 || e.Findings[0].Code != VisStatusDrift {
+		t.Errorf("entry: %+v", e)
+	}
+	if len(r.Findings) != 1 || r.Findings[0].Code != VisPolicyMatchesAll {
+		t.Errorf("mesh findings: %+v", r.Findings)
+	}
+}

@@ -34,6 +34,9 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 	if err := Table(w, headers, rows); err != nil {
 		return err
 	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "\n%s [%s] %s\n", f.Level, f.Code, f.Message)
+	}
 	for _, e := range r.Entries {
 		if e.Instead != "" {
 			fmt.Fprintf(w, "\n%s/%s in %s: %s\n", e.Namespace, e.Name, r.AsNamespace, e.Instead)
