@@ -280,7 +280,11 @@ func (a *auditor) gateway(w Workload) {
 }
 
 // routeUsedBy: the route applies to gateway gw (or to sidecars for gw == "mesh") judging by its
-// match.gateways only.
+// match.gateways only (a route without match, or a match without gateways, applies to every
+// gateway the VirtualService lists).
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go TranslateRoute / sourceMatchHTTP
+// (match.gateways) and l4SingleMatch for tls/tcp routes.
 func (a *auditor) routeUsedBy(d rules.Dest, gw, vsNs string) bool {
 	var lists [][]string
 	switch {
@@ -313,7 +317,11 @@ func (a *auditor) routeUsedBy(d rules.Dest, gw, vsNs string) bool {
 	return false
 }
 
-// client audits what sidecars in namespace ns need for the mesh routes they see.
+// client audits what sidecars in namespace ns need for the mesh routes they see: the
+// VirtualServices listing "mesh" (or no gateways) that are exported to ns.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go VirtualServicesForGateway (gateway "mesh",
+// exportTo from the proxy's namespace) and destinationRule (the subset's lookup path).
 func (a *auditor) client(ns string) {
 	for _, vs := range a.snap.VirtualServices {
 		if len(vs.Spec.Hosts) == 0 || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
