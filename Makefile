@@ -10,8 +10,13 @@ GO ?= go
 
 all: build
 
+PKG := github.com/kubectl-egress/kubectl-egress/pkg/plugin
+LDFLAGS := -X $(PKG).version=$(shell git describe --tags --always --dirty 2>/dev/null || echo dev) \
+	-X $(PKG).commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X $(PKG).date=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+
 build:
-	$(GO) build -o bin/kubectl-egress ./cmd/kubectl-egress
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/kubectl-egress ./cmd/kubectl-egress
 
 # etcd, kube-apiserver and kubectl, built from the Go module proxy; prints their folder.
 kube-assets:

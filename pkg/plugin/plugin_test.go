@@ -100,3 +100,10 @@ func TestHelpShowsExamples(t *testing.T) {
 		t.Errorf("root help: %d %q", code, out)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "", "version", "-o", "json")
+	if code != ExitOK || !strings.Contains(out, `"version": "dev"`) || !strings.Contains(out, `"platform"`) {
+		t.Errorf("version: %d %q", code, out)
+	}
+}

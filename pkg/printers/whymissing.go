@@ -181,3 +181,12 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// Structured writes v as JSON or YAML (format json or yaml).
+func Structured(w io.Writer, v any, format string) error {
+	done, err := structured(w, v, format)
+	if !done {
+		return fmt.Errorf("format %q is not structured", format)
+	}
+	return err
+}
