@@ -75,6 +75,11 @@ type result struct {
 	auditChecks       []auditCheck
 	auditDisagreement int
 	auditUnchecked    map[string]int
+	// serviceEntryVisibility (visibility_test.go)
+	visChecks       []visCheck
+	visDisagreement int
+	visUnchecked    map[string]int
+	visKnown        []visCheck // pairs a known plugin defect explains (reported, not compared)
 }
 
 func TestConformance(t *testing.T) {
@@ -145,6 +150,7 @@ func TestConformance(t *testing.T) {
 	writeDimensionTables(&report, genResults)
 	writeRouteTables(&report, genResults)
 	writeAuditTables(&report, genResults)
+	writeVisibilityTables(&report, caseResults, genResults)
 	nDis := writeDisagreements(&report, outDir, append(append([]*result{}, caseResults...), genResults...))
 	_ = os.WriteFile(filepath.Join(outDir, "summary.txt"), []byte(report.String()), 0o644)
 	fmt.Print(report.String())
@@ -163,7 +169,7 @@ func quietIstio() {
 // runScenario compares one scenario for every flag value it fixes (or both, when it names
 // none) and returns its checks.
 func runScenario(t *testing.T, sc *scenario) *result {
-	res := &result{sc: sc, status: "compared", routeSkipped: map[string]int{}, auditUnchecked: map[string]int{}}
+	res := &result{sc: sc, status: "compared", routeSkipped: map[string]int{}, auditUnchecked: map[string]int{}, visUnchecked: map[string]int{}}
 	snap, err := pluginSnapshot(sc.YAML, nil)
 	if err != nil {
 		res.status, res.detail = "error", "plugin loader: "+err.Error()
@@ -186,7 +192,7 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			wls = append(wls, workloadRef{ns: w.Namespace, name: w.Name, labels: w.Labels})
 		}
 	}
-	in, err := prepareOracle(sc.YAML, snap, wls, sidecarNamespaces(snap))
+	in, err := prepareOracle(sc.YAML, snap, wls, withVisibilityNamespaces(snap, sidecarNamespaces(snap)))
 	if err != nil {
 		if _, ok := err.(invalidError); ok {
 			res.status, res.detail = "invalid", err.Error()
@@ -234,6 +240,15 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			res.checks = append(res.checks, compare(t, sc, psnap, rin.proxies, iout.cds, f, scope, known)...)
 			res.routeChecks = append(res.routeChecks, compareRoutes(t, sc, psnap, rin.proxies, iout, f, scope, known, res.routeSkipped)...)
 			res.auditChecks = append(res.auditChecks, compareAudit(sc, psnap, rin.proxies, iout, f, scope, res.auditUnchecked)...)
+			if rev == auditedRevision(psnap) && f == filters[0] {
+				for _, c := range compareVisibility(sc, psnap, iout, res.visUnchecked) {
+					if c.known != "" {
+						res.visKnown = append(res.visKnown, c)
+					} else {
+						res.visChecks = append(res.visChecks, c)
+					}
+				}
+			}
 		}
 	}
 	for _, c := range res.auditChecks {
@@ -242,6 +257,14 @@ func runScenario(t *testing.T, sc *scenario) *result {
 		}
 		if *dumpFlag {
 			fmt.Printf("%s audit %s\n", sc.Name, c)
+		}
+	}
+	for _, c := range res.visChecks {
+		if !c.agree() {
+			res.visDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s visibility %s\n", sc.Name, c)
 		}
 	}
 	for _, c := range res.routeChecks {
@@ -631,7 +654,7 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 	n := 0
 	for _, r := range rs {
-		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 {
+		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 {
 			continue
 		}
 		file := filepath.Join(outDir, strings.ReplaceAll(r.sc.Name, "/", "_")+".yaml")
@@ -691,6 +714,16 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 			fmt.Fprintf(&hdr, "%s\n", cmd)
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
+		for _, c := range r.visChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [visibility] %s", r.sc.Name, c)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress visibility --as-namespace %s -f %s -o yaml   (entry %s/%s)\n",
+				strings.TrimPrefix(line, r.sc.Name+" "), c.asNs, filepath.Base(file), c.seNs, c.seName)
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
 		_ = os.WriteFile(file, []byte(hdr.String()+"---\n"+r.sc.YAML), 0o644)
 	}
 	if n == 0 {
@@ -711,6 +744,12 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 				if c.code == auditSubsetVisible || c.code == auditSEExported {
 					k = "[audit] " + c.code + ": istiod lacks it"
 				}
+				classes[k] = append(classes[k], r.sc.Name)
+			}
+		}
+		for _, c := range r.visChecks {
+			if !c.agree() {
+				k := "[visibility] " + c.class()
 				classes[k] = append(classes[k], r.sc.Name)
 			}
 		}

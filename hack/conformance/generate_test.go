@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand"
 	"strings"
 )
@@ -47,6 +48,8 @@ const (
 	dimRevision   = "revision"
 	dimVisibility = "mesh.seVisibility"
 	dimClients    = "clients"
+	dimVisPolicy  = "visibility.policy"
+	dimVisApply   = "visibility.applyToSidecars"
 )
 
 type dimension struct {
@@ -107,6 +110,16 @@ var dimensions = []dimension{
 	// and the builder's random choices are those of the matrix without it.
 	{dimClients, []string{"none", "dr-vs-ns", "dr-each-client-ns", "dr-svc-ns", "dr-root-ns", "dr-svc-ns-private",
 		"undefined", "client-shadows", "vs-private"}},
+	// meshConfig.serviceEntryVisibility for the scenarios whose mesh.seVisibility is none (the
+	// value is "n/a" elsewhere; "off" keeps them without the block), with applyToSidecars from
+	// the next column. Namespaces are labelled app {trusted: "true", tier: gold}, other {tier:
+	// silver}; egress and istio-system have only kubernetes.io/metadata.name. Every scenario
+	// with a serviceEntryVisibility block also gets three probe ServiceEntries (visibility_test.go).
+	// Both columns have their own seeded generators.
+	{dimVisPolicy, []string{"off", "off", "off", "default-PUBLIC", "default-NAMESPACE", "default-NONE", "default-unset+labels-NAMESPACE",
+		"labels-NAMESPACE", "expr-In-NONE", "expr-NotIn-NAMESPACE", "expr-Exists-PUBLIC", "expr-DoesNotExist-NAMESPACE",
+		"metadata-name-PUBLIC", "metadata-name-expr-NONE", "no-rules-NONE", "rule-no-matcher-NAMESPACE", "first-policy-wins"}},
+	{dimVisApply, []string{"true", "true", "false"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -148,6 +161,9 @@ func generate(seed int64, n int) []scenario {
 		r := rng
 		if d.name == dimClients {
 			r = rand.New(rand.NewSource(seed ^ 0x636c69656e7473)) // "clients"
+		}
+		if d.name == dimVisPolicy || d.name == dimVisApply {
+			r = rand.New(rand.NewSource(seed ^ 0x766973 ^ int64(len(d.values)))) // "vis"
 		}
 		r.Shuffle(n, func(i, j int) { col[i], col[j] = col[j], col[i] })
 		cols[d.name] = col
@@ -286,8 +302,11 @@ func build(name string, d map[string]string, rng *rand.Rand) scenario {
 	b := &builder{}
 	for _, ns := range []string{"app", "other", "egress", "istio-system"} {
 		labels := ""
-		if ns == "app" {
-			labels = "\n  labels: {trusted: \"true\"}"
+		switch ns {
+		case "app":
+			labels = "\n  labels: {trusted: \"true\", tier: gold}"
+		case "other":
+			labels = "\n  labels: {tier: silver}"
 		}
 		b.add(fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s%s\n  creationTimestamp: %s", ns, labels, b.ts()))
 	}
@@ -393,6 +412,14 @@ spec:
 	case "empty-selector-NONE/apply":
 		mesh = append(mesh, vis("PUBLIC", true, "- visibility: NONE\n        matchingRules:\n        - namespaceSelector: {}"))
 	}
+	if d[dimVisibility] != "none" {
+		d[dimVisPolicy], d[dimVisApply] = "n/a", "n/a"
+	} else if d[dimVisPolicy] == "off" {
+		d[dimVisApply] = "n/a"
+	} else {
+		mesh = append(mesh, visPolicy(d[dimVisPolicy], d[dimVisApply] == "true"))
+	}
+	hasVis := d[dimVisibility] != "none" || d[dimVisPolicy] != "n/a" && d[dimVisPolicy] != "off"
 	if len(mesh) > 0 {
 		b.add(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\n  creationTimestamp: %s\ndata:\n  mesh: |-\n    %s",
 			b.ts(), strings.Join(mesh, "\n    ")))
@@ -689,6 +716,9 @@ spec:
 		}
 	}
 	clients(b, d[dimClients], gw)
+	if hasVis {
+		visProbes(b, name)
+	}
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -861,4 +891,102 @@ spec:
         host: %s
         subset: api-egress
         port: {number: 80}`, b.ts(), seHost, exp, svcHost))
+}
+
+// visPolicy is the serviceEntryVisibility block of a visibility.policy value.
+func visPolicy(v string, apply bool) string {
+	def, policies := "PUBLIC", ""
+	rule := func(vis, rules string) string {
+		out := "\n      - visibility: " + vis
+		if rules != "" {
+			out += "\n        matchingRules:\n        - " + rules
+		}
+		return out
+	}
+	switch v {
+	case "default-PUBLIC":
+	case "default-NAMESPACE":
+		def = "NAMESPACE"
+	case "default-NONE":
+		def = "NONE"
+	case "default-unset+labels-NAMESPACE":
+		def = ""
+		policies = rule("NAMESPACE", "namespaceSelector: {matchLabels: {tier: silver}}")
+	case "labels-NAMESPACE":
+		policies = rule("NAMESPACE", "namespaceSelector: {matchLabels: {tier: silver}}")
+	case "expr-In-NONE":
+		policies = rule("NONE", "namespaceSelector: {matchExpressions: [{key: tier, operator: In, values: [gold]}]}")
+	case "expr-NotIn-NAMESPACE":
+		policies = rule("NAMESPACE", "namespaceSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [gold]}]}")
+	case "expr-Exists-PUBLIC":
+		def = "NONE"
+		policies = rule("PUBLIC", "namespaceSelector: {matchExpressions: [{key: tier, operator: Exists}]}")
+	case "expr-DoesNotExist-NAMESPACE":
+		policies = rule("NAMESPACE", "namespaceSelector: {matchExpressions: [{key: tier, operator: DoesNotExist}]}")
+	case "metadata-name-PUBLIC":
+		def = "NAMESPACE"
+		policies = rule("PUBLIC", "namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}")
+	case "metadata-name-expr-NONE":
+		policies = rule("NONE", "namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [app, egress]}]}")
+	case "no-rules-NONE":
+		policies = rule("NONE", "")
+	case "rule-no-matcher-NAMESPACE":
+		policies = rule("NAMESPACE", "{}")
+	case "first-policy-wins":
+		def = "NAMESPACE"
+		policies = rule("NONE", "namespaceSelector: {matchLabels: {tier: silver}}") +
+			rule("PUBLIC", "namespaceSelector: {matchExpressions: [{key: tier, operator: Exists}]}")
+	default:
+		panic("visibility.policy value " + v)
+	}
+	out := "serviceEntryVisibility:"
+	if def != "" {
+		out += "\n      defaultVisibility: " + def
+	}
+	out += fmt.Sprintf("\n      applyToSidecars: %t", apply)
+	if policies != "" {
+		out += "\n      policies:" + policies
+	}
+	return out
+}
+
+// probeHost is the host of the visibility probe entry in namespace ns: unique to that entry.
+func probeHost(ns string) string { return "vis-" + ns + ".probe.example" }
+
+// visProbes adds one probe ServiceEntry in each of app, other and egress, for hosts no other
+// entry declares, exportTo ".", "*", another namespace or unset, resolution STATIC with an
+// endpoint or DNS without workloadSelector (so that a sidecar that sees it always has its
+// default cluster). Random choices come from a generator seeded by the scenario name.
+func visProbes(b *builder, name string) {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	r := rand.New(rand.NewSource(int64(h.Sum64())))
+	elsewhere := map[string]string{"app": "other", "other": "app", "egress": "app"}
+	for i, ns := range []string{"app", "other", "egress"} {
+		exp := ""
+		switch r.Intn(4) {
+		case 0:
+			exp = "\n  exportTo: [\".\"]"
+		case 1:
+			exp = "\n  exportTo: [\"*\"]"
+		case 2:
+			exp = fmt.Sprintf("\n  exportTo: [%q]", elsewhere[ns])
+		}
+		res := "resolution: DNS"
+		if r.Intn(2) == 0 {
+			res = fmt.Sprintf("resolution: STATIC\n  endpoints:\n  - address: 10.252.0.%d", i+1)
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: vis-probe
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 7000, name: tcp-probe, protocol: TCP}%s
+  %s`, ns, b.ts(), probeHost(ns), exp, res))
+	}
 }

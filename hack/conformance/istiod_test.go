@@ -457,6 +457,18 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		}
 	}
 	in.kubeYAML = strings.Join(kube, "\n---\n")
+	// The API server adds kubernetes.io/metadata.name=<name> to every Namespace (the plugin
+	// assumes it too, checks.NamespaceLabels); serviceEntryVisibility selectors may match it.
+	for ns := range namespaces {
+		l := map[string]string{}
+		for k, v := range nsLabels[ns] {
+			l[k] = v
+		}
+		if os.Getenv("CONFORMANCE_NO_METADATA_NAME_LABEL") == "" {
+			l["kubernetes.io/metadata.name"] = ns
+		}
+		nsLabels[ns] = l
+	}
 	in.nsLabels = nsLabels
 	return in, nil
 }

@@ -209,6 +209,14 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		}
 		if opt.AsNamespace != "" {
 			side := rules.ServiceVisible(se.Namespace, s.ExportTo, opt.AsNamespace)
+			if !side && opt.AsNamespace == se.Namespace && meshRoutesTo(view, s, se.Namespace, mc.GetDefaultVirtualServiceExportTo()) &&
+				noOtherVisible(view, svcOpt, s.Hostname, se.Namespace) && firstInNamespace(view, svcOpt, s.Hostname, se.Namespace) == s.Ref() {
+				// istiod's default sidecar scope imports a VirtualService destination found in
+				// the proxy's own namespace without a visibility check (pilot/pkg/model/sidecar.go
+				// collectImportedServices; istio-semantics R2.2 quirk).
+				side = true
+				e.Sidecars += "; sidecars in " + se.Namespace + " still get it: a VirtualService they use routes to it (istiod skips the visibility check for destinations in the proxy's own namespace)"
+			}
 			amb := v.Visibility == rules.VisibilityPublic || (v.Visibility == rules.VisibilityNamespace && se.Namespace == opt.AsNamespace)
 			e.SidecarSees, e.AmbientSees = &side, &amb
 			if !side || !amb {
@@ -248,4 +256,50 @@ func instead(snap *snapshot.Snapshot, opt rules.ServiceOptions, seNs, seName, ho
 		fallback = "traffic goes to BlackHoleCluster (REGISTRY_ONLY): 502 for HTTP, reset for TCP"
 	}
 	return "hidden means absent, not blocked: DNS for " + host + " falls through to the upstream resolver and " + fallback
+}
+
+// noOtherVisible: no other entry for host is visible in ns (the services imported first win the
+// hostname de-duplication, pilot/pkg/model/sidecar.go appendSidecarServices).
+func noOtherVisible(snap *snapshot.Snapshot, opt rules.ServiceOptions, host, ns string) bool {
+	chosen, _ := rules.ServiceForProxy(rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt), ns)
+	return chosen == nil
+}
+
+// firstInNamespace returns the oldest entry in ns declaring host: the one istiod's
+// ServiceIndex.HostnameAndNamespace holds for (host, ns).
+func firstInNamespace(snap *snapshot.Snapshot, opt rules.ServiceOptions, host, ns string) string {
+	for _, s := range rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt) { // sorted oldest first
+		if s.Namespace == ns {
+			return s.Ref()
+		}
+	}
+	return ""
+}
+
+// meshRoutesTo reports whether a VirtualService that sidecars in ns use (gateways include "mesh",
+// exported to ns) routes to the service's host on one of its ports (a destination without a
+// port matches every port).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go collectImportedServices and
+// serviceMatchingVirtualServicePorts (VirtualService destinations of the default sidecar scope).
+func meshRoutesTo(snap *snapshot.Snapshot, svc rules.Service, ns string, vsExport []string) bool {
+	host := svc.Hostname
+	for _, vs := range snap.VirtualServices {
+		if len(vs.Spec.Hosts) == 0 || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+			continue
+		}
+		if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, vsExport), ns) {
+			continue
+		}
+		dests, _ := rules.MergedRoutes(vs, snap.VirtualServices, vsExport)
+		for _, d := range dests {
+			if !strings.EqualFold(d.Host, host) {
+				continue
+			}
+			if d.Port == 0 || slices.ContainsFunc(svc.Ports, func(p rules.ServicePort) bool { return p.Number == d.Port }) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -86,3 +86,16 @@ func TestVisibilityStatusDriftAndPolicyWithoutRules(t *testing.T) {
 		t.Errorf("mesh findings: %+v", r.Findings)
 	}
 }
+
+func TestVisibilityOwnNamespaceVirtualServiceDestination(t *testing.T) {
+	cfg := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: NONE, applyToSidecars: true}\n"
+	vs := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: api, namespace: team-a}\nspec:\n  hosts: [api.example.com]\n  http:\n  - route: [{destination: {host: api.example.com, port: {number: 80}}}]\n"
+	r := Visibility(snap(t, "false", "false", cfg, strings.Replace(se, "EXPORT", "", 1), vs), VisibilityOptions{AsNamespace: "team-a"})
+	if e := r.Entries[0]; !*e.SidecarSees || *e.AmbientSees {
+		t.Errorf("own namespace with a VS destination: %+v", e)
+	}
+	r = Visibility(snap(t, "false", "false", cfg, strings.Replace(se, "EXPORT", "", 1), vs), VisibilityOptions{AsNamespace: "team-b"})
+	if e := r.Entries[0]; *e.SidecarSees {
+		t.Errorf("other namespace: %+v", e)
+	}
+}
