@@ -70,21 +70,7 @@ func nsRevision(snap *snapshot.Snapshot, ns string) string {
 // meshRoute: the route applies to sidecars judging by its match.gateways (no match, a match
 // without gateways, or one naming mesh).
 func meshRoute(d rules.Dest) bool {
-	var lists [][]string
-	switch {
-	case d.HTTP != nil:
-		for _, m := range d.HTTP.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	case d.TLS != nil:
-		for _, m := range d.TLS.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	case d.TCP != nil:
-		for _, m := range d.TCP.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	}
+	lists := rules.MatchGateways(d)
 	if len(lists) == 0 {
 		return true
 	}

@@ -286,21 +286,7 @@ func (a *auditor) gateway(w Workload) {
 // Mirrors istiod pilot/pkg/networking/core/route/route.go TranslateRoute / sourceMatchHTTP
 // (match.gateways) and l4SingleMatch for tls/tcp routes.
 func (a *auditor) routeUsedBy(d rules.Dest, gw, vsNs string) bool {
-	var lists [][]string
-	switch {
-	case d.HTTP != nil:
-		for _, m := range d.HTTP.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	case d.TLS != nil:
-		for _, m := range d.TLS.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	case d.TCP != nil:
-		for _, m := range d.TCP.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	}
+	lists := rules.MatchGateways(d)
 	if len(lists) == 0 {
 		return true
 	}

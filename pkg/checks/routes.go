@@ -179,22 +179,7 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 
 // routeGateway returns the Gateway (among gws) that a route's match.gateways names, or "".
 func routeGateway(d rules.Dest, gws map[string]bool) string {
-	var lists [][]string
-	switch {
-	case d.HTTP != nil:
-		for _, m := range d.HTTP.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	case d.TLS != nil:
-		for _, m := range d.TLS.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	case d.TCP != nil:
-		for _, m := range d.TCP.GetMatch() {
-			lists = append(lists, m.GetGateways())
-		}
-	}
-	for _, l := range lists {
+	for _, l := range rules.MatchGateways(d) {
 		for _, g := range l {
 			if r := rules.ResolveGatewayName(g, d.Root.Namespace); gws[r] {
 				return r

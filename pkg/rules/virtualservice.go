@@ -203,3 +203,24 @@ func cutGatewayName(gw string) (ns, name string, ok bool) {
 	}
 	return "", gw, false
 }
+
+// MatchGateways returns the match.gateways list of each match of the destination's route (one
+// list per match; none when the route has no match). Names are as written, not resolved.
+func MatchGateways(d Dest) [][]string {
+	var lists [][]string
+	switch {
+	case d.HTTP != nil:
+		for _, m := range d.HTTP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TLS != nil:
+		for _, m := range d.TLS.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	case d.TCP != nil:
+		for _, m := range d.TCP.GetMatch() {
+			lists = append(lists, m.GetGateways())
+		}
+	}
+	return lists
+}
