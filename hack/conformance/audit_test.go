@@ -215,32 +215,15 @@ func writeAuditTables(w *strings.Builder, rs []*result) {
 	}
 	fmt.Fprintf(w, "not checked: %s\n\n", fmtCounts(unchecked))
 	extra := []dimension{{"proxy", []string{"gateway-ns", "other-ns"}}}
-	for _, d := range append(append([]dimension{}, dimensions...), extra...) {
-		tal := map[string]*tally{}
-		var order []string
-		for _, v := range d.values {
-			if _, ok := tal[v]; !ok {
-				tal[v] = &tally{}
-				order = append(order, v)
-			}
+	tables := tallyDimensions(rs, extra, func(r *result) []dimCheck {
+		var out []dimCheck
+		for _, c := range r.auditChecks {
+			out = append(out, dimCheck{extra: map[string]string{"proxy": c.role}, agree: c.agree()})
 		}
-		for _, r := range rs {
-			if r.status != "compared" {
-				continue
-			}
-			for _, c := range r.auditChecks {
-				v := r.sc.Dims[d.name]
-				if d.name == "proxy" {
-					v = c.role
-				}
-				if tl := tal[v]; tl != nil {
-					tl.total++
-					if c.agree() {
-						tl.agree++
-					}
-				}
-			}
-		}
+		return out
+	}, func(r *result) bool { return r.auditDisagreement == 0 })
+	for _, t := range tables {
+		d, order, tal := t, t.values, t.tal
 		fmt.Fprintf(w, "%-22s %-28s %s\n", strings.ToUpper(d.name), "VALUE", "FINDINGS")
 		for _, v := range order {
 			fmt.Fprintf(w, "%-22s %-28s %s\n", "", v, fmt.Sprintf("%d/%d", tal[v].agree, tal[v].total))

@@ -558,6 +558,72 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 
 type tally struct{ agree, total, scAgree, scTotal, unexplained int }
 
+// dimCheck is one compared item as the dimension tables see it: its values for the extra
+// (per-check) dimensions, and whether it agreed.
+type dimCheck struct {
+	extra       map[string]string
+	agree       bool
+	unexplained bool
+}
+
+// dimTable is one dimension's tallies, values in declaration order.
+type dimTable struct {
+	name   string
+	values []string
+	tal    map[string]*tally
+}
+
+// tallyDimensions counts, for every matrix dimension and every extra per-check dimension, the
+// agreeing checks and scenarios per value. checks lists a compared scenario's items;
+// scenarioAgrees says whether all of them agreed.
+func tallyDimensions(rs []*result, extra []dimension, checks func(*result) []dimCheck, scenarioAgrees func(*result) bool) []dimTable {
+	isExtra := map[string]bool{}
+	for _, d := range extra {
+		isExtra[d.name] = true
+	}
+	var out []dimTable
+	for _, d := range append(append([]dimension{}, dimensions...), extra...) {
+		t := dimTable{name: d.name, tal: map[string]*tally{}}
+		for _, v := range d.values {
+			if _, ok := t.tal[v]; !ok {
+				t.tal[v] = &tally{}
+				t.values = append(t.values, v)
+			}
+		}
+		for _, r := range rs {
+			if r.status != "compared" {
+				continue
+			}
+			scVals := map[string]bool{}
+			for _, c := range checks(r) {
+				v := r.sc.Dims[d.name]
+				if isExtra[d.name] {
+					v = c.extra[d.name]
+				}
+				tl := t.tal[v]
+				if tl == nil {
+					continue
+				}
+				tl.total++
+				if c.agree {
+					tl.agree++
+				} else if c.unexplained {
+					tl.unexplained++
+				}
+				scVals[v] = true
+			}
+			for v := range scVals {
+				t.tal[v].scTotal++
+				if scenarioAgrees(r) {
+					t.tal[v].scAgree++
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 func writeDimensionTables(w *strings.Builder, rs []*result) {
 	if len(rs) == 0 {
 		return
@@ -598,50 +664,20 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 		}
 	}
 	extra := []dimension{{"proxy", []string{"gateway-ns", "other-ns"}}, {"cluster", []string{"default", "subset"}}}
-	for _, d := range append(append([]dimension{}, dimensions...), extra...) {
-		tal := map[string]*tally{}
-		var order []string
-		for _, v := range d.values {
-			if _, ok := tal[v]; !ok {
-				tal[v] = &tally{}
-				order = append(order, v)
+	tables := tallyDimensions(rs, extra, func(r *result) []dimCheck {
+		var out []dimCheck
+		for _, c := range r.checks {
+			kind := "default"
+			if c.subset != "" {
+				kind = "subset"
 			}
+			out = append(out, dimCheck{extra: map[string]string{"proxy": c.role, "cluster": kind}, agree: c.agree(),
+				unexplained: len(c.tags) == 1 && c.tags[0] == tagUnexplained})
 		}
-		for _, r := range rs {
-			if r.status != "compared" {
-				continue
-			}
-			scVals := map[string]bool{}
-			for _, c := range r.checks {
-				v := r.sc.Dims[d.name]
-				switch d.name {
-				case "proxy":
-					v = c.role
-				case "cluster":
-					v = "default"
-					if c.subset != "" {
-						v = "subset"
-					}
-				}
-				tl := tal[v]
-				if tl == nil {
-					continue
-				}
-				tl.total++
-				if c.agree() {
-					tl.agree++
-				} else if len(c.tags) == 1 && c.tags[0] == tagUnexplained {
-					tl.unexplained++
-				}
-				scVals[v] = true
-			}
-			for v := range scVals {
-				tal[v].scTotal++
-				if r.disagreement == 0 {
-					tal[v].scAgree++
-				}
-			}
-		}
+		return out
+	}, func(r *result) bool { return r.disagreement == 0 })
+	for _, t := range tables {
+		d, order, tal := t, t.values, t.tal
 		fmt.Fprintf(w, "%-22s %-28s %-12s %-12s %s\n", strings.ToUpper(d.name), "VALUE", "CLUSTERS", "SCENARIOS", "UNEXPLAINED")
 		for _, v := range order {
 			tl := tal[v]

@@ -365,45 +365,15 @@ func writeRouteTables(w *strings.Builder, rs []*result) {
 	fmt.Fprintf(w, "outcomes (plugin/istiod; ROUTED? = routed to another host, presence not compared): %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "servers not checkable: %s\n\n", fmtCounts(skipped))
 	extra := []dimension{{"proxy", []string{"gateway-ns", "other-ns"}}, {"call", []string{"http", "tls", "tcp"}}}
-	for _, d := range append(append([]dimension{}, dimensions...), extra...) {
-		tal := map[string]*tally{}
-		var order []string
-		for _, v := range d.values {
-			if _, ok := tal[v]; !ok {
-				tal[v] = &tally{}
-				order = append(order, v)
-			}
+	tables := tallyDimensions(rs, extra, func(r *result) []dimCheck {
+		var out []dimCheck
+		for _, c := range r.routeChecks {
+			out = append(out, dimCheck{extra: map[string]string{"proxy": c.role, "call": c.kind}, agree: c.agree()})
 		}
-		for _, r := range rs {
-			if r.status != "compared" {
-				continue
-			}
-			scVals := map[string]bool{}
-			for _, c := range r.routeChecks {
-				v := r.sc.Dims[d.name]
-				switch d.name {
-				case "proxy":
-					v = c.role
-				case "call":
-					v = c.kind
-				}
-				tl := tal[v]
-				if tl == nil {
-					continue
-				}
-				tl.total++
-				if c.agree() {
-					tl.agree++
-				}
-				scVals[v] = true
-			}
-			for v := range scVals {
-				tal[v].scTotal++
-				if r.routeDisagreement == 0 {
-					tal[v].scAgree++
-				}
-			}
-		}
+		return out
+	}, func(r *result) bool { return r.routeDisagreement == 0 })
+	for _, t := range tables {
+		d, order, tal := t, t.values, t.tal
 		fmt.Fprintf(w, "%-22s %-28s %-12s %s\n", strings.ToUpper(d.name), "VALUE", "CALLS", "SCENARIOS")
 		for _, v := range order {
 			tl := tal[v]
