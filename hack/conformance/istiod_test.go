@@ -644,26 +644,7 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			}
 		}
 		for _, p := range in.proxies {
-			labels := map[string]string{}
-			for k, v := range p.labels {
-				labels[k] = v
-			}
-			proxy := s.SetupProxy(&model.Proxy{
-				Type:            model.Router,
-				ID:              p.pod + "." + p.ns,
-				ConfigNamespace: p.ns,
-				Labels:          labels,
-				IPAddresses:     []string{p.ip},
-				Metadata: &model.NodeMetadata{
-					Labels:    labels,
-					Namespace: p.ns,
-					ClusterID: constants.DefaultClusterName,
-				},
-			})
-			names := map[string]bool{}
-			for _, c := range s.Clusters(proxy) {
-				names[c.Name] = true
-			}
+			proxy, names := setupProxy(s, model.Router, p)
 			// Every gateway CDS has BlackHoleCluster; without it the proxy was not built as a
 			// gateway and nothing below would mean anything.
 			if !names["BlackHoleCluster"] {
@@ -689,26 +670,7 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 		// a SIDECAR proxy with ConfigNamespace = the namespace, the synthesised client Pod's
 		// labels and IP.
 		for _, p := range in.clients {
-			labels := map[string]string{}
-			for k, v := range p.labels {
-				labels[k] = v
-			}
-			proxy := s.SetupProxy(&model.Proxy{
-				Type:            model.SidecarProxy,
-				ID:              p.pod + "." + p.ns,
-				ConfigNamespace: p.ns,
-				Labels:          labels,
-				IPAddresses:     []string{p.ip},
-				Metadata: &model.NodeMetadata{
-					Labels:    labels,
-					Namespace: p.ns,
-					ClusterID: constants.DefaultClusterName,
-				},
-			})
-			names := map[string]bool{}
-			for _, c := range s.Clusters(proxy) {
-				names[c.Name] = true
-			}
+			_, names := setupProxy(s, model.SidecarProxy, p)
 			// Every sidecar CDS has PassthroughCluster and BlackHoleCluster.
 			if !names["BlackHoleCluster"] || !names["PassthroughCluster"] {
 				t.Fatalf("harness: sidecar in %s has no BlackHoleCluster/PassthroughCluster (CDS %v)", p.ns, names)
@@ -791,4 +753,30 @@ func sortedKeysAny(m map[string]map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// setupProxy builds a proxy of type typ for p (its namespace, labels, pod IP) in istiod and
+// returns it with the names of its CDS clusters.
+func setupProxy(s *xds.FakeDiscoveryServer, typ model.NodeType, p proxySpec) (*model.Proxy, map[string]bool) {
+	labels := map[string]string{}
+	for k, v := range p.labels {
+		labels[k] = v
+	}
+	proxy := s.SetupProxy(&model.Proxy{
+		Type:            typ,
+		ID:              p.pod + "." + p.ns,
+		ConfigNamespace: p.ns,
+		Labels:          labels,
+		IPAddresses:     []string{p.ip},
+		Metadata: &model.NodeMetadata{
+			Labels:    labels,
+			Namespace: p.ns,
+			ClusterID: constants.DefaultClusterName,
+		},
+	})
+	names := map[string]bool{}
+	for _, c := range s.Clusters(proxy) {
+		names[c.Name] = true
+	}
+	return proxy, names
 }

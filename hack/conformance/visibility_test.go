@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -31,25 +29,13 @@ type visCheck struct {
 	policy       string
 	sidecarExp   []string
 	probe        bool
-	// known names the plugin defect explaining the pair (the pair is then reported apart, not
-	// compared): "own-ns-vs-destination".
-	known   string
-	plugin  bool
-	istiod  bool // the sidecar has every cluster
-	partial bool // the sidecar has some of the clusters, not all
-	missing []string
+	plugin       bool
+	istiod       bool // the sidecar has every cluster
+	partial      bool // the sidecar has some of the clusters, not all
+	missing      []string
 }
 
 func (c visCheck) agree() bool { return !c.partial && c.plugin == c.istiod }
-
-// knownOwnNsVSDest: istiod's default sidecar scope (pilot/pkg/model/sidecar.go
-// collectImportedServices, egress listener */*) adds, for every destination host of a mesh-bound
-// VirtualService visible in the proxy's namespace, the Service of that host in the proxy's own
-// namespace (ps.ServiceIndex.HostnameAndNamespace[host][configNamespace]) without checking its
-// exportTo, so an entry hidden by exportTo ["~"] (declared, or NONE visibility with
-// applyToSidecars) is still built for sidecars of its own namespace when such a route names it.
-// The plugin's SidecarSees ignores this (plugin defect, reported; not compared).
-const knownOwnNsVSDest = "own-ns-vs-destination"
 
 func (c visCheck) class() string {
 	if c.partial {
@@ -271,34 +257,6 @@ func writeVisibilityTables(w *strings.Builder, cases, gen []*result) {
 			}
 			fmt.Fprintf(w, "  not checked (pairs): %s\n", strings.Join(parts, "; "))
 		}
-	}
-	var known []string
-	for _, r := range append(append([]*result{}, cases...), gen...) {
-		if len(r.visKnown) == 0 {
-			continue
-		}
-		file := filepath.Join(*outFlag, strings.ReplaceAll(r.sc.Name, "/", "_")+".visibility-defect.yaml")
-		var hdr strings.Builder
-		fmt.Fprintf(&hdr, "# conformance reproducer of a known plugin defect (%s): %s (seed %d)\n", knownOwnNsVSDest, r.sc.Name, *seedFlag)
-		if len(r.sc.Gateways) > 0 {
-			fmt.Fprintf(&hdr, "# conformance-gateways: %s\n", strings.Join(r.sc.Gateways, ", "))
-		}
-		for _, d := range dimensions {
-			if v, ok := r.sc.Dims[d.name]; ok {
-				fmt.Fprintf(&hdr, "#   %s = %s\n", d.name, v)
-			}
-		}
-		for _, c := range r.visKnown {
-			line := fmt.Sprintf("%s [%s] %s", r.sc.Name, c.known, c)
-			known = append(known, line+"\n    reproducer: "+file)
-			fmt.Fprintf(&hdr, "# KNOWN DEFECT: %s\n#   plugin: kubectl egress visibility --as-namespace %s -f %s -o yaml   (entry %s/%s)\n",
-				strings.TrimPrefix(line, r.sc.Name+" "), c.asNs, filepath.Base(file), c.seNs, c.seName)
-		}
-		_ = os.WriteFile(file, []byte(hdr.String()+"---\n"+r.sc.YAML), 0o644)
-	}
-	fmt.Fprintf(w, "known plugin defect %s (plugin hidden, istiod sees; reported, not compared): %d pairs\n", knownOwnNsVSDest, len(known))
-	for _, k := range known {
-		fmt.Fprintf(w, "  %s\n", k)
 	}
 	if len(gen) == 0 {
 		return
