@@ -27,9 +27,14 @@ const ExportToAnnotation = "networking.istio.io/exportTo"
 
 // ServicePort is one declared port of a registry entry.
 type ServicePort struct {
-	Number   uint32
-	Name     string
+	Number uint32
+	Name   string
+	// Protocol is istiod's protocol for the port (ParseProtocol, KubePortProtocol); "" is
+	// unsupported (sniffed on sidecars).
 	Protocol string
+	// TargetPort is the ServiceEntry port's targetPort or a Kubernetes Service port's numeric
+	// targetPort (0 = unset or named).
+	TargetPort uint32
 }
 
 // Service is one registry entry (a ServiceEntry host or a Kubernetes Service) for one hostname,
@@ -61,6 +66,9 @@ type Service struct {
 	// endpoint (ServiceEntry spec.endpoints).
 	Labels         map[string]string
 	EndpointLabels []map[string]string
+	// EndpointAddresses are the addresses of the inline endpoints (ServiceEntry spec.endpoints)
+	// or, for Kubernetes Services, nothing (pods are not modelled here).
+	EndpointAddresses []string
 	// MergedFrom lists other entries whose ports istiod merged into this one.
 	MergedFrom []string
 }
@@ -93,7 +101,7 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []S
 	uncapped := EffectiveExportTo(se.Spec.ExportTo, opt.DefaultExportTo)
 	var ports []ServicePort
 	for _, p := range se.Spec.Ports {
-		ports = append(ports, ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: strings.ToUpper(p.GetProtocol())})
+		ports = append(ports, ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: ParseProtocol(p.GetProtocol()), TargetPort: p.GetTargetPort()})
 	}
 	out := make([]Service, 0, len(se.Spec.Hosts))
 	for _, h := range se.Spec.Hosts {
@@ -114,6 +122,13 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []S
 			Annotations:      se.Annotations,
 			Labels:           se.Labels,
 			EndpointLabels:   endpointLabels(se),
+			EndpointAddresses: func() []string {
+				var a []string
+				for _, e := range se.Spec.Endpoints {
+					a = append(a, e.GetAddress())
+				}
+				return a
+			}(),
 		})
 	}
 	return out
@@ -153,13 +168,8 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 	}
 	var ports []ServicePort
 	for _, p := range svc.Spec.Ports {
-		proto := string(p.Protocol)
-		if p.AppProtocol != nil {
-			proto = strings.ToUpper(*p.AppProtocol)
-		} else if proto != string(corev1.ProtocolUDP) {
-			proto = protocolFromPortName(p.Name)
-		}
-		ports = append(ports, ServicePort{Number: uint32(p.Port), Name: p.Name, Protocol: proto})
+		proto := KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)
+		ports = append(ports, ServicePort{Number: uint32(p.Port), Name: p.Name, Protocol: proto, TargetPort: uint32(p.TargetPort.IntVal)})
 	}
 	return Service{
 		Kind: KindService, Namespace: svc.Namespace, Name: svc.Name,
@@ -167,18 +177,15 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 		DeclaredExportTo: declared, ExportTo: EffectiveExportTo(declared, defaultExportTo),
 		Resolution: res, Location: "MESH_INTERNAL", Created: svc.CreationTimestamp,
 		Annotations: svc.Annotations, Labels: svc.Labels, WorkloadSelector: svc.Spec.Selector,
+		Addresses: clusterIPs(svc),
 	}
 }
 
-// protocolFromPortName infers a protocol from a port name prefix ("http-web" → HTTP), as istiod
-// pkg/config/kube/conversion.go ConvertProtocol does for ports without appProtocol.
-func protocolFromPortName(name string) string {
-	prefix, _, _ := strings.Cut(strings.ToLower(name), "-")
-	switch prefix {
-	case "http", "http2", "grpc", "grpc-web", "https", "tls", "tcp", "mongo", "redis", "mysql", "udp":
-		return strings.ToUpper(prefix)
+func clusterIPs(svc *corev1.Service) []string {
+	if svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		return nil
 	}
-	return ""
+	return []string{svc.Spec.ClusterIP}
 }
 
 // ServicesForHost returns every registry entry whose hostname equals host (case-insensitive).

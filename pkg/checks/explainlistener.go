@@ -1,0 +1,963 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// ListenerSchemaVersion is the schema of `kubectl egress explain-listener -o json|yaml`.
+const ListenerSchemaVersion = "kubectl-egress.io/explain-listener/v1"
+
+// Explain-listener finding codes (catalogued with the others; never renamed or reused).
+const (
+	ListenerCatchAllTCP        = "TCP_CATCH_ALL_ON_PORT"
+	ListenerCatchAllTLSPort    = "TCP_CATCH_ALL_ON_TLS_PORT"
+	ListenerChainDropped       = "FILTER_CHAIN_DROPPED"
+	ListenerWellKnownPort      = "WELL_KNOWN_PORT_CONFLICT"
+	ListenerHTTPShadowsTCP     = "HTTP_CHAIN_SHADOWS_TCP_ENTRY"
+	ListenerHTTP2Undeclared    = "HTTP2_NOT_DECLARED"
+	ListenerHostNotInRegistry  = "HOST_NOT_IN_REGISTRY"
+	ListenerNotImported        = "NOT_IMPORTED_BY_SIDECAR"
+	ListenerDoubleTLS          = "TLS_ORIGINATED_TWICE"
+	ListenerNoneNoAddresses    = "RESOLUTION_NONE_WITHOUT_ADDRESSES"
+	ListenerWildcardDNS        = "WILDCARD_HOST_WITH_DNS"
+	ListenerStrictDNS          = "STRICT_DNS_FOR_EXTERNAL_NAME"
+	ListenerNoChains           = "GATEWAY_LISTENER_WITHOUT_CHAINS"
+	ListenerHTTPOnPassthrough  = "HTTP_ROUTES_ON_PASSTHROUGH_SERVER"
+	ListenerTLSOnTerminating   = "TLS_ROUTES_ON_TERMINATING_SERVER"
+	ListenerNoCredential       = "HTTPS_SERVER_WITHOUT_CREDENTIAL"
+	ListenerTLSBehindHTTP      = "TLS_ENTRY_BEHIND_HTTP_SERVER"
+	ListenerGatewayServiceLack = "GATEWAY_SERVICE_LACKS_PORT"
+	ListenerBlackHole          = "REGISTRY_ONLY_BLACKHOLE"
+	ListenerHTTPRoutesIgnored  = "HTTP_ROUTES_IGNORED_ON_TCP_PORT"
+)
+
+func init() {
+	Catalog = append(Catalog,
+		CatalogEntry{ListenerCatchAllTCP, LevelWarning, "", "A TCP ServiceEntry without addresses (or resolution NONE without endpoints) puts a match-all tcp_proxy chain on 0.0.0.0_<port>: every connection to that port that no other chain claims goes to its cluster (seed §2.2, §3.3)."},
+		CatalogEntry{ListenerCatchAllTLSPort, LevelError, "", "A match-all tcp_proxy chain on a port that carries TLS (443, 8443, or a TLS/HTTPS entry's port): HTTPS to every other host on the port is proxied to this entry's cluster (certificate mismatch)."},
+		CatalogEntry{ListenerChainDropped, LevelError, "", "Two services produced filter chains with the same match on one listener; istiod kept the first and dropped the other (push-status pilot_conflict_outbound_listener_tcp_over_current_tcp)."},
+		CatalogEntry{ListenerWellKnownPort, LevelError, "", "MongoDB or MySQL shares a port with another protocol; istiod refuses to mix server-first protocols and gives the later service nothing on that port."},
+		CatalogEntry{ListenerHTTPShadowsTCP, LevelWarning, "", "A TCP entry shares a port with an HTTP service: plain HTTP requests for its host take the HCM chain and the catch-all virtual host instead of its cluster."},
+		CatalogEntry{ListenerHTTP2Undeclared, LevelWarning, "", "An HTTP/2 or gRPC upstream is declared HTTP (or not declared): the upstream connection is HTTP/1.1 (seed §5 \"only gRPC fails\")."},
+		CatalogEntry{ListenerHostNotInRegistry, LevelWarning, "", "No ServiceEntry or Service declares the host: the call goes to PassthroughCluster (ALLOW_ANY) or is refused (REGISTRY_ONLY)."},
+		CatalogEntry{ListenerNotImported, LevelError, "", "The host exists but the proxy does not see it: exportTo or the Sidecar's egress hosts leave it out."},
+		CatalogEntry{ListenerDoubleTLS, LevelError, "UF", "The application sends TLS (the port is HTTPS/TLS) and a DestinationRule originates TLS on the same cluster: TLS inside TLS."},
+		CatalogEntry{ListenerNoneNoAddresses, LevelWarning, "", "resolution NONE without addresses on a TCP port: a wildcard listener that passes every connection on the port to its original destination."},
+		CatalogEntry{ListenerWildcardDNS, LevelError, "", "A wildcard host with resolution DNS: there is no name to resolve (use NONE or DYNAMIC_DNS)."},
+		CatalogEntry{ListenerStrictDNS, LevelInfo, "", "resolution DNS builds a STRICT_DNS cluster with one endpoint per resolved address; for GSLB/CDN names that rotate addresses DNS_ROUND_ROBIN (LOGICAL_DNS) keeps connections stable (seed §2.2)."},
+		CatalogEntry{ListenerNoChains, LevelError, "NR", "A Gateway server gets no filter chain, so istiod omits the listener ('must have more than 0 chains')."},
+		CatalogEntry{ListenerHTTPOnPassthrough, LevelError, "", "A VirtualService supplies http routes to a TLS PASSTHROUGH server, which only takes tls (sniHosts) or tcp routes."},
+		CatalogEntry{ListenerTLSOnTerminating, LevelError, "", "A VirtualService supplies only tls routes to a server that terminates TLS, which takes http (HTTPS) or tcp (TLS) routes."},
+		CatalogEntry{ListenerNoCredential, LevelError, "", "An HTTPS/TLS server with tls.mode SIMPLE or MUTUAL has no credentialName (or certificate files): the listener cannot terminate TLS."},
+		CatalogEntry{ListenerTLSBehindHTTP, LevelError, "", "The host is a TLS/HTTPS entry but the Gateway server on the port is HTTP: TLS bytes reach an HTTP codec (400, garbled responses)."},
+		CatalogEntry{ListenerGatewayServiceLack, LevelError, "NC", "Sidecars route to the egress gateway on a port its Service does not declare: the cluster outbound|<port>||<gateway service> does not exist."},
+		CatalogEntry{ListenerHTTPRoutesIgnored, LevelWarning, "", "A mesh VirtualService has http routes for a host whose port is TLS/TCP on sidecars: the sidecar builds an SNI/TCP chain and never applies them (traffic meant for the egress gateway goes direct)."},
+		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
+	)
+}
+
+// ExplainListenerOptions are the inputs of `kubectl egress explain-listener`.
+type ExplainListenerOptions struct {
+	// Host is the destination host (or IP); "" lists everything on Port.
+	Host string
+	Port uint32
+	// Exactly one proxy: From (a sidecar in that namespace, labels unknown), Pod ("ns/name",
+	// a sidecar with that pod's labels) or Gateway ("ns/name" of a gateway workload).
+	From, Pod, Gateway string
+	// Call forces the call kind (http, http2, tls, tcp); "" derives it from the port protocol.
+	Call string
+	// Address is the destination IP the client connects to; "" uses the entry's first address.
+	Address string
+}
+
+// ListenerReport is the answer of explain-listener.
+type ListenerReport struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Source        string `json:"source"`
+	Host          string `json:"host,omitempty"`
+	Port          uint32 `json:"port"`
+	// Proxy describes the proxy the configuration is predicted for.
+	Proxy ProxyInfo `json:"proxy"`
+	// Listeners on the port (sidecar: predicted LDS; gateway: listeners from Gateway servers).
+	Listeners []ListenerView      `json:"listeners"`
+	Routes    []rules.RouteConfig `json:"routes,omitempty"`
+	Clusters  []Cluster           `json:"clusters,omitempty"`
+	// Calls are the paths calls to Host take.
+	Calls    []CallView     `json:"calls,omitempty"`
+	Bindings []RouteBinding `json:"bindings,omitempty"`
+	Findings []Finding      `json:"findings,omitempty"`
+	Notes    []string       `json:"notes,omitempty"`
+}
+
+// ProxyInfo names the proxy of a ListenerReport.
+type ProxyInfo struct {
+	Type      string `json:"type"` // SIDECAR or ROUTER
+	Namespace string `json:"namespace"`
+	Workload  string `json:"workload,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+	// Sidecar is the Sidecar resource that applies ("(none)" for the default scope).
+	Sidecar               string `json:"sidecar,omitempty"`
+	OutboundTrafficPolicy string `json:"outboundTrafficPolicy,omitempty"`
+	PolicyFrom            string `json:"outboundTrafficPolicyFrom,omitempty"`
+}
+
+// ListenerView is one listener with its filter chains (the default chain last, flagged).
+type ListenerView struct {
+	Name   string            `json:"name"`
+	Port   uint32            `json:"port"`
+	Chains []ChainView       `json:"filterChains"`
+	Server string            `json:"server,omitempty"` // gateway: "ns/gw#index PROTO tls.mode"
+	Raw    *rules.Listener   `json:"-"`
+	Extra  map[string]string `json:"-"`
+}
+
+// ChainView is one filter chain in proxy-config columns.
+type ChainView struct {
+	Match       string `json:"match"`
+	Destination string `json:"destination"`
+	Default     bool   `json:"default,omitempty"`
+	// Origin is what produced the chain (a ServiceEntry, Service, VirtualService or Gateway server).
+	Origin string `json:"origin,omitempty"`
+	TLS    string `json:"tls,omitempty"` // gateway: TLS termination (SIMPLE, MUTUAL, ...)
+}
+
+// CallView is one call and the path it takes, in plain words.
+type CallView struct {
+	Kind        string           `json:"kind"`
+	Address     string           `json:"address,omitempty"`
+	Result      rules.CallResult `json:"result"`
+	Explanation []string         `json:"explanation"`
+}
+
+// ExplainListener predicts which listener, filter chain, route and cluster a proxy uses for
+// host:port, and why; with no host, everything competing for the port. Sidecars (From or Pod)
+// use the sidecar model (rules.BuildSidecarOutbound, Resolve); gateways (Gateway) the Gateway
+// servers and VirtualService bindings (rules.Bind).
+//
+// Source: seed §1.2, §2.1–§2.3, §4.1, §4.3, §5; istiod functions as cited by the rules package.
+// Errors: no proxy or several proxies named, an unknown pod or gateway workload, port 0.
+func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*ListenerReport, error) {
+	n := 0
+	for _, s := range []string{opt.From, opt.Pod, opt.Gateway} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("name exactly one proxy: --from NAMESPACE, --pod NAMESPACE/NAME or --gateway NAMESPACE/NAME")
+	}
+	if opt.Port == 0 {
+		return nil, fmt.Errorf("a port is needed: HOST:PORT or --port")
+	}
+	rep := &ListenerReport{SchemaVersion: ListenerSchemaVersion, Source: snap.Source, Host: rules.NormalizeHost(opt.Host), Port: opt.Port}
+	if opt.Gateway != "" {
+		w, err := FindWorkload(snap, opt.Gateway)
+		if err != nil {
+			return nil, err
+		}
+		explainGateway(snap, w, opt, rep)
+		sortFindings(rep.Findings)
+		return rep, nil
+	}
+	ns, labels, workload := opt.From, map[string]string(nil), ""
+	if opt.Pod != "" {
+		pns, name, ok := strings.Cut(opt.Pod, "/")
+		if !ok || pns == "" || name == "" {
+			return nil, fmt.Errorf("--pod %q: want NAMESPACE/NAME", opt.Pod)
+		}
+		found := false
+		for _, p := range snap.Pods {
+			if p.Namespace == pns && p.Name == name {
+				labels, found = p.Labels, true
+			}
+		}
+		if !found {
+			if why, ok := snap.Unknown[snapshot.KindPod]; ok {
+				return nil, fmt.Errorf("pod %s: pods could not be read (%s)", opt.Pod, why)
+			}
+			return nil, fmt.Errorf("pod %s not found", opt.Pod)
+		}
+		ns, workload = pns, opt.Pod
+	}
+	explainSidecar(snap, ns, labels, workload, opt, rep)
+	sortFindings(rep.Findings)
+	return rep, nil
+}
+
+func sortFindings(f []Finding) {
+	rank := map[string]int{LevelError: 0, LevelWarning: 1, LevelInfo: 2}
+	sort.SliceStable(f, func(i, j int) bool { return rank[f[i].Level] < rank[f[j].Level] })
+}
+
+func (r *ListenerReport) add(code, resource, msg, fix string) {
+	for _, f := range r.Findings {
+		if f.Code == code && f.Resource == resource && f.Message == msg {
+			return
+		}
+	}
+	e, _ := Lookup(code)
+	r.Findings = append(r.Findings, Finding{Code: code, Level: e.Level, Resource: resource, Message: msg, Fix: fix})
+}
+
+// ---- sidecar ----
+
+func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string, workload string, opt ExplainListenerOptions, rep *ListenerReport) {
+	v := BuildSidecarView(snap, ns, labels)
+	out := v.Outbound
+	rep.Proxy = ProxyInfo{Type: "SIDECAR", Namespace: ns, Workload: workload, Revision: v.Revision, Sidecar: v.Scope.Ref(),
+		OutboundTrafficPolicy: v.Scope.OutboundTrafficPolicy, PolicyFrom: v.Scope.PolicyFrom}
+	if labels == nil {
+		rep.Notes = append(rep.Notes, "pod labels unknown (--from): Sidecars and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
+	}
+	rep.Notes = append(rep.Notes, "DNS capture and auto-allocated addresses are assumed off (ISTIO_META_DNS_CAPTURE unset): entries without addresses bind 0.0.0.0")
+	rdsSeen := map[string]bool{}
+	for _, l := range out.ListenersOnPort(opt.Port) {
+		lv := ListenerView{Name: l.Name, Port: l.Port, Raw: l}
+		for _, c := range l.Chains {
+			lv.Chains = append(lv.Chains, chainView(c, false))
+			if c.RDS != "" && !rdsSeen[c.RDS] {
+				rdsSeen[c.RDS] = true
+				if rc := out.Route(c.RDS); rc != nil {
+					rep.Routes = append(rep.Routes, *rc)
+				}
+			}
+		}
+		if l.Default != nil {
+			lv.Chains = append(lv.Chains, chainView(*l.Default, true))
+		}
+		rep.Listeners = append(rep.Listeners, lv)
+	}
+	sidecarFindings(snap, v, opt.Port, rep)
+	if rep.Host == "" {
+		return
+	}
+	all := AllServices(RevisionView(snap, v.Revision), v.Flags)
+	var forHost []rules.Service
+	for _, s := range all {
+		if s.Hostname == rep.Host {
+			forHost = append(forHost, s)
+		}
+	}
+	imported := importedEntry(out, rep.Host)
+	kinds := callKinds(opt.Call, imported, opt.Port)
+	if opt.Call == "" && len(kinds) == 1 && kinds[0] == rules.CallTCP && hasHCMOnPort(out, opt.Port) {
+		// A TCP entry sharing a port with an HTTP service: plain HTTP to its host is decided by
+		// the HCM chain, which is what users usually send on such ports.
+		kinds = append([]string{rules.CallHTTP}, kinds...)
+	}
+	addr := opt.Address
+	if addr == "" && rules.IsIP(rep.Host) {
+		addr = rep.Host
+	}
+	if addr == "" && imported != nil {
+		addr = firstAddress(imported.Addresses)
+	}
+	for _, k := range kinds {
+		res := out.Resolve(rules.Call{Host: rep.Host, Port: opt.Port, Kind: k, Address: addr})
+		cv := CallView{Kind: k, Address: addr, Result: res}
+		cv.Explanation = explainCall(v, res, rep.Host, opt.Port, k, imported, forHost)
+		rep.Calls = append(rep.Calls, cv)
+		hostCallFindings(snap, v, res, rep, imported, forHost, k, opt.Port)
+	}
+	rep.Clusters = sidecarClusters(snap, v, rep)
+}
+
+func hasHCMOnPort(out *rules.SidecarOutbound, port uint32) bool {
+	for _, l := range out.ListenersOnPort(port) {
+		if l.Bind != rules.WildcardAddress {
+			continue
+		}
+		for _, c := range l.Chains {
+			if c.IsHCM() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func firstAddress(as []string) string {
+	for _, a := range as {
+		if p, _, ok := strings.Cut(a, "/"); ok {
+			if rules.IsIP(p) {
+				return p
+			}
+			continue
+		}
+		if rules.IsIP(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// importedEntry is the registry entry the proxy's egress listeners import for host (nil: none).
+func importedEntry(out *rules.SidecarOutbound, host string) *rules.Service {
+	for _, s := range out.Imported() {
+		if s.Hostname == host {
+			c := s
+			return &c
+		}
+	}
+	return nil
+}
+
+// callKinds: --call, else from the entry's port protocol (HTTP→http, HTTP2/GRPC→http2,
+// TLS/HTTPS→tls, TCP-like→tcp, unset→http and tcp), else by port convention.
+func callKinds(forced string, s *rules.Service, port uint32) []string {
+	if forced != "" {
+		return []string{forced}
+	}
+	if s != nil {
+		for _, p := range s.Ports {
+			if p.Number != port {
+				continue
+			}
+			switch {
+			case rules.IsHTTP2Protocol(p.Protocol):
+				return []string{rules.CallHTTP2}
+			case rules.ListenerClass(p.Protocol) == rules.ClassHTTP:
+				return []string{rules.CallHTTP}
+			case rules.IsTLSProtocol(p.Protocol):
+				return []string{rules.CallTLS}
+			case p.Protocol == rules.ProtoUnsupported:
+				return []string{rules.CallHTTP, rules.CallTCP}
+			}
+			return []string{rules.CallTCP}
+		}
+	}
+	switch port {
+	case 80, 8080:
+		return []string{rules.CallHTTP}
+	case 443, 8443:
+		return []string{rules.CallTLS}
+	}
+	return []string{rules.CallTCP}
+}
+
+func chainView(c rules.FilterChain, def bool) ChainView {
+	cv := ChainView{Match: c.MatchString(), Destination: c.DestinationString(), Default: def}
+	if c.Name != "" {
+		cv.Origin = c.Name
+	}
+	switch {
+	case c.VirtualService != "":
+		cv.Origin = "VirtualService " + c.VirtualService
+	case c.Service != "":
+		cv.Origin = c.Service
+		if c.Protocol != "" {
+			cv.Origin += " (" + c.Protocol + ")"
+		} else {
+			cv.Origin += " (protocol unset: sniffed)"
+		}
+	}
+	return cv
+}
+
+func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, kind string, imported *rules.Service, forHost []rules.Service) []string {
+	var w []string
+	policy := v.Scope.OutboundTrafficPolicy
+	switch {
+	case imported != nil:
+		p := portOf(*imported, port)
+		w = append(w, fmt.Sprintf("%s declares %s port %d as %s; the sidecar sees it (Sidecar %s).", imported.Ref(), host, port, protoWords(p), v.Scope.Ref()))
+	case len(forHost) > 0:
+		w = append(w, fmt.Sprintf("%s declares %s, but this proxy does not see it (exportTo or Sidecar egress hosts).", forHost[0].Ref(), host))
+	default:
+		w = append(w, fmt.Sprintf("No ServiceEntry or Service declares %s; the proxy treats it as unknown (outboundTrafficPolicy %s, from %s).", host, policy, v.Scope.PolicyFrom))
+	}
+	if res.Listener == rules.VirtualOutbound {
+		w = append(w, fmt.Sprintf("No listener binds port %d (on %s or 0.0.0.0), so virtualOutbound (15001) handles the connection: its catch-all tcp_proxy goes to %s.", port, orAny(res.Chain), res.Cluster))
+		return w
+	}
+	w = append(w, fmt.Sprintf("The %s call (%s) is captured by listener %s.", kind, callWords(kind, host), res.Listener))
+	if res.Error != "" && res.Chain == nil {
+		w = append(w, "Filter chain: "+res.Error+".")
+		return w
+	}
+	if res.Chain != nil {
+		chain := fmt.Sprintf("filter chain [%s] → %s", res.Chain.MatchString(), res.Chain.DestinationString())
+		if res.Default {
+			chain = "the default " + chain + " (no other chain matched)"
+		}
+		if res.Chain.Service != "" {
+			chain += ", from " + res.Chain.Service
+		}
+		w = append(w, "It takes "+chain+".")
+	}
+	if res.Error != "" {
+		w = append(w, "Result: "+res.Error+".")
+		return w
+	}
+	if res.RouteConfig != "" {
+		w = append(w, fmt.Sprintf("The HCM uses route configuration %q; authority %s matches virtual host %s.", res.RouteConfig, host, res.VirtualHost))
+	}
+	switch {
+	case res.DirectResponse == 502:
+		w = append(w, "The block_all virtual host answers 502 (REGISTRY_ONLY): the request never leaves the proxy.")
+	case res.Cluster == rules.BlackHoleCluster:
+		w = append(w, "BlackHoleCluster drops the connection (REGISTRY_ONLY).")
+	case res.Cluster == rules.PassthroughCluster:
+		w = append(w, "PassthroughCluster forwards to the original destination address: no host-specific routing, retries, DestinationRule policy or telemetry by host applies.")
+		if kind == rules.CallHTTP2 {
+			w = append(w, "PassthroughCluster keeps the downstream protocol (h2 in, h2 out), so the gRPC call works under ALLOW_ANY; under REGISTRY_ONLY it would get 502 from block_all.")
+		}
+	case res.Cluster != "":
+		w = append(w, "Upstream cluster: "+res.Cluster+".")
+	case res.Route != nil && len(res.Route.Weighted) > 0:
+		w = append(w, "Upstream clusters (weighted): "+strings.Join(res.Route.Weighted, ", ")+".")
+	case res.Chain != nil && len(res.Chain.Weighted) > 0:
+		w = append(w, "Upstream clusters (weighted): "+strings.Join(res.Chain.Weighted, ", ")+".")
+	}
+	return w
+}
+
+func orAny(c *rules.FilterChain) string {
+	if c == nil || c.Name == "" {
+		return "chain"
+	}
+	return c.Name
+}
+
+func callWords(kind, host string) string {
+	switch kind {
+	case rules.CallHTTP:
+		return "plaintext HTTP/1.1, Host " + host
+	case rules.CallHTTP2:
+		return "plaintext HTTP/2 (h2c, gRPC), :authority " + host
+	case rules.CallTLS:
+		return "TLS from the application, SNI " + host
+	}
+	return "opaque TCP"
+}
+
+func portOf(s rules.Service, port uint32) rules.ServicePort {
+	for _, p := range s.Ports {
+		if p.Number == port {
+			return p
+		}
+	}
+	return rules.ServicePort{Number: port, Protocol: "?"}
+}
+
+func protoWords(p rules.ServicePort) string {
+	if p.Protocol == "?" {
+		return "(port not declared)"
+	}
+	if p.Protocol == rules.ProtoUnsupported {
+		return "protocol unset (sniffed)"
+	}
+	return p.Protocol
+}
+
+// sidecarFindings: conflicts and match-all chains on the port, independent of a host.
+func sidecarFindings(snap *snapshot.Snapshot, v SidecarView, port uint32, rep *ListenerReport) {
+	out := v.Outbound
+	for _, c := range out.Conflicts {
+		if !strings.HasSuffix(c.Listener, fmt.Sprintf("_%d", port)) {
+			continue
+		}
+		switch c.Kind {
+		case "WELL_KNOWN_PORT":
+			rep.add(ListenerWellKnownPort, c.Rejected, fmt.Sprintf("On %s, %s (%s) meets %s (%s); istiod refuses to mix MongoDB/MySQL with another protocol and gives %s nothing on this port.",
+				c.Listener, c.Rejected, c.Protocol, c.Accepted, c.Existing, c.Host), fmt.Sprintf("Give %s its own addresses (a VIP) or another port, or declare both with the same protocol.", c.Rejected))
+		default:
+			rep.add(ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s reach %s's cluster (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp, \"Listener=%s Accepted=%s Rejected=%s (%s)\").",
+				c.Listener, c.Rejected, c.Host, c.Accepted, c.Host, c.Accepted, c.Listener, protoClass(c.Existing), protoClass(c.Protocol), c.Host),
+				fmt.Sprintf("Give each entry its own addresses (for example a VIP per entry in spec.addresses), or enable DNS capture with auto-allocation (ISTIO_META_DNS_CAPTURE=true) so each host gets its own listener; for TLS use protocol TLS so chains differ by SNI."))
+		}
+	}
+	for _, l := range out.ListenersOnPort(port) {
+		if l.Bind != rules.WildcardAddress {
+			continue
+		}
+		all := slices.Clone(l.Chains)
+		if l.Default != nil {
+			all = append(all, *l.Default)
+		}
+		for _, c := range all {
+			if !c.MatchAll() || c.IsHCM() || c.Name != "" || c.Service == "" || strings.HasPrefix(c.Service, "VirtualService ") {
+				continue
+			}
+			var others []string
+			tlsOnPort := port == 443 || port == 8443
+			for _, s := range out.Imported() {
+				for _, p := range s.Ports {
+					if p.Number != port {
+						continue
+					}
+					if rules.IsTLSProtocol(p.Protocol) {
+						tlsOnPort = true
+					}
+					if s.Hostname != c.Host && rules.ListenerClass(p.Protocol) != rules.ClassHTTP && !slices.Contains(others, s.Hostname) {
+						others = append(others, s.Hostname)
+					}
+				}
+			}
+			victims := "every non-HTTP connection on this port to a host without its own filter chain"
+			if len(others) > 0 {
+				victims = "non-HTTP connections to " + strings.Join(others, ", ") + " unless their own chains match, and to every other host on this port"
+			}
+			tlsWords := ""
+			if tlsOnPort {
+				tlsWords = fmt.Sprintf(" TLS to any other host is proxied to %s (certificate mismatch).", c.Host)
+			}
+			code := ListenerCatchAllTCP
+			if tlsOnPort {
+				code = ListenerCatchAllTLSPort
+			}
+			if s := serviceByRef(out, c.Service); s != nil && s.Resolution == "NONE" && len(s.Addresses) == 0 {
+				rep.add(ListenerNoneNoAddresses, c.Service, fmt.Sprintf("%s (resolution NONE, no addresses) makes listener %s match every connection on port %d and pass it to its original destination.", c.Service, l.Name, port),
+					"List the destination IPs or CIDRs in spec.addresses so the listener is bound to them only.")
+			}
+			exp := ""
+			if s := serviceByRef(out, c.Service); s != nil {
+				exp = fmt.Sprintf(" The entry is exported to %s, so every namespace it reaches is affected.", strings.Join(s.ExportTo, ","))
+			}
+			rep.add(code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
+				l.Name, c.Cluster, c.Service, protoClass(c.Protocol), victims, tlsWords, exp),
+				fmt.Sprintf("Set spec.addresses on %s (its real IPs/CIDR, or a unique VIP with DNS capture), or declare the port as TLS (HTTPS) so the chain matches SNI %s only.", c.Service, c.Host))
+		}
+	}
+	for _, s := range out.Imported() {
+		if strings.HasPrefix(s.Hostname, "*") && s.Resolution == "DNS" {
+			rep.add(ListenerWildcardDNS, s.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS: there is no single name to resolve.", s.Ref(), s.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
+		}
+	}
+	_ = snap
+}
+
+func protoClass(p string) string {
+	switch rules.ListenerClass(p) {
+	case rules.ClassHTTP:
+		return "HTTP"
+	case rules.ClassTCP:
+		return "TCP"
+	}
+	return "UNKNOWN"
+}
+
+func serviceByRef(out *rules.SidecarOutbound, ref string) *rules.Service {
+	for _, s := range out.Imported() {
+		if s.Ref() == ref {
+			c := s
+			return &c
+		}
+	}
+	return nil
+}
+
+// hostCallFindings: what the call for the asked host reveals.
+func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResult, rep *ListenerReport, imported *rules.Service, forHost []rules.Service, kind string, port uint32) {
+	host := rep.Host
+	switch {
+	case imported == nil && len(forHost) > 0:
+		rep.add(ListenerNotImported, forHost[0].Ref(), fmt.Sprintf("%s declares %s, but sidecars in %s do not see it (exportTo %s; Sidecar %s egress hosts); the call is treated as unknown.",
+			forHost[0].Ref(), host, v.Namespace, strings.Join(forHost[0].ExportTo, ","), v.Scope.Ref()),
+			fmt.Sprintf("Export it to %s (spec.exportTo) and, if a Sidecar applies, add \"%s/%s\" to its egress hosts.", v.Namespace, forHost[0].Namespace, host))
+	case imported == nil && !rules.IsIP(host):
+		fix := fmt.Sprintf("Declare it: a ServiceEntry for %s with ports[].number %d and the protocol the client speaks", host, port)
+		if kind == rules.CallHTTP2 || kind == rules.CallHTTP {
+			fix += " (GRPC or HTTP2 for gRPC clients, which also makes the upstream connection HTTP/2)"
+		}
+		rep.add(ListenerHostNotInRegistry, host, fmt.Sprintf("No ServiceEntry or Service declares %s: the call reaches %s, so no cluster outbound|%d||%s exists and nothing host-specific (routing, retries, DestinationRule policy, telemetry by host) applies.",
+			host, resultWords(res), port, host), fix+".")
+	}
+	if res.Cluster == rules.BlackHoleCluster || res.DirectResponse == 502 {
+		rep.add(ListenerBlackHole, host, fmt.Sprintf("The %s call to %s:%d ends in %s (outboundTrafficPolicy REGISTRY_ONLY from %s).", kind, host, port, resultWords(res), v.Scope.PolicyFrom),
+			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s.", host, port, v.Namespace))
+	}
+	if imported == nil {
+		return
+	}
+	p := portOf(*imported, port)
+	// HTTP request for a TCP entry on a port with an HCM chain.
+	if (kind == rules.CallHTTP || kind == rules.CallHTTP2) && rules.ListenerClass(p.Protocol) == rules.ClassTCP && res.Chain != nil && res.Chain.IsHCM() {
+		rep.add(ListenerHTTPShadowsTCP, imported.Ref(), fmt.Sprintf("%s declares %s:%d as %s, but the listener also has an HCM chain (for %s): plain HTTP requests with Host %s take it and match %s → %s, never %s's cluster outbound|%d||%s. Raw TCP or TLS still reaches that cluster.",
+			imported.Ref(), host, port, p.Protocol, res.Chain.Service, host, res.VirtualHost, resultWords(res), imported.Ref(), port, host),
+			fmt.Sprintf("Declare the port as HTTP (ports[].protocol: HTTP) if clients speak HTTP to %s.", host))
+	}
+	if rules.ListenerClass(p.Protocol) == rules.ClassTCP && res.Chain != nil && !res.Chain.IsHCM() && res.Chain.VirtualService == "" {
+		for _, vs := range v.Outbound.VirtualServices() {
+			if len(vs.Spec.GetHttp()) == 0 || len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0 {
+				continue
+			}
+			for _, h := range vs.Spec.GetHosts() {
+				if rules.HostMatches(rules.ResolveShortname(h, vs.Namespace), host) {
+					ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+					rep.add(ListenerHTTPRoutesIgnored, ref, fmt.Sprintf("%s has only http routes for %s, but %s declares port %d as %s: the sidecar builds a %s chain for it and ignores those routes, so traffic goes straight to %s and bypasses any egress gateway they name.",
+						ref, host, imported.Ref(), port, p.Protocol, strings.ToLower(protoClass(p.Protocol))+"/SNI", res.Cluster),
+						fmt.Sprintf("For TLS from the application, route with a tls block (match sniHosts [%s], port %d, gateways [mesh]) to the egress gateway; or have the application send plain HTTP on a port declared HTTP and originate TLS at the gateway.", host, port))
+					break
+				}
+			}
+		}
+	}
+	if rules.ListenerClass(p.Protocol) == rules.ClassHTTP && !rules.IsHTTP2Protocol(p.Protocol) && (strings.HasPrefix(strings.ToLower(p.Name), "grpc") || strings.HasPrefix(strings.ToLower(p.Name), "http2") || strings.HasPrefix(strings.ToLower(p.Name), "h2") || kind == rules.CallHTTP2) {
+		rep.add(ListenerHTTP2Undeclared, imported.Ref(), fmt.Sprintf("%s declares %s:%d as %s (port name %q): istiod makes the upstream connection HTTP/1.1, so gRPC/HTTP2-only upstreams fail while HTTP/1.1 calls work.", imported.Ref(), host, port, p.Protocol, p.Name),
+			"Declare ports[].protocol GRPC (or HTTP2).")
+	}
+	if rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() {
+		if mode, dr := drTLSMode(snap, v, *imported, port); mode == "SIMPLE" || mode == "MUTUAL" {
+			rep.add(ListenerDoubleTLS, dr, fmt.Sprintf("The sidecar passes the application's TLS through (SNI %s, tcp_proxy → %s), but %s sets tls.mode %s for the cluster: the proxy wraps the TLS stream in a second TLS session and the handshake fails (UF).", host, res.Cluster, dr, mode),
+				fmt.Sprintf("Drop tls %s for port %d in %s, or have the application speak plain HTTP to a port (for example 80) that the ServiceEntry maps to %d with targetPort, and originate TLS there.", mode, port, dr, port))
+		}
+	}
+	switch {
+	case strings.HasPrefix(imported.Hostname, "*") && imported.Resolution == "DNS":
+		rep.add(ListenerWildcardDNS, imported.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS.", imported.Ref(), imported.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
+	case imported.Resolution == "DNS" && imported.Location == "MESH_EXTERNAL" && imported.Endpoints == 0:
+		rep.add(ListenerStrictDNS, imported.Ref(), fmt.Sprintf("%s resolves %s with DNS: a STRICT_DNS cluster holding every resolved address; GSLB/CDN names that rotate addresses churn its endpoints.", imported.Ref(), host),
+			"For names that resolve to rotating addresses use resolution DNS_ROUND_ROBIN (LOGICAL_DNS: one connection target, re-resolved per connection).")
+	}
+}
+
+func resultWords(res rules.CallResult) string {
+	switch {
+	case res.DirectResponse == 502:
+		return "the block_all virtual host (HTTP 502)"
+	case res.Cluster != "":
+		return res.Cluster
+	case res.Error != "":
+		return res.Error
+	}
+	return "no cluster"
+}
+
+// drTLSMode returns the tls.mode the DestinationRule applying to the sidecar sets for the
+// host's port (port-level settings first), and the rule's reference.
+func drTLSMode(snap *snapshot.Snapshot, v SidecarView, s rules.Service, port uint32) (string, string) {
+	mc := v.Flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	l := rules.NewDRLookup(RevisionView(snap, v.Revision).DestinationRules, root, mc.GetDefaultDestinationRuleExportTo())
+	c := l.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	if c == nil {
+		return "", ""
+	}
+	for _, dr := range c.Rules {
+		tp := dr.Spec.GetTrafficPolicy()
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
+				return pl.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
+			}
+		}
+		if tp.GetTls() != nil {
+			return tp.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
+		}
+	}
+	return "", ""
+}
+
+// sidecarClusters lists the clusters the calls and the port's chains use, in proxy-config columns.
+func sidecarClusters(snap *snapshot.Snapshot, v SidecarView, rep *ListenerReport) []Cluster {
+	names := []string{}
+	addName := func(n string) {
+		if strings.HasPrefix(n, "outbound|") && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, c := range rep.Calls {
+		addName(c.Result.Cluster)
+		if c.Result.Route != nil {
+			for _, w := range c.Result.Route.Weighted {
+				addName(w)
+			}
+		}
+	}
+	var out []Cluster
+	mc := v.Flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	drs := rules.NewDRLookup(RevisionView(snap, v.Revision).DestinationRules, root, mc.GetDefaultDestinationRuleExportTo())
+	for _, n := range names {
+		parts := strings.Split(n, "|")
+		if len(parts) != 4 {
+			continue
+		}
+		var port uint32
+		fmt.Sscan(parts[1], &port)
+		c := Cluster{Name: n, FQDN: parts[3], Port: port, Subset: parts[2], Direction: "outbound", Needed: true}
+		s := v.Outbound.CDSService(parts[3])
+		switch {
+		case s == nil:
+			c.Reason = "no entry for " + parts[3] + " is visible to this proxy"
+		case !hasPort(*s, port):
+			c.Reason = fmt.Sprintf("%s does not declare port %d", s.Ref(), port)
+		default:
+			c.Type = rules.ClusterType(*s, false)
+			ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+			if ch != nil {
+				c.DestinationRule = ch.Ref()
+			}
+			switch {
+			case c.Type == "":
+				c.Reason = s.Ref() + " is an alias (ExternalName): no cluster"
+			case c.Subset != "" && (ch == nil || !ch.HasSubset(c.Subset)):
+				c.Reason = "no DestinationRule on the proxy's lookup path defines subset " + c.Subset
+			default:
+				c.Present = true
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func hasPort(s rules.Service, port uint32) bool {
+	for _, p := range s.Ports {
+		if p.Number == port {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- gateway ----
+
+func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOptions, rep *ListenerReport) {
+	view := RevisionView(snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	rep.Proxy = ProxyInfo{Type: "ROUTER", Namespace: w.Namespace, Workload: w.Ref(), Revision: w.Revision}
+	rep.Notes = append(rep.Notes, "Gateway listeners come only from Gateway servers: the ServiceEntry's protocol does not shape them (seed §2.3, §4.3).")
+	gws := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
+	targets := gatewayTargetPorts(snap, w)
+	bopt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
+	var hostEntries []rules.Service
+	if rep.Host != "" {
+		hostEntries = rules.ServicesForHost(view.ServiceEntries, view.Services, rep.Host, ServiceOptions(snap, flags.MeshConfig))
+	}
+	found := false
+	for _, gw := range gws {
+		for i, s := range gw.Spec.Servers {
+			sp := s.GetPort().GetNumber()
+			lp := sp
+			if t, ok := targets[sp]; ok && t != 0 {
+				lp = t
+			}
+			if sp != opt.Port && lp != opt.Port {
+				continue
+			}
+			found = true
+			if lp != sp {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("The gateway Service maps port %d → targetPort %d: the listener is 0.0.0.0_%d.", sp, lp, lp))
+			}
+			gatewayServer(snap, w, gw.Namespace+"/"+gw.Name, i, s, lp, bopt, view, rep, hostEntries)
+		}
+	}
+	if !found {
+		var have []string
+		for _, gw := range gws {
+			for _, s := range gw.Spec.Servers {
+				have = append(have, fmt.Sprintf("%s/%s:%d", gw.Namespace, gw.Name, s.GetPort().GetNumber()))
+			}
+		}
+		msg := fmt.Sprintf("No Gateway server of %s uses port %d, so the gateway has no listener for it (servers: %s).", w.Ref(), opt.Port, orNone(strings.Join(have, ", ")))
+		rep.add(ListenerNoChains, w.Ref(), msg, fmt.Sprintf("Add a server with port.number %d to a Gateway whose selector matches %s.", opt.Port, w.Ref()))
+	}
+	if rep.Host != "" {
+		for _, port := range []uint32{opt.Port} {
+			r, err := WhyMissing(snap, WhyMissingOptions{Host: rep.Host, Port: port, Gateway: w.Ref()})
+			if err == nil && len(r.Gateways) > 0 {
+				rep.Clusters = append(rep.Clusters, r.Gateways[0].Clusters...)
+			}
+		}
+	}
+}
+
+// gatewayTargetPorts maps a gateway Service port to its numeric targetPort for the Services in
+// the workload's namespace that select it (istiod binds gateway listeners on the target port).
+func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
+	out := map[uint32]uint32{}
+	for _, svc := range snap.Services {
+		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+			continue
+		}
+		for _, p := range svc.Spec.Ports {
+			if p.TargetPort.IntVal != 0 {
+				out[uint32(p.Port)] = uint32(p.TargetPort.IntVal)
+			}
+		}
+	}
+	return out
+}
+
+func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s *networking.Server, lp uint32, bopt rules.BindOptions, view *snapshot.Snapshot, rep *ListenerReport, hostEntries []rules.Service) {
+	proto := strings.ToUpper(s.GetPort().GetProtocol())
+	mode := ""
+	if s.GetTls() != nil {
+		mode = s.GetTls().GetMode().String()
+	}
+	rt := rules.ServerRouteType(s)
+	lv := ListenerView{Name: fmt.Sprintf("0.0.0.0_%d", lp), Port: lp, Server: fmt.Sprintf("%s#%d %s %s", gwRef, idx, proto, orDash(mode))}
+	var gw = findGateway(view, gwRef)
+	var bound []rules.Binding
+	var unbound []rules.Binding
+	for _, vs := range view.VirtualServices {
+		b := rules.Bind(gw, idx, vs, bopt)
+		if b.Reason == rules.BindNotReferenced {
+			continue
+		}
+		rb := RouteBinding{Gateway: gwRef, Server: idx, Port: s.GetPort().GetNumber(), Protocol: proto, RouteType: b.RouteType, VirtualService: vs.Namespace + "/" + vs.Name, Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts}
+		for _, d := range b.Dests {
+			port := d.Port
+			if port == 0 {
+				port = s.GetPort().GetNumber()
+			}
+			n := rules.ClusterName(port, d.Subset, strings.ToLower(d.Host))
+			if !slices.Contains(rb.Destinations, n) {
+				rb.Destinations = append(rb.Destinations, n)
+			}
+		}
+		if rep.Host != "" {
+			for _, h := range append(slices.Clone(b.Hosts), b.SNIHosts...) {
+				if rules.HostMatches(h, rep.Host) {
+					rb.CoversHost = true
+				}
+			}
+		}
+		rep.Bindings = append(rep.Bindings, rb)
+		if b.Bound() {
+			bound = append(bound, b)
+		} else {
+			unbound = append(unbound, b)
+		}
+	}
+	terminating := mode == "SIMPLE" || mode == "MUTUAL" || mode == "OPTIONAL_MUTUAL" || mode == "ISTIO_MUTUAL"
+	switch {
+	case rt == rules.RouteHTTP:
+		rds := fmt.Sprintf("http.%d", s.GetPort().GetNumber())
+		match := "ALL"
+		if proto == "HTTPS" {
+			rds = fmt.Sprintf("https.%d.%s.%s.%s", s.GetPort().GetNumber(), s.GetPort().GetName(), gw.Name, gw.Namespace)
+			match = "SNI: " + strings.Join(s.GetHosts(), ",")
+		}
+		cv := ChainView{Match: match, Destination: "Route: " + rds, Origin: "Gateway server " + gwRef + fmt.Sprintf("#%d", idx)}
+		if terminating {
+			cv.TLS = mode
+		}
+		lv.Chains = append(lv.Chains, cv)
+		rc := rules.RouteConfig{Name: rds}
+		for _, b := range bound {
+			for _, h := range b.Hosts {
+				vh := rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}}
+				for _, d := range b.Dests {
+					port := d.Port
+					if port == 0 {
+						port = s.GetPort().GetNumber()
+					}
+					vh.Routes = append(vh.Routes, rules.RouteAction{Match: "/*", Cluster: rules.ClusterName(port, d.Subset, strings.ToLower(d.Host)), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
+				}
+				rc.VirtualHosts = append(rc.VirtualHosts, vh)
+			}
+		}
+		if len(rc.VirtualHosts) == 0 {
+			rc.VirtualHosts = []rules.VirtualHost{{Name: fmt.Sprintf("blackhole:%d", s.GetPort().GetNumber()), Domains: []string{"*"}}}
+		}
+		rep.Routes = append(rep.Routes, rc)
+	case rt == rules.RouteTLS:
+		for _, b := range bound {
+			for _, d := range b.Dests {
+				port := d.Port
+				if port == 0 {
+					port = s.GetPort().GetNumber()
+				}
+				sni := d.TLS.GetMatch()
+				var names []string
+				for _, m := range sni {
+					names = append(names, m.GetSniHosts()...)
+				}
+				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), Destination: "Cluster: " + rules.ClusterName(port, d.Subset, strings.ToLower(d.Host)), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
+			}
+		}
+	case rt == rules.RouteTCP:
+		for _, b := range bound {
+			d := b.Dests[0]
+			port := d.Port
+			if port == 0 {
+				port = s.GetPort().GetNumber()
+			}
+			cv := ChainView{Match: "ALL", Destination: "Cluster: " + rules.ClusterName(port, d.Subset, strings.ToLower(d.Host)), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
+			if terminating {
+				cv.TLS = mode
+			}
+			lv.Chains = append(lv.Chains, cv)
+			break
+		}
+	default:
+		lv.Chains = append(lv.Chains, ChainView{Match: "SNI: outbound_.<port>_.<subset>_.<host>", Destination: "AUTO_PASSTHROUGH (SNI-DNAT to every mesh service matching the server hosts)", Origin: "Gateway server " + gwRef})
+	}
+	if len(lv.Chains) == 0 {
+		msg := fmt.Sprintf("Server %s#%d (%s %s, port %d) gets no filter chain, so istiod omits listener %s (\"gateway omitting listener ... must have more than 0 chains\"); connections to it are refused.", gwRef, idx, proto, orDash(mode), s.GetPort().GetNumber(), lv.Name)
+		rep.add(ListenerNoChains, gwRef, msg, "Bind a VirtualService with the route section this server takes (tls for PASSTHROUGH, http for HTTP/terminated HTTPS, tcp for TCP/terminated TLS).")
+	}
+	rep.Listeners = append(rep.Listeners, lv)
+	for _, b := range unbound {
+		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+		switch {
+		case b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS):
+			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),
+				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))
+		case b.Reason == rules.BindRouteType && rt != rules.RouteTLS && len(b.VS.Spec.GetTls()) > 0:
+			rep.add(ListenerTLSOnTerminating, vsRef, fmt.Sprintf("%s supplies tls routes to server #%d (%s %s), which terminates TLS or is plaintext and takes %s routes.", vsRef, idx, proto, orDash(mode), rt),
+				"Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService an "+rt+" block.")
+		}
+	}
+	if terminating && s.GetTls().GetCredentialName() == "" && s.GetTls().GetServerCertificate() == "" && mode != "ISTIO_MUTUAL" {
+		rep.add(ListenerNoCredential, gwRef, fmt.Sprintf("Server %s#%d is %s with tls.mode %s but has no credentialName (nor serverCertificate): the gateway cannot terminate TLS on port %d.", gwRef, idx, proto, mode, s.GetPort().GetNumber()),
+			"Set tls.credentialName to a kubernetes.io/tls Secret in the gateway's namespace, or use PASSTHROUGH.")
+	}
+	if rt == rules.RouteHTTP && proto != "HTTPS" {
+		for _, e := range hostEntries {
+			for _, p := range e.Ports {
+				if rules.IsTLSProtocol(p.Protocol) {
+					covers := false
+					for _, b := range bound {
+						for _, h := range b.Hosts {
+							if rules.HostMatches(h, e.Hostname) {
+								covers = true
+							}
+						}
+					}
+					if covers {
+						rep.add(ListenerTLSBehindHTTP, e.Ref(), fmt.Sprintf("%s declares %s port %d as %s, but gateway server %s#%d on port %d is %s: if clients send TLS through it, TLS bytes reach an HTTP codec (400 Bad Request, garbled bytes).", e.Ref(), e.Hostname, p.Number, p.Protocol, gwRef, idx, s.GetPort().GetNumber(), proto),
+							"Either send plain HTTP to the gateway and originate TLS there (DestinationRule tls SIMPLE for the host's port), or make the server TLS with tls.mode PASSTHROUGH and route with a tls block.")
+					}
+				}
+			}
+		}
+	}
+	_ = snap
+	_ = w
+}
+
+func hasHTTP(vs *networkingv1.VirtualService) bool { return len(vs.Spec.GetHttp()) > 0 }
+
+func findGateway(snap *snapshot.Snapshot, ref string) *networkingv1.Gateway {
+	for _, g := range snap.Gateways {
+		if g.Namespace+"/"+g.Name == ref {
+			return g
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

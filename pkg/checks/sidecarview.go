@@ -1,0 +1,65 @@
+package checks
+
+import (
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// SidecarView is the predicted outbound configuration of a sidecar proxy in one namespace, and
+// what it was derived from.
+type SidecarView struct {
+	Namespace string
+	Labels    map[string]string
+	Revision  string
+	Flags     IstiodFlags
+	Scope     rules.SidecarScope
+	Outbound  *rules.SidecarOutbound
+}
+
+// AllServices returns every registry entry of the snapshot (one per ServiceEntry host, one per
+// Kubernetes Service) with the mesh config's defaultServiceExportTo and serviceEntryVisibility
+// applied.
+func AllServices(snap *snapshot.Snapshot, flags IstiodFlags) []rules.Service {
+	opt := ServiceOptions(snap, flags.MeshConfig)
+	var out []rules.Service
+	for _, se := range snap.ServiceEntries {
+		out = append(out, rules.ServiceEntryServices(se, opt)...)
+	}
+	for _, svc := range snap.Services {
+		out = append(out, rules.KubeService(svc, opt.DefaultExportTo))
+	}
+	rules.SortByCreation(out)
+	return out
+}
+
+// BuildSidecarView predicts the outbound listeners and routes of a sidecar proxy in namespace ns
+// whose pod carries labels (nil: a pod no workloadSelector matches). The istiod revision is the
+// pod's istio.io/rev label, else the namespace's, else --revision; the configuration is the one
+// that revision reads. The Sidecar resource is chosen as istiod does (rules.SelectSidecar); the
+// outbound traffic policy comes from it, else meshConfig, else ALLOW_ANY.
+//
+// Source: seed §1.2, §2.1–§2.2; istiod pilot/pkg/model/push_context.go getSidecarScope and
+// pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners (see
+// rules.BuildSidecarOutbound).
+func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]string) SidecarView {
+	rev := workloadRevision(snap, ns, labels)
+	view := RevisionView(snap, rev)
+	flags := ReadIstiodFlags(view, rev)
+	mc := flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	mode := ""
+	if p := mc.GetOutboundTrafficPolicy(); p != nil {
+		mode = p.GetMode().String()
+	}
+	scope := rules.NewSidecarScope(rules.SelectSidecar(view.Sidecars, root, ns, labels), mode)
+	p := rules.SidecarProxy{
+		Namespace: ns, Labels: labels, Scope: scope,
+		Services:          AllServices(view, flags),
+		VirtualServices:   view.VirtualServices,
+		DefaultVSExportTo: mc.GetDefaultVirtualServiceExportTo(),
+	}
+	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, Outbound: rules.BuildSidecarOutbound(p)}
+}

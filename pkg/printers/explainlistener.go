@@ -1,0 +1,148 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// ExplainListener renders an explain-listener report the way `istioctl proxy-config` prints
+// listeners (ADDRESSES PORT MATCH DESTINATION), routes (NAME VHOST NAME DOMAINS MATCH VIRTUAL
+// SERVICE) and clusters (SERVICE FQDN PORT SUBSET DIRECTION TYPE DESTINATION RULE), then the path
+// of each call in plain words and the findings; or JSON/YAML (schema
+// kubectl-egress.io/explain-listener/v1).
+func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error {
+	if done, err := structured(w, r, format); done {
+		return err
+	}
+	p := r.Proxy
+	who := p.Type + " " + p.Namespace
+	if p.Workload != "" {
+		who = p.Type + " " + p.Workload
+	}
+	fmt.Fprintf(w, "Proxy: %s", who)
+	if p.Type == "SIDECAR" {
+		fmt.Fprintf(w, " (Sidecar %s, outboundTrafficPolicy %s from %s)", p.Sidecar, p.OutboundTrafficPolicy, p.PolicyFrom)
+	}
+	if p.Revision != "" {
+		fmt.Fprintf(w, ", revision %s", p.Revision)
+	}
+	fmt.Fprintf(w, "\nSource: %s\n\n", r.Source)
+
+	fmt.Fprintln(w, "LISTENERS")
+	var rows [][]string
+	for _, l := range r.Listeners {
+		addr, _, _ := strings.Cut(l.Name, "_")
+		for _, c := range l.Chains {
+			match := c.Match
+			if c.Default {
+				match += " (default)"
+			}
+			dest := c.Destination
+			if c.TLS != "" {
+				dest += " [TLS " + c.TLS + "]"
+			}
+			rows = append(rows, []string{addr, fmt.Sprint(l.Port), match, dest, orDash(c.Origin)})
+		}
+		if len(l.Chains) == 0 {
+			rows = append(rows, []string{addr, fmt.Sprint(l.Port), "-", "(no filter chain: listener omitted)", orDash(l.Server)})
+		}
+	}
+	if len(rows) == 0 && p.Type == "ROUTER" {
+		fmt.Fprintf(w, "(no listener on port %d: the gateway refuses connections to it)\n", r.Port)
+	} else if len(rows) == 0 {
+		fmt.Fprintf(w, "(no listener on port %d: connections go to virtualOutbound)\n", r.Port)
+	} else if err := Table(w, []string{"ADDRESSES", "PORT", "MATCH", "DESTINATION", "FROM"}, rows); err != nil {
+		return err
+	}
+
+	if len(r.Routes) > 0 {
+		fmt.Fprintln(w, "\nROUTES")
+		rows = nil
+		for _, rc := range r.Routes {
+			for _, vh := range rc.VirtualHosts {
+				domains := vh.Domains
+				if len(domains) > 2 {
+					domains = append(domains[:2:2], fmt.Sprintf("+ %d more...", len(vh.Domains)-2))
+				}
+				if len(vh.Routes) == 0 {
+					rows = append(rows, []string{rc.Name, vh.Name, strings.Join(domains, ", "), "/*", "404"})
+				}
+				for _, rt := range vh.Routes {
+					dest := rt.Cluster
+					switch {
+					case rt.DirectResponse == 502:
+						dest = "direct response 502"
+					case rt.DirectResponse != 0:
+						dest = "redirect/direct response"
+					case len(rt.Weighted) > 0:
+						dest = strings.Join(rt.Weighted, ",")
+					}
+					rows = append(rows, []string{rc.Name, vh.Name, strings.Join(domains, ", "), rt.Match, orDash(dotRef(rt.VirtualService)), dest})
+				}
+			}
+		}
+		if err := Table(w, []string{"NAME", "VHOST NAME", "DOMAINS", "MATCH", "VIRTUAL SERVICE", "CLUSTER"}, rows); err != nil {
+			return err
+		}
+	}
+
+	if len(r.Clusters) > 0 {
+		fmt.Fprintln(w, "\nCLUSTERS")
+		rows = nil
+		for _, c := range r.Clusters {
+			state := "present"
+			if !c.Present {
+				state = "ABSENT: " + c.Reason
+			}
+			rows = append(rows, []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), strings.ToUpper(c.Direction), orDash(c.Type), orDash(c.DestinationRule), state})
+		}
+		if err := Table(w, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}, rows); err != nil {
+			return err
+		}
+	}
+
+	if len(r.Bindings) > 0 {
+		fmt.Fprintln(w, "\nVIRTUAL SERVICES ON THESE SERVERS")
+		rows = nil
+		for _, b := range r.Bindings {
+			hosts := strings.Join(append(append([]string{}, b.Hosts...), b.SNIHosts...), ",")
+			rows = append(rows, []string{fmt.Sprintf("%s#%d %d/%s", b.Gateway, b.Server, b.Port, b.Protocol), b.VirtualService, b.RouteType, b.Result, orDash(hosts), orDash(strings.Join(b.Destinations, ","))})
+		}
+		if err := Table(w, []string{"SERVER", "VIRTUAL SERVICE", "ROUTE TYPE", "RESULT", "HOSTS", "DESTINATIONS"}, rows); err != nil {
+			return err
+		}
+	}
+
+	for _, c := range r.Calls {
+		fmt.Fprintf(w, "\n%s call to %s:%d", strings.ToUpper(c.Kind), r.Host, r.Port)
+		if c.Address != "" {
+			fmt.Fprintf(w, " (address %s)", c.Address)
+		}
+		fmt.Fprintln(w, ":")
+		for i, s := range c.Explanation {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, s)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nNote: %s\n", n)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "\n%s [%s] %s: %s\n", f.Level, f.Code, f.Resource, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", f.Fix)
+		}
+	}
+	return nil
+}
+
+// dotRef renders "ns/name" as istioctl does ("name.ns").
+func dotRef(ref string) string {
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return ref
+	}
+	return name + "." + ns
+}

@@ -1,0 +1,355 @@
+package rules
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+)
+
+// Outbound traffic policy modes (meshConfig.outboundTrafficPolicy.mode, Sidecar
+// outboundTrafficPolicy.mode).
+const (
+	AllowAny           = "ALLOW_ANY"
+	RegistryOnly       = "REGISTRY_ONLY"
+	AllowAnyDynamicDNS = "ALLOW_ANY_DYNAMIC_DNS"
+)
+
+// EgressListener is one Sidecar `egress[]` entry, or the default catch-all one (hosts ["*/*"]).
+type EgressListener struct {
+	// Port is the listener's own port (nil for the catch-all listener); its Protocol is the
+	// listener's declared protocol, which then decides the listener class.
+	Port *ServicePort
+	Bind string
+	// Hosts are the "namespace/dnsName" imports.
+	Hosts []string
+}
+
+// SidecarScope is what shapes one sidecar proxy's outbound configuration: the Sidecar resource
+// that applies to it (nil: none, the default scope), its egress listeners, and the outbound
+// traffic policy.
+type SidecarScope struct {
+	Sidecar *networkingv1.Sidecar
+	Egress  []EgressListener
+	// OutboundTrafficPolicy is ALLOW_ANY, REGISTRY_ONLY or ALLOW_ANY_DYNAMIC_DNS; PolicyFrom
+	// says where it came from ("Sidecar ns/name", "meshConfig", "default").
+	OutboundTrafficPolicy string
+	PolicyFrom            string
+}
+
+// Ref returns "namespace/name" of the Sidecar, or "(none)".
+func (s SidecarScope) Ref() string {
+	if s.Sidecar == nil {
+		return "(none)"
+	}
+	return s.Sidecar.Namespace + "/" + s.Sidecar.Name
+}
+
+// SelectSidecar returns the Sidecar resource that applies to a sidecar proxy in proxyNs with pod
+// labels podLabels: among the proxy namespace's Sidecars, those with a workloadSelector come
+// first (oldest first) and the first whose selector matches wins; else the namespace's
+// selector-less Sidecar (oldest); else the root namespace's selector-less Sidecar; else nil.
+// Gateways never use Sidecars.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go doGetSidecarScope and initSidecarScopes.
+func SelectSidecar(all []*networkingv1.Sidecar, rootNs, proxyNs string, podLabels map[string]string) *networkingv1.Sidecar {
+	var withSel, without []*networkingv1.Sidecar
+	for _, s := range all {
+		if s.Namespace != proxyNs {
+			continue
+		}
+		if s.Spec.GetWorkloadSelector() != nil {
+			withSel = append(withSel, s)
+		} else {
+			without = append(without, s)
+		}
+	}
+	byAge := func(x []*networkingv1.Sidecar) {
+		sort.SliceStable(x, func(i, j int) bool {
+			if !x[i].CreationTimestamp.Equal(&x[j].CreationTimestamp) {
+				return x[i].CreationTimestamp.Before(&x[j].CreationTimestamp)
+			}
+			return x[i].Name < x[j].Name
+		})
+	}
+	byAge(withSel)
+	byAge(without)
+	for _, s := range withSel {
+		if LabelsSubsetOf(s.Spec.GetWorkloadSelector().GetLabels(), podLabels) {
+			return s
+		}
+	}
+	if len(without) > 0 {
+		return without[0]
+	}
+	if proxyNs == rootNs {
+		return nil
+	}
+	var root []*networkingv1.Sidecar
+	for _, s := range all {
+		if s.Namespace == rootNs && s.Spec.GetWorkloadSelector() == nil {
+			root = append(root, s)
+		}
+	}
+	byAge(root)
+	if len(root) > 0 {
+		return root[0]
+	}
+	return nil
+}
+
+// NewSidecarScope builds the scope of a Sidecar (nil for none) given the mesh's
+// outboundTrafficPolicy mode ("" = unset, ALLOW_ANY). A Sidecar without egress gets the default
+// catch-all listener importing "*/*".
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go initSidecarScopeInternalIndexes.
+func NewSidecarScope(sc *networkingv1.Sidecar, meshMode string) SidecarScope {
+	out := SidecarScope{Sidecar: sc, OutboundTrafficPolicy: AllowAny, PolicyFrom: "default"}
+	if meshMode != "" {
+		out.OutboundTrafficPolicy, out.PolicyFrom = meshMode, "meshConfig"
+	}
+	if sc == nil {
+		out.Egress = []EgressListener{{Hosts: []string{"*/*"}}}
+		return out
+	}
+	if p := sc.Spec.GetOutboundTrafficPolicy(); p != nil {
+		out.OutboundTrafficPolicy, out.PolicyFrom = p.GetMode().String(), "Sidecar "+sc.Namespace+"/"+sc.Name
+	}
+	for _, e := range sc.Spec.GetEgress() {
+		l := EgressListener{Bind: e.GetBind(), Hosts: e.GetHosts()}
+		if p := e.GetPort(); p != nil && p.GetNumber() != 0 {
+			l.Port = &ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: ParseProtocol(p.GetProtocol())}
+		}
+		out.Egress = append(out.Egress, l)
+	}
+	if len(out.Egress) == 0 {
+		out.Egress = []EgressListener{{Hosts: []string{"*/*"}}}
+	}
+	return out
+}
+
+// hostImports is one namespace's imports of an egress listener.
+type hostImports struct {
+	hosts, excluded []string
+}
+
+// importsByNamespace splits "ns/host" entries: "." is the proxy namespace, "*" any namespace,
+// "~ns/host" an exclusion ("~/host" in any namespace). Malformed entries are skipped.
+func (l EgressListener) importsByNamespace(proxyNs string) map[string]*hostImports {
+	out := map[string]*hostImports{}
+	for _, h := range l.Hosts {
+		if strings.Count(h, "/") != 1 {
+			continue
+		}
+		ns, name, _ := strings.Cut(h, "/")
+		excluded := strings.HasPrefix(ns, "~")
+		if excluded {
+			ns = strings.TrimPrefix(ns, "~")
+			if ns == "" {
+				ns = "*"
+			}
+		}
+		if ns == "." {
+			ns = proxyNs
+		}
+		hi := out[ns]
+		if hi == nil {
+			hi = &hostImports{}
+			out[ns] = hi
+		}
+		if excluded {
+			hi.excluded = append(hi.excluded, name)
+		} else {
+			hi.hosts = append(hi.hosts, name)
+		}
+	}
+	return out
+}
+
+func (hi *hostImports) isExcluded(h string) bool {
+	for _, e := range hi.excluded {
+		if HostSubsetOf(h, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches: an exact import equals h; otherwise (either side wildcarded) h must be a subset of
+// the import (hostClassification.Matches).
+func (hi *hostImports) matches(h string) bool {
+	for _, i := range hi.hosts {
+		if i == h {
+			return true
+		}
+		if (isWildcard(h) || isWildcard(i)) && HostSubsetOf(h, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// vsMatches: bidirectional matching for VirtualService hosts (hostClassification.VSMatches
+// without gateway semantics).
+func (hi *hostImports) vsMatches(h string) bool {
+	for _, i := range hi.hosts {
+		if i == h {
+			return true
+		}
+		if (isWildcard(h) || isWildcard(i)) && HostMatches(h, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// ServicesExportedTo returns the entries visible in namespace ns in istiod's order: entries
+// exported to ns privately or by name first, then public ones, each group oldest first.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go servicesExportedToNamespace.
+func ServicesExportedTo(all []Service, ns string) []Service {
+	var private, public []Service
+	for _, s := range all {
+		if !ServiceVisible(s.Namespace, s.ExportTo, ns) {
+			continue
+		}
+		if containsStr(s.ExportTo, ExportPublic) {
+			public = append(public, s)
+		} else {
+			private = append(private, s)
+		}
+	}
+	SortByCreation(private)
+	SortByCreation(public)
+	return append(private, public...)
+}
+
+// SelectServices returns the entries an egress listener imports for a proxy in proxyNs, from the
+// entries visible there (ServicesExportedTo order): an entry is imported when its own namespace
+// (not its host name) matches an import and its host name equals or is a subset of the imported
+// name; exclusions win; a listener with a port keeps only entries declaring that port (trimmed
+// to it). When one host name is imported from several namespaces, the proxy namespace wins,
+// else a Kubernetes Service, else the first.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go convertIstioListenerToWrapper and selectServices
+// (PILOT_UNIFIED_SIDECAR_SCOPE=true, the default) (istio-semantics.md R4.10).
+func (l EgressListener) SelectServices(visible []Service, proxyNs string) []Service {
+	byNs := l.importsByNamespace(proxyNs)
+	wild := byNs["*"]
+	var imported []Service
+	for _, s := range visible {
+		nsH := byNs[s.Namespace]
+		if (nsH != nil && nsH.isExcluded(s.Hostname)) || (wild != nil && wild.isExcluded(s.Hostname)) {
+			continue
+		}
+		var got *Service
+		if nsH != nil && nsH.matches(s.Hostname) {
+			got = l.trim(s)
+		}
+		if got == nil && wild != nil && wild.matches(s.Hostname) {
+			got = l.trim(s)
+		}
+		if got != nil {
+			imported = append(imported, *got)
+		}
+	}
+	type pick struct {
+		ns   string
+		kube bool
+	}
+	chosen := map[string]pick{}
+	for _, s := range imported {
+		p := pick{s.Namespace, s.Kind == KindService}
+		ex, ok := chosen[s.Hostname]
+		switch {
+		case !ok:
+			chosen[s.Hostname] = p
+		case s.Namespace == proxyNs:
+			chosen[s.Hostname] = p
+		case !ex.kube && p.kube && (p.ns == proxyNs || ex.ns != proxyNs):
+			chosen[s.Hostname] = p
+		}
+	}
+	return slices.DeleteFunc(imported, func(s Service) bool { return chosen[s.Hostname].ns != s.Namespace })
+}
+
+// trim keeps only the listener's port when the listener has one (serviceMatchingListenerPort);
+// nil when the entry does not declare it. HTTP_PROXY listeners take every port.
+func (l EgressListener) trim(s Service) *Service {
+	if l.Port == nil || l.Port.Protocol == ProtoHTTPProxy {
+		return &s
+	}
+	for _, p := range s.Ports {
+		if p.Number == l.Port.Number {
+			c := s
+			c.Ports = []ServicePort{p}
+			return &c
+		}
+	}
+	return nil
+}
+
+// SelectVirtualServices returns the VirtualServices bound to the mesh (gateways empty or listing
+// "mesh") and visible in proxyNs that the egress listener imports: some host of the
+// VirtualService (resolved against its namespace) matches an import of the VirtualService's
+// namespace or of "*" (either side may be a wildcard) and is not excluded. Order: private ones of
+// proxyNs, then those exported to proxyNs by name, then public ones, each oldest first.
+//
+// Mirrors istiod pilot/pkg/model/virtualservice.go SelectVirtualServices and
+// push_context.go initVirtualServices (privateByNamespaceAndGateway, exportedToNamespaceByGateway,
+// publicByGateway).
+func (l EgressListener) SelectVirtualServices(all []*networkingv1.VirtualService, proxyNs string, defaultVSExportTo []string) []*networkingv1.VirtualService {
+	byNs := l.importsByNamespace(proxyNs)
+	wild := byNs["*"]
+	var private, named, public []*networkingv1.VirtualService
+	for _, vs := range all {
+		if len(vs.Spec.GetHosts()) == 0 || !slices.Contains(VSGateways(vs), "mesh") {
+			continue
+		}
+		exp := EffectiveExportTo(vs.Spec.GetExportTo(), defaultVSExportTo)
+		if !VirtualServiceVisible(vs.Namespace, exp, proxyNs) {
+			continue
+		}
+		imported := false
+		for _, h := range vs.Spec.GetHosts() {
+			h = ResolveShortname(h, vs.Namespace)
+			nsH := byNs[vs.Namespace]
+			if !(nsH != nil && nsH.vsMatches(h)) && !(wild != nil && wild.vsMatches(h)) {
+				continue
+			}
+			if (nsH != nil && nsH.isExcluded(h)) || (wild != nil && wild.isExcluded(h)) {
+				continue
+			}
+			imported = true
+			break
+		}
+		if !imported {
+			continue
+		}
+		switch {
+		case containsStr(exp, ExportPublic):
+			public = append(public, vs)
+		case vs.Namespace == proxyNs && containsStr(exp, ExportPrivate):
+			private = append(private, vs)
+		default:
+			named = append(named, vs)
+		}
+	}
+	for _, x := range [][]*networkingv1.VirtualService{private, named, public} {
+		sortVSByCreation(x)
+	}
+	return append(append(private, named...), public...)
+}
+
+func sortVSByCreation(x []*networkingv1.VirtualService) {
+	sort.SliceStable(x, func(i, j int) bool {
+		if !x[i].CreationTimestamp.Equal(&x[j].CreationTimestamp) {
+			return x[i].CreationTimestamp.Before(&x[j].CreationTimestamp)
+		}
+		if x[i].Name != x[j].Name {
+			return x[i].Name < x[j].Name
+		}
+		return x[i].Namespace < x[j].Namespace
+	})
+}

@@ -1,0 +1,406 @@
+package rules
+
+import (
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+)
+
+// Catch-all virtual hosts of sidecar route configurations (httproute.go buildCatchAllVirtualHost).
+const (
+	VHostAllowAny           = "allow_any"
+	VHostBlockAll           = "block_all"
+	VHostAllowAnyDynamicDNS = "allow_any_dynamic_dns"
+)
+
+// RouteAction is where an HTTP route sends a request: a cluster, weighted clusters, or a direct
+// response (block_all answers 502).
+type RouteAction struct {
+	Match          string   `json:"match"`
+	Cluster        string   `json:"cluster,omitempty"`
+	Weighted       []string `json:"weightedClusters,omitempty"`
+	DirectResponse int      `json:"directResponse,omitempty"`
+	VirtualService string   `json:"virtualService,omitempty"`
+	// Plain is false for routes a plain "GET /" request would not take (header, method,
+	// authority or query matches, non-"/" paths).
+	Plain bool `json:"-"`
+}
+
+// VirtualHost is one virtual host of a route configuration.
+type VirtualHost struct {
+	Name    string        `json:"name"`
+	Domains []string      `json:"domains"`
+	Routes  []RouteAction `json:"routes"`
+	// Service is the registry entry the virtual host was built for ("" for VirtualService-only
+	// hosts and catch-alls).
+	Service string `json:"service,omitempty"`
+}
+
+// RouteConfig is one RDS route configuration of a sidecar.
+type RouteConfig struct {
+	Name         string        `json:"name"`
+	VirtualHosts []VirtualHost `json:"virtualHosts"`
+}
+
+// Route returns the sidecar route configuration named name ("<port>", or "<host>:<port>" for a
+// sniffed service bound to its own address): a virtual host per VirtualService host and per
+// HTTP or sniffed service on the port (VirtualService routes replace a service's default route
+// to outbound|<port>||<host>), then the catch-all (allow_any → PassthroughCluster, or block_all →
+// 502 under REGISTRY_ONLY). A "<host>:<port>" configuration holds only that service's virtual
+// host, with domains ["*"], and no catch-all. On ports other than 80, VirtualServices whose
+// hosts match no service on the port are ignored; on port 80 their hosts get virtual hosts.
+//
+// Mirrors istiod pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig,
+// BuildSidecarOutboundVirtualHosts, getVirtualHostsForSniffedServicePort and
+// route/route.go BuildSidecarVirtualHostWrapper (istio-semantics.md R4.7, R8.3).
+func (o *SidecarOutbound) Route(name string) *RouteConfig {
+	portStr, sniffHost := name, ""
+	if h, p, err := net.SplitHostPort(name); err == nil {
+		portStr, sniffHost = p, h
+	}
+	n, err := strconv.Atoi(portStr)
+	if err != nil || n <= 0 {
+		return nil
+	}
+	port := uint32(n)
+	v := o.viewForPort(port)
+	if v == nil {
+		return nil
+	}
+	vhosts := o.virtualHosts(*v, port)
+	rc := &RouteConfig{Name: name}
+	if sniffHost != "" {
+		for _, vh := range vhosts {
+			if slices.Contains(vh.Domains, sniffHost) || slices.Contains(vh.Domains, name) {
+				vh.Domains = []string{"*"}
+				rc.VirtualHosts = append(rc.VirtualHosts, vh)
+			}
+		}
+		return rc
+	}
+	rc.VirtualHosts = append(vhosts, catchAll(o.Proxy.Scope.OutboundTrafficPolicy))
+	return rc
+}
+
+func catchAll(policy string) VirtualHost {
+	switch policy {
+	case RegistryOnly:
+		return VirtualHost{Name: VHostBlockAll, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", DirectResponse: 502, Plain: true}}}
+	case AllowAnyDynamicDNS:
+		return VirtualHost{Name: VHostAllowAnyDynamicDNS, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: "AllowAnyDynamicDNSCluster", Plain: true}}}
+	}
+	return VirtualHost{Name: VHostAllowAny, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: PassthroughCluster, Plain: true}}}
+}
+
+// viewForPort mirrors SidecarScope.GetEgressListenerForRDS: the egress listener with that port,
+// else the catch-all one.
+func (o *SidecarOutbound) viewForPort(port uint32) *egressView {
+	for i := range o.views {
+		if p := o.views[i].l.Port; p != nil && p.Number == port {
+			return &o.views[i]
+		}
+	}
+	for i := range o.views {
+		if o.views[i].l.Port == nil {
+			return &o.views[i]
+		}
+	}
+	return nil
+}
+
+func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost {
+	byName := map[string]Service{}
+	var names []string
+	for _, s := range v.services {
+		for _, p := range s.Ports {
+			if p.Number == port {
+				c := s
+				c.Ports = []ServicePort{p}
+				if _, ok := byName[s.Hostname]; !ok {
+					names = append(names, s.Hostname)
+				}
+				byName[s.Hostname] = c
+			}
+		}
+	}
+	httpOrSniffed := func(s Service) bool {
+		c := ListenerClass(s.Ports[0].Protocol)
+		return c == ClassHTTP || c == ClassAuto
+	}
+	vses := v.vses
+	if port != 80 {
+		vses = slices.DeleteFunc(slices.Clone(vses), func(vs *networkingv1.VirtualService) bool {
+			for _, h := range vs.Spec.GetHosts() {
+				h = ResolveShortname(h, vs.Namespace)
+				for _, n := range names {
+					if n == h || ((isWildcard(h) || isWildcard(n)) && HostMatches(h, n)) {
+						return false
+					}
+				}
+			}
+			return true
+		})
+	}
+	var out []VirtualHost
+	seenName := map[string]bool{}
+	seenDomain := map[string]bool{}
+	add := func(vh VirtualHost) {
+		if seenName[vh.Name] {
+			return
+		}
+		seenName[vh.Name] = true
+		var d []string
+		for _, x := range vh.Domains {
+			if !seenDomain[x] {
+				seenDomain[x] = true
+				d = append(d, x)
+			}
+		}
+		if len(d) == 0 {
+			return
+		}
+		vh.Domains = d
+		out = append(out, vh)
+	}
+	withVS := map[string]bool{}
+	suffix := ":" + strconv.Itoa(int(port))
+	for _, vs := range vses {
+		routes := o.httpRoutes(vs, port)
+		if len(routes) == 0 {
+			continue
+		}
+		var hosts []string
+		var svcs []Service
+		for _, h := range vs.Spec.GetHosts() {
+			h = strings.ToLower(ResolveShortname(h, vs.Namespace))
+			if !isWildcard(h) {
+				if s, ok := byName[h]; ok {
+					svcs = append(svcs, s)
+				} else {
+					hosts = append(hosts, h)
+				}
+				continue
+			}
+			found := false
+			for _, n := range names {
+				if HostMatches(n, h) {
+					found = true
+					if o.mostSpecificVS(v, n) == vs {
+						svcs = append(svcs, byName[n])
+					}
+				}
+			}
+			if !found {
+				hosts = append(hosts, h)
+			}
+		}
+		var httpSvcs []Service
+		for _, s := range svcs {
+			if httpOrSniffed(s) {
+				httpSvcs = append(httpSvcs, s)
+			}
+		}
+		if len(httpSvcs) == 0 && port != 80 {
+			continue
+		}
+		for _, h := range hosts {
+			add(VirtualHost{Name: h + suffix, Domains: []string{h}, Routes: routes})
+		}
+		for _, s := range httpSvcs {
+			withVS[s.Hostname] = true
+			add(VirtualHost{Name: s.Hostname + suffix, Domains: serviceDomains(s, o.Proxy.Namespace), Routes: routes, Service: s.Ref()})
+		}
+	}
+	for _, n := range names {
+		s := byName[n]
+		if withVS[n] || !httpOrSniffed(s) || s.Resolution == "ExternalName" {
+			continue
+		}
+		add(VirtualHost{Name: n + suffix, Domains: serviceDomains(s, o.Proxy.Namespace), Service: s.Ref(),
+			Routes: []RouteAction{{Match: "/*", Cluster: ClusterName(port, "", n), Plain: true}}})
+	}
+	return out
+}
+
+// mostSpecificVS mirrors computeWildcardHostVirtualServiceIndex: the first VirtualService with
+// the host exactly, else the one with the most specific wildcard host matching it.
+func (o *SidecarOutbound) mostSpecificVS(v egressView, h string) *networkingv1.VirtualService {
+	var best *networkingv1.VirtualService
+	bestLen := -1
+	for _, vs := range v.vses {
+		for _, x := range vs.Spec.GetHosts() {
+			x = strings.ToLower(ResolveShortname(x, vs.Namespace))
+			if x == h {
+				return vs
+			}
+			if isWildcard(x) && HostMatches(h, x) && len(x) > bestLen {
+				best, bestLen = vs, len(x)
+			}
+		}
+	}
+	return best
+}
+
+// serviceDomains mirrors generateVirtualHostDomains without ports (IgnorePortInHostMatching):
+// the host name; for Kubernetes Services the short forms (name, name.ns, name.ns.svc in the same
+// namespace; name.ns and name.ns.svc elsewhere); the service addresses.
+func serviceDomains(s Service, proxyNs string) []string {
+	d := []string{s.Hostname}
+	if s.Kind == KindService {
+		if s.Namespace == proxyNs {
+			d = append(d, s.Name)
+		}
+		d = append(d, s.Name+"."+s.Namespace, s.Name+"."+s.Namespace+".svc")
+	}
+	for _, a := range s.Addresses {
+		if a != WildcardAddress && !strings.Contains(a, "/") {
+			d = append(d, a)
+		}
+	}
+	return d
+}
+
+// httpRoutes mirrors BuildHTTPRoutesForVirtualService on a sidecar (gateways {mesh}): a match is
+// kept when its port is unset or the listener port, its gateways are unset or list "mesh", its
+// sourceLabels select the proxy and its sourceNamespace is the proxy's; a route whose matches
+// are all dropped is skipped. Destinations use the destination port, else the listener port.
+func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint32) []RouteAction {
+	var out []RouteAction
+	ref := vs.Namespace + "/" + vs.Name
+	for _, r := range vs.Spec.GetHttp() {
+		var kept []*networking.HTTPMatchRequest
+		for _, m := range r.GetMatch() {
+			if m.GetPort() != 0 && m.GetPort() != port {
+				continue
+			}
+			if len(m.GetGateways()) > 0 && !slices.Contains(m.GetGateways(), "mesh") {
+				continue
+			}
+			if len(m.GetSourceLabels()) > 0 && !LabelsSubsetOf(m.GetSourceLabels(), o.Proxy.Labels) {
+				continue
+			}
+			if m.GetSourceNamespace() != "" && m.GetSourceNamespace() != o.Proxy.Namespace {
+				continue
+			}
+			kept = append(kept, m)
+		}
+		if len(r.GetMatch()) > 0 && len(kept) == 0 {
+			continue
+		}
+		act := RouteAction{VirtualService: ref, Match: "/*", Plain: len(kept) == 0}
+		for _, m := range kept {
+			if plainMatch(m) {
+				act.Plain = true
+				act.Match = matchString(m)
+				break
+			}
+		}
+		if len(kept) > 0 && !act.Plain {
+			act.Match = matchString(kept[0])
+		}
+		switch {
+		case r.GetRedirect() != nil || r.GetDirectResponse() != nil:
+			act.DirectResponse = 1
+		case len(r.GetRoute()) == 1:
+			d := r.GetRoute()[0].GetDestination()
+			act.Cluster = ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), strings.ToLower(ResolveShortname(d.GetHost(), vs.Namespace)))
+		default:
+			for _, w := range r.GetRoute() {
+				d := w.GetDestination()
+				act.Weighted = append(act.Weighted, ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), strings.ToLower(ResolveShortname(d.GetHost(), vs.Namespace))))
+			}
+		}
+		out = append(out, act)
+	}
+	return out
+}
+
+func orPort(p, def uint32) uint32 {
+	if p != 0 {
+		return p
+	}
+	return def
+}
+
+// plainMatch: a match a plain "GET /" request without extra headers satisfies.
+func plainMatch(m *networking.HTTPMatchRequest) bool {
+	if len(m.GetHeaders()) > 0 || len(m.GetQueryParams()) > 0 || m.GetMethod() != nil || m.GetAuthority() != nil || m.GetScheme() != nil || len(m.GetWithoutHeaders()) > 0 {
+		return false
+	}
+	u := m.GetUri()
+	if u == nil {
+		return true
+	}
+	switch x := u.GetMatchType().(type) {
+	case *networking.StringMatch_Prefix:
+		return x.Prefix == "/" || x.Prefix == ""
+	case *networking.StringMatch_Exact:
+		return x.Exact == "/"
+	case *networking.StringMatch_Regex:
+		return x.Regex == ".*" || x.Regex == "/.*"
+	}
+	return false
+}
+
+func matchString(m *networking.HTTPMatchRequest) string {
+	u := m.GetUri()
+	if u == nil {
+		return "/*"
+	}
+	switch x := u.GetMatchType().(type) {
+	case *networking.StringMatch_Prefix:
+		return x.Prefix + "*"
+	case *networking.StringMatch_Exact:
+		return x.Exact
+	case *networking.StringMatch_Regex:
+		return "regex " + x.Regex
+	}
+	return "/*"
+}
+
+// MatchVirtualHost picks the virtual host for an authority the way Envoy does: an exact domain,
+// else the longest "*.suffix" domain, else the longest "prefix*" domain, else "*"; nil when
+// none (404 NR). A ":port" suffix is ignored (IgnorePortInHostMatching).
+func MatchVirtualHost(rc *RouteConfig, authority string) *VirtualHost {
+	if h, _, err := net.SplitHostPort(authority); err == nil {
+		authority = h
+	}
+	authority = strings.ToLower(authority)
+	for i := range rc.VirtualHosts {
+		if slices.Contains(rc.VirtualHosts[i].Domains, authority) {
+			return &rc.VirtualHosts[i]
+		}
+	}
+	var best *VirtualHost
+	longest := 0
+	for i := range rc.VirtualHosts {
+		for _, d := range rc.VirtualHosts[i].Domains {
+			if len(d) > 1 && d[0] == '*' && len(authority) >= len(d) && strings.HasSuffix(authority, d[1:]) && len(d) > longest {
+				best, longest = &rc.VirtualHosts[i], len(d)
+			}
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for i := range rc.VirtualHosts {
+		for _, d := range rc.VirtualHosts[i].Domains {
+			if len(d) > 1 && d[len(d)-1] == '*' && len(authority) >= len(d) && strings.HasPrefix(authority, d[:len(d)-1]) && len(d) > longest {
+				best, longest = &rc.VirtualHosts[i], len(d)
+			}
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for i := range rc.VirtualHosts {
+		if slices.Contains(rc.VirtualHosts[i].Domains, "*") {
+			return &rc.VirtualHosts[i]
+		}
+	}
+	return nil
+}
