@@ -181,9 +181,15 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 	}
 }
 
+// clusterIPs returns the Service's cluster IP. A manifest without spec.clusterIP gets one from
+// the API server when applied; offline the address is unknown, so a placeholder
+// "<clusterIP of ns/name>" stands for it (the proxy binds a listener to it, not to 0.0.0.0).
 func clusterIPs(svc *corev1.Service) []string {
-	if svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {
+	switch {
+	case svc.Spec.ClusterIP == corev1.ClusterIPNone || svc.Spec.Type == corev1.ServiceTypeExternalName:
 		return nil
+	case svc.Spec.ClusterIP == "":
+		return []string{"<clusterIP of " + svc.Namespace + "/" + svc.Name + ">"}
 	}
 	return []string{svc.Spec.ClusterIP}
 }
