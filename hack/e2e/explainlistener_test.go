@@ -168,12 +168,12 @@ func TestExplainListenerBadInput(t *testing.T) {
 	pluginBinary(t)
 	f := casePath("seed-S1-3.2-se-http-sidecar-hcm-rds.yaml")
 	for _, args := range [][]string{
-		{"explain-listener", "httpbin.org:80", "-f", f},                                      // no proxy
-		{"explain-listener", "httpbin.org", "--from", "default", "-f", f},                    // no port
-		{"explain-listener", "httpbin.org:99999", "--from", "default", "-f", f},              // bad port
+		{"explain-listener", "httpbin.org:80", "-f", f},                                       // no proxy
+		{"explain-listener", "httpbin.org", "--from", "default", "-f", f},                     // no port
+		{"explain-listener", "httpbin.org:99999", "--from", "default", "-f", f},               // bad port
 		{"explain-listener", "httpbin.org:80", "--from", "default", "--call", "udp", "-f", f}, // bad call
-		{"explain-listener", "httpbin.org:80", "--pod", "default/nope", "-f", f},             // unknown pod
-		{"explain-listener", "http://x/:80", "--from", "default", "-f", f},                   // URL
+		{"explain-listener", "httpbin.org:80", "--pod", "default/nope", "-f", f},              // unknown pod
+		{"explain-listener", "http://x/:80", "--from", "default", "-f", f},                    // URL
 	} {
 		r := egressDirect(t, args...)
 		if r.code != 2 {
