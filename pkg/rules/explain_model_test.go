@@ -30,7 +30,7 @@ func TestKubePortProtocol(t *testing.T) {
 	}{
 		{80, "http-web", corev1.ProtocolTCP, nil, ProtoHTTP},
 		{80, "web", corev1.ProtocolTCP, nil, ProtoUnsupported},
-		{3306, "db", corev1.ProtocolTCP, nil, ProtoTCP},          // well-known port
+		{3306, "db", corev1.ProtocolTCP, nil, ProtoTCP},           // well-known port
 		{3306, "mysql-main", corev1.ProtocolTCP, nil, ProtoMySQL}, // name wins
 		{8080, "http", corev1.ProtocolTCP, s("kubernetes.io/h2c"), ProtoHTTP2},
 		{8080, "http", corev1.ProtocolTCP, s("tcp"), ProtoTCP}, // appProtocol replaces the name
