@@ -269,6 +269,23 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 		hostCallFindings(snap, v, res, rep, imported, forHost, k, opt.Port)
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)
+	for _, c := range rep.Clusters {
+		s := v.Outbound.CDSService(c.FQDN)
+		if c.Present || s == nil || s.Kind != rules.KindService || hasPort(*s, c.Port) {
+			continue
+		}
+		var ports []string
+		for _, p := range s.Ports {
+			ports = append(ports, fmt.Sprint(p.Number))
+		}
+		fix := fmt.Sprintf("Add port %d to %s, or route to a port the Service declares.", c.Port, s.Ref())
+		for _, p := range s.Ports {
+			if p.TargetPort == c.Port {
+				fix = fmt.Sprintf("Service port %d already targets container port %d: send the mesh hop to port %d (destination.port.number), or add Service port %d.", p.Number, c.Port, p.Number, c.Port)
+			}
+		}
+		rep.add(ListenerGatewayServiceLack, s.Ref(), fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
+	}
 }
 
 func hasHCMOnPort(out *rules.SidecarOutbound, port uint32) bool {

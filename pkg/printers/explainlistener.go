@@ -3,6 +3,7 @@ package printers
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
@@ -108,7 +109,13 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 		fmt.Fprintln(w, "\nVIRTUAL SERVICES ON THESE SERVERS")
 		rows = nil
 		for _, b := range r.Bindings {
-			hosts := strings.Join(append(append([]string{}, b.Hosts...), b.SNIHosts...), ",")
+			var hs []string
+			for _, h := range append(append([]string{}, b.Hosts...), b.SNIHosts...) {
+				if !slices.Contains(hs, h) {
+					hs = append(hs, h)
+				}
+			}
+			hosts := strings.Join(hs, ",")
 			rows = append(rows, []string{fmt.Sprintf("%s#%d %d/%s", b.Gateway, b.Server, b.Port, b.Protocol), b.VirtualService, b.RouteType, b.Result, orDash(hosts), orDash(strings.Join(b.Destinations, ","))})
 		}
 		if err := Table(w, []string{"SERVER", "VIRTUAL SERVICE", "ROUTE TYPE", "RESULT", "HOSTS", "DESTINATIONS"}, rows); err != nil {
