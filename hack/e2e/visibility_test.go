@@ -58,3 +58,67 @@ func boolStr(b *bool) string {
 	}
 	return "false"
 }
+
+// TestVisibilitySidecarScope: case 22, a Sidecar whose egress hosts omit the ServiceEntry's
+// namespace. The entry is exported to *, yet team-a's proxies do not get it; live and offline.
+func TestVisibilitySidecarScope(t *testing.T) {
+	pluginBinary(t)
+	const file = "22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml"
+	applyCase(t, file)
+	live := egress(t, "visibility", "-A", "--from", "team-a", "-o", "json", "--kubeconfig", env.kubeconfig)
+	off := egressDirect(t, "visibility", "--from", "team-a", "-o", "json", "-f", casePath(file))
+	for mode, r := range map[string]result{"live": live, "offline": off} {
+		if r.code != 1 {
+			t.Errorf("%s: exit code %d, want 1\n%s", mode, r.code, r)
+		}
+		var rep checks.VisibilityReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, r)
+		}
+		found := false
+		for _, e := range rep.Entries {
+			if e.Namespace+"/"+e.Name != "istio-system/metadata-server" {
+				continue
+			}
+			if e.SidecarSees == nil || *e.SidecarSees {
+				t.Errorf("%s: sidecar in team-a sees the entry: %s", mode, boolStr(e.SidecarSees))
+			}
+			if !strings.Contains(e.Instead, "BlackHoleCluster") {
+				t.Errorf("%s: instead = %q, want BlackHoleCluster (REGISTRY_ONLY)", mode, e.Instead)
+			}
+			for _, f := range e.Findings {
+				if f.Code == checks.VisNotImported && f.Resource == "Sidecar team-a/default" {
+					found = true
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s finding for Sidecar team-a/default\n%s", mode, checks.VisNotImported, r.stdout)
+		}
+	}
+	// explain-listener from team-a: the host is unknown there, the call ends in BlackHoleCluster.
+	for mode, r := range map[string]result{
+		"live":    egress(t, "explain-listener", "metadata.example.internal:80", "--from", "team-a", "-o", "json", "--kubeconfig", env.kubeconfig),
+		"offline": egressDirect(t, "explain-listener", "metadata.example.internal:80", "--from", "team-a", "-o", "json", "-f", casePath(file)),
+	} {
+		var rep checks.ListenerReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, r)
+		}
+		if len(rep.Calls) != 1 || rep.Calls[0].Result.Cluster != "BlackHoleCluster" {
+			t.Errorf("%s: calls %+v, want one ending in BlackHoleCluster", mode, rep.Calls)
+		}
+		if got := findingRows(rep); !containsPrefix(got, "NOT_IMPORTED_BY_SIDECAR ServiceEntry istio-system/metadata-server") {
+			t.Errorf("%s: findings %v", mode, got)
+		}
+	}
+}
+
+func containsPrefix(xs []string, p string) bool {
+	for _, x := range xs {
+		if strings.HasPrefix(x, p) {
+			return true
+		}
+	}
+	return false
+}

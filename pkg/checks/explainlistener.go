@@ -264,7 +264,7 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 	for _, k := range kinds {
 		res := out.Resolve(rules.Call{Host: rep.Host, Port: opt.Port, Kind: k, Address: addr})
 		cv := CallView{Kind: k, Address: addr, Result: res}
-		cv.Explanation = explainCall(v, res, rep.Host, opt.Port, k, imported, forHost)
+		cv.Explanation = explainCall(v, res, rep.Host, opt.Port, k, addr, imported, forHost)
 		rep.Calls = append(rep.Calls, cv)
 		hostCallFindings(snap, v, res, rep, imported, forHost, k, opt.Port)
 	}
@@ -380,7 +380,7 @@ func chainView(c rules.FilterChain, def bool) ChainView {
 	return cv
 }
 
-func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, kind string, imported *rules.Service, forHost []rules.Service) []string {
+func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, kind, addr string, imported *rules.Service, forHost []rules.Service) []string {
 	var w []string
 	policy := v.Scope.OutboundTrafficPolicy
 	switch {
@@ -393,7 +393,11 @@ func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, 
 		w = append(w, fmt.Sprintf("No ServiceEntry or Service declares %s; the proxy treats it as unknown (outboundTrafficPolicy %s, from %s).", host, policy, v.Scope.PolicyFrom))
 	}
 	if res.Listener == rules.VirtualOutbound {
-		w = append(w, fmt.Sprintf("No listener binds port %d (on %s or 0.0.0.0), so virtualOutbound (15001) handles the connection: its catch-all tcp_proxy goes to %s.", port, orAny(res.Chain), res.Cluster))
+		at := "the destination address"
+		if addr != "" {
+			at = addr
+		}
+		w = append(w, fmt.Sprintf("No listener binds port %d (on %s or 0.0.0.0), so virtualOutbound (15001) handles the connection: its catch-all tcp_proxy goes to %s.", port, at, res.Cluster))
 		return w
 	}
 	w = append(w, fmt.Sprintf("The %s call (%s) is captured by listener %s.", kind, callWords(kind, host), res.Listener))
@@ -436,13 +440,6 @@ func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, 
 		w = append(w, "Upstream clusters (weighted): "+strings.Join(res.Chain.Weighted, ", ")+".")
 	}
 	return w
-}
-
-func orAny(c *rules.FilterChain) string {
-	if c == nil || c.Name == "" {
-		return "chain"
-	}
-	return c.Name
 }
 
 func callWords(kind, host string) string {
@@ -578,9 +575,15 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 	host := rep.Host
 	switch {
 	case imported == nil && len(forHost) > 0:
-		rep.add(ListenerNotImported, forHost[0].Ref(), fmt.Sprintf("%s declares %s, but sidecars in %s do not see it (exportTo %s; Sidecar %s egress hosts); the call is treated as unknown.",
-			forHost[0].Ref(), host, v.Namespace, strings.Join(forHost[0].ExportTo, ","), v.Scope.Ref()),
-			fmt.Sprintf("Export it to %s (spec.exportTo) and, if a Sidecar applies, add \"%s/%s\" to its egress hosts.", v.Namespace, forHost[0].Namespace, host))
+		s := forHost[0]
+		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+			rep.add(ListenerNotImported, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s (egress hosts %s) does not import it: sidecars in %s treat the host as unknown.",
+				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), fmtList(egressHosts(v.Scope)), v.Namespace),
+				fmt.Sprintf("Add \"%s/%s\" (or \"%s/*\") to the egress hosts of Sidecar %s.", s.Namespace, host, s.Namespace, v.Scope.Ref()))
+		} else {
+			rep.add(ListenerNotImported, s.Ref(), fmt.Sprintf("%s declares %s, but its exportTo %s does not include %s: sidecars there treat the host as unknown.", s.Ref(), host, fmtList(s.ExportTo), v.Namespace),
+				fmt.Sprintf("Add %s to spec.exportTo of %s.", v.Namespace, s.Ref()))
+		}
 	case imported == nil && !rules.IsIP(host):
 		fix := fmt.Sprintf("Declare it: a ServiceEntry for %s with ports[].number %d and the protocol the client speaks", host, port)
 		if kind == rules.CallHTTP2 || kind == rules.CallHTTP {

@@ -24,6 +24,8 @@ const (
 	AuditSubsetUndefined        = "SUBSET_NOT_DEFINED_ANYWHERE"
 	AuditDuplicateHost          = "DUPLICATE_HOST_VISIBLE"
 	AuditDRShadowed             = "DR_SHADOWED"
+	AuditSidecarImportHidden    = "SE_NOT_EXPORTED_TO_SIDECAR_IMPORTER"
+	AuditSidecarImportUnknown   = "SIDECAR_IMPORTS_UNDECLARED_HOST"
 )
 
 func init() {
@@ -34,6 +36,8 @@ func init() {
 		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that) (seed §2.5)."},
 		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that no DestinationRule defines."},
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
+		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (R4.10: imports select among visible services)."},
+		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
 		CatalogEntry{AuditDRShadowed, LevelInfo, "", "A DestinationRule in the proxy's namespace hides the service namespace's rule for the same host."},
 	)
 }
@@ -130,6 +134,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	for _, ns := range ClientNamespaces(snap) {
 		a.client(ns)
 	}
+	a.sidecarImports()
 	a.duplicates()
 
 	rep := &AuditReport{SchemaVersion: AuditSchemaVersion, Source: snap.Source, Resources: []AuditResource{}, Findings: []AuditFinding{}}
@@ -187,6 +192,62 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 		return x.Kind+" "+x.Namespace+"/"+x.Name < y.Kind+" "+y.Namespace+"/"+y.Name
 	})
 	return rep
+}
+
+// sidecarImports audits explicit Sidecar egress imports "ns/host" (not "*/..." nor "ns/*"): the
+// namespaces of the Sidecar's proxies need an entry for host in ns exported to them.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go convertIstioListenerToWrapper / selectServices: the
+// namespace part matches the entry's own namespace, and only services exported to the
+// Sidecar's namespace are candidates (servicesExportedToNamespace, servicesForExactHosts).
+func (a *auditor) sidecarImports() {
+	for _, sc := range a.snap.Sidecars {
+		ref := "Sidecar " + sc.Namespace + "/" + sc.Name
+		for _, e := range sc.Spec.GetEgress() {
+			for _, h := range e.GetHosts() {
+				ns, host, ok := strings.Cut(h, "/")
+				if !ok || strings.HasPrefix(ns, "~") || ns == "*" || host == "*" || strings.HasPrefix(host, "*") {
+					continue
+				}
+				if ns == "." {
+					ns = sc.Namespace
+				}
+				host = rules.NormalizeHost(host)
+				var declared []rules.Service
+				for _, s := range rules.ServicesForHost(a.snap.ServiceEntries, a.snap.Services, host, a.svcOpt) {
+					if s.Namespace == ns {
+						declared = append(declared, s)
+					}
+				}
+				if len(declared) == 0 {
+					a.add(AuditFinding{Code: AuditSidecarImportUnknown, Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name,
+						NeededIn: []string{sc.Namespace}, Impact: "the import selects nothing; the host stays unknown to these proxies",
+						Message: fmt.Sprintf("%s imports %q, but no ServiceEntry or Service in namespace %s declares %s.", ref, h, ns, host),
+						Fix:     fmt.Sprintf("name the namespace of the entry that declares %s (egress hosts \"<entry namespace>/%s\")", host, host)})
+					continue
+				}
+				visible := false
+				for _, s := range declared {
+					a.need(s.Ref(), sc.Namespace)
+					if rules.ServiceVisible(s.Namespace, s.ExportTo, sc.Namespace) {
+						visible = true
+					}
+				}
+				if visible {
+					continue
+				}
+				s := declared[0]
+				if s.Kind != rules.KindServiceEntry {
+					continue
+				}
+				a.add(AuditFinding{Code: AuditSidecarImportHidden, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
+					NeededIn: []string{sc.Namespace}, MissingIn: []string{sc.Namespace},
+					Impact:  fmt.Sprintf("sidecars in %s (%s imports %q) lack the host: 503 NC for routes to it, BlackHoleCluster/502 under REGISTRY_ONLY", sc.Namespace, ref, h),
+					Message: fmt.Sprintf("%s imports %q, but %s is exported to %s, not %s: the import brings nothing.", ref, h, s.Ref(), fmtList(s.ExportTo), sc.Namespace),
+					Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, sc.Namespace)})
+			}
+		}
+	}
 }
 
 // levelRank orders levels worst first.

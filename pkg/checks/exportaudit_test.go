@@ -42,6 +42,12 @@ spec:
 		{"gateway subset rule in the service namespace", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, gwSvc, meshVS,
 			"apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: gw, namespace: istio-system}\nspec:\n  host: istio-egressgateway.istio-system.svc.cluster.local\n  subsets: [{name: egress}]\n"},
 			nil},
+		{"sidecar imports an entry not exported to it", []string{strings.Replace(se, "EXPORT", `exportTo: ["."]`, 1), clientNs,
+			"apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: team-b}\nspec:\n  egress: [{hosts: [\"./*\", \"team-a/api.example.com\"]}]\n"},
+			[]string{"SE_NOT_EXPORTED_TO_SIDECAR_IMPORTER ServiceEntry team-a/api missing=team-b"}},
+		{"sidecar imports a host from the wrong namespace", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, boundVS,
+			"apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: team-b}\nspec:\n  egress: [{hosts: [\"istio-system/api.example.com\"]}]\n"},
+			[]string{"SIDECAR_IMPORTS_UNDECLARED_HOST Sidecar team-b/default missing="}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := codes(ExportAudit(snap(t, "false", "false", c.docs...), AuditOptions{}))

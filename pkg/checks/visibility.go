@@ -29,6 +29,7 @@ const (
 	VisWaypointForbidden = "CROSS_NAMESPACE_WAYPOINT_FORBIDDEN"
 	VisRuleNeverMatches  = "VISIBILITY_RULE_NEVER_MATCHES"
 	VisPolicyMatchesAll  = "VISIBILITY_POLICY_MATCHES_ALL"
+	VisNotImported       = "NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS"
 )
 
 func init() {
@@ -37,6 +38,7 @@ func init() {
 		CatalogEntry{VisHiddenEverywhere, LevelWarning, "", "The entry is hidden from every sidecar and gateway (NONE, or NAMESPACE capping an exportTo that excludes its own namespace)."},
 		CatalogEntry{VisWaypointForbidden, LevelError, "", "A NAMESPACE-visibility entry is bound to a waypoint in another namespace; istiod refuses the binding (CrossNamespaceWaypointForbidden)."},
 		CatalogEntry{VisRuleNeverMatches, LevelWarning, "", "A matchingRule has no matcher or an invalid namespaceSelector; it never matches (fail closed)."},
+		CatalogEntry{VisNotImported, LevelError, "BlackHoleCluster/502", "The entry is exported to the namespace, but the Sidecar resource there does not import it (egress hosts): its proxies do not know the host (seed §4.2, istio-semantics R4.10)."},
 		CatalogEntry{VisPolicyMatchesAll, LevelInfo, "", "A policy without matchingRules matches every ServiceEntry: later policies and defaultVisibility are never used."},
 	)
 }
@@ -122,6 +124,12 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 	svcOpt := ServiceOptions(snap, mc)
 	view := RevisionView(snap, snap.Revision)
 	host := rules.NormalizeHost(opt.Host)
+	var sidecarFor *SidecarView
+	if opt.AsNamespace != "" {
+		if sv := BuildSidecarView(snap, opt.AsNamespace, nil); sv.Scope.Sidecar != nil {
+			sidecarFor = &sv
+		}
+	}
 	for _, se := range view.ServiceEntries {
 		if opt.Namespace != "" && se.Namespace != opt.Namespace {
 			continue
@@ -217,6 +225,15 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 				side = true
 				e.Sidecars += "; sidecars in " + se.Namespace + " still get it: a VirtualService they use routes to it (istiod skips the visibility check for destinations in the proxy's own namespace)"
 			}
+			if side && sidecarFor != nil && !importedBySidecar(sidecarFor, s) {
+				// A Sidecar resource narrows what the namespace's proxies import (its egress
+				// hosts), whatever exportTo allows (pilot/pkg/model/sidecar.go selectServices).
+				side = false
+				sc := sidecarFor.Scope
+				e.Findings = append(e.Findings, finding(VisNotImported, "Sidecar "+sc.Ref(),
+					fmt.Sprintf("%s is exported to %s, but Sidecar %s (egress hosts %s) does not import it: the host is unknown to proxies in %s.", ref, fmtList(s.ExportTo), sc.Ref(), fmtList(egressHosts(sc)), opt.AsNamespace),
+					fmt.Sprintf("add %q (or %q) to the egress hosts of Sidecar %s", se.Namespace+"/"+s.Hostname, se.Namespace+"/*", sc.Ref())))
+			}
 			amb := v.Visibility == rules.VisibilityPublic || (v.Visibility == rules.VisibilityNamespace && se.Namespace == opt.AsNamespace)
 			e.SidecarSees, e.AmbientSees = &side, &amb
 			if !side || !amb {
@@ -256,6 +273,33 @@ func instead(snap *snapshot.Snapshot, opt rules.ServiceOptions, seNs, seName, ho
 		fallback = "traffic goes to BlackHoleCluster (REGISTRY_ONLY): 502 for HTTP, reset for TCP"
 	}
 	return "hidden means absent, not blocked: DNS for " + host + " falls through to the upstream resolver and " + fallback
+}
+
+// importedBySidecar: the Sidecar's egress listeners import the entry, or a VirtualService they
+// import routes to its host (collectImportedServices adds such destinations to CDS).
+func importedBySidecar(v *SidecarView, s rules.Service) bool {
+	for _, x := range v.Outbound.Imported() {
+		if x.Ref() == s.Ref() && x.Hostname == s.Hostname {
+			return true
+		}
+	}
+	for _, vs := range v.Outbound.VirtualServices() {
+		dests, _ := rules.MergedRoutes(vs, nil, nil)
+		for _, d := range dests {
+			if strings.EqualFold(d.Host, s.Hostname) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func egressHosts(sc rules.SidecarScope) []string {
+	var out []string
+	for _, e := range sc.Egress {
+		out = append(out, e.Hosts...)
+	}
+	return out
 }
 
 // noOtherVisible: no other entry for host is visible in ns (the services imported first win the
