@@ -61,7 +61,7 @@ var listenerCases = []listenerCase{
 		listeners: []string{"240.0.0.10_80 ALL -> Cluster: outbound|80||httpbin.org"},
 		calls:     []string{"tcp 240.0.0.10_80 outbound|80||httpbin.org"}, absent: []string{"TCP_CATCH_ALL_ON_PORT"}},
 	{file: "seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml", args: []string{"httpbin.org:80", "--gateway", "istio-system/istio-egressgateway"},
-		listeners: []string{"0.0.0.0_8080 ALL -> Route: http.80"}},
+		listeners: []string{"0.0.0.0_8080 ALL -> Route: http.8080"}},
 }
 
 func listenerRows(rep checks.ListenerReport) []string {

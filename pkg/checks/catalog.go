@@ -15,6 +15,9 @@ const (
 	CauseSubsetNotDefined    = "SUBSET_NOT_DEFINED"
 	CauseNoEndpoints         = "NO_ENDPOINTS"
 	CauseInputUnknown        = "INPUT_UNKNOWN"
+	// Live evidence disagrees with the prediction (seed §3.7 steps d and e).
+	CauseProxyDisagrees = "PROXY_DISAGREES_WITH_CONFIG"
+	CauseModelDisagrees = "PREDICTION_DISAGREES_WITH_PROXY"
 )
 
 // Levels of findings, worst first.
@@ -47,6 +50,8 @@ var Catalog = []CatalogEntry{
 	{CauseRouteNotBound, LevelError, "NR", "A VirtualService names the Gateway but does not bind a server: hosts disjoint, wrong route section for the server protocol/TLS mode, match.port mismatch, or exportTo hides it from the gateway's namespace (seed §2.3)."},
 	{CauseNoVirtualHost, LevelError, "NR", "Routes are bound, but no virtual host (or SNI) on the gateway matches the authority the client uses, for example an IP address."},
 	{CauseSubsetNotDefined, LevelError, "NC", "A bound route names a subset that no DestinationRule on the gateway's lookup path defines (seed §2.5)."},
+	{CauseProxyDisagrees, LevelError, "NC", "The configuration gives the gateway the cluster, but the running proxy does not hold it: a push that has not arrived or was rejected (see sync status), or a control-plane bug (istio/istio#44439). Not a configuration fault."},
+	{CauseModelDisagrees, LevelWarning, "", "The proxy holds a cluster the prediction says it lacks: the configuration changed since it was read, or this tool's model of istiod is wrong for this case (please report it)."},
 	{CauseNoEndpoints, LevelWarning, "UH", "The cluster exists but has no endpoints on a gateway (resolution NONE becomes EDS with 0 endpoints; STATIC without endpoints)."},
 	{"LEGACY_GATEWAY_REF", LevelInfo, "", "A gateway reference uses the legacy FQDN form; prefer namespace/name."},
 	{"NO_ROUTE_THROUGH_GATEWAY", LevelInfo, "", "No VirtualService routes the host through this gateway; the cluster alone carries no traffic."},

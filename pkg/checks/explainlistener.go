@@ -859,10 +859,13 @@ func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s
 	terminating := mode == "SIMPLE" || mode == "MUTUAL" || mode == "OPTIONAL_MUTUAL" || mode == "ISTIO_MUTUAL"
 	switch {
 	case rt == rules.RouteHTTP:
-		rds := fmt.Sprintf("http.%d", s.GetPort().GetNumber())
+		// istiod names gateway routes after the listener port: the Service targetPort when the
+		// gateway Service translates the server port (pilot/pkg/model/gateway.go resolvePorts,
+		// core/gateway.go buildGatewayListeners: "http.<port>").
+		rds := fmt.Sprintf("http.%d", lp)
 		match := "ALL"
 		if proto == "HTTPS" {
-			rds = fmt.Sprintf("https.%d.%s.%s.%s", s.GetPort().GetNumber(), s.GetPort().GetName(), gw.Name, gw.Namespace)
+			rds = fmt.Sprintf("https.%d.%s.%s.%s", lp, s.GetPort().GetName(), gw.Name, gw.Namespace)
 			match = "SNI: " + strings.Join(s.GetHosts(), ",")
 		}
 		cv := ChainView{Match: match, Destination: "Route: " + rds, Origin: "Gateway server " + gwRef + fmt.Sprintf("#%d", idx)}

@@ -93,6 +93,9 @@ type GatewayVerdict struct {
 	Routes []RouteBinding `json:"routes,omitempty"`
 	// Steps are the §3.7 checks and decision-tree steps, in order.
 	Steps []Step `json:"steps"`
+	// Live is the evidence read from the running proxy and istiod (nil with --no-live, -f
+	// without --config-dump).
+	Live *LiveState `json:"live,omitempty"`
 }
 
 // RouteBinding is one VirtualService against one Gateway server of the workload.
@@ -135,6 +138,23 @@ type Cluster struct {
 	Needed bool `json:"needed"`
 	// Reason says why the cluster is absent ("" when present).
 	Reason string `json:"reason,omitempty"`
+	// Actual is what the proxy holds (seed §3.7 step e): "present", "absent" or "warming";
+	// "" when no config dump was read.
+	Actual string `json:"actual,omitempty"`
+}
+
+// LiveState is what was read from the running proxy and istiod (seed §3.7 steps d and e).
+type LiveState struct {
+	// Pod read, and where the dump came from ("port-forward ns/pod:15000", "file PATH").
+	Pod        string `json:"pod,omitempty"`
+	DumpSource string `json:"dumpSource,omitempty"`
+	// Sync is istiod's sync state per xDS type (CDS, LDS, RDS, EDS): SYNCED, STALE, NOT SENT,
+	// ERROR; Istiod the instance asked and IstioVersion the proxy's version it reports.
+	Sync         map[string]string `json:"sync,omitempty"`
+	Istiod       string            `json:"istiod,omitempty"`
+	IstioVersion string            `json:"istioVersion,omitempty"`
+	// NotChecked lists what could not be read, with the reason.
+	NotChecked []string `json:"notChecked,omitempty"`
 }
 
 // Step is one check with its result and evidence.

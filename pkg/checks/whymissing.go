@@ -9,6 +9,7 @@ import (
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -210,9 +211,119 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 			e.v.Present = false
 		}
 	}
-	e.step("d", "sync status (istioctl proxy-status)", NotChecked, "live proxy sync status is not read by this version")
-	e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", NotChecked, "the live Envoy config_dump is not read by this version; clusters above are istiod's predicted CDS")
+	e.live()
 	return e.v
+}
+
+// live fills steps (d) and (e) from the proxy's config dump and istiod's sync status when the
+// snapshot carries them, and compares the actual clusters with the prediction: a needed
+// cluster predicted present but missing from the dump is a proxy/control-plane disagreement,
+// not a configuration fault; one predicted absent but present means the prediction is wrong or
+// stale.
+func (e *evaluation) live() {
+	ev := e.snap.Live[e.w.Ref()]
+	if ev == nil {
+		why := "live evidence not read (offline input, or --no-live)"
+		if e.snap.Live != nil {
+			why = "no live evidence for this workload"
+		}
+		e.step("d", "sync status (istioctl proxy-status)", NotChecked, why)
+		e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", NotChecked, why+"; clusters above are istiod's predicted CDS")
+		return
+	}
+	ls := &LiveState{Pod: ev.Pod, DumpSource: ev.DumpSource, Istiod: ev.Istiod}
+	e.v.Live = ls
+	// (d) sync status.
+	if ev.Sync != nil {
+		ls.Sync, ls.IstioVersion = map[string]string{}, ev.Sync.IstioVersion
+		var parts []string
+		res := Pass
+		for _, t := range []string{"CDS", "LDS", "EDS", "RDS"} {
+			st := ev.Sync.State(t)
+			ls.Sync[t] = st
+			parts = append(parts, t+" "+st)
+			if st != envoy.Synced && (t == "CDS" || t == "LDS" || t == "RDS") {
+				res = Warn
+			}
+		}
+		e.step("d", "sync status (istioctl proxy-status)", res, fmt.Sprintf("istiod %s reports %s for %s (proxy version %s)", orUnknown(ev.Istiod), strings.Join(parts, ", "), ev.Pod, orUnknown(ev.Sync.IstioVersion)))
+	} else {
+		ls.NotChecked = append(ls.NotChecked, "sync status: "+ev.SyncErr)
+		e.step("d", "sync status (istioctl proxy-status)", NotChecked, ev.SyncErr)
+	}
+	// (e) actual clusters.
+	if ev.Dump == nil {
+		ls.NotChecked = append(ls.NotChecked, "config dump: "+ev.DumpErr)
+		e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", NotChecked, ev.DumpErr+"; clusters above are istiod's predicted CDS")
+		return
+	}
+	var missing, extra []string
+	for i := range e.v.Clusters {
+		c := &e.v.Clusters[i]
+		switch {
+		case ev.Dump.HasCluster(c.Name):
+			c.Actual = "present"
+		case slices.ContainsFunc(ev.Dump.Clusters, func(x envoy.Cluster) bool { return x.Name == c.Name && x.Warming }):
+			c.Actual = "warming"
+		default:
+			c.Actual = "absent"
+		}
+		if !c.Needed {
+			continue
+		}
+		if c.Present && c.Actual != "present" {
+			missing = append(missing, c.Name)
+		}
+		if !c.Present && c.Actual == "present" {
+			extra = append(extra, c.Name)
+		}
+	}
+	src := ev.DumpSource
+	switch {
+	case len(missing) > 0:
+		e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", Fail, fmt.Sprintf("%s lacks %s, which the configuration gives it (%s)", src, strings.Join(missing, ", "), clusterCount(ev.Dump)))
+		sync := "sync status not read"
+		if ls.Sync != nil {
+			sync = fmt.Sprintf("CDS %s", ls.Sync["CDS"])
+		}
+		e.v.Cause, e.v.Culprit = CauseProxyDisagrees, "proxy of "+e.w.Ref()
+		if ev.Pod != "" {
+			e.v.Culprit = "proxy " + ev.Pod
+		}
+		e.v.Message = fmt.Sprintf("The configuration gives gateway %s %s, but its proxy (%s) does not hold it (%s, istiod %s, proxy version %s). This is a push that has not arrived or was rejected, or a control-plane bug (istio/istio#44439), not a configuration fault.",
+			e.w.Ref(), strings.Join(missing, ", "), src, sync, orUnknown(ev.Istiod), orUnknown(ls.IstioVersion))
+		e.v.Fix = "Check `istioctl proxy-status` for STALE/ERROR and istiod's logs and /debug/push_status for this proxy; if the proxy is SYNCED yet lacks the cluster, compare istiod's intended config (istiod /debug/config_dump?proxyID=" + podID(ev.Pod) + ") with the proxy's, and check the istiod version for known regressions before restarting the gateway pod."
+		e.v.Present = false
+	case len(extra) > 0:
+		e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", Warn, fmt.Sprintf("%s holds %s, which the prediction says is absent", src, strings.Join(extra, ", ")))
+		e.v.Warnings = append(e.v.Warnings, Finding{Code: CauseModelDisagrees, Level: LevelWarning, Resource: "proxy " + orUnknown(ev.Pod),
+			Message: fmt.Sprintf("The proxy holds %s although the prediction (cause %s) says it is absent: the configuration changed since it was read, or this tool's model of istiod is wrong here.", strings.Join(extra, ", "), e.v.Cause),
+			Fix:     "Re-run; if it persists, report the configuration (kubectl-egress conformance scenarios are built from such reports)."})
+		e.v.Cause, e.v.Message = CauseModelDisagrees, fmt.Sprintf("The proxy holds %s; the prediction from configuration said it is absent (%s).", strings.Join(extra, ", "), e.v.Message)
+		e.v.Present = true
+	default:
+		e.step("e", "gateway's actual clusters (istioctl proxy-config clusters)", Pass, fmt.Sprintf("%s agrees with the prediction for every needed cluster (%s)", src, clusterCount(ev.Dump)))
+	}
+}
+
+func clusterCount(d *envoy.Dump) string {
+	return fmt.Sprintf("%d clusters in the dump", len(d.ClusterNames()))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// podID turns "ns/pod" into istiod's proxy ID "pod.ns".
+func podID(ref string) string {
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return "<pod>.<namespace>"
+	}
+	return name + "." + ns
 }
 
 func neededClusters(cs []Cluster) []Cluster {

@@ -29,6 +29,11 @@ type WhyMissingOptions struct {
 	Host    string
 	Port    int
 	Gateway string
+	// ConfigDump is a saved Envoy config dump of the gateway (--config-dump); NoLive skips the
+	// live evidence; IstiodAddress reaches istiod's monitoring port directly.
+	ConfigDump    string
+	NoLive        bool
+	IstiodAddress string
 
 	filterGW       *bool
 	namespaceGiven bool
@@ -58,6 +63,15 @@ the evidence and a fix.
 HOST is a host name (api.example.com), a wildcard host as declared (*.example.com), or an IP address
 listed in a ServiceEntry's addresses.
 
+Against a live cluster it also reads what each gateway's proxy holds (§3.7 d and e): its Envoy
+config dump through a port-forward to the pod's admin port 15000, and istiod's sync status
+(/debug/syncz through a port-forward to istiod's port 15014, or --istiod-address). A cluster the
+configuration gives but the proxy lacks is PROXY_DISAGREES_WITH_CONFIG (a push or control-plane
+problem, not configuration). Without pods/portforward rights, a running pod or a reachable istiod
+these steps say "not checked" and the verdict rests on the prediction; --no-live skips them.
+--config-dump FILE reads a saved dump (curl localhost:15000/config_dump, or istioctl
+proxy-config all POD -o json) instead, with -f too.
+
 Exit codes: 0 the cluster is present on every gateway asked; 1 absent somewhere (or no entry declares
 HOST); 2 usage, input or read error.`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
@@ -70,7 +84,10 @@ HOST); 2 usage, input or read error.`,
   NAME why-missing httpbin.org -o json
 
   # Rendered manifests only, no cluster; say what istiod runs with
-  NAME why-missing httpbin.org -f rendered/ --filter-gateway-clusters=true`, "NAME", name),
+  NAME why-missing httpbin.org -f rendered/ --filter-gateway-clusters=true
+
+  # Predicted and actual side by side, from a saved gateway config dump
+  NAME why-missing httpbin.org --gateway istio-system/istio-egressgateway --config-dump gw-dump.json`, "NAME", name),
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(c, args); err != nil {
@@ -84,6 +101,9 @@ HOST); 2 usage, input or read error.`,
 	}
 	cmd.Flags().IntVar(&o.Port, "port", 0, "service port of HOST (cluster outbound|PORT||HOST); default: every declared port")
 	cmd.Flags().StringVar(&o.Gateway, "gateway", "", "gateway workload NAMESPACE/NAME (its Deployment, or a Pod); default: every gateway workload")
+	cmd.Flags().StringVar(&o.ConfigDump, "config-dump", "", "a saved Envoy config dump of the gateway (needs --gateway when there are several gateway workloads)")
+	cmd.Flags().BoolVar(&o.NoLive, "no-live", false, "do not read the proxies' config dumps and istiod's sync status")
+	cmd.Flags().StringVar(&o.IstiodAddress, "istiod-address", "", "HOST:PORT of istiod's monitoring endpoint (default: port-forward to an istiod pod, port 15014)")
 	return cmd
 }
 
@@ -172,6 +192,9 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := o.readLive(ctx, snap); err != nil {
+		return err
+	}
 	rep, err := checks.WhyMissing(snap, checks.WhyMissingOptions{Host: o.Host, Port: uint32(o.Port), Gateway: o.Gateway})
 	if err != nil {
 		return usageErr("%v", err)
@@ -187,6 +210,64 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	if !rep.Present {
 		return silentExit{code: ExitAbsent}
 	}
+	return nil
+}
+
+// readLive adds the proxies' live state to the snapshot: a saved dump (--config-dump), or, for
+// a live cluster without --no-live, each diagnosed gateway's config dump and sync status.
+func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapshot) error {
+	var wls []checks.Workload
+	if o.Gateway != "" {
+		w, err := checks.FindWorkload(snap, o.Gateway)
+		if err != nil {
+			return nil // WhyMissing reports it
+		}
+		wls = []checks.Workload{w}
+	} else {
+		wls = checks.GatewayWorkloads(snap)
+	}
+	if o.ConfigDump != "" {
+		if len(wls) != 1 {
+			return usageErr("--config-dump: name the gateway the dump belongs to with --gateway (%d gateway workloads)", len(wls))
+		}
+		if err := loader.ReadDumpFile(snap, wls[0].Ref(), o.ConfigDump); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+		return nil
+	}
+	if o.NoLive || len(o.Files) > 0 || len(wls) == 0 {
+		return nil
+	}
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil
+	}
+	timeout := defaultLiveTimeout
+	if cfg.Timeout > 0 {
+		timeout = cfg.Timeout
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var targets []loader.ProxyTarget
+	for _, w := range wls {
+		if w.Synthetic {
+			continue
+		}
+		t := loader.ProxyTarget{Namespace: w.Namespace, Name: w.Name, Labels: w.Labels, Revision: w.Revision}
+		if w.Kind == "Pod" {
+			t.Labels = nil
+		}
+		for _, d := range snap.Deployments {
+			if d.Namespace == w.Namespace && d.Name == w.Name && d.Spec.Selector != nil && len(d.Spec.Selector.MatchLabels) > 0 {
+				t.Labels = d.Spec.Selector.MatchLabels // the Deployment's pods, as its selector picks them
+			}
+		}
+		targets = append(targets, t)
+	}
+	loader.ReadLive(ctx, cfg, snap, targets, loader.LiveOptions{IstiodAddress: o.IstiodAddress})
 	return nil
 }
 

@@ -116,17 +116,38 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		}
 		b.WriteString("\n")
 		rows = rows[:0]
+		hasActual := g.Live != nil && g.Live.DumpSource != ""
 		for _, c := range g.Clusters {
 			cds := "PRESENT"
 			if !c.Present {
 				cds = "ABSENT"
 			}
-			rows = append(rows, []string{c.FQDN, strconv.Itoa(int(c.Port)), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule), cds})
+			row := []string{c.FQDN, strconv.Itoa(int(c.Port)), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule), cds}
+			if hasActual {
+				row = append(row, strings.ToUpper(orDash(c.Actual)))
+			}
+			rows = append(rows, row)
+		}
+		headers := []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}
+		if hasActual {
+			headers = []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "PREDICTED", "ACTUAL"}
 		}
 		if len(rows) == 0 {
 			b.WriteString("  (no cluster predicted for this host)\n")
-		} else if err := indented(&b, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}, rows); err != nil {
+		} else if err := indented(&b, headers, rows); err != nil {
 			return err
+		}
+		if g.Live != nil {
+			if g.Live.DumpSource != "" {
+				fmt.Fprintf(&b, "  actual: %s\n", g.Live.DumpSource)
+			}
+			if len(g.Live.Sync) > 0 {
+				fmt.Fprintf(&b, "  sync (istiod %s, proxy %s): CDS %s, LDS %s, EDS %s, RDS %s\n", orDash(g.Live.Istiod), orDash(g.Live.IstioVersion),
+					g.Live.Sync["CDS"], g.Live.Sync["LDS"], g.Live.Sync["EDS"], g.Live.Sync["RDS"])
+			}
+			for _, n := range g.Live.NotChecked {
+				fmt.Fprintf(&b, "  not checked: %s\n", n)
+			}
 		}
 		if len(g.Routes) > 0 {
 			b.WriteString("\n")

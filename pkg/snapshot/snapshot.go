@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
 )
@@ -62,6 +64,26 @@ type Snapshot struct {
 
 	// Assumptions carries what flags say where manifests cannot (offline mode).
 	Assumptions Assumptions
+
+	// Live maps a workload "namespace/name" to what its running proxy holds and what istiod
+	// says of its sync (seed §3.7 steps d and e); nil when live evidence was not read.
+	Live map[string]*ProxyEvidence
+}
+
+// ProxyEvidence is the live state of one proxy: its Envoy config dump and its istiod sync
+// status, each with where it came from, or why it could not be read.
+type ProxyEvidence struct {
+	// Pod is "namespace/name" of the pod read ("" for a saved dump).
+	Pod string
+	// DumpSource is "port-forward ns/pod:15000" or "file PATH"; DumpErr why there is no dump.
+	DumpSource string
+	Dump       *envoy.Dump
+	DumpErr    string
+	// Sync is istiod's /debug/syncz entry for the pod; Istiod the istiod instance or address
+	// asked; SyncErr why there is none.
+	Sync    *envoy.SyncStatus
+	Istiod  string
+	SyncErr string
 }
 
 // MeshConfigSource is a parsed mesh config and the ConfigMap it came from.

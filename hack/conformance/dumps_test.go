@@ -1,0 +1,114 @@
+package conformance
+
+// Config dump fixtures for why-missing's live-evidence path (issue #7): istiod's real config
+// generation for a gateway proxy, serialised in the shape of Envoy's admin /config_dump
+// (envoy.admin.v3.ConfigDump with ClustersConfigDump, ListenersConfigDump, RoutesConfigDump).
+//
+//	go test -run TestWriteConfigDumps . -args -write-dumps ../e2e/testdata/dumps
+//
+// writes, for seed scenarios S4 and S5 (§3.4, §3.5), the gateway's dump, and for S5 also a copy
+// with outbound|80||httpbin.org removed: the shape of istio/istio#44439 (a cluster the
+// configuration references that the proxy does not have).
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	adminv3 "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+var writeDumps = flag.String("write-dumps", "", "write config dump fixtures into this directory (TestWriteConfigDumps)")
+
+func TestWriteConfigDumps(t *testing.T) {
+	if *writeDumps == "" {
+		t.Skip("-write-dumps not given")
+	}
+	quietIstio()
+	for _, c := range []struct {
+		file, out, drop string
+	}{
+		{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", "s4-gateway.json", ""},
+		{"seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml", "s5-gateway.json", ""},
+		{"seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml", "s5-gateway-dropped-cluster.json", "outbound|80||httpbin.org"},
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "cases", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		yaml := string(data)
+		snap, err := pluginSnapshot(yaml, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wls []workloadRef
+		for _, w := range checks.GatewayWorkloads(snap) {
+			wls = append(wls, workloadRef{ns: w.Namespace, name: w.Name, labels: w.Labels})
+		}
+		in, err := prepareOracle(yaml, snap, wls, withVisibilityNamespaces(snap, sidecarNamespaces(snap)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rin, err := in.forRevision(in.revisions()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		filter := rin.filterFlag != nil && *rin.filterFlag
+		iout, err := runIstiod(t, in.kubeYAML, rin, filter, rin.scopeFlag != nil && *rin.scopeFlag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ref, ps := range iout.sims {
+			cd := &adminv3.ConfigDump{}
+			clusters := &adminv3.ClustersConfigDump{}
+			dropped := false
+			for _, cl := range ps.sim.Clusters {
+				if cl.GetName() == c.drop {
+					dropped = true
+					continue
+				}
+				clusters.DynamicActiveClusters = append(clusters.DynamicActiveClusters, &adminv3.ClustersConfigDump_DynamicCluster{VersionInfo: "fixture", Cluster: mustAny(t, cl)})
+			}
+			if c.drop != "" && !dropped {
+				t.Fatalf("%s: istiod built no %s for %s", c.file, c.drop, ref)
+			}
+			listeners := &adminv3.ListenersConfigDump{}
+			for _, l := range ps.sim.Listeners {
+				listeners.DynamicListeners = append(listeners.DynamicListeners, &adminv3.ListenersConfigDump_DynamicListener{Name: l.GetName(),
+					ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{VersionInfo: "fixture", Listener: mustAny(t, l)}})
+			}
+			routes := &adminv3.RoutesConfigDump{}
+			for _, r := range ps.sim.Routes {
+				routes.DynamicRouteConfigs = append(routes.DynamicRouteConfigs, &adminv3.RoutesConfigDump_DynamicRouteConfig{VersionInfo: "fixture", RouteConfig: mustAny(t, r)})
+			}
+			cd.Configs = []*anypb.Any{mustAny(t, clusters), mustAny(t, listeners), mustAny(t, routes)}
+			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(cd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(*writeDumps, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(*writeDumps, c.out)
+			if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (%s, PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t): %d clusters, %d listeners, %d routes -> %s", c.file, ref, filter, len(clusters.DynamicActiveClusters), len(listeners.DynamicListeners), len(routes.DynamicRouteConfigs), out)
+		}
+	}
+}
+
+func mustAny(t *testing.T, m proto.Message) *anypb.Any {
+	t.Helper()
+	a, err := anypb.New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+const s5 = "seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml"
+
+func dump(name string) string {
+	p, _ := filepath.Abs(filepath.Join("testdata", "dumps", name))
+	return p
+}
+
+// stepOf returns step id of the only gateway verdict.
+func stepOf(t *testing.T, rep checks.Report, id string) checks.Step {
+	t.Helper()
+	if len(rep.Gateways) != 1 {
+		t.Fatalf("want one gateway verdict, got %d", len(rep.Gateways))
+	}
+	for _, s := range rep.Gateways[0].Steps {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no step %q", id)
+	return checks.Step{}
+}
+
+// TestConfigDumpFixtures: why-missing with --config-dump, on dumps the conformance suite wrote
+// from istiod's own config generation (hack/conformance/dumps_test.go), offline and live.
+func TestConfigDumpFixtures(t *testing.T) {
+	pluginBinary(t)
+	cases := []struct {
+		file, dump, cause, actual string
+		code                      int
+	}{
+		{s5, "s5-gateway.json", checks.CauseOK, "present", 0},
+		{s5, "s5-gateway-dropped-cluster.json", checks.CauseProxyDisagrees, "absent", 1},
+		{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", "s4-gateway.json", checks.CauseNotReferenced, "absent", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.dump, func(t *testing.T) {
+			applyCase(t, c.file)
+			args := []string{"why-missing", "httpbin.org", "--port", "80", "--gateway", egressGW, "--config-dump", dump(c.dump), "-o", "json"}
+			for mode, r := range map[string]result{
+				"offline": egressDirect(t, append(args, "-f", casePath(c.file))...),
+				"live":    egress(t, append(args, "--kubeconfig", env.kubeconfig)...),
+			} {
+				if r.code != c.code {
+					t.Errorf("%s: exit %d, want %d\n%s", mode, r.code, c.code, r)
+				}
+				rep := parseReport(t, r)
+				v := verdictFor(t, rep, egressGW)
+				if v.Cause != c.cause {
+					t.Errorf("%s: cause %s, want %s", mode, v.Cause, c.cause)
+				}
+				if len(v.Clusters) == 0 || v.Clusters[0].Name != "outbound|80||httpbin.org" || v.Clusters[0].Actual != c.actual {
+					t.Errorf("%s: clusters %+v, want outbound|80||httpbin.org actual %s", mode, v.Clusters, c.actual)
+				}
+				if e := stepOf(t, rep, "e"); e.Result == checks.NotChecked {
+					t.Errorf("%s: step e not checked: %s", mode, e.Summary)
+				}
+				if d := stepOf(t, rep, "d"); d.Result != checks.NotChecked || !strings.Contains(d.Summary, "no sync status") {
+					t.Errorf("%s: step d %s %q", mode, d.Result, d.Summary)
+				}
+			}
+		})
+	}
+	// A file that is not a config dump: one line, exit 2.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"clusters": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := egressDirect(t, "why-missing", "httpbin.org", "--gateway", egressGW, "--config-dump", bad, "-f", casePath(s5))
+	if r.code != 2 || !strings.Contains(r.stderr, "not an Envoy config dump") {
+		t.Errorf("bad dump: exit %d\n%s", r.code, r)
+	}
+	checkOneLineError(t, r)
+}
+
+// TestLiveEvidenceDegrades: against the real API server (no kubelet, no istiod), every way the
+// live evidence can fail is a "not checked: <reason>" step and the verdict rests on the
+// prediction; the command never fails because of it.
+func TestLiveEvidenceDegrades(t *testing.T) {
+	pluginBinary(t)
+	applyCase(t, s5)
+	run := func(t *testing.T, kubeconfig string, extra ...string) checks.Report {
+		t.Helper()
+		r := egress(t, append([]string{"why-missing", "httpbin.org", "--port", "80", "--gateway", egressGW, "-o", "json", "--kubeconfig", kubeconfig, "--request-timeout", "20s"}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d, want 0 (the prediction: PRESENT)\n%s", r.code, r)
+		}
+		rep := parseReport(t, r)
+		if v := verdictFor(t, rep, egressGW); v.Cause != checks.CauseOK {
+			t.Errorf("cause %s, want OK", v.Cause)
+		}
+		return rep
+	}
+	expect := func(t *testing.T, rep checks.Report, id, want string) {
+		t.Helper()
+		s := stepOf(t, rep, id)
+		if s.Result != checks.NotChecked || !strings.Contains(s.Summary, want) {
+			t.Errorf("step %s: %s %q, want not-checked mentioning %q", id, s.Result, s.Summary, want)
+		}
+	}
+	t.Run("no pod", func(t *testing.T) {
+		rep := run(t, env.kubeconfig)
+		expect(t, rep, "e", "no pod of istio-system/istio-egressgateway")
+		expect(t, rep, "d", "no pod of istio-system/istio-egressgateway")
+	})
+	t.Run("no-live", func(t *testing.T) {
+		rep := run(t, env.kubeconfig, "--no-live")
+		expect(t, rep, "e", "--no-live")
+	})
+	// A gateway pod that claims to run on a node that does not exist: the API server cannot
+	// reach a kubelet for the port-forward.
+	pod := `apiVersion: v1
+kind: Pod
+metadata:
+  name: istio-egressgateway-e2e
+  namespace: istio-system
+  labels: {app: istio-egressgateway, istio: egressgateway}
+spec:
+  nodeName: e2e-node-that-does-not-exist
+  containers:
+  - {name: istio-proxy, image: docker.io/istio/proxyv2}
+`
+	f := filepath.Join(t.TempDir(), "pod.yaml")
+	if err := os.WriteFile(f, []byte(pod), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := kubectl(t, "apply", "-f", f, "--kubeconfig", env.kubeconfig); r.code != 0 {
+		t.Fatalf("kubectl apply: %s", r)
+	}
+	t.Run("pod not running", func(t *testing.T) {
+		rep := run(t, env.kubeconfig)
+		expect(t, rep, "e", "none Running on a node")
+	})
+	if r := kubectl(t, "patch", "pod", "istio-egressgateway-e2e", "-n", "istio-system", "--subresource=status", "--type=merge",
+		"-p", `{"status":{"phase":"Running"}}`, "--kubeconfig", env.kubeconfig); r.code != 0 {
+		t.Fatalf("kubectl patch status: %s", r)
+	}
+	t.Run("no node", func(t *testing.T) {
+		rep := run(t, env.kubeconfig)
+		expect(t, rep, "e", "port-forward to istio-system/istio-egressgateway-e2e:15000")
+		expect(t, rep, "d", "no running istiod pod")
+	})
+	t.Run("istiod address unreachable", func(t *testing.T) {
+		rep := run(t, env.kubeconfig, "--istiod-address", "127.0.0.1:1")
+		expect(t, rep, "d", "istiod: GET /debug/syncz")
+	})
+	t.Run("forbidden", func(t *testing.T) {
+		kc := readOnlyUser(t)
+		rep := run(t, kc)
+		expect(t, rep, "e", "forbidden to port-forward")
+	})
+}
+
+// readOnlyUser returns a kubeconfig for a user that may get/list/watch everything but create
+// nothing (so no pods/portforward).
+func readOnlyUser(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-egress-read-only"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}}},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "read-only"}},
+	}
+	rbac := env.clientset.RbacV1()
+	_ = rbac.ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
+	_ = rbac.ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+	})
+	user, err := env.testEnv.AddUser(envtest.User{Name: "read-only"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "read-only.kubeconfig")
+	if err := os.WriteFile(p, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
