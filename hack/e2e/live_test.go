@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,30 @@ func TestConfigDumpFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+	// explain-listener shows the dump's listeners next to the prediction (seed §3.5: the
+	// gateway listener 0.0.0.0_8080, route http.8080), and they agree.
+	for mode, r := range map[string]result{
+		"offline": egressDirect(t, "explain-listener", "httpbin.org:80", "--gateway", egressGW, "--config-dump", dump("s5-gateway.json"), "-o", "json", "-f", casePath(s5)),
+	} {
+		var rep checks.ListenerReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, r)
+		}
+		got := map[string]bool{}
+		for _, l := range rep.Actual {
+			for _, c := range l.Chains {
+				got[l.Name+" "+c.Match+" -> "+c.Destination] = true
+			}
+		}
+		if !got["0.0.0.0_8080 ALL -> Route: http.8080"] {
+			t.Errorf("%s: actual listeners %v", mode, got)
+		}
+		for _, f := range rep.Findings {
+			if f.Code == checks.ListenerActualDiffers {
+				t.Errorf("%s: %s", mode, f.Message)
+			}
+		}
 	}
 	// A file that is not a config dump: one line, exit 2.
 	bad := filepath.Join(t.TempDir(), "bad.json")

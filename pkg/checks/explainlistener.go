@@ -9,6 +9,7 @@ import (
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -38,6 +39,7 @@ const (
 	ListenerGatewayServiceLack = "GATEWAY_SERVICE_LACKS_PORT"
 	ListenerBlackHole          = "REGISTRY_ONLY_BLACKHOLE"
 	ListenerHTTPRoutesIgnored  = "HTTP_ROUTES_IGNORED_ON_TCP_PORT"
+	ListenerActualDiffers      = "ACTUAL_LISTENERS_DIFFER"
 )
 
 func init() {
@@ -61,6 +63,7 @@ func init() {
 		CatalogEntry{ListenerTLSBehindHTTP, LevelError, "", "The host is a TLS/HTTPS entry but the Gateway server on the port is HTTP: TLS bytes reach an HTTP codec (400, garbled responses)."},
 		CatalogEntry{ListenerGatewayServiceLack, LevelError, "NC", "Sidecars route to the egress gateway on a port its Service does not declare: the cluster outbound|<port>||<gateway service> does not exist."},
 		CatalogEntry{ListenerHTTPRoutesIgnored, LevelWarning, "", "A mesh VirtualService has http routes for a host whose port is TLS/TCP on sidecars: the sidecar builds an SNI/TCP chain and never applies them (traffic meant for the egress gateway goes direct)."},
+		CatalogEntry{ListenerActualDiffers, LevelWarning, "", "The proxy's config dump (--config-dump) has other listeners or filter chain destinations on the port than predicted: a stale push, a control-plane problem, or a gap in this tool's model."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
 	)
 }
@@ -77,6 +80,10 @@ type ExplainListenerOptions struct {
 	Call string
 	// Address is the destination IP the client connects to; "" uses the entry's first address.
 	Address string
+	// Dump is the proxy's actual configuration (a saved config dump), compared with the
+	// prediction when set; DumpSource names it.
+	Dump       *envoy.Dump
+	DumpSource string
 }
 
 // ListenerReport is the answer of explain-listener.
@@ -88,9 +95,13 @@ type ListenerReport struct {
 	// Proxy describes the proxy the configuration is predicted for.
 	Proxy ProxyInfo `json:"proxy"`
 	// Listeners on the port (sidecar: predicted LDS; gateway: listeners from Gateway servers).
-	Listeners []ListenerView      `json:"listeners"`
-	Routes    []rules.RouteConfig `json:"routes,omitempty"`
-	Clusters  []Cluster           `json:"clusters,omitempty"`
+	Listeners []ListenerView `json:"listeners"`
+	// Actual are the listeners on the port in the proxy's config dump (--config-dump), when
+	// one was read; ActualSource says where it came from.
+	Actual       []ListenerView      `json:"actualListeners,omitempty"`
+	ActualSource string              `json:"actualSource,omitempty"`
+	Routes       []rules.RouteConfig `json:"routes,omitempty"`
+	Clusters     []Cluster           `json:"clusters,omitempty"`
 	// Calls are the paths calls to Host take.
 	Calls    []CallView     `json:"calls,omitempty"`
 	Bindings []RouteBinding `json:"bindings,omitempty"`
@@ -165,6 +176,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 			return nil, err
 		}
 		explainGateway(snap, w, opt, rep)
+		compareActual(opt, rep)
 		sortFindings(rep.Findings)
 		return rep, nil
 	}
@@ -189,8 +201,81 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		ns, workload = pns, opt.Pod
 	}
 	explainSidecar(snap, ns, labels, workload, opt, rep)
+	compareActual(opt, rep)
 	sortFindings(rep.Findings)
 	return rep, nil
+}
+
+// compareActual lists the dump's listeners on the port and compares them with the predicted
+// ones: a listener or filter chain destination only on one side is reported.
+func compareActual(opt ExplainListenerOptions, rep *ListenerReport) {
+	if opt.Dump == nil {
+		return
+	}
+	rep.ActualSource = opt.DumpSource
+	actual := map[string][]string{}
+	ports := map[uint32]bool{opt.Port: true}
+	for _, l := range rep.Listeners {
+		ports[l.Port] = true // a gateway listens on the Service's targetPort
+	}
+	for _, l := range opt.Dump.Listeners {
+		if !ports[l.Port] {
+			continue
+		}
+		lv := ListenerView{Name: l.Name, Port: l.Port}
+		for _, c := range l.Chains {
+			cv := ChainView{Match: "ALL", Default: c.Default, Origin: c.Name}
+			if len(c.SNI) > 0 {
+				cv.Match = "SNI: " + strings.Join(c.SNI, ",")
+			}
+			switch {
+			case c.RDS != "":
+				cv.Destination = "Route: " + c.RDS
+			case strings.Contains(c.Cluster, "Cluster"):
+				cv.Destination = c.Cluster
+			case c.Cluster != "":
+				cv.Destination = "Cluster: " + c.Cluster
+			default:
+				cv.Destination = "Non-HTTP/Non-TCP"
+			}
+			lv.Chains = append(lv.Chains, cv)
+			actual[l.Name] = append(actual[l.Name], cv.Destination)
+		}
+		rep.Actual = append(rep.Actual, lv)
+	}
+	predicted := map[string][]string{}
+	for _, l := range rep.Listeners {
+		if len(l.Chains) == 0 {
+			continue // omitted by istiod
+		}
+		for _, c := range l.Chains {
+			predicted[l.Name] = append(predicted[l.Name], c.Destination)
+		}
+	}
+	var diffs []string
+	for name, dests := range predicted {
+		got, ok := actual[name]
+		switch {
+		case !ok:
+			diffs = append(diffs, "predicted listener "+name+" is not in the dump")
+		default:
+			for _, d := range dests {
+				if !slices.Contains(got, d) {
+					diffs = append(diffs, fmt.Sprintf("%s: predicted chain → %s is not in the dump", name, strings.TrimPrefix(d, "Cluster: ")))
+				}
+			}
+		}
+	}
+	for name := range actual {
+		if _, ok := predicted[name]; !ok {
+			diffs = append(diffs, "the dump has listener "+name+", which the prediction lacks")
+		}
+	}
+	sort.Strings(diffs)
+	if len(diffs) > 0 {
+		rep.add(ListenerActualDiffers, "proxy "+rep.Proxy.Namespace, fmt.Sprintf("The proxy's configuration (%s) differs from the prediction: %s.", opt.DumpSource, strings.Join(diffs, "; ")),
+			"If the proxy is not SYNCED (istioctl proxy-status), wait for or investigate the push; otherwise compare istiod's intended config (/debug/config_dump?proxyID=) with the dump and report the difference.")
+	}
 }
 
 func sortFindings(f []Finding) {

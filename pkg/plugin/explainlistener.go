@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
@@ -21,17 +23,19 @@ type ExplainListenerOptions struct {
 	*GlobalOptions
 	genericiooptions.IOStreams
 
-	Target   string
-	Host     string
-	Port     int
-	From     string
-	Pod      string
-	Gateway  string
-	Call     string
-	Address  string
-	FailOn   string
-	nsGiven  bool
-	filterGW *bool
+	Target  string
+	Host    string
+	Port    int
+	From    string
+	Pod     string
+	Gateway string
+	Call    string
+	Address string
+	FailOn  string
+	// ConfigDump is the proxy's saved Envoy config dump, shown and compared with the prediction.
+	ConfigDump string
+	nsGiven    bool
+	filterGW   *bool
 }
 
 func newExplainListenerCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
@@ -84,6 +88,7 @@ or read error.`,
 	f.StringVar(&o.Gateway, "gateway", "", "a gateway workload (NAMESPACE/NAME of its Deployment or Pod)")
 	f.StringVar(&o.Call, "call", "", "the call kind: http, http2, tls or tcp (default: from the port protocol)")
 	f.StringVar(&o.Address, "address", "", "the destination IP the client connects to (default: the entry's first address)")
+	f.StringVar(&o.ConfigDump, "config-dump", "", "the proxy's saved Envoy config dump: show its actual listeners on the port next to the prediction")
 	f.StringVar(&o.FailOn, "fail-on", checks.LevelError, "exit 1 when a finding has this level or worse: Info, Warning, Error, or none")
 	return cmd
 }
@@ -202,7 +207,18 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %ss: %s", k, why)}
 		}
 	}
-	rep, err := checks.ExplainListener(snap, checks.ExplainListenerOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Gateway: o.Gateway, Call: o.Call, Address: o.Address})
+	eo := checks.ExplainListenerOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Gateway: o.Gateway, Call: o.Call, Address: o.Address}
+	if o.ConfigDump != "" {
+		data, err := os.ReadFile(o.ConfigDump)
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--config-dump: %v", err)}
+		}
+		if eo.Dump, err = envoy.ParseConfigDump(data); err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("%s: %v", o.ConfigDump, err)}
+		}
+		eo.DumpSource = "file " + o.ConfigDump
+	}
+	rep, err := checks.ExplainListener(snap, eo)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -59,6 +59,26 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 		return err
 	}
 
+	if r.ActualSource != "" {
+		fmt.Fprintf(w, "\nACTUAL LISTENERS (%s)\n", r.ActualSource)
+		rows = nil
+		for _, l := range r.Actual {
+			addr, _, _ := strings.Cut(l.Name, "_")
+			for _, c := range l.Chains {
+				m := c.Match
+				if c.Default {
+					m += " (default)"
+				}
+				rows = append(rows, []string{addr, fmt.Sprint(l.Port), m, c.Destination, orDash(c.Origin)})
+			}
+		}
+		if len(rows) == 0 {
+			fmt.Fprintf(w, "(none on port %d)\n", r.Port)
+		} else if err := Table(w, []string{"ADDRESSES", "PORT", "MATCH", "DESTINATION", "CHAIN NAME"}, rows); err != nil {
+			return err
+		}
+	}
+
 	if len(r.Routes) > 0 {
 		fmt.Fprintln(w, "\nROUTES")
 		rows = nil
