@@ -947,10 +947,16 @@ func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s
 		// istiod names gateway routes after the listener port: the Service targetPort when the
 		// gateway Service translates the server port (pilot/pkg/model/gateway.go resolvePorts,
 		// core/gateway.go buildGatewayListeners: "http.<port>").
-		rds := fmt.Sprintf("http.%d", lp)
+		// (pilot/pkg/model/gateway.go gatewayRDSRouteName: http.<listener port>[.<bind>],
+		// https.<server port>.<port name>.<gateway>.<namespace>[.<bind>]).
+		bind := ""
+		if s.GetBind() != "" {
+			bind = "." + s.GetBind()
+		}
+		rds := fmt.Sprintf("http.%d%s", lp, bind)
 		match := "ALL"
 		if proto == "HTTPS" {
-			rds = fmt.Sprintf("https.%d.%s.%s.%s", lp, s.GetPort().GetName(), gw.Name, gw.Namespace)
+			rds = fmt.Sprintf("https.%d.%s.%s.%s%s", s.GetPort().GetNumber(), s.GetPort().GetName(), gw.Name, gw.Namespace, bind)
 			match = "SNI: " + strings.Join(s.GetHosts(), ",")
 		}
 		cv := ChainView{Match: match, Destination: "Route: " + rds, Origin: "Gateway server " + gwRef + fmt.Sprintf("#%d", idx)}
