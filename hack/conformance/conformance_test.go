@@ -79,6 +79,9 @@ type result struct {
 	visChecks       []visCheck
 	visDisagreement int
 	visUnchecked    map[string]int
+	// listener calls through client sidecars (listener_test.go)
+	listenerChecks       []listenerCheck
+	listenerDisagreement int
 }
 
 func TestConformance(t *testing.T) {
@@ -103,7 +106,9 @@ func TestConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := scenario{Name: "case/" + strings.TrimSuffix(filepath.Base(f), ".yaml"), YAML: string(b)}
+		// ClusterIP Services without spec.clusterIP get one, as the API server assigns it
+		// (assignClusterIPs; docs/conformance.md, harness fixes).
+		sc := scenario{Name: "case/" + strings.TrimSuffix(filepath.Base(f), ".yaml"), YAML: assignClusterIPs(string(b))}
 		// Reproducers name the gateway workloads they compared.
 		for _, line := range strings.Split(sc.YAML, "\n") {
 			if g, ok := strings.CutPrefix(line, "# conformance-gateways: "); ok {
@@ -150,6 +155,7 @@ func TestConformance(t *testing.T) {
 	writeRouteTables(&report, genResults)
 	writeAuditTables(&report, genResults)
 	writeVisibilityTables(&report, caseResults, genResults)
+	writeListenerTables(&report, genResults)
 	nDis := writeDisagreements(&report, outDir, append(append([]*result{}, caseResults...), genResults...))
 	_ = os.WriteFile(filepath.Join(outDir, "summary.txt"), []byte(report.String()), 0o644)
 	fmt.Print(report.String())
@@ -242,6 +248,10 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			if rev == auditedRevision(psnap) && f == filters[0] {
 				res.visChecks = append(res.visChecks, compareVisibility(sc, psnap, iout, res.visUnchecked)...)
 			}
+			// Sidecars do not read the gateway flags: one comparison per revision.
+			if f == filters[0] {
+				res.listenerChecks = append(res.listenerChecks, compareListeners(t, psnap, rin.clients, iout)...)
+			}
 		}
 	}
 	for _, c := range res.auditChecks {
@@ -250,6 +260,14 @@ func runScenario(t *testing.T, sc *scenario) *result {
 		}
 		if *dumpFlag {
 			fmt.Printf("%s audit %s\n", sc.Name, c)
+		}
+	}
+	for _, c := range res.listenerChecks {
+		if !c.agree() {
+			res.listenerDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s listener %s\n", sc.Name, c)
 		}
 	}
 	for _, c := range res.visChecks {
@@ -505,7 +523,7 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 	if len(rs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "CASE FILES\n%-72s %-14s %-12s %-12s %s\n", "CASE", "STATUS", "CLUSTERS", "ROUTE CALLS", "AUDIT")
+	fmt.Fprintf(w, "CASE FILES\n%-72s %-14s %-12s %-12s %-12s %s\n", "CASE", "STATUS", "CLUSTERS", "ROUTE CALLS", "AUDIT", "LISTENER CALLS")
 	agree, total, rAgree, rTotal, aAgree, aTotal := 0, 0, 0, 0, 0, 0
 	for _, r := range rs {
 		a := 0
@@ -532,21 +550,23 @@ func writeCaseTable(w *strings.Builder, rs []*result) {
 		}
 		aAgree += aa
 		aTotal += len(r.auditChecks)
+		la, lt := listenerTotals([]*result{r})
 		st := r.status
-		if st == "compared" && (r.disagreement > 0 || r.routeDisagreement > 0 || r.auditDisagreement > 0) {
+		if st == "compared" && (r.disagreement > 0 || r.routeDisagreement > 0 || r.auditDisagreement > 0 || r.listenerDisagreement > 0) {
 			st = "DISAGREE"
 		}
 		if st == "compared" && len(r.checks) == 0 {
 			st = "nothing"
 			r.detail = "no ServiceEntry: no cluster to compare"
 		}
-		fmt.Fprintf(w, "%-72s %-14s %-12s %-12s %d/%d", r.sc.Name, st, fmt.Sprintf("%d/%d", a, len(r.checks)), fmt.Sprintf("%d/%d", ra, len(r.routeChecks)), aa, len(r.auditChecks))
+		fmt.Fprintf(w, "%-72s %-14s %-12s %-12s %-12s %d/%d", r.sc.Name, st, fmt.Sprintf("%d/%d", a, len(r.checks)), fmt.Sprintf("%d/%d", ra, len(r.routeChecks)), fmt.Sprintf("%d/%d", aa, len(r.auditChecks)), la, lt)
 		if r.detail != "" {
 			fmt.Fprintf(w, "  (%s)", oneLine(r.detail, 100))
 		}
 		w.WriteString("\n")
 	}
-	fmt.Fprintf(w, "%-72s %-14s %-12s %-12s %d/%d\n\n", "all case files", "", fmt.Sprintf("%d/%d", agree, total), fmt.Sprintf("%d/%d", rAgree, rTotal), aAgree, aTotal)
+	la, lt := listenerTotals(rs)
+	fmt.Fprintf(w, "%-72s %-14s %-12s %-12s %-12s %d/%d\n\n", "all case files", "", fmt.Sprintf("%d/%d", agree, total), fmt.Sprintf("%d/%d", rAgree, rTotal), fmt.Sprintf("%d/%d", aAgree, aTotal), la, lt)
 }
 
 type tally struct{ agree, total, scAgree, scTotal, unexplained int }
@@ -595,7 +615,11 @@ func tallyDimensions(rs []*result, extra []dimension, checks func(*result) []dim
 				}
 				tl := t.tal[v]
 				if tl == nil {
-					continue
+					// A value the column does not list (e.g. "n/a" where a dimension does not
+					// apply): shown after the listed ones.
+					tl = &tally{}
+					t.tal[v] = tl
+					t.values = append(t.values, v)
 				}
 				tl.total++
 				if c.agree {
@@ -683,7 +707,7 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 	n := 0
 	for _, r := range rs {
-		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 {
+		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 {
 			continue
 		}
 		file := filepath.Join(outDir, strings.ReplaceAll(r.sc.Name, "/", "_")+".yaml")
@@ -753,6 +777,16 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 				strings.TrimPrefix(line, r.sc.Name+" "), c.asNs, filepath.Base(file), c.seNs, c.seName)
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
+		for _, c := range r.listenerChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [listener] %s", r.sc.Name, c)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: checks.BuildSidecarView(snap of %s, %q, {app: conformance-client}).Outbound.Resolve(rules.Call{Host: %q, Port: %d, Kind: %q, Address: %q})   (%s)\n",
+				strings.TrimPrefix(line, r.sc.Name+" "), filepath.Base(file), c.ns, c.host, c.port, c.kind, c.address, orDash(c.ref))
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
 		_ = os.WriteFile(file, []byte(hdr.String()+"---\n"+r.sc.YAML), 0o644)
 	}
 	if n == 0 {
@@ -785,6 +819,12 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 		for _, c := range r.routeChecks {
 			if !c.agree() {
 				k := "[route] " + c.class()
+				classes[k] = append(classes[k], r.sc.Name)
+			}
+		}
+		for _, c := range r.listenerChecks {
+			if !c.agree() {
+				k := "[listener] " + c.class()
 				classes[k] = append(classes[k], r.sc.Name)
 			}
 		}

@@ -23,7 +23,10 @@ import (
 //   - a Gateway, VirtualService(s) and DestinationRule(s) built from the dimensions below;
 //   - with the clients dimension, client namespaces team-a and team-b (istio-injection:
 //     enabled) with a mesh route to a subset of the egress gateway Service (export-audit
-//     sidecar checks, audit_sidecar_test.go).
+//     sidecar checks, audit_sidecar_test.go);
+//   - with the listener.* dimensions, a Sidecar in team-a, entries (and a Service) competing for
+//     a port, and a mesh-bound VirtualService with tls/tcp/http routes (listener calls,
+//     listener_test.go), added after everything else.
 //
 // Dimensions (every value appears ⌈N/len⌉ or ⌊N/len⌋ times: each dimension is an independently
 // shuffled, evenly filled column).
@@ -50,6 +53,9 @@ const (
 	dimClients    = "clients"
 	dimVisPolicy  = "visibility.policy"
 	dimVisApply   = "visibility.applyToSidecars"
+	dimLSidecar   = "listener.sidecar"
+	dimLCompete   = "listener.competing"
+	dimLMeshVS    = "listener.meshVS"
 )
 
 type dimension struct {
@@ -120,6 +126,37 @@ var dimensions = []dimension{
 		"labels-NAMESPACE", "expr-In-NONE", "expr-NotIn-NAMESPACE", "expr-Exists-PUBLIC", "expr-DoesNotExist-NAMESPACE",
 		"metadata-name-PUBLIC", "metadata-name-expr-NONE", "no-rules-NONE", "rule-no-matcher-NAMESPACE", "first-policy-wins"}},
 	{dimVisApply, []string{"true", "true", "false"}},
+	// The listener-call dimensions (listener_test.go). Each column has its own seeded generator
+	// and their objects are added after everything else, so the other columns and every random
+	// choice of the builder are those of the matrix without them.
+	//
+	// listener.sidecar: a Sidecar resource team-a/default (only with a clients value other than
+	// none; "n/a" otherwise): egress hosts ["./*", "istio-system/*"]; hosts naming every
+	// namespace of the scenario except the ServiceEntry's; outboundTrafficPolicy REGISTRY_ONLY
+	// with hosts ["*/*"], or with ["./*", "istio-system/*"]; an egress listener on port 443
+	// (protocol TLS, hosts ["*/*"]) before the catch-all ["*/*"]; an egress listener on port
+	// 9000 with protocol HTTP (the gateway Services declare 9000 as TCP) before the catch-all;
+	// only exact "namespace/host" imports (api.example.com in its namespace, every competing
+	// and noise host in other, both gateway Services: istiod's exact-hosts fast path).
+	// mesh-REGISTRY_ONLY sets meshConfig.outboundTrafficPolicy instead (every sidecar).
+	{dimLSidecar, []string{"none", "none", "dot-and-root", "omit-se-ns", "registry-only", "registry-only-dot", "port-443-tls", "port-9000-http", "exact-hosts", "mesh-REGISTRY_ONLY"}},
+	// listener.competing: entries in namespace other (exportTo *) competing for one port: two
+	// TCP entries without addresses on 5432 (db-a, db-b); a TCP entry without addresses on 443
+	// then a TLS entry on 443 (legacy, secure); a TCP entry on 80 (docs) then an HTTP Kubernetes
+	// Service app/web on 80; a MYSQL and a TCP entry on 3306 without addresses, in both creation
+	// orders (mysql, stats); a TCP entry on 5432 with an address (payments, 240.240.20.1) or a
+	// CIDR (ledger, 240.240.30.0/24, resolution NONE); an entry with an unset (sniffed) protocol
+	// on 7000 and an address (sniff, 240.240.40.1: its own listener and "<host>:7000" route);
+	// two TCP entries without addresses on 5432, the older public, the newer exported by name
+	// to team-a and team-b (db-a, db-b: istiod lists services exported by name first).
+	{dimLCompete, []string{"none", "none", "tcp-tcp-noaddr", "tcp-tcp-named", "tcp443-vs-tls", "tcp80-vs-http-svc", "mysql-then-tcp-3306", "tcp-then-mysql-3306", "tcp-addr", "tcp-cidr", "unset-addr"}},
+	// listener.meshVS: a mesh-bound VirtualService app/api-mesh-l4 for api.example.com with a tls
+	// route (sniHosts [api.example.com], destination port = the entry's first port), a tcp route
+	// without match (destination without port), both, or a tcp route matching
+	// destinationSubnets 240.240.10.0/24 (the TCP+addr entry's address); or an http route (to
+	// api.example.com on its first port) in a VirtualService for the wildcard host
+	// *.example.com, or for the unregistered host unknown.example.org (port 80 hack).
+	{dimLMeshVS, []string{"none", "none", "tls", "tcp", "tls+tcp", "tcp-subnet", "http-wildcard", "http-unregistered"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -164,6 +201,11 @@ func generate(seed int64, n int) []scenario {
 		}
 		if d.name == dimVisPolicy || d.name == dimVisApply {
 			r = rand.New(rand.NewSource(seed ^ 0x766973 ^ int64(len(d.values)))) // "vis"
+		}
+		if strings.HasPrefix(d.name, "listener.") {
+			h := fnv.New64a()
+			h.Write([]byte(d.name))
+			r = rand.New(rand.NewSource(seed ^ int64(h.Sum64())))
 		}
 		r.Shuffle(n, func(i, j int) { col[i], col[j] = col[j], col[i] })
 		cols[d.name] = col
@@ -420,6 +462,11 @@ spec:
 		mesh = append(mesh, visPolicy(d[dimVisPolicy], d[dimVisApply] == "true"))
 	}
 	hasVis := d[dimVisibility] != "none" || d[dimVisPolicy] != "n/a" && d[dimVisPolicy] != "off"
+	if d[dimLSidecar] == "mesh-REGISTRY_ONLY" {
+		mesh = append(mesh, "outboundTrafficPolicy: {mode: REGISTRY_ONLY}")
+	} else if d[dimLSidecar] != "none" && d[dimClients] == "none" {
+		d[dimLSidecar] = "n/a" // no team-a
+	}
 	if len(mesh) > 0 {
 		b.add(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\n  creationTimestamp: %s\ndata:\n  mesh: |-\n    %s",
 			b.ts(), strings.Join(mesh, "\n    ")))
@@ -719,6 +766,7 @@ spec:
 	if hasVis {
 		visProbes(b, name)
 	}
+	listenerObjects(b, d, seNs, ps.sePorts[0].number)
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -988,5 +1036,142 @@ spec:
   ports:
   - {number: 7000, name: tcp-probe, protocol: TCP}%s
   %s`, ns, b.ts(), probeHost(ns), exp, res))
+	}
+}
+
+// listenerObjects adds the objects of the listener.* dimensions (after everything else).
+func listenerObjects(b *builder, d map[string]string, seNs string, apiPort uint32) {
+	sidecar := func(spec string) {
+		b.add(fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata:\n  name: default\n  namespace: team-a\n  creationTimestamp: %s\nspec:\n%s", b.ts(), spec))
+	}
+	switch d[dimLSidecar] {
+	case "dot-and-root":
+		sidecar("  egress:\n  - hosts: [\"./*\", \"istio-system/*\"]")
+	case "omit-se-ns":
+		var hosts []string
+		for _, ns := range []string{"./*", "app/*", "other/*", "egress/*", "istio-system/*"} {
+			if ns != seNs+"/*" {
+				hosts = append(hosts, ns)
+			}
+		}
+		sidecar("  egress:\n  - hosts: " + yamlList(hosts))
+	case "registry-only":
+		sidecar("  outboundTrafficPolicy: {mode: REGISTRY_ONLY}\n  egress:\n  - hosts: [\"*/*\"]")
+	case "registry-only-dot":
+		sidecar("  outboundTrafficPolicy: {mode: REGISTRY_ONLY}\n  egress:\n  - hosts: [\"./*\", \"istio-system/*\"]")
+	case "port-443-tls":
+		sidecar("  egress:\n  - port: {number: 443, protocol: TLS, name: tls-egress}\n    hosts: [\"*/*\"]\n  - hosts: [\"*/*\"]")
+	case "exact-hosts":
+		hosts := []string{seNs + "/" + seHost, "other/" + noiseHost,
+			"istio-system/istio-egressgateway.istio-system.svc.cluster.local", "egress/egress-gateway.egress.svc.cluster.local"}
+		for _, h := range []string{"db-a", "db-b", "legacy", "secure", "docs", "mysql", "stats", "payments", "ledger", "sniff"} {
+			hosts = append(hosts, "other/"+h+".example.net")
+		}
+		sidecar("  egress:\n  - hosts: " + yamlList(hosts))
+	case "port-9000-http":
+		sidecar("  egress:\n  - port: {number: 9000, protocol: HTTP, name: http-egress}\n    hosts: [\"*/*\"]\n  - hosts: [\"*/*\"]")
+	}
+
+	entryTo := func(name, host string, port uint32, portName, proto, extra, exportTo string) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: %s
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: %d, name: %s, protocol: %s}
+%s`, name, b.ts(), host, exportTo, port, portName, proto, extra))
+	}
+	entry := func(name, host string, port uint32, portName, proto, extra string) {
+		entryTo(name, host, port, portName, proto, extra, `["*"]`)
+	}
+	const dns = "  resolution: DNS"
+	switch d[dimLCompete] {
+	case "tcp-tcp-noaddr":
+		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
+		entry("compete-b", "db-b.example.net", 5432, "tcp-db", "TCP", dns)
+	case "tcp-tcp-named":
+		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
+		entryTo("compete-b", "db-b.example.net", 5432, "tcp-db", "TCP", dns, `["team-a", "team-b"]`)
+	case "tcp443-vs-tls":
+		entry("compete-a", "legacy.example.net", 443, "tcp-legacy", "TCP", dns)
+		entry("compete-b", "secure.example.net", 443, "tls", "TLS", dns)
+	case "tcp80-vs-http-svc":
+		entry("compete-a", "docs.example.net", 80, "http", "TCP", dns)
+		b.add(fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: app
+  creationTimestamp: %s
+spec:
+  type: ClusterIP
+  clusterIP: 10.96.1.10
+  selector: {app: web}
+  ports:
+  - {name: http, port: 80, targetPort: 8080, protocol: TCP}`, b.ts()))
+	case "mysql-then-tcp-3306":
+		entry("compete-a", "mysql.example.net", 3306, "mysql", "MYSQL", dns)
+		entry("compete-b", "stats.example.net", 3306, "tcp-stats", "TCP", dns)
+	case "tcp-then-mysql-3306":
+		entry("compete-a", "stats.example.net", 3306, "tcp-stats", "TCP", dns)
+		entry("compete-b", "mysql.example.net", 3306, "mysql", "MYSQL", dns)
+	case "tcp-addr":
+		entry("compete-a", "payments.example.net", 5432, "tcp-db", "TCP", "  addresses: [\"240.240.20.1\"]\n"+dns)
+	case "tcp-cidr":
+		entry("compete-a", "ledger.example.net", 5432, "tcp-db", "TCP", "  addresses: [\"240.240.30.0/24\"]\n  resolution: NONE")
+	case "unset-addr":
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: compete-a
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [sniff.example.net]
+  exportTo: ["*"]
+  addresses: ["240.240.40.1"]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 7000, name: port-7000}
+  resolution: DNS`, b.ts()))
+	}
+
+	var routes []string
+	switch d[dimLMeshVS] {
+	case "tls", "tls+tcp":
+		routes = append(routes, fmt.Sprintf("  tls:\n  - match:\n    - sniHosts: [%s]\n    route:\n    - destination:\n        host: %s\n        port: {number: %d}", seHost, seHost, apiPort))
+	}
+	switch d[dimLMeshVS] {
+	case "tcp", "tls+tcp":
+		routes = append(routes, fmt.Sprintf("  tcp:\n  - route:\n    - destination:\n        host: %s", seHost))
+	case "tcp-subnet":
+		routes = append(routes, fmt.Sprintf("  tcp:\n  - match:\n    - destinationSubnets: [240.240.10.0/24]\n    route:\n    - destination:\n        host: %s\n        port: {number: %d}", seHost, apiPort))
+	}
+	vsHost := seHost
+	switch d[dimLMeshVS] {
+	case "http-wildcard", "http-unregistered":
+		vsHost = "*.example.com"
+		if d[dimLMeshVS] == "http-unregistered" {
+			vsHost = unknownHost
+		}
+		routes = append(routes, fmt.Sprintf("  http:\n  - route:\n    - destination:\n        host: %s\n        port: {number: %d}", seHost, apiPort))
+	}
+	if len(routes) > 0 {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: api-mesh-l4
+  namespace: app
+  creationTimestamp: %s
+spec:
+  hosts: [%q]
+  gateways: [mesh]
+%s`, b.ts(), vsHost, strings.Join(routes, "\n")))
 	}
 }

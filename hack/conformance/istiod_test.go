@@ -621,7 +621,7 @@ func sortedKeys(m map[string]string) []string {
 // workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
 // come back as an error.
 func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope bool) (*istiodOut, error) {
-	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}}
+	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}, sidecarSims: map[string]*proxySim{}}
 	out := res.cds
 	var panicked any
 	err := test.Wrap(func(t test.Failer) {
@@ -669,13 +669,20 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 		// Sidecar proxies of client namespaces (export-audit subset findings, audit_test.go):
 		// a SIDECAR proxy with ConfigNamespace = the namespace, the synthesised client Pod's
 		// labels and IP.
+		// Their listeners, routes and clusters feed the listener calls (listener_test.go).
 		for _, p := range in.clients {
-			_, names := setupProxy(s, model.SidecarProxy, p)
+			proxy := newProxy(s, model.SidecarProxy, p)
+			sim := simulation.NewSimulation(tt, s, proxy)
+			names := map[string]bool{}
+			for _, c := range sim.Clusters {
+				names[c.Name] = true
+			}
 			// Every sidecar CDS has PassthroughCluster and BlackHoleCluster.
 			if !names["BlackHoleCluster"] || !names["PassthroughCluster"] {
 				t.Fatalf("harness: sidecar in %s has no BlackHoleCluster/PassthroughCluster (CDS %v)", p.ns, names)
 			}
 			res.sidecars[p.ns] = names
+			res.sidecarSims[p.ns] = &proxySim{sim: sim, ip: p.ip}
 		}
 	})
 	if panicked != nil && err == nil {
@@ -691,6 +698,9 @@ type istiodOut struct {
 	sims map[string]*proxySim
 	// sidecars maps a client namespace to its sidecar proxy's CDS cluster names.
 	sidecars map[string]map[string]bool
+	// sidecarSims maps a client namespace to the simulation of its sidecar's listeners, routes
+	// and clusters (listener calls, listener_test.go).
+	sidecarSims map[string]*proxySim
 }
 
 type proxySim struct {
@@ -758,6 +768,16 @@ func sortedKeysAny(m map[string]map[string]string) []string {
 // setupProxy builds a proxy of type typ for p (its namespace, labels, pod IP) in istiod and
 // returns it with the names of its CDS clusters.
 func setupProxy(s *xds.FakeDiscoveryServer, typ model.NodeType, p proxySpec) (*model.Proxy, map[string]bool) {
+	proxy := newProxy(s, typ, p)
+	names := map[string]bool{}
+	for _, c := range s.Clusters(proxy) {
+		names[c.Name] = true
+	}
+	return proxy, names
+}
+
+// newProxy builds a proxy of type typ for p (its namespace, labels, pod IP) in istiod.
+func newProxy(s *xds.FakeDiscoveryServer, typ model.NodeType, p proxySpec) *model.Proxy {
 	labels := map[string]string{}
 	for k, v := range p.labels {
 		labels[k] = v
@@ -774,9 +794,58 @@ func setupProxy(s *xds.FakeDiscoveryServer, typ model.NodeType, p proxySpec) (*m
 			ClusterID: constants.DefaultClusterName,
 		},
 	})
-	names := map[string]bool{}
-	for _, c := range s.Clusters(proxy) {
-		names[c.Name] = true
+	return proxy
+}
+
+// assignClusterIPs gives every ClusterIP Service of a scenario without spec.clusterIP one
+// (10.96.255.N, in document order), as the API server does when such a manifest is applied.
+// Both sides then read the same address: without it istiod treats the Service as having no
+// VIP (0.0.0.0, listener on the wildcard) while the plugin binds a placeholder VIP
+// ("<clusterIP of ns/name>", rules.KubeService), and neither is what a cluster has.
+func assignClusterIPs(all string) string {
+	lines := strings.Split(all, "\n")
+	var out []string
+	next := 1
+	flush := func(doc []string) {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(strings.Join(doc, "\n")), &m); err != nil || m["kind"] != "Service" || m["apiVersion"] != "v1" {
+			out = append(out, doc...)
+			return
+		}
+		spec, _ := m["spec"].(map[string]any)
+		typ, _ := spec["type"].(string)
+		if ip, _ := spec["clusterIP"].(string); ip != "" || (typ != "" && typ != "ClusterIP") {
+			out = append(out, doc...)
+			return
+		}
+		for i, l := range doc {
+			out = append(out, l)
+			if strings.TrimRight(l, " \t\r") != "spec:" {
+				continue
+			}
+			indent := "  "
+			for _, x := range doc[i+1:] {
+				if t := strings.TrimLeft(x, " "); t != "" && !strings.HasPrefix(t, "#") {
+					indent = x[:len(x)-len(t)]
+					break
+				}
+			}
+			out = append(out, fmt.Sprintf("%sclusterIP: 10.96.255.%d", indent, next))
+			next++
+			out = append(out, doc[i+1:]...)
+			return
+		}
 	}
-	return proxy, names
+	var cur []string
+	for _, l := range lines {
+		if strings.TrimRight(l, " \t\r") == "---" || strings.HasPrefix(l, "--- ") {
+			flush(cur)
+			cur = nil
+			out = append(out, l)
+			continue
+		}
+		cur = append(cur, l)
+	}
+	flush(cur)
+	return strings.Join(out, "\n")
 }

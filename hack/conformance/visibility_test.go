@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 )
@@ -29,6 +30,7 @@ type visCheck struct {
 	policy       string
 	sidecarExp   []string
 	probe        bool
+	sidecarCR    bool // a Sidecar resource exists in the namespace or the root namespace
 	plugin       bool
 	istiod       bool // the sidecar has every cluster
 	partial      bool // the sidecar has some of the clusters, not all
@@ -126,10 +128,10 @@ func compareVisibility(sc *scenario, snap *snapshot.Snapshot, out *istiodOut, un
 	var res []visCheck
 	for _, ns := range sortedKeysAnyBool(out.sidecars) {
 		cds := out.sidecars[ns]
-		if sidecarNs[ns] || sidecarNs["istio-system"] {
-			unchecked["namespace with a Sidecar resource (its egress hosts decide)"]++
-			continue
-		}
+		// Namespaces with a Sidecar resource (the listener.sidecar dimension) are compared too:
+		// checks.Visibility honours the namespace's Sidecar egress hosts (SidecarSees false and
+		// NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS when they do not import the entry).
+		withSidecar := sidecarNs[ns] || sidecarNs["istio-system"]
 		rep := checks.Visibility(snap, checks.VisibilityOptions{AsNamespace: ns})
 		for _, e := range rep.Entries {
 			var se = findSE(view, e.Namespace, e.Name)
@@ -165,9 +167,23 @@ func compareVisibility(sc *scenario, snap *snapshot.Snapshot, out *istiodOut, un
 				unchecked[skip]++
 				continue
 			}
+			if *e.SidecarSees && !importedByEgressHosts(snap, ns, se) && !meshDestinationsCoverPorts(snap, se, ns) {
+				// The namespace's sidecar does not import the entry through its egress hosts
+				// (exportTo, capped by visibility, or the Sidecar resource's hosts) but a
+				// VirtualService it imports routes to it: istiod then imports only the ports
+				// the destinations name when every destination names one
+				// (pilot/pkg/model/sidecar.go collectImportedServices →
+				// serviceMatchingVirtualServicePorts), so the other ports have no cluster. The
+				// plugin's per-entry sidecarSees cannot say "some ports": not compared (found
+				// with the listener.meshVS dimension: app/api-mesh-l4 names one port; in the
+				// entry's own namespace, checks.meshRoutesTo, or under a Sidecar whose hosts omit
+				// the entry's namespace).
+				unchecked["entry imported only through VirtualService destinations naming some of its ports"]++
+				continue
+			}
 			c := visCheck{seNs: se.Namespace, seName: se.Name, hosts: se.Spec.Hosts, asNs: ns, exportTo: exportToClass(se.Spec.ExportTo, se.Namespace),
 				visibility: e.Visibility, policy: e.Policy, sidecarExp: e.SidecarExportTo, plugin: *e.SidecarSees,
-				probe: strings.HasSuffix(se.Spec.Hosts[0], ".probe.example")}
+				probe: strings.HasSuffix(se.Spec.Hosts[0], ".probe.example"), sidecarCR: withSidecar}
 			switch {
 			case ns == se.Namespace:
 				c.role = "own-ns"
@@ -284,6 +300,12 @@ func writeVisibilityTables(w *strings.Builder, cases, gen []*result) {
 		col{"vis.policy", []string{"defaultVisibility", "policies[0]", "policies[1]"}, func(r *result, c visCheck) string { return c.policy }},
 		col{"vis.namespace", []string{"own-ns", "client-ns", "gateway-ns"}, func(r *result, c visCheck) string { return c.role }},
 		col{"vis.plugin", []string{"sees", "hidden"}, func(r *result, c visCheck) string { return seesWord(c.plugin) }},
+		col{"vis.sidecarResource", []string{"none", "Sidecar"}, func(r *result, c visCheck) string {
+			if c.sidecarCR {
+				return "Sidecar"
+			}
+			return "none"
+		}},
 	)
 	fmt.Fprintf(w, "%-26s %-32s %-12s %s\n", "VISIBILITY BY", "VALUE", "PAIRS", "SCENARIOS")
 	for _, cl := range cols {
@@ -332,4 +354,63 @@ func writeVisibilityTables(w *strings.Builder, cases, gen []*result) {
 		}
 	}
 	w.WriteString("\n")
+}
+
+// clientLabels are the labels of the synthesised client Pod of every sidecar namespace.
+var clientLabels = map[string]string{"app": "conformance-client"}
+
+// importedByEgressHosts reports whether an egress listener of the sidecar in ns imports se
+// through its hosts (rules.EgressListener.SelectServices: exportTo, capped by
+// serviceEntryVisibility, and the Sidecar resource's egress hosts), as opposed to istiod's
+// VirtualService-destination import.
+func importedByEgressHosts(snap *snapshot.Snapshot, ns string, se *networkingv1.ServiceEntry) bool {
+	v := checks.BuildSidecarView(snap, ns, clientLabels)
+	all := checks.AllServices(checks.RevisionView(snap, v.Revision), v.Flags)
+	for _, l := range v.Scope.Egress {
+		for _, s := range l.SelectServices(l.Candidates(all, ns), ns) {
+			if s.Kind == rules.KindServiceEntry && s.Namespace == se.Namespace && s.Name == se.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// meshDestinationsCoverPorts reports whether the VirtualServices the sidecar in ns imports
+// (rules.EgressListener.SelectVirtualServices of its egress listeners) route to every non-UDP
+// port of se's hosts (a destination without port counts as every port), i.e. whether istiod's
+// VirtualService-destination import of se in ns brings all its ports
+// (pilot/pkg/model/sidecar.go serviceMatchingVirtualServicePorts).
+func meshDestinationsCoverPorts(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, ns string) bool {
+	v := checks.BuildSidecarView(snap, ns, clientLabels)
+	view := checks.RevisionView(snap, v.Revision)
+	vsExport := v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()
+	named := map[uint32]bool{}
+	var vses []*networkingv1.VirtualService
+	for _, l := range v.Scope.Egress {
+		for _, vs := range l.SelectVirtualServices(view.VirtualServices, ns, vsExport) {
+			if !slices.Contains(vses, vs) {
+				vses = append(vses, vs)
+			}
+		}
+	}
+	for _, vs := range vses {
+		dests, _ := rules.MergedRoutes(vs, view.VirtualServices, vsExport)
+		for _, d := range dests {
+			for _, h := range se.Spec.Hosts {
+				if strings.EqualFold(d.Host, h) {
+					if d.Port == 0 {
+						return true
+					}
+					named[d.Port] = true
+				}
+			}
+		}
+	}
+	for _, p := range se.Spec.Ports {
+		if !strings.EqualFold(p.GetProtocol(), "UDP") && !named[p.GetNumber()] {
+			return false
+		}
+	}
+	return true
 }

@@ -159,6 +159,15 @@ type SidecarOutbound struct {
 	// Sidecar egress port).
 	Skipped []string
 	views   []egressView
+	// scope is the sidecar scope's service per host name (scopeServices).
+	scope map[string]Service
+}
+
+// ScopeService returns the service the sidecar scope holds for a host name (the one istiod's
+// SidecarScope.servicesByHostname gives, see scopeServices), and whether there is one.
+func (o *SidecarOutbound) ScopeService(host string) (Service, bool) {
+	s, ok := o.scope[host]
+	return s, ok
 }
 
 // BuildSidecarOutbound predicts the outbound listeners of a sidecar proxy: per egress listener
@@ -168,7 +177,8 @@ type SidecarOutbound struct {
 // wildcard), sniffed ports with both — and services that land on an existing key are merged
 // per istiod's conflict rules: identical TCP matches are dropped (first wins), HTTP and TCP
 // mixed become sniffing, MongoDB/MySQL refuse to mix. Services are visited in istiod's order
-// (exported privately or by name first, then public, each oldest first).
+// (EgressListener.Candidates: exported privately or by name first, then public, each oldest
+// first; oldest first only for a listener whose imports are all exact "ns/host" names).
 //
 // DNS capture and auto-allocated addresses are not modelled (entries without addresses bind
 // 0.0.0.0, as for proxies without ISTIO_META_DNS_CAPTURE).
@@ -179,12 +189,15 @@ type SidecarOutbound struct {
 // buildSidecarOutboundTCPFilterChainOpts (seed §1.2, §2.1, §2.2; istio-semantics.md R4.1–R4.10).
 func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 	out := &SidecarOutbound{Proxy: p}
-	visible := ServicesExportedTo(p.Services, p.Namespace)
+	for _, el := range p.Scope.Egress {
+		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.Candidates(p.Services, p.Namespace), p.Namespace),
+			vses: el.SelectVirtualServices(p.VirtualServices, p.Namespace, p.DefaultVSExportTo)})
+	}
+	out.scope = scopeServices(out.views, p.Services, p.Namespace)
 	byKey := map[string]*Listener{}
 	var order []string
-	for _, el := range p.Scope.Egress {
-		v := egressView{l: el, services: el.SelectServices(visible, p.Namespace), vses: el.SelectVirtualServices(p.VirtualServices, p.Namespace, p.DefaultVSExportTo)}
-		out.views = append(out.views, v)
+	for _, v := range out.views {
+		el := v.l
 		if el.Port == nil {
 			for _, l := range byKey {
 				l.locked = true
@@ -552,8 +565,9 @@ func (b builder) l4MatchApplies(gws []string, port uint32, src map[string]string
 }
 
 // routeChain mirrors buildOutboundNetworkFilters: one destination gives its cluster, several a
-// weighted set. The port is the destination's, else the destination service's only port, else
-// the listener port (route.go GetDestinationCluster).
+// weighted set. The port is the destination's, else the only port of the sidecar scope's
+// service for the host (ScopeService: push_context.go ServiceForHostname), else the listener
+// port (route.go GetDestinationCluster).
 func (b builder) routeChain(rs []*networking.RouteDestination, listenPort uint32, vs *networkingv1.VirtualService) FilterChain {
 	c := FilterChain{VirtualService: vs.Namespace + "/" + vs.Name}
 	for _, r := range rs {
@@ -576,14 +590,8 @@ func (b builder) destPort(h string, declared, listenPort uint32) uint32 {
 	if declared != 0 {
 		return declared
 	}
-	var cands []Service
-	for _, s := range b.proxy.Services {
-		if s.Hostname == h {
-			cands = append(cands, s)
-		}
-	}
-	if chosen, _ := ServiceForProxy(cands, b.proxy.Namespace); chosen != nil && len(chosen.Ports) == 1 {
-		return chosen.Ports[0].Number
+	if s, ok := b.out.scope[h]; ok && len(s.Ports) == 1 {
+		return s.Ports[0].Number
 	}
 	return listenPort
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 )
 
@@ -223,6 +224,250 @@ func ServicesExportedTo(all []Service, ns string) []Service {
 	SortByCreation(private)
 	SortByCreation(public)
 	return append(private, public...)
+}
+
+// AllExactHosts reports whether every import of the listener names one namespace and one exact
+// host ("ns/host": no "*" namespace, no wildcard host); exclusions ("~ns/host") and malformed
+// entries do not count. Such a listener takes istiod's exact-hosts fast path (Candidates).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go convertIstioListenerToWrapper (allExactHosts).
+func (l EgressListener) AllExactHosts() bool {
+	for _, h := range l.Hosts {
+		if strings.Count(h, "/") != 1 {
+			continue
+		}
+		ns, name, _ := strings.Cut(h, "/")
+		if strings.HasPrefix(ns, "~") {
+			continue
+		}
+		if isWildcard(name) || ns == "*" {
+			return false
+		}
+	}
+	return true
+}
+
+// Candidates returns the entries an egress listener chooses its imports from (the input of
+// SelectServices) for a proxy in proxyNs. Usually every entry visible in proxyNs, in
+// ServicesExportedTo order (exported privately or by name first, then public). When the
+// listener imports only exact "ns/host" names (AllExactHosts), istiod looks each one up
+// instead: the entry it indexes for that host in that namespace (the oldest; a Kubernetes
+// Service wins over ServiceEntries), kept when visible in proxyNs, and the result is ordered
+// oldest first only — an older public entry then precedes a newer one exported by name, which
+// decides who keeps a shared listener (first wins).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go convertIstioListenerToWrapper and
+// push_context.go servicesForExactHosts (ServiceIndex.HostnameAndNamespace, initServiceRegistry)
+// vs servicesExportedToNamespace.
+func (l EgressListener) Candidates(all []Service, proxyNs string) []Service {
+	if !l.AllExactHosts() {
+		return ServicesExportedTo(all, proxyNs)
+	}
+	index := hostNamespaceIndex(all)
+	var out []Service
+	seen := map[string]bool{}
+	for ns, hi := range l.importsByNamespace(proxyNs) {
+		for _, h := range hi.hosts {
+			s, ok := index[h][ns]
+			if !ok || seen[h+"/"+ns] || !ServiceVisible(s.Namespace, s.ExportTo, proxyNs) {
+				continue
+			}
+			seen[h+"/"+ns] = true
+			out = append(out, s)
+		}
+	}
+	SortByCreation(out)
+	return out
+}
+
+// hostNamespaceIndex returns, per host name and namespace, the one entry istiod indexes: the
+// oldest, except that a Kubernetes Service replaces ServiceEntries for its host. The index
+// ignores exportTo.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initServiceRegistry
+// (ServiceIndex.HostnameAndNamespace).
+func hostNamespaceIndex(all []Service) map[string]map[string]Service {
+	sorted := slices.Clone(all)
+	SortByCreation(sorted)
+	index := map[string]map[string]Service{}
+	for _, s := range sorted {
+		byNs := index[s.Hostname]
+		if byNs == nil {
+			byNs = map[string]Service{}
+			index[s.Hostname] = byNs
+		}
+		if ex, ok := byNs[s.Namespace]; !ok || (ex.Kind != KindService && s.Kind == KindService) {
+			byNs[s.Namespace] = s
+		}
+	}
+	return index
+}
+
+// scopeServices returns the sidecar's services by host name: per egress listener (in order),
+// the services it imports, then the destinations of the VirtualServices it imports (routes
+// whose sourceNamespace matches, tcp and tls routes, mirrors): the entry of the host in the
+// proxy's namespace (no exportTo check), else the best visible one (a Kubernetes Service, else
+// the oldest entry), trimmed to the listener's port, or to the ports the destinations name when
+// all of them name one. The first entry of a host wins, except that a Kubernetes Service
+// replaces ServiceEntries; entries of one namespace that can merge (same resolution, labels,
+// workloadSelector and declared exportTo) add their ports. istiod takes the port of a route
+// destination without one from this service when it has a single port (tcp/tls routes).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go collectImportedServices, appendSidecarServices,
+// canMergeServices, pickBestVisibleNamespace (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=true,
+// the default), serviceMatchingListenerPort, serviceMatchingVirtualServicePorts and
+// push_context.go virtualServiceDestinationsFilteredBySourceNamespace, ServiceForHostname.
+func scopeServices(views []egressView, all []Service, proxyNs string) map[string]Service {
+	index := hostNamespaceIndex(all)
+	added := map[string]Service{}
+	add := func(s *Service) {
+		if s == nil {
+			return
+		}
+		ex, ok := added[s.Hostname]
+		switch {
+		case !ok:
+			added[s.Hostname] = *s
+		case ex.Kind == KindService && s.Kind != KindService:
+		case ex.Kind != KindService && s.Kind == KindService:
+			added[s.Hostname] = *s
+		case slices.Equal(ex.Ports, s.Ports) || !canMerge(ex, *s):
+		default:
+			merged := ex
+			merged.Ports = slices.Clone(ex.Ports)
+			for _, p := range s.Ports {
+				if !slices.ContainsFunc(merged.Ports, func(x ServicePort) bool { return x.Number == p.Number }) {
+					merged.Ports = append(merged.Ports, p)
+				}
+			}
+			added[s.Hostname] = merged
+		}
+	}
+	for _, v := range views {
+		for i := range v.services {
+			add(&v.services[i])
+		}
+		for _, vs := range v.vses {
+			dests := vsDestinationPorts(vs, proxyNs)
+			for _, h := range sortedKeys(dests) {
+				byNs := index[h]
+				s, ok := byNs[proxyNs]
+				if !ok {
+					s, ok = bestVisible(byNs, proxyNs)
+				}
+				if !ok {
+					continue
+				}
+				if v.l.Port != nil && v.l.Port.Protocol != ProtoHTTPProxy {
+					add(v.l.trim(s))
+				} else {
+					add(trimToPorts(s, dests[h]))
+				}
+			}
+		}
+	}
+	return added
+}
+
+// vsDestinationPorts returns the destination hosts of a VirtualService (resolved against its
+// namespace) and the ports each is routed to (0: a destination without port); http routes
+// count only when one of their matches has the proxy's sourceNamespace or none sets one.
+func vsDestinationPorts(vs *networkingv1.VirtualService, proxyNs string) map[string]map[uint32]bool {
+	out := map[string]map[uint32]bool{}
+	add := func(d *networking.Destination) {
+		if d == nil {
+			return
+		}
+		h := strings.ToLower(ResolveShortname(d.GetHost(), vs.Namespace))
+		if out[h] == nil {
+			out[h] = map[uint32]bool{}
+		}
+		out[h][d.GetPort().GetNumber()] = true
+	}
+	for _, r := range vs.Spec.GetHttp() {
+		matched := true
+		for _, m := range r.GetMatch() {
+			if m.GetSourceNamespace() != "" {
+				if m.GetSourceNamespace() == proxyNs {
+					matched = true
+					break
+				}
+				matched = false
+			}
+		}
+		if !matched {
+			continue
+		}
+		for _, d := range r.GetRoute() {
+			add(d.GetDestination())
+		}
+		add(r.GetMirror())
+		for _, m := range r.GetMirrors() {
+			add(m.GetDestination())
+		}
+	}
+	for _, r := range vs.Spec.GetTcp() {
+		for _, d := range r.GetRoute() {
+			add(d.GetDestination())
+		}
+	}
+	for _, r := range vs.Spec.GetTls() {
+		for _, d := range r.GetRoute() {
+			add(d.GetDestination())
+		}
+	}
+	return out
+}
+
+// bestVisible picks, among one host's entries by namespace, a Kubernetes Service visible in
+// proxyNs, else the oldest visible entry (pickBestVisibleNamespace).
+func bestVisible(byNs map[string]Service, proxyNs string) (Service, bool) {
+	var best *Service
+	for _, ns := range sortedKeys(byNs) {
+		s := byNs[ns]
+		if !ServiceVisible(s.Namespace, s.ExportTo, proxyNs) {
+			continue
+		}
+		if s.Kind == KindService {
+			return s, true
+		}
+		if best == nil || s.Created.Before(&best.Created) {
+			best = &s
+		}
+	}
+	if best == nil {
+		return Service{}, false
+	}
+	return *best, true
+}
+
+// trimToPorts mirrors serviceMatchingVirtualServicePorts: no port named (or one destination
+// without port) keeps every port; else only the named ports, nil when the entry has none of
+// them.
+func trimToPorts(s Service, ports map[uint32]bool) *Service {
+	if len(ports) == 0 || ports[0] {
+		return &s
+	}
+	var kept []ServicePort
+	for _, p := range s.Ports {
+		if ports[p.Number] {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	s.Ports = kept
+	return &s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // SelectServices returns the entries an egress listener imports for a proxy in proxyNs, from the
