@@ -693,7 +693,7 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 	}
 	if rules.ListenerClass(p.Protocol) == rules.ClassTCP && res.Chain != nil && !res.Chain.IsHCM() && res.Chain.VirtualService == "" {
 		for _, vs := range v.Outbound.VirtualServices() {
-			if len(vs.Spec.GetHttp()) == 0 || len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0 {
+			if len(vs.Spec.GetHttp()) == 0 || len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0 || !meshHTTPRouteOnPort(vs, port) {
 				continue
 			}
 			for _, h := range vs.Spec.GetHosts() {
@@ -724,6 +724,22 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		rep.add(ListenerStrictDNS, imported.Ref(), fmt.Sprintf("%s resolves %s with DNS: a STRICT_DNS cluster holding every resolved address; GSLB/CDN names that rotate addresses churn its endpoints.", imported.Ref(), host),
 			"For names that resolve to rotating addresses use resolution DNS_ROUND_ROBIN (LOGICAL_DNS: one connection target, re-resolved per connection).")
 	}
+}
+
+// meshHTTPRouteOnPort: some http route of vs would apply to sidecar traffic on port (a match
+// without port or with this port, whose gateways are unset or list "mesh"; or no match at all).
+func meshHTTPRouteOnPort(vs *networkingv1.VirtualService, port uint32) bool {
+	for _, r := range vs.Spec.GetHttp() {
+		if len(r.GetMatch()) == 0 {
+			return true
+		}
+		for _, m := range r.GetMatch() {
+			if (m.GetPort() == 0 || m.GetPort() == port) && (len(m.GetGateways()) == 0 || slices.Contains(m.GetGateways(), "mesh")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func resultWords(res rules.CallResult) string {
