@@ -53,12 +53,18 @@ type routeCheck struct {
 	pDerivable bool // the destination is the asked host: presence comes from the plugin's clusters
 	pBinding   string
 
+	// explain-listener's gateway prediction for the call (http calls that both route): the
+	// listener, its HCM route configuration and the virtual host the authority matches.
+	pListener, pRDS, pVHost string
+	explained               bool
+
 	// istiod side
-	iRouted  bool
-	iCluster string
-	iPresent bool
-	iErr     string
-	iVHost   string
+	iListener, iRDS string
+	iRouted         bool
+	iCluster        string
+	iPresent        bool
+	iErr            string
+	iVHost          string
 }
 
 func (c routeCheck) pluginOutcome() string {
@@ -95,6 +101,9 @@ func (c routeCheck) agree() bool {
 	if c.pCluster != "" && c.iCluster != "" && c.pCluster != c.iCluster {
 		return false
 	}
+	if c.explained && (c.pListener != c.iListener || c.pRDS != c.iRDS || c.pVHost != c.iVHost) {
+		return false
+	}
 	return c.pPresent == c.iPresent
 }
 
@@ -103,9 +112,13 @@ func (c routeCheck) class() string {
 }
 
 func (c routeCheck) String() string {
-	return fmt.Sprintf("gateway %s (%s) PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t PILOT_SCOPE_GATEWAY_TO_NAMESPACE=%t %s call host %s server port %d → listener %d (%s): plugin %s %s [%s] vs istiod %s %s%s",
+	expl := ""
+	if c.explained {
+		expl = fmt.Sprintf(" {explain-listener %s %s %s vs istiod %s %s %s}", c.pListener, c.pRDS, c.pVHost, c.iListener, c.iRDS, c.iVHost)
+	}
+	return fmt.Sprintf("gateway %s (%s) PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t PILOT_SCOPE_GATEWAY_TO_NAMESPACE=%t %s call host %s server port %d → listener %d (%s): plugin %s %s [%s] vs istiod %s %s%s%s",
 		c.gateway, c.role, c.filter, c.scope, c.kind, c.host, c.serverPort, c.listenerPort, strings.Join(c.servers, ", "),
-		c.pluginOutcome(), c.pCluster, c.pBinding, c.istiodOutcome(), c.iCluster, func() string {
+		c.pluginOutcome(), c.pCluster, c.pBinding, c.istiodOutcome(), c.iCluster, expl, func() string {
 			if c.iErr != "" {
 				return " (" + c.iErr + ")"
 			}
@@ -234,6 +247,9 @@ func compareRoutes(t *testing.T, sc *scenario, snap *snapshot.Snapshot, proxies 
 			for _, k := range order {
 				c := calls[k]
 				simulate(ps, c, out.cds[p.ref])
+				if c.kind == "http" && c.pRouted && c.iRouted {
+					explainGatewayCall(t, sc, snap, p.ref, c)
+				}
 				res = append(res, *c)
 			}
 		}
@@ -253,7 +269,7 @@ func simulate(ps *proxySim, c *routeCheck, cds map[string]bool) {
 		call.Protocol = simulation.TCP
 	}
 	r := ps.sim.Run(call)
-	c.iVHost = r.VirtualHostMatched
+	c.iVHost, c.iListener, c.iRDS = r.VirtualHostMatched, r.ListenerMatched, r.RouteConfigMatched
 	if r.Error != nil {
 		c.iErr = r.Error.Error()
 		return
@@ -274,6 +290,36 @@ func simulate(ps *proxySim, c *routeCheck, cds map[string]bool) {
 		return
 	}
 	c.iRouted, c.iCluster, c.iPresent = true, cl, cds[cl]
+}
+
+// explainGatewayCall asks explain-listener (checks.ExplainListener --gateway) for the call's
+// server port and records the listener, the route configuration of its HCM chain and the virtual
+// host the host matches there.
+func explainGatewayCall(t *testing.T, sc *scenario, snap *snapshot.Snapshot, gw string, c *routeCheck) {
+	rep, err := checks.ExplainListener(snap, checks.ExplainListenerOptions{Host: c.host, Port: c.serverPort, Gateway: gw})
+	if err != nil {
+		t.Errorf("%s: explain-listener: %v", sc.Name, err)
+		return
+	}
+	c.explained = true
+	for _, l := range rep.Listeners {
+		if l.Port != c.listenerPort {
+			continue
+		}
+		for _, ch := range l.Chains {
+			if rds, ok := strings.CutPrefix(ch.Destination, "Route: "); ok && c.pRDS == "" {
+				c.pListener, c.pRDS = l.Name, rds
+			}
+		}
+	}
+	for i := range rep.Routes {
+		if rep.Routes[i].Name != c.pRDS {
+			continue
+		}
+		if vh := rules.MatchVirtualHost(&rep.Routes[i], c.host); vh != nil {
+			c.pVHost = vh.Name
+		}
+	}
 }
 
 // routeAction finds the route the simulation matched (the first route of the matched virtual
@@ -327,6 +373,7 @@ func writeRouteTables(w *strings.Builder, rs []*result) {
 		return
 	}
 	agree, total, scAgree, scTotal := 0, 0, 0, 0
+	explained, explainedAgree := 0, 0
 	conf := map[string]int{}
 	skipped := map[string]int{}
 	for _, r := range rs {
@@ -349,10 +396,17 @@ func writeRouteTables(w *strings.Builder, rs []*result) {
 				agree++
 			}
 			conf[c.pluginOutcome()+"/"+c.istiodOutcome()]++
+			if c.explained {
+				explained++
+				if c.pListener == c.iListener && c.pRDS == c.iRDS && c.pVHost == c.iVHost {
+					explainedAgree++
+				}
+			}
 		}
 	}
 	fmt.Fprintf(w, "ROUTE CALLS (simulated through istiod's listeners/routes, pilot/pkg/simulation)\n")
 	fmt.Fprintf(w, "route calls agreeing: %d/%d; scenarios agreeing on every call: %d/%d\n", agree, total, scAgree, scTotal)
+	fmt.Fprintf(w, "of which explain-listener --gateway (listener, route configuration, virtual host) for routed http calls: %d/%d\n", explainedAgree, explained)
 	var ks []string
 	for k := range conf {
 		ks = append(ks, k)
