@@ -25,7 +25,7 @@ kube-assets:
 demo:
 	hack/demo.sh
 
-test: vet unit e2e conformance
+test: vet unit e2e conformance release-check
 
 vet:
 	$(GO) vet ./...
@@ -54,3 +54,11 @@ CONFORMANCE_ARGS ?=
 .PHONY: conformance
 conformance:
 	cd hack/conformance && $(GO) test -count=1 -timeout 60m -v -run TestConformance ./... $(if $(CONFORMANCE_ARGS),-args $(CONFORMANCE_ARGS))
+
+# Release packaging (hack/release-check.sh): goreleaser check + snapshot archives in dist/, the krew
+# manifest validated and installed from them, `kubectl egress version` and plugin completion
+# through kubectl. GoReleaser and krew are built from the Go module proxy once (cached in
+# ~/.cache/kubectl-egress/bin).
+.PHONY: release-check
+release-check:
+	bash hack/release-check.sh

@@ -57,6 +57,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read e
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "report findings in every namespace")
 	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at least this level: info, warning or error")
+	registerExportAuditCompletion(cmd) // completion.go
 	return cmd
 }
 

@@ -61,7 +61,9 @@ Exit codes: 0 no Error finding; 1 Error findings; 2 usage, input or read error.`
 		},
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "every namespace (the default unless -n is given)")
-	cmd.Flags().StringVar(&o.AsNamespace, "as-namespace", "", "answer for a workload in this namespace: does it get each entry, and what happens instead")
+	cmd.Flags().StringVar(&o.AsNamespace, "as-namespace", "", "answer for a workload in this namespace: does it get each entry (exportTo, the namespace's Sidecar egress hosts), and what happens instead")
+	cmd.Flags().StringVar(&o.AsNamespace, "from", "", "the same as --as-namespace")
+	registerVisibilityCompletion(cmd, g) // completion.go
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
@@ -104,6 +105,7 @@ HOST); 2 usage, input or read error.`,
 	cmd.Flags().StringVar(&o.ConfigDump, "config-dump", "", "a saved Envoy config dump of the gateway (needs --gateway when there are several gateway workloads)")
 	cmd.Flags().BoolVar(&o.NoLive, "no-live", false, "do not read the proxies' config dumps and istiod's sync status")
 	cmd.Flags().StringVar(&o.IstiodAddress, "istiod-address", "", "HOST:PORT of istiod's monitoring endpoint (default: port-forward to an istiod pod, port 15014)")
+	registerWhyMissingCompletion(cmd, g) // completion.go
 	return cmd
 }
 
@@ -213,6 +215,18 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	return nil
 }
 
+// liveContext bounds a live exchange by --request-timeout, else defaultLiveTimeout.
+func liveContext(ctx context.Context, cfg *rest.Config) (context.Context, context.CancelFunc) {
+	timeout := defaultLiveTimeout
+	if cfg.Timeout > 0 {
+		timeout = cfg.Timeout
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithTimeout(ctx, timeout)
+}
+
 // readLive adds the proxies' live state to the snapshot: a saved dump (--config-dump), or, for
 // a live cluster without --no-live, each diagnosed gateway's config dump and sync status.
 func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapshot) error {
@@ -242,14 +256,7 @@ func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapsho
 	if err != nil {
 		return nil
 	}
-	timeout := defaultLiveTimeout
-	if cfg.Timeout > 0 {
-		timeout = cfg.Timeout
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := liveContext(ctx, cfg)
 	defer cancel()
 	var targets []loader.ProxyTarget
 	for _, w := range wls {
@@ -296,14 +303,7 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool,
 	if err != nil {
 		return nil, &exitError{code: ExitError, err: fmt.Errorf("kubeconfig: %v", err)}
 	}
-	timeout := defaultLiveTimeout
-	if cfg.Timeout > 0 {
-		timeout = cfg.Timeout
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := liveContext(ctx, cfg)
 	defer cancel()
 	snap, err := loader.FromCluster(ctx, cfg, lo)
 	if err != nil {
