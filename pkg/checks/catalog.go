@@ -1,5 +1,7 @@
 package checks
 
+import "strings"
+
 // Cause codes: the stable `cause` of a GatewayVerdict, one per decision-tree outcome of the
 // seed's §3.7 procedure. Codes are never renamed or reused; retired codes stay listed here.
 const (
@@ -36,8 +38,11 @@ type CatalogEntry struct {
 	Description string
 }
 
-// Catalog lists every cause and finding code, in decision-tree order. docs/why-missing.md is
-// generated from the same text by hand; keep them in step.
+// Catalog lists every cause and finding code, in decision-tree order. Every entry has a stable
+// EGRnnnn identifier, the seed section and the istiod source it rests on (catalogRefs below,
+// read through CatalogEntry.ID, Seed and Source). docs/findings.md is generated from the
+// catalogue (`go generate ./pkg/checks`, or `go run ./hack/gen-findings`); a unit test fails when
+// it is out of date. docs/why-missing-schema.md repeats the cause codes by hand.
 var Catalog = []CatalogEntry{
 	{CauseOK, LevelInfo, "", "The cluster is predicted in the gateway's CDS and a route bound to the gateway reaches it."},
 	{CauseInputUnknown, LevelError, "", "A kind the verdict depends on could not be read (RBAC forbids listing it, or its API version is not served); no verdict is given (exit 2)."},
@@ -65,6 +70,114 @@ var Catalog = []CatalogEntry{
 func Lookup(code string) (CatalogEntry, bool) {
 	for _, e := range Catalog {
 		if e.Code == code {
+			return e, true
+		}
+	}
+	return CatalogEntry{}, false
+}
+
+// catalogRef is what the catalogue says of a code besides its level and description: the stable
+// identifier, the seed section(s) and the istiod source it rests on.
+type catalogRef struct {
+	// ID is "EGRnnnn": EGR01xx why-missing causes and warnings, EGR02xx export-audit, EGR03xx
+	// explain-listener, EGR04xx visibility, EGR09xx preflight's own. Never renamed or reused; a
+	// retired code keeps its row.
+	ID string
+	// Seed names sections of the seed guide (000: "§3.7"; "seed 002" for serviceEntryVisibility).
+	Seed string
+	// Source names the istiod (or Envoy) code the finding models, as cited by pkg/rules and
+	// pkg/checks; "this tool" for findings about kubectl-egress's own input.
+	Source string
+}
+
+// catalogRefs is the one table of identifiers, seed sections and istiod sources, keyed by code.
+// A unit test checks that every Catalog entry has a row, that every row has a Catalog entry, and
+// that identifiers are unique and in the group of their command.
+var catalogRefs = map[string]catalogRef{
+	// why-missing causes (seed §3.7 decision tree) and warnings.
+	CauseOK:                      {"EGR0100", "§2.4, §3.7", "pilot/pkg/model/push_context.go IsServiceVisible, initVirtualServices (destinationsByGateway); pilot/pkg/networking/core/cluster.go convertResolution"},
+	CauseInputUnknown:            {"EGR0101", "§3.7 (a)–(c)", "this tool: the Kubernetes API refused or does not serve a kind the verdict reads (loader FromCluster)"},
+	CauseHostNotFound:            {"EGR0102", "§1.3, §3.7 (b)", "pilot/pkg/serviceregistry/serviceentry/conversion.go convertServices; pilot/pkg/serviceregistry/kube/conversion.go ConvertService"},
+	CausePortNotDeclared:         {"EGR0103", "§2.2", "pilot/pkg/serviceregistry/serviceentry/conversion.go convertServices, convertPort; pilot/pkg/model/service.go BuildSubsetKey"},
+	CauseNotExported:             {"EGR0104", "§2.4 gate (1), §4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible, serviceExportTo, initDefaultExportMaps"},
+	CauseNoCluster:               {"EGR0105", "§2.2", "pilot/pkg/networking/core/cluster.go convertResolution, cluster_builder.go buildCluster"},
+	CauseNotReferenced:           {"EGR0106", "§2.4 gate (2), §3.4, §4.4", "pilot/pkg/model/push_context.go initVirtualServices (destinationsByGateway), virtualServiceDestinationsFilteredBySourceNamespace, extraServicesForProxy; pilot/pkg/features/experimental.go FilterGatewayClusterConfig"},
+	CauseGatewayRefUnresolve:     {"EGR0107", "§2.3 (condition 1)", "pilot/pkg/model/config.go resolveGatewayName; push_context.go getGatewayNames; virtualservice.go resolveVirtualServiceShortnames"},
+	CauseRouteNotBound:           {"EGR0108", "§2.3, §4.1, §4.2", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig, buildGatewayNetworkFiltersFromTLSRoutes, buildGatewayNetworkFiltersFromTCPRoutes, pickMatchingGatewayHosts; route/route.go TranslateRoute, sourceMatchHTTP; pilot/pkg/model/push_context.go VirtualServicesForGateway"},
+	CauseNoVirtualHost:           {"EGR0109", "§2.3 (condition 2), §5 (NR)", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig; pkg/config/host/names.go Names.Intersection"},
+	CauseSubsetNotDefined:        {"EGR0110", "§2.5, §5 (NC, subset)", "pilot/pkg/model/push_context.go destinationRule; destination_rule.go mergeDestinationRule; pilot/pkg/model/service.go BuildSubsetKey"},
+	CauseProxyDisagrees:          {"EGR0111", "§3.7 (d), (e)", "istiod /debug/syncz (sync status) and the proxy's Envoy /config_dump; istio/istio#44439"},
+	CauseModelDisagrees:          {"EGR0112", "§3.7 (d), (e)", "the proxy's Envoy /config_dump against this tool's model of pilot/pkg/networking/core/cluster.go"},
+	CauseNoEndpoints:             {"EGR0113", "§2.2 (resolution), §5 (UH)", "pilot/pkg/networking/core/cluster.go convertResolution, cluster_builder.go buildCluster (pilot_dns_cluster_without_endpoints); pilot/pkg/serviceregistry/serviceentry/conversion.go convertServiceEntryToInstances"},
+	"LEGACY_GATEWAY_REF":         {"EGR0114", "§2.3 (condition 1)", "pilot/pkg/model/config.go resolveGatewayName"},
+	"NO_ROUTE_THROUGH_GATEWAY":   {"EGR0115", "§2.3, §3.5", "pilot/pkg/model/push_context.go VirtualServicesForGateway"},
+	"DELEGATE_UNUSABLE":          {"EGR0116", "§2.3, §2.4", "pilot/pkg/model/virtualservice.go mergeVirtualServices, virtualServiceDestinations"},
+	"FLAG_ROUTE_DISAGREEMENT":    {"EGR0117", "§2.4 gate (2)", "pilot/pkg/model/push_context.go initVirtualServices (destinationsByGateway ignores exportTo, host intersection and match.port)"},
+	"GATEWAY_ROUTES_TO_ITSELF":   {"EGR0118", "§2.3", "pilot/pkg/networking/core/route/route.go GetDestinationCluster"},
+	"DESTINATION_CLUSTER_ABSENT": {"EGR0119", "§5 (503 NC)", "pilot/pkg/networking/core/route/route.go GetDestinationCluster"},
+
+	// export-audit (seed §4.2, §2.5).
+	AuditSENotExportedToGateway: {"EGR0201", "§4.2", "pilot/pkg/model/push_context.go IsServiceVisible, serviceExportTo"},
+	AuditVSNotExportedToGateway: {"EGR0202", "§4.2", "pilot/pkg/model/push_context.go initVirtualServices (publicByGateway, privateByNamespaceAndGateway, exportedToNamespaceByGateway), VirtualServicesForGateway"},
+	AuditSENotExportedToClient:  {"EGR0203", "§4.2", "pilot/pkg/model/push_context.go VirtualServicesForGateway (gateway mesh), IsServiceVisible"},
+	AuditDRNotOnLookupPath:      {"EGR0204", "§2.5", "pilot/pkg/model/push_context.go destinationRule; sidecar.go SidecarScope.DestinationRule"},
+	AuditSubsetUndefined:        {"EGR0205", "§2.5, §5 (NC, subset)", "pilot/pkg/model/push_context.go destinationRule; pilot/pkg/model/service.go BuildSubsetKey"},
+	AuditDuplicateHost:          {"EGR0206", "§4.2", "pilot/pkg/model/sidecar.go appendSidecarServices, canMergeServices; push_context.go servicesExportedToNamespace"},
+	AuditDRShadowed:             {"EGR0207", "§2.5", "pilot/pkg/model/push_context.go destinationRule; config.go MostSpecificHostMatch"},
+	AuditSidecarImportHidden:    {"EGR0208", "§4.2", "pilot/pkg/model/sidecar.go convertIstioListenerToWrapper, selectServices; push_context.go servicesExportedToNamespace"},
+	AuditSidecarImportUnknown:   {"EGR0209", "§4.2", "pilot/pkg/model/sidecar.go convertIstioListenerToWrapper, selectServices"},
+
+	// explain-listener (seed §1.2, §2.1–§2.3, §4.1, §4.3, §5).
+	ListenerCatchAllTCP:        {"EGR0301", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, buildListenerFromEntry; tls.go buildSidecarOutboundTCPFilterChainOpts"},
+	ListenerCatchAllTLSPort:    {"EGR0302", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, buildListenerFromEntry; tls.go buildSidecarOutboundTCPFilterChainOpts"},
+	ListenerChainDropped:       {"EGR0303", "§2.1", "pilot/pkg/networking/core/listener.go mergeTCPFilterChains (push status pilot_conflict_outbound_listener_tcp_over_current_tcp)"},
+	ListenerWellKnownPort:      {"EGR0304", "§2.1", "pilot/pkg/networking/core/listener.go isConflictWithWellKnownPort"},
+	ListenerHTTPShadowsTCP:     {"EGR0305", "§2.1", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListener; httproute.go BuildSidecarOutboundVirtualHosts"},
+	ListenerHTTP2Undeclared:    {"EGR0306", "§4.1, §5 (only gRPC fails)", "pkg/config/protocol/instance.go Parse, as used by pilot/pkg/serviceregistry/serviceentry/conversion.go convertPort"},
+	ListenerHostNotInRegistry:  {"EGR0307", "§1.3", "pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig (allow_any, block_all); pilot/pkg/simulation/traffic.go Run"},
+	ListenerNotImported:        {"EGR0308", "§4.2", "pilot/pkg/model/sidecar.go convertIstioListenerToWrapper, selectServices; push_context.go IsServiceVisible"},
+	ListenerDoubleTLS:          {"EGR0309", "§2.5, §5 (UF)", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts; pilot/pkg/model/push_context.go destinationRule"},
+	ListenerNoneNoAddresses:    {"EGR0310", "§2.2", "pilot/pkg/networking/core/listener.go buildListenerFromEntry; cluster.go convertResolution"},
+	ListenerWildcardDNS:        {"EGR0311", "§2.2", "pilot/pkg/networking/core/cluster.go convertResolution"},
+	ListenerStrictDNS:          {"EGR0312", "§2.2, §5 (GSLB)", "pilot/pkg/networking/core/cluster.go convertResolution"},
+	ListenerNoChains:           {"EGR0313", "§2.3, §4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners (\"must have more than 0 chains\"), createGatewayTCPFilterChainOpts"},
+	ListenerHTTPOnPassthrough:  {"EGR0314", "§4.1, §4.3", "pilot/pkg/model/gateway.go IsPassThroughServer; pilot/pkg/networking/core/gateway.go buildGatewayNetworkFiltersFromTLSRoutes"},
+	ListenerTLSOnTerminating:   {"EGR0315", "§4.1, §4.3", "pilot/pkg/model/gateway.go IsHTTPServer; pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig"},
+	ListenerNoCredential:       {"EGR0316", "§4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners"},
+	ListenerTLSBehindHTTP:      {"EGR0317", "§4.3, §5 (400)", "pilot/pkg/model/gateway.go IsHTTPServer; pilot/pkg/networking/core/gateway.go buildGatewayListeners"},
+	ListenerGatewayServiceLack: {"EGR0318", "§5 (503 NC)", "pilot/pkg/serviceregistry/kube/conversion.go ConvertService; pilot/pkg/model/service.go BuildSubsetKey"},
+	ListenerBlackHole:          {"EGR0319", "§1.3, §5 (502)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners; httproute.go buildSidecarOutboundHTTPRouteConfig (block_all)"},
+	ListenerHTTPRoutesIgnored:  {"EGR0320", "§2.1, §4.1", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts, buildSidecarOutboundTCPFilterChainOpts"},
+	ListenerActualDiffers:      {"EGR0321", "§3.7 (d), (e)", "the proxy's Envoy /config_dump against pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners"},
+
+	// visibility (seed 002).
+	VisStatusDrift:       {"EGR0401", "seed 002", "pilot/pkg/model/serviceentry_visibility.go; pilot/pkg/serviceregistry/serviceentry/conversion.go (Attributes.Visibility)"},
+	VisHiddenEverywhere:  {"EGR0402", "seed 002, §4.2", "pilot/pkg/model/push_context.go serviceExportTo"},
+	VisWaypointForbidden: {"EGR0403", "seed 002", "pilot/pkg/serviceregistry/kube/controller/ambient/waypoints.go fetchWaypointForService"},
+	VisRuleNeverMatches:  {"EGR0404", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
+	VisPolicyMatchesAll:  {"EGR0405", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
+	VisNotImported:       {"EGR0406", "§4.2, seed 002", "pilot/pkg/model/sidecar.go selectServices, collectImportedServices"},
+
+	// preflight's own (pkg/checks/preflight_catalog.go).
+	PreflightSuppressionUnused:  {"EGR0901", "—", "this tool: kubectl egress preflight suppressions"},
+	PreflightSuppressionInvalid: {"EGR0902", "—", "this tool: kubectl egress preflight suppressions"},
+	PreflightCheckSkipped:       {"EGR0903", "—", "this tool: kubectl egress preflight"},
+}
+
+// ID returns the entry's stable identifier ("EGR0104"), "" when catalogRefs has no row for it.
+func (e CatalogEntry) ID() string { return catalogRefs[e.Code].ID }
+
+// Seed returns the seed section(s) the entry rests on (for example "§2.4 gate (1), §4.2").
+func (e CatalogEntry) Seed() string { return catalogRefs[e.Code].Seed }
+
+// Source returns the istiod functions the entry models, as the code comments cite them.
+func (e CatalogEntry) Source() string { return catalogRefs[e.Code].Source }
+
+// LookupID returns the catalogue entry whose ID ("EGR0104") or code
+// ("NOT_EXPORTED_TO_GATEWAY_NAMESPACE") is key; case-insensitive.
+func LookupID(key string) (CatalogEntry, bool) {
+	for _, e := range Catalog {
+		if strings.EqualFold(e.Code, key) || strings.EqualFold(e.ID(), key) {
 			return e, true
 		}
 	}

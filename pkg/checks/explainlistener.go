@@ -326,6 +326,16 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 		return
 	}
 	all := AllServices(RevisionView(snap, v.Revision), v.Flags)
+	explainSidecarHost(snap, v, all, opt.Port, opt.Call, opt.Address, rep, true)
+}
+
+// explainSidecarHost follows the calls to rep.Host:port through the sidecar view v (all: the
+// registry entries of its revision view): one call per kind (--call, else from the entry's
+// protocol), with the plain-words explanation when explain is set, the host's findings, the
+// clusters the calls reach and a missing gateway Service port. explain-listener and preflight
+// both use it.
+func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, all []rules.Service, port uint32, call, address string, rep *ListenerReport, explain bool) {
+	out := v.Outbound
 	var forHost []rules.Service
 	for _, s := range all {
 		if s.Hostname == rep.Host {
@@ -333,13 +343,13 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 		}
 	}
 	imported := importedEntry(out, rep.Host)
-	kinds := callKinds(opt.Call, imported, opt.Port)
-	if opt.Call == "" && len(kinds) == 1 && kinds[0] == rules.CallTCP && hasHCMOnPort(out, opt.Port) {
+	kinds := callKinds(call, imported, port)
+	if call == "" && len(kinds) == 1 && kinds[0] == rules.CallTCP && hasHCMOnPort(out, port) {
 		// A TCP entry sharing a port with an HTTP service: plain HTTP to its host is decided by
 		// the HCM chain, which is what users usually send on such ports.
 		kinds = append([]string{rules.CallHTTP}, kinds...)
 	}
-	addr := opt.Address
+	addr := address
 	if addr == "" && rules.IsIP(rep.Host) {
 		addr = rep.Host
 	}
@@ -347,11 +357,13 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 		addr = firstAddress(imported.Addresses)
 	}
 	for _, k := range kinds {
-		res := out.Resolve(rules.Call{Host: rep.Host, Port: opt.Port, Kind: k, Address: addr})
+		res := out.Resolve(rules.Call{Host: rep.Host, Port: port, Kind: k, Address: addr})
 		cv := CallView{Kind: k, Address: addr, Result: res}
-		cv.Explanation = explainCall(v, res, rep.Host, opt.Port, k, addr, imported, forHost)
+		if explain {
+			cv.Explanation = explainCall(v, res, rep.Host, port, k, addr, imported, forHost)
+		}
 		rep.Calls = append(rep.Calls, cv)
-		hostCallFindings(snap, v, res, rep, imported, forHost, k, opt.Port)
+		hostCallFindings(snap, v, res, rep, imported, forHost, k, port)
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)
 	for _, c := range rep.Clusters {

@@ -1,0 +1,414 @@
+package e2e
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// preflightCases: for each case file of ../shared/cases, the findings `preflight` must report,
+// as "CODE Kind namespace/name". The codes come from the other e2e tables for the same case
+// (cases_test.go: why-missing causes; exportaudit_test.go; explainlistener_test.go;
+// visibility_test.go), or from the case's `# expect:` where no table covers it (11, 27, S2).
+// Controls (want nil) must have no Error finding and exit 0:
+//   - 04, 07, 24, 26, S5: the control cases of cases_test.go and exportaudit_test.go;
+//   - 28, S1, S3: valid configuration (28 is a control-plane bug only live evidence shows);
+//   - 17: its fault is about a host no resource names (grpc.example.com): preflight has no
+//     host to ask about, so it finds nothing (explain-listener with that host does);
+//   - S4: no VirtualService routes httpbin.org through the gateway, so preflight does not
+//     diagnose it; the seed (§2.4, §3.4) calls the missing cluster "normal" in that state.
+var preflightCases = []struct {
+	file string
+	want []string
+}{
+	{"01-se-exportto-dot-hidden-from-egress-gateway.yaml", []string{"NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example"}},
+	{"02-dr-subset-in-other-client-namespace.yaml", []string{"DR_NOT_ON_LOOKUP_PATH DestinationRule team-a/egressgateway-for-api"}},
+	{"04-dr-exportto-names-own-namespace-1-20.yaml", nil},
+	{"06-gateway-short-name-resolves-in-vs-namespace.yaml", []string{"GATEWAY_REF_UNRESOLVED VirtualService team-a/api-via-egress"}},
+	{"07-gateway-ref-legacy-fqdn-form-control.yaml", nil},
+	{"08-http-routes-on-tls-passthrough-server.yaml", []string{"GATEWAY_LISTENER_WITHOUT_CHAINS Gateway istio-system/istio-egressgateway", "HTTP_ROUTES_ON_PASSTHROUGH_SERVER VirtualService team-a/api-via-egress", "HTTP_ROUTES_IGNORED_ON_TCP_PORT VirtualService team-a/api-via-egress"}},
+	{"10-egress-gateway-service-lacks-port.yaml", []string{"GATEWAY_SERVICE_LACKS_PORT Service istio-system/istio-egressgateway"}},
+	{"11-subset-referenced-but-not-defined.yaml", []string{"SUBSET_NOT_DEFINED_ANYWHERE VirtualService team-a/api-via-egress"}},
+	{"12-tcp-serviceentries-3306-without-addresses.yaml", []string{"FILTER_CHAIN_DROPPED ServiceEntry team-a/stats-db", "TCP_CATCH_ALL_ON_PORT ServiceEntry team-a/orders-db"}},
+	{"14-tcp-serviceentry-on-443-hijacks-https.yaml", []string{"TCP_CATCH_ALL_ON_TLS_PORT ServiceEntry team-a/search-api"}},
+	{"16-tcp-serviceentry-vs-http-services-port-80.yaml", []string{"HTTP_CHAIN_SHADOWS_TCP_ENTRY ServiceEntry team-a/docs-site"}},
+	{"17-grpc-external-on-port-owned-by-http-service.yaml", nil},
+	{"19-https-serviceentry-plus-dr-simple-double-tls.yaml", []string{"TLS_ORIGINATED_TWICE DestinationRule team-a/api-example-tls"}},
+	{"20-serviceentry-resolution-none-behind-gateway.yaml", []string{"NO_ENDPOINTS ServiceEntry team-a/api-example"}},
+	{"22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml", []string{"NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS Sidecar team-a/default"}},
+	{"24-filter-gateway-cluster-config-delegate-vs.yaml", nil},
+	{"26-filter-gateway-cluster-config-cds-not-pushed-1-7.yaml", nil},
+	{"27-dns-round-robin-duplicate-host.yaml", []string{"DUPLICATE_HOST_VISIBLE ServiceEntry team-a/partner-svc-1"}},
+	{"28-dns-round-robin-new-serviceentry-cluster-missing.yaml", nil},
+	{"30-call-by-ip-host-not-in-gateway-vhosts.yaml", []string{"NO_VIRTUAL_HOST VirtualService team-a/legacy-via-egress"}},
+	{"seed-S1-3.2-se-http-sidecar-hcm-rds.yaml", nil},
+	{"seed-S2-3.3-se-tcp-no-addresses.yaml", []string{"TCP_CATCH_ALL_ON_PORT ServiceEntry default/httpbin-ext", "HTTP_CHAIN_SHADOWS_TCP_ENTRY ServiceEntry default/httpbin-ext"}},
+	{"seed-S3-3.3-se-tcp-with-address-240.0.0.10.yaml", nil},
+	{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", nil},
+	{"seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml", nil},
+	{"seed-S6-4.2-se-exportto-dot-team-a-gateway-in-istio-system.yaml", []string{"NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/httpbin-ext", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/httpbin-ext"}},
+}
+
+func parsePreflight(t *testing.T, mode string, r result) checks.PreflightReport {
+	t.Helper()
+	var rep checks.PreflightReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%s: stdout is not a JSON preflight report: %v\n%s", mode, err, r)
+	}
+	if rep.SchemaVersion != checks.PreflightSchemaVersion {
+		t.Errorf("%s: schemaVersion %q", mode, rep.SchemaVersion)
+	}
+	return rep
+}
+
+// findingSet renders the findings as sorted "LEVEL ID CODE Resource field" rows.
+func findingSet(fs []checks.PreflightFinding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, strings.Join([]string{f.Level, f.ID, f.Code, f.Resource.String(), f.Field}, " "))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasFinding(fs []checks.PreflightFinding, want string) *checks.PreflightFinding {
+	for i, f := range fs {
+		if f.Code+" "+f.Resource.String() == want {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func wantExit(rep checks.PreflightReport) int {
+	for _, f := range rep.Findings {
+		if f.Level == checks.LevelError {
+			return 1
+		}
+	}
+	return 0
+}
+
+// TestPreflightCases runs preflight on every case offline (-f CASE --offline) and live (the
+// case applied, through kubectl plugin discovery): each fault is reported with the right code
+// and resource, controls have no Error finding, the exit code follows the Error findings, and
+// live and offline report the same findings.
+func TestPreflightCases(t *testing.T) {
+	pluginBinary(t)
+	for _, c := range preflightCases {
+		t.Run(strings.TrimSuffix(c.file, ".yaml"), func(t *testing.T) {
+			off := egressDirect(t, "preflight", "-f", casePath(c.file), "--offline", "-o", "json")
+			offRep := parsePreflight(t, "offline", off)
+			if offRep.Mode != checks.ModeOffline {
+				t.Errorf("offline: mode %q", offRep.Mode)
+			}
+			for _, want := range c.want {
+				f := hasFinding(offRep.Findings, want)
+				if f == nil {
+					t.Errorf("offline: finding %q missing; have\n  %s", want, strings.Join(findingSet(offRep.Findings), "\n  "))
+					continue
+				}
+				if e, ok := checks.Lookup(f.Code); !ok || e.ID() != f.ID || f.Seed == "" || f.Source == "" {
+					t.Errorf("offline: %s has ID %s, seed %q, source %q", f.Code, f.ID, f.Seed, f.Source)
+				}
+			}
+			if c.want == nil {
+				for _, f := range offRep.Findings {
+					if f.Level == checks.LevelError {
+						t.Errorf("control case: Error finding %s %s %s: %s", f.ID, f.Code, f.Resource, f.Message)
+					}
+				}
+			}
+			if off.code != wantExit(offRep) {
+				t.Errorf("offline: exit %d, want %d\n%s", off.code, wantExit(offRep), off)
+			}
+
+			applyCase(t, c.file)
+			live := egress(t, "preflight", "-o", "json", "--kubeconfig", env.kubeconfig)
+			liveRep := parsePreflight(t, "live", live)
+			if liveRep.Mode != checks.ModeLive || len(liveRep.Unknown) > 0 {
+				t.Errorf("live: mode %q unknown %v", liveRep.Mode, liveRep.Unknown)
+			}
+			if live.code != off.code {
+				t.Errorf("live: exit %d, offline %d\n%s", live.code, off.code, live)
+			}
+			if a, b := findingSet(liveRep.Findings), findingSet(offRep.Findings); !slices.Equal(a, b) {
+				t.Errorf("live and offline findings differ:\n live:    %s\n offline: %s", strings.Join(a, "\n          "), strings.Join(b, "\n          "))
+			}
+		})
+	}
+}
+
+// TestPreflightWarningsFailOnWarning: a case with only Warning findings exits 0 by default and
+// 1 with --fail-on warning.
+func TestPreflightWarningsFailOnWarning(t *testing.T) {
+	pluginBinary(t)
+	f := casePath("20-serviceentry-resolution-none-behind-gateway.yaml")
+	if r := egressDirect(t, "preflight", "-f", f, "--offline"); r.code != 0 {
+		t.Errorf("default --fail-on error: exit %d\n%s", r.code, r)
+	}
+	if r := egressDirect(t, "preflight", "-f", f, "--offline", "--fail-on", "warning"); r.code != 1 {
+		t.Errorf("--fail-on warning: exit %d\n%s", r.code, r)
+	}
+}
+
+// TestPreflightFormats: every -o format gives the same exit code, live and offline, for a fault
+// (exit 1) and a control (exit 0), and each output parses as its format.
+func TestPreflightFormats(t *testing.T) {
+	pluginBinary(t)
+	for _, c := range []struct {
+		file string
+		code int
+	}{
+		{"01-se-exportto-dot-hidden-from-egress-gateway.yaml", 1},
+		{"07-gateway-ref-legacy-fqdn-form-control.yaml", 0},
+	} {
+		applyCase(t, c.file)
+		for _, format := range []string{"table", "json", "yaml", "sarif", "junit"} {
+			for mode, r := range map[string]result{
+				"offline": egressDirect(t, "preflight", "-f", casePath(c.file), "--offline", "-o", format),
+				"live":    egress(t, "preflight", "-o", format, "--kubeconfig", env.kubeconfig),
+			} {
+				if r.code != c.code || r.stderr != "" {
+					t.Errorf("%s %s -o %s: exit %d, want %d; stderr %q", c.file, mode, format, r.code, c.code, r.stderr)
+				}
+				checkFormat(t, c.file+" "+mode, format, r, c.code)
+			}
+		}
+	}
+}
+
+func checkFormat(t *testing.T, name, format string, r result, code int) {
+	t.Helper()
+	switch format {
+	case "table":
+		want := "PASS:"
+		if code == 1 {
+			want = "FAIL:"
+		}
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("%s table: no %q line\n%s", name, want, r.stdout)
+		}
+	case "json", "yaml":
+		data := []byte(r.stdout)
+		if format == "yaml" {
+			var err error
+			if data, err = yaml.ToJSON(data); err != nil {
+				t.Errorf("%s yaml: %v", name, err)
+				return
+			}
+		}
+		var rep checks.PreflightReport
+		if err := json.Unmarshal(data, &rep); err != nil || rep.SchemaVersion != checks.PreflightSchemaVersion || rep.Failed != (code == 1) {
+			t.Errorf("%s %s: err %v schema %q failed %v", name, format, err, rep.SchemaVersion, rep.Failed)
+		}
+	case "sarif":
+		var log struct {
+			Version string `json:"version"`
+			Runs    []struct {
+				Invocations []struct {
+					ExitCode int `json:"exitCode"`
+				} `json:"invocations"`
+				Results []struct {
+					RuleID string `json:"ruleId"`
+					Level  string `json:"level"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Invocations[0].ExitCode != code {
+			t.Errorf("%s sarif: err %v version %q runs %d", name, err, log.Version, len(log.Runs))
+			return
+		}
+		errors := 0
+		for _, res := range log.Runs[0].Results {
+			if !strings.HasPrefix(res.RuleID, "EGR") {
+				t.Errorf("%s sarif: ruleId %q", name, res.RuleID)
+			}
+			if res.Level == "error" {
+				errors++
+			}
+		}
+		if (errors > 0) != (code == 1) {
+			t.Errorf("%s sarif: %d error results, exit %d", name, errors, code)
+		}
+	case "junit":
+		var doc struct {
+			Failures int `xml:"failures,attr"`
+			Suites   []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Suites) != len(checks.PreflightChecks) || (doc.Failures > 0) != (code == 1) {
+			t.Errorf("%s junit: err %v suites %d failures %d", name, err, len(doc.Suites), doc.Failures)
+		}
+	}
+}
+
+// whatIfRelease narrows the exportTo of case 07's ServiceEntry to its own namespace: the
+// gateway in istio-system loses the cluster.
+const whatIfRelease = `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: api-example
+  namespace: team-a
+spec:
+  hosts: [api.example.com]
+  exportTo: ["."]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+`
+
+// harmlessRelease adds an unrelated, well-formed ServiceEntry.
+const harmlessRelease = `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: docs-example
+  namespace: team-a
+spec:
+  hosts: [docs.example.org]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+`
+
+// TestPreflightWhatIf: manifests over a live control case that introduce a fault are reported
+// as introduced and fail; an existing live fault alone does not fail by default (it does with
+// --fail-on-existing); the live cluster is not changed.
+func TestPreflightWhatIf(t *testing.T) {
+	pluginBinary(t)
+	dir := t.TempDir()
+	release := filepath.Join(dir, "release.yaml")
+	harmless := filepath.Join(dir, "harmless.yaml")
+	if err := os.WriteFile(release, []byte(whatIfRelease), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(harmless, []byte(harmlessRelease), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	applyCase(t, "07-gateway-ref-legacy-fqdn-form-control.yaml")
+	r := egress(t, "preflight", "-f", release, "-o", "json", "--kubeconfig", env.kubeconfig)
+	if r.code != 1 {
+		t.Errorf("introduced fault: exit %d, want 1\n%s", r.code, r)
+	}
+	rep := parsePreflight(t, "what-if", r)
+	if rep.Mode != checks.ModeWhatIf || !strings.HasPrefix(rep.Source, "cluster ") || !strings.Contains(rep.Source, "files "+release) {
+		t.Errorf("mode %q source %q", rep.Mode, rep.Source)
+	}
+	f := hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example")
+	if f == nil || f.Status != checks.FindingIntroduced || f.ID != "EGR0104" {
+		t.Errorf("want EGR0104 introduced on ServiceEntry team-a/api-example; have %v", findingSet(rep.Findings))
+	} else if f.Location == nil || f.Location.File != release || f.Location.Line != 2 {
+		t.Errorf("EGR0104 location %+v, want %s:2", f.Location, release)
+	}
+	// Case 07's own Info findings (LEGACY_GATEWAY_REF, STRICT_DNS) are existing; every Error is
+	// introduced by the release.
+	for _, f := range rep.Findings {
+		if f.Level == checks.LevelError && f.Status != checks.FindingIntroduced {
+			t.Errorf("%s %s: status %q, want introduced", f.ID, f.Resource, f.Status)
+		}
+	}
+	if rep.Summary.Introduced < 2 || rep.Summary.Failing != rep.Summary.Errors {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	// SARIF marks it new.
+	r = egress(t, "preflight", "-f", release, "-o", "sarif", "--kubeconfig", env.kubeconfig)
+	if r.code != 1 || !strings.Contains(r.stdout, `"baselineState": "new"`) {
+		t.Errorf("sarif what-if: exit %d, no baselineState new\n%s", r.code, r)
+	}
+	// The live object is unchanged: preflight only reads.
+	if got := kubectl(t, "get", "serviceentry", "api-example", "-n", "team-a", "-o", "jsonpath={.spec.exportTo}", "--kubeconfig", env.kubeconfig); strings.TrimSpace(got.stdout) != "" {
+		t.Errorf("live ServiceEntry exportTo changed to %q", got.stdout)
+	}
+
+	// The fault is live already; harmless manifests do not fail the run by default.
+	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
+	r = egress(t, "preflight", "-f", harmless, "-o", "json", "--kubeconfig", env.kubeconfig)
+	if r.code != 0 {
+		t.Errorf("existing fault only: exit %d, want 0\n%s", r.code, r)
+	}
+	rep = parsePreflight(t, "what-if existing", r)
+	f = hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example")
+	if f == nil || f.Status != checks.FindingExisting || rep.Summary.Failing != 0 || rep.Failed {
+		t.Errorf("want EGR0104 existing and nothing failing; summary %+v findings %v", rep.Summary, findingSet(rep.Findings))
+	}
+	r = egress(t, "preflight", "-f", harmless, "--fail-on-existing", "--kubeconfig", env.kubeconfig)
+	if r.code != 1 || !strings.Contains(r.stdout, "existing") {
+		t.Errorf("--fail-on-existing: exit %d, want 1\n%s", r.code, r)
+	}
+	// Fixing it in the manifests resolves it.
+	fix := filepath.Join(dir, "fix.yaml")
+	if err := os.WriteFile(fix, []byte(strings.Replace(whatIfRelease, `exportTo: ["."]`, `exportTo: [".", istio-system]`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = egress(t, "preflight", "-f", fix, "-o", "json", "--kubeconfig", env.kubeconfig)
+	rep = parsePreflight(t, "what-if fix", r)
+	if r.code != 0 || hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example") != nil ||
+		hasFinding(rep.Resolved, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example") == nil {
+		t.Errorf("fix: exit %d, findings %v, resolved %v", r.code, findingSet(rep.Findings), findingSet(rep.Resolved))
+	}
+}
+
+// TestPreflightSuppressionsLive: a suppress annotation on the live resource silences its
+// finding (counted, listed as suppressed), -S silences another, and an unused -S is reported.
+func TestPreflightSuppressionsLive(t *testing.T) {
+	pluginBinary(t)
+	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
+	if r := kubectl(t, "annotate", "serviceentry", "api-example", "-n", "team-a", checks.SuppressAnnotation+"=EGR0104: moving to the gateway namespace next release", "--kubeconfig", env.kubeconfig); r.code != 0 {
+		t.Fatalf("kubectl annotate: %s", r)
+	}
+	r := egress(t, "preflight", "-o", "json", "--kubeconfig", env.kubeconfig)
+	rep := parsePreflight(t, "annotation", r)
+	if r.code != 1 || hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example") != nil {
+		t.Errorf("annotation: exit %d (EGR0201 still fails), findings %v", r.code, findingSet(rep.Findings))
+	}
+	s := hasFinding(rep.Suppressed, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example")
+	if s == nil || s.SuppressedBy == nil || s.SuppressedBy.Origin != checks.SuppressedByAnnotation || !strings.Contains(s.SuppressedBy.Reason, "next release") {
+		t.Errorf("suppressed %v", rep.Suppressed)
+	}
+	r = egress(t, "preflight", "-o", "json", "-S", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE=ServiceEntry team-a/*", "-S", "EGR0302=ServiceEntry nowhere/*", "--kubeconfig", env.kubeconfig)
+	rep = parsePreflight(t, "-S", r)
+	if r.code != 0 || rep.Summary.Suppressed != 2 || hasFinding(rep.Findings, "SUPPRESSION_UNUSED Suppression -S EGR0302=ServiceEntry nowhere/*") == nil {
+		t.Errorf("-S: exit %d summary %+v findings %v", r.code, rep.Summary, findingSet(rep.Findings))
+	}
+	r = egress(t, "preflight", "-o", "sarif", "-S", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE=*", "--kubeconfig", env.kubeconfig)
+	if r.code != 0 || strings.Count(r.stdout, `"suppressions"`) != 2 || !strings.Contains(r.stdout, `"kind": "inSource"`) || !strings.Contains(r.stdout, `"kind": "external"`) {
+		t.Errorf("sarif suppressions: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestPreflightBadInput: usage and input errors are one line on stderr with exit 2.
+func TestPreflightBadInput(t *testing.T) {
+	pluginBinary(t)
+	f := casePath("07-gateway-ref-legacy-fqdn-form-control.yaml")
+	for _, args := range [][]string{
+		{"preflight", "-f", f, "--offline", "-S", "EGR0104"},
+		{"preflight", "-f", f, "--offline", "-S", "EGR0999=ServiceEntry a/b"},
+		{"preflight", "-f", f, "--offline", "--suppressions", filepath.Join(t.TempDir(), "nope.yaml")},
+		{"preflight", "-f", f, "--offline", "-o", "xml"},
+		{"preflight", "--offline"},
+	} {
+		r := egressDirect(t, args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, r.code, r)
+		}
+		checkOneLineError(t, r)
+	}
+	r := egress(t, "preflight", "--kubeconfig", env.kubeconfig, "--server", "https://127.0.0.1:1", "--request-timeout", "2s")
+	if r.code != 2 {
+		t.Errorf("unreachable server: exit %d, want 2\n%s", r.code, r)
+	}
+	checkOneLineError(t, r)
+}

@@ -1,0 +1,815 @@
+package checks
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// PreflightSchemaVersion identifies the JSON/YAML shape of a PreflightReport (JSON Schema:
+// docs/preflight.schema.json). Within v1 fields are only added, never removed or re-typed.
+const PreflightSchemaVersion = "kubectl-egress.io/preflight/v1"
+
+// Check names: the command whose logic produced a finding.
+const (
+	CheckWhyMissing      = "why-missing"
+	CheckExportAudit     = "export-audit"
+	CheckExplainListener = "explain-listener"
+	CheckVisibility      = "visibility"
+	CheckPreflight       = "preflight"
+)
+
+// PreflightChecks lists the checks in the order preflight runs and reports them.
+var PreflightChecks = []string{CheckWhyMissing, CheckExportAudit, CheckExplainListener, CheckVisibility, CheckPreflight}
+
+// ResourceRef names the resource a finding is about. Kind is a Kubernetes or Istio kind
+// (ServiceEntry, VirtualService, Deployment, ...), or one of the pseudo-kinds "Host" (a host name
+// no resource declares), "MeshConfig" (the mesh config of the Istio namespace), "Proxy" and
+// "Suppression"; Namespace is "" for cluster-scoped and pseudo kinds.
+type ResourceRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String returns "Kind namespace/name", "Kind name" without a namespace, or the name alone
+// without a kind. Suppression patterns (-S) are matched against this form.
+func (r ResourceRef) String() string {
+	switch {
+	case r.Kind == "":
+		return r.Name
+	case r.Namespace == "":
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+var refRE = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*) ([^\s/]+)(?:/([^\s/]+))?$`)
+
+// ParseResourceRef turns the resource strings of the other reports into a ResourceRef, with the
+// field it names when the string carries one: "Kind ns/name" and "Kind name";
+// "meshConfig[.field]" → MeshConfig mesh (field); "proxy X" → Proxy X; "ns/name" → kind ""
+// (the caller knows what it is); anything else is a host name (Kind "Host").
+func ParseResourceRef(s string) (ResourceRef, string) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ResourceRef{}, ""
+	}
+	if rest, ok := strings.CutPrefix(s, "meshConfig"); ok && (rest == "" || strings.HasPrefix(rest, ".")) {
+		return ResourceRef{Kind: "MeshConfig", Name: "mesh"}, strings.TrimPrefix(rest, ".")
+	}
+	if rest, ok := strings.CutPrefix(s, "proxy "); ok {
+		ns, name, found := strings.Cut(rest, "/")
+		if found {
+			return ResourceRef{Kind: "Proxy", Namespace: ns, Name: name}, ""
+		}
+		return ResourceRef{Kind: "Proxy", Name: rest}, ""
+	}
+	if m := refRE.FindStringSubmatch(s); m != nil {
+		if m[3] == "" {
+			return ResourceRef{Kind: m[1], Name: m[2]}, ""
+		}
+		return ResourceRef{Kind: m[1], Namespace: m[2], Name: m[3]}, ""
+	}
+	if ns, name, ok := strings.Cut(s, "/"); ok && !strings.ContainsAny(s, " :") && !strings.Contains(name, "/") {
+		return ResourceRef{Namespace: ns, Name: name}, ""
+	}
+	return ResourceRef{Kind: "Host", Name: s}, ""
+}
+
+// SourceLocation is where a resource was read from: a manifest file given with -f and the
+// 1-based line of its document ("kind:" line); Line 0 when unknown.
+type SourceLocation struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Finding statuses in what-if mode (-f over a live cluster).
+const (
+	// FindingIntroduced: present with the manifests applied, absent from the live state alone.
+	FindingIntroduced = "introduced"
+	// FindingExisting: already present in the live state alone.
+	FindingExisting = "existing"
+)
+
+// PreflightFinding is one catalogued finding of `kubectl egress preflight`.
+type PreflightFinding struct {
+	// ID is the stable identifier (EGRnnnn) and Code the string code of the catalogue entry.
+	ID   string `json:"id"`
+	Code string `json:"code"`
+	// Level is Error, Warning or Info (the catalogue's level for the code).
+	Level string `json:"level"`
+	// Check is the command whose logic found it: why-missing, export-audit, explain-listener,
+	// visibility or preflight.
+	Check    string      `json:"check"`
+	Resource ResourceRef `json:"resource"`
+	// Field is the path in the resource to change (spec.exportTo), "" when not known.
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+	// Fix is a concrete change, often a YAML fragment.
+	Fix string `json:"fix,omitempty"`
+	// EnvoyFlag is the Envoy response flag users see (NC, NR, UF, ...), from the catalogue.
+	EnvoyFlag string `json:"envoyFlag,omitempty"`
+	// Seed and Source: the seed section and the istiod functions the finding rests on.
+	Seed   string `json:"seed,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Contexts say where the check saw it ("gateway istio-system/istio-egressgateway,
+	// api.example.com:80", "sidecar in team-a, port 443"); identical findings seen in several
+	// places are reported once with every context.
+	Contexts []string `json:"contexts,omitempty"`
+	// Location is the manifest file of the resource, when it came from -f.
+	Location *SourceLocation `json:"location,omitempty"`
+	// Status is "introduced" or "existing" in what-if mode, "" otherwise.
+	Status string `json:"status,omitempty"`
+	// SuppressedBy is the suppression that matched (only in the report's suppressed list).
+	SuppressedBy *SuppressionRef `json:"suppressedBy,omitempty"`
+}
+
+// key identifies identical findings (de-duplication).
+func (f PreflightFinding) key() string {
+	return f.ID + "|" + f.Resource.String() + "|" + f.Field + "|" + f.Message
+}
+
+// baselineKey identifies the same finding across two snapshots (what-if): code, resource and
+// field, not the message, whose wording may change with unrelated objects.
+func (f PreflightFinding) baselineKey() string {
+	return f.ID + "|" + f.Resource.String() + "|" + f.Field
+}
+
+// CheckRun says what one check examined.
+type CheckRun struct {
+	Name string `json:"name"`
+	// Targets counts what it examined: (gateway, host, port) triples for why-missing, resources
+	// for export-audit, (proxy, port) and (sidecar, host, port) pairs for explain-listener,
+	// (namespace) views for visibility.
+	Targets int `json:"targets"`
+	// Notes say what was not examined and why.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// PreflightResult is what Preflight found in one snapshot, before suppressions and thresholds.
+type PreflightResult struct {
+	Source   string
+	Findings []PreflightFinding
+	Checks   []CheckRun
+	// Unknown maps a kind the checks need to why it could not be read (the result is then
+	// incomplete).
+	Unknown map[string]string
+	// Annotations are the suppress annotations of the snapshot's objects (valid and invalid;
+	// each invalid one is also a SUPPRESSION_INVALID finding).
+	Annotations []Suppression
+}
+
+// preflightNeeds are the kinds whose absence makes a preflight incomplete.
+var preflightNeeds = []string{snapshot.KindNamespace, snapshot.KindServiceEntry, snapshot.KindVirtualService,
+	snapshot.KindDestinationRule, snapshot.KindGateway, snapshot.KindSidecar, snapshot.KindService,
+	snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap}
+
+// Preflight runs every check over the mesh and returns their findings, de-duplicated and sorted
+// worst first:
+//
+//   - why-missing (WhyMissing) for every gateway workload and every host a VirtualService bound
+//     to one of its Gateways routes to (route destinations whose match.gateways apply to it, the
+//     VirtualService hosts some entry declares, and on HTTP ports the IP addresses of the
+//     ServiceEntries for those hosts, which clients may use as authority); a verdict whose cause
+//     is not OK is a finding with the cause code, and each of its warnings is a finding;
+//   - export-audit (ExportAudit, all namespaces);
+//   - explain-listener: for every gateway workload and each port of the Gateway servers
+//     selecting it; for the sidecar of every client namespace (ClientNamespaces) the conflicts
+//     and match-all chains of every port that has listeners, and each ServiceEntry host:port the
+//     sidecar imports (ExplainListener with From);
+//   - visibility (Visibility) for the mesh, and as each client namespace.
+//
+// Identical findings (same ID, resource, field and message) are reported once, with the
+// contexts of all. A check that fails on the input adds a CHECK_SKIPPED finding; a suppress
+// annotation that does not parse adds a SUPPRESSION_INVALID finding. Live evidence
+// (config dumps, sync status) is not read: preflight predicts from configuration only.
+//
+// Pure function of the snapshot; Source: seed §2–§5 and seed 002, through the checks above.
+func Preflight(snap *snapshot.Snapshot) *PreflightResult {
+	res := &PreflightResult{Source: snap.Source}
+	for _, k := range preflightNeeds {
+		if why, ok := snap.Unknown[k]; ok {
+			if res.Unknown == nil {
+				res.Unknown = map[string]string{}
+			}
+			res.Unknown[k] = why
+		}
+	}
+	c := &collector{snap: snap, seen: map[string]int{}}
+	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
+	res.Annotations = AnnotationSuppressions(snap)
+	for _, s := range res.Annotations {
+		if s.Invalid != "" {
+			c.add(NewPreflightFinding(PreflightSuppressionInvalid, CheckPreflight, s.Target, "metadata.annotations["+SuppressAnnotation+"]",
+				fmt.Sprintf("Annotation %s on %s: %s; it suppresses nothing.", SuppressAnnotation, s.Target, s.Invalid),
+				"Write a comma-separated list of \"CODE\" or \"CODE: reason\", CODE an EGR id or a string code of docs/findings.md."), "")
+		}
+	}
+	res.Findings = c.findings
+	SortPreflightFindings(res.Findings)
+	return res
+}
+
+// SortPreflightFindings orders findings worst first, then by resource, ID and message.
+func SortPreflightFindings(fs []PreflightFinding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if levelRank(a.Level) != levelRank(b.Level) {
+			return levelRank(a.Level) < levelRank(b.Level)
+		}
+		if a.Resource.String() != b.Resource.String() {
+			return a.Resource.String() < b.Resource.String()
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Message < b.Message
+	})
+}
+
+// collector gathers findings, merging identical ones.
+type collector struct {
+	snap     *snapshot.Snapshot
+	findings []PreflightFinding
+	seen     map[string]int
+}
+
+// NewPreflightFinding fills a finding from the catalogue entry of code (ID, level, Envoy flag,
+// seed, source). An unknown code keeps itself as ID and is a Warning.
+func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix string) PreflightFinding {
+	f := PreflightFinding{ID: code, Code: code, Level: LevelWarning, Check: check, Resource: res, Field: field, Message: msg, Fix: fix}
+	if e, ok := Lookup(code); ok {
+		f.ID, f.Level, f.EnvoyFlag, f.Seed, f.Source = e.ID(), e.Level, e.Flag, e.Seed(), e.Source()
+	}
+	if f.Field == "" && res.Kind != "" && res.Kind != "Host" {
+		f.Field = defaultFields[code]
+	}
+	return f
+}
+
+func (c *collector) add(f PreflightFinding, context string) {
+	k := f.key()
+	if i, ok := c.seen[k]; ok {
+		if context != "" && !slices.Contains(c.findings[i].Contexts, context) {
+			c.findings[i].Contexts = append(c.findings[i].Contexts, context)
+		}
+		return
+	}
+	if context != "" {
+		f.Contexts = []string{context}
+	}
+	c.seen[k] = len(c.findings)
+	c.findings = append(c.findings, f)
+}
+
+func (c *collector) skipped(check string, res ResourceRef, msg string) {
+	c.add(NewPreflightFinding(PreflightCheckSkipped, check, res, "", msg, ""), "")
+}
+
+// defaultFields is the field a code points at when the check says none (why-missing causes:
+// causeField).
+var defaultFields = map[string]string{
+	"LEGACY_GATEWAY_REF":        "spec.gateways",
+	AuditSENotExportedToGateway: "spec.exportTo",
+	AuditVSNotExportedToGateway: "spec.exportTo",
+	AuditSENotExportedToClient:  "spec.exportTo",
+	AuditDRNotOnLookupPath:      "metadata.namespace",
+	AuditSubsetUndefined:        "spec.http[].route[].destination.subset",
+	AuditDuplicateHost:          "spec.hosts",
+	AuditDRShadowed:             "spec.host",
+	AuditSidecarImportHidden:    "spec.exportTo",
+	AuditSidecarImportUnknown:   "spec.egress[].hosts",
+	ListenerCatchAllTCP:         "spec.addresses",
+	ListenerCatchAllTLSPort:     "spec.addresses",
+	ListenerChainDropped:        "spec.addresses",
+	ListenerWellKnownPort:       "spec.ports",
+	ListenerHTTPShadowsTCP:      "spec.ports[].protocol",
+	ListenerHTTP2Undeclared:     "spec.ports[].protocol",
+	ListenerDoubleTLS:           "spec.trafficPolicy.tls",
+	ListenerNoneNoAddresses:     "spec.addresses",
+	ListenerWildcardDNS:         "spec.resolution",
+	ListenerStrictDNS:           "spec.resolution",
+	ListenerNoChains:            "spec.servers",
+	ListenerHTTPOnPassthrough:   "spec.http",
+	ListenerTLSOnTerminating:    "spec.tls",
+	ListenerNoCredential:        "spec.servers[].tls.credentialName",
+	ListenerTLSBehindHTTP:       "spec.ports[].protocol",
+	ListenerGatewayServiceLack:  "spec.ports",
+	ListenerHTTPRoutesIgnored:   "spec.http",
+	VisStatusDrift:              "status.conditions",
+	VisNotImported:              "spec.egress[].hosts",
+	VisWaypointForbidden:        "metadata.labels",
+}
+
+// ---- why-missing ----
+
+// gatewayTarget is one why-missing question: host (and port, 0 = every declared port) on
+// gateway workload w, and the VirtualServices that made it a question.
+type gatewayTarget struct {
+	w    Workload
+	host string
+	port uint32
+	via  []string
+}
+
+// gatewayTargets lists, per gateway workload, the hosts VirtualServices route through it.
+// A VirtualService is meant for w when one of its gateways resolves to a Gateway selecting w, or
+// names a Gateway that does not exist but has the name of one that does (why-missing then
+// reports GATEWAY_REF_UNRESOLVED).
+func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
+	var out []gatewayTarget
+	for _, w := range GatewayWorkloads(snap) {
+		view := RevisionView(snap, w.Revision)
+		flags := ReadIstiodFlags(view, w.Revision)
+		gws := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
+		if len(gws) == 0 {
+			continue
+		}
+		selecting, names, exists := map[string]bool{}, map[string]bool{}, map[string]bool{}
+		for _, g := range gws {
+			selecting[rules.GatewayName(g)] = true
+			names[g.Name] = true
+		}
+		for _, g := range view.Gateways {
+			exists[rules.GatewayName(g)] = true
+		}
+		own := map[string]bool{}
+		for _, svc := range view.Services {
+			if svc.Namespace == w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+				own[rules.KubeServiceHost(svc)] = true
+			}
+		}
+		svcOpt := ServiceOptions(snap, flags.MeshConfig)
+		vsExport := flags.MeshConfig.GetDefaultVirtualServiceExportTo()
+		ports := map[string][]uint32{} // host -> ports (0 = every port)
+		via := map[string][]string{}
+		var order []string
+		note := func(host string, port uint32, vsRef string) {
+			if _, ok := ports[host]; !ok {
+				order = append(order, host)
+			}
+			if !slices.Contains(ports[host], port) {
+				ports[host] = append(ports[host], port)
+			}
+			if !slices.Contains(via[host], vsRef) {
+				via[host] = append(via[host], vsRef)
+			}
+		}
+		for _, vs := range view.VirtualServices {
+			if len(vs.Spec.Hosts) == 0 {
+				continue
+			}
+			var mine []string
+			for _, g := range vs.Spec.Gateways {
+				if g == rules.MeshGateway {
+					continue
+				}
+				r := rules.ResolveGatewayName(g, vs.Namespace)
+				_, name, _ := strings.Cut(r, "/")
+				if selecting[r] || (!exists[r] && names[name]) {
+					mine = append(mine, r)
+				}
+			}
+			if len(mine) == 0 {
+				continue
+			}
+			vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
+			dests, _ := rules.MergedRoutes(vs, view.VirtualServices, vsExport)
+			for _, d := range dests {
+				host := strings.ToLower(d.Host)
+				if host == "" || own[host] || !routeAppliesTo(d, vs.Namespace, mine) {
+					continue
+				}
+				note(host, d.Port, vsRef)
+			}
+			for _, h := range vs.Spec.Hosts {
+				host := strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
+				if strings.HasPrefix(host, "*") || own[host] || len(rules.ServicesForHost(view.ServiceEntries, view.Services, host, svcOpt)) == 0 {
+					continue
+				}
+				note(host, 0, vsRef)
+			}
+		}
+		for _, host := range order {
+			ps := ports[host]
+			if len(ps) > 1 {
+				ps = slices.DeleteFunc(slices.Clone(ps), func(p uint32) bool { return p == 0 })
+			}
+			slices.Sort(ps)
+			for _, p := range ps {
+				out = append(out, gatewayTarget{w: w, host: host, port: p, via: via[host]})
+			}
+			// The entries' addresses on their HTTP ports: clients may call the IP, which then is
+			// the HTTP authority the gateway's virtual hosts must match (TLS and TCP clients still
+			// send the host name as SNI, or are matched by port).
+			type ipPort struct {
+				ip   string
+				port uint32
+			}
+			var ipTargets []ipPort
+			for _, s := range rules.ServicesForHost(view.ServiceEntries, nil, host, svcOpt) {
+				for _, a := range s.Addresses {
+					if !rules.IsIP(a) {
+						continue
+					}
+					for _, sp := range s.Ports {
+						if rules.ListenerClass(sp.Protocol) != rules.ClassHTTP || (!slices.Contains(ps, 0) && !slices.Contains(ps, sp.Number)) {
+							continue
+						}
+						if t := (ipPort{a, sp.Number}); !slices.Contains(ipTargets, t) {
+							ipTargets = append(ipTargets, t)
+						}
+					}
+				}
+			}
+			for _, t := range ipTargets {
+				out = append(out, gatewayTarget{w: w, host: t.ip, port: t.port, via: via[host]})
+			}
+		}
+	}
+	return out
+}
+
+// routeAppliesTo: the route's match.gateways (or, without them, the VirtualService's gateways)
+// include one of gws ("namespace/name"). Mirrors istiod route/route.go TranslateRoute and
+// sourceMatchHTTP (match.gateways) and l4SingleMatch.
+func routeAppliesTo(d rules.Dest, vsNs string, gws []string) bool {
+	lists := rules.MatchGateways(d)
+	if len(lists) == 0 {
+		return true
+	}
+	for _, l := range lists {
+		if len(l) == 0 {
+			return true
+		}
+		for _, g := range l {
+			if slices.Contains(gws, rules.ResolveGatewayName(g, vsNs)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *collector) whyMissing() CheckRun {
+	run := CheckRun{Name: CheckWhyMissing}
+	targets := gatewayTargets(c.snap)
+	if len(GatewayWorkloads(c.snap)) == 0 {
+		run.Notes = append(run.Notes, "no gateway workload (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway)")
+	} else if len(targets) == 0 {
+		run.Notes = append(run.Notes, "no VirtualService routes a host through a Gateway of a gateway workload")
+	}
+	for _, t := range targets {
+		run.Targets++
+		ctx := fmt.Sprintf("gateway %s, %s", t.w.Ref(), hostPort(t.host, t.port))
+		rep, err := WhyMissing(c.snap, WhyMissingOptions{Host: t.host, Port: t.port, Gateway: t.w.Ref()})
+		if err != nil || len(rep.Gateways) == 0 {
+			why := "no verdict"
+			if err != nil {
+				why = err.Error()
+			}
+			c.skipped(CheckWhyMissing, workloadRef(t.w), fmt.Sprintf("why-missing %s on gateway %s could not run: %s", hostPort(t.host, t.port), t.w.Ref(), why))
+			continue
+		}
+		v := rep.Gateways[0]
+		fallback := workloadRef(t.w)
+		if len(t.via) > 0 {
+			fallback, _ = ParseResourceRef(t.via[0])
+		}
+		if v.Cause != CauseOK {
+			res, field := ParseResourceRef(v.Culprit)
+			if res.Kind == "" && res.Name == "" {
+				res = fallback
+			}
+			if field == "" {
+				field = causeField(v, res.Kind)
+			}
+			c.add(NewPreflightFinding(v.Cause, CheckWhyMissing, res, field, v.Message, v.Fix), ctx)
+		}
+		for _, w := range v.Warnings {
+			res, field := ParseResourceRef(w.Resource)
+			if res.Kind == "" && res.Name == "" {
+				res = workloadRef(t.w)
+			}
+			c.add(NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx)
+		}
+	}
+	return run
+}
+
+func hostPort(host string, port uint32) string {
+	if port == 0 {
+		return host + " (every declared port)"
+	}
+	if strings.Contains(host, ":") {
+		return fmt.Sprintf("[%s]:%d", host, port)
+	}
+	return fmt.Sprintf("%s:%d", host, port)
+}
+
+func workloadRef(w Workload) ResourceRef {
+	return ResourceRef{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}
+}
+
+// causeField is the field of the culprit a why-missing cause points at: fixed per cause, or
+// for NO_ENDPOINTS and SUBSET_NOT_DEFINED the field the failing step's evidence names.
+func causeField(v GatewayVerdict, kind string) string {
+	switch v.Cause {
+	case CauseNotExported:
+		if kind == snapshot.KindConfigMap {
+			return "data.mesh"
+		}
+		return "spec.exportTo"
+	case CausePortNotDeclared:
+		return "spec.ports"
+	case CauseNoCluster:
+		return "spec.type"
+	case CauseGatewayRefUnresolve:
+		return "spec.gateways"
+	case CauseNoVirtualHost:
+		return "spec.hosts"
+	case CauseNoEndpoints, CauseSubsetNotDefined:
+		for i := len(v.Steps) - 1; i >= 0; i-- {
+			s := v.Steps[i]
+			if s.Result != Fail && s.Result != Warn {
+				continue
+			}
+			for _, e := range s.Evidence {
+				if e.Resource == v.Culprit && strings.HasPrefix(e.Field, "spec.") {
+					return e.Field
+				}
+			}
+		}
+		if kind == snapshot.KindDestinationRule {
+			return "spec.subsets"
+		}
+		if v.Cause == CauseNoEndpoints {
+			return "spec.resolution"
+		}
+	}
+	return ""
+}
+
+// ---- export-audit ----
+
+func (c *collector) exportAudit() CheckRun {
+	rep := ExportAudit(c.snap, AuditOptions{})
+	run := CheckRun{Name: CheckExportAudit, Targets: len(rep.Resources)}
+	for _, f := range rep.Findings {
+		res := ResourceRef{Kind: f.Kind, Namespace: f.Namespace, Name: f.Name}
+		ctx := ""
+		if f.Impact != "" {
+			ctx = "impact: " + f.Impact
+		}
+		c.add(NewPreflightFinding(f.Code, CheckExportAudit, res, "", f.Message, f.Fix), ctx)
+	}
+	return run
+}
+
+// ---- explain-listener ----
+
+func (c *collector) explainListener() CheckRun {
+	run := CheckRun{Name: CheckExplainListener}
+	// Gateways: every port of the Gateway servers selecting each workload.
+	for _, w := range GatewayWorkloads(c.snap) {
+		view := RevisionView(c.snap, w.Revision)
+		flags := ReadIstiodFlags(view, w.Revision)
+		var ports []uint32
+		for _, g := range rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value) {
+			for _, s := range g.Spec.Servers {
+				if p := s.GetPort().GetNumber(); p != 0 && !slices.Contains(ports, p) {
+					ports = append(ports, p)
+				}
+			}
+		}
+		slices.Sort(ports)
+		for _, p := range ports {
+			run.Targets++
+			rep, err := ExplainListener(c.snap, ExplainListenerOptions{Gateway: w.Ref(), Port: p})
+			ctx := fmt.Sprintf("gateway %s, port %d", w.Ref(), p)
+			if err != nil {
+				c.skipped(CheckExplainListener, workloadRef(w), fmt.Sprintf("explain-listener --gateway %s --port %d could not run: %v", w.Ref(), p, err))
+				continue
+			}
+			for _, f := range rep.Findings {
+				res, field := ParseResourceRef(f.Resource)
+				if res.Kind == "" && res.Namespace != "" {
+					res.Kind = "Gateway"
+					if res.Namespace == w.Namespace && res.Name == w.Name && findGateway(view, res.Namespace+"/"+res.Name) == nil {
+						res.Kind = w.Kind
+					}
+				}
+				c.add(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx)
+			}
+		}
+	}
+	// Sidecars of the client namespaces. Namespaces whose sidecars are modelled alike
+	// (sidecarFingerprint) share the host findings, computed once.
+	type hostResult struct {
+		f          Finding
+		host       string
+		port       uint32
+		namespaced bool
+	}
+	classes := map[string][]hostResult{}
+	for _, ns := range ClientNamespaces(c.snap) {
+		v := BuildSidecarView(c.snap, ns, nil)
+		var ports []uint32
+		for _, l := range v.Outbound.Listeners {
+			if !slices.Contains(ports, l.Port) {
+				ports = append(ports, l.Port)
+			}
+		}
+		slices.Sort(ports)
+		for _, p := range ports {
+			run.Targets++
+			rep := &ListenerReport{}
+			sidecarFindings(c.snap, v, p, rep)
+			c.addListenerFindings(rep.Findings, fmt.Sprintf("sidecar in %s, port %d", ns, p))
+		}
+		type hp struct {
+			host string
+			port uint32
+		}
+		var asked []hp
+		for _, s := range v.Outbound.Imported() {
+			if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
+				continue
+			}
+			meshPorts, all := meshRoutePorts(v, s.Hostname)
+			for _, p := range s.Ports {
+				if p.Protocol == "UDP" || slices.Contains(asked, hp{s.Hostname, p.Number}) {
+					continue
+				}
+				if !all && !slices.Contains(meshPorts, p.Number) {
+					continue // a port only the gateway uses (for example TLS origination to 443)
+				}
+				asked = append(asked, hp{s.Hostname, p.Number})
+			}
+		}
+		run.Targets += len(asked)
+		fp := sidecarFingerprint(c.snap, v)
+		results, seen := classes[fp]
+		if seen && slices.ContainsFunc(results, func(r hostResult) bool { return r.namespaced }) {
+			seen = false
+		}
+		if !seen {
+			results = nil
+			all := AllServices(RevisionView(c.snap, v.Revision), v.Flags)
+			for _, q := range asked {
+				for _, f := range sidecarHostFindings(c.snap, v, all, q.host, q.port) {
+					namespaced := f.Code == ListenerNotImported || f.Code == ListenerBlackHole // their text names the namespace
+					results = append(results, hostResult{f, q.host, q.port, namespaced})
+				}
+			}
+			classes[fp] = results
+		}
+		for _, r := range results {
+			c.addListenerFindings([]Finding{r.f}, fmt.Sprintf("sidecar in %s, %s:%d", ns, r.host, r.port))
+		}
+	}
+	if len(ClientNamespaces(c.snap)) == 0 {
+		run.Notes = append(run.Notes, "no client namespace (labelled istio-injection=enabled or istio.io/rev): no sidecar was modelled")
+	}
+	return run
+}
+
+// sidecarFingerprint identifies sidecars whose host findings are the same: the revision, the
+// Sidecar resource and outbound policy, the services and mesh VirtualServices imported (with
+// their exportTo and ports), and the DestinationRules of the proxy's own namespace (the first
+// step of the lookup path). Findings whose text names the proxy's namespace are not shared.
+func sidecarFingerprint(snap *snapshot.Snapshot, v SidecarView) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rev=%s sidecar=%s policy=%s\n", v.Revision, v.Scope.Ref(), v.Scope.OutboundTrafficPolicy)
+	var parts []string
+	for _, s := range v.Outbound.Imported() {
+		var ps []string
+		for _, p := range s.Ports {
+			ps = append(ps, fmt.Sprintf("%d/%s/%s", p.Number, p.Protocol, p.Name))
+		}
+		parts = append(parts, fmt.Sprintf("svc %s %s %v %v %v", s.Ref(), s.Hostname, s.ExportTo, ps, s.Addresses))
+	}
+	for _, vs := range v.Outbound.VirtualServices() {
+		parts = append(parts, "vs "+vs.Namespace+"/"+vs.Name)
+	}
+	for _, dr := range RevisionView(snap, v.Revision).DestinationRules {
+		if dr.Namespace == v.Namespace {
+			parts = append(parts, "dr "+dr.Name)
+		}
+	}
+	sort.Strings(parts)
+	b.WriteString(strings.Join(parts, "\n"))
+	return b.String()
+}
+
+// meshRoutePorts returns the ports the mesh VirtualServices the sidecar imports for host match
+// on (match.port of routes that apply to sidecars); all is true when no such VirtualService
+// exists or one of its routes matches every port. Clients are taken to call only those ports:
+// with a mesh route that sends port 80 to an egress gateway, the entry's port 443 is the
+// gateway's upstream (TLS origination) and sidecars never call it directly.
+func meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
+	found := false
+	for _, vs := range v.Outbound.VirtualServices() {
+		covers := false
+		for _, h := range vs.Spec.GetHosts() {
+			if rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host) {
+				covers = true
+			}
+		}
+		if !covers {
+			continue
+		}
+		dests, _ := rules.MergedRoutes(vs, nil, nil)
+		for _, d := range dests {
+			if !routeAppliesTo(d, vs.Namespace, []string{rules.MeshGateway}) {
+				continue
+			}
+			found = true
+			p := matchPorts(d)
+			if len(p) == 0 {
+				return nil, true
+			}
+			for _, x := range p {
+				if !slices.Contains(ports, x) {
+					ports = append(ports, x)
+				}
+			}
+		}
+	}
+	return ports, !found
+}
+
+// matchPorts returns the match.port values of a route; nil when some match (or the route) has
+// none, i.e. it matches every port.
+func matchPorts(d rules.Dest) []uint32 {
+	var out []uint32
+	switch {
+	case d.HTTP != nil:
+		if len(d.HTTP.GetMatch()) == 0 {
+			return nil
+		}
+		for _, m := range d.HTTP.GetMatch() {
+			if m.GetPort() == 0 {
+				return nil
+			}
+			out = append(out, m.GetPort())
+		}
+	case d.TLS != nil:
+		for _, m := range d.TLS.GetMatch() {
+			if m.GetPort() == 0 {
+				return nil
+			}
+			out = append(out, m.GetPort())
+		}
+	case d.TCP != nil:
+		if len(d.TCP.GetMatch()) == 0 {
+			return nil
+		}
+		for _, m := range d.TCP.GetMatch() {
+			if m.GetPort() == 0 {
+				return nil
+			}
+			out = append(out, m.GetPort())
+		}
+	default:
+		return nil
+	}
+	return out
+}
+
+func (c *collector) addListenerFindings(fs []Finding, ctx string) {
+	for _, f := range fs {
+		res, field := ParseResourceRef(f.Resource)
+		c.add(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx)
+	}
+}
+
+// ---- visibility ----
+
+func (c *collector) visibility() CheckRun {
+	run := CheckRun{Name: CheckVisibility}
+	add := func(rep *VisibilityReport, ctx string) {
+		run.Targets++
+		for _, f := range rep.Findings {
+			res, field := ParseResourceRef(f.Resource)
+			c.add(NewPreflightFinding(f.Code, CheckVisibility, res, field, f.Message, f.Fix), ctx)
+		}
+		for _, e := range rep.Entries {
+			for _, f := range e.Findings {
+				res, field := ParseResourceRef(f.Resource)
+				c.add(NewPreflightFinding(f.Code, CheckVisibility, res, field, f.Message, f.Fix), ctx)
+			}
+		}
+	}
+	add(Visibility(c.snap, VisibilityOptions{}), "")
+	for _, ns := range ClientNamespaces(c.snap) {
+		add(Visibility(c.snap, VisibilityOptions{AsNamespace: ns}), "as namespace "+ns)
+	}
+	return run
+}

@@ -1,0 +1,125 @@
+package checks
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func findingKeys(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		k := f.Code + " | " + f.Resource + " | " + f.Message
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestSidecarHostFindingsMatchExplainListener: for every client namespace and every ServiceEntry
+// host:port its sidecar imports, the port findings plus sidecarHostFindings are exactly what
+// `explain-listener HOST:PORT --from NS` (ExplainListener) reports.
+func TestSidecarHostFindingsMatchExplainListener(t *testing.T) {
+	for _, files := range [][]string{{"listener.yaml"}, {"control.yaml", "release.yaml"}} {
+		snap := loadPreflight(t, files...)
+		compared := 0
+		for _, ns := range ClientNamespaces(snap) {
+			v := BuildSidecarView(snap, ns, nil)
+			all := AllServices(RevisionView(snap, v.Revision), v.Flags)
+			for _, s := range v.Outbound.Imported() {
+				if s.Kind != "ServiceEntry" {
+					continue
+				}
+				for _, p := range s.Ports {
+					rep, err := ExplainListener(snap, ExplainListenerOptions{Host: s.Hostname, Port: p.Number, From: ns})
+					if err != nil {
+						t.Fatal(err)
+					}
+					port := &ListenerReport{}
+					sidecarFindings(snap, v, p.Number, port)
+					got := findingKeys(append(port.Findings, sidecarHostFindings(snap, v, all, s.Hostname, p.Number)...))
+					if want := findingKeys(rep.Findings); !slices.Equal(got, want) {
+						t.Errorf("%v, %s %s:%d:\n got  %s\n want %s", files, ns, s.Hostname, p.Number, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+					}
+					compared++
+				}
+			}
+		}
+		if compared == 0 {
+			t.Errorf("%v: nothing compared", files)
+		}
+	}
+}
+
+// TestPreflightListenerFindings: the host faults of listener.yaml are found, and sharing the host
+// findings between alike namespaces changes nothing: every namespace that imports a faulty entry
+// is named in the finding's contexts.
+func TestPreflightListenerFindings(t *testing.T) {
+	snap := loadPreflight(t, "listener.yaml")
+	res := Preflight(snap)
+	got := rows(res.Findings)
+	for _, want := range []string{
+		"EGR0305 HTTP_CHAIN_SHADOWS_TCP_ENTRY ServiceEntry team-a/docs spec.ports[].protocol",
+		"EGR0309 TLS_ORIGINATED_TWICE DestinationRule team-a/api-tls spec.trafficPolicy.tls",
+		"EGR0306 HTTP2_NOT_DECLARED ServiceEntry team-a/grpc spec.ports[].protocol",
+		"EGR0318 GATEWAY_SERVICE_LACKS_PORT Service istio-system/istio-egressgateway spec.ports",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %q in\n  %s", want, strings.Join(got, "\n  "))
+		}
+	}
+	// Each (namespace, host:port) context must be what ExplainListener finds there.
+	for _, f := range res.Findings {
+		if f.Check != CheckExplainListener {
+			continue
+		}
+		for _, ctx := range f.Contexts {
+			rest, ok := strings.CutPrefix(ctx, "sidecar in ")
+			if !ok {
+				continue
+			}
+			ns, hp, _ := strings.Cut(rest, ", ")
+			host, portStr, ok := strings.Cut(hp, ":")
+			if !ok || strings.HasPrefix(hp, "port ") {
+				continue
+			}
+			p, err := strconv.ParseUint(portStr, 10, 32)
+			if err != nil {
+				t.Fatalf("context %q: %v", ctx, err)
+			}
+			port := uint32(p)
+			rep, err := ExplainListener(snap, ExplainListenerOptions{Host: host, Port: port, From: ns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, g := range rep.Findings {
+				if g.Code == f.Code && g.Message == f.Message {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s %s seen in %q, but explain-listener %s:%d --from %s does not report it", f.ID, f.Resource, ctx, host, port, ns)
+			}
+		}
+	}
+	// Conversely every namespace whose explain-listener reports TLS_ORIGINATED_TWICE is a context.
+	f := findingByID(res.Findings, "EGR0309", "DestinationRule team-a/api-tls")
+	if f == nil || len(f.Contexts) != 2 {
+		t.Fatalf("EGR0309 contexts: %+v (want team-a and team-c, not team-b, which has its own rule)", f)
+	}
+	for _, ns := range ClientNamespaces(snap) {
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "api.example.com", Port: 443, From: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := slices.ContainsFunc(rep.Findings, func(g Finding) bool { return g.Code == ListenerDoubleTLS })
+		if ctx := "sidecar in " + ns + ", api.example.com:443"; has != (f != nil && slices.Contains(f.Contexts, ctx)) {
+			t.Errorf("namespace %s: explain-listener reports double TLS %v; contexts %v", ns, has, f.Contexts)
+		}
+	}
+}

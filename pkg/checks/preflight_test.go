@@ -1,0 +1,254 @@
+package checks
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+func loadPreflight(t *testing.T, files ...string) *snapshot.Snapshot {
+	t.Helper()
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, filepath.Join("testdata", "preflight", f))
+	}
+	s, err := loader.FromFiles(paths, nil, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// rows renders findings as "ID CODE Resource field" for comparisons.
+func rows(fs []PreflightFinding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID+" "+f.Code+" "+f.Resource.String()+" "+f.Field)
+	}
+	return out
+}
+
+func findingByID(fs []PreflightFinding, id, res string) *PreflightFinding {
+	for i := range fs {
+		if fs[i].ID == id && fs[i].Resource.String() == res {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// TestPreflightControl: a correct mesh has no Error or Warning finding; the one Info finding
+// (STRICT_DNS) is what the resource annotation suppresses.
+func TestPreflightControl(t *testing.T) {
+	res := Preflight(loadPreflight(t, "control.yaml"))
+	if len(res.Unknown) != 0 {
+		t.Errorf("unknown kinds from files: %v", res.Unknown)
+	}
+	for _, f := range res.Findings {
+		if f.Level != LevelInfo {
+			t.Errorf("control mesh: %s %s %s: %s", f.Level, f.ID, f.Resource, f.Message)
+		}
+	}
+	names := []string{}
+	for _, c := range res.Checks {
+		names = append(names, c.Name)
+		if c.Targets == 0 {
+			t.Errorf("check %s examined nothing on the control mesh", c.Name)
+		}
+	}
+	if !slices.Equal(names, []string{CheckWhyMissing, CheckExportAudit, CheckExplainListener, CheckVisibility}) {
+		t.Errorf("checks %v", names)
+	}
+	if len(res.Annotations) != 1 || res.Annotations[0].Code != ListenerStrictDNS || res.Annotations[0].Invalid != "" {
+		t.Errorf("annotations %+v", res.Annotations)
+	}
+	rep := NewPreflightReport(res, nil, PreflightOptions{Mode: ModeOffline, FailOn: LevelInfo})
+	if rep.Failed || len(rep.Findings) != 0 || rep.Summary.Suppressed != 1 {
+		t.Errorf("control report: failed=%v findings=%v suppressed=%d", rep.Failed, rows(rep.Findings), rep.Summary.Suppressed)
+	}
+	if s := rep.Suppressed[0].SuppressedBy; s == nil || s.Origin != SuppressedByAnnotation || s.Reason != "the provider uses one stable address" {
+		t.Errorf("suppressedBy %+v", s)
+	}
+}
+
+// TestPreflightFindings: the release introduces one fault per check family, each finding
+// carries ID, level, resource, field, seed, source and where it was seen, and a fault seen from
+// two sidecars is reported once with both contexts.
+func TestPreflightFindings(t *testing.T) {
+	res := Preflight(loadPreflight(t, "control.yaml", "release.yaml"))
+	got := rows(res.Findings)
+	for _, want := range []string{
+		"EGR0104 NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example spec.exportTo",
+		"EGR0201 SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example spec.exportTo",
+		"EGR0302 TCP_CATCH_ALL_ON_TLS_PORT ServiceEntry team-b/search-api spec.addresses",
+		"EGR0902 SUPPRESSION_INVALID ServiceEntry team-b/search-api metadata.annotations[egress.kubectl-egress.io/suppress]",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %q in\n  %s", want, strings.Join(got, "\n  "))
+		}
+	}
+	for _, f := range res.Findings {
+		if f.ID == "" || f.Level == "" || f.Check == "" || f.Message == "" || f.Seed == "" || f.Source == "" || f.Resource.Kind == "" {
+			t.Errorf("incomplete finding %+v", f)
+		}
+	}
+	if f := findingByID(res.Findings, "EGR0104", "ServiceEntry team-a/api-example"); f == nil || f.Check != CheckWhyMissing || f.EnvoyFlag != "NC" ||
+		!slices.Contains(f.Contexts, "gateway istio-system/istio-egressgateway, api.example.com:80") || !strings.Contains(f.Fix, "istio-system") {
+		t.Errorf("EGR0104: %+v", f)
+	}
+	n := 0
+	for _, f := range res.Findings {
+		if f.ID == "EGR0302" {
+			n++
+			for _, want := range []string{"sidecar in team-a, port 443", "sidecar in team-b, port 443"} {
+				if !slices.Contains(f.Contexts, want) {
+					t.Errorf("EGR0302 contexts %v lack %q", f.Contexts, want)
+				}
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("EGR0302 reported %d times, want once (de-duplicated)", n)
+	}
+	for i := 1; i < len(res.Findings); i++ {
+		if levelRank(res.Findings[i-1].Level) > levelRank(res.Findings[i].Level) {
+			t.Errorf("findings not sorted worst first: %s before %s", res.Findings[i-1].Level, res.Findings[i].Level)
+		}
+	}
+}
+
+// TestPreflightWhatIf: the release over the control mesh as a live baseline: its faults are
+// introduced, nothing is existing, and only introduced findings fail unless FailOnExisting.
+func TestPreflightWhatIf(t *testing.T) {
+	base := loadPreflight(t, "control.yaml")
+	over := loadPreflight(t, "release.yaml")
+	cur := snapshot.Overlay(base, over)
+	rep := NewPreflightReport(Preflight(cur), Preflight(base), PreflightOptions{Mode: ModeWhatIf, FailOn: LevelError})
+	if !rep.Failed || rep.Summary.Existing != 0 || rep.Summary.Introduced != len(rep.Findings) {
+		t.Errorf("what-if: failed=%v summary=%+v", rep.Failed, rep.Summary)
+	}
+	for _, f := range rep.Findings {
+		if f.Status != FindingIntroduced {
+			t.Errorf("%s %s status %q, want introduced", f.ID, f.Resource, f.Status)
+		}
+	}
+	// The same faults already live: existing, and by default they do not fail.
+	live := snapshot.Overlay(base, over)
+	again := NewPreflightReport(Preflight(cur), Preflight(live), PreflightOptions{Mode: ModeWhatIf, FailOn: LevelError})
+	if again.Failed || again.Summary.Introduced != 0 || again.Summary.Existing == 0 {
+		t.Errorf("existing only: failed=%v summary=%+v", again.Failed, again.Summary)
+	}
+	strict := NewPreflightReport(Preflight(cur), Preflight(live), PreflightOptions{Mode: ModeWhatIf, FailOn: LevelError, FailOnExisting: true})
+	if !strict.Failed {
+		t.Errorf("--fail-on-existing: existing Error findings must fail")
+	}
+	// The manifests fix what the live state has: resolved.
+	fixed := NewPreflightReport(Preflight(base), Preflight(live), PreflightOptions{Mode: ModeWhatIf, FailOn: LevelError})
+	if fixed.Failed || fixed.Summary.Resolved == 0 || findingByID(fixed.Resolved, "EGR0104", "ServiceEntry team-a/api-example") == nil {
+		t.Errorf("resolved: failed=%v summary=%+v resolved=%v", fixed.Failed, fixed.Summary, rows(fixed.Resolved))
+	}
+}
+
+// TestPreflightThresholds: --fail-on decides, none never fails, suppressed findings never fail
+// but are counted.
+func TestPreflightThresholds(t *testing.T) {
+	res := Preflight(loadPreflight(t, "control.yaml", "release.yaml"))
+	for _, c := range []struct {
+		failOn   string
+		sups     []string
+		failed   bool
+		findings int // unsuppressed findings left; -1: not checked
+	}{
+		{LevelError, nil, true, -1},
+		{FailOnNone, nil, false, -1},
+		// The three Error findings suppressed by ID, by code and by ID in lower case: only the
+		// Warning and the Info are left.
+		{LevelError, []string{"EGR0104=ServiceEntry team-a/*", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE=*", "egr0302=ServiceEntry team-b/search-api"}, false, 2},
+		// SUPPRESSION_INVALID (a Warning) is left.
+		{LevelWarning, []string{"EGR01*=*", "EGR02*=*", "EGR03*=*"}, true, 1},
+		// Everything suppressed: nothing fails even at info.
+		{LevelInfo, []string{"EGR0*=*"}, false, 0},
+	} {
+		var sups []Suppression
+		for _, s := range c.sups {
+			x, err := ParseSuppressFlag(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sups = append(sups, x)
+		}
+		rep := NewPreflightReport(res, nil, PreflightOptions{Mode: ModeOffline, FailOn: c.failOn, Suppressions: sups})
+		if rep.Failed != c.failed || (c.findings >= 0 && len(rep.Findings) != c.findings) {
+			t.Errorf("fail-on %s, -S %v: failed=%v findings %v; want failed=%v, %d findings", c.failOn, c.sups, rep.Failed, rows(rep.Findings), c.failed, c.findings)
+		}
+		if got := rep.Summary.Suppressed + rep.Summary.Errors + rep.Summary.Warnings + rep.Summary.Infos; got != len(res.Findings)+countUnused(rep) {
+			t.Errorf("fail-on %s: summary %+v counts %d findings, want %d", c.failOn, rep.Summary, got, len(res.Findings))
+		}
+		if rep.Summary.Suppressed != len(rep.Suppressed) {
+			t.Errorf("summary.suppressed %d, list %d", rep.Summary.Suppressed, len(rep.Suppressed))
+		}
+	}
+}
+
+func countUnused(rep *PreflightReport) int {
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Code == PreflightSuppressionUnused {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPreflightUnusedSuppression: a suppression that matches nothing is an Info finding.
+func TestPreflightUnusedSuppression(t *testing.T) {
+	res := Preflight(loadPreflight(t, "control.yaml"))
+	s, err := ParseSuppressFlag("EGR0203=ServiceEntry nowhere/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := NewPreflightReport(res, nil, PreflightOptions{Mode: ModeOffline, FailOn: LevelError, Suppressions: []Suppression{s}})
+	f := findingByID(rep.Findings, "EGR0901", "Suppression -S EGR0203=ServiceEntry nowhere/*")
+	if f == nil || f.Level != LevelInfo || f.Check != CheckPreflight || rep.Failed {
+		t.Errorf("unused suppression: %v (failed %v)", rows(rep.Findings), rep.Failed)
+	}
+}
+
+func TestParseResourceRef(t *testing.T) {
+	for _, c := range []struct {
+		in, want, field string
+	}{
+		{"ServiceEntry team-a/api", "ServiceEntry team-a/api", ""},
+		{"Namespace team-a", "Namespace team-a", ""},
+		{"meshConfig.serviceEntryVisibility", "MeshConfig mesh", "serviceEntryVisibility"},
+		{"meshConfig", "MeshConfig mesh", ""},
+		{"proxy istio-system/gw-1", "Proxy istio-system/gw-1", ""},
+		{"www.example.net", "Host www.example.net", ""},
+		{"istio-system/istio-egressgateway", "istio-system/istio-egressgateway", ""},
+		{"", "", ""},
+	} {
+		r, f := ParseResourceRef(c.in)
+		got := r.String()
+		if r.Kind == "" && r.Namespace != "" {
+			got = r.Namespace + "/" + r.Name
+		}
+		if got != c.want || f != c.field {
+			t.Errorf("ParseResourceRef(%q) = %q, %q; want %q, %q", c.in, got, f, c.want, c.field)
+		}
+	}
+}
+
+func TestParseFailOn(t *testing.T) {
+	for in, want := range map[string]string{"error": LevelError, "Warning": LevelWarning, "INFO": LevelInfo, "none": FailOnNone} {
+		if got, err := ParseFailOn(in); err != nil || got != want {
+			t.Errorf("ParseFailOn(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseFailOn("fatal"); err == nil {
+		t.Errorf("ParseFailOn(fatal) accepted")
+	}
+}

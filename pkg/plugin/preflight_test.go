@@ -1,0 +1,116 @@
+package plugin
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+var (
+	pfControl = filepath.Join("..", "checks", "testdata", "preflight", "control.yaml")
+	pfRelease = filepath.Join("..", "checks", "testdata", "preflight", "release.yaml")
+)
+
+// TestPreflightExitCodes runs `preflight -f ... --offline` in process: the exit code follows the
+// findings and --fail-on in every -o format, and bad input is one line on stderr with exit 2.
+func TestPreflightExitCodes(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	dir := t.TempDir()
+	sups := filepath.Join(dir, "sup.yaml")
+	if err := os.WriteFile(sups, []byte("- {code: EGR0104, resource: 'ServiceEntry team-a/*', reason: accepted}\n- {code: EGR0201, resource: '*'}\n- {code: EGR0302, resource: 'ServiceEntry team-b/search-api'}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badSups := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badSups, []byte("- {code: EGR0104, resourse: '*'}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "json", "yaml", "sarif", "junit"} {
+		for _, c := range []struct {
+			name string
+			args []string
+			code int
+		}{
+			{"control", []string{"-f", pfControl, "--offline"}, ExitOK},
+			{"control at info", []string{"-f", pfControl, "--offline", "--fail-on", "info"}, ExitOK}, // its only Info finding is suppressed by annotation
+			{"faults", []string{"-f", pfControl, "-f", pfRelease, "--offline"}, ExitAbsent},
+			{"faults, fail-on none", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--fail-on", "none"}, ExitOK},
+			{"faults suppressed by file", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--suppressions", sups}, ExitOK},
+			{"faults suppressed, warning left", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--suppressions", sups, "--fail-on", "warning"}, ExitAbsent},
+			{"no cluster configured: offline", []string{"-f", pfControl, "-f", pfRelease}, ExitAbsent},
+		} {
+			code, stdout, stderr := run(t, "", append([]string{"preflight", "-o", format}, c.args...)...)
+			if code != c.code || stderr != "" {
+				t.Errorf("-o %s, %s: exit %d, want %d; stderr %q", format, c.name, code, c.code, stderr)
+			}
+			if stdout == "" {
+				t.Errorf("-o %s, %s: no output", format, c.name)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"bad -S", []string{"-f", pfControl, "-S", "EGR0104"}, `-S "EGR0104": want CODE=Kind namespace/name`},
+		{"unknown code", []string{"-f", pfControl, "-S", "EGR0999=*"}, "not in the catalogue"},
+		{"unreadable suppressions", []string{"-f", pfControl, "--suppressions", filepath.Join(dir, "nope.yaml")}, "--suppressions: open"},
+		{"bad suppressions file", []string{"-f", pfControl, "--suppressions", badSups}, badSups + ": want a YAML list"},
+		{"bad -o", []string{"-f", pfControl, "-o", "xml"}, `-o "xml": want one of table, json, yaml, sarif, junit`},
+		{"bad --fail-on", []string{"-f", pfControl, "--fail-on", "fatal"}, "--fail-on"},
+		{"--offline without -f", []string{"--offline"}, "--offline needs manifests"},
+		{"--fail-on-existing offline", []string{"-f", pfControl, "--offline", "--fail-on-existing"}, "--fail-on-existing only applies"},
+		{"missing manifest", []string{"-f", filepath.Join(dir, "nope.yaml"), "--offline"}, "no such file"},
+		{"argument", []string{"extra", "-f", pfControl}, "unknown command"},
+	} {
+		code, _, stderr := run(t, "", append([]string{"preflight"}, c.args...)...)
+		if code != ExitError || !strings.Contains(stderr, c.stderr) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line containing %q", c.name, code, stderr, c.stderr)
+		}
+	}
+}
+
+// TestPreflightJSONAndLocations: the JSON report of the offline run says offline when no
+// cluster is configured, and points findings at the manifest file and line of the resource.
+func TestPreflightJSONAndLocations(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	code, stdout, stderr := run(t, "", "preflight", "-f", pfControl, "-f", pfRelease, "-o", "json")
+	if code != ExitAbsent {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep checks.PreflightReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.SchemaVersion != checks.PreflightSchemaVersion || rep.Mode != checks.ModeOffline || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "no cluster configured") {
+		t.Errorf("schema %q mode %q notes %v", rep.SchemaVersion, rep.Mode, rep.Notes)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.ID == "EGR0302" {
+			found = true
+			if f.Location == nil || f.Location.File != pfRelease || f.Location.Line != 22 {
+				t.Errorf("EGR0302 location %+v, want %s:22", f.Location, pfRelease)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no EGR0302 finding in %s", stdout)
+	}
+}
+
+func TestDocumentLine(t *testing.T) {
+	text := "# c\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\nkind: ServiceEntry\nmetadata:\n  name: b\n---\nkind: Service\nmetadata:\n  name: \"b\"\n"
+	for _, c := range []struct {
+		kind, name string
+		line       int
+	}{{"Service", "a", 3}, {"ServiceEntry", "b", 7}, {"Service", "b", 11}, {"Service", "c", 0}} {
+		if got := documentLine(text, c.kind, c.name); got != c.line {
+			t.Errorf("documentLine(%s %s) = %d, want %d", c.kind, c.name, got, c.line)
+		}
+	}
+}

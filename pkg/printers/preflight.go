@@ -1,0 +1,180 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// Output formats only `preflight` accepts.
+const (
+	FormatSARIF = "sarif"
+	FormatJUnit = "junit"
+)
+
+// PreflightFormats lists the -o values of `kubectl egress preflight`.
+var PreflightFormats = []string{FormatTable, FormatJSON, FormatYAML, FormatSARIF, FormatJUnit}
+
+// ToolInfo names the tool in SARIF and JUnit output.
+type ToolInfo struct {
+	// Name is "kubectl-egress"; Version the plugin version ("dev" for unreleased builds);
+	// InformationURI the project page.
+	Name           string
+	Version        string
+	InformationURI string
+}
+
+// DefaultTool is kubectl-egress with an unknown version.
+var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationURI: "https://github.com/kubectl-egress/kubectl-egress"}
+
+// Preflight renders a preflight report in format: table (findings worst first, then each
+// finding's message, contexts, seed/source and fix, the suppressed findings and a summary
+// line), json or yaml (checks.PreflightReport, schema checks.PreflightSchemaVersion, JSON
+// Schema docs/preflight.schema.json), sarif (SARIF 2.1.0, see SARIF) or junit (JUnit XML, see
+// JUnit). Errors: an unknown format, or the writer's error.
+func Preflight(w io.Writer, r *checks.PreflightReport, format string, tool ToolInfo) error {
+	switch format {
+	case FormatSARIF:
+		return SARIF(w, r, tool)
+	case FormatJUnit:
+		return JUnit(w, r, tool)
+	case FormatJSON, FormatYAML:
+		_, err := structured(w, r, format)
+		return err
+	case FormatTable, "":
+		return preflightTable(w, r)
+	}
+	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(PreflightFormats, ", "))
+}
+
+func preflightTable(w io.Writer, r *checks.PreflightReport) error {
+	whatIf := r.Mode == checks.ModeWhatIf
+	fmt.Fprintf(w, "Preflight of %s (%s), failing on %s", r.Source, r.Mode, r.FailOn)
+	if whatIf {
+		if r.FailOnExisting {
+			fmt.Fprint(w, ", introduced and existing findings")
+		} else {
+			fmt.Fprint(w, ", introduced findings only")
+		}
+	}
+	fmt.Fprintln(w, ".")
+	for _, k := range sortedMapKeys(r.Unknown) {
+		fmt.Fprintf(w, "Could not read %ss: %s (the preflight is incomplete).\n", k, r.Unknown[k])
+	}
+	notes := append([]string(nil), r.Notes...)
+	for _, c := range r.Checks {
+		for _, n := range c.Notes {
+			notes = append(notes, c.Name+": "+n)
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "Note: %s.\n", n)
+	}
+	fmt.Fprintln(w)
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(w, "No findings.")
+	} else {
+		headers := []string{"LEVEL", "ID", "CODE", "CHECK", "RESOURCE", "FIELD"}
+		if whatIf {
+			headers = append(headers, "STATUS")
+		}
+		var rows [][]string
+		for _, f := range r.Findings {
+			row := []string{f.Level, f.ID, f.Code, f.Check, f.Resource.String(), orDash(f.Field)}
+			if whatIf {
+				row = append(row, orDash(f.Status))
+			}
+			rows = append(rows, row)
+		}
+		if err := Table(w, headers, rows); err != nil {
+			return err
+		}
+		for _, f := range r.Findings {
+			writeFindingDetail(w, f)
+		}
+	}
+	if len(r.Suppressed) > 0 {
+		fmt.Fprintf(w, "\nSuppressed (%d):\n", len(r.Suppressed))
+		for _, f := range r.Suppressed {
+			reason := ""
+			if f.SuppressedBy.Reason != "" {
+				reason = ": " + f.SuppressedBy.Reason
+			}
+			fmt.Fprintf(w, "  %s %s %s %s, by %s%s\n", f.Level, f.ID, f.Code, f.Resource, f.SuppressedBy.Where, reason)
+		}
+	}
+	if whatIf && len(r.Resolved) > 0 {
+		fmt.Fprintf(w, "\nResolved by the manifests (%d):\n", len(r.Resolved))
+		for _, f := range r.Resolved {
+			fmt.Fprintf(w, "  %s %s %s %s\n", f.Level, f.ID, f.Code, f.Resource)
+		}
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", SummaryLine(r))
+	return err
+}
+
+func writeFindingDetail(w io.Writer, f checks.PreflightFinding) {
+	field := ""
+	if f.Field != "" {
+		field = " (" + f.Field + ")"
+	}
+	status := ""
+	if f.Status != "" {
+		status = " [" + f.Status + "]"
+	}
+	fmt.Fprintf(w, "\n%s [%s %s] %s%s%s\n  %s\n", f.Level, f.ID, f.Code, f.Resource, field, status, f.Message)
+	if f.Location != nil {
+		if f.Location.Line > 0 {
+			fmt.Fprintf(w, "  file: %s:%d\n", f.Location.File, f.Location.Line)
+		} else {
+			fmt.Fprintf(w, "  file: %s\n", f.Location.File)
+		}
+	}
+	for _, c := range f.Contexts {
+		fmt.Fprintf(w, "  seen: %s\n", c)
+	}
+	if f.Seed != "" || f.Source != "" {
+		fmt.Fprintf(w, "  rests on: seed %s; %s\n", f.Seed, f.Source)
+	}
+	if f.Fix != "" {
+		fmt.Fprintln(w, "  fix:")
+		for _, l := range strings.Split(f.Fix, "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}
+
+// SummaryLine is the one-line result of a preflight: counts by level, suppressed, what-if
+// counts, and PASS or FAIL with the reason.
+func SummaryLine(r *checks.PreflightReport) string {
+	s := r.Summary
+	line := fmt.Sprintf("%d error(s), %d warning(s), %d info; %d suppressed", s.Errors, s.Warnings, s.Infos, s.Suppressed)
+	if r.Mode == checks.ModeWhatIf {
+		line += fmt.Sprintf("; %d introduced, %d existing, %d resolved by the manifests", s.Introduced, s.Existing, s.Resolved)
+	}
+	switch {
+	case len(r.Unknown) > 0:
+		line += ". INCOMPLETE: some kinds could not be read (exit 2)."
+	case r.Failed:
+		what := "finding(s)"
+		if r.Mode == checks.ModeWhatIf && !r.FailOnExisting {
+			what = "introduced finding(s)"
+		}
+		line += fmt.Sprintf(". FAIL: %d %s at or above %s.", s.Failing, what, r.FailOn)
+	default:
+		line += fmt.Sprintf(". PASS: nothing fails at %s.", r.FailOn)
+	}
+	return line
+}
+
+func sortedMapKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
