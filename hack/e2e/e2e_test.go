@@ -176,50 +176,15 @@ spec:
 // step that needs them marked unknown.
 func TestForbiddenKind(t *testing.T) {
 	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
-	ctx := context.Background()
 	read := []string{"get", "list", "watch"}
-	role := &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-egress-no-destinationrules"},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"", "apps", "discovery.k8s.io", "networking.k8s.io", "apiextensions.k8s.io",
-				"security.istio.io", "telemetry.istio.io", "extensions.istio.io", "gateway.networking.k8s.io"},
-				Resources: []string{"*"}, Verbs: read},
-			{APIGroups: []string{"networking.istio.io"}, Verbs: read, Resources: []string{
-				"serviceentries", "virtualservices", "gateways", "sidecars", "workloadentries",
-				"workloadgroups", "envoyfilters", "proxyconfigs"}},
-		},
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "limited"}},
-	}
-	rbac := env.clientset.RbacV1()
-	_ = rbac.ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
-	_ = rbac.ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
-	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
-	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = rbac.ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+	kcPath := restrictedUser(t, "limited", []rbacv1.PolicyRule{
+		{APIGroups: []string{"", "apps", "discovery.k8s.io", "networking.k8s.io", "apiextensions.k8s.io",
+			"security.istio.io", "telemetry.istio.io", "extensions.istio.io", "gateway.networking.k8s.io"},
+			Resources: []string{"*"}, Verbs: read},
+		{APIGroups: []string{"networking.istio.io"}, Verbs: read, Resources: []string{
+			"serviceentries", "virtualservices", "gateways", "sidecars", "workloadentries",
+			"workloadgroups", "envoyfilters", "proxyconfigs"}},
 	})
-
-	user, err := env.testEnv.AddUser(envtest.User{Name: "limited"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kcPath := filepath.Join(t.TempDir(), "limited.kubeconfig")
-	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	// The user really is forbidden to list DestinationRules and allowed to list ServiceEntries.
 	if r := kubectl(t, "auth", "can-i", "list", "destinationrules.networking.istio.io", "-A", "--kubeconfig", kcPath); strings.TrimSpace(r.stdout) != "no" {
 		t.Fatalf("limited user can list destinationrules: %s", r)
@@ -257,4 +222,43 @@ func TestPluginDiscovery(t *testing.T) {
 	if !strings.Contains(r.stdout, bin) {
 		t.Errorf("kubectl plugin list does not show %s\n%s", bin, r)
 	}
+}
+
+// restrictedUser creates user name bound to a ClusterRole with rules (removed at the end of the
+// test) and returns a kubeconfig for it.
+func restrictedUser(t *testing.T, name string, rules []rbacv1.PolicyRule) string {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-egress-" + name}, Rules: rules}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}},
+	}
+	rbac := env.clientset.RbacV1()
+	_ = rbac.ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
+	_ = rbac.ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+	})
+	user, err := env.testEnv.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := os.WriteFile(p, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

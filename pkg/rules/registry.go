@@ -266,20 +266,7 @@ func SortByCreation(s []Service) {
 // pilot/pkg/model/sidecar.go appendSidecarServices / canMergeServices (hostname
 // de-duplication), as used by DefaultSidecarScopeForGateway (seed §2.4 gate (1)).
 func ServiceForProxy(services []Service, proxyNs string) (chosen *Service, visible []Service) {
-	var private, public []Service
-	for _, s := range services {
-		if !ServiceVisible(s.Namespace, s.ExportTo, proxyNs) {
-			continue
-		}
-		if containsStr(s.ExportTo, ExportPublic) {
-			public = append(public, s)
-		} else {
-			private = append(private, s)
-		}
-	}
-	SortByCreation(private)
-	SortByCreation(public)
-	visible = append(private, public...)
+	visible = ServicesExportedTo(services, proxyNs)
 	for i := range visible {
 		s := visible[i]
 		switch {
