@@ -391,3 +391,16 @@ func registerVisibilityCompletion(cmd *cobra.Command, g *GlobalOptions) {
 func registerExportAuditCompletion(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("info", "warning", "error"))
 }
+
+// registerExplainListenerCompletion: HOST, --host, --from, --gateway, --call, --fail-on.
+func registerExplainListenerCompletion(cmd *cobra.Command, g *GlobalOptions) {
+	s := completionSource{g: g}
+	cmd.ValidArgsFunction = hostArgCompletion(s)
+	_ = cmd.RegisterFlagCompletionFunc("host", hostArgCompletion(s))
+	_ = cmd.RegisterFlagCompletionFunc("from", namespaceCompletion(s))
+	_ = cmd.RegisterFlagCompletionFunc("gateway", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return completeWith(s.gateways, toComplete)
+	})
+	_ = cmd.RegisterFlagCompletionFunc("call", fixedCompletion("http", "http2", "tls", "tcp"))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("info", "warning", "error", "none"))
+}

@@ -90,6 +90,7 @@ or read error.`,
 	f.StringVar(&o.Address, "address", "", "the destination IP the client connects to (default: the entry's first address)")
 	f.StringVar(&o.ConfigDump, "config-dump", "", "the proxy's saved Envoy config dump: show its actual listeners on the port next to the prediction")
 	f.StringVar(&o.FailOn, "fail-on", checks.LevelError, "exit 1 when a finding has this level or worse: Info, Warning, Error, or none")
+	registerExplainListenerCompletion(cmd, g) // completion.go
 	return cmd
 }
 
