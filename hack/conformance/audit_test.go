@@ -46,7 +46,7 @@ const (
 
 // auditCodes are the rows of the export-audit tables, in order.
 var auditCodes = []string{checks.AuditSENotExportedToGateway, checks.AuditVSNotExportedToGateway,
-	checks.AuditDRNotOnLookupPath, checks.AuditSubsetUndefined, auditSubsetVisible, auditSEExported}
+	checks.AuditDRNotOnLookupPath, checks.AuditSubsetUndefined, checks.AuditSidecarImportHidden, auditSubsetVisible, auditSEExported}
 
 func (c auditCheck) agree() bool { return c.istiodAgrees }
 
@@ -77,6 +77,10 @@ func compareAudit(sc *scenario, snap *snapshot.Snapshot, proxies []proxySpec, ou
 	for _, f := range rep.Findings {
 		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined {
 			continue // compareSubsetAudit
+		}
+		if f.Code == checks.AuditSidecarImportHidden {
+			res = append(res, compareSidecarImport(snap, f, out, filter, scope, unchecked)...)
+			continue
 		}
 		if f.Code != checks.AuditSENotExportedToGateway && f.Code != checks.AuditVSNotExportedToGateway {
 			unchecked[f.Code]++
@@ -125,6 +129,53 @@ func compareAudit(sc *scenario, snap *snapshot.Snapshot, proxies []proxySpec, ou
 				unchecked["no compared gateway workload in "+ns]++
 			}
 		}
+	}
+	return res
+}
+
+// compareSidecarImport checks SE_NOT_EXPORTED_TO_SIDECAR_IMPORTER: a Sidecar imports ns/host
+// but the entry is not exported to the Sidecar's namespace, so that namespace's sidecar must lack
+// the entry's clusters (unless another entry for the same host, imported another way, gives the
+// same cluster names: then it is not checkable).
+func compareSidecarImport(snap *snapshot.Snapshot, f checks.AuditFinding, out *istiodOut, filter, scope bool, unchecked map[string]int) []auditCheck {
+	var res []auditCheck
+	for _, ns := range f.MissingIn {
+		cds := out.sidecars[ns]
+		if cds == nil {
+			unchecked["no sidecar compared in "+ns]++
+			continue
+		}
+		v := checks.BuildSidecarView(snap, ns, nil)
+		other := false
+		for _, se := range snap.ServiceEntries {
+			if se.Namespace == f.Namespace && se.Name == f.Name {
+				for _, h := range se.Spec.Hosts {
+					if s := v.Outbound.CDSService(rules.NormalizeHost(h)); s != nil {
+						other = true
+					}
+				}
+			}
+		}
+		if other {
+			unchecked[f.Code+": another entry for the host is imported"]++
+			continue
+		}
+		c := auditCheck{code: f.Code, ref: f.Ref(), ns: ns, filter: filter, scope: scope}
+		var present, absent []string
+		for _, n := range entryClusters(snap, f.Namespace, f.Name) {
+			if cds[n] {
+				present = append(present, n)
+			} else {
+				absent = append(absent, n)
+			}
+		}
+		c.istiodAgrees = len(present) == 0
+		if c.istiodAgrees {
+			c.detail = "lacks " + strings.Join(absent, ", ")
+		} else {
+			c.detail = "HAS " + strings.Join(present, ", ")
+		}
+		res = append(res, c)
 	}
 	return res
 }
