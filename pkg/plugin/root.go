@@ -69,7 +69,7 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
 	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
-	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml")
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
 	registerRootCompletion(root, g) // completion.go
 	root.AddCommand(newWhyMissingCommand(g, streams), newExplainListenerCommand(g, streams), newExportAuditCommand(g, streams), newVisibilityCommand(g, streams), newVersionCommand(g, streams))
 	root.AddCommand(newPreflightCommand(g, streams)) // preflight.go
