@@ -68,8 +68,8 @@ func TestVisibilitySidecarScope(t *testing.T) {
 	live := egress(t, "visibility", "-A", "--from", "team-a", "-o", "json", "--kubeconfig", env.kubeconfig)
 	off := egressDirect(t, "visibility", "--from", "team-a", "-o", "json", "-f", casePath(file))
 	for mode, r := range map[string]result{"live": live, "offline": off} {
-		if r.code != 1 {
-			t.Errorf("%s: exit code %d, want 1\n%s", mode, r.code, r)
+		if r.code != 0 { // a Warning: a Sidecar often narrows egress on purpose
+			t.Errorf("%s: exit code %d, want 0\n%s", mode, r.code, r)
 		}
 		var rep checks.VisibilityReport
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {

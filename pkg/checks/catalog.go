@@ -149,6 +149,7 @@ var catalogRefs = map[string]catalogRef{
 	ListenerBlackHole:          {"EGR0319", "§1.3, §5 (502)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners; httproute.go buildSidecarOutboundHTTPRouteConfig (block_all)"},
 	ListenerHTTPRoutesIgnored:  {"EGR0320", "§2.1, §4.1", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts, buildSidecarOutboundTCPFilterChainOpts"},
 	ListenerActualDiffers:      {"EGR0321", "§3.7 (d), (e)", "the proxy's Envoy /config_dump against pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners"},
+	ListenerClusterAbsent:      {"EGR0322", "§3.7, §5 (503 NC)", "pilot/pkg/networking/core/cluster.go BuildClusters (the route's cluster is not generated); route/route.go GetDestinationCluster"},
 
 	// visibility (seed 002).
 	VisStatusDrift:       {"EGR0401", "seed 002", "pilot/pkg/model/serviceentry_visibility.go; pilot/pkg/serviceregistry/serviceentry/conversion.go (Attributes.Visibility)"},

@@ -40,6 +40,7 @@ const (
 	ListenerBlackHole          = "REGISTRY_ONLY_BLACKHOLE"
 	ListenerHTTPRoutesIgnored  = "HTTP_ROUTES_IGNORED_ON_TCP_PORT"
 	ListenerActualDiffers      = "ACTUAL_LISTENERS_DIFFER"
+	ListenerClusterAbsent      = "ROUTE_CLUSTER_ABSENT"
 )
 
 func init() {
@@ -64,6 +65,7 @@ func init() {
 		CatalogEntry{ListenerGatewayServiceLack, LevelError, "NC", "Sidecars route to the egress gateway on a port its Service does not declare: the cluster outbound|<port>||<gateway service> does not exist."},
 		CatalogEntry{ListenerHTTPRoutesIgnored, LevelWarning, "", "A mesh VirtualService has http routes for a host whose port is TLS/TCP on sidecars: the sidecar builds an SNI/TCP chain and never applies them (traffic meant for the egress gateway goes direct)."},
 		CatalogEntry{ListenerActualDiffers, LevelWarning, "", "The proxy's config dump (--config-dump) has other listeners or filter chain destinations on the port than predicted: a stale push, a control-plane problem, or a gap in this tool's model."},
+		CatalogEntry{ListenerClusterAbsent, LevelError, "NC", "The call's path ends at a cluster the proxy does not have (not visible, subset undefined, port not declared): 503 NC."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
 	)
 }
@@ -271,9 +273,25 @@ func compareActual(opt ExplainListenerOptions, rep *ListenerReport) {
 			diffs = append(diffs, "the dump has listener "+name+", which the prediction lacks")
 		}
 	}
+	for i := range rep.Clusters {
+		c := &rep.Clusters[i]
+		switch {
+		case opt.Dump.HasCluster(c.Name):
+			c.Actual = "present"
+		default:
+			c.Actual = "absent"
+			if c.Present {
+				diffs = append(diffs, "predicted cluster "+c.Name+" is not in the dump")
+			}
+		}
+	}
 	sort.Strings(diffs)
+	who := "proxy " + rep.Proxy.Namespace
+	if rep.Proxy.Workload != "" {
+		who = "proxy " + rep.Proxy.Workload
+	}
 	if len(diffs) > 0 {
-		rep.add(ListenerActualDiffers, "proxy "+rep.Proxy.Namespace, fmt.Sprintf("The proxy's configuration (%s) differs from the prediction: %s.", opt.DumpSource, strings.Join(diffs, "; ")),
+		rep.add(ListenerActualDiffers, who, fmt.Sprintf("The proxy's configuration (%s) differs from the prediction: %s.", opt.DumpSource, strings.Join(diffs, "; ")),
 			"If the proxy is not SYNCED (istioctl proxy-status), wait for or investigate the push; otherwise compare istiod's intended config (/debug/config_dump?proxyID=) with the dump and report the difference.")
 	}
 }
@@ -355,6 +373,9 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, all []rules.Serv
 	}
 	if addr == "" && imported != nil {
 		addr = firstAddress(imported.Addresses)
+		if addr == "" && len(imported.Addresses) > 0 && strings.HasPrefix(imported.Addresses[0], "<clusterIP") {
+			addr = imported.Addresses[0] // the cluster IP the API server assigns (unknown offline)
+		}
 	}
 	for _, k := range kinds {
 		res := out.Resolve(rules.Call{Host: rep.Host, Port: port, Kind: k, Address: addr})
@@ -367,6 +388,10 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, all []rules.Serv
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)
 	for _, c := range rep.Clusters {
+		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
+			rep.add(ListenerClusterAbsent, "proxy sidecar "+v.Namespace, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with 503 NC.", rep.Host, c.Name, v.Namespace, c.Reason),
+				"Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change.")
+		}
 		s := v.Outbound.CDSService(c.FQDN)
 		if c.Present || s == nil || s.Kind != rules.KindService || hasPort(*s, c.Port) {
 			continue
@@ -383,6 +408,24 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, all []rules.Serv
 		}
 		rep.add(ListenerGatewayServiceLack, s.Ref(), fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
 	}
+}
+
+// matchedOtherEntry: the call reached an entry declared for another name through a specific
+// match — a wildcard SNI, an address or CIDR listener/prefix range — not through a catch-all
+// chain or an HCM (which any unknown host reaches too).
+func matchedOtherEntry(res rules.CallResult, host string) bool {
+	c := res.Chain
+	if c == nil || c.Service == "" || c.Host == host || strings.HasPrefix(c.Service, "VirtualService ") || c.IsHCM() {
+		return false
+	}
+	return !c.MatchAll() || !strings.HasPrefix(res.Listener, rules.WildcardAddress+"_")
+}
+
+// isKubeService: the sidecar's entry for host is a Kubernetes Service (its missing port gets
+// GATEWAY_SERVICE_LACKS_PORT instead).
+func isKubeService(v SidecarView, host string) bool {
+	s := v.Outbound.CDSService(host)
+	return s != nil && s.Kind == rules.KindService
 }
 
 func hasHCMOnPort(out *rules.SidecarOutbound, port uint32) bool {
@@ -486,6 +529,8 @@ func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, 
 		w = append(w, fmt.Sprintf("%s declares %s port %d as %s; the sidecar sees it (Sidecar %s).", imported.Ref(), host, port, protoWords(p), v.Scope.Ref()))
 	case len(forHost) > 0:
 		w = append(w, fmt.Sprintf("%s declares %s, but this proxy does not see it (exportTo or Sidecar egress hosts).", forHost[0].Ref(), host))
+	case matchedOtherEntry(res, host):
+		w = append(w, fmt.Sprintf("No entry declares %s by that exact name; the call matches %s (host %s) by its wildcard, address or port.", host, res.Chain.Service, res.Chain.Host))
 	default:
 		w = append(w, fmt.Sprintf("No ServiceEntry or Service declares %s; the proxy treats it as unknown (outboundTrafficPolicy %s, from %s).", host, policy, v.Scope.PolicyFrom))
 	}
@@ -681,7 +726,7 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(ListenerNotImported, s.Ref(), fmt.Sprintf("%s declares %s, but its exportTo %s does not include %s: sidecars there treat the host as unknown.", s.Ref(), host, fmtList(s.ExportTo), v.Namespace),
 				fmt.Sprintf("Add %s to spec.exportTo of %s.", v.Namespace, s.Ref()))
 		}
-	case imported == nil && !rules.IsIP(host):
+	case imported == nil && !rules.IsIP(host) && !matchedOtherEntry(res, host):
 		fix := fmt.Sprintf("Declare it: a ServiceEntry for %s with ports[].number %d and the protocol the client speaks", host, port)
 		if kind == rules.CallHTTP2 || kind == rules.CallHTTP {
 			fix += " (GRPC or HTTP2 for gRPC clients, which also makes the upstream connection HTTP/2)"
@@ -905,10 +950,27 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		for _, port := range []uint32{opt.Port} {
 			r, err := WhyMissing(snap, WhyMissingOptions{Host: rep.Host, Port: port, Gateway: w.Ref()})
 			if err == nil && len(r.Gateways) > 0 {
-				rep.Clusters = append(rep.Clusters, r.Gateways[0].Clusters...)
+				g := r.Gateways[0]
+				rep.Clusters = append(rep.Clusters, g.Clusters...)
+				for _, c := range g.Clusters {
+					if c.Needed && !c.Present && routedTo(rep, c.Name) {
+						rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): requests fail with 503 NC.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause),
+							g.Fix)
+					}
+				}
 			}
 		}
 	}
+}
+
+// routedTo: a bound route of the report sends traffic to cluster name.
+func routedTo(rep *ListenerReport, name string) bool {
+	for _, b := range rep.Bindings {
+		if b.Result == rules.BindOK && slices.Contains(b.Destinations, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // gatewayTargetPorts maps a gateway Service port to its numeric targetPort for the Services in

@@ -118,9 +118,17 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 			if !c.Present {
 				state = "ABSENT: " + c.Reason
 			}
-			rows = append(rows, []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), strings.ToUpper(c.Direction), orDash(c.Type), orDash(c.DestinationRule), state})
+			row := []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), strings.ToUpper(c.Direction), orDash(c.Type), orDash(c.DestinationRule), state}
+			if r.ActualSource != "" {
+				row = append(row, strings.ToUpper(orDash(c.Actual)))
+			}
+			rows = append(rows, row)
 		}
-		if err := Table(w, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}, rows); err != nil {
+		headers := []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "CDS"}
+		if r.ActualSource != "" {
+			headers = []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE", "PREDICTED", "ACTUAL"}
+		}
+		if err := Table(w, headers, rows); err != nil {
 			return err
 		}
 	}
