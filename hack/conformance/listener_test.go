@@ -424,30 +424,22 @@ func tcpTarget[W weighted](cluster string, w []W) string {
 // matchedRouteTarget finds the route the simulation matched (the first route of the matched
 // virtual host whose path matches "/", as simulation.matchRoute does) and returns its target.
 func matchedRouteTarget(sim *simulation.Simulation, r simulation.Result) string {
-	rc := xdstest.ExtractRouteConfigurations(sim.Routes)[r.RouteConfigMatched]
-	for _, vh := range rc.GetVirtualHosts() {
-		if vh.GetName() != r.VirtualHostMatched {
-			continue
-		}
-		for _, rt := range vh.GetRoutes() {
-			if !pathMatchesRoot(rt.GetMatch()) {
-				continue
-			}
-			switch a := rt.GetAction().(type) {
-			case *route.Route_Route:
-				if w := a.Route.GetWeightedClusters().GetClusters(); len(w) > 0 {
-					return tcpTarget("", w)
-				}
-				return a.Route.GetCluster()
-			case *route.Route_DirectResponse:
-				return fmt.Sprintf("direct:%d", a.DirectResponse.GetStatus())
-			case *route.Route_Redirect:
-				return "redirect"
-			}
-			return fmt.Sprintf("action %T", rt.GetAction())
-		}
+	rt := matchedRoute(sim, r)
+	if rt == nil {
+		return "(matched route not found)"
 	}
-	return "(matched route not found)"
+	switch a := rt.GetAction().(type) {
+	case *route.Route_Route:
+		if w := a.Route.GetWeightedClusters().GetClusters(); len(w) > 0 {
+			return tcpTarget("", w)
+		}
+		return a.Route.GetCluster()
+	case *route.Route_DirectResponse:
+		return fmt.Sprintf("direct:%d", a.DirectResponse.GetStatus())
+	case *route.Route_Redirect:
+		return "redirect"
+	}
+	return fmt.Sprintf("action %T", rt.GetAction())
 }
 
 // writeListenerTables writes the listener-call agreement tables of the generated matrix.

@@ -322,34 +322,41 @@ func explainGatewayCall(t *testing.T, sc *scenario, snap *snapshot.Snapshot, gw 
 	}
 }
 
-// routeAction finds the route the simulation matched (the first route of the matched virtual
-// host whose path matches "/", as simulation.matchRoute does) and returns its first weighted
-// cluster, or why it routes nowhere.
-func routeAction(sim *simulation.Simulation, r simulation.Result) (string, string) {
+// matchedRoute returns the route the simulation matched: the first route of the matched virtual
+// host whose path matches "/", as simulation.matchRoute does (nil when there is none).
+func matchedRoute(sim *simulation.Simulation, r simulation.Result) *route.Route {
 	rc := xdstest.ExtractRouteConfigurations(sim.Routes)[r.RouteConfigMatched]
 	for _, vh := range rc.GetVirtualHosts() {
 		if vh.GetName() != r.VirtualHostMatched {
 			continue
 		}
 		for _, rt := range vh.GetRoutes() {
-			if !pathMatchesRoot(rt.GetMatch()) {
-				continue
+			if pathMatchesRoot(rt.GetMatch()) {
+				return rt
 			}
-			switch a := rt.GetAction().(type) {
-			case *route.Route_Route:
-				if w := a.Route.GetWeightedClusters().GetClusters(); len(w) > 0 {
-					return w[0].GetName(), ""
-				}
-				return "", "route without cluster"
-			case *route.Route_DirectResponse:
-				return "", fmt.Sprintf("direct response %d", a.DirectResponse.GetStatus())
-			case *route.Route_Redirect:
-				return "", "redirect"
-			}
-			return "", fmt.Sprintf("route action %T", rt.GetAction())
 		}
 	}
-	return "", "matched route not found"
+	return nil
+}
+
+// routeAction returns the first weighted cluster of the matched route, or why it routes nowhere.
+func routeAction(sim *simulation.Simulation, r simulation.Result) (string, string) {
+	rt := matchedRoute(sim, r)
+	if rt == nil {
+		return "", "matched route not found"
+	}
+	switch a := rt.GetAction().(type) {
+	case *route.Route_Route:
+		if w := a.Route.GetWeightedClusters().GetClusters(); len(w) > 0 {
+			return w[0].GetName(), ""
+		}
+		return "", "route without cluster"
+	case *route.Route_DirectResponse:
+		return "", fmt.Sprintf("direct response %d", a.DirectResponse.GetStatus())
+	case *route.Route_Redirect:
+		return "", "redirect"
+	}
+	return "", fmt.Sprintf("route action %T", rt.GetAction())
 }
 
 func pathMatchesRoot(m *route.RouteMatch) bool {

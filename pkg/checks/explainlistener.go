@@ -616,7 +616,7 @@ func protoWords(p rules.ServicePort) string {
 }
 
 // sidecarFindings: conflicts and match-all chains on the port, independent of a host.
-func sidecarFindings(snap *snapshot.Snapshot, v SidecarView, port uint32, rep *ListenerReport) {
+func sidecarFindings(_ *snapshot.Snapshot, v SidecarView, port uint32, rep *ListenerReport) {
 	out := v.Outbound
 	for _, c := range out.Conflicts {
 		if !strings.HasSuffix(c.Listener, fmt.Sprintf("_%d", port)) {
@@ -689,7 +689,6 @@ func sidecarFindings(snap *snapshot.Snapshot, v SidecarView, port uint32, rep *L
 			rep.add(ListenerWildcardDNS, s.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS: there is no single name to resolve.", s.Ref(), s.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
 		}
 	}
-	_ = snap
 }
 
 func protoClass(p string) string {
@@ -933,7 +932,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			if lp != sp {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("The gateway Service maps port %d → targetPort %d: the listener is 0.0.0.0_%d.", sp, lp, lp))
 			}
-			gatewayServer(snap, w, gw.Namespace+"/"+gw.Name, i, s, lp, bopt, view, rep, hostEntries)
+			gatewayServer(w, gw.Namespace+"/"+gw.Name, i, s, lp, bopt, view, ServiceOptions(snap, flags.MeshConfig), rep, hostEntries)
 		}
 	}
 	if !found {
@@ -990,7 +989,10 @@ func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
 	return out
 }
 
-func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s *networking.Server, lp uint32, bopt rules.BindOptions, view *snapshot.Snapshot, rep *ListenerReport, hostEntries []rules.Service) {
+func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp uint32, bopt rules.BindOptions, view *snapshot.Snapshot, svcOpt rules.ServiceOptions, rep *ListenerReport, hostEntries []rules.Service) {
+	dest := func(d rules.Dest) string {
+		return gatewayDestCluster(view, svcOpt, w.Namespace, d, s.GetPort().GetNumber())
+	}
 	proto := strings.ToUpper(s.GetPort().GetProtocol())
 	mode := ""
 	if s.GetTls() != nil {
@@ -1008,11 +1010,7 @@ func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s
 		}
 		rb := RouteBinding{Gateway: gwRef, Server: idx, Port: s.GetPort().GetNumber(), Protocol: proto, RouteType: b.RouteType, VirtualService: vs.Namespace + "/" + vs.Name, Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts}
 		for _, d := range b.Dests {
-			port := d.Port
-			if port == 0 {
-				port = s.GetPort().GetNumber()
-			}
-			n := rules.ClusterName(port, d.Subset, strings.ToLower(d.Host))
+			n := dest(d)
 			if !slices.Contains(rb.Destinations, n) {
 				rb.Destinations = append(rb.Destinations, n)
 			}
@@ -1059,11 +1057,7 @@ func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s
 			for _, h := range b.Hosts {
 				vh := rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}}
 				for _, d := range b.Dests {
-					port := d.Port
-					if port == 0 {
-						port = s.GetPort().GetNumber()
-					}
-					vh.Routes = append(vh.Routes, rules.RouteAction{Match: "/*", Cluster: rules.ClusterName(port, d.Subset, strings.ToLower(d.Host)), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
+					vh.Routes = append(vh.Routes, rules.RouteAction{Match: "/*", Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
 				}
 				rc.VirtualHosts = append(rc.VirtualHosts, vh)
 			}
@@ -1075,26 +1069,18 @@ func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s
 	case rt == rules.RouteTLS:
 		for _, b := range bound {
 			for _, d := range b.Dests {
-				port := d.Port
-				if port == 0 {
-					port = s.GetPort().GetNumber()
-				}
 				sni := d.TLS.GetMatch()
 				var names []string
 				for _, m := range sni {
 					names = append(names, m.GetSniHosts()...)
 				}
-				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), Destination: "Cluster: " + rules.ClusterName(port, d.Subset, strings.ToLower(d.Host)), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
+				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
 			}
 		}
 	case rt == rules.RouteTCP:
 		for _, b := range bound {
 			d := b.Dests[0]
-			port := d.Port
-			if port == 0 {
-				port = s.GetPort().GetNumber()
-			}
-			cv := ChainView{Match: "ALL", Destination: "Cluster: " + rules.ClusterName(port, d.Subset, strings.ToLower(d.Host)), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
+			cv := ChainView{Match: "ALL", Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
 			if terminating {
 				cv.TLS = mode
 			}
@@ -1144,8 +1130,6 @@ func gatewayServer(snap *snapshot.Snapshot, w Workload, gwRef string, idx int, s
 			}
 		}
 	}
-	_ = snap
-	_ = w
 }
 
 func hasHTTP(vs *networkingv1.VirtualService) bool { return len(vs.Spec.GetHttp()) > 0 }

@@ -436,7 +436,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			}
 		}
 	}
-	cluster := clusterName(d.Port, d.Subset, h)
+	cluster := rules.ClusterName(d.Port, d.Subset, h)
 	if definer == nil {
 		a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "VirtualService", Namespace: d.Declared.Namespace, Name: d.Declared.Name,
 			ExportTo: rules.EffectiveExportTo(d.Declared.Spec.ExportTo, a.vsExport), NeededIn: []string{ns}, MissingIn: []string{ns},

@@ -8,6 +8,7 @@ import (
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // unresolvedRef is a VirtualService gateway reference that resolves to no Gateway.
@@ -338,7 +339,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			if port == 0 && len(e.v.Clusters) > 0 {
 				port = e.v.Clusters[0].Port
 			}
-			cn := clusterName(port, d.Subset, h)
+			cn := rules.ClusterName(port, d.Subset, h)
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: cn, FQDN: h, Port: port, Subset: d.Subset, Direction: "outbound", Present: false, Needed: true,
 				DestinationRule: dr.Ref(), Reason: "subset not defined by a DestinationRule on the gateway's lookup path"})
 			e.step("subsets", "referenced subsets are defined", Fail, fmt.Sprintf("subset %q of %s is not defined for gateway namespace %s", d.Subset, h, e.w.Namespace),
@@ -429,6 +430,24 @@ func indent(s, pre string) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
+// gatewayDestCluster names the cluster a gateway route to d writes: outbound|<port>|<subset>|<host>
+// where port is the destination port, else the only port of the service the gateway in gwNs
+// sees for the host, else the server port.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster.
+func gatewayDestCluster(snap *snapshot.Snapshot, opt rules.ServiceOptions, gwNs string, d rules.Dest, serverPort uint32) string {
+	host := strings.ToLower(d.Host)
+	port := d.Port
+	if port == 0 {
+		port = serverPort
+		svcs := rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt)
+		if chosen, _ := rules.ServiceForProxy(svcs, gwNs); chosen != nil && len(chosen.Ports) == 1 {
+			port = chosen.Ports[0].Number
+		}
+	}
+	return rules.ClusterName(port, d.Subset, host)
+}
+
 // routeBinding renders a binding for the report, with the destination cluster names istiod
 // writes into the routes: outbound|<port>|<subset>|<host> where port is the destination port,
 // else the service's only port, else the server port.
@@ -439,16 +458,7 @@ func (e *evaluation) routeBinding(b rules.Binding, covers bool) RouteBinding {
 		Protocol: b.Server.GetPort().GetProtocol(), RouteType: b.RouteType, VirtualService: b.VS.Namespace + "/" + b.VS.Name,
 		Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts, CoversHost: covers}
 	for _, d := range b.Dests {
-		port := d.Port
-		if port == 0 {
-			svcs := rules.ServicesForHost(e.snap.ServiceEntries, e.snap.Services, strings.ToLower(d.Host), ServiceOptions(e.snap, e.flags.MeshConfig))
-			if chosen, _ := rules.ServiceForProxy(svcs, e.w.Namespace); chosen != nil && len(chosen.Ports) == 1 {
-				port = chosen.Ports[0].Number
-			} else {
-				port = r.Port
-			}
-		}
-		name := clusterName(port, d.Subset, strings.ToLower(d.Host))
+		name := gatewayDestCluster(e.snap, ServiceOptions(e.snap, e.flags.MeshConfig), e.w.Namespace, d, r.Port)
 		if !slices.Contains(r.Destinations, name) {
 			r.Destinations = append(r.Destinations, name)
 		}

@@ -368,7 +368,7 @@ func (e *evaluation) run() {
 		e.step("exported", "service exported to the gateway namespace", Fail, what)
 		e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port))
 		if e.port != 0 {
-			e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Needed: true, Reason: "no entry declares the host"})
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Needed: true, Reason: "no entry declares the host"})
 		}
 		return
 	}
@@ -413,14 +413,14 @@ func (e *evaluation) run() {
 			e.step("port", "port declared", Fail, fmt.Sprintf("no entry for %s declares port %d", hn, e.port), Evidence{Resource: culprit.Ref(), Field: "spec.ports", Value: portList(culprit.Ports)})
 			e.fail(CausePortNotDeclared, culprit.Ref(), fmt.Sprintf("%s declares host %s with ports %s but not %d, so outbound|%d||%s is never built.", culprit.Ref(), hn, portList(culprit.Ports), e.port, e.port, hn),
 				fmt.Sprintf("# %s\nspec:\n  ports:\n  - number: %d\n    name: port-%d\n    protocol: <HTTP|TLS|TCP>", culprit.Ref(), e.port, e.port))
-			e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true, Reason: "port not declared"})
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true, Reason: "port not declared"})
 			continue
 		}
 		if chosen == nil {
 			e.stepNotExported(hn, group)
 			for _, p := range group[0].Ports {
 				if p.Protocol != "UDP" && (e.port == 0 || p.Number == e.port) {
-					e.v.Clusters = append(e.v.Clusters, Cluster{Name: clusterName(p.Number, "", hn), FQDN: hn, Port: p.Number, Direction: "outbound",
+					e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(p.Number, "", hn), FQDN: hn, Port: p.Number, Direction: "outbound",
 						Type: rules.ClusterType(group[0], true), Present: false, Needed: true, Reason: "not exported to " + e.w.Namespace})
 				}
 			}
@@ -505,7 +505,7 @@ func (e *evaluation) run() {
 	for _, st := range states {
 		dns := rules.IsDNSResolution(*st.chosen)
 		for _, p := range st.ports {
-			c := Cluster{Name: clusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
+			c := Cluster{Name: rules.ClusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
 				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Needed: true}
 			if !st.present {
 				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
@@ -515,7 +515,7 @@ func (e *evaluation) run() {
 			e.v.Clusters = append(e.v.Clusters, c)
 			if st.dr != nil {
 				for _, sub := range st.dr.Subsets {
-					sc := Cluster{Name: clusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
+					sc := Cluster{Name: rules.ClusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
 						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason}
 					if st.present && dns && !rules.AnyEndpointMatches(st.endpoints[p.Number], st.dr.SubsetLabels[sub]) {
 						sc.Present, sc.Reason = false, "subset labels "+fmtLabels(st.dr.SubsetLabels[sub])+" match no endpoint of the DNS entry: "+noDNSEndpoints
@@ -583,7 +583,7 @@ func (e *evaluation) run() {
 		}
 		if n, why := e.endpointCount(*st.chosen); n == 0 {
 			e.step("endpoints", "cluster has endpoints", Warn, why, Evidence{Resource: st.chosen.Ref(), Field: "spec.resolution", Value: st.chosen.Resolution})
-			e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", clusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
+			e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
 				fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref()))
 		} else {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
@@ -598,10 +598,6 @@ func hasExtra(xs []rules.Extra, h string) bool {
 		}
 	}
 	return false
-}
-
-func clusterName(port uint32, subset, host string) string {
-	return fmt.Sprintf("outbound|%d|%s|%s", port, subset, host)
 }
 
 func fmtList(s []string) string {

@@ -59,11 +59,7 @@ func GatewayName(g *networkingv1.Gateway) string { return g.Namespace + "/" + g.
 //
 // Mirrors istiod pkg/config/protocol Instance.IsHTTP.
 func IsHTTPProtocol(p string) bool {
-	switch strings.ToUpper(p) {
-	case "HTTP", "HTTP2", "GRPC", "GRPC-WEB", "HTTP_PROXY":
-		return true
-	}
-	return false
+	return ListenerClass(ParseProtocol(p)) == ClassHTTP
 }
 
 // ServerRouteType returns the VirtualService section a Gateway server uses (seed §4.3 table):
