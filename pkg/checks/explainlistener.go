@@ -373,9 +373,6 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, all []rules.Serv
 	}
 	if addr == "" && imported != nil {
 		addr = firstAddress(imported.Addresses)
-		if addr == "" && len(imported.Addresses) > 0 && strings.HasPrefix(imported.Addresses[0], "<clusterIP") {
-			addr = imported.Addresses[0] // the cluster IP the API server assigns (unknown offline)
-		}
 	}
 	for _, k := range kinds {
 		res := out.Resolve(rules.Call{Host: rep.Host, Port: port, Kind: k, Address: addr})
@@ -442,15 +439,15 @@ func hasHCMOnPort(out *rules.SidecarOutbound, port uint32) bool {
 	return false
 }
 
+// firstAddress returns the address a client connects to for an entry: its first IP (a CIDR's
+// base address), else the placeholder of a cluster IP not known offline ("<clusterIP of ns/name>",
+// rules.KubeService), else "".
 func firstAddress(as []string) string {
 	for _, a := range as {
-		if p, _, ok := strings.Cut(a, "/"); ok {
-			if rules.IsIP(p) {
-				return p
-			}
-			continue
+		if p, _, ok := strings.Cut(a, "/"); ok && rules.IsIP(p) {
+			return p
 		}
-		if rules.IsIP(a) {
+		if rules.IsIP(a) || strings.HasPrefix(a, "<clusterIP") {
 			return a
 		}
 	}
