@@ -6,10 +6,12 @@ import (
 	"sort"
 	"strings"
 
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -343,8 +345,7 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 	if rep.Host == "" {
 		return
 	}
-	all := AllServices(RevisionView(snap, v.Revision), v.Flags)
-	explainSidecarHost(snap, v, all, opt.Port, opt.Call, opt.Address, rep, true)
+	explainSidecarHost(snap, v, opt.Port, opt.Call, opt.Address, rep, true)
 }
 
 // explainSidecarHost follows the calls to rep.Host:port through the sidecar view v (all: the
@@ -352,14 +353,9 @@ func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string
 // protocol), with the plain-words explanation when explain is set, the host's findings, the
 // clusters the calls reach and a missing gateway Service port. explain-listener and preflight
 // both use it.
-func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, all []rules.Service, port uint32, call, address string, rep *ListenerReport, explain bool) {
+func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, call, address string, rep *ListenerReport, explain bool) {
 	out := v.Outbound
-	var forHost []rules.Service
-	for _, s := range all {
-		if s.Hostname == rep.Host {
-			forHost = append(forHost, s)
-		}
-	}
+	forHost := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).ForHost(rep.Host)
 	imported := importedEntry(out, rep.Host)
 	kinds := callKinds(call, imported, port)
 	if call == "" && len(kinds) == 1 && kinds[0] == rules.CallTCP && hasHCMOnPort(out, port) {
@@ -456,11 +452,9 @@ func firstAddress(as []string) string {
 
 // importedEntry is the registry entry the proxy's egress listeners import for host (nil: none).
 func importedEntry(out *rules.SidecarOutbound, host string) *rules.Service {
-	for _, s := range out.Imported() {
-		if s.Hostname == host {
-			c := s
-			return &c
-		}
+	if ss := out.ImportedForHost(host); len(ss) > 0 {
+		c := ss[0]
+		return &c
 	}
 	return nil
 }
@@ -815,7 +809,7 @@ func drTLSMode(snap *snapshot.Snapshot, v SidecarView, s rules.Service, port uin
 	if root == "" {
 		root = snap.IstioNamespace
 	}
-	l := rules.NewDRLookup(RevisionView(snap, v.Revision).DestinationRules, root, mc.GetDefaultDestinationRuleExportTo())
+	l := model.DestinationRules(RevisionView(snap, v.Revision), root, mc.GetDefaultDestinationRuleExportTo())
 	c := l.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
 	if c == nil {
 		return "", ""
@@ -856,7 +850,7 @@ func sidecarClusters(snap *snapshot.Snapshot, v SidecarView, rep *ListenerReport
 	if root == "" {
 		root = snap.IstioNamespace
 	}
-	drs := rules.NewDRLookup(RevisionView(snap, v.Revision).DestinationRules, root, mc.GetDefaultDestinationRuleExportTo())
+	drs := model.DestinationRules(RevisionView(snap, v.Revision), root, mc.GetDefaultDestinationRuleExportTo())
 	for _, n := range names {
 		parts := strings.Split(n, "|")
 		if len(parts) != 4 {
@@ -912,7 +906,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	bopt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
 	var hostEntries []rules.Service
 	if rep.Host != "" {
-		hostEntries = rules.ServicesForHost(view.ServiceEntries, view.Services, rep.Host, ServiceOptions(snap, flags.MeshConfig))
+		hostEntries = model.Services(view, flags.MeshConfig).ForHost(rep.Host)
 	}
 	found := false
 	for _, gw := range gws {
@@ -929,7 +923,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			if lp != sp {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("The gateway Service maps port %d → targetPort %d: the listener is 0.0.0.0_%d.", sp, lp, lp))
 			}
-			gatewayServer(w, gw.Namespace+"/"+gw.Name, i, s, lp, bopt, view, ServiceOptions(snap, flags.MeshConfig), rep, hostEntries)
+			gatewayServer(w, gw.Namespace+"/"+gw.Name, i, s, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
 		}
 	}
 	if !found {
@@ -986,9 +980,9 @@ func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
 	return out
 }
 
-func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp uint32, bopt rules.BindOptions, view *snapshot.Snapshot, svcOpt rules.ServiceOptions, rep *ListenerReport, hostEntries []rules.Service) {
+func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp uint32, bopt rules.BindOptions, view *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, rep *ListenerReport, hostEntries []rules.Service) {
 	dest := func(d rules.Dest) string {
-		return gatewayDestCluster(view, svcOpt, w.Namespace, d, s.GetPort().GetNumber())
+		return gatewayDestCluster(view, mc, w.Namespace, d, s.GetPort().GetNumber())
 	}
 	proto := strings.ToUpper(s.GetPort().GetProtocol())
 	mode := ""

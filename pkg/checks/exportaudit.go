@@ -8,6 +8,7 @@ import (
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -105,6 +106,8 @@ type auditor struct {
 	flags    IstiodFlags
 	vsExport []string
 	drs      *rules.DRLookup
+	vsIndex  *model.VirtualServiceIndex
+	registry *model.Registry
 	rootNs   string
 	svcOpt   rules.ServiceOptions
 	findings map[string]*AuditFinding
@@ -126,7 +129,9 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	if a.rootNs == "" {
 		a.rootNs = snap.IstioNamespace
 	}
-	a.drs = rules.NewDRLookup(snap.DestinationRules, a.rootNs, mc.GetDefaultDestinationRuleExportTo())
+	a.drs = model.DestinationRules(snap, a.rootNs, mc.GetDefaultDestinationRuleExportTo())
+	a.vsIndex = model.VirtualServices(snap, a.vsExport)
+	a.registry = model.Services(snap, mc)
 
 	for _, w := range GatewayWorkloads(snap) {
 		a.gateway(w)
@@ -148,9 +153,8 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 		}
 	}
 	for _, se := range snap.ServiceEntries {
-		ss := rules.ServiceEntryServices(se, a.svcOpt)
 		exp := []string{}
-		if len(ss) > 0 {
+		if ss := a.registry.ForEntry(se); len(ss) > 0 {
 			exp = ss[0].ExportTo
 		}
 		rep.Resources = append(rep.Resources, a.resource("ServiceEntry", se.Namespace, se.Name, exp))
@@ -214,7 +218,7 @@ func (a *auditor) sidecarImports() {
 				}
 				host = rules.NormalizeHost(host)
 				var declared []rules.Service
-				for _, s := range rules.ServicesForHost(a.snap.ServiceEntries, a.snap.Services, host, a.svcOpt) {
+				for _, s := range a.registry.ForHost(host) {
 					if s.Namespace == ns {
 						declared = append(declared, s)
 					}
@@ -307,18 +311,12 @@ func (a *auditor) gateway(w Workload) {
 	for _, g := range gws {
 		names[rules.GatewayName(g)] = true
 	}
-	for _, vs := range a.snap.VirtualServices {
-		if len(vs.Spec.Hosts) == 0 {
-			continue
-		}
+	for _, vs := range a.withAnyGateway(names) {
 		var gw string
 		for _, g := range rules.VSGateways(vs) {
 			if names[g] {
 				gw = g
 			}
-		}
-		if gw == "" {
-			continue
 		}
 		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
 		a.need(vsRef, w.Namespace)
@@ -330,7 +328,7 @@ func (a *auditor) gateway(w Workload) {
 				Message: fmt.Sprintf("%s lists Gateway %s, but exportTo %s excludes %s, the namespace of gateway pod %s where it is evaluated.", vsRef, gw, fmtList(exp), w.Namespace, w.Ref()),
 				Fix:     exportToYAML(vsRef, vs.Spec.ExportTo, vs.Namespace, w.Namespace)})
 		}
-		dests, _ := rules.MergedRoutes(vs, a.snap.VirtualServices, a.vsExport)
+		dests, _ := a.vsIndex.Merged(vs)
 		for _, d := range dests {
 			if !a.routeUsedBy(d, gw, vs.Namespace) {
 				continue
@@ -338,6 +336,32 @@ func (a *auditor) gateway(w Workload) {
 			a.destination(d, w.Namespace, w.Labels, "gateway "+w.Ref(), true)
 		}
 	}
+}
+
+// withAnyGateway returns the root VirtualServices listing one of the gateways in names
+// ("namespace/name"), in snapshot order.
+func (a *auditor) withAnyGateway(names map[string]bool) []*networkingv1.VirtualService {
+	if len(names) == 1 {
+		for n := range names {
+			return a.vsIndex.WithGateway(n)
+		}
+	}
+	pos := map[*networkingv1.VirtualService]int{}
+	for i, vs := range a.snap.VirtualServices {
+		pos[vs] = i
+	}
+	var out []*networkingv1.VirtualService
+	seen := map[*networkingv1.VirtualService]bool{}
+	for n := range names {
+		for _, vs := range a.vsIndex.WithGateway(n) {
+			if !seen[vs] {
+				seen[vs] = true
+				out = append(out, vs)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return pos[out[i]] < pos[out[j]] })
+	return out
 }
 
 // routeUsedBy: the route applies to gateway gw (or to sidecars for gw == "mesh") judging by its
@@ -370,15 +394,12 @@ func (a *auditor) routeUsedBy(d rules.Dest, gw, vsNs string) bool {
 // Mirrors istiod pilot/pkg/model/push_context.go VirtualServicesForGateway (gateway "mesh",
 // exportTo from the proxy's namespace) and destinationRule (the subset's lookup path).
 func (a *auditor) client(ns string) {
-	for _, vs := range a.snap.VirtualServices {
-		if len(vs.Spec.Hosts) == 0 || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
-			continue
-		}
+	for _, vs := range a.vsIndex.WithGateway(rules.MeshGateway) {
 		if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport), ns) {
 			continue
 		}
 		a.need("VirtualService "+vs.Namespace+"/"+vs.Name, ns)
-		dests, _ := rules.MergedRoutes(vs, a.snap.VirtualServices, a.vsExport)
+		dests, _ := a.vsIndex.Merged(vs)
 		for _, d := range dests {
 			if a.routeUsedBy(d, rules.MeshGateway, vs.Namespace) {
 				a.destination(d, ns, nil, "sidecars in "+ns, false)
@@ -390,7 +411,7 @@ func (a *auditor) client(ns string) {
 // destination checks that the proxy namespace ns sees the destination's service and subset.
 func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string, proxy string, gateway bool) {
 	h := strings.ToLower(d.Host)
-	services := rules.ServicesForHost(a.snap.ServiceEntries, a.snap.Services, h, a.svcOpt)
+	services := a.registry.ForHost(h)
 	if len(services) == 0 {
 		return // why-missing reports HOST_NOT_FOUND; nothing to export
 	}
@@ -476,7 +497,7 @@ func (a *auditor) duplicates() {
 	}
 	sort.Strings(hs)
 	for _, h := range hs {
-		services := rules.ServicesForHost(a.snap.ServiceEntries, a.snap.Services, h, a.svcOpt)
+		services := a.registry.ForHost(h)
 		if len(services) < 2 {
 			continue
 		}

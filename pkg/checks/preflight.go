@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -345,8 +346,9 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				own[rules.KubeServiceHost(svc)] = true
 			}
 		}
-		svcOpt := ServiceOptions(snap, flags.MeshConfig)
+		registry := model.Services(view, flags.MeshConfig)
 		vsExport := flags.MeshConfig.GetDefaultVirtualServiceExportTo()
+		vsIndex := model.VirtualServices(view, vsExport)
 		ports := map[string][]uint32{} // host -> ports (0 = every port)
 		via := map[string][]string{}
 		var order []string
@@ -380,7 +382,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				continue
 			}
 			vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
-			dests, _ := rules.MergedRoutes(vs, view.VirtualServices, vsExport)
+			dests, _ := vsIndex.Merged(vs)
 			for _, d := range dests {
 				host := strings.ToLower(d.Host)
 				if host == "" || own[host] || !routeAppliesTo(d, vs.Namespace, mine) {
@@ -390,7 +392,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 			}
 			for _, h := range vs.Spec.Hosts {
 				host := strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
-				if strings.HasPrefix(host, "*") || own[host] || len(rules.ServicesForHost(view.ServiceEntries, view.Services, host, svcOpt)) == 0 {
+				if strings.HasPrefix(host, "*") || own[host] || len(registry.ForHost(host)) == 0 {
 					continue
 				}
 				note(host, 0, vsRef)
@@ -413,7 +415,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				port uint32
 			}
 			var ipTargets []ipPort
-			for _, s := range rules.ServicesForHost(view.ServiceEntries, nil, host, svcOpt) {
+			for _, s := range registry.EntriesForHost(host) {
 				for _, a := range s.Addresses {
 					if !rules.IsIP(a) {
 						continue
@@ -661,9 +663,8 @@ func (c *collector) explainListener() CheckRun {
 		}
 		if !seen {
 			results = nil
-			all := AllServices(RevisionView(c.snap, v.Revision), v.Flags)
 			for _, q := range asked {
-				for _, f := range sidecarHostFindings(c.snap, v, all, q.host, q.port) {
+				for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
 					namespaced := f.Code == ListenerNotImported || f.Code == ListenerBlackHole // their text names the namespace
 					results = append(results, hostResult{f, q.host, q.port, namespaced})
 				}

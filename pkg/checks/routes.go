@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -66,25 +68,8 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	for _, g := range e.snap.Gateways {
 		exists[rules.GatewayName(g)] = true
 	}
-	for _, vs := range e.snap.VirtualServices {
-		if len(vs.Spec.Hosts) == 0 {
-			continue
-		}
-		relevant := false
-		for _, h := range vs.Spec.Hosts {
-			if rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), e.host) && h != "*" {
-				relevant = true
-			}
-		}
-		dests, problems := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
-		for _, d := range dests {
-			if slices.Contains(hostnames, strings.ToLower(d.Host)) {
-				relevant = true
-			}
-		}
-		if !relevant {
-			continue
-		}
+	for _, vs := range e.vsIndex.Relevant(e.host, hostnames) {
+		_, problems := e.vsIndex.Merged(vs)
 		ra.relevant = append(ra.relevant, vs)
 		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
 		for _, p := range problems {
@@ -164,7 +149,7 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 		selecting[rules.GatewayName(b.Gateway)] = true
 	}
 	for _, vs := range ra.relevant {
-		dests, _ := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
+		dests, _ := e.vsIndex.Merged(vs)
 		for _, d := range dests {
 			gw := routeGateway(d, selecting)
 			if gw == "" || !own[strings.ToLower(d.Host)] {
@@ -435,12 +420,12 @@ func indent(s, pre string) string {
 // sees for the host, else the server port.
 //
 // Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster.
-func gatewayDestCluster(snap *snapshot.Snapshot, opt rules.ServiceOptions, gwNs string, d rules.Dest, serverPort uint32) string {
+func gatewayDestCluster(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, gwNs string, d rules.Dest, serverPort uint32) string {
 	host := strings.ToLower(d.Host)
 	port := d.Port
 	if port == 0 {
 		port = serverPort
-		svcs := rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt)
+		svcs := model.Services(snap, mc).ForHost(host)
 		if chosen, _ := rules.ServiceForProxy(svcs, gwNs); chosen != nil && len(chosen.Ports) == 1 {
 			port = chosen.Ports[0].Number
 		}
@@ -458,7 +443,7 @@ func (e *evaluation) routeBinding(b rules.Binding, covers bool) RouteBinding {
 		Protocol: b.Server.GetPort().GetProtocol(), RouteType: b.RouteType, VirtualService: b.VS.Namespace + "/" + b.VS.Name,
 		Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts, CoversHost: covers}
 	for _, d := range b.Dests {
-		name := gatewayDestCluster(e.snap, ServiceOptions(e.snap, e.flags.MeshConfig), e.w.Namespace, d, r.Port)
+		name := gatewayDestCluster(e.snap, e.flags.MeshConfig, e.w.Namespace, d, r.Port)
 		if !slices.Contains(r.Destinations, name) {
 			r.Destinations = append(r.Destinations, name)
 		}

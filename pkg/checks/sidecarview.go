@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -19,17 +20,10 @@ type SidecarView struct {
 // AllServices returns every registry entry of the snapshot (one per ServiceEntry host, one per
 // Kubernetes Service) with the mesh config's defaultServiceExportTo and serviceEntryVisibility
 // applied.
+//
+// The slice is the model's registry (model.Services), shared: callers must not modify it.
 func AllServices(snap *snapshot.Snapshot, flags IstiodFlags) []rules.Service {
-	opt := ServiceOptions(snap, flags.MeshConfig)
-	var out []rules.Service
-	for _, se := range snap.ServiceEntries {
-		out = append(out, rules.ServiceEntryServices(se, opt)...)
-	}
-	for _, svc := range snap.Services {
-		out = append(out, rules.KubeService(svc, opt.DefaultExportTo))
-	}
-	rules.SortByCreation(out)
-	return out
+	return model.Services(snap, flags.MeshConfig).All
 }
 
 // BuildSidecarView predicts the outbound listeners and routes of a sidecar proxy in namespace ns
@@ -58,6 +52,7 @@ func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]stri
 	p := rules.SidecarProxy{
 		Namespace: ns, Labels: labels, Scope: scope,
 		Services:          AllServices(view, flags),
+		HostIndex:         model.Services(view, flags.MeshConfig).HostNamespaceIndex(),
 		VirtualServices:   view.VirtualServices,
 		DefaultVSExportTo: mc.GetDefaultVirtualServiceExportTo(),
 	}

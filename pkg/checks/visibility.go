@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -121,8 +122,10 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			rep.Findings = append(rep.Findings, finding(VisPolicyMatchesAll, "meshConfig.serviceEntryVisibility", fmt.Sprintf("policies[%d] has no matchingRules: it matches every ServiceEntry, so defaultVisibility is never used", i), ""))
 		}
 	}
-	svcOpt := ServiceOptions(snap, mc)
 	view := RevisionView(snap, snap.Revision)
+	registry := model.Services(view, mc)
+	vsIndex := model.VirtualServices(view, mc.GetDefaultVirtualServiceExportTo())
+	var sidecarDests map[string]bool
 	host := rules.NormalizeHost(opt.Host)
 	var sidecarFor *SidecarView
 	if opt.AsNamespace != "" {
@@ -137,7 +140,7 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		if host != "" && !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return rules.NormalizeHost(h) == host }) {
 			continue
 		}
-		ss := rules.ServiceEntryServices(se, svcOpt)
+		ss := registry.ForEntry(se)
 		if len(ss) == 0 {
 			continue
 		}
@@ -217,15 +220,18 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		}
 		if opt.AsNamespace != "" {
 			side := rules.ServiceVisible(se.Namespace, s.ExportTo, opt.AsNamespace)
-			if !side && opt.AsNamespace == se.Namespace && meshRoutesTo(view, s, se.Namespace, mc.GetDefaultVirtualServiceExportTo()) &&
-				noOtherVisible(view, svcOpt, s.Hostname, se.Namespace) && firstInNamespace(view, svcOpt, s.Hostname, se.Namespace) == s.Ref() {
+			if !side && opt.AsNamespace == se.Namespace && meshRoutesTo(vsIndex, s, se.Namespace) &&
+				noOtherVisible(registry, s.Hostname, se.Namespace) && firstInNamespace(registry, s.Hostname, se.Namespace) == s.Ref() {
 				// istiod's default sidecar scope imports a VirtualService destination found in
 				// the proxy's own namespace without a visibility check (pilot/pkg/model/sidecar.go
 				// collectImportedServices; istio-semantics R2.2 quirk).
 				side = true
 				e.Sidecars += "; sidecars in " + se.Namespace + " still get it: a VirtualService they use routes to it (istiod skips the visibility check for destinations in the proxy's own namespace)"
 			}
-			if side && sidecarFor != nil && !importedBySidecar(sidecarFor, s) {
+			if sidecarFor != nil && sidecarDests == nil {
+				sidecarDests = sidecarDestinationHosts(sidecarFor)
+			}
+			if side && sidecarFor != nil && !importedBySidecar(sidecarFor, sidecarDests, s) {
 				// A Sidecar resource narrows what the namespace's proxies import (its egress
 				// hosts), whatever exportTo allows (pilot/pkg/model/sidecar.go selectServices).
 				side = false
@@ -241,7 +247,7 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 				if p := mc.GetOutboundTrafficPolicy(); p != nil {
 					mode = p.GetMode().String()
 				}
-				e.Instead = instead(view, svcOpt, se.Namespace, se.Name, s.Hostname, opt.AsNamespace, mode)
+				e.Instead = instead(registry, se.Namespace, se.Name, s.Hostname, opt.AsNamespace, mode)
 			}
 		}
 		rep.Entries = append(rep.Entries, e)
@@ -262,8 +268,8 @@ func finding(code, resource, msg, fix string) Finding {
 }
 
 // instead says what a workload in ns gets for host when this entry is hidden from it.
-func instead(snap *snapshot.Snapshot, opt rules.ServiceOptions, seNs, seName, host, ns, outboundMode string) string {
-	services := rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt)
+func instead(registry *model.Registry, seNs, seName, host, ns, outboundMode string) string {
+	services := registry.ForHost(host)
 	chosen, _ := rules.ServiceForProxy(services, ns)
 	if chosen != nil && !(chosen.Namespace == seNs && chosen.Name == seName) {
 		return fmt.Sprintf("hidden means absent, not blocked: %s (visible in %s) serves %s there instead", chosen.Ref(), ns, host)
@@ -276,22 +282,28 @@ func instead(snap *snapshot.Snapshot, opt rules.ServiceOptions, seNs, seName, ho
 }
 
 // importedBySidecar: the Sidecar's egress listeners import the entry, or a VirtualService they
-// import routes to its host (collectImportedServices adds such destinations to CDS).
-func importedBySidecar(v *SidecarView, s rules.Service) bool {
-	for _, x := range v.Outbound.Imported() {
-		if x.Ref() == s.Ref() && x.Hostname == s.Hostname {
+// import routes to its host (collectImportedServices adds such destinations to CDS); dests are
+// those hosts (sidecarDestinationHosts).
+func importedBySidecar(v *SidecarView, dests map[string]bool, s rules.Service) bool {
+	for _, x := range v.Outbound.ImportedForHost(s.Hostname) {
+		if x.Ref() == s.Ref() {
 			return true
 		}
 	}
+	return dests[strings.ToLower(s.Hostname)]
+}
+
+// sidecarDestinationHosts returns the destination hosts (lower-case) of the VirtualServices the
+// sidecar's egress listeners import (delegates not followed).
+func sidecarDestinationHosts(v *SidecarView) map[string]bool {
+	out := map[string]bool{}
 	for _, vs := range v.Outbound.VirtualServices() {
 		dests, _ := rules.MergedRoutes(vs, nil, nil)
 		for _, d := range dests {
-			if strings.EqualFold(d.Host, s.Hostname) {
-				return true
-			}
+			out[strings.ToLower(d.Host)] = true
 		}
 	}
-	return false
+	return out
 }
 
 func egressHosts(sc rules.SidecarScope) []string {
@@ -304,15 +316,15 @@ func egressHosts(sc rules.SidecarScope) []string {
 
 // noOtherVisible: no other entry for host is visible in ns (the services imported first win the
 // hostname de-duplication, pilot/pkg/model/sidecar.go appendSidecarServices).
-func noOtherVisible(snap *snapshot.Snapshot, opt rules.ServiceOptions, host, ns string) bool {
-	chosen, _ := rules.ServiceForProxy(rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt), ns)
+func noOtherVisible(registry *model.Registry, host, ns string) bool {
+	chosen, _ := rules.ServiceForProxy(registry.ForHost(host), ns)
 	return chosen == nil
 }
 
 // firstInNamespace returns the oldest entry in ns declaring host: the one istiod's
 // ServiceIndex.HostnameAndNamespace holds for (host, ns).
-func firstInNamespace(snap *snapshot.Snapshot, opt rules.ServiceOptions, host, ns string) string {
-	for _, s := range rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, opt) { // sorted oldest first
+func firstInNamespace(registry *model.Registry, host, ns string) string {
+	for _, s := range registry.ForHost(host) { // sorted oldest first
 		if s.Namespace == ns {
 			return s.Ref()
 		}
@@ -326,16 +338,17 @@ func firstInNamespace(snap *snapshot.Snapshot, opt rules.ServiceOptions, host, n
 //
 // Mirrors istiod pilot/pkg/model/sidecar.go collectImportedServices and
 // serviceMatchingVirtualServicePorts (VirtualService destinations of the default sidecar scope).
-func meshRoutesTo(snap *snapshot.Snapshot, svc rules.Service, ns string, vsExport []string) bool {
+func meshRoutesTo(vsIndex *model.VirtualServiceIndex, svc rules.Service, ns string) bool {
 	host := svc.Hostname
-	for _, vs := range snap.VirtualServices {
-		if len(vs.Spec.Hosts) == 0 || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+	vsExport := vsIndex.DefaultExportTo()
+	for _, vs := range vsIndex.RoutingTo(host) {
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
 			continue
 		}
 		if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, vsExport), ns) {
 			continue
 		}
-		dests, _ := rules.MergedRoutes(vs, snap.VirtualServices, vsExport)
+		dests, _ := vsIndex.Merged(vs)
 		for _, d := range dests {
 			if !strings.EqualFold(d.Host, host) {
 				continue

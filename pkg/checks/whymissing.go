@@ -10,6 +10,7 @@ import (
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -71,21 +72,18 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 	return rep, nil
 }
 
-// ServiceOptions returns the registry options of a mesh config: its defaultServiceExportTo,
-// its serviceEntryVisibility, and the snapshot's namespace labels.
+// ServiceOptions returns the registry options of a mesh config (model.ServiceOptions).
 func ServiceOptions(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) rules.ServiceOptions {
-	return rules.ServiceOptions{
-		DefaultExportTo: mc.GetDefaultServiceExportTo(),
-		Visibility:      mc.GetServiceEntryVisibility(),
-		NamespaceLabels: func(ns string) map[string]string { return NamespaceLabels(snap, ns) },
-	}
+	return model.ServiceOptions(snap, mc)
 }
 
+// servicesFor returns the registry entries for a host name, or for an IP address the entries
+// listing it, from the model's registry.
 func servicesFor(snap *snapshot.Snapshot, host string, mc *meshv1alpha1.MeshConfig) []rules.Service {
 	if rules.IsIP(host) {
-		return rules.ServicesForAddress(snap.ServiceEntries, host, ServiceOptions(snap, mc))
+		return model.Services(snap, mc).ForAddress(host)
 	}
-	return rules.ServicesForHost(snap.ServiceEntries, snap.Services, host, ServiceOptions(snap, mc))
+	return model.Services(snap, mc).ForHost(host)
 }
 
 func serviceRef(s rules.Service) ServiceRef {
@@ -145,6 +143,7 @@ type evaluation struct {
 	svcExport, vsExport []string
 	rootNs              string
 	drs                 *rules.DRLookup
+	vsIndex             *model.VirtualServiceIndex
 
 	v     GatewayVerdict
 	cause string
@@ -179,7 +178,8 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 	if e.rootNs == "" {
 		e.rootNs = snap.IstioNamespace
 	}
-	e.drs = rules.NewDRLookup(snap.DestinationRules, e.rootNs, mc.GetDefaultDestinationRuleExportTo())
+	e.drs = model.DestinationRules(snap, e.rootNs, mc.GetDefaultDestinationRuleExportTo())
+	e.vsIndex = model.VirtualServices(snap, e.vsExport)
 	e.v = GatewayVerdict{Gateway: w.Ref(), Namespace: w.Namespace, Name: w.Name, Revision: w.Revision, Clusters: []Cluster{}}
 	if !w.Synthetic && !isGatewayWorkload(snap, w.Namespace, w.Labels) {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("%s %s is not labelled istio=egressgateway and no Gateway selects it: it was diagnosed as a gateway (ROUTER) proxy because --gateway named it", w.Kind, w.Ref()))
@@ -383,7 +383,7 @@ func (e *evaluation) run() {
 	gws := rules.GatewaysForWorkload(e.snap.Gateways, e.w.Namespace, e.w.Labels, e.scopeOn)
 	var dests []rules.Dest
 	for _, g := range gws {
-		dests = append(dests, rules.GatewayDestinations(e.snap.VirtualServices, rules.GatewayName(g), e.vsExport, e.scopeOn)...)
+		dests = append(dests, e.vsIndex.GatewayDestinations(rules.GatewayName(g), e.scopeOn)...)
 	}
 	type hostState struct {
 		name    string
@@ -783,12 +783,12 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 
 // routesTo reports whether some VirtualService lists a non-mesh gateway and routes to hn.
 func (e *evaluation) routesTo(hn string) bool {
-	for _, vs := range e.snap.VirtualServices {
+	for _, vs := range e.vsIndex.RoutingTo(hn) {
 		gws := rules.VSGateways(vs)
 		if len(gws) == 1 && gws[0] == rules.MeshGateway {
 			continue
 		}
-		ds, _ := rules.MergedRoutes(vs, e.snap.VirtualServices, e.vsExport)
+		ds, _ := e.vsIndex.Merged(vs)
 		for _, d := range ds {
 			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
 				return true
@@ -962,17 +962,10 @@ func portList(ps []rules.ServicePort) string {
 }
 
 // NamespaceMetadataNameLabel is the label the API server sets on every namespace.
-const NamespaceMetadataNameLabel = "kubernetes.io/metadata.name"
+const NamespaceMetadataNameLabel = model.NamespaceMetadataNameLabel
 
-// NamespaceLabels returns a namespace's labels as the API server stores them: with
-// kubernetes.io/metadata.name always set (manifests often omit it; a namespace that is not in
-// the input is assumed to exist with only that label).
+// NamespaceLabels returns a namespace's labels as the API server stores them
+// (model.NamespaceLabels).
 func NamespaceLabels(snap *snapshot.Snapshot, ns string) map[string]string {
-	out := map[string]string{NamespaceMetadataNameLabel: ns}
-	if n := snap.Namespace(ns); n != nil {
-		for k, v := range n.Labels {
-			out[k] = v
-		}
-	}
-	return out
+	return model.NamespaceLabels(snap, ns)
 }

@@ -18,7 +18,7 @@ func IsIP(s string) bool {
 // Mirrors istiod pilot/pkg/model/config.go ResolveShortnameToFQDN with Meta.Domain set to
 // DefaultDomain (as the Kubernetes crdclient sets it).
 func ResolveShortname(h, ns string) string {
-	if h == "" || h == "*" || IsIP(h) || strings.Contains(h, ".") {
+	if h == "" || h == "*" || strings.Contains(h, ".") || IsIP(h) {
 		return h
 	}
 	out := h

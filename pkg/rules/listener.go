@@ -141,6 +141,9 @@ type SidecarProxy struct {
 	Services          []Service
 	VirtualServices   []*networkingv1.VirtualService
 	DefaultVSExportTo []string
+	// HostIndex is HostNamespaceIndex(Services) when the caller keeps one (a push context
+	// builds it once for every proxy); nil: computed here.
+	HostIndex map[string]map[string]Service
 }
 
 // egressView is one egress listener's imports.
@@ -161,6 +164,7 @@ type SidecarOutbound struct {
 	views   []egressView
 	// scope is the sidecar scope's service per host name (scopeServices).
 	scope map[string]Service
+	idx   outboundIndex
 }
 
 // ScopeService returns the service the sidecar scope holds for a host name (the one istiod's
@@ -189,11 +193,14 @@ func (o *SidecarOutbound) ScopeService(host string) (Service, bool) {
 // buildSidecarOutboundTCPFilterChainOpts (seed §1.2, §2.1, §2.2; istio-semantics.md R4.1–R4.10).
 func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 	out := &SidecarOutbound{Proxy: p}
+	if p.HostIndex == nil {
+		p.HostIndex = HostNamespaceIndex(p.Services)
+	}
 	for _, el := range p.Scope.Egress {
-		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.Candidates(p.Services, p.Namespace), p.Namespace),
+		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.candidates(p.Services, p.HostIndex, p.Namespace), p.Namespace),
 			vses: el.SelectVirtualServices(p.VirtualServices, p.Namespace, p.DefaultVSExportTo)})
 	}
-	out.scope = scopeServices(out.views, p.Services, p.Namespace)
+	out.scope = scopeServices(out.views, p.HostIndex, p.Namespace)
 	byKey := map[string]*Listener{}
 	var order []string
 	for _, v := range out.views {

@@ -263,7 +263,14 @@ func (l EgressListener) Candidates(all []Service, proxyNs string) []Service {
 	if !l.AllExactHosts() {
 		return ServicesExportedTo(all, proxyNs)
 	}
-	index := hostNamespaceIndex(all)
+	return l.candidates(all, HostNamespaceIndex(all), proxyNs)
+}
+
+// candidates is Candidates with the host index of all given.
+func (l EgressListener) candidates(all []Service, index map[string]map[string]Service, proxyNs string) []Service {
+	if !l.AllExactHosts() {
+		return ServicesExportedTo(all, proxyNs)
+	}
 	var out []Service
 	seen := map[string]bool{}
 	for ns, hi := range l.importsByNamespace(proxyNs) {
@@ -280,13 +287,13 @@ func (l EgressListener) Candidates(all []Service, proxyNs string) []Service {
 	return out
 }
 
-// hostNamespaceIndex returns, per host name and namespace, the one entry istiod indexes: the
+// HostNamespaceIndex returns, per host name and namespace, the one entry istiod indexes: the
 // oldest, except that a Kubernetes Service replaces ServiceEntries for its host. The index
 // ignores exportTo.
 //
 // Mirrors istiod pilot/pkg/model/push_context.go initServiceRegistry
 // (ServiceIndex.HostnameAndNamespace).
-func hostNamespaceIndex(all []Service) map[string]map[string]Service {
+func HostNamespaceIndex(all []Service) map[string]map[string]Service {
 	sorted := slices.Clone(all)
 	SortByCreation(sorted)
 	index := map[string]map[string]Service{}
@@ -317,8 +324,7 @@ func hostNamespaceIndex(all []Service) map[string]map[string]Service {
 // canMergeServices, pickBestVisibleNamespace (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=true,
 // the default), serviceMatchingListenerPort, serviceMatchingVirtualServicePorts and
 // push_context.go virtualServiceDestinationsFilteredBySourceNamespace, ServiceForHostname.
-func scopeServices(views []egressView, all []Service, proxyNs string) map[string]Service {
-	index := hostNamespaceIndex(all)
+func scopeServices(views []egressView, index map[string]map[string]Service, proxyNs string) map[string]Service {
 	added := map[string]Service{}
 	add := func(s *Service) {
 		if s == nil {

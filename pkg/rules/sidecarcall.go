@@ -228,13 +228,14 @@ func sieve(idx []int, chains []FilterChain, set func(FilterChain) bool, rank fun
 // listenerFor: the listener bound to address:port, else 0.0.0.0_<port>, else nil
 // (virtualOutbound).
 func (o *SidecarOutbound) listenerFor(address string, port uint32) *Listener {
-	for _, l := range o.Listeners {
-		if l.Port == port && l.Bind == address && address != "" {
+	onPort := o.index().byPort[port]
+	for _, l := range onPort {
+		if l.Bind == address && address != "" {
 			return l
 		}
 	}
-	for _, l := range o.Listeners {
-		if l.Port == port && l.Bind == WildcardAddress {
+	for _, l := range onPort {
+		if l.Bind == WildcardAddress {
 			return l
 		}
 	}
@@ -244,11 +245,5 @@ func (o *SidecarOutbound) listenerFor(address string, port uint32) *Listener {
 // ListenersOnPort returns the listeners on a port (the wildcard one and those bound to
 // addresses).
 func (o *SidecarOutbound) ListenersOnPort(port uint32) []*Listener {
-	var out []*Listener
-	for _, l := range o.Listeners {
-		if l.Port == port {
-			out = append(out, l)
-		}
-	}
-	return out
+	return o.index().byPort[port]
 }

@@ -8,18 +8,7 @@ import networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 // Mirrors istiod pilot/pkg/model/sidecar.go IstioEgressListenerWrapper.Services across the
 // scope's egress listeners.
 func (o *SidecarOutbound) Imported() []Service {
-	var out []Service
-	seen := map[string]bool{}
-	for _, v := range o.views {
-		for _, s := range v.services {
-			k := s.Ref() + "|" + s.Hostname
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+	return o.index().imported
 }
 
 // CDSService returns the entry a sidecar's clusters for host come from: among the imported
@@ -29,13 +18,7 @@ func (o *SidecarOutbound) Imported() []Service {
 //
 // Mirrors istiod pilot/pkg/model/sidecar.go collectImportedServices / appendSidecarServices.
 func (o *SidecarOutbound) CDSService(host string) *Service {
-	var cands []Service
-	for _, s := range o.Imported() {
-		if s.Hostname == host {
-			cands = append(cands, s)
-		}
-	}
-	chosen, _ := ServiceForProxy(cands, o.Proxy.Namespace)
+	chosen, _ := ServiceForProxy(o.ImportedForHost(host), o.Proxy.Namespace)
 	return chosen
 }
 
@@ -44,16 +27,5 @@ func (o *SidecarOutbound) CDSService(host string) *Service {
 //
 // Mirrors istiod pilot/pkg/model/sidecar.go IstioEgressListenerWrapper.VirtualServices.
 func (o *SidecarOutbound) VirtualServices() []*networkingv1.VirtualService {
-	var out []*networkingv1.VirtualService
-	seen := map[string]bool{}
-	for _, v := range o.views {
-		for _, vs := range v.vses {
-			k := vs.Namespace + "/" + vs.Name
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, vs)
-			}
-		}
-	}
-	return out
+	return o.index().vses
 }

@@ -58,6 +58,22 @@ type RouteConfig struct {
 // BuildSidecarOutboundVirtualHosts, getVirtualHostsForSniffedServicePort and
 // route/route.go BuildSidecarVirtualHostWrapper (istio-semantics.md R4.7, R8.3).
 func (o *SidecarOutbound) Route(name string) *RouteConfig {
+	x := o.index()
+	x.routesMu.Lock()
+	rc, ok := x.routes[name]
+	x.routesMu.Unlock()
+	if ok {
+		return rc
+	}
+	rc = o.buildRoute(name)
+	x.routesMu.Lock()
+	x.routes[name] = rc
+	x.routesMu.Unlock()
+	return rc
+}
+
+// buildRoute builds the route configuration Route returns (and caches).
+func (o *SidecarOutbound) buildRoute(name string) *RouteConfig {
 	portStr, sniffHost := name, ""
 	if h, p, err := net.SplitHostPort(name); err == nil {
 		portStr, sniffHost = p, h

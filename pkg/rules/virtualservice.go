@@ -172,7 +172,7 @@ func GatewayDestinations(all []*networkingv1.VirtualService, gw string, defaultV
 		}
 		dests, _ := MergedRoutes(vs, all, defaultVSExportTo)
 		for _, d := range dests {
-			if scopeToNamespace && d.HTTP != nil && !httpRouteInSourceNamespace(d.HTTP, gwNs) {
+			if scopeToNamespace && d.HTTP != nil && !HTTPRouteInSourceNamespace(d.HTTP, gwNs) {
 				continue
 			}
 			out = append(out, d)
@@ -181,7 +181,9 @@ func GatewayDestinations(all []*networkingv1.VirtualService, gw string, defaultV
 	return out
 }
 
-func httpRouteInSourceNamespace(r *networking.HTTPRoute, ns string) bool {
+// HTTPRouteInSourceNamespace reports whether an http route applies to proxies in ns: one of its
+// matches names ns as sourceNamespace, or none names any.
+func HTTPRouteInSourceNamespace(r *networking.HTTPRoute, ns string) bool {
 	withNs := 0
 	for _, m := range r.GetMatch() {
 		if m.GetSourceNamespace() == "" {

@@ -68,6 +68,9 @@ type Snapshot struct {
 	// Live maps a workload "namespace/name" to what its running proxy holds and what istiod
 	// says of its sync (seed §3.7 steps d and e); nil when live evidence was not read.
 	Live map[string]*ProxyEvidence
+
+	// derived is what pkg/model built from this snapshot (see Derived).
+	derived *derived
 }
 
 // ProxyEvidence is the live state of one proxy: its Envoy config dump and its istiod sync
@@ -117,12 +120,18 @@ func NewEmpty(source, istioNamespace, revision string) *Snapshot {
 	}
 }
 
-// Namespace returns the Namespace object named ns, or nil.
+type namespaceIndexKey struct{}
+
+// Namespace returns the Namespace object named ns, or nil (an index built on first use).
 func (s *Snapshot) Namespace(ns string) *corev1.Namespace {
-	for _, n := range s.Namespaces {
-		if n.Name == ns {
-			return n
+	idx := s.Derived(namespaceIndexKey{}, func() any {
+		m := make(map[string]*corev1.Namespace, len(s.Namespaces))
+		for _, n := range s.Namespaces {
+			if _, ok := m[n.Name]; !ok {
+				m[n.Name] = n
+			}
 		}
-	}
-	return nil
+		return m
+	}).(map[string]*corev1.Namespace)
+	return idx[ns]
 }

@@ -1,0 +1,183 @@
+package model
+
+import (
+	"net/netip"
+	"slices"
+	"sort"
+
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// NamespaceMetadataNameLabel is the label the API server sets on every namespace.
+const NamespaceMetadataNameLabel = "kubernetes.io/metadata.name"
+
+// NamespaceLabels returns a namespace's labels as the API server stores them: with
+// kubernetes.io/metadata.name always set (manifests often omit it; a namespace that is not in
+// the input is assumed to exist with only that label).
+func NamespaceLabels(snap *snapshot.Snapshot, ns string) map[string]string {
+	out := map[string]string{NamespaceMetadataNameLabel: ns}
+	if n := snap.Namespace(ns); n != nil {
+		for k, v := range n.Labels {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ServiceOptions returns the registry options of a mesh config: its defaultServiceExportTo,
+// its serviceEntryVisibility, and the snapshot's namespace labels.
+func ServiceOptions(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) rules.ServiceOptions {
+	return rules.ServiceOptions{
+		DefaultExportTo: mc.GetDefaultServiceExportTo(),
+		Visibility:      mc.GetServiceEntryVisibility(),
+		NamespaceLabels: func(ns string) map[string]string { return NamespaceLabels(snap, ns) },
+	}
+}
+
+// Registry is the service registry of one revision view under one mesh config: every
+// ServiceEntry host and Kubernetes Service as a rules.Service, converted once, indexed by host
+// name and by address.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initServiceRegistry (ServiceIndex: services by
+// hostname and namespace, exportTo maps).
+type Registry struct {
+	// All is every entry, oldest first (rules.SortByCreation).
+	All []rules.Service
+	// byHost holds, per host name, the entries in rules.ServicesForHost order.
+	byHost map[string][]rules.Service
+	// entryServices holds the services of each ServiceEntry of the view, in view order;
+	// entryPos the position of each entry.
+	entryServices [][]rules.Service
+	entryPos      map[*networkingv1.ServiceEntry]int
+	// byIP and cidrs index ServiceEntry addresses by the entry's position in the view.
+	byIP  map[netip.Addr][]int
+	cidrs []cidrEntry
+
+	exported *lazyMap[string, []rules.Service]
+	hostNs   map[string]map[string]rules.Service
+}
+
+type cidrEntry struct {
+	prefix netip.Prefix
+	entry  int
+}
+
+type registryKey struct{ mc *meshv1alpha1.MeshConfig }
+
+// Services returns the registry of a revision view under mesh config mc, built once.
+func Services(view *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) *Registry {
+	return memo(view, registryKey{mc}, func() *Registry { return newRegistry(view, ServiceOptions(view, mc)) })
+}
+
+func newRegistry(view *snapshot.Snapshot, opt rules.ServiceOptions) *Registry {
+	r := &Registry{byHost: map[string][]rules.Service{}, byIP: map[netip.Addr][]int{}}
+	labels := map[string]map[string]string{}
+	cached := opt
+	cached.NamespaceLabels = func(ns string) map[string]string {
+		l, ok := labels[ns]
+		if !ok && opt.NamespaceLabels != nil {
+			l = opt.NamespaceLabels(ns)
+			labels[ns] = l
+		}
+		return l
+	}
+	r.entryServices = make([][]rules.Service, len(view.ServiceEntries))
+	r.entryPos = make(map[*networkingv1.ServiceEntry]int, len(view.ServiceEntries))
+	for i, se := range view.ServiceEntries {
+		r.entryPos[se] = i
+		ss := rules.ServiceEntryServices(se, cached)
+		r.entryServices[i] = ss
+		r.All = append(r.All, ss...)
+		for _, s := range ss {
+			r.byHost[s.Hostname] = append(r.byHost[s.Hostname], s)
+		}
+		for _, a := range se.Spec.Addresses {
+			if p, err := netip.ParsePrefix(a); err == nil {
+				r.cidrs = append(r.cidrs, cidrEntry{p, i})
+			} else if x, err := netip.ParseAddr(a); err == nil {
+				r.byIP[x] = append(r.byIP[x], i)
+			}
+		}
+	}
+	for _, svc := range view.Services {
+		s := rules.KubeService(svc, opt.DefaultExportTo)
+		r.All = append(r.All, s)
+		r.byHost[s.Hostname] = append(r.byHost[s.Hostname], s)
+	}
+	rules.SortByCreation(r.All)
+	for _, ss := range r.byHost {
+		rules.SortByCreation(ss)
+	}
+	r.hostNs = rules.HostNamespaceIndex(r.All)
+	r.exported = newLazyMap(func(ns string) []rules.Service { return rules.ServicesExportedTo(r.All, ns) })
+	return r
+}
+
+// ForEntry returns the services of a ServiceEntry of the view (rules.ServiceEntryServices: one
+// per host), nil for an entry that is not in the view. Callers must not modify it.
+func (r *Registry) ForEntry(se *networkingv1.ServiceEntry) []rules.Service {
+	if i, ok := r.entryPos[se]; ok {
+		return r.entryServices[i]
+	}
+	return nil
+}
+
+// ForHost returns the entries for a host name, as rules.ServicesForHost does (a copy).
+func (r *Registry) ForHost(host string) []rules.Service {
+	return slices.Clone(r.byHost[rules.NormalizeHost(host)])
+}
+
+// EntriesForHost returns the ServiceEntry services for a host name (no Kubernetes Services).
+func (r *Registry) EntriesForHost(host string) []rules.Service {
+	var out []rules.Service
+	for _, s := range r.byHost[rules.NormalizeHost(host)] {
+		if s.Kind == rules.KindServiceEntry {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Hosts returns every host name of the registry, sorted.
+func (r *Registry) Hosts() []string {
+	out := make([]string, 0, len(r.byHost))
+	for h := range r.byHost {
+		out = append(out, h)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ForAddress returns the ServiceEntry services whose addresses contain ip, as
+// rules.ServicesForAddress does.
+func (r *Registry) ForAddress(ip string) []rules.Service {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return nil
+	}
+	idx := slices.Clone(r.byIP[addr])
+	for _, c := range r.cidrs {
+		if c.prefix.Contains(addr) {
+			idx = append(idx, c.entry)
+		}
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	var out []rules.Service
+	for _, i := range idx {
+		out = append(out, r.entryServices[i]...)
+	}
+	rules.SortByCreation(out)
+	return out
+}
+
+// HostNamespaceIndex is rules.HostNamespaceIndex(All), built once. Callers must not modify it.
+func (r *Registry) HostNamespaceIndex() map[string]map[string]rules.Service { return r.hostNs }
+
+// ExportedTo returns the entries visible in namespace ns in istiod's order
+// (rules.ServicesExportedTo), computed once per namespace. Callers must not modify it.
+func (r *Registry) ExportedTo(ns string) []rules.Service { return r.exported.get(ns) }
