@@ -11,4 +11,6 @@ func inRevision(l map[string]string, rev string) bool { return model.InRevision(
 
 // RevisionView returns the configuration the istiod of revision rev reads (model.View, built
 // once per snapshot and revision).
-func RevisionView(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot { return model.View(snap, rev) }
+func RevisionView(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
+	return model.View(snap, rev)
+}
