@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"sync"
 	"testing"
@@ -38,7 +39,14 @@ func benchSnapshot(b *testing.B, entries int) *snapshot.Snapshot {
 	return snap
 }
 
-func benchSizes() []int { return []int{1000, 10000} }
+func benchSizes() []int {
+	if *bench50k {
+		return []int{1000, 10000, 50000}
+	}
+	return []int{1000, 3000, 10000}
+}
+
+var bench50k = flag.Bool("bench-50k", false, "also benchmark the 50k-entry mesh")
 
 func BenchmarkPreflight(b *testing.B) {
 	for _, n := range benchSizes() {

@@ -716,7 +716,7 @@ func sidecarFingerprint(snap *snapshot.Snapshot, v SidecarView) string {
 // gateway's upstream (TLS origination) and sidecars never call it directly.
 func meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
 	found := false
-	for _, vs := range v.Outbound.VirtualServices() {
+	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
 		covers := false
 		for _, h := range vs.Spec.GetHosts() {
 			if rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host) {

@@ -41,6 +41,10 @@ type DRLookup struct {
 	// DefaultExportTo is meshConfig.defaultDestinationRuleExportTo.
 	DefaultExportTo []string
 	rules           []*networkingv1.DestinationRule
+	// byNs holds the rules of each namespace in the sorted order; hosts each rule's resolved
+	// host.
+	byNs  map[string][]*networkingv1.DestinationRule
+	hosts map[*networkingv1.DestinationRule]string
 }
 
 // NewDRLookup indexes rules (sorted: rules with a workloadSelector first, then oldest first,
@@ -64,7 +68,13 @@ func NewDRLookup(rules []*networkingv1.DestinationRule, rootNs string, defaultEx
 		}
 		return a.Namespace < b.Namespace
 	})
-	return &DRLookup{RootNamespace: rootNs, DefaultExportTo: defaultExportTo, rules: rs}
+	l := &DRLookup{RootNamespace: rootNs, DefaultExportTo: defaultExportTo, rules: rs,
+		byNs: map[string][]*networkingv1.DestinationRule{}, hosts: make(map[*networkingv1.DestinationRule]string, len(rs))}
+	for _, dr := range rs {
+		l.byNs[dr.Namespace] = append(l.byNs[dr.Namespace], dr)
+		l.hosts[dr] = strings.ToLower(ResolveShortname(dr.Spec.GetHost(), dr.Namespace))
+	}
+	return l
 }
 
 func (l *DRLookup) exportTo(dr *networkingv1.DestinationRule) []string {
@@ -90,6 +100,9 @@ func (l *DRLookup) privateOnly(dr *networkingv1.DestinationRule) bool {
 }
 
 func (l *DRLookup) host(dr *networkingv1.DestinationRule) string {
+	if h, ok := l.hosts[dr]; ok {
+		return h
+	}
 	return strings.ToLower(ResolveShortname(dr.Spec.GetHost(), dr.Namespace))
 }
 
@@ -110,31 +123,32 @@ func (l *DRLookup) For(proxyNs string, proxyLabels map[string]string, svcHost, s
 	svcHost = strings.ToLower(svcHost)
 	type step struct {
 		name   string
+		ns     string
 		filter func(*networkingv1.DestinationRule) bool
 		// exported applies the per-proxy exportTo filter after the host is chosen
 		exported bool
 	}
 	steps := []step{}
 	if proxyNs != l.RootNamespace {
-		steps = append(steps, step{"proxy namespace", func(dr *networkingv1.DestinationRule) bool {
+		steps = append(steps, step{"proxy namespace", proxyNs, func(dr *networkingv1.DestinationRule) bool {
 			return dr.Namespace == proxyNs && l.inNamespaceLocal(dr)
 		}, false})
 	} else {
-		steps = append(steps, step{"root namespace (private)", func(dr *networkingv1.DestinationRule) bool {
+		steps = append(steps, step{"root namespace (private)", proxyNs, func(dr *networkingv1.DestinationRule) bool {
 			return dr.Namespace == proxyNs && l.privateOnly(dr)
 		}, false})
 	}
 	steps = append(steps,
-		step{"service namespace", func(dr *networkingv1.DestinationRule) bool {
+		step{"service namespace", svcNs, func(dr *networkingv1.DestinationRule) bool {
 			return dr.Namespace == svcNs && !l.privateOnly(dr)
 		}, true},
-		step{"root namespace", func(dr *networkingv1.DestinationRule) bool {
+		step{"root namespace", l.RootNamespace, func(dr *networkingv1.DestinationRule) bool {
 			return dr.Namespace == l.RootNamespace && !l.privateOnly(dr)
 		}, true},
 	)
 	for _, st := range steps {
 		var bucket []*networkingv1.DestinationRule
-		for _, dr := range l.rules {
+		for _, dr := range l.byNs[st.ns] {
 			if st.filter(dr) {
 				bucket = append(bucket, dr)
 			}

@@ -113,8 +113,10 @@ type Listener struct {
 	Chains  []FilterChain `json:"filterChains"`
 	Default *FilterChain  `json:"defaultFilterChain,omitempty"`
 	locked  bool
-	// raw are the chains in istiod's build order before match-all chains move to Default.
-	raw []FilterChain
+	// raw are the chains in istiod's build order before match-all chains move to Default;
+	// rawKeys maps each conflictKey of raw to its first chain (built by merge on first use).
+	raw     []FilterChain
+	rawKeys map[string]int
 }
 
 // Conflict is a filter chain or listener istiod dropped on one (bind, port).
@@ -151,6 +153,7 @@ type egressView struct {
 	l        EgressListener
 	services []Service
 	vses     []*networkingv1.VirtualService
+	vsIdx    *vsHostIndex
 }
 
 // SidecarOutbound is the predicted outbound listener and route configuration of one sidecar.
@@ -197,8 +200,9 @@ func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 		p.HostIndex = HostNamespaceIndex(p.Services)
 	}
 	for _, el := range p.Scope.Egress {
+		vses := el.SelectVirtualServices(p.VirtualServices, p.Namespace, p.DefaultVSExportTo)
 		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.candidates(p.Services, p.HostIndex, p.Namespace), p.Namespace),
-			vses: el.SelectVirtualServices(p.VirtualServices, p.Namespace, p.DefaultVSExportTo)})
+			vses: vses, vsIdx: newVSHostIndex(vses)})
 	}
 	out.scope = scopeServices(out.views, p.HostIndex, p.Namespace)
 	byKey := map[string]*Listener{}
@@ -404,28 +408,30 @@ func firstService(l *Listener) string {
 // merge mirrors mergeTCPFilterChains: an incoming chain whose match equals an existing one is
 // dropped and recorded.
 func (b builder) merge(cur *Listener, incoming []FilterChain, s Service) {
-	for _, in := range incoming {
-		var hit *FilterChain
-		for i := range cur.raw {
-			if chainsConflict(cur.raw[i], in) {
-				hit = &cur.raw[i]
-				break
+	if cur.rawKeys == nil {
+		cur.rawKeys = map[string]int{}
+		for i, c := range cur.raw {
+			if _, ok := cur.rawKeys[conflictKey(c)]; !ok {
+				cur.rawKeys[conflictKey(c)] = i
 			}
 		}
-		if hit != nil {
+	}
+	for _, in := range incoming {
+		k := conflictKey(in)
+		if i, ok := cur.rawKeys[k]; ok {
+			hit := &cur.raw[i]
 			b.out.Conflicts = append(b.out.Conflicts, Conflict{Listener: cur.Name, Kind: "TCP_OVER_TCP", Accepted: hit.Service, Rejected: s.Ref(), Host: s.Hostname, Protocol: protoName(in.Protocol), Existing: protoName(hit.Protocol)})
 			continue
 		}
+		cur.rawKeys[k] = len(cur.raw)
 		cur.raw = append(cur.raw, in)
 	}
 }
 
-// chainsConflict mirrors filterChainOpts.conflictsWith: same transport, same ALPN list, same SNI
-// set ignoring "*", same CIDR set ignoring 0.0.0.0.
-func chainsConflict(a, b FilterChain) bool {
-	if a.Transport != b.Transport || !slices.Equal(a.ALPN, b.ALPN) {
-		return false
-	}
+// conflictKey is the part of a chain's match that istiod's filterChainOpts.conflictsWith
+// compares (same transport, same ALPN list, same SNI set ignoring "*", same CIDR set ignoring
+// 0.0.0.0), as one string: two chains conflict exactly when their keys are equal.
+func conflictKey(c FilterChain) string {
 	set := func(xs []string, skip func(string) bool) []string {
 		var o []string
 		for _, x := range xs {
@@ -438,7 +444,7 @@ func chainsConflict(a, b FilterChain) bool {
 	}
 	sni := func(x string) bool { return x == "*" }
 	cidr := func(x string) bool { return strings.HasPrefix(x, "0.0.0.0") || x == "*" }
-	return slices.Equal(set(a.SNI, sni), set(b.SNI, sni)) && slices.Equal(set(normCIDRs(a.CIDRs), cidr), set(normCIDRs(b.CIDRs), cidr))
+	return c.Transport + "\x00" + strings.Join(c.ALPN, "\x01") + "\x00" + strings.Join(set(c.SNI, sni), "\x01") + "\x00" + strings.Join(set(normCIDRs(c.CIDRs), cidr), "\x01")
 }
 
 func normCIDRs(xs []string) []string {
@@ -465,7 +471,8 @@ func (b builder) tcpChains(s Service, sp ServicePort, bind, cidr string) []Filte
 		cidrs = []string{cidr}
 	}
 	var vses []*networkingv1.VirtualService
-	for _, vs := range b.view.vses {
+	for _, i := range b.view.vsIdx.candidates(s.Hostname, len(b.view.vses)) {
+		vs := b.view.vses[i]
 		for _, h := range vs.Spec.GetHosts() {
 			if HostMatches(ResolveShortname(h, vs.Namespace), s.Hostname) {
 				vses = append(vses, vs)

@@ -67,18 +67,11 @@ func (o *SidecarOutbound) Resolve(c Call) CallResult {
 			Default: true, Cluster: fallthroughCluster(o.Proxy.Scope.OutboundTrafficPolicy)}
 	}
 	res := CallResult{Listener: l.Name}
-	all := slices.Clone(l.Chains)
-	if l.Default != nil {
-		all = append(all, *l.Default)
-	}
-	tlsInspector, httpInspector := false, false
-	for _, ch := range all {
-		if len(ch.SNI) > 0 {
-			tlsInspector = true
-		}
-		if len(ch.ALPN) > 0 {
-			httpInspector = true
-		}
+	ci := o.chainIndex(l)
+	tlsInspector, httpInspector := ci.anySNI, ci.anyALPN
+	if d := l.Default; d != nil {
+		tlsInspector = tlsInspector || len(d.SNI) > 0
+		httpInspector = httpInspector || len(d.ALPN) > 0
 	}
 	tlsCall := c.Kind == CallTLS
 	sni, alpn := "", ""
@@ -97,9 +90,14 @@ func (o *SidecarOutbound) Resolve(c Call) CallResult {
 	if !addr.IsValid() {
 		addr = netip.MustParseAddr("1.3.3.7")
 	}
-	idx := make([]int, len(l.Chains))
-	for i := range idx {
-		idx[i] = i
+	idx, narrowed := ci.candidates(sni, len(l.Chains))
+	if narrowed {
+		idx = slices.Clone(idx)
+	} else {
+		idx = make([]int, len(l.Chains))
+		for i := range idx {
+			idx[i] = i
+		}
 	}
 	idx = sieve(idx, l.Chains, func(ch FilterChain) bool { return len(ch.CIDRs) > 0 }, func(ch FilterChain) int {
 		best := 0

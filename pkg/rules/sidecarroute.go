@@ -44,6 +44,21 @@ type VirtualHost struct {
 type RouteConfig struct {
 	Name         string        `json:"name"`
 	VirtualHosts []VirtualHost `json:"virtualHosts"`
+	// exact maps each exact domain to the first virtual host that lists it; set by the sidecar
+	// model once the configuration is complete (nil: MatchVirtualHost scans).
+	exact map[string]int
+}
+
+// indexDomains fills rc.exact; rc must not change afterwards.
+func (rc *RouteConfig) indexDomains() {
+	rc.exact = map[string]int{}
+	for i, vh := range rc.VirtualHosts {
+		for _, d := range vh.Domains {
+			if _, ok := rc.exact[d]; !ok {
+				rc.exact[d] = i
+			}
+		}
+	}
 }
 
 // Route returns the sidecar route configuration named name ("<port>", or "<host>:<port>" for a
@@ -66,6 +81,9 @@ func (o *SidecarOutbound) Route(name string) *RouteConfig {
 		return rc
 	}
 	rc = o.buildRoute(name)
+	if rc != nil {
+		rc.indexDomains()
+	}
 	x.routesMu.Lock()
 	x.routes[name] = rc
 	x.routesMu.Unlock()
@@ -149,11 +167,24 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 	}
 	vses := v.vses
 	if port != 80 {
+		var wildNames []string
+		for _, n := range names {
+			if isWildcard(n) {
+				wildNames = append(wildNames, n)
+			}
+		}
 		vses = slices.DeleteFunc(slices.Clone(vses), func(vs *networkingv1.VirtualService) bool {
 			for _, h := range vs.Spec.GetHosts() {
 				h = ResolveShortname(h, vs.Namespace)
-				for _, n := range names {
-					if n == h || ((isWildcard(h) || isWildcard(n)) && HostMatches(h, n)) {
+				if _, ok := byName[h]; ok {
+					return false
+				}
+				scan := wildNames
+				if isWildcard(h) {
+					scan = names
+				}
+				for _, n := range scan {
+					if HostMatches(h, n) {
 						return false
 					}
 				}
@@ -247,7 +278,8 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 func (o *SidecarOutbound) mostSpecificVS(v egressView, h string) *networkingv1.VirtualService {
 	var best *networkingv1.VirtualService
 	bestLen := -1
-	for _, vs := range v.vses {
+	for _, i := range v.vsIdx.exactOrWildcard(h) {
+		vs := v.vses[i]
 		for _, x := range vs.Spec.GetHosts() {
 			x = strings.ToLower(ResolveShortname(x, vs.Namespace))
 			if x == h {
@@ -386,9 +418,15 @@ func MatchVirtualHost(rc *RouteConfig, authority string) *VirtualHost {
 		authority = h
 	}
 	authority = strings.ToLower(authority)
-	for i := range rc.VirtualHosts {
-		if slices.Contains(rc.VirtualHosts[i].Domains, authority) {
+	if rc.exact != nil {
+		if i, ok := rc.exact[authority]; ok {
 			return &rc.VirtualHosts[i]
+		}
+	} else {
+		for i := range rc.VirtualHosts {
+			if slices.Contains(rc.VirtualHosts[i].Domains, authority) {
+				return &rc.VirtualHosts[i]
+			}
 		}
 	}
 	var best *VirtualHost
