@@ -739,7 +739,7 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			fmt.Sprintf("Declare the port as HTTP (ports[].protocol: HTTP) if clients speak HTTP to %s.", host))
 	}
 	if rules.ListenerClass(p.Protocol) == rules.ClassTCP && res.Chain != nil && !res.Chain.IsHCM() && res.Chain.VirtualService == "" {
-		for _, vs := range v.Outbound.VirtualServices() {
+		for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
 			if len(vs.Spec.GetHttp()) == 0 || len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0 || !meshHTTPRouteOnPort(vs, port) {
 				continue
 			}

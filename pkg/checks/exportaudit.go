@@ -91,6 +91,12 @@ type AuditOptions struct {
 // ClientNamespaces returns namespaces whose pods run sidecars: labelled istio-injection=enabled
 // or istio.io/rev.
 func ClientNamespaces(snap *snapshot.Snapshot) []string {
+	return slices.Clone(snap.Derived(clientNamespacesKey{}, func() any { return clientNamespaces(snap) }).([]string))
+}
+
+type clientNamespacesKey struct{}
+
+func clientNamespaces(snap *snapshot.Snapshot) []string {
 	var out []string
 	for _, n := range snap.Namespaces {
 		if n.Labels["istio-injection"] == "enabled" || n.Labels[RevisionLabel] != "" {

@@ -97,7 +97,15 @@ func istiodDeployment(snap *snapshot.Snapshot, rev string) *appsv1.Deployment {
 // Deployment's `discovery` container (istiod's defaults: both false,
 // pilot/pkg/features/experimental.go FilterGatewayClusterConfig, pilot.go ScopeGatewayToNamespace),
 // and the mesh config of ConfigMap istio-<rev> or istio (step (c)).
+//
+// The answer is kept with the snapshot (it only reads it).
 func ReadIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
+	return snap.Derived(istiodFlagsKey{rev}, func() any { return readIstiodFlags(snap, rev) }).(IstiodFlags)
+}
+
+type istiodFlagsKey struct{ rev string }
+
+func readIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
 	f := IstiodFlags{Revision: rev}
 	d := istiodFor(snap, rev)
 	if d != nil {

@@ -239,6 +239,8 @@ type collector struct {
 	snap     *snapshot.Snapshot
 	findings []PreflightFinding
 	seen     map[string]int
+	// contexts holds, per finding, the contexts it already lists.
+	contexts map[int]map[string]bool
 }
 
 // NewPreflightFinding fills a finding from the catalogue entry of code (ID, level, Envoy flag,
@@ -256,14 +258,20 @@ func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix st
 
 func (c *collector) add(f PreflightFinding, context string) {
 	k := f.key()
+	if c.contexts == nil {
+		c.contexts = map[int]map[string]bool{}
+	}
 	if i, ok := c.seen[k]; ok {
-		if context != "" && !slices.Contains(c.findings[i].Contexts, context) {
+		if context != "" && !c.contexts[i][context] {
+			c.contexts[i][context] = true
 			c.findings[i].Contexts = append(c.findings[i].Contexts, context)
 		}
 		return
 	}
+	c.contexts[len(c.findings)] = map[string]bool{}
 	if context != "" {
 		f.Contexts = []string{context}
+		c.contexts[len(c.findings)][context] = true
 	}
 	c.seen[k] = len(c.findings)
 	c.findings = append(c.findings, f)
@@ -640,19 +648,21 @@ func (c *collector) explainListener() CheckRun {
 			port uint32
 		}
 		var asked []hp
+		askedSet := map[hp]bool{}
 		for _, s := range v.Outbound.Imported() {
 			if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
 				continue
 			}
 			meshPorts, all := meshRoutePorts(v, s.Hostname)
 			for _, p := range s.Ports {
-				if p.Protocol == "UDP" || slices.Contains(asked, hp{s.Hostname, p.Number}) {
+				if p.Protocol == "UDP" || askedSet[hp{s.Hostname, p.Number}] {
 					continue
 				}
 				if !all && !slices.Contains(meshPorts, p.Number) {
 					continue // a port only the gateway uses (for example TLS origination to 443)
 				}
 				asked = append(asked, hp{s.Hostname, p.Number})
+				askedSet[hp{s.Hostname, p.Number}] = true
 			}
 		}
 		run.Targets += len(asked)
@@ -808,8 +818,16 @@ func (c *collector) visibility() CheckRun {
 			}
 		}
 	}
-	add(Visibility(c.snap, VisibilityOptions{}), "")
+	mesh := Visibility(c.snap, VisibilityOptions{})
+	add(mesh, "")
 	for _, ns := range ClientNamespaces(c.snap) {
+		// Without a Sidecar resource the namespace's answer has the mesh-wide findings and no
+		// others (only a Sidecar's egress hosts add NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS), so
+		// the mesh report stands for it.
+		if namespaceSidecar(c.snap, ns) == nil {
+			add(mesh, "as namespace "+ns)
+			continue
+		}
 		add(Visibility(c.snap, VisibilityOptions{AsNamespace: ns}), "as namespace "+ns)
 	}
 	return run

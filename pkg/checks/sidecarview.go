@@ -1,6 +1,8 @@
 package checks
 
 import (
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -24,6 +26,18 @@ type SidecarView struct {
 // The slice is the model's registry (model.Services), shared: callers must not modify it.
 func AllServices(snap *snapshot.Snapshot, flags IstiodFlags) []rules.Service {
 	return model.Services(snap, flags.MeshConfig).All
+}
+
+// namespaceSidecar returns the Sidecar resource that applies to a pod without labels in ns
+// (the one BuildSidecarView(snap, ns, nil) uses), nil when none does.
+func namespaceSidecar(snap *snapshot.Snapshot, ns string) *networkingv1.Sidecar {
+	rev := workloadRevision(snap, ns, nil)
+	view := RevisionView(snap, rev)
+	root := ReadIstiodFlags(view, rev).MeshConfig.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	return rules.SelectSidecar(view.Sidecars, root, ns, nil)
 }
 
 // BuildSidecarView predicts the outbound listeners and routes of a sidecar proxy in namespace ns

@@ -132,13 +132,14 @@ func presentWord(p bool) string {
 
 // evaluation is the state of one decision-tree walk.
 type evaluation struct {
-	snap     *snapshot.Snapshot
-	w        Workload
-	host     string // authority as asked
-	port     uint32
-	flags    IstiodFlags
-	filterOn bool
-	scopeOn  bool
+	snap      *snapshot.Snapshot
+	liveState map[string]*snapshot.ProxyEvidence
+	w         Workload
+	host      string // authority as asked
+	port      uint32
+	flags     IstiodFlags
+	filterOn  bool
+	scopeOn   bool
 
 	svcExport, vsExport []string
 	rootNs              string
@@ -171,9 +172,10 @@ func (e *evaluation) step(id, name string, r Result, summary string, ev ...Evide
 }
 
 func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, flags IstiodFlags, filterOn, scopeOn bool) GatewayVerdict {
+	live := snap.Live // read from the snapshot itself: a revision view kept from before live evidence was added lacks it
 	snap = RevisionView(snap, w.Revision)
 	mc := flags.MeshConfig
-	e := &evaluation{snap: snap, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
+	e := &evaluation{snap: snap, liveState: live, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
 		svcExport: mc.GetDefaultServiceExportTo(), vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace()}
 	if e.rootNs == "" {
 		e.rootNs = snap.IstioNamespace
@@ -221,10 +223,10 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 // not a configuration fault; one predicted absent but present means the prediction is wrong or
 // stale.
 func (e *evaluation) live() {
-	ev := e.snap.Live[e.w.Ref()]
+	ev := e.liveState[e.w.Ref()]
 	if ev == nil {
 		why := "live evidence not read (offline input, or --no-live)"
-		if e.snap.Live != nil {
+		if e.liveState != nil {
 			why = "no live evidence for this workload"
 		}
 		e.step("d", "sync status (istioctl proxy-status)", NotChecked, why)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,6 +48,12 @@ func isGatewayWorkload(snap *snapshot.Snapshot, ns string, l map[string]string) 
 // Deployments whose pod template is labelled `istio: egressgateway` or selected by some
 // Gateway's selector, and Pods of that kind that no Deployment selects.
 func GatewayWorkloads(snap *snapshot.Snapshot) []Workload {
+	return slices.Clone(snap.Derived(gatewayWorkloadsKey{}, func() any { return gatewayWorkloads(snap) }).([]Workload))
+}
+
+type gatewayWorkloadsKey struct{}
+
+func gatewayWorkloads(snap *snapshot.Snapshot) []Workload {
 	var out []Workload
 	for _, d := range snap.Deployments {
 		l := d.Spec.Template.Labels
