@@ -25,18 +25,33 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// listPageSize is the page size of every LIST (limit=500, continue tokens until done).
-const listPageSize = 500
+// listPageSize is the page size of every LIST (continue tokens until done): large enough that
+// a mesh of 10,000 ServiceEntries is two round trips, small enough to bound one response.
+const listPageSize = 5000
+
+// Client-side rate limit used when the kubeconfig sets none (client-go's default, 5 requests/s
+// with a burst of 10, would queue the parallel LISTs and the selector queries behind each other).
+const (
+	defaultQPS   = 50
+	defaultBurst = 300
+)
+
+// maxSelectorQueries bounds the label-selector LISTs of Pods and Deployments; with more distinct
+// selectors than this, both kinds are listed cluster-wide instead.
+const maxSelectorQueries = 24
 
 // userAgent is set on the client when the rest.Config has none.
 const userAgent = "kubectl-egress"
 
 // FromCluster reads the live state of the cluster cfg points at into a Snapshot.
 //
-// It issues one paginated LIST (page size 500) per kind and no per-object GETs: Namespaces,
+// It issues one paginated LIST (page size 5000) per kind and no per-object GETs: Namespaces,
 // ServiceEntries, VirtualServices, DestinationRules, Gateways, Sidecars and WorkloadEntries
-// (networking.istio.io/v1), EnvoyFilters (networking.istio.io/v1alpha3), Services, Deployments
-// (apps/v1) and Pods in all namespaces, and ConfigMaps in the Istio namespace only. Of those
+// (networking.istio.io/v1), EnvoyFilters (networking.istio.io/v1alpha3) and Services in all
+// namespaces, and ConfigMaps in the Istio namespace only. Deployments (apps/v1) and Pods are
+// read only where a question needs them (workloadQueries): every one in the Istio namespace and
+// in opts.WorkloadNamespaces, and elsewhere those that gateway, istiod and ServiceEntry
+// workloadSelector labels select, or every one when there are too many distinct selectors. Of those
 // ConfigMaps, `istio` and `istio-<rev>` with a `mesh` key fill Snapshot.MeshConfigs under ""
 // and "<rev>"; the ConfigMaps themselves are not kept. The kinds are listed concurrently.
 // Objects keep their ObjectMeta except managedFields, which are dropped.
@@ -61,6 +76,11 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	if c.UserAgent == "" {
 		c.UserAgent = userAgent
 	}
+	if c.QPS == 0 && c.RateLimiter == nil {
+		c.QPS, c.Burst = defaultQPS, defaultBurst
+	}
+	counter := &requestCounter{}
+	c.Wrap(counter.wrap)
 	kc, err := kubernetes.NewForConfig(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
@@ -113,14 +133,6 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 			snap.Services, err = listAll[*corev1.Service](ctx, pageFn(kc.CoreV1().Services(all).List))
 			return err
 		}},
-		{snapshot.KindDeployment, "deployments.apps", func(ctx context.Context) (err error) {
-			snap.Deployments, err = listAll[*appsv1.Deployment](ctx, pageFn(kc.AppsV1().Deployments(all).List))
-			return err
-		}},
-		{snapshot.KindPod, "pods", func(ctx context.Context) (err error) {
-			snap.Pods, err = listAll[*corev1.Pod](ctx, pageFn(kc.CoreV1().Pods(all).List))
-			return err
-		}},
 		{snapshot.KindConfigMap, "configmaps in namespace " + istioNS, func(ctx context.Context) (err error) {
 			configMaps, err = listAll[*corev1.ConfigMap](ctx, pageFn(kc.CoreV1().ConfigMaps(istioNS).List))
 			return err
@@ -131,10 +143,42 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	if fatal != nil {
 		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
 	}
+	// Second round: the workloads the configuration points at.
+	queries := workloadQueries(snap, opts.WorkloadNamespaces)
+	deployments := make([][]*appsv1.Deployment, len(queries))
+	pods := make([][]*corev1.Pod, len(queries))
+	var wtasks []listTask
+	for i, q := range queries {
+		lo := metav1.ListOptions{LabelSelector: q.selector}
+		where := "in all namespaces"
+		if q.namespace != "" {
+			where = "in namespace " + q.namespace
+		}
+		wtasks = append(wtasks,
+			listTask{snapshot.KindDeployment, "deployments.apps " + where, func(ctx context.Context) (err error) {
+				deployments[i], err = listAllWith[*appsv1.Deployment](ctx, pageFn(kc.AppsV1().Deployments(q.namespace).List), lo)
+				return err
+			}},
+			listTask{snapshot.KindPod, "pods " + where, func(ctx context.Context) (err error) {
+				pods[i], err = listAllWith[*corev1.Pod](ctx, pageFn(kc.CoreV1().Pods(q.namespace).List), lo)
+				return err
+			}})
+	}
+	werrs, fatal := runTasks(ctx, wtasks)
+	if fatal != nil {
+		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
+	}
+	snap.Deployments = unique(deployments)
+	snap.Pods = unique(pods)
+	tasks = append(tasks, wtasks...)
+	errs = append(errs, werrs...)
+	snap.Load = snapshot.LoadStats{Requests: counter.n.Load(), WorkloadQueries: len(queries)}
 	for i, t := range tasks {
 		err := errs[i]
 		switch {
 		case err == nil:
+		case snap.Unknown[t.kind] != "":
+			// the first refusal of a kind says why
 		case apierrors.IsForbidden(err):
 			snap.Unknown[t.kind] = "forbidden to list " + t.resource
 		default: // notServed, by runTasks
@@ -222,10 +266,15 @@ func pageFn[L runtime.Object](list func(context.Context, metav1.ListOptions) (L,
 
 // listAll runs one paginated LIST and returns its items as T, without managedFields.
 func listAll[T runtime.Object](ctx context.Context, fn pager.ListPageFunc) ([]T, error) {
+	return listAllWith[T](ctx, fn, metav1.ListOptions{})
+}
+
+// listAllWith is listAll with list options (a label selector).
+func listAllWith[T runtime.Object](ctx context.Context, fn pager.ListPageFunc, opts metav1.ListOptions) ([]T, error) {
 	p := pager.New(fn)
 	p.PageSize = listPageSize
 	var out []T
-	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+	err := p.EachListItem(ctx, opts, func(obj runtime.Object) error {
 		item, ok := obj.(T)
 		if !ok {
 			return fmt.Errorf("unexpected %T in list", obj)

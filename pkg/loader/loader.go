@@ -38,6 +38,10 @@ type Options struct {
 	// DefaultNamespace is given to namespaced objects in files that have none, as
 	// `kubectl apply -n` would; "" means "default".
 	DefaultNamespace string
+	// WorkloadNamespaces are namespaces whose every Deployment and Pod a live load reads (the
+	// namespaces of --gateway, --pod and --from); elsewhere only the workloads the
+	// configuration selects are read (FromCluster).
+	WorkloadNamespaces []string
 }
 
 func (o Options) istioNamespace() string {

@@ -199,7 +199,7 @@ func failRank(s string) (int, error) {
 
 // Run loads, explains and prints; findings at or above --fail-on exit 1.
 func (o *ExplainListenerOptions) Run(ctx context.Context) error {
-	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.nsGiven)
+	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.nsGiven, o.From, refNamespace(o.Pod), refNamespace(o.Gateway))
 	if err != nil {
 		return err
 	}

@@ -280,14 +280,26 @@ func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapsho
 
 // load reads the snapshot from -f files or the live cluster.
 func (o *WhyMissingOptions) load(ctx context.Context) (*snapshot.Snapshot, error) {
-	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.namespaceGiven)
+	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.namespaceGiven, refNamespace(o.Gateway))
+}
+
+// refNamespace returns the namespace of a "NAMESPACE/NAME" flag value ("" for none).
+func refNamespace(ref string) string {
+	ns, _, _ := strings.Cut(ref, "/")
+	if ns == ref {
+		return ""
+	}
+	return ns
 }
 
 // coreKinds must be served by any Kubernetes API server; "not served" means the server is not one.
 var coreKinds = []string{snapshot.KindNamespace, snapshot.KindService, snapshot.KindPod}
 
-func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool, namespaceGiven bool) (*snapshot.Snapshot, error) {
-	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW}
+// loadSnapshot reads -f files, or the live cluster; workloadNs are namespaces whose every
+// Deployment and Pod a live load reads (the namespaces a command names with --gateway, --pod or
+// --from).
+func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool, namespaceGiven bool, workloadNs ...string) (*snapshot.Snapshot, error) {
+	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs}
 	if namespaceGiven && g.ConfigFlags.Namespace != nil {
 		lo.DefaultNamespace = *g.ConfigFlags.Namespace
 	}

@@ -69,8 +69,18 @@ type Snapshot struct {
 	// says of its sync (seed §3.7 steps d and e); nil when live evidence was not read.
 	Live map[string]*ProxyEvidence
 
+	// Load says how a live load went (zero for files).
+	Load LoadStats
+
 	// derived is what pkg/model built from this snapshot (see Derived).
 	derived *derived
+}
+
+// LoadStats describes a live load: the HTTP requests sent to the API server (LISTs and their
+// pages) and how many label-selector queries read Deployments and Pods.
+type LoadStats struct {
+	Requests        int64
+	WorkloadQueries int
 }
 
 // ProxyEvidence is the live state of one proxy: its Envoy config dump and its istiod sync
