@@ -29,6 +29,8 @@ type PreflightOptions struct {
 	// {code, resource, reason}.
 	Suppress         []string
 	SuppressionsFile string
+	// Details lists every finding in the table instead of grouping alike ones.
+	Details bool
 
 	failOn       string
 	suppressions []checks.Suppression
@@ -100,6 +102,7 @@ A suppression that matches nothing is reported (SUPPRESSION_UNUSED, Info).`,
 	f.BoolVar(&o.FailOnExisting, "fail-on-existing", false, "with -f over a live cluster: findings already present in the live state fail the run too")
 	f.StringArrayVarP(&o.Suppress, "suppress", "S", nil, "suppress findings: CODE=Kind namespace/name (globs allowed; CODE an EGR id or a string code); repeatable")
 	f.StringVar(&o.SuppressionsFile, "suppressions", "", "a YAML file listing suppressions: [{code, resource, reason}]")
+	f.BoolVar(&o.Details, "details", false, "table output: list every finding, instead of one row per group of more than 5 alike findings")
 	return cmd
 }
 
@@ -199,7 +202,7 @@ func (o *PreflightOptions) Run(ctx context.Context) error {
 	rep.Notes = append(rep.Notes, notes...)
 	tool := printers.DefaultTool
 	tool.Version = version
-	if err := printers.Preflight(o.Out, rep, o.Output, tool); err != nil {
+	if err := printers.PreflightWith(o.Out, rep, o.Output, tool, o.Details); err != nil {
 		return err
 	}
 	if len(rep.Unknown) > 0 {

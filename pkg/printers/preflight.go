@@ -35,7 +35,20 @@ var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationUR
 // line), json or yaml (checks.PreflightReport, schema checks.PreflightSchemaVersion, JSON
 // Schema docs/preflight.schema.json), sarif (SARIF 2.1.0, see SARIF) or junit (JUnit XML, see
 // JUnit). Errors: an unknown format, or the writer's error.
+//
+// The table groups findings: more than GroupThreshold findings with the same level, id, check,
+// resource kind, field and status share one row ("N resources, e.g. ...") and one described
+// example; PreflightDetails lists every one. The other formats always list every finding.
 func Preflight(w io.Writer, r *checks.PreflightReport, format string, tool ToolInfo) error {
+	return PreflightWith(w, r, format, tool, false)
+}
+
+// GroupThreshold is the number of alike findings the preflight table still lists one by one.
+const GroupThreshold = 5
+
+// PreflightWith is Preflight; details lists every finding in the table instead of grouping
+// alike ones (--details).
+func PreflightWith(w io.Writer, r *checks.PreflightReport, format string, tool ToolInfo, details bool) error {
 	switch format {
 	case FormatSARIF:
 		return SARIF(w, r, tool)
@@ -45,12 +58,65 @@ func Preflight(w io.Writer, r *checks.PreflightReport, format string, tool ToolI
 		_, err := structured(w, r, format)
 		return err
 	case FormatTable, "":
-		return preflightTable(w, r)
+		return preflightTable(w, r, details)
 	}
 	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(PreflightFormats, ", "))
 }
 
-func preflightTable(w io.Writer, r *checks.PreflightReport) error {
+// findingGroup is one row of the grouped table: alike findings (same level, id, check, resource
+// kind, field and status), in report order.
+type findingGroup struct {
+	findings []checks.PreflightFinding
+}
+
+func groupFindings(fs []checks.PreflightFinding, details bool) []findingGroup {
+	var out []findingGroup
+	if details {
+		for _, f := range fs {
+			out = append(out, findingGroup{[]checks.PreflightFinding{f}})
+		}
+		return out
+	}
+	type key struct{ level, id, check, kind, field, status string }
+	pos := map[key]int{}
+	for _, f := range fs {
+		k := key{f.Level, f.ID, f.Check, f.Resource.Kind, f.Field, f.Status}
+		i, ok := pos[k]
+		if !ok {
+			i = len(out)
+			pos[k] = i
+			out = append(out, findingGroup{})
+		}
+		out[i].findings = append(out[i].findings, f)
+	}
+	// Small groups are listed one by one, where their first finding stood.
+	var flat []findingGroup
+	for _, g := range out {
+		if len(g.findings) > GroupThreshold {
+			flat = append(flat, g)
+			continue
+		}
+		for _, f := range g.findings {
+			flat = append(flat, findingGroup{[]checks.PreflightFinding{f}})
+		}
+	}
+	return flat
+}
+
+// pluralKind names several resources of a kind: ServiceEntries, Gateways, Hosts.
+func pluralKind(kind string) string {
+	switch {
+	case kind == "":
+		return "resources"
+	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
+		return kind[:len(kind)-1] + "ies"
+	case strings.HasSuffix(kind, "s"):
+		return kind + "es"
+	}
+	return kind + "s"
+}
+
+func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error {
 	whatIf := r.Mode == checks.ModeWhatIf
 	fmt.Fprintf(w, "Preflight of %s (%s), failing on %s", r.Source, r.Mode, r.FailOn)
 	if whatIf {
@@ -81,9 +147,17 @@ func preflightTable(w io.Writer, r *checks.PreflightReport) error {
 		if whatIf {
 			headers = append(headers, "STATUS")
 		}
+		groups := groupFindings(r.Findings, details)
 		var rows [][]string
-		for _, f := range r.Findings {
-			row := []string{f.Level, f.ID, f.Code, f.Check, f.Resource.String(), orDash(f.Field)}
+		grouped := false
+		for _, g := range groups {
+			f := g.findings[0]
+			res := f.Resource.String()
+			if n := len(g.findings); n > 1 {
+				res = fmt.Sprintf("%d %s, e.g. %s", n, pluralKind(f.Resource.Kind), res)
+				grouped = true
+			}
+			row := []string{f.Level, f.ID, f.Code, f.Check, res, orDash(f.Field)}
 			if whatIf {
 				row = append(row, orDash(f.Status))
 			}
@@ -92,8 +166,14 @@ func preflightTable(w io.Writer, r *checks.PreflightReport) error {
 		if err := Table(w, headers, rows); err != nil {
 			return err
 		}
-		for _, f := range r.Findings {
-			writeFindingDetail(w, f)
+		for _, g := range groups {
+			writeFindingDetail(w, g.findings[0])
+			if n := len(g.findings); n > 1 {
+				fmt.Fprintf(w, "  and %d more %s finding(s) like it on other %s (--details lists each one)\n", n-1, g.findings[0].Code, pluralKind(g.findings[0].Resource.Kind))
+			}
+		}
+		if grouped {
+			fmt.Fprintf(w, "\nAlike findings (more than %d of one id, check, kind and field) share one row; --details lists each one, and -o json|yaml|sarif|junit always do.\n", GroupThreshold)
 		}
 	}
 	if len(r.Suppressed) > 0 {

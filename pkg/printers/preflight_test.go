@@ -373,3 +373,44 @@ func TestPreflightTable(t *testing.T) {
 		t.Errorf("-o xml accepted")
 	}
 }
+
+// More than GroupThreshold alike findings share one table row and one described example;
+// --details (details=true) and the structured formats list every one.
+func TestPreflightTableGroupsAlikeFindings(t *testing.T) {
+	var fs []checks.PreflightFinding
+	for i := 0; i < 7; i++ {
+		fs = append(fs, checks.NewPreflightFinding(checks.AuditSENotExportedToClient, checks.CheckExportAudit,
+			checks.ResourceRef{Kind: "ServiceEntry", Namespace: "team-a", Name: string(rune('a' + i))}, "", "hidden", "fix"))
+	}
+	fs = append(fs, checks.NewPreflightFinding(checks.AuditSENotExportedToGateway, checks.CheckExportAudit,
+		checks.ResourceRef{Kind: "ServiceEntry", Namespace: "team-b", Name: "x"}, "", "hidden from the gateway", "fix"))
+	r := &checks.PreflightReport{SchemaVersion: checks.PreflightSchemaVersion, Source: "test", Mode: checks.ModeOffline, FailOn: "Error", Findings: fs}
+	var grouped, all bytes.Buffer
+	if err := PreflightWith(&grouped, r, FormatTable, DefaultTool, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := PreflightWith(&all, r, FormatTable, DefaultTool, true); err != nil {
+		t.Fatal(err)
+	}
+	g := grouped.String()
+	for _, want := range []string{"7 ServiceEntries, e.g. ServiceEntry team-a/a", "and 6 more SE_NOT_EXPORTED_TO_CLIENT_NAMESPACE finding(s)", "ServiceEntry team-b/x", "--details lists each one"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("grouped table lacks %q:\n%s", want, g)
+		}
+	}
+	if strings.Contains(g, "ServiceEntry team-a/g") {
+		t.Errorf("grouped table names every member of the group:\n%s", g)
+	}
+	a := all.String()
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		if !strings.Contains(a, "ServiceEntry team-a/"+name) {
+			t.Errorf("--details table lacks ServiceEntry team-a/%s", name)
+		}
+	}
+	if strings.Contains(a, "e.g.") {
+		t.Errorf("--details table still groups:\n%s", a)
+	}
+	if got := pluralKind("Gateway") + " " + pluralKind("ServiceEntry") + " " + pluralKind("Host"); got != "Gateways ServiceEntries Hosts" {
+		t.Errorf("plurals: %s", got)
+	}
+}
