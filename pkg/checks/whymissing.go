@@ -927,16 +927,22 @@ func (e *evaluation) stepUnknownInputs() {
 // selectedWorkloads returns the labels of the WorkloadEntries and Pods in the entry's namespace
 // that its workloadSelector selects (istiod serviceentry controller: workload instances).
 func (e *evaluation) selectedWorkloads(s rules.Service) []map[string]string {
+	return selectedWorkloads(e.snap, s)
+}
+
+// selectedWorkloads returns the labels of the WorkloadEntries and Pods in the entry's namespace
+// that its workloadSelector selects.
+func selectedWorkloads(snap *snapshot.Snapshot, s rules.Service) []map[string]string {
 	if len(s.WorkloadSelector) == 0 || s.Kind != rules.KindServiceEntry {
 		return nil
 	}
 	var out []map[string]string
-	for _, we := range e.snap.WorkloadEntries {
+	for _, we := range snap.WorkloadEntries {
 		if we.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, we.Spec.Labels) {
 			out = append(out, we.Spec.Labels)
 		}
 	}
-	for _, p := range e.snap.Pods {
+	for _, p := range snap.Pods {
 		if p.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels) {
 			out = append(out, p.Labels)
 		}

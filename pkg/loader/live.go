@@ -30,6 +30,8 @@ type LiveOptions struct {
 	IstiodAddress string
 	// AdminPort is the Envoy admin port (15000).
 	AdminPort int
+	// SkipSync reads config dumps only, not istiod's sync status.
+	SkipSync bool
 }
 
 // ReadLive fills snap.Live for each target: the config dump of one running pod of the workload
@@ -64,6 +66,10 @@ func ReadLive(ctx context.Context, cfg *rest.Config, snap *snapshot.Snapshot, ta
 			ev.DumpErr = err.Error()
 		} else {
 			ev.DumpSource = fmt.Sprintf("port-forward %s:%d", ev.Pod, opt.AdminPort)
+		}
+		if opt.SkipSync {
+			ev.SyncErr = "not read"
+			continue
 		}
 		if _, done := syncz[t.Revision]; !done && syncErr[t.Revision] == "" {
 			s, inst, err := envoy.IstiodSyncz(ctx, cfg, snap.IstioNamespace, t.Revision, opt.IstiodAddress)

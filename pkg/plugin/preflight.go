@@ -230,14 +230,17 @@ func (o *PreflightOptions) load(ctx context.Context, files bool) (*snapshot.Snap
 // noCluster says why no cluster is configured ("" when one is): no --server, no cluster in the
 // kubeconfig files (KUBECONFIG, --kubeconfig, ~/.kube/config) and not running in a pod. A
 // configured but unreachable cluster is an error of the run, not a reason to go offline.
-func (o *PreflightOptions) noCluster() string {
-	if f := o.ConfigFlags; f.APIServer != nil && *f.APIServer != "" {
+func (o *PreflightOptions) noCluster() string { return noCluster(o.GlobalOptions) }
+
+// noCluster says why no cluster is configured ("" when one is); see PreflightOptions.noCluster.
+func noCluster(g *GlobalOptions) string {
+	if f := g.ConfigFlags; f.APIServer != nil && *f.APIServer != "" {
 		return ""
 	}
 	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
 		return ""
 	}
-	raw, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+	raw, err := g.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return "kubeconfig: " + oneLine(err.Error())
 	}

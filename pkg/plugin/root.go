@@ -73,6 +73,7 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	registerRootCompletion(root, g) // completion.go
 	root.AddCommand(newWhyMissingCommand(g, streams), newExplainListenerCommand(g, streams), newExportAuditCommand(g, streams), newVisibilityCommand(g, streams), newVersionCommand(g, streams))
 	root.AddCommand(newPreflightCommand(g, streams)) // preflight.go
+	root.AddCommand(newProxyConfigCommand(g, streams)) // proxyconfig.go
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.SetIn(streams.In)

@@ -33,24 +33,7 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 	fmt.Fprintf(w, "\nSource: %s\n\n", r.Source)
 
 	fmt.Fprintln(w, "LISTENERS")
-	var rows [][]string
-	for _, l := range r.Listeners {
-		addr, _, _ := strings.Cut(l.Name, "_")
-		for _, c := range l.Chains {
-			match := c.Match
-			if c.Default {
-				match += " (default)"
-			}
-			dest := c.Destination
-			if c.TLS != "" {
-				dest += " [TLS " + c.TLS + "]"
-			}
-			rows = append(rows, []string{addr, fmt.Sprint(l.Port), match, dest, orDash(c.Origin)})
-		}
-		if len(l.Chains) == 0 {
-			rows = append(rows, []string{addr, fmt.Sprint(l.Port), "-", "(no filter chain: listener omitted)", orDash(l.Server)})
-		}
-	}
+	rows := listenerRows(r.Listeners, true)
 	if len(rows) == 0 && p.Type == "ROUTER" {
 		fmt.Fprintf(w, "(no listener on port %d: the gateway refuses connections to it)\n", r.Port)
 	} else if len(rows) == 0 {
@@ -81,30 +64,7 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 
 	if len(r.Routes) > 0 {
 		fmt.Fprintln(w, "\nROUTES")
-		rows = nil
-		for _, rc := range r.Routes {
-			for _, vh := range rc.VirtualHosts {
-				domains := vh.Domains
-				if len(domains) > 2 {
-					domains = append(domains[:2:2], fmt.Sprintf("+ %d more...", len(vh.Domains)-2))
-				}
-				if len(vh.Routes) == 0 {
-					rows = append(rows, []string{rc.Name, vh.Name, strings.Join(domains, ", "), "/*", "404"})
-				}
-				for _, rt := range vh.Routes {
-					dest := rt.Cluster
-					switch {
-					case rt.DirectResponse == 502:
-						dest = "direct response 502"
-					case rt.DirectResponse != 0:
-						dest = "redirect/direct response"
-					case len(rt.Weighted) > 0:
-						dest = strings.Join(rt.Weighted, ",")
-					}
-					rows = append(rows, []string{rc.Name, vh.Name, strings.Join(domains, ", "), rt.Match, orDash(dotRef(rt.VirtualService)), dest})
-				}
-			}
-		}
+		rows = routeRows(r.Routes, true)
 		if err := Table(w, []string{"NAME", "VHOST NAME", "DOMAINS", "MATCH", "VIRTUAL SERVICE", "CLUSTER"}, rows); err != nil {
 			return err
 		}

@@ -177,6 +177,16 @@ func (o *SidecarOutbound) ScopeService(host string) (Service, bool) {
 	return s, ok
 }
 
+// ScopeServices returns the services of the sidecar scope (one per host name, see
+// ScopeService), sorted by host name.
+func (o *SidecarOutbound) ScopeServices() []Service {
+	out := make([]Service, 0, len(o.scope))
+	for _, h := range sortedKeys(o.scope) {
+		out = append(out, o.scope[h])
+	}
+	return out
+}
+
 // BuildSidecarOutbound predicts the outbound listeners of a sidecar proxy: per egress listener
 // (explicit ports first, then the catch-all), every imported service port becomes a listener
 // keyed by (bind, port) — HTTP on 0.0.0.0 with an HCM chain (RDS "<port>"), TCP/TLS on the
