@@ -1,0 +1,261 @@
+package checks
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+func clusterNames(cs []Cluster) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name+" "+c.Type)
+	}
+	return out
+}
+
+// The control mesh (pkg/checks/testdata/preflight/control.yaml): the gateway gets the external
+// host and its own Service, its HTTP server's listener and route; team-a's sidecars get the
+// same clusters, an HCM on port 80 whose route sends api.example.com to the gateway.
+func TestProxyConfigControlMesh(t *testing.T) {
+	snap := loadPreflight(t, "control.yaml")
+	gw, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClusters := []string{"outbound|80||api.example.com STRICT_DNS",
+		"outbound|80||istio-egressgateway.istio-system.svc.cluster.local EDS",
+		"outbound|443||istio-egressgateway.istio-system.svc.cluster.local EDS"}
+	if got := clusterNames(gw.Clusters); !slices.Equal(got, wantClusters) {
+		t.Errorf("gateway clusters:\n got  %v\n want %v", got, wantClusters)
+	}
+	if len(gw.Listeners) != 1 || gw.Listeners[0].Name != "0.0.0.0_8080" || gw.Listeners[0].Chains[0].Destination != "Route: http.8080" {
+		t.Errorf("gateway listeners: %+v", gw.Listeners)
+	}
+	if len(gw.Routes) != 1 || gw.Routes[0].Name != "http.8080" || len(gw.Routes[0].VirtualHosts) != 1 || gw.Routes[0].VirtualHosts[0].Routes[0].Cluster != "outbound|80||api.example.com" {
+		t.Errorf("gateway routes: %+v", gw.Routes)
+	}
+
+	sc, err := ProxyConfig(snap, ProxyConfigOptions{From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := clusterNames(sc.Clusters); !slices.Equal(got, wantClusters) {
+		t.Errorf("sidecar clusters:\n got  %v\n want %v", got, wantClusters)
+	}
+	var rows []string
+	for _, l := range sc.Listeners {
+		for _, c := range l.Chains {
+			rows = append(rows, l.Name+" "+c.Match+" -> "+c.Destination)
+		}
+	}
+	for _, want := range []string{"0.0.0.0_80 Trans: raw_buffer; App: http/1.1,h2c -> Route: 80", "0.0.0.0_80 ALL -> PassthroughCluster"} {
+		if !slices.Contains(rows, want) {
+			t.Errorf("sidecar listener row %q missing: %v", want, rows)
+		}
+	}
+	var vh []string
+	for _, rc := range sc.Routes {
+		for _, v := range rc.VirtualHosts {
+			vh = append(vh, rc.Name+" "+v.Name+" -> "+v.Routes[0].Cluster)
+		}
+	}
+	if !slices.Contains(vh, "80 api.example.com:80 -> outbound|80||istio-egressgateway.istio-system.svc.cluster.local") {
+		t.Errorf("sidecar route for api.example.com does not go to the gateway: %v", vh)
+	}
+
+	only, err := ProxyConfig(snap, ProxyConfigOptions{From: "team-a", Sections: []string{SectionRoutes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if only.Clusters != nil || only.Listeners != nil || len(only.Routes) == 0 || !slices.Equal(only.Sections, []string{SectionRoutes}) {
+		t.Errorf("routes only: sections %v, %d clusters, %d listeners, %d routes", only.Sections, len(only.Clusters), len(only.Listeners), len(only.Routes))
+	}
+	for _, bad := range []ProxyConfigOptions{{}, {From: "a", Gateway: "b/c"}, {Gateway: "istio-system/nosuch"}, {Pod: "team-a/nosuch"}} {
+		if _, err := ProxyConfig(snap, bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// A sidecar that gets a DNS entry whose workloadSelector selects nothing has no cluster for it,
+// and a DestinationRule subset whose labels match no endpoint adds none.
+func TestProxyConfigDNSClustersNeedEndpoints(t *testing.T) {
+	snap := loadPreflight(t, "control.yaml")
+	extra := snapFromYAML(t, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: vm, namespace: team-a}
+spec:
+  hosts: [vm.example.com]
+  resolution: DNS
+  workloadSelector: {labels: {app: vm}}
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: listed, namespace: team-a}
+spec:
+  hosts: [listed.example.com]
+  resolution: DNS
+  endpoints: [{address: a.example.com, labels: {version: v1}}]
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: listed, namespace: team-a}
+spec:
+  host: listed.example.com
+  subsets: [{name: v1, labels: {version: v1}}, {name: v2, labels: {version: v2}}]
+`)
+	snap.ServiceEntries = append(snap.ServiceEntries, extra.ServiceEntries...)
+	snap.DestinationRules = append(snap.DestinationRules, extra.DestinationRules...)
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{From: "team-a", Sections: []string{SectionClusters}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := clusterNames(rep.Clusters)
+	for _, want := range []string{"outbound|80||listed.example.com STRICT_DNS", "outbound|80|v1|listed.example.com STRICT_DNS"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s missing: %v", want, names)
+		}
+	}
+	for _, absent := range []string{"vm.example.com", "|v2|"} {
+		for _, n := range names {
+			if strings.Contains(n, absent) {
+				t.Errorf("%s predicted, want none (no endpoints)", n)
+			}
+		}
+	}
+}
+
+// DiffProxyConfig finds what only one side has and what differs, and leaves Envoy's static
+// resources out.
+func TestDiffProxyConfig(t *testing.T) {
+	rep := &ProxyConfigReport{
+		Clusters:  []Cluster{{Name: "outbound|80||a.example.com", Type: "STRICT_DNS"}, {Name: "outbound|443||b.example.com", Type: "EDS"}, {Name: "outbound|80||c.example.com", Type: "EDS"}},
+		Listeners: []ListenerView{{Name: "0.0.0.0_8080", Port: 8080, Chains: []ChainView{{Match: "ALL", Destination: "Route: http.8080"}}}},
+	}
+	d := &envoy.Dump{
+		Clusters: []envoy.Cluster{{Name: "outbound|80||a.example.com", Type: "STRICT_DNS"}, {Name: "outbound|443||b.example.com", Type: "LOGICAL_DNS"},
+			{Name: "outbound|9090||x.example.com", Type: "EDS"}, {Name: "BlackHoleCluster", Type: "STATIC"}, {Name: "prometheus_stats", Type: "STATIC"}},
+		Listeners: []envoy.Listener{{Name: "0.0.0.0_8080", Port: 8080, Chains: []envoy.Chain{{RDS: "http.9090"}}}, {Name: "0.0.0.0_15021", Port: 15021},
+			{Name: "virtualOutbound", Port: 15001}, {Name: "0.0.0.0_8443", Port: 8443, Chains: []envoy.Chain{{Cluster: "outbound|443||b.example.com"}}}},
+	}
+	diff := DiffProxyConfig(rep, d, "test", []string{SectionClusters, SectionListeners})
+	var got []string
+	for _, x := range diff.Differences {
+		got = append(got, x.Section+" "+x.Name+" "+x.State)
+	}
+	want := []string{
+		"clusters outbound|443||b.example.com DIFFERENT",
+		"clusters outbound|80||c.example.com MISSING",
+		"clusters outbound|9090||x.example.com EXTRA",
+		"listeners 0.0.0.0_8080 DIFFERENT",
+		"listeners 0.0.0.0_8443 EXTRA",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("differences:\n got  %v\n want %v", got, want)
+	}
+	if diff.Compared[SectionClusters] != 3 || diff.Compared[SectionListeners] != 1 {
+		t.Errorf("compared %v", diff.Compared)
+	}
+	if _, ok := diff.Compared[SectionRoutes]; ok {
+		t.Errorf("routes compared although not asked for")
+	}
+}
+
+// The whole-dump fixtures istiod's own generation wrote (hack/e2e/testdata/dumps): the S5 gateway
+// agrees with the prediction of its case; the dump without the cluster differs in that cluster.
+func TestDiffProxyConfigIstiodDumps(t *testing.T) {
+	snap := snapFromYAML(t, s5Mesh)
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dump, want := range map[string][]string{"s5-gateway.json": nil, "s5-gateway-dropped-cluster.json": {"clusters outbound|80||httpbin.org MISSING"}} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "hack", "e2e", "testdata", "dumps", dump))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := envoy.ParseConfigDump(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff := DiffProxyConfig(rep, d, dump, nil)
+		var got []string
+		for _, x := range diff.Differences {
+			got = append(got, x.Section+" "+x.Name+" "+x.State)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: differences %v, want %v", dump, got, want)
+		}
+	}
+}
+
+// s5Mesh is the seed's §3.5 setup: flag on, Gateway and VirtualService bound.
+const s5Mesh = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}
+spec:
+  selector: {matchLabels: {app: istiod}}
+  template:
+    metadata: {labels: {app: istiod}}
+    spec: {containers: [{name: discovery, image: pilot, env: [{name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: "true"}]}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: istio-egressgateway, namespace: istio-system}
+spec:
+  selector: {matchLabels: {istio: egressgateway}}
+  template:
+    metadata: {labels: {istio: egressgateway}}
+    spec: {containers: [{name: istio-proxy, image: auto}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: istio-egressgateway, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  ports: [{name: http2, port: 80, targetPort: 8080}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: httpbin-ext, namespace: default}
+spec:
+  hosts: [httpbin.org]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: egress-http, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [httpbin.org]}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: httpbin-egress, namespace: istio-system}
+spec:
+  hosts: [httpbin.org]
+  gateways: [egress-http]
+  http:
+  - match: [{port: 80}]
+    route: [{destination: {host: httpbin.org, port: {number: 80}}}]
+`
+
+func snapFromYAML(t *testing.T, y string) *snapshot.Snapshot {
+	t.Helper()
+	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return s
+}
