@@ -72,7 +72,7 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
 	registerRootCompletion(root, g) // completion.go
 	root.AddCommand(newWhyMissingCommand(g, streams), newExplainListenerCommand(g, streams), newExportAuditCommand(g, streams), newVisibilityCommand(g, streams), newVersionCommand(g, streams))
-	root.AddCommand(newPreflightCommand(g, streams)) // preflight.go
+	root.AddCommand(newPreflightCommand(g, streams))   // preflight.go
 	root.AddCommand(newProxyConfigCommand(g, streams)) // proxyconfig.go
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
