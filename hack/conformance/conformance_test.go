@@ -82,6 +82,9 @@ type result struct {
 	// listener calls through client sidecars (listener_test.go)
 	listenerChecks       []listenerCheck
 	listenerDisagreement int
+	// whole proxy configs (proxyconfig_test.go)
+	configChecks       []configCheck
+	configDisagreement int
 }
 
 func TestConformance(t *testing.T) {
@@ -156,6 +159,8 @@ func TestConformance(t *testing.T) {
 	writeAuditTables(&report, genResults)
 	writeVisibilityTables(&report, caseResults, genResults)
 	writeListenerTables(&report, genResults)
+	writeConfigTables(&report, "generated scenarios", genResults)
+	writeConfigTables(&report, "case files", caseResults)
 	nDis := writeDisagreements(&report, outDir, append(append([]*result{}, caseResults...), genResults...))
 	_ = os.WriteFile(filepath.Join(outDir, "summary.txt"), []byte(report.String()), 0o644)
 	fmt.Print(report.String())
@@ -251,6 +256,9 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			// Sidecars do not read the gateway flags: one comparison per revision.
 			if f == filters[0] {
 				res.listenerChecks = append(res.listenerChecks, compareListeners(t, psnap, rin.clients, iout)...)
+				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, rin.clients, iout)...)
+			} else {
+				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, nil, iout)...)
 			}
 		}
 	}
@@ -260,6 +268,14 @@ func runScenario(t *testing.T, sc *scenario) *result {
 		}
 		if *dumpFlag {
 			fmt.Printf("%s audit %s\n", sc.Name, c)
+		}
+	}
+	for _, c := range res.configChecks {
+		if !c.agree() {
+			res.configDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s config %s\n", sc.Name, c)
 		}
 	}
 	for _, c := range res.listenerChecks {
@@ -707,7 +723,7 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 	n := 0
 	for _, r := range rs {
-		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 {
+		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 && r.configDisagreement == 0 {
 			continue
 		}
 		file := filepath.Join(outDir, strings.ReplaceAll(r.sc.Name, "/", "_")+".yaml")
@@ -787,6 +803,20 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 				strings.TrimPrefix(line, r.sc.Name+" "), filepath.Base(file), c.ns, c.host, c.port, c.kind, c.address, orDash(c.ref))
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
+		for _, c := range r.configChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [config] %s", r.sc.Name, c)
+			kind, ref, _ := strings.Cut(c.proxy, " ")
+			flag := "--gateway " + ref
+			if kind == "sidecar" {
+				flag = "--from " + ref
+			}
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress proxy-config all %s -f %s --offline\n", strings.TrimPrefix(line, r.sc.Name+" "), flag, filepath.Base(file))
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
 		_ = os.WriteFile(file, []byte(hdr.String()+"---\n"+r.sc.YAML), 0o644)
 	}
 	if n == 0 {
@@ -826,6 +856,15 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 			if !c.agree() {
 				k := "[listener] " + c.class()
 				classes[k] = append(classes[k], r.sc.Name)
+			}
+		}
+		for _, c := range r.configChecks {
+			for _, d := range c.diffs {
+				k := "[config] " + strings.Fields(c.proxy)[0] + " " + d.Section + " " + d.State
+				classes[k] = append(classes[k], r.sc.Name)
+			}
+			if c.err != "" {
+				classes["[config] error"] = append(classes["[config] error"], r.sc.Name)
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"istio.io/istio/pilot/pkg/simulation"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 )
@@ -65,32 +66,9 @@ func TestWriteConfigDumps(t *testing.T) {
 			t.Fatal(err)
 		}
 		for ref, ps := range iout.sims {
-			cd := &adminv3.ConfigDump{}
-			clusters := &adminv3.ClustersConfigDump{}
-			dropped := false
-			for _, cl := range ps.sim.Clusters {
-				if cl.GetName() == c.drop {
-					dropped = true
-					continue
-				}
-				clusters.DynamicActiveClusters = append(clusters.DynamicActiveClusters, &adminv3.ClustersConfigDump_DynamicCluster{VersionInfo: "fixture", Cluster: mustAny(t, cl)})
-			}
-			if c.drop != "" && !dropped {
+			b, n := simDump(t, ps.sim, c.drop)
+			if c.drop != "" && n.dropped == 0 {
 				t.Fatalf("%s: istiod built no %s for %s", c.file, c.drop, ref)
-			}
-			listeners := &adminv3.ListenersConfigDump{}
-			for _, l := range ps.sim.Listeners {
-				listeners.DynamicListeners = append(listeners.DynamicListeners, &adminv3.ListenersConfigDump_DynamicListener{Name: l.GetName(),
-					ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{VersionInfo: "fixture", Listener: mustAny(t, l)}})
-			}
-			routes := &adminv3.RoutesConfigDump{}
-			for _, r := range ps.sim.Routes {
-				routes.DynamicRouteConfigs = append(routes.DynamicRouteConfigs, &adminv3.RoutesConfigDump_DynamicRouteConfig{VersionInfo: "fixture", RouteConfig: mustAny(t, r)})
-			}
-			cd.Configs = []*anypb.Any{mustAny(t, clusters), mustAny(t, listeners), mustAny(t, routes)}
-			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(cd)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if err := os.MkdirAll(*writeDumps, 0o755); err != nil {
 				t.Fatal(err)
@@ -99,9 +77,44 @@ func TestWriteConfigDumps(t *testing.T) {
 			if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s (%s, PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t): %d clusters, %d listeners, %d routes -> %s", c.file, ref, filter, len(clusters.DynamicActiveClusters), len(listeners.DynamicListeners), len(routes.DynamicRouteConfigs), out)
+			t.Logf("%s (%s, PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=%t): %d clusters, %d listeners, %d routes -> %s", c.file, ref, filter, n.clusters, n.listeners, n.routes, out)
 		}
 	}
+}
+
+// dumpCounts says what simDump wrote.
+type dumpCounts struct{ clusters, listeners, routes, dropped int }
+
+// simDump serialises istiod's generated clusters, listeners and routes for one proxy as an
+// Envoy admin config dump (envoy.admin.v3.ConfigDump JSON), leaving out the cluster named drop.
+func simDump(t *testing.T, sim *simulation.Simulation, drop string) ([]byte, dumpCounts) {
+	t.Helper()
+	var n dumpCounts
+	cd := &adminv3.ConfigDump{}
+	clusters := &adminv3.ClustersConfigDump{}
+	for _, cl := range sim.Clusters {
+		if drop != "" && cl.GetName() == drop {
+			n.dropped++
+			continue
+		}
+		clusters.DynamicActiveClusters = append(clusters.DynamicActiveClusters, &adminv3.ClustersConfigDump_DynamicCluster{VersionInfo: "fixture", Cluster: mustAny(t, cl)})
+	}
+	listeners := &adminv3.ListenersConfigDump{}
+	for _, l := range sim.Listeners {
+		listeners.DynamicListeners = append(listeners.DynamicListeners, &adminv3.ListenersConfigDump_DynamicListener{Name: l.GetName(),
+			ActiveState: &adminv3.ListenersConfigDump_DynamicListenerState{VersionInfo: "fixture", Listener: mustAny(t, l)}})
+	}
+	routes := &adminv3.RoutesConfigDump{}
+	for _, r := range sim.Routes {
+		routes.DynamicRouteConfigs = append(routes.DynamicRouteConfigs, &adminv3.RoutesConfigDump_DynamicRouteConfig{VersionInfo: "fixture", RouteConfig: mustAny(t, r)})
+	}
+	n.clusters, n.listeners, n.routes = len(clusters.DynamicActiveClusters), len(listeners.DynamicListeners), len(routes.DynamicRouteConfigs)
+	cd.Configs = []*anypb.Any{mustAny(t, clusters), mustAny(t, listeners), mustAny(t, routes)}
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, n
 }
 
 func mustAny(t *testing.T, m proto.Message) *anypb.Any {

@@ -92,6 +92,14 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 	return rep, nil
 }
 
+// SidecarProxyConfig is ProxyConfig for the sidecar of a pod in ns with the given labels (nil:
+// unknown, as --from), every section.
+func SidecarProxyConfig(snap *snapshot.Snapshot, ns string, labels map[string]string) *ProxyConfigReport {
+	rep := &ProxyConfigReport{SchemaVersion: ProxyConfigSchemaVersion, Source: snap.Source, Sections: []string{SectionClusters, SectionListeners, SectionRoutes}}
+	sidecarConfig(snap, ns, labels, "", ProxyConfigOptions{}, rep)
+	return rep
+}
+
 // sidecarProxy resolves --from NS or --pod NS/NAME to the proxy's namespace, pod labels (nil
 // for --from) and workload name.
 func sidecarProxy(snap *snapshot.Snapshot, from, pod string) (ns string, labels map[string]string, workload string, err error) {

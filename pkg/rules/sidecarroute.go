@@ -294,10 +294,15 @@ func (o *SidecarOutbound) mostSpecificVS(v egressView, h string) *networkingv1.V
 }
 
 // serviceDomains mirrors generateVirtualHostDomains without ports (IgnorePortInHostMatching):
-// the host name; for Kubernetes Services the short forms (name, name.ns, name.ns.svc in the same
+// the host name and its absolute form "<host>."; for Kubernetes Services the short forms (name, name.ns, name.ns.svc in the same
 // namespace; name.ns and name.ns.svc elsewhere); the service addresses.
 func serviceDomains(s Service, proxyNs string) []string {
 	d := []string{s.Hostname}
+	if !IsIP(s.Hostname) {
+		// PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN (default true): the absolute name "<host>."
+		// (httproute.go GenerateAltVirtualHosts, istio/istio#56007).
+		d = append(d, s.Hostname+".")
+	}
 	if s.Kind == KindService {
 		if s.Namespace == proxyNs {
 			d = append(d, s.Name)

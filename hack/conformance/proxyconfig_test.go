@@ -1,0 +1,110 @@
+package conformance
+
+// Whole proxy configs (sixth comparison kind): for every gateway and every client sidecar of a
+// scenario, istiod's generated clusters, listeners and routes are serialised as an Envoy config
+// dump (simDump) and compared with the plugin's whole prediction (checks.ProxyConfig /
+// SidecarProxyConfig) by checks.DiffProxyConfig — the same code as `proxy-config --diff`:
+// every outbound cluster by name and type, every listener by name and filter chain
+// destinations, every route configuration by name and virtual host domains.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// configCheck is the comparison of one proxy's whole config.
+type configCheck struct {
+	proxy    string // "gateway ns/name" or "sidecar ns"
+	compared map[string]int
+	diffs    []checks.ResourceDiff
+	err      string
+}
+
+func (c configCheck) agree() bool { return c.err == "" && len(c.diffs) == 0 }
+
+func (c configCheck) String() string {
+	if c.err != "" {
+		return c.proxy + ": " + c.err
+	}
+	var parts []string
+	for _, d := range c.diffs {
+		parts = append(parts, fmt.Sprintf("%s %s %s (%s)", strings.TrimSuffix(d.Section, "s"), d.Name, d.State, d.Detail))
+	}
+	return c.proxy + ": " + strings.Join(parts, "; ")
+}
+
+// compareConfigs compares every gateway (proxies) and client sidecar (clients) istiod built for
+// one revision and flag value with the plugin's prediction on snap.
+func compareConfigs(t *testing.T, snap *snapshot.Snapshot, proxies, clients []proxySpec, out *istiodOut) []configCheck {
+	var res []configCheck
+	compare := func(name string, rep *checks.ProxyConfigReport, sim *proxySim) {
+		c := configCheck{proxy: name}
+		b, _ := simDump(t, sim.sim, "")
+		d, err := envoy.ParseConfigDump(b)
+		if err != nil {
+			c.err = "istiod's dump does not parse: " + err.Error()
+			res = append(res, c)
+			return
+		}
+		diff := checks.DiffProxyConfig(rep, d, "istiod", nil)
+		c.compared, c.diffs = diff.Compared, diff.Differences
+		res = append(res, c)
+	}
+	for _, p := range proxies {
+		sim := out.sims[p.ref]
+		if sim == nil {
+			continue
+		}
+		rep, err := checks.ProxyConfig(snap, checks.ProxyConfigOptions{Gateway: p.ref})
+		if err != nil {
+			res = append(res, configCheck{proxy: "gateway " + p.ref, err: "plugin: " + err.Error()})
+			continue
+		}
+		compare("gateway "+p.ref, rep, sim)
+	}
+	for _, p := range clients {
+		sim := out.sidecarSims[p.ns]
+		if sim == nil {
+			continue
+		}
+		compare("sidecar "+p.ns, checks.SidecarProxyConfig(snap, p.ns, p.labels), sim)
+	}
+	return res
+}
+
+// writeConfigTables reports whole-config agreement per resource kind: resources compared on the
+// plugin's side, and those that differ (missing from istiod, extra in istiod, different).
+func writeConfigTables(w *strings.Builder, label string, rs []*result) {
+	compared := map[string]int{}
+	differ := map[string]int{}
+	proxies, agree := 0, 0
+	for _, r := range rs {
+		for _, c := range r.configChecks {
+			proxies++
+			if c.agree() {
+				agree++
+			}
+			for k, n := range c.compared {
+				compared[k] += n
+			}
+			for _, d := range c.diffs {
+				differ[d.Section+" "+d.State]++
+			}
+		}
+	}
+	if proxies == 0 {
+		return
+	}
+	fmt.Fprintf(w, "WHOLE PROXY CONFIGS, %s (checks.ProxyConfig vs istiod's CDS/LDS/RDS through checks.DiffProxyConfig)\n", label)
+	fmt.Fprintf(w, "proxies agreeing on every resource: %d/%d\n", agree, proxies)
+	for _, s := range []string{checks.SectionClusters, checks.SectionListeners, checks.SectionRoutes} {
+		fmt.Fprintf(w, "%s: %d predicted; missing from istiod %d, extra in istiod %d, different %d\n", s, compared[s],
+			differ[s+" "+checks.DiffMissing], differ[s+" "+checks.DiffExtra], differ[s+" "+checks.DiffDifferent])
+	}
+	w.WriteString("\n")
+}
