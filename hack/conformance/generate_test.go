@@ -56,6 +56,8 @@ const (
 	dimLSidecar   = "listener.sidecar"
 	dimLCompete   = "listener.competing"
 	dimLMeshVS    = "listener.meshVS"
+	dimGDynDNS    = "gap.dynamicDNS"
+	dimGEqualAge  = "gap.equalAge"
 )
 
 type dimension struct {
@@ -156,7 +158,24 @@ var dimensions = []dimension{
 	// destinationSubnets 240.240.10.0/24 (the TCP+addr entry's address); or an http route (to
 	// api.example.com on its first port) in a VirtualService for the wildcard host
 	// *.example.com, or for the unregistered host unknown.example.org (port 80 hack).
-	{dimLMeshVS, []string{"none", "none", "tls", "tcp", "tls+tcp", "tcp-subnet", "http-wildcard", "http-unregistered"}},
+	// http-src-gateways / http-src-labels: an http route for api.example.com whose match names
+	// sourceLabels {app: other} (the client pods are app=conformance-client), with and without
+	// gateways [mesh] (istiod ignores sourceLabels when a match names gateways), to
+	// noise.example.com:80, before a catch-all route to the entry.
+	{dimLMeshVS, []string{"none", "none", "tls", "tcp", "tls+tcp", "tcp-subnet", "http-wildcard", "http-unregistered", "http-src-gateways", "http-src-labels"}},
+	// Dimensions for the rules an independent generator found the plugin missing
+	// (../shared/conformance-gaps). Like the listener ones, each has its own seeded generator and
+	// its objects come last.
+	//
+	// gap.dynamicDNS: a public entry other/wiki for *.wiki.example.net with resolution
+	// DYNAMIC_DNS and ports 80 HTTP, 443 TLS and 9100 TCP, and a DestinationRule with a subset for
+	// it (dynamic forward proxy clusters: HTTP/TLS/GRPC/HTTP2 ports only, no subsets).
+	{dimGDynDNS, []string{"none", "none", "none", "wildcard+subset"}},
+	// gap.equalAge: objects with one creationTimestamp (istiod orders services of equal age by
+	// name, then namespace; a ServiceEntry service's name is its host): two public TCP entries
+	// without addresses on 3310 whose resource names sort opposite to their hosts, or one entry
+	// with two hosts sharing the address 240.240.50.1 on TLS 4443.
+	{dimGEqualAge, []string{"none", "none", "tcp-noaddr-tie", "vip-tie"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -202,7 +221,7 @@ func generate(seed int64, n int) []scenario {
 		if d.name == dimVisPolicy || d.name == dimVisApply {
 			r = rand.New(rand.NewSource(seed ^ 0x766973 ^ int64(len(d.values)))) // "vis"
 		}
-		if strings.HasPrefix(d.name, "listener.") {
+		if strings.HasPrefix(d.name, "listener.") || strings.HasPrefix(d.name, "gap.") {
 			h := fnv.New64a()
 			h.Write([]byte(d.name))
 			r = rand.New(rand.NewSource(seed ^ int64(h.Sum64())))
@@ -767,6 +786,7 @@ spec:
 		visProbes(b, name)
 	}
 	listenerObjects(b, d, seNs, ps.sePorts[0].number)
+	gapObjects(b, d)
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -1039,6 +1059,71 @@ spec:
 	}
 }
 
+// gapObjects adds the objects of the gap.* dimensions (after everything else).
+func gapObjects(b *builder, d map[string]string) {
+	if d[dimGDynDNS] == "wildcard+subset" {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: wiki
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: ["*.wiki.example.net"]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DYNAMIC_DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  - {number: 443, name: tls, protocol: TLS}
+  - {number: 9100, name: tcp, protocol: TCP}`, b.ts()))
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: wiki
+  namespace: other
+  creationTimestamp: %s
+spec:
+  host: "*.wiki.example.net"
+  subsets:
+  - {name: v1, labels: {version: v1}}`, b.ts()))
+	}
+	switch d[dimGEqualAge] {
+	case "tcp-noaddr-tie":
+		ts := b.ts()
+		for _, e := range [][2]string{{"tie-a", "zz-tie.example.net"}, {"tie-b", "aa-tie.example.net"}} {
+			b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: %s
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 3310, name: tcp-tie, protocol: TCP}`, e[0], ts, e[1]))
+		}
+	case "vip-tie":
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: tie-vip
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [www-tie.example.net, db-tie.example.net]
+  addresses: ["240.240.50.1"]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 4443, name: tls-tie, protocol: TLS}`, b.ts()))
+	}
+}
+
 // listenerObjects adds the objects of the listener.* dimensions (after everything else).
 func listenerObjects(b *builder, d map[string]string, seNs string, apiPort uint32) {
 	sidecar := func(spec string) {
@@ -1161,6 +1246,12 @@ spec:
 			vsHost = unknownHost
 		}
 		routes = append(routes, fmt.Sprintf("  http:\n  - route:\n    - destination:\n        host: %s\n        port: {number: %d}", seHost, apiPort))
+	case "http-src-gateways", "http-src-labels":
+		gws := ""
+		if d[dimLMeshVS] == "http-src-gateways" {
+			gws = "\n      gateways: [mesh]"
+		}
+		routes = append(routes, fmt.Sprintf("  http:\n  - match:\n    - sourceLabels: {app: other}%s\n    route:\n    - destination:\n        host: %s\n        port: {number: 80}\n  - route:\n    - destination:\n        host: %s\n        port: {number: %d}", gws, noiseHost, seHost, apiPort))
 	}
 	if len(routes) > 0 {
 		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1

@@ -186,8 +186,9 @@ func sidecarCDS(snap *snapshot.Snapshot, v SidecarView) []Cluster {
 		}
 		dr := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
 		dns := rules.IsDNSResolution(s)
+		dfp := rules.IsDynamicForwardProxy(s)
 		for _, p := range s.Ports {
-			if p.Protocol == "UDP" {
+			if p.Protocol == "UDP" || (dfp && !rules.DynamicForwardProxyPort(p.Protocol)) {
 				continue
 			}
 			var eps []map[string]string
@@ -200,7 +201,7 @@ func sidecarCDS(snap *snapshot.Snapshot, v SidecarView) []Cluster {
 			c := Cluster{Name: rules.ClusterName(p.Number, "", s.Hostname), FQDN: s.Hostname, Port: p.Number, Direction: "outbound",
 				Type: typ, DestinationRule: dr.Ref(), Present: true, Needed: true}
 			out = append(out, c)
-			if dr == nil {
+			if dr == nil || dfp {
 				continue
 			}
 			for _, sub := range dr.Subsets {

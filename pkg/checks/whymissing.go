@@ -509,13 +509,16 @@ func (e *evaluation) run() {
 		for _, p := range st.ports {
 			c := Cluster{Name: rules.ClusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
 				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Needed: true}
+			dfp := rules.IsDynamicForwardProxy(*st.chosen)
 			if !st.present {
 				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
 			} else if dns && len(st.endpoints[p.Number]) == 0 {
 				c.Present, c.Reason = false, noDNSEndpoints
+			} else if dfp && !rules.DynamicForwardProxyPort(p.Protocol) {
+				c.Present, c.Reason = false, "a wildcard DYNAMIC_DNS entry gets dynamic forward proxy clusters only on HTTP, TLS, GRPC and HTTP2 ports"
 			}
 			e.v.Clusters = append(e.v.Clusters, c)
-			if st.dr != nil {
+			if st.dr != nil && !dfp { // dynamic forward proxy clusters have no subsets
 				for _, sub := range st.dr.Subsets {
 					sc := Cluster{Name: rules.ClusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
 						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason}

@@ -239,20 +239,32 @@ func ServicesForAddress(ses []*networkingv1.ServiceEntry, ip string, opt Service
 	return out
 }
 
-// SortByCreation orders services oldest first, then by namespace and name.
+// SortByCreation orders services oldest first; services of equal age by istiod's service name
+// (a ServiceEntry service is named after its host, a Kubernetes Service after the Service), then
+// namespace. Creation times have a resolution of one second, so ties are common.
 //
-// Mirrors istiod pilot/pkg/model/push_context.go SortServicesByCreationTime.
+// Mirrors istiod pilot/pkg/model/push_context.go SortServicesByCreationTime (Attributes.Name,
+// set by serviceentry/conversion.go convertServices and kube/conversion.go ConvertService).
 func SortByCreation(s []Service) {
 	sort.SliceStable(s, func(i, j int) bool {
 		a, b := s[i], s[j]
 		if !a.Created.Equal(&b.Created) {
 			return a.Created.Before(&b.Created)
 		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
+		if an, bn := a.serviceName(), b.serviceName(); an != bn {
+			return an < bn
 		}
-		return a.Name < b.Name
+		return a.Namespace < b.Namespace
 	})
+}
+
+// serviceName is istiod's Service.Attributes.Name: the host of a ServiceEntry service, the name
+// of a Kubernetes Service.
+func (s Service) serviceName() string {
+	if s.Kind == KindServiceEntry {
+		return s.Hostname
+	}
+	return s.Name
 }
 
 // ServiceForProxy picks, among the registry entries for one hostname, the one a proxy in proxyNs
@@ -342,11 +354,34 @@ func ClusterType(s Service, forGateway bool) string {
 		}
 		return "ORIGINAL_DST"
 	case "DYNAMIC_DNS":
-		return "DYNAMIC_FORWARD_PROXY"
+		if IsDynamicForwardProxy(s) {
+			return "DYNAMIC_FORWARD_PROXY"
+		}
+		return "EDS"
 	case "ExternalName":
 		return ""
 	}
 	return "EDS"
+}
+
+// IsDynamicForwardProxy reports whether istiod builds the service's clusters as Envoy dynamic
+// forward proxies: a wildcard host with resolution DYNAMIC_DNS. Such a service gets one cluster
+// per HTTP, TLS, GRPC or HTTP2 port (DynamicForwardProxyPort) and no subset clusters.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster.go buildOutboundClusters (DYNAMIC_DNS branch)
+// and cluster_builder.go applyDestinationRule ("DFP clusters don't support subsets").
+func IsDynamicForwardProxy(s Service) bool {
+	return isWildcard(s.Hostname) && s.Resolution == "DYNAMIC_DNS"
+}
+
+// DynamicForwardProxyPort reports whether a port of a dynamic forward proxy service gets a
+// cluster (HTTP, TLS, GRPC, HTTP2; cluster.go buildOutboundClusters).
+func DynamicForwardProxyPort(protocol string) bool {
+	switch protocol {
+	case ProtoHTTP, ProtoTLS, ProtoGRPC, ProtoHTTP2:
+		return true
+	}
+	return false
 }
 
 // IsDNSResolution reports whether the service's clusters are STRICT_DNS or LOGICAL_DNS.

@@ -317,10 +317,23 @@ func serviceDomains(s Service, proxyNs string) []string {
 	return d
 }
 
+// sidecarSourceMatch mirrors route.go sourceMatchHTTP for a sidecar (gateway names {mesh}): a
+// match that lists gateways applies when they include "mesh", whatever its sourceLabels and
+// sourceNamespace say; otherwise its sourceLabels must select the proxy and its sourceNamespace
+// (when set) be the proxy's.
+func sidecarSourceMatch(m *networking.HTTPMatchRequest, labels map[string]string, ns string) bool {
+	if len(m.GetGateways()) > 0 {
+		return slices.Contains(m.GetGateways(), MeshGateway)
+	}
+	if len(m.GetSourceLabels()) > 0 && !LabelsSubsetOf(m.GetSourceLabels(), labels) {
+		return false
+	}
+	return m.GetSourceNamespace() == "" || m.GetSourceNamespace() == ns
+}
+
 // httpRoutes mirrors BuildHTTPRoutesForVirtualService on a sidecar (gateways {mesh}): a match is
-// kept when its port is unset or the listener port, its gateways are unset or list "mesh", its
-// sourceLabels select the proxy and its sourceNamespace is the proxy's; a route whose matches
-// are all dropped is skipped. Destinations use the destination port, else the listener port.
+// kept when its port is unset or the listener port and sidecarSourceMatch accepts it; a route
+// whose matches are all dropped is skipped. Destinations use the destination port, else the listener port.
 func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint32) []RouteAction {
 	var out []RouteAction
 	ref := vs.Namespace + "/" + vs.Name
@@ -330,13 +343,7 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 			if m.GetPort() != 0 && m.GetPort() != port {
 				continue
 			}
-			if len(m.GetGateways()) > 0 && !slices.Contains(m.GetGateways(), "mesh") {
-				continue
-			}
-			if len(m.GetSourceLabels()) > 0 && !LabelsSubsetOf(m.GetSourceLabels(), o.Proxy.Labels) {
-				continue
-			}
-			if m.GetSourceNamespace() != "" && m.GetSourceNamespace() != o.Proxy.Namespace {
+			if !sidecarSourceMatch(m, o.Proxy.Labels, o.Proxy.Namespace) {
 				continue
 			}
 			kept = append(kept, m)
