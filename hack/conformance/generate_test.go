@@ -168,8 +168,9 @@ var dimensions = []dimension{
 	// its objects come last.
 	//
 	// gap.dynamicDNS: a public entry other/wiki for *.wiki.example.net with resolution
-	// DYNAMIC_DNS and ports 80 HTTP, 443 TLS and 9100 TCP, and a DestinationRule with a subset for
-	// it (dynamic forward proxy clusters: HTTP/TLS/GRPC/HTTP2 ports only, no subsets).
+	// DYNAMIC_DNS and ports 80 HTTP, 443 TLS and 7070 GRPC (istiod's validation refuses other
+	// protocols with DYNAMIC_DNS), and a DestinationRule with a subset for it (dynamic forward
+	// proxy clusters, no subsets).
 	{dimGDynDNS, []string{"none", "none", "none", "wildcard+subset"}},
 	// gap.equalAge: objects with one creationTimestamp (istiod orders services of equal age by
 	// name, then namespace; a ServiceEntry service's name is its host): two public TCP entries
@@ -1076,7 +1077,7 @@ spec:
   ports:
   - {number: 80, name: http, protocol: HTTP}
   - {number: 443, name: tls, protocol: TLS}
-  - {number: 9100, name: tcp, protocol: TCP}`, b.ts()))
+  - {number: 7070, name: grpc, protocol: GRPC}`, b.ts()))
 		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: DestinationRule
 metadata:

@@ -1,0 +1,153 @@
+package checks
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+)
+
+// Rules an independent generator found missing (../shared/conformance-gaps), each shown here on
+// scenarios written anew, with a control that differs only in the rule's trigger.
+
+const gapsBase = `apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cart-0, namespace: shop, labels: {app: cart}}
+spec: {containers: [{name: app, image: cart}]}
+---
+`
+
+// sourceLabels are not checked when an http match names gateways (route.go sourceMatchHTTP): the
+// first route applies to pod shop/cart-0 although it selects app=checkout; without gateways in
+// the match it does not.
+func TestGapSourceLabelsIgnoredWithGateways(t *testing.T) {
+	for _, c := range []struct {
+		gateways, want string
+	}{
+		{"\n      gateways: [mesh]", "outbound|8080||audit.shop.internal"},
+		{"", "outbound|8080||payments.example.org"},
+	} {
+		snap := snapFromYAML(t, gapsBase+`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: payments, namespace: shop}
+spec:
+  hosts: [payments.example.org]
+  resolution: DNS
+  ports: [{number: 8080, name: http-api, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: payments, namespace: shop}
+spec:
+  hosts: [payments.example.org]
+  http:
+  - match:
+    - sourceLabels: {app: checkout}`+c.gateways+`
+    route:
+    - destination: {host: audit.shop.internal, port: {number: 8080}}
+  - route:
+    - destination: {host: payments.example.org, port: {number: 8080}}
+`)
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "payments.example.org", Port: 8080, Pod: "shop/cart-0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Calls) == 0 || rep.Calls[0].Result.Cluster != c.want {
+			t.Errorf("gateways %q: call ends at %+v, want %s", c.gateways, rep.Calls, c.want)
+		}
+	}
+}
+
+// A wildcard DYNAMIC_DNS entry gets a dynamic forward proxy cluster on each HTTP, TLS, GRPC or
+// HTTP2 port, none on TCP ports and no subset clusters; the same entry with a single host is an
+// ordinary EDS service with its subsets.
+func TestGapDynamicDNSClusters(t *testing.T) {
+	entry := func(host string) string {
+		return gapsBase + `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: cdn, namespace: shop}
+spec:
+  hosts: ["` + host + `"]
+  resolution: DYNAMIC_DNS
+  ports:
+  - {number: 443, name: tls, protocol: TLS}
+  - {number: 7070, name: grpc, protocol: GRPC}
+  - {number: 5000, name: tcp, protocol: TCP}
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: cdn, namespace: shop}
+spec:
+  host: "` + host + `"
+  subsets: [{name: blue, labels: {color: blue}}]
+`
+	}
+	rep, err := ProxyConfig(snapFromYAML(t, entry("*.cdn.example.net")), ProxyConfigOptions{From: "shop", Sections: []string{SectionClusters}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"outbound|443||*.cdn.example.net DYNAMIC_FORWARD_PROXY", "outbound|7070||*.cdn.example.net DYNAMIC_FORWARD_PROXY"}
+	if got := clusterNames(rep.Clusters); !slices.Equal(got, want) {
+		t.Errorf("wildcard DYNAMIC_DNS clusters:\n got  %v\n want %v", got, want)
+	}
+	rep, err = ProxyConfig(snapFromYAML(t, entry("edge.cdn.example.net")), ProxyConfigOptions{From: "shop", Sections: []string{SectionClusters}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := clusterNames(rep.Clusters)
+	for _, w := range []string{"outbound|5000||edge.cdn.example.net EDS", "outbound|443|blue|edge.cdn.example.net EDS"} {
+		if !slices.Contains(names, w) {
+			t.Errorf("single-host DYNAMIC_DNS: %s missing: %v", w, names)
+		}
+	}
+}
+
+// Services of equal creation time are ordered by host name, then namespace
+// (SortServicesByCreationTime): of two TCP entries without addresses on one port created in the
+// same second, the one whose host sorts first takes the catch-all chain, whatever the resource
+// names; one second apart, the older one does.
+func TestGapEqualAgeOrder(t *testing.T) {
+	entry := func(name, host, ts string) string {
+		return `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ` + name + `, namespace: shop, creationTimestamp: "` + ts + `"}
+spec:
+  hosts: [` + host + `]
+  resolution: DNS
+  ports: [{number: 6379, name: tcp-cache, protocol: TCP}]
+`
+	}
+	for _, c := range []struct {
+		ts2, want string
+	}{
+		{"2026-03-01T10:00:00Z", "outbound|6379||alpha-cache.example.com"},
+		{"2026-03-01T10:00:01Z", "outbound|6379||omega-cache.example.com"},
+	} {
+		snap := snapFromYAML(t, gapsBase+entry("a-first", "omega-cache.example.com", "2026-03-01T10:00:00Z")+"---\n"+entry("z-last", "alpha-cache.example.com", c.ts2))
+		v := BuildSidecarView(snap, "shop", nil)
+		res := v.Outbound.Resolve(rules.Call{Host: "anything.example.com", Port: 6379, Kind: rules.CallTCP, Address: "203.0.113.9"})
+		if res.Cluster != c.want {
+			t.Errorf("second entry at %s: catch-all goes to %s, want %s", c.ts2, res.Cluster, c.want)
+		}
+	}
+	// Two hosts of one entry share an address: the host that sorts first owns the listener.
+	snap := snapFromYAML(t, gapsBase+`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: pair, namespace: shop}
+spec:
+  hosts: [zulu.example.com, bravo.example.com]
+  addresses: [240.9.9.9]
+  resolution: DNS
+  ports: [{number: 9443, name: tls, protocol: TLS}]
+`)
+	v := BuildSidecarView(snap, "shop", nil)
+	res := v.Outbound.Resolve(rules.Call{Host: "zulu.example.com", Port: 9443, Kind: rules.CallTLS, Address: "240.9.9.9"})
+	if !strings.HasSuffix(res.Cluster, "||bravo.example.com") {
+		t.Errorf("shared address: %s, want bravo.example.com's cluster", res.Cluster)
+	}
+}
