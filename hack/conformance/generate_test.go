@@ -133,7 +133,7 @@ var dimensions = []dimension{
 	// choice of the builder are those of the matrix without them.
 	//
 	// listener.sidecar: a Sidecar resource team-a/default (only with a clients value other than
-	// none; "n/a" otherwise): egress hosts ["./*", "istio-system/*"]; hosts naming every
+	// none; "n/a" otherwise): egress hosts ["./*", "istio-system/*"]; ["./*"] only; hosts naming every
 	// namespace of the scenario except the ServiceEntry's; outboundTrafficPolicy REGISTRY_ONLY
 	// with hosts ["*/*"], or with ["./*", "istio-system/*"]; an egress listener on port 443
 	// (protocol TLS, hosts ["*/*"]) before the catch-all ["*/*"]; an egress listener on port
@@ -141,7 +141,7 @@ var dimensions = []dimension{
 	// only exact "namespace/host" imports (api.example.com in its namespace, every competing
 	// and noise host in other, both gateway Services: istiod's exact-hosts fast path).
 	// mesh-REGISTRY_ONLY sets meshConfig.outboundTrafficPolicy instead (every sidecar).
-	{dimLSidecar, []string{"none", "none", "dot-and-root", "omit-se-ns", "registry-only", "registry-only-dot", "port-443-tls", "port-9000-http", "exact-hosts", "mesh-REGISTRY_ONLY"}},
+	{dimLSidecar, []string{"none", "none", "dot-and-root", "dot-only", "omit-se-ns", "registry-only", "registry-only-dot", "port-443-tls", "port-9000-http", "exact-hosts", "mesh-REGISTRY_ONLY"}},
 	// listener.competing: entries in namespace other (exportTo *) competing for one port: two
 	// TCP entries without addresses on 5432 (db-a, db-b); a TCP entry without addresses on 443
 	// then a TLS entry on 443 (legacy, secure); a TCP entry on 80 (docs) then an HTTP Kubernetes
@@ -1133,6 +1133,10 @@ func listenerObjects(b *builder, d map[string]string, seNs string, apiPort uint3
 	switch d[dimLSidecar] {
 	case "dot-and-root":
 		sidecar("  egress:\n  - hosts: [\"./*\", \"istio-system/*\"]")
+	case "dot-only":
+		// The gateway Service a mesh VirtualService of team-a routes to is not imported: it joins
+		// the scope as a VirtualService destination (sidecar.go collectImportedServices).
+		sidecar("  egress:\n  - hosts: [\"./*\"]")
 	case "omit-se-ns":
 		var hosts []string
 		for _, ns := range []string{"./*", "app/*", "other/*", "egress/*", "istio-system/*"} {

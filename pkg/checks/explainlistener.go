@@ -385,8 +385,8 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 			rep.add(ListenerClusterAbsent, "proxy sidecar "+v.Namespace, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with 503 NC.", rep.Host, c.Name, v.Namespace, c.Reason),
 				"Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change.")
 		}
-		s := v.Outbound.CDSService(c.FQDN)
-		if c.Present || s == nil || s.Kind != rules.KindService || hasPort(*s, c.Port) {
+		s, ok := v.Outbound.ScopeService(c.FQDN)
+		if c.Present || !ok || s.Kind != rules.KindService || hasPort(s, c.Port) {
 			continue
 		}
 		var ports []string
@@ -417,8 +417,8 @@ func matchedOtherEntry(res rules.CallResult, host string) bool {
 // isKubeService: the sidecar's entry for host is a Kubernetes Service (its missing port gets
 // GATEWAY_SERVICE_LACKS_PORT instead).
 func isKubeService(v SidecarView, host string) bool {
-	s := v.Outbound.CDSService(host)
-	return s != nil && s.Kind == rules.KindService
+	s, ok := v.Outbound.ScopeService(host)
+	return ok && s.Kind == rules.KindService
 }
 
 func hasHCMOnPort(out *rules.SidecarOutbound, port uint32) bool {
@@ -702,10 +702,23 @@ func serviceByRef(out *rules.SidecarOutbound, ref string) *rules.Service {
 	return nil
 }
 
+// reachesScopeCluster: the call ends at the host's own cluster on the port and the sidecar scope
+// holds the host (a destination of a mesh VirtualService the sidecar imports, which istiod adds to
+// the scope without an import or a visibility check: sidecar.go collectImportedServices), so the
+// host is not unknown to the proxy.
+func reachesScopeCluster(v SidecarView, res rules.CallResult, host string, port uint32) bool {
+	if _, ok := v.Outbound.ScopeService(host); !ok {
+		return false
+	}
+	return strings.HasPrefix(res.Cluster, fmt.Sprintf("outbound|%d|", port)) && strings.HasSuffix(res.Cluster, "|"+host)
+}
+
 // hostCallFindings: what the call for the asked host reveals.
 func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResult, rep *ListenerReport, imported *rules.Service, forHost []rules.Service, kind string, port uint32) {
 	host := rep.Host
 	switch {
+	case imported == nil && reachesScopeCluster(v, res, host, port):
+		// Not imported, but a mesh VirtualService's destination: the proxy has its cluster.
 	case imported == nil && len(forHost) > 0:
 		s := forHost[0]
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
@@ -850,7 +863,9 @@ func sidecarClusters(snap *snapshot.Snapshot, v SidecarView, rep *ListenerReport
 	if root == "" {
 		root = snap.IstioNamespace
 	}
-	drs := model.DestinationRules(RevisionView(snap, v.Revision), root, mc.GetDefaultDestinationRuleExportTo())
+	view := RevisionView(snap, v.Revision)
+	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
+	reg := model.Services(view, mc)
 	for _, n := range names {
 		parts := strings.Split(n, "|")
 		if len(parts) != 4 {
@@ -858,31 +873,70 @@ func sidecarClusters(snap *snapshot.Snapshot, v SidecarView, rep *ListenerReport
 		}
 		var port uint32
 		fmt.Sscan(parts[1], &port)
-		c := Cluster{Name: n, FQDN: parts[3], Port: port, Subset: parts[2], Direction: "outbound", Needed: true}
-		s := v.Outbound.CDSService(parts[3])
-		switch {
-		case s == nil:
-			c.Reason = "no entry for " + parts[3] + " is visible to this proxy"
-		case !hasPort(*s, port):
-			c.Reason = fmt.Sprintf("%s does not declare port %d", s.Ref(), port)
-		default:
-			c.Type = rules.ClusterType(*s, false)
-			ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
-			if ch != nil {
-				c.DestinationRule = ch.Ref()
-			}
-			switch {
-			case c.Type == "":
-				c.Reason = s.Ref() + " is an alias (ExternalName): no cluster"
-			case c.Subset != "" && (ch == nil || !ch.HasSubset(c.Subset)):
-				c.Reason = "no DestinationRule on the proxy's lookup path defines subset " + c.Subset
-			default:
-				c.Present = true
-			}
-		}
-		out = append(out, c)
+		out = append(out, sidecarCluster(snap, v, drs, reg, parts[3], port, parts[2]))
 	}
 	return out
+}
+
+// sidecarCluster says whether a sidecar has the cluster outbound|port|subset|host, and why not:
+// the sidecar scope's service for the host (its imports and the destinations of the mesh
+// VirtualServices it imports) must declare the port (not UDP; a dynamic forward proxy only on
+// HTTP, TLS, GRPC and HTTP2 ports), must not be an alias, must have endpoints when resolved by
+// DNS, and a subset must be defined by the DestinationRule the proxy applies (with an endpoint
+// carrying its labels for DNS; none for a dynamic forward proxy). sidecarCDS lists the same
+// clusters.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster.go buildOutboundClusters and
+// cluster_builder.go buildCluster / buildSubsetCluster over the sidecar scope's services
+// (pilot/pkg/model/sidecar.go collectImportedServices).
+func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, reg *model.Registry, host string, port uint32, subset string) Cluster {
+	c := Cluster{Name: rules.ClusterName(port, subset, host), FQDN: host, Port: port, Subset: subset, Direction: "outbound", Needed: true}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok {
+		c.Reason = "no entry for " + host + " is visible to this proxy"
+		return c
+	}
+	p, declared := portDeclared(s, port)
+	if !declared || p.Protocol == rules.ProtoUDP {
+		c.Reason = fmt.Sprintf("%s does not declare port %d", s.Ref(), port)
+		return c
+	}
+	c.Type = rules.ClusterType(s, false)
+	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	if ch != nil {
+		c.DestinationRule = ch.Ref()
+	}
+	dfp := rules.IsDynamicForwardProxy(s)
+	var eps []map[string]string
+	if rules.IsDNSResolution(s) {
+		eps = hostEndpoints(snap, reg, s, port)
+	}
+	switch {
+	case c.Type == "":
+		c.Reason = s.Ref() + " is an alias (ExternalName): no cluster"
+	case dfp && !rules.DynamicForwardProxyPort(p.Protocol):
+		c.Reason = "a wildcard DYNAMIC_DNS entry gets dynamic forward proxy clusters only on HTTP, TLS, GRPC and HTTP2 ports"
+	case rules.IsDNSResolution(s) && len(eps) == 0:
+		c.Reason = "DNS cluster without endpoints is not generated (pilot_dns_cluster_without_endpoints)"
+	case subset != "" && dfp:
+		c.Reason = "dynamic forward proxy clusters have no subsets"
+	case subset != "" && (ch == nil || !ch.HasSubset(subset)):
+		c.Reason = "no DestinationRule on the proxy's lookup path defines subset " + subset
+	case subset != "" && rules.IsDNSResolution(s) && !rules.AnyEndpointMatches(eps, ch.SubsetLabels[subset]):
+		c.Reason = "subset labels " + fmtLabels(ch.SubsetLabels[subset]) + " match no endpoint of the DNS entry"
+	default:
+		c.Present = true
+	}
+	return c
+}
+
+func portDeclared(s rules.Service, port uint32) (rules.ServicePort, bool) {
+	for _, p := range s.Ports {
+		if p.Number == port {
+			return p, true
+		}
+	}
+	return rules.ServicePort{}, false
 }
 
 func hasPort(s rules.Service, port uint32) bool {

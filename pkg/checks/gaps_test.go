@@ -151,3 +151,113 @@ spec:
 		t.Errorf("shared address: %s, want bravo.example.com's cluster", res.Cluster)
 	}
 }
+
+// The destinations of the mesh VirtualServices a sidecar imports join its scope, without an
+// import or an exportTo check (sidecar.go collectImportedServices): a Sidecar importing "./*"
+// still gets the cluster of the gateway Service its route names, and an entry exported only to
+// another namespace still serves a route of a VirtualService in its own namespace. Without the
+// VirtualService the host stays unknown.
+func TestGapVirtualServiceDestinationsJoinScope(t *testing.T) {
+	entry := gapsBase + `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ledger, namespace: shop}
+spec:
+  hosts: [ledger.example.io]
+  exportTo: [billing]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+# Another HTTP entry on port 80 the sidecar does import: it gives the port its listener.
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: catalog, namespace: shop}
+spec:
+  hosts: [catalog.example.io]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	vs := `---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ledger, namespace: shop}
+spec:
+  hosts: [ledger.example.io]
+  http:
+  - route:
+    - destination: {host: ledger.example.io, port: {number: 80}}
+`
+	for _, c := range []struct {
+		yaml      string
+		reach     bool
+		wantCodes []string
+	}{
+		{entry + vs, true, nil},
+		{entry, false, []string{ListenerNotImported}},
+	} {
+		rep, err := ExplainListener(snapFromYAML(t, c.yaml), ExplainListenerOptions{Host: "ledger.example.io", Port: 80, From: "shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(rep.Calls) > 0 && rep.Calls[0].Result.Cluster == "outbound|80||ledger.example.io"
+		if got != c.reach {
+			t.Errorf("with VirtualService %t: call %+v", c.reach, rep.Calls)
+		}
+		var codes []string
+		for _, f := range rep.Findings {
+			if f.Code != ListenerStrictDNS {
+				codes = append(codes, f.Code)
+			}
+		}
+		if !slices.Equal(codes, c.wantCodes) {
+			t.Errorf("with VirtualService %t: findings %v, want %v", c.reach, codes, c.wantCodes)
+		}
+	}
+	// A Sidecar importing only its own namespace: the mesh route to the egress gateway Service
+	// (in istio-system) still has its cluster.
+	snap := snapFromYAML(t, gapsBase+`apiVersion: v1
+kind: Service
+metadata: {name: egress, namespace: istio-system}
+spec:
+  clusterIP: 10.96.7.7
+  ports: [{name: http, port: 80}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: shop}
+spec:
+  egress: [{hosts: ["./*"]}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: maps, namespace: shop}
+spec:
+  hosts: [maps.example.io]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: maps, namespace: shop}
+spec:
+  hosts: [maps.example.io]
+  http:
+  - route:
+    - destination: {host: egress.istio-system.svc.cluster.local, port: {number: 80}}
+`)
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "maps.example.io", Port: 80, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Code == ListenerClusterAbsent {
+			t.Errorf("the gateway Service's cluster is reported absent: %s", f.Message)
+		}
+	}
+	pc, err := ProxyConfig(snap, ProxyConfigOptions{From: "shop", Sections: []string{SectionClusters}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(clusterNames(pc.Clusters), "outbound|80||egress.istio-system.svc.cluster.local EDS") {
+		t.Errorf("sidecar CDS lacks the gateway Service: %v", clusterNames(pc.Clusters))
+	}
+}

@@ -180,37 +180,19 @@ func sidecarCDS(snap *snapshot.Snapshot, v SidecarView) []Cluster {
 	reg := model.Services(view, mc)
 	var out []Cluster
 	for _, s := range v.Outbound.ScopeServices() {
-		typ := rules.ClusterType(s, false)
-		if typ == "" {
-			continue
-		}
 		dr := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
-		dns := rules.IsDNSResolution(s)
-		dfp := rules.IsDynamicForwardProxy(s)
 		for _, p := range s.Ports {
-			if p.Protocol == "UDP" || (dfp && !rules.DynamicForwardProxyPort(p.Protocol)) {
-				continue
+			if c := sidecarCluster(snap, v, drs, reg, s.Hostname, p.Number, ""); c.Present {
+				out = append(out, c)
 			}
-			var eps []map[string]string
-			if dns {
-				eps = hostEndpoints(snap, reg, s, p.Number)
-				if len(eps) == 0 {
-					continue
-				}
-			}
-			c := Cluster{Name: rules.ClusterName(p.Number, "", s.Hostname), FQDN: s.Hostname, Port: p.Number, Direction: "outbound",
-				Type: typ, DestinationRule: dr.Ref(), Present: true, Needed: true}
-			out = append(out, c)
-			if dr == nil || dfp {
+			if dr == nil {
 				continue
 			}
 			for _, sub := range dr.Subsets {
-				if dns && !rules.AnyEndpointMatches(eps, dr.SubsetLabels[sub]) {
-					continue
+				if c := sidecarCluster(snap, v, drs, reg, s.Hostname, p.Number, sub); c.Present {
+					c.Needed = false
+					out = append(out, c)
 				}
-				sc := c
-				sc.Name, sc.Subset, sc.Needed = rules.ClusterName(p.Number, sub, s.Hostname), sub, false
-				out = append(out, sc)
 			}
 		}
 	}
@@ -500,9 +482,13 @@ func isOutboundRouteName(n string) bool {
 }
 
 // sameClusterType compares a predicted cluster type with a dump's ("EDS" and "EDS
-// (ads)" alike; case and separators ignored).
+// (ads)" alike; case and separators ignored; the dynamic forward proxy's custom cluster type
+// envoy.clusters.dynamic_forward_proxy is DYNAMIC_FORWARD_PROXY).
 func sameClusterType(actual, predicted string) bool {
 	norm := func(s string) string {
+		if s == "envoy.clusters.dynamic_forward_proxy" { // a custom cluster type's name
+			return "DYNAMIC_FORWARD_PROXY"
+		}
 		s = strings.ToUpper(s)
 		s = strings.ReplaceAll(s, "-", "_")
 		if i := strings.IndexAny(s, " ("); i > 0 {
