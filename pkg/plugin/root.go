@@ -36,6 +36,9 @@ type GlobalOptions struct {
 	// FilterGatewayClusters is "", "true" or "false" (--filter-gateway-clusters).
 	FilterGatewayClusters string
 	Output                string
+	// LoadStats prints how a live load went (objects, requests, time) to stderr (hidden
+	// --load-stats, for hack/bench-live.sh).
+	LoadStats bool
 }
 
 // NewRootCommand builds `kubectl egress` with its subcommands.
@@ -70,6 +73,8 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
 	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
+	pf.BoolVar(&g.LoadStats, "load-stats", false, "print how the live load went (objects, API requests, time) to stderr")
+	_ = pf.MarkHidden("load-stats")
 	registerRootCompletion(root, g) // completion.go
 	root.AddCommand(newWhyMissingCommand(g, streams), newExplainListenerCommand(g, streams), newExportAuditCommand(g, streams), newVisibilityCommand(g, streams), newVersionCommand(g, streams))
 	root.AddCommand(newPreflightCommand(g, streams))   // preflight.go

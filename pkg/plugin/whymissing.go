@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -317,9 +318,15 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool,
 	}
 	ctx, cancel := liveContext(ctx, cfg)
 	defer cancel()
+	start := time.Now()
 	snap, err := loader.FromCluster(ctx, cfg, lo)
 	if err != nil {
 		return nil, &exitError{code: ExitError, err: err}
+	}
+	if g.LoadStats {
+		n := len(snap.Namespaces) + len(snap.ServiceEntries) + len(snap.VirtualServices) + len(snap.DestinationRules) + len(snap.Gateways) +
+			len(snap.Sidecars) + len(snap.WorkloadEntries) + len(snap.EnvoyFilters) + len(snap.Services) + len(snap.Deployments) + len(snap.Pods)
+		fmt.Fprintf(os.Stderr, "load: %d objects in %s, %d requests (%d workload queries)\n", n, time.Since(start).Round(time.Millisecond), snap.Load.Requests, snap.Load.WorkloadQueries)
 	}
 	for _, k := range coreKinds {
 		if why := snap.Unknown[k]; strings.HasPrefix(why, "not served") {
