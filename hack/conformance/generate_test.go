@@ -58,6 +58,7 @@ const (
 	dimLMeshVS    = "listener.meshVS"
 	dimGDynDNS    = "gap.dynamicDNS"
 	dimGEqualAge  = "gap.equalAge"
+	dimGVSOrder   = "gap.gatewayVSOrder"
 )
 
 type dimension struct {
@@ -177,6 +178,13 @@ var dimensions = []dimension{
 	// without addresses on 3310 whose resource names sort opposite to their hosts, or one entry
 	// with two hosts sharing the address 240.240.50.1 on TLS 4443.
 	{dimGEqualAge, []string{"none", "none", "tcp-noaddr-tie", "vip-tie"}},
+	// gap.gatewayVSOrder: a Gateway istio-system/order-gw (HTTP 8081, host order.example.net, on
+	// the istio-system gateway pods), a public entry for the host, and two VirtualServices bound
+	// to it for the host: an older public one in namespace other routing to noise.example.com,
+	// and a newer one in istio-system with exportTo ["."] (or ["istio-system"], or exported to
+	// istio-system from namespace other) routing to the host. istiod takes private, then
+	// exported-by-name, then public VirtualServices.
+	{dimGVSOrder, []string{"none", "none", "private-dot", "private-named", "exported-by-name"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -788,6 +796,7 @@ spec:
 	}
 	listenerObjects(b, d, seNs, ps.sePorts[0].number)
 	gapObjects(b, d)
+	gatewayVSOrderObjects(b, d[dimGVSOrder])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -1122,6 +1131,61 @@ spec:
   resolution: DNS
   ports:
   - {number: 4443, name: tls-tie, protocol: TLS}`, b.ts()))
+	}
+}
+
+// gatewayVSOrderObjects adds the objects of gap.gatewayVSOrder.
+func gatewayVSOrderObjects(b *builder, v string) {
+	if v == "none" {
+		return
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: order
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [order.example.net]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}`, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: order-gw
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: 8081, name: http-order, protocol: HTTP}
+    hosts: [order.example.net]`, b.ts()))
+	vs := func(name, ns, exportTo, dest string) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: %s
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  hosts: [order.example.net]
+  gateways: [istio-system/order-gw]
+  exportTo: %s
+  http:
+  - route:
+    - destination: {host: %s, port: {number: 80}}`, name, ns, b.ts(), exportTo, dest))
+	}
+	vs("order-public", "other", `["*"]`, noiseHost)
+	switch v {
+	case "private-dot":
+		vs("order-private", "istio-system", `["."]`, "order.example.net")
+	case "private-named":
+		vs("order-private", "istio-system", `["istio-system"]`, "order.example.net")
+	case "exported-by-name":
+		vs("order-exported", "other", `["istio-system"]`, "order.example.net")
 	}
 }
 

@@ -1048,7 +1048,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 	var gw = findGateway(view, gwRef)
 	var bound []rules.Binding
 	var unbound []rules.Binding
-	for _, vs := range view.VirtualServices {
+	// The VirtualServices listing the Gateway, in istiod's order (private to the gateway pod's
+	// namespace, exported to it by name, public; each oldest first).
+	vses := model.VirtualServices(view, bopt.DefaultVSExportTo).WithGateway(gwRef)
+	rules.SortGatewayVirtualServices(vses, w.Namespace, bopt.DefaultVSExportTo)
+	for _, vs := range vses {
 		b := rules.Bind(gw, idx, vs, bopt)
 		if b.Reason == rules.BindNotReferenced {
 			continue
@@ -1097,14 +1101,21 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			cv.TLS = mode
 		}
 		lv.Chains = append(lv.Chains, cv)
+		// One virtual host per host name; the routes of later VirtualServices for the same host
+		// are appended to it (core/gateway.go buildGatewayHTTPRouteConfig, vHostDedupMap).
 		rc := rules.RouteConfig{Name: rds}
+		vhIndex := map[string]int{}
 		for _, b := range bound {
 			for _, h := range b.Hosts {
-				vh := rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}}
-				for _, d := range b.Dests {
-					vh.Routes = append(vh.Routes, rules.RouteAction{Match: "/*", Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
+				i, ok := vhIndex[h]
+				if !ok {
+					i = len(rc.VirtualHosts)
+					vhIndex[h] = i
+					rc.VirtualHosts = append(rc.VirtualHosts, rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}})
 				}
-				rc.VirtualHosts = append(rc.VirtualHosts, vh)
+				for _, d := range b.Dests {
+					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, rules.RouteAction{Match: "/*", Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
+				}
 			}
 		}
 		if len(rc.VirtualHosts) == 0 {

@@ -116,9 +116,13 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 			Note: "resolved: " + strings.Join(rules.VSGateways(vs), ", ")})
 	}
 	opt := rules.BindOptions{ProxyNamespace: e.w.Namespace, ProxyLabels: e.w.Labels, DefaultVSExportTo: e.vsExport, AllVS: e.snap.VirtualServices}
+	// Bound in istiod's order for this gateway pod's namespace: the first route that covers the
+	// host is the one a request takes.
+	ordered := slices.Clone(ra.relevant)
+	rules.SortGatewayVirtualServices(ordered, e.w.Namespace, e.vsExport)
 	for _, g := range gws {
 		for si := range g.Spec.Servers {
-			for _, vs := range ra.relevant {
+			for _, vs := range ordered {
 				if !slices.Contains(rules.VSGateways(vs), rules.GatewayName(g)) {
 					continue
 				}

@@ -309,3 +309,39 @@ func containsResolvedGateway(gws []string, vsNs, gwName string) bool {
 	}
 	return false
 }
+
+// GatewayVSGroup ranks a VirtualService in the order istiod takes the VirtualServices bound to
+// a gateway whose pod runs in proxyNs: 0 private to proxyNs (its own namespace, exportTo "." or
+// that namespace's name), 1 exported to proxyNs by name, 2 public ("*"); within a group, oldest
+// first (SortGatewayVirtualServices). defaultExportTo is meshConfig.defaultVirtualServiceExportTo.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initVirtualServices (privateByNamespaceAndGateway,
+// exportedToNamespaceByGateway, publicByGateway) and VirtualServicesForGateway.
+func GatewayVSGroup(vs *networkingv1.VirtualService, proxyNs string, defaultExportTo []string) int {
+	exp := EffectiveExportTo(vs.Spec.GetExportTo(), defaultExportTo)
+	if slices.Contains(exp, ExportPublic) {
+		return 2
+	}
+	if vs.Namespace == proxyNs && (slices.Contains(exp, ExportPrivate) || slices.Contains(exp, proxyNs)) {
+		return 0
+	}
+	return 1
+}
+
+// SortGatewayVirtualServices orders VirtualServices bound to a gateway whose pod runs in proxyNs
+// as istiod does: by GatewayVSGroup, then oldest first, then name, then namespace.
+func SortGatewayVirtualServices(x []*networkingv1.VirtualService, proxyNs string, defaultExportTo []string) {
+	sort.SliceStable(x, func(i, j int) bool {
+		gi, gj := GatewayVSGroup(x[i], proxyNs, defaultExportTo), GatewayVSGroup(x[j], proxyNs, defaultExportTo)
+		if gi != gj {
+			return gi < gj
+		}
+		if !x[i].CreationTimestamp.Equal(&x[j].CreationTimestamp) {
+			return x[i].CreationTimestamp.Before(&x[j].CreationTimestamp)
+		}
+		if x[i].Name != x[j].Name {
+			return x[i].Name < x[j].Name
+		}
+		return x[i].Namespace < x[j].Namespace
+	})
+}
