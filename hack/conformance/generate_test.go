@@ -59,6 +59,7 @@ const (
 	dimGDynDNS    = "gap.dynamicDNS"
 	dimGEqualAge  = "gap.equalAge"
 	dimGVSOrder   = "gap.gatewayVSOrder"
+	dimGDestPort  = "gap.gatewayDestPort"
 )
 
 type dimension struct {
@@ -185,6 +186,12 @@ var dimensions = []dimension{
 	// istio-system from namespace other) routing to the host. istiod takes private, then
 	// exported-by-name, then public VirtualServices.
 	{dimGVSOrder, []string{"none", "none", "private-dot", "private-named", "exported-by-name"}},
+	// gap.gatewayDestPort: a Gateway istio-system/port-gw (HTTP 8082, host dbj.example.net) and a
+	// VirtualService in namespace other bound to it, routing to dbj.example.net without a port;
+	// entries for the host in istio-system (exportTo ".", port 8080) and in other (port 9090),
+	// the latter exported everywhere (istiod takes the port from the VirtualService's namespace)
+	// or only to its own namespace (the gateway's own view).
+	{dimGDestPort, []string{"none", "none", "vs-ns-entry-visible", "vs-ns-entry-hidden"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -797,6 +804,7 @@ spec:
 	listenerObjects(b, d, seNs, ps.sePorts[0].number)
 	gapObjects(b, d)
 	gatewayVSOrderObjects(b, d[dimGVSOrder])
+	gatewayDestPortObjects(b, d[dimGDestPort])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -1132,6 +1140,57 @@ spec:
   ports:
   - {number: 4443, name: tls-tie, protocol: TLS}`, b.ts()))
 	}
+}
+
+// gatewayDestPortObjects adds the objects of gap.gatewayDestPort.
+func gatewayDestPortObjects(b *builder, v string) {
+	if v == "none" {
+		return
+	}
+	entry := func(ns, exportTo string, port int) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: dbj
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  hosts: [dbj.example.net]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: %d, name: http-db, protocol: HTTP}`, ns, b.ts(), exportTo, port))
+	}
+	entry("istio-system", `["."]`, 8080)
+	if v == "vs-ns-entry-visible" {
+		entry("other", `["*"]`, 9090)
+	} else {
+		entry("other", `["."]`, 9090)
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: port-gw
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: 8082, name: http-port, protocol: HTTP}
+    hosts: [dbj.example.net]`, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: dbj
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [dbj.example.net]
+  gateways: [istio-system/port-gw]
+  http:
+  - route:
+    - destination: {host: dbj.example.net}`, b.ts()))
 }
 
 // gatewayVSOrderObjects adds the objects of gap.gatewayVSOrder.

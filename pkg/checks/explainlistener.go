@@ -991,20 +991,55 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		rep.add(ListenerNoChains, w.Ref(), msg, fmt.Sprintf("Add a server with port.number %d to a Gateway whose selector matches %s.", opt.Port, w.Ref()))
 	}
 	if rep.Host != "" {
-		for _, port := range []uint32{opt.Port} {
-			r, err := WhyMissing(snap, WhyMissingOptions{Host: rep.Host, Port: port, Gateway: w.Ref()})
-			if err == nil && len(r.Gateways) > 0 {
-				g := r.Gateways[0]
-				rep.Clusters = append(rep.Clusters, g.Clusters...)
-				for _, c := range g.Clusters {
-					if c.Needed && !c.Present && routedTo(rep, c.Name) {
-						rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): requests fail with 503 NC.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause),
-							g.Fix)
-					}
+		// The clusters asked about: the host's on the port, and those the bound routes covering
+		// the host send it to (a destination without a port may name another port).
+		type hp struct {
+			host string
+			port uint32
+		}
+		asks := []hp{{rep.Host, opt.Port}}
+		for _, b := range rep.Bindings {
+			if b.Result != rules.BindOK || !b.CoversHost {
+				continue
+			}
+			for _, n := range b.Destinations {
+				if port, _, h, ok := parseClusterName(n); ok && !slices.Contains(asks, hp{h, port}) {
+					asks = append(asks, hp{h, port})
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, a := range asks {
+			r, err := WhyMissing(snap, WhyMissingOptions{Host: a.host, Port: a.port, Gateway: w.Ref()})
+			if err != nil || len(r.Gateways) == 0 {
+				continue
+			}
+			g := r.Gateways[0]
+			for _, c := range g.Clusters {
+				if seen[c.Name] {
+					continue
+				}
+				seen[c.Name] = true
+				rep.Clusters = append(rep.Clusters, c)
+				if c.Needed && !c.Present && routedTo(rep, c.Name) {
+					rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): requests fail with 503 NC.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause),
+						g.Fix)
 				}
 			}
 		}
 	}
+}
+
+// parseClusterName splits outbound|<port>|<subset>|<host>.
+func parseClusterName(n string) (port uint32, subset, host string, ok bool) {
+	parts := strings.Split(n, "|")
+	if len(parts) != 4 || parts[0] != "outbound" {
+		return 0, "", "", false
+	}
+	if _, err := fmt.Sscan(parts[1], &port); err != nil {
+		return 0, "", "", false
+	}
+	return port, parts[2], parts[3], true
 }
 
 // routedTo: a bound route of the report sends traffic to cluster name.

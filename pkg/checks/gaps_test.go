@@ -261,3 +261,135 @@ spec:
 		t.Errorf("sidecar CDS lacks the gateway Service: %v", clusterNames(pc.Clusters))
 	}
 }
+
+const gapsGateway = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: edge, namespace: edge-system}
+spec:
+  selector: {matchLabels: {app: edge}}
+  template:
+    metadata: {labels: {app: edge}}
+    spec: {containers: [{name: istio-proxy, image: auto}]}
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: out, namespace: edge-system}
+spec:
+  selector: {app: edge}
+  servers: [{port: {number: 8000, name: http, protocol: HTTP}, hosts: ["*"]}]
+---
+`
+
+// A gateway takes the VirtualServices bound to it private to its pod's namespace first, then
+// those exported to that namespace by name, then public ones; age orders only within a group.
+// The first route for the host wins: the newer private VirtualService's, unless it is public too.
+func TestGapGatewayVirtualServiceOrder(t *testing.T) {
+	vs := func(name, ns, ts, exportTo, dest string) string {
+		return `---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ` + name + `, namespace: ` + ns + `, creationTimestamp: "` + ts + `"}
+spec:
+  hosts: [reports.example.com]
+  gateways: [edge-system/out]
+  exportTo: ` + exportTo + `
+  http:
+  - route:
+    - destination: {host: ` + dest + `, port: {number: 80}}
+`
+	}
+	entries := `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: reports, namespace: shop}
+spec:
+  hosts: [reports.example.com, archive.example.com]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	for _, c := range []struct {
+		newerExport, want string
+	}{
+		{`["."]`, "outbound|80||archive.example.com"},
+		{`["edge-system"]`, "outbound|80||archive.example.com"},
+		{`["*"]`, "outbound|80||reports.example.com"},
+	} {
+		snap := snapFromYAML(t, gapsGateway+entries+vs("old-public", "shop", "2026-01-01T00:00:00Z", `["*"]`, "reports.example.com")+
+			vs("new", "edge-system", "2026-02-01T00:00:00Z", c.newerExport, "archive.example.com"))
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "reports.example.com", Port: 8000, Gateway: "edge-system/edge"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, rc := range rep.Routes {
+			if vh := rules.MatchVirtualHost(&rc, "reports.example.com"); vh != nil && len(vh.Routes) > 0 {
+				got = vh.Routes[0].Cluster
+				if len(rc.VirtualHosts) != 1 || len(vh.Routes) != 2 {
+					t.Errorf("exportTo %s: want one virtual host with both routes, have %+v", c.newerExport, rc.VirtualHosts)
+				}
+			}
+		}
+		if got != c.want {
+			t.Errorf("newer VirtualService exportTo %s: first route to %s, want %s", c.newerExport, got, c.want)
+		}
+	}
+}
+
+// A gateway http route destination without a port takes the only port of the host's entry in the
+// VirtualService's namespace when the gateway's namespace sees that entry, else of the entry the
+// gateway sees.
+func TestGapGatewayDestinationPortFromVirtualServiceNamespace(t *testing.T) {
+	for _, c := range []struct {
+		shopExport, want string
+	}{
+		{`["*"]`, "outbound|7001||inventory.example.com"},
+		{`["."]`, "outbound|7002||inventory.example.com"},
+	} {
+		snap := snapFromYAML(t, gapsGateway+`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: inventory, namespace: shop}
+spec:
+  hosts: [inventory.example.com]
+  exportTo: `+c.shopExport+`
+  resolution: DNS
+  ports: [{number: 7001, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: inventory, namespace: edge-system}
+spec:
+  hosts: [inventory.example.com]
+  exportTo: ["."]
+  resolution: DNS
+  ports: [{number: 7002, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: inventory, namespace: shop}
+spec:
+  hosts: [inventory.example.com]
+  gateways: [edge-system/out]
+  http:
+  - route:
+    - destination: {host: inventory.example.com}
+`)
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "inventory.example.com", Port: 8000, Gateway: "edge-system/edge"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dests []string
+		for _, b := range rep.Bindings {
+			dests = append(dests, b.Destinations...)
+		}
+		if !slices.Equal(dests, []string{c.want}) {
+			t.Errorf("shop entry exportTo %s: destinations %v, want %s", c.shopExport, dests, c.want)
+		}
+		absent := false
+		for _, f := range rep.Findings {
+			absent = absent || f.Code == ListenerClusterAbsent
+		}
+		// The gateway's own view is edge-system's entry (port 7002): a route to 7001 has no cluster.
+		if wantAbsent := c.want == "outbound|7001||inventory.example.com"; absent != wantAbsent {
+			t.Errorf("shop entry exportTo %s: ROUTE_CLUSTER_ABSENT %t, want %t", c.shopExport, absent, wantAbsent)
+		}
+	}
+}

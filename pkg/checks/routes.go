@@ -420,18 +420,31 @@ func indent(s, pre string) string {
 }
 
 // gatewayDestCluster names the cluster a gateway route to d writes: outbound|<port>|<subset>|<host>
-// where port is the destination port, else the only port of the service the gateway in gwNs
-// sees for the host, else the server port.
+// where port is the destination port, else the only port of the route's service for the host,
+// else the server port. For http routes that service is the entry for the host in the
+// VirtualService's own namespace when the gateway pod's namespace gwNs sees it, else the one the
+// gateway sees; for tls and tcp routes, the one the gateway sees.
 //
-// Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster.
+// Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster, with
+// core/gateway.go buildNameToServiceMapForHTTPRoutes (ServiceIndex.HostnameAndNamespace for the
+// VirtualService's namespace, IsServiceVisible, else ServiceForHostname).
 func gatewayDestCluster(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, gwNs string, d rules.Dest, serverPort uint32) string {
 	host := strings.ToLower(d.Host)
 	port := d.Port
 	if port == 0 {
 		port = serverPort
-		svcs := model.Services(snap, mc).ForHost(host)
-		if chosen, _ := rules.ServiceForProxy(svcs, gwNs); chosen != nil && len(chosen.Ports) == 1 {
-			port = chosen.Ports[0].Number
+		reg := model.Services(snap, mc)
+		var svc *rules.Service
+		if d.Kind == rules.RouteHTTP && d.Root != nil {
+			if s, ok := reg.HostNamespaceIndex()[host][d.Root.Namespace]; ok && rules.ServiceVisible(s.Namespace, s.ExportTo, gwNs) {
+				svc = &s
+			}
+		}
+		if svc == nil {
+			svc, _ = rules.ServiceForProxy(reg.ForHost(host), gwNs)
+		}
+		if svc != nil && len(svc.Ports) == 1 {
+			port = svc.Ports[0].Number
 		}
 	}
 	return rules.ClusterName(port, d.Subset, host)

@@ -449,6 +449,8 @@ func (e *evaluation) run() {
 				Evidence{Resource: chosen.Ref(), Field: "spec.ports", Value: strings.Join(declared, ", ")})
 			e.fail(CausePortNotDeclared, chosen.Ref(), fmt.Sprintf("%s declares host %s but not port %d, so outbound|%d||%s is never built.", chosen.Ref(), hn, e.port, e.port, hn),
 				fmt.Sprintf("# %s\nspec:\n  ports:\n  - number: %d\n    name: port-%d\n    protocol: <HTTP|TLS|TCP>", chosen.Ref(), e.port, e.port))
+			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true,
+				Reason: fmt.Sprintf("%s, the entry this gateway uses for %s, does not declare port %d", chosen.Ref(), hn, e.port)})
 			continue
 		}
 		st.ctype = rules.ClusterType(*chosen, true)
