@@ -60,6 +60,7 @@ const (
 	dimGEqualAge  = "gap.equalAge"
 	dimGVSOrder   = "gap.gatewayVSOrder"
 	dimGDestPort  = "gap.gatewayDestPort"
+	dimGDRMerge   = "gap.drMerge"
 )
 
 type dimension struct {
@@ -192,6 +193,12 @@ var dimensions = []dimension{
 	// the latter exported everywhere (istiod takes the port from the VirtualService's namespace)
 	// or only to its own namespace (the gateway's own view).
 	{dimGDestPort, []string{"none", "none", "vs-ns-entry-visible", "vs-ns-entry-hidden"}},
+	// gap.drMerge: a public entry other/merge for merge.example.net (HTTP 80) and three
+	// DestinationRules for it in namespace other, each defining one subset, with export sets
+	// unset / [istio-system] / unset, or [istio-system] / ["*"] / [istio-system, app] (istiod
+	// merges a rule into earlier ones with an equal or smaller export set, and appends it on its
+	// own when the last one it met does not take it; a proxy applies the last entry).
+	{dimGDRMerge, []string{"none", "none", "unset-named-unset", "named-public-superset"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -805,6 +812,7 @@ spec:
 	gapObjects(b, d)
 	gatewayVSOrderObjects(b, d[dimGVSOrder])
 	gatewayDestPortObjects(b, d[dimGDestPort])
+	drMergeObjects(b, d[dimGDRMerge])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -1139,6 +1147,46 @@ spec:
   resolution: DNS
   ports:
   - {number: 4443, name: tls-tie, protocol: TLS}`, b.ts()))
+	}
+}
+
+// drMergeObjects adds the objects of gap.drMerge.
+func drMergeObjects(b *builder, v string) {
+	if v == "none" {
+		return
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: merge
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [merge.example.net]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}`, b.ts()))
+	exports := []string{"", `["istio-system"]`, ""}
+	if v == "named-public-superset" {
+		exports = []string{`["istio-system"]`, `["*"]`, `["istio-system", "app"]`}
+	}
+	for i, e := range exports {
+		exp := ""
+		if e != "" {
+			exp = "\n  exportTo: " + e
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: merge-%d
+  namespace: other
+  creationTimestamp: %s
+spec:
+  host: merge.example.net%s
+  subsets:
+  - {name: s%d}`, i, b.ts(), exp, i))
 	}
 }
 

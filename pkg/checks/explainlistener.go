@@ -827,8 +827,12 @@ func drTLSMode(snap *snapshot.Snapshot, v SidecarView, s rules.Service, port uin
 	if c == nil {
 		return "", ""
 	}
+	// The merged rule keeps the traffic policy of the first rule that sets one (mergeDestinationRule).
 	for _, dr := range c.Rules {
 		tp := dr.Spec.GetTrafficPolicy()
+		if tp == nil {
+			continue
+		}
 		for _, pl := range tp.GetPortLevelSettings() {
 			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
 				return pl.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
@@ -837,6 +841,7 @@ func drTLSMode(snap *snapshot.Snapshot, v SidecarView, s rules.Service, port uin
 		if tp.GetTls() != nil {
 			return tp.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
 		}
+		break
 	}
 	return "", ""
 }

@@ -1,10 +1,12 @@
 package rules
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
+	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 )
 
@@ -17,6 +19,8 @@ type DRChoice struct {
 	// endpoint labels.
 	Subsets      []string
 	SubsetLabels map[string]map[string]string
+	// TrafficPolicy is the merged rule's top-level traffic policy: the first rule's that sets one.
+	TrafficPolicy *networking.TrafficPolicy
 	// Step says where it was found: "proxy namespace", "root namespace (private)",
 	// "service namespace", "root namespace".
 	Step string
@@ -35,23 +39,40 @@ func (c *DRChoice) HasSubset(name string) bool {
 	return c != nil && slices.Contains(c.Subsets, name)
 }
 
+// consolidated is one entry of istiod's consolidated DestinationRule lists: rules for one host
+// merged into the first one (subsets appended, the first traffic policy kept), with the first
+// rule's workload selector and the export set they were merged under.
+type consolidated struct {
+	rules    []*networkingv1.DestinationRule
+	exportTo []string // a set (sorted, unique)
+	selector map[string]string
+	hasSel   bool
+	choice   *DRChoice
+}
+
+// drIndex is one of istiod's DestinationRule indexes: per namespace, the consolidated lists per
+// host (exact and wildcard hosts in one map; MostSpecificHost tells them apart).
+type drIndex map[string]map[string][]*consolidated
+
 // DRLookup is the DestinationRule index of one push.
 type DRLookup struct {
 	RootNamespace string
 	// DefaultExportTo is meshConfig.defaultDestinationRuleExportTo.
 	DefaultExportTo []string
 	rules           []*networkingv1.DestinationRule
-	// byNs holds the rules of each namespace in the sorted order; hosts each rule's resolved
-	// host.
-	byNs  map[string][]*networkingv1.DestinationRule
-	hosts map[*networkingv1.DestinationRule]string
+	hosts           map[*networkingv1.DestinationRule]string
+	// namespaceLocal, exportedByNamespace and rootLocal (under RootNamespace) are istiod's
+	// destinationRuleIndex.
+	namespaceLocal, exportedByNamespace, rootLocal drIndex
 }
 
-// NewDRLookup indexes rules (sorted: rules with a workloadSelector first, then oldest first,
-// then by name and namespace).
+// NewDRLookup indexes rules as istiod does: sorted (rules with a workloadSelector first, then
+// oldest first, then by name and namespace), then merged per host into the namespace-local,
+// exported and root-local lists (exportTo decides which).
 //
 // Mirrors istiod pilot/pkg/model/push_context.go setDestinationRules and
-// sortConfigBySelectorAndCreationTime.
+// sortConfigBySelectorAndCreationTime, destination_rule.go mergeDestinationRule
+// (ENABLE_ENHANCED_DESTINATIONRULE_MERGE=true, the default).
 func NewDRLookup(rules []*networkingv1.DestinationRule, rootNs string, defaultExportTo []string) *DRLookup {
 	rs := slices.Clone(rules)
 	sort.SliceStable(rs, func(i, j int) bool {
@@ -69,12 +90,103 @@ func NewDRLookup(rules []*networkingv1.DestinationRule, rootNs string, defaultEx
 		return a.Namespace < b.Namespace
 	})
 	l := &DRLookup{RootNamespace: rootNs, DefaultExportTo: defaultExportTo, rules: rs,
-		byNs: map[string][]*networkingv1.DestinationRule{}, hosts: make(map[*networkingv1.DestinationRule]string, len(rs))}
+		hosts: make(map[*networkingv1.DestinationRule]string, len(rs)), namespaceLocal: drIndex{}, exportedByNamespace: drIndex{}, rootLocal: drIndex{}}
+	privateDefault := slices.Contains(defaultExportTo, ExportPrivate)
 	for _, dr := range rs {
-		l.byNs[dr.Namespace] = append(l.byNs[dr.Namespace], dr)
 		l.hosts[dr] = strings.ToLower(ResolveShortname(dr.Spec.GetHost(), dr.Namespace))
+		exp := l.exportTo(dr)
+		set := sortedCopy(exp)
+		set = slices.Compact(set)
+		if len(set) == 0 || slices.Contains(set, ExportPublic) || slices.Contains(set, ExportPrivate) || slices.Contains(set, dr.Namespace) {
+			l.namespaceLocal.merge(dr.Namespace, l.hosts[dr], dr, set)
+		}
+		privateOnly := (len(set) == 0 && privateDefault) || (len(set) == 1 && (set[0] == ExportPrivate || set[0] == dr.Namespace))
+		switch {
+		case !privateOnly:
+			l.exportedByNamespace.merge(dr.Namespace, l.hosts[dr], dr, set)
+		case dr.Namespace == rootNs:
+			l.rootLocal.merge(rootNs, l.hosts[dr], dr, set)
+		}
 	}
 	return l
+}
+
+// merge adds dr for host to namespace ns of the index.
+//
+// Mirrors istiod destination_rule.go mergeDestinationRule: the incoming rule is merged into every
+// earlier entry whose export set equals its own, or is a non-empty subset of it (then it is also
+// appended on its own), and whose workload selector is compatible; whether it is also appended as
+// an entry of its own is decided by the last entry looked at.
+func (x drIndex) merge(ns, host string, dr *networkingv1.DestinationRule, set []string) {
+	byHost := x[ns]
+	if byHost == nil {
+		byHost = map[string][]*consolidated{}
+		x[ns] = byHost
+	}
+	sel := dr.Spec.GetWorkloadSelector()
+	newEntry := func() *consolidated {
+		return &consolidated{rules: []*networkingv1.DestinationRule{dr}, exportTo: set, selector: sel.GetMatchLabels(), hasSel: sel != nil}
+	}
+	list := byHost[host]
+	if len(list) == 0 {
+		byHost[host] = []*consolidated{newEntry()}
+		return
+	}
+	appendSeparately := true
+	for _, m := range list {
+		switch {
+		case slices.Equal(set, m.exportTo):
+			appendSeparately = false
+		case len(m.exportTo) > 0 && supersetOf(set, m.exportTo):
+			appendSeparately = true
+		default:
+			appendSeparately = true
+			continue
+		}
+		bothWithout := sel == nil && !m.hasSel
+		bothWith := sel != nil && m.hasSel
+		selectorsMatch := maps.Equal(sel.GetMatchLabels(), m.selector)
+		if bothWith && !selectorsMatch {
+			appendSeparately = true
+			continue
+		}
+		if bothWithout || (bothWith && selectorsMatch) {
+			appendSeparately = false
+		}
+		m.rules = append(m.rules, dr)
+	}
+	if appendSeparately {
+		byHost[host] = append(byHost[host], newEntry())
+	}
+}
+
+func supersetOf(a, b []string) bool {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// merged turns a consolidated entry into the choice it gives a proxy (built once).
+func (m *consolidated) merged() *DRChoice {
+	if m.choice == nil {
+		c := &DRChoice{Rules: m.rules, SubsetLabels: map[string]map[string]string{}}
+		for _, dr := range m.rules {
+			for _, s := range dr.Spec.Subsets {
+				if !slices.Contains(c.Subsets, s.GetName()) {
+					c.Subsets = append(c.Subsets, s.GetName())
+					c.SubsetLabels[s.GetName()] = s.GetLabels()
+				}
+			}
+			if c.TrafficPolicy == nil {
+				c.TrafficPolicy = dr.Spec.GetTrafficPolicy()
+			}
+		}
+		m.choice = c
+	}
+	return m.choice
 }
 
 func (l *DRLookup) exportTo(dr *networkingv1.DestinationRule) []string {
@@ -84,21 +196,6 @@ func (l *DRLookup) exportTo(dr *networkingv1.DestinationRule) []string {
 	return dr.Spec.ExportTo
 }
 
-// inNamespaceLocal: the rule applies to proxies in its own namespace.
-func (l *DRLookup) inNamespaceLocal(dr *networkingv1.DestinationRule) bool {
-	e := l.exportTo(dr)
-	return len(e) == 0 || slices.Contains(e, ExportPublic) || slices.Contains(e, ExportPrivate) || slices.Contains(e, dr.Namespace)
-}
-
-// privateOnly: the rule is exported to its own namespace only.
-func (l *DRLookup) privateOnly(dr *networkingv1.DestinationRule) bool {
-	e := l.exportTo(dr)
-	if len(e) == 0 {
-		return slices.Contains(l.DefaultExportTo, ExportPrivate)
-	}
-	return len(e) == 1 && (e[0] == ExportPrivate || e[0] == dr.Namespace)
-}
-
 func (l *DRLookup) host(dr *networkingv1.DestinationRule) string {
 	if h, ok := l.hosts[dr]; ok {
 		return h
@@ -106,133 +203,91 @@ func (l *DRLookup) host(dr *networkingv1.DestinationRule) string {
 	return strings.ToLower(ResolveShortname(dr.Spec.GetHost(), dr.Namespace))
 }
 
+// Host returns a DestinationRule's host as istiod resolves it (short names against its
+// namespace, lower case).
+func (l *DRLookup) Host(dr *networkingv1.DestinationRule) string { return l.host(dr) }
+
 // For returns the DestinationRule a proxy in proxyNs with proxyLabels applies to the service
 // svcHost in svcNs, or nil. Search order: (1) the proxy's namespace (for a proxy in the root
 // namespace: root-namespace rules private to it); (2) rules exported from the service's
 // namespace to the proxy; (3) rules exported from the root namespace. Each step takes the most
-// specific matching host (exact before wildcard, longer wildcard first); if that host's rules
-// are not exported to the proxy the search goes on with the next step. Rules for the same host
-// in one step merge (subsets concatenated, first wins) when their exportTo sets are equal;
-// otherwise the later rule wins. A rule with a workloadSelector only applies to proxies in its
-// namespace whose labels it selects, and then wins.
+// specific matching host (exact before wildcard, longer wildcard first). A host found in step
+// (1) ends the search; in steps (2) and (3) only entries exported to the proxy's namespace
+// count, and the search goes on when there are none. Among the entries found, one with a
+// workloadSelector selecting the proxy (a rule of the proxy's namespace) wins, else the last one
+// without a selector; rules merged into an entry (same host and namespace, see merge) add their
+// subsets.
 //
-// Mirrors istiod pilot/pkg/model/push_context.go destinationRule, config.go
-// MostSpecificHostMatch, destination_rule.go mergeDestinationRule and sidecar.go
+// Mirrors istiod pilot/pkg/model/push_context.go destinationRule,
+// getExportedDestinationRuleFromNamespace, config.go MostSpecificHostMatch and sidecar.go
 // SidecarScope.DestinationRule (seed §2.5 "우선순위").
 func (l *DRLookup) For(proxyNs string, proxyLabels map[string]string, svcHost, svcNs string) *DRChoice {
 	svcHost = strings.ToLower(svcHost)
-	type step struct {
-		name   string
-		ns     string
-		filter func(*networkingv1.DestinationRule) bool
-		// exported applies the per-proxy exportTo filter after the host is chosen
-		exported bool
-	}
-	steps := []step{}
+	var list []*consolidated
+	step := ""
 	if proxyNs != l.RootNamespace {
-		steps = append(steps, step{"proxy namespace", proxyNs, func(dr *networkingv1.DestinationRule) bool {
-			return dr.Namespace == proxyNs && l.inNamespaceLocal(dr)
-		}, false})
+		list, step = mostSpecificList(l.namespaceLocal[proxyNs], svcHost), "proxy namespace"
 	} else {
-		steps = append(steps, step{"root namespace (private)", proxyNs, func(dr *networkingv1.DestinationRule) bool {
-			return dr.Namespace == proxyNs && l.privateOnly(dr)
-		}, false})
+		list, step = mostSpecificList(l.rootLocal[l.RootNamespace], svcHost), "root namespace (private)"
 	}
-	steps = append(steps,
-		step{"service namespace", svcNs, func(dr *networkingv1.DestinationRule) bool {
-			return dr.Namespace == svcNs && !l.privateOnly(dr)
-		}, true},
-		step{"root namespace", l.RootNamespace, func(dr *networkingv1.DestinationRule) bool {
-			return dr.Namespace == l.RootNamespace && !l.privateOnly(dr)
-		}, true},
-	)
-	for _, st := range steps {
-		var bucket []*networkingv1.DestinationRule
-		for _, dr := range l.byNs[st.ns] {
-			if st.filter(dr) {
-				bucket = append(bucket, dr)
-			}
+	if list == nil && svcNs != "" {
+		list, step = exportedTo(mostSpecificList(l.exportedByNamespace[svcNs], svcHost), proxyNs), "service namespace"
+	}
+	if len(list) == 0 {
+		list, step = exportedTo(mostSpecificList(l.exportedByNamespace[l.RootNamespace], svcHost), proxyNs), "root namespace"
+	}
+	var catchAll *consolidated
+	for _, m := range list {
+		if !m.hasSel {
+			catchAll = m
 		}
-		best, ok := mostSpecific(bucket, l.host, svcHost)
-		if !ok {
-			continue
-		}
-		var cands []*networkingv1.DestinationRule
-		for _, dr := range bucket {
-			if l.host(dr) != best {
-				continue
-			}
-			if st.exported {
-				e := l.exportTo(dr)
-				if !(len(e) == 0 || slices.Contains(e, ExportPublic) || slices.Contains(e, proxyNs)) {
-					continue
-				}
-			}
-			cands = append(cands, dr)
-		}
-		if len(cands) == 0 {
-			continue
-		}
-		if c := l.choose(cands, proxyNs, proxyLabels); c != nil {
-			c.Step = st.name
-			return c
+		if m.hasSel && m.rules[0].Namespace == proxyNs && LabelsSubsetOf(m.selector, proxyLabels) {
+			return withStep(m.merged(), step)
 		}
 	}
-	return nil
-}
-
-func (l *DRLookup) choose(cands []*networkingv1.DestinationRule, proxyNs string, proxyLabels map[string]string) *DRChoice {
-	for _, dr := range cands {
-		if ws := dr.Spec.GetWorkloadSelector(); ws != nil && dr.Namespace == proxyNs && LabelsSubsetOf(ws.GetMatchLabels(), proxyLabels) {
-			return merged([]*networkingv1.DestinationRule{dr})
-		}
-	}
-	var plain []*networkingv1.DestinationRule
-	for _, dr := range cands {
-		if dr.Spec.GetWorkloadSelector() == nil {
-			plain = append(plain, dr)
-		}
-	}
-	if len(plain) == 0 {
+	if catchAll == nil {
 		return nil
 	}
-	last := plain[len(plain)-1]
-	var group []*networkingv1.DestinationRule
-	for _, dr := range plain {
-		if slices.Equal(l.exportTo(dr), l.exportTo(last)) {
-			group = append(group, dr)
-		}
-	}
-	return merged(group)
+	return withStep(catchAll.merged(), step)
 }
 
-func merged(group []*networkingv1.DestinationRule) *DRChoice {
-	c := &DRChoice{Rules: group, SubsetLabels: map[string]map[string]string{}}
-	for _, dr := range group {
-		for _, s := range dr.Spec.Subsets {
-			if !slices.Contains(c.Subsets, s.GetName()) {
-				c.Subsets = append(c.Subsets, s.GetName())
-				c.SubsetLabels[s.GetName()] = s.GetLabels()
-			}
-		}
-	}
-	return c
+func withStep(c *DRChoice, step string) *DRChoice {
+	out := *c
+	out.Step = step
+	return &out
 }
 
-// mostSpecific returns the DestinationRule host in bucket that best matches svcHost: the exact
-// host, else the longest wildcard whose suffix svcHost ends with.
-func mostSpecific(bucket []*networkingv1.DestinationRule, hostOf func(*networkingv1.DestinationRule) string, svcHost string) (string, bool) {
+// mostSpecificList returns the entries of the host that best matches svcHost (nil when none
+// matches; a non-nil empty list is never stored).
+func mostSpecificList(byHost map[string][]*consolidated, svcHost string) []*consolidated {
+	if len(byHost) == 0 {
+		return nil
+	}
+	if l, ok := byHost[svcHost]; ok {
+		return l
+	}
 	best, found := "", false
-	for _, dr := range bucket {
-		h := hostOf(dr)
-		if h == svcHost {
-			return h, true
+	for h := range byHost {
+		if !isWildcard(h) || !strings.HasSuffix(strings.TrimPrefix(svcHost, "*"), h[1:]) {
+			continue
 		}
-		if isWildcard(h) && strings.HasSuffix(svcHost, h[1:]) {
-			if !found || len(h) > len(best) || (len(h) == len(best) && h < best) {
-				best, found = h, true
-			}
+		if !found || len(h) > len(best) || (len(h) == len(best) && h < best) {
+			best, found = h, true
 		}
 	}
-	return best, found
+	if !found {
+		return nil
+	}
+	return byHost[best]
+}
+
+// exportedTo keeps the entries exported to proxyNs (no exportTo, "*", or the namespace).
+func exportedTo(list []*consolidated, proxyNs string) []*consolidated {
+	var out []*consolidated
+	for _, m := range list {
+		if len(m.exportTo) == 0 || slices.Contains(m.exportTo, ExportPublic) || slices.Contains(m.exportTo, proxyNs) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
