@@ -61,6 +61,7 @@ const (
 	dimGVSOrder   = "gap.gatewayVSOrder"
 	dimGDestPort  = "gap.gatewayDestPort"
 	dimGDRMerge   = "gap.drMerge"
+	dimGNoneSib   = "gap.noneSibling"
 )
 
 type dimension struct {
@@ -199,6 +200,12 @@ var dimensions = []dimension{
 	// merges a rule into earlier ones with an equal or smaller export set, and appends it on its
 	// own when the last one it met does not take it; a proxy applies the last entry).
 	{dimGDRMerge, []string{"none", "none", "unset-named-unset", "named-public-superset"}},
+	// gap.noneSibling: a public resolution-NONE entry other/nonesib for nonesib.example.net (TLS
+	// 4444, no addresses, no endpoints) alone, or with a second entry for the host in the same
+	// namespace, private to it: DNS without endpoints, or STATIC with the endpoint 10.40.0.9
+	// (istiod looks a NONE entry's endpoints up by host and namespace: a wildcard listener, none,
+	// or one per endpoint IP).
+	{dimGNoneSib, []string{"none", "none", "alone", "dns-sibling", "static-sibling"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -813,6 +820,7 @@ spec:
 	gatewayVSOrderObjects(b, d[dimGVSOrder])
 	gatewayDestPortObjects(b, d[dimGDestPort])
 	drMergeObjects(b, d[dimGDRMerge])
+	noneSiblingObjects(b, d[dimGNoneSib])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -1147,6 +1155,35 @@ spec:
   resolution: DNS
   ports:
   - {number: 4443, name: tls-tie, protocol: TLS}`, b.ts()))
+	}
+}
+
+// noneSiblingObjects adds the objects of gap.noneSibling.
+func noneSiblingObjects(b *builder, v string) {
+	if v == "none" {
+		return
+	}
+	entry := func(name, exportTo, rest string) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: %s
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [nonesib.example.net]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 4444, name: tls-sib, protocol: TLS}
+%s`, name, b.ts(), exportTo, rest))
+	}
+	entry("nonesib", `["*"]`, "  resolution: NONE")
+	switch v {
+	case "dns-sibling":
+		entry("nonesib-dns", `["."]`, "  resolution: DNS")
+	case "static-sibling":
+		entry("nonesib-static", `["."]`, "  resolution: STATIC\n  endpoints:\n  - address: 10.40.0.9")
 	}
 }
 

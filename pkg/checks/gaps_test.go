@@ -393,3 +393,104 @@ spec:
 		}
 	}
 }
+
+// DestinationRules for one host in one namespace are consolidated as istiod does: a rule with
+// another export set in between makes the next rule both merge into the first and stand alone,
+// and a proxy elsewhere applies the last entry (the third rule alone); the rule's own namespace
+// sees the merge; without the rule in between, everyone sees the merge.
+func TestGapDestinationRuleMergeAndAppend(t *testing.T) {
+	dr := func(name, exportTo, subset string) string {
+		exp := ""
+		if exportTo != "" {
+			exp = "\n  exportTo: " + exportTo
+		}
+		return `---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: ` + name + `, namespace: shop}
+spec:
+  host: search.example.com` + exp + `
+  subsets: [{name: ` + subset + `}]
+`
+	}
+	base := gapsBase + `apiVersion: v1
+kind: Namespace
+metadata: {name: web, labels: {istio-injection: enabled}}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: search, namespace: shop}
+spec:
+  hosts: [search.example.com]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	subsets := func(yaml, ns string) []string {
+		rep, err := ProxyConfig(snapFromYAML(t, yaml), ProxyConfigOptions{From: ns, Sections: []string{SectionClusters}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range rep.Clusters {
+			if c.FQDN == "search.example.com" && c.Subset != "" {
+				out = append(out, c.Subset)
+			}
+		}
+		return out
+	}
+	with := base + dr("first", "", "blue") + dr("between", `["billing"]`, "green") + dr("third", "", "red")
+	if got := subsets(with, "web"); !slices.Equal(got, []string{"red"}) {
+		t.Errorf("web, rule in between: subsets %v, want [red]", got)
+	}
+	if got := subsets(with, "shop"); !slices.Equal(got, []string{"blue", "red"}) {
+		t.Errorf("shop, rule in between: subsets %v, want [blue red]", got)
+	}
+	without := base + dr("first", "", "blue") + dr("third", "", "red")
+	if got := subsets(without, "web"); !slices.Equal(got, []string{"blue", "red"}) {
+		t.Errorf("web, no rule in between: subsets %v, want [blue red]", got)
+	}
+}
+
+// A resolution-NONE entry without addresses takes its endpoints from every entry for its host in
+// its namespace (istiod indexes endpoints by host and namespace): alone it gets the wildcard
+// listener; with a DNS sibling (whose endpoint is a host name) no listener at all; with a STATIC
+// sibling a listener on the sibling's endpoint IP.
+func TestGapNoneEntryEndpointsFromSiblings(t *testing.T) {
+	none := gapsBase + `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: mq, namespace: shop}
+spec:
+  hosts: [mq.example.org]
+  resolution: NONE
+  ports: [{number: 5671, name: tls-amqp, protocol: TLS}]
+`
+	sibling := func(rest string) string {
+		return `---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: mq-sibling, namespace: shop}
+spec:
+  hosts: [mq.example.org]
+  exportTo: ["."]
+  ports: [{number: 5671, name: tls-amqp, protocol: TLS}]
+` + rest
+	}
+	for _, c := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"alone", none, []string{"0.0.0.0_5671"}},
+		{"dns sibling", none + sibling("  resolution: DNS\n"), nil},
+		{"static sibling", none + sibling("  resolution: STATIC\n  endpoints: [{address: 198.51.100.20}]\n"), []string{"198.51.100.20_5671"}},
+		{"sibling in another namespace", none + strings.Replace(sibling("  resolution: DNS\n"), "namespace: shop", "namespace: web", 1), []string{"0.0.0.0_5671"}},
+	} {
+		v := BuildSidecarView(snapFromYAML(t, c.yaml), "shop", nil)
+		var got []string
+		for _, l := range v.Outbound.ListenersOnPort(5671) {
+			got = append(got, l.Name)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: listeners on 5671 %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -40,6 +40,44 @@ func namespaceSidecar(snap *snapshot.Snapshot, ns string) *networkingv1.Sidecar 
 	return rules.SelectSidecar(view.Sidecars, root, ns, nil)
 }
 
+// endpointAddresses returns the addresses of a service's endpoints on a port: for a
+// ServiceEntry service, those of every entry for its host name in its namespace that declares the
+// port (inline endpoint addresses, the addresses of the WorkloadEntries and Pods its
+// workloadSelector selects, and for a DNS entry without either its host name); for a Kubernetes
+// Service, nothing (its pods' endpoints are not modelled).
+//
+// Mirrors istiod pilot/pkg/model/push_context.go ServiceEndpointsByPort (instances indexed by host
+// name and namespace) and serviceentry/conversion.go convertServiceEntryToInstances.
+func endpointAddresses(snap *snapshot.Snapshot, reg *model.Registry, s rules.Service, port uint32) []string {
+	if s.Kind != rules.KindServiceEntry {
+		return nil
+	}
+	var out []string
+	for _, e := range reg.EntriesForHost(s.Hostname) {
+		if e.Namespace != s.Namespace || !hasPort(e, port) {
+			continue
+		}
+		switch {
+		case e.Endpoints > 0:
+			out = append(out, e.EndpointAddresses...)
+		case len(e.WorkloadSelector) > 0:
+			for _, we := range snap.WorkloadEntries {
+				if we.Namespace == e.Namespace && rules.LabelsSubsetOf(e.WorkloadSelector, we.Spec.GetLabels()) && we.Spec.GetAddress() != "" {
+					out = append(out, we.Spec.GetAddress())
+				}
+			}
+			for _, p := range snap.Pods {
+				if p.Namespace == e.Namespace && rules.LabelsSubsetOf(e.WorkloadSelector, p.Labels) && p.Status.PodIP != "" {
+					out = append(out, p.Status.PodIP)
+				}
+			}
+		case rules.IsDNSResolution(e):
+			out = append(out, e.Hostname)
+		}
+	}
+	return out
+}
+
 // BuildSidecarView predicts the outbound listeners and routes of a sidecar proxy in namespace ns
 // whose pod carries labels (nil: a pod no workloadSelector matches). The istiod revision is the
 // pod's istio.io/rev label, else the namespace's, else --revision; the configuration is the one
@@ -69,6 +107,9 @@ func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]stri
 		HostIndex:         model.Services(view, flags.MeshConfig).HostNamespaceIndex(),
 		VirtualServices:   view.VirtualServices,
 		DefaultVSExportTo: mc.GetDefaultVirtualServiceExportTo(),
+		Endpoints: func(s rules.Service, port uint32) []string {
+			return endpointAddresses(view, model.Services(view, flags.MeshConfig), s, port)
+		},
 	}
 	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, Outbound: rules.BuildSidecarOutbound(p)}
 }

@@ -146,6 +146,11 @@ type SidecarProxy struct {
 	// HostIndex is HostNamespaceIndex(Services) when the caller keeps one (a push context
 	// builds it once for every proxy); nil: computed here.
 	HostIndex map[string]map[string]Service
+	// Endpoints returns the addresses of a service's endpoints on a port as istiod indexes them
+	// (by host name and namespace: every entry for the host in the service's namespace that
+	// declares the port; a DNS entry without endpoints contributes its host name). nil: the
+	// service's own inline endpoint addresses.
+	Endpoints func(s Service, port uint32) []string
 }
 
 // egressView is one egress listener's imports.
@@ -230,7 +235,7 @@ func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 				ports = []ServicePort{*el.Port}
 			}
 			for _, sp := range ports {
-				for _, a := range listenerAddresses(s, sp) {
+				for _, a := range p.listenerAddresses(s, sp) {
 					b := builder{out: out, byKey: byKey, order: &order, proxy: p, view: v}
 					b.build(s, sp, a)
 				}
@@ -262,7 +267,7 @@ type bindAddr struct {
 // addresses on TCP/sniffed ports get one listener per endpoint address, or 0.0.0.0 when they
 // have neither endpoints nor a workloadSelector (listener.go L501-L559; serviceentry
 // conversion.go convertServices).
-func listenerAddresses(s Service, sp ServicePort) []bindAddr {
+func (p SidecarProxy) listenerAddresses(s Service, sp ServicePort) []bindAddr {
 	var out []bindAddr
 	for _, a := range s.Addresses {
 		if pfx, err := netip.ParsePrefix(a); err == nil {
@@ -280,10 +285,14 @@ func listenerAddresses(s Service, sp ServicePort) []bindAddr {
 	}
 	cls := ListenerClass(sp.Protocol)
 	if (s.Resolution == "NONE" || s.Resolution == "Headless") && (cls == ClassTCP || cls == ClassAuto) {
-		if s.Kind == KindServiceEntry && len(s.EndpointAddresses) == 0 && len(s.WorkloadSelector) == 0 {
+		eps := s.EndpointAddresses
+		if p.Endpoints != nil {
+			eps = p.Endpoints(s, sp.Number)
+		}
+		if s.Kind == KindServiceEntry && len(eps) == 0 && len(s.WorkloadSelector) == 0 {
 			return []bindAddr{{bind: WildcardAddress}}
 		}
-		for _, a := range s.EndpointAddresses {
+		for _, a := range eps {
 			if IsIP(a) {
 				out = append(out, bindAddr{bind: a})
 			}
