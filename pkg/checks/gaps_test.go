@@ -452,13 +452,14 @@ spec:
 }
 
 // A resolution-NONE entry without addresses takes its endpoints from every entry for its host in
-// its namespace (istiod indexes endpoints by host and namespace): alone it gets the wildcard
-// listener; with a DNS sibling (whose endpoint is a host name) no listener at all; with a STATIC
-// sibling a listener on the sibling's endpoint IP.
+// its namespace (istiod indexes endpoints by host and namespace), even one private to that
+// namespace: seen from shop, the public entry of web alone gets the wildcard listener; with a DNS
+// sibling (whose endpoint is a host name) no listener at all; with a STATIC sibling a listener on
+// the sibling's endpoint IP; a sibling in a third namespace changes nothing.
 func TestGapNoneEntryEndpointsFromSiblings(t *testing.T) {
 	none := gapsBase + `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
-metadata: {name: mq, namespace: shop}
+metadata: {name: mq, namespace: web}
 spec:
   hosts: [mq.example.org]
   resolution: NONE
@@ -468,7 +469,7 @@ spec:
 		return `---
 apiVersion: networking.istio.io/v1
 kind: ServiceEntry
-metadata: {name: mq-sibling, namespace: shop}
+metadata: {name: mq-sibling, namespace: web}
 spec:
   hosts: [mq.example.org]
   exportTo: ["."]
@@ -482,7 +483,7 @@ spec:
 		{"alone", none, []string{"0.0.0.0_5671"}},
 		{"dns sibling", none + sibling("  resolution: DNS\n"), nil},
 		{"static sibling", none + sibling("  resolution: STATIC\n  endpoints: [{address: 198.51.100.20}]\n"), []string{"198.51.100.20_5671"}},
-		{"sibling in another namespace", none + strings.Replace(sibling("  resolution: DNS\n"), "namespace: shop", "namespace: web", 1), []string{"0.0.0.0_5671"}},
+		{"sibling in another namespace", none + strings.Replace(sibling("  resolution: DNS\n"), "namespace: web", "namespace: ops", 1), []string{"0.0.0.0_5671"}},
 	} {
 		v := BuildSidecarView(snapFromYAML(t, c.yaml), "shop", nil)
 		var got []string
