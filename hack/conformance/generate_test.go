@@ -62,6 +62,7 @@ const (
 	dimGDestPort  = "gap.gatewayDestPort"
 	dimGDRMerge   = "gap.drMerge"
 	dimGNoneSib   = "gap.noneSibling"
+	dimGGwServers = "gap.gatewayServers"
 )
 
 type dimension struct {
@@ -206,6 +207,14 @@ var dimensions = []dimension{
 	// (istiod looks a NONE entry's endpoints up by host and namespace: a wildcard listener, none,
 	// or one per endpoint IP).
 	{dimGNoneSib, []string{"none", "none", "alone", "dns-sibling", "static-sibling"}},
+	// gap.gatewayServers: extra Gateways on the istio-system gateway pods, on ports of their own:
+	// two HTTPS (SIMPLE) servers on 9443 whose hosts overlap (*/dup.example.net; the newer one
+	// also serves spare.example.net), each with an http route; two TCP servers on 9306, the
+	// newer one with a tcp route; one TLS server terminating TLS (SIMPLE) on 9444 for
+	// term.example.net with a tcp route (istiod merges the servers of a gateway's Gateways,
+	// skipping duplicate TLS hosts and a second TCP server; a terminating server matches its
+	// hosts' SNIs).
+	{dimGGwServers, []string{"none", "none", "dup-tls-host", "second-tcp", "tls-terminate-tcp"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -821,6 +830,7 @@ spec:
 	gatewayDestPortObjects(b, d[dimGDestPort])
 	drMergeObjects(b, d[dimGDRMerge])
 	noneSiblingObjects(b, d[dimGNoneSib])
+	gatewayServersObjects(b, d[dimGGwServers])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
@@ -1155,6 +1165,50 @@ spec:
   resolution: DNS
   ports:
   - {number: 4443, name: tls-tie, protocol: TLS}`, b.ts()))
+	}
+}
+
+// gatewayServersObjects adds the objects of gap.gatewayServers.
+func gatewayServersObjects(b *builder, v string) {
+	gateway := func(name, servers string) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: %s
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  selector: {istio: egressgateway}
+  servers:
+%s`, name, b.ts(), servers))
+	}
+	vs := func(name, gw, hosts, routes string) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: %s
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  hosts: %s
+  gateways: [istio-system/%s]
+%s`, name, b.ts(), hosts, gw, routes))
+	}
+	http := "  http:\n  - route:\n    - destination: {host: " + noiseHost + ", port: {number: 80}}"
+	tcp := "  tcp:\n  - route:\n    - destination: {host: " + noiseHost + ", port: {number: 80}}"
+	switch v {
+	case "dup-tls-host":
+		gateway("dup-a", "  - port: {number: 9443, name: https-dup-a, protocol: HTTPS}\n    hosts: [dup.example.net]\n    tls: {mode: SIMPLE, credentialName: dup-cert}")
+		gateway("dup-b", "  - port: {number: 9443, name: https-dup-b, protocol: HTTPS}\n    hosts: [\"*/dup.example.net\", spare.example.net]\n    tls: {mode: SIMPLE, credentialName: dup-cert}")
+		vs("dup-a", "dup-a", "[dup.example.net]", http)
+		vs("dup-b", "dup-b", "[dup.example.net, spare.example.net]", http)
+	case "second-tcp":
+		gateway("tcp-a", "  - port: {number: 9306, name: tcp-a, protocol: TCP}\n    hosts: [tcpa.example.net]")
+		gateway("tcp-b", "  - port: {number: 9306, name: tcp-b, protocol: TCP}\n    hosts: [tcpb.example.net]")
+		vs("tcp-b", "tcp-b", "[tcpb.example.net]", tcp)
+	case "tls-terminate-tcp":
+		gateway("term", "  - port: {number: 9444, name: tls-term, protocol: TLS}\n    hosts: [term.example.net]\n    tls: {mode: SIMPLE, credentialName: term-cert}")
+		vs("term", "term", "[term.example.net]", tcp)
 	}
 }
 

@@ -150,6 +150,8 @@ var catalogRefs = map[string]catalogRef{
 	ListenerHTTPRoutesIgnored:  {"EGR0320", "§2.1, §4.1", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts, buildSidecarOutboundTCPFilterChainOpts"},
 	ListenerActualDiffers:      {"EGR0321", "§3.7 (d), (e)", "the proxy's Envoy /config_dump against pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners"},
 	ListenerClusterAbsent:      {"EGR0322", "§3.7, §5 (503 NC)", "pilot/pkg/networking/core/cluster.go BuildClusters (the route's cluster is not generated); route/route.go GetDestinationCluster"},
+	ListenerServerDropped:      {"EGR0323", "§2.3, §4.3", "pilot/pkg/model/gateway.go mergeGateways, CheckDuplicates, canMergeProtocols"},
+	ListenerHostsCrashIstiod:   {"EGR0324", "§2.3", "pilot/pkg/model/gateway.go sanitizeServerHostNamespace (panics in istio 1.31)"},
 
 	// visibility (seed 002).
 	VisStatusDrift:       {"EGR0401", "seed 002", "pilot/pkg/model/serviceentry_visibility.go; pilot/pkg/serviceregistry/serviceentry/conversion.go (Attributes.Visibility)"},

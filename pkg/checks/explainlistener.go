@@ -43,6 +43,8 @@ const (
 	ListenerHTTPRoutesIgnored  = "HTTP_ROUTES_IGNORED_ON_TCP_PORT"
 	ListenerActualDiffers      = "ACTUAL_LISTENERS_DIFFER"
 	ListenerClusterAbsent      = "ROUTE_CLUSTER_ABSENT"
+	ListenerServerDropped      = "GATEWAY_SERVER_SKIPPED"
+	ListenerHostsCrashIstiod   = "GATEWAY_HOSTS_CRASH_ISTIOD"
 )
 
 func init() {
@@ -68,6 +70,8 @@ func init() {
 		CatalogEntry{ListenerHTTPRoutesIgnored, LevelWarning, "", "A mesh VirtualService has http routes for a host whose port is TLS/TCP on sidecars: the sidecar builds an SNI/TCP chain and never applies them (traffic meant for the egress gateway goes direct)."},
 		CatalogEntry{ListenerActualDiffers, LevelWarning, "", "The proxy's config dump (--config-dump) has other listeners or filter chain destinations on the port than predicted: a stale push, a control-plane problem, or a gap in this tool's model."},
 		CatalogEntry{ListenerClusterAbsent, LevelError, "NC", "The call's path ends at a cluster the proxy does not have (not visible, subset undefined, port not declared): 503 NC."},
+		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
+		CatalogEntry{ListenerHostsCrashIstiod, LevelError, "", "A Gateway server lists \"*/*\" before a host with a namespace part: istiod 1.31 panics while merging the gateway (index out of range), and the gateway gets no configuration from it."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
 	)
 }
@@ -139,7 +143,9 @@ type ListenerView struct {
 type ChainView struct {
 	Match       string `json:"match"`
 	Destination string `json:"destination"`
-	Default     bool   `json:"default,omitempty"`
+	// SNI are the server names the chain matches (filter_chain_match.server_names).
+	SNI     []string `json:"serverNames,omitempty"`
+	Default bool     `json:"default,omitempty"`
 	// Origin is what produced the chain (a ServiceEntry, Service, VirtualService or Gateway server).
 	Origin string `json:"origin,omitempty"`
 	TLS    string `json:"tls,omitempty"` // gateway: TLS termination (SIMPLE, MUTUAL, ...)
@@ -493,7 +499,7 @@ func callKinds(forced string, s *rules.Service, port uint32) []string {
 }
 
 func chainView(c rules.FilterChain, def bool) ChainView {
-	cv := ChainView{Match: c.MatchString(), Destination: c.DestinationString(), Default: def}
+	cv := ChainView{Match: c.MatchString(), Destination: c.DestinationString(), Default: def, SNI: c.SNI}
 	if c.Name != "" {
 		cv.Origin = c.Name
 	}
@@ -967,24 +973,31 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	if rep.Host != "" {
 		hostEntries = model.Services(view, flags.MeshConfig).ForHost(rep.Host)
 	}
-	found := false
-	for _, gw := range gws {
-		for i, s := range gw.Spec.Servers {
-			sp := s.GetPort().GetNumber()
-			lp := sp
-			if t, ok := targets[sp]; ok && t != 0 {
-				lp = t
+	for _, g := range gws {
+		for i, sv := range g.Spec.GetServers() {
+			if rules.HostsCrashIstiod(sv.GetHosts()) {
+				rep.add(ListenerHostsCrashIstiod, rules.GatewayName(g), fmt.Sprintf("Server %s#%d lists hosts %s: \"*/*\" before an entry with a namespace makes istiod 1.31 panic while it merges this gateway (an index out of range while it rewrites the server's hosts), so the gateway's configuration is not built.", rules.GatewayName(g), i, fmtList(sv.GetHosts())),
+					"\"*/*\" already means every host: list it alone, or drop it and list the hosts.")
 			}
-			if sp != opt.Port && lp != opt.Port {
-				continue
-			}
-			found = true
-			if lp != sp {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("The gateway Service maps port %d → targetPort %d: the listener is 0.0.0.0_%d.", sp, lp, lp))
-			}
-			gatewayServer(w, gw.Namespace+"/"+gw.Name, i, s, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
 		}
 	}
+	found := false
+	for _, ms := range rules.MergeGatewayServers(gws, targets) {
+		sp, lp := ms.Server.GetPort().GetNumber(), ms.Port
+		if sp != opt.Port && lp != opt.Port {
+			continue
+		}
+		found = true
+		if lp != sp && !slices.Contains(rep.Notes, portMapNote(sp, lp)) {
+			rep.Notes = append(rep.Notes, portMapNote(sp, lp))
+		}
+		if ms.Dropped != "" {
+			rep.add(ListenerServerDropped, rules.GatewayName(ms.Gateway), droppedServerMessage(ms), droppedServerFix(ms))
+			continue
+		}
+		gatewayServer(w, rules.GatewayName(ms.Gateway), ms.Index, ms.Server, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
+	}
+	mergeGatewayListeners(rep)
 	if !found {
 		var have []string
 		for _, gw := range gws {
@@ -1033,6 +1046,76 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			}
 		}
 	}
+}
+
+func portMapNote(sp, lp uint32) string {
+	return fmt.Sprintf("The gateway Service maps port %d → targetPort %d: the listener is 0.0.0.0_%d.", sp, lp, lp)
+}
+
+// droppedServerMessage explains why istiod skips a Gateway server (rules.MergeGatewayServers).
+func droppedServerMessage(ms rules.GatewayServer) string {
+	s := ms.Server
+	what := fmt.Sprintf("Server %s (%s, port %d, hosts %s)", ms.Ref(), strings.ToUpper(s.GetPort().GetProtocol()), s.GetPort().GetNumber(), strings.Join(s.GetHosts(), ","))
+	switch ms.Dropped {
+	case rules.DropDuplicateTLSHost:
+		return fmt.Sprintf("%s is skipped by istiod: a host of it is already served with TLS on listener port %d by %s, and duplicate TLS host names would give Envoy two filter chains with the same SNI match (\"skipping server on gateway ..., duplicate host names\"). All its hosts lose this port.", what, ms.Port, ms.Conflict)
+	case rules.DropProtocolConflict:
+		return fmt.Sprintf("%s is skipped by istiod: listener port %d already has a plaintext server (%s) and only HTTP servers share a plaintext port.", what, ms.Port, ms.Conflict)
+	case rules.DropNoRouteName:
+		return fmt.Sprintf("%s is skipped by istiod: listener port %d already has a plaintext server (%s); a second non-HTTP server cannot share it (\"could not build RDS name from server\").", what, ms.Port, ms.Conflict)
+	case rules.DropDuplicateHTTPS:
+		return fmt.Sprintf("%s is skipped by istiod: another HTTPS server (%s) has the same route name on port %d.", what, ms.Conflict, ms.Port)
+	}
+	return fmt.Sprintf("%s is skipped by istiod: port %d is used by TLS servers and this one has no TLS settings.", what, ms.Port)
+}
+
+func droppedServerFix(ms rules.GatewayServer) string {
+	if ms.Dropped == rules.DropDuplicateTLSHost {
+		return fmt.Sprintf("Serve each host from one TLS server per port: remove the repeated hosts from %s (or from %s), or give the servers different bind addresses.", ms.Ref(), ms.Conflict)
+	}
+	return fmt.Sprintf("Move %s to a port of its own, or merge it into %s.", ms.Ref(), orDash(ms.Conflict))
+}
+
+// mergeGatewayListeners joins what several servers of one listener produced, as the merged
+// gateway does: one listener per name with the servers' filter chains (identical chains once),
+// one route configuration per name whose virtual hosts merge per host name (later routes
+// appended).
+func mergeGatewayListeners(rep *ListenerReport) {
+	var ls []ListenerView
+	for _, l := range rep.Listeners {
+		i := slices.IndexFunc(ls, func(x ListenerView) bool { return x.Name == l.Name })
+		if i < 0 {
+			ls = append(ls, l)
+			continue
+		}
+		for _, c := range l.Chains {
+			if !slices.ContainsFunc(ls[i].Chains, func(x ChainView) bool { return x.Match == c.Match && x.Destination == c.Destination }) {
+				ls[i].Chains = append(ls[i].Chains, c)
+			}
+		}
+	}
+	rep.Listeners = ls
+	var rcs []rules.RouteConfig
+	for _, rc := range rep.Routes {
+		i := slices.IndexFunc(rcs, func(x rules.RouteConfig) bool { return x.Name == rc.Name })
+		if i < 0 {
+			rcs = append(rcs, rc)
+			continue
+		}
+		for _, vh := range rc.VirtualHosts {
+			if strings.HasPrefix(vh.Name, "blackhole:") {
+				continue
+			}
+			rcs[i].VirtualHosts = slices.DeleteFunc(rcs[i].VirtualHosts, func(x rules.VirtualHost) bool { return strings.HasPrefix(x.Name, "blackhole:") })
+			j := slices.IndexFunc(rcs[i].VirtualHosts, func(x rules.VirtualHost) bool { return x.Name == vh.Name })
+			if j < 0 {
+				rcs[i].VirtualHosts = append(rcs[i].VirtualHosts, vh)
+				continue
+			}
+			rcs[i].VirtualHosts[j].Routes = append(rcs[i].VirtualHosts[j].Routes, vh.Routes...)
+		}
+	}
+	rep.Routes = rcs
 }
 
 // parseClusterName splits outbound|<port>|<subset>|<host>.
@@ -1134,9 +1217,12 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		match := "ALL"
 		if proto == "HTTPS" {
 			rds = fmt.Sprintf("https.%d.%s.%s.%s%s", s.GetPort().GetNumber(), s.GetPort().GetName(), gw.Name, gw.Namespace, bind)
-			match = "SNI: " + strings.Join(s.GetHosts(), ",")
+			match = "SNI: " + strings.Join(rules.SNIHostsForServer(s), ",")
 		}
 		cv := ChainView{Match: match, Destination: "Route: " + rds, Origin: "Gateway server " + gwRef + fmt.Sprintf("#%d", idx)}
+		if proto == "HTTPS" {
+			cv.SNI = rules.SNIHostsForServer(s)
+		}
 		if terminating {
 			cv.TLS = mode
 		}
@@ -1170,7 +1256,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 				for _, m := range sni {
 					names = append(names, m.GetSniHosts()...)
 				}
-				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
+				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), SNI: names, Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
 			}
 		}
 	case rt == rules.RouteTCP:
@@ -1178,7 +1264,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			d := b.Dests[0]
 			cv := ChainView{Match: "ALL", Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
 			if terminating {
+				// A server that terminates TLS matches the SNIs of its hosts only
+				// (core/gateway.go buildGatewayTCPBasedFilterChains, GetSNIHostsForServer).
 				cv.TLS = mode
+				cv.SNI = rules.SNIHostsForServer(s)
+				cv.Match = "SNI: " + strings.Join(cv.SNI, ",")
 			}
 			lv.Chains = append(lv.Chains, cv)
 			break

@@ -495,3 +495,116 @@ spec:
 		}
 	}
 }
+
+// Gateway servers merged as istiod does: of two TLS servers on one port sharing a host (after
+// "*/" is dropped), the newer Gateway's is skipped whole; a second TCP server on a plaintext port
+// is skipped, and the port keeps no listener when the first has no route; two HTTP servers on one
+// port merge. A server terminating TLS for tcp routes matches its own hosts' SNIs.
+func TestGapGatewayServerMerge(t *testing.T) {
+	gw := func(name, ts, servers string) string {
+		return `---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: ` + name + `, namespace: edge-system, creationTimestamp: "` + ts + `"}
+spec:
+  selector: {app: edge}
+  servers:
+` + servers
+	}
+	vs := func(name, g, hosts, section string) string {
+		return `---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ` + name + `, namespace: edge-system}
+spec:
+  hosts: ` + hosts + `
+  gateways: [edge-system/` + g + `]
+  ` + section + `:
+  - route:
+    - destination: {host: backend.example.com, port: {number: 80}}
+`
+	}
+	listen := func(yaml string, port uint32) (*ListenerReport, []string) {
+		t.Helper()
+		rep, err := ExplainListener(snapFromYAML(t, gapsGateway+yaml), ExplainListenerOptions{Port: port, Gateway: "edge-system/edge"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for _, l := range rep.Listeners {
+			for _, c := range l.Chains {
+				rows = append(rows, l.Name+" "+c.Match+" -> "+c.Destination)
+			}
+		}
+		return rep, rows
+	}
+	skipped := func(rep *ListenerReport) []string {
+		var out []string
+		for _, f := range rep.Findings {
+			if f.Code == ListenerServerDropped {
+				out = append(out, f.Resource)
+			}
+		}
+		return out
+	}
+	// Duplicate TLS host: the newer Gateway's server is skipped, its other host included.
+	tls := func(name, hosts string) string {
+		return "  - port: {number: 8443, name: https-" + name + ", protocol: HTTPS}\n    hosts: " + hosts + "\n    tls: {mode: SIMPLE, credentialName: cert}\n"
+	}
+	rep, rows := listen(gw("old", "2026-01-01T00:00:00Z", tls("old", "[pay.example.com]"))+gw("new", "2026-01-02T00:00:00Z", tls("new", `["*/pay.example.com", refund.example.com]`))+
+		vs("old", "old", "[pay.example.com]", "http")+vs("new", "new", "[refund.example.com]", "http"), 8443)
+	if !slices.Equal(skipped(rep), []string{"edge-system/new"}) || len(rows) != 1 || !strings.Contains(rows[0], "SNI: pay.example.com") {
+		t.Errorf("duplicate TLS host: skipped %v, chains %v", skipped(rep), rows)
+	}
+	// Distinct hosts: both kept.
+	rep, rows = listen(gw("old", "2026-01-01T00:00:00Z", tls("old", "[pay.example.com]"))+gw("new", "2026-01-02T00:00:00Z", tls("new", "[refund.example.com]"))+
+		vs("old", "old", "[pay.example.com]", "http")+vs("new", "new", "[refund.example.com]", "http"), 8443)
+	if len(skipped(rep)) != 0 || len(rows) != 2 {
+		t.Errorf("distinct TLS hosts: skipped %v, chains %v", skipped(rep), rows)
+	}
+	// Second TCP server on a plaintext port: skipped; the first has no route, so no listener.
+	tcp := func(name string) string {
+		return "  - port: {number: 7000, name: tcp-" + name + ", protocol: TCP}\n    hosts: [" + name + ".example.com]\n"
+	}
+	rep, rows = listen(gw("a", "2026-01-01T00:00:00Z", tcp("a"))+gw("b", "2026-01-02T00:00:00Z", tcp("b"))+vs("b", "b", "[b.example.com]", "tcp"), 7000)
+	if !slices.Equal(skipped(rep), []string{"edge-system/b"}) || len(rows) != 0 {
+		t.Errorf("second TCP server: skipped %v, chains %v", skipped(rep), rows)
+	}
+	// Two HTTP servers on one port share the listener and its route configuration.
+	httpSrv := func(name string) string {
+		return "  - port: {number: 7080, name: http-" + name + ", protocol: HTTP}\n    hosts: [" + name + ".example.com]\n"
+	}
+	rep, rows = listen(gw("a", "2026-01-01T00:00:00Z", httpSrv("a"))+gw("b", "2026-01-02T00:00:00Z", httpSrv("b"))+
+		vs("a", "a", "[a.example.com]", "http")+vs("b", "b", "[b.example.com]", "http"), 7080)
+	if len(skipped(rep)) != 0 || !slices.Equal(rows, []string{"0.0.0.0_7080 ALL -> Route: http.7080"}) || len(rep.Routes) != 1 || len(rep.Routes[0].VirtualHosts) != 2 {
+		t.Errorf("two HTTP servers: skipped %v, chains %v, routes %+v", skipped(rep), rows, rep.Routes)
+	}
+	// TLS termination for tcp routes: the chain matches the server's hosts.
+	_, rows = listen(gw("term", "2026-01-01T00:00:00Z", "  - port: {number: 7443, name: tls-term, protocol: TLS}\n    hosts: [\"*/ledger.example.com\"]\n    tls: {mode: SIMPLE, credentialName: cert}\n")+
+		vs("term", "term", "[ledger.example.com]", "tcp"), 7443)
+	if len(rows) != 1 || !strings.HasPrefix(rows[0], "0.0.0.0_7443 SNI: ledger.example.com -> ") {
+		t.Errorf("terminating TLS server: chains %v", rows)
+	}
+}
+
+// "*/*" before a host with a namespace part makes istiod 1.31 panic; alone, or after the others, it
+// does not.
+func TestGapHostsCrashIstiod(t *testing.T) {
+	for hosts, want := range map[string]bool{`["*/*", "./db.example.com"]`: true, `["*/*"]`: false, `["./db.example.com", "*/*"]`: false, `["*/*", "db.example.com"]`: false} {
+		rep, err := ExplainListener(snapFromYAML(t, gapsGateway+`---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: wide, namespace: edge-system}
+spec:
+  selector: {app: edge}
+  servers: [{port: {number: 9000, name: http, protocol: HTTP}, hosts: `+hosts+`}]
+`), ExplainListenerOptions{Port: 9000, Gateway: "edge-system/edge"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerHostsCrashIstiod })
+		if got != want {
+			t.Errorf("hosts %s: crash finding %t, want %t", hosts, got, want)
+		}
+	}
+}

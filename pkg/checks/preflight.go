@@ -311,6 +311,8 @@ var defaultFields = map[string]string{
 	ListenerTLSBehindHTTP:       "spec.ports[].protocol",
 	ListenerGatewayServiceLack:  "spec.ports",
 	ListenerHTTPRoutesIgnored:   "spec.http",
+	ListenerServerDropped:       "spec.servers",
+	ListenerHostsCrashIstiod:    "spec.servers[].hosts",
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",
 	VisWaypointForbidden:        "metadata.labels",

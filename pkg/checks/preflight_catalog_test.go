@@ -23,7 +23,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerHTTP2Undeclared, ListenerHostNotInRegistry, ListenerNotImported, ListenerDoubleTLS, ListenerNoneNoAddresses,
 			ListenerWildcardDNS, ListenerStrictDNS, ListenerNoChains, ListenerHTTPOnPassthrough, ListenerTLSOnTerminating,
 			ListenerNoCredential, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
-			ListenerActualDiffers, ListenerClusterAbsent},
+			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
 		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped},
 	}

@@ -415,13 +415,13 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 			}
 			var pd, ad []string
 			for _, c := range l.Chains {
-				pd = append(pd, strings.TrimPrefix(c.Destination, "Cluster: "))
+				pd = append(pd, strings.TrimPrefix(c.Destination, "Cluster: ")+chainSNI(c.SNI, len(c.SNI) > 0))
 			}
 			for _, c := range a.Chains {
-				ad = append(ad, chainDestination(c))
+				ad = append(ad, chainDestination(c)+chainSNI(c.SNI, len(c.SNI) > 0))
 			}
 			if missing, extra := setDiff(pd, ad); len(missing)+len(extra) > 0 {
-				add(SectionListeners, l.Name, DiffDifferent, describeSetDiff("filter chain destinations", missing, extra))
+				add(SectionListeners, l.Name, DiffDifferent, describeSetDiff("filter chains", missing, extra))
 			}
 		}
 		for _, n := range sortedKeysOf(actual) {
@@ -497,6 +497,16 @@ func sameClusterType(actual, predicted string) bool {
 		return s
 	}
 	return norm(actual) == norm(predicted)
+}
+
+// chainSNI renders a filter chain's server names for comparison (" [SNI a,b]", "" without).
+func chainSNI(sni []string, has bool) string {
+	if !has {
+		return ""
+	}
+	s := slices.Clone(sni)
+	slices.Sort(s)
+	return " [SNI " + strings.Join(slices.Compact(s), ",") + "]"
 }
 
 func chainDestination(c envoy.Chain) string {
