@@ -120,6 +120,12 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	// host is the one a request takes.
 	ordered := slices.Clone(ra.relevant)
 	rules.SortGatewayVirtualServices(ordered, e.w.Namespace, e.vsExport)
+	skipped := map[string]bool{}
+	for _, ms := range rules.MergeGatewayServers(gws, gatewayTargetPorts(e.snap, e.w)) {
+		if ms.Dropped != "" {
+			skipped[ms.Ref()] = true
+		}
+	}
 	for _, g := range gws {
 		for si := range g.Spec.Servers {
 			for _, vs := range ordered {
@@ -127,6 +133,9 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 					continue
 				}
 				b := rules.Bind(g, si, vs, opt)
+				if b.Bound() && skipped[fmt.Sprintf("%s#%d", rules.GatewayName(g), si)] {
+					b.Reason = rules.BindServerSkipped
+				}
 				ra.bindings = append(ra.bindings, b)
 				covers := b.Bound() && e.covers(b)
 				if covers {
@@ -381,6 +390,8 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): match.port, match.gateways or source conditions exclude it.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber())
 	case rules.BindAutoPassthrough:
 		return fmt.Sprintf("server %d of Gateway %s is AUTO_PASSTHROUGH, which uses no VirtualService routes.", b.ServerIndex, gw)
+	case rules.BindServerSkipped:
+		return fmt.Sprintf("server %d of Gateway %s (port %d) is skipped when istiod merges the gateway's servers (a TLS host another server already serves on the port, or a second non-HTTP server on a plaintext port): %s's routes for it are never built.", b.ServerIndex, gw, s.GetPort().GetNumber(), vsRef)
 	}
 	return fmt.Sprintf("%s does not bind Gateway %s: %s", vsRef, gw, b.Reason)
 }

@@ -99,6 +99,9 @@ const (
 	BindRouteType       = "ROUTE_TYPE_MISMATCH"
 	BindNoMatchingRoute = "NO_ROUTE_MATCHES_SERVER"
 	BindAutoPassthrough = "AUTO_PASSTHROUGH_SERVER"
+	// BindServerSkipped: istiod skips the server when it merges the gateway's servers
+	// (MergeGatewayServers), so nothing binds to it.
+	BindServerSkipped = "SERVER_SKIPPED"
 )
 
 // Binding is the result of attaching one VirtualService to one Gateway server.
