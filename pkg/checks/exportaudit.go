@@ -117,7 +117,9 @@ type auditor struct {
 	rootNs   string
 	svcOpt   rules.ServiceOptions
 	findings map[string]*AuditFinding
-	needs    map[string][]string // resource ref -> namespaces
+	// needs maps a resource ref to the namespaces that need it (repeats removed when the report
+	// is written).
+	needs map[string][]string
 }
 
 // ExportAudit checks exportTo across ServiceEntries, VirtualServices and DestinationRules
@@ -175,6 +177,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 		if opt.Namespace == "" || f.Namespace == opt.Namespace {
 			sort.Strings(f.MissingIn)
 			sort.Strings(f.NeededIn)
+			f.MissingIn, f.NeededIn = slices.Compact(f.MissingIn), slices.Compact(f.NeededIn)
 			rep.Findings = append(rep.Findings, *f)
 		}
 	}
@@ -283,23 +286,40 @@ func (a *auditor) resource(kind, ns, name string, exp []string) AuditResource {
 }
 
 func (a *auditor) need(ref, ns string) {
-	if !slices.Contains(a.needs[ref], ns) {
-		a.needs[ref] = append(a.needs[ref], ns)
+	if l := a.needs[ref]; len(l) == 0 || l[len(l)-1] != ns {
+		a.needs[ref] = append(l, ns)
 	}
+}
+
+// merge adds the namespaces to the finding with this code about this resource when there is one
+// already (and reports whether there was), so that callers build a finding's text only once.
+func (a *auditor) merge(code, kind, ns, name, neededIn, missingIn string) bool {
+	old, ok := a.findings[code+" "+kind+" "+ns+"/"+name]
+	if !ok {
+		return false
+	}
+	if l := old.MissingIn; missingIn != "" && (len(l) == 0 || l[len(l)-1] != missingIn) {
+		old.MissingIn = append(l, missingIn)
+	}
+	if l := old.NeededIn; neededIn != "" && (len(l) == 0 || l[len(l)-1] != neededIn) {
+		old.NeededIn = append(l, neededIn)
+	}
+	return true
 }
 
 // add records a finding, merging namespaces into an existing one with the same code and resource.
 func (a *auditor) add(f AuditFinding) {
 	key := f.Code + " " + f.Ref()
 	if old, ok := a.findings[key]; ok {
+		// Repeats are removed when the report is written (namespaces come in runs).
 		for _, n := range f.MissingIn {
-			if !slices.Contains(old.MissingIn, n) {
-				old.MissingIn = append(old.MissingIn, n)
+			if l := old.MissingIn; len(l) == 0 || l[len(l)-1] != n {
+				old.MissingIn = append(l, n)
 			}
 		}
 		for _, n := range f.NeededIn {
-			if !slices.Contains(old.NeededIn, n) {
-				old.NeededIn = append(old.NeededIn, n)
+			if l := old.NeededIn; len(l) == 0 || l[len(l)-1] != n {
+				old.NeededIn = append(l, n)
 			}
 		}
 		return
@@ -417,7 +437,7 @@ func (a *auditor) client(ns string) {
 // destination checks that the proxy namespace ns sees the destination's service and subset.
 func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string, proxy string, gateway bool) {
 	h := strings.ToLower(d.Host)
-	services := a.registry.ForHost(h)
+	services := a.registry.Shared(h)
 	if len(services) == 0 {
 		return // why-missing reports HOST_NOT_FOUND; nothing to export
 	}
@@ -428,9 +448,16 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	vsRef := "VirtualService " + d.Declared.Namespace + "/" + d.Declared.Name
 	if chosen == nil {
 		s := services[0]
-		code, impact := AuditSENotExportedToClient, fmt.Sprintf("503 NC at %s (route %s targets a cluster the proxy lacks)", proxy, vsRef)
+		code := AuditSENotExportedToClient
 		if gateway {
-			code, impact = AuditSENotExportedToGateway, fmt.Sprintf("503 NC at %s (route from %s)", proxy, vsRef)
+			code = AuditSENotExportedToGateway
+		}
+		if s.Kind == rules.KindServiceEntry && a.merge(code, s.Kind, s.Namespace, s.Name, ns, ns) {
+			return
+		}
+		impact := fmt.Sprintf("503 NC at %s (route %s targets a cluster the proxy lacks)", proxy, vsRef)
+		if gateway {
+			impact = fmt.Sprintf("503 NC at %s (route from %s)", proxy, vsRef)
 		}
 		if s.Kind == rules.KindServiceEntry {
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,

@@ -208,7 +208,7 @@ func sidecarCDS(snap *snapshot.Snapshot, v SidecarView) []Cluster {
 // convertServiceEntryToInstances.
 func hostEndpoints(snap *snapshot.Snapshot, reg *model.Registry, s rules.Service, port uint32) []map[string]string {
 	var out []map[string]string
-	for _, e := range reg.ForHost(s.Hostname) {
+	for _, e := range reg.Shared(s.Hostname) {
 		if e.Namespace != s.Namespace || e.Kind != s.Kind || !hasPort(e, port) {
 			continue
 		}

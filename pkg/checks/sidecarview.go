@@ -53,8 +53,8 @@ func endpointAddresses(snap *snapshot.Snapshot, reg *model.Registry, s rules.Ser
 		return nil
 	}
 	var out []string
-	for _, e := range reg.EntriesForHost(s.Hostname) {
-		if e.Namespace != s.Namespace || !hasPort(e, port) {
+	for _, e := range reg.Shared(s.Hostname) {
+		if e.Kind != rules.KindServiceEntry || e.Namespace != s.Namespace || !hasPort(e, port) {
 			continue
 		}
 		switch {

@@ -131,6 +131,12 @@ func (r *Registry) ForHost(host string) []rules.Service {
 	return slices.Clone(r.byHost[rules.NormalizeHost(host)])
 }
 
+// Shared returns the entries for a host name like ForHost, without copying: callers must not
+// modify the slice or its elements.
+func (r *Registry) Shared(host string) []rules.Service {
+	return r.byHost[rules.NormalizeHost(host)]
+}
+
 // EntriesForHost returns the ServiceEntry services for a host name (no Kubernetes Services).
 func (r *Registry) EntriesForHost(host string) []rules.Service {
 	var out []rules.Service

@@ -278,6 +278,13 @@ func (s Service) serviceName() string {
 // pilot/pkg/model/sidecar.go appendSidecarServices / canMergeServices (hostname
 // de-duplication), as used by DefaultSidecarScopeForGateway (seed §2.4 gate (1)).
 func ServiceForProxy(services []Service, proxyNs string) (chosen *Service, visible []Service) {
+	if len(services) == 1 { // the common case, without sorting
+		if !ServiceVisible(services[0].Namespace, services[0].ExportTo, proxyNs) {
+			return nil, nil
+		}
+		c := services[0]
+		return &c, []Service{c}
+	}
 	visible = ServicesExportedTo(services, proxyNs)
 	for i := range visible {
 		s := visible[i]
