@@ -77,7 +77,7 @@ row() {
   shift
   local wall rss reqs
   read -r wall rss < <(measure "$@")
-  reqs=$("$@" --load-stats 2>&1 >/dev/null | sed -n 's/^load: .* \([0-9][0-9]*\) requests.*/\1/p' | tail -1)
+  reqs=$({ "$@" --load-stats 2>&1 >/dev/null || true; } | sed -n 's/^load: .* \([0-9][0-9]*\) requests.*/\1/p' | tail -1)
   echo "| $label | $wall | $(awk -v a="$wall" -v b="$floor" 'BEGIN{printf "%.1f", a/b}') | $rss | ${reqs:--} |"
 }
 row "why-missing svc0.ns0.example.com" "$bin" --kubeconfig "$kc" why-missing svc0.ns0.example.com --no-live

@@ -94,6 +94,16 @@ type catalogRef struct {
 // A unit test checks that every Catalog entry has a row, that every row has a Catalog entry, and
 // that identifiers are unique and in the group of their command.
 var catalogRefs = map[string]catalogRef{
+	// why-missing --from: the call traced across the sidecar → egress gateway hop.
+	PathOK:               {"EGR0120", "§3.7, §5", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, gateway.go buildGatewayListeners; route/route.go BuildSidecarVirtualHostWrapper"},
+	PathDirect:           {"EGR0121", "§3.4, §5 (502 BlackHoleCluster)", "pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig (mesh-bound VirtualService routes only); cluster.go buildOutboundClusters"},
+	PathSidecarNoRoute:   {"EGR0122", "§5 (404 NR)", "pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig; route/route.go BuildHTTPRoutesForVirtualService"},
+	PathSidecarNoChain:   {"EGR0123", "§2.1, §4.1", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners; tls.go buildSidecarOutboundTLSFilterChainOpts, buildSidecarOutboundTCPFilterChainOpts"},
+	PathGatewayNotListen: {"EGR0124", "§2.3, §5 (503 UF)", "pilot/pkg/model/gateway.go MergeGateways, resolvePorts (Gateway server port → the oldest selecting Service's targetPort)"},
+	PathTLSMismatch:      {"EGR0125", "§2.3, §4.3, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (DestinationRule tls, auto mTLS); gateway.go buildGatewayListeners, model/gateway.go GetSNIHostsForServer"},
+	PathGatewayNoRoute:   {"EGR0126", "§2.3, §5 (404 NR)", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig"},
+	PathGatewayNoChain:   {"EGR0127", "§2.3, §4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners, createGatewayTCPFilterChainOpts, buildGatewayNetworkFiltersFromTLSRoutes"},
+	PathAmbiguousService: {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},
 	// why-missing causes (seed §3.7 decision tree) and warnings.
 	CauseOK:                      {"EGR0100", "§2.4, §3.7", "pilot/pkg/model/push_context.go IsServiceVisible, initVirtualServices (destinationsByGateway); pilot/pkg/networking/core/cluster.go convertResolution"},
 	CauseInputUnknown:            {"EGR0101", "§3.7 (a)–(c)", "this tool: the Kubernetes API refused or does not serve a kind the verdict reads (loader FromCluster)"},

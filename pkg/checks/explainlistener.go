@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"sort"
 	"strings"
@@ -1143,13 +1144,30 @@ func routedTo(rep *ListenerReport, name string) bool {
 // gatewayTargetPorts maps a gateway Service port to its numeric targetPort for the Services in
 // the workload's namespace that select it (istiod binds gateway listeners on the target port).
 func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
-	out := map[uint32]uint32{}
+	// istiod (model.resolvePorts over the proxy's service targets, which SetServiceTargets keeps
+	// oldest Service first, then by hostname) takes the first Service's targetPort for a port and
+	// skips Services labelled networking.istio.io/disable-gateway-port-translation.
+	var svcs []*corev1.Service
 	for _, svc := range snap.Services {
 		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
 			continue
 		}
+		if _, off := svc.Labels["networking.istio.io/disable-gateway-port-translation"]; off {
+			continue
+		}
+		svcs = append(svcs, svc)
+	}
+	sort.SliceStable(svcs, func(i, j int) bool {
+		a, b := svcs[i], svcs[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name+"."+a.Namespace < b.Name+"."+b.Namespace
+	})
+	out := map[uint32]uint32{}
+	for _, svc := range svcs {
 		for _, p := range svc.Spec.Ports {
-			if p.TargetPort.IntVal != 0 {
+			if _, seen := out[uint32(p.Port)]; !seen && p.TargetPort.IntVal != 0 {
 				out[uint32(p.Port)] = uint32(p.TargetPort.IntVal)
 			}
 		}

@@ -41,6 +41,8 @@ type Report struct {
 	Gateways []GatewayVerdict `json:"gateways"`
 	// Present is true when every expected cluster is present on every gateway diagnosed.
 	Present bool `json:"present"`
+	// Path is the call traced from a client workload (--from, --pod), hop by hop.
+	Path *PathTrace `json:"path,omitempty"`
 }
 
 // ServiceRef identifies a registry entry that declares the host.

@@ -36,6 +36,9 @@ type WhyMissingOptions struct {
 	ConfigDump    string
 	NoLive        bool
 	IstiodAddress string
+	// From or Pod names a client workload whose call to HOST is traced hop by hop; Call forces
+	// the call kind.
+	From, Pod, Call string
 
 	filterGW       *bool
 	namespaceGiven bool
@@ -106,6 +109,9 @@ HOST); 2 usage, input or read error.`,
 	cmd.Flags().StringVar(&o.ConfigDump, "config-dump", "", "a saved Envoy config dump of the gateway (needs --gateway when there are several gateway workloads)")
 	cmd.Flags().BoolVar(&o.NoLive, "no-live", false, "do not read the proxies' config dumps and istiod's sync status")
 	cmd.Flags().StringVar(&o.IstiodAddress, "istiod-address", "", "HOST:PORT of istiod's monitoring endpoint (default: port-forward to an istiod pod, port 15014)")
+	cmd.Flags().StringVar(&o.From, "from", "", "trace a call to HOST from the sidecars of this namespace, hop by hop through the egress gateway")
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "trace a call to HOST from this pod's sidecar (NAMESPACE/NAME)")
+	cmd.Flags().StringVar(&o.Call, "call", "", "with --from/--pod: the call kind, http, http2, tls or tcp (default: from the port's protocol)")
 	registerWhyMissingCompletion(cmd, g) // completion.go
 	return cmd
 }
@@ -158,6 +164,26 @@ func (o *WhyMissingOptions) Validate() error {
 			return usageErr("--gateway %q: want NAMESPACE/NAME of the gateway Deployment or Pod", o.Gateway)
 		}
 	}
+	if o.From != "" && o.Pod != "" {
+		return usageErr("--from and --pod: name one client")
+	}
+	if o.From != "" && len(validation.IsDNS1123Label(o.From)) > 0 {
+		return usageErr("--from %q: want a namespace name", o.From)
+	}
+	if o.Pod != "" {
+		ns, n, ok := strings.Cut(o.Pod, "/")
+		if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(n)) > 0 {
+			return usageErr("--pod %q: want NAMESPACE/NAME", o.Pod)
+		}
+	}
+	switch o.Call {
+	case "", rules.CallHTTP, rules.CallHTTP2, rules.CallTLS, rules.CallTCP:
+	default:
+		return usageErr("--call %q: want http, http2, tls or tcp", o.Call)
+	}
+	if o.Call != "" && o.From == "" && o.Pod == "" {
+		return usageErr("--call needs a client: --from NAMESPACE or --pod NAMESPACE/NAME")
+	}
 	return validateOutput(o.Output)
 }
 
@@ -199,8 +225,16 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	rep, err := checks.WhyMissing(snap, checks.WhyMissingOptions{Host: o.Host, Port: uint32(o.Port), Gateway: o.Gateway})
-	if err != nil {
+	if err != nil && o.From == "" && o.Pod == "" {
 		return usageErr("%v", err)
+	}
+	if rep == nil { // no gateway workload: the path may still be traced
+		rep = &checks.Report{SchemaVersion: checks.SchemaVersion, Host: o.Host, Port: uint32(o.Port), Source: snap.Source, Gateways: []checks.GatewayVerdict{}, Present: true}
+	}
+	if o.From != "" || o.Pod != "" {
+		if rep.Path, err = checks.TracePath(snap, checks.PathOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Call: o.Call}); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	if err := printers.WhyMissing(o.Out, rep, o.Output); err != nil {
 		return err
@@ -209,6 +243,12 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		if g.Cause == checks.CauseInputUnknown {
 			return &exitError{code: ExitError, err: fmt.Errorf("gateway %s: %s", g.Gateway, g.Message)}
 		}
+	}
+	if rep.Path != nil {
+		if rep.Path.Failed() {
+			return silentExit{code: ExitAbsent}
+		}
+		return nil
 	}
 	if !rep.Present {
 		return silentExit{code: ExitAbsent}
@@ -281,7 +321,7 @@ func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapsho
 
 // load reads the snapshot from -f files or the live cluster.
 func (o *WhyMissingOptions) load(ctx context.Context) (*snapshot.Snapshot, error) {
-	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.namespaceGiven, refNamespace(o.Gateway))
+	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.namespaceGiven, refNamespace(o.Gateway), o.From, refNamespace(o.Pod))
 }
 
 // refNamespace returns the namespace of a "NAMESPACE/NAME" flag value ("" for none).

@@ -67,6 +67,12 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	if r.Port != 0 {
 		target += ":" + strconv.Itoa(int(r.Port))
 	}
+	if p := r.Path; p != nil {
+		writePath(&b, p)
+		if len(r.Gateways) > 0 {
+			b.WriteString("\nThe gateways' clusters for the host:\n\n")
+		}
+	}
 	fmt.Fprintf(&b, "HOST %s   (%s)\n", target, r.Source)
 	if len(r.Services) == 0 {
 		fmt.Fprintf(&b, "No ServiceEntry or Service declares %s.\n", r.Host)
@@ -169,6 +175,46 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writePath prints a traced call: the verdict first, then the fix, then each hop.
+func writePath(b *bytes.Buffer, p *checks.PathTrace) {
+	verdict := "OK"
+	if p.Failed() {
+		verdict = "FAILS"
+	}
+	fmt.Fprintf(b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
+	if p.Cause != checks.PathOK {
+		fmt.Fprintf(b, "   cause %s", p.Cause)
+		if p.Flag != "" {
+			fmt.Fprintf(b, " (%s)", p.Flag)
+		}
+	}
+	if p.Culprit != "" {
+		fmt.Fprintf(b, "   culprit %s", p.Culprit)
+	}
+	fmt.Fprintf(b, "\n  %s\n", p.Message)
+	if p.Fix != "" {
+		b.WriteString("  Fix:\n")
+		for _, l := range strings.Split(p.Fix, "\n") {
+			fmt.Fprintf(b, "    %s\n", l)
+		}
+	}
+	b.WriteString("\n")
+	var rows [][]string
+	for _, h := range p.Hops {
+		rows = append(rows, []string{h.Proxy, h.Step, strings.ToUpper(h.Result.String()), h.Summary})
+		for _, e := range h.Evidence {
+			rows = append(rows, []string{"", "", "", "  " + evidenceText(e)})
+		}
+	}
+	_ = indented(b, []string{"PROXY", "STEP", "RESULT", "WHAT HAPPENS"}, rows)
+	for _, f := range p.Warnings {
+		fmt.Fprintf(b, "  %s [%s] %s: %s\n", f.Level, f.Code, f.Resource, f.Message)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(b, "  Note: %s\n", n)
+	}
 }
 
 func evidenceText(e checks.Evidence) string {

@@ -1,0 +1,651 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	networking "istio.io/api/networking/v1alpha3"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// Path causes: why a call from a client workload does not reach the external host. Causes of
+// the gateway's cluster (why-missing's) and of explain-listener keep their own codes.
+const (
+	PathOK               = "PATH_OK"
+	PathDirect           = "PATH_BYPASSES_GATEWAY"
+	PathSidecarNoRoute   = "SIDECAR_NO_ROUTE"
+	PathSidecarNoChain   = "SIDECAR_NO_FILTER_CHAIN"
+	PathGatewayNotListen = "GATEWAY_NOT_LISTENING_ON_TARGET_PORT"
+	PathTLSMismatch      = "TLS_MISMATCH_BETWEEN_HOPS"
+	PathGatewayNoRoute   = "GATEWAY_NO_ROUTE_FOR_HOST"
+	PathGatewayNoChain   = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
+	PathAmbiguousService = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+)
+
+func init() {
+	Catalog = append(Catalog,
+		CatalogEntry{PathOK, LevelInfo, "", "The traced call reaches the external host's cluster on every hop."},
+		CatalogEntry{PathDirect, LevelWarning, "", "The client's sidecar sends the call straight out (its own cluster for the host, or PassthroughCluster) although a VirtualService routes the host through an egress gateway for other clients."},
+		CatalogEntry{PathSidecarNoRoute, LevelError, "NR", "The client sidecar's HTTP route configuration has no virtual host or route for the call: 404 NR."},
+		CatalogEntry{PathSidecarNoChain, LevelError, "", "No filter chain of the client sidecar's listener matches the call: the connection is reset."},
+		CatalogEntry{PathGatewayNotListen, LevelError, "UF", "The sidecar sends the call to the egress gateway's Service port, whose targetPort has no gateway listener (no Gateway server applying to those pods uses it): connection refused, 503 UF."},
+		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (or 400)."},
+		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
+		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
+		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
+	)
+}
+
+// PathOptions name the call to trace.
+type PathOptions struct {
+	Host string
+	// Port of the call; 0: the port of the host's entry the client sees (its only or first one).
+	Port uint32
+	// From (a namespace) or Pod ("ns/name") is the client.
+	From, Pod string
+	// Call forces the call kind (http, http2, tls, tcp).
+	Call string
+}
+
+// PathTrace is a call followed from a client sidecar, hop by hop, to the external host's cluster:
+// the first hop that fails decides the verdict.
+type PathTrace struct {
+	Client string `json:"client"`
+	Host   string `json:"host"`
+	Port   uint32 `json:"port"`
+	Call   string `json:"call"`
+	// Cause is PATH_OK or the failing hop's cause; Flag the response flag or status the client
+	// sees (NC, NR, UF, UH, 404, 502, reset).
+	Cause   string `json:"cause"`
+	Level   string `json:"level"`
+	Flag    string `json:"flag,omitempty"`
+	Culprit string `json:"culprit,omitempty"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+	Hops    []Hop  `json:"hops"`
+	// Warnings are findings that do not stop the call.
+	Warnings []Finding `json:"warnings,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+}
+
+// Failed reports whether the path fails (an Error-level cause).
+func (p *PathTrace) Failed() bool { return p.Level == LevelError }
+
+// Hop is one step of the path on one proxy.
+type Hop struct {
+	// Proxy is "sidecar <ns>", "sidecar <pod>" or "gateway <ns/name>".
+	Proxy    string     `json:"proxy"`
+	Step     string     `json:"step"`
+	Result   Result     `json:"result"`
+	Summary  string     `json:"summary"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+type tracer struct {
+	snap *snapshot.Snapshot
+	t    *PathTrace
+}
+
+func (tr *tracer) hop(proxy, step string, r Result, summary string, ev ...Evidence) {
+	tr.t.Hops = append(tr.t.Hops, Hop{Proxy: proxy, Step: step, Result: r, Summary: summary, Evidence: ev})
+}
+
+// fail sets the verdict (the first failure wins).
+func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
+	if tr.t.Cause != "" {
+		return
+	}
+	tr.t.Cause, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = cause, flag, culprit, msg, fix
+	// A hop that fails fails the call, whatever level the cause has as a standalone finding.
+	tr.t.Level = LevelError
+	if c, ok := Lookup(cause); ok {
+		if flag == "" {
+			tr.t.Flag = c.Flag
+		}
+	}
+}
+
+// TracePath follows one call from a client workload's sidecar to the external host: the
+// sidecar's listener, filter chain, route and cluster; when that cluster is a Service of gateway
+// pods, the Service port → targetPort, the gateway listener on the targetPort (and why no Gateway
+// server applies when there is none), the TLS the sidecar's cluster sends against what the
+// gateway server expects, the gateway's filter chain, route and virtual host for the host, and
+// the gateway's cluster for it (why-missing's verdict: exportTo, the filter flag, subsets,
+// endpoints). The first hop that fails is the verdict.
+//
+// Mirrors, hop by hop, the rules each command uses: the sidecar outbound model
+// (rules.BuildSidecarOutbound, Resolve), the Service target port translation of gateway servers
+// (pilot/pkg/model/gateway.go resolvePorts), the merged gateway (mergeGateways), the cluster TLS
+// settings (pilot/pkg/networking/core/cluster_tls.go: a DestinationRule's tls for the port or
+// subset, else auto mTLS only to endpoints labelled security.istio.io/tlsMode=istio, which
+// gateway pods are not), and WhyMissing for the gateway's cluster.
+func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
+	host := rules.NormalizeHost(opt.Host)
+	ns, labels, workload, err := sidecarProxy(snap, opt.From, opt.Pod)
+	if err != nil {
+		return nil, err
+	}
+	if ns == "" {
+		return nil, fmt.Errorf("name the client: --from NAMESPACE or --pod NAMESPACE/NAME")
+	}
+	client := "sidecar " + ns
+	if workload != "" {
+		client = "sidecar " + workload
+	}
+	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
+	v := BuildSidecarView(snap, ns, labels)
+	imported := importedEntry(v.Outbound, host)
+	port := opt.Port
+	if port == 0 {
+		if imported == nil || len(imported.Ports) == 0 {
+			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
+		}
+		port = imported.Ports[0].Number
+	}
+	tr.t.Port = port
+	kinds := callKinds(opt.Call, imported, port)
+	kind := kinds[0]
+	tr.t.Call = kind
+	if labels == nil {
+		tr.t.Notes = append(tr.t.Notes, "pod labels unknown (--from): Sidecars, DestinationRules and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
+	}
+	addr := ""
+	if imported != nil {
+		addr = firstAddress(imported.Addresses)
+	}
+	res := v.Outbound.Resolve(rules.Call{Host: host, Port: port, Kind: kind, Address: addr})
+	tr.sidecarHop(v, client, res, host, port, kind)
+	if tr.t.Cause == "" {
+		if tr.t.Cause = PathOK; tr.t.Level == "" {
+			tr.t.Level = LevelInfo
+		}
+		if tr.t.Message == "" {
+			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the external host's cluster on every hop.", strings.ToUpper(kind), client, host, port)
+		}
+	}
+	return tr.t, nil
+}
+
+func resultPath(res rules.CallResult) string {
+	parts := []string{"listener " + res.Listener}
+	if res.Chain != nil {
+		parts = append(parts, "filter chain "+orDash(res.Chain.MatchString())+" → "+res.Chain.DestinationString())
+	}
+	if res.RouteConfig != "" {
+		parts = append(parts, "route configuration "+res.RouteConfig)
+	}
+	if res.VirtualHost != "" {
+		parts = append(parts, "virtual host "+res.VirtualHost)
+	}
+	switch {
+	case res.Error != "":
+		parts = append(parts, res.Error)
+	case res.DirectResponse != 0:
+		parts = append(parts, fmt.Sprintf("direct response %d", res.DirectResponse))
+	case res.Cluster != "":
+		parts = append(parts, "cluster "+res.Cluster)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sidecarHop traces the client sidecar and hands over to the gateway hop.
+func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind string) {
+	path := resultPath(res)
+	switch {
+	case res.Error == rules.CallErrNoFilterChain || res.Error == rules.CallErrMultiple || res.Error == rules.CallErrProtocol:
+		tr.hop(proxy, "listener", Fail, path)
+		tr.fail(PathSidecarNoChain, "reset", "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d finds no usable filter chain on %s of %s (%s): the connection is reset.", strings.ToUpper(kind), host, port, res.Listener, proxy, res.Error),
+			"Run `kubectl egress explain-listener "+host+fmt.Sprintf(":%d", port)+" --from "+v.Namespace+"` to see the chains competing for the port.")
+		return
+	case res.Error != "":
+		tr.hop(proxy, "route", Fail, path)
+		tr.fail(PathSidecarNoRoute, "NR", "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d reaches route configuration %s of %s but %s: 404 NR.", strings.ToUpper(kind), host, port, res.RouteConfig, proxy, res.Error),
+			"Declare the host (a ServiceEntry with this port) or give it a VirtualService route that applies to these sidecars.")
+		return
+	case res.DirectResponse == 502 || res.Cluster == rules.BlackHoleCluster:
+		tr.hop(proxy, "route", Fail, path)
+		flag := "502"
+		if res.Cluster == rules.BlackHoleCluster {
+			flag = "reset"
+		}
+		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
+			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one).", host, port, v.Namespace))
+		return
+	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
+		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
+		tr.directWarning(v, proxy, host)
+		return
+	}
+	cport, subset, chost, ok := parseClusterName(res.Cluster)
+	if !ok {
+		tr.hop(proxy, "cluster", Pass, path)
+		return
+	}
+	view := RevisionView(tr.snap, v.Revision)
+	mc := v.Flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = tr.snap.IstioNamespace
+	}
+	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
+	reg := model.Services(view, mc)
+	c := sidecarCluster(tr.snap, v, drs, reg, chost, cport, subset)
+	if !c.Present {
+		tr.hop(proxy, "cluster", Fail, path+": the sidecar has no such cluster ("+c.Reason+")")
+		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
+		if s, ok := v.Outbound.ScopeService(chost); ok && s.Kind == rules.KindService && !hasPort(s, cport) {
+			culprit, fix = s.Ref(), gatewayServiceFix(s, cport)
+		}
+		tr.fail(ListenerClusterAbsent, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix)
+		return
+	}
+	tr.hop(proxy, "cluster", Pass, path+" (present)", Evidence{Resource: "DestinationRule " + orDash(c.DestinationRule), Field: "cluster", Value: res.Cluster})
+	svc, sok := v.Outbound.ScopeService(chost)
+	gws := gatewayPodsOf(tr.snap, svc)
+	if !sok || svc.Kind != rules.KindService || len(gws) == 0 {
+		// The external host's own cluster (or a mesh service): the path ends here.
+		if chost != host && len(gws) == 0 && sok && svc.Kind == rules.KindService {
+			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is a Kubernetes Service that selects no gateway workload; the trace stops at its cluster.", svc.Ref()))
+		}
+		if chost == host {
+			tr.directWarning(v, proxy, host)
+			tr.endpointsHop(proxy, svc, host, cport)
+		}
+		return
+	}
+	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+}
+
+func gatewayServiceFix(s rules.Service, port uint32) string {
+	fix := fmt.Sprintf("Add port %d to %s, or route to a port the Service declares.", port, s.Ref())
+	for _, p := range s.Ports {
+		if p.TargetPort == port {
+			fix = fmt.Sprintf("Service port %d already targets container port %d: send the mesh hop to port %d (destination.port.number), or add Service port %d.", p.Number, port, p.Number, port)
+		}
+	}
+	return fix
+}
+
+// directWarning warns when the client's call goes straight out although a VirtualService routes
+// the host through a gateway (a mesh route that does not apply to this client, for example).
+func (tr *tracer) directWarning(v SidecarView, proxy, host string) {
+	view := RevisionView(tr.snap, v.Revision)
+	x := model.VirtualServices(view, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, vs := range x.Relevant(host, nil) {
+		for _, g := range rules.VSGateways(vs) {
+			if g != rules.MeshGateway {
+				ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+				tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+					Message: fmt.Sprintf("%s routes %s through Gateway %s, but the call from %s does not go through it: no mesh route of it applies to this client (gateways [mesh], exportTo, match conditions), so the sidecar sends the call straight out.", ref, host, g, proxy),
+					Fix:     fmt.Sprintf("List \"mesh\" in %s's gateways with a route to the egress gateway Service for these clients, exported to %s.", ref, v.Namespace)})
+				return
+			}
+		}
+	}
+}
+
+// gatewayPodsOf returns the gateway workloads a Kubernetes Service selects (its namespace, its
+// selector).
+func gatewayPodsOf(snap *snapshot.Snapshot, s rules.Service) []Workload {
+	if s.Kind != rules.KindService || len(s.WorkloadSelector) == 0 {
+		return nil
+	}
+	var out []Workload
+	for _, w := range GatewayWorkloads(snap) {
+		if w.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, w.Labels) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (tr *tracer) kubeService(s rules.Service) *corev1.Service {
+	for _, svc := range tr.snap.Services {
+		if svc.Namespace == s.Namespace && svc.Name == s.Name {
+			return svc
+		}
+	}
+	return nil
+}
+
+// gatewayHop traces the call at the gateway the sidecar's cluster (a Service of gateway pods)
+// sends it to.
+func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws []Workload, res rules.CallResult, host string, port, cport uint32, subset, kind string, drs *rules.DRLookup) {
+	w := gws[0]
+	gproxy := "gateway " + w.Ref()
+	if len(gws) > 1 {
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s selects %d gateway workloads; the trace follows %s.", svc.Ref(), len(gws), w.Ref()))
+	}
+	k := tr.kubeService(svc)
+	target := cport
+	if k != nil {
+		for _, p := range k.Spec.Ports {
+			if uint32(p.Port) == cport && p.TargetPort.IntVal != 0 {
+				target = uint32(p.TargetPort.IntVal)
+			}
+		}
+	}
+	tr.hop(gproxy, "service port", Pass, fmt.Sprintf("%s port %d → targetPort %d on the pods of %s", svc.Ref(), cport, target, w.Ref()),
+		Evidence{Resource: svc.Ref(), Field: "spec.ports", Value: portList(svc.Ports)})
+	tr.ambiguousServices(w, svc, cport, target)
+
+	// What the sidecar's cluster sends.
+	sent, sentFrom, sni := clusterTLS(v, drs, svc, cport, subset, kind)
+
+	// The gateway's listener on the target port.
+	lr, err := ExplainListener(tr.snap, ExplainListenerOptions{Gateway: w.Ref(), Port: target, Host: host})
+	if err != nil {
+		tr.hop(gproxy, "listener", Unknown, err.Error())
+		return
+	}
+	var servers []rules.GatewayServer
+	gview := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(gview, w.Revision)
+	for _, ms := range rules.MergeGatewayServers(rules.GatewaysForWorkload(gview.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+		if ms.Port == target && ms.Dropped == "" {
+			servers = append(servers, ms)
+		}
+	}
+	var chains []ChainView
+	lname := fmt.Sprintf("0.0.0.0_%d", target)
+	for _, l := range lr.Listeners {
+		if l.Name == lname {
+			chains = append(chains, l.Chains...)
+		}
+	}
+	if len(servers) == 0 || len(chains) == 0 {
+		why := tr.whyNoServer(w, target, len(servers) > 0)
+		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, why))
+		tr.fail(PathGatewayNotListen, "UF", "Gateway servers for "+w.Ref(), fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at %s.", svc.Ref(), cport, target, w.Ref(), why, proxy),
+			fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it; or send the mesh hop to the Service port whose target the existing server uses.", w.Ref(), cport, target, host))
+		return
+	}
+	srv := servers[0].Server
+	expect := serverExpects(srv)
+	tr.hop(gproxy, "listener", Pass, fmt.Sprintf("listener %s from %s (%s %s)", lname, serverRefs(servers), strings.ToUpper(srv.GetPort().GetProtocol()), serverTLSMode(srv)))
+	// TLS between the hops.
+	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
+		tr.hop(gproxy, "tls", Fail, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
+		tr.fail(PathTLSMismatch, "UF", sentFrom, msg, tlsFix(sent, expect, svc, cport, host))
+		return
+	}
+	tr.hop(gproxy, "tls", Pass, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
+
+	// The gateway's chain, route and cluster for the host.
+	// A passthrough server's chains match the client's SNI; any other server's listener has one
+	// chain for the call (HTTP routes by Host, TCP forwards, Istio mTLS was checked above).
+	var chain *ChainView
+	for i := range chains {
+		c := &chains[i]
+		if expect == "the client's TLS" && len(c.SNI) > 0 && !slices.ContainsFunc(c.SNI, func(s string) bool { return rules.HostMatches(s, host) }) {
+			continue
+		}
+		chain = c
+		break
+	}
+	if chain == nil {
+		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("no chain of %s matches server name %s", lname, host))
+		tr.fail(PathGatewayNoChain, "reset", "Gateway servers for "+w.Ref(), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
+			fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, srv.GetPort().GetNumber(), host))
+		return
+	}
+	cluster := ""
+	if rds, ok := strings.CutPrefix(chain.Destination, "Route: "); ok {
+		var vh *rules.VirtualHost
+		for i := range lr.Routes {
+			if lr.Routes[i].Name == rds {
+				vh = rules.MatchVirtualHost(&lr.Routes[i], host)
+			}
+		}
+		if vh == nil || len(vh.Routes) == 0 || strings.HasPrefix(vh.Name, "blackhole:") {
+			tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s has no virtual host for %s", rds, host))
+			tr.fail(PathGatewayNoRoute, "NR", "VirtualServices bound to "+serverRefs(servers), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
+				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
+			return
+		}
+		cluster = vh.Routes[0].Cluster
+		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, vh.Routes[0].VirtualService))
+	} else {
+		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
+		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
+	}
+	gport, _, ghost, ok := parseClusterName(cluster)
+	if !ok {
+		return
+	}
+	r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: ghost, Port: gport, Gateway: w.Ref()})
+	if err != nil || len(r.Gateways) == 0 {
+		return
+	}
+	g := r.Gateways[0]
+	present := false
+	for _, c := range g.Clusters {
+		if c.Name == cluster {
+			present = c.Present
+		}
+	}
+	if !present {
+		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s is not in the gateway's clusters (cause %s)", cluster, g.Cause))
+		msg := g.Message
+		if g.Cause == CauseOK || g.Cause == "" {
+			msg = fmt.Sprintf("The gateway routes %s to %s, which it does not have.", host, cluster)
+		}
+		tr.fail(g.Cause, "NC", g.Culprit, msg+" The call fails with 503 NC at the gateway.", g.Fix)
+		return
+	}
+	tr.hop(gproxy, "cluster", Pass, cluster+" present ("+g.Cause+")")
+	if g.Cause == CauseNoEndpoints {
+		tr.hop(gproxy, "endpoints", Fail, g.Message)
+		tr.fail(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix)
+	}
+}
+
+// endpointsHop checks the endpoints of a cluster the sidecar itself sends to.
+func (tr *tracer) endpointsHop(proxy string, s rules.Service, host string, port uint32) {
+	if s.Kind == rules.KindServiceEntry && s.Resolution == "NONE" {
+		tr.hop(proxy, "endpoints", Pass, "resolution NONE: the sidecar forwards to the address the application connected to (ORIGINAL_DST)")
+	}
+}
+
+// ambiguousServices warns when Services selecting the gateway pods map the called port to
+// different targetPorts.
+func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, target uint32) {
+	var others []string
+	for _, svc := range tr.snap.Services {
+		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+			continue
+		}
+		for _, p := range svc.Spec.Ports {
+			if uint32(p.Port) == port && p.TargetPort.IntVal != 0 && uint32(p.TargetPort.IntVal) != target {
+				others = append(others, fmt.Sprintf("Service %s/%s port %d → %d", svc.Namespace, svc.Name, p.Port, p.TargetPort.IntVal))
+			}
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	used := gatewayTargetPorts(tr.snap, w)[port]
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathAmbiguousService, Level: LevelWarning, Resource: called.Ref(),
+		Message: fmt.Sprintf("%s maps port %d to %d, but %s select the same gateway pods; a Gateway server on port %d listens on targetPort %d, so calls through the other Service land on another port.", called.Ref(), port, target, strings.Join(others, ", "), port, used),
+		Fix:     "Keep one Service per gateway workload (or give the Services the same port → targetPort map)."})
+}
+
+// whyNoServer says why the gateway workload has no usable server on a listener port.
+func (tr *tracer) whyNoServer(w Workload, target uint32, haveServer bool) string {
+	if haveServer {
+		return "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"
+	}
+	var reasons []string
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	targets := gatewayTargetPorts(tr.snap, w)
+	onPort := func(s *networking.Server) bool {
+		p := s.GetPort().GetNumber()
+		if t, ok := targets[p]; ok && t != 0 {
+			p = t
+		}
+		return p == target
+	}
+	for _, g := range tr.snap.Gateways {
+		has := false
+		for _, s := range g.Spec.GetServers() {
+			if onPort(s) {
+				has = true
+			}
+		}
+		if !has {
+			continue
+		}
+		ref := "Gateway " + rules.GatewayName(g)
+		switch {
+		case !model.InRevision(g.Labels, w.Revision):
+			reasons = append(reasons, fmt.Sprintf("%s is labelled istio.io/rev=%s, but %s is served by revision %s", ref, g.Labels[RevisionLabel], w.Ref(), orDefault(w.Revision)))
+		case !rules.LabelsSubsetOf(g.Spec.Selector, w.Labels):
+			reasons = append(reasons, fmt.Sprintf("%s selects %s, which %s's pods (%s) do not carry", ref, fmtLabels(g.Spec.Selector), w.Ref(), fmtLabels(w.Labels)))
+		case flags.ScopeGWToNs.Value && g.Namespace != w.Namespace:
+			reasons = append(reasons, fmt.Sprintf("%s is in namespace %s and istiod runs with PILOT_SCOPE_GATEWAY_TO_NAMESPACE=true: it applies only to gateway pods in %s", ref, g.Namespace, g.Namespace))
+		default:
+			reasons = append(reasons, fmt.Sprintf("%s has a server on the port but istiod skips it when merging the gateway's servers", ref))
+		}
+	}
+	if len(reasons) == 0 {
+		return fmt.Sprintf("no Gateway has a server whose port translates to %d", target)
+	}
+	return strings.Join(reasons, "; ")
+}
+
+func orDefault(r string) string {
+	if r == "" {
+		return "default"
+	}
+	return r
+}
+
+func serverRefs(servers []rules.GatewayServer) string {
+	var out []string
+	for _, s := range servers {
+		out = append(out, s.Ref())
+	}
+	return strings.Join(out, ", ")
+}
+
+// clusterTLS says what the sidecar's cluster to the gateway Service sends: plaintext, Istio mTLS
+// or TLS (a DestinationRule's tls for the subset and port, or the top level), the client's own
+// TLS passed through for a tls call; the SNI it sets (tls.sni, when given); and where that comes
+// from. Auto mTLS does not apply: gateway pods carry no security.istio.io/tlsMode label.
+func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string) (sent, from, sni string) {
+	mode, ref := "", ""
+	if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
+		ref = "DestinationRule " + ch.Ref()
+		tp := ch.TrafficPolicy
+		for _, dr := range ch.Rules {
+			for _, s := range dr.Spec.GetSubsets() {
+				if s.GetName() == subset && s.GetTrafficPolicy() != nil {
+					tp = s.GetTrafficPolicy()
+				}
+			}
+		}
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
+				mode, sni = pl.GetTls().GetMode().String(), pl.GetTls().GetSni()
+			}
+		}
+		if mode == "" && tp.GetTls() != nil {
+			mode, sni = tp.GetTls().GetMode().String(), tp.GetTls().GetSni()
+		}
+	}
+	app := "plaintext"
+	if kind == rules.CallTLS {
+		app = "the client's TLS"
+	}
+	switch mode {
+	case "ISTIO_MUTUAL":
+		if kind == rules.CallTLS {
+			return "the client's TLS inside Istio mTLS", ref + " tls.mode ISTIO_MUTUAL", sni
+		}
+		return "Istio mTLS", ref + " tls.mode ISTIO_MUTUAL", sni
+	case "SIMPLE", "MUTUAL":
+		if kind == rules.CallTLS {
+			return "the client's TLS inside TLS", ref + " tls.mode " + mode, sni
+		}
+		return "TLS", ref + " tls.mode " + mode, sni
+	}
+	if ref == "" {
+		ref = "no DestinationRule tls for the gateway Service"
+	} else {
+		ref += " (no tls for this port)"
+	}
+	return app, ref + "; no auto mTLS: gateway pods carry no security.istio.io/tlsMode label", sni
+}
+
+// serverExpects says what a gateway server expects on the wire.
+func serverExpects(s *networking.Server) string {
+	if s.GetTls() == nil {
+		return "plaintext" // an unset mode reads as PASSTHROUGH (the enum's zero)
+	}
+	switch s.GetTls().GetMode() {
+	case networking.ServerTLSSettings_ISTIO_MUTUAL:
+		return "Istio mTLS"
+	case networking.ServerTLSSettings_PASSTHROUGH, networking.ServerTLSSettings_AUTO_PASSTHROUGH:
+		return "the client's TLS"
+	case networking.ServerTLSSettings_SIMPLE, networking.ServerTLSSettings_MUTUAL, networking.ServerTLSSettings_OPTIONAL_MUTUAL:
+		return "TLS it terminates"
+	}
+	return "plaintext"
+}
+
+// tlsMismatch explains why what the sidecar sends does not work with what the server expects
+// ("" when it does).
+func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) string {
+	switch {
+	case sent == "plaintext" && expect == "plaintext":
+		return ""
+	case sent == "Istio mTLS" && expect == "Istio mTLS":
+		if hosts := rules.SNIHostsForServer(s); !slices.Contains(hosts, "*") && sni != "" && !slices.ContainsFunc(hosts, func(h string) bool { return rules.HostMatches(h, sni) }) {
+			return fmt.Sprintf("The sidecar's Istio mTLS to the gateway sets SNI %s, which the gateway server's hosts %s do not match: its filter chain matches those server names only, and the gateway resets the connection (503 UF).", sni, strings.Join(hosts, ","))
+		}
+		if hosts := rules.SNIHostsForServer(s); sni == "" && !slices.Contains(hosts, "*") {
+			return fmt.Sprintf("The sidecar's Istio mTLS to the gateway sets no tls.sni, so Envoy sends the cluster's own name as SNI, which the gateway server's hosts %s do not match: the gateway resets the connection (503 UF).", strings.Join(hosts, ","))
+		}
+		return ""
+	case sent == "the client's TLS" && expect == "the client's TLS":
+		return ""
+	case sent == "TLS" && expect == "TLS it terminates":
+		return ""
+	}
+	switch expect {
+	case "plaintext":
+		return fmt.Sprintf("The sidecar sends %s to a gateway server that expects plaintext (HTTP or TCP without tls settings): the gateway reads TLS handshake bytes as %s and the call fails (503 UF, or 400 for HTTP).", sent, "plain traffic")
+	case "Istio mTLS":
+		return fmt.Sprintf("The gateway server terminates Istio mTLS (tls.mode ISTIO_MUTUAL), but the sidecar sends %s: no filter chain accepts it and the connection is reset (503 UF).", sent)
+	case "the client's TLS":
+		return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), but the sidecar sends %s for %s: there is no SNI %s to match and the connection is reset.", sent, host, host)
+	}
+	return fmt.Sprintf("The gateway server terminates TLS with its own certificate, but the sidecar sends %s: the handshake fails (503 UF).", sent)
+}
+
+func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) string {
+	switch expect {
+	case "plaintext":
+		return fmt.Sprintf("Remove the tls settings for port %d from the DestinationRule of %s (the gateway server is plaintext), or make the server HTTPS with tls.mode ISTIO_MUTUAL.", port, svc.Hostname)
+	case "Istio mTLS":
+		return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: egressgateway-for-%s\n  namespace: %s\nspec:\n  host: %s\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: %d}\n      tls:\n        mode: ISTIO_MUTUAL\n        sni: %s",
+			strings.ReplaceAll(host, ".", "-"), svc.Namespace, svc.Hostname, port, host)
+	case "the client's TLS":
+		return fmt.Sprintf("Have the client speak TLS to %s (port declared TLS or HTTPS) and route it with a tls block, or make the gateway server HTTP and originate TLS at the gateway.", host)
+	}
+	return fmt.Sprintf("Originate TLS to the gateway (DestinationRule tls.mode SIMPLE with sni %s for port %d of %s), or make the server PASSTHROUGH for the client's own TLS.", host, port, svc.Hostname)
+}
+
+// serverTLSMode is the server's tls.mode, or "plaintext" when it has no tls settings.
+func serverTLSMode(s *networking.Server) string {
+	if s.GetTls() == nil {
+		return "plaintext"
+	}
+	return s.GetTls().GetMode().String()
+}
