@@ -151,6 +151,9 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	kinds := callKinds(opt.Call, imported, port)
 	kind := kinds[0]
 	tr.t.Call = kind
+	if len(snap.Namespaces) > 0 && snap.Namespace(ns) == nil {
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("namespace %s is not in the input: traced as for a new namespace with no labels", ns))
+	}
 	if labels == nil {
 		tr.t.Notes = append(tr.t.Notes, "pod labels unknown (--from): Sidecars, DestinationRules and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
@@ -244,7 +247,11 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.fail(ListenerClusterAbsent, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix)
 		return
 	}
-	tr.hop(proxy, "cluster", Pass, path+" (present)", Evidence{Resource: "DestinationRule " + orDash(c.DestinationRule), Field: "cluster", Value: res.Cluster})
+	if c.DestinationRule != "" {
+		tr.hop(proxy, "cluster", Pass, path+" (present)", Evidence{Resource: "DestinationRule " + c.DestinationRule, Field: "cluster", Value: res.Cluster})
+	} else {
+		tr.hop(proxy, "cluster", Pass, path+" (present, no DestinationRule)")
+	}
 	svc, sok := v.Outbound.ScopeService(chost)
 	gws := gatewayPodsOf(tr.snap, svc)
 	if !sok || svc.Kind != rules.KindService || len(gws) == 0 {

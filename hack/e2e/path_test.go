@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// pathFixtures are the plugin's own path fixtures (pkg/checks/testdata/paths): each is applied
+// after _base.yaml, and its first line states the call and the verdict:
+//
+//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG] [+WARNING]
+const pathFixtures = "../../pkg/checks/testdata/paths"
+
+type pathFixture struct {
+	file     string
+	args     []string // HOST --port N --from NS [--call K]
+	cause    string
+	warnings []string
+}
+
+func readPathFixtures(t *testing.T) []pathFixture {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(pathFixtures, "*.yaml"))
+	var out []pathFixture
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "_") {
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(fh).ReadString('\n')
+		fh.Close()
+		spec, ok := strings.CutPrefix(strings.TrimSpace(line), "# path: ")
+		if !ok {
+			t.Fatalf("%s: first line is not '# path: ...'", f)
+		}
+		call, want, _ := strings.Cut(spec, " => ")
+		fields := strings.Fields(call)
+		host, port, _ := strings.Cut(fields[0], ":")
+		c := pathFixture{file: f, args: append([]string{host, "--port", port}, fields[1:]...)}
+		for i, w := range strings.Fields(want) {
+			switch {
+			case strings.HasPrefix(w, "+"):
+				c.warnings = append(c.warnings, w[1:])
+			case i == 0:
+				c.cause = w
+			}
+		}
+		out = append(out, c)
+	}
+	if len(out) < 12 {
+		t.Fatalf("only %d path fixtures in %s", len(out), pathFixtures)
+	}
+	return out
+}
+
+// applyFiles cleans the cluster and applies the files in order with the real kubectl (twice
+// when the first pass fails, for objects listed before their Namespace).
+func applyFiles(t *testing.T, files ...string) {
+	t.Helper()
+	cleanCluster(t)
+	for _, f := range files {
+		args := []string{"apply", "-f", f, "--kubeconfig", env.kubeconfig}
+		if r := kubectl(t, args...); r.code != 0 {
+			if r = kubectl(t, args...); r.code != 0 {
+				t.Fatalf("kubectl apply -f %s: %s", f, r)
+			}
+		}
+	}
+}
+
+// TestWhyMissingPath traces each path fixture's call with `why-missing --from`, live (the files
+// applied to the API server, through kubectl's plugin discovery) and offline (-f --offline):
+// both give the stated cause, the same hops, and exit 1 exactly when the call fails.
+func TestWhyMissingPath(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	for _, c := range readPathFixtures(t) {
+		t.Run(strings.TrimSuffix(filepath.Base(c.file), ".yaml"), func(t *testing.T) {
+			file, _ := filepath.Abs(c.file)
+			applyFiles(t, base, file)
+			args := append([]string{"why-missing", "-o", "json"}, c.args...)
+			var hops [2][]string
+			for i, mode := range []string{"live", "offline"} {
+				var r result
+				if mode == "live" {
+					r = egress(t, append(args, "--kubeconfig", env.kubeconfig)...)
+				} else {
+					r = egressDirect(t, append(args, "-f", base, "-f", file)...)
+				}
+				rep := parseReport(t, r)
+				p := rep.Path
+				if p == nil {
+					t.Fatalf("%s: no path in the report\n%s", mode, r)
+				}
+				if p.Cause != c.cause {
+					t.Errorf("%s: cause %s, want %s: %s", mode, p.Cause, c.cause, p.Message)
+				}
+				wantCode := 0
+				if p.Failed() {
+					wantCode = 1
+				}
+				if r.code != wantCode {
+					t.Errorf("%s: exit %d, want %d (cause %s)\n%s", mode, r.code, wantCode, p.Cause, r)
+				}
+				for _, w := range c.warnings {
+					if !slices.ContainsFunc(p.Warnings, func(f checks.Finding) bool { return f.Code == w }) {
+						t.Errorf("%s: warning %s missing: %+v", mode, w, p.Warnings)
+					}
+				}
+				for _, h := range p.Hops {
+					hops[i] = append(hops[i], h.Proxy+" "+h.Step+" "+string(h.Result))
+				}
+			}
+			if !slices.Equal(hops[0], hops[1]) {
+				t.Errorf("live and offline hops differ:\n live:    %v\n offline: %v", hops[0], hops[1])
+			}
+		})
+	}
+}
+
+// TestWhyMissingPathBadInput: a client namespace that does not exist, --from with --pod, and an
+// unknown call kind are usage errors (exit 2) with one line on stderr, before anything is read.
+func TestWhyMissingPathBadInput(t *testing.T) {
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	for _, args := range [][]string{
+		{"why-missing", "api.example.com", "--from", "team-a", "--pod", "team-a/x", "-f", base},
+		{"why-missing", "api.example.com", "--from", "team-a", "--call", "smtp", "-f", base},
+		{"why-missing", "api.example.com", "--call", "tls", "-f", base},
+	} {
+		r := egressDirect(t, args...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("%v: exit %d, want 2 with a one-line error\n%s", args, r.code, r)
+		}
+	}
+}
