@@ -14,8 +14,8 @@ type egressCase struct {
 
 const egressGW = "istio-system/istio-egressgateway"
 
-// cases: add a row to extend the suite. The expected exit code follows from present
-// (0 present, 1 absent).
+// cases: add a row to extend the suite. The expected exit code follows from present and the
+// cause's level (0 present with a cause that is not an Error, else 1).
 var cases = []egressCase{
 	{"01-se-exportto-dot-hidden-from-egress-gateway.yaml", "api.example.com", 80, egressGW, false, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry team-a/api-example"},
 	{"06-gateway-short-name-resolves-in-vs-namespace.yaml", "api.example.com", 80, egressGW, true, "GATEWAY_REF_UNRESOLVED", "VirtualService team-a/api-via-egress"},

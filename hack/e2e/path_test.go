@@ -14,7 +14,7 @@ import (
 // pathFixtures are the plugin's own path fixtures (pkg/checks/testdata/paths): each is applied
 // after _base.yaml, and its first line states the call and the verdict:
 //
-//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG] [+WARNING]
+//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG] [+WARNING] [-WARNING-NOT-RAISED]
 const pathFixtures = "../../pkg/checks/testdata/paths"
 
 type pathFixture struct {
@@ -22,6 +22,7 @@ type pathFixture struct {
 	args     []string // HOST --port N --from NS [--call K]
 	cause    string
 	warnings []string
+	absent   []string // warnings that must not be raised
 }
 
 func readPathFixtures(t *testing.T) []pathFixture {
@@ -50,6 +51,8 @@ func readPathFixtures(t *testing.T) []pathFixture {
 			switch {
 			case strings.HasPrefix(w, "+"):
 				c.warnings = append(c.warnings, w[1:])
+			case strings.HasPrefix(w, "-"):
+				c.absent = append(c.absent, w[1:])
 			case i == 0:
 				c.cause = w
 			}
@@ -114,6 +117,11 @@ func TestWhyMissingPath(t *testing.T) {
 				for _, w := range c.warnings {
 					if !slices.ContainsFunc(p.Warnings, func(f checks.Finding) bool { return f.Code == w }) {
 						t.Errorf("%s: warning %s missing: %+v", mode, w, p.Warnings)
+					}
+				}
+				for _, w := range c.absent {
+					if slices.ContainsFunc(p.Warnings, func(f checks.Finding) bool { return f.Code == w }) {
+						t.Errorf("%s: warning %s raised: %+v", mode, w, p.Warnings)
 					}
 				}
 				for _, h := range p.Hops {

@@ -57,7 +57,7 @@ var Catalog = []CatalogEntry{
 	{CauseSubsetNotDefined, LevelError, "NC", "A bound route names a subset that no DestinationRule on the gateway's lookup path defines (seed §2.5)."},
 	{CauseProxyDisagrees, LevelError, "NC", "The configuration gives the gateway the cluster, but the running proxy does not hold it: a push that has not arrived or was rejected (see sync status), or a control-plane bug (istio/istio#44439). Not a configuration fault."},
 	{CauseModelDisagrees, LevelWarning, "", "The proxy holds a cluster the prediction says it lacks: the configuration changed since it was read, or this tool's model of istiod is wrong for this case (please report it)."},
-	{CauseNoEndpoints, LevelWarning, "UH", "The cluster exists but has no endpoints on a gateway (resolution NONE becomes EDS with 0 endpoints; STATIC without endpoints)."},
+	{CauseNoEndpoints, LevelError, "UH", "The cluster exists but has no endpoints on a gateway (resolution NONE becomes EDS with 0 endpoints; STATIC without endpoints)."},
 	{"LEGACY_GATEWAY_REF", LevelInfo, "", "A gateway reference uses the legacy FQDN form; prefer namespace/name."},
 	{"NO_ROUTE_THROUGH_GATEWAY", LevelInfo, "", "No VirtualService routes the host through this gateway; the cluster alone carries no traffic."},
 	{"DELEGATE_UNUSABLE", LevelWarning, "NR", "A delegated route names a VirtualService that is missing, has hosts, or is not exported to the root's namespace."},

@@ -89,6 +89,8 @@ type Hop struct {
 type tracer struct {
 	snap *snapshot.Snapshot
 	t    *PathTrace
+	// gatewayHops caches gateway hops across traces (preflight); nil: no cache.
+	gatewayHops map[string]*gatewayHopRecord
 }
 
 func (tr *tracer) hop(proxy, step string, r Result, summary string, ev ...Evidence) {
@@ -157,6 +159,13 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if labels == nil {
 		tr.t.Notes = append(tr.t.Notes, "pod labels unknown (--from): Sidecars, DestinationRules and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
+	tr.trace(v, client, imported, host, port, kind)
+	return tr.t, nil
+}
+
+// trace resolves the call in the client sidecar v and follows it (TracePath's body, shared with
+// preflight, which brings its own views and gateway-hop cache).
+func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, host string, port uint32, kind string) {
 	addr := ""
 	if imported != nil {
 		addr = firstAddress(imported.Addresses)
@@ -171,7 +180,16 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the external host's cluster on every hop.", strings.ToUpper(kind), client, host, port)
 		}
 	}
-	return tr.t, nil
+}
+
+// gatewayHopRecord is what the gateway part of a trace added: it depends on the gateway
+// workload, the Service and port called, the host, subset and call kind, and the TLS the
+// sidecar sends, not on which client sent it, so preflight traces it once for all clients.
+type gatewayHopRecord struct {
+	hops                                  []Hop
+	warnings                              []Finding
+	notes                                 []string
+	cause, level, flag, culprit, msg, fix string
 }
 
 func resultPath(res rules.CallResult) string {
@@ -221,7 +239,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
-		tr.directWarning(v, proxy, host)
+		tr.directWarning(v, res, proxy, host)
 		return
 	}
 	cport, subset, chost, ok := parseClusterName(res.Cluster)
@@ -260,7 +278,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is a Kubernetes Service that selects no gateway workload; the trace stops at its cluster.", svc.Ref()))
 		}
 		if chost == host {
-			tr.directWarning(v, proxy, host)
+			tr.directWarning(v, res, proxy, host)
 			tr.endpointsHop(proxy, svc, host, cport)
 		}
 		return
@@ -280,7 +298,11 @@ func gatewayServiceFix(s rules.Service, port uint32) string {
 
 // directWarning warns when the client's call goes straight out although a VirtualService routes
 // the host through a gateway (a mesh route that does not apply to this client, for example).
-func (tr *tracer) directWarning(v SidecarView, proxy, host string) {
+// A call a mesh VirtualService route itself sends straight out is deliberate: no warning.
+func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host string) {
+	if (res.Route != nil && res.Route.VirtualService != "") || (res.Chain != nil && res.Chain.VirtualService != "") {
+		return
+	}
 	view := RevisionView(tr.snap, v.Revision)
 	x := model.VirtualServices(view, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
 	for _, vs := range x.Relevant(host, nil) {
@@ -343,6 +365,24 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 
 	// What the sidecar's cluster sends.
 	sent, sentFrom, sni := clusterTLS(v, drs, svc, cport, subset, kind)
+	if tr.gatewayHops != nil {
+		key := strings.Join([]string{w.Ref(), svc.Ref(), fmt.Sprint(cport), host, subset, kind, sent, sentFrom, sni}, "|")
+		if r, ok := tr.gatewayHops[key]; ok {
+			tr.t.Hops = append(tr.t.Hops, r.hops...)
+			tr.t.Warnings = append(tr.t.Warnings, r.warnings...)
+			tr.t.Notes = append(tr.t.Notes, r.notes...)
+			if r.cause != "" && tr.t.Cause == "" {
+				tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = r.cause, r.level, r.flag, r.culprit, r.msg, r.fix
+			}
+			return
+		}
+		h, wn, n := len(tr.t.Hops), len(tr.t.Warnings), len(tr.t.Notes)
+		defer func() {
+			t := tr.t
+			tr.gatewayHops[key] = &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
+				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix}
+		}()
+	}
 
 	// The gateway's listener on the target port.
 	lr, err := ExplainListener(tr.snap, ExplainListenerOptions{Gateway: w.Ref(), Port: target, Host: host})
@@ -368,7 +408,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	if len(servers) == 0 || len(chains) == 0 {
 		why := tr.whyNoServer(w, target, len(servers) > 0)
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, why))
-		tr.fail(PathGatewayNotListen, "UF", "Gateway servers for "+w.Ref(), fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at %s.", svc.Ref(), cport, target, w.Ref(), why, proxy),
+		tr.fail(PathGatewayNotListen, "UF", "Gateway servers for "+w.Ref(), fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), why),
 			fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it; or send the mesh hop to the Service port whose target the existing server uses.", w.Ref(), cport, target, host))
 		return
 	}

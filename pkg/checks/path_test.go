@@ -18,7 +18,7 @@ import (
 type pathCase struct {
 	file, host, from, call, cause, flag string
 	port                                uint32
-	warnings                            []string
+	warnings, absent                    []string
 }
 
 func readPathCases(t *testing.T) []pathCase {
@@ -58,6 +58,8 @@ func readPathCases(t *testing.T) []pathCase {
 			switch {
 			case strings.HasPrefix(w, "+"):
 				c.warnings = append(c.warnings, w[1:])
+			case strings.HasPrefix(w, "-"):
+				c.absent = append(c.absent, w[1:])
 			case i == 0:
 				c.cause = w
 			default:
@@ -100,8 +102,49 @@ func TestTracePathFixtures(t *testing.T) {
 					t.Errorf("warning %s missing: %+v", w, p.Warnings)
 				}
 			}
+			for _, w := range c.absent {
+				if slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == w }) {
+					t.Errorf("warning %s raised: %+v", w, p.Warnings)
+				}
+			}
 			if p.Failed() && (p.Fix == "" || p.Culprit == "") {
 				t.Errorf("a failed path without culprit or fix: %+v", p)
+			}
+		})
+	}
+}
+
+// TestPreflightTracesPaths: preflight traces every client sidecar's calls through the egress
+// gateway, so each failing path fixture fails preflight with the fixture's cause, and a passing
+// one raises no Error from a traced path.
+func TestPreflightTracesPaths(t *testing.T) {
+	for _, c := range readPathCases(t) {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Preflight(snap)
+			var codes []string
+			for _, f := range res.Findings {
+				codes = append(codes, f.Code+"/"+f.Level)
+			}
+			failing := c.cause != PathOK
+			found := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == c.cause && f.Level == LevelError })
+			if failing && !found {
+				t.Errorf("preflight has no Error %s: %v", c.cause, codes)
+			}
+			if !failing {
+				for _, f := range res.Findings {
+					if f.Level == LevelError && slices.ContainsFunc(f.Contexts, func(ctx string) bool { return strings.HasPrefix(ctx, "path from") }) {
+						t.Errorf("passing path, yet preflight raises %s from a traced path: %s", f.Code, f.Message)
+					}
+				}
+			}
+			for _, w := range c.warnings {
+				if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w }) {
+					t.Errorf("preflight lacks warning %s: %v", w, codes)
+				}
 			}
 		})
 	}

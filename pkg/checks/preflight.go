@@ -241,6 +241,10 @@ type collector struct {
 	seen     map[string]int
 	// contexts holds, per finding, the contexts it already lists.
 	contexts map[int]map[string]bool
+	// gatewayHops caches the gateway side of traced paths (tracePaths).
+	gatewayHops map[string]*gatewayHopRecord
+	// gwRouted memoizes routedThroughGateway.
+	gwRouted map[string]bool
 }
 
 // NewPreflightFinding fills a finding from the catalogue entry of code (ID, level, Envoy flag,
@@ -630,6 +634,7 @@ func (c *collector) explainListener() CheckRun {
 		namespaced bool
 	}
 	classes := map[string][]hostResult{}
+	paths := 0
 	for _, ns := range ClientNamespaces(c.snap) {
 		v := BuildSidecarView(c.snap, ns, nil)
 		var ports []uint32
@@ -668,6 +673,11 @@ func (c *collector) explainListener() CheckRun {
 			}
 		}
 		run.Targets += len(asked)
+		calls := make([]hostPortCall, len(asked))
+		for i, q := range asked {
+			calls[i] = hostPortCall{q.host, q.port}
+		}
+		paths += c.tracePaths(v, ns, calls)
 		fp := sidecarFingerprint(c.snap, v)
 		results, seen := classes[fp]
 		if seen && slices.ContainsFunc(results, func(r hostResult) bool { return r.namespaced }) {
@@ -686,6 +696,9 @@ func (c *collector) explainListener() CheckRun {
 		for _, r := range results {
 			c.addListenerFindings([]Finding{r.f}, fmt.Sprintf("sidecar in %s, %s:%d", ns, r.host, r.port))
 		}
+	}
+	if paths > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("%d calls from client sidecars to hosts routed through an egress gateway traced hop by hop (why-missing --from)", paths))
 	}
 	if len(ClientNamespaces(c.snap)) == 0 {
 		run.Notes = append(run.Notes, "no client namespace (labelled istio-injection=enabled or istio.io/rev): no sidecar was modelled")

@@ -190,3 +190,18 @@ type Finding struct {
 
 // String returns the result as written in output.
 func (r Result) String() string { return string(r) }
+
+// Fails reports whether a call through some diagnosed gateway fails: a cluster is absent, or the
+// verdict's cause is an Error (404 NR for a route that does not bind, 503 UH for a cluster with
+// no endpoints), whether or not the cluster is present.
+func (r *Report) Fails() bool {
+	if !r.Present {
+		return true
+	}
+	for _, g := range r.Gateways {
+		if e, ok := Lookup(g.Cause); ok && e.Level == LevelError {
+			return true
+		}
+	}
+	return false
+}

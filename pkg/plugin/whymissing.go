@@ -250,7 +250,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		}
 		return nil
 	}
-	if !rep.Present {
+	if rep.Fails() {
 		return silentExit{code: ExitAbsent}
 	}
 	return nil
