@@ -94,6 +94,8 @@ type catalogRef struct {
 // A unit test checks that every Catalog entry has a row, that every row has a Catalog entry, and
 // that identifiers are unique and in the group of their command.
 var catalogRefs = map[string]catalogRef{
+	AuditSvcNotExportedToClient: {"EGR0210", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
+	AuditSvcNotExportedToGW:     {"EGR0211", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
 	// why-missing --from: the call traced across the sidecar → egress gateway hop.
 	PathOK:               {"EGR0120", "§3.7, §5", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, gateway.go buildGatewayListeners; route/route.go BuildSidecarVirtualHostWrapper"},
 	PathDirect:           {"EGR0121", "§3.4, §5 (502 BlackHoleCluster)", "pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig (mesh-bound VirtualService routes only); cluster.go buildOutboundClusters"},

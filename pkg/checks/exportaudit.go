@@ -27,6 +27,8 @@ const (
 	AuditDRShadowed             = "DR_SHADOWED"
 	AuditSidecarImportHidden    = "SE_NOT_EXPORTED_TO_SIDECAR_IMPORTER"
 	AuditSidecarImportUnknown   = "SIDECAR_IMPORTS_UNDECLARED_HOST"
+	AuditSvcNotExportedToClient = "SERVICE_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
+	AuditSvcNotExportedToGW     = "SERVICE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
 )
 
 func init() {
@@ -39,6 +41,8 @@ func init() {
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
 		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (R4.10: imports select among visible services)."},
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
+		CatalogEntry{AuditSvcNotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a Kubernetes Service (the egress gateway's own, for example) that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from that namespace."},
+		CatalogEntry{AuditSvcNotExportedToGW, LevelError, "NC", "A route bound to a gateway targets a Kubernetes Service that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from the gateway pod's namespace."},
 		CatalogEntry{AuditDRShadowed, LevelInfo, "", "A DestinationRule in the proxy's namespace hides the service namespace's rule for the same host."},
 	)
 }
@@ -465,6 +469,26 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but its exportTo %s does not include %s.", s.Ref(), vsRef, ns, fmtList(s.ExportTo), ns),
 				Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, ns)})
 		}
+		if s.Kind == rules.KindService {
+			// A Kubernetes Service is hidden by its networking.istio.io/exportTo annotation or
+			// by meshConfig.defaultServiceExportTo (push_context.go initServiceRegistry,
+			// serviceregistry/kube/conversion.go ConvertService).
+			code = AuditSvcNotExportedToClient
+			if gateway {
+				code = AuditSvcNotExportedToGW
+			}
+			if a.merge(code, s.Kind, s.Namespace, s.Name, ns, ns) {
+				return
+			}
+			from := "meshConfig.defaultServiceExportTo"
+			if len(s.DeclaredExportTo) > 0 {
+				from = "its annotation networking.istio.io/exportTo"
+			}
+			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
+				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
+				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but %s exports it to %s, not %s.", s.Ref(), vsRef, ns, from, fmtList(s.ExportTo), ns),
+				Fix:     serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, ns)})
+		}
 		return
 	}
 	dr := a.drs.For(ns, labels, h, chosen.Namespace)
@@ -573,6 +597,24 @@ func exportToYAML(ref string, declared []string, ownNs, addNs string) string {
 		keep = append(keep, addNs)
 	}
 	return fmt.Sprintf("# %s\nspec:\n  exportTo:\n%s", ref, strings.TrimRight(yamlItems(keep), "\n"))
+}
+
+// serviceExportToYAML is the annotation that adds namespace addNs to a Kubernetes Service's
+// exportTo (keeping what it declares; "." when it declares nothing and the mesh default hid it).
+func serviceExportToYAML(ref, name string, declared []string, ownNs, addNs string) string {
+	keep := []string{}
+	for _, x := range declared {
+		if x != rules.ExportNone {
+			keep = append(keep, x)
+		}
+	}
+	if len(keep) == 0 {
+		keep = []string{rules.ExportPrivate}
+	}
+	if addNs != ownNs || !slices.Contains(keep, rules.ExportPrivate) {
+		keep = append(keep, addNs)
+	}
+	return fmt.Sprintf("# %s\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: %s\n  annotations:\n    networking.istio.io/exportTo: %q", ref, name, ownNs, strings.Join(keep, ","))
 }
 
 // shadowed reports a DestinationRule in the proxy's namespace that hides the rule the

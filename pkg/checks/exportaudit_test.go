@@ -26,12 +26,24 @@ spec:
   http:
   - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: egress, port: {number: 80}}}]
 `
+	meshVSNoSubset := strings.Replace(meshVS, "subset: egress, ", "", 1)
+	hiddenGwSvc := strings.Replace(gwSvc, "namespace: istio-system}", "namespace: istio-system, annotations: {networking.istio.io/exportTo: \".\"}}", 1)
+	meshDefault := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultServiceExportTo: [\".\"]\n"
+	backend := "apiVersion: v1\nkind: Service\nmetadata: {name: backend, namespace: team-a, annotations: {networking.istio.io/exportTo: \".\"}}\nspec:\n  selector: {app: backend}\n  ports: [{name: http, port: 80}]\n"
 	for _, c := range []struct {
 		name string
 		docs []string
 		want []string
 	}{
 		{"control", []string{strings.Replace(se, "EXPORT", "", 1), boundVS}, nil},
+		{"gateway Service hidden by its exportTo annotation", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, hiddenGwSvc, meshVSNoSubset},
+			[]string{"SERVICE_NOT_EXPORTED_TO_CLIENT_NAMESPACE Service istio-system/istio-egressgateway missing=team-b"}},
+		{"gateway Service hidden by the mesh default", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, gwSvc, meshVSNoSubset, meshDefault},
+			[]string{"SERVICE_NOT_EXPORTED_TO_CLIENT_NAMESPACE Service istio-system/istio-egressgateway missing=team-b"}},
+		{"gateway Service visible: control", []string{strings.Replace(se, "EXPORT", "", 1), clientNs, gwSvc, meshVSNoSubset}, nil},
+		{"gateway route to a Service private to its namespace", []string{strings.Replace(se, "EXPORT", "", 1), backend,
+			strings.Replace(boundVS, "destination: {host: api.example.com", "destination: {host: backend.team-a.svc.cluster.local", 1)},
+			[]string{"SERVICE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE Service team-a/backend missing=istio-system"}},
 		{"entry private to its namespace", []string{strings.Replace(se, "EXPORT", `exportTo: ["."]`, 1), boundVS},
 			[]string{"SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api missing=istio-system"}},
 		{"virtual service private to its namespace", []string{strings.Replace(se, "EXPORT", "", 1), strings.Replace(boundVS, "gateways:", "exportTo: [\".\"]\n  gateways:", 1)},

@@ -261,6 +261,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
 		if s, ok := v.Outbound.ScopeService(chost); ok && s.Kind == rules.KindService && !hasPort(s, cport) {
 			culprit, fix = s.Ref(), gatewayServiceFix(s, cport)
+		} else if !ok {
+			// A Kubernetes Service hidden from the client's namespace (its exportTo annotation or
+			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
+			for _, s := range reg.Shared(chost) {
+				if s.Kind == rules.KindService && !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+					culprit, fix = s.Ref(), serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
+				}
+			}
 		}
 		tr.fail(ListenerClusterAbsent, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix)
 		return

@@ -292,6 +292,8 @@ var defaultFields = map[string]string{
 	AuditSENotExportedToGateway: "spec.exportTo",
 	AuditVSNotExportedToGateway: "spec.exportTo",
 	AuditSENotExportedToClient:  "spec.exportTo",
+	AuditSvcNotExportedToClient: "metadata.annotations[networking.istio.io/exportTo]",
+	AuditSvcNotExportedToGW:     "metadata.annotations[networking.istio.io/exportTo]",
 	AuditDRNotOnLookupPath:      "metadata.namespace",
 	AuditSubsetUndefined:        "spec.http[].route[].destination.subset",
 	AuditDuplicateHost:          "spec.hosts",
