@@ -152,7 +152,7 @@ func TestPreflightCases(t *testing.T) {
 // 1 with --fail-on warning.
 func TestPreflightWarningsFailOnWarning(t *testing.T) {
 	pluginBinary(t)
-	f := casePath("20-serviceentry-resolution-none-behind-gateway.yaml")
+	f := casePath("27-dns-round-robin-duplicate-host.yaml")
 	if r := egressDirect(t, "preflight", "-f", f, "--offline"); r.code != 0 {
 		t.Errorf("default --fail-on error: exit %d\n%s", r.code, r)
 	}

@@ -96,6 +96,7 @@ type catalogRef struct {
 var catalogRefs = map[string]catalogRef{
 	AuditSvcNotExportedToClient: {"EGR0210", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
 	AuditSvcNotExportedToGW:     {"EGR0211", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
+	CauseGatewayNotApplied:      {"EGR0129", "§2.3 (condition 2), §4.4", "pilot/pkg/model/push_context.go mergeGateways input (Gateway selector against the proxy labels, PILOT_SCOPE_GATEWAY_TO_NAMESPACE); pilot/pkg/config/kube/crdclient (LabelsInRevision)"},
 	// why-missing --from: the call traced across the sidecar → egress gateway hop.
 	PathOK:               {"EGR0120", "§3.7, §5", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, gateway.go buildGatewayListeners; route/route.go BuildSidecarVirtualHostWrapper"},
 	PathDirect:           {"EGR0121", "§3.4, §5 (502 BlackHoleCluster)", "pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig (mesh-bound VirtualService routes only); cluster.go buildOutboundClusters"},

@@ -71,6 +71,9 @@ type PathTrace struct {
 	// Warnings are findings that do not stop the call.
 	Warnings []Finding `json:"warnings,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
+
+	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
+	gateway *GatewayVerdict
 }
 
 // Failed reports whether the path fails (an Error-level cause).
@@ -91,6 +94,8 @@ type tracer struct {
 	t    *PathTrace
 	// gatewayHops caches gateway hops across traces (preflight); nil: no cache.
 	gatewayHops map[string]*gatewayHopRecord
+	// hidden are the entries for the host the client does not see (why-missing --from).
+	hidden []rules.Service
 }
 
 func (tr *tracer) hop(proxy, step string, r Result, summary string, ev ...Evidence) {
@@ -142,12 +147,17 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
 	v := BuildSidecarView(snap, ns, labels)
 	imported := importedEntry(v.Outbound, host)
+	hidden := hiddenEntries(snap, v, host, imported)
 	port := opt.Port
 	if port == 0 {
-		if imported == nil || len(imported.Ports) == 0 {
+		switch {
+		case imported != nil && len(imported.Ports) > 0:
+			port = imported.Ports[0].Number
+		case len(hidden) > 0 && len(hidden[0].Ports) > 0:
+			port = hidden[0].Ports[0].Number
+		default:
 			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
 		}
-		port = imported.Ports[0].Number
 	}
 	tr.t.Port = port
 	kinds := callKinds(opt.Call, imported, port)
@@ -159,8 +169,44 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if labels == nil {
 		tr.t.Notes = append(tr.t.Notes, "pod labels unknown (--from): Sidecars, DestinationRules and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
+	tr.hidden = hidden
 	tr.trace(v, client, imported, host, port, kind)
 	return tr.t, nil
+}
+
+// hiddenEntries are the entries that declare host but that the client sidecar does not see
+// (not exported to its namespace, or not imported by its Sidecar's egress hosts).
+func hiddenEntries(snap *snapshot.Snapshot, v SidecarView, host string, imported *rules.Service) []rules.Service {
+	if imported != nil {
+		return nil
+	}
+	view := RevisionView(snap, v.Revision)
+	return model.Services(view, v.Flags.MeshConfig).Shared(host)
+}
+
+// explainHidden says why the client does not see host although entries declare it, naming the
+// resource to change and the change: exportTo, else the Sidecar's egress hosts.
+func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, culprit, fix string) {
+	for _, s := range hidden {
+		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+			// exported here, so the Sidecar's egress hosts leave it out
+			sc := v.Scope.Ref()
+			hosts := ""
+			if v.Scope.Sidecar != nil && len(v.Scope.Sidecar.Spec.GetEgress()) > 0 {
+				for _, h := range v.Scope.Sidecar.Spec.GetEgress()[0].GetHosts() {
+					hosts += fmt.Sprintf("    - %q\n", h)
+				}
+			}
+			return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s does not import it (its egress hosts name no %s/%s or %s/*)", s.Ref(), host, v.Namespace, sc, s.Namespace, host, s.Namespace),
+				"Sidecar " + sc,
+				fmt.Sprintf("# Sidecar %s\nspec:\n  egress:\n  - hosts:\n%s    - %q", sc, hosts, s.Namespace+"/"+host)
+		}
+	}
+	s := hidden[0]
+	if s.Kind == rules.KindService {
+		return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
+	}
+	return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, v.Namespace)
 }
 
 // trace resolves the call in the client sidecar v and follows it (TracePath's body, shared with
@@ -190,6 +236,7 @@ type gatewayHopRecord struct {
 	warnings                              []Finding
 	notes                                 []string
 	cause, level, flag, culprit, msg, fix string
+	gateway                               *GatewayVerdict
 }
 
 func resultPath(res rules.CallResult) string {
@@ -234,11 +281,20 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if res.Cluster == rules.BlackHoleCluster {
 			flag = "reset"
 		}
+		if len(tr.hidden) > 0 {
+			why, culprit, fix := explainHidden(v, host, tr.hidden)
+			tr.fail(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
+			return
+		}
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
 			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one).", host, port, v.Namespace))
 		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
+		if len(tr.hidden) > 0 {
+			why, _, _ := explainHidden(v, host, tr.hidden)
+			tr.t.Notes = append(tr.t.Notes, "The sidecar does not know the host: "+why+"; its routes, DestinationRules and gateway do not apply to this client.")
+		}
 		tr.directWarning(v, res, proxy, host)
 		return
 	}
@@ -381,6 +437,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Notes = append(tr.t.Notes, r.notes...)
 			if r.cause != "" && tr.t.Cause == "" {
 				tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = r.cause, r.level, r.flag, r.culprit, r.msg, r.fix
+				tr.t.gateway = r.gateway
 			}
 			return
 		}
@@ -388,7 +445,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		defer func() {
 			t := tr.t
 			tr.gatewayHops[key] = &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
-				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix}
+				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, gateway: t.gateway}
 		}()
 	}
 
@@ -416,7 +473,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	if len(servers) == 0 || len(chains) == 0 {
 		why := tr.whyNoServer(w, target, len(servers) > 0)
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, why))
-		tr.fail(PathGatewayNotListen, "UF", "Gateway servers for "+w.Ref(), fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), why),
+		tr.fail(PathGatewayNotListen, "UF", w.Kind+" "+w.Ref(), fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), why),
 			fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it; or send the mesh hop to the Service port whose target the existing server uses.", w.Ref(), cport, target, host))
 		return
 	}
@@ -445,7 +502,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	if chain == nil {
 		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("no chain of %s matches server name %s", lname, host))
-		tr.fail(PathGatewayNoChain, "reset", "Gateway servers for "+w.Ref(), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
+		tr.fail(PathGatewayNoChain, "reset", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
 			fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, srv.GetPort().GetNumber(), host))
 		return
 	}
@@ -459,7 +516,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		if vh == nil || len(vh.Routes) == 0 || strings.HasPrefix(vh.Name, "blackhole:") {
 			tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s has no virtual host for %s", rds, host))
-			tr.fail(PathGatewayNoRoute, "NR", "VirtualServices bound to "+serverRefs(servers), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
+			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
 		}
@@ -491,12 +548,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			msg = fmt.Sprintf("The gateway routes %s to %s, which it does not have.", host, cluster)
 		}
 		tr.fail(g.Cause, "NC", g.Culprit, msg+" The call fails with 503 NC at the gateway.", g.Fix)
+		tr.t.gateway = &g
 		return
 	}
 	tr.hop(gproxy, "cluster", Pass, cluster+" present ("+g.Cause+")")
 	if g.Cause == CauseNoEndpoints {
 		tr.hop(gproxy, "endpoints", Fail, g.Message)
 		tr.fail(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix)
+		tr.t.gateway = &g
 	}
 }
 

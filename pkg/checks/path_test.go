@@ -130,6 +130,12 @@ func TestPreflightTracesPaths(t *testing.T) {
 				codes = append(codes, f.Code+"/"+f.Level)
 			}
 			failing := c.cause != PathOK
+			if c.cause == ListenerBlackHole {
+				// A host the client does not see is a fault only if the application calls it,
+				// which configuration does not say: preflight reports the visibility finding
+				// (a Warning), why-missing --from the failure.
+				return
+			}
 			found := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == c.cause && f.Level == LevelError })
 			if failing && !found {
 				t.Errorf("preflight has no Error %s: %v", c.cause, codes)

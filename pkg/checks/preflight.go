@@ -341,11 +341,29 @@ type gatewayTarget struct {
 // reports GATEWAY_REF_UNRESOLVED).
 func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 	var out []gatewayTarget
+	// Gateways that apply to no gateway workload (selector, namespace scope, revision): a
+	// VirtualService routing through one is asked on every workload, where why-missing says
+	// GATEWAY_DOES_NOT_APPLY.
+	orphans := map[string]bool{}
+	for _, g := range snap.Gateways {
+		applies := false
+		for _, w := range GatewayWorkloads(snap) {
+			view := RevisionView(snap, w.Revision)
+			flags := ReadIstiodFlags(view, w.Revision)
+			if slices.Contains(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), g) {
+				applies = true
+				break
+			}
+		}
+		if !applies {
+			orphans[rules.GatewayName(g)] = true
+		}
+	}
 	for _, w := range GatewayWorkloads(snap) {
 		view := RevisionView(snap, w.Revision)
 		flags := ReadIstiodFlags(view, w.Revision)
 		gws := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
-		if len(gws) == 0 {
+		if len(gws) == 0 && len(orphans) == 0 {
 			continue
 		}
 		selecting, names, exists := map[string]bool{}, map[string]bool{}, map[string]bool{}
@@ -390,7 +408,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				}
 				r := rules.ResolveGatewayName(g, vs.Namespace)
 				_, name, _ := strings.Cut(r, "/")
-				if selecting[r] || (!exists[r] && names[name]) {
+				if selecting[r] || (!exists[r] && names[name]) || orphans[r] {
 					mine = append(mine, r)
 				}
 			}

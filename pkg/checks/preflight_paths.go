@@ -38,6 +38,9 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) i
 		ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
 		if p.Failed() {
 			res, field := ParseResourceRef(p.Culprit)
+			if p.gateway != nil && field == "" {
+				field = causeField(*p.gateway, res.Kind) // as the gateway's own verdict reports it: one finding, both contexts
+			}
 			f := NewPreflightFinding(p.Cause, CheckWhyMissing, res, field, p.Message, p.Fix)
 			if p.Flag != "" {
 				f.EnvoyFlag = p.Flag

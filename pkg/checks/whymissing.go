@@ -173,6 +173,7 @@ func (e *evaluation) step(id, name string, r Result, summary string, ev ...Evide
 
 func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, flags IstiodFlags, filterOn, scopeOn bool) GatewayVerdict {
 	live := snap.Live // read from the snapshot itself: a revision view kept from before live evidence was added lacks it
+	full := snap
 	snap = RevisionView(snap, w.Revision)
 	mc := flags.MeshConfig
 	e := &evaluation{snap: snap, liveState: live, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
@@ -190,6 +191,7 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("no gateway Deployment in the input: assumed a workload labelled istio=egressgateway in namespace %s", w.Namespace))
 	}
 	e.run()
+	e.stepGatewayApplies(full)
 	e.stepUnknownInputs()
 	if e.cause == "" {
 		e.v.Cause = CauseOK
@@ -590,6 +592,9 @@ func (e *evaluation) run() {
 		}
 		if n, why := e.endpointCount(*st.chosen); n == 0 {
 			e.step("endpoints", "cluster has endpoints", Warn, why, Evidence{Resource: st.chosen.Ref(), Field: "spec.resolution", Value: st.chosen.Resolution})
+			if slices.ContainsFunc(e.v.Warnings, func(f Finding) bool { return f.Code == "NO_ROUTE_THROUGH_GATEWAY" }) {
+				continue // no call reaches the empty cluster through this gateway: not a failure
+			}
 			e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
 				fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref()))
 		} else {
