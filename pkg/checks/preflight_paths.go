@@ -38,10 +38,15 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) i
 		ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
 		if p.Failed() {
 			res, field := ParseResourceRef(p.Culprit)
-			if p.gateway != nil && field == "" {
-				field = causeField(*p.gateway, res.Kind) // as the gateway's own verdict reports it: one finding, both contexts
+			msg := p.Message
+			if p.gateway != nil {
+				// as the gateway's own verdict reports it: one finding, both contexts
+				msg = p.gateway.Message
+				if field == "" {
+					field = causeField(*p.gateway, res.Kind)
+				}
 			}
-			f := NewPreflightFinding(p.Cause, CheckWhyMissing, res, field, p.Message, p.Fix)
+			f := NewPreflightFinding(p.Cause, CheckWhyMissing, res, field, msg, p.Fix)
 			if p.Flag != "" {
 				f.EnvoyFlag = p.Flag
 			}
