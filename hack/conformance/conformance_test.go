@@ -83,7 +83,10 @@ type result struct {
 	listenerChecks       []listenerCheck
 	listenerDisagreement int
 	// whole proxy configs (proxyconfig_test.go)
-	configChecks       []configCheck
+	configChecks []configCheck
+	// paths through the egress gateway (paths_test.go)
+	pathChecks         []pathCheck
+	pathDisagreement   int
 	configDisagreement int
 }
 
@@ -161,6 +164,8 @@ func TestConformance(t *testing.T) {
 	writeListenerTables(&report, genResults)
 	writeConfigTables(&report, "generated scenarios", genResults)
 	writeConfigTables(&report, "case files", caseResults)
+	writePathTables(&report, "generated scenarios", genResults)
+	writePathTables(&report, "case files", caseResults)
 	nDis := writeDisagreements(&report, outDir, append(append([]*result{}, caseResults...), genResults...))
 	_ = os.WriteFile(filepath.Join(outDir, "summary.txt"), []byte(report.String()), 0o644)
 	fmt.Print(report.String())
@@ -253,6 +258,7 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			if rev == auditedRevision(psnap) && f == filters[0] {
 				res.visChecks = append(res.visChecks, compareVisibility(sc, psnap, iout, res.visUnchecked)...)
 			}
+			res.pathChecks = append(res.pathChecks, comparePaths(t, psnap, rin.proxies, rin.clients, iout)...)
 			// Sidecars do not read the gateway flags: one comparison per revision.
 			if f == filters[0] {
 				res.listenerChecks = append(res.listenerChecks, compareListeners(t, psnap, rin.clients, iout)...)
@@ -276,6 +282,14 @@ func runScenario(t *testing.T, sc *scenario) *result {
 		}
 		if *dumpFlag {
 			fmt.Printf("%s config %s\n", sc.Name, c)
+		}
+	}
+	for _, c := range res.pathChecks {
+		if !c.agree() {
+			res.pathDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s path %s\n", sc.Name, c)
 		}
 	}
 	for _, c := range res.listenerChecks {
@@ -723,7 +737,7 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 	n := 0
 	for _, r := range rs {
-		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 && r.configDisagreement == 0 {
+		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 && r.configDisagreement == 0 && r.pathDisagreement == 0 {
 			continue
 		}
 		file := filepath.Join(outDir, strings.ReplaceAll(r.sc.Name, "/", "_")+".yaml")
@@ -801,6 +815,15 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 			line := fmt.Sprintf("%s [listener] %s", r.sc.Name, c)
 			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: checks.BuildSidecarView(snap of %s, %q, {app: conformance-client}).Outbound.Resolve(rules.Call{Host: %q, Port: %d, Kind: %q, Address: %q})   (%s)\n",
 				strings.TrimPrefix(line, r.sc.Name+" "), filepath.Base(file), c.ns, c.host, c.port, c.kind, c.address, orDash(c.ref))
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
+		for _, c := range r.pathChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [path] %s", r.sc.Name, c)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress why-missing %s --port %d --from %s --call %s -f %s\n", strings.TrimPrefix(line, r.sc.Name+" "), c.host, c.port, c.ns, c.kind, filepath.Base(file))
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
 		for _, c := range r.configChecks {

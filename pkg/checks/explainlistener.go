@@ -1146,13 +1146,13 @@ func routedTo(rep *ListenerReport, name string) bool {
 func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
 	// istiod (model.resolvePorts over the proxy's service targets, which SetServiceTargets keeps
 	// oldest Service first, then by hostname) takes the first Service's targetPort for a port and
-	// skips Services labelled networking.istio.io/disable-gateway-port-translation.
+	// skips Services labelled experimental.istio.io/disable-gateway-port-translation.
 	var svcs []*corev1.Service
 	for _, svc := range snap.Services {
 		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
 			continue
 		}
-		if _, off := svc.Labels["networking.istio.io/disable-gateway-port-translation"]; off {
+		if _, off := svc.Labels["experimental.istio.io/disable-gateway-port-translation"]; off {
 			continue
 		}
 		svcs = append(svcs, svc)

@@ -50,6 +50,8 @@ type PathOptions struct {
 	From, Pod string
 	// Call forces the call kind (http, http2, tls, tcp).
 	Call string
+	// Labels are the client pod's labels with From (callers that know them; --pod reads them).
+	Labels map[string]string
 }
 
 // PathTrace is a call followed from a client sidecar, hop by hop, to the external host's cluster:
@@ -71,6 +73,13 @@ type PathTrace struct {
 	// Warnings are findings that do not stop the call.
 	Warnings []Finding `json:"warnings,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
+	// SidecarCluster is the client sidecar's cluster for the call; Gateway, GatewayListener and
+	// GatewayCluster the gateway workload the call reaches, its listener and the cluster its
+	// route or filter chain picks ("" when the trace does not get there).
+	SidecarCluster  string `json:"sidecarCluster,omitempty"`
+	Gateway         string `json:"gateway,omitempty"`
+	GatewayListener string `json:"gatewayListener,omitempty"`
+	GatewayCluster  string `json:"gatewayCluster,omitempty"`
 
 	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
 	gateway *GatewayVerdict
@@ -136,6 +145,9 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	ns, labels, workload, err := sidecarProxy(snap, opt.From, opt.Pod)
 	if err != nil {
 		return nil, err
+	}
+	if labels == nil && opt.Labels != nil {
+		labels = opt.Labels
 	}
 	if ns == "" {
 		return nil, fmt.Errorf("name the client: --from NAMESPACE or --pod NAMESPACE/NAME")
@@ -237,6 +249,7 @@ type gatewayHopRecord struct {
 	notes                                 []string
 	cause, level, flag, culprit, msg, fix string
 	gateway                               *GatewayVerdict
+	listener, cluster                     string
 }
 
 func resultPath(res rules.CallResult) string {
@@ -312,6 +325,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
 	reg := model.Services(view, mc)
 	c := sidecarCluster(tr.snap, v, drs, reg, chost, cport, subset)
+	tr.t.SidecarCluster = res.Cluster
 	if !c.Present {
 		tr.hop(proxy, "cluster", Fail, path+": the sidecar has no such cluster ("+c.Reason+")")
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
@@ -411,6 +425,7 @@ func (tr *tracer) kubeService(s rules.Service) *corev1.Service {
 func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws []Workload, res rules.CallResult, host string, port, cport uint32, subset, kind string, drs *rules.DRLookup) {
 	w := gws[0]
 	gproxy := "gateway " + w.Ref()
+	tr.t.Gateway = w.Ref()
 	if len(gws) > 1 {
 		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s selects %d gateway workloads; the trace follows %s.", svc.Ref(), len(gws), w.Ref()))
 	}
@@ -435,6 +450,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Hops = append(tr.t.Hops, r.hops...)
 			tr.t.Warnings = append(tr.t.Warnings, r.warnings...)
 			tr.t.Notes = append(tr.t.Notes, r.notes...)
+			tr.t.GatewayListener, tr.t.GatewayCluster = r.listener, r.cluster
 			if r.cause != "" && tr.t.Cause == "" {
 				tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = r.cause, r.level, r.flag, r.culprit, r.msg, r.fix
 				tr.t.gateway = r.gateway
@@ -445,7 +461,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		defer func() {
 			t := tr.t
 			tr.gatewayHops[key] = &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
-				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, gateway: t.gateway}
+				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster}
 		}()
 	}
 
@@ -479,6 +495,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	srv := servers[0].Server
 	expect := serverExpects(srv)
+	tr.t.GatewayListener = lname
 	tr.hop(gproxy, "listener", Pass, fmt.Sprintf("listener %s from %s (%s %s)", lname, serverRefs(servers), strings.ToUpper(srv.GetPort().GetProtocol()), serverTLSMode(srv)))
 	// TLS between the hops.
 	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
@@ -521,9 +538,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		cluster = vh.Routes[0].Cluster
+		tr.t.GatewayCluster = cluster
 		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, vh.Routes[0].VirtualService))
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
+		tr.t.GatewayCluster = cluster
 		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
 	}
 	gport, _, ghost, ok := parseClusterName(cluster)

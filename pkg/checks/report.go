@@ -53,6 +53,9 @@ type ServiceRef struct {
 	Hosts     []string `json:"hosts"`
 	Ports     []Port   `json:"ports"`
 	ExportTo  []string `json:"exportTo"`
+	// ExportToBeforeVisibility is the entry's effective exportTo before
+	// meshConfig.serviceEntryVisibility capped it to ExportTo (set only when the cap changed it).
+	ExportToBeforeVisibility []string `json:"exportToBeforeVisibility,omitempty"`
 	// Resolution is the ServiceEntry resolution (DNS, DNS_ROUND_ROBIN, STATIC, NONE,
 	// DYNAMIC_DNS) or the Service kind (ClusterIP, Headless, ExternalName).
 	Resolution string `json:"resolution"`

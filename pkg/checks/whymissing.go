@@ -89,6 +89,9 @@ func servicesFor(snap *snapshot.Snapshot, host string, mc *meshv1alpha1.MeshConf
 func serviceRef(s rules.Service) ServiceRef {
 	r := ServiceRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Hosts: []string{s.Hostname},
 		ExportTo: s.ExportTo, Resolution: s.Resolution, Location: s.Location}
+	if s.UncappedExportTo != nil && !slices.Equal(s.UncappedExportTo, s.ExportTo) {
+		r.ExportToBeforeVisibility = s.UncappedExportTo
+	}
 	for _, p := range s.Ports {
 		r.Ports = append(r.Ports, Port{Number: p.Number, Name: p.Name, Protocol: p.Protocol})
 	}
@@ -184,7 +187,7 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 	e.drs = model.DestinationRules(snap, e.rootNs, mc.GetDefaultDestinationRuleExportTo())
 	e.vsIndex = model.VirtualServices(snap, e.vsExport)
 	e.v = GatewayVerdict{Gateway: w.Ref(), Namespace: w.Namespace, Name: w.Name, Revision: w.Revision, Clusters: []Cluster{}}
-	if !w.Synthetic && !isGatewayWorkload(snap, w.Namespace, w.Labels) {
+	if !w.Synthetic && !isGatewayWorkload(snap, w.Namespace, w.Labels) && !slices.ContainsFunc(GatewayWorkloads(full), func(g Workload) bool { return g.Ref() == w.Ref() }) {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("%s %s is not labelled istio=egressgateway and no Gateway selects it: it was diagnosed as a gateway (ROUTER) proxy because --gateway named it", w.Kind, w.Ref()))
 	}
 	if w.Synthetic {
@@ -767,6 +770,13 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 	e.step("exported", "service exported to the gateway namespace", Fail,
 		fmt.Sprintf("no entry for %s is exported to %s, the gateway pod's namespace", hn, e.w.Namespace), ev...)
 	culprit := group[0]
+	for _, s := range group {
+		// An entry only the visibility cap hides is the simpler fix: prefer it as culprit.
+		if v := s.Visibility; v.Configured && v.ApplyToSidecars && rules.ServiceVisible(s.Namespace, s.UncappedExportTo, e.w.Namespace) {
+			culprit = s
+			break
+		}
+	}
 	msg := fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
 		culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, e.w.Ref(), hn)
 	if v := culprit.Visibility; v.Configured && v.ApplyToSidecars && rules.ServiceVisible(culprit.Namespace, culprit.UncappedExportTo, e.w.Namespace) {
@@ -783,6 +793,14 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 			fmt.Sprintf("# %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", ref, culprit.Namespace, culprit.Namespace))
 		return
 	}
+	fix := exportToFix(culprit, e.w.Namespace)
+	if v := culprit.Visibility; v.Configured && v.ApplyToSidecars && !slices.Equal(culprit.ExportTo, culprit.UncappedExportTo) {
+		// Both the entry's own exportTo and the serviceEntryVisibility cap exclude the gateway's
+		// namespace: widening exportTo alone does not help, the cap must let it through too.
+		msg = fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated), and meshConfig.serviceEntryVisibility (%s, applyToSidecars: true) further caps it to %s, so istiod never builds outbound|*||%s for this gateway.",
+			culprit.Ref(), fmtList(culprit.UncappedExportTo), e.w.Namespace, e.w.Ref(), v.Visibility, fmtList(culprit.ExportTo), hn)
+		fix += fmt.Sprintf("\n# and meshConfig (ConfigMap %s, key mesh): a serviceEntryVisibility policy giving namespace %s PUBLIC visibility\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", meshConfigRef(e.flags.MeshConfigAt), culprit.Namespace, culprit.Namespace)
+	}
 	if len(culprit.DeclaredExportTo) == 0 {
 		msg = fmt.Sprintf("%s sets no exportTo and meshConfig.defaultServiceExportTo %s excludes %s (the gateway pod's namespace: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
 			culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, hn)
@@ -790,7 +808,14 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 	if e.routesTo(hn) {
 		msg += " A route on the gateway still points at that cluster: 503 NC at the gateway."
 	}
-	e.fail(CauseNotExported, culprit.Ref(), msg, exportToFix(culprit, e.w.Namespace))
+	e.fail(CauseNotExported, culprit.Ref(), msg, fix)
+}
+
+func meshConfigRef(at string) string {
+	if at == "" {
+		return "istio-system/istio"
+	}
+	return at
 }
 
 // routesTo reports whether some VirtualService lists a non-mesh gateway and routes to hn.

@@ -85,8 +85,12 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		for _, p := range s.Ports {
 			ports = append(ports, fmt.Sprintf("%d/%s", p.Number, orDash(p.Protocol)))
 		}
+		export := strings.Join(s.ExportTo, ",")
+		if len(s.ExportToBeforeVisibility) > 0 {
+			export = strings.Join(s.ExportToBeforeVisibility, ",") + " (capped to " + export + " by meshConfig.serviceEntryVisibility)"
+		}
 		fmt.Fprintf(&b, "Declared by %s %s/%s: host %s, ports %s, resolution %s, exportTo %s\n",
-			s.Kind, s.Namespace, s.Name, strings.Join(s.Hosts, ","), strings.Join(ports, ","), s.Resolution, strings.Join(s.ExportTo, ","))
+			s.Kind, s.Namespace, s.Name, strings.Join(s.Hosts, ","), strings.Join(ports, ","), s.Resolution, export)
 	}
 	for _, g := range r.Gateways {
 		b.WriteString("\n")

@@ -1,0 +1,258 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+
+	"istio.io/istio/pilot/pkg/simulation"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// pathCheck is one call traced from a client sidecar through an egress gateway: the plugin's
+// checks.TracePath against istiod's simulation of the sidecar's call, continued at the gateway
+// workload on the Service's target port with the TLS the sidecar's cluster originates (read from
+// istiod's own cluster for the gateway Service: its transport socket's UpstreamTlsContext).
+type pathCheck struct {
+	ns, host, kind, gateway string
+	port                    uint32
+	plugin, istiod          string
+}
+
+func (c pathCheck) agree() bool { return c.plugin == c.istiod }
+
+func (c pathCheck) String() string {
+	return fmt.Sprintf("path from sidecar in %s, %s %s:%d via gateway %s: plugin %s vs istiod %s", c.ns, c.kind, c.host, c.port, c.gateway, c.plugin, c.istiod)
+}
+
+// comparePaths traces every planned call of every client sidecar whose sidecar cluster (on
+// either side) is a Kubernetes Service selecting a gateway workload.
+func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []proxySpec, out *istiodOut) []pathCheck {
+	// Service host -> gateway workload refs it selects.
+	gwSvc := map[string]string{}
+	for _, svc := range snap.Services {
+		for _, g := range gateways {
+			if svc.Namespace == g.ns && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, g.labels) {
+				if _, seen := gwSvc[rules.KubeServiceHost(svc)]; !seen {
+					gwSvc[rules.KubeServiceHost(svc)] = g.ref
+				}
+			}
+		}
+	}
+	if len(gwSvc) == 0 {
+		return nil
+	}
+	var res []pathCheck
+	for _, p := range clients {
+		ps := out.sidecarSims[p.ns]
+		if ps == nil {
+			continue
+		}
+		view := checks.BuildSidecarView(snap, p.ns, p.labels)
+		ports := map[uint32]bool{}
+		for _, l := range view.Outbound.Listeners {
+			ports[l.Port] = true
+		}
+		for _, call := range plannedCalls(snap, ports) {
+			if _, isGateway := gwSvc[call.host]; call.host == unknownHost || isGateway {
+				continue // calls to the gateway Service itself are not egress paths
+			}
+			ip := istiodPath(t, ps.sim, call)
+			pr := view.Outbound.Resolve(rules.Call{Host: call.host, Port: call.port, Kind: call.kind, Address: call.address})
+			_, _, ihost, iok := parseCluster(ip.cluster)
+			_, _, phost, pok := parseCluster(pr.Cluster)
+			gw, viaI := gwSvc[ihost]
+			if g, viaP := gwSvc[phost]; viaP && pok {
+				gw = g
+			} else if !viaI || !iok {
+				continue
+			}
+			tr, err := checks.TracePath(snap, checks.PathOptions{Host: call.host, Port: call.port, From: p.ns, Labels: p.labels, Call: call.kind})
+			if err != nil {
+				t.Errorf("TracePath %s %s:%d from %s: %v", call.kind, call.host, call.port, p.ns, err)
+				continue
+			}
+			if tr.Gateway != "" {
+				gw = tr.Gateway
+			}
+			c := pathCheck{ns: p.ns, host: call.host, port: call.port, kind: call.kind, gateway: gw}
+			c.plugin = pluginPathOutcome(tr)
+			c.istiod = istiodPathOutcome(ps.sim, ip, out, gw, call)
+			if c.istiod != "" && !out.sidecars[p.ns][ip.cluster] {
+				c.istiod = "sidecar " + ip.cluster + ": sidecar cluster absent"
+			}
+			if c.istiod == "" {
+				continue // not checkable (the client's TLS inside TLS to the gateway)
+			}
+			res = append(res, c)
+		}
+	}
+	return res
+}
+
+// pluginPathOutcome: "sidecar <cluster>, gateway <listener> → <cluster>|<failure>".
+func pluginPathOutcome(tr *checks.PathTrace) string {
+	side := "sidecar " + orDash(tr.SidecarCluster)
+	switch tr.Cause {
+	case checks.ListenerClusterAbsent:
+		return side + ": sidecar cluster absent"
+	case checks.PathGatewayNotListen:
+		return side + ", gateway: no listener"
+	case checks.PathTLSMismatch, checks.PathGatewayNoChain:
+		return side + ", gateway " + orDash(tr.GatewayListener) + ": no filter chain accepts the call"
+	case checks.PathGatewayNoRoute:
+		return side + ", gateway " + orDash(tr.GatewayListener) + ": no route"
+	}
+	if tr.Gateway == "" {
+		return side + ": " + tr.Cause
+	}
+	for _, h := range tr.Hops {
+		if strings.HasPrefix(h.Proxy, "gateway ") && h.Step == "cluster" && h.Result == checks.Fail {
+			return side + ", gateway " + orDash(tr.GatewayListener) + " → " + tr.GatewayCluster + " (absent)"
+		}
+	}
+	return side + ", gateway " + orDash(tr.GatewayListener) + " → " + orDash(tr.GatewayCluster)
+}
+
+// istiodPathOutcome continues the sidecar's call at the gateway workload gw: on the Service's
+// target port, with the TLS the sidecar's cluster for the gateway Service originates. "" when the
+// call is not checkable.
+func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *istiodOut, gw string, c listenerCall) string {
+	side := "sidecar " + orDash(ip.cluster)
+	if ip.err != "" {
+		return side + ": sidecar error " + ip.err
+	}
+	svcPort, _, _, ok := parseCluster(ip.cluster)
+	if !ok {
+		return side + ": no gateway Service cluster"
+	}
+	ps := out.sims[gw]
+	if ps == nil {
+		return side + ": gateway " + gw + " not simulated"
+	}
+	target := svcPort
+	if tp, ok := ps.targetPorts[svcPort]; ok && tp != 0 {
+		target = tp
+	}
+	mode, sni := clusterTLS(sidecar, ip.cluster)
+	call := simulation.Call{Address: ps.ip, Port: int(target), CallMode: simulation.CallModeGateway}
+	switch c.kind {
+	case rules.CallHTTP:
+		call.Protocol, call.HostHeader = simulation.HTTP, c.host
+	case rules.CallHTTP2:
+		call.Protocol, call.HostHeader = simulation.HTTP2, c.host
+	case rules.CallTLS:
+		if mode != simulation.Plaintext {
+			return "" // the client's TLS inside TLS: the simulation has one TLS layer
+		}
+		call.Protocol, call.TLS, call.Sni = simulation.TCP, simulation.TLS, c.host
+	case rules.CallTCP:
+		call.Protocol = simulation.TCP
+	}
+	if mode != simulation.Plaintext {
+		call.TLS, call.Sni = mode, sni
+		if sni == "" {
+			call.Sni = ip.cluster // Envoy sends no SNI; istiod sets the cluster name for ISTIO_MUTUAL
+		}
+	}
+	r := ps.sim.Run(call)
+	lname := fmt.Sprintf("0.0.0.0_%d", target)
+	if r.Error != nil {
+		switch {
+		case errors.Is(r.Error, simulation.ErrNoListener):
+			return side + ", gateway: no listener"
+		case errors.Is(r.Error, simulation.ErrNoFilterChain), errors.Is(r.Error, simulation.ErrTLSError), errors.Is(r.Error, simulation.ErrMTLSError),
+			errors.Is(r.Error, simulation.ErrProtocolError), errors.Is(r.Error, simulation.ErrMultipleFilterChain):
+			return side + ", gateway " + lname + ": no filter chain accepts the call"
+		case errors.Is(r.Error, simulation.ErrNoVirtualHost), errors.Is(r.Error, simulation.ErrNoRoute):
+			return side + ", gateway " + lname + ": no route"
+		}
+		return side + ", gateway " + lname + ": " + r.Error.Error()
+	}
+	cl := r.ClusterMatched
+	if cl == "" && r.RouteConfigMatched != "" {
+		cl = matchedRouteTarget(ps.sim, r)
+	}
+	if strings.HasPrefix(cl, "direct:") || cl == "BlackHoleCluster" || cl == "" {
+		return side + ", gateway " + lname + ": no route"
+	}
+	if !out.cds[gw][cl] {
+		return side + ", gateway " + lname + " → " + cl + " (absent)"
+	}
+	return side + ", gateway " + lname + " → " + cl
+}
+
+// clusterTLS reads what istiod's sidecar cluster originates: plaintext (no transport socket, or
+// auto mTLS matches only, which gateway pods do not select), Istio mTLS (the "default" SDS
+// certificate) or TLS, and the SNI it sets.
+func clusterTLS(sim *simulation.Simulation, name string) (simulation.TLSMode, string) {
+	var c *clusterv3.Cluster
+	for _, x := range sim.Clusters {
+		if x.GetName() == name {
+			c = x
+		}
+	}
+	ts := c.GetTransportSocket()
+	if ts == nil {
+		return simulation.Plaintext, ""
+	}
+	var ctx tlsv3.UpstreamTlsContext
+	if err := ts.GetTypedConfig().UnmarshalTo(&ctx); err != nil {
+		return simulation.Plaintext, ""
+	}
+	for _, sds := range ctx.GetCommonTlsContext().GetTlsCertificateSdsSecretConfigs() {
+		if sds.GetName() == "default" {
+			return simulation.MTLS, ctx.GetSni()
+		}
+	}
+	return simulation.TLS, ctx.GetSni()
+}
+
+// writePathTables writes the path agreement of the generated matrix.
+func writePathTables(w *strings.Builder, label string, rs []*result) {
+	agree, total := 0, 0
+	outcomes := map[string]int{}
+	for _, r := range rs {
+		for _, c := range r.pathChecks {
+			total++
+			if c.agree() {
+				agree++
+			}
+			o := c.istiod
+			if i := strings.Index(o, ", gateway"); i >= 0 {
+				o = o[i+2:]
+			}
+			if j := strings.Index(o, " → "); j >= 0 {
+				o = "reaches a cluster"
+				if strings.HasSuffix(c.istiod, "(absent)") {
+					o = "cluster absent"
+				}
+			} else if k := strings.Index(o, ": "); k >= 0 {
+				o = o[k+2:]
+			}
+			outcomes[o]++
+		}
+	}
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(w, "PATHS, %s (checks.TracePath vs istiod's sidecar simulation continued at the gateway on the target port, with the TLS of istiod's sidecar cluster)\n", label)
+	fmt.Fprintf(w, "paths agreeing hop by hop: %d/%d; istiod outcomes:", agree, total)
+	keys := make([]string, 0, len(outcomes))
+	for k := range outcomes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, " %s %d;", k, outcomes[k])
+	}
+	w.WriteString("\n\n")
+}
