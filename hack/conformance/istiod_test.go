@@ -655,8 +655,13 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			// the service port → target port translation istiod applies to Gateway server
 			// ports (pilot/pkg/model/gateway.go resolvePorts, legacy selector: the first
 			// ServiceTarget with that port, skipping Services that opt out).
-			ps := &proxySim{sim: simulation.NewSimulation(tt, s, proxy), ip: p.ip, targetPorts: map[uint32]uint32{}}
+			ps := &proxySim{sim: simulation.NewSimulation(tt, s, proxy), ip: p.ip, targetPorts: map[uint32]uint32{}, serviceTargetPorts: map[string]map[uint32]uint32{}}
 			for _, st := range proxy.ServiceTargets {
+				h := string(st.Service.Hostname)
+				if ps.serviceTargetPorts[h] == nil {
+					ps.serviceTargetPorts[h] = map[uint32]uint32{}
+				}
+				ps.serviceTargetPorts[h][uint32(st.Port.Port)] = st.Port.TargetPort
 				if _, off := st.Service.Attributes.Labels[model.DisableGatewayPortTranslationLabel]; off {
 					continue
 				}
@@ -708,6 +713,9 @@ type proxySim struct {
 	ip  string // the gateway pod's IP, the calls' destination address
 	// targetPorts maps a Service port of the gateway workload to its target port.
 	targetPorts map[uint32]uint32
+	// serviceTargetPorts maps each Service selecting the workload (by hostname) and its port to
+	// the target port: where a call to that Service port lands on the pod.
+	serviceTargetPorts map[string]map[uint32]uint32
 }
 
 // injectNamespaces works around the harness limit of conformance-notes (H4): core.NewConfigGenTest

@@ -130,7 +130,7 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if ip.err != "" {
 		return side + ": sidecar error " + ip.err
 	}
-	svcPort, _, _, ok := parseCluster(ip.cluster)
+	svcPort, _, svcHost, ok := parseCluster(ip.cluster)
 	if !ok {
 		return side + ": no gateway Service cluster"
 	}
@@ -138,8 +138,10 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if ps == nil {
 		return side + ": gateway " + gw + " not simulated"
 	}
+	// The call lands on the pod at the target port of the Service it was sent to (not the
+	// port istiod translates Gateway servers through, which may come from another Service).
 	target := svcPort
-	if tp, ok := ps.targetPorts[svcPort]; ok && tp != 0 {
+	if tp, ok := ps.serviceTargetPorts[svcHost][svcPort]; ok && tp != 0 {
 		target = tp
 	}
 	mode, sni := clusterTLS(sidecar, ip.cluster)
@@ -254,5 +256,45 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 	for _, k := range keys {
 		fmt.Fprintf(w, " %s %d;", k, outcomes[k])
 	}
-	w.WriteString("\n\n")
+	w.WriteString("\n")
+	// The path dimensions' own client (team-p), by path.service × path.tls: what istiod says.
+	byDim := map[string]map[string]int{}
+	for _, r := range rs {
+		for _, c := range r.pathChecks {
+			if c.ns != "team-p" || c.host != pathHost {
+				continue
+			}
+			k := fmt.Sprintf("%-16s %-22s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS])
+			if byDim[k] == nil {
+				byDim[k] = map[string]int{}
+			}
+			o := c.istiod
+			if i := strings.Index(o, ", gateway"); i >= 0 {
+				o = o[i+2:]
+			} else if k := strings.Index(o, ": "); k >= 0 {
+				o = o[k+2:]
+			}
+			if !c.agree() {
+				o += " (DISAGREE)"
+			}
+			byDim[k][o]++
+		}
+	}
+	if len(byDim) > 0 {
+		fmt.Fprintf(w, "%-16s %-22s %s\n", "PATH.SERVICE", "PATH.TLS", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		keys := make([]string, 0, len(byDim))
+		for k := range byDim {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var os []string
+			for o, n := range byDim[k] {
+				os = append(os, fmt.Sprintf("%s ×%d", o, n))
+			}
+			sort.Strings(os)
+			fmt.Fprintf(w, "%s %s\n", k, strings.Join(os, "; "))
+		}
+	}
+	w.WriteString("\n")
 }

@@ -1,0 +1,184 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The path dimensions (paths_test.go): a client namespace team-p (istio-injection: enabled) calls
+// path.example.com (a public entry egress/path-ext: 80 HTTP, 443 TLS, resolution DNS) through the
+// egress-namespace gateway pods, by a mesh-bound VirtualService in team-p that routes to subset
+// "p" of a Service selecting those pods, a DestinationRule in team-p defining the subset, a
+// Gateway egress/path-gw on the pods and a VirtualService bound to it routing on to the entry.
+// Like the gap ones, each column has its own seeded generator and its objects come last.
+const (
+	dimPService = "path.service"
+	dimPTLS     = "path.tls"
+
+	pathHost = "path.example.com"
+)
+
+func init() {
+	dimensions = append(dimensions,
+		// path.service: the Service the client's route names and the Services selecting the
+		// gateway pods. own: egress/egress-path alone (8090 → 18090, 8453 → 18453).
+		// older-alt / newer-alt: a second Service egress/egress-path-alt selecting the same pods
+		// with other target ports (8090 → 28090, 8453 → 28453), created before every other object
+		// or after egress-path (istiod translates a Gateway server's port through the oldest
+		// Service that declares it). client-to-alt: the older alt Service, and the client routes
+		// to it. undeclared-port: the client routes to port 8091, which egress-path does not
+		// declare. translation-off: egress-path labelled
+		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
+		// translating) beside the newer alt Service.
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "translation-off"}},
+		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
+		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
+		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
+		// same server, no tls in the DestinationRule (plaintext into a TLS server).
+		// http-tls-to-plain: ISTIO_MUTUAL from the subset to the HTTP server on 8090.
+		// tls-passthrough: TLS on 443 (SNI path.example.com), a tls route to 8453, a TLS
+		// PASSTHROUGH server for the host and a tls route on to the entry's 443.
+		// passthrough-other-sni: the same with the server's hosts [other.example.com].
+		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni"}},
+	)
+}
+
+// pathObjects adds the objects of the path dimensions (nothing with path.service none).
+func pathObjects(b *builder, d map[string]string) {
+	svcVariant, tlsVariant := d[dimPService], d[dimPTLS]
+	if svcVariant == "none" || svcVariant == "" {
+		return
+	}
+	const podSel = "{app: egress-gateway, istio: egress-dedicated}"
+	b.add(fmt.Sprintf(`apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-p
+  labels: {istio-injection: enabled}
+  creationTimestamp: %s`, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-ext
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  - {number: 443, name: tls, protocol: TLS}
+  resolution: DNS`, b.ts(), pathHost))
+	ips := map[string]string{"egress-path": "10.96.0.30", "egress-path-alt": "10.96.0.31"}
+	service := func(name, ts, labels string, http, tls uint32) {
+		if labels != "" {
+			labels = "\n  labels: " + labels
+		}
+		b.add(fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: %s
+  namespace: egress%s
+  creationTimestamp: %s
+spec:
+  type: ClusterIP
+  clusterIP: %s
+  selector: %s
+  ports:
+  - {name: http-path, port: 8090, targetPort: %d, protocol: TCP}
+  - {name: tls-path, port: 8453, targetPort: %d, protocol: TCP}`, name, labels, ts, ips[name], podSel, http, tls))
+	}
+	const older = `"2023-01-01T00:00:00Z"`
+	target := "egress-path"
+	switch svcVariant {
+	case "own", "undeclared-port":
+		service("egress-path", b.ts(), "", 18090, 18453)
+	case "older-alt", "client-to-alt":
+		service("egress-path-alt", older, "", 28090, 28453)
+		service("egress-path", b.ts(), "", 18090, 18453)
+		if svcVariant == "client-to-alt" {
+			target = "egress-path-alt"
+		}
+	case "newer-alt":
+		service("egress-path", b.ts(), "", 18090, 18453)
+		service("egress-path-alt", b.ts(), "", 28090, 28453)
+	case "translation-off":
+		service("egress-path", older, `{experimental.istio.io/disable-gateway-port-translation: "true"}`, 18090, 18453)
+		service("egress-path-alt", b.ts(), "", 28090, 28453)
+	}
+	svcHost := target + ".egress.svc.cluster.local"
+
+	passthrough := strings.HasPrefix(tlsVariant, "tls-") || strings.HasPrefix(tlsVariant, "passthrough")
+	svcPort := uint32(8090)
+	if tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" || passthrough {
+		svcPort = 8453
+	}
+	if svcVariant == "undeclared-port" {
+		svcPort = 8091
+	}
+	drTLS := ""
+	if tlsVariant == "http-istio-mutual" || tlsVariant == "http-tls-to-plain" {
+		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: path-egress
+  namespace: team-p
+  creationTimestamp: %s
+spec:
+  host: %s
+  subsets:
+  - name: p%s`, b.ts(), svcHost, drTLS))
+
+	var server, gwRoute, meshRoute string
+	switch {
+	case passthrough:
+		hosts := pathHost
+		if tlsVariant == "passthrough-other-sni" {
+			hosts = "other.example.com"
+		}
+		server = fmt.Sprintf("  - port: {number: 8453, name: tls-path, protocol: TLS}\n    hosts: [%s]\n    tls: {mode: PASSTHROUGH}", hosts)
+		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}}", pathHost, pathHost)
+		meshRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", pathHost, svcHost, svcPort)
+	default:
+		if tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" {
+			server = fmt.Sprintf("  - port: {number: 8453, name: https-path, protocol: HTTPS}\n    hosts: [%s]\n    tls: {mode: ISTIO_MUTUAL}", pathHost)
+		} else {
+			server = fmt.Sprintf("  - port: {number: 8090, name: http-path, protocol: HTTP}\n    hosts: [%s]", pathHost)
+		}
+		gwRoute = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: 80}}", pathHost)
+		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: path-gw
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  selector: {istio: egress-dedicated}
+  servers:
+%s`, b.ts(), server))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-through-gw
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  gateways: [path-gw]
+%s`, b.ts(), pathHost, gwRoute))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-via-gw
+  namespace: team-p
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  gateways: [mesh]
+%s`, b.ts(), pathHost, meshRoute))
+}
