@@ -127,6 +127,30 @@ func TestWhyMissingPath(t *testing.T) {
 				for _, h := range p.Hops {
 					hops[i] = append(hops[i], h.Proxy+" "+h.Step+" "+string(h.Result))
 				}
+				if mode != "live" {
+					continue
+				}
+				// --symptom: the path's own flag is explained (UO, which configuration never
+				// produces, for a path that works); the exit code does not change.
+				symptom := "UO"
+				if p.Failed() {
+					symptom = p.Flag
+				}
+				rs := egress(t, append(args, "--symptom", symptom, "--kubeconfig", env.kubeconfig)...)
+				if sv := parseReport(t, rs).Symptom; sv == nil || sv.Matches != p.Failed() || sv.Message == "" {
+					t.Errorf("--symptom %s: %+v, want matches=%v\n%s", symptom, sv, p.Failed(), rs)
+				}
+				if rs.code != r.code {
+					t.Errorf("--symptom %s: exit %d, without it %d", symptom, rs.code, r.code)
+				}
+				// Without --from the gateways are diagnosed and a path that reaches a gateway is
+				// listed as not traced, with the command that traces it.
+				if p.Gateway != "" {
+					ru := egress(t, "why-missing", "-o", "json", c.args[0], "--port", c.args[2], "--kubeconfig", env.kubeconfig)
+					if up := parseReport(t, ru).UntracedPaths; len(up) == 0 || !strings.Contains(up[0].Trace, "--from") {
+						t.Errorf("without --from: untraced paths %+v, want the route through %s\n%s", up, p.Gateway, ru)
+					}
+				}
 			}
 			if !slices.Equal(hops[0], hops[1]) {
 				t.Errorf("live and offline hops differ:\n live:    %v\n offline: %v", hops[0], hops[1])
@@ -143,6 +167,7 @@ func TestWhyMissingPathBadInput(t *testing.T) {
 		{"why-missing", "api.example.com", "--from", "team-a", "--pod", "team-a/x", "-f", base},
 		{"why-missing", "api.example.com", "--from", "team-a", "--call", "smtp", "-f", base},
 		{"why-missing", "api.example.com", "--call", "tls", "-f", base},
+		{"why-missing", "api.example.com", "--from", "team-a", "--symptom", "503", "-f", base},
 	} {
 		r := egressDirect(t, args...)
 		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || strings.Contains(r.stderr, "goroutine") {

@@ -212,9 +212,51 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		ns, workload = pns, opt.Pod
 	}
 	explainSidecar(snap, ns, labels, workload, opt, rep)
+	if rep.Host != "" {
+		addPathVerdict(snap, opt, rep)
+	}
 	compareActual(opt, rep)
 	sortFindings(rep.Findings)
 	return rep, nil
+}
+
+// addPathVerdict makes explain-listener a view of the same trace why-missing --from prints: the
+// call is followed past this sidecar (through the egress gateway it is routed to), and a hop
+// that fails there, or a warning about the path, is a finding here too, with the same code,
+// level and fix.
+func addPathVerdict(snap *snapshot.Snapshot, opt ExplainListenerOptions, rep *ListenerReport) {
+	p, err := TracePath(snap, PathOptions{Host: rep.Host, Port: opt.Port, From: opt.From, Pod: opt.Pod, Call: opt.Call})
+	if err != nil {
+		return
+	}
+	has := func(code string) bool {
+		return slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == code })
+	}
+	// The sidecar's own hops are explained above; add the first failing hop past it.
+	failing := ""
+	for _, h := range p.Hops {
+		if h.Result == Fail {
+			failing = h.Proxy
+			break
+		}
+	}
+	if p.Failed() && strings.HasPrefix(failing, "gateway ") && !has(p.Cause) {
+		rep.Findings = append(rep.Findings, Finding{Code: p.Cause, Level: LevelError, Resource: p.Culprit,
+			Message: "Past this sidecar, at " + failing + ": " + p.Message, Fix: p.Fix, Proxy: failing})
+	}
+	for _, w := range p.Warnings {
+		if !has(w.Code) {
+			w.Proxy = "path"
+			rep.Findings = append(rep.Findings, w)
+		}
+	}
+	if p.Gateway != "" {
+		client := "--from " + opt.From
+		if opt.Pod != "" {
+			client = "--pod " + opt.Pod
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("The call continues through gateway %s; `kubectl egress why-missing %s --port %d %s` shows every hop.", p.Gateway, rep.Host, opt.Port, client))
+	}
 }
 
 // compareActual lists the dump's listeners on the port and compares them with the predicted

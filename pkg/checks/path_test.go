@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
 
 // pathCase is the expectation a path fixture states in its first line:
@@ -153,5 +154,170 @@ func TestPreflightTracesPaths(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Without a client, why-missing lists the mesh routes that send the host to a gateway Service
+// (the paths it did not trace), and none when the mesh route goes direct.
+func TestMeshRoutesThroughGateways(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, want string
+	}{
+		{"ok-http-via-gateway.yaml", "api.example.com", "team-a/api → Service istio-system/istio-egressgateway: kubectl egress why-missing api.example.com --from team-a"},
+		{"gateway-router-args-no-route.yaml", "shop.example.org", "team-a/shop-mesh → Service edge/out-proxy: kubectl egress why-missing shop.example.org --from team-a"},
+		{"direct-by-mesh-route.yaml", "api.example.com", ""},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", tc.file)}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range MeshRoutesThroughGateways(snap, tc.host, 0) {
+			got = append(got, r.VirtualService+" → Service "+r.Service+": "+r.Trace)
+		}
+		if strings.Join(got, "\n") != tc.want {
+			t.Errorf("%s: routes %q, want %q", tc.file, got, tc.want)
+		}
+	}
+}
+
+// --symptom: on every path fixture, the fixture's own flag is explained by the path and lists
+// the failing hop among those that can produce it; every other symptom is not explained; on a
+// path that works no symptom is.
+func TestMatchSymptomOnPathFixtures(t *testing.T) {
+	for _, c := range readPathCases(t) {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sy := range Symptoms {
+			v := MatchSymptom(p, sy)
+			want := p.Failed() && (sy == p.Flag || (sy == "404" && p.Flag == "NR") ||
+				((sy == "400" || sy == "reset") && p.Cause == PathTLSMismatch))
+			if v.Matches != want {
+				t.Errorf("%s (flag %q): symptom %s matches=%v, want %v: %s", filepath.Base(c.file), p.Flag, sy, v.Matches, want, v.Message)
+			}
+			if v.Matches {
+				failing := false
+				for _, h := range v.Hops {
+					failing = failing || h.Result == Fail
+				}
+				if !failing {
+					t.Errorf("%s: symptom %s explained, but no failing hop among %v", filepath.Base(c.file), sy, v.Hops)
+				}
+			}
+			if v.Message == "" {
+				t.Errorf("%s: symptom %s: no message", filepath.Base(c.file), sy)
+			}
+		}
+	}
+}
+
+func TestMatchSymptomNamedCases(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, symptom string
+		matches             bool
+		mentions            string
+	}{
+		{"tls-plaintext-to-istio-mutual-server.yaml", "api.example.com", "400", true, "produces 400"},
+		{"resolution-none-behind-gateway.yaml", "api.example.com", "UH", true, "produces UH"},
+		{"resolution-none-behind-gateway.yaml", "api.example.com", "NR", false, "fails with UH"},
+		{"ok-http-via-gateway.yaml", "api.example.com", "UO", false, "connectionPool"},
+		{"ok-http-via-gateway.yaml", "api.example.com", "404", false, "Host header"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", tc.file)}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, Port: 80, From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := MatchSymptom(p, tc.symptom)
+		if v.Matches != tc.matches || !strings.Contains(v.Message, tc.mentions) {
+			t.Errorf("%s %s: matches=%v %q, want %v mentioning %q", tc.file, tc.symptom, v.Matches, v.Message, tc.matches, tc.mentions)
+		}
+	}
+}
+
+// why-missing --from, explain-listener --from and preflight are views of one trace: on every path
+// fixture a failing path's cause is an Error in explain-listener's findings and, when the call is
+// routed through a gateway (what preflight traces), in preflight's, with the same level; the
+// path's warnings are in both; a path that works has no Error in either. When the failing hop is
+// the gateway's cluster, why-missing's verdict for that gateway has the same cause.
+func TestCommandsAgreeOnPaths(t *testing.T) {
+	for _, c := range readPathCases(t) {
+		name := filepath.Base(c.file)
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		el, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf := Preflight(snap)
+		elLevel := map[string]string{}
+		for _, f := range el.Findings {
+			elLevel[f.Code] = f.Level
+		}
+		pfLevel := map[string]string{}
+		for _, f := range pf.Findings {
+			pfLevel[f.Code] = f.Level
+		}
+		throughGateway := p.Gateway != ""
+		if _, _, chost, ok := parseClusterName(p.SidecarCluster); ok {
+			for _, svc := range snap.Services {
+				if rules.KubeServiceHost(svc) == chost && len(gatewayPodsOf(snap, rules.KubeService(svc, nil))) > 0 {
+					throughGateway = true
+				}
+			}
+		}
+		if p.Failed() {
+			if elLevel[p.Cause] != LevelError {
+				t.Errorf("%s: path fails with %s; explain-listener has it at %q (%v)", name, p.Cause, elLevel[p.Cause], elLevel)
+			}
+			if throughGateway && pfLevel[p.Cause] != LevelError {
+				t.Errorf("%s: path through a gateway fails with %s; preflight has it at %q (%v)", name, p.Cause, pfLevel[p.Cause], pfLevel)
+			}
+		} else {
+			for code, l := range elLevel {
+				if l == LevelError {
+					t.Errorf("%s: path works; explain-listener has Error %s", name, code)
+				}
+			}
+			for code, l := range pfLevel {
+				if l == LevelError {
+					t.Errorf("%s: path works; preflight has Error %s", name, code)
+				}
+			}
+		}
+		for _, w := range p.Warnings {
+			if elLevel[w.Code] != w.Level {
+				t.Errorf("%s: path warning %s (%s); explain-listener has %q", name, w.Code, w.Level, elLevel[w.Code])
+			}
+			if throughGateway && pfLevel[w.Code] != w.Level {
+				t.Errorf("%s: path warning %s (%s); preflight has %q", name, w.Code, w.Level, pfLevel[w.Code])
+			}
+		}
+		if p.Failed() && p.Gateway != "" && slices.ContainsFunc(p.Hops, func(h Hop) bool {
+			return strings.HasPrefix(h.Proxy, "gateway ") && (h.Step == "cluster" || h.Step == "endpoints") && h.Result == Fail
+		}) {
+			rep, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Port: c.port, Gateway: p.Gateway})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Gateways[0].Cause != p.Cause {
+				t.Errorf("%s: path fails at gateway %s's cluster with %s; why-missing says %s", name, p.Gateway, p.Cause, rep.Gateways[0].Cause)
+			}
+		}
 	}
 }

@@ -43,6 +43,11 @@ type Report struct {
 	Present bool `json:"present"`
 	// Path is the call traced from a client workload (--from, --pod), hop by hop.
 	Path *PathTrace `json:"path,omitempty"`
+	// UntracedPaths are the mesh routes that send the host to a gateway Service, listed when no
+	// client was named: the paths why-missing did not trace, each with the command that does.
+	UntracedPaths []GatewayRoute `json:"untracedPaths,omitempty"`
+	// Symptom relates --symptom to the verdicts (nil without --symptom).
+	Symptom *SymptomVerdict `json:"symptom,omitempty"`
 }
 
 // ServiceRef identifies a registry entry that declares the host.
@@ -189,6 +194,9 @@ type Finding struct {
 	Resource string `json:"resource,omitempty"`
 	Message  string `json:"message"`
 	Fix      string `json:"fix,omitempty"`
+	// Proxy is set on explain-listener findings about a hop past the proxy explained: the
+	// gateway ("gateway NS/NAME") where the traced call fails.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // String returns the result as written in output.

@@ -38,7 +38,7 @@ type WhyMissingOptions struct {
 	IstiodAddress string
 	// From or Pod names a client workload whose call to HOST is traced hop by hop; Call forces
 	// the call kind.
-	From, Pod, Call string
+	From, Pod, Call, Symptom string
 
 	filterGW       *bool
 	namespaceGiven bool
@@ -111,6 +111,7 @@ HOST); 2 usage, input or read error.`,
 	cmd.Flags().StringVar(&o.IstiodAddress, "istiod-address", "", "HOST:PORT of istiod's monitoring endpoint (default: port-forward to an istiod pod, port 15014)")
 	cmd.Flags().StringVar(&o.From, "from", "", "trace a call to HOST from the sidecars of this namespace, hop by hop through the egress gateway")
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "trace a call to HOST from this pod's sidecar (NAMESPACE/NAME)")
+	cmd.Flags().StringVar(&o.Symptom, "symptom", "", "what the client sees: "+strings.Join(checks.Symptoms, ", ")+"; narrows the answer to the hops that can produce it")
 	cmd.Flags().StringVar(&o.Call, "call", "", "with --from/--pod: the call kind, http, http2, tls or tcp (default: from the port's protocol)")
 	registerWhyMissingCompletion(cmd, g) // completion.go
 	return cmd
@@ -181,6 +182,13 @@ func (o *WhyMissingOptions) Validate() error {
 	default:
 		return usageErr("--call %q: want http, http2, tls or tcp", o.Call)
 	}
+	if o.Symptom != "" {
+		sy, ok := checks.NormalizeSymptom(o.Symptom)
+		if !ok {
+			return usageErr("--symptom %q: want one of %s", o.Symptom, strings.Join(checks.Symptoms, ", "))
+		}
+		o.Symptom = sy
+	}
 	if o.Call != "" && o.From == "" && o.Pod == "" {
 		return usageErr("--call needs a client: --from NAMESPACE or --pod NAMESPACE/NAME")
 	}
@@ -235,6 +243,18 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		if rep.Path, err = checks.TracePath(snap, checks.PathOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Call: o.Call}); err != nil {
 			return usageErr("%v", err)
 		}
+	}
+	if o.From == "" && o.Pod == "" {
+		rep.UntracedPaths = checks.MeshRoutesThroughGateways(snap, o.Host, uint32(o.Port))
+	}
+	if o.Symptom != "" {
+		var sv checks.SymptomVerdict
+		if rep.Path != nil {
+			sv = checks.MatchSymptom(rep.Path, o.Symptom)
+		} else {
+			sv = checks.MatchSymptomGateways(rep, o.Symptom)
+		}
+		rep.Symptom = &sv
 	}
 	if err := printers.WhyMissing(o.Out, rep, o.Output); err != nil {
 		return err

@@ -67,6 +67,23 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	if r.Port != 0 {
 		target += ":" + strconv.Itoa(int(r.Port))
 	}
+	if sv := r.Symptom; sv != nil {
+		verdict := "explained"
+		if !sv.Matches {
+			verdict = "not explained by the configuration"
+			if r.Path == nil {
+				verdict = "not explained by the gateways' clusters"
+			}
+		}
+		fmt.Fprintf(&b, "SYMPTOM %s: %s\n  %s\n", sv.Symptom, verdict, sv.Message)
+		if len(sv.Hops) > 0 {
+			fmt.Fprintf(&b, "  Hops of this path that can produce %s:\n", sv.Symptom)
+			for _, h := range sv.Hops {
+				fmt.Fprintf(&b, "    %s %s: %s\n", h.Proxy, h.Step, strings.ToUpper(h.Result.String()))
+			}
+		}
+		b.WriteString("\n")
+	}
 	if p := r.Path; p != nil {
 		writePath(&b, p)
 		if len(r.Gateways) > 0 {
@@ -175,6 +192,16 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		}
 		for _, f := range g.Warnings {
 			fmt.Fprintf(&b, "  %s [%s] %s\n", f.Level, f.Code, f.Message)
+		}
+	}
+	if len(r.UntracedPaths) > 0 {
+		b.WriteString("\nNot traced: client sidecars reach this host through a gateway Service, and the\ncall can also fail between the sidecar and the gateway. Trace a client's call hop by hop:\n")
+		for _, p := range r.UntracedPaths {
+			export := "the mesh default exportTo"
+			if len(p.ExportTo) > 0 {
+				export = "exportTo " + strings.Join(p.ExportTo, ",")
+			}
+			fmt.Fprintf(&b, "  VirtualService %s (%s) → Service %s (gateway %s)\n    %s\n", p.VirtualService, export, p.Service, strings.Join(p.Gateways, ", "), p.Trace)
 		}
 	}
 	_, err := w.Write(b.Bytes())

@@ -1,0 +1,135 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Symptoms are the values of why-missing --symptom: Envoy response flags (NC no cluster, NR no
+// route, UH no healthy upstream, UF upstream connection failure, UO upstream overflow) and the
+// HTTP statuses clients see (404, 502, 400), plus "reset" (a connection reset, often a TLS
+// handshake that fails).
+var Symptoms = []string{"NC", "NR", "UH", "UF", "UO", "404", "502", "400", "reset"}
+
+// symptomFlags: the flags a path trace reports (PathTrace.Flag) that a client describes as the
+// symptom. 404 is what a client sees for NR; 502 for a BlackHoleCluster or a direct 502; a
+// failed TLS handshake between the hops shows as UF, a reset, or a 400 when plaintext HTTP
+// reaches a TLS port.
+var symptomFlags = map[string][]string{
+	"NC":    {"NC", "NC/BlackHoleCluster"},
+	"NR":    {"NR", "404"},
+	"404":   {"NR", "404"},
+	"UH":    {"UH"},
+	"UF":    {"UF"},
+	"UO":    {},
+	"502":   {"502", "BlackHoleCluster", "NC/BlackHoleCluster"},
+	"400":   {},
+	"reset": {"reset"},
+}
+
+// symptomCauses: path causes that produce the symptom whatever flag the trace reports for them
+// (a TLS mismatch between the hops is a UF to the sidecar, a reset handshake to a client
+// speaking TLS, a 400 to plaintext HTTP reaching a TLS server).
+var symptomCauses = map[string][]string{
+	"400":   {PathTLSMismatch},
+	"reset": {PathTLSMismatch},
+}
+
+func producesSymptom(p *PathTrace, symptom string) bool {
+	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause))
+}
+
+// symptomSteps: the hop steps that can produce the symptom.
+var symptomSteps = map[string][]string{
+	"NC":    {"cluster"},
+	"NR":    {"route"},
+	"404":   {"route"},
+	"UH":    {"endpoints", "cluster"},
+	"UF":    {"service port", "listener", "tls"},
+	"UO":    {},
+	"502":   {"route", "cluster"},
+	"400":   {"tls"},
+	"reset": {"route", "listener", "tls", "filter chain"},
+}
+
+// symptomElsewhere: what produces the symptom outside the configuration a path trace reads.
+var symptomElsewhere = map[string]string{
+	"NC":    "the proxy has not received the configuration yet (`istioctl proxy-status` shows it STALE), or the client calls another host or port than the one traced.",
+	"NR":    "the request's Host header or path does not match the route (the trace sends Host " + "HOST" + " and path /), or the client calls another port.",
+	"404":   "the request's Host header or path does not match the route (the trace sends Host " + "HOST" + " and path /), or the external service itself answers 404 (no response flag in the access log).",
+	"UH":    "every endpoint is unhealthy at run time: DNS returns no address for a DNS entry, or outlier detection ejected them (`istioctl proxy-config endpoints` shows their health).",
+	"UF":    "the external host refuses or drops the connection (a firewall, a NetworkPolicy, an egress IP allowlist), or the upstream TLS handshake fails (TLS originated to a plaintext port, or a wrong SNI).",
+	"UO":    "a DestinationRule's connectionPool limits (maxConnections, http1MaxPendingRequests, http2MaxRequests) overflow under load; the configuration alone never produces it.",
+	"502":   "the external service resets or answers with a malformed response, or TLS is originated twice (the application already speaks TLS to a port the sidecar or gateway also originates on).",
+	"400":   "the application sends plaintext HTTP to a TLS port (http:// to 443) or the external service rejects the request.",
+	"reset": "the external host resets the connection, or the client's SNI is not the host the trace assumed.",
+}
+
+// SymptomVerdict relates what the user saw to the traced path.
+type SymptomVerdict struct {
+	Symptom string `json:"symptom"`
+	// Matches is true when the path's failing hop produces the symptom.
+	Matches bool `json:"matches"`
+	// Hops are the path's hops that can produce the symptom (the narrowed search).
+	Hops    []Hop  `json:"hops"`
+	Message string `json:"message"`
+}
+
+// NormalizeSymptom returns the canonical symptom for s ("nr" → "NR") and whether it is known.
+func NormalizeSymptom(s string) (string, bool) {
+	for _, x := range Symptoms {
+		if strings.EqualFold(x, strings.TrimSpace(s)) {
+			return x, true
+		}
+	}
+	return "", false
+}
+
+// MatchSymptom narrows a traced path to the hops that can produce the symptom and says whether
+// the path's verdict explains it: the failing hop's flag is the symptom; or the path fails
+// earlier with another flag (the client is then not making the call traced); or every hop passes
+// and the symptom comes from outside the configuration (what, for each symptom).
+func MatchSymptom(p *PathTrace, symptom string) SymptomVerdict {
+	v := SymptomVerdict{Symptom: symptom, Hops: []Hop{}}
+	for _, h := range p.Hops {
+		if slices.Contains(symptomSteps[symptom], h.Step) {
+			v.Hops = append(v.Hops, h)
+		}
+	}
+	elsewhere := strings.ReplaceAll(symptomElsewhere[symptom], "HOST", p.Host)
+	switch {
+	case producesSymptom(p, symptom):
+		v.Matches = true
+		v.Message = fmt.Sprintf("The traced path produces %s. %s", symptom, p.Message)
+	case p.Failed():
+		v.Message = fmt.Sprintf("The traced path fails with %s (%s), not %s: a client that sees %s is probably not making this call (check the port, --call, or trace its pod with --pod). Otherwise %s is produced where the configuration cannot show it: %s",
+			orDash(p.Flag), p.Cause, symptom, symptom, symptom, elsewhere)
+	default:
+		v.Message = fmt.Sprintf("No hop of this path produces %s in the configuration istiod generates from this input. %s then comes from outside it: %s", symptom, symptom, elsewhere)
+	}
+	return v
+}
+
+// MatchSymptomGateways relates the symptom to the gateways' verdicts when no client was traced:
+// a gateway whose cluster for the host fails with that flag explains it; otherwise the symptom
+// comes from a hop why-missing did not trace (rep.UntracedPaths) or from outside the
+// configuration.
+func MatchSymptomGateways(rep *Report, symptom string) SymptomVerdict {
+	v := SymptomVerdict{Symptom: symptom, Hops: []Hop{}}
+	for _, g := range rep.Gateways {
+		c, ok := Lookup(g.Cause)
+		if ok && c.Level == LevelError && slices.Contains(symptomFlags[symptom], c.Flag) {
+			v.Matches = true
+			v.Message = fmt.Sprintf("Gateway %s produces %s. %s", g.Gateway, symptom, g.Message)
+			return v
+		}
+	}
+	v.Message = fmt.Sprintf("No gateway's cluster for %s produces %s.", rep.Host, symptom)
+	if len(rep.UntracedPaths) > 0 {
+		v.Message += fmt.Sprintf(" %s can come from the hops between a client's sidecar and the gateway: trace a client's call with --from (the commands below).", symptom)
+	} else {
+		v.Message += " Otherwise it comes from outside the configuration: " + strings.ReplaceAll(symptomElsewhere[symptom], "HOST", rep.Host)
+	}
+	return v
+}

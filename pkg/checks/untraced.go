@@ -1,0 +1,79 @@
+package checks
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// GatewayRoute is a mesh route that sends the host's calls from client sidecars to a Kubernetes
+// Service of gateway pods: a path why-missing traces hop by hop only when asked (--from, --pod).
+type GatewayRoute struct {
+	// VirtualService is "namespace/name" of the mesh-bound VirtualService.
+	VirtualService string `json:"virtualService"`
+	// ExportTo is the VirtualService's declared exportTo (empty: the mesh default).
+	ExportTo []string `json:"exportTo,omitempty"`
+	// Service is the gateway Service the route sends to ("namespace/name"), Gateways the gateway
+	// workloads it selects.
+	Service  string   `json:"service"`
+	Gateways []string `json:"gateways"`
+	// Trace is the command that traces one such path.
+	Trace string `json:"trace"`
+}
+
+// MeshRoutesThroughGateways lists the mesh-bound VirtualServices for host (exact or wildcard,
+// delegates merged as istiod merges them) with a destination that is a Kubernetes Service
+// selecting gateway workloads, with a why-missing --from command for each (the VirtualService's
+// namespace when sidecars run there, else the first client namespace).
+func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32) []GatewayRoute {
+	svcByHost := map[string]rules.Service{}
+	for _, svc := range snap.Services {
+		svcByHost[rules.KubeServiceHost(svc)] = rules.KubeService(svc, nil)
+	}
+	clients := ClientNamespaces(snap)
+	idx := model.VirtualServices(snap, nil)
+	var out []GatewayRoute
+	seen := map[string]bool{}
+	for _, vs := range idx.WithGateway(rules.MeshGateway) {
+		match := false
+		for _, h := range vs.Spec.Hosts {
+			if h != "*" && rules.HostMatches(host, strings.ToLower(rules.ResolveShortname(h, vs.Namespace))) {
+				match = true
+			}
+		}
+		if !match {
+			continue
+		}
+		dests, _ := idx.Merged(vs)
+		for _, d := range dests {
+			s, ok := svcByHost[strings.ToLower(d.Host)]
+			if !ok || d.Mirror {
+				continue
+			}
+			gws := gatewayPodsOf(snap, s)
+			if len(gws) == 0 || seen[vs.Namespace+"/"+vs.Name+"|"+s.Ref()] {
+				continue
+			}
+			seen[vs.Namespace+"/"+vs.Name+"|"+s.Ref()] = true
+			r := GatewayRoute{VirtualService: vs.Namespace + "/" + vs.Name, ExportTo: vs.Spec.ExportTo, Service: s.Namespace + "/" + s.Name}
+			for _, g := range gws {
+				r.Gateways = append(r.Gateways, g.Ref())
+			}
+			from := vs.Namespace
+			if !slices.Contains(clients, from) && len(clients) > 0 {
+				from = clients[0]
+			}
+			r.Trace = "kubectl egress why-missing " + host
+			if port != 0 {
+				r.Trace += " --port " + strconv.Itoa(int(port))
+			}
+			r.Trace += " --from " + from
+			out = append(out, r)
+		}
+	}
+	return out
+}
