@@ -102,7 +102,7 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 func pluginPathOutcome(tr *checks.PathTrace) string {
 	side := "sidecar " + orDash(tr.SidecarCluster)
 	switch tr.Cause {
-	case checks.ListenerClusterAbsent:
+	case checks.ListenerClusterAbsent, checks.ListenerGatewayServiceLack:
 		return side + ": sidecar cluster absent"
 	case checks.PathGatewayNotListen:
 		return side + ", gateway: no listener"

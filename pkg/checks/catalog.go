@@ -106,6 +106,7 @@ var catalogRefs = map[string]catalogRef{
 	PathTLSMismatch:      {"EGR0125", "§2.3, §4.3, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (DestinationRule tls, auto mTLS); gateway.go buildGatewayListeners, model/gateway.go GetSNIHostsForServer"},
 	PathGatewayNoRoute:   {"EGR0126", "§2.3, §5 (404 NR)", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig"},
 	PathGatewayNoChain:   {"EGR0127", "§2.3, §4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners, createGatewayTCPFilterChainOpts, buildGatewayNetworkFiltersFromTLSRoutes"},
+	PathWrongService:     {"EGR0130", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, mergeTCPFilterChains; pilot/pkg/simulation/traffic.go matchFilterChain"},
 	PathAmbiguousService: {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},
 	// why-missing causes (seed §3.7 decision tree) and warnings.
 	CauseOK:                      {"EGR0100", "§2.4, §3.7", "pilot/pkg/model/push_context.go IsServiceVisible, initVirtualServices (destinationsByGateway); pilot/pkg/networking/core/cluster.go convertResolution"},
@@ -148,6 +149,7 @@ var catalogRefs = map[string]catalogRef{
 	ListenerHTTPShadowsTCP:     {"EGR0305", "§2.1", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListener; httproute.go BuildSidecarOutboundVirtualHosts"},
 	ListenerHTTP2Undeclared:    {"EGR0306", "§4.1, §5 (only gRPC fails)", "pkg/config/protocol/instance.go Parse, as used by pilot/pkg/serviceregistry/serviceentry/conversion.go convertPort"},
 	ListenerHostNotInRegistry:  {"EGR0307", "§1.3", "pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig (allow_any, block_all); pilot/pkg/simulation/traffic.go Run"},
+	ListenerHiddenPassthrough:  {"EGR0325", "§1.3, §4.2", "pilot/pkg/model/sidecar.go convertIstioListenerToWrapper, selectServices; pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners (PassthroughCluster under ALLOW_ANY)"},
 	ListenerNotImported:        {"EGR0308", "§4.2", "pilot/pkg/model/sidecar.go convertIstioListenerToWrapper, selectServices; push_context.go IsServiceVisible"},
 	ListenerDoubleTLS:          {"EGR0309", "§2.5, §5 (UF)", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts; pilot/pkg/model/push_context.go destinationRule"},
 	ListenerNoneNoAddresses:    {"EGR0310", "§2.2", "pilot/pkg/networking/core/listener.go buildListenerFromEntry; cluster.go convertResolution"},

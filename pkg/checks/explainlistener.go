@@ -30,6 +30,7 @@ const (
 	ListenerHTTP2Undeclared    = "HTTP2_NOT_DECLARED"
 	ListenerHostNotInRegistry  = "HOST_NOT_IN_REGISTRY"
 	ListenerNotImported        = "NOT_IMPORTED_BY_SIDECAR"
+	ListenerHiddenPassthrough  = "HIDDEN_HOST_LEAVES_AS_PASSTHROUGH"
 	ListenerDoubleTLS          = "TLS_ORIGINATED_TWICE"
 	ListenerNoneNoAddresses    = "RESOLUTION_NONE_WITHOUT_ADDRESSES"
 	ListenerWildcardDNS        = "WILDCARD_HOST_WITH_DNS"
@@ -58,6 +59,7 @@ func init() {
 		CatalogEntry{ListenerHTTP2Undeclared, LevelWarning, "", "An HTTP/2 or gRPC upstream is declared HTTP (or not declared): the upstream connection is HTTP/1.1 (seed §5 \"only gRPC fails\")."},
 		CatalogEntry{ListenerHostNotInRegistry, LevelWarning, "", "No ServiceEntry or Service declares the host: the call goes to PassthroughCluster (ALLOW_ANY) or is refused (REGISTRY_ONLY)."},
 		CatalogEntry{ListenerNotImported, LevelError, "", "The host exists but the proxy does not see it: exportTo or the Sidecar's egress hosts leave it out."},
+		CatalogEntry{ListenerHiddenPassthrough, LevelWarning, "", "The host exists but the proxy does not see it (exportTo or the Sidecar's egress hosts leave it out) and the outbound traffic policy is ALLOW_ANY: the call leaves through PassthroughCluster, without the entry's DestinationRule, routes or egress gateway."},
 		CatalogEntry{ListenerDoubleTLS, LevelError, "UF", "The application sends TLS (the port is HTTPS/TLS) and a DestinationRule originates TLS on the same cluster: TLS inside TLS."},
 		CatalogEntry{ListenerNoneNoAddresses, LevelWarning, "", "resolution NONE without addresses on a TCP port: a wildcard listener that passes every connection on the port to its original destination."},
 		CatalogEntry{ListenerWildcardDNS, LevelError, "", "A wildcard host with resolution DNS: there is no name to resolve (use NONE or DYNAMIC_DNS)."},
@@ -240,9 +242,12 @@ func addPathVerdict(snap *snapshot.Snapshot, opt ExplainListenerOptions, rep *Li
 			break
 		}
 	}
-	if p.Failed() && strings.HasPrefix(failing, "gateway ") && !has(p.Cause) {
-		rep.Findings = append(rep.Findings, Finding{Code: p.Cause, Level: LevelError, Resource: p.Culprit,
-			Message: "Past this sidecar, at " + failing + ": " + p.Message, Fix: p.Fix, Proxy: failing})
+	if p.Failed() && !has(p.Cause) {
+		msg := p.Message
+		if strings.HasPrefix(failing, "gateway ") {
+			msg = "Past this sidecar, at " + failing + ": " + msg
+		}
+		rep.Findings = append(rep.Findings, Finding{Code: p.Cause, Level: LevelError, Resource: p.Culprit, Message: msg, Fix: p.Fix, Proxy: failing})
 	}
 	for _, w := range p.Warnings {
 		if !has(w.Code) {
@@ -770,12 +775,18 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		// Not imported, but a mesh VirtualService's destination: the proxy has its cluster.
 	case imported == nil && len(forHost) > 0:
 		s := forHost[0]
+		// Under ALLOW_ANY the call still leaves (PassthroughCluster): it works, without the
+		// entry's settings, a Warning; otherwise it is refused (or misrouted), an Error.
+		code, after := ListenerNotImported, ""
+		if res.Cluster == rules.PassthroughCluster {
+			code, after = ListenerHiddenPassthrough, "; the call leaves through PassthroughCluster, without the entry's DestinationRule, routes or egress gateway"
+		}
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
-			rep.add(ListenerNotImported, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s (egress hosts %s) does not import it: sidecars in %s treat the host as unknown.",
-				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), fmtList(egressHosts(v.Scope)), v.Namespace),
+			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s (egress hosts %s) does not import it: sidecars in %s treat the host as unknown%s.",
+				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), fmtList(egressHosts(v.Scope)), v.Namespace, after),
 				fmt.Sprintf("Add \"%s/%s\" (or \"%s/*\") to the egress hosts of Sidecar %s.", s.Namespace, host, s.Namespace, v.Scope.Ref()))
 		} else {
-			rep.add(ListenerNotImported, s.Ref(), fmt.Sprintf("%s declares %s, but its exportTo %s does not include %s: sidecars there treat the host as unknown.", s.Ref(), host, fmtList(s.ExportTo), v.Namespace),
+			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s, but its exportTo %s does not include %s: sidecars there treat the host as unknown%s.", s.Ref(), host, fmtList(s.ExportTo), v.Namespace, after),
 				fmt.Sprintf("Add %s to spec.exportTo of %s.", v.Namespace, s.Ref()))
 		}
 	case imported == nil && !rules.IsIP(host) && !matchedOtherEntry(res, host):

@@ -25,6 +25,7 @@ const (
 	PathGatewayNoRoute   = "GATEWAY_NO_ROUTE_FOR_HOST"
 	PathGatewayNoChain   = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
 	PathAmbiguousService = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+	PathWrongService     = "CALL_REACHES_ANOTHER_SERVICE"
 )
 
 func init() {
@@ -37,6 +38,7 @@ func init() {
 		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
+		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port). The connection reaches the wrong endpoints."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 	)
 }
@@ -305,8 +307,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
 		if len(tr.hidden) > 0 {
-			why, _, _ := explainHidden(v, host, tr.hidden)
-			tr.t.Notes = append(tr.t.Notes, "The sidecar does not know the host: "+why+"; its routes, DestinationRules and gateway do not apply to this client.")
+			// explain-listener's finding for the call, as a warning of the path.
+			for _, f := range sidecarHostFindings(tr.snap, v, host, port) {
+				if f.Code == ListenerHiddenPassthrough {
+					tr.t.Warnings = append(tr.t.Warnings, f)
+				}
+			}
 		}
 		tr.directWarning(v, res, proxy, host)
 		return
@@ -329,8 +335,11 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if !c.Present {
 		tr.hop(proxy, "cluster", Fail, path+": the sidecar has no such cluster ("+c.Reason+")")
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
+		cause := ListenerClusterAbsent
 		if s, ok := v.Outbound.ScopeService(chost); ok && s.Kind == rules.KindService && !hasPort(s, cport) {
-			culprit, fix = s.Ref(), gatewayServiceFix(s, cport)
+			// explain-listener's code for the same fault (a Service, typically the egress
+			// gateway's, without the port the route names).
+			cause, culprit, fix = ListenerGatewayServiceLack, s.Ref(), gatewayServiceFix(s, cport)
 		} else if !ok {
 			// A Kubernetes Service hidden from the client's namespace (its exportTo annotation or
 			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
@@ -340,7 +349,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				}
 			}
 		}
-		tr.fail(ListenerClusterAbsent, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix)
+		tr.fail(cause, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix)
+		return
+	}
+	if tr.misrouted(v, proxy, res, host, port, kind, chost, path) || tr.doubleTLS(v, proxy, res, host, port, kind, chost, path) {
 		return
 	}
 	if c.DestinationRule != "" {
@@ -394,6 +406,66 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			}
 		}
 	}
+}
+
+// misrouted fails the path when the call lands on another service's cluster although no
+// VirtualService sent it there: a filter chain of another entry on the port caught it (a chain
+// istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's
+// port). The culprit is explain-listener's finding for the port that explains it.
+func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, chost, path string) bool {
+	if rules.HostMatches(chost, host) || (res.Route != nil && res.Route.VirtualService != "") || (res.Chain != nil && res.Chain.VirtualService != "") {
+		return false
+	}
+	if s, ok := v.Outbound.ScopeService(chost); ok && s.Resolution == "NONE" {
+		return false // an ORIGINAL_DST cluster: the connection still goes where the client sent it
+	}
+	owner := ""
+	if res.Chain != nil {
+		owner = res.Chain.Service
+	}
+	tr.hop(proxy, "cluster", Fail, path+": the cluster of another service")
+	culprit := owner
+	fix := fmt.Sprintf("Give the entries on port %d distinct addresses (spec.addresses) or distinct ports, or declare the port's protocol so each host gets its own chain; `kubectl egress explain-listener %s:%d --from %s` shows the chains competing for the port.", port, host, port, v.Namespace)
+	msg := fmt.Sprintf("The %s call to %s:%d reaches %s, the cluster of %s, not of %s: the connection goes to another service's endpoints.",
+		strings.ToUpper(kind), host, port, res.Cluster, orDash(owner), host)
+	port0 := &ListenerReport{}
+	sidecarFindings(tr.snap, v, port, port0)
+	for _, f := range append(port0.Findings, sidecarHostFindings(tr.snap, v, host, port)...) {
+		switch f.Code {
+		case ListenerChainDropped, ListenerCatchAllTLSPort, ListenerWellKnownPort:
+			// explain-listener's Error for the port explains it: the path fails with that
+			// code, so the three commands name the fault alike.
+			if f.Fix == "" {
+				f.Fix = fix
+			}
+			tr.fail(f.Code, "", f.Resource, msg+" "+f.Message, f.Fix)
+			return true
+		case ListenerCatchAllTCP, ListenerHTTPShadowsTCP:
+			culprit, msg = f.Resource, msg+" "+f.Message
+		}
+	}
+	if culprit == "" {
+		culprit = "proxy " + proxy
+	}
+	tr.fail(PathWrongService, "", culprit, msg, fix)
+	return true
+}
+
+// doubleTLS fails the path when the application's TLS is passed through to the host's own
+// cluster and a DestinationRule originates TLS on it again (explain-listener's
+// TLS_ORIGINATED_TWICE, the same finding).
+func (tr *tracer) doubleTLS(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, chost, path string) bool {
+	if kind != rules.CallTLS || chost != host {
+		return false
+	}
+	for _, f := range sidecarHostFindings(tr.snap, v, host, port) {
+		if f.Code == ListenerDoubleTLS {
+			tr.hop(proxy, "tls", Fail, path+": TLS from the application, TLS again from the sidecar's cluster")
+			tr.fail(ListenerDoubleTLS, "", f.Resource, f.Message, f.Fix)
+			return true
+		}
+	}
+	return false
 }
 
 // gatewayPodsOf returns the gateway workloads a Kubernetes Service selects (its namespace, its

@@ -707,7 +707,7 @@ func (c *collector) explainListener() CheckRun {
 			results = nil
 			for _, q := range asked {
 				for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
-					namespaced := f.Code == ListenerNotImported || f.Code == ListenerBlackHole // their text names the namespace
+					namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
 					results = append(results, hostResult{f, q.host, q.port, namespaced})
 				}
 			}

@@ -18,7 +18,7 @@ func TestCatalogIDs(t *testing.T) {
 			CauseNoEndpoints, "LEGACY_GATEWAY_REF", "NO_ROUTE_THROUGH_GATEWAY", "DELEGATE_UNUSABLE", "FLAG_ROUTE_DISAGREEMENT",
 			"GATEWAY_ROUTES_TO_ITSELF", "DESTINATION_CLUSTER_ABSENT",
 			PathOK, PathDirect, PathSidecarNoRoute, PathSidecarNoChain, PathGatewayNotListen, PathTLSMismatch, PathGatewayNoRoute,
-			PathGatewayNoChain, PathAmbiguousService, CauseGatewayNotApplied},
+			PathGatewayNoChain, PathAmbiguousService, CauseGatewayNotApplied, PathWrongService},
 		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
 			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW},
@@ -26,7 +26,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerHTTP2Undeclared, ListenerHostNotInRegistry, ListenerNotImported, ListenerDoubleTLS, ListenerNoneNoAddresses,
 			ListenerWildcardDNS, ListenerStrictDNS, ListenerNoChains, ListenerHTTPOnPassthrough, ListenerTLSOnTerminating,
 			ListenerNoCredential, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
-			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod},
+			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
 		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped},
 	}

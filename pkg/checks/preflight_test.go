@@ -16,7 +16,7 @@ func loadPreflight(t *testing.T, files ...string) *snapshot.Snapshot {
 	for _, f := range files {
 		paths = append(paths, filepath.Join("testdata", "preflight", f))
 	}
-	s, err := loader.FromFiles(paths, nil, loader.Options{})
+	s, err := loader.FromFiles(paths, nil, loader.Options{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -253,7 +253,7 @@ spec:
 
 func snapFromYAML(t *testing.T, y string) *snapshot.Snapshot {
 	t.Helper()
-	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{})
+	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{Lenient: true})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}

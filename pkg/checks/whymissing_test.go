@@ -84,7 +84,7 @@ spec:
 func snap(t *testing.T, flag, scope string, docs ...string) *snapshot.Snapshot {
 	t.Helper()
 	y := strings.NewReplacer("@FLAG@", flag, "@SCOPE@", scope).Replace(base) + "\n---\n" + strings.Join(docs, "\n---\n")
-	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{})
+	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{Lenient: true})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -254,7 +254,7 @@ func TestUnknownFlagIsStatedAsAssumption(t *testing.T) {
 		`        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
           valueFrom: {configMapKeyRef: {name: flags, key: filter}}`, 1)
 	y = strings.Replace(y, "@SCOPE@", "false", 1)
-	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y+"\n---\n"+entry), loader.Options{})
+	s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y+"\n---\n"+entry), loader.Options{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+	networkingapi "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
 	appsv1 "k8s.io/api/apps/v1"
@@ -69,13 +73,33 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 	l := &fileLoader{
 		snap:             newSnapshot("files "+strings.Join(paths, ","), opts),
 		index:            map[string]int{},
+		where:            map[string]string{},
 		defaultNamespace: opts.DefaultNamespace,
+		lenient:          opts.Lenient,
 	}
+	l.snap.Ignored = map[string]int{}
 	if l.defaultNamespace == "" {
 		l.defaultNamespace = metav1.NamespaceDefault
 	}
 	for _, p := range paths {
 		if err := l.loadPath(p, stdin); err != nil {
+			return nil, err
+		}
+	}
+	if l.seq == 0 {
+		// Nothing the checks read: an empty file, a misspelled path to an empty directory, or
+		// only kinds the tool ignores. A verdict on that would rest on nothing.
+		msg := "no Kubernetes objects in the input"
+		if n := len(l.snap.Ignored); n > 0 {
+			msg = "no object this tool reads in the input (only " + ignoredSummary(l.snap.Ignored) + ")"
+		}
+		names := slices.Clone(paths)
+		for i, p := range names {
+			if p == "-" {
+				names[i] = StdinName
+			}
+		}
+		if err := l.problem(strings.Join(names, ","), 0, msg); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +115,40 @@ type fileLoader struct {
 	index map[string]int
 	// defaultNamespace is given to namespaced objects without one (kubectl apply -n).
 	defaultNamespace string
+	// lenient: strict-manifest problems are warnings (Options.Lenient).
+	lenient bool
+	// where maps "Kind/namespace/name" to the "path:line" that defined it; at is the object
+	// being loaded.
+	where map[string]string
+	at    string
 }
+
+// problem reports a strict-manifest problem: an error, or with --lenient a warning.
+func (l *fileLoader) problem(path string, line int, msg string) error {
+	fe := &FileError{Path: path, Line: line, Msg: msg, Strict: true}
+	if !l.lenient {
+		return fe
+	}
+	l.snap.LoadWarnings = append(l.snap.LoadWarnings, fe.Error())
+	return nil
+}
+
+// ignoredSummary: "2 v1 Secret, 1 security.istio.io/v1 AuthorizationPolicy".
+func ignoredSummary(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// IgnoredSummary lists the ignored kinds of a snapshot loaded from files ("" when none).
+func IgnoredSummary(snap *snapshot.Snapshot) string { return ignoredSummary(snap.Ignored) }
 
 func (l *fileLoader) loadPath(p string, stdin io.Reader) error {
 	if p == "-" {
@@ -391,36 +448,68 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 	}
 	gv, err := schema.ParseGroupVersion(head.APIVersion)
 	if err != nil {
+		return l.problem(path, line, fmt.Sprintf("apiVersion %q of %s %s is not GROUP/VERSION", head.APIVersion, head.Kind, meta.Name))
+	}
+	if msg := checkKind(gv, head.Kind); msg != "" {
+		return l.problem(path, line, fmt.Sprintf("%s %s: %s", head.Kind, meta.Name, msg))
+	}
+	if !readsKind(gv, head.Kind) {
+		l.snap.Ignored[head.APIVersion+" "+head.Kind]++
 		return nil
 	}
+	l.at = fmt.Sprintf("%s:%d", path, line)
 	fail := func(err error) error {
 		return &FileError{Path: path, Line: line, Msg: fmt.Sprintf("cannot decode %s %s: %s", head.APIVersion, head.Kind, oneLine(strings.TrimPrefix(err.Error(), "json: ")))}
+	}
+	strict := func(obj any, spec proto.Message) error {
+		if u := strictDecode(js, obj, spec); u != "" {
+			return l.problem(path, line, fmt.Sprintf("%s %s: %s", head.Kind, meta.Name, u))
+		}
+		return nil
 	}
 	switch {
 	case gv.Group == "" && gv.Version == "v1":
 		switch head.Kind {
 		case snapshot.KindNamespace:
+			if err := strict(new(corev1.Namespace), nil); err != nil {
+				return err
+			}
 			obj, err := decodeAs[corev1.Namespace](js)
 			if err != nil {
 				return fail(err)
 			}
 			l.prepare(&obj.ObjectMeta, false)
-			put(l, &l.snap.Namespaces, head.Kind, &obj.ObjectMeta, obj)
+			if err := put(l, &l.snap.Namespaces, head.Kind, &obj.ObjectMeta, obj); err != nil {
+				return err
+			}
 		case snapshot.KindService:
+			if err := strict(new(corev1.Service), nil); err != nil {
+				return err
+			}
 			obj, err := decodeAs[corev1.Service](js)
 			if err != nil {
 				return fail(err)
 			}
 			l.prepare(&obj.ObjectMeta, true)
-			put(l, &l.snap.Services, head.Kind, &obj.ObjectMeta, obj)
+			if err := put(l, &l.snap.Services, head.Kind, &obj.ObjectMeta, obj); err != nil {
+				return err
+			}
 		case snapshot.KindPod:
+			if err := strict(new(corev1.Pod), nil); err != nil {
+				return err
+			}
 			obj, err := decodeAs[corev1.Pod](js)
 			if err != nil {
 				return fail(err)
 			}
 			l.prepare(&obj.ObjectMeta, true)
-			put(l, &l.snap.Pods, head.Kind, &obj.ObjectMeta, obj)
+			if err := put(l, &l.snap.Pods, head.Kind, &obj.ObjectMeta, obj); err != nil {
+				return err
+			}
 		case snapshot.KindConfigMap:
+			if err := strict(new(corev1.ConfigMap), nil); err != nil {
+				return err
+			}
 			obj, err := decodeAs[corev1.ConfigMap](js)
 			if err != nil {
 				return fail(err)
@@ -438,72 +527,112 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			}
 		}
 	case gv.Group == "apps" && gv.Version == "v1" && head.Kind == snapshot.KindDeployment:
+		if err := strict(new(appsv1.Deployment), nil); err != nil {
+			return err
+		}
 		obj, err := decodeAs[appsv1.Deployment](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.Deployments, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.Deployments, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case gv.Group == "networking.istio.io" && (gv.Version == "v1" || gv.Version == "v1beta1" || gv.Version == "v1alpha3"):
-		return l.loadIstio(head, gv.Version, js, fail)
+		return l.loadIstio(head, gv.Version, js, fail, strict)
 	}
 	return nil
 }
 
-func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail func(error) error) error {
+func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail func(error) error, strict func(any, proto.Message) error) error {
 	switch head.Kind {
 	case snapshot.KindServiceEntry:
+		if err := strict(nil, &networkingapi.ServiceEntry{}); err != nil {
+			return err
+		}
 		obj, err := decodeAs[networkingv1.ServiceEntry](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.ServiceEntries, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.ServiceEntries, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case snapshot.KindVirtualService:
+		if err := strict(nil, &networkingapi.VirtualService{}); err != nil {
+			return err
+		}
 		obj, err := decodeAs[networkingv1.VirtualService](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.VirtualServices, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.VirtualServices, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case snapshot.KindDestinationRule:
+		if err := strict(nil, &networkingapi.DestinationRule{}); err != nil {
+			return err
+		}
 		obj, err := decodeAs[networkingv1.DestinationRule](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.DestinationRules, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.DestinationRules, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case snapshot.KindGateway:
+		if err := strict(nil, &networkingapi.Gateway{}); err != nil {
+			return err
+		}
 		obj, err := decodeAs[networkingv1.Gateway](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.Gateways, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.Gateways, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case snapshot.KindSidecar:
+		if err := strict(nil, &networkingapi.Sidecar{}); err != nil {
+			return err
+		}
 		obj, err := decodeAs[networkingv1.Sidecar](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.Sidecars, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.Sidecars, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case snapshot.KindWorkloadEntry:
+		if err := strict(nil, &networkingapi.WorkloadEntry{}); err != nil {
+			return err
+		}
 		obj, err := decodeAs[networkingv1.WorkloadEntry](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.WorkloadEntries, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.WorkloadEntries, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	case snapshot.KindEnvoyFilter:
 		if version != "v1alpha3" {
 			return nil
+		}
+		if err := strict(nil, &networkingapi.EnvoyFilter{}); err != nil {
+			return err
 		}
 		obj, err := decodeAs[networkingv1alpha3.EnvoyFilter](js)
 		if err != nil {
 			return fail(err)
 		}
 		l.prepare(&obj.ObjectMeta, true)
-		put(l, &l.snap.EnvoyFilters, head.Kind, &obj.ObjectMeta, obj)
+		if err := put(l, &l.snap.EnvoyFilters, head.Kind, &obj.ObjectMeta, obj); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -558,14 +687,37 @@ func (l *fileLoader) prepare(m *metav1.ObjectMeta, namespaced bool) {
 }
 
 // put appends obj to *list, or replaces an earlier object of the same kind, namespace and name.
-func put[T any](l *fileLoader, list *[]T, kind string, m *metav1.ObjectMeta, obj T) {
+//
+// In strict mode a second definition is an error (put returns it), with --lenient a warning.
+func put[T any](l *fileLoader, list *[]T, kind string, m *metav1.ObjectMeta, obj T) error {
 	key := kind + "/" + m.Namespace + "/" + m.Name
 	if i, ok := l.index[key]; ok && i < len(*list) {
+		name := m.Name
+		if m.Namespace != "" {
+			name = m.Namespace + "/" + m.Name
+		}
+		path, line := splitAt(l.at)
+		if err := l.problem(path, line, fmt.Sprintf("%s %s is defined twice (first at %s); the later one would replace it", kind, name, l.where[key])); err != nil {
+			return err
+		}
 		(*list)[i] = obj
-		return
+		l.where[key] = l.at
+		return nil
 	}
 	l.index[key] = len(*list)
+	l.where[key] = l.at
 	*list = append(*list, obj)
+	return nil
+}
+
+// splitAt splits "path:line".
+func splitAt(at string) (string, int) {
+	i := strings.LastIndex(at, ":")
+	if i < 0 {
+		return at, 0
+	}
+	n, _ := strconv.Atoi(at[i+1:])
+	return at[:i], n
 }
 
 // Labels of the synthetic egress gateway workload.
@@ -641,4 +793,22 @@ func isSubset(sel, labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// readsKind: the kinds FromFiles loads (see its documentation); everything else is ignored.
+func readsKind(gv schema.GroupVersion, kind string) bool {
+	switch {
+	case gv.Group == "" && gv.Version == "v1":
+		return kind == snapshot.KindNamespace || kind == snapshot.KindService || kind == snapshot.KindPod || kind == snapshot.KindConfigMap
+	case gv.Group == "apps" && gv.Version == "v1":
+		return kind == snapshot.KindDeployment
+	case gv.Group == "networking.istio.io" && (gv.Version == "v1" || gv.Version == "v1beta1" || gv.Version == "v1alpha3"):
+		switch kind {
+		case snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule, snapshot.KindGateway, snapshot.KindSidecar, snapshot.KindWorkloadEntry:
+			return true
+		case snapshot.KindEnvoyFilter:
+			return gv.Version == "v1alpha3"
+		}
+	}
+	return false
 }

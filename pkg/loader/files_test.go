@@ -437,12 +437,65 @@ apiVersion: v1
 kind: Namespace
 metadata: {name: a, labels: {v: "2"}}
 `
-	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+	// Strict (the default): an object defined twice is an error at the second definition.
+	_, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+	if err == nil || err.Error() != "<stdin>:9: Namespace a is defined twice (first at <stdin>:1); the later one would replace it" {
+		t.Errorf("strict: err = %v", err)
+	}
+	// --lenient: the later one replaces it (as a later kubectl apply would), with a warning.
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(snap.Namespaces) != 2 || snap.Namespace("a").Labels["v"] != "2" {
 		t.Errorf("Namespaces = %v", snap.Namespaces)
+	}
+	if len(snap.LoadWarnings) != 1 || !strings.Contains(snap.LoadWarnings[0], "defined twice") {
+		t.Errorf("LoadWarnings = %q", snap.LoadWarnings)
+	}
+}
+
+// TestFromFilesStrict: what a CI gate must not pass silently is an error naming the file and
+// line, and with Lenient a warning; kinds the tool does not read are counted as ignored.
+func TestFromFilesStrict(t *testing.T) {
+	se := func(apiVersion, kind, spec string) string {
+		return "apiVersion: " + apiVersion + "\nkind: " + kind + "\nmetadata: {name: api, namespace: team-a}\nspec:\n" + spec
+	}
+	okSpec := "  hosts: [api.example.com]\n  ports: [{number: 80, name: http, protocol: HTTP}]\n"
+	for _, c := range []struct {
+		name, in, err string
+	}{
+		{"misspelled kind", se("networking.istio.io/v1", "ServiceEntri", okSpec), `<stdin>:1: ServiceEntri api: unknown kind "ServiceEntri" in the networking.istio.io API group (did you mean ServiceEntry?)`},
+		{"version Istio does not serve", se("networking.istio.io/v2", "ServiceEntry", okSpec), "<stdin>:1: ServiceEntry api: apiVersion networking.istio.io/v2 does not serve ServiceEntry (served: networking.istio.io/v1, networking.istio.io/v1alpha3, networking.istio.io/v1beta1)"},
+		{"unknown spec field", se("networking.istio.io/v1", "ServiceEntry", "  hostz: [api.example.com]\n"), `<stdin>:1: ServiceEntry api: spec: unknown field "hostz"`},
+		{"unknown nested field", se("networking.istio.io/v1", "VirtualService", "  hosts: [a]\n  http:\n  - route:\n    - destination: {host: a, prot: {number: 80}}\n"), `<stdin>:1: VirtualService api: spec: unknown field "prot"`},
+		{"unknown metadata field", "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: gw, namspace: x}\nspec: {}\n", `<stdin>:1: Gateway gw: metadata: unknown field "namspace"`},
+		{"misspelled core kind", "apiVersion: v1\nkind: Servce\nmetadata: {name: web}\n", `<stdin>:1: Servce web: unknown kind "Servce" in the core API group (did you mean Service?)`},
+		{"unknown Service field", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selectr: {app: web}}\n", `<stdin>:1: Service web: unknown field "selectr"`},
+		{"empty input", "", "<stdin>: no Kubernetes objects in the input"},
+		{"comments only", "# nothing\n---\n", "<stdin>: no Kubernetes objects in the input"},
+		{"only ignored kinds", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\napiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: p}\n", "<stdin>: no object this tool reads in the input (only 1 security.istio.io/v1 AuthorizationPolicy, 1 v1 Secret)"},
+	} {
+		_, err := FromFiles([]string{"-"}, strings.NewReader(c.in), Options{})
+		if err == nil || err.Error() != c.err {
+			t.Errorf("%s: err = %v\n want %s", c.name, err, c.err)
+			continue
+		}
+		if fe, ok := err.(*FileError); !ok || !fe.Strict {
+			t.Errorf("%s: %T %+v, want a strict *FileError", c.name, err, err)
+		}
+		snap, err := FromFiles([]string{"-"}, strings.NewReader(c.in), Options{Lenient: true})
+		if err != nil || len(snap.LoadWarnings) == 0 {
+			t.Errorf("%s: lenient: err %v, warnings %q", c.name, err, snap.LoadWarnings)
+		}
+	}
+	// Kinds the checks do not read are counted, not errors, next to objects they read.
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(se("networking.istio.io/v1", "ServiceEntry", okSpec)+"---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := IgnoredSummary(snap); got != "1 example.com/v1 Widget, 1 v1 Secret" {
+		t.Errorf("ignored: %q", got)
 	}
 }
 

@@ -42,6 +42,9 @@ type Options struct {
 	// namespaces of --gateway, --pod and --from); elsewhere only the workloads the
 	// configuration selects are read (FromCluster).
 	WorkloadNamespaces []string
+	// Lenient downgrades the strict checks of manifest input (unknown kinds, apiVersions and
+	// fields, duplicate objects, input without objects) to Snapshot.LoadWarnings.
+	Lenient bool
 }
 
 func (o Options) istioNamespace() string {
@@ -65,6 +68,9 @@ type FileError struct {
 	Path string
 	Line int
 	Msg  string
+	// Strict: a strict-manifest problem (unknown kind, apiVersion or field, an object defined
+	// twice, no objects) that Options.Lenient would have let through as a warning.
+	Strict bool
 }
 
 // Error returns "path:line: msg", or "path: msg" when Line is 0.

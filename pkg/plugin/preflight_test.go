@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,13 +37,22 @@ func TestPreflightExitCodes(t *testing.T) {
 		}{
 			{"control", []string{"-f", pfControl, "--offline"}, ExitOK},
 			{"control at info", []string{"-f", pfControl, "--offline", "--fail-on", "info"}, ExitOK}, // its only Info finding is suppressed by annotation
-			{"faults", []string{"-f", pfControl, "-f", pfRelease, "--offline"}, ExitAbsent},
-			{"faults, fail-on none", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--fail-on", "none"}, ExitOK},
-			{"faults suppressed by file", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--suppressions", sups}, ExitOK},
-			{"faults suppressed, warning left", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--suppressions", sups, "--fail-on", "warning"}, ExitAbsent},
-			{"no cluster configured: offline", []string{"-f", pfControl, "-f", pfRelease}, ExitAbsent},
+			// The release replaces objects of the control (a later apply): --lenient.
+			{"faults", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--lenient"}, ExitAbsent},
+			{"faults, fail-on none", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--lenient", "--fail-on", "none"}, ExitOK},
+			{"faults suppressed by file", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--lenient", "--suppressions", sups}, ExitOK},
+			{"faults suppressed, warning left", []string{"-f", pfControl, "-f", pfRelease, "--offline", "--lenient", "--suppressions", sups, "--fail-on", "warning"}, ExitAbsent},
+			{"no cluster configured: offline", []string{"-f", pfControl, "-f", pfRelease, "--lenient"}, ExitAbsent},
 		} {
 			code, stdout, stderr := run(t, "", append([]string{"preflight", "-o", format}, c.args...)...)
+			if slices.Contains(c.args, "--lenient") {
+				// the release's replacements, each a warning line
+				want := "warning: " + pfRelease + ":6: ServiceEntry team-a/api-example is defined twice (first at " + pfControl + ":48); the later one would replace it\n"
+				if !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != strings.Count(stderr, "\nwarning: ")+1 {
+					t.Errorf("-o %s, %s: stderr %q, want warning lines starting with %q", format, c.name, stderr, want)
+				}
+				stderr = ""
+			}
 			if code != c.code || stderr != "" {
 				t.Errorf("-o %s, %s: exit %d, want %d; stderr %q", format, c.name, code, c.code, stderr)
 			}
@@ -65,6 +75,7 @@ func TestPreflightExitCodes(t *testing.T) {
 		{"--offline without -f", []string{"--offline"}, "--offline needs manifests"},
 		{"--fail-on-existing offline", []string{"-f", pfControl, "--offline", "--fail-on-existing"}, "--fail-on-existing only applies"},
 		{"missing manifest", []string{"-f", filepath.Join(dir, "nope.yaml"), "--offline"}, "no such file"},
+		{"release over control, strict", []string{"-f", pfControl, "-f", pfRelease, "--offline"}, "ServiceEntry team-a/api-example is defined twice"},
 		{"argument", []string{"extra", "-f", pfControl}, "unknown command"},
 	} {
 		code, _, stderr := run(t, "", append([]string{"preflight"}, c.args...)...)
@@ -78,7 +89,7 @@ func TestPreflightExitCodes(t *testing.T) {
 // cluster is configured, and points findings at the manifest file and line of the resource.
 func TestPreflightJSONAndLocations(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	code, stdout, stderr := run(t, "", "preflight", "-f", pfControl, "-f", pfRelease, "-o", "json")
+	code, stdout, stderr := run(t, "", "preflight", "-f", pfControl, "-f", pfRelease, "--lenient", "-o", "json")
 	if code != ExitAbsent {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -5,6 +5,7 @@ package plugin
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,10 @@ type GlobalOptions struct {
 	// FilterGatewayClusters is "", "true" or "false" (--filter-gateway-clusters).
 	FilterGatewayClusters string
 	Output                string
+	// Lenient downgrades strict-manifest errors of -f input to warnings (--lenient).
+	Lenient bool
+	// ErrOut receives load warnings and notes (the command's stderr).
+	ErrOut io.Writer
 	// LoadStats prints how a live load went (objects, requests, time) to stderr (hidden
 	// --load-stats, for hack/bench-live.sh).
 	LoadStats bool
@@ -43,7 +48,7 @@ type GlobalOptions struct {
 
 // NewRootCommand builds `kubectl egress` with its subcommands.
 func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	g := &GlobalOptions{ConfigFlags: genericclioptions.NewConfigFlags(true)}
+	g := &GlobalOptions{ConfigFlags: genericclioptions.NewConfigFlags(true), ErrOut: streams.ErrOut}
 	name := commandName()
 	root := &cobra.Command{
 		Use:   "kubectl-egress",
@@ -71,6 +76,7 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringVar(&g.IstioNamespace, "istio-namespace", "istio-system", "namespace of istiod and of the mesh ConfigMap")
 	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
+	pf.BoolVar(&g.Lenient, "lenient", false, "with -f: accept unknown kinds, apiVersions and fields, objects defined twice and input without objects, as warnings on stderr (default: each is an error, exit 2)")
 	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
 	pf.BoolVar(&g.LoadStats, "load-stats", false, "print how the live load went (objects, API requests, time) to stderr")

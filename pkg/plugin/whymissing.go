@@ -353,6 +353,21 @@ func refNamespace(ref string) string {
 	return ns
 }
 
+// reportLoad writes what --lenient let through and the kinds the input had that no check reads
+// to stderr, once.
+func reportLoad(g *GlobalOptions, snap *snapshot.Snapshot) {
+	w := g.ErrOut
+	if w == nil {
+		w = os.Stderr
+	}
+	for _, x := range snap.LoadWarnings {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+	if s := loader.IgnoredSummary(snap); s != "" {
+		fmt.Fprintf(w, "note: ignored (kinds this tool does not read): %s\n", s)
+	}
+}
+
 // coreKinds must be served by any Kubernetes API server; "not served" means the server is not one.
 var coreKinds = []string{snapshot.KindNamespace, snapshot.KindService, snapshot.KindPod}
 
@@ -360,7 +375,7 @@ var coreKinds = []string{snapshot.KindNamespace, snapshot.KindService, snapshot.
 // Deployment and Pod a live load reads (the namespaces a command names with --gateway, --pod or
 // --from).
 func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool, namespaceGiven bool, workloadNs ...string) (*snapshot.Snapshot, error) {
-	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs}
+	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs, Lenient: g.Lenient}
 	if namespaceGiven && g.ConfigFlags.Namespace != nil {
 		lo.DefaultNamespace = *g.ConfigFlags.Namespace
 	}
@@ -368,8 +383,12 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool,
 		r, _ := in.(interface{ Read([]byte) (int, error) })
 		snap, err := loader.FromFiles(g.Files, r, lo)
 		if err != nil {
+			if fe, ok := err.(*loader.FileError); ok && fe.Strict {
+				err = fmt.Errorf("%v (--lenient accepts it as a warning)", err)
+			}
 			return nil, &exitError{code: ExitError, err: err}
 		}
+		reportLoad(g, snap)
 		return snap, nil
 	}
 	cfg, err := g.ConfigFlags.ToRESTConfig()

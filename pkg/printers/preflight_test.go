@@ -26,7 +26,7 @@ func loadFixture(t *testing.T, files ...string) *snapshot.Snapshot {
 	for _, f := range files {
 		paths = append(paths, filepath.Join(fixtures, f))
 	}
-	s, err := loader.FromFiles(paths, nil, loader.Options{})
+	s, err := loader.FromFiles(paths, nil, loader.Options{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,11 @@ type Snapshot struct {
 	// Assumptions carries what flags say where manifests cannot (offline mode).
 	Assumptions Assumptions
 
+	// LoadWarnings are problems in manifest input that --lenient let through ("path:line: what");
+	// Ignored counts, by "apiVersion Kind", the objects of kinds the checks do not read.
+	LoadWarnings []string
+	Ignored      map[string]int
+
 	// Live maps a workload "namespace/name" to what its running proxy holds and what istiod
 	// says of its sync (seed §3.7 steps d and e); nil when live evidence was not read.
 	Live map[string]*ProxyEvidence
