@@ -264,3 +264,69 @@ func restrictedUser(t *testing.T, name string, rules []rbacv1.PolicyRule) string
 	}
 	return p
 }
+
+// TestPartialRightsNoConfidentAnswer (issue #15's first failure): a user allowed everything
+// except ConfigMaps, Sidecars, WorkloadEntries and EnvoyFilters, on a mesh whose ConfigMap sets
+// defaultServiceExportTo ["."]. The admin gets NOT_EXPORTED_TO_GATEWAY_NAMESPACE (exit 1); the
+// user gets INPUT_UNKNOWN (exit 2) naming the ConfigMaps and deploy/clusterrole.yaml, never a
+// headline OK; explain-listener and visibility refuse with one line and exit 2.
+func TestPartialRightsNoConfidentAnswer(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	mesh := filepath.Join(t.TempDir(), "mesh.yaml")
+	if err := os.WriteFile(mesh, []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
+    defaultServiceExportTo: ["."]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress: [{hosts: ["./*"]}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	applyFiles(t, base, mesh)
+	admin := egress(t, "why-missing", "api.example.com", "--port", "80", "-o", "json", "--kubeconfig", env.kubeconfig)
+	if rep := parseReport(t, admin); admin.code != 1 || rep.Gateways[0].Cause != checks.CauseNotExported {
+		t.Fatalf("admin: exit %d, want 1 with %s\n%s", admin.code, checks.CauseNotExported, admin)
+	}
+	read := []string{"get", "list", "watch"}
+	kc := restrictedUser(t, "partial", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Verbs: read, Resources: []string{"namespaces", "services", "pods", "endpoints"}},
+		{APIGroups: []string{"apps"}, Verbs: read, Resources: []string{"deployments"}},
+		{APIGroups: []string{"networking.istio.io"}, Verbs: read, Resources: []string{"serviceentries", "virtualservices", "destinationrules", "gateways"}},
+	})
+	r := egress(t, "why-missing", "api.example.com", "--port", "80", "--no-live", "-o", "json", "--kubeconfig", kc)
+	rep := parseReport(t, r)
+	g := rep.Gateways[0]
+	if r.code != 2 || g.Cause != checks.CauseInputUnknown || !strings.Contains(g.Message, "ConfigMaps") || !strings.Contains(g.Message, "deploy/clusterrole.yaml") || !strings.Contains(g.Fix, "deploy/clusterrole.yaml") {
+		t.Errorf("partial rights: exit %d cause %s, want 2 and %s naming ConfigMaps and deploy/clusterrole.yaml\n%s", r.code, g.Cause, checks.CauseInputUnknown, r)
+	}
+	for _, s := range g.Steps {
+		if s.ID == "input:Sidecar" && !strings.Contains(s.Summary, "does not depend on them") {
+			t.Errorf("the Sidecar row does not say the gateway's verdict is independent of Sidecars: %+v", s)
+		}
+	}
+	for _, args := range [][]string{
+		{"explain-listener", "api.example.com:80", "--from", "team-a"},
+		{"visibility", "api.example.com"},
+	} {
+		r := egress(t, append(args, "--kubeconfig", kc)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "could not be read") || !strings.Contains(r.stderr, "deploy/clusterrole.yaml") {
+			t.Errorf("%v: exit %d, want 2 naming what could not be read\n%s", args, r.code, r)
+		}
+		checkOneLineError(t, r)
+	}
+}

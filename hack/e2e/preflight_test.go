@@ -412,3 +412,56 @@ func TestPreflightBadInput(t *testing.T) {
 	}
 	checkOneLineError(t, r)
 }
+
+// TestStrictManifests: what a CI gate could not read fails it. A misspelled kind, an apiVersion
+// Istio does not serve, an unknown field, an empty file, an object defined twice and an endless
+// input are each one line `file:line: what is wrong` with exit 2, offline and in what-if mode
+// over the real API server; --lenient lets the first ones through as warnings.
+func TestStrictManifests(t *testing.T) {
+	pluginBinary(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	se := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: api, namespace: team-a}\nspec:\n  hosts: [api.example.com]\n  ports: [{number: 80, name: http, protocol: HTTP}]\n"
+	cases := []struct {
+		name, file, want string
+		lenientOK        bool
+	}{
+		{"misspelled kind", write("kind.yaml", strings.Replace(se, "kind: ServiceEntry", "kind: ServiceEntri", 1)), `kind.yaml:1: ServiceEntri api: unknown kind "ServiceEntri" in the networking.istio.io API group (did you mean ServiceEntry?)`, true},
+		{"unserved apiVersion", write("version.yaml", strings.Replace(se, "networking.istio.io/v1", "networking.istio.io/v2", 1)), "version.yaml:1: ServiceEntry api: apiVersion networking.istio.io/v2 does not serve ServiceEntry", true},
+		{"unknown field", write("field.yaml", strings.Replace(se, "hosts:", "hostz:", 1)), `field.yaml:1: ServiceEntry api: spec: unknown field "hostz"`, true},
+		{"empty file", write("empty.yaml", ""), "empty.yaml: no Kubernetes objects in the input", true},
+		{"defined twice", write("twice.yaml", se+"---\n"+se), "twice.yaml:8: ServiceEntry team-a/api is defined twice (first at " + filepath.Join(dir, "twice.yaml") + ":1)", true},
+		{"endless input", "/dev/zero", "/dev/zero: larger than 1 MiB (--max-input-size)", false},
+	}
+	for _, c := range cases {
+		for _, mode := range []string{"offline", "what-if"} {
+			args := []string{"preflight", "-f", c.file, "--max-input-size", "1"}
+			var r result
+			if mode == "offline" {
+				r = egressDirect(t, append(args, "--offline")...)
+			} else {
+				r = egress(t, append(args, "--kubeconfig", env.kubeconfig)...)
+			}
+			if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || strings.Contains(r.stderr, "goroutine") {
+				t.Errorf("%s, %s: exit %d, want 2 and one line containing %q\n%s", c.name, mode, r.code, c.want, r)
+			}
+		}
+		if c.lenientOK {
+			r := egressDirect(t, "preflight", "-f", c.file, "--offline", "--lenient")
+			if r.code == 2 || !strings.Contains(r.stderr, "warning: ") {
+				t.Errorf("%s, --lenient: exit %d, want a warning and a verdict\n%s", c.name, r.code, r)
+			}
+		}
+	}
+	// why-missing reads the same way.
+	r := egressDirect(t, "why-missing", "api.example.com", "-f", cases[0].file)
+	if r.code != 2 || !strings.Contains(r.stderr, "did you mean ServiceEntry?") {
+		t.Errorf("why-missing on a misspelled kind: exit %d\n%s", r.code, r)
+	}
+}

@@ -940,8 +940,12 @@ func (e *evaluation) endpointCount(s rules.Service) (int, string) {
 // stepUnknownInputs reports every kind the loader could not read (RBAC, CRD not served) that
 // the decision tree reads and that no other step already reports, and states the assumption
 // made: the verdict treats the kind as empty.
+// stepUnknownInputs: a kind that could not be read either cannot change this verdict (said
+// explicitly, with the reason) or makes it INPUT_UNKNOWN: never a verdict, OK or not, that rests
+// silently on an input nobody read. The tentative verdict from what could be read is kept in
+// the message.
 func (e *evaluation) stepUnknownInputs() {
-	handled := map[string]bool{snapshot.KindServiceEntry: true, snapshot.KindConfigMap: true, snapshot.KindDeployment: true}
+	handled := map[string]bool{snapshot.KindServiceEntry: true, snapshot.KindDeployment: true}
 	var kinds []string
 	for k := range e.snap.Unknown {
 		if !handled[k] {
@@ -949,14 +953,69 @@ func (e *evaluation) stepUnknownInputs() {
 		}
 	}
 	sort.Strings(kinds)
+	var blocking []string
 	for _, k := range kinds {
 		why := e.snap.Unknown[k]
-		e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why)
-		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("%ss could not be read (%s); the verdict assumes there are none", k, why))
+		if k == snapshot.KindConfigMap && e.flags.MeshUnknown == "" {
+			continue // a revision's mesh ConfigMap was read: the one this verdict uses
+		}
+		if indep := e.independentOf(k); indep != "" {
+			e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why+"; "+indep)
+			continue
+		}
+		e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why+"; the verdict depends on them")
+		blocking = append(blocking, fmt.Sprintf("%ss (%s)", k, why))
 	}
 	if why, ok := e.snap.Unknown[snapshot.KindDeployment]; ok {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("Deployments could not be read (%s); gateway workloads and istiod were taken from Pods", why))
 	}
+	if len(blocking) == 0 || e.cause == CauseInputUnknown {
+		return
+	}
+	tentative := "the cluster is present"
+	if e.cause != "" {
+		tentative = e.cause + ": " + e.v.Message
+	}
+	e.cause = ""
+	e.fail(CauseInputUnknown, "", fmt.Sprintf("No verdict for gateway %s: %s could not be read, and what istiod builds depends on them. With what could be read: %s",
+		e.w.Ref(), strings.Join(blocking, ", "), tentative),
+		"Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests.")
+}
+
+// independentOf says why an unreadable kind cannot change this gateway's verdict ("" when it
+// can): Sidecars shape sidecars only; WorkloadEntries matter only to entries that select
+// workloads; EnvoyFilters only when PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is on (their
+// referenced-services annotation keeps clusters).
+func (e *evaluation) independentOf(kind string) string {
+	// A cluster istiod never builds whatever the routes say: only the registry (and, for
+	// exportTo, the mesh defaults and the namespaces' labels the visibility policies match)
+	// decides it.
+	switch e.cause {
+	case CauseHostNotFound, CausePortNotDeclared:
+		if kind != snapshot.KindService && kind != snapshot.KindServiceEntry {
+			return "only ServiceEntries and Services declare hosts and ports: this verdict (" + e.cause + ") does not depend on them"
+		}
+	case CauseNotExported:
+		if kind != snapshot.KindConfigMap && kind != snapshot.KindNamespace && kind != snapshot.KindService && kind != snapshot.KindServiceEntry {
+			return "exportTo and the mesh defaults alone decide visibility: this verdict (" + e.cause + ") does not depend on them"
+		}
+	}
+	switch kind {
+	case snapshot.KindSidecar:
+		return "Sidecar resources shape sidecars' configuration, not a gateway's: this verdict does not depend on them"
+	case snapshot.KindWorkloadEntry:
+		for _, s := range servicesFor(e.snap, e.host, e.flags.MeshConfig) {
+			if len(s.WorkloadSelector) > 0 {
+				return ""
+			}
+		}
+		return "no entry for " + e.host + " selects workloads: this verdict does not depend on them"
+	case snapshot.KindEnvoyFilter:
+		if !e.filterOn {
+			return "PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is off, so EnvoyFilters do not decide which clusters a gateway gets: this verdict does not depend on them"
+		}
+	}
+	return ""
 }
 
 // selectedWorkloads returns the labels of the WorkloadEntries and Pods in the entry's namespace

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -357,5 +358,68 @@ func TestSelfLoopWarning(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no self-loop warning: %+v", v.Warnings)
+	}
+}
+
+// TestUnreadableInputs: a kind the user may not list either cannot change a gateway's verdict
+// (said in its row) or makes the verdict INPUT_UNKNOWN, keeping what could be read in the
+// message: never an OK resting on an unread mesh ConfigMap.
+func TestUnreadableInputs(t *testing.T) {
+	for _, c := range []struct {
+		forbidden []string
+		cause     string
+		says      string
+	}{
+		{nil, CauseOK, ""},
+		{[]string{snapshot.KindConfigMap}, CauseInputUnknown, "With what could be read: the cluster is present"},
+		{[]string{snapshot.KindNamespace}, CauseInputUnknown, "Namespaces (forbidden to list namespaces)"},
+		{[]string{snapshot.KindSidecar}, CauseOK, "Sidecar resources shape sidecars' configuration"},
+		{[]string{snapshot.KindEnvoyFilter, snapshot.KindWorkloadEntry}, CauseOK, "PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is off"},
+		{[]string{snapshot.KindDestinationRule}, CauseInputUnknown, "DestinationRules (forbidden to list destinationrules)"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml")}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range c.forbidden {
+			snap.Unknown[k] = "forbidden to list " + strings.ToLower(k) + "s"
+			if k == snapshot.KindConfigMap {
+				snap.MeshConfigs = map[string]*snapshot.MeshConfigSource{}
+			}
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.example.com", Port: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := rep.Gateways[0]
+		text := g.Message
+		for _, s := range g.Steps {
+			text += "\n" + s.Summary
+		}
+		if g.Cause != c.cause || !strings.Contains(text, c.says) {
+			t.Errorf("forbidden %v: cause %s, want %s mentioning %q:\n%s", c.forbidden, g.Cause, c.cause, c.says, text)
+		}
+	}
+}
+
+// A verdict no unread kind can change stands, with the reason: a host no entry declares does not
+// depend on DestinationRules.
+func TestUnreadableInputsIndependentVerdict(t *testing.T) {
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml")}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Unknown[snapshot.KindDestinationRule] = "forbidden to list destinationrules"
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "nothing.example.org", Port: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Gateways[0]
+	says := false
+	for _, s := range g.Steps {
+		says = says || strings.Contains(s.Summary, "only ServiceEntries and Services declare hosts")
+	}
+	if g.Cause != CauseHostNotFound || !says {
+		t.Errorf("cause %s (want %s), steps %+v", g.Cause, CauseHostNotFound, g.Steps)
 	}
 }

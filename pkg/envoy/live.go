@@ -43,7 +43,7 @@ func PortForwardGet(ctx context.Context, cfg *rest.Config, namespace, name strin
 	pod, err := cs.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsForbidden(err):
-		return nil, fmt.Errorf("forbidden to get pod %s/%s", namespace, name)
+		return nil, fmt.Errorf("forbidden to get pod %s/%s (deploy/clusterrole.yaml lists what kubectl-egress needs)", namespace, name)
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("pod %s/%s not found", namespace, name)
 	case err != nil:
@@ -75,7 +75,7 @@ func PortForwardGet(ctx context.Context, cfg *rest.Config, namespace, name strin
 			err = fmt.Errorf("port-forward ended")
 		}
 		if apierrors.IsForbidden(err) || strings.Contains(err.Error(), "forbidden") {
-			return nil, fmt.Errorf("forbidden to port-forward to pod %s/%s (needs create on pods/portforward)", namespace, name)
+			return nil, fmt.Errorf("forbidden to port-forward to pod %s/%s (needs create on pods/portforward, as in deploy/clusterrole.yaml)", namespace, name)
 		}
 		return nil, fmt.Errorf("port-forward to %s/%s:%d: %v", namespace, name, port, oneLine(err))
 	case <-ctx.Done():
@@ -88,6 +88,10 @@ func PortForwardGet(ctx context.Context, cfg *rest.Config, namespace, name strin
 	return httpGet(ctx, fmt.Sprintf("http://127.0.0.1:%d%s", ports[0].Local, path))
 }
 
+// MaxBodyBytes caps every HTTP body read (a proxy's config dump, istiod's sync status): a
+// response larger than this is an error, not an unbounded read (--max-input-size).
+var MaxBodyBytes int64 = 128 << 20
+
 func httpGet(ctx context.Context, u string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -98,9 +102,12 @@ func httpGet(ctx context.Context, u string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %v", redact(u), oneLine(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %v", redact(u), err)
+	}
+	if int64(len(body)) > MaxBodyBytes {
+		return nil, fmt.Errorf("GET %s: the response is larger than %d bytes (--max-input-size)", redact(u), MaxBodyBytes)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s: %s", redact(u), resp.Status, oneLine(fmt.Errorf("%s", strings.TrimSpace(string(body)))))
@@ -251,7 +258,7 @@ func IstiodSyncz(ctx context.Context, cfg *rest.Config, istioNamespace, rev, add
 	pods, err := cs.CoreV1().Pods(istioNamespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	switch {
 	case apierrors.IsForbidden(err):
-		return nil, "", fmt.Errorf("forbidden to list pods in %s", istioNamespace)
+		return nil, "", fmt.Errorf("forbidden to list pods in %s (deploy/clusterrole.yaml lists what kubectl-egress needs)", istioNamespace)
 	case err != nil:
 		return nil, "", fmt.Errorf("list istiod pods: %v", oneLine(err))
 	}

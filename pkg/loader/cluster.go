@@ -180,7 +180,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		case snap.Unknown[t.kind] != "":
 			// the first refusal of a kind says why
 		case apierrors.IsForbidden(err):
-			snap.Unknown[t.kind] = "forbidden to list " + t.resource
+			snap.Unknown[t.kind] = "forbidden to list " + t.resource + " (deploy/clusterrole.yaml lists what kubectl-egress needs)"
 		default: // notServed, by runTasks
 			snap.Unknown[t.kind] = "not served: " + t.resource
 		}

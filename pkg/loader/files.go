@@ -76,6 +76,7 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 		where:            map[string]string{},
 		defaultNamespace: opts.DefaultNamespace,
 		lenient:          opts.Lenient,
+		maxBytes:         opts.maxBytes(),
 	}
 	l.snap.Ignored = map[string]int{}
 	if l.defaultNamespace == "" {
@@ -117,6 +118,8 @@ type fileLoader struct {
 	defaultNamespace string
 	// lenient: strict-manifest problems are warnings (Options.Lenient).
 	lenient bool
+	// maxBytes caps each input (Options.MaxBytes).
+	maxBytes int64
 	// where maps "Kind/namespace/name" to the "path:line" that defined it; at is the object
 	// being loaded.
 	where map[string]string
@@ -155,9 +158,9 @@ func (l *fileLoader) loadPath(p string, stdin io.Reader) error {
 		if stdin == nil {
 			return &FileError{Path: StdinName, Msg: "no standard input available"}
 		}
-		data, err := io.ReadAll(stdin)
+		data, err := l.readCapped(StdinName, stdin)
 		if err != nil {
-			return &FileError{Path: StdinName, Msg: "cannot read: " + oneLine(err.Error())}
+			return err
 		}
 		return l.loadData(StdinName, data)
 	}
@@ -195,11 +198,29 @@ func openError(path string, err error) error {
 }
 
 func (l *fileLoader) loadFile(path string) error {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return openError(path, err)
 	}
+	defer f.Close()
+	data, err := l.readCapped(path, f)
+	if err != nil {
+		return err
+	}
 	return l.loadData(path, data)
+}
+
+// readCapped reads r whole, up to the input cap: a larger input (or an endless one, /dev/zero)
+// is an error after reading one byte more than the cap.
+func (l *fileLoader) readCapped(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, l.maxBytes+1))
+	if err != nil {
+		return nil, &FileError{Path: name, Msg: "cannot read: " + oneLine(err.Error())}
+	}
+	if int64(len(data)) > l.maxBytes {
+		return nil, &FileError{Path: name, Msg: "larger than " + sizeString(l.maxBytes) + " (--max-input-size)"}
+	}
+	return data, nil
 }
 
 // document is one "---"-separated part of a file. firstLine is the 1-based file line of
@@ -811,4 +832,12 @@ func readsKind(gv schema.GroupVersion, kind string) bool {
 		}
 	}
 	return false
+}
+
+// sizeString: "128 MiB", or "2048 bytes" below a MiB.
+func sizeString(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -560,3 +560,19 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestFromFilesCapped: an input larger than the cap, or endless (/dev/zero), is an error after
+// reading one byte more than the cap, never an unbounded read.
+func TestFromFilesCapped(t *testing.T) {
+	big := strings.Repeat("# padding\n", 300) // 3000 bytes
+	_, err := FromFiles([]string{"-"}, strings.NewReader(big), Options{MaxBytes: 2048})
+	if err == nil || err.Error() != "<stdin>: larger than 2048 bytes (--max-input-size)" {
+		t.Errorf("stdin: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err := FromFiles([]string{"/dev/zero"}, nil, Options{MaxBytes: 1 << 20})
+		if err == nil || err.Error() != "/dev/zero: larger than 1 MiB (--max-input-size)" {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+}

@@ -42,9 +42,22 @@ type Options struct {
 	// namespaces of --gateway, --pod and --from); elsewhere only the workloads the
 	// configuration selects are read (FromCluster).
 	WorkloadNamespaces []string
+	// MaxBytes caps each input file and standard input (0: DefaultMaxBytes); larger input is
+	// an error, not an unbounded read.
+	MaxBytes int64
 	// Lenient downgrades the strict checks of manifest input (unknown kinds, apiVersions and
 	// fields, duplicate objects, input without objects) to Snapshot.LoadWarnings.
 	Lenient bool
+}
+
+// DefaultMaxBytes is the default cap of one input file (--max-input-size).
+const DefaultMaxBytes int64 = 128 << 20
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return o.MaxBytes
 }
 
 func (o Options) istioNamespace() string {

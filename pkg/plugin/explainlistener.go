@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // ExplainListenerOptions are the inputs of `kubectl egress explain-listener [HOST:PORT]`.
@@ -203,9 +204,20 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range []string{"ServiceEntry", "VirtualService", "Gateway"} {
+	// Every kind a proxy's listeners depend on must have been read: no answer rests on an unread
+	// input (the mesh ConfigMap's outbound policy and defaults, a namespace's Sidecar).
+	needs := []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway, snapshot.KindDestinationRule, snapshot.KindService, snapshot.KindConfigMap}
+	proxy := "gateway " + o.Gateway
+	if o.Gateway == "" {
+		needs = append(needs, snapshot.KindSidecar)
+		proxy = "the sidecars of " + o.From
+		if o.Pod != "" {
+			proxy = "pod " + o.Pod
+		}
+	}
+	for _, k := range needs {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %ss: %s", k, why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot explain the listeners of %s: %ss could not be read (%s), and they depend on them", proxy, k, why)}
 		}
 	}
 	eo := checks.ExplainListenerOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Gateway: o.Gateway, Call: o.Call, Address: o.Address}

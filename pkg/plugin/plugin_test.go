@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -105,5 +106,23 @@ func TestVersion(t *testing.T) {
 	code, out, _ := run(t, "", "version", "-o", "json")
 	if code != ExitOK || !strings.Contains(out, `"version": "dev"`) || !strings.Contains(out, `"platform"`) {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// TestExecuteRecoversPanics: a panic below the root command is one line on stderr and exit 2,
+// never a Go stack trace.
+func TestExecuteRecoversPanics(t *testing.T) {
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	root := NewRootCommand(streams)
+	root.AddCommand(&cobra.Command{Use: "boom", RunE: func(*cobra.Command, []string) error {
+		var m map[string]int
+		m["x"]++ // a nil-map write: a runtime panic
+		return nil
+	}})
+	root.SetArgs([]string{"boom"})
+	code := execute(root, streams)
+	if code != ExitError || strings.Count(errOut.String(), "\n") != 1 || !strings.HasPrefix(errOut.String(), "error: internal error (assignment to entry in nil map)") || strings.Contains(errOut.String(), "goroutine") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }

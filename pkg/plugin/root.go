@@ -5,6 +5,7 @@ package plugin
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
 
 // DisplayName is how users invoke the plugin through kubectl.
@@ -39,6 +43,8 @@ type GlobalOptions struct {
 	Output                string
 	// Lenient downgrades strict-manifest errors of -f input to warnings (--lenient).
 	Lenient bool
+	// MaxInputMiB caps every input file, standard input and HTTP body read (--max-input-size).
+	MaxInputMiB int
 	// ErrOut receives load warnings and notes (the command's stderr).
 	ErrOut io.Writer
 	// LoadStats prints how a live load went (objects, requests, time) to stderr (hidden
@@ -77,10 +83,18 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
 	pf.BoolVar(&g.Lenient, "lenient", false, "with -f: accept unknown kinds, apiVersions and fields, objects defined twice and input without objects, as warnings on stderr (default: each is an error, exit 2)")
+	pf.IntVar(&g.MaxInputMiB, "max-input-size", int(loader.DefaultMaxBytes>>20), "MiB: the largest input file, standard input or proxy/istiod response read; larger input is an error (exit 2)")
 	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
 	pf.BoolVar(&g.LoadStats, "load-stats", false, "print how the live load went (objects, API requests, time) to stderr")
 	_ = pf.MarkHidden("load-stats")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if g.MaxInputMiB <= 0 || g.MaxInputMiB > 1<<20 {
+			return usageErr("--max-input-size %d: want 1 to %d (MiB)", g.MaxInputMiB, 1<<20)
+		}
+		envoy.MaxBodyBytes = int64(g.MaxInputMiB) << 20
+		return nil
+	}
 	registerRootCompletion(root, g) // completion.go
 	root.AddCommand(newWhyMissingCommand(g, streams), newExplainListenerCommand(g, streams), newExportAuditCommand(g, streams), newVisibilityCommand(g, streams), newVersionCommand(g, streams))
 	root.AddCommand(newPreflightCommand(g, streams))   // preflight.go
@@ -94,7 +108,20 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 // Execute runs the root command with os.Args and returns the process exit code, having written
 // any error as one line on stderr.
 func Execute(streams genericiooptions.IOStreams) int {
-	root := NewRootCommand(streams)
+	return execute(NewRootCommand(streams), streams)
+}
+
+// execute runs root (Execute's body, separate so that tests can give it a command that panics).
+func execute(root *cobra.Command, streams genericiooptions.IOStreams) (code int) {
+	// The last line of defence: a panic anywhere below is a bug, reported as one line with exit
+	// 2, never a Go stack trace (hostile input is bounded and validated before it gets here).
+	defer func() {
+		if r := recover(); r != nil {
+			msg := strings.ReplaceAll(fmt.Sprint(r), "\n", " ")
+			_, _ = fmt.Fprintf(streams.ErrOut, "error: internal error (%s); this is a bug in kubectl-egress, please report it with the command line\n", msg)
+			code = ExitError
+		}
+	}()
 	err := root.Execute()
 	var already *exitError
 	if err != nil && !errors.As(err, &already) && isCobraUsageError(err) {

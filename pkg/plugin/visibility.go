@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // VisibilityOptions are the inputs of `kubectl egress visibility [HOST]`.
@@ -77,8 +79,12 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if why, ok := snap.Unknown["ServiceEntry"]; ok {
-		return usageErr("cannot read ServiceEntries: %s", why)
+	// The visibility of an entry depends on the mesh ConfigMap (serviceEntryVisibility) and the
+	// namespaces' labels its policies match: neither may be unread.
+	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindConfigMap, snapshot.KindNamespace} {
+		if why, ok := snap.Unknown[k]; ok {
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %ss could not be read (%s), and it depends on them", k, why)}
+		}
 	}
 	rep := checks.Visibility(snap, checks.VisibilityOptions{Host: o.Host, Namespace: o.namespace, AsNamespace: o.AsNamespace})
 	if err := printers.Visibility(o.Out, rep, o.Output); err != nil {

@@ -375,7 +375,7 @@ var coreKinds = []string{snapshot.KindNamespace, snapshot.KindService, snapshot.
 // Deployment and Pod a live load reads (the namespaces a command names with --gateway, --pod or
 // --from).
 func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool, namespaceGiven bool, workloadNs ...string) (*snapshot.Snapshot, error) {
-	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs, Lenient: g.Lenient}
+	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs, Lenient: g.Lenient, MaxBytes: int64(g.MaxInputMiB) << 20}
 	if namespaceGiven && g.ConfigFlags.Namespace != nil {
 		lo.DefaultNamespace = *g.ConfigFlags.Namespace
 	}
@@ -384,7 +384,7 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool,
 		snap, err := loader.FromFiles(g.Files, r, lo)
 		if err != nil {
 			if fe, ok := err.(*loader.FileError); ok && fe.Strict {
-				err = fmt.Errorf("%v (--lenient accepts it as a warning)", err)
+				fe.Msg += " (--lenient accepts it as a warning)"
 			}
 			return nil, &exitError{code: ExitError, err: err}
 		}
