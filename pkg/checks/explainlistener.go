@@ -756,6 +756,17 @@ func serviceByRef(out *rules.SidecarOutbound, ref string) *rules.Service {
 	return nil
 }
 
+// isOriginalDst: the cluster is a resolution-NONE entry's (ORIGINAL_DST: the connection goes
+// where the client sent it).
+func isOriginalDst(v SidecarView, cluster string) bool {
+	_, _, h, ok := parseClusterName(cluster)
+	if !ok {
+		return false
+	}
+	s, ok := v.Outbound.ScopeService(h)
+	return ok && s.Resolution == "NONE"
+}
+
 // reachesScopeCluster: the call ends at the host's own cluster on the port and the sidecar scope
 // holds the host (a destination of a mesh VirtualService the sidecar imports, which istiod adds to
 // the scope without an import or a visibility check: sidecar.go collectImportedServices), so the
@@ -778,8 +789,11 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		// Under ALLOW_ANY the call still leaves (PassthroughCluster): it works, without the
 		// entry's settings, a Warning; otherwise it is refused (or misrouted), an Error.
 		code, after := ListenerNotImported, ""
-		if res.Cluster == rules.PassthroughCluster {
+		switch {
+		case res.Cluster == rules.PassthroughCluster:
 			code, after = ListenerHiddenPassthrough, "; the call leaves through PassthroughCluster, without the entry's DestinationRule, routes or egress gateway"
+		case isOriginalDst(v, res.Cluster):
+			code, after = ListenerHiddenPassthrough, "; the call leaves through "+res.Cluster+" (another entry's pass-through, resolution NONE), without the entry's DestinationRule, routes or egress gateway"
 		}
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s (egress hosts %s) does not import it: sidecars in %s treat the host as unknown%s.",
@@ -832,7 +846,8 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			"Declare ports[].protocol GRPC (or HTTP2).")
 	}
 	if rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() {
-		if mode, dr := drTLSMode(snap, v, *imported, port); mode == "SIMPLE" || mode == "MUTUAL" {
+		// Istio mTLS towards a host outside the mesh wraps the application's TLS just the same.
+		if mode, dr := drTLSMode(snap, v, *imported, port); mode == "SIMPLE" || mode == "MUTUAL" || (mode == "ISTIO_MUTUAL" && imported.Location == "MESH_EXTERNAL") {
 			rep.add(ListenerDoubleTLS, dr, fmt.Sprintf("The sidecar passes the application's TLS through (SNI %s, tcp_proxy → %s), but %s sets tls.mode %s for the cluster: the proxy wraps the TLS stream in a second TLS session and the handshake fails (UF).", host, res.Cluster, dr, mode),
 				fmt.Sprintf("Drop tls %s for port %d in %s, or have the application speak plain HTTP to a port (for example 80) that the ServiceEntry maps to %d with targetPort, and originate TLS there.", mode, port, dr, port))
 		}

@@ -16,16 +16,17 @@ import (
 // Path causes: why a call from a client workload does not reach the external host. Causes of
 // the gateway's cluster (why-missing's) and of explain-listener keep their own codes.
 const (
-	PathOK               = "PATH_OK"
-	PathDirect           = "PATH_BYPASSES_GATEWAY"
-	PathSidecarNoRoute   = "SIDECAR_NO_ROUTE"
-	PathSidecarNoChain   = "SIDECAR_NO_FILTER_CHAIN"
-	PathGatewayNotListen = "GATEWAY_NOT_LISTENING_ON_TARGET_PORT"
-	PathTLSMismatch      = "TLS_MISMATCH_BETWEEN_HOPS"
-	PathGatewayNoRoute   = "GATEWAY_NO_ROUTE_FOR_HOST"
-	PathGatewayNoChain   = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
-	PathAmbiguousService = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
-	PathWrongService     = "CALL_REACHES_ANOTHER_SERVICE"
+	PathOK                = "PATH_OK"
+	PathDirect            = "PATH_BYPASSES_GATEWAY"
+	PathSidecarNoRoute    = "SIDECAR_NO_ROUTE"
+	PathSidecarNoChain    = "SIDECAR_NO_FILTER_CHAIN"
+	PathGatewayNotListen  = "GATEWAY_NOT_LISTENING_ON_TARGET_PORT"
+	PathTLSMismatch       = "TLS_MISMATCH_BETWEEN_HOPS"
+	PathGatewayNoRoute    = "GATEWAY_NO_ROUTE_FOR_HOST"
+	PathGatewayNoChain    = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
+	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
+	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 )
 
 func init() {
@@ -38,6 +39,7 @@ func init() {
 		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
+		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port). The connection reaches the wrong endpoints."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 	)
@@ -285,6 +287,19 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.fail(PathSidecarNoChain, "reset", "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d finds no usable filter chain on %s of %s (%s): the connection is reset.", strings.ToUpper(kind), host, port, res.Listener, proxy, res.Error),
 			"Run `kubectl egress explain-listener "+host+fmt.Sprintf(":%d", port)+" --from "+v.Namespace+"` to see the chains competing for the port.")
 		return
+	case res.Error == rules.CallErrNoRoute && res.VirtualHost != "":
+		// The virtual host has routes, but each has match conditions (uri, headers, ...) that
+		// the traced request, GET /, does not meet: requests that meet one are routed. The
+		// trace cannot know which requests the application sends: a warning, not a failure.
+		tr.hop(proxy, "route", Warn, path)
+		tr.t.Cause, tr.t.Level, tr.t.Culprit = PathRouteMatchAssumed, LevelWarning, "proxy "+proxy
+		for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
+			tr.t.Culprit = "VirtualService " + vs.Namespace + "/" + vs.Name
+			break
+		}
+		tr.t.Message = fmt.Sprintf("The %s call to %s:%d reaches virtual host %s of route configuration %s, whose routes all have match conditions that a request for / does not meet: requests that meet none get 404 NR, the others are routed. The trace sends GET / and cannot tell which requests the application sends.", strings.ToUpper(kind), host, port, res.VirtualHost, res.RouteConfig)
+		tr.t.Fix = "If the application's requests can miss every match, add a last route without match (a default) to the VirtualService; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --from %s", host, port, v.Namespace) + "` lists the routes."
+		return
 	case res.Error != "":
 		tr.hop(proxy, "route", Fail, path)
 		tr.fail(PathSidecarNoRoute, "NR", "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d reaches route configuration %s of %s but %s: 404 NR.", strings.ToUpper(kind), host, port, res.RouteConfig, proxy, res.Error),
@@ -307,12 +322,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
 		if len(tr.hidden) > 0 {
-			// explain-listener's finding for the call, as a warning of the path.
-			for _, f := range sidecarHostFindings(tr.snap, v, host, port) {
-				if f.Code == ListenerHiddenPassthrough {
-					tr.t.Warnings = append(tr.t.Warnings, f)
-				}
-			}
+			tr.hiddenPassthroughWarning(v, host, port)
 		}
 		tr.directWarning(v, res, proxy, host)
 		return
@@ -417,7 +427,23 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 		return false
 	}
 	if s, ok := v.Outbound.ScopeService(chost); ok && s.Resolution == "NONE" {
-		return false // an ORIGINAL_DST cluster: the connection still goes where the client sent it
+		// An ORIGINAL_DST cluster: the connection still goes where the client sent it. It
+		// fails only when istiod dropped this host's own chain for it (explain-listener's
+		// FILTER_CHAIN_DROPPED on the host's entry): its DestinationRule and policies are lost.
+		port0 := &ListenerReport{}
+		sidecarFindings(tr.snap, v, port, port0)
+		for _, f := range port0.Findings {
+			if f.Code == ListenerChainDropped && entryRefDeclares(tr.snap, v, f.Resource, host) {
+				tr.hop(proxy, "cluster", Fail, path+": the original-destination cluster of another entry, not this host's")
+				tr.fail(f.Code, "", f.Resource, fmt.Sprintf("The %s call to %s:%d takes %s, the pass-through (resolution NONE) cluster of %s: it reaches the address the client resolved, but without %s's own cluster, DestinationRule or policies. %s",
+					strings.ToUpper(kind), host, port, res.Cluster, s.Ref(), host, f.Message), f.Fix)
+				return true
+			}
+		}
+		if len(tr.hidden) > 0 {
+			tr.hiddenPassthroughWarning(v, host, port)
+		}
+		return false
 	}
 	owner := ""
 	if res.Chain != nil {
@@ -449,6 +475,27 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 	}
 	tr.fail(PathWrongService, "", culprit, msg, fix)
 	return true
+}
+
+// hiddenPassthroughWarning adds explain-listener's finding for a hidden host whose call still
+// leaves (PassthroughCluster, or another entry's original-destination cluster) as a warning.
+func (tr *tracer) hiddenPassthroughWarning(v SidecarView, host string, port uint32) {
+	for _, f := range sidecarHostFindings(tr.snap, v, host, port) {
+		if f.Code == ListenerHiddenPassthrough {
+			tr.t.Warnings = append(tr.t.Warnings, f)
+		}
+	}
+}
+
+// entryRefDeclares: the resource "Kind ns/name" is a registry entry declaring host.
+func entryRefDeclares(snap *snapshot.Snapshot, v SidecarView, ref, host string) bool {
+	view := RevisionView(snap, v.Revision)
+	for _, s := range model.Services(view, v.Flags.MeshConfig).Shared(host) {
+		if s.Ref() == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // doubleTLS fails the path when the application's TLS is passed through to the host's own

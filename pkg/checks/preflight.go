@@ -77,6 +77,16 @@ func ParseResourceRef(s string) (ResourceRef, string) {
 		}
 		return ResourceRef{Kind: m[1], Namespace: m[2], Name: m[3]}, ""
 	}
+	// "Kind ns/name field value" (a path's culprit, e.g. "DestinationRule team-b/to-egw
+	// tls.mode ISTIO_MUTUAL"): the resource, and the field as the finding's field.
+	if kindRef, rest, ok := strings.Cut(s, " "); ok {
+		if ref, field, ok := strings.Cut(rest, " "); ok {
+			if m := refRE.FindStringSubmatch(kindRef + " " + ref); m != nil && m[3] != "" {
+				f, _, _ := strings.Cut(field, " ")
+				return ResourceRef{Kind: m[1], Namespace: m[2], Name: m[3]}, f
+			}
+		}
+	}
 	if ns, name, ok := strings.Cut(s, "/"); ok && !strings.ContainsAny(s, " :") && !strings.Contains(name, "/") {
 		return ResourceRef{Namespace: ns, Name: name}, ""
 	}

@@ -32,8 +32,10 @@ var symptomFlags = map[string][]string{
 // (a TLS mismatch between the hops is a UF to the sidecar, a reset handshake to a client
 // speaking TLS, a 400 to plaintext HTTP reaching a TLS server).
 var symptomCauses = map[string][]string{
-	"400":   {PathTLSMismatch},
-	"reset": {PathTLSMismatch},
+	"400": {PathTLSMismatch},
+	// a failed handshake (TLS inside TLS, or the wrong server's certificate behind another
+	// entry's chain) reaches the application as a reset or closed connection
+	"reset": {PathTLSMismatch, ListenerDoubleTLS, ListenerChainDropped, ListenerCatchAllTLSPort, PathWrongService},
 }
 
 func producesSymptom(p *PathTrace, symptom string) bool {
@@ -50,7 +52,7 @@ var symptomSteps = map[string][]string{
 	"UO":    {},
 	"502":   {"route", "cluster"},
 	"400":   {"tls"},
-	"reset": {"route", "listener", "tls", "filter chain"},
+	"reset": {"route", "listener", "tls", "filter chain", "cluster"},
 }
 
 // symptomElsewhere: what produces the symptom outside the configuration a path trace reads.
@@ -103,8 +105,12 @@ func MatchSymptom(p *PathTrace, symptom string) SymptomVerdict {
 		v.Matches = true
 		v.Message = fmt.Sprintf("The traced path produces %s. %s", symptom, p.Message)
 	case p.Failed():
-		v.Message = fmt.Sprintf("The traced path fails with %s (%s), not %s: a client that sees %s is probably not making this call (check the port, --call, or trace its pod with --pod). Otherwise %s is produced where the configuration cannot show it: %s",
-			orDash(p.Flag), p.Cause, symptom, symptom, symptom, elsewhere)
+		fails := p.Cause
+		if p.Flag != "" {
+			fails = p.Flag + " (" + p.Cause + ")"
+		}
+		v.Message = fmt.Sprintf("The traced path fails with %s, not %s: a client that sees %s is probably not making this call (check the port, --call, or trace its pod with --pod). Otherwise %s is produced where the configuration cannot show it: %s",
+			fails, symptom, symptom, symptom, elsewhere)
 	default:
 		v.Message = fmt.Sprintf("No hop of this path produces %s in the configuration istiod generates from this input. %s then comes from outside it: %s", symptom, symptom, elsewhere)
 	}

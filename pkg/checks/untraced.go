@@ -28,8 +28,10 @@ type GatewayRoute struct {
 // MeshRoutesThroughGateways lists the mesh-bound VirtualServices for host (exact or wildcard,
 // delegates merged as istiod merges them) with a destination that is a Kubernetes Service
 // selecting gateway workloads, with a why-missing --from command for each (the VirtualService's
-// namespace when sidecars run there, else the first client namespace).
-func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32) []GatewayRoute {
+// namespace when sidecars run there and the route is visible there, else the first client
+// namespace it is exported to; routes exported to no client namespace are left out).
+// defaultVSExport is meshConfig.defaultVirtualServiceExportTo.
+func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32, defaultVSExport []string) []GatewayRoute {
 	svcByHost := map[string]rules.Service{}
 	for _, svc := range snap.Services {
 		svcByHost[rules.KubeServiceHost(svc)] = rules.KubeService(svc, nil)
@@ -63,9 +65,24 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 			for _, g := range gws {
 				r.Gateways = append(r.Gateways, g.Ref())
 			}
-			from := vs.Namespace
-			if !slices.Contains(clients, from) && len(clients) > 0 {
-				from = clients[0]
+			// A client namespace the route applies to: the VirtualService's own when sidecars
+			// run there and it sees it, else the first client namespace it is exported to.
+			export := vs.Spec.ExportTo
+			if len(export) == 0 {
+				export = defaultVSExport
+			}
+			if len(export) == 0 {
+				export = []string{"*"} // istiod's default when meshConfig sets none
+			}
+			from := ""
+			for _, ns := range append([]string{vs.Namespace}, clients...) {
+				if slices.Contains(clients, ns) && rules.VirtualServiceVisible(vs.Namespace, export, ns) {
+					from = ns
+					break
+				}
+			}
+			if from == "" {
+				continue // exported to no namespace where sidecars run: no client takes this path
 			}
 			r.Trace = "kubectl egress why-missing " + host
 			if port != 0 {

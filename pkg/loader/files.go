@@ -311,7 +311,11 @@ func (l *fileLoader) loadData(path string, data []byte) error {
 				return err
 			}
 		}
-		js, err := yaml.YAMLToJSON(doc.text)
+		convert := yaml.YAMLToJSONStrict // a key given twice is an error (kubectl rejects it too)
+		if l.lenient {
+			convert = yaml.YAMLToJSON
+		}
+		js, err := convert(doc.text)
 		if err != nil {
 			errLine, msg := yamlErrorLine(err, doc.firstLine, line)
 			return &FileError{Path: path, Line: errLine, Msg: msg}
@@ -465,6 +469,14 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		_ = json.Unmarshal(raw, &meta)
 	}
 	if meta.Name == "" {
+		var raw struct {
+			Name any `json:"name"`
+		}
+		if m := fields["metadata"]; m != nil && json.Unmarshal(m, &raw) == nil && raw.Name != nil {
+			// YAML 1.1 reads unquoted y, n, yes, no, on, off, true, false and numbers as
+			// non-strings (kubectl rejects them too).
+			return &FileError{Path: path, Line: line, Msg: fmt.Sprintf("%s metadata.name is not a string (%v): quote it", head.Kind, raw.Name)}
+		}
 		return &FileError{Path: path, Line: line, Msg: head.Kind + " has no metadata.name"}
 	}
 	gv, err := schema.ParseGroupVersion(head.APIVersion)

@@ -245,7 +245,12 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.From == "" && o.Pod == "" {
-		rep.UntracedPaths = checks.MeshRoutesThroughGateways(snap, o.Host, uint32(o.Port))
+		rep.UntracedPaths = checks.MeshRoutesThroughGateways(snap, o.Host, uint32(o.Port), checks.ReadIstiodFlags(snap, snap.Revision).MeshConfig.GetDefaultVirtualServiceExportTo())
+		// The suggested commands read the same input as this one.
+		extra := o.inputArgs()
+		for i := range rep.UntracedPaths {
+			rep.UntracedPaths[i].Trace += extra
+		}
 	}
 	if o.Symptom != "" {
 		var sv checks.SymptomVerdict
@@ -342,6 +347,38 @@ func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapsho
 // load reads the snapshot from -f files or the live cluster.
 func (o *WhyMissingOptions) load(ctx context.Context) (*snapshot.Snapshot, error) {
 	return loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.namespaceGiven, refNamespace(o.Gateway), o.From, refNamespace(o.Pod))
+}
+
+// inputArgs repeats the flags that chose this run's input and question (-f, --lenient,
+// --symptom, --revision, --istio-namespace) for a suggested follow-up command.
+func (o *WhyMissingOptions) inputArgs() string {
+	var b strings.Builder
+	for _, f := range o.Files {
+		b.WriteString(" -f " + shellQuote(f))
+	}
+	if o.Lenient {
+		b.WriteString(" --lenient")
+	}
+	if o.Revision != "" {
+		b.WriteString(" --revision " + shellQuote(o.Revision))
+	}
+	if o.IstioNamespace != "" && o.IstioNamespace != "istio-system" {
+		b.WriteString(" --istio-namespace " + shellQuote(o.IstioNamespace))
+	}
+	if o.Symptom != "" {
+		b.WriteString(" --symptom " + o.Symptom)
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // refNamespace returns the namespace of a "NAMESPACE/NAME" flag value ("" for none).

@@ -211,8 +211,11 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 // writePath prints a traced call: the verdict first, then the fix, then each hop.
 func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 	verdict := "OK"
-	if p.Failed() {
+	switch {
+	case p.Failed():
 		verdict = "FAILS"
+	case p.Level == checks.LevelWarning:
+		verdict = "WARNING"
 	}
 	fmt.Fprintf(b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
 	if p.Cause != checks.PathOK {
