@@ -434,7 +434,7 @@ func TestStrictManifests(t *testing.T) {
 	}{
 		{"misspelled kind", write("kind.yaml", strings.Replace(se, "kind: ServiceEntry", "kind: ServiceEntri", 1)), `kind.yaml:1: ServiceEntri api: unknown kind "ServiceEntri" in the networking.istio.io API group (did you mean ServiceEntry?)`, true},
 		{"unserved apiVersion", write("version.yaml", strings.Replace(se, "networking.istio.io/v1", "networking.istio.io/v2", 1)), "version.yaml:1: ServiceEntry api: apiVersion networking.istio.io/v2 does not serve ServiceEntry", true},
-		{"unknown field", write("field.yaml", strings.Replace(se, "hosts:", "hostz:", 1)), `field.yaml:1: ServiceEntry api: spec: unknown field "hostz"`, true},
+		{"unknown field", write("field.yaml", strings.Replace(se, "hosts:", "hostz:", 1)), `field.yaml:5: ServiceEntry api: spec: unknown field "hostz"`, true},
 		{"empty file", write("empty.yaml", ""), "empty.yaml: no Kubernetes objects in the input", true},
 		{"defined twice", write("twice.yaml", se+"---\n"+se), "twice.yaml:8: ServiceEntry team-a/api is defined twice (first at " + filepath.Join(dir, "twice.yaml") + ":1)", true},
 		{"endless input", "/dev/zero", "/dev/zero: larger than 1 MiB (--max-input-size)", false},

@@ -124,6 +124,31 @@ type fileLoader struct {
 	// being loaded.
 	where map[string]string
 	at    string
+	// doc and docLine are the YAML document being loaded and its first line (nil for JSON).
+	doc     []byte
+	docLine int
+}
+
+var unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"`)
+
+// fieldLine finds the line of the first key named as the unknown field in msg in the YAML
+// document being loaded (def when it cannot: JSON input, or a name that is not a plain key).
+func (l *fileLoader) fieldLine(msg string, def int) int {
+	m := unknownFieldRE.FindStringSubmatch(msg)
+	if m == nil || l.doc == nil {
+		return def
+	}
+	name := m[1]
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		name = name[i+1:] // encoding/json names the path: spec.selectr
+	}
+	key := regexp.MustCompile(`(^|[\s{,\-])"?` + regexp.QuoteMeta(name) + `"?\s*:`)
+	for i, ln := range bytes.Split(l.doc, []byte("\n")) {
+		if key.Match(ln) {
+			return l.docLine + i
+		}
+	}
+	return def
 }
 
 // problem reports a strict-manifest problem: an error, or with --lenient a warning.
@@ -320,7 +345,10 @@ func (l *fileLoader) loadData(path string, data []byte) error {
 			errLine, msg := yamlErrorLine(err, doc.firstLine, line)
 			return &FileError{Path: path, Line: errLine, Msg: msg}
 		}
-		if err := l.loadObject(path, line, js, "", ""); err != nil {
+		l.doc, l.docLine = doc.text, doc.firstLine
+		err = l.loadObject(path, line, js, "", "")
+		l.doc = nil
+		if err != nil {
 			return err
 		}
 	}
@@ -457,6 +485,9 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		if head.APIVersion != "" || head.Kind != "" || fields["metadata"] != nil || fields["spec"] != nil {
 			return &FileError{Path: path, Line: line, Msg: "object has no apiVersion or kind"}
 		}
+		if len(fields) > 0 {
+			l.snap.Ignored["YAML documents that are not Kubernetes objects"]++
+		}
 		return nil
 	}
 	if head.Kind == "List" || (strings.HasSuffix(head.Kind, "List") && fields["items"] != nil) {
@@ -496,7 +527,7 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 	}
 	strict := func(obj any, spec proto.Message) error {
 		if u := strictDecode(js, obj, spec); u != "" {
-			return l.problem(path, line, fmt.Sprintf("%s %s: %s", head.Kind, meta.Name, u))
+			return l.problem(path, l.fieldLine(u, line), fmt.Sprintf("%s %s: %s", head.Kind, meta.Name, u))
 		}
 		return nil
 	}
