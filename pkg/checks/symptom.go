@@ -100,6 +100,25 @@ func MatchSymptom(p *PathTrace, symptom string) SymptomVerdict {
 		}
 	}
 	elsewhere := strings.ReplaceAll(symptomElsewhere[symptom], "HOST", p.Host)
+	if symptom == "UO" || symptom == "UH" {
+		// The DestinationRules on the path's clusters hold the limits (connectionPool: UO) and
+		// the ejection (outlierDetection: UH) that produce these at run time.
+		var drs []string
+		for _, h := range p.Hops {
+			for _, e := range h.Evidence {
+				if strings.HasPrefix(e.Resource, "DestinationRule ") && !slices.Contains(drs, e.Resource) {
+					drs = append(drs, e.Resource)
+				}
+			}
+		}
+		field := "connectionPool"
+		if symptom == "UH" {
+			field = "outlierDetection"
+		}
+		if len(drs) > 0 {
+			elsewhere += fmt.Sprintf(" On this path: check trafficPolicy.%s of %s.", field, strings.Join(drs, ", "))
+		}
+	}
 	switch {
 	case producesSymptom(p, symptom):
 		v.Matches = true
