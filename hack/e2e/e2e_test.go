@@ -330,3 +330,64 @@ spec:
 		checkOneLineError(t, r)
 	}
 }
+
+// roleUser creates user name with a Role (not a ClusterRole) granting rules in namespace ns only,
+// and returns a kubeconfig for it.
+func roleUser(t *testing.T, name, ns string, rules []rbacv1.PolicyRule) string {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "e2e-egress-" + name, Namespace: ns}, Rules: rules}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: name}},
+	}
+	rbac := env.clientset.RbacV1()
+	_ = rbac.RoleBindings(ns).Delete(ctx, binding.Name, metav1.DeleteOptions{})
+	_ = rbac.Roles(ns).Delete(ctx, role.Name, metav1.DeleteOptions{})
+	if _, err := rbac.Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rbac.Roles(ns).Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+	if _, err := rbac.RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rbac.RoleBindings(ns).Delete(context.Background(), binding.Name, metav1.DeleteOptions{}) })
+	user, err := env.testEnv.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := os.WriteFile(p, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestNamespaceScopedUser: a user whose Role grants every kind in team-a only. The lists fall
+// back to the namespaces the command names; what was read is said ("listed only in namespace
+// team-a") with deploy/clusterrole.yaml, and no verdict rests on the rest: export-audit -n team-a
+// reports an incomplete audit and why-missing --from team-a is INPUT_UNKNOWN, both exit 2.
+func TestNamespaceScopedUser(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	file, _ := filepath.Abs(filepath.Join(pathFixtures, "ok-http-via-gateway.yaml"))
+	applyFiles(t, base, file)
+	read := []string{"get", "list", "watch"}
+	kc := roleUser(t, "team-a-only", "team-a", []rbacv1.PolicyRule{
+		{APIGroups: []string{"", "apps", "networking.istio.io"}, Resources: []string{"*"}, Verbs: read},
+	})
+	r := egress(t, "export-audit", "-n", "team-a", "--kubeconfig", kc)
+	if r.code != 2 || !strings.Contains(r.stdout+r.stderr, "listed only in namespace team-a") || !strings.Contains(r.stdout+r.stderr, "deploy/clusterrole.yaml") {
+		t.Errorf("export-audit -n team-a: exit %d, want 2 saying what was read and naming deploy/clusterrole.yaml\n%s", r.code, r)
+	}
+	r = egress(t, "why-missing", "api.example.com", "--port", "80", "--from", "team-a", "--no-live", "-o", "json", "--kubeconfig", kc)
+	rep := parseReport(t, r)
+	if r.code != 2 || rep.Path == nil || rep.Path.Cause != checks.CauseInputUnknown || !strings.Contains(rep.Path.Message, "listed only in namespace team-a") || !strings.Contains(r.stderr, "deploy/clusterrole.yaml") {
+		t.Errorf("why-missing --from team-a: exit %d, want 2 with %s saying what was read\n%s", r.code, checks.CauseInputUnknown, r)
+	}
+}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -187,7 +188,38 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	}
 	tr.hidden = hidden
 	tr.trace(v, client, imported, host, port, kind)
+	tr.unreadInputs()
 	return tr.t, nil
+}
+
+// unreadInputs: a path rests on every kind a sidecar's and a gateway's configuration read
+// (entries, Services, routes, DestinationRules, Sidecars, Gateways, the mesh ConfigMap,
+// namespaces, the gateway workloads). When one could not be read, or was read only in some
+// namespaces, there is no verdict: INPUT_UNKNOWN, with the one from what could be read in the
+// message. WorkloadEntries and EnvoyFilters only add endpoints and keep gateway clusters; their
+// absence is said in a note.
+func (tr *tracer) unreadInputs() {
+	p := tr.t
+	var blocking []string
+	for _, k := range slices.Sorted(maps.Keys(tr.snap.Unknown)) {
+		why := tr.snap.Unknown[k]
+		if k == snapshot.KindWorkloadEntry || k == snapshot.KindEnvoyFilter {
+			p.Notes = append(p.Notes, fmt.Sprintf("%ss could not be read (%s); the trace assumes none changes the endpoints or clusters on this path", k, why))
+			continue
+		}
+		blocking = append(blocking, fmt.Sprintf("%ss (%s)", k, why))
+	}
+	if len(blocking) == 0 {
+		return
+	}
+	tentative := p.Cause
+	if p.Message != "" {
+		tentative += ": " + p.Message
+	}
+	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
+	p.Message = fmt.Sprintf("No verdict for this path: %s could not be read, and the configuration of the proxies on it depends on them. With what could be read: %s", strings.Join(blocking, ", "), tentative)
+	p.Fix = "Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests."
+	p.gateway = nil
 }
 
 // hiddenEntries are the entries that declare host but that the client sidecar does not see

@@ -945,7 +945,7 @@ func (e *evaluation) endpointCount(s rules.Service) (int, string) {
 // silently on an input nobody read. The tentative verdict from what could be read is kept in
 // the message.
 func (e *evaluation) stepUnknownInputs() {
-	handled := map[string]bool{snapshot.KindServiceEntry: true, snapshot.KindDeployment: true}
+	handled := map[string]bool{snapshot.KindDeployment: true} // ServiceEntries: also when some were read (a namespace-scoped user): others may declare the host
 	var kinds []string
 	for k := range e.snap.Unknown {
 		if !handled[k] {

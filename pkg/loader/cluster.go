@@ -100,48 +100,87 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		{snapshot.KindNamespace, "namespaces", func(ctx context.Context) (err error) {
 			snap.Namespaces, err = listAll[*corev1.Namespace](ctx, pageFn(kc.CoreV1().Namespaces().List))
 			return err
-		}},
+		}, nil},
 		{snapshot.KindServiceEntry, "serviceentries.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.ServiceEntries, err = listAll[*networkingv1.ServiceEntry](ctx, pageFn(nw.ServiceEntries(all).List))
+			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1.ServiceEntry](ctx, pageFn(nw.ServiceEntries(ns).List))
+			snap.ServiceEntries = append(snap.ServiceEntries, items...)
 			return err
 		}},
 		{snapshot.KindVirtualService, "virtualservices.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.VirtualServices, err = listAll[*networkingv1.VirtualService](ctx, pageFn(nw.VirtualServices(all).List))
 			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1.VirtualService](ctx, pageFn(nw.VirtualServices(ns).List))
+			snap.VirtualServices = append(snap.VirtualServices, items...)
+			return err
 		}},
 		{snapshot.KindDestinationRule, "destinationrules.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.DestinationRules, err = listAll[*networkingv1.DestinationRule](ctx, pageFn(nw.DestinationRules(all).List))
+			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1.DestinationRule](ctx, pageFn(nw.DestinationRules(ns).List))
+			snap.DestinationRules = append(snap.DestinationRules, items...)
 			return err
 		}},
 		{snapshot.KindGateway, "gateways.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.Gateways, err = listAll[*networkingv1.Gateway](ctx, pageFn(nw.Gateways(all).List))
 			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1.Gateway](ctx, pageFn(nw.Gateways(ns).List))
+			snap.Gateways = append(snap.Gateways, items...)
+			return err
 		}},
 		{snapshot.KindSidecar, "sidecars.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.Sidecars, err = listAll[*networkingv1.Sidecar](ctx, pageFn(nw.Sidecars(all).List))
+			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1.Sidecar](ctx, pageFn(nw.Sidecars(ns).List))
+			snap.Sidecars = append(snap.Sidecars, items...)
 			return err
 		}},
 		{snapshot.KindWorkloadEntry, "workloadentries.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.WorkloadEntries, err = listAll[*networkingv1.WorkloadEntry](ctx, pageFn(nw.WorkloadEntries(all).List))
 			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1.WorkloadEntry](ctx, pageFn(nw.WorkloadEntries(ns).List))
+			snap.WorkloadEntries = append(snap.WorkloadEntries, items...)
+			return err
 		}},
 		{snapshot.KindEnvoyFilter, "envoyfilters.networking.istio.io", func(ctx context.Context) (err error) {
 			snap.EnvoyFilters, err = listAll[*networkingv1alpha3.EnvoyFilter](ctx, pageFn(ic.NetworkingV1alpha3().EnvoyFilters(all).List))
+			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*networkingv1alpha3.EnvoyFilter](ctx, pageFn(ic.NetworkingV1alpha3().EnvoyFilters(ns).List))
+			snap.EnvoyFilters = append(snap.EnvoyFilters, items...)
 			return err
 		}},
 		{snapshot.KindService, "services", func(ctx context.Context) (err error) {
 			snap.Services, err = listAll[*corev1.Service](ctx, pageFn(kc.CoreV1().Services(all).List))
 			return err
+		}, func(ctx context.Context, ns string) error {
+			items, err := listAll[*corev1.Service](ctx, pageFn(kc.CoreV1().Services(ns).List))
+			snap.Services = append(snap.Services, items...)
+			return err
 		}},
 		{snapshot.KindConfigMap, "configmaps in namespace " + istioNS, func(ctx context.Context) (err error) {
 			configMaps, err = listAll[*corev1.ConfigMap](ctx, pageFn(kc.CoreV1().ConfigMaps(istioNS).List))
 			return err
-		}},
+		}, nil},
 	}
 
 	errs, fatal := runTasks(ctx, tasks)
 	if fatal != nil {
 		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
+	}
+	// Namespace-scoped users: a kind whose cluster-wide LIST is forbidden is listed in the
+	// namespaces the command names instead. What was read is kept, and the kind stays unknown
+	// (objects elsewhere can change a verdict), with the scope that was read in its reason.
+	scoped := map[string]string{}
+	if err := listInScope(ctx, host, opts.scopeNamespaces(), tasks, errs, scoped); err != nil {
+		return nil, err
 	}
 	// Second round: the workloads the configuration points at.
 	queries := workloadQueries(snap, opts.WorkloadNamespaces)
@@ -158,15 +197,26 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 			listTask{snapshot.KindDeployment, "deployments.apps " + where, func(ctx context.Context) (err error) {
 				deployments[i], err = listAllWith[*appsv1.Deployment](ctx, pageFn(kc.AppsV1().Deployments(q.namespace).List), lo)
 				return err
-			}},
+			}, inScope(q.namespace, func(ctx context.Context, ns string) error {
+				items, err := listAllWith[*appsv1.Deployment](ctx, pageFn(kc.AppsV1().Deployments(ns).List), lo)
+				deployments[i] = append(deployments[i], items...)
+				return err
+			})},
 			listTask{snapshot.KindPod, "pods " + where, func(ctx context.Context) (err error) {
 				pods[i], err = listAllWith[*corev1.Pod](ctx, pageFn(kc.CoreV1().Pods(q.namespace).List), lo)
 				return err
-			}})
+			}, inScope(q.namespace, func(ctx context.Context, ns string) error {
+				items, err := listAllWith[*corev1.Pod](ctx, pageFn(kc.CoreV1().Pods(ns).List), lo)
+				pods[i] = append(pods[i], items...)
+				return err
+			})})
 	}
 	werrs, fatal := runTasks(ctx, wtasks)
 	if fatal != nil {
 		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
+	}
+	if err := listInScope(ctx, host, opts.scopeNamespaces(), wtasks, werrs, scoped); err != nil {
+		return nil, err
 	}
 	snap.Deployments = unique(deployments)
 	snap.Pods = unique(pods)
@@ -179,6 +229,8 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		case err == nil:
 		case snap.Unknown[t.kind] != "":
 			// the first refusal of a kind says why
+		case apierrors.IsForbidden(err) && scoped[t.kind] != "":
+			snap.Unknown[t.kind] = scoped[t.kind]
 		case apierrors.IsForbidden(err):
 			snap.Unknown[t.kind] = "forbidden to list " + t.resource + " (deploy/clusterrole.yaml lists what kubectl-egress needs)"
 		default: // notServed, by runTasks
@@ -208,6 +260,43 @@ type listTask struct {
 	kind     string
 	resource string
 	run      func(ctx context.Context) error
+	// inNamespace lists the kind in one namespace, appending to what run fills (nil for
+	// cluster-scoped kinds): the fallback when the cluster-wide LIST is forbidden.
+	inNamespace func(ctx context.Context, ns string) error
+}
+
+// inScope is a workload query's namespace fallback: only a query across all namespaces has one.
+func inScope(queryNs string, f func(context.Context, string) error) func(context.Context, string) error {
+	if queryNs != "" {
+		return nil
+	}
+	return f
+}
+
+// listInScope runs, for each task whose cluster-wide LIST was forbidden, its per-namespace list
+// in every scope namespace; scoped[kind] says which namespaces could be read. An error other
+// than forbidden or not served stops the load.
+func listInScope(ctx context.Context, host string, scope []string, tasks []listTask, errs []error, scoped map[string]string) error {
+	for i, t := range tasks {
+		if t.inNamespace == nil || !apierrors.IsForbidden(errs[i]) || len(scope) == 0 {
+			continue
+		}
+		var read []string
+		for _, ns := range scope {
+			err := t.inNamespace(ctx, ns)
+			switch {
+			case err == nil:
+				read = append(read, ns)
+			case apierrors.IsForbidden(err) || notServed(err):
+			default:
+				return describeFatal(ctx, host, t.resource+" in namespace "+ns, err)
+			}
+		}
+		if len(read) > 0 && scoped[t.kind] == "" {
+			scoped[t.kind] = fmt.Sprintf("listed only in namespace %s: the cluster-wide list of %s is forbidden (deploy/clusterrole.yaml lists what kubectl-egress needs)", strings.Join(read, ", "), t.resource)
+		}
+	}
+	return nil
 }
 
 // failedTask is the first task whose error stops the load.

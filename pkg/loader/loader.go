@@ -4,6 +4,7 @@ package loader
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -58,6 +59,18 @@ func (o Options) maxBytes() int64 {
 		return DefaultMaxBytes
 	}
 	return o.MaxBytes
+}
+
+// scopeNamespaces are the namespaces a namespace-scoped user's lists fall back to: those the
+// command names (--gateway, --from, --pod, -n) and the Istio namespace, each once.
+func (o Options) scopeNamespaces() []string {
+	var out []string
+	for _, ns := range append(append([]string{o.DefaultNamespace}, o.WorkloadNamespaces...), o.istioNamespace()) {
+		if ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 func (o Options) istioNamespace() string {

@@ -270,6 +270,9 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		}
 	}
 	if rep.Path != nil {
+		if rep.Path.Cause == checks.CauseInputUnknown {
+			return &exitError{code: ExitError, err: fmt.Errorf("path from %s: %s", rep.Path.Client, rep.Path.Message)}
+		}
 		if rep.Path.Failed() {
 			return silentExit{code: ExitAbsent}
 		}
