@@ -81,6 +81,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	}
 	counter := &requestCounter{}
 	c.Wrap(counter.wrap)
+	c.Wrap(limitBodies(opts.maxBytes()))
 	kc, err := kubernetes.NewForConfig(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
@@ -393,6 +394,10 @@ func describeFatal(ctx context.Context, host, resource string, err error) error 
 		return fmt.Errorf("canceled while listing %s from the API server at %s", resource, host)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("the API server at %s rejected the credentials (Unauthorized)", host)
+	}
+	var big errBodyTooLarge
+	if errors.As(err, &big) {
+		return fmt.Errorf("listing %s from the API server at %s: %s", resource, host, big.Error())
 	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {

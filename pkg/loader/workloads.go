@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"sync/atomic"
@@ -104,6 +106,45 @@ func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 		c.n.Add(1)
 		return rt.RoundTrip(r)
 	})
+}
+
+// limitBodies caps every API server response body at max bytes: a server that streams
+// forever fails the read with errBodyTooLarge instead of filling memory (client-go itself reads
+// without a limit).
+func limitBodies(max int64) func(http.RoundTripper) http.RoundTripper {
+	return func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if err == nil && resp.Body != nil {
+				resp.Body = &cappedBody{ReadCloser: resp.Body, left: max, max: max}
+			}
+			return resp, err
+		})
+	}
+}
+
+// errBodyTooLarge is returned by a capped response body read past its cap.
+type errBodyTooLarge struct{ max int64 }
+
+func (e errBodyTooLarge) Error() string {
+	return fmt.Sprintf("a response larger than %s (--max-input-size)", sizeString(e.max))
+}
+
+type cappedBody struct {
+	io.ReadCloser
+	left, max int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errBodyTooLarge{b.max}
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)

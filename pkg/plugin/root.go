@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
@@ -108,6 +110,11 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 // Execute runs the root command with os.Args and returns the process exit code, having written
 // any error as one line on stderr.
 func Execute(streams genericiooptions.IOStreams) int {
+	// client-go logs some failures itself (klog, to stderr); every error this command reports is
+	// its own one line, so those logs are dropped.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	klog.SetLogger(logr.Discard())
 	return execute(NewRootCommand(streams), streams)
 }
 
