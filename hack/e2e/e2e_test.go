@@ -391,3 +391,77 @@ func TestNamespaceScopedUser(t *testing.T) {
 		t.Errorf("why-missing --from team-a: exit %d, want 2 with %s saying what was read\n%s", r.code, checks.CauseInputUnknown, r)
 	}
 }
+
+// TestEachForbiddenKind: for every kind the plugin lists, a user who may read everything but
+// that kind. A gateway's verdict either does not depend on the kind (Sidecars, WorkloadEntries
+// for an entry without a workloadSelector, EnvoyFilters with the filter flag off: the verdict,
+// with a row saying so) or is INPUT_UNKNOWN with exit 2 naming the kind; the path from team-a
+// depends on every kind but WorkloadEntries and EnvoyFilters. Never a headline OK on an unread
+// input.
+func TestEachForbiddenKind(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	file, _ := filepath.Abs(filepath.Join(pathFixtures, "ok-http-via-gateway.yaml"))
+	applyFiles(t, base, file)
+	groups := map[string][]string{
+		"":                    {"namespaces", "services", "configmaps", "pods"},
+		"apps":                {"deployments"},
+		"networking.istio.io": {"serviceentries", "virtualservices", "destinationrules", "gateways", "sidecars", "workloadentries", "envoyfilters"},
+	}
+	gatewayIndependent := map[string]bool{"sidecars": true, "workloadentries": true, "envoyfilters": true}
+	pathIndependent := map[string]bool{"workloadentries": true, "envoyfilters": true}
+	read := []string{"get", "list", "watch"}
+	for group, resources := range groups {
+		for _, forbidden := range resources {
+			t.Run(forbidden, func(t *testing.T) {
+				var rules []rbacv1.PolicyRule
+				for g, rs := range groups {
+					var allowed []string
+					for _, r := range rs {
+						if r != forbidden || g != group {
+							allowed = append(allowed, r)
+						}
+					}
+					if len(allowed) > 0 {
+						rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: allowed, Verbs: read})
+					}
+				}
+				kc := restrictedUser(t, "no-"+forbidden, rules)
+				report := func(r result) checks.Report {
+					if strings.TrimSpace(r.stdout) == "" {
+						return checks.Report{} // refused before any report (one line on stderr)
+					}
+					return parseReport(t, r)
+				}
+				r := egress(t, "why-missing", "api.example.com", "--port", "80", "--no-live", "-o", "json", "--kubeconfig", kc)
+				rep := report(r)
+				switch {
+				case gatewayIndependent[forbidden]:
+					if r.code != 0 || len(rep.Gateways) == 0 || rep.Gateways[0].Cause != checks.CauseOK {
+						t.Errorf("gateway verdict: exit %d, want 0 and OK (independent of %s)\n%s", r.code, forbidden, r)
+					}
+					said := false
+					for _, s := range rep.Gateways[0].Steps {
+						said = said || (strings.HasPrefix(s.ID, "input:") && strings.Contains(s.Summary, "does not depend on them"))
+					}
+					if !said {
+						t.Errorf("no row says the verdict does not depend on %s\n%s", forbidden, r)
+					}
+				default:
+					if r.code != 2 || !strings.Contains(r.stdout+r.stderr, forbidden) || (len(rep.Gateways) > 0 && rep.Gateways[0].Cause == checks.CauseOK) {
+						t.Errorf("gateway verdict: exit %d, want 2 naming %s and no OK\n%s", r.code, forbidden, r)
+					}
+				}
+				r = egress(t, "why-missing", "api.example.com", "--port", "80", "--from", "team-a", "--no-live", "-o", "json", "--kubeconfig", kc)
+				rep = report(r)
+				if pathIndependent[forbidden] {
+					if r.code != 0 || rep.Path == nil || rep.Path.Cause != checks.PathOK {
+						t.Errorf("path: exit %d, want 0 and PATH_OK\n%s", r.code, r)
+					}
+				} else if r.code != 2 || !strings.Contains(r.stdout+r.stderr, forbidden) || (rep.Path != nil && rep.Path.Cause == checks.PathOK) {
+					t.Errorf("path: exit %d, want 2 naming %s and no PATH_OK\n%s", r.code, forbidden, r)
+				}
+			})
+		}
+	}
+}
