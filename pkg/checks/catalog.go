@@ -106,6 +106,7 @@ var catalogRefs = map[string]catalogRef{
 	PathTLSMismatch:       {"EGR0125", "§2.3, §4.3, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (DestinationRule tls, auto mTLS); gateway.go buildGatewayListeners, model/gateway.go GetSNIHostsForServer"},
 	PathGatewayNoRoute:    {"EGR0126", "§2.3, §5 (404 NR)", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig"},
 	PathGatewayNoChain:    {"EGR0127", "§2.3, §4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners, createGatewayTCPFilterChainOpts, buildGatewayNetworkFiltersFromTLSRoutes"},
+	PathSidecarsAmbiguous: {"EGR0132", "§4.2", "pilot/pkg/model/push_context.go initSidecarScopes, getSidecarScope (the oldest Sidecar wins); istioctl analyze IST0109 MultipleSidecarsWithoutWorkloadSelectors"},
 	PathRouteMatchAssumed: {"EGR0131", "§5 (404 NR)", "pilot/pkg/networking/core/route/route.go BuildHTTPRoutesForVirtualService (match conditions); pilot/pkg/simulation/traffic.go matchRoute"},
 	PathWrongService:      {"EGR0130", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, mergeTCPFilterChains; pilot/pkg/simulation/traffic.go matchFilterChain"},
 	PathAmbiguousService:  {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	networking "istio.io/api/networking/v1alpha3"
@@ -28,6 +29,7 @@ const (
 	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
+	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
 )
 
 func init() {
@@ -40,6 +42,7 @@ func init() {
 		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
+		CatalogEntry{PathSidecarsAmbiguous, LevelWarning, "", "Several Sidecars could apply to the client (more than one without workloadSelector in its namespace, or several whose selectors match the pod): istiod applies the oldest, silently."},
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port). The connection reaches the wrong endpoints."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
@@ -188,8 +191,48 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	}
 	tr.hidden = hidden
 	tr.trace(v, client, imported, host, port, kind)
+	tr.ambiguity(v, host, labels)
 	tr.unreadInputs()
 	return tr.t, nil
+}
+
+// ambiguity warns when istiod resolves an ambiguity silently on this path: several entries for
+// the host visible to the client (export-audit's DUPLICATE_HOST_VISIBLE, the same finding), or
+// several Sidecars that could apply to the client (istiod takes the oldest: IST0109 of
+// istioctl analyze, MultipleSidecarsWithoutWorkloadSelectors, and its selector variant).
+func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string) {
+	view := RevisionView(tr.snap, v.Revision)
+	services := model.Services(view, v.Flags.MeshConfig).Shared(host)
+	if chosen, visible := rules.ServiceForProxy(services, v.Namespace); chosen != nil && len(visible) >= 2 {
+		var others []string
+		for _, s := range visible {
+			if s.Ref() != chosen.Ref() {
+				others = append(others, s.Ref())
+			}
+		}
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: AuditDuplicateHost, Level: LevelWarning, Resource: chosen.Ref(),
+			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (entries exported to the namespace first, then public ones, oldest first); %s is ignored or merged.", len(visible), host, v.Namespace, chosen.Ref(), strings.Join(others, ", ")),
+			Fix:     "keep one entry per host, or narrow the others' exportTo"})
+	}
+	var candidates []string
+	for _, sc := range view.Sidecars {
+		if sc.Namespace != v.Namespace {
+			continue
+		}
+		sel := sc.Spec.GetWorkloadSelector()
+		switch {
+		case sel == nil && v.Scope.Sidecar != nil && v.Scope.Sidecar.Spec.GetWorkloadSelector() == nil:
+			candidates = append(candidates, sc.Namespace+"/"+sc.Name)
+		case sel != nil && labels != nil && rules.LabelsSubsetOf(sel.GetLabels(), labels):
+			candidates = append(candidates, sc.Namespace+"/"+sc.Name)
+		}
+	}
+	if len(candidates) >= 2 && v.Scope.Sidecar != nil {
+		sort.Strings(candidates)
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathSidecarsAmbiguous, Level: LevelWarning, Resource: "Sidecar " + v.Scope.Ref(),
+			Message: fmt.Sprintf("Sidecars %s could all apply to this client in %s; istiod applies one, the oldest: %s. Which one applies can change when they are re-created.", strings.Join(candidates, ", "), v.Namespace, v.Scope.Ref()),
+			Fix:     "Keep one Sidecar without workloadSelector per namespace, and make the workloadSelectors of the others disjoint."})
+	}
 }
 
 // unreadInputs: a path rests on every kind a sidecar's and a gateway's configuration read

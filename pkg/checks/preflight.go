@@ -214,6 +214,7 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 	}
 	c := &collector{snap: snap, seen: map[string]int{}}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
+	c.sidecarAmbiguity()
 	res.Annotations = AnnotationSuppressions(snap)
 	for _, s := range res.Annotations {
 		if s.Invalid != "" {
@@ -225,6 +226,31 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 	res.Findings = c.findings
 	SortPreflightFindings(res.Findings)
 	return res
+}
+
+// sidecarAmbiguity reports each client namespace with several Sidecars without workloadSelector
+// (why-missing --from's SIDECARS_AMBIGUOUS_FOR_CLIENT: istiod applies the oldest, silently).
+func (c *collector) sidecarAmbiguity() {
+	for _, ns := range ClientNamespaces(c.snap) {
+		var names []string
+		for _, sc := range c.snap.Sidecars {
+			if sc.Namespace == ns && sc.Spec.GetWorkloadSelector() == nil {
+				names = append(names, ns+"/"+sc.Name)
+			}
+		}
+		if len(names) < 2 {
+			continue
+		}
+		sort.Strings(names)
+		applied := rules.SelectSidecar(c.snap.Sidecars, "", ns, nil)
+		if applied == nil {
+			continue
+		}
+		ref := ResourceRef{Kind: snapshot.KindSidecar, Namespace: ns, Name: applied.Name}
+		c.add(NewPreflightFinding(PathSidecarsAmbiguous, CheckExplainListener, ref, "spec.workloadSelector",
+			fmt.Sprintf("Sidecars %s have no workloadSelector in %s; istiod applies one, the oldest: %s/%s. Which one applies can change when they are re-created.", strings.Join(names, ", "), ns, ns, applied.Name),
+			"Keep one Sidecar without workloadSelector per namespace, and make the workloadSelectors of the others disjoint."), "sidecar in "+ns)
+	}
 }
 
 // SortPreflightFindings orders findings worst first, then by resource, ID and message.
