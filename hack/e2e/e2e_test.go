@@ -250,19 +250,7 @@ func restrictedUser(t *testing.T, name string, rules []rbacv1.PolicyRule) string
 	t.Cleanup(func() {
 		_ = rbac.ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
 	})
-	user, err := env.testEnv.AddUser(envtest.User{Name: name}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := os.WriteFile(p, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return userKubeconfig(t, name)
 }
 
 // TestPartialRightsNoConfidentAnswer (issue #15's first failure): a user allowed everything
@@ -353,19 +341,7 @@ func roleUser(t *testing.T, name, ns string, rules []rbacv1.PolicyRule) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rbac.RoleBindings(ns).Delete(context.Background(), binding.Name, metav1.DeleteOptions{}) })
-	user, err := env.testEnv.AddUser(envtest.User{Name: name}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+".kubeconfig")
-	if err := os.WriteFile(p, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return userKubeconfig(t, name)
 }
 
 // TestNamespaceScopedUser: a user whose Role grants every kind in team-a only. The lists fall
@@ -464,4 +440,22 @@ func TestEachForbiddenKind(t *testing.T) {
 			})
 		}
 	}
+}
+
+// userKubeconfig adds user name to the test API server and returns a kubeconfig file for it.
+func userKubeconfig(t *testing.T, name string) string {
+	t.Helper()
+	user, err := env.testEnv.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := os.WriteFile(p, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

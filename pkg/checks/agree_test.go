@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
-	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -65,14 +64,7 @@ func commandsDisagree(snap *snapshot.Snapshot) []string {
 			for _, f := range el.Findings {
 				elLevel[f.Code] = f.Level
 			}
-			throughGateway := p.Gateway != ""
-			if _, _, chost, ok := parseClusterName(p.SidecarCluster); ok {
-				for _, svc := range snap.Services {
-					if rules.KubeServiceHost(svc) == chost && len(gatewayPodsOf(snap, rules.KubeService(svc, nil))) > 0 {
-						throughGateway = true
-					}
-				}
-			}
+			throughGateway := pathThroughGateway(snap, p)
 			ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(p.Call), c.host, c.port)
 			switch {
 			case p.Failed():

@@ -196,6 +196,9 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	return tr.t, nil
 }
 
+// sidecarAmbiguityFix is the fix of SIDECARS_AMBIGUOUS_FOR_CLIENT (path and preflight).
+const sidecarAmbiguityFix = "Keep one Sidecar without workloadSelector per namespace, and make the workloadSelectors of the others disjoint."
+
 // ambiguity warns when istiod resolves an ambiguity silently on this path: several entries for
 // the host visible to the client (export-audit's DUPLICATE_HOST_VISIBLE, the same finding), or
 // several Sidecars that could apply to the client (istiod takes the oldest: IST0109 of
@@ -231,7 +234,7 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 		sort.Strings(candidates)
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathSidecarsAmbiguous, Level: LevelWarning, Resource: "Sidecar " + v.Scope.Ref(),
 			Message: fmt.Sprintf("Sidecars %s could all apply to this client in %s; istiod applies one, the oldest: %s. Which one applies can change when they are re-created.", strings.Join(candidates, ", "), v.Namespace, v.Scope.Ref()),
-			Fix:     "Keep one Sidecar without workloadSelector per namespace, and make the workloadSelectors of the others disjoint."})
+			Fix:     sidecarAmbiguityFix})
 	}
 }
 

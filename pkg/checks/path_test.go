@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // pathCase is the expectation a path fixture states in its first line:
@@ -81,7 +82,7 @@ func TestTracePathFixtures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
-			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{Lenient: true})
+			snap, err := loadPathFixture(c.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestTracePathFixtures(t *testing.T) {
 func TestPreflightTracesPaths(t *testing.T) {
 	for _, c := range readPathCases(t) {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
-			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{Lenient: true})
+			snap, err := loadPathFixture(c.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +186,7 @@ func TestMeshRoutesThroughGateways(t *testing.T) {
 		{"direct-by-mesh-route.yaml", "api.example.com", ""},
 		{"route-exported-to-other-client-namespace.yaml", "weather.example.org", "egress-cfg/weather → Service istio-system/istio-egressgateway: kubectl egress why-missing weather.example.org --from team-b"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", tc.file)}, nil, loader.Options{Lenient: true})
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +205,7 @@ func TestMeshRoutesThroughGateways(t *testing.T) {
 // path that works no symptom is.
 func TestMatchSymptomOnPathFixtures(t *testing.T) {
 	for _, c := range readPathCases(t) {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{Lenient: true})
+		snap, err := loadPathFixture(c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +248,7 @@ func TestMatchSymptomNamedCases(t *testing.T) {
 		{"ok-http-via-gateway.yaml", "api.example.com", "UO", false, "connectionPool"},
 		{"ok-http-via-gateway.yaml", "api.example.com", "404", false, "Host header"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", tc.file)}, nil, loader.Options{Lenient: true})
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +271,7 @@ func TestMatchSymptomNamedCases(t *testing.T) {
 func TestCommandsAgreeOnPaths(t *testing.T) {
 	for _, c := range readPathCases(t) {
 		name := filepath.Base(c.file)
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), c.file}, nil, loader.Options{Lenient: true})
+		snap, err := loadPathFixture(c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,14 +292,7 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 		for _, f := range pf.Findings {
 			pfLevel[f.Code] = f.Level
 		}
-		throughGateway := p.Gateway != ""
-		if _, _, chost, ok := parseClusterName(p.SidecarCluster); ok {
-			for _, svc := range snap.Services {
-				if rules.KubeServiceHost(svc) == chost && len(gatewayPodsOf(snap, rules.KubeService(svc, nil))) > 0 {
-					throughGateway = true
-				}
-			}
-		}
+		throughGateway := pathThroughGateway(snap, p)
 		if p.Failed() {
 			if elLevel[p.Cause] != LevelError {
 				t.Errorf("%s: path fails with %s; explain-listener has it at %q (%v)", name, p.Cause, elLevel[p.Cause], elLevel)
@@ -338,4 +332,26 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadPathFixture loads _base.yaml and a path fixture (given as its path), leniently: a fixture
+// may replace an object of the base, as a later kubectl apply would.
+func loadPathFixture(file string) (*snapshot.Snapshot, error) {
+	return loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), file}, nil, loader.Options{Lenient: true})
+}
+
+// pathThroughGateway: the traced call reached a gateway, or its sidecar cluster is a Kubernetes
+// Service of gateway pods (what preflight traces).
+func pathThroughGateway(snap *snapshot.Snapshot, p *PathTrace) bool {
+	if p.Gateway != "" {
+		return true
+	}
+	if _, _, chost, ok := parseClusterName(p.SidecarCluster); ok {
+		for _, svc := range snap.Services {
+			if rules.KubeServiceHost(svc) == chost && len(gatewayPodsOf(snap, rules.KubeService(svc, nil))) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -249,7 +249,7 @@ func (c *collector) sidecarAmbiguity() {
 		ref := ResourceRef{Kind: snapshot.KindSidecar, Namespace: ns, Name: applied.Name}
 		c.add(NewPreflightFinding(PathSidecarsAmbiguous, CheckExplainListener, ref, "spec.workloadSelector",
 			fmt.Sprintf("Sidecars %s have no workloadSelector in %s; istiod applies one, the oldest: %s/%s. Which one applies can change when they are re-created.", strings.Join(names, ", "), ns, ns, applied.Name),
-			"Keep one Sidecar without workloadSelector per namespace, and make the workloadSelectors of the others disjoint."), "sidecar in "+ns)
+			sidecarAmbiguityFix), "sidecar in "+ns)
 	}
 }
 

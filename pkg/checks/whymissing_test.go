@@ -377,7 +377,7 @@ func TestUnreadableInputs(t *testing.T) {
 		{[]string{snapshot.KindEnvoyFilter, snapshot.KindWorkloadEntry}, CauseOK, "PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is off"},
 		{[]string{snapshot.KindDestinationRule}, CauseInputUnknown, "DestinationRules (forbidden to list destinationrules)"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml")}, nil, loader.Options{Lenient: true})
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,7 +405,7 @@ func TestUnreadableInputs(t *testing.T) {
 // A verdict no unread kind can change stands, with the reason: a host no entry declares does not
 // depend on DestinationRules.
 func TestUnreadableInputsIndependentVerdict(t *testing.T) {
-	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml")}, nil, loader.Options{Lenient: true})
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
