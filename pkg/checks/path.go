@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	networking "istio.io/api/networking/v1alpha3"
 	corev1 "k8s.io/api/core/v1"
@@ -106,11 +107,32 @@ type Hop struct {
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
+// hopCache holds gateway hops by what decides them, for traces on several goroutines.
+type hopCache struct {
+	mu sync.Mutex
+	m  map[string]*gatewayHopRecord
+}
+
+func (h *hopCache) get(k string) (*gatewayHopRecord, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.m[k]
+	return r, ok
+}
+
+func (h *hopCache) put(k string, r *gatewayHopRecord) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.m[k]; !ok {
+		h.m[k] = r
+	}
+}
+
 type tracer struct {
 	snap *snapshot.Snapshot
 	t    *PathTrace
 	// gatewayHops caches gateway hops across traces (preflight); nil: no cache.
-	gatewayHops map[string]*gatewayHopRecord
+	gatewayHops *hopCache
 	// hidden are the entries for the host the client does not see (why-missing --from).
 	hidden []rules.Service
 }
@@ -643,7 +665,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	sent, sentFrom, sni := clusterTLS(v, drs, svc, cport, subset, kind)
 	if tr.gatewayHops != nil {
 		key := strings.Join([]string{w.Ref(), svc.Ref(), fmt.Sprint(cport), host, subset, kind, sent, sentFrom, sni}, "|")
-		if r, ok := tr.gatewayHops[key]; ok {
+		if r, ok := tr.gatewayHops.get(key); ok {
 			tr.t.Hops = append(tr.t.Hops, r.hops...)
 			tr.t.Warnings = append(tr.t.Warnings, r.warnings...)
 			tr.t.Notes = append(tr.t.Notes, r.notes...)
@@ -657,8 +679,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		h, wn, n := len(tr.t.Hops), len(tr.t.Warnings), len(tr.t.Notes)
 		defer func() {
 			t := tr.t
-			tr.gatewayHops[key] = &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
-				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster}
+			tr.gatewayHops.put(key, &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
+				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster})
 		}()
 	}
 

@@ -3,9 +3,12 @@ package checks
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -277,10 +280,11 @@ type collector struct {
 	seen     map[string]int
 	// contexts holds, per finding, the contexts it already lists.
 	contexts map[int]map[string]bool
-	// gatewayHops caches the gateway side of traced paths (tracePaths).
-	gatewayHops map[string]*gatewayHopRecord
+	// gatewayHops caches the gateway side of traced paths (tracePaths), shared by the workers.
+	gatewayHops *hopCache
 	// gwRouted memoizes routedThroughGateway.
-	gwRouted map[string]bool
+	gwRoutedMu sync.Mutex
+	gwRouted   map[string]bool
 }
 
 // NewPreflightFinding fills a finding from the catalogue entry of code (ID, level, Envoy flag,
@@ -681,76 +685,20 @@ func (c *collector) explainListener() CheckRun {
 			}
 		}
 	}
-	// Sidecars of the client namespaces. Namespaces whose sidecars are modelled alike
-	// (sidecarFingerprint) share the host findings, computed once.
-	type hostResult struct {
-		f          Finding
-		host       string
-		port       uint32
-		namespaced bool
-	}
-	classes := map[string][]hostResult{}
+	// Sidecars of the client namespaces, one worker per CPU (each predicted sidecar config is
+	// built, read and dropped by one worker); findings are added in namespace order afterwards,
+	// so the report does not depend on the schedule. Namespaces whose sidecars are modelled
+	// alike (sidecarFingerprint) share the host findings, computed once.
+	nss := ClientNamespaces(c.snap)
+	out := make([]sidecarResult, len(nss))
+	cls := &hostClasses{m: map[string][]hostResult{}}
+	parallelEach(len(nss), func(i int) { out[i] = c.sidecarNamespace(nss[i], cls) })
 	paths := 0
-	for _, ns := range ClientNamespaces(c.snap) {
-		v := BuildSidecarView(c.snap, ns, nil)
-		var ports []uint32
-		for _, l := range v.Outbound.Listeners {
-			if !slices.Contains(ports, l.Port) {
-				ports = append(ports, l.Port)
-			}
-		}
-		slices.Sort(ports)
-		for _, p := range ports {
-			run.Targets++
-			rep := &ListenerReport{}
-			sidecarFindings(c.snap, v, p, rep)
-			c.addListenerFindings(rep.Findings, fmt.Sprintf("sidecar in %s, port %d", ns, p))
-		}
-		type hp struct {
-			host string
-			port uint32
-		}
-		var asked []hp
-		askedSet := map[hp]bool{}
-		for _, s := range v.Outbound.Imported() {
-			if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
-				continue
-			}
-			meshPorts, all := meshRoutePorts(v, s.Hostname)
-			for _, p := range s.Ports {
-				if p.Protocol == "UDP" || askedSet[hp{s.Hostname, p.Number}] {
-					continue
-				}
-				if !all && !slices.Contains(meshPorts, p.Number) {
-					continue // a port only the gateway uses (for example TLS origination to 443)
-				}
-				asked = append(asked, hp{s.Hostname, p.Number})
-				askedSet[hp{s.Hostname, p.Number}] = true
-			}
-		}
-		run.Targets += len(asked)
-		calls := make([]hostPortCall, len(asked))
-		for i, q := range asked {
-			calls[i] = hostPortCall{q.host, q.port}
-		}
-		paths += c.tracePaths(v, ns, calls)
-		fp := sidecarFingerprint(c.snap, v)
-		results, seen := classes[fp]
-		if seen && slices.ContainsFunc(results, func(r hostResult) bool { return r.namespaced }) {
-			seen = false
-		}
-		if !seen {
-			results = nil
-			for _, q := range asked {
-				for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
-					namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
-					results = append(results, hostResult{f, q.host, q.port, namespaced})
-				}
-			}
-			classes[fp] = results
-		}
-		for _, r := range results {
-			c.addListenerFindings([]Finding{r.f}, fmt.Sprintf("sidecar in %s, %s:%d", ns, r.host, r.port))
+	for _, r := range out {
+		run.Targets += r.targets
+		paths += r.paths
+		for _, p := range r.pending {
+			c.add(p.f, p.ctx)
 		}
 	}
 	if paths > 0 {
@@ -760,6 +708,135 @@ func (c *collector) explainListener() CheckRun {
 		run.Notes = append(run.Notes, "no client namespace (labelled istio-injection=enabled or istio.io/rev): no sidecar was modelled")
 	}
 	return run
+}
+
+// pendingFinding is a finding a worker computed, with its context, for the collector to add.
+type pendingFinding struct {
+	f   PreflightFinding
+	ctx string
+}
+
+func listenerPending(fs []Finding, ctx string) []pendingFinding {
+	out := make([]pendingFinding, 0, len(fs))
+	for _, f := range fs {
+		res, field := ParseResourceRef(f.Resource)
+		out = append(out, pendingFinding{NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx})
+	}
+	return out
+}
+
+// hostResult is one host finding of a client sidecar (namespaced: its text names the proxy's
+// namespace, so it is not shared with other namespaces).
+type hostResult struct {
+	f          Finding
+	host       string
+	port       uint32
+	namespaced bool
+}
+
+// hostClasses holds the host findings per sidecar fingerprint, shared by the workers.
+type hostClasses struct {
+	mu sync.Mutex
+	m  map[string][]hostResult
+}
+
+// sidecarResult is what one client namespace's sidecar adds to preflight.
+type sidecarResult struct {
+	targets, paths int
+	pending        []pendingFinding
+}
+
+// sidecarNamespace predicts the sidecar of client namespace ns and returns its listener
+// findings, its traced paths and its host findings, in that order. Safe for concurrent use.
+func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult {
+	var r sidecarResult
+	v := BuildSidecarView(c.snap, ns, nil)
+	var ports []uint32
+	for _, l := range v.Outbound.Listeners {
+		if !slices.Contains(ports, l.Port) {
+			ports = append(ports, l.Port)
+		}
+	}
+	slices.Sort(ports)
+	for _, p := range ports {
+		r.targets++
+		rep := &ListenerReport{}
+		sidecarFindings(c.snap, v, p, rep)
+		r.pending = append(r.pending, listenerPending(rep.Findings, fmt.Sprintf("sidecar in %s, port %d", ns, p))...)
+	}
+	var asked []hostPortCall
+	askedSet := map[hostPortCall]bool{}
+	for _, s := range v.Outbound.Imported() {
+		if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
+			continue
+		}
+		meshPorts, all := meshRoutePorts(v, s.Hostname)
+		for _, p := range s.Ports {
+			q := hostPortCall{s.Hostname, p.Number}
+			if p.Protocol == "UDP" || askedSet[q] {
+				continue
+			}
+			if !all && !slices.Contains(meshPorts, p.Number) {
+				continue // a port only the gateway uses (for example TLS origination to 443)
+			}
+			asked = append(asked, q)
+			askedSet[q] = true
+		}
+	}
+	r.targets += len(asked)
+	var traced []pendingFinding
+	r.paths, traced = c.tracePaths(v, ns, asked)
+	r.pending = append(r.pending, traced...)
+	fp := sidecarFingerprint(c.snap, v)
+	cls.mu.Lock()
+	results, seen := cls.m[fp]
+	cls.mu.Unlock()
+	if seen && slices.ContainsFunc(results, func(r hostResult) bool { return r.namespaced }) {
+		seen = false
+	}
+	if !seen {
+		results = nil
+		for _, q := range asked {
+			for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
+				namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
+				results = append(results, hostResult{f, q.host, q.port, namespaced})
+			}
+		}
+		cls.mu.Lock()
+		cls.m[fp] = results
+		cls.mu.Unlock()
+	}
+	for _, hr := range results {
+		r.pending = append(r.pending, listenerPending([]Finding{hr.f}, fmt.Sprintf("sidecar in %s, %s:%d", ns, hr.host, hr.port))...)
+	}
+	return r
+}
+
+// parallelEach runs fn(0..n-1) on one goroutine per CPU (at most n).
+func parallelEach(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // sidecarFingerprint identifies sidecars whose host findings are the same: the revision, the

@@ -14,11 +14,15 @@ import (
 // path why-missing --from traces). A failing path is a finding with its cause; the path's
 // warnings are findings too. Gateway hops are shared across namespaces (c.gatewayHops): only
 // the client side is traced per namespace.
-func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) int {
+func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) (int, []pendingFinding) {
+	c.gwRoutedMu.Lock()
 	if c.gatewayHops == nil {
-		c.gatewayHops = map[string]*gatewayHopRecord{}
+		c.gatewayHops = &hopCache{m: map[string]*gatewayHopRecord{}}
 	}
+	hops := c.gatewayHops
+	c.gwRoutedMu.Unlock()
 	traced := 0
+	var out []pendingFinding
 	client := "sidecar " + ns
 	for _, q := range calls {
 		imported := importedEntry(v.Outbound, q.host)
@@ -32,7 +36,7 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) i
 			continue
 		}
 		traced++
-		tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: c.gatewayHops}
+		tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}
 		tr.trace(v, client, imported, q.host, q.port, kind)
 		p := tr.t
 		ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
@@ -50,14 +54,14 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) i
 			if p.Flag != "" {
 				f.EnvoyFlag = p.Flag
 			}
-			c.add(f, ctx)
+			out = append(out, pendingFinding{f, ctx})
 		}
 		for _, w := range p.Warnings {
 			res, field := ParseResourceRef(w.Resource)
-			c.add(NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx)
+			out = append(out, pendingFinding{NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx})
 		}
 	}
-	return traced
+	return traced, out
 }
 
 // toGateway says whether the sidecar's call goes to a Kubernetes Service that selects gateway
@@ -78,21 +82,26 @@ func (c *collector) toGateway(v SidecarView, res rules.CallResult) bool {
 // revision and host): a client calling such a host directly may be bypassing the gateway.
 func (c *collector) routedThroughGateway(v SidecarView, host string) bool {
 	key := v.Revision + "|" + host
-	if r, ok := c.gwRouted[key]; ok {
+	c.gwRoutedMu.Lock()
+	r, ok := c.gwRouted[key]
+	c.gwRoutedMu.Unlock()
+	if ok {
 		return r
 	}
-	if c.gwRouted == nil {
-		c.gwRouted = map[string]bool{}
-	}
 	x := model.VirtualServices(RevisionView(c.snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
-	r := false
+	r = false
 	for _, vs := range x.Relevant(host, nil) {
 		if slices.ContainsFunc(rules.VSGateways(vs), func(g string) bool { return g != rules.MeshGateway }) {
 			r = true
 			break
 		}
 	}
+	c.gwRoutedMu.Lock()
+	if c.gwRouted == nil {
+		c.gwRouted = map[string]bool{}
+	}
 	c.gwRouted[key] = r
+	c.gwRoutedMu.Unlock()
 	return r
 }
 

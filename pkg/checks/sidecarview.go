@@ -105,6 +105,7 @@ func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]stri
 		Namespace: ns, Labels: labels, Scope: scope,
 		Services:          AllServices(view, flags),
 		HostIndex:         model.Services(view, flags.MeshConfig).HostNamespaceIndex(),
+		Exported:          model.Services(view, flags.MeshConfig).ExportIndex(),
 		VirtualServices:   view.VirtualServices,
 		DefaultVSExportTo: mc.GetDefaultVirtualServiceExportTo(),
 		Endpoints: func(s rules.Service, port uint32) []string {

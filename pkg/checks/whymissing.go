@@ -388,10 +388,6 @@ func (e *evaluation) run() {
 		}
 	}
 	gws := rules.GatewaysForWorkload(e.snap.Gateways, e.w.Namespace, e.w.Labels, e.scopeOn)
-	var dests []rules.Dest
-	for _, g := range gws {
-		dests = append(dests, e.vsIndex.GatewayDestinations(rules.GatewayName(g), e.scopeOn)...)
-	}
 	type hostState struct {
 		name    string
 		chosen  *rules.Service
@@ -491,10 +487,8 @@ func (e *evaluation) run() {
 	if e.filterOn {
 		allExtras := rules.ExtraServices(e.flags.MeshConfig, e.snap.EnvoyFilters, e.rootNs, e.w.Namespace, e.w.Labels)
 		for _, st := range states {
-			for _, d := range dests {
-				if strings.EqualFold(d.Host, st.name) {
-					refs[st.name] = append(refs[st.name], d)
-				}
+			for _, g := range gws {
+				refs[st.name] = append(refs[st.name], e.vsIndex.GatewayDestinationsTo(rules.GatewayName(g), e.scopeOn, st.name)...)
 			}
 			for _, x := range allExtras {
 				if x.Host == st.name && (x.Namespace == "" || x.Namespace == st.chosen.Namespace) {

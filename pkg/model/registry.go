@@ -57,8 +57,9 @@ type Registry struct {
 	byIP  map[netip.Addr][]int
 	cidrs []cidrEntry
 
-	exported *lazyMap[string, []rules.Service]
-	hostNs   map[string]map[string]rules.Service
+	exported  *lazyMap[string, []rules.Service]
+	exportIdx *rules.ExportIndex
+	hostNs    map[string]map[string]rules.Service
 }
 
 type cidrEntry struct {
@@ -113,7 +114,8 @@ func newRegistry(view *snapshot.Snapshot, opt rules.ServiceOptions) *Registry {
 		rules.SortByCreation(ss)
 	}
 	r.hostNs = rules.HostNamespaceIndex(r.All)
-	r.exported = newLazyMap(func(ns string) []rules.Service { return rules.ServicesExportedTo(r.All, ns) })
+	r.exportIdx = rules.NewExportIndex(r.All)
+	r.exported = newLazyMap(func(ns string) []rules.Service { return r.exportIdx.For(ns) })
 	return r
 }
 
@@ -187,3 +189,7 @@ func (r *Registry) HostNamespaceIndex() map[string]map[string]rules.Service { re
 // ExportedTo returns the entries visible in namespace ns in istiod's order
 // (rules.ServicesExportedTo), computed once per namespace. Callers must not modify it.
 func (r *Registry) ExportedTo(ns string) []rules.Service { return r.exported.get(ns) }
+
+// ExportIndex is rules.NewExportIndex(All), built once: what a sidecar's egress listener sees
+// before its imports (rules.SidecarProxy.Exported).
+func (r *Registry) ExportIndex() *rules.ExportIndex { return r.exportIdx }

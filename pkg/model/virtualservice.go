@@ -28,6 +28,14 @@ type VirtualServiceIndex struct {
 	wildcardHosts []int
 	byDestHost    map[string][]int
 	byGateway     map[string][]int
+	// gwDests: GatewayDestinations of a gateway (and scope flag) grouped by lower-case
+	// destination host, built on first use.
+	gwDests *lazyMap[gwDestKey, map[string][]rules.Dest]
+}
+
+type gwDestKey struct {
+	gw    string
+	scope bool
 }
 
 type merged struct {
@@ -43,6 +51,14 @@ func VirtualServices(view *snapshot.Snapshot, defaultExportTo []string) *Virtual
 	return memo(view, vsKey{strings.Join(defaultExportTo, ",")}, func() *VirtualServiceIndex {
 		x := &VirtualServiceIndex{view: view, export: defaultExportTo, pos: map[*networkingv1.VirtualService]int{},
 			merged: make([]merged, len(view.VirtualServices)), byHost: map[string][]int{}, byDestHost: map[string][]int{}, byGateway: map[string][]int{}}
+		x.gwDests = newLazyMap(func(k gwDestKey) map[string][]rules.Dest {
+			by := map[string][]rules.Dest{}
+			for _, d := range x.GatewayDestinations(k.gw, k.scope) {
+				h := strings.ToLower(d.Host)
+				by[h] = append(by[h], d)
+			}
+			return by
+		})
 		for i, vs := range view.VirtualServices {
 			x.pos[vs] = i
 			if len(vs.Spec.Hosts) == 0 {
@@ -149,6 +165,14 @@ func (x *VirtualServiceIndex) Relevant(host string, destHosts []string) []*netwo
 	}
 	slices.Sort(idx)
 	return x.list(slices.Compact(idx))
+}
+
+// GatewayDestinationsTo returns the destinations of GatewayDestinations(gw, scopeToNamespace)
+// whose host is host (case-insensitive), in the same order, from an index built once per gateway:
+// a per-host question does not walk every route bound to the gateway. The slice is shared: do
+// not modify it.
+func (x *VirtualServiceIndex) GatewayDestinationsTo(gw string, scopeToNamespace bool, host string) []rules.Dest {
+	return x.gwDests.get(gwDestKey{gw, scopeToNamespace})[strings.ToLower(host)]
 }
 
 // GatewayDestinations returns what rules.GatewayDestinations returns for gateway gw, from the

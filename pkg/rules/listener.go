@@ -146,6 +146,9 @@ type SidecarProxy struct {
 	// HostIndex is HostNamespaceIndex(Services) when the caller keeps one (a push context
 	// builds it once for every proxy); nil: computed here.
 	HostIndex map[string]map[string]Service
+	// Exported is NewExportIndex(Services) when the caller keeps one (Services must then be in
+	// SortByCreation order); nil: ServicesExportedTo is computed here.
+	Exported *ExportIndex
 	// Endpoints returns the addresses of a service's endpoints on a port as istiod indexes them
 	// (by host name and namespace: every entry for the host in the service's namespace that
 	// declares the port; a DNS entry without endpoints contributes its host name). nil: the
@@ -171,7 +174,7 @@ type SidecarOutbound struct {
 	Skipped []string
 	views   []egressView
 	// scope is the sidecar scope's service per host name (scopeServices).
-	scope map[string]Service
+	scope map[string]*Service
 	idx   outboundIndex
 }
 
@@ -179,7 +182,10 @@ type SidecarOutbound struct {
 // SidecarScope.servicesByHostname gives, see scopeServices), and whether there is one.
 func (o *SidecarOutbound) ScopeService(host string) (Service, bool) {
 	s, ok := o.scope[host]
-	return s, ok
+	if !ok {
+		return Service{}, false
+	}
+	return *s, true
 }
 
 // ScopeServices returns the services of the sidecar scope (one per host name, see
@@ -187,7 +193,7 @@ func (o *SidecarOutbound) ScopeService(host string) (Service, bool) {
 func (o *SidecarOutbound) ScopeServices() []Service {
 	out := make([]Service, 0, len(o.scope))
 	for _, h := range sortedKeys(o.scope) {
-		out = append(out, o.scope[h])
+		out = append(out, *o.scope[h])
 	}
 	return out
 }
@@ -216,7 +222,7 @@ func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 	}
 	for _, el := range p.Scope.Egress {
 		vses := el.SelectVirtualServices(p.VirtualServices, p.Namespace, p.DefaultVSExportTo)
-		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.candidates(p.Services, p.HostIndex, p.Namespace), p.Namespace),
+		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.candidates(p.Services, p.HostIndex, p.Exported, p.Namespace), p.Namespace),
 			vses: vses, vsIdx: newVSHostIndex(vses)})
 	}
 	out.scope = scopeServices(out.views, p.HostIndex, p.Namespace)

@@ -226,6 +226,47 @@ func ServicesExportedTo(all []Service, ns string) []Service {
 	return append(private, public...)
 }
 
+// ExportIndex answers ServicesExportedTo for every proxy namespace from one list of entries
+// already in SortByCreation order (a registry keeps them so): the public entries are split off
+// once, so a namespace's answer costs a pass over the restricted entries and a copy, not a sort.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initServiceRegistry (ServiceIndex.public,
+// exportedToNamespace, privateByNamespace: built once per push, read per proxy).
+type ExportIndex struct {
+	public, restricted []Service
+}
+
+// NewExportIndex indexes sorted, which must be in SortByCreation order; the index shares its
+// elements' storage with nothing (callers may reuse sorted).
+func NewExportIndex(sorted []Service) *ExportIndex {
+	x := &ExportIndex{}
+	for _, s := range sorted {
+		if containsStr(s.ExportTo, ExportPublic) {
+			x.public = append(x.public, s)
+		} else {
+			x.restricted = append(x.restricted, s)
+		}
+	}
+	return x
+}
+
+// For returns what ServicesExportedTo(sorted, ns) returns, as a new slice.
+func (x *ExportIndex) For(ns string) []Service {
+	n := 0
+	for i := range x.restricted {
+		if ServiceVisible(x.restricted[i].Namespace, x.restricted[i].ExportTo, ns) {
+			n++
+		}
+	}
+	out := make([]Service, 0, n+len(x.public))
+	for i := range x.restricted {
+		if ServiceVisible(x.restricted[i].Namespace, x.restricted[i].ExportTo, ns) {
+			out = append(out, x.restricted[i])
+		}
+	}
+	return append(out, x.public...)
+}
+
 // AllExactHosts reports whether every import of the listener names one namespace and one exact
 // host ("ns/host": no "*" namespace, no wildcard host); exclusions ("~ns/host") and malformed
 // entries do not count. Such a listener takes istiod's exact-hosts fast path (Candidates).
@@ -263,12 +304,16 @@ func (l EgressListener) Candidates(all []Service, proxyNs string) []Service {
 	if !l.AllExactHosts() {
 		return ServicesExportedTo(all, proxyNs)
 	}
-	return l.candidates(all, HostNamespaceIndex(all), proxyNs)
+	return l.candidates(all, HostNamespaceIndex(all), nil, proxyNs)
 }
 
-// candidates is Candidates with the host index of all given.
-func (l EgressListener) candidates(all []Service, index map[string]map[string]Service, proxyNs string) []Service {
+// candidates is Candidates with the host index of all given, and exported (nil: computed here)
+// the ExportIndex of all.
+func (l EgressListener) candidates(all []Service, index map[string]map[string]Service, exported *ExportIndex, proxyNs string) []Service {
 	if !l.AllExactHosts() {
+		if exported != nil {
+			return exported.For(proxyNs)
+		}
 		return ServicesExportedTo(all, proxyNs)
 	}
 	var out []Service
@@ -324,8 +369,12 @@ func HostNamespaceIndex(all []Service) map[string]map[string]Service {
 // canMergeServices, pickBestVisibleNamespace (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=true,
 // the default), serviceMatchingListenerPort, serviceMatchingVirtualServicePorts and
 // push_context.go virtualServiceDestinationsFilteredBySourceNamespace, ServiceForHostname.
-func scopeServices(views []egressView, index map[string]map[string]Service, proxyNs string) map[string]Service {
-	added := map[string]Service{}
+func scopeServices(views []egressView, index map[string]map[string]Service, proxyNs string) map[string]*Service {
+	n := 0
+	for _, v := range views {
+		n += len(v.services)
+	}
+	added := make(map[string]*Service, n)
 	add := func(s *Service) {
 		if s == nil {
 			return
@@ -333,20 +382,20 @@ func scopeServices(views []egressView, index map[string]map[string]Service, prox
 		ex, ok := added[s.Hostname]
 		switch {
 		case !ok:
-			added[s.Hostname] = *s
+			added[s.Hostname] = s
 		case ex.Kind == KindService && s.Kind != KindService:
 		case ex.Kind != KindService && s.Kind == KindService:
-			added[s.Hostname] = *s
-		case slices.Equal(ex.Ports, s.Ports) || !canMerge(ex, *s):
+			added[s.Hostname] = s
+		case slices.Equal(ex.Ports, s.Ports) || !canMerge(*ex, *s):
 		default:
-			merged := ex
+			merged := *ex
 			merged.Ports = slices.Clone(ex.Ports)
 			for _, p := range s.Ports {
 				if !slices.ContainsFunc(merged.Ports, func(x ServicePort) bool { return x.Number == p.Number }) {
 					merged.Ports = append(merged.Ports, p)
 				}
 			}
-			added[s.Hostname] = merged
+			added[s.Hostname] = &merged
 		}
 	}
 	for _, v := range views {
@@ -488,21 +537,16 @@ func sortedKeys[V any](m map[string]V) []string {
 func (l EgressListener) SelectServices(visible []Service, proxyNs string) []Service {
 	byNs := l.importsByNamespace(proxyNs)
 	wild := byNs["*"]
-	var imported []Service
+	imported := make([]Service, 0, len(visible))
 	for _, s := range visible {
 		nsH := byNs[s.Namespace]
 		if (nsH != nil && nsH.isExcluded(s.Hostname)) || (wild != nil && wild.isExcluded(s.Hostname)) {
 			continue
 		}
-		var got *Service
-		if nsH != nil && nsH.matches(s.Hostname) {
-			got = l.trim(s)
-		}
-		if got == nil && wild != nil && wild.matches(s.Hostname) {
-			got = l.trim(s)
-		}
-		if got != nil {
-			imported = append(imported, *got)
+		if (nsH != nil && nsH.matches(s.Hostname)) || (wild != nil && wild.matches(s.Hostname)) {
+			if got, ok := l.trimmed(s); ok {
+				imported = append(imported, got)
+			}
 		}
 	}
 	type pick struct {
@@ -528,17 +572,25 @@ func (l EgressListener) SelectServices(visible []Service, proxyNs string) []Serv
 // trim keeps only the listener's port when the listener has one (serviceMatchingListenerPort);
 // nil when the entry does not declare it. HTTP_PROXY listeners take every port.
 func (l EgressListener) trim(s Service) *Service {
+	if c, ok := l.trimmed(s); ok {
+		return &c
+	}
+	return nil
+}
+
+// trimmed is trim without the allocation: the entry as imported, and false when the listener's
+// port excludes it.
+func (l EgressListener) trimmed(s Service) (Service, bool) {
 	if l.Port == nil || l.Port.Protocol == ProtoHTTPProxy {
-		return &s
+		return s, true
 	}
 	for _, p := range s.Ports {
 		if p.Number == l.Port.Number {
-			c := s
-			c.Ports = []ServicePort{p}
-			return &c
+			s.Ports = []ServicePort{p}
+			return s, true
 		}
 	}
-	return nil
+	return Service{}, false
 }
 
 // SelectVirtualServices returns the VirtualServices bound to the mesh (gateways empty or listing

@@ -15,7 +15,7 @@ import (
 type outboundIndex struct {
 	once           sync.Once
 	imported       []Service
-	importedByHost map[string][]Service
+	importedByHost map[string][]int32 // positions in imported
 	vses           []*networkingv1.VirtualService
 	vsIdx          *vsHostIndex
 	byPort         map[uint32][]*Listener
@@ -91,17 +91,32 @@ func (c *chainIndex) candidates(sni string, n int) ([]int, bool) {
 func (o *SidecarOutbound) index() *outboundIndex {
 	x := &o.idx
 	x.once.Do(func() {
-		seen := map[string]bool{}
-		x.importedByHost = map[string][]Service{}
-		for _, v := range o.views {
-			for _, s := range v.services {
-				k := s.Ref() + "|" + s.Hostname
-				if !seen[k] {
-					seen[k] = true
-					x.imported = append(x.imported, s)
-					x.importedByHost[s.Hostname] = append(x.importedByHost[s.Hostname], s)
+		x.importedByHost = map[string][]int32{}
+		if len(o.views) == 1 {
+			// one egress listener: its services are distinct already (SelectServices keeps
+			// each candidate once), and shared rather than copied
+			x.imported = o.views[0].services
+		} else {
+			type key struct{ kind, ns, name, host string }
+			n := 0
+			for _, v := range o.views {
+				n += len(v.services)
+			}
+			seen := make(map[key]bool, n)
+			x.imported = make([]Service, 0, n)
+			for _, v := range o.views {
+				for _, s := range v.services {
+					k := key{s.Kind, s.Namespace, s.Name, s.Hostname}
+					if !seen[k] {
+						seen[k] = true
+						x.imported = append(x.imported, s)
+					}
 				}
 			}
+		}
+		for i := range x.imported {
+			h := x.imported[i].Hostname
+			x.importedByHost[h] = append(x.importedByHost[h], int32(i))
 		}
 		seenVS := map[string]bool{}
 		for _, v := range o.views {
@@ -139,7 +154,16 @@ func (o *SidecarOutbound) VirtualServicesMaybeFor(host string) []*networkingv1.V
 
 // ImportedForHost returns the imported entries whose host name is host, in Imported order.
 func (o *SidecarOutbound) ImportedForHost(host string) []Service {
-	return o.index().importedByHost[host]
+	x := o.index()
+	pos := x.importedByHost[host]
+	if len(pos) == 0 {
+		return nil
+	}
+	out := make([]Service, len(pos))
+	for i, j := range pos {
+		out[i] = x.imported[j]
+	}
+	return out
 }
 
 // vsHostIndex finds, among an egress listener's VirtualServices, those that can match a host:
