@@ -2,10 +2,12 @@ package checks
 
 import (
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -844,28 +846,57 @@ func parallelEach(n int, fn func(i int)) {
 // their exportTo and ports), and the DestinationRules of the proxy's own namespace (the first
 // step of the lookup path). Findings whose text names the proxy's namespace are not shared.
 func sidecarFingerprint(snap *snapshot.Snapshot, v SidecarView) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "rev=%s sidecar=%s policy=%s\n", v.Revision, v.Scope.Ref(), v.Scope.OutboundTrafficPolicy)
-	var parts []string
+	// An order-independent digest of the parts: two 64-bit sums of per-part hashes under
+	// independent seeds (the fingerprint is only compared within one run).
+	var sum1, sum2 uint64
+	n := 0
+	var b []byte
+	part := func() {
+		sum1 += maphash.Bytes(fpSeed1, b)
+		sum2 += maphash.Bytes(fpSeed2, b)
+		n++
+	}
 	for _, s := range v.Outbound.Imported() {
-		var ps []string
-		for _, p := range s.Ports {
-			ps = append(ps, fmt.Sprintf("%d/%s/%s", p.Number, p.Protocol, p.Name))
+		b = append(b[:0], "svc "...)
+		b = append(b, s.Kind...)
+		b = append(b, ' ')
+		b = append(b, s.Namespace...)
+		b = append(b, '/')
+		b = append(b, s.Name...)
+		b = append(b, ' ')
+		b = append(b, s.Hostname...)
+		for _, e := range s.ExportTo {
+			b = append(b, " e="...)
+			b = append(b, e...)
 		}
-		parts = append(parts, fmt.Sprintf("svc %s %s %v %v %v", s.Ref(), s.Hostname, s.ExportTo, ps, s.Addresses))
+		for _, p := range s.Ports {
+			b = append(b, " p="...)
+			b = strconv.AppendUint(b, uint64(p.Number), 10)
+			b = append(b, '/')
+			b = append(b, p.Protocol...)
+			b = append(b, '/')
+			b = append(b, p.Name...)
+		}
+		for _, a := range s.Addresses {
+			b = append(b, " a="...)
+			b = append(b, a...)
+		}
+		part()
 	}
 	for _, vs := range v.Outbound.VirtualServices() {
-		parts = append(parts, "vs "+vs.Namespace+"/"+vs.Name)
+		b = append(append(append(append(b[:0], "vs "...), vs.Namespace...), '/'), vs.Name...)
+		part()
 	}
 	for _, dr := range RevisionView(snap, v.Revision).DestinationRules {
 		if dr.Namespace == v.Namespace {
-			parts = append(parts, "dr "+dr.Name)
+			b = append(append(b[:0], "dr "...), dr.Name...)
+			part()
 		}
 	}
-	sort.Strings(parts)
-	b.WriteString(strings.Join(parts, "\n"))
-	return b.String()
+	return fmt.Sprintf("rev=%s sidecar=%s policy=%s parts=%d %x %x", v.Revision, v.Scope.Ref(), v.Scope.OutboundTrafficPolicy, n, sum1, sum2)
 }
+
+var fpSeed1, fpSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
 
 // meshRoutePorts returns the ports the mesh VirtualServices the sidecar imports for host match
 // on (match.port of routes that apply to sidecars); all is true when no such VirtualService

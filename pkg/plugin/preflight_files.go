@@ -32,12 +32,13 @@ func (o *PreflightOptions) manifestIndex() map[string]checks.SourceLocation {
 			continue
 		}
 		data, _ := os.ReadFile(file)
+		lines := documentLines(string(data))
 		add := func(kind string, m metav1.Object) {
 			if snap.Assumptions.SyntheticGateway && kind == snapshot.KindDeployment && m.GetName() == snapshot.SyntheticGatewayName && m.GetNamespace() == snap.IstioNamespace {
 				return
 			}
 			ref := checks.ResourceRef{Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName()}
-			idx[ref.String()] = checks.SourceLocation{File: file, Line: documentLine(string(data), kind, m.GetName())}
+			idx[ref.String()] = checks.SourceLocation{File: file, Line: lines[[2]string{kind, m.GetName()}]}
 		}
 		for _, x := range snap.Namespaces {
 			add(snapshot.KindNamespace, x)
@@ -126,26 +127,51 @@ var kindLineRE = regexp.MustCompile(`^kind:\s*["']?([A-Za-z]+)["']?\s*(#.*)?$`)
 // documentLine returns the 1-based line of the "kind: Kind" line of the YAML document (split at
 // "---" lines) that has kind and a "name: name" line; 0 when there is none.
 func documentLine(text, kind, name string) int {
-	nameRE := regexp.MustCompile(`^\s+name:\s*["']?` + regexp.QuoteMeta(name) + `["']?\s*(#.*)?$`)
-	kindAt, named := 0, false
+	return documentLines(text)[[2]string{kind, name}]
+}
+
+var nameLineRE = regexp.MustCompile(`^\s+name:\s*(.*?)\s*(#.*)?$`)
+
+// documentLines indexes a manifest file in one pass: for each kind and name, the line of the
+// kind: field of the first document (separated by lines starting with ---) that has that kind
+// and an indented name: field with that value (quotes optional). One pass per file, so locating
+// every object of a large manifest stays linear.
+func documentLines(text string) map[[2]string]int {
+	out := map[[2]string]int{}
+	var kinds map[string]int
+	var names []string
+	flush := func() {
+		for k, at := range kinds {
+			for _, n := range names {
+				key := [2]string{k, n}
+				if _, ok := out[key]; !ok {
+					out[key] = at
+				}
+			}
+		}
+		kinds, names = nil, names[:0]
+	}
 	for i, l := range strings.Split(text, "\n") {
 		l = strings.TrimRight(l, "\r")
 		if strings.HasPrefix(l, "---") {
-			if kindAt > 0 && named {
-				return kindAt
-			}
-			kindAt, named = 0, false
+			flush()
 			continue
 		}
-		if m := kindLineRE.FindStringSubmatch(l); m != nil && m[1] == kind {
-			kindAt = i + 1
+		if m := kindLineRE.FindStringSubmatch(l); m != nil {
+			if kinds == nil {
+				kinds = map[string]int{}
+			}
+			kinds[m[1]] = i + 1
 		}
-		if nameRE.MatchString(l) {
-			named = true
+		if m := nameLineRE.FindStringSubmatch(l); m != nil {
+			v := m[1]
+			v = strings.TrimPrefix(strings.TrimPrefix(v, `"`), `'`)
+			if strings.HasSuffix(v, `"`) || strings.HasSuffix(v, `'`) {
+				v = v[:len(v)-1]
+			}
+			names = append(names, v)
 		}
 	}
-	if kindAt > 0 && named {
-		return kindAt
-	}
-	return 0
+	flush()
+	return out
 }
