@@ -123,7 +123,7 @@ type auditor struct {
 	findings map[string]*AuditFinding
 	// needs maps a resource ref to the namespaces that need it (repeats removed when the report
 	// is written).
-	needs map[string][]string
+	needs map[resKey][]string
 }
 
 // ExportAudit checks exportTo across ServiceEntries, VirtualServices and DestinationRules
@@ -137,7 +137,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	snap = RevisionView(snap, snap.Revision)
 	mc := flags.MeshConfig
 	a := &auditor{snap: snap, flags: flags, vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace(),
-		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[string][]string{}}
+		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[resKey][]string{}}
 	if a.rootNs == "" {
 		a.rootNs = snap.IstioNamespace
 	}
@@ -245,7 +245,7 @@ func (a *auditor) sidecarImports() {
 				}
 				visible := false
 				for _, s := range declared {
-					a.need(s.Ref(), sc.Namespace)
+					a.need(s.Kind, s.Namespace, s.Name, sc.Namespace)
 					if rules.ServiceVisible(s.Namespace, s.ExportTo, sc.Namespace) {
 						visible = true
 					}
@@ -284,16 +284,20 @@ func AtLeast(level, threshold string) bool {
 }
 
 func (a *auditor) resource(kind, ns, name string, exp []string) AuditResource {
-	needed := a.needs[kind+" "+ns+"/"+name]
+	needed := a.needs[resKey{kind, ns, name}]
 	sort.Strings(needed)
 	return AuditResource{Kind: kind, Namespace: ns, Name: name, ExportTo: exp, NeededIn: slices.Compact(needed)}
 }
 
-func (a *auditor) need(ref, ns string) {
-	if l := a.needs[ref]; len(l) == 0 || l[len(l)-1] != ns {
-		a.needs[ref] = append(l, ns)
+func (a *auditor) need(kind, resNs, name, ns string) {
+	k := resKey{kind, resNs, name}
+	if l := a.needs[k]; len(l) == 0 || l[len(l)-1] != ns {
+		a.needs[k] = append(l, ns)
 	}
 }
+
+// resKey identifies a resource (kind, namespace, name) without building its text.
+type resKey struct{ kind, ns, name string }
 
 // merge adds the namespaces to the finding with this code about this resource when there is one
 // already (and reports whether there was), so that callers build a finding's text only once.
@@ -349,7 +353,7 @@ func (a *auditor) gateway(w Workload) {
 			}
 		}
 		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
-		a.need(vsRef, w.Namespace)
+		a.need("VirtualService", vs.Namespace, vs.Name, w.Namespace)
 		exp := rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport)
 		if !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
 			a.add(AuditFinding{Code: AuditVSNotExportedToGateway, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: exp,
@@ -428,7 +432,7 @@ func (a *auditor) client(ns string) {
 		if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport), ns) {
 			continue
 		}
-		a.need("VirtualService "+vs.Namespace+"/"+vs.Name, ns)
+		a.need("VirtualService", vs.Namespace, vs.Name, ns)
 		dests, _ := a.vsIndex.Merged(vs)
 		for _, d := range dests {
 			if a.routeUsedBy(d, rules.MeshGateway, vs.Namespace) {
@@ -446,7 +450,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		return // why-missing reports HOST_NOT_FOUND; nothing to export
 	}
 	for _, s := range services {
-		a.need(s.Ref(), ns)
+		a.need(s.Kind, s.Namespace, s.Name, ns)
 	}
 	chosen, _ := rules.ServiceForProxy(services, ns)
 	vsRef := "VirtualService " + d.Declared.Namespace + "/" + d.Declared.Name
@@ -498,7 +502,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	}
 	if dr.HasSubset(d.Subset) {
 		for _, r := range dr.Rules {
-			a.need("DestinationRule "+r.Namespace+"/"+r.Name, ns)
+			a.need("DestinationRule", r.Namespace, r.Name, ns)
 		}
 		return
 	}
@@ -524,7 +528,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		return
 	}
 	drRef := "DestinationRule " + definer.Namespace + "/" + definer.Name
-	a.need(drRef, ns)
+	a.need("DestinationRule", definer.Namespace, definer.Name, ns)
 	a.add(AuditFinding{Code: AuditDRNotOnLookupPath, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
 		ExportTo: rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
 		Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
