@@ -25,6 +25,8 @@ kube-assets:
 demo:
 	hack/demo.sh
 
+# The unit, e2e and conformance suites read the repository's case fixtures (testdata/cases); when
+# EGRESS_CASES_DIR is set, or ../shared/cases exists beside the repository, they run its files too.
 test: vet unit e2e conformance release-check
 
 vet:

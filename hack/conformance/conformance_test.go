@@ -100,31 +100,41 @@ func TestConformance(t *testing.T) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The repository's case fixtures always; the shared acceptance set too when it is present
+	// (EGRESS_CASES_DIR, else ../shared/cases beside the repository).
 	var cases []scenario
-	casesDir := os.Getenv("EGRESS_CASES_DIR")
-	if casesDir == "" {
-		casesDir = filepath.Join("..", "..", "..", "shared", "cases")
+	sets := []struct{ prefix, dir string }{{"case/", repoCasesDir}}
+	shared, err := sharedCasesDir()
+	if err != nil {
+		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(casesDir, "*.yaml"))
-	sort.Strings(files)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	if shared != "" {
+		sets = append(sets, struct{ prefix, dir string }{"shared/", shared})
+	} else {
+		t.Logf("no shared acceptance set (EGRESS_CASES_DIR unset, no ../shared/cases): the repository's cases only")
+	}
+	for _, set := range sets {
+		files, _ := filepath.Glob(filepath.Join(set.dir, "*.yaml"))
+		sort.Strings(files)
+		if len(files) == 0 {
+			t.Errorf("no case files in %s", set.dir)
 		}
-		// ClusterIP Services without spec.clusterIP get one, as the API server assigns it
-		// (assignClusterIPs; docs/conformance.md, harness fixes).
-		sc := scenario{Name: "case/" + strings.TrimSuffix(filepath.Base(f), ".yaml"), YAML: assignClusterIPs(string(b))}
-		// Reproducers name the gateway workloads they compared.
-		for _, line := range strings.Split(sc.YAML, "\n") {
-			if g, ok := strings.CutPrefix(line, "# conformance-gateways: "); ok {
-				sc.Gateways = strings.Fields(strings.ReplaceAll(g, ",", " "))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
 			}
+			// ClusterIP Services without spec.clusterIP get one, as the API server assigns it
+			// (assignClusterIPs; docs/conformance.md, harness fixes).
+			sc := scenario{Name: set.prefix + strings.TrimSuffix(filepath.Base(f), ".yaml"), YAML: assignClusterIPs(string(b))}
+			// Reproducers name the gateway workloads they compared.
+			for _, line := range strings.Split(sc.YAML, "\n") {
+				if g, ok := strings.CutPrefix(line, "# conformance-gateways: "); ok {
+					sc.Gateways = strings.Fields(strings.ReplaceAll(g, ",", " "))
+				}
+			}
+			cases = append(cases, sc)
 		}
-		cases = append(cases, sc)
-	}
-	if len(files) == 0 {
-		t.Logf("no case files in %s (set EGRESS_CASES_DIR)", casesDir)
 	}
 	gen := generate(*seedFlag, *countFlag)
 	// Reproducers of an earlier run would be misleading (read after the cases, so that
@@ -172,6 +182,25 @@ func TestConformance(t *testing.T) {
 	if nDis > 0 {
 		t.Errorf("%d disagreements between the plugin and istiod (reproducers in %s)", nDis, outDir)
 	}
+}
+
+// repoCasesDir holds the repository's case fixtures (one per fault kind).
+var repoCasesDir = filepath.Join("..", "..", "testdata", "cases")
+
+// sharedCasesDir returns the shared acceptance set's directory: EGRESS_CASES_DIR (which must
+// exist when set), else ../shared/cases beside the repository when it exists, else "".
+func sharedCasesDir() (string, error) {
+	if d := os.Getenv("EGRESS_CASES_DIR"); d != "" {
+		if _, err := os.Stat(d); err != nil {
+			return "", fmt.Errorf("EGRESS_CASES_DIR: %w", err)
+		}
+		return d, nil
+	}
+	d := filepath.Join("..", "..", "..", "shared", "cases")
+	if _, err := os.Stat(d); err != nil {
+		return "", nil
+	}
+	return d, nil
 }
 
 func quietIstio() {

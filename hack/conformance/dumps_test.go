@@ -6,8 +6,10 @@ package conformance
 //
 //	go test -run TestWriteConfigDumps . -args -write-dumps ../e2e/testdata/dumps
 //
-// writes, for seed scenarios S4 and S5 (§3.4, §3.5), the gateway's dump, and for S5 also a copy
-// with outbound|80||httpbin.org removed: the shape of istio/istio#44439 (a cluster the
+// writes, for the repository's seed §3.4/§3.5 pair of case fixtures (testdata/cases: the same
+// mesh with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true before and after a route is bound to the
+// gateway), the gateway's dump, and for the bound one also a copy with
+// outbound|8080||pager.example.com removed: the shape of istio/istio#44439 (a cluster the
 // configuration references that the proxy does not have).
 
 import (
@@ -35,11 +37,11 @@ func TestWriteConfigDumps(t *testing.T) {
 	for _, c := range []struct {
 		file, out, drop string
 	}{
-		{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", "s4-gateway.json", ""},
-		{"seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml", "s5-gateway.json", ""},
-		{"seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml", "s5-gateway-dropped-cluster.json", "outbound|80||httpbin.org"},
+		{"http-entry-unreferenced-with-cluster-filter.yaml", "unreferenced-gateway.json", ""},
+		{"http-entry-bound-route-with-cluster-filter.yaml", "bound-gateway.json", ""},
+		{"http-entry-bound-route-with-cluster-filter.yaml", "bound-gateway-dropped-cluster.json", "outbound|8080||pager.example.com"},
 	} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "cases", c.file))
+		data, err := os.ReadFile(filepath.Join(repoCasesDir, c.file))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,10 +53,12 @@ type routeCheck struct {
 	pDerivable bool // the destination is the asked host: presence comes from the plugin's clusters
 	pBinding   string
 
-	// explain-listener's gateway prediction for the call (http calls that both route): the
+	// explain-listener's gateway prediction for the call (http calls the plugin routes): the
 	// listener, its HCM route configuration and the virtual host the authority matches.
 	pListener, pRDS, pVHost string
 	explained               bool
+	// pPlain: a route of that virtual host takes a plain GET / (the simulated request).
+	pPlain bool
 
 	// istiod side
 	iListener, iRDS string
@@ -247,8 +249,15 @@ func compareRoutes(t *testing.T, sc *scenario, snap *snapshot.Snapshot, proxies 
 			for _, k := range order {
 				c := calls[k]
 				simulate(ps, c, out.cds[p.ref])
-				if c.kind == "http" && c.pRouted && c.iRouted {
+				if c.kind == "http" && c.pRouted {
+					// The simulated request is GET /: the plugin routes it only when a route
+					// of the virtual host meets it (uri, headers, ...; a delegating root
+					// route's match too).
 					explainGatewayCall(t, sc, snap, p.ref, c)
+					if c.pVHost != "" && !c.pPlain {
+						c.pRouted = false
+						c.pBinding += " (no route matches GET /)"
+					}
 				}
 				res = append(res, *c)
 			}
@@ -318,6 +327,9 @@ func explainGatewayCall(t *testing.T, sc *scenario, snap *snapshot.Snapshot, gw 
 		}
 		if vh := rules.MatchVirtualHost(&rep.Routes[i], c.host); vh != nil {
 			c.pVHost = vh.Name
+			for _, r := range vh.Routes {
+				c.pPlain = c.pPlain || r.Plain
+			}
 		}
 	}
 }

@@ -117,15 +117,15 @@ func TestFailureModes(t *testing.T) {
 
 	// istiod's sync status: the verdict stands, the live step says why it was not checked. A
 	// gateway pod "Running" on a node that does not exist makes the plugin ask istiod.
-	applyCase(t, s5)
+	applyCase(t, fxBound)
 	pod := filepath.Join(t.TempDir(), "pod.yaml")
-	if err := os.WriteFile(pod, []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: istio-egressgateway-e2e\n  namespace: istio-system\n  labels: {app: istio-egressgateway, istio: egressgateway}\nspec:\n  nodeName: e2e-node-that-does-not-exist\n  containers:\n  - {name: istio-proxy, image: docker.io/istio/proxyv2}\n"), 0o600); err != nil {
+	if err := os.WriteFile(pod, []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: egress-alerts-e2e\n  namespace: istio-system\n  labels: {app: egress-alerts, istio: egress-alerts}\nspec:\n  nodeName: e2e-node-that-does-not-exist\n  containers:\n  - {name: istio-proxy, image: docker.io/istio/proxyv2}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if r := kubectl(t, "apply", "-f", pod, "--kubeconfig", env.kubeconfig); r.code != 0 {
 		t.Fatalf("kubectl apply: %s", r)
 	}
-	if r := kubectl(t, "patch", "pod", "istio-egressgateway-e2e", "-n", "istio-system", "--subresource=status", "--type=merge",
+	if r := kubectl(t, "patch", "pod", "egress-alerts-e2e", "-n", "istio-system", "--subresource=status", "--type=merge",
 		"-p", `{"status":{"phase":"Running"}}`, "--kubeconfig", env.kubeconfig); r.code != 0 {
 		t.Fatalf("kubectl patch status: %s", r)
 	}
@@ -137,7 +137,7 @@ func TestFailureModes(t *testing.T) {
 		{"streams forever", strings.TrimPrefix(streaming.URL, "http://"), "the response is larger than 8388608 bytes (--max-input-size)"},
 		{"never answers", strings.TrimPrefix(hang.URL, "http://"), "deadline exceeded"},
 	} {
-		r, rss := runMeasured(t, "why-missing", "httpbin.org", "--port", "80", "--gateway", egressGW, "-o", "json", "--kubeconfig", env.kubeconfig,
+		r, rss := runMeasured(t, "why-missing", boundHost, "--port", boundPort, "--gateway", boundGW, "-o", "json", "--kubeconfig", env.kubeconfig,
 			"--istiod-address", c.addr, "--request-timeout", "5s", "--max-input-size", "8")
 		if r.code != 0 {
 			t.Errorf("istiod %s: exit %d, want 0 (the prediction stands)\n%s", c.name, r.code, r)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -124,8 +126,63 @@ func cleanCluster(t *testing.T) {
 	}
 }
 
-// casePath is the absolute path of a case file.
-func casePath(file string) string { return filepath.Join(env.casesDir, file) }
+// casePath is the absolute path of a case file: the repository's fixture of that name, else
+// the shared acceptance set's file.
+func casePath(file string) string {
+	if p := filepath.Join(env.casesDir, file); fileExists(p) {
+		return p
+	}
+	if env.sharedDir != "" {
+		return filepath.Join(env.sharedDir, file)
+	}
+	return filepath.Join(env.casesDir, file)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// sharedCaseName: the naming of the shared acceptance set ("NN-*.yaml", "seed-S*.yaml"); the
+// repository's fixtures are named by their kind only.
+var sharedCaseName = regexp.MustCompile(`^([0-9]{2}-|seed-S)`)
+
+// haveCase says whether a table row's case file can run: a repository fixture always (a row
+// naming one that does not exist fails the test), a shared file when the shared acceptance set
+// is present (it must then hold the file). Without the shared set its rows are left out, and
+// the test says so; the rows for the repository's fixtures of the same kinds still run.
+func haveCase(t *testing.T, file string) bool {
+	t.Helper()
+	if fileExists(filepath.Join(env.casesDir, file)) {
+		return true
+	}
+	if !sharedCaseName.MatchString(file) {
+		t.Fatalf("case %s: no such file in %s", file, env.casesDir)
+	}
+	if env.sharedDir == "" {
+		t.Logf("shared acceptance case %s not run: no shared acceptance set", file)
+		return false
+	}
+	if !fileExists(filepath.Join(env.sharedDir, file)) {
+		t.Fatalf("case %s: no such file in %s", file, env.sharedDir)
+	}
+	return true
+}
+
+// caseFiles lists the case files every case-driven test runs: the repository's fixtures, then
+// the shared acceptance set's files when it is present.
+func caseFiles(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(env.casesDir, "*.yaml"))
+	if len(files) == 0 {
+		t.Fatalf("no case files in %s", env.casesDir)
+	}
+	if env.sharedDir != "" {
+		shared, _ := filepath.Glob(filepath.Join(env.sharedDir, "*.yaml"))
+		files = append(files, shared...)
+	}
+	return files
+}
 
 // applyCase cleans the cluster and applies the case file with the real kubectl. kubectl applies
 // a multi-document file in order and keeps going after an error, so a second pass covers

@@ -12,8 +12,6 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 )
 
-const s5 = "seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml"
-
 func dump(name string) string {
 	p, _ := filepath.Abs(filepath.Join("testdata", "dumps", name))
 	return p
@@ -42,14 +40,14 @@ func TestConfigDumpFixtures(t *testing.T) {
 		file, dump, cause, actual string
 		code                      int
 	}{
-		{s5, "s5-gateway.json", checks.CauseOK, "present", 0},
-		{s5, "s5-gateway-dropped-cluster.json", checks.CauseProxyDisagrees, "absent", 1},
-		{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", "s4-gateway.json", checks.CauseNotReferenced, "absent", 1},
+		{fxBound, "bound-gateway.json", checks.CauseOK, "present", 0},
+		{fxBound, "bound-gateway-dropped-cluster.json", checks.CauseProxyDisagrees, "absent", 1},
+		{fxUnreferenced, "unreferenced-gateway.json", checks.CauseNotReferenced, "absent", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.dump, func(t *testing.T) {
 			applyCase(t, c.file)
-			args := []string{"why-missing", "httpbin.org", "--port", "80", "--gateway", egressGW, "--config-dump", dump(c.dump), "-o", "json"}
+			args := []string{"why-missing", boundHost, "--port", boundPort, "--gateway", boundGW, "--config-dump", dump(c.dump), "-o", "json"}
 			for mode, r := range map[string]result{
 				"offline": egressDirect(t, append(args, "-f", casePath(c.file))...),
 				"live":    egress(t, append(args, "--kubeconfig", env.kubeconfig)...),
@@ -58,12 +56,12 @@ func TestConfigDumpFixtures(t *testing.T) {
 					t.Errorf("%s: exit %d, want %d\n%s", mode, r.code, c.code, r)
 				}
 				rep := parseReport(t, r)
-				v := verdictFor(t, rep, egressGW)
+				v := verdictFor(t, rep, boundGW)
 				if v.Cause != c.cause {
 					t.Errorf("%s: cause %s, want %s", mode, v.Cause, c.cause)
 				}
-				if len(v.Clusters) == 0 || v.Clusters[0].Name != "outbound|80||httpbin.org" || v.Clusters[0].Actual != c.actual {
-					t.Errorf("%s: clusters %+v, want outbound|80||httpbin.org actual %s", mode, v.Clusters, c.actual)
+				if len(v.Clusters) == 0 || v.Clusters[0].Name != boundCluster || v.Clusters[0].Actual != c.actual {
+					t.Errorf("%s: clusters %+v, want %s actual %s", mode, v.Clusters, boundCluster, c.actual)
 				}
 				if e := stepOf(t, rep, "e"); e.Result == checks.NotChecked {
 					t.Errorf("%s: step e not checked: %s", mode, e.Summary)
@@ -75,9 +73,10 @@ func TestConfigDumpFixtures(t *testing.T) {
 		})
 	}
 	// explain-listener shows the dump's listeners next to the prediction (seed §3.5: the
-	// gateway listener 0.0.0.0_8080, route http.8080), and they agree.
+	// gateway listener on the Service port's targetPort, 0.0.0.0_9080, route http.9080), and
+	// they agree.
 	for mode, r := range map[string]result{
-		"offline": egressDirect(t, "explain-listener", "httpbin.org:80", "--gateway", egressGW, "--config-dump", dump("s5-gateway.json"), "-o", "json", "-f", casePath(s5)),
+		"offline": egressDirect(t, "explain-listener", boundHost+":"+boundPort, "--gateway", boundGW, "--config-dump", dump("bound-gateway.json"), "-o", "json", "-f", casePath(fxBound)),
 	} {
 		var rep checks.ListenerReport
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
@@ -89,7 +88,7 @@ func TestConfigDumpFixtures(t *testing.T) {
 				got[l.Name+" "+c.Match+" -> "+c.Destination] = true
 			}
 		}
-		if !got["0.0.0.0_8080 ALL -> Route: http.8080"] {
+		if !got["0.0.0.0_9080 ALL -> Route: http.9080"] {
 			t.Errorf("%s: actual listeners %v", mode, got)
 		}
 		for _, f := range rep.Findings {
@@ -103,7 +102,7 @@ func TestConfigDumpFixtures(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"clusters": []}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := egressDirect(t, "why-missing", "httpbin.org", "--gateway", egressGW, "--config-dump", bad, "-f", casePath(s5))
+	r := egressDirect(t, "why-missing", boundHost, "--gateway", boundGW, "--config-dump", bad, "-f", casePath(fxBound))
 	if r.code != 2 || !strings.Contains(r.stderr, "not an Envoy config dump") {
 		t.Errorf("bad dump: exit %d\n%s", r.code, r)
 	}
@@ -115,15 +114,15 @@ func TestConfigDumpFixtures(t *testing.T) {
 // prediction; the command never fails because of it.
 func TestLiveEvidenceDegrades(t *testing.T) {
 	pluginBinary(t)
-	applyCase(t, s5)
+	applyCase(t, fxBound)
 	run := func(t *testing.T, kubeconfig string, extra ...string) checks.Report {
 		t.Helper()
-		r := egress(t, append([]string{"why-missing", "httpbin.org", "--port", "80", "--gateway", egressGW, "-o", "json", "--kubeconfig", kubeconfig, "--request-timeout", "20s"}, extra...)...)
+		r := egress(t, append([]string{"why-missing", boundHost, "--port", boundPort, "--gateway", boundGW, "-o", "json", "--kubeconfig", kubeconfig, "--request-timeout", "20s"}, extra...)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d, want 0 (the prediction: PRESENT)\n%s", r.code, r)
 		}
 		rep := parseReport(t, r)
-		if v := verdictFor(t, rep, egressGW); v.Cause != checks.CauseOK {
+		if v := verdictFor(t, rep, boundGW); v.Cause != checks.CauseOK {
 			t.Errorf("cause %s, want OK", v.Cause)
 		}
 		return rep
@@ -137,8 +136,8 @@ func TestLiveEvidenceDegrades(t *testing.T) {
 	}
 	t.Run("no pod", func(t *testing.T) {
 		rep := run(t, env.kubeconfig)
-		expect(t, rep, "e", "no pod of istio-system/istio-egressgateway")
-		expect(t, rep, "d", "no pod of istio-system/istio-egressgateway")
+		expect(t, rep, "e", "no pod of "+boundGW)
+		expect(t, rep, "d", "no pod of "+boundGW)
 	})
 	t.Run("no-live", func(t *testing.T) {
 		rep := run(t, env.kubeconfig, "--no-live")
@@ -149,9 +148,9 @@ func TestLiveEvidenceDegrades(t *testing.T) {
 	pod := `apiVersion: v1
 kind: Pod
 metadata:
-  name: istio-egressgateway-e2e
+  name: egress-alerts-e2e
   namespace: istio-system
-  labels: {app: istio-egressgateway, istio: egressgateway}
+  labels: {app: egress-alerts, istio: egress-alerts}
 spec:
   nodeName: e2e-node-that-does-not-exist
   containers:
@@ -168,13 +167,13 @@ spec:
 		rep := run(t, env.kubeconfig)
 		expect(t, rep, "e", "none Running on a node")
 	})
-	if r := kubectl(t, "patch", "pod", "istio-egressgateway-e2e", "-n", "istio-system", "--subresource=status", "--type=merge",
+	if r := kubectl(t, "patch", "pod", "egress-alerts-e2e", "-n", "istio-system", "--subresource=status", "--type=merge",
 		"-p", `{"status":{"phase":"Running"}}`, "--kubeconfig", env.kubeconfig); r.code != 0 {
 		t.Fatalf("kubectl patch status: %s", r)
 	}
 	t.Run("no node", func(t *testing.T) {
 		rep := run(t, env.kubeconfig)
-		expect(t, rep, "e", "port-forward to istio-system/istio-egressgateway-e2e:15000")
+		expect(t, rep, "e", "port-forward to istio-system/egress-alerts-e2e:15000")
 		expect(t, rep, "d", "no running istiod pod")
 	})
 	t.Run("istiod address unreachable", func(t *testing.T) {

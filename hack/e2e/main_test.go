@@ -24,7 +24,8 @@ var env struct {
 	cfg        *rest.Config
 	kubeconfig string // admin kubeconfig file
 	repoRoot   string
-	casesDir   string
+	casesDir   string // the repository's case fixtures (testdata/cases), always present
+	sharedDir  string // the extra acceptance set (EGRESS_CASES_DIR, else ../shared/cases), "" when absent
 	assets     string // etcd, kube-apiserver, kubectl
 	kubectl    string
 	tmp        string
@@ -53,15 +54,20 @@ func setUp() error {
 	if env.repoRoot, err = filepath.Abs(filepath.Join("..", "..")); err != nil {
 		return err
 	}
-	env.casesDir = os.Getenv("EGRESS_CASES_DIR")
-	if env.casesDir == "" {
-		env.casesDir = filepath.Join(env.repoRoot, "..", "shared", "cases")
+	// The repository's own fixtures are the cases every run needs; the shared acceptance set is
+	// run in addition when it is present (EGRESS_CASES_DIR, else ../shared/cases beside the
+	// repository).
+	env.casesDir = filepath.Join(env.repoRoot, "testdata", "cases")
+	if _, err := os.Stat(env.casesDir); err != nil {
+		return fmt.Errorf("repository case fixtures: %w", err)
 	}
-	if env.casesDir, err = filepath.Abs(env.casesDir); err != nil {
+	if env.sharedDir, err = sharedCasesDir(env.repoRoot); err != nil {
 		return err
 	}
-	if _, err := os.Stat(env.casesDir); err != nil {
-		return fmt.Errorf("case files (set EGRESS_CASES_DIR): %w", err)
+	if env.sharedDir == "" {
+		fmt.Fprintf(os.Stderr, "e2e: cases: %s (no shared acceptance set: EGRESS_CASES_DIR unset and no ../shared/cases)\n", env.casesDir)
+	} else {
+		fmt.Fprintf(os.Stderr, "e2e: cases: %s, and the shared acceptance set %s\n", env.casesDir, env.sharedDir)
 	}
 
 	env.assets = os.Getenv("KUBE_ASSETS")
@@ -131,6 +137,26 @@ func tearDown() {
 	if env.tmp != "" && os.Getenv("E2E_KEEP_TMP") == "" {
 		_ = os.RemoveAll(env.tmp)
 	}
+}
+
+// sharedCasesDir returns the shared acceptance set's directory: EGRESS_CASES_DIR (which must
+// exist when set), else ../shared/cases beside the repository when it exists, else "".
+func sharedCasesDir(repoRoot string) (string, error) {
+	if d := os.Getenv("EGRESS_CASES_DIR"); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("EGRESS_CASES_DIR: %w", err)
+		}
+		return abs, nil
+	}
+	d := filepath.Join(filepath.Dir(repoRoot), "shared", "cases")
+	if _, err := os.Stat(d); err != nil {
+		return "", nil
+	}
+	return d, nil
 }
 
 // script runs hack/<name> from the repository root and returns its trimmed stdout.

@@ -15,8 +15,10 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 )
 
-// preflightCases: for each case file of ../shared/cases, the findings `preflight` must report,
-// as "CODE Kind namespace/name". The codes come from the other e2e tables for the same case
+// preflightCases: for each case file (the repository's fixtures, each named by its kind, then
+// the shared acceptance set's when it is present), the findings `preflight` must report, as
+// "CODE Kind namespace/name". The repository's fixtures follow the same rules as the shared
+// cases of their kind, listed below by the shared numbers. The codes come from the other e2e tables for the same case
 // (cases_test.go: why-missing causes; exportaudit_test.go; explainlistener_test.go;
 // visibility_test.go), or from the case's `# expect:` where no table covers it (11, 27, S2).
 // Controls (want nil) must have no Error finding and exit 0:
@@ -30,6 +32,32 @@ var preflightCases = []struct {
 	file string
 	want []string
 }{
+	{fxExportPrivate, []string{"NOT_EXPORTED_TO_GATEWAY_NAMESPACE " + fxExportPrivateSE, "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE " + fxExportPrivateSE}},
+	{"dr-subset-rule-off-the-lookup-path.yaml", []string{"DR_NOT_ON_LOOKUP_PATH DestinationRule orders/catalog-egress-subset"}},
+	{"dr-exportto-names-own-namespace-control.yaml", nil},
+	{"gateway-bare-name-resolves-in-route-namespace.yaml", []string{"GATEWAY_REF_UNRESOLVED VirtualService web/maps-via-gateway"}},
+	{fxFQDNControl, nil},
+	{"tls-passthrough-server-given-http-routes.yaml", []string{"GATEWAY_LISTENER_WITHOUT_CHAINS Gateway istio-system/vault-passthrough", "HTTP_ROUTES_ON_PASSTHROUGH_SERVER VirtualService vault-client/vault-egress", "HTTP_ROUTES_IGNORED_ON_TCP_PORT VirtualService vault-client/vault-egress"}},
+	{"gateway-service-lacks-mesh-hop-port.yaml", []string{"GATEWAY_SERVICE_LACKS_PORT Service outbound/outbound-gateway"}},
+	{"route-names-undeclared-gateway-subset.yaml", []string{"SUBSET_NOT_DEFINED_ANYWHERE VirtualService newsroom/feeds-egress"}},
+	{"tcp-entries-share-port-without-vips.yaml", []string{"FILTER_CHAIN_DROPPED ServiceEntry analytics/warehouse-replica", "TCP_CATCH_ALL_ON_PORT ServiceEntry analytics/warehouse-primary"}},
+	{"tcp-entry-on-443-captures-other-https.yaml", []string{"TCP_CATCH_ALL_ON_TLS_PORT ServiceEntry monitoring/telemetry-sink"}},
+	{"tcp-entry-shadowed-by-http-service-port.yaml", []string{"HTTP_CHAIN_SHADOWS_TCP_ENTRY ServiceEntry store/legacy-erp"}},
+	{"grpc-host-without-entry-on-http-port.yaml", nil},
+	{"https-entry-with-port-level-simple-tls.yaml", []string{"TLS_ORIGINATED_TWICE DestinationRule billing/invoice-api-tls"}},
+	{"resolution-none-forwarded-by-gateway.yaml", []string{"NO_ENDPOINTS ServiceEntry uploads/blob-store"}},
+	{fxSidecarScope, []string{"NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS Sidecar reports/default"}},
+	{"cluster-filter-keeps-delegate-destination-control.yaml", nil},
+	{"cluster-filter-push-bug-valid-config-control.yaml", nil},
+	{fxDuplicateRR, []string{"DUPLICATE_HOST_VISIBLE ServiceEntry crm/partner-feed"}},
+	{"dns-round-robin-valid-entry-control.yaml", nil},
+	{"ip-authority-not-in-gateway-virtual-hosts.yaml", []string{"NO_VIRTUAL_HOST VirtualService factory/plc-through-gateway"}},
+	{"http-entry-gets-hcm-listener.yaml", nil},
+	{"tcp-entry-without-address-takes-port.yaml", []string{"TCP_CATCH_ALL_ON_PORT ServiceEntry sessions/redis-cloud"}},
+	{"tcp-entry-with-vip-narrows-listener.yaml", nil},
+	{fxUnreferenced, nil},
+	{fxBound, nil},
+	{"se-exported-by-name-not-to-gateway-namespace.yaml", []string{"NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry checkout/tax-service", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry checkout/tax-service"}},
 	{"01-se-exportto-dot-hidden-from-egress-gateway.yaml", []string{"NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example"}},
 	{"02-dr-subset-in-other-client-namespace.yaml", []string{"DR_NOT_ON_LOOKUP_PATH DestinationRule team-a/egressgateway-for-api"}},
 	{"04-dr-exportto-names-own-namespace-1-20.yaml", nil},
@@ -105,6 +133,9 @@ func wantExit(rep checks.PreflightReport) int {
 func TestPreflightCases(t *testing.T) {
 	pluginBinary(t)
 	for _, c := range preflightCases {
+		if !haveCase(t, c.file) {
+			continue
+		}
 		t.Run(strings.TrimSuffix(c.file, ".yaml"), func(t *testing.T) {
 			off := egressDirect(t, "preflight", "-f", casePath(c.file), "--offline", "-o", "json")
 			offRep := parsePreflight(t, "offline", off)
@@ -152,7 +183,7 @@ func TestPreflightCases(t *testing.T) {
 // 1 with --fail-on warning.
 func TestPreflightWarningsFailOnWarning(t *testing.T) {
 	pluginBinary(t)
-	f := casePath("27-dns-round-robin-duplicate-host.yaml")
+	f := casePath(fxDuplicateRR)
 	if r := egressDirect(t, "preflight", "-f", f, "--offline"); r.code != 0 {
 		t.Errorf("default --fail-on error: exit %d\n%s", r.code, r)
 	}
@@ -169,8 +200,8 @@ func TestPreflightFormats(t *testing.T) {
 		file string
 		code int
 	}{
-		{"01-se-exportto-dot-hidden-from-egress-gateway.yaml", 1},
-		{"07-gateway-ref-legacy-fqdn-form-control.yaml", 0},
+		{fxExportPrivate, 1},
+		{fxFQDNControl, 0},
 	} {
 		applyCase(t, c.file)
 		for _, format := range []string{"table", "json", "yaml", "sarif", "junit"} {
@@ -253,20 +284,35 @@ func checkFormat(t *testing.T, name, format string, r result, code int) {
 	}
 }
 
-// whatIfRelease narrows the exportTo of case 07's ServiceEntry to its own namespace: the
-// gateway in istio-system loses the cluster.
+// whatIfRelease narrows the exportTo of fxFQDNControl's ServiceEntry to its own namespace: the
+// gateway in egress-system loses the cluster.
 const whatIfRelease = `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata:
-  name: api-example
-  namespace: team-a
+  name: weather-api
+  namespace: reporting
 spec:
-  hosts: [api.example.com]
+  hosts: [weather.example.org]
   exportTo: ["."]
   location: MESH_EXTERNAL
   resolution: DNS
   ports:
-  - {number: 80, name: http, protocol: HTTP}
+  - {number: 8080, name: http-weather, protocol: HTTP}
+`
+
+// fixRelease exports fxExportPrivate's ServiceEntry to the gateway's namespace too.
+const fixRelease = `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: fx-rates
+  namespace: payments
+spec:
+  exportTo: [".", istio-egress]
+  hosts: [rates.example.net]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 8080, name: http-rates, protocol: HTTP}
+  resolution: DNS
 `
 
 // harmlessRelease adds an unrelated, well-formed ServiceEntry.
@@ -274,7 +320,7 @@ const harmlessRelease = `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata:
   name: docs-example
-  namespace: team-a
+  namespace: payments
 spec:
   hosts: [docs.example.org]
   location: MESH_EXTERNAL
@@ -298,7 +344,7 @@ func TestPreflightWhatIf(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	applyCase(t, "07-gateway-ref-legacy-fqdn-form-control.yaml")
+	applyCase(t, fxFQDNControl)
 	r := egress(t, "preflight", "-f", release, "-o", "json", "--kubeconfig", env.kubeconfig)
 	if r.code != 1 {
 		t.Errorf("introduced fault: exit %d, want 1\n%s", r.code, r)
@@ -307,13 +353,13 @@ func TestPreflightWhatIf(t *testing.T) {
 	if rep.Mode != checks.ModeWhatIf || !strings.HasPrefix(rep.Source, "cluster ") || !strings.Contains(rep.Source, "files "+release) {
 		t.Errorf("mode %q source %q", rep.Mode, rep.Source)
 	}
-	f := hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example")
+	f := hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry reporting/weather-api")
 	if f == nil || f.Status != checks.FindingIntroduced || f.ID != "EGR0104" {
-		t.Errorf("want EGR0104 introduced on ServiceEntry team-a/api-example; have %v", findingSet(rep.Findings))
+		t.Errorf("want EGR0104 introduced on ServiceEntry reporting/weather-api; have %v", findingSet(rep.Findings))
 	} else if f.Location == nil || f.Location.File != release || f.Location.Line != 2 {
 		t.Errorf("EGR0104 location %+v, want %s:2", f.Location, release)
 	}
-	// Case 07's own Info findings (LEGACY_GATEWAY_REF, STRICT_DNS) are existing; every Error is
+	// The control's own Info findings (LEGACY_GATEWAY_REF, STRICT_DNS) are existing; every Error is
 	// introduced by the release.
 	for _, f := range rep.Findings {
 		if f.Level == checks.LevelError && f.Status != checks.FindingIntroduced {
@@ -329,18 +375,18 @@ func TestPreflightWhatIf(t *testing.T) {
 		t.Errorf("sarif what-if: exit %d, no baselineState new\n%s", r.code, r)
 	}
 	// The live object is unchanged: preflight only reads.
-	if got := kubectl(t, "get", "serviceentry", "api-example", "-n", "team-a", "-o", "jsonpath={.spec.exportTo}", "--kubeconfig", env.kubeconfig); strings.TrimSpace(got.stdout) != "" {
+	if got := kubectl(t, "get", "serviceentry", "weather-api", "-n", "reporting", "-o", "jsonpath={.spec.exportTo}", "--kubeconfig", env.kubeconfig); strings.TrimSpace(got.stdout) != "" {
 		t.Errorf("live ServiceEntry exportTo changed to %q", got.stdout)
 	}
 
 	// The fault is live already; harmless manifests do not fail the run by default.
-	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
+	applyCase(t, fxExportPrivate)
 	r = egress(t, "preflight", "-f", harmless, "-o", "json", "--kubeconfig", env.kubeconfig)
 	if r.code != 0 {
 		t.Errorf("existing fault only: exit %d, want 0\n%s", r.code, r)
 	}
 	rep = parsePreflight(t, "what-if existing", r)
-	f = hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example")
+	f = hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE "+fxExportPrivateSE)
 	if f == nil || f.Status != checks.FindingExisting || rep.Summary.Failing != 0 || rep.Failed {
 		t.Errorf("want EGR0104 existing and nothing failing; summary %+v findings %v", rep.Summary, findingSet(rep.Findings))
 	}
@@ -350,13 +396,13 @@ func TestPreflightWhatIf(t *testing.T) {
 	}
 	// Fixing it in the manifests resolves it.
 	fix := filepath.Join(dir, "fix.yaml")
-	if err := os.WriteFile(fix, []byte(strings.Replace(whatIfRelease, `exportTo: ["."]`, `exportTo: [".", istio-system]`, 1)), 0o644); err != nil {
+	if err := os.WriteFile(fix, []byte(fixRelease), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = egress(t, "preflight", "-f", fix, "-o", "json", "--kubeconfig", env.kubeconfig)
 	rep = parsePreflight(t, "what-if fix", r)
-	if r.code != 0 || hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example") != nil ||
-		hasFinding(rep.Resolved, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example") == nil {
+	if r.code != 0 || hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE "+fxExportPrivateSE) != nil ||
+		hasFinding(rep.Resolved, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE "+fxExportPrivateSE) == nil {
 		t.Errorf("fix: exit %d, findings %v, resolved %v", r.code, findingSet(rep.Findings), findingSet(rep.Resolved))
 	}
 }
@@ -365,20 +411,20 @@ func TestPreflightWhatIf(t *testing.T) {
 // finding (counted, listed as suppressed), -S silences another, and an unused -S is reported.
 func TestPreflightSuppressionsLive(t *testing.T) {
 	pluginBinary(t)
-	applyCase(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")
-	if r := kubectl(t, "annotate", "serviceentry", "api-example", "-n", "team-a", checks.SuppressAnnotation+"=EGR0104: moving to the gateway namespace next release", "--kubeconfig", env.kubeconfig); r.code != 0 {
+	applyCase(t, fxExportPrivate)
+	if r := kubectl(t, "annotate", "serviceentry", "fx-rates", "-n", "payments", checks.SuppressAnnotation+"=EGR0104: moving to the gateway namespace next release", "--kubeconfig", env.kubeconfig); r.code != 0 {
 		t.Fatalf("kubectl annotate: %s", r)
 	}
 	r := egress(t, "preflight", "-o", "json", "--kubeconfig", env.kubeconfig)
 	rep := parsePreflight(t, "annotation", r)
-	if r.code != 1 || hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example") != nil {
+	if r.code != 1 || hasFinding(rep.Findings, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE "+fxExportPrivateSE) != nil {
 		t.Errorf("annotation: exit %d (EGR0201 still fails), findings %v", r.code, findingSet(rep.Findings))
 	}
-	s := hasFinding(rep.Suppressed, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example")
+	s := hasFinding(rep.Suppressed, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE "+fxExportPrivateSE)
 	if s == nil || s.SuppressedBy == nil || s.SuppressedBy.Origin != checks.SuppressedByAnnotation || !strings.Contains(s.SuppressedBy.Reason, "next release") {
 		t.Errorf("suppressed %v", rep.Suppressed)
 	}
-	r = egress(t, "preflight", "-o", "json", "-S", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE=ServiceEntry team-a/*", "-S", "EGR0302=ServiceEntry nowhere/*", "--kubeconfig", env.kubeconfig)
+	r = egress(t, "preflight", "-o", "json", "-S", "SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE=ServiceEntry payments/*", "-S", "EGR0302=ServiceEntry nowhere/*", "--kubeconfig", env.kubeconfig)
 	rep = parsePreflight(t, "-S", r)
 	if r.code != 0 || rep.Summary.Suppressed != 2 || hasFinding(rep.Findings, "SUPPRESSION_UNUSED Suppression -S EGR0302=ServiceEntry nowhere/*") == nil {
 		t.Errorf("-S: exit %d summary %+v findings %v", r.code, rep.Summary, findingSet(rep.Findings))
@@ -392,7 +438,7 @@ func TestPreflightSuppressionsLive(t *testing.T) {
 // TestPreflightBadInput: usage and input errors are one line on stderr with exit 2.
 func TestPreflightBadInput(t *testing.T) {
 	pluginBinary(t)
-	f := casePath("07-gateway-ref-legacy-fqdn-form-control.yaml")
+	f := casePath(fxFQDNControl)
 	for _, args := range [][]string{
 		{"preflight", "-f", f, "--offline", "-S", "EGR0104"},
 		{"preflight", "-f", f, "--offline", "-S", "EGR0999=ServiceEntry a/b"},

@@ -49,18 +49,18 @@ func proxyRows(rep checks.ProxyConfigReport) []string {
 }
 
 // TestProxyConfigCases predicts every gateway's and every client namespace's configuration for
-// each shared case, live (kubectl plugin discovery, the case applied to the API server) and
+// each case file (the repository's fixtures, and the shared acceptance set when present), live (kubectl plugin discovery, the case applied to the API server) and
 // offline (-f --offline); both must agree. The cases' statements about gateway clusters hold.
 func TestProxyConfigCases(t *testing.T) {
 	pluginBinary(t)
-	files, _ := filepath.Glob(filepath.Join(env.casesDir, "*.yaml"))
-	if len(files) == 0 {
-		t.Fatalf("no case files in %s", env.casesDir)
-	}
+	files := caseFiles(t)
 	want := map[string]map[string]bool{ // case → gateway cluster → present
-		s5: {"outbound|80||httpbin.org": true},
-		"seed-S4-3.4-gateway-flag-true-no-vs.yaml":           {"outbound|80||httpbin.org": false},
-		"01-se-exportto-dot-hidden-from-egress-gateway.yaml": {"outbound|80||api.example.com": false},
+		fxBound:         {boundCluster: true},
+		fxUnreferenced:  {boundCluster: false},
+		fxExportPrivate: {"outbound|8080||" + fxExportPrivateHost: false, "outbound|443||audit.example.net": true},
+		"seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml": {"outbound|80||httpbin.org": true},
+		"seed-S4-3.4-gateway-flag-true-no-vs.yaml":                {"outbound|80||httpbin.org": false},
+		"01-se-exportto-dot-hidden-from-egress-gateway.yaml":      {"outbound|80||api.example.com": false},
 	}
 	for _, f := range files {
 		file := filepath.Base(f)
@@ -115,8 +115,8 @@ func TestProxyConfigCases(t *testing.T) {
 }
 
 // TestProxyConfigDiff compares predictions with the config dumps istiod's own generation wrote
-// (testdata/dumps): the full S5 and S4 dumps agree; the S5 dump without outbound|80||httpbin.org
-// is found, live and offline, and exits 1.
+// (testdata/dumps) for the seed §3.4/§3.5 pair of fixtures: the full dumps agree; the bound
+// gateway's dump without its cluster is found, live and offline, and exits 1.
 func TestProxyConfigDiff(t *testing.T) {
 	pluginBinary(t)
 	cases := []struct {
@@ -124,18 +124,18 @@ func TestProxyConfigDiff(t *testing.T) {
 		code                int
 		diffs               []string
 	}{
-		{s5, "s5-gateway.json", "all", 0, nil},
-		{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", "s4-gateway.json", "all", 0, nil},
-		{s5, "s5-gateway-dropped-cluster.json", "all", 1, []string{"clusters outbound|80||httpbin.org MISSING"}},
-		{s5, "s5-gateway-dropped-cluster.json", "clusters", 1, []string{"clusters outbound|80||httpbin.org MISSING"}},
-		{s5, "s5-gateway-dropped-cluster.json", "listeners", 0, nil},
-		{"seed-S4-3.4-gateway-flag-true-no-vs.yaml", "s5-gateway.json", "all", 1, []string{
-			"clusters outbound|80||httpbin.org EXTRA", "listeners 0.0.0.0_8080 EXTRA", "routes http.8080 EXTRA"}},
+		{fxBound, "bound-gateway.json", "all", 0, nil},
+		{fxUnreferenced, "unreferenced-gateway.json", "all", 0, nil},
+		{fxBound, "bound-gateway-dropped-cluster.json", "all", 1, []string{"clusters " + boundCluster + " MISSING"}},
+		{fxBound, "bound-gateway-dropped-cluster.json", "clusters", 1, []string{"clusters " + boundCluster + " MISSING"}},
+		{fxBound, "bound-gateway-dropped-cluster.json", "listeners", 0, nil},
+		{fxUnreferenced, "bound-gateway.json", "all", 1, []string{
+			"clusters " + boundCluster + " EXTRA", "listeners 0.0.0.0_9080 EXTRA", "routes http.9080 EXTRA"}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s-%s-%s", strings.TrimSuffix(c.file, ".yaml"), c.dump, c.section), func(t *testing.T) {
 			applyCase(t, c.file)
-			args := []string{"proxy-config", c.section, "--gateway", egressGW, "--diff", "--config-dump", dump(c.dump), "-o", "json"}
+			args := []string{"proxy-config", c.section, "--gateway", boundGW, "--diff", "--config-dump", dump(c.dump), "-o", "json"}
 			for mode, r := range map[string]result{
 				"offline": egressDirect(t, append(args, "-f", casePath(c.file), "--offline")...),
 				"live":    egress(t, append(args, "--kubeconfig", env.kubeconfig)...),
@@ -163,15 +163,15 @@ func TestProxyConfigDiff(t *testing.T) {
 // gateway without a running pod says so instead of comparing with nothing.
 func TestProxyConfigBadInput(t *testing.T) {
 	pluginBinary(t)
-	f := casePath(s5)
+	f := casePath(fxBound)
 	for _, args := range [][]string{
 		{"proxy-config", "clusters"},
 		{"proxy-config", "clusters", "--from", "a", "--gateway", "a/b"},
-		{"proxy-config", "endpoints", "--from", "team-a", "-f", f, "--offline"},
+		{"proxy-config", "endpoints", "--from", "alerts", "-f", f, "--offline"},
 		{"proxy-config", "all", "--gateway", "nosuch/gw", "-f", f, "--offline"},
-		{"proxy-config", "all", "--from", "team-a", "--diff", "-f", f, "--offline"},
-		{"proxy-config", "all", "--gateway", egressGW, "--config-dump", dump("s5-gateway.json"), "-f", f, "--offline"},
-		{"proxy-config", "all", "--gateway", egressGW, "--diff", "--config-dump", f, "-f", f, "--offline"},
+		{"proxy-config", "all", "--from", "alerts", "--diff", "-f", f, "--offline"},
+		{"proxy-config", "all", "--gateway", boundGW, "--config-dump", dump("bound-gateway.json"), "-f", f, "--offline"},
+		{"proxy-config", "all", "--gateway", boundGW, "--diff", "--config-dump", f, "-f", f, "--offline"},
 	} {
 		r := egressDirect(t, args...)
 		if r.code != 2 {
@@ -179,8 +179,8 @@ func TestProxyConfigBadInput(t *testing.T) {
 		}
 		checkOneLineError(t, r)
 	}
-	applyCase(t, s5)
-	r := egress(t, "proxy-config", "all", "--gateway", egressGW, "--diff", "--kubeconfig", env.kubeconfig)
+	applyCase(t, fxBound)
+	r := egress(t, "proxy-config", "all", "--gateway", boundGW, "--diff", "--kubeconfig", env.kubeconfig)
 	if r.code != 2 || !strings.Contains(r.stderr, "cannot read the proxy's configuration") {
 		t.Errorf("live --diff without a running pod: exit %d\n%s", r.code, r)
 	}

@@ -59,14 +59,15 @@ func boolStr(b *bool) string {
 	return "false"
 }
 
-// TestVisibilitySidecarScope: case 22, a Sidecar whose egress hosts omit the ServiceEntry's
-// namespace. The entry is exported to *, yet team-a's proxies do not get it; live and offline.
+// TestVisibilitySidecarScope: a Sidecar whose egress hosts omit the ServiceEntry's namespace
+// (fxSidecarScope, the kind of shared case 22). The entry is exported to *, yet reports'
+// proxies do not get it; live and offline.
 func TestVisibilitySidecarScope(t *testing.T) {
 	pluginBinary(t)
-	const file = "22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml"
+	const file = fxSidecarScope
 	applyCase(t, file)
-	live := egress(t, "visibility", "-A", "--from", "team-a", "-o", "json", "--kubeconfig", env.kubeconfig)
-	off := egressDirect(t, "visibility", "--from", "team-a", "-o", "json", "-f", casePath(file))
+	live := egress(t, "visibility", "-A", "--from", "reports", "-o", "json", "--kubeconfig", env.kubeconfig)
+	off := egressDirect(t, "visibility", "--from", "reports", "-o", "json", "-f", casePath(file))
 	for mode, r := range map[string]result{"live": live, "offline": off} {
 		if r.code != 0 { // a Warning: a Sidecar often narrows egress on purpose
 			t.Errorf("%s: exit code %d, want 0\n%s", mode, r.code, r)
@@ -77,29 +78,29 @@ func TestVisibilitySidecarScope(t *testing.T) {
 		}
 		found := false
 		for _, e := range rep.Entries {
-			if e.Namespace+"/"+e.Name != "istio-system/metadata-server" {
+			if e.Namespace+"/"+e.Name != "shared-services/geo-lookup" {
 				continue
 			}
 			if e.SidecarSees == nil || *e.SidecarSees {
-				t.Errorf("%s: sidecar in team-a sees the entry: %s", mode, boolStr(e.SidecarSees))
+				t.Errorf("%s: sidecar in reports sees the entry: %s", mode, boolStr(e.SidecarSees))
 			}
 			if !strings.Contains(e.Instead, "BlackHoleCluster") {
 				t.Errorf("%s: instead = %q, want BlackHoleCluster (REGISTRY_ONLY)", mode, e.Instead)
 			}
 			for _, f := range e.Findings {
-				if f.Code == checks.VisNotImported && f.Resource == "Sidecar team-a/default" {
+				if f.Code == checks.VisNotImported && f.Resource == "Sidecar reports/default" {
 					found = true
 				}
 			}
 		}
 		if !found {
-			t.Errorf("%s: no %s finding for Sidecar team-a/default\n%s", mode, checks.VisNotImported, r.stdout)
+			t.Errorf("%s: no %s finding for Sidecar reports/default\n%s", mode, checks.VisNotImported, r.stdout)
 		}
 	}
-	// explain-listener from team-a: the host is unknown there, the call ends in BlackHoleCluster.
+	// explain-listener from reports: the host is unknown there, the call ends in BlackHoleCluster.
 	for mode, r := range map[string]result{
-		"live":    egress(t, "explain-listener", "metadata.example.internal:80", "--from", "team-a", "-o", "json", "--kubeconfig", env.kubeconfig),
-		"offline": egressDirect(t, "explain-listener", "metadata.example.internal:80", "--from", "team-a", "-o", "json", "-f", casePath(file)),
+		"live":    egress(t, "explain-listener", "geo.example.internal:8080", "--from", "reports", "-o", "json", "--kubeconfig", env.kubeconfig),
+		"offline": egressDirect(t, "explain-listener", "geo.example.internal:8080", "--from", "reports", "-o", "json", "-f", casePath(file)),
 	} {
 		var rep checks.ListenerReport
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
@@ -108,7 +109,7 @@ func TestVisibilitySidecarScope(t *testing.T) {
 		if len(rep.Calls) != 1 || rep.Calls[0].Result.Cluster != "BlackHoleCluster" {
 			t.Errorf("%s: calls %+v, want one ending in BlackHoleCluster", mode, rep.Calls)
 		}
-		if got := findingRows(rep); !containsPrefix(got, "NOT_IMPORTED_BY_SIDECAR ServiceEntry istio-system/metadata-server") {
+		if got := findingRows(rep); !containsPrefix(got, "NOT_IMPORTED_BY_SIDECAR ServiceEntry shared-services/geo-lookup") {
 			t.Errorf("%s: findings %v", mode, got)
 		}
 	}

@@ -117,17 +117,20 @@ func TestCommandsAgreeOnFixtures(t *testing.T) {
 	}
 }
 
-// TestCommandsAgreeOnCaseFiles: the same on the shared acceptance cases (EGRESS_CASES_DIR, else
-// ../shared/cases beside the repository), when present.
+// TestCommandsAgreeOnCaseFiles: the same on the repository's case fixtures (testdata/cases),
+// and on the shared acceptance set (EGRESS_CASES_DIR, else ../shared/cases beside the
+// repository) when it is present.
 func TestCommandsAgreeOnCaseFiles(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "cases", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no case fixtures in testdata/cases")
+	}
 	dir := os.Getenv("EGRESS_CASES_DIR")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "..", "shared", "cases")
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if len(files) == 0 {
-		t.Skipf("no case files in %s", dir)
-	}
+	shared, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	files = append(files, shared...)
 	for _, f := range files {
 		snap, err := loader.FromFiles([]string{f}, nil, loader.Options{Lenient: true})
 		if err != nil {

@@ -1326,7 +1326,10 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					rc.VirtualHosts = append(rc.VirtualHosts, rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}})
 				}
 				for _, d := range b.Dests {
-					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, rules.RouteAction{Match: "/*", Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
+					// The route's match (uri, headers, ...; the root's too, for delegated
+					// routes): a plain GET / that meets none of them gets 404 NR.
+					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
+					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, rules.RouteAction{Match: m, Plain: plain, Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
 				}
 			}
 		}

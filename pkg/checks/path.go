@@ -756,9 +756,27 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
 		}
-		cluster = vh.Routes[0].Cluster
+		// The traced request is GET / (as on the sidecar): the first route it meets.
+		var rt *rules.RouteAction
+		for i := range vh.Routes {
+			if vh.Routes[i].Plain {
+				rt = &vh.Routes[i]
+				break
+			}
+		}
+		if rt == nil {
+			// Every route has match conditions (uri, headers, ...) that GET / does not meet:
+			// requests that meet one are routed; which ones the application sends is not in
+			// the configuration. A warning, as on the sidecar.
+			tr.hop(gproxy, "route", Warn, fmt.Sprintf("route configuration %s, virtual host %s: no route matches GET / (first route: %s, VirtualService %s)", rds, vh.Name, vh.Routes[0].Match, vh.Routes[0].VirtualService))
+			tr.t.Cause, tr.t.Level, tr.t.Culprit = PathRouteMatchAssumed, LevelWarning, "VirtualService "+vh.Routes[0].VirtualService
+			tr.t.Message = fmt.Sprintf("The call reaches virtual host %s of the gateway's route configuration %s on %s, whose routes all have match conditions that a request for / does not meet: requests that meet none get 404 NR at the gateway, the others are routed. The trace sends GET / and cannot tell which requests the application sends.", vh.Name, rds, w.Ref())
+			tr.t.Fix = "If the application's requests can miss every match, add a last route without match (a default) to the VirtualService bound to the gateway; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --gateway %s", host, srv.GetPort().GetNumber(), w.Ref()) + "` lists the routes."
+			return
+		}
+		cluster = rt.Cluster
 		tr.t.GatewayCluster = cluster
-		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, vh.Routes[0].VirtualService))
+		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, rt.VirtualService))
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
 		tr.t.GatewayCluster = cluster

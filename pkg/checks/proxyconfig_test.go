@@ -170,15 +170,19 @@ func TestDiffProxyConfig(t *testing.T) {
 	}
 }
 
-// The whole-dump fixtures istiod's own generation wrote (hack/e2e/testdata/dumps): the S5 gateway
-// agrees with the prediction of its case; the dump without the cluster differs in that cluster.
+// The whole-dump fixtures istiod's own generation wrote (hack/e2e/testdata/dumps, from the
+// repository's seed §3.5 fixture): the gateway agrees with the prediction of its case; the dump
+// without the cluster differs in that cluster.
 func TestDiffProxyConfigIstiodDumps(t *testing.T) {
-	snap := snapFromYAML(t, s5Mesh)
-	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "istio-system/istio-egressgateway"})
+	snap, err := loader.FromFiles([]string{filepath.Join("..", "..", "testdata", "cases", "http-entry-bound-route-with-cluster-filter.yaml")}, nil, loader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for dump, want := range map[string][]string{"s5-gateway.json": nil, "s5-gateway-dropped-cluster.json": {"clusters outbound|80||httpbin.org MISSING"}} {
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "istio-system/egress-alerts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dump, want := range map[string][]string{"bound-gateway.json": nil, "bound-gateway-dropped-cluster.json": {"clusters outbound|8080||pager.example.com MISSING"}} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "hack", "e2e", "testdata", "dumps", dump))
 		if err != nil {
 			t.Fatal(err)
@@ -197,59 +201,6 @@ func TestDiffProxyConfigIstiodDumps(t *testing.T) {
 		}
 	}
 }
-
-// s5Mesh is the seed's §3.5 setup: flag on, Gateway and VirtualService bound.
-const s5Mesh = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}
-spec:
-  selector: {matchLabels: {app: istiod}}
-  template:
-    metadata: {labels: {app: istiod}}
-    spec: {containers: [{name: discovery, image: pilot, env: [{name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: "true"}]}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: istio-egressgateway, namespace: istio-system}
-spec:
-  selector: {matchLabels: {istio: egressgateway}}
-  template:
-    metadata: {labels: {istio: egressgateway}}
-    spec: {containers: [{name: istio-proxy, image: auto}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: istio-egressgateway, namespace: istio-system}
-spec:
-  selector: {istio: egressgateway}
-  ports: [{name: http2, port: 80, targetPort: 8080}]
----
-apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: httpbin-ext, namespace: default}
-spec:
-  hosts: [httpbin.org]
-  location: MESH_EXTERNAL
-  resolution: DNS
-  ports: [{number: 80, name: http, protocol: HTTP}]
----
-apiVersion: networking.istio.io/v1
-kind: Gateway
-metadata: {name: egress-http, namespace: istio-system}
-spec:
-  selector: {istio: egressgateway}
-  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [httpbin.org]}]
----
-apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: httpbin-egress, namespace: istio-system}
-spec:
-  hosts: [httpbin.org]
-  gateways: [egress-http]
-  http:
-  - match: [{port: 80}]
-    route: [{destination: {host: httpbin.org, port: {number: 80}}}]
-`
 
 func snapFromYAML(t *testing.T, y string) *snapshot.Snapshot {
 	t.Helper()

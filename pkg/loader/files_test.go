@@ -14,14 +14,32 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// casesDir holds the shared scenario fixtures (read-only).
-const casesDir = "/work/shared/cases"
+// repoCasesDir holds the repository's case fixtures, one per fault kind.
+var repoCasesDir = filepath.Join("..", "..", "testdata", "cases")
 
+// sharedCasesDir is the shared acceptance set (EGRESS_CASES_DIR, else ../shared/cases beside the
+// repository) when it is present, else "".
+func sharedCasesDir(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("EGRESS_CASES_DIR"); d != "" {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("EGRESS_CASES_DIR: %v", err)
+		}
+		return d
+	}
+	d := filepath.Join("..", "..", "..", "shared", "cases")
+	if _, err := os.Stat(d); err != nil {
+		return ""
+	}
+	return d
+}
+
+// caseFile is the path of a repository fixture.
 func caseFile(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(casesDir, name)
+	p := filepath.Join(repoCasesDir, name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared case %s not available: %v", name, err)
+		t.Fatalf("case fixture %s: %v", name, err)
 	}
 	return p
 }
@@ -41,19 +59,21 @@ func countOf(s *snapshot.Snapshot) counts {
 	}
 }
 
-func TestFromFilesAllSharedCases(t *testing.T) {
-	entries, err := os.ReadDir(casesDir)
-	if err != nil {
-		t.Skipf("shared cases not available: %v", err)
+// TestFromFilesAllCases loads every case file: the repository's fixtures, and the shared
+// acceptance set's when it is present.
+func TestFromFilesAllCases(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(repoCasesDir, "*.yaml"))
+	if len(files) < 26 {
+		t.Fatalf("%d case fixtures in %s, want one per fault kind (26)", len(files), repoCasesDir)
+	}
+	if d := sharedCasesDir(t); d != "" {
+		shared, _ := filepath.Glob(filepath.Join(d, "*.yaml"))
+		files = append(files, shared...)
 	}
 	n := 0
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
+	for _, p := range files {
 		n++
-		t.Run(e.Name(), func(t *testing.T) {
-			p := filepath.Join(casesDir, e.Name())
+		t.Run(filepath.Base(p), func(t *testing.T) {
 			snap, err := FromFiles([]string{p}, nil, Options{})
 			if err != nil {
 				t.Fatalf("FromFiles: %v", err)
@@ -102,21 +122,21 @@ func TestFromFilesCaseCounts(t *testing.T) {
 		synthetic bool
 	}{
 		{
-			file: "01-se-exportto-dot-hidden-from-egress-gateway.yaml",
-			want: counts{Namespaces: 2, ServiceEntries: 1, Gateways: 1, VirtualServices: 1, DestinationRules: 1, Deployments: 1, Services: 1},
+			file: "se-exportto-private-hidden-from-gateway.yaml",
+			want: counts{Namespaces: 2, ServiceEntries: 2, Gateways: 1, VirtualServices: 1, DestinationRules: 1, Deployments: 1, Services: 1},
 		},
 		{
-			file:      "12-tcp-serviceentries-3306-without-addresses.yaml",
-			want:      counts{Namespaces: 1, ServiceEntries: 2, Deployments: 1}, // the synthetic gateway
+			file:      "tcp-entries-share-port-without-vips.yaml",
+			want:      counts{Namespaces: 1, ServiceEntries: 3, Deployments: 1}, // the synthetic gateway
 			synthetic: true,
 		},
 		{
-			file: "24-filter-gateway-cluster-config-delegate-vs.yaml",
-			want: counts{Namespaces: 2, Deployments: 2, Services: 1, ServiceEntries: 1, Gateways: 1, VirtualServices: 2},
+			file: "cluster-filter-keeps-delegate-destination-control.yaml",
+			want: counts{Namespaces: 3, Deployments: 2, Services: 1, ServiceEntries: 1, Gateways: 1, VirtualServices: 2},
 		},
 		{
-			file: "22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml",
-			want: counts{Namespaces: 2, ServiceEntries: 1, Sidecars: 1, MeshConfigs: 1, Deployments: 1},
+			file: "sidecar-egress-hosts-omit-entry-namespace.yaml",
+			want: counts{Namespaces: 3, ServiceEntries: 1, Sidecars: 1, MeshConfigs: 1, Deployments: 1},
 			// no gateway workload in the file
 			synthetic: true,
 		},
@@ -137,51 +157,52 @@ func TestFromFilesCaseCounts(t *testing.T) {
 	}
 }
 
-func TestFromFilesCase01Details(t *testing.T) {
-	snap, err := FromFiles([]string{caseFile(t, "01-se-exportto-dot-hidden-from-egress-gateway.yaml")}, nil, Options{})
+func TestFromFilesCaseDetails(t *testing.T) {
+	snap, err := FromFiles([]string{caseFile(t, "se-exportto-private-hidden-from-gateway.yaml")}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	se := snap.ServiceEntries[0]
-	if se.Name != "api-example" || se.Namespace != "team-a" {
+	if se.Name != "fx-rates" || se.Namespace != "payments" {
 		t.Errorf("ServiceEntry %s/%s", se.Namespace, se.Name)
 	}
 	if got := se.Spec.GetExportTo(); len(got) != 1 || got[0] != "." {
 		t.Errorf("exportTo = %q, want [.]", got)
 	}
-	if got := se.Spec.GetPorts(); len(got) != 1 || got[0].GetNumber() != 80 || got[0].GetProtocol() != "HTTP" {
+	if got := se.Spec.GetPorts(); len(got) != 1 || got[0].GetNumber() != 8080 || got[0].GetProtocol() != "HTTP" {
 		t.Errorf("ports = %v", got)
 	}
-	if got := snap.Gateways[0].Spec.GetSelector()["istio"]; got != "egressgateway" {
+	if got := snap.Gateways[0].Spec.GetSelector()["istio"]; got != "egress-gw" {
 		t.Errorf("gateway selector istio=%q", got)
 	}
 	d := snap.Deployments[0]
-	if d.Name != "istio-egressgateway" || d.Labels["istio"] != "egressgateway" || d.Spec.Template.Labels["istio"] != "egressgateway" {
-		t.Errorf("deployment %s labels %v template %v", d.Name, d.Labels, d.Spec.Template.Labels)
+	if d.Name != "egress-gateway" || d.Namespace != "istio-egress" || d.Labels["istio"] != "egress-gw" || d.Spec.Template.Labels["istio"] != "egress-gw" {
+		t.Errorf("deployment %s/%s labels %v template %v", d.Namespace, d.Name, d.Labels, d.Spec.Template.Labels)
 	}
 	if snap.Assumptions.SyntheticGateway {
-		t.Error("case 01 has a gateway Deployment; no synthetic gateway expected")
+		t.Error("the case has a gateway Deployment; no synthetic gateway expected")
 	}
 	for _, ns := range snap.Namespaces {
 		if ns.Namespace != "" {
 			t.Errorf("Namespace %s got namespace %q", ns.Name, ns.Namespace)
 		}
 	}
-	if snap.Namespace("team-a").Labels["istio-injection"] != "enabled" {
-		t.Error("team-a labels lost")
+	if snap.Namespace("payments").Labels["istio-injection"] != "enabled" {
+		t.Error("payments labels lost")
 	}
 
 	// Creation times follow document order: namespaces (docs 0,1), deployment (2), service (3),
-	// serviceentry (4), gateway (5), destinationrule (6), virtualservice (7).
+	// serviceentries (4, 5), gateway (6), destinationrule (7), virtualservice (8).
 	order := []struct {
 		name string
 		ts   int64
 	}{
-		{"team-a", snap.Namespaces[0].CreationTimestamp.Unix()},
-		{"istio-system", snap.Namespaces[1].CreationTimestamp.Unix()},
+		{"payments", snap.Namespaces[0].CreationTimestamp.Unix()},
+		{"istio-egress", snap.Namespaces[1].CreationTimestamp.Unix()},
 		{"deployment", d.CreationTimestamp.Unix()},
 		{"service", snap.Services[0].CreationTimestamp.Unix()},
-		{"serviceentry", se.CreationTimestamp.Unix()},
+		{"serviceentry fx-rates", se.CreationTimestamp.Unix()},
+		{"serviceentry fx-audit", snap.ServiceEntries[1].CreationTimestamp.Unix()},
 		{"gateway", snap.Gateways[0].CreationTimestamp.Unix()},
 		{"destinationrule", snap.DestinationRules[0].CreationTimestamp.Unix()},
 		{"virtualservice", snap.VirtualServices[0].CreationTimestamp.Unix()},
@@ -194,7 +215,7 @@ func TestFromFilesCase01Details(t *testing.T) {
 }
 
 func TestFromFilesMeshConfig(t *testing.T) {
-	snap, err := FromFiles([]string{caseFile(t, "22-sidecar-egress-hosts-omit-serviceentry-namespace.yaml")}, nil, Options{})
+	snap, err := FromFiles([]string{caseFile(t, "sidecar-egress-hosts-omit-entry-namespace.yaml")}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

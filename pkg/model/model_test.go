@@ -17,7 +17,8 @@ import (
 )
 
 // inputs returns the snapshots the index tests run on: this package's fixture, a generated
-// mesh, and the shared case files when they are beside the repository.
+// mesh, the repository's case fixtures, and the shared case files when they are beside the
+// repository.
 func inputs(t *testing.T) map[string]*snapshot.Snapshot {
 	t.Helper()
 	out := map[string]*snapshot.Snapshot{}
@@ -34,9 +35,13 @@ func inputs(t *testing.T) map[string]*snapshot.Snapshot {
 		t.Fatal(err)
 	}
 	load("meshgen-300", []string{"-"}, buf.Bytes())
+	repo, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "cases", "*.yaml"))
+	if len(repo) == 0 {
+		t.Fatal("no case fixtures in testdata/cases")
+	}
 	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "cases", "*.yaml"))
 	gaps, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "conformance-gaps", "*.yaml"))
-	for _, f := range append(files, gaps...) {
+	for _, f := range append(append(repo, files...), gaps...) {
 		if _, err := os.Stat(f); err == nil {
 			load(filepath.Base(f), []string{f}, nil)
 		}

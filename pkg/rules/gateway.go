@@ -252,24 +252,77 @@ func httpMatchesApply(ms []*networking.HTTPMatchRequest, vsNs string, port uint3
 		return true
 	}
 	for _, m := range ms {
-		if m.GetPort() != 0 && m.GetPort() != port {
-			continue
+		if httpMatchApplies(m, vsNs, port, gwName, opt) {
+			return true
 		}
-		if len(m.GetGateways()) > 0 {
-			if !containsResolvedGateway(m.GetGateways(), vsNs, gwName) {
-				continue
-			}
-		} else {
-			if !LabelsSubsetOf(m.GetSourceLabels(), opt.ProxyLabels) {
-				continue
-			}
-			if m.GetSourceNamespace() != "" && m.GetSourceNamespace() != opt.ProxyNamespace {
-				continue
-			}
-		}
-		return true
 	}
 	return false
+}
+
+// httpMatchApplies: the match's port, gateways (else sourceLabels and sourceNamespace, which
+// istiod ignores when a match names gateways) admit the gateway server.
+func httpMatchApplies(m *networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) bool {
+	if m.GetPort() != 0 && m.GetPort() != port {
+		return false
+	}
+	if len(m.GetGateways()) > 0 {
+		return containsResolvedGateway(m.GetGateways(), vsNs, gwName)
+	}
+	if !LabelsSubsetOf(m.GetSourceLabels(), opt.ProxyLabels) {
+		return false
+	}
+	return m.GetSourceNamespace() == "" || m.GetSourceNamespace() == opt.ProxyNamespace
+}
+
+// GatewayHTTPRouteMatch describes the request match of an http route destination bound to a
+// gateway server: the path it matches ("/*" without a uri match) and whether a plain "GET /"
+// request takes it. A route applies when one of its matches that admits the server does (or it
+// has none); for a delegated route, the delegating root route's match must admit the request
+// too, and the path shown is the delegate's when it has one (istiod merges the root's match
+// into each delegate match, which must lie within it).
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go translateRouteMatch (uri, headers,
+// method, authority, query parameters) and pilot/pkg/model/virtualservice.go
+// mergeHTTPMatchRequests.
+func GatewayHTTPRouteMatch(d Dest, port uint32, gwName string, opt BindOptions) (match string, plain bool) {
+	match, plain = gatewayMatch(d.HTTP.GetMatch(), d.Root.Namespace, port, gwName, opt)
+	if d.Declared != d.Root {
+		for _, r := range d.Root.Spec.Http {
+			if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
+				rm, rp := gatewayMatch(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
+				if len(d.HTTP.GetMatch()) == 0 {
+					match = rm
+				}
+				plain = plain && rp
+				break
+			}
+		}
+	}
+	return match, plain
+}
+
+// gatewayMatch: the first applying match a plain request meets, else the first applying match;
+// "/*" and plain when there are no matches.
+func gatewayMatch(ms []*networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) (string, bool) {
+	if len(ms) == 0 {
+		return "/*", true
+	}
+	first := ""
+	for _, m := range ms {
+		if !httpMatchApplies(m, vsNs, port, gwName, opt) {
+			continue
+		}
+		if plainMatch(m) {
+			return matchString(m), true
+		}
+		if first == "" {
+			first = matchString(m)
+		}
+	}
+	if first == "" {
+		first = "/*"
+	}
+	return first, false
 }
 
 func tlsRouteApplies(r *networking.TLSRoute, port uint32, gwName, vsNs string) ([]string, bool) {

@@ -270,3 +270,68 @@ func TestResolveSEVisibility(t *testing.T) {
 		t.Errorf("no applyToSidecars: %v", got)
 	}
 }
+
+// TestGatewayHTTPRouteMatch: a gateway route's uri match (and, for a delegated route, the root
+// route's) decides whether a plain GET / takes it; the path shown is the delegate's when it has
+// one. Before, every gateway route was shown as /* and taken by GET /, so a gateway whose only
+// route matched /assets/v2 was predicted to route GET / (istiod: 404 NR).
+func TestGatewayHTTPRouteMatch(t *testing.T) {
+	server := &networking.Server{Port: &networking.Port{Number: 80, Protocol: "HTTP", Name: "http"}, Hosts: []string{"cdn.example.org"}}
+	gw := gateway("egress", "cdn-gateway", map[string]string{"istio": "egress"}, server)
+	opt := BindOptions{ProxyNamespace: "egress", ProxyLabels: map[string]string{"istio": "egress"}}
+	prefix := func(p string) *networking.HTTPMatchRequest {
+		return &networking.HTTPMatchRequest{Uri: &networking.StringMatch{MatchType: &networking.StringMatch_Prefix{Prefix: p}}}
+	}
+	type want struct {
+		match string
+		plain bool
+	}
+	for _, c := range []struct {
+		name       string
+		root, dele []*networking.HTTPMatchRequest // dele nil: no delegation
+		delegated  bool
+		want       want
+	}{
+		{"no match", nil, nil, false, want{"/*", true}},
+		{"prefix /", []*networking.HTTPMatchRequest{prefix("/")}, nil, false, want{"/*", true}},
+		{"prefix /v1", []*networking.HTTPMatchRequest{prefix("/v1")}, nil, false, want{"/v1*", false}},
+		{"one of two matches is /", []*networking.HTTPMatchRequest{prefix("/v1"), prefix("/")}, nil, false, want{"/*", true}},
+		{"header match", []*networking.HTTPMatchRequest{{Headers: map[string]*networking.StringMatch{"x-team": {MatchType: &networking.StringMatch_Exact{Exact: "a"}}}}}, nil, false, want{"/*", false}},
+		{"match for another port only", []*networking.HTTPMatchRequest{{Port: 8080}}, nil, false, want{"/*", false}},
+		{"delegate /assets/v2 under root /assets", []*networking.HTTPMatchRequest{prefix("/assets")}, []*networking.HTTPMatchRequest{prefix("/assets/v2")}, true, want{"/assets/v2*", false}},
+		{"delegate without match under root /assets", []*networking.HTTPMatchRequest{prefix("/assets")}, nil, true, want{"/assets*", false}},
+		{"delegate without match under root /", []*networking.HTTPMatchRequest{prefix("/")}, nil, true, want{"/*", true}},
+		{"delegate /x under root without match", nil, []*networking.HTTPMatchRequest{prefix("/x")}, true, want{"/x*", false}},
+	} {
+		root := vs("egress", "root", []string{"cdn.example.org"}, []string{"cdn-gateway"})
+		all := []*networkingv1.VirtualService{root}
+		if c.delegated {
+			root.Spec.Http = []*networking.HTTPRoute{{Match: c.root, Delegate: &networking.Delegate{Name: "assets", Namespace: "docs"}}}
+			del := vs("docs", "assets", nil, nil)
+			r := httpRoute(0, "cdn.example.org")
+			r.Match = c.dele
+			del.Spec.Http = []*networking.HTTPRoute{r}
+			all = append(all, del)
+		} else {
+			r := httpRoute(0, "cdn.example.org")
+			r.Match = c.root
+			root.Spec.Http = []*networking.HTTPRoute{r}
+		}
+		opt.AllVS = all
+		b := Bind(gw, 0, root, opt)
+		if c.want.match == "/*" && !c.want.plain && len(c.root) == 1 && c.root[0].GetPort() == 8080 {
+			// A match for another port leaves the server without a route at all.
+			if b.Reason != BindNoMatchingRoute {
+				t.Errorf("%s: bind %s", c.name, b.Reason)
+			}
+			continue
+		}
+		if !b.Bound() || len(b.Dests) != 1 {
+			t.Fatalf("%s: bind %s, %d dests", c.name, b.Reason, len(b.Dests))
+		}
+		m, plain := GatewayHTTPRouteMatch(b.Dests[0], 80, GatewayName(gw), opt)
+		if (want{m, plain}) != c.want {
+			t.Errorf("%s: match %q plain %v, want %q %v", c.name, m, plain, c.want.match, c.want.plain)
+		}
+	}
+}
