@@ -504,13 +504,10 @@ func firstAddress(as []string) string {
 	return ""
 }
 
-// importedEntry is the registry entry the proxy's egress listeners import for host (nil: none).
+// importedEntry is the registry entry the proxy's egress listeners import for host (nil: none),
+// shared with the predicted config: read only.
 func importedEntry(out *rules.SidecarOutbound, host string) *rules.Service {
-	if ss := out.ImportedForHost(host); len(ss) > 0 {
-		c := ss[0]
-		return &c
-	}
-	return nil
+	return out.FirstImportedForHost(host)
 }
 
 // callKinds: --call, else from the entry's port protocol (HTTP→http, HTTP2/GRPC→http2,

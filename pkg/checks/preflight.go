@@ -303,7 +303,11 @@ func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix st
 }
 
 func (c *collector) add(f PreflightFinding, context string) {
-	k := f.key()
+	c.addKeyed(f, f.key(), context)
+}
+
+// addKeyed is add with f.key() given.
+func (c *collector) addKeyed(f PreflightFinding, k, context string) {
 	if c.contexts == nil {
 		c.contexts = map[int]map[string]bool{}
 	}
@@ -700,7 +704,10 @@ func (c *collector) explainListener() CheckRun {
 		run.Targets += r.targets
 		paths += r.paths
 		for _, p := range r.pending {
-			c.add(p.f, p.ctx)
+			if p.key == "" {
+				p.key = p.f.key()
+			}
+			c.addKeyed(p.f, p.key, p.ctx)
 		}
 	}
 	if paths > 0 {
@@ -716,13 +723,15 @@ func (c *collector) explainListener() CheckRun {
 type pendingFinding struct {
 	f   PreflightFinding
 	ctx string
+	// key is f.key() when already known (shared host findings), else "".
+	key string
 }
 
 func listenerPending(fs []Finding, ctx string) []pendingFinding {
 	out := make([]pendingFinding, 0, len(fs))
 	for _, f := range fs {
 		res, field := ParseResourceRef(f.Resource)
-		out = append(out, pendingFinding{NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx})
+		out = append(out, pendingFinding{NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx, ""})
 	}
 	return out
 }
@@ -734,6 +743,9 @@ type hostResult struct {
 	host       string
 	port       uint32
 	namespaced bool
+	// pf is f as a preflight finding and key its key, made once for every namespace sharing it.
+	pf  PreflightFinding
+	key string
 }
 
 // hostClasses holds the host findings per sidecar fingerprint, shared by the workers.
@@ -801,7 +813,8 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 		for _, q := range asked {
 			for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
 				namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
-				results = append(results, hostResult{f, q.host, q.port, namespaced})
+				pf := listenerPending([]Finding{f}, "")[0].f
+				results = append(results, hostResult{f: f, host: q.host, port: q.port, namespaced: namespaced, pf: pf, key: pf.key()})
 			}
 		}
 		cls.mu.Lock()
@@ -809,7 +822,7 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 		cls.mu.Unlock()
 	}
 	for _, hr := range results {
-		r.pending = append(r.pending, listenerPending([]Finding{hr.f}, fmt.Sprintf("sidecar in %s, %s:%d", ns, hr.host, hr.port))...)
+		r.pending = append(r.pending, pendingFinding{hr.pf, "sidecar in " + ns + ", " + hr.host + ":" + strconv.FormatUint(uint64(hr.port), 10), hr.key})
 	}
 	return r
 }

@@ -152,6 +152,16 @@ func (o *SidecarOutbound) VirtualServicesMaybeFor(host string) []*networkingv1.V
 	return out
 }
 
+// FirstImportedForHost returns the first of ImportedForHost(host) without copying it (nil:
+// none). The entry is shared: callers must not modify it.
+func (o *SidecarOutbound) FirstImportedForHost(host string) *Service {
+	x := o.index()
+	if pos := x.importedByHost[host]; len(pos) > 0 {
+		return &x.imported[pos[0]]
+	}
+	return nil
+}
+
 // ImportedForHost returns the imported entries whose host name is host, in Imported order.
 func (o *SidecarOutbound) ImportedForHost(host string) []Service {
 	x := o.index()
