@@ -303,11 +303,11 @@ func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix st
 }
 
 func (c *collector) add(f PreflightFinding, context string) {
-	c.addKeyed(f, f.key(), context)
+	c.addKeyed(&f, f.key(), context)
 }
 
-// addKeyed is add with f.key() given.
-func (c *collector) addKeyed(f PreflightFinding, k, context string) {
+// addKeyed is add with f.key() given; f is copied when it is new, never kept.
+func (c *collector) addKeyed(fp *PreflightFinding, k, context string) {
 	if c.contexts == nil {
 		c.contexts = map[int]map[string]bool{}
 	}
@@ -318,6 +318,7 @@ func (c *collector) addKeyed(f PreflightFinding, k, context string) {
 		}
 		return
 	}
+	f := *fp
 	c.contexts[len(c.findings)] = map[string]bool{}
 	if context != "" {
 		f.Contexts = []string{context}
@@ -707,7 +708,10 @@ func (c *collector) explainListener() CheckRun {
 			if p.key == "" {
 				p.key = p.f.key()
 			}
-			c.addKeyed(p.f, p.key, p.ctx)
+			c.addKeyed(&p.f, p.key, p.ctx)
+		}
+		for _, hr := range r.hosts {
+			c.addKeyed(hr.pf, hr.key, "sidecar in "+r.ns+", "+hr.host+":"+strconv.FormatUint(uint64(hr.port), 10))
 		}
 	}
 	if paths > 0 {
@@ -739,12 +743,12 @@ func listenerPending(fs []Finding, ctx string) []pendingFinding {
 // hostResult is one host finding of a client sidecar (namespaced: its text names the proxy's
 // namespace, so it is not shared with other namespaces).
 type hostResult struct {
-	f          Finding
 	host       string
 	port       uint32
 	namespaced bool
-	// pf is f as a preflight finding and key its key, made once for every namespace sharing it.
-	pf  PreflightFinding
+	// pf is the finding as a preflight finding and key its key, made once for every namespace
+	// sharing it.
+	pf  *PreflightFinding
 	key string
 }
 
@@ -758,6 +762,10 @@ type hostClasses struct {
 type sidecarResult struct {
 	targets, paths int
 	pending        []pendingFinding
+	// hosts are the host findings (shared with other namespaces of the fingerprint), added
+	// after pending with the context of ns.
+	ns    string
+	hosts []hostResult
 }
 
 // sidecarNamespace predicts the sidecar of client namespace ns and returns its listener
@@ -814,16 +822,14 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 			for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
 				namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
 				pf := listenerPending([]Finding{f}, "")[0].f
-				results = append(results, hostResult{f: f, host: q.host, port: q.port, namespaced: namespaced, pf: pf, key: pf.key()})
+				results = append(results, hostResult{host: q.host, port: q.port, namespaced: namespaced, pf: &pf, key: pf.key()})
 			}
 		}
 		cls.mu.Lock()
 		cls.m[fp] = results
 		cls.mu.Unlock()
 	}
-	for _, hr := range results {
-		r.pending = append(r.pending, pendingFinding{hr.pf, "sidecar in " + ns + ", " + hr.host + ":" + strconv.FormatUint(uint64(hr.port), 10), hr.key})
-	}
+	r.ns, r.hosts = ns, results
 	return r
 }
 
