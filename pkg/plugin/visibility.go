@@ -31,7 +31,7 @@ func newVisibilityCommand(g *GlobalOptions, streams genericiooptions.IOStreams) 
 	name := commandName()
 	cmd := &cobra.Command{
 		Use:   "visibility [HOST]",
-		Short: "Resolve Istio 1.31 meshConfig.serviceEntryVisibility for ServiceEntries (seed 002)",
+		Short: "Resolve Istio 1.31 meshConfig.serviceEntryVisibility for ServiceEntries",
 		Long: `visibility resolves meshConfig.serviceEntryVisibility for every ServiceEntry (or those declaring
 HOST): the policy that matched (or defaultVisibility), PUBLIC / NAMESPACE / NONE, its effect on
 sidecars and gateways (only with applyToSidecars, capping exportTo, never widening it) and on

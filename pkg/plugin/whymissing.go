@@ -57,9 +57,9 @@ func newWhyMissingCommand(g *GlobalOptions, streams genericiooptions.IOStreams) 
 	name := commandName()
 	cmd := &cobra.Command{
 		Use:   "why-missing HOST",
-		Short: "Explain why an egress gateway has (or lacks) the cluster for HOST (seed §3.7)",
-		Long: `why-missing runs the diagnosis of the seed guide's §3.7 for HOST on every gateway workload (or the
-one named with --gateway): istiod's PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, the ServiceEntries that
+		Short: "Explain why an egress gateway has (or lacks) the cluster for HOST",
+		Long: `why-missing checks, for HOST, every gateway workload (or the one named with --gateway) in the
+order istiod decides: istiod's PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, the ServiceEntries that
 declare HOST with their exportTo, the mesh default exportTo, the Gateways selecting the workload and
 the VirtualServices bound to them. For each gateway it predicts whether outbound|<port>|<subset>|<host>
 is in the gateway's CDS (PRESENT/ABSENT), names the first failing step as a stable cause code, shows
@@ -68,7 +68,7 @@ the evidence and a fix.
 HOST is a host name (api.example.com), a wildcard host as declared (*.example.com), or an IP address
 listed in a ServiceEntry's addresses.
 
-Against a live cluster it also reads what each gateway's proxy holds (§3.7 d and e): its Envoy
+Against a live cluster it also reads what each gateway's proxy holds (checks d and e): its Envoy
 config dump through a port-forward to the pod's admin port 15000, and istiod's sync status
 (/debug/syncz through a port-forward to istiod's port 15014, or --istiod-address). A cluster the
 configuration gives but the proxy lacks is PROXY_DISAGREES_WITH_CONFIG (a push or control-plane

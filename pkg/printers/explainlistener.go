@@ -126,9 +126,8 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "\n%s [%s] %s: %s\n", f.Level, f.Code, f.Resource, f.Message)
-		if f.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", f.Fix)
-		}
+		writeWhy(w, f.Code)
+		writeFix(w, f.Fix)
 	}
 	return nil
 }

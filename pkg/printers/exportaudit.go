@@ -37,6 +37,7 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 		if _, err := fmt.Fprintf(w, "\n%s [%s] %s\n  %s\n", f.Level, f.Code, f.Ref(), f.Message); err != nil {
 			return err
 		}
+		writeWhy(w, f.Code)
 		if f.Fix != "" {
 			for _, l := range strings.Split(f.Fix, "\n") {
 				fmt.Fprintf(w, "    %s\n", l)

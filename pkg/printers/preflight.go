@@ -31,7 +31,7 @@ type ToolInfo struct {
 var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationURI: "https://github.com/kubectl-egress/kubectl-egress"}
 
 // Preflight renders a preflight report in format: table (findings worst first, then each
-// finding's message, contexts, seed/source and fix, the suppressed findings and a summary
+// finding's message, contexts, the page that explains it and fix, the suppressed findings and a summary
 // line), json or yaml (checks.PreflightReport, schema checks.PreflightSchemaVersion, JSON
 // Schema docs/preflight.schema.json), sarif (SARIF 2.1.0, see SARIF) or junit (JUnit XML, see
 // JUnit). Errors: an unknown format, or the writer's error.
@@ -216,8 +216,8 @@ func writeFindingDetail(w io.Writer, f checks.PreflightFinding) {
 	for _, c := range f.Contexts {
 		fmt.Fprintf(w, "  seen: %s\n", c)
 	}
-	if f.Seed != "" || f.Source != "" {
-		fmt.Fprintf(w, "  rests on: seed %s; %s\n", f.Seed, f.Source)
+	if f.Doc != "" {
+		fmt.Fprintf(w, "  why: %s\n", f.Doc)
 	}
 	if f.Fix != "" {
 		fmt.Fprintln(w, "  fix:")

@@ -127,7 +127,7 @@ func SARIFLevel(level string) string {
 
 // SARIF writes the report as a SARIF 2.1.0 log with one run: tool.driver.rules holds one rule per
 // catalogue code (id = the EGR id, name = the string code, default level from the catalogue,
-// properties code/check/seed/source/envoyFlag); results are the findings, then the suppressed
+// properties code/check/doc/source/envoyFlag; helpUri the docs/causes page); results are the findings, then the suppressed
 // findings with suppressions[] (kind inSource for the resource annotation, external for -S and
 // --suppressions; status accepted, justification = the reason). Each result names its resource
 // in logicalLocations (kind "resource", fullyQualifiedName "Kind namespace/name") and, when the
@@ -144,16 +144,18 @@ func SARIF(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 	for i, e := range entries {
 		index[e.ID()] = i
 		help := e.Description
-		if e.Seed() != "" {
-			help += "\nSeed: " + e.Seed() + "."
+		if e.DocURL() != "" {
+			help += "\nExplained in " + e.DocURL() + "."
 		}
 		if e.Source() != "" {
 			help += "\nistiod source: " + e.Source() + "."
 		}
 		rule := sarifRule{ID: e.ID(), Name: e.Code, ShortDescription: sarifMessage{Text: e.Code}, FullDescription: sarifMessage{Text: e.Description},
 			Help: sarifMessage{Text: help}, DefaultConfiguration: sarifConfig{Level: SARIFLevel(e.Level)},
-			Properties: map[string]any{"code": e.Code, "check": checks.CheckOfID(e.ID()), "seed": e.Seed(), "source": e.Source(), "tags": []string{"istio", "egress", checks.CheckOfID(e.ID())}}}
-		if tool.InformationURI != "" {
+			Properties: map[string]any{"code": e.Code, "check": checks.CheckOfID(e.ID()), "doc": e.DocURL(), "source": e.Source(), "tags": []string{"istio", "egress", checks.CheckOfID(e.ID())}}}
+		if e.DocURL() != "" {
+			rule.HelpURI = e.DocURL()
+		} else if tool.InformationURI != "" {
 			rule.HelpURI = tool.InformationURI + "/blob/main/docs/findings.md"
 		}
 		if e.Flag != "" {
@@ -212,7 +214,7 @@ func sarifResultOf(f checks.PreflightFinding, index map[string]int, r *checks.Pr
 	sum := sha256.Sum256([]byte(f.ID + "|" + f.Resource.String() + "|" + f.Field + "|" + f.Message))
 	res := sarifResult{RuleID: f.ID, RuleIndex: -1, Level: SARIFLevel(f.Level), Message: sarifMessage{Text: text},
 		Locations: []sarifLocation{loc}, PartialFingerprints: map[string]string{"kubectlEgress/v1": hex.EncodeToString(sum[:16])},
-		Properties: map[string]any{"code": f.Code, "check": f.Check, "resource": f.Resource, "seed": f.Seed, "source": f.Source}}
+		Properties: map[string]any{"code": f.Code, "check": f.Check, "resource": f.Resource, "doc": f.Doc, "source": f.Source}}
 	if i, ok := index[f.ID]; ok {
 		res.RuleIndex = i
 	}
