@@ -282,3 +282,16 @@ func DocURLOf(code string) string {
 	}
 	return DocsBaseURL + p
 }
+
+// PluralKind names several resources of a kind: ServiceEntries, Gateways, Hosts.
+func PluralKind(kind string) string {
+	switch {
+	case kind == "":
+		return "resources"
+	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
+		return kind[:len(kind)-1] + "ies"
+	case strings.HasSuffix(kind, "s"):
+		return kind + "es"
+	}
+	return kind + "s"
+}

@@ -46,7 +46,7 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 		if len(wls) == 0 {
 			for _, k := range []string{snapshot.KindDeployment, snapshot.KindPod, snapshot.KindGateway} {
 				if why, ok := snap.Unknown[k]; ok {
-					return nil, fmt.Errorf("no gateway workload found: %ss could not be read (%s)", k, why)
+					return nil, fmt.Errorf("no gateway workload found: %s could not be read (%s)", PluralKind(k), why)
 				}
 			}
 			return nil, fmt.Errorf("no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME")
@@ -363,7 +363,7 @@ func (e *evaluation) run() {
 	if len(services) == 0 {
 		for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService} {
 			if why, ok := e.snap.Unknown[k]; ok {
-				e.fail(CauseInputUnknown, "", fmt.Sprintf("cannot tell whether an entry declares %s: %ss could not be read (%s)", e.host, k, why),
+				e.fail(CauseInputUnknown, "", fmt.Sprintf("cannot tell whether an entry declares %s: %s could not be read (%s)", e.host, PluralKind(k), why),
 					"grant list on the kind (kubectl auth can-i list "+strings.ToLower(k)+"s -A), or run with -f on the rendered manifests")
 				return
 			}
@@ -960,11 +960,11 @@ func (e *evaluation) stepUnknownInputs() {
 			continue // a revision's mesh ConfigMap was read: the one this verdict uses
 		}
 		if indep := e.independentOf(k); indep != "" {
-			e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why+"; "+indep)
+			e.step("input:"+k, PluralKind(k)+" readable", Unknown, "unknown: "+why+"; "+indep)
 			continue
 		}
-		e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why+"; the verdict depends on them")
-		blocking = append(blocking, fmt.Sprintf("%ss (%s)", k, why))
+		e.step("input:"+k, PluralKind(k)+" readable", Unknown, "unknown: "+why+"; the verdict depends on them")
+		blocking = append(blocking, fmt.Sprintf("%s (%s)", PluralKind(k), why))
 	}
 	if why, ok := e.snap.Unknown[snapshot.KindDeployment]; ok {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("Deployments could not be read (%s); gateway workloads and istiod were taken from Pods", why))

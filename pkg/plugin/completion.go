@@ -389,7 +389,7 @@ func registerVisibilityCompletion(cmd *cobra.Command, g *GlobalOptions) {
 
 // registerExportAuditCompletion: --fail-on.
 func registerExportAuditCompletion(cmd *cobra.Command) {
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("info", "warning", "error"))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("error", "warning", "info", "none"))
 }
 
 // registerExplainListenerCompletion: HOST, --host, --from, --gateway, --call, --fail-on.
@@ -402,5 +402,5 @@ func registerExplainListenerCompletion(cmd *cobra.Command, g *GlobalOptions) {
 		return completeWith(s.gateways, toComplete)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("call", fixedCompletion("http", "http2", "tls", "tcp"))
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("info", "warning", "error", "none"))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("error", "warning", "info", "none"))
 }

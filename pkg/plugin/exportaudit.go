@@ -56,7 +56,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read e
 		},
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "report findings in every namespace")
-	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at least this level: info, warning or error")
+	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	registerExportAuditCompletion(cmd) // completion.go
 	return cmd
 }
@@ -88,10 +88,8 @@ func (o *ExportAuditOptions) Complete(c *cobra.Command) error {
 
 // Validate checks --fail-on and -o.
 func (o *ExportAuditOptions) Validate() error {
-	switch strings.ToLower(o.FailOn) {
-	case "info", "warning", "error":
-	default:
-		return usageErr("--fail-on %q: want info, warning or error", o.FailOn)
+	if _, err := checks.ParseFailOn(o.FailOn); err != nil {
+		return usageErr("%v", err)
 	}
 	return validateOutput(o.Output)
 }
@@ -109,13 +107,13 @@ func (o *ExportAuditOptions) Run(ctx context.Context) error {
 	if len(rep.Unknown) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(rep.Unknown) {
-			parts = append(parts, k+"s: "+rep.Unknown[k])
+			parts = append(parts, checks.PluralKind(k)+": "+rep.Unknown[k])
 		}
 		return &exitError{code: ExitError, err: fmt.Errorf("audit incomplete, could not read %s", strings.Join(parts, "; "))}
 	}
-	threshold := map[string]string{"info": checks.LevelInfo, "warning": checks.LevelWarning, "error": checks.LevelError}[strings.ToLower(o.FailOn)]
+	threshold, _ := checks.ParseFailOn(o.FailOn)
 	for _, f := range rep.Findings {
-		if checks.AtLeast(f.Level, threshold) {
+		if threshold != checks.FailOnNone && checks.AtLeast(f.Level, threshold) {
 			return silentExit{code: ExitAbsent}
 		}
 	}

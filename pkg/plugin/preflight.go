@@ -98,7 +98,7 @@ A suppression that matches nothing is reported (SUPPRESSION_UNUSED, Info).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Offline, "offline", false, "with -f: check the manifests alone, without reading the cluster")
-	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at least this level: error, warning, info, or none")
+	f.StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	f.BoolVar(&o.FailOnExisting, "fail-on-existing", false, "with -f over a live cluster: findings already present in the live state fail the run too")
 	f.StringArrayVarP(&o.Suppress, "suppress", "S", nil, "suppress findings: CODE=Kind namespace/name (globs allowed; CODE an EGR id or a string code); repeatable")
 	f.StringVar(&o.SuppressionsFile, "suppressions", "", "a YAML file listing suppressions: [{code, resource, reason}]")
@@ -208,7 +208,7 @@ func (o *PreflightOptions) Run(ctx context.Context) error {
 	if len(rep.Unknown) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(rep.Unknown) {
-			parts = append(parts, k+"s: "+rep.Unknown[k])
+			parts = append(parts, checks.PluralKind(k)+": "+rep.Unknown[k])
 		}
 		return &exitError{code: ExitError, err: fmt.Errorf("preflight incomplete, could not read %s", strings.Join(parts, "; "))}
 	}

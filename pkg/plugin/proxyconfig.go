@@ -163,7 +163,7 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	}
 	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway} {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %ss: %s", k, why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %s: %s", checks.PluralKind(k), why)}
 		}
 	}
 	rep, err := checks.ProxyConfig(snap, checks.ProxyConfigOptions{From: o.From, Pod: o.Pod, Gateway: o.Gateway, Sections: o.sections()})

@@ -83,7 +83,7 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 	// namespaces' labels its policies match: neither may be unread.
 	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindConfigMap, snapshot.KindNamespace} {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %ss could not be read (%s), and it depends on them", k, why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %s could not be read (%s), and it depends on them", checks.PluralKind(k), why)}
 		}
 	}
 	rep := checks.Visibility(snap, checks.VisibilityOptions{Host: o.Host, Namespace: o.namespace, AsNamespace: o.AsNamespace})

@@ -15,7 +15,7 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 		return err
 	}
 	for k, why := range r.Unknown {
-		fmt.Fprintf(w, "Could not read %ss: %s\n", k, why)
+		fmt.Fprintf(w, "Could not read %s: %s\n", checks.PluralKind(k), why)
 	}
 	if len(r.Findings) == 0 {
 		_, err := fmt.Fprintf(w, "No exportTo gaps: %d resource(s) checked (%s).\n", len(r.Resources), r.Source)
@@ -38,11 +38,7 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 			return err
 		}
 		writeWhy(w, f.Code)
-		if f.Fix != "" {
-			for _, l := range strings.Split(f.Fix, "\n") {
-				fmt.Fprintf(w, "    %s\n", l)
-			}
-		}
+		writeFix(w, f.Fix)
 	}
 	return nil
 }

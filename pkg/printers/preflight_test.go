@@ -357,7 +357,7 @@ func TestPreflightTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"LEVEL", "STATUS", "EGR0104", "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry team-a/api-example", "introduced", "fix:", "FAIL:"} {
+	for _, want := range []string{"LEVEL", "STATUS", "EGR0104", "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry team-a/api-example", "introduced", "Fix:", "FAIL:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -410,7 +410,7 @@ func TestPreflightTableGroupsAlikeFindings(t *testing.T) {
 	if strings.Contains(a, "e.g.") {
 		t.Errorf("--details table still groups:\n%s", a)
 	}
-	if got := pluralKind("Gateway") + " " + pluralKind("ServiceEntry") + " " + pluralKind("Host"); got != "Gateways ServiceEntries Hosts" {
+	if got := checks.PluralKind("Gateway") + " " + checks.PluralKind("ServiceEntry") + " " + checks.PluralKind("Host") + " " + checks.PluralKind("WorkloadEntry"); got != "Gateways ServiceEntries Hosts WorkloadEntries" {
 		t.Errorf("plurals: %s", got)
 	}
 }

@@ -172,7 +172,7 @@ func SARIF(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 	}
 	inv := sarifInvocation{ExecutionSuccessful: len(r.Unknown) == 0, ExitCode: exit}
 	for _, k := range sortedMapKeys(r.Unknown) {
-		inv.Notifications = append(inv.Notifications, sarifNotification{Level: "error", Message: sarifMessage{Text: "could not read " + k + "s: " + r.Unknown[k]}})
+		inv.Notifications = append(inv.Notifications, sarifNotification{Level: "error", Message: sarifMessage{Text: "could not read " + checks.PluralKind(k) + ": " + r.Unknown[k]}})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{},
 		Properties: map[string]any{"schemaVersion": r.SchemaVersion, "mode": r.Mode, "source": r.Source, "failOn": r.FailOn,
