@@ -132,6 +132,34 @@ func TestUnreachableServer(t *testing.T) {
 	checkOneLineError(t, r)
 }
 
+// TestVerbosityLogsRequests: -v=6 (kubectl's convention) logs each API request the plugin makes
+// on stderr, through kubectl's plugin discovery and run directly; stdout stays the report, and
+// without -v stderr stays empty.
+func TestVerbosityLogsRequests(t *testing.T) {
+	applyCase(t, "seed-S5-3.5-gateway-flag-true-gateway-and-vs-bound.yaml")
+	for _, r := range []result{
+		egress(t, "-v=6", "why-missing", "httpbin.org", "--no-live", "-o", "json", "--kubeconfig", env.kubeconfig),
+		egressDirect(t, "why-missing", "httpbin.org", "--v", "6", "--no-live", "-o", "json", "--kubeconfig", env.kubeconfig),
+	} {
+		if r.code != 0 {
+			t.Errorf("exit %d, want 0\n%s", r.code, r)
+		}
+		parseReport(t, r)
+		for _, want := range []string{`verb="GET"`, "/apis/networking.istio.io/v1/serviceentries", "/api/v1/services", `status="200 OK"`} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("-v=6: stderr lacks %q\n%s", want, r)
+			}
+		}
+	}
+	r := egress(t, "why-missing", "httpbin.org", "--no-live", "-o", "json", "--kubeconfig", env.kubeconfig)
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("without -v: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := egress(t, "--version"); r.code != 0 || !strings.Contains(r.stdout, "version") {
+		t.Errorf("--version:\n%s", r)
+	}
+}
+
 func checkOneLineError(t *testing.T, r result) {
 	t.Helper()
 	msg := strings.TrimRight(r.stderr, "\n")

@@ -126,3 +126,28 @@ func TestExecuteRecoversPanics(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// TestVerbosityFlag: -v / --v is klog's verbosity as in kubectl; --version keeps its long form.
+func TestVerbosityFlag(t *testing.T) {
+	for _, args := range [][]string{{"-v=6", "version"}, {"--v", "7", "version"}, {"version", "-v", "2"}, {"--v=0", "why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=false"}} {
+		if code, _, stderr := run(t, mesh, args...); code != ExitOK {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if code, out, _ := run(t, "", "--version"); code != ExitOK || !strings.Contains(out, "version dev") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+	if code, _, stderr := run(t, "", "-v=x", "version"); code != ExitError || !strings.Contains(stderr, "-v") {
+		t.Errorf("-v=x: exit %d, stderr %q", code, stderr)
+	}
+	// At 6 client-go logs each request on stderr (the server refuses the connection at once).
+	_, _, stderr := run(t, "", "-v=6", "export-audit", "-n", "team-a", "--server", "http://127.0.0.1:1", "--request-timeout", "5s")
+	if !strings.Contains(stderr, `verb="GET"`) || !strings.Contains(stderr, "http://127.0.0.1:1/") {
+		t.Errorf("-v=6 logs no request:\n%s", stderr)
+	}
+	// Without -v nothing but the one-line error.
+	_, _, stderr = run(t, "", "export-audit", "-n", "team-a", "--server", "http://127.0.0.1:1", "--request-timeout", "5s")
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("without -v, stderr is not one line:\n%s", stderr)
+	}
+}
