@@ -83,6 +83,11 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	})
 	g.ConfigFlags.AddFlags(root.PersistentFlags())
 	pf := root.PersistentFlags()
+	// --request-timeout: 0 (kubectl's default, no limit) means defaultLiveTimeout here; say so.
+	if f := pf.Lookup("request-timeout"); f != nil {
+		f.DefValue = fmt.Sprintf("%ds", int(defaultLiveTimeout.Seconds()))
+		f.Usage = "how long to wait for the API server, a proxy or istiod before giving up (e.g. 1s, 2m); 0 means the default"
+	}
 	pf.StringVar(&g.IstioNamespace, "istio-namespace", "istio-system", "namespace of istiod and of the mesh ConfigMap")
 	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")

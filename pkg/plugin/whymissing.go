@@ -431,6 +431,9 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool,
 		reportLoad(g, snap)
 		return snap, nil
 	}
+	if why := noCluster(g); why != "" {
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("no cluster to read (%s): point at one with --kubeconfig or --context, or read manifests offline with -f FILES", why)}
+	}
 	cfg, err := g.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, &exitError{code: ExitError, err: fmt.Errorf("kubeconfig: %v", err)}
