@@ -89,6 +89,7 @@ leaves them out. Sidecars are predicted without DNS capture (entries without add
 	f.BoolVar(&o.Diff, "diff", false, "compare the prediction with the proxy's actual configuration; exit 1 on differences")
 	f.StringVar(&o.ConfigDump, "config-dump", "", "with --diff: the proxy's saved config dump instead of the running pod's")
 	f.BoolVar(&o.Offline, "offline", false, "with -f: predict from the manifests alone, without reading the cluster")
+	registerProxyConfigCompletion(cmd, g) // completion.go
 	return cmd
 }
 
