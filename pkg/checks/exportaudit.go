@@ -49,10 +49,16 @@ func init() {
 
 // AuditReport is the answer of `kubectl egress export-audit`.
 type AuditReport struct {
-	SchemaVersion string          `json:"schemaVersion"`
-	Source        string          `json:"source"`
-	Resources     []AuditResource `json:"resources"`
-	Findings      []AuditFinding  `json:"findings"`
+	SchemaVersion string `json:"schemaVersion"`
+	Source        string `json:"source"`
+	// Scope says what was audited, in words: "all namespaces", or "namespace team-a" with where
+	// the namespace came from (-n, or the kubeconfig context's namespace).
+	Scope string `json:"scope,omitempty"`
+	// FindingsElsewhere counts the findings an audit of every namespace has beyond this one's
+	// (only when the audit is limited to a namespace).
+	FindingsElsewhere int             `json:"findingsElsewhere,omitempty"`
+	Resources         []AuditResource `json:"resources"`
+	Findings          []AuditFinding  `json:"findings"`
 	// Unknown maps a kind the audit needs to why it could not be read; the audit is then
 	// incomplete (exit 2).
 	Unknown map[string]string `json:"unknown,omitempty"`

@@ -64,7 +64,7 @@ why not), and mismatches such as http routes on a PASSTHROUGH server.
 Without HOST (only --port), everything competing for the port is listed.
 
 Exit codes: 0 no finding at or above --fail-on (default error); 1 such findings; 2 usage, input
-or read error.`,
+or read error, or a --from namespace that does not exist (with near matches).`,
 		Example: strings.ReplaceAll(`  NAME explain-listener httpbin.org:80 --from team-a
   NAME explain-listener api.example.com:443 --pod team-a/client-7d9f
   NAME explain-listener api.example.com:443 --gateway istio-system/istio-egressgateway
@@ -207,6 +207,9 @@ const failOnUsage = "exit 1 when a finding is at least this level: error, warnin
 func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.nsGiven, o.From, refNamespace(o.Pod), refNamespace(o.Gateway))
 	if err != nil {
+		return err
+	}
+	if err := namespaceMustExist(snap, "--from", o.From); err != nil {
 		return err
 	}
 	// Every kind a proxy's listeners depend on must have been read: no answer rests on an unread

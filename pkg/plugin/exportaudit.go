@@ -21,6 +21,7 @@ type ExportAuditOptions struct {
 	AllNamespaces bool
 	FailOn        string
 	namespace     string
+	namespaceFrom string // "-n" or "the kubeconfig context's namespace"
 	filterGW      *bool
 	cmd           *cobra.Command
 }
@@ -37,10 +38,12 @@ namespaces whose proxies need each one: gateway pods for VirtualServices bound t
 those routes' destinations and subsets; client sidecars for the mesh routes they see. Each gap is
 reported with its impact (503 NC, 404 NR), the proxy that suffers it and the smallest fix.
 
-Findings about resources in the namespace given with -n only; all namespaces with -A or with -f
-and no -n.
+Findings about resources in the namespace given with -n (live, without -n: the kubeconfig
+context's namespace) only; all namespaces with -A or with -f and no -n. The first line says the
+scope audited, and how many findings other namespaces have when it is one namespace.
 
-Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read error.`,
+Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read error, or a -n
+namespace that does not exist (with near matches).`,
 		Example: strings.ReplaceAll(`  NAME export-audit -A
   NAME export-audit -n team-a --fail-on warning -o json
   NAME export-audit -A -f release/`, "NAME", name),
@@ -74,6 +77,7 @@ func (o *ExportAuditOptions) Complete(c *cobra.Command) error {
 	}
 	if c.Flags().Changed("namespace") {
 		o.namespace = *o.ConfigFlags.Namespace
+		o.namespaceFrom = "-n"
 		return nil
 	}
 	if len(o.Files) == 0 {
@@ -82,6 +86,7 @@ func (o *ExportAuditOptions) Complete(c *cobra.Command) error {
 			return usageErr("kubeconfig: %v", err)
 		}
 		o.namespace = ns
+		o.namespaceFrom = "the kubeconfig context's namespace"
 	}
 	return nil
 }
@@ -100,7 +105,17 @@ func (o *ExportAuditOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := namespaceMustExist(snap, "-n", o.namespace); err != nil {
+		return err
+	}
 	rep := checks.ExportAudit(snap, checks.AuditOptions{Namespace: o.namespace})
+	rep.Scope = "all namespaces"
+	if o.namespace != "" {
+		rep.Scope = "namespace " + o.namespace + " (" + o.namespaceFrom + "; -A audits every namespace)"
+		if n := len(checks.ExportAudit(snap, checks.AuditOptions{}).Findings) - len(rep.Findings); n > 0 {
+			rep.FindingsElsewhere = n
+		}
+	}
 	if err := printers.ExportAudit(o.Out, rep, o.Output); err != nil {
 		return err
 	}

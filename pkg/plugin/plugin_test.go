@@ -56,7 +56,14 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 	}{
 		{"present offline, flag off", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=false"}, ExitOK, ""},
 		{"absent offline, flag on", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=true", "-o", "json"}, ExitAbsent, ""},
-		{"unknown host", []string{"why-missing", "nosuch.example.com", "-f", "-"}, ExitAbsent, ""},
+		{"unknown host", []string{"why-missing", "nosuch.example.com", "-f", "-"}, ExitError, "no ServiceEntry, Service or route in the manifests names nosuch.example.com"},
+		{"host one edit away", []string{"why-missing", "httpbin.orgg", "-f", "-"}, ExitError, "did you mean httpbin.org (ServiceEntry default/httpbin)?"},
+		{"unknown --from namespace", []string{"why-missing", "httpbin.org", "-f", "-", "--from", "defaul"}, ExitError, "--from defaul: no such namespace in the manifests; did you mean default?"},
+		{"visibility unknown host", []string{"visibility", "nosuch.example.com", "-f", "-"}, ExitError, "names nosuch.example.com"},
+		{"visibility unknown namespace", []string{"visibility", "-n", "nosuchns", "-f", "-"}, ExitError, "-n nosuchns: no such namespace"},
+		{"export-audit unknown namespace", []string{"export-audit", "-n", "nosuchns", "-f", "-"}, ExitError, "-n nosuchns: no such namespace"},
+		{"explain-listener unknown --from", []string{"explain-listener", "httpbin.org:80", "--from", "nosuchns", "-f", "-"}, ExitError, "--from nosuchns: no such namespace"},
+		{"proxy-config unknown --from", []string{"proxy-config", "clusters", "--from", "nosuchns", "-f", "-"}, ExitError, "--from nosuchns: no such namespace"},
 		{"malformed file", []string{"why-missing", "httpbin.org", "-f", bad}, ExitError, bad + ":5: invalid YAML"}, // the parser reports the end of the unclosed flow sequence
 		{"missing file", []string{"why-missing", "httpbin.org", "-f", filepath.Join(dir, "nope.yaml")}, ExitError, "no such file"},
 		{"url as host", []string{"why-missing", "https://httpbin.org", "-f", "-"}, ExitError, "invalid host"},
@@ -149,5 +156,42 @@ func TestVerbosityFlag(t *testing.T) {
 	_, _, stderr = run(t, "", "export-audit", "-n", "team-a", "--server", "http://127.0.0.1:1", "--request-timeout", "5s")
 	if strings.Count(stderr, "\n") != 1 {
 		t.Errorf("without -v, stderr is not one line:\n%s", stderr)
+	}
+}
+
+// TestRoutedButUndeclaredHost: a host a route names but no entry declares is a diagnosis
+// (HOST_NOT_FOUND, exit 1), not a usage error.
+func TestRoutedButUndeclaredHost(t *testing.T) {
+	routed := mesh + `---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api, namespace: default}
+spec:
+  hosts: [api.example.com]
+  http: [{route: [{destination: {host: api.example.com}}]}]
+`
+	code, out, stderr := run(t, routed, "why-missing", "api.example.com", "-f", "-", "-o", "json")
+	if code != ExitAbsent || !strings.Contains(out, `"HOST_NOT_FOUND"`) || stderr != "" {
+		t.Errorf("exit %d, stderr %q\n%s", code, stderr, out)
+	}
+}
+
+// TestExportAuditSaysItsScope: the audited scope is printed, and findings outside it are counted.
+func TestExportAuditSaysItsScope(t *testing.T) {
+	f := filepath.Join("..", "checks", "testdata", "paths", "hidden-by-exportto.yaml")
+	base := filepath.Join("..", "checks", "testdata", "paths", "_base.yaml")
+	code, out, _ := run(t, "", "export-audit", "-f", base, "-f", f)
+	if !strings.HasPrefix(out, "Scope: all namespaces, ") {
+		t.Errorf("exit %d, no scope line:\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "export-audit", "-n", "istio-system", "-f", base, "-f", f, "-o", "json")
+	if !strings.Contains(out, `"scope": "namespace istio-system (-n; -A audits every namespace)"`) {
+		t.Errorf("exit %d, JSON has no scope:\n%s", code, out)
+	}
+	// An empty scope is not a quiet all-clear: the findings elsewhere are counted.
+	other := filepath.Join("..", "checks", "testdata", "paths", "gateway-service-mesh-default-exportto.yaml")
+	code, out, _ = run(t, "", "export-audit", "-n", "team-a", "-f", base, "-f", other)
+	if code != ExitOK || !strings.Contains(out, "1 more finding(s) in other namespaces: run with -A to see them.") {
+		t.Errorf("exit %d, findings elsewhere not said:\n%s", code, out)
 	}
 }

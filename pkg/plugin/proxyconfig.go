@@ -162,6 +162,9 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := namespaceMustExist(snap, "--from", o.From); err != nil {
+		return err
+	}
 	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway} {
 		if why, ok := snap.Unknown[k]; ok {
 			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %s: %s", checks.PluralKind(k), why)}

@@ -39,7 +39,8 @@ ambient (always), the istio.io/VisibilityApplied status compared with the predic
 cross-namespace waypoint bindings istiod refuses. --as-namespace says what a workload there gets
 and, when the entry is hidden, what happens instead.
 
-Exit codes: 0 no Error finding; 1 Error findings; 2 usage, input or read error.`,
+Exit codes: 0 no Error finding; 1 Error findings; 2 usage, input or read error, or a HOST or
+namespace that nothing in the input names (with near matches).`,
 		Example: strings.ReplaceAll(`  NAME visibility -A
   NAME visibility api.example.com
   NAME visibility api.example.com --as-namespace team-b
@@ -85,6 +86,15 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 		if why, ok := snap.Unknown[k]; ok {
 			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %s could not be read (%s), and it depends on them", checks.PluralKind(k), why)}
 		}
+	}
+	if err := namespaceMustExist(snap, "-n", o.namespace); err != nil {
+		return err
+	}
+	if err := namespaceMustExist(snap, "--as-namespace", o.AsNamespace); err != nil {
+		return err
+	}
+	if err := hostMustExist(snap, o.Host); err != nil {
+		return err
 	}
 	rep := checks.Visibility(snap, checks.VisibilityOptions{Host: o.Host, Namespace: o.namespace, AsNamespace: o.AsNamespace})
 	if err := printers.Visibility(o.Out, rep, o.Output); err != nil {

@@ -77,8 +77,9 @@ these steps say "not checked" and the verdict rests on the prediction; --no-live
 --config-dump FILE reads a saved dump (curl localhost:15000/config_dump, or istioctl
 proxy-config all POD -o json) instead, with -f too.
 
-Exit codes: 0 the cluster is present on every gateway asked; 1 absent somewhere (or no entry declares
-HOST); 2 usage, input or read error.`,
+Exit codes: 0 the cluster is present on every gateway asked; 1 absent somewhere (or a route names
+HOST but no entry declares it); 2 usage, input or read error, or a HOST or --from namespace that
+nothing in the input names (with near matches).`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
   NAME why-missing httpbin.org
 
@@ -227,6 +228,12 @@ func ValidateHost(h string) error {
 func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	snap, err := o.load(ctx)
 	if err != nil {
+		return err
+	}
+	if err := namespaceMustExist(snap, "--from", o.From); err != nil {
+		return err
+	}
+	if err := hostMustExist(snap, o.Host); err != nil {
 		return err
 	}
 	if err := o.readLive(ctx, snap); err != nil {
