@@ -102,8 +102,8 @@ func TestFailureModes(t *testing.T) {
 	for _, c := range []struct {
 		name, url, want string
 	}{
-		{"accepts, never answers", "http://" + silent.Addr().String(), "timed out reading from the API server at 127.0.0.1"},
-		{"answers too late", slow.URL, "timed out reading from the API server at 127.0.0.1"},
+		{"accepts, never answers", "http://" + silent.Addr().String(), "timed out reading from the API server at http://127.0.0.1"},
+		{"answers too late", slow.URL, "timed out reading from the API server at http://127.0.0.1"},
 		{"streams forever", streaming.URL, "a response larger than 8 MiB (--max-input-size)"},
 	} {
 		r, rss := runMeasured(t, "why-missing", "api.example.com", "--kubeconfig", plainKubeconfig(t, c.url), "--request-timeout", "3s", "--max-input-size", "8")
