@@ -209,7 +209,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 			if why, ok := snap.Unknown[snapshot.KindPod]; ok {
 				return nil, fmt.Errorf("pod %s: pods could not be read (%s)", opt.Pod, why)
 			}
-			return nil, fmt.Errorf("pod %s not found", opt.Pod)
+			return nil, podNotFound(snap, opt.Pod)
 		}
 		ns, workload = pns, opt.Pod
 	}

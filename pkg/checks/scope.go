@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -196,4 +197,18 @@ func HostReferenced(snap *snapshot.Snapshot, host string) bool {
 		}
 	}
 	return false
+}
+
+// podNotFound is the error for a --pod that names no pod of the snapshot, with the closest pod
+// names (in the same namespace first) when there are some.
+func podNotFound(snap *snapshot.Snapshot, pod string) error {
+	var refs []string
+	for _, p := range snap.Pods {
+		refs = append(refs, p.Namespace+"/"+p.Name)
+	}
+	sort.Strings(refs)
+	if near := NearNames(pod, refs); len(near) > 0 {
+		return fmt.Errorf("pod %s not found; did you mean %s?", pod, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("pod %s not found", pod)
 }

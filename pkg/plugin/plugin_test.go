@@ -195,3 +195,18 @@ func TestExportAuditSaysItsScope(t *testing.T) {
 		t.Errorf("exit %d, findings elsewhere not said:\n%s", code, out)
 	}
 }
+
+// TestUnknownPodNearMatches: a --pod that names no pod is exit 2 with the closest pod names.
+func TestUnknownPodNearMatches(t *testing.T) {
+	in := mesh + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: client-1, namespace: team-a}\nspec: {containers: [{name: app, image: app}]}\n"
+	for _, args := range [][]string{
+		{"why-missing", "httpbin.org", "--pod", "team-a/client-2", "-f", "-"},
+		{"explain-listener", "httpbin.org:80", "--pod", "team-a/client-2", "-f", "-"},
+		{"proxy-config", "clusters", "--pod", "team-a/client-2", "-f", "-"},
+	} {
+		code, _, stderr := run(t, in, args...)
+		if code != ExitError || !strings.Contains(stderr, "pod team-a/client-2 not found; did you mean team-a/client-1?") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
