@@ -209,7 +209,7 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := namespaceMustExist(snap, "--from", o.From); err != nil {
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
 	// Every kind a proxy's listeners depend on must have been read: no answer rests on an unread

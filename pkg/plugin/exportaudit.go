@@ -105,7 +105,7 @@ func (o *ExportAuditOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := namespaceMustExist(snap, "-n", o.namespace); err != nil {
+	if err := namespaceMustExist(o.GlobalOptions, snap, "-n", o.namespace, true); err != nil {
 		return err
 	}
 	rep := checks.ExportAudit(snap, checks.AuditOptions{Namespace: o.namespace})

@@ -62,8 +62,8 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 		{"visibility unknown host", []string{"visibility", "nosuch.example.com", "-f", "-"}, ExitError, "names nosuch.example.com"},
 		{"visibility unknown namespace", []string{"visibility", "-n", "nosuchns", "-f", "-"}, ExitError, "-n nosuchns: no such namespace"},
 		{"export-audit unknown namespace", []string{"export-audit", "-n", "nosuchns", "-f", "-"}, ExitError, "-n nosuchns: no such namespace"},
-		{"explain-listener unknown --from", []string{"explain-listener", "httpbin.org:80", "--from", "nosuchns", "-f", "-"}, ExitError, "--from nosuchns: no such namespace"},
-		{"proxy-config unknown --from", []string{"proxy-config", "clusters", "--from", "nosuchns", "-f", "-"}, ExitError, "--from nosuchns: no such namespace"},
+		{"explain-listener unknown --from", []string{"explain-listener", "httpbin.org:80", "--from", "defalt", "-f", "-"}, ExitError, "--from defalt: no such namespace in the manifests; did you mean default?"},
+		{"proxy-config unknown --from", []string{"proxy-config", "clusters", "--from", "defalt", "-f", "-"}, ExitError, "--from defalt: no such namespace in the manifests; did you mean default?"},
 		{"malformed file", []string{"why-missing", "httpbin.org", "-f", bad}, ExitError, bad + ":5: invalid YAML"}, // the parser reports the end of the unclosed flow sequence
 		{"missing file", []string{"why-missing", "httpbin.org", "-f", filepath.Join(dir, "nope.yaml")}, ExitError, "no such file"},
 		{"url as host", []string{"why-missing", "https://httpbin.org", "-f", "-"}, ExitError, "invalid host"},
@@ -208,5 +208,14 @@ func TestUnknownPodNearMatches(t *testing.T) {
 		if code != ExitError || !strings.Contains(stderr, "pod team-a/client-2 not found; did you mean team-a/client-1?") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// TestClientNamespaceWithoutObjects: with manifests, a --from namespace no object lives in (and
+// that is no typo of one) is a client namespace with nothing of its own: traced, with a note.
+func TestClientNamespaceWithoutObjects(t *testing.T) {
+	code, _, stderr := run(t, mesh, "why-missing", "httpbin.org", "-f", "-", "--from", "clients", "--filter-gateway-clusters=false")
+	if code == ExitError || !strings.HasPrefix(stderr, "note: --from clients: no object in the manifests lives in this namespace") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -162,7 +162,7 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := namespaceMustExist(snap, "--from", o.From); err != nil {
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
 	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway} {

@@ -87,10 +87,10 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %s could not be read (%s), and it depends on them", checks.PluralKind(k), why)}
 		}
 	}
-	if err := namespaceMustExist(snap, "-n", o.namespace); err != nil {
+	if err := namespaceMustExist(o.GlobalOptions, snap, "-n", o.namespace, true); err != nil {
 		return err
 	}
-	if err := namespaceMustExist(snap, "--as-namespace", o.AsNamespace); err != nil {
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--as-namespace", o.AsNamespace, false); err != nil {
 		return err
 	}
 	if err := hostMustExist(snap, o.Host); err != nil {

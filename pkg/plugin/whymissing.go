@@ -230,7 +230,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := namespaceMustExist(snap, "--from", o.From); err != nil {
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
 	if err := hostMustExist(snap, o.Host); err != nil {
