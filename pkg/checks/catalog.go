@@ -204,8 +204,11 @@ func LookupID(key string) (CatalogEntry, bool) {
 	return CatalogEntry{}, false
 }
 
-// DocsBaseURL is where the repository's documentation is published; DocURL links are under it.
-const DocsBaseURL = "https://github.com/kubectl-egress/kubectl-egress/blob/main/"
+// ProjectURL is the project's home (krew's homepage, SARIF's informationUri).
+const ProjectURL = "https://github.com/kubectl-egress/kubectl-egress"
+
+// DocsBaseURL is where the repository's files are published; DocURL links are under it.
+const DocsBaseURL = ProjectURL + "/blob/main/"
 
 // causePages maps every code to the page of docs/causes/ that explains its rule in plain words
 // (with Istio's documentation and the istiod source); user-facing output links these pages

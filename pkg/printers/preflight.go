@@ -28,7 +28,7 @@ type ToolInfo struct {
 }
 
 // DefaultTool is kubectl-egress with an unknown version.
-var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationURI: "https://github.com/kubectl-egress/kubectl-egress"}
+var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationURI: checks.ProjectURL}
 
 // Preflight renders a preflight report in format: table (findings worst first, then each
 // finding's message, contexts, the page that explains it and fix, the suppressed findings and a summary
