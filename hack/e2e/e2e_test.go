@@ -101,10 +101,19 @@ func checkVerdict(t *testing.T, mode string, v checks.GatewayVerdict, c egressCa
 	}
 }
 
-// TestHostNotFound: a host no entry declares is an answer (exit 1, HOST_NOT_FOUND), not an error.
+// TestHostNotFound: a host that a route names but no entry declares is an answer (exit 1,
+// HOST_NOT_FOUND); a host nothing in the cluster names, a namespace that does not exist, are
+// exit 2 with one line and the near matches (most likely typos), in every command that takes them.
 func TestHostNotFound(t *testing.T) {
 	applyCase(t, fxBound)
-	r := egress(t, "why-missing", "nosuch.example.com", "--gateway", boundGW, "-o", "json", "--kubeconfig", env.kubeconfig)
+	vs := filepath.Join(t.TempDir(), "vs.yaml")
+	if err := os.WriteFile(vs, []byte("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: undeclared, namespace: default}\nspec:\n  hosts: [undeclared.example.com]\n  http: [{route: [{destination: {host: undeclared.example.com}}]}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := kubectl(t, "apply", "-f", vs, "--kubeconfig", env.kubeconfig); r.code != 0 {
+		t.Fatalf("kubectl apply: %s", r)
+	}
+	r := egress(t, "why-missing", "undeclared.example.com", "--gateway", boundGW, "-o", "json", "--kubeconfig", env.kubeconfig)
 	if r.code != 1 {
 		t.Errorf("exit code %d, want 1\n%s", r.code, r)
 	}
@@ -123,6 +132,29 @@ func TestHostNotFound(t *testing.T) {
 			t.Errorf("gateway %s: cause %s, want HOST_NOT_FOUND", g.Gateway, g.Cause)
 		}
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"why-missing", "nosuch.example.com", "-o", "json"}, "no ServiceEntry, Service or route in the cluster names nosuch.example.com"},
+		{[]string{"why-missing", boundHost + "m"}, "did you mean " + boundHost + " (ServiceEntry "},
+		{[]string{"visibility", "nosuch.example.com"}, "names nosuch.example.com"},
+		{[]string{"why-missing", boundHost, "--from", "nosuchns"}, "--from nosuchns: no such namespace in the cluster"},
+		{[]string{"why-missing", boundHost, "--from", "defaul"}, "did you mean default?"},
+		{[]string{"export-audit", "-n", "nosuchns"}, "-n nosuchns: no such namespace in the cluster"},
+		{[]string{"explain-listener", boundHost + ":" + boundPort, "--from", "nosuchns"}, "--from nosuchns: no such namespace"},
+	} {
+		r := egress(t, append(c.args, "--kubeconfig", env.kubeconfig)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, want 2 and one line containing %q\n%s", c.args, r.code, c.want, r)
+		}
+		checkOneLineError(t, r)
+	}
+	// export-audit without -n says the scope it audited (the kubeconfig context's namespace).
+	r = egress(t, "export-audit", "--kubeconfig", env.kubeconfig)
+	if !strings.HasPrefix(r.stdout, "Scope: namespace default (the kubeconfig context's namespace; -A audits every namespace)") {
+		t.Errorf("export-audit without -n does not say its scope:\n%s", r)
+	}
 }
 
 // TestUnreachableServer: a read error is exit 2 with one line on stderr, no stack trace.
@@ -133,6 +165,34 @@ func TestUnreachableServer(t *testing.T) {
 		t.Errorf("exit code %d, want 2\n%s", r.code, r)
 	}
 	checkOneLineError(t, r)
+}
+
+// TestVerbosityLogsRequests: -v=6 (kubectl's convention) logs each API request the plugin makes
+// on stderr, through kubectl's plugin discovery and run directly; stdout stays the report, and
+// without -v stderr stays empty.
+func TestVerbosityLogsRequests(t *testing.T) {
+	applyCase(t, fxBound)
+	for _, r := range []result{
+		egress(t, "-v=6", "why-missing", boundHost, "--no-live", "-o", "json", "--kubeconfig", env.kubeconfig),
+		egressDirect(t, "why-missing", boundHost, "--v", "6", "--no-live", "-o", "json", "--kubeconfig", env.kubeconfig),
+	} {
+		if r.code != 0 {
+			t.Errorf("exit %d, want 0\n%s", r.code, r)
+		}
+		parseReport(t, r)
+		for _, want := range []string{`verb="GET"`, "/apis/networking.istio.io/v1/serviceentries", "/api/v1/services", `status="200 OK"`} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("-v=6: stderr lacks %q\n%s", want, r)
+			}
+		}
+	}
+	r := egress(t, "why-missing", boundHost, "--no-live", "-o", "json", "--kubeconfig", env.kubeconfig)
+	if r.code != 0 || r.stderr != "" {
+		t.Errorf("without -v: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := egress(t, "--version"); r.code != 0 || !strings.Contains(r.stdout, "version") {
+		t.Errorf("--version:\n%s", r)
+	}
 }
 
 func checkOneLineError(t *testing.T, r result) {

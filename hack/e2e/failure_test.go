@@ -102,8 +102,8 @@ func TestFailureModes(t *testing.T) {
 	for _, c := range []struct {
 		name, url, want string
 	}{
-		{"accepts, never answers", "http://" + silent.Addr().String(), "timed out listing"},
-		{"answers too late", slow.URL, "timed out listing"},
+		{"accepts, never answers", "http://" + silent.Addr().String(), "timed out reading from the API server at http://127.0.0.1"},
+		{"answers too late", slow.URL, "timed out reading from the API server at http://127.0.0.1"},
 		{"streams forever", streaming.URL, "a response larger than 8 MiB (--max-input-size)"},
 	} {
 		r, rss := runMeasured(t, "why-missing", "api.example.com", "--kubeconfig", plainKubeconfig(t, c.url), "--request-timeout", "3s", "--max-input-size", "8")
@@ -112,6 +112,11 @@ func TestFailureModes(t *testing.T) {
 		}
 		if rss > maxRSS {
 			t.Errorf("API server %s: peak RSS %d MiB, want under %d", c.name, rss, maxRSS)
+		}
+		// A server that answers no list: the message says so, rather than naming whichever
+		// list happened to report the deadline first.
+		if strings.HasPrefix(c.want, "timed out") && !strings.Contains(r.stderr, "no answer to any of the ") {
+			t.Errorf("API server %s: the timeout should say no list was answered\n%s", c.name, r)
 		}
 	}
 

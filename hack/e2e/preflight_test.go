@@ -148,8 +148,8 @@ func TestPreflightCases(t *testing.T) {
 					t.Errorf("offline: finding %q missing; have\n  %s", want, strings.Join(findingSet(offRep.Findings), "\n  "))
 					continue
 				}
-				if e, ok := checks.Lookup(f.Code); !ok || e.ID() != f.ID || f.Seed == "" || f.Source == "" {
-					t.Errorf("offline: %s has ID %s, seed %q, source %q", f.Code, f.ID, f.Seed, f.Source)
+				if e, ok := checks.Lookup(f.Code); !ok || e.ID() != f.ID || f.Doc == "" || f.Source == "" {
+					t.Errorf("offline: %s has ID %s, doc %q, source %q", f.Code, f.ID, f.Doc, f.Source)
 				}
 			}
 			if c.want == nil {

@@ -48,13 +48,13 @@ var Catalog = []CatalogEntry{
 	{CauseInputUnknown, LevelError, "", "A kind the verdict depends on could not be read (RBAC forbids listing it, or its API version is not served); no verdict is given (exit 2)."},
 	{CauseHostNotFound, LevelError, "NC/BlackHoleCluster", "No ServiceEntry or Kubernetes Service declares the host (or the IP in its addresses)."},
 	{CausePortNotDeclared, LevelError, "NC", "The entry that declares the host has no such port, so outbound|<port>||<host> is never built."},
-	{CauseNotExported, LevelError, "NC", "exportTo (or meshConfig.defaultServiceExportTo) of every entry for the host excludes the gateway pod's namespace (seed §4.2)."},
+	{CauseNotExported, LevelError, "NC", "exportTo (or meshConfig.defaultServiceExportTo) of every entry for the host excludes the gateway pod's namespace, and istiod only builds clusters for services visible there."},
 	{CauseNoCluster, LevelError, "NC", "The entry's resolution yields no cluster (a Kubernetes ExternalName Service is an alias)."},
-	{CauseNotReferenced, LevelError, "NC", "istiod runs with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true and no VirtualService bound to a Gateway of this workload routes to the host (seed §2.4, §3.4)."},
+	{CauseNotReferenced, LevelError, "NC", "istiod runs with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true and no VirtualService bound to a Gateway of this workload routes to the host: istiod gives the gateway only the clusters such routes use."},
 	{CauseGatewayRefUnresolve, LevelError, "NR", "A VirtualService meant for this gateway names a Gateway that does not exist once resolved (a short name resolves in the VirtualService's namespace)."},
-	{CauseRouteNotBound, LevelError, "NR", "A VirtualService names the Gateway but does not bind a server: hosts disjoint, wrong route section for the server protocol/TLS mode, match.port mismatch, or exportTo hides it from the gateway's namespace (seed §2.3)."},
+	{CauseRouteNotBound, LevelError, "NR", "A VirtualService names the Gateway but does not bind a server: hosts disjoint, wrong route section for the server protocol/TLS mode, match.port mismatch, or exportTo hides it from the gateway's namespace."},
 	{CauseNoVirtualHost, LevelError, "NR", "Routes are bound, but no virtual host (or SNI) on the gateway matches the authority the client uses, for example an IP address."},
-	{CauseSubsetNotDefined, LevelError, "NC", "A bound route names a subset that no DestinationRule on the gateway's lookup path defines (seed §2.5)."},
+	{CauseSubsetNotDefined, LevelError, "NC", "A bound route names a subset that no DestinationRule on the gateway's lookup path defines (the gateway's namespace, then the service's, then the root namespace)."},
 	{CauseProxyDisagrees, LevelError, "NC", "The configuration gives the gateway the cluster, but the running proxy does not hold it: a push that has not arrived or was rejected (see sync status), or a control-plane bug (istio/istio#44439). Not a configuration fault."},
 	{CauseModelDisagrees, LevelWarning, "", "The proxy holds a cluster the prediction says it lacks: the configuration changed since it was read, or this tool's model of istiod is wrong for this case (please report it)."},
 	{CauseNoEndpoints, LevelError, "UH", "The cluster exists but has no endpoints on a gateway (resolution NONE becomes EDS with 0 endpoints; STATIC without endpoints)."},
@@ -202,4 +202,99 @@ func LookupID(key string) (CatalogEntry, bool) {
 		}
 	}
 	return CatalogEntry{}, false
+}
+
+// ProjectURL is the project's home (krew's homepage, SARIF's informationUri).
+const ProjectURL = "https://github.com/kubectl-egress/kubectl-egress"
+
+// DocsBaseURL is where the repository's files are published; DocURL links are under it.
+const DocsBaseURL = ProjectURL + "/blob/main/"
+
+// causePages maps every code to the page of docs/causes/ that explains its rule in plain words
+// (with Istio's documentation and the istiod source); user-facing output links these pages
+// instead of naming seed sections. A unit test checks that every Catalog entry has a page and
+// that the file exists.
+var causePages = map[string]string{
+	// What the verdict rests on: the input read, and the live proxy against the prediction.
+	CauseOK: "live-state", CauseInputUnknown: "live-state", CauseProxyDisagrees: "live-state",
+	CauseModelDisagrees: "live-state", ListenerActualDiffers: "live-state",
+	// Hosts, ports and resolution of ServiceEntries.
+	CauseHostNotFound: "service-entries", CausePortNotDeclared: "service-entries", CauseNoCluster: "service-entries",
+	CauseNoEndpoints: "service-entries", ListenerHostNotInRegistry: "service-entries", ListenerBlackHole: "service-entries",
+	ListenerNoneNoAddresses: "service-entries", ListenerWildcardDNS: "service-entries", ListenerStrictDNS: "service-entries",
+	// exportTo.
+	CauseNotExported: "exportto", AuditSENotExportedToGateway: "exportto", AuditVSNotExportedToGateway: "exportto",
+	AuditSENotExportedToClient: "exportto", AuditDuplicateHost: "exportto", AuditSvcNotExportedToClient: "exportto",
+	AuditSvcNotExportedToGW: "exportto",
+	// PILOT_FILTER_GATEWAY_CLUSTER_CONFIG.
+	CauseNotReferenced: "gateway-cluster-filter", "FLAG_ROUTE_DISAGREEMENT": "gateway-cluster-filter",
+	// VirtualService ↔ Gateway binding.
+	CauseGatewayRefUnresolve: "gateway-binding", CauseRouteNotBound: "gateway-binding", CauseNoVirtualHost: "gateway-binding",
+	"LEGACY_GATEWAY_REF": "gateway-binding", "NO_ROUTE_THROUGH_GATEWAY": "gateway-binding", "DELEGATE_UNUSABLE": "gateway-binding",
+	"GATEWAY_ROUTES_TO_ITSELF": "gateway-binding", "DESTINATION_CLUSTER_ABSENT": "gateway-binding",
+	CauseGatewayNotApplied: "gateway-binding", ListenerHTTPOnPassthrough: "gateway-binding", ListenerTLSOnTerminating: "gateway-binding",
+	// Gateway servers and listeners.
+	ListenerNoChains: "gateway-servers", ListenerServerDropped: "gateway-servers", ListenerHostsCrashIstiod: "gateway-servers",
+	// DestinationRules and subsets.
+	CauseSubsetNotDefined: "destinationrule-subsets", AuditDRNotOnLookupPath: "destinationrule-subsets",
+	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets",
+	// Sidecar listeners, ports and protocols.
+	ListenerCatchAllTCP: "listeners-and-tcp", ListenerCatchAllTLSPort: "listeners-and-tcp", ListenerChainDropped: "listeners-and-tcp",
+	ListenerWellKnownPort: "listeners-and-tcp", ListenerHTTPShadowsTCP: "listeners-and-tcp", ListenerHTTP2Undeclared: "listeners-and-tcp",
+	ListenerHTTPRoutesIgnored: "listeners-and-tcp", PathWrongService: "listeners-and-tcp",
+	// Sidecar resources: egress hosts.
+	AuditSidecarImportHidden: "sidecar-imports", AuditSidecarImportUnknown: "sidecar-imports", ListenerNotImported: "sidecar-imports",
+	ListenerHiddenPassthrough: "sidecar-imports", VisNotImported: "sidecar-imports", PathSidecarsAmbiguous: "sidecar-imports",
+	// The client sidecar → egress gateway hop.
+	PathOK: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
+	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path",
+	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path",
+	PathRouteMatchAssumed: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
+	ListenerClusterAbsent: "sidecar-to-gateway-path",
+	// TLS on each hop.
+	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
+	ListenerNoCredential: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
+	// meshConfig.serviceEntryVisibility.
+	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointForbidden: "visibility",
+	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
+	// preflight's own.
+	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
+}
+
+// DocPath returns the repository path of the page that explains the entry's rule
+// ("docs/causes/exportto.md"), "" when it has none.
+func (e CatalogEntry) DocPath() string { return DocPathOf(e.Code) }
+
+// DocURL returns DocPath under DocsBaseURL, "" when the entry has no page.
+func (e CatalogEntry) DocURL() string { return DocURLOf(e.Code) }
+
+// DocPathOf returns the repository path of the docs/causes page for a code ("" when none).
+func DocPathOf(code string) string {
+	p, ok := causePages[code]
+	if !ok {
+		return ""
+	}
+	return "docs/causes/" + p + ".md"
+}
+
+// DocURLOf returns the link to the docs/causes page for a code ("" when none).
+func DocURLOf(code string) string {
+	p := DocPathOf(code)
+	if p == "" {
+		return ""
+	}
+	return DocsBaseURL + p
+}
+
+// PluralKind names several resources of a kind: ServiceEntries, Gateways, Hosts.
+func PluralKind(kind string) string {
+	switch {
+	case kind == "":
+		return "resources"
+	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
+		return kind[:len(kind)-1] + "ies"
+	case strings.HasSuffix(kind, "s"):
+		return kind + "es"
+	}
+	return kind + "s"
 }

@@ -51,19 +51,19 @@ const (
 
 func init() {
 	Catalog = append(Catalog,
-		CatalogEntry{ListenerCatchAllTCP, LevelWarning, "", "A TCP ServiceEntry without addresses (or resolution NONE without endpoints) puts a match-all tcp_proxy chain on 0.0.0.0_<port>: every connection to that port that no other chain claims goes to its cluster (seed §2.2, §3.3)."},
+		CatalogEntry{ListenerCatchAllTCP, LevelWarning, "", "A TCP ServiceEntry without addresses (or resolution NONE without endpoints) puts a match-all tcp_proxy chain on 0.0.0.0_<port>: every connection to that port that no other chain claims goes to its cluster."},
 		CatalogEntry{ListenerCatchAllTLSPort, LevelError, "", "A match-all tcp_proxy chain on a port that carries TLS (443, 8443, or a TLS/HTTPS entry's port): HTTPS to every other host on the port is proxied to this entry's cluster (certificate mismatch)."},
 		CatalogEntry{ListenerChainDropped, LevelError, "", "Two services produced filter chains with the same match on one listener; istiod kept the first and dropped the other (push-status pilot_conflict_outbound_listener_tcp_over_current_tcp)."},
 		CatalogEntry{ListenerWellKnownPort, LevelError, "", "MongoDB or MySQL shares a port with another protocol; istiod refuses to mix server-first protocols and gives the later service nothing on that port."},
 		CatalogEntry{ListenerHTTPShadowsTCP, LevelWarning, "", "A TCP entry shares a port with an HTTP service: plain HTTP requests for its host take the HCM chain and the catch-all virtual host instead of its cluster."},
-		CatalogEntry{ListenerHTTP2Undeclared, LevelWarning, "", "An HTTP/2 or gRPC upstream is declared HTTP (or not declared): the upstream connection is HTTP/1.1 (seed §5 \"only gRPC fails\")."},
+		CatalogEntry{ListenerHTTP2Undeclared, LevelWarning, "", "An HTTP/2 or gRPC upstream is declared HTTP (or not declared): the upstream connection is HTTP/1.1, which gRPC cannot use (plain HTTP/2 callers usually still work)."},
 		CatalogEntry{ListenerHostNotInRegistry, LevelWarning, "", "No ServiceEntry or Service declares the host: the call goes to PassthroughCluster (ALLOW_ANY) or is refused (REGISTRY_ONLY)."},
 		CatalogEntry{ListenerNotImported, LevelError, "", "The host exists but the proxy does not see it: exportTo or the Sidecar's egress hosts leave it out."},
 		CatalogEntry{ListenerHiddenPassthrough, LevelWarning, "", "The host exists but the proxy does not see it (exportTo or the Sidecar's egress hosts leave it out) and the outbound traffic policy is ALLOW_ANY: the call leaves through PassthroughCluster, without the entry's DestinationRule, routes or egress gateway."},
 		CatalogEntry{ListenerDoubleTLS, LevelError, "UF", "The application sends TLS (the port is HTTPS/TLS) and a DestinationRule originates TLS on the same cluster: TLS inside TLS."},
 		CatalogEntry{ListenerNoneNoAddresses, LevelWarning, "", "resolution NONE without addresses on a TCP port: a wildcard listener that passes every connection on the port to its original destination."},
 		CatalogEntry{ListenerWildcardDNS, LevelError, "", "A wildcard host with resolution DNS: there is no name to resolve (use NONE or DYNAMIC_DNS)."},
-		CatalogEntry{ListenerStrictDNS, LevelInfo, "", "resolution DNS builds a STRICT_DNS cluster with one endpoint per resolved address; for GSLB/CDN names that rotate addresses DNS_ROUND_ROBIN (LOGICAL_DNS) keeps connections stable (seed §2.2)."},
+		CatalogEntry{ListenerStrictDNS, LevelInfo, "", "resolution DNS builds a STRICT_DNS cluster with one endpoint per resolved address; for GSLB/CDN names that rotate addresses DNS_ROUND_ROBIN (LOGICAL_DNS) keeps connections stable."},
 		CatalogEntry{ListenerNoChains, LevelError, "NR", "A Gateway server gets no filter chain, so istiod omits the listener ('must have more than 0 chains')."},
 		CatalogEntry{ListenerHTTPOnPassthrough, LevelError, "", "A VirtualService supplies http routes to a TLS PASSTHROUGH server, which only takes tls (sniHosts) or tcp routes."},
 		CatalogEntry{ListenerTLSOnTerminating, LevelError, "", "A VirtualService supplies only tls routes to a server that terminates TLS, which takes http (HTTPS) or tcp (TLS) routes."},
@@ -209,7 +209,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 			if why, ok := snap.Unknown[snapshot.KindPod]; ok {
 				return nil, fmt.Errorf("pod %s: pods could not be read (%s)", opt.Pod, why)
 			}
-			return nil, fmt.Errorf("pod %s not found", opt.Pod)
+			return nil, podNotFound(snap, opt.Pod)
 		}
 		ns, workload = pns, opt.Pod
 	}
@@ -1031,7 +1031,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	view := RevisionView(snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
 	rep.Proxy = ProxyInfo{Type: "ROUTER", Namespace: w.Namespace, Workload: w.Ref(), Revision: w.Revision}
-	rep.Notes = append(rep.Notes, "Gateway listeners come only from Gateway servers: the ServiceEntry's protocol does not shape them (seed §2.3, §4.3).")
+	rep.Notes = append(rep.Notes, "Gateway listeners come only from Gateway servers: the ServiceEntry's protocol does not shape them.")
 	gws := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
 	targets := gatewayTargetPorts(snap, w)
 	bopt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}

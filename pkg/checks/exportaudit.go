@@ -33,13 +33,13 @@ const (
 
 func init() {
 	Catalog = append(Catalog,
-		CatalogEntry{AuditSENotExportedToGateway, LevelError, "NC", "A ServiceEntry is the destination of a route bound to a gateway, but its exportTo excludes the gateway pod's namespace (seed §4.2)."},
-		CatalogEntry{AuditVSNotExportedToGateway, LevelError, "NR", "A VirtualService lists a Gateway, but its exportTo excludes the namespace of the gateway pods, where it is evaluated (seed §4.2)."},
+		CatalogEntry{AuditSENotExportedToGateway, LevelError, "NC", "A ServiceEntry is the destination of a route bound to a gateway, but its exportTo excludes the gateway pod's namespace, where istiod decides what the gateway sees."},
+		CatalogEntry{AuditVSNotExportedToGateway, LevelError, "NR", "A VirtualService lists a Gateway, but its exportTo excludes the namespace of the gateway pods, where it is evaluated."},
 		CatalogEntry{AuditSENotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a host no entry exports to that namespace."},
-		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that) (seed §2.5)."},
+		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that)."},
 		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that no DestinationRule defines."},
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
-		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (R4.10: imports select among visible services)."},
+		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (a Sidecar only selects among the services already exported to its namespace)."},
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
 		CatalogEntry{AuditSvcNotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a Kubernetes Service (the egress gateway's own, for example) that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from that namespace."},
 		CatalogEntry{AuditSvcNotExportedToGW, LevelError, "NC", "A route bound to a gateway targets a Kubernetes Service that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from the gateway pod's namespace."},
@@ -49,10 +49,16 @@ func init() {
 
 // AuditReport is the answer of `kubectl egress export-audit`.
 type AuditReport struct {
-	SchemaVersion string          `json:"schemaVersion"`
-	Source        string          `json:"source"`
-	Resources     []AuditResource `json:"resources"`
-	Findings      []AuditFinding  `json:"findings"`
+	SchemaVersion string `json:"schemaVersion"`
+	Source        string `json:"source"`
+	// Scope says what was audited, in words: "all namespaces", or "namespace team-a" with where
+	// the namespace came from (-n, or the kubeconfig context's namespace).
+	Scope string `json:"scope,omitempty"`
+	// FindingsElsewhere counts the findings an audit of every namespace has beyond this one's
+	// (only when the audit is limited to a namespace).
+	FindingsElsewhere int             `json:"findingsElsewhere,omitempty"`
+	Resources         []AuditResource `json:"resources"`
+	Findings          []AuditFinding  `json:"findings"`
 	// Unknown maps a kind the audit needs to why it could not be read; the audit is then
 	// incomplete (exit 2).
 	Unknown map[string]string `json:"unknown,omitempty"`
@@ -635,7 +641,7 @@ func (a *auditor) shadowed(dr *rules.DRChoice, h, svcNs, ns, proxy string) {
 		a.add(AuditFinding{Code: AuditDRShadowed, Kind: "DestinationRule", Namespace: own.Namespace, Name: own.Name,
 			ExportTo: rules.EffectiveExportTo(own.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns},
 			Impact: fmt.Sprintf("%s applies DestinationRule %s/%s, not %s/%s", proxy, own.Namespace, own.Name, r.Namespace, r.Name),
-			Message: fmt.Sprintf("DestinationRule %s/%s in the proxy's namespace hides DestinationRule %s/%s of the service's namespace for %s; rules from different namespaces never merge (seed §2.5).",
+			Message: fmt.Sprintf("DestinationRule %s/%s in the proxy's namespace hides DestinationRule %s/%s of the service's namespace for %s; rules from different namespaces never merge.",
 				own.Namespace, own.Name, r.Namespace, r.Name, h),
 			Fix: "merge the two rules into one, or delete the one in " + ns})
 		return

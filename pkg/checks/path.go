@@ -272,10 +272,10 @@ func (tr *tracer) unreadInputs() {
 	for _, k := range slices.Sorted(maps.Keys(tr.snap.Unknown)) {
 		why := tr.snap.Unknown[k]
 		if k == snapshot.KindWorkloadEntry || k == snapshot.KindEnvoyFilter {
-			p.Notes = append(p.Notes, fmt.Sprintf("%ss could not be read (%s); the trace assumes none changes the endpoints or clusters on this path", k, why))
+			p.Notes = append(p.Notes, fmt.Sprintf("%s could not be read (%s); the trace assumes none changes the endpoints or clusters on this path", PluralKind(k), why))
 			continue
 		}
-		blocking = append(blocking, fmt.Sprintf("%ss (%s)", k, why))
+		blocking = append(blocking, fmt.Sprintf("%s (%s)", PluralKind(k), why))
 	}
 	if len(blocking) == 0 {
 		return

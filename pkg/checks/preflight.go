@@ -131,8 +131,9 @@ type PreflightFinding struct {
 	Fix string `json:"fix,omitempty"`
 	// EnvoyFlag is the Envoy response flag users see (NC, NR, UF, ...), from the catalogue.
 	EnvoyFlag string `json:"envoyFlag,omitempty"`
-	// Seed and Source: the seed section and the istiod functions the finding rests on.
-	Seed   string `json:"seed,omitempty"`
+	// Doc links the page of docs/causes that explains the rule; Source names the istiod
+	// functions the finding rests on.
+	Doc    string `json:"doc,omitempty"`
 	Source string `json:"source,omitempty"`
 	// Contexts say where the check saw it ("gateway istio-system/istio-egressgateway,
 	// api.example.com:80", "sidecar in team-a, port 443"); identical findings seen in several
@@ -294,7 +295,7 @@ type collector struct {
 func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix string) PreflightFinding {
 	f := PreflightFinding{ID: code, Code: code, Level: LevelWarning, Check: check, Resource: res, Field: field, Message: msg, Fix: fix}
 	if e, ok := Lookup(code); ok {
-		f.ID, f.Level, f.EnvoyFlag, f.Seed, f.Source = e.ID(), e.Level, e.Flag, e.Seed(), e.Source()
+		f.ID, f.Level, f.EnvoyFlag, f.Doc, f.Source = e.ID(), e.Level, e.Flag, e.DocURL(), e.Source()
 	}
 	if f.Field == "" && res.Kind != "" && res.Kind != "Host" {
 		f.Field = defaultFields[code]

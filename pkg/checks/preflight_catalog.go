@@ -53,7 +53,7 @@ func CheckOfID(id string) string {
 }
 
 // FindingsMarkdown renders docs/findings.md from Catalog: one table row per code, sorted by ID,
-// with level, Envoy response flag, meaning, seed section and istiod source. hack/gen-findings
+// with level, Envoy response flag, meaning, the docs/causes page, istiod source and seed section. hack/gen-findings
 // writes it; TestFindingsDocUpToDate fails when the committed file differs.
 func FindingsMarkdown() string {
 	entries := append([]CatalogEntry(nil), Catalog...)
@@ -68,16 +68,22 @@ func FindingsMarkdown() string {
 	b.WriteString("identifier (`id`), and uses it as the SARIF rule id. Suppressions (`-S`, `--suppressions`, the\n")
 	b.WriteString("`egress.kubectl-egress.io/suppress` annotation) accept either.\n\n")
 	b.WriteString("| group | command |\n|---|---|\n")
-	b.WriteString("| EGR01xx | `why-missing` causes (the seed's §3.7 decision tree) and warnings |\n")
+	b.WriteString("| EGR01xx | `why-missing` causes (the first failing step of its checks) and warnings |\n")
 	b.WriteString("| EGR02xx | `export-audit` |\n| EGR03xx | `explain-listener` |\n| EGR04xx | `visibility` |\n")
 	b.WriteString("| EGR09xx | `preflight`'s own (suppressions, skipped checks) |\n\n")
-	b.WriteString("Seed sections (§) refer to the seed guide on ServiceEntry and gateways (shared seed 000); \"seed 002\" is\n")
-	b.WriteString("the serviceEntryVisibility guide. Sources are istiod functions (module istio.io/istio) whose\n")
-	b.WriteString("behaviour the check models, as cited in pkg/rules and pkg/checks.\n\n")
-	b.WriteString("| ID | code | level | Envoy flag | meaning | seed | istiod source |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("The `explained in` column links the page of [docs/causes](causes/README.md) that explains the rule\n")
+	b.WriteString("in plain words, with Istio's documentation and how to fix it. Sources are istiod functions (module\n")
+	b.WriteString("istio.io/istio) whose behaviour the check models, as cited in pkg/rules and pkg/checks. The `seed`\n")
+	b.WriteString("column is for contributors: it names the sections of the project's design notes (the guide on\n")
+	b.WriteString("ServiceEntry and gateways; \"seed 002\" is the serviceEntryVisibility guide) that the code comments cite.\n\n")
+	b.WriteString("| ID | code | level | Envoy flag | meaning | explained in | istiod source | seed |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, e := range entries {
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s |\n", e.ID(), e.Code, e.Level, mdCell(e.Flag), mdCell(e.Description), mdCell(e.Seed()), mdCell(e.Source()))
+		doc := ""
+		if p := e.DocPath(); p != "" {
+			doc = "[" + strings.TrimSuffix(strings.TrimPrefix(p, "docs/causes/"), ".md") + "](" + strings.TrimPrefix(p, "docs/") + ")"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n", e.ID(), e.Code, e.Level, mdCell(e.Flag), mdCell(e.Description), doc, mdCell(e.Source()), mdCell(e.Seed()))
 	}
 	return b.String()
 }

@@ -115,3 +115,27 @@ func TestFindingsDocUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestCausePages: every catalogue entry links a docs/causes page that exists and lists its code.
+func TestCausePages(t *testing.T) {
+	for _, e := range Catalog {
+		p := e.DocPath()
+		if p == "" {
+			t.Errorf("%s has no docs/causes page: add it to causePages in catalog.go", e.Code)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("..", "..", p))
+		if err != nil {
+			t.Errorf("%s: %v", e.Code, err)
+			continue
+		}
+		if !strings.Contains(string(b), "`"+e.Code+"`") {
+			t.Errorf("%s: %s does not list the code", e.Code, p)
+		}
+	}
+	for code := range causePages {
+		if _, ok := Lookup(code); !ok {
+			t.Errorf("causePages has %s, which the catalogue does not", code)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func TestPreflightFindings(t *testing.T) {
 		}
 	}
 	for _, f := range res.Findings {
-		if f.ID == "" || f.Level == "" || f.Check == "" || f.Message == "" || f.Seed == "" || f.Source == "" || f.Resource.Kind == "" {
+		if f.ID == "" || f.Level == "" || f.Check == "" || f.Message == "" || f.Doc == "" || f.Source == "" || f.Resource.Kind == "" {
 			t.Errorf("incomplete finding %+v", f)
 		}
 	}

@@ -118,7 +118,7 @@ func sidecarProxy(snap *snapshot.Snapshot, from, pod string) (ns string, labels 
 	if why, ok := snap.Unknown[snapshot.KindPod]; ok {
 		return "", nil, "", fmt.Errorf("pod %s: pods could not be read (%s)", pod, why)
 	}
-	return "", nil, "", fmt.Errorf("pod %s not found", pod)
+	return "", nil, "", podNotFound(snap, pod)
 }
 
 func sidecarConfig(snap *snapshot.Snapshot, ns string, labels map[string]string, workload string, opt ProxyConfigOptions, rep *ProxyConfigReport) {

@@ -380,11 +380,11 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 	s := b.Server
 	switch b.Reason {
 	case rules.BindNotVisible:
-		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it (seed §4.2): 404 NR.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref())
+		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref())
 	case rules.BindHostsDisjoint:
-		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s (seed §2.3 condition 2): 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
+		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
 	case rules.BindRouteType:
-		return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none (seed §2.3 condition 3, §4.3): the listener gets no route for it.",
+		return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
 			b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), b.RouteType, vsRef)
 	case rules.BindNoMatchingRoute:
 		return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): match.port, match.gateways or source conditions exclude it.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber())

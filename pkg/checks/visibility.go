@@ -39,7 +39,7 @@ func init() {
 		CatalogEntry{VisHiddenEverywhere, LevelWarning, "", "The entry is hidden from every sidecar and gateway (NONE, or NAMESPACE capping an exportTo that excludes its own namespace)."},
 		CatalogEntry{VisWaypointForbidden, LevelError, "", "A NAMESPACE-visibility entry is bound to a waypoint in another namespace; istiod refuses the binding (CrossNamespaceWaypointForbidden)."},
 		CatalogEntry{VisRuleNeverMatches, LevelWarning, "", "A matchingRule has no matcher or an invalid namespaceSelector; it never matches (fail closed)."},
-		CatalogEntry{VisNotImported, LevelWarning, "BlackHoleCluster/502", "The entry is exported to the namespace, but the Sidecar resource there does not import it (egress hosts): its proxies do not know the host (seed §4.2, istio-semantics R4.10). Often intended (a Sidecar narrows egress on purpose); a fault when workloads there call the host."},
+		CatalogEntry{VisNotImported, LevelWarning, "BlackHoleCluster/502", "The entry is exported to the namespace, but the Sidecar resource there does not import it (egress hosts): its proxies do not know the host (a Sidecar's egress hosts select among the services exported to its namespace; what they leave out is unknown there). Often intended (a Sidecar narrows egress on purpose); a fault when workloads there call the host."},
 		CatalogEntry{VisPolicyMatchesAll, LevelInfo, "", "A policy without matchingRules matches every ServiceEntry: later policies and defaultVisibility are never used."},
 	)
 }

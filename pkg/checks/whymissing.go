@@ -46,7 +46,7 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 		if len(wls) == 0 {
 			for _, k := range []string{snapshot.KindDeployment, snapshot.KindPod, snapshot.KindGateway} {
 				if why, ok := snap.Unknown[k]; ok {
-					return nil, fmt.Errorf("no gateway workload found: %ss could not be read (%s)", k, why)
+					return nil, fmt.Errorf("no gateway workload found: %s could not be read (%s)", PluralKind(k), why)
 				}
 			}
 			return nil, fmt.Errorf("no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME")
@@ -204,7 +204,7 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 				routed = "no VirtualService routes the host through this gateway (nothing is wrong with the cluster itself)"
 			}
 		}
-		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s; %s. If `istioctl proxy-config clusters` does not show it, compare with live state (steps d, e): istiod may not have pushed (seed §3.7 last branch).",
+		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s; %s. If `istioctl proxy-config clusters` does not show it, compare with the live state (checks d and e): istiod may not have pushed the configuration yet.",
 			clusterList(neededClusters(e.v.Clusters)), w.Ref(), routed)
 	}
 	e.v.Present = false
@@ -363,7 +363,7 @@ func (e *evaluation) run() {
 	if len(services) == 0 {
 		for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService} {
 			if why, ok := e.snap.Unknown[k]; ok {
-				e.fail(CauseInputUnknown, "", fmt.Sprintf("cannot tell whether an entry declares %s: %ss could not be read (%s)", e.host, k, why),
+				e.fail(CauseInputUnknown, "", fmt.Sprintf("cannot tell whether an entry declares %s: %s could not be read (%s)", e.host, PluralKind(k), why),
 					"grant list on the kind (kubectl auth can-i list "+strings.ToLower(k)+"s -A), or run with -f on the rendered manifests")
 				return
 			}
@@ -561,7 +561,7 @@ func (e *evaluation) run() {
 				u := ra.unresolved[0]
 				e.fail(CauseGatewayRefUnresolve, u.vsRef, u.message(e.w)+" istiod runs with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true, so without a bound reference the cluster is not pushed either.", u.fix())
 			} else {
-				e.fail(CauseNotReferenced, "", fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and none routes to %s (seed §2.4, §3.4). %s",
+				e.fail(CauseNotReferenced, "", fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and none routes to %s. %s",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), st.name, gatewaysSummary(gws)), e.boundVSTemplate(gws, st.name, st.ports[0]))
 			}
 		}
@@ -771,7 +771,7 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 			break
 		}
 	}
-	msg := fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
+	msg := fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated), so istiod never builds outbound|*||%s for this gateway.",
 		culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, e.w.Ref(), hn)
 	if v := culprit.Visibility; v.Configured && v.ApplyToSidecars && rules.ServiceVisible(culprit.Namespace, culprit.UncappedExportTo, e.w.Namespace) {
 		policy := "defaultVisibility"
@@ -782,7 +782,7 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 		if e.flags.MeshConfigAt != "" {
 			ref = "ConfigMap " + e.flags.MeshConfigAt
 		}
-		e.fail(CauseNotExported, ref, fmt.Sprintf("%s is exported to %s by exportTo %s, but meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s, which excludes the gateway pod's namespace %s (seed 002): istiod never builds outbound|*||%s for this gateway.",
+		e.fail(CauseNotExported, ref, fmt.Sprintf("%s is exported to %s by exportTo %s, but meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s, which excludes the gateway pod's namespace %s: istiod never builds outbound|*||%s for this gateway.",
 			culprit.Ref(), e.w.Namespace, fmtList(culprit.UncappedExportTo), policy, v.Visibility, fmtList(culprit.ExportTo), e.w.Namespace, hn),
 			fmt.Sprintf("# %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", ref, culprit.Namespace, culprit.Namespace))
 		return
@@ -796,7 +796,7 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 		fix += fmt.Sprintf("\n# and meshConfig (ConfigMap %s, key mesh): a serviceEntryVisibility policy giving namespace %s PUBLIC visibility\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", meshConfigRef(e.flags.MeshConfigAt), culprit.Namespace, culprit.Namespace)
 	}
 	if len(culprit.DeclaredExportTo) == 0 {
-		msg = fmt.Sprintf("%s sets no exportTo and meshConfig.defaultServiceExportTo %s excludes %s (the gateway pod's namespace: seed §4.2), so istiod never builds outbound|*||%s for this gateway.",
+		msg = fmt.Sprintf("%s sets no exportTo and meshConfig.defaultServiceExportTo %s excludes %s (the gateway pod's namespace), so istiod never builds outbound|*||%s for this gateway.",
 			culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, hn)
 	}
 	if e.routesTo(hn) {
@@ -954,11 +954,11 @@ func (e *evaluation) stepUnknownInputs() {
 			continue // a revision's mesh ConfigMap was read: the one this verdict uses
 		}
 		if indep := e.independentOf(k); indep != "" {
-			e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why+"; "+indep)
+			e.step("input:"+k, PluralKind(k)+" readable", Unknown, "unknown: "+why+"; "+indep)
 			continue
 		}
-		e.step("input:"+k, k+"s readable", Unknown, "unknown: "+why+"; the verdict depends on them")
-		blocking = append(blocking, fmt.Sprintf("%ss (%s)", k, why))
+		e.step("input:"+k, PluralKind(k)+" readable", Unknown, "unknown: "+why+"; the verdict depends on them")
+		blocking = append(blocking, fmt.Sprintf("%s (%s)", PluralKind(k), why))
 	}
 	if why, ok := e.snap.Unknown[snapshot.KindDeployment]; ok {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("Deployments could not be read (%s); gateway workloads and istiod were taken from Pods", why))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -174,7 +175,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 
 	errs, fatal := runTasks(ctx, tasks)
 	if fatal != nil {
-		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
+		return nil, describeFatalTask(ctx, host, fatal)
 	}
 	// Namespace-scoped users: a kind whose cluster-wide LIST is forbidden is listed in the
 	// namespaces the command names instead. What was read is kept, and the kind stays unknown
@@ -214,7 +215,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	}
 	werrs, fatal := runTasks(ctx, wtasks)
 	if fatal != nil {
-		return nil, describeFatal(ctx, host, fatal.resource, fatal.err)
+		return nil, describeFatalTask(ctx, host, fatal)
 	}
 	if err := listInScope(ctx, host, opts.scopeNamespaces(), wtasks, werrs, scoped); err != nil {
 		return nil, err
@@ -304,6 +305,10 @@ func listInScope(ctx context.Context, host string, scope []string, tasks []listT
 type failedTask struct {
 	resource string
 	err      error
+	// pending are the resources of the tasks that had not finished when it failed (itself
+	// included): with a timeout, the lists the server had not answered.
+	pending []string
+	total   int
 }
 
 // runTasks runs all tasks concurrently. errs[i] is task i's error when it is forbidden or not
@@ -314,24 +319,32 @@ func runTasks(ctx context.Context, tasks []listTask) (errs []error, fatal *faile
 	defer cancel()
 	errs = make([]error, len(tasks))
 	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		finished = make([]bool, len(tasks))
 	)
 	for i := range tasks {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
 			err := tasks[i].run(ctx)
-			if err == nil || apierrors.IsForbidden(err) || notServed(err) {
-				errs[i] = err
-				return
-			}
 			mu.Lock()
 			defer mu.Unlock()
+			if err == nil || apierrors.IsForbidden(err) || notServed(err) {
+				errs[i] = err
+				finished[i] = true
+				return
+			}
 			if fatal == nil {
-				fatal = &failedTask{resource: tasks[i].resource, err: err}
+				fatal = &failedTask{resource: tasks[i].resource, err: err, total: len(tasks)}
+				for j, done := range finished {
+					if !done {
+						fatal.pending = append(fatal.pending, tasks[j].resource)
+					}
+				}
 				cancel()
 			}
+			finished[i] = true
 		}(i)
 	}
 	wg.Wait()
@@ -381,15 +394,33 @@ func listAllWith[T runtime.Object](ctx context.Context, fn pager.ListPageFunc, o
 	return out, nil
 }
 
+// describeFatalTask describes the first failure of parallel LISTs. A timeout names the lists the
+// server had not answered (all of them when it answered none), not whichever one happened to
+// report the deadline first.
+func describeFatalTask(ctx context.Context, host string, f *failedTask) error {
+	if !isTimeout(ctx, f.err) {
+		return describeFatal(ctx, host, f.resource, f.err)
+	}
+	what := "no answer to any of the " + strconv.Itoa(f.total) + " lists"
+	if len(f.pending) < f.total {
+		what = fmt.Sprintf("no answer to %d of %d lists: %s", len(f.pending), f.total, strings.Join(f.pending, ", "))
+	}
+	return fmt.Errorf("timed out reading from the API server at %s (%s); --request-timeout sets the limit (default 60s)", host, what)
+}
+
+func isTimeout(ctx context.Context, err error) bool {
+	var netErr net.Error
+	return (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) ||
+		errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &netErr) && netErr.Timeout()) ||
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+}
+
 // describeFatal turns a failed LIST into a short one-line error for people.
 func describeFatal(ctx context.Context, host, resource string, err error) error {
-	var netErr net.Error
 	switch {
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded),
-		errors.Is(err, context.DeadlineExceeded),
-		errors.As(err, &netErr) && netErr.Timeout(),
-		apierrors.IsTimeout(err), apierrors.IsServerTimeout(err):
-		return fmt.Errorf("timed out listing %s from the API server at %s", resource, host)
+	case isTimeout(ctx, err):
+		return fmt.Errorf("timed out listing %s from the API server at %s; --request-timeout sets the limit (default 60s)", resource, host)
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return fmt.Errorf("canceled while listing %s from the API server at %s", resource, host)
 	case apierrors.IsUnauthorized(err):

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -178,6 +179,43 @@ func portCandidates(ses []*networkingv1.ServiceEntry, host string) []candidate {
 	return cs
 }
 
+// hostPortCandidates: HOST:PORT for every port of every host a ServiceEntry declares (the
+// argument of explain-listener), described by the entry and the port's protocol.
+func hostPortCandidates(ses []*networkingv1.ServiceEntry) []candidate {
+	var cs []candidate
+	for _, se := range ses {
+		if se == nil {
+			continue
+		}
+		for _, h := range se.Spec.GetHosts() {
+			h = rules.NormalizeHost(h)
+			if h == "" {
+				continue
+			}
+			for _, p := range se.Spec.GetPorts() {
+				if p.GetNumber() == 0 {
+					continue
+				}
+				desc := strings.TrimSpace("ServiceEntry " + se.Namespace + "/" + se.Name + " " + p.GetProtocol())
+				cs = append(cs, candidate{value: h + ":" + strconv.FormatUint(uint64(p.GetNumber()), 10), desc: desc})
+			}
+		}
+	}
+	return cs
+}
+
+// podCandidates: NAMESPACE/NAME of each pod (the --pod values), described by its phase.
+func podCandidates(pods []*corev1.Pod) []candidate {
+	cs := make([]candidate, 0, len(pods))
+	for _, p := range pods {
+		if p == nil {
+			continue
+		}
+		cs = append(cs, candidate{value: p.Namespace + "/" + p.Name, desc: "pod, " + strings.ToLower(string(p.Status.Phase))})
+	}
+	return cs
+}
+
 // gatewayCandidates: the --gateway values of why-missing, NAMESPACE/NAME of each gateway
 // workload as checks.GatewayWorkloads finds them (the ones why-missing diagnoses by default).
 func gatewayCandidates(ws []checks.Workload) []candidate {
@@ -222,8 +260,16 @@ func (s completionSource) restConfig() (*rest.Config, context.Context, context.C
 const completionUserAgent = "kubectl-egress/completion"
 
 // files reads the -f manifests (never stdin: "-" is an error here).
+// cobra parses the flags of a __complete request twice, so an -f value can be listed twice; each
+// file is read once.
 func (s completionSource) files() (*snapshot.Snapshot, error) {
-	return loader.FromFiles(s.g.Files, nil, loader.Options{IstioNamespace: s.g.IstioNamespace, Revision: s.g.Revision})
+	var files []string
+	for _, f := range s.g.Files {
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	return loader.FromFiles(files, nil, loader.Options{IstioNamespace: s.g.IstioNamespace, Revision: s.g.Revision})
 }
 
 // namespaces: one LIST of Namespaces, or the namespaces of the -f manifests.
@@ -278,6 +324,60 @@ func (s completionSource) serviceEntries() ([]*networkingv1.ServiceEntry, error)
 		return nil, err
 	}
 	return list.Items, nil
+}
+
+// pods: one LIST of Pods (in the namespace already typed, "team-a/" of "team-a/ap", else in all
+// namespaces), or the Pods of the -f manifests.
+func (s completionSource) pods(toComplete string) ([]candidate, error) {
+	if len(s.g.Files) > 0 {
+		snap, err := s.files()
+		if err != nil {
+			return nil, err
+		}
+		return podCandidates(snap.Pods), nil
+	}
+	cfg, ctx, cancel, err := s.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ns, _, _ := strings.Cut(toComplete, "/")
+	if !strings.Contains(toComplete, "/") {
+		ns = metav1.NamespaceAll
+	}
+	list, err := kc.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]*corev1.Pod, 0, len(list.Items))
+	for i := range list.Items {
+		pods = append(pods, &list.Items[i])
+	}
+	return podCandidates(pods), nil
+}
+
+// podCompletion completes --pod NAMESPACE/NAME.
+func podCompletion(s completionSource) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return completeWith(func() ([]candidate, error) { return s.pods(toComplete) }, toComplete)
+	}
+}
+
+// hostPortArgCompletion completes the HOST:PORT argument (and --host) of explain-listener.
+func hostPortArgCompletion(s completionSource) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return completeWith(func() ([]candidate, error) {
+			ses, err := s.serviceEntries()
+			return hostPortCandidates(ses), err
+		}, toComplete)
+	}
 }
 
 // gateways: the gateway workloads of the snapshot the loader reads (the same LISTs as
@@ -361,10 +461,12 @@ func registerRootCompletion(root *cobra.Command, g *GlobalOptions) {
 	_ = root.RegisterFlagCompletionFunc("filter-gateway-clusters", fixedCompletion("true", "false"))
 }
 
-// registerWhyMissingCompletion: HOST, --gateway and --port.
+// registerWhyMissingCompletion: HOST, --gateway, --port, --from and --pod.
 func registerWhyMissingCompletion(cmd *cobra.Command, g *GlobalOptions) {
 	s := completionSource{g: g}
 	cmd.ValidArgsFunction = hostArgCompletion(s)
+	_ = cmd.RegisterFlagCompletionFunc("from", namespaceCompletion(s))
+	_ = cmd.RegisterFlagCompletionFunc("pod", podCompletion(s))
 	_ = cmd.RegisterFlagCompletionFunc("gateway", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeWith(s.gateways, toComplete)
 	})
@@ -389,18 +491,29 @@ func registerVisibilityCompletion(cmd *cobra.Command, g *GlobalOptions) {
 
 // registerExportAuditCompletion: --fail-on.
 func registerExportAuditCompletion(cmd *cobra.Command) {
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("info", "warning", "error"))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("error", "warning", "info", "none"))
 }
 
-// registerExplainListenerCompletion: HOST, --host, --from, --gateway, --call, --fail-on.
+// registerExplainListenerCompletion: HOST:PORT, --host, --from, --pod, --gateway, --call, --fail-on.
 func registerExplainListenerCompletion(cmd *cobra.Command, g *GlobalOptions) {
 	s := completionSource{g: g}
-	cmd.ValidArgsFunction = hostArgCompletion(s)
-	_ = cmd.RegisterFlagCompletionFunc("host", hostArgCompletion(s))
+	cmd.ValidArgsFunction = hostPortArgCompletion(s)
+	_ = cmd.RegisterFlagCompletionFunc("host", hostPortArgCompletion(s))
 	_ = cmd.RegisterFlagCompletionFunc("from", namespaceCompletion(s))
+	_ = cmd.RegisterFlagCompletionFunc("pod", podCompletion(s))
 	_ = cmd.RegisterFlagCompletionFunc("gateway", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeWith(s.gateways, toComplete)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("call", fixedCompletion("http", "http2", "tls", "tcp"))
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("info", "warning", "error", "none"))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletion("error", "warning", "info", "none"))
+}
+
+// registerProxyConfigCompletion: --from, --pod and --gateway (the section comes from ValidArgs).
+func registerProxyConfigCompletion(cmd *cobra.Command, g *GlobalOptions) {
+	s := completionSource{g: g}
+	_ = cmd.RegisterFlagCompletionFunc("from", namespaceCompletion(s))
+	_ = cmd.RegisterFlagCompletionFunc("pod", podCompletion(s))
+	_ = cmd.RegisterFlagCompletionFunc("gateway", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return completeWith(s.gateways, toComplete)
+	})
 }

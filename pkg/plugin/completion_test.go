@@ -2,7 +2,10 @@ package plugin
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -128,7 +131,8 @@ func TestCompletionRegistered(t *testing.T) {
 			t.Errorf("root flag --%s has no completion", f)
 		}
 	}
-	want := map[string][]string{"why-missing": {"gateway", "port"}, "visibility": {"as-namespace"}, "export-audit": {"fail-on"}}
+	want := map[string][]string{"why-missing": {"gateway", "port", "from", "pod"}, "visibility": {"as-namespace"}, "export-audit": {"fail-on"},
+		"explain-listener": {"host", "from", "pod", "gateway", "call", "fail-on"}, "proxy-config": {"from", "pod", "gateway"}}
 	for name, flags := range want {
 		cmd, _, err := root.Find([]string{name})
 		if err != nil || cmd.Name() != name {
@@ -140,9 +144,45 @@ func TestCompletionRegistered(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"why-missing", "visibility"} {
+	for _, name := range []string{"why-missing", "visibility", "explain-listener"} {
 		if cmd, _, _ := root.Find([]string{name}); cmd.ValidArgsFunction == nil {
 			t.Errorf("%s HOST has no completion", name)
+		}
+	}
+}
+
+func TestHostPortAndPodCandidates(t *testing.T) {
+	ses := []*networkingv1.ServiceEntry{
+		se("team-a", "api", []string{"api.example.com"}, &networkingapi.ServicePort{Number: 443, Protocol: "TLS", Name: "tls"}, &networkingapi.ServicePort{Number: 80, Protocol: "HTTP"}),
+	}
+	got := formatCandidates(hostPortCandidates(ses), "api.example.com:4")
+	if want := []string{"api.example.com:443\tServiceEntry team-a/api TLS"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hostPortCandidates = %q, want %q", got, want)
+	}
+	pods := []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "client-1"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}}
+	if got := formatCandidates(podCandidates(pods), "team-a/"); !reflect.DeepEqual(got, []string{"team-a/client-1\tpod, running"}) {
+		t.Errorf("podCandidates = %q", got)
+	}
+}
+
+// TestCompletionFromFiles: the hidden __complete command offers HOST:PORT for explain-listener
+// and NAMESPACE/NAME for --pod from -f manifests.
+func TestCompletionFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(f, []byte(mesh+"---\napiVersion: v1\nkind: Pod\nmetadata: {name: client-1, namespace: team-a}\nspec: {containers: [{name: app, image: app}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := run(t, "", "__complete", "explain-listener", "-f", f, "http"); !strings.Contains(out, "httpbin.org:80\t") {
+		t.Errorf("explain-listener HOST:PORT completion:\n%s", out)
+	}
+	for _, cmd := range []string{"why-missing", "explain-listener", "proxy-config"} {
+		args := []string{"__complete", cmd, "-f", f, "--pod", "team"}
+		if cmd == "why-missing" {
+			args = []string{"__complete", cmd, "httpbin.org", "-f", f, "--pod", "team"}
+		}
+		if _, out, _ := run(t, "", args...); !strings.Contains(out, "team-a/client-1") {
+			t.Errorf("%s --pod completion:\n%s", cmd, out)
 		}
 	}
 }

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // Exit codes, the same for every output format (documented in README.md).
@@ -64,4 +68,53 @@ func ExitCode(err error) (int, string) {
 // oneLine folds a message onto one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// inputName says where names are looked up: "the cluster" or "the manifests".
+func inputName(snap *snapshot.Snapshot) string {
+	if strings.HasPrefix(snap.Source, "files") {
+		return "the manifests"
+	}
+	return "the cluster"
+}
+
+// namespaceMustExist refuses (exit 2, one line, near matches) a namespace named on the command
+// line (flag: "--from", "-n", ...) that does not exist in the input; a run on it would report
+// nothing and look like an all-clear. A live cluster lists its namespaces; manifests often hold
+// no Namespace objects, so there a namespace no object lives in is refused when objects are what
+// the flag selects (objects: -n of export-audit and visibility) or when a namespace of the
+// manifests is a typo or two away; otherwise (a client namespace with nothing of its own,
+// --from) it is accepted, with a note on stderr unless it is "default".
+func namespaceMustExist(g *GlobalOptions, snap *snapshot.Snapshot, flag, ns string, objects bool) error {
+	if !checks.UnknownNamespace(snap, ns) {
+		return nil
+	}
+	near := checks.NearNames(ns, checks.Namespaces(snap))
+	if inputName(snap) == "the manifests" && !objects && len(near) == 0 {
+		if ns != metav1.NamespaceDefault { // every cluster has it
+			fmt.Fprintf(g.ErrOut, "note: %s %s: no object in the manifests lives in this namespace; it is taken as a namespace with no Sidecar, routes or workloads of its own\n", flag, ns)
+		}
+		return nil
+	}
+	msg := fmt.Sprintf("%s %s: no such namespace in %s", flag, ns, inputName(snap))
+	if len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return usageErr("%s", msg)
+}
+
+// hostMustExist refuses (exit 2, one line, near matches) a host that nothing in the input names:
+// no ServiceEntry or Service declares it and no route, Gateway, DestinationRule or Sidecar
+// names it. A host a route names but no entry declares is a diagnosis (HOST_NOT_FOUND), not this.
+func hostMustExist(snap *snapshot.Snapshot, host string) error {
+	if host == "" || checks.HostReferenced(snap, host) {
+		return nil
+	}
+	msg := fmt.Sprintf("no ServiceEntry, Service or route in %s names %s", inputName(snap), host)
+	if near := checks.NearMatches(snap, host); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, "; ") + "?"
+	} else {
+		msg += "; to reach it through the mesh, declare it in a ServiceEntry (" + checks.DocURLOf(checks.CauseHostNotFound) + ")"
+	}
+	return usageErr("%s", msg)
 }

@@ -64,7 +64,7 @@ why not), and mismatches such as http routes on a PASSTHROUGH server.
 Without HOST (only --port), everything competing for the port is listed.
 
 Exit codes: 0 no finding at or above --fail-on (default error); 1 such findings; 2 usage, input
-or read error.`,
+or read error, or a --from namespace that does not exist (with near matches).`,
 		Example: strings.ReplaceAll(`  NAME explain-listener httpbin.org:80 --from team-a
   NAME explain-listener api.example.com:443 --pod team-a/client-7d9f
   NAME explain-listener api.example.com:443 --gateway istio-system/istio-egressgateway
@@ -90,7 +90,7 @@ or read error.`,
 	f.StringVar(&o.Call, "call", "", "the call kind: http, http2, tls or tcp (default: from the port protocol)")
 	f.StringVar(&o.Address, "address", "", "the destination IP the client connects to (default: the entry's first address)")
 	f.StringVar(&o.ConfigDump, "config-dump", "", "the proxy's saved Envoy config dump: show its actual listeners on the port next to the prediction")
-	f.StringVar(&o.FailOn, "fail-on", checks.LevelError, "exit 1 when a finding has this level or worse: Info, Warning, Error, or none")
+	f.StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	registerExplainListenerCompletion(cmd, g) // completion.go
 	return cmd
 }
@@ -185,23 +185,31 @@ func (o *ExplainListenerOptions) Validate() error {
 
 // failRank maps --fail-on to a level rank (0 Error, 1 Warning, 2 Info; -1 none).
 func failRank(s string) (int, error) {
-	switch strings.ToLower(s) {
-	case "error":
-		return 0, nil
-	case "warning":
-		return 1, nil
-	case "info":
-		return 2, nil
-	case "none":
-		return -1, nil
+	lvl, err := checks.ParseFailOn(s)
+	if err != nil {
+		return 0, usageErr("%v", err)
 	}
-	return 0, usageErr("--fail-on %q: want Info, Warning, Error or none", s)
+	switch lvl {
+	case checks.LevelError:
+		return 0, nil
+	case checks.LevelWarning:
+		return 1, nil
+	case checks.LevelInfo:
+		return 2, nil
+	}
+	return -1, nil
 }
+
+// failOnUsage is the help of --fail-on, the same in every command that has it.
+const failOnUsage = "exit 1 when a finding is at least this level: error, warning, info or none (any case)"
 
 // Run loads, explains and prints; findings at or above --fail-on exit 1.
 func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, o.filterGW, o.nsGiven, o.From, refNamespace(o.Pod), refNamespace(o.Gateway))
 	if err != nil {
+		return err
+	}
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
 	// Every kind a proxy's listeners depend on must have been read: no answer rests on an unread
@@ -217,7 +225,7 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	}
 	for _, k := range needs {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot explain the listeners of %s: %ss could not be read (%s), and they depend on them", proxy, k, why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot explain the listeners of %s: %s could not be read (%s), and they depend on them", proxy, checks.PluralKind(k), why)}
 		}
 	}
 	eo := checks.ExplainListenerOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Gateway: o.Gateway, Call: o.Call, Address: o.Address}

@@ -21,6 +21,7 @@ type ExportAuditOptions struct {
 	AllNamespaces bool
 	FailOn        string
 	namespace     string
+	namespaceFrom string // "-n" or "the kubeconfig context's namespace"
 	filterGW      *bool
 	cmd           *cobra.Command
 }
@@ -30,17 +31,19 @@ func newExportAuditCommand(g *GlobalOptions, streams genericiooptions.IOStreams)
 	name := commandName()
 	cmd := &cobra.Command{
 		Use:   "export-audit",
-		Short: "Check exportTo of ServiceEntries, VirtualServices and DestinationRules against the proxies that need them (seed §4.2)",
+		Short: "Check exportTo of ServiceEntries, VirtualServices and DestinationRules against the proxies that need them",
 		Long: `export-audit computes the effective exportTo of every ServiceEntry, VirtualService and
 DestinationRule (declared, else the mesh default, capped by serviceEntryVisibility) and the
 namespaces whose proxies need each one: gateway pods for VirtualServices bound to their Gateways,
 those routes' destinations and subsets; client sidecars for the mesh routes they see. Each gap is
 reported with its impact (503 NC, 404 NR), the proxy that suffers it and the smallest fix.
 
-Findings about resources in the namespace given with -n only; all namespaces with -A or with -f
-and no -n.
+Findings about resources in the namespace given with -n (live, without -n: the kubeconfig
+context's namespace) only; all namespaces with -A or with -f and no -n. The first line says the
+scope audited, and how many findings other namespaces have when it is one namespace.
 
-Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read error.`,
+Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read error, or a -n
+namespace that does not exist (with near matches).`,
 		Example: strings.ReplaceAll(`  NAME export-audit -A
   NAME export-audit -n team-a --fail-on warning -o json
   NAME export-audit -A -f release/`, "NAME", name),
@@ -56,7 +59,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, input or read e
 		},
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "report findings in every namespace")
-	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at least this level: info, warning or error")
+	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	registerExportAuditCompletion(cmd) // completion.go
 	return cmd
 }
@@ -74,6 +77,7 @@ func (o *ExportAuditOptions) Complete(c *cobra.Command) error {
 	}
 	if c.Flags().Changed("namespace") {
 		o.namespace = *o.ConfigFlags.Namespace
+		o.namespaceFrom = "-n"
 		return nil
 	}
 	if len(o.Files) == 0 {
@@ -82,16 +86,15 @@ func (o *ExportAuditOptions) Complete(c *cobra.Command) error {
 			return usageErr("kubeconfig: %v", err)
 		}
 		o.namespace = ns
+		o.namespaceFrom = "the kubeconfig context's namespace"
 	}
 	return nil
 }
 
 // Validate checks --fail-on and -o.
 func (o *ExportAuditOptions) Validate() error {
-	switch strings.ToLower(o.FailOn) {
-	case "info", "warning", "error":
-	default:
-		return usageErr("--fail-on %q: want info, warning or error", o.FailOn)
+	if _, err := checks.ParseFailOn(o.FailOn); err != nil {
+		return usageErr("%v", err)
 	}
 	return validateOutput(o.Output)
 }
@@ -102,20 +105,30 @@ func (o *ExportAuditOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := namespaceMustExist(o.GlobalOptions, snap, "-n", o.namespace, true); err != nil {
+		return err
+	}
 	rep := checks.ExportAudit(snap, checks.AuditOptions{Namespace: o.namespace})
+	rep.Scope = "all namespaces"
+	if o.namespace != "" {
+		rep.Scope = "namespace " + o.namespace + " (" + o.namespaceFrom + "; -A audits every namespace)"
+		if n := len(checks.ExportAudit(snap, checks.AuditOptions{}).Findings) - len(rep.Findings); n > 0 {
+			rep.FindingsElsewhere = n
+		}
+	}
 	if err := printers.ExportAudit(o.Out, rep, o.Output); err != nil {
 		return err
 	}
 	if len(rep.Unknown) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(rep.Unknown) {
-			parts = append(parts, k+"s: "+rep.Unknown[k])
+			parts = append(parts, checks.PluralKind(k)+": "+rep.Unknown[k])
 		}
 		return &exitError{code: ExitError, err: fmt.Errorf("audit incomplete, could not read %s", strings.Join(parts, "; "))}
 	}
-	threshold := map[string]string{"info": checks.LevelInfo, "warning": checks.LevelWarning, "error": checks.LevelError}[strings.ToLower(o.FailOn)]
+	threshold, _ := checks.ParseFailOn(o.FailOn)
 	for _, f := range rep.Findings {
-		if checks.AtLeast(f.Level, threshold) {
+		if threshold != checks.FailOnNone && checks.AtLeast(f.Level, threshold) {
 			return silentExit{code: ExitAbsent}
 		}
 	}

@@ -56,7 +56,14 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 	}{
 		{"present offline, flag off", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=false"}, ExitOK, ""},
 		{"absent offline, flag on", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=true", "-o", "json"}, ExitAbsent, ""},
-		{"unknown host", []string{"why-missing", "nosuch.example.com", "-f", "-"}, ExitAbsent, ""},
+		{"unknown host", []string{"why-missing", "nosuch.example.com", "-f", "-"}, ExitError, "no ServiceEntry, Service or route in the manifests names nosuch.example.com"},
+		{"host one edit away", []string{"why-missing", "httpbin.orgg", "-f", "-"}, ExitError, "did you mean httpbin.org (ServiceEntry default/httpbin)?"},
+		{"unknown --from namespace", []string{"why-missing", "httpbin.org", "-f", "-", "--from", "defaul"}, ExitError, "--from defaul: no such namespace in the manifests; did you mean default?"},
+		{"visibility unknown host", []string{"visibility", "nosuch.example.com", "-f", "-"}, ExitError, "names nosuch.example.com"},
+		{"visibility unknown namespace", []string{"visibility", "-n", "nosuchns", "-f", "-"}, ExitError, "-n nosuchns: no such namespace"},
+		{"export-audit unknown namespace", []string{"export-audit", "-n", "nosuchns", "-f", "-"}, ExitError, "-n nosuchns: no such namespace"},
+		{"explain-listener unknown --from", []string{"explain-listener", "httpbin.org:80", "--from", "defalt", "-f", "-"}, ExitError, "--from defalt: no such namespace in the manifests; did you mean default?"},
+		{"proxy-config unknown --from", []string{"proxy-config", "clusters", "--from", "defalt", "-f", "-"}, ExitError, "--from defalt: no such namespace in the manifests; did you mean default?"},
 		{"malformed file", []string{"why-missing", "httpbin.org", "-f", bad}, ExitError, bad + ":5: invalid YAML"}, // the parser reports the end of the unclosed flow sequence
 		{"missing file", []string{"why-missing", "httpbin.org", "-f", filepath.Join(dir, "nope.yaml")}, ExitError, "no such file"},
 		{"url as host", []string{"why-missing", "https://httpbin.org", "-f", "-"}, ExitError, "invalid host"},
@@ -124,5 +131,91 @@ func TestExecuteRecoversPanics(t *testing.T) {
 	code := execute(root, streams)
 	if code != ExitError || strings.Count(errOut.String(), "\n") != 1 || !strings.HasPrefix(errOut.String(), "error: internal error (assignment to entry in nil map)") || strings.Contains(errOut.String(), "goroutine") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestVerbosityFlag: -v / --v is klog's verbosity as in kubectl; --version keeps its long form.
+func TestVerbosityFlag(t *testing.T) {
+	for _, args := range [][]string{{"-v=6", "version"}, {"--v", "7", "version"}, {"version", "-v", "2"}, {"--v=0", "why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=false"}} {
+		if code, _, stderr := run(t, mesh, args...); code != ExitOK {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if code, out, _ := run(t, "", "--version"); code != ExitOK || !strings.Contains(out, "version dev") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+	if code, _, stderr := run(t, "", "-v=x", "version"); code != ExitError || !strings.Contains(stderr, "-v") {
+		t.Errorf("-v=x: exit %d, stderr %q", code, stderr)
+	}
+	// At 6 client-go logs each request on stderr (the server refuses the connection at once).
+	_, _, stderr := run(t, "", "-v=6", "export-audit", "-n", "team-a", "--server", "http://127.0.0.1:1", "--request-timeout", "5s")
+	if !strings.Contains(stderr, `verb="GET"`) || !strings.Contains(stderr, "http://127.0.0.1:1/") {
+		t.Errorf("-v=6 logs no request:\n%s", stderr)
+	}
+	// Without -v nothing but the one-line error.
+	_, _, stderr = run(t, "", "export-audit", "-n", "team-a", "--server", "http://127.0.0.1:1", "--request-timeout", "5s")
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("without -v, stderr is not one line:\n%s", stderr)
+	}
+}
+
+// TestRoutedButUndeclaredHost: a host a route names but no entry declares is a diagnosis
+// (HOST_NOT_FOUND, exit 1), not a usage error.
+func TestRoutedButUndeclaredHost(t *testing.T) {
+	routed := mesh + `---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api, namespace: default}
+spec:
+  hosts: [api.example.com]
+  http: [{route: [{destination: {host: api.example.com}}]}]
+`
+	code, out, stderr := run(t, routed, "why-missing", "api.example.com", "-f", "-", "-o", "json")
+	if code != ExitAbsent || !strings.Contains(out, `"HOST_NOT_FOUND"`) || stderr != "" {
+		t.Errorf("exit %d, stderr %q\n%s", code, stderr, out)
+	}
+}
+
+// TestExportAuditSaysItsScope: the audited scope is printed, and findings outside it are counted.
+func TestExportAuditSaysItsScope(t *testing.T) {
+	f := filepath.Join("..", "checks", "testdata", "paths", "hidden-by-exportto.yaml")
+	base := filepath.Join("..", "checks", "testdata", "paths", "_base.yaml")
+	code, out, _ := run(t, "", "export-audit", "-f", base, "-f", f)
+	if !strings.HasPrefix(out, "Scope: all namespaces, ") {
+		t.Errorf("exit %d, no scope line:\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "export-audit", "-n", "istio-system", "-f", base, "-f", f, "-o", "json")
+	if !strings.Contains(out, `"scope": "namespace istio-system (-n; -A audits every namespace)"`) {
+		t.Errorf("exit %d, JSON has no scope:\n%s", code, out)
+	}
+	// An empty scope is not a quiet all-clear: the findings elsewhere are counted.
+	other := filepath.Join("..", "checks", "testdata", "paths", "gateway-service-mesh-default-exportto.yaml")
+	code, out, _ = run(t, "", "export-audit", "-n", "team-a", "-f", base, "-f", other)
+	if code != ExitOK || !strings.Contains(out, "1 more finding(s) in other namespaces: run with -A to see them.") {
+		t.Errorf("exit %d, findings elsewhere not said:\n%s", code, out)
+	}
+}
+
+// TestUnknownPodNearMatches: a --pod that names no pod is exit 2 with the closest pod names.
+func TestUnknownPodNearMatches(t *testing.T) {
+	in := mesh + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: client-1, namespace: team-a}\nspec: {containers: [{name: app, image: app}]}\n"
+	for _, args := range [][]string{
+		{"why-missing", "httpbin.org", "--pod", "team-a/client-2", "-f", "-"},
+		{"explain-listener", "httpbin.org:80", "--pod", "team-a/client-2", "-f", "-"},
+		{"proxy-config", "clusters", "--pod", "team-a/client-2", "-f", "-"},
+	} {
+		code, _, stderr := run(t, in, args...)
+		if code != ExitError || !strings.Contains(stderr, "pod team-a/client-2 not found; did you mean team-a/client-1?") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// TestClientNamespaceWithoutObjects: with manifests, a --from namespace no object lives in (and
+// that is no typo of one) is a client namespace with nothing of its own: traced, with a note.
+func TestClientNamespaceWithoutObjects(t *testing.T) {
+	code, _, stderr := run(t, mesh, "why-missing", "httpbin.org", "-f", "-", "--from", "clients", "--filter-gateway-clusters=false")
+	if code == ExitError || !strings.HasPrefix(stderr, "note: --from clients: no object in the manifests lives in this namespace") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

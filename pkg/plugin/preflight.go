@@ -98,7 +98,7 @@ A suppression that matches nothing is reported (SUPPRESSION_UNUSED, Info).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Offline, "offline", false, "with -f: check the manifests alone, without reading the cluster")
-	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at least this level: error, warning, info, or none")
+	f.StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	f.BoolVar(&o.FailOnExisting, "fail-on-existing", false, "with -f over a live cluster: findings already present in the live state fail the run too")
 	f.StringArrayVarP(&o.Suppress, "suppress", "S", nil, "suppress findings: CODE=Kind namespace/name (globs allowed; CODE an EGR id or a string code); repeatable")
 	f.StringVar(&o.SuppressionsFile, "suppressions", "", "a YAML file listing suppressions: [{code, resource, reason}]")
@@ -156,37 +156,52 @@ func (o *PreflightOptions) Validate() error {
 }
 
 // Run loads the input (live, what-if or offline), runs the checks, prints the report and maps it
-// to the exit code.
+// to the exit code. With -o sarif, an input that cannot be read still writes a SARIF log: one run
+// without results whose invocation failed, with the error (the exit code stays 2).
 func (o *PreflightOptions) Run(ctx context.Context) error {
+	printed, err := o.run(ctx)
+	if err != nil && !printed && o.Output == printers.FormatSARIF {
+		code, msg := ExitCode(err)
+		tool := printers.DefaultTool
+		tool.Version = version
+		if werr := printers.SARIFError(o.Out, tool, code, strings.TrimPrefix(msg, "error: ")); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// run is Run's body; printed says whether the report was written.
+func (o *PreflightOptions) run(ctx context.Context) (printed bool, _ error) {
 	mode, notes := checks.ModeLive, []string(nil)
 	var cur, base *snapshot.Snapshot
 	var err error
 	switch {
 	case len(o.Files) == 0:
 		if cur, err = o.load(ctx, false); err != nil {
-			return err
+			return false, err
 		}
 	case o.Offline:
 		mode = checks.ModeOffline
 		if cur, err = o.load(ctx, true); err != nil {
-			return err
+			return false, err
 		}
 	default:
 		if why := o.noCluster(); why != "" {
 			mode = checks.ModeOffline
 			notes = append(notes, "no cluster configured ("+why+"): the manifests were checked alone, as with --offline")
 			if cur, err = o.load(ctx, true); err != nil {
-				return err
+				return false, err
 			}
 			break
 		}
 		mode = checks.ModeWhatIf
 		over, err := o.load(ctx, true)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if base, err = o.load(ctx, false); err != nil {
-			return &exitError{code: ExitError, err: fmt.Errorf("%v (use --offline to check the manifests alone)", err)}
+			return false, &exitError{code: ExitError, err: fmt.Errorf("%v (use --offline to check the manifests alone)", err)}
 		}
 		cur = snapshot.Overlay(base, over)
 	}
@@ -203,19 +218,19 @@ func (o *PreflightOptions) Run(ctx context.Context) error {
 	tool := printers.DefaultTool
 	tool.Version = version
 	if err := printers.PreflightWith(o.Out, rep, o.Output, tool, o.Details); err != nil {
-		return err
+		return true, err
 	}
 	if len(rep.Unknown) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(rep.Unknown) {
-			parts = append(parts, k+"s: "+rep.Unknown[k])
+			parts = append(parts, checks.PluralKind(k)+": "+rep.Unknown[k])
 		}
-		return &exitError{code: ExitError, err: fmt.Errorf("preflight incomplete, could not read %s", strings.Join(parts, "; "))}
+		return true, &exitError{code: ExitError, err: fmt.Errorf("preflight incomplete, could not read %s", strings.Join(parts, "; "))}
 	}
 	if rep.Failed {
-		return silentExit{code: ExitAbsent}
+		return true, silentExit{code: ExitAbsent}
 	}
-	return nil
+	return true, nil
 }
 
 // load reads the -f manifests (files) or the live cluster.

@@ -125,3 +125,41 @@ func TestDocumentLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightSARIFUnreachable: -o sarif against a server that cannot be reached still writes a
+// SARIF log (one run, executionSuccessful false, the error as a notification) and exits 2 with the
+// one-line error on stderr.
+func TestPreflightSARIFUnreachable(t *testing.T) {
+	code, out, stderr := run(t, "", "preflight", "-o", "sarif", "--server", "http://127.0.0.1:1", "--request-timeout", "5s")
+	if code != ExitError || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "127.0.0.1:1") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Invocations []struct {
+				ExecutionSuccessful bool `json:"executionSuccessful"`
+				ExitCode            int  `json:"exitCode"`
+				Notifications       []struct {
+					Message struct {
+						Text string `json:"text"`
+					} `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatalf("stdout is not SARIF: %v\n%s", err, out)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 {
+		t.Fatalf("want one run with one invocation:\n%s", out)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.ExecutionSuccessful || inv.ExitCode != ExitError || len(inv.Notifications) != 1 || !strings.Contains(inv.Notifications[0].Message.Text, "127.0.0.1:1") {
+		t.Errorf("invocation: %+v", inv)
+	}
+	// Other formats print nothing on stdout.
+	if _, out, _ := run(t, "", "preflight", "-o", "json", "--server", "http://127.0.0.1:1"); out != "" {
+		t.Errorf("-o json wrote %q", out)
+	}
+}

@@ -89,6 +89,7 @@ leaves them out. Sidecars are predicted without DNS capture (entries without add
 	f.BoolVar(&o.Diff, "diff", false, "compare the prediction with the proxy's actual configuration; exit 1 on differences")
 	f.StringVar(&o.ConfigDump, "config-dump", "", "with --diff: the proxy's saved config dump instead of the running pod's")
 	f.BoolVar(&o.Offline, "offline", false, "with -f: predict from the manifests alone, without reading the cluster")
+	registerProxyConfigCompletion(cmd, g) // completion.go
 	return cmd
 }
 
@@ -161,9 +162,12 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
+		return err
+	}
 	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway} {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %ss: %s", k, why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %s: %s", checks.PluralKind(k), why)}
 		}
 	}
 	rep, err := checks.ProxyConfig(snap, checks.ProxyConfigOptions{From: o.From, Pod: o.Pod, Gateway: o.Gateway, Sections: o.sections()})

@@ -5,6 +5,7 @@ package plugin
 
 import (
 	"errors"
+	goflag "flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
@@ -81,6 +83,11 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	})
 	g.ConfigFlags.AddFlags(root.PersistentFlags())
 	pf := root.PersistentFlags()
+	// --request-timeout: 0 (kubectl's default, no limit) means defaultLiveTimeout here; say so.
+	if f := pf.Lookup("request-timeout"); f != nil {
+		f.DefValue = fmt.Sprintf("%ds", int(defaultLiveTimeout.Seconds()))
+		f.Usage = "how long to wait for the API server, a proxy or istiod before giving up (e.g. 1s, 2m); 0 means the default"
+	}
 	pf.StringVar(&g.IstioNamespace, "istio-namespace", "istio-system", "namespace of istiod and of the mesh ConfigMap")
 	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
@@ -90,7 +97,11 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
 	pf.BoolVar(&g.LoadStats, "load-stats", false, "print how the live load went (objects, API requests, time) to stderr")
 	_ = pf.MarkHidden("load-stats")
+	verbosity := addVerbosityFlag(pf)
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if verbosity.Changed && verbosity.Value.String() != "0" {
+			enableKlog(g.ErrOut)
+		}
 		if g.MaxInputMiB <= 0 || g.MaxInputMiB > 1<<20 {
 			return usageErr("--max-input-size %d: want 1 to %d (MiB)", g.MaxInputMiB, 1<<20)
 		}
@@ -105,6 +116,29 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	root.SetErr(streams.ErrOut)
 	root.SetIn(streams.In)
 	return root
+}
+
+// addVerbosityFlag adds klog's verbosity as -v / --v, as kubectl has it: client-go logs each API
+// request (method, URL, status, time) at 6 and above, the request and response headers at 8, the
+// bodies at 9. --version keeps its long form only (cobra gives -v to it when -v is free).
+func addVerbosityFlag(pf *pflag.FlagSet) *pflag.Flag {
+	var gf goflag.FlagSet
+	klog.InitFlags(&gf)
+	v := pflag.PFlagFromGoFlag(gf.Lookup("v"))
+	v.Shorthand = "v"
+	v.Usage = "log level verbosity, as kubectl's (6: every API request; 8: with headers; 9: with bodies); logs go to stderr"
+	_ = v.Value.Set("0") // klog's level is global: a previous command in the same process must not leak into this one
+	v.DefValue = "0"
+	pf.AddFlag(v)
+	return v
+}
+
+// enableKlog lifts Execute's silencing of klog: with -v, client-go's logs (requests at 6 and
+// above) go to stderr, as with kubectl.
+func enableKlog(errOut io.Writer) {
+	klog.ClearLogger()
+	klog.LogToStderr(false)
+	klog.SetOutput(errOut)
 }
 
 // Execute runs the root command with os.Args and returns the process exit code, having written

@@ -31,7 +31,7 @@ func newVisibilityCommand(g *GlobalOptions, streams genericiooptions.IOStreams) 
 	name := commandName()
 	cmd := &cobra.Command{
 		Use:   "visibility [HOST]",
-		Short: "Resolve Istio 1.31 meshConfig.serviceEntryVisibility for ServiceEntries (seed 002)",
+		Short: "Resolve Istio 1.31 meshConfig.serviceEntryVisibility for ServiceEntries",
 		Long: `visibility resolves meshConfig.serviceEntryVisibility for every ServiceEntry (or those declaring
 HOST): the policy that matched (or defaultVisibility), PUBLIC / NAMESPACE / NONE, its effect on
 sidecars and gateways (only with applyToSidecars, capping exportTo, never widening it) and on
@@ -39,7 +39,8 @@ ambient (always), the istio.io/VisibilityApplied status compared with the predic
 cross-namespace waypoint bindings istiod refuses. --as-namespace says what a workload there gets
 and, when the entry is hidden, what happens instead.
 
-Exit codes: 0 no Error finding; 1 Error findings; 2 usage, input or read error.`,
+Exit codes: 0 no Error finding; 1 Error findings; 2 usage, input or read error, or a HOST or
+namespace that nothing in the input names (with near matches).`,
 		Example: strings.ReplaceAll(`  NAME visibility -A
   NAME visibility api.example.com
   NAME visibility api.example.com --as-namespace team-b
@@ -83,8 +84,17 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 	// namespaces' labels its policies match: neither may be unread.
 	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindConfigMap, snapshot.KindNamespace} {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %ss could not be read (%s), and it depends on them", k, why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot resolve visibility: %s could not be read (%s), and it depends on them", checks.PluralKind(k), why)}
 		}
+	}
+	if err := namespaceMustExist(o.GlobalOptions, snap, "-n", o.namespace, true); err != nil {
+		return err
+	}
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--as-namespace", o.AsNamespace, false); err != nil {
+		return err
+	}
+	if err := hostMustExist(snap, o.Host); err != nil {
+		return err
 	}
 	rep := checks.Visibility(snap, checks.VisibilityOptions{Host: o.Host, Namespace: o.namespace, AsNamespace: o.AsNamespace})
 	if err := printers.Visibility(o.Out, rep, o.Output); err != nil {

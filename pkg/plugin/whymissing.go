@@ -57,9 +57,9 @@ func newWhyMissingCommand(g *GlobalOptions, streams genericiooptions.IOStreams) 
 	name := commandName()
 	cmd := &cobra.Command{
 		Use:   "why-missing HOST",
-		Short: "Explain why an egress gateway has (or lacks) the cluster for HOST (seed §3.7)",
-		Long: `why-missing runs the diagnosis of the seed guide's §3.7 for HOST on every gateway workload (or the
-one named with --gateway): istiod's PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, the ServiceEntries that
+		Short: "Explain why an egress gateway has (or lacks) the cluster for HOST",
+		Long: `why-missing checks, for HOST, every gateway workload (or the one named with --gateway) in the
+order istiod decides: istiod's PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, the ServiceEntries that
 declare HOST with their exportTo, the mesh default exportTo, the Gateways selecting the workload and
 the VirtualServices bound to them. For each gateway it predicts whether outbound|<port>|<subset>|<host>
 is in the gateway's CDS (PRESENT/ABSENT), names the first failing step as a stable cause code, shows
@@ -68,7 +68,7 @@ the evidence and a fix.
 HOST is a host name (api.example.com), a wildcard host as declared (*.example.com), or an IP address
 listed in a ServiceEntry's addresses.
 
-Against a live cluster it also reads what each gateway's proxy holds (§3.7 d and e): its Envoy
+Against a live cluster it also reads what each gateway's proxy holds (checks d and e): its Envoy
 config dump through a port-forward to the pod's admin port 15000, and istiod's sync status
 (/debug/syncz through a port-forward to istiod's port 15014, or --istiod-address). A cluster the
 configuration gives but the proxy lacks is PROXY_DISAGREES_WITH_CONFIG (a push or control-plane
@@ -77,8 +77,9 @@ these steps say "not checked" and the verdict rests on the prediction; --no-live
 --config-dump FILE reads a saved dump (curl localhost:15000/config_dump, or istioctl
 proxy-config all POD -o json) instead, with -f too.
 
-Exit codes: 0 the cluster is present on every gateway asked; 1 absent somewhere (or no entry declares
-HOST); 2 usage, input or read error.`,
+Exit codes: 0 the cluster is present on every gateway asked; 1 absent somewhere (or a route names
+HOST but no entry declares it); 2 usage, input or read error, or a HOST or --from namespace that
+nothing in the input names (with near matches).`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
   NAME why-missing httpbin.org
 
@@ -227,6 +228,12 @@ func ValidateHost(h string) error {
 func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	snap, err := o.load(ctx)
 	if err != nil {
+		return err
+	}
+	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
+		return err
+	}
+	if err := hostMustExist(snap, o.Host); err != nil {
 		return err
 	}
 	if err := o.readLive(ctx, snap); err != nil {
@@ -430,6 +437,9 @@ func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool,
 		}
 		reportLoad(g, snap)
 		return snap, nil
+	}
+	if why := noCluster(g); why != "" {
+		return nil, &exitError{code: ExitError, err: fmt.Errorf("no cluster to read (%s): point at one with --kubeconfig or --context, or read manifests offline with -f FILES", why)}
 	}
 	cfg, err := g.ConfigFlags.ToRESTConfig()
 	if err != nil {

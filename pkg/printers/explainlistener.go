@@ -74,11 +74,11 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 		fmt.Fprintln(w, "\nCLUSTERS")
 		rows = nil
 		for _, c := range r.Clusters {
-			state := "present"
+			state := "PRESENT"
 			if !c.Present {
 				state = "ABSENT: " + c.Reason
 			}
-			row := []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), strings.ToUpper(c.Direction), orDash(c.Type), orDash(c.DestinationRule), state}
+			row := []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule), state}
 			if r.ActualSource != "" {
 				row = append(row, strings.ToUpper(orDash(c.Actual)))
 			}
@@ -126,18 +126,8 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "\n%s [%s] %s: %s\n", f.Level, f.Code, f.Resource, f.Message)
-		if f.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", f.Fix)
-		}
+		writeWhy(w, f.Code)
+		writeFix(w, f.Fix)
 	}
 	return nil
-}
-
-// dotRef renders "ns/name" as istioctl does ("name.ns").
-func dotRef(ref string) string {
-	ns, name, ok := strings.Cut(ref, "/")
-	if !ok {
-		return ref
-	}
-	return name + "." + ns
 }

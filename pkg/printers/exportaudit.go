@@ -15,9 +15,19 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 		return err
 	}
 	for k, why := range r.Unknown {
-		fmt.Fprintf(w, "Could not read %ss: %s\n", k, why)
+		fmt.Fprintf(w, "Could not read %s: %s\n", checks.PluralKind(k), why)
+	}
+	if r.Scope != "" {
+		fmt.Fprintf(w, "Scope: %s, %d resource(s) checked (%s).\n", r.Scope, len(r.Resources), r.Source)
+	}
+	if r.FindingsElsewhere > 0 {
+		fmt.Fprintf(w, "%d more finding(s) in other namespaces: run with -A to see them.\n", r.FindingsElsewhere)
 	}
 	if len(r.Findings) == 0 {
+		if r.Scope != "" {
+			_, err := fmt.Fprintln(w, "No exportTo gaps in this scope.")
+			return err
+		}
 		_, err := fmt.Fprintf(w, "No exportTo gaps: %d resource(s) checked (%s).\n", len(r.Resources), r.Source)
 		return err
 	}
@@ -37,11 +47,8 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 		if _, err := fmt.Fprintf(w, "\n%s [%s] %s\n  %s\n", f.Level, f.Code, f.Ref(), f.Message); err != nil {
 			return err
 		}
-		if f.Fix != "" {
-			for _, l := range strings.Split(f.Fix, "\n") {
-				fmt.Fprintf(w, "    %s\n", l)
-			}
-		}
+		writeWhy(w, f.Code)
+		writeFix(w, f.Fix)
 	}
 	return nil
 }

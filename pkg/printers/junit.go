@@ -140,7 +140,7 @@ func JUnit(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 		if check == checks.CheckPreflight && len(r.Unknown) > 0 {
 			var why []string
 			for _, k := range sortedMapKeys(r.Unknown) {
-				why = append(why, k+"s: "+r.Unknown[k])
+				why = append(why, checks.PluralKind(k)+": "+r.Unknown[k])
 			}
 			s.Cases = append(s.Cases, junitTestCase{Name: "input", Classname: "kubectl-egress.preflight",
 				Error: &junitFailure{Message: "the preflight is incomplete: some kinds could not be read", Type: "INPUT_UNKNOWN", Text: strings.Join(why, "\n")}})

@@ -28,10 +28,10 @@ type ToolInfo struct {
 }
 
 // DefaultTool is kubectl-egress with an unknown version.
-var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationURI: "https://github.com/kubectl-egress/kubectl-egress"}
+var DefaultTool = ToolInfo{Name: "kubectl-egress", Version: "dev", InformationURI: checks.ProjectURL}
 
 // Preflight renders a preflight report in format: table (findings worst first, then each
-// finding's message, contexts, seed/source and fix, the suppressed findings and a summary
+// finding's message, contexts, the page that explains it and fix, the suppressed findings and a summary
 // line), json or yaml (checks.PreflightReport, schema checks.PreflightSchemaVersion, JSON
 // Schema docs/preflight.schema.json), sarif (SARIF 2.1.0, see SARIF) or junit (JUnit XML, see
 // JUnit). Errors: an unknown format, or the writer's error.
@@ -103,19 +103,6 @@ func groupFindings(fs []checks.PreflightFinding, details bool) []findingGroup {
 	return flat
 }
 
-// pluralKind names several resources of a kind: ServiceEntries, Gateways, Hosts.
-func pluralKind(kind string) string {
-	switch {
-	case kind == "":
-		return "resources"
-	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
-		return kind[:len(kind)-1] + "ies"
-	case strings.HasSuffix(kind, "s"):
-		return kind + "es"
-	}
-	return kind + "s"
-}
-
 func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error {
 	whatIf := r.Mode == checks.ModeWhatIf
 	fmt.Fprintf(w, "Preflight of %s (%s), failing on %s", r.Source, r.Mode, r.FailOn)
@@ -128,7 +115,7 @@ func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error 
 	}
 	fmt.Fprintln(w, ".")
 	for _, k := range sortedMapKeys(r.Unknown) {
-		fmt.Fprintf(w, "Could not read %ss: %s (the preflight is incomplete).\n", k, r.Unknown[k])
+		fmt.Fprintf(w, "Could not read %s: %s (the preflight is incomplete).\n", checks.PluralKind(k), r.Unknown[k])
 	}
 	notes := append([]string(nil), r.Notes...)
 	for _, c := range r.Checks {
@@ -154,7 +141,7 @@ func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error 
 			f := g.findings[0]
 			res := f.Resource.String()
 			if n := len(g.findings); n > 1 {
-				res = fmt.Sprintf("%d %s, e.g. %s", n, pluralKind(f.Resource.Kind), res)
+				res = fmt.Sprintf("%d %s, e.g. %s", n, checks.PluralKind(f.Resource.Kind), res)
 				grouped = true
 			}
 			row := []string{f.Level, f.ID, f.Code, f.Check, res, orDash(f.Field)}
@@ -169,7 +156,7 @@ func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error 
 		for _, g := range groups {
 			writeFindingDetail(w, g.findings[0])
 			if n := len(g.findings); n > 1 {
-				fmt.Fprintf(w, "  and %d more %s finding(s) like it on other %s (--details lists each one)\n", n-1, g.findings[0].Code, pluralKind(g.findings[0].Resource.Kind))
+				fmt.Fprintf(w, "  and %d more %s finding(s) like it on other %s (--details lists each one)\n", n-1, g.findings[0].Code, checks.PluralKind(g.findings[0].Resource.Kind))
 			}
 		}
 		if grouped {
@@ -216,15 +203,10 @@ func writeFindingDetail(w io.Writer, f checks.PreflightFinding) {
 	for _, c := range f.Contexts {
 		fmt.Fprintf(w, "  seen: %s\n", c)
 	}
-	if f.Seed != "" || f.Source != "" {
-		fmt.Fprintf(w, "  rests on: seed %s; %s\n", f.Seed, f.Source)
+	if f.Doc != "" {
+		fmt.Fprintf(w, "  Why: %s\n", f.Doc)
 	}
-	if f.Fix != "" {
-		fmt.Fprintln(w, "  fix:")
-		for _, l := range strings.Split(f.Fix, "\n") {
-			fmt.Fprintf(w, "    %s\n", l)
-		}
-	}
+	writeFix(w, f.Fix)
 }
 
 // SummaryLine is the one-line result of a preflight: counts by level, suppressed, what-if

@@ -357,7 +357,7 @@ func TestPreflightTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"LEVEL", "STATUS", "EGR0104", "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry team-a/api-example", "introduced", "fix:", "FAIL:"} {
+	for _, want := range []string{"LEVEL", "STATUS", "EGR0104", "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry team-a/api-example", "introduced", "Fix:", "FAIL:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -410,7 +410,44 @@ func TestPreflightTableGroupsAlikeFindings(t *testing.T) {
 	if strings.Contains(a, "e.g.") {
 		t.Errorf("--details table still groups:\n%s", a)
 	}
-	if got := pluralKind("Gateway") + " " + pluralKind("ServiceEntry") + " " + pluralKind("Host"); got != "Gateways ServiceEntries Hosts" {
+	if got := checks.PluralKind("Gateway") + " " + checks.PluralKind("ServiceEntry") + " " + checks.PluralKind("Host") + " " + checks.PluralKind("WorkloadEntry"); got != "Gateways ServiceEntries Hosts WorkloadEntries" {
 		t.Errorf("plurals: %s", got)
+	}
+}
+
+// TestSARIFErrorValidates: the log of a run that could not read its input is valid SARIF 2.1.0:
+// one run, no results, an invocation that failed with the exit code and the error.
+func TestSARIFErrorValidates(t *testing.T) {
+	s := compile(t, filepath.Join("testdata", "sarif-schema-2.1.0.json"), SARIFSchemaURI)
+	var b bytes.Buffer
+	if err := SARIFError(&b, DefaultTool, 2, "cannot reach the API server at https://127.0.0.1:1: connection refused"); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, s, "error sarif", b.Bytes())
+	var log struct {
+		Runs []struct {
+			Results     []any `json:"results"`
+			Invocations []struct {
+				ExecutionSuccessful bool `json:"executionSuccessful"`
+				ExitCode            int  `json:"exitCode"`
+				Notifications       []struct {
+					Level   string `json:"level"`
+					Message struct {
+						Text string `json:"text"`
+					} `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Runs) != 1 || len(log.Runs[0].Results) != 0 || len(log.Runs[0].Invocations) != 1 {
+		t.Fatalf("want one run, no results, one invocation:\n%s", b.String())
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.ExecutionSuccessful || inv.ExitCode != 2 || len(inv.Notifications) != 1 || inv.Notifications[0].Level != "error" ||
+		!strings.Contains(inv.Notifications[0].Message.Text, "cannot reach") {
+		t.Errorf("invocation: %+v", inv)
 	}
 }

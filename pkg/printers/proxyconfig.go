@@ -37,7 +37,7 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 		fmt.Fprintf(w, "\nCLUSTERS (%d)\n", len(r.Clusters))
 		var rows [][]string
 		for _, c := range r.Clusters {
-			rows = append(rows, []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), strings.ToLower(c.Direction), orDash(c.Type), orDash(dotRef(c.DestinationRule))})
+			rows = append(rows, []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule)})
 		}
 		if err := tableOrNone(w, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE"}, rows); err != nil {
 			return err
@@ -140,7 +140,7 @@ func routeRows(rcs []rules.RouteConfig, cluster bool) [][]string {
 				rows = append(rows, row)
 			}
 			for _, rt := range vh.Routes {
-				row := []string{rc.Name, vh.Name, strings.Join(domains, ", "), rt.Match, orDash(dotRef(rt.VirtualService))}
+				row := []string{rc.Name, vh.Name, strings.Join(domains, ", "), rt.Match, orDash(rt.VirtualService)}
 				if cluster {
 					dest := rt.Cluster
 					switch {

@@ -127,7 +127,7 @@ func SARIFLevel(level string) string {
 
 // SARIF writes the report as a SARIF 2.1.0 log with one run: tool.driver.rules holds one rule per
 // catalogue code (id = the EGR id, name = the string code, default level from the catalogue,
-// properties code/check/seed/source/envoyFlag); results are the findings, then the suppressed
+// properties code/check/doc/source/envoyFlag; helpUri the docs/causes page); results are the findings, then the suppressed
 // findings with suppressions[] (kind inSource for the resource annotation, external for -S and
 // --suppressions; status accepted, justification = the reason). Each result names its resource
 // in logicalLocations (kind "resource", fullyQualifiedName "Kind namespace/name") and, when the
@@ -137,30 +137,7 @@ func SARIFLevel(level string) string {
 // one code about one resource differ by their message), the same across runs of the same input.
 // invocations[0] records whether the run passed (exitCode 0, 1 or 2 as the command exits).
 func SARIF(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
-	entries := append([]checks.CatalogEntry(nil), checks.Catalog...)
-	sort.Slice(entries, func(i, j int) bool { return entries[i].ID() < entries[j].ID() })
-	index := map[string]int{}
-	driver := sarifDriver{Name: tool.Name, Version: tool.Version, InformationURI: tool.InformationURI, Rules: []sarifRule{}}
-	for i, e := range entries {
-		index[e.ID()] = i
-		help := e.Description
-		if e.Seed() != "" {
-			help += "\nSeed: " + e.Seed() + "."
-		}
-		if e.Source() != "" {
-			help += "\nistiod source: " + e.Source() + "."
-		}
-		rule := sarifRule{ID: e.ID(), Name: e.Code, ShortDescription: sarifMessage{Text: e.Code}, FullDescription: sarifMessage{Text: e.Description},
-			Help: sarifMessage{Text: help}, DefaultConfiguration: sarifConfig{Level: SARIFLevel(e.Level)},
-			Properties: map[string]any{"code": e.Code, "check": checks.CheckOfID(e.ID()), "seed": e.Seed(), "source": e.Source(), "tags": []string{"istio", "egress", checks.CheckOfID(e.ID())}}}
-		if tool.InformationURI != "" {
-			rule.HelpURI = tool.InformationURI + "/blob/main/docs/findings.md"
-		}
-		if e.Flag != "" {
-			rule.Properties["envoyFlag"] = e.Flag
-		}
-		driver.Rules = append(driver.Rules, rule)
-	}
+	driver, index := sarifDriverFor(tool)
 	exit := 0
 	switch {
 	case len(r.Unknown) > 0:
@@ -170,7 +147,7 @@ func SARIF(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 	}
 	inv := sarifInvocation{ExecutionSuccessful: len(r.Unknown) == 0, ExitCode: exit}
 	for _, k := range sortedMapKeys(r.Unknown) {
-		inv.Notifications = append(inv.Notifications, sarifNotification{Level: "error", Message: sarifMessage{Text: "could not read " + k + "s: " + r.Unknown[k]}})
+		inv.Notifications = append(inv.Notifications, sarifNotification{Level: "error", Message: sarifMessage{Text: "could not read " + checks.PluralKind(k) + ": " + r.Unknown[k]}})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{},
 		Properties: map[string]any{"schemaVersion": r.SchemaVersion, "mode": r.Mode, "source": r.Source, "failOn": r.FailOn,
@@ -191,9 +168,55 @@ func SARIF(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 		res.Suppressions = []sarifSuppression{{Kind: kind, Status: "accepted", Justification: just}}
 		run.Results = append(run.Results, res)
 	}
+	return writeSARIF(w, run)
+}
+
+// SARIFError writes the SARIF log of a run that could not check anything (the cluster or the
+// input could not be read): one run with no results whose invocation is not successful, with the
+// command's exit code and its error as a toolExecutionNotification, as code-scanning UIs expect.
+func SARIFError(w io.Writer, tool ToolInfo, exitCode int, msg string) error {
+	driver, _ := sarifDriverFor(tool)
+	inv := sarifInvocation{ExecutionSuccessful: false, ExitCode: exitCode,
+		Notifications: []sarifNotification{{Level: "error", Message: sarifMessage{Text: msg}}}}
+	return writeSARIF(w, sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{}})
+}
+
+func writeSARIF(w io.Writer, run sarifRun) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(sarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// sarifDriverFor describes the tool with one rule per catalogue code; index maps an EGR id to
+// its rule's index.
+func sarifDriverFor(tool ToolInfo) (sarifDriver, map[string]int) {
+	entries := append([]checks.CatalogEntry(nil), checks.Catalog...)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].ID() < entries[j].ID() })
+	index := map[string]int{}
+	driver := sarifDriver{Name: tool.Name, Version: tool.Version, InformationURI: tool.InformationURI, Rules: []sarifRule{}}
+	for i, e := range entries {
+		index[e.ID()] = i
+		help := e.Description
+		if e.DocURL() != "" {
+			help += "\nExplained in " + e.DocURL() + "."
+		}
+		if e.Source() != "" {
+			help += "\nistiod source: " + e.Source() + "."
+		}
+		rule := sarifRule{ID: e.ID(), Name: e.Code, ShortDescription: sarifMessage{Text: e.Code}, FullDescription: sarifMessage{Text: e.Description},
+			Help: sarifMessage{Text: help}, DefaultConfiguration: sarifConfig{Level: SARIFLevel(e.Level)},
+			Properties: map[string]any{"code": e.Code, "check": checks.CheckOfID(e.ID()), "doc": e.DocURL(), "source": e.Source(), "tags": []string{"istio", "egress", checks.CheckOfID(e.ID())}}}
+		if e.DocURL() != "" {
+			rule.HelpURI = e.DocURL()
+		} else if tool.InformationURI != "" {
+			rule.HelpURI = tool.InformationURI + "/blob/main/docs/findings.md"
+		}
+		if e.Flag != "" {
+			rule.Properties["envoyFlag"] = e.Flag
+		}
+		driver.Rules = append(driver.Rules, rule)
+	}
+	return driver, index
 }
 
 func sarifResultOf(f checks.PreflightFinding, index map[string]int, r *checks.PreflightReport) sarifResult {
@@ -212,7 +235,7 @@ func sarifResultOf(f checks.PreflightFinding, index map[string]int, r *checks.Pr
 	sum := sha256.Sum256([]byte(f.ID + "|" + f.Resource.String() + "|" + f.Field + "|" + f.Message))
 	res := sarifResult{RuleID: f.ID, RuleIndex: -1, Level: SARIFLevel(f.Level), Message: sarifMessage{Text: text},
 		Locations: []sarifLocation{loc}, PartialFingerprints: map[string]string{"kubectlEgress/v1": hex.EncodeToString(sum[:16])},
-		Properties: map[string]any{"code": f.Code, "check": f.Check, "resource": f.Resource, "seed": f.Seed, "source": f.Source}}
+		Properties: map[string]any{"code": f.Code, "check": f.Check, "resource": f.Resource, "doc": f.Doc, "source": f.Source}}
 	if i, ok := index[f.ID]; ok {
 		res.RuleIndex = i
 	}

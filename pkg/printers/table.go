@@ -4,8 +4,11 @@ package printers
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -58,4 +61,23 @@ func toAny(s []string) []any {
 		out[i] = x
 	}
 	return out
+}
+
+// writeWhy prints the link to the docs/causes page that explains a finding code, if any.
+func writeWhy(w io.Writer, code string) {
+	if u := checks.DocURLOf(code); u != "" {
+		fmt.Fprintf(w, "  Why: %s\n", u)
+	}
+}
+
+// writeFix prints a finding's fix under "  Fix:", each line indented like the other commands'
+// (multi-line YAML stays readable and paste-ready).
+func writeFix(w io.Writer, fix string) {
+	if fix == "" {
+		return
+	}
+	fmt.Fprintln(w, "  Fix:")
+	for _, l := range strings.Split(fix, "\n") {
+		fmt.Fprintf(w, "    %s\n", l)
+	}
 }

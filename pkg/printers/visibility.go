@@ -36,6 +36,8 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "\n%s [%s] %s\n", f.Level, f.Code, f.Message)
+		writeWhy(w, f.Code)
+		writeFix(w, f.Fix)
 	}
 	for _, e := range r.Entries {
 		if e.Instead != "" {
@@ -43,9 +45,8 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 		}
 		for _, f := range e.Findings {
 			fmt.Fprintf(w, "\n%s [%s] %s\n", f.Level, f.Code, f.Message)
-			if f.Fix != "" {
-				fmt.Fprintf(w, "  fix: %s\n", f.Fix)
-			}
+			writeWhy(w, f.Code)
+			writeFix(w, f.Fix)
 		}
 	}
 	return nil

@@ -121,6 +121,9 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "  %s\n", g.Message)
+		if u := checks.DocURLOf(g.Cause); u != "" && g.Cause != checks.CauseOK {
+			fmt.Fprintf(&b, "  Why: %s\n", u)
+		}
 		for _, a := range g.Assumptions {
 			fmt.Fprintf(&b, "  Assumption: %s\n", a)
 		}
@@ -184,7 +187,7 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 				if len(r.SNIHosts) > 0 {
 					hosts += " sni=" + strings.Join(r.SNIHosts, ",")
 				}
-				rows = append(rows, []string{r.Gateway, fmt.Sprintf("%d %d/%s", r.Server, r.Port, r.Protocol), r.VirtualService, r.Result, orDash(hosts), orDash(strings.Join(r.Destinations, ","))})
+				rows = append(rows, []string{r.Gateway, fmt.Sprintf("#%d %d/%s", r.Server, r.Port, r.Protocol), r.VirtualService, r.Result, orDash(hosts), orDash(strings.Join(r.Destinations, ","))})
 			}
 			if err := indented(&b, []string{"GATEWAY", "SERVER", "VIRTUAL SERVICE", "BINDING", "HOSTS", "ROUTE DESTINATIONS"}, rows); err != nil {
 				return err
@@ -228,6 +231,9 @@ func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 		fmt.Fprintf(b, "   culprit %s", p.Culprit)
 	}
 	fmt.Fprintf(b, "\n  %s\n", p.Message)
+	if u := checks.DocURLOf(p.Cause); u != "" && p.Cause != checks.PathOK {
+		fmt.Fprintf(b, "  Why: %s\n", u)
+	}
 	if p.Fix != "" {
 		b.WriteString("  Fix:\n")
 		for _, l := range strings.Split(p.Fix, "\n") {
