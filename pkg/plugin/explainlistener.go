@@ -43,7 +43,7 @@ func newExplainListenerCommand(g *GlobalOptions, streams genericiooptions.IOStre
 	o := &ExplainListenerOptions{GlobalOptions: g, IOStreams: streams}
 	name := commandName()
 	cmd := &cobra.Command{
-		Use:   "explain-listener [HOST:PORT] (--from NAMESPACE | --pod NAMESPACE/NAME | --gateway NAMESPACE/NAME)",
+		Use:   "explain-listener [HOST:PORT] (--from NS | --pod NS/NAME | --gateway NS/NAME)",
 		Short: "Show which listener, filter chain, route and cluster a sidecar or gateway uses for host:port, and why",
 		Long: `explain-listener predicts, the way istiod builds it, the outbound listener a proxy has for a port,
 its filter chains (SNI, ALPN, address matches; HCM or tcp_proxy), the route configuration and

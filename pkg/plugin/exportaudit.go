@@ -31,7 +31,7 @@ func newExportAuditCommand(g *GlobalOptions, streams genericiooptions.IOStreams)
 	name := commandName()
 	cmd := &cobra.Command{
 		Use:   "export-audit",
-		Short: "Check exportTo of ServiceEntries, VirtualServices and DestinationRules against the proxies that need them",
+		Short: "Check the exportTo of entries, routes and DestinationRules against the proxies that need them",
 		Long: `export-audit computes the effective exportTo of every ServiceEntry, VirtualService and
 DestinationRule (declared, else the mesh default, capped by serviceEntryVisibility) and the
 namespaces whose proxies need each one: gateway pods for VirtualServices bound to their Gateways,

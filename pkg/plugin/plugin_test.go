@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,4 +219,28 @@ func TestClientNamespaceWithoutObjects(t *testing.T) {
 	if code == ExitError || !strings.HasPrefix(stderr, "note: --from clients: no object in the manifests lives in this namespace") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
+}
+
+// TestHelpFits120Columns: the help of every command fits a 120-column terminal (flag
+// descriptions are wrapped; test output is not a terminal, so 120 applies).
+func TestHelpFits120Columns(t *testing.T) {
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden || c.Name() == "__complete" || c.Name() == "__completeNoDesc" {
+			return
+		}
+		code, out, _ := run(t, "", append(slices.Clone(path), "--help")...)
+		if code != ExitOK || out == "" {
+			t.Errorf("%v --help: exit %d, no help", path, code)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if len([]rune(l)) > 120 {
+				t.Errorf("%v --help: line of %d columns: %q", path, len([]rune(l)), l)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
+	}
+	walk(NewRootCommand(genericiooptions.NewTestIOStreamsDiscard()), nil)
 }

@@ -38,8 +38,8 @@ func newProxyConfigCommand(g *GlobalOptions, streams genericiooptions.IOStreams)
 	o := &ProxyConfigOptions{GlobalOptions: g, IOStreams: streams}
 	name := commandName()
 	cmd := &cobra.Command{
-		Use:   "proxy-config clusters|listeners|routes|all (--gateway NAMESPACE/NAME | --from NAMESPACE | --pod NAMESPACE/NAME)",
-		Short: "Predict a proxy's outbound clusters, listeners and routes from configuration, and compare them with the proxy",
+		Use:   "proxy-config clusters|listeners|routes|all (--gateway NS/NAME | --from NS | --pod NS/NAME)",
+		Short: "Predict a proxy's outbound clusters, listeners and routes, and compare them with the proxy",
 		Long: `proxy-config predicts, from the configuration alone and the way istiod builds it, what
 'istioctl proxy-config clusters|listeners|routes' shows for the outbound side of one proxy: an
 egress gateway (--gateway) or the sidecar of a namespace (--from) or of a pod (--pod). It

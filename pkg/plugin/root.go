@@ -115,6 +115,7 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.SetIn(streams.In)
+	wrapFlagHelp(root)
 	return root
 }
 
