@@ -14,6 +14,7 @@ import (
 const (
 	dimPService = "path.service"
 	dimPTLS     = "path.tls"
+	dimPUpRes   = "path.upstream"
 
 	pathHost = "path.example.com"
 )
@@ -40,7 +41,29 @@ func init() {
 		// PASSTHROUGH server for the host and a tls route on to the entry's 443.
 		// passthrough-other-sni: the same with the server's hosts [other.example.com].
 		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni"}},
+		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
+		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
+		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
+		// none-addresses: NONE with addresses [240.240.60.1]. static: STATIC with the endpoint
+		// 10.20.0.60. static-no-endpoints: STATIC without endpoints (valid, EDS with none).
+		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints"}},
 	)
+}
+
+// upstreamResolution is the resolution (and addresses or endpoints) of egress/path-ext for a
+// path.upstream value.
+func upstreamResolution(v string) string {
+	switch v {
+	case "none":
+		return "  resolution: NONE"
+	case "none-addresses":
+		return "  addresses: [\"240.240.60.1\"]\n  resolution: NONE"
+	case "static":
+		return "  resolution: STATIC\n  endpoints:\n  - address: 10.20.0.60"
+	case "static-no-endpoints":
+		return "  resolution: STATIC"
+	}
+	return "  resolution: DNS"
 }
 
 // pathObjects adds the objects of the path dimensions (nothing with path.service none).
@@ -69,7 +92,7 @@ spec:
   ports:
   - {number: 80, name: http, protocol: HTTP}
   - {number: 443, name: tls, protocol: TLS}
-  resolution: DNS`, b.ts(), pathHost))
+%s`, b.ts(), pathHost, upstreamResolution(d[dimPUpRes])))
 	ips := map[string]string{"egress-path": "10.96.0.30", "egress-path-alt": "10.96.0.31"}
 	service := func(name, ts, labels string, http, tls uint32) {
 		if labels != "" {

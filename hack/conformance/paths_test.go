@@ -119,7 +119,11 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 			return side + ", gateway " + orDash(tr.GatewayListener) + " → " + tr.GatewayCluster + " (absent)"
 		}
 	}
-	return side + ", gateway " + orDash(tr.GatewayListener) + " → " + orDash(tr.GatewayCluster)
+	out := side + ", gateway " + orDash(tr.GatewayListener) + " → " + orDash(tr.GatewayCluster)
+	if tr.Cause == checks.CauseNoEndpoints {
+		out += " (no endpoints)"
+	}
+	return out
 }
 
 // istiodPathOutcome continues the sidecar's call at the gateway workload gw: on the Service's
@@ -189,7 +193,11 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if !out.cds[gw][cl] {
 		return side + ", gateway " + lname + " → " + cl + " (absent)"
 	}
-	return side + ", gateway " + lname + " → " + cl
+	res := side + ", gateway " + lname + " → " + cl
+	if n, ok := out.endpoints[gw][cl]; ok && n == 0 {
+		res += " (no endpoints)" // 503 UH at the gateway
+	}
+	return res
 }
 
 // clusterTLS reads what istiod's sidecar cluster originates: plaintext (no transport socket, or
@@ -236,6 +244,8 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 				o = "reaches a cluster"
 				if strings.HasSuffix(c.istiod, "(absent)") {
 					o = "cluster absent"
+				} else if strings.HasSuffix(c.istiod, "(no endpoints)") {
+					o = "cluster without endpoints"
 				}
 			} else if k := strings.Index(o, ": "); k >= 0 {
 				o = o[k+2:]
@@ -264,7 +274,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.ns != "team-p" || c.host != pathHost {
 				continue
 			}
-			k := fmt.Sprintf("%-16s %-22s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS])
+			k := fmt.Sprintf("%-16s %-22s %-20s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes])
 			if byDim[k] == nil {
 				byDim[k] = map[string]int{}
 			}
@@ -281,7 +291,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	if len(byDim) > 0 {
-		fmt.Fprintf(w, "%-16s %-22s %s\n", "PATH.SERVICE", "PATH.TLS", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		fmt.Fprintf(w, "%-16s %-22s %-20s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "ISTIOD OUTCOMES OF team-p → "+pathHost)
 		keys := make([]string, 0, len(byDim))
 		for k := range byDim {
 			keys = append(keys, k)
