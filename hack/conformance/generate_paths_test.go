@@ -15,6 +15,7 @@ const (
 	dimPService = "path.service"
 	dimPTLS     = "path.tls"
 	dimPUpRes   = "path.upstream"
+	dimPOrig    = "path.origination"
 
 	pathHost = "path.example.com"
 )
@@ -40,13 +41,31 @@ func init() {
 		// tls-passthrough: TLS on 443 (SNI path.example.com), a tls route to 8453, a TLS
 		// PASSTHROUGH server for the host and a tls route on to the entry's 443.
 		// passthrough-other-sni: the same with the server's hosts [other.example.com].
-		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni"}},
+		// mutual-port-level-no-tls: the ISTIO_MUTUAL server, the subset's policy sets tls
+		// ISTIO_MUTUAL and a port-level setting for 8453 without tls (istiod: the port-level
+		// setting replaces the subset's policy: plaintext). mutual-top-level-subset-lb: the
+		// ISTIO_MUTUAL server, tls ISTIO_MUTUAL in the rule's top-level policy and a subset
+		// policy setting only loadBalancer (istiod keeps the top-level tls).
+		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
+			"mutual-port-level-no-tls", "mutual-top-level-subset-lb"}},
 		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
 		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
 		// none-addresses: NONE with addresses [240.240.60.1]. static: STATIC with the endpoint
 		// 10.20.0.60. static-no-endpoints: STATIC without endpoints (valid, EDS with none).
 		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints"}},
+		// path.origination: TLS the gateway originates to path.example.com (a DestinationRule
+		// egress/path-origination for the host). none: no rule, the gateway's http route goes to
+		// port 80. simple-443: portLevelSettings 443 tls SIMPLE and the gateway's http route
+		// rewritten to port 443 (the usual 80 → 443 origination). simple-all-ports: top-level tls
+		// SIMPLE, the route stays on 80. client-ns-only: the simple-443 rule in team-p with
+		// exportTo ["."] (the gateway does not see it: plaintext to 443). port-level-no-tls:
+		// top-level tls SIMPLE and a port-level setting for 443 without tls (istiod: a port-level
+		// setting replaces the whole policy, no TLS on 443). subset-tls: a subset "up" with tls
+		// SIMPLE, the gateway's route to subset up on 443. With the tls-passthrough calls the
+		// gateway's tls route already goes to 443: the client's TLS meets the rule's TLS (TLS
+		// originated twice).
+		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls"}},
 	)
 }
 
@@ -134,15 +153,22 @@ spec:
 
 	passthrough := strings.HasPrefix(tlsVariant, "tls-") || strings.HasPrefix(tlsVariant, "passthrough")
 	svcPort := uint32(8090)
-	if tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" || passthrough {
+	mutualServer := tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" || strings.HasPrefix(tlsVariant, "mutual-")
+	if mutualServer || passthrough {
 		svcPort = 8453
 	}
 	if svcVariant == "undeclared-port" {
 		svcPort = 8091
 	}
-	drTLS := ""
-	if tlsVariant == "http-istio-mutual" || tlsVariant == "http-tls-to-plain" {
+	drTLS, drTop := "", ""
+	switch tlsVariant {
+	case "http-istio-mutual", "http-tls-to-plain":
 		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}"
+	case "mutual-port-level-no-tls":
+		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
+	case "mutual-top-level-subset-lb":
+		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
+		drTLS = "\n    trafficPolicy:\n      loadBalancer: {simple: ROUND_ROBIN}"
 	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: DestinationRule
@@ -152,9 +178,18 @@ metadata:
   creationTimestamp: %s
 spec:
   host: %s
-  subsets:
-  - name: p%s`, b.ts(), svcHost, drTLS))
+%s  subsets:
+  - name: p%s`, b.ts(), svcHost, drTop, drTLS))
 
+	origVariant := d[dimPOrig]
+	upPort, upSubset := uint32(80), ""
+	switch origVariant {
+	case "simple-443", "client-ns-only", "port-level-no-tls", "subset-tls":
+		upPort = 443
+	}
+	if origVariant == "subset-tls" {
+		upSubset = ", subset: up"
+	}
 	var server, gwRoute, meshRoute string
 	switch {
 	case passthrough:
@@ -163,17 +198,18 @@ spec:
 			hosts = "other.example.com"
 		}
 		server = fmt.Sprintf("  - port: {number: 8453, name: tls-path, protocol: TLS}\n    hosts: [%s]\n    tls: {mode: PASSTHROUGH}", hosts)
-		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}}", pathHost, pathHost)
+		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}%s}", pathHost, pathHost, upSubset)
 		meshRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", pathHost, svcHost, svcPort)
 	default:
-		if tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" {
+		if mutualServer {
 			server = fmt.Sprintf("  - port: {number: 8453, name: https-path, protocol: HTTPS}\n    hosts: [%s]\n    tls: {mode: ISTIO_MUTUAL}", pathHost)
 		} else {
 			server = fmt.Sprintf("  - port: {number: 8090, name: http-path, protocol: HTTP}\n    hosts: [%s]", pathHost)
 		}
-		gwRoute = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: 80}}", pathHost)
+		gwRoute = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: %d}%s}", pathHost, upPort, upSubset)
 		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
 	}
+	originationRule(b, origVariant)
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata:
@@ -204,4 +240,33 @@ spec:
   hosts: [%s]
   gateways: [mesh]
 %s`, b.ts(), pathHost, meshRoute))
+}
+
+// originationRule adds the DestinationRule of a path.origination value.
+func originationRule(b *builder, v string) {
+	ns, spec := "egress", ""
+	switch v {
+	case "none", "":
+		return
+	case "simple-443", "client-ns-only":
+		spec = "  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
+		if v == "client-ns-only" {
+			ns, spec = "team-p", "  exportTo: [\".\"]\n"+spec
+		}
+	case "simple-all-ports":
+		spec = "  trafficPolicy:\n    tls: {mode: SIMPLE, sni: " + pathHost + "}"
+	case "port-level-no-tls":
+		spec = "  trafficPolicy:\n    tls: {mode: SIMPLE, sni: " + pathHost + "}\n    portLevelSettings:\n    - port: {number: 443}\n      connectionPool: {tcp: {maxConnections: 100}}"
+	case "subset-tls":
+		spec = "  subsets:\n  - name: up\n    trafficPolicy:\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: path-origination
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  host: %s
+%s`, ns, b.ts(), pathHost, spec))
 }

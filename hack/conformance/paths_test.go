@@ -120,6 +120,12 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 		}
 	}
 	out := side + ", gateway " + orDash(tr.GatewayListener) + " → " + orDash(tr.GatewayCluster)
+	if tr.GatewayUpstreamTLS != "" {
+		out += " [" + tr.GatewayUpstreamTLS + "]"
+	}
+	if tr.Cause == checks.ListenerDoubleTLS {
+		out += " (TLS originated twice)"
+	}
 	if tr.Cause == checks.CauseNoEndpoints {
 		out += " (no endpoints)"
 	}
@@ -194,10 +200,42 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 		return side + ", gateway " + lname + " → " + cl + " (absent)"
 	}
 	res := side + ", gateway " + lname + " → " + cl
+	// What the gateway's cluster originates upstream (its transport socket); a passthrough chain
+	// (no downstream TLS context) forwards the client's own TLS into it: TLS inside TLS.
+	if up, _ := clusterTLS(ps.sim, cl); up != simulation.Plaintext {
+		res += " [" + tlsWord(up) + "]"
+		if c.kind == rules.CallTLS && !chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched) {
+			return res + " (TLS originated twice)"
+		}
+	}
 	if n, ok := out.endpoints[gw][cl]; ok && n == 0 {
 		res += " (no endpoints)" // 503 UH at the gateway
 	}
 	return res
+}
+
+// tlsWord names a simulation TLS mode as the plugin's trace does.
+func tlsWord(m simulation.TLSMode) string {
+	if m == simulation.MTLS {
+		return "Istio mTLS"
+	}
+	return "TLS"
+}
+
+// chainTerminatesTLS reports whether the filter chain a call matched has a downstream TLS
+// context (the gateway terminates the client's TLS) rather than passing it through.
+func chainTerminatesTLS(sim *simulation.Simulation, listener, chain string) bool {
+	for _, l := range sim.Listeners {
+		if l.GetName() != listener {
+			continue
+		}
+		for _, fc := range l.GetFilterChains() {
+			if fc.GetName() == chain && fc.GetTransportSocket() != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // clusterTLS reads what istiod's sidecar cluster originates: plaintext (no transport socket, or
@@ -274,7 +312,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.ns != "team-p" || c.host != pathHost {
 				continue
 			}
-			k := fmt.Sprintf("%-16s %-22s %-20s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes])
+			k := fmt.Sprintf("%-16s %-22s %-20s %-18s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig])
 			if byDim[k] == nil {
 				byDim[k] = map[string]int{}
 			}
@@ -291,7 +329,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	if len(byDim) > 0 {
-		fmt.Fprintf(w, "%-16s %-22s %-20s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "ISTIOD OUTCOMES OF team-p → "+pathHost)
 		keys := make([]string, 0, len(byDim))
 		for k := range byDim {
 			keys = append(keys, k)

@@ -899,23 +899,19 @@ func drTLSMode(snap *snapshot.Snapshot, v SidecarView, s rules.Service, port uin
 	if c == nil {
 		return "", ""
 	}
-	// The merged rule keeps the traffic policy of the first rule that sets one (mergeDestinationRule).
-	for _, dr := range c.Rules {
-		tp := dr.Spec.GetTrafficPolicy()
-		if tp == nil {
-			continue
-		}
-		for _, pl := range tp.GetPortLevelSettings() {
-			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
-				return pl.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
-			}
-		}
-		if tp.GetTls() != nil {
-			return tp.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
-		}
-		break
+	// The merged rule keeps the traffic policy of the first rule that sets one (mergeDestinationRule);
+	// a port-level setting for the port replaces it, tls included even when it sets none
+	// (istiod util.GetPortLevelTrafficPolicy, through rules.DRChoice.ClusterTLS).
+	t := c.ClusterTLS(port, "")
+	if t == nil {
+		return "", ""
 	}
-	return "", ""
+	for _, dr := range c.Rules {
+		if dr.Spec.GetTrafficPolicy() != nil {
+			return t.GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
+		}
+	}
+	return t.GetMode().String(), "DestinationRule " + c.Ref()
 }
 
 // sidecarClusters lists the clusters the calls and the port's chains use, in proxy-config columns.
