@@ -16,8 +16,10 @@ const (
 	dimPTLS     = "path.tls"
 	dimPUpRes   = "path.upstream"
 	dimPOrig    = "path.origination"
+	dimPMirror  = "path.mirror"
 
-	pathHost = "path.example.com"
+	pathHost   = "path.example.com"
+	mirrorHost = "mirror.example.com"
 )
 
 func init() {
@@ -66,6 +68,12 @@ func init() {
 		// gateway's tls route already goes to 443: the client's TLS meets the rule's TLS (TLS
 		// originated twice).
 		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls"}},
+		// path.mirror: the gateway's http route mirrors to mirror.example.com:80 (a mirror is a
+		// cluster of the route, request_mirror_policies, not a route). exported: a public entry
+		// other/path-mirror for the host. not-exported: the entry with exportTo ["."] (not
+		// visible to the gateway). no-entry: no entry for the host. zero-percent: the public
+		// entry and mirrorPercentage 0 (istiod then mirrors nothing). Only http routes mirror.
+		dimension{dimPMirror, []string{"none", "none", "exported", "not-exported", "no-entry", "zero-percent"}},
 	)
 }
 
@@ -207,9 +215,16 @@ spec:
 			server = fmt.Sprintf("  - port: {number: 8090, name: http-path, protocol: HTTP}\n    hosts: [%s]", pathHost)
 		}
 		gwRoute = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: %d}%s}", pathHost, upPort, upSubset)
+		if mv := d[dimPMirror]; mv != "none" && mv != "" {
+			gwRoute += "\n    mirror: {host: " + mirrorHost + ", port: {number: 80}}"
+			if mv == "zero-percent" {
+				gwRoute += "\n    mirrorPercentage: {value: 0}"
+			}
+		}
 		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
 	}
 	originationRule(b, origVariant)
+	mirrorEntry(b, d[dimPMirror])
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata:
@@ -269,4 +284,28 @@ metadata:
 spec:
   host: %s
 %s`, ns, b.ts(), pathHost, spec))
+}
+
+// mirrorEntry adds the entry for the mirror host of a path.mirror value.
+func mirrorEntry(b *builder, v string) {
+	exportTo := `["*"]`
+	switch v {
+	case "none", "no-entry", "":
+		return
+	case "not-exported":
+		exportTo = `["."]`
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-mirror
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  resolution: DNS`, b.ts(), mirrorHost, exportTo))
 }

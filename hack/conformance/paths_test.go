@@ -129,6 +129,9 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 	if tr.Cause == checks.CauseNoEndpoints {
 		out += " (no endpoints)"
 	}
+	for _, m := range tr.GatewayMirrors {
+		out += ", mirror " + m
+	}
 	return out
 }
 
@@ -211,6 +214,17 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if n, ok := out.endpoints[gw][cl]; ok && n == 0 {
 		res += " (no endpoints)" // 503 UH at the gateway
 	}
+	// The clusters the matched route mirrors to (request_mirror_policies), each present or not.
+	if r.RouteConfigMatched != "" {
+		if rt := matchedRoute(ps.sim, r); rt != nil {
+			for _, m := range rt.GetRoute().GetRequestMirrorPolicies() {
+				res += ", mirror " + m.GetCluster()
+				if !out.cds[gw][m.GetCluster()] {
+					res += " (absent)"
+				}
+			}
+		}
+	}
 	return res
 }
 
@@ -274,16 +288,22 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.agree() {
 				agree++
 			}
-			o := c.istiod
+			o, mirror, _ := strings.Cut(c.istiod, ", mirror ")
+			main := o
 			if i := strings.Index(o, ", gateway"); i >= 0 {
 				o = o[i+2:]
 			}
 			if j := strings.Index(o, " → "); j >= 0 {
 				o = "reaches a cluster"
-				if strings.HasSuffix(c.istiod, "(absent)") {
+				if strings.HasSuffix(main, "(absent)") {
 					o = "cluster absent"
-				} else if strings.HasSuffix(c.istiod, "(no endpoints)") {
+				} else if strings.HasSuffix(main, "(no endpoints)") {
 					o = "cluster without endpoints"
+				} else if strings.HasSuffix(main, "(TLS originated twice)") {
+					o = "TLS originated twice"
+				}
+				if mirror != "" {
+					o += " (mirrored)"
 				}
 			} else if k := strings.Index(o, ": "); k >= 0 {
 				o = o[k+2:]
@@ -312,7 +332,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.ns != "team-p" || c.host != pathHost {
 				continue
 			}
-			k := fmt.Sprintf("%-16s %-22s %-20s %-18s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig])
+			k := fmt.Sprintf("%-16s %-22s %-20s %-18s %-13s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig], r.sc.Dims[dimPMirror])
 			if byDim[k] == nil {
 				byDim[k] = map[string]int{}
 			}
@@ -329,7 +349,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	if len(byDim) > 0 {
-		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %-13s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "PATH.MIRROR", "ISTIOD OUTCOMES OF team-p → "+pathHost)
 		keys := make([]string, 0, len(byDim))
 		for k := range byDim {
 			keys = append(keys, k)

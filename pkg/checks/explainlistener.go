@@ -1318,10 +1318,22 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					vhIndex[h] = i
 					rc.VirtualHosts = append(rc.VirtualHosts, rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}})
 				}
+				byRoute := map[*networking.HTTPRoute][]int{}
 				for _, d := range b.Dests {
+					// A mirror is a cluster of the route it belongs to (request_mirror_policies),
+					// not a route of its own (route/route.go translateRoute).
+					if d.Mirror {
+						if rules.MirrorApplies(d) {
+							for _, k := range byRoute[d.HTTP] {
+								rc.VirtualHosts[i].Routes[k].Mirrors = append(rc.VirtualHosts[i].Routes[k].Mirrors, dest(d))
+							}
+						}
+						continue
+					}
 					// The route's match (uri, headers, ...; the root's too, for delegated
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
+					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
 					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, rules.RouteAction{Match: m, Plain: plain, Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
 				}
 			}

@@ -31,6 +31,7 @@ const (
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
+	PathMirrorAbsent      = "GATEWAY_MIRROR_CLUSTER_ABSENT"
 )
 
 func init() {
@@ -46,6 +47,7 @@ func init() {
 		CatalogEntry{PathSidecarsAmbiguous, LevelWarning, "", "Several Sidecars could apply to the client (more than one without workloadSelector in its namespace, or several whose selectors match the pod): istiod applies the oldest, silently."},
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port). The connection reaches the wrong endpoints."},
+		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 	)
 }
@@ -92,6 +94,9 @@ type PathTrace struct {
 	// GatewayUpstreamTLS is what the gateway's cluster originates to the host: "TLS", "Istio
 	// mTLS" or "" (plaintext, or the client's own bytes).
 	GatewayUpstreamTLS string `json:"gatewayUpstreamTLS,omitempty"`
+	// GatewayMirrors are the clusters the gateway's route mirrors the call to, each followed by
+	// " (absent)" when the gateway does not have it.
+	GatewayMirrors []string `json:"gatewayMirrors,omitempty"`
 
 	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
 	gateway *GatewayVerdict
@@ -780,6 +785,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		cluster = rt.Cluster
 		tr.t.GatewayCluster = cluster
 		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, rt.VirtualService))
+		tr.mirrors(gproxy, w, rt)
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
 		tr.t.GatewayCluster = cluster
@@ -846,6 +852,39 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	}
 	tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s originates %s to %s (DestinationRule %s tls.mode %s)", cluster, tr.t.GatewayUpstreamTLS, host, dr, mode))
 	return false
+}
+
+// mirrors checks the clusters the gateway's route mirrors the call to: each must be a cluster of
+// the gateway (why-missing's verdict for its host and port), else the mirrored copies are dropped
+// (a warning: the call itself is served).
+// Mirrors istiod pilot/pkg/networking/core/route/route.go translateRoute (request mirror
+// policies name a cluster: GetDestinationCluster of the mirror destination).
+func (tr *tracer) mirrors(gproxy string, w Workload, rt *rules.RouteAction) {
+	for _, m := range rt.Mirrors {
+		port, _, host, ok := parseClusterName(m)
+		present := false
+		cause := ""
+		if ok {
+			if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Port: port, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 {
+				cause = r.Gateways[0].Cause
+				for _, c := range r.Gateways[0].Clusters {
+					if c.Name == m {
+						present = c.Present
+					}
+				}
+			}
+		}
+		if present {
+			tr.t.GatewayMirrors = append(tr.t.GatewayMirrors, m)
+			tr.hop(gproxy, "mirror", Pass, fmt.Sprintf("the route mirrors the call to %s (present)", m))
+			continue
+		}
+		tr.t.GatewayMirrors = append(tr.t.GatewayMirrors, m+" (absent)")
+		tr.hop(gproxy, "mirror", Warn, fmt.Sprintf("the route mirrors the call to %s, which the gateway does not have (cause %s)", m, orDash(cause)))
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathMirrorAbsent, Level: LevelWarning, Resource: "VirtualService " + rt.VirtualService, Proxy: gproxy,
+			Message: fmt.Sprintf("VirtualService %s mirrors the call to %s, a cluster %s does not have (why-missing %s:%d --gateway %s: %s): the call is served, every mirrored copy is dropped.", rt.VirtualService, m, w.Ref(), host, port, w.Ref(), orDash(cause)),
+			Fix:     fmt.Sprintf("Declare %s in a ServiceEntry exported to %s (port %d), or remove the mirror.", host, w.Namespace, port)})
+	}
 }
 
 func clusterPortWord(cluster string) string {
