@@ -17,6 +17,7 @@ const (
 	dimPUpRes   = "path.upstream"
 	dimPOrig    = "path.origination"
 	dimPMirror  = "path.mirror"
+	dimPRev     = "path.revision"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -74,6 +75,14 @@ func init() {
 		// visible to the gateway). no-entry: no entry for the host. zero-percent: the public
 		// entry and mirrorPercentage 0 (istiod then mirrors nothing). Only http routes mirror.
 		dimension{dimPMirror, []string{"none", "none", "exported", "not-exported", "no-entry", "zero-percent"}},
+		// path.revision: istiod revisions on the path (a canary istiod with the default one's
+		// flags is added when the revision column has none). gw-canary: the egress-namespace
+		// gateway pods labelled istio.io/rev=canary (as revision egress-gw-canary does), the client
+		// sidecar stays on the default revision (the suite continues its call at the gateway in
+		// the canary istiod's output, crossRevisionPaths). config-canary: the Gateway path-gw and
+		// the VirtualService bound to it labelled istio.io/rev=canary, the gateway pods not
+		// (LabelsInRevision: their istiod ignores both). both-canary: both.
+		dimension{dimPRev, []string{"none", "none", "gw-canary", "config-canary", "both-canary"}},
 	)
 }
 
@@ -100,6 +109,10 @@ func pathObjects(b *builder, d map[string]string) {
 		return
 	}
 	const podSel = "{app: egress-gateway, istio: egress-dedicated}"
+	revVariant := d[dimPRev]
+	if revVariant != "none" && revVariant != "" {
+		pathRevision(b, d, revVariant, podSel)
+	}
 	b.add(fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata:
@@ -225,26 +238,30 @@ spec:
 	}
 	originationRule(b, origVariant)
 	mirrorEntry(b, d[dimPMirror])
+	cfgLabels := ""
+	if revVariant == "config-canary" || revVariant == "both-canary" {
+		cfgLabels = "\n  labels: {istio.io/rev: canary}"
+	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata:
   name: path-gw
-  namespace: egress
+  namespace: egress%s
   creationTimestamp: %s
 spec:
   selector: {istio: egress-dedicated}
   servers:
-%s`, b.ts(), server))
+%s`, cfgLabels, b.ts(), server))
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
   name: path-through-gw
-  namespace: egress
+  namespace: egress%s
   creationTimestamp: %s
 spec:
   hosts: [%s]
   gateways: [path-gw]
-%s`, b.ts(), pathHost, gwRoute))
+%s`, cfgLabels, b.ts(), pathHost, gwRoute))
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
@@ -308,4 +325,43 @@ spec:
   ports:
   - {number: 80, name: http, protocol: HTTP}
   resolution: DNS`, b.ts(), mirrorHost, exportTo))
+}
+
+// pathRevision sets up a path.revision value: a canary istiod (with the default one's flags)
+// when the revision column added none, and for gw-canary / both-canary the egress-namespace
+// gateway workload (Deployment, Pod, Service) labelled istio.io/rev=canary.
+func pathRevision(b *builder, d map[string]string, v, podSel string) {
+	if d[dimRevision] == "none" {
+		b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: istiod-canary
+  namespace: istio-system
+  labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+  creationTimestamp: %s
+spec:
+  selector:
+    matchLabels: {app: istiod, istio.io/rev: canary}
+  template:
+    metadata:
+      labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+    spec:
+      containers:
+      - name: discovery
+        image: docker.io/istio/pilot:1.31.0
+        env:
+        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          value: %q
+        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
+          value: %q`, b.ts(), fmt.Sprint(d[dimFlag] == "on"), fmt.Sprint(d[dimScope] == "on")))
+	}
+	if v == "gw-canary" || v == "both-canary" {
+		canary := strings.TrimSuffix(podSel, "}") + ", istio.io/rev: canary}"
+		for i, doc := range b.docs {
+			if strings.Contains(doc, "namespace: egress\n") && !strings.Contains(doc, "istio.io/rev: canary") &&
+				(strings.Contains(doc, "kind: Deployment") || strings.Contains(doc, "kind: Pod") || strings.Contains(doc, "kind: Service\n")) {
+				b.docs[i] = strings.ReplaceAll(doc, podSel, canary)
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -96,6 +97,38 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 		}
 	}
 	return res
+}
+
+// crossRevisionPaths compares the paths from client sidecars of one istiod revision to gateway
+// pods served by another (each revision is its own fake istiod, forRevision): the outputs of
+// every revision are merged (gateway refs and client namespaces are each served by exactly one
+// revision) and only the paths whose client and gateway revisions differ are kept (the others
+// were compared within their revision). Only with every revision's flags known (one istiod run
+// per revision).
+func crossRevisionPaths(t *testing.T, snap *snapshot.Snapshot, in *oracleInput, outs map[string]*istiodOut) []pathCheck {
+	merged := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{},
+		sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}}
+	for _, o := range outs {
+		maps.Copy(merged.cds, o.cds)
+		maps.Copy(merged.sims, o.sims)
+		maps.Copy(merged.sidecars, o.sidecars)
+		maps.Copy(merged.sidecarSims, o.sidecarSims)
+		maps.Copy(merged.endpoints, o.endpoints)
+	}
+	gwRev, clientRev := map[string]string{}, map[string]string{}
+	for _, p := range in.proxies {
+		gwRev[p.ref] = p.rev
+	}
+	for _, p := range in.clients {
+		clientRev[p.ns] = p.rev
+	}
+	var out []pathCheck
+	for _, c := range comparePaths(t, snap, in.proxies, in.clients, merged) {
+		if gr, ok := gwRev[c.gateway]; ok && gr != clientRev[c.ns] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // pluginPathOutcome: "sidecar <cluster>, gateway <listener> → <cluster>|<failure>".
@@ -332,7 +365,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.ns != "team-p" || c.host != pathHost {
 				continue
 			}
-			k := fmt.Sprintf("%-16s %-22s %-20s %-18s %-13s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig], r.sc.Dims[dimPMirror])
+			k := fmt.Sprintf("%-16s %-22s %-20s %-18s %-13s %-14s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig], r.sc.Dims[dimPMirror], r.sc.Dims[dimPRev])
 			if byDim[k] == nil {
 				byDim[k] = map[string]int{}
 			}
@@ -349,7 +382,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	if len(byDim) > 0 {
-		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %-13s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "PATH.MIRROR", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %-13s %-14s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "PATH.MIRROR", "PATH.REVISION", "ISTIOD OUTCOMES OF team-p → "+pathHost)
 		keys := make([]string, 0, len(byDim))
 		for k := range byDim {
 			keys = append(keys, k)
