@@ -18,6 +18,7 @@ const (
 	dimPOrig    = "path.origination"
 	dimPMirror  = "path.mirror"
 	dimPRev     = "path.revision"
+	dimPSel     = "path.selector"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -83,6 +84,13 @@ func init() {
 		// the VirtualService bound to it labelled istio.io/rev=canary, the gateway pods not
 		// (LabelsInRevision: their istiod ignores both). both-canary: both.
 		dimension{dimPRev, []string{"none", "none", "gw-canary", "config-canary", "both-canary"}},
+		// path.selector: the Gateway path-gw. own: in egress, selector {istio: egress-dedicated}.
+		// no-pod: selector {istio: egress-nowhere} (matches no pod). other-ns: the Gateway in
+		// istio-system with the same selector (pods in another namespace: with
+		// PILOT_SCOPE_GATEWAY_TO_NAMESPACE, the scope column, istiod does not apply it), the
+		// VirtualService bound to istio-system/path-gw. empty: selector {} in egress (every
+		// gateway pod; with the scope flag only the egress ones).
+		dimension{dimPSel, []string{"own", "own", "no-pod", "other-ns", "empty"}},
 	)
 }
 
@@ -242,16 +250,25 @@ spec:
 	if revVariant == "config-canary" || revVariant == "both-canary" {
 		cfgLabels = "\n  labels: {istio.io/rev: canary}"
 	}
+	gwNs, gwSel, gwRef := "egress", "{istio: egress-dedicated}", "path-gw"
+	switch d[dimPSel] {
+	case "no-pod":
+		gwSel = "{istio: egress-nowhere}"
+	case "other-ns":
+		gwNs, gwRef = "istio-system", "istio-system/path-gw"
+	case "empty":
+		gwSel = "{}"
+	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata:
   name: path-gw
-  namespace: egress%s
+  namespace: %s%s
   creationTimestamp: %s
 spec:
-  selector: {istio: egress-dedicated}
+  selector: %s
   servers:
-%s`, cfgLabels, b.ts(), server))
+%s`, gwNs, cfgLabels, b.ts(), gwSel, server))
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
@@ -260,8 +277,8 @@ metadata:
   creationTimestamp: %s
 spec:
   hosts: [%s]
-  gateways: [path-gw]
-%s`, cfgLabels, b.ts(), pathHost, gwRoute))
+  gateways: [%s]
+%s`, cfgLabels, b.ts(), pathHost, gwRef, gwRoute))
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:

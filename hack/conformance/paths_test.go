@@ -365,7 +365,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.ns != "team-p" || c.host != pathHost {
 				continue
 			}
-			k := fmt.Sprintf("%-16s %-22s %-20s %-18s %-13s %-14s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig], r.sc.Dims[dimPMirror], r.sc.Dims[dimPRev])
+			k := fmt.Sprintf("%-16s %-22s %-20s %-18s %-13s %-14s %-9s %-4s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig], r.sc.Dims[dimPMirror], r.sc.Dims[dimPRev], r.sc.Dims[dimPSel], "s:"+r.sc.Dims[dimScope])
 			if byDim[k] == nil {
 				byDim[k] = map[string]int{}
 			}
@@ -382,7 +382,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	if len(byDim) > 0 {
-		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %-13s %-14s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "PATH.MIRROR", "PATH.REVISION", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %-13s %-14s %-9s %-4s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "PATH.MIRROR", "PATH.REVISION", "SELECTOR", "SCOPE", "ISTIOD OUTCOMES OF team-p → "+pathHost)
 		keys := make([]string, 0, len(byDim))
 		for k := range byDim {
 			keys = append(keys, k)
