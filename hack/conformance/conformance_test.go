@@ -246,6 +246,11 @@ func runScenario(t *testing.T, sc *scenario) *result {
 		t.Errorf("%s: %s", sc.Name, res.detail)
 		return res
 	}
+	// Paths that cross revisions (a client sidecar of one istiod revision calling gateway pods
+	// served by another): each revision's istiod output with its flags known, merged after the
+	// loop (crossRevisionPaths).
+	revOuts := map[string]*istiodOut{}
+	allKnown := true
 	for _, rev := range in.revisions() {
 		rin, err := in.forRevision(rev)
 		if err != nil {
@@ -288,6 +293,11 @@ func runScenario(t *testing.T, sc *scenario) *result {
 				res.visChecks = append(res.visChecks, compareVisibility(sc, psnap, iout, res.visUnchecked)...)
 			}
 			res.pathChecks = append(res.pathChecks, comparePaths(t, psnap, rin.proxies, rin.clients, iout)...)
+			if known {
+				revOuts[rev] = iout
+			} else {
+				allKnown = false
+			}
 			// Sidecars do not read the gateway flags: one comparison per revision.
 			if f == filters[0] {
 				res.listenerChecks = append(res.listenerChecks, compareListeners(t, psnap, rin.clients, iout)...)
@@ -296,6 +306,9 @@ func runScenario(t *testing.T, sc *scenario) *result {
 				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, nil, iout)...)
 			}
 		}
+	}
+	if len(revOuts) > 1 && allKnown {
+		res.pathChecks = append(res.pathChecks, crossRevisionPaths(t, snap, in, revOuts)...)
 	}
 	for _, c := range res.auditChecks {
 		if !c.agree() {

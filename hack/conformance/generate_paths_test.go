@@ -14,8 +14,14 @@ import (
 const (
 	dimPService = "path.service"
 	dimPTLS     = "path.tls"
+	dimPUpRes   = "path.upstream"
+	dimPOrig    = "path.origination"
+	dimPMirror  = "path.mirror"
+	dimPRev     = "path.revision"
+	dimPSel     = "path.selector"
 
-	pathHost = "path.example.com"
+	pathHost   = "path.example.com"
+	mirrorHost = "mirror.example.com"
 )
 
 func init() {
@@ -39,8 +45,69 @@ func init() {
 		// tls-passthrough: TLS on 443 (SNI path.example.com), a tls route to 8453, a TLS
 		// PASSTHROUGH server for the host and a tls route on to the entry's 443.
 		// passthrough-other-sni: the same with the server's hosts [other.example.com].
-		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni"}},
+		// mutual-port-level-no-tls: the ISTIO_MUTUAL server, the subset's policy sets tls
+		// ISTIO_MUTUAL and a port-level setting for 8453 without tls (istiod: the port-level
+		// setting replaces the subset's policy: plaintext). mutual-top-level-subset-lb: the
+		// ISTIO_MUTUAL server, tls ISTIO_MUTUAL in the rule's top-level policy and a subset
+		// policy setting only loadBalancer (istiod keeps the top-level tls).
+		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
+			"mutual-port-level-no-tls", "mutual-top-level-subset-lb"}},
+		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
+		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
+		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
+		// none-addresses: NONE with addresses [240.240.60.1]. static: STATIC with the endpoint
+		// 10.20.0.60. static-no-endpoints: STATIC without endpoints (valid, EDS with none).
+		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints"}},
+		// path.origination: TLS the gateway originates to path.example.com (a DestinationRule
+		// egress/path-origination for the host). none: no rule, the gateway's http route goes to
+		// port 80. simple-443: portLevelSettings 443 tls SIMPLE and the gateway's http route
+		// rewritten to port 443 (the usual 80 → 443 origination). simple-all-ports: top-level tls
+		// SIMPLE, the route stays on 80. client-ns-only: the simple-443 rule in team-p with
+		// exportTo ["."] (the gateway does not see it: plaintext to 443). port-level-no-tls:
+		// top-level tls SIMPLE and a port-level setting for 443 without tls (istiod: a port-level
+		// setting replaces the whole policy, no TLS on 443). subset-tls: a subset "up" with tls
+		// SIMPLE, the gateway's route to subset up on 443. With the tls-passthrough calls the
+		// gateway's tls route already goes to 443: the client's TLS meets the rule's TLS (TLS
+		// originated twice).
+		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls"}},
+		// path.mirror: the gateway's http route mirrors to mirror.example.com:80 (a mirror is a
+		// cluster of the route, request_mirror_policies, not a route). exported: a public entry
+		// other/path-mirror for the host. not-exported: the entry with exportTo ["."] (not
+		// visible to the gateway). no-entry: no entry for the host. zero-percent: the public
+		// entry and mirrorPercentage 0 (istiod then mirrors nothing). Only http routes mirror.
+		dimension{dimPMirror, []string{"none", "none", "exported", "not-exported", "no-entry", "zero-percent"}},
+		// path.revision: istiod revisions on the path (a canary istiod with the default one's
+		// flags is added when the revision column has none). gw-canary: the egress-namespace
+		// gateway pods labelled istio.io/rev=canary (as revision egress-gw-canary does), the client
+		// sidecar stays on the default revision (the suite continues its call at the gateway in
+		// the canary istiod's output, crossRevisionPaths). config-canary: the Gateway path-gw and
+		// the VirtualService bound to it labelled istio.io/rev=canary, the gateway pods not
+		// (LabelsInRevision: their istiod ignores both). both-canary: both.
+		dimension{dimPRev, []string{"none", "none", "gw-canary", "config-canary", "both-canary"}},
+		// path.selector: the Gateway path-gw. own: in egress, selector {istio: egress-dedicated}.
+		// no-pod: selector {istio: egress-nowhere} (matches no pod). other-ns: the Gateway in
+		// istio-system with the same selector (pods in another namespace: with
+		// PILOT_SCOPE_GATEWAY_TO_NAMESPACE, the scope column, istiod does not apply it), the
+		// VirtualService bound to istio-system/path-gw. empty: selector {} in egress (every
+		// gateway pod; with the scope flag only the egress ones).
+		dimension{dimPSel, []string{"own", "own", "no-pod", "other-ns", "empty"}},
 	)
+}
+
+// upstreamResolution is the resolution (and addresses or endpoints) of egress/path-ext for a
+// path.upstream value.
+func upstreamResolution(v string) string {
+	switch v {
+	case "none":
+		return "  resolution: NONE"
+	case "none-addresses":
+		return "  addresses: [\"240.240.60.1\"]\n  resolution: NONE"
+	case "static":
+		return "  resolution: STATIC\n  endpoints:\n  - address: 10.20.0.60"
+	case "static-no-endpoints":
+		return "  resolution: STATIC"
+	}
+	return "  resolution: DNS"
 }
 
 // pathObjects adds the objects of the path dimensions (nothing with path.service none).
@@ -50,6 +117,10 @@ func pathObjects(b *builder, d map[string]string) {
 		return
 	}
 	const podSel = "{app: egress-gateway, istio: egress-dedicated}"
+	revVariant := d[dimPRev]
+	if revVariant != "none" && revVariant != "" {
+		pathRevision(b, d, revVariant, podSel)
+	}
 	b.add(fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata:
@@ -69,7 +140,7 @@ spec:
   ports:
   - {number: 80, name: http, protocol: HTTP}
   - {number: 443, name: tls, protocol: TLS}
-  resolution: DNS`, b.ts(), pathHost))
+%s`, b.ts(), pathHost, upstreamResolution(d[dimPUpRes])))
 	ips := map[string]string{"egress-path": "10.96.0.30", "egress-path-alt": "10.96.0.31"}
 	service := func(name, ts, labels string, http, tls uint32) {
 		if labels != "" {
@@ -111,15 +182,22 @@ spec:
 
 	passthrough := strings.HasPrefix(tlsVariant, "tls-") || strings.HasPrefix(tlsVariant, "passthrough")
 	svcPort := uint32(8090)
-	if tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" || passthrough {
+	mutualServer := tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" || strings.HasPrefix(tlsVariant, "mutual-")
+	if mutualServer || passthrough {
 		svcPort = 8453
 	}
 	if svcVariant == "undeclared-port" {
 		svcPort = 8091
 	}
-	drTLS := ""
-	if tlsVariant == "http-istio-mutual" || tlsVariant == "http-tls-to-plain" {
+	drTLS, drTop := "", ""
+	switch tlsVariant {
+	case "http-istio-mutual", "http-tls-to-plain":
 		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}"
+	case "mutual-port-level-no-tls":
+		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
+	case "mutual-top-level-subset-lb":
+		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
+		drTLS = "\n    trafficPolicy:\n      loadBalancer: {simple: ROUND_ROBIN}"
 	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: DestinationRule
@@ -129,9 +207,18 @@ metadata:
   creationTimestamp: %s
 spec:
   host: %s
-  subsets:
-  - name: p%s`, b.ts(), svcHost, drTLS))
+%s  subsets:
+  - name: p%s`, b.ts(), svcHost, drTop, drTLS))
 
+	origVariant := d[dimPOrig]
+	upPort, upSubset := uint32(80), ""
+	switch origVariant {
+	case "simple-443", "client-ns-only", "port-level-no-tls", "subset-tls":
+		upPort = 443
+	}
+	if origVariant == "subset-tls" {
+		upSubset = ", subset: up"
+	}
 	var server, gwRoute, meshRoute string
 	switch {
 	case passthrough:
@@ -140,37 +227,58 @@ spec:
 			hosts = "other.example.com"
 		}
 		server = fmt.Sprintf("  - port: {number: 8453, name: tls-path, protocol: TLS}\n    hosts: [%s]\n    tls: {mode: PASSTHROUGH}", hosts)
-		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}}", pathHost, pathHost)
+		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}%s}", pathHost, pathHost, upSubset)
 		meshRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", pathHost, svcHost, svcPort)
 	default:
-		if tlsVariant == "http-istio-mutual" || tlsVariant == "http-no-origination" {
+		if mutualServer {
 			server = fmt.Sprintf("  - port: {number: 8453, name: https-path, protocol: HTTPS}\n    hosts: [%s]\n    tls: {mode: ISTIO_MUTUAL}", pathHost)
 		} else {
 			server = fmt.Sprintf("  - port: {number: 8090, name: http-path, protocol: HTTP}\n    hosts: [%s]", pathHost)
 		}
-		gwRoute = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: 80}}", pathHost)
+		gwRoute = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: %d}%s}", pathHost, upPort, upSubset)
+		if mv := d[dimPMirror]; mv != "none" && mv != "" {
+			gwRoute += "\n    mirror: {host: " + mirrorHost + ", port: {number: 80}}"
+			if mv == "zero-percent" {
+				gwRoute += "\n    mirrorPercentage: {value: 0}"
+			}
+		}
 		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
+	}
+	originationRule(b, origVariant)
+	mirrorEntry(b, d[dimPMirror])
+	cfgLabels := ""
+	if revVariant == "config-canary" || revVariant == "both-canary" {
+		cfgLabels = "\n  labels: {istio.io/rev: canary}"
+	}
+	gwNs, gwSel, gwRef := "egress", "{istio: egress-dedicated}", "path-gw"
+	switch d[dimPSel] {
+	case "no-pod":
+		gwSel = "{istio: egress-nowhere}"
+	case "other-ns":
+		gwNs, gwRef = "istio-system", "istio-system/path-gw"
+	case "empty":
+		gwSel = "{}"
 	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata:
   name: path-gw
-  namespace: egress
+  namespace: %s%s
   creationTimestamp: %s
 spec:
-  selector: {istio: egress-dedicated}
+  selector: %s
   servers:
-%s`, b.ts(), server))
+%s`, gwNs, cfgLabels, b.ts(), gwSel, server))
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
   name: path-through-gw
-  namespace: egress
+  namespace: egress%s
   creationTimestamp: %s
 spec:
   hosts: [%s]
-  gateways: [path-gw]
-%s`, b.ts(), pathHost, gwRoute))
+  gateways: [%s]
+%s`, cfgLabels, b.ts(), pathHost, gwRef, gwRoute))
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
@@ -181,4 +289,96 @@ spec:
   hosts: [%s]
   gateways: [mesh]
 %s`, b.ts(), pathHost, meshRoute))
+}
+
+// originationRule adds the DestinationRule of a path.origination value.
+func originationRule(b *builder, v string) {
+	ns, spec := "egress", ""
+	switch v {
+	case "none", "":
+		return
+	case "simple-443", "client-ns-only":
+		spec = "  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
+		if v == "client-ns-only" {
+			ns, spec = "team-p", "  exportTo: [\".\"]\n"+spec
+		}
+	case "simple-all-ports":
+		spec = "  trafficPolicy:\n    tls: {mode: SIMPLE, sni: " + pathHost + "}"
+	case "port-level-no-tls":
+		spec = "  trafficPolicy:\n    tls: {mode: SIMPLE, sni: " + pathHost + "}\n    portLevelSettings:\n    - port: {number: 443}\n      connectionPool: {tcp: {maxConnections: 100}}"
+	case "subset-tls":
+		spec = "  subsets:\n  - name: up\n    trafficPolicy:\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: path-origination
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  host: %s
+%s`, ns, b.ts(), pathHost, spec))
+}
+
+// mirrorEntry adds the entry for the mirror host of a path.mirror value.
+func mirrorEntry(b *builder, v string) {
+	exportTo := `["*"]`
+	switch v {
+	case "none", "no-entry", "":
+		return
+	case "not-exported":
+		exportTo = `["."]`
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-mirror
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  resolution: DNS`, b.ts(), mirrorHost, exportTo))
+}
+
+// pathRevision sets up a path.revision value: a canary istiod (with the default one's flags)
+// when the revision column added none, and for gw-canary / both-canary the egress-namespace
+// gateway workload (Deployment, Pod, Service) labelled istio.io/rev=canary.
+func pathRevision(b *builder, d map[string]string, v, podSel string) {
+	if d[dimRevision] == "none" {
+		b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: istiod-canary
+  namespace: istio-system
+  labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+  creationTimestamp: %s
+spec:
+  selector:
+    matchLabels: {app: istiod, istio.io/rev: canary}
+  template:
+    metadata:
+      labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+    spec:
+      containers:
+      - name: discovery
+        image: docker.io/istio/pilot:1.31.0
+        env:
+        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          value: %q
+        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
+          value: %q`, b.ts(), fmt.Sprint(d[dimFlag] == "on"), fmt.Sprint(d[dimScope] == "on")))
+	}
+	if v == "gw-canary" || v == "both-canary" {
+		canary := strings.TrimSuffix(podSel, "}") + ", istio.io/rev: canary}"
+		for i, doc := range b.docs {
+			if strings.Contains(doc, "namespace: egress\n") && !strings.Contains(doc, "istio.io/rev: canary") &&
+				(strings.Contains(doc, "kind: Deployment") || strings.Contains(doc, "kind: Pod") || strings.Contains(doc, "kind: Service\n")) {
+				b.docs[i] = strings.ReplaceAll(doc, podSel, canary)
+			}
+		}
+	}
 }

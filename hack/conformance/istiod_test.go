@@ -621,7 +621,7 @@ func sortedKeys(m map[string]string) []string {
 // workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
 // come back as an error.
 func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope bool) (*istiodOut, error) {
-	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}, sidecarSims: map[string]*proxySim{}}
+	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}, sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}}
 	out := res.cds
 	var panicked any
 	err := test.Wrap(func(t test.Failer) {
@@ -670,6 +670,27 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 				}
 			}
 			res.sims[p.ref] = ps
+			// Endpoints of the gateway's clusters (paths_test.go): EDS clusters by istiod's own
+			// endpoint builder (pilot/test/xds FakeDiscoveryServer.Endpoints), clusters with an
+			// inline load assignment (STRICT_DNS, LOGICAL_DNS, STATIC) by it; ORIGINAL_DST has none.
+			eps := map[string]int{}
+			for _, c := range ps.sim.Clusters {
+				if la := c.GetLoadAssignment(); la != nil {
+					n := 0
+					for _, l := range la.GetEndpoints() {
+						n += len(l.GetLbEndpoints())
+					}
+					eps[c.GetName()] = n
+				}
+			}
+			for _, la := range s.Endpoints(proxy) {
+				n := 0
+				for _, l := range la.GetEndpoints() {
+					n += len(l.GetLbEndpoints())
+				}
+				eps[la.GetClusterName()] = n
+			}
+			res.endpoints[p.ref] = eps
 		}
 		// Sidecar proxies of client namespaces (export-audit subset findings, audit_test.go):
 		// a SIDECAR proxy with ConfigNamespace = the namespace, the synthesised client Pod's
@@ -706,6 +727,9 @@ type istiodOut struct {
 	// sidecarSims maps a client namespace to the simulation of its sidecar's listeners, routes
 	// and clusters (listener calls, listener_test.go).
 	sidecarSims map[string]*proxySim
+	// endpoints maps a gateway workload ref and a cluster name to its number of endpoints (EDS
+	// and inline load assignments; clusters without either are not listed).
+	endpoints map[string]map[string]int
 }
 
 type proxySim struct {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -98,6 +99,38 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 	return res
 }
 
+// crossRevisionPaths compares the paths from client sidecars of one istiod revision to gateway
+// pods served by another (each revision is its own fake istiod, forRevision): the outputs of
+// every revision are merged (gateway refs and client namespaces are each served by exactly one
+// revision) and only the paths whose client and gateway revisions differ are kept (the others
+// were compared within their revision). Only with every revision's flags known (one istiod run
+// per revision).
+func crossRevisionPaths(t *testing.T, snap *snapshot.Snapshot, in *oracleInput, outs map[string]*istiodOut) []pathCheck {
+	merged := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{},
+		sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}}
+	for _, o := range outs {
+		maps.Copy(merged.cds, o.cds)
+		maps.Copy(merged.sims, o.sims)
+		maps.Copy(merged.sidecars, o.sidecars)
+		maps.Copy(merged.sidecarSims, o.sidecarSims)
+		maps.Copy(merged.endpoints, o.endpoints)
+	}
+	gwRev, clientRev := map[string]string{}, map[string]string{}
+	for _, p := range in.proxies {
+		gwRev[p.ref] = p.rev
+	}
+	for _, p := range in.clients {
+		clientRev[p.ns] = p.rev
+	}
+	var out []pathCheck
+	for _, c := range comparePaths(t, snap, in.proxies, in.clients, merged) {
+		if gr, ok := gwRev[c.gateway]; ok && gr != clientRev[c.ns] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // pluginPathOutcome: "sidecar <cluster>, gateway <listener> → <cluster>|<failure>".
 func pluginPathOutcome(tr *checks.PathTrace) string {
 	side := "sidecar " + orDash(tr.SidecarCluster)
@@ -119,7 +152,20 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 			return side + ", gateway " + orDash(tr.GatewayListener) + " → " + tr.GatewayCluster + " (absent)"
 		}
 	}
-	return side + ", gateway " + orDash(tr.GatewayListener) + " → " + orDash(tr.GatewayCluster)
+	out := side + ", gateway " + orDash(tr.GatewayListener) + " → " + orDash(tr.GatewayCluster)
+	if tr.GatewayUpstreamTLS != "" {
+		out += " [" + tr.GatewayUpstreamTLS + "]"
+	}
+	if tr.Cause == checks.ListenerDoubleTLS {
+		out += " (TLS originated twice)"
+	}
+	if tr.Cause == checks.CauseNoEndpoints {
+		out += " (no endpoints)"
+	}
+	for _, m := range tr.GatewayMirrors {
+		out += ", mirror " + m
+	}
+	return out
 }
 
 // istiodPathOutcome continues the sidecar's call at the gateway workload gw: on the Service's
@@ -189,7 +235,54 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if !out.cds[gw][cl] {
 		return side + ", gateway " + lname + " → " + cl + " (absent)"
 	}
-	return side + ", gateway " + lname + " → " + cl
+	res := side + ", gateway " + lname + " → " + cl
+	// What the gateway's cluster originates upstream (its transport socket); a passthrough chain
+	// (no downstream TLS context) forwards the client's own TLS into it: TLS inside TLS.
+	if up, _ := clusterTLS(ps.sim, cl); up != simulation.Plaintext {
+		res += " [" + tlsWord(up) + "]"
+		if c.kind == rules.CallTLS && !chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched) {
+			return res + " (TLS originated twice)"
+		}
+	}
+	if n, ok := out.endpoints[gw][cl]; ok && n == 0 {
+		res += " (no endpoints)" // 503 UH at the gateway
+	}
+	// The clusters the matched route mirrors to (request_mirror_policies), each present or not.
+	if r.RouteConfigMatched != "" {
+		if rt := matchedRoute(ps.sim, r); rt != nil {
+			for _, m := range rt.GetRoute().GetRequestMirrorPolicies() {
+				res += ", mirror " + m.GetCluster()
+				if !out.cds[gw][m.GetCluster()] {
+					res += " (absent)"
+				}
+			}
+		}
+	}
+	return res
+}
+
+// tlsWord names a simulation TLS mode as the plugin's trace does.
+func tlsWord(m simulation.TLSMode) string {
+	if m == simulation.MTLS {
+		return "Istio mTLS"
+	}
+	return "TLS"
+}
+
+// chainTerminatesTLS reports whether the filter chain a call matched has a downstream TLS
+// context (the gateway terminates the client's TLS) rather than passing it through.
+func chainTerminatesTLS(sim *simulation.Simulation, listener, chain string) bool {
+	for _, l := range sim.Listeners {
+		if l.GetName() != listener {
+			continue
+		}
+		for _, fc := range l.GetFilterChains() {
+			if fc.GetName() == chain && fc.GetTransportSocket() != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // clusterTLS reads what istiod's sidecar cluster originates: plaintext (no transport socket, or
@@ -228,14 +321,22 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.agree() {
 				agree++
 			}
-			o := c.istiod
+			o, mirror, _ := strings.Cut(c.istiod, ", mirror ")
+			main := o
 			if i := strings.Index(o, ", gateway"); i >= 0 {
 				o = o[i+2:]
 			}
 			if j := strings.Index(o, " → "); j >= 0 {
 				o = "reaches a cluster"
-				if strings.HasSuffix(c.istiod, "(absent)") {
+				if strings.HasSuffix(main, "(absent)") {
 					o = "cluster absent"
+				} else if strings.HasSuffix(main, "(no endpoints)") {
+					o = "cluster without endpoints"
+				} else if strings.HasSuffix(main, "(TLS originated twice)") {
+					o = "TLS originated twice"
+				}
+				if mirror != "" {
+					o += " (mirrored)"
 				}
 			} else if k := strings.Index(o, ": "); k >= 0 {
 				o = o[k+2:]
@@ -264,7 +365,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 			if c.ns != "team-p" || c.host != pathHost {
 				continue
 			}
-			k := fmt.Sprintf("%-16s %-22s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS])
+			k := fmt.Sprintf("%-16s %-22s %-20s %-18s %-13s %-14s %-9s %-4s", r.sc.Dims[dimPService], r.sc.Dims[dimPTLS], r.sc.Dims[dimPUpRes], r.sc.Dims[dimPOrig], r.sc.Dims[dimPMirror], r.sc.Dims[dimPRev], r.sc.Dims[dimPSel], "s:"+r.sc.Dims[dimScope])
 			if byDim[k] == nil {
 				byDim[k] = map[string]int{}
 			}
@@ -281,7 +382,7 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	if len(byDim) > 0 {
-		fmt.Fprintf(w, "%-16s %-22s %s\n", "PATH.SERVICE", "PATH.TLS", "ISTIOD OUTCOMES OF team-p → "+pathHost)
+		fmt.Fprintf(w, "%-16s %-22s %-20s %-18s %-13s %-14s %-9s %-4s %s\n", "PATH.SERVICE", "PATH.TLS", "PATH.UPSTREAM", "PATH.ORIGINATION", "PATH.MIRROR", "PATH.REVISION", "SELECTOR", "SCOPE", "ISTIOD OUTCOMES OF team-p → "+pathHost)
 		keys := make([]string, 0, len(byDim))
 		for k := range byDim {
 			keys = append(keys, k)

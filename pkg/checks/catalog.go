@@ -109,6 +109,7 @@ var catalogRefs = map[string]catalogRef{
 	PathSidecarsAmbiguous: {"EGR0132", "§4.2", "pilot/pkg/model/push_context.go initSidecarScopes, getSidecarScope (the oldest Sidecar wins); istioctl analyze IST0109 MultipleSidecarsWithoutWorkloadSelectors"},
 	PathRouteMatchAssumed: {"EGR0131", "§5 (404 NR)", "pilot/pkg/networking/core/route/route.go BuildHTTPRoutesForVirtualService (match conditions); pilot/pkg/simulation/traffic.go matchRoute"},
 	PathWrongService:      {"EGR0130", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, mergeTCPFilterChains; pilot/pkg/simulation/traffic.go matchFilterChain"},
+	PathMirrorAbsent:      {"EGR0133", "§2.4, §5 (NC, mirrored copies)", "pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent, TranslateRequestMirrorPolicy); pilot/pkg/model/push_context.go initVirtualServices (mirror hosts count as destinations)"},
 	PathAmbiguousService:  {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},
 	// why-missing causes (seed §3.7 decision tree) and warnings.
 	CauseOK:                      {"EGR0100", "§2.4, §3.7", "pilot/pkg/model/push_context.go IsServiceVisible, initVirtualServices (destinationsByGateway); pilot/pkg/networking/core/cluster.go convertResolution"},
@@ -246,7 +247,7 @@ var causePages = map[string]string{
 	AuditSidecarImportHidden: "sidecar-imports", AuditSidecarImportUnknown: "sidecar-imports", ListenerNotImported: "sidecar-imports",
 	ListenerHiddenPassthrough: "sidecar-imports", VisNotImported: "sidecar-imports", PathSidecarsAmbiguous: "sidecar-imports",
 	// The client sidecar → egress gateway hop.
-	PathOK: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
+	PathOK: "sidecar-to-gateway-path", PathMirrorAbsent: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
 	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path",
 	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path",
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",

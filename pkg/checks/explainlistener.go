@@ -899,23 +899,19 @@ func drTLSMode(snap *snapshot.Snapshot, v SidecarView, s rules.Service, port uin
 	if c == nil {
 		return "", ""
 	}
-	// The merged rule keeps the traffic policy of the first rule that sets one (mergeDestinationRule).
-	for _, dr := range c.Rules {
-		tp := dr.Spec.GetTrafficPolicy()
-		if tp == nil {
-			continue
-		}
-		for _, pl := range tp.GetPortLevelSettings() {
-			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
-				return pl.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
-			}
-		}
-		if tp.GetTls() != nil {
-			return tp.GetTls().GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
-		}
-		break
+	// The merged rule keeps the traffic policy of the first rule that sets one (mergeDestinationRule);
+	// a port-level setting for the port replaces it, tls included even when it sets none
+	// (istiod util.GetPortLevelTrafficPolicy, through rules.DRChoice.ClusterTLS).
+	t := c.ClusterTLS(port, "")
+	if t == nil {
+		return "", ""
 	}
-	return "", ""
+	for _, dr := range c.Rules {
+		if dr.Spec.GetTrafficPolicy() != nil {
+			return t.GetMode().String(), "DestinationRule " + dr.Namespace + "/" + dr.Name
+		}
+	}
+	return t.GetMode().String(), "DestinationRule " + c.Ref()
 }
 
 // sidecarClusters lists the clusters the calls and the port's chains use, in proxy-config columns.
@@ -1322,10 +1318,22 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					vhIndex[h] = i
 					rc.VirtualHosts = append(rc.VirtualHosts, rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}})
 				}
+				byRoute := map[*networking.HTTPRoute][]int{}
 				for _, d := range b.Dests {
+					// A mirror is a cluster of the route it belongs to (request_mirror_policies),
+					// not a route of its own (route/route.go translateRoute).
+					if d.Mirror {
+						if rules.MirrorApplies(d) {
+							for _, k := range byRoute[d.HTTP] {
+								rc.VirtualHosts[i].Routes[k].Mirrors = append(rc.VirtualHosts[i].Routes[k].Mirrors, dest(d))
+							}
+						}
+						continue
+					}
 					// The route's match (uri, headers, ...; the root's too, for delegated
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
+					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
 					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, rules.RouteAction{Match: m, Plain: plain, Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
 				}
 			}

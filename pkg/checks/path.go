@@ -31,6 +31,7 @@ const (
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
+	PathMirrorAbsent      = "GATEWAY_MIRROR_CLUSTER_ABSENT"
 )
 
 func init() {
@@ -46,6 +47,7 @@ func init() {
 		CatalogEntry{PathSidecarsAmbiguous, LevelWarning, "", "Several Sidecars could apply to the client (more than one without workloadSelector in its namespace, or several whose selectors match the pod): istiod applies the oldest, silently."},
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port). The connection reaches the wrong endpoints."},
+		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 	)
 }
@@ -89,6 +91,12 @@ type PathTrace struct {
 	Gateway         string `json:"gateway,omitempty"`
 	GatewayListener string `json:"gatewayListener,omitempty"`
 	GatewayCluster  string `json:"gatewayCluster,omitempty"`
+	// GatewayUpstreamTLS is what the gateway's cluster originates to the host: "TLS", "Istio
+	// mTLS" or "" (plaintext, or the client's own bytes).
+	GatewayUpstreamTLS string `json:"gatewayUpstreamTLS,omitempty"`
+	// GatewayMirrors are the clusters the gateway's route mirrors the call to, each followed by
+	// " (absent)" when the gateway does not have it.
+	GatewayMirrors []string `json:"gatewayMirrors,omitempty"`
 
 	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
 	gateway *GatewayVerdict
@@ -777,6 +785,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		cluster = rt.Cluster
 		tr.t.GatewayCluster = cluster
 		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, rt.VirtualService))
+		tr.mirrors(gproxy, w, rt)
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
 		tr.t.GatewayCluster = cluster
@@ -791,10 +800,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		return
 	}
 	g := r.Gateways[0]
-	present := false
+	present, upTLS, upDR := false, "", ""
 	for _, c := range g.Clusters {
 		if c.Name == cluster {
-			present = c.Present
+			present, upTLS, upDR = c.Present, c.TLS, c.DestinationRule
 		}
 	}
 	if !present {
@@ -808,11 +817,81 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		return
 	}
 	tr.hop(gproxy, "cluster", Pass, cluster+" present ("+g.Cause+")")
+	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, expect) {
+		return
+	}
 	if g.Cause == CauseNoEndpoints {
 		tr.hop(gproxy, "endpoints", Fail, g.Message)
 		tr.fail(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix)
 		tr.t.gateway = &g
 	}
+}
+
+// upstreamTLS records what the gateway's cluster originates to the host (the DestinationRule
+// tls.mode applying to the gateway for that port and subset, rules.DRChoice.ClusterTLS) and fails
+// the path when the gateway passes the client's TLS through (a PASSTHROUGH server) into a
+// cluster that originates TLS again: TLS inside TLS, the external host's handshake fails.
+// Mirrors istiod pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings (the
+// transport socket of the gateway's cluster) and gateway.go buildGatewayNetworkFiltersFromTLSRoutes
+// (a passthrough chain forwards the client's bytes to that cluster).
+func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr, expect string) bool {
+	switch mode {
+	case "SIMPLE", "MUTUAL":
+		tr.t.GatewayUpstreamTLS = "TLS"
+	case "ISTIO_MUTUAL":
+		tr.t.GatewayUpstreamTLS = "Istio mTLS"
+	default:
+		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, host))
+		return false
+	}
+	if expect == "the client's TLS" {
+		tr.hop(gproxy, "upstream tls", Fail, fmt.Sprintf("the gateway passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", cluster, dr, mode))
+		tr.fail(ListenerDoubleTLS, "UF", "DestinationRule "+dr, fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", w.Ref(), host, cluster, dr, mode, host),
+			fmt.Sprintf("Originate TLS once: either have the client send plain HTTP to the gateway (HTTP server, route to port 443) and keep the DestinationRule, or keep the passthrough and remove tls from DestinationRule %s for port %s.", dr, clusterPortWord(cluster)))
+		return true
+	}
+	tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s originates %s to %s (DestinationRule %s tls.mode %s)", cluster, tr.t.GatewayUpstreamTLS, host, dr, mode))
+	return false
+}
+
+// mirrors checks the clusters the gateway's route mirrors the call to: each must be a cluster of
+// the gateway (why-missing's verdict for its host and port), else the mirrored copies are dropped
+// (a warning: the call itself is served).
+// Mirrors istiod pilot/pkg/networking/core/route/route.go translateRoute (request mirror
+// policies name a cluster: GetDestinationCluster of the mirror destination).
+func (tr *tracer) mirrors(gproxy string, w Workload, rt *rules.RouteAction) {
+	for _, m := range rt.Mirrors {
+		port, _, host, ok := parseClusterName(m)
+		present := false
+		cause := ""
+		if ok {
+			if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Port: port, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 {
+				cause = r.Gateways[0].Cause
+				for _, c := range r.Gateways[0].Clusters {
+					if c.Name == m {
+						present = c.Present
+					}
+				}
+			}
+		}
+		if present {
+			tr.t.GatewayMirrors = append(tr.t.GatewayMirrors, m)
+			tr.hop(gproxy, "mirror", Pass, fmt.Sprintf("the route mirrors the call to %s (present)", m))
+			continue
+		}
+		tr.t.GatewayMirrors = append(tr.t.GatewayMirrors, m+" (absent)")
+		tr.hop(gproxy, "mirror", Warn, fmt.Sprintf("the route mirrors the call to %s, which the gateway does not have (cause %s)", m, orDash(cause)))
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathMirrorAbsent, Level: LevelWarning, Resource: "VirtualService " + rt.VirtualService, Proxy: gproxy,
+			Message: fmt.Sprintf("VirtualService %s mirrors the call to %s, a cluster %s does not have (why-missing %s:%d --gateway %s: %s): the call is served, every mirrored copy is dropped.", rt.VirtualService, m, w.Ref(), host, port, w.Ref(), orDash(cause)),
+			Fix:     fmt.Sprintf("Declare %s in a ServiceEntry exported to %s (port %d), or remove the mirror.", host, w.Namespace, port)})
+	}
+}
+
+func clusterPortWord(cluster string) string {
+	if p, _, _, ok := parseClusterName(cluster); ok {
+		return fmt.Sprint(p)
+	}
+	return cluster
 }
 
 // endpointsHop checks the endpoints of a cluster the sidecar itself sends to.
@@ -908,25 +987,18 @@ func serverRefs(servers []rules.GatewayServer) string {
 // or TLS (a DestinationRule's tls for the subset and port, or the top level), the client's own
 // TLS passed through for a tls call; the SNI it sets (tls.sni, when given); and where that comes
 // from. Auto mTLS does not apply: gateway pods carry no security.istio.io/tlsMode label.
+//
+// Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy (through
+// rules.DRChoice.ClusterTLS) and cluster_builder.go applyUpstreamTLSSettings.
 func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string) (sent, from, sni string) {
 	mode, ref := "", ""
 	if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
 		ref = "DestinationRule " + ch.Ref()
-		tp := ch.TrafficPolicy
-		for _, dr := range ch.Rules {
-			for _, s := range dr.Spec.GetSubsets() {
-				if s.GetName() == subset && s.GetTrafficPolicy() != nil {
-					tp = s.GetTrafficPolicy()
-				}
-			}
-		}
-		for _, pl := range tp.GetPortLevelSettings() {
-			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
-				mode, sni = pl.GetTls().GetMode().String(), pl.GetTls().GetSni()
-			}
-		}
-		if mode == "" && tp.GetTls() != nil {
-			mode, sni = tp.GetTls().GetMode().String(), tp.GetTls().GetSni()
+		// A port-level setting for the port replaces the whole policy (tls included, even when
+		// it sets none); a subset's policy overrides only the tls it sets (rules.DRChoice.ClusterTLS,
+		// istiod's util.MergeSubsetTrafficPolicy).
+		if t := ch.ClusterTLS(port, subset); t != nil {
+			mode, sni = t.GetMode().String(), t.GetSni()
 		}
 	}
 	app := "plaintext"

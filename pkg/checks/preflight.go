@@ -470,6 +470,13 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				if host == "" || own[host] || !routeAppliesTo(d, vs.Namespace, mine) {
 					continue
 				}
+				// A mirror host is a cluster of the route (request_mirror_policies), not a host
+				// the gateway routes: it needs no server or virtual host, and an absent mirror
+				// cluster drops only the mirrored copies (the traced paths warn,
+				// GATEWAY_MIRROR_CLUSTER_ABSENT). istiod route/route.go translateRoute.
+				if d.Mirror {
+					continue
+				}
 				note(host, d.Port, vsRef)
 			}
 			for _, h := range vs.Spec.Hosts {

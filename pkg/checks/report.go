@@ -141,7 +141,10 @@ type Cluster struct {
 	Direction       string `json:"direction"`
 	Type            string `json:"type"`
 	DestinationRule string `json:"destinationRule,omitempty"`
-	Present         bool   `json:"present"`
+	// TLS is the tls.mode the DestinationRule sets for this port and subset (SIMPLE, MUTUAL,
+	// ISTIO_MUTUAL, DISABLE; "" when none): what the proxy originates upstream.
+	TLS     string `json:"tls,omitempty"`
+	Present bool   `json:"present"`
 	// Needed is true for the clusters the verdict depends on: the host's default clusters
 	// (for --port, or every port) and subset clusters a route bound to the gateway uses.
 	// Other subset clusters a DestinationRule defines are listed for completeness.

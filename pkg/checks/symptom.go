@@ -48,11 +48,11 @@ var symptomSteps = map[string][]string{
 	"NR":    {"route"},
 	"404":   {"route"},
 	"UH":    {"endpoints", "cluster"},
-	"UF":    {"service port", "listener", "tls"},
+	"UF":    {"service port", "listener", "tls", "upstream tls"},
 	"UO":    {},
 	"502":   {"route", "cluster"},
 	"400":   {"tls"},
-	"reset": {"route", "listener", "tls", "filter chain", "cluster"},
+	"reset": {"route", "listener", "tls", "filter chain", "cluster", "upstream tls"},
 }
 
 // symptomElsewhere: what produces the symptom outside the configuration a path trace reads.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
@@ -509,7 +510,7 @@ func (e *evaluation) run() {
 		dns := rules.IsDNSResolution(*st.chosen)
 		for _, p := range st.ports {
 			c := Cluster{Name: rules.ClusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
-				Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Needed: true}
+				Type: st.ctype, DestinationRule: st.dr.Ref(), TLS: tlsModeName(st.dr.ClusterTLS(p.Number, "")), Present: st.present, Needed: true}
 			dfp := rules.IsDynamicForwardProxy(*st.chosen)
 			if !st.present {
 				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
@@ -522,7 +523,7 @@ func (e *evaluation) run() {
 			if st.dr != nil && !dfp { // dynamic forward proxy clusters have no subsets
 				for _, sub := range st.dr.Subsets {
 					sc := Cluster{Name: rules.ClusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
-						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), Present: st.present, Reason: c.Reason}
+						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), TLS: tlsModeName(st.dr.ClusterTLS(p.Number, sub)), Present: st.present, Reason: c.Reason}
 					if st.present && dns && !rules.AnyEndpointMatches(st.endpoints[p.Number], st.dr.SubsetLabels[sub]) {
 						sc.Present, sc.Reason = false, "subset labels "+fmtLabels(st.dr.SubsetLabels[sub])+" match no endpoint of the DNS entry: "+noDNSEndpoints
 					}
@@ -598,6 +599,14 @@ func (e *evaluation) run() {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
 		}
 	}
+}
+
+// tlsModeName is a tls setting's mode ("" without one).
+func tlsModeName(t *networking.ClientTLSSettings) string {
+	if t == nil {
+		return ""
+	}
+	return t.GetMode().String()
 }
 
 func hasExtra(xs []rules.Extra, h string) bool {

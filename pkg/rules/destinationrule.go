@@ -291,3 +291,49 @@ func exportedTo(list []*consolidated, proxyNs string) []*consolidated {
 	}
 	return out
 }
+
+// ClusterTLS returns the tls settings of the cluster for port and subset ("" = the default
+// cluster) under the chosen rules (nil when none applies or it sets no tls): a port-level
+// setting for the port replaces the whole top-level policy, its tls included even when it sets
+// none; a subset's policy (itself narrowed to its port-level setting) overrides the tls, and a
+// subset port-level setting replaces it even when it sets none.
+//
+// Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy and
+// GetPortLevelTrafficPolicy, pilot/pkg/model/destination_rule.go MergeTrafficPolicy.
+func (c *DRChoice) ClusterTLS(port uint32, subset string) *networking.ClientTLSSettings {
+	if c == nil {
+		return nil
+	}
+	portLevel := func(tp *networking.TrafficPolicy) (*networking.TrafficPolicy, bool) {
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort() != nil && pl.GetPort().GetNumber() == port {
+				return &networking.TrafficPolicy{Tls: pl.GetTls()}, true
+			}
+		}
+		return tp, false
+	}
+	original, _ := portLevel(c.TrafficPolicy)
+	if subset == "" {
+		return original.GetTls()
+	}
+	var subsetPolicy *networking.TrafficPolicy
+	found := false
+	for _, dr := range c.Rules {
+		for _, s := range dr.Spec.GetSubsets() {
+			if s.GetName() == subset && !found {
+				subsetPolicy, found = s.GetTrafficPolicy(), true
+			}
+		}
+	}
+	if subsetPolicy == nil {
+		return original.GetTls()
+	}
+	sp, hasPortLevel := portLevel(subsetPolicy)
+	if original == nil {
+		return sp.GetTls()
+	}
+	if sp.GetTls() != nil || hasPortLevel {
+		return sp.GetTls()
+	}
+	return original.GetTls()
+}

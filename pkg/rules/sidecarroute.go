@@ -25,6 +25,9 @@ type RouteAction struct {
 	Weighted       []string `json:"weightedClusters,omitempty"`
 	DirectResponse int      `json:"directResponse,omitempty"`
 	VirtualService string   `json:"virtualService,omitempty"`
+	// Mirrors are the clusters the route mirrors requests to (request_mirror_policies: clusters,
+	// not routes).
+	Mirrors []string `json:"mirrors,omitempty"`
 	// Plain is false for routes a plain "GET /" request would not take (header, method,
 	// authority or query matches, non-"/" paths).
 	Plain bool `json:"-"`

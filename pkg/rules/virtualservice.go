@@ -226,3 +226,34 @@ func MatchGateways(d Dest) [][]string {
 	}
 	return lists
 }
+
+// MirrorApplies reports whether a mirror destination (Dest.Mirror) yields a request mirror policy:
+// mirror (with mirrorPercentage, else the deprecated mirrorPercent, else 100%) or an entry of
+// mirrors (its percentage, else 100%) whose percentage is not 0.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent,
+// MirrorPercentByPolicy).
+func MirrorApplies(d Dest) bool {
+	r := d.HTTP
+	if !d.Mirror || r == nil {
+		return false
+	}
+	same := func(m *networking.Destination) bool {
+		return m != nil && ResolveShortname(m.GetHost(), d.Declared.Namespace) == d.Host && m.GetSubset() == d.Subset && m.GetPort().GetNumber() == d.Port
+	}
+	if same(r.GetMirror()) {
+		switch {
+		case r.GetMirrorPercentage() != nil:
+			return r.GetMirrorPercentage().GetValue() > 0
+		case r.GetMirrorPercent() != nil: //nolint:staticcheck // the deprecated field istiod still reads
+			return r.GetMirrorPercent().GetValue() > 0 //nolint:staticcheck
+		}
+		return true
+	}
+	for _, m := range r.GetMirrors() {
+		if same(m.GetDestination()) {
+			return m.GetPercentage() == nil || m.GetPercentage().GetValue() > 0
+		}
+	}
+	return false
+}
