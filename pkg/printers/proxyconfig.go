@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -19,6 +20,9 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 	if done, err := structured(w, r, format); done {
 		return err
 	}
+	out := w
+	var buf bytes.Buffer
+	w = &buf
 	p := r.Proxy
 	who := p.Type + " " + p.Namespace
 	if p.Workload != "" {
@@ -29,6 +33,16 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 		fmt.Fprintf(w, " (Sidecar %s, outboundTrafficPolicy %s)", p.Sidecar, p.OutboundTrafficPolicy)
 	}
 	fmt.Fprintf(w, "\nSource: %s\n", r.Source)
+	if style.Brief {
+		// the short answer: which proxy, and with --diff whether it agrees
+		if r.Diff != nil {
+			var d bytes.Buffer
+			writeDiff(&d, r.Diff)
+			line, _, _ := strings.Cut(strings.TrimPrefix(d.String(), "\n"), "\n")
+			fmt.Fprintln(w, line)
+		}
+		return emit(out, buf.Bytes())
+	}
 	if r.Diff != nil {
 		writeDiff(w, r.Diff)
 	}
@@ -58,7 +72,7 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
-	return nil
+	return emit(out, buf.Bytes())
 }
 
 // tableOrNone writes a table, or "(none)" when it has no rows.
