@@ -72,6 +72,7 @@ func TestFixSummary(t *testing.T) {
 		"# Service a/b\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  namespace: a\n  annotations:\n    networking.istio.io/exportTo: \"a,x\"": "change metadata.annotations.networking.istio.io/exportTo of Service a/b (YAML below)",
 		"Declare it: a ServiceEntry for www.example.com.":                                                                                               "Declare it: a ServiceEntry for www.example.com.",
 		"": "",
+		"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata:\n  name: egress-80\n  namespace: istio-system\nspec:\n  selector: {istio: x}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: pager\n  namespace: alerts\nspec:\n  hosts: [a]": "apply Gateway istio-system/egress-80 and VirtualService alerts/pager (YAML below)",
 	} {
 		if got := fixSummary(fix, ""); got != want {
 			t.Errorf("fixSummary(%q) = %q, want %q", fix, got, want)

@@ -23,6 +23,14 @@ func fixSummary(fix, culprit string) string {
 	if len(lines) == 1 && !strings.HasPrefix(lines[0], "#") {
 		return lines[0]
 	}
+	below := "YAML below"
+	if style.Brief {
+		below = "YAML without --brief"
+	}
+	// new objects (no "# Kind namespace/name" header naming the resource to change)
+	if objs := fixObjects(lines); len(objs) > 0 && !strings.HasPrefix(lines[0], "#") {
+		return fmt.Sprintf("apply %s (%s)", strings.Join(objs, " and "), below)
+	}
 	target := culprit
 	var path string
 	var stack []fixKey
@@ -69,10 +77,6 @@ func fixSummary(fix, culprit string) string {
 			}
 		}
 	}
-	below := "YAML below"
-	if style.Brief {
-		below = "YAML without --brief"
-	}
 	switch {
 	case path != "" && target != "":
 		return fmt.Sprintf("change %s of %s (%s)", path, target, below)
@@ -94,6 +98,43 @@ func joinKeys(ks []fixKey) string {
 type fixKey struct {
 	indent int
 	name   string
+}
+
+// fixObjects names the whole objects a YAML fix holds ("Gateway istio-system/egress-80"), one
+// per document; none when the fix is a fragment of one resource.
+func fixObjects(lines []string) []string {
+	var out []string
+	var kind, name, ns string
+	inMeta := false
+	flush := func() {
+		if kind != "" && name != "" {
+			ref := name
+			if ns != "" {
+				ref = ns + "/" + name
+			}
+			out = append(out, kind+" "+ref)
+		}
+		kind, name, ns, inMeta = "", "", "", false
+	}
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "---":
+			flush()
+		case strings.HasPrefix(l, "kind:"):
+			kind = strings.TrimSpace(strings.TrimPrefix(l, "kind:"))
+		case strings.HasPrefix(l, "metadata:"):
+			inMeta = true
+		case inMeta && strings.HasPrefix(l, "  name:"):
+			name = strings.Trim(strings.TrimSpace(strings.TrimPrefix(l, "  name:")), `"'`)
+		case inMeta && strings.HasPrefix(l, "  namespace:"):
+			ns = strings.Trim(strings.TrimSpace(strings.TrimPrefix(l, "  namespace:")), `"'`)
+		case l != "" && !strings.HasPrefix(l, " "):
+			inMeta = false
+		}
+	}
+	flush()
+	return out
 }
 
 // fixLine is the second line of a short answer: "  Fix: ..." ("" when there is no fix).
@@ -204,9 +245,14 @@ func explainListenerShort(r *checks.ListenerReport) string {
 	}
 	s := fmt.Sprintf("%s: %s; %s %s", levelVerdict(f.Level), what, f.Code, f.Resource)
 	if n := len(r.Findings) - 1; n > 0 {
-		s += fmt.Sprintf(" (and %d more finding(s) below)", n)
+		s += moreFindings(n)
 	}
 	return s + "\n" + fixLine(f.Fix, f.Resource)
+}
+
+// moreFindings says how many findings the short answer leaves to the detail.
+func moreFindings(n int) string {
+	return fmt.Sprintf(" (and %d more finding(s))", n)
 }
 
 // exportAuditShort: the count of gaps and the worst one with its fix.
@@ -266,7 +312,7 @@ func visibilityShort(r *checks.VisibilityReport) string {
 	}
 	s := fmt.Sprintf("%s: [%s] %s", levelVerdict(f.Level), f.Code, f.Message)
 	if n := len(fs) - 1; n > 0 {
-		s += fmt.Sprintf(" (and %d more finding(s) below)", n)
+		s += moreFindings(n)
 	}
 	return s + "\n" + fixLine(f.Fix, f.Resource)
 }
