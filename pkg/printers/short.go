@@ -32,6 +32,9 @@ func fixSummary(fix, culprit string) string {
 		return fmt.Sprintf("apply %s (%s)", strings.Join(objs, " and "), below)
 	}
 	target := culprit
+	if strings.HasPrefix(lines[0], "#") { // the resource the fragment changes
+		target = strings.TrimSpace(strings.TrimPrefix(lines[0], "#"))
+	}
 	var path string
 	var stack []fixKey
 	skip := map[string]bool{"apiVersion": true, "kind": true, "metadata.name": true, "metadata.namespace": true}
@@ -41,13 +44,10 @@ func fixSummary(fix, culprit string) string {
 			continue
 		}
 		if strings.HasPrefix(t, "#") {
-			if target == "" || target == culprit {
-				target = strings.TrimSpace(strings.TrimPrefix(t, "#"))
-			}
 			continue
 		}
 		if path != "" {
-			continue
+			break
 		}
 		indent := len(l) - len(strings.TrimLeft(l, " "))
 		if strings.HasPrefix(t, "- ") || t == "-" {
@@ -65,14 +65,7 @@ func fixSummary(fix, culprit string) string {
 		}
 		stack = append(stack, fixKey{indent, name})
 		if v := strings.TrimSpace(val); v != "" && !strings.HasPrefix(v, "#") {
-			p := ""
-			for i, k := range stack {
-				if i > 0 {
-					p += "."
-				}
-				p += k.name
-			}
-			if !skip[p] {
+			if p := joinKeys(stack); !skip[p] {
 				path = p
 			}
 		}
