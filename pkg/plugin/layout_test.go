@@ -136,6 +136,7 @@ func TestShortAnswerFirst(t *testing.T) {
 		{[]string{"preflight", "-f", exp}, "FAIL: 2 finding(s) at or above Error (2 error(s)", "fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
 		{[]string{"visibility", "rates.example.net", "-f", exp}, "meshConfig.serviceEntryVisibility is not configured", ""},
 		{[]string{"proxy-config", "clusters", "--gateway", "istio-egress/egress-gateway", "-f", exp}, "Predicted outbound configuration of ROUTER istio-egress/egress-gateway", ""},
+		{[]string{"proxy-config", "clusters", "--gateway", "istio-egress/egress-gateway", "--diff", "--config-dump", filepath.Join("..", "envoy", "testdata", "s5-gateway.json"), "-f", exp}, "Predicted outbound configuration of ROUTER istio-egress/egress-gateway", "differs from the prediction in 4 resource(s)"},
 	} {
 		code, out, _ := run(t, "", c.args...)
 		if !strings.HasPrefix(out, c.first) {
