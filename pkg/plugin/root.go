@@ -15,12 +15,14 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 )
 
 // DisplayName is how users invoke the plugin through kubectl.
@@ -51,6 +53,10 @@ type GlobalOptions struct {
 	MaxInputMiB int
 	// ErrOut receives load warnings and notes (the command's stderr).
 	ErrOut io.Writer
+	// Brief prints only the short answer (--brief); OutputWidth wraps text output to this many
+	// columns (--output-width; 0 = no wrapping; default: the terminal's width, none in a pipe).
+	Brief       bool
+	OutputWidth int
 	// LoadStats prints how a live load went (objects, requests, time) to stderr (hidden
 	// --load-stats, for hack/bench-live.sh).
 	LoadStats bool
@@ -95,10 +101,16 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.IntVar(&g.MaxInputMiB, "max-input-size", int(loader.DefaultMaxBytes>>20), "MiB: the largest input file, standard input or proxy/istiod response read; larger input is an error (exit 2)")
 	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
+	pf.BoolVar(&g.Brief, "brief", false, "print only the short answer (the verdict, where, why and the fix in one line); exit codes are unchanged; no effect on -o json|yaml|sarif|junit")
+	pf.IntVar(&g.OutputWidth, "output-width", 0, "wrap text output to this many columns; 0 turns wrapping off (default: the terminal's width when stdout is a terminal, no wrapping otherwise)")
 	pf.BoolVar(&g.LoadStats, "load-stats", false, "print how the live load went (objects, API requests, time) to stderr")
 	_ = pf.MarkHidden("load-stats")
 	verbosity := addVerbosityFlag(pf)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if g.OutputWidth < 0 {
+			return usageErr("--output-width %d: want 0 (no wrapping) or a number of columns", g.OutputWidth)
+		}
+		printers.SetStyle(textStyle(streams.Out, g.Brief, g.OutputWidth, cmdFlagChanged(c, "output-width"), os.Getenv))
 		if verbosity.Changed && verbosity.Value.String() != "0" {
 			enableKlog(g.ErrOut)
 		}
@@ -117,6 +129,35 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	root.SetIn(streams.In)
 	wrapFlagHelp(root)
 	return root
+}
+
+// textStyle decides how text output is laid out: wrapped to width when given (0: no wrapping),
+// else to the terminal's width when out is a terminal, else not at all (pipes and files keep the
+// plain output scripts parse); coloured only on a terminal and without NO_COLOR
+// (https://no-color.org).
+func textStyle(out io.Writer, brief bool, width int, widthGiven bool, getenv func(string) string) printers.Style {
+	st := printers.Style{Brief: brief}
+	fd, tty := terminalFd(out)
+	switch {
+	case widthGiven:
+		st.Width = width
+	case tty:
+		if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+			st.Width = w
+		}
+	}
+	st.Color = tty && getenv("NO_COLOR") == ""
+	return st
+}
+
+// terminalFd returns out's file descriptor and whether it is a terminal.
+func terminalFd(out io.Writer) (int, bool) {
+	f, ok := out.(interface{ Fd() uintptr })
+	if !ok {
+		return 0, false
+	}
+	fd := int(f.Fd())
+	return fd, term.IsTerminal(fd)
 }
 
 // addVerbosityFlag adds klog's verbosity as -v / --v, as kubectl has it: client-go logs each API

@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -18,6 +19,14 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 	if done, err := structured(w, r, format); done {
 		return err
 	}
+	out := w
+	var buf bytes.Buffer
+	w = &buf
+	fmt.Fprint(w, explainListenerShort(r))
+	if style.Brief {
+		return emit(out, buf.Bytes())
+	}
+	fmt.Fprintln(w)
 	p := r.Proxy
 	who := p.Type + " " + p.Namespace
 	if p.Workload != "" {
@@ -129,5 +138,5 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 		writeWhy(w, f.Code)
 		writeFix(w, f.Fix)
 	}
-	return nil
+	return emit(out, buf.Bytes())
 }

@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -14,6 +15,23 @@ func ExportAudit(w io.Writer, r *checks.AuditReport, format string) error {
 	if done, err := structured(w, r, format); done {
 		return err
 	}
+	out := w
+	var buf bytes.Buffer
+	if err := exportAuditText(&buf, r); err != nil {
+		return err
+	}
+	return emit(out, buf.Bytes())
+}
+
+func exportAuditText(w io.Writer, r *checks.AuditReport) error {
+	if s := exportAuditShort(r); s != "" {
+		fmt.Fprint(w, s)
+		if style.Brief {
+			return nil
+		}
+		fmt.Fprintln(w)
+	}
+	// Without findings the output is short already: the scope read and the all-clear.
 	for k, why := range r.Unknown {
 		fmt.Fprintf(w, "Could not read %s: %s\n", checks.PluralKind(k), why)
 	}

@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -58,7 +59,13 @@ func PreflightWith(w io.Writer, r *checks.PreflightReport, format string, tool T
 		_, err := structured(w, r, format)
 		return err
 	case FormatTable, "":
-		return preflightTable(w, r, details)
+		var b bytes.Buffer
+		if style.Brief {
+			b.WriteString(preflightShort(r))
+		} else if err := preflightTable(&b, r, details); err != nil {
+			return err
+		}
+		return emit(w, b.Bytes())
 	}
 	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(PreflightFormats, ", "))
 }
@@ -105,6 +112,7 @@ func groupFindings(fs []checks.PreflightFinding, details bool) []findingGroup {
 
 func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error {
 	whatIf := r.Mode == checks.ModeWhatIf
+	fmt.Fprintf(w, "%s\n", preflightShort(r))
 	fmt.Fprintf(w, "Preflight of %s (%s), failing on %s", r.Source, r.Mode, r.FailOn)
 	if whatIf {
 		if r.FailOnExisting {
@@ -212,24 +220,33 @@ func writeFindingDetail(w io.Writer, f checks.PreflightFinding) {
 // SummaryLine is the one-line result of a preflight: counts by level, suppressed, what-if
 // counts, and PASS or FAIL with the reason.
 func SummaryLine(r *checks.PreflightReport) string {
+	return summaryCounts(r) + ". " + preflightVerdict(r) + "."
+}
+
+// summaryCounts counts the findings by level, the suppressed ones and the what-if counts.
+func summaryCounts(r *checks.PreflightReport) string {
 	s := r.Summary
 	line := fmt.Sprintf("%d error(s), %d warning(s), %d info; %d suppressed", s.Errors, s.Warnings, s.Infos, s.Suppressed)
 	if r.Mode == checks.ModeWhatIf {
 		line += fmt.Sprintf("; %d introduced, %d existing, %d resolved by the manifests", s.Introduced, s.Existing, s.Resolved)
 	}
+	return line
+}
+
+// preflightVerdict is PASS, FAIL or INCOMPLETE with the reason.
+func preflightVerdict(r *checks.PreflightReport) string {
+	s := r.Summary
 	switch {
 	case len(r.Unknown) > 0:
-		line += ". INCOMPLETE: some kinds could not be read (exit 2)."
+		return "INCOMPLETE: some kinds could not be read (exit 2)"
 	case r.Failed:
 		what := "finding(s)"
 		if r.Mode == checks.ModeWhatIf && !r.FailOnExisting {
 			what = "introduced finding(s)"
 		}
-		line += fmt.Sprintf(". FAIL: %d %s at or above %s.", s.Failing, what, r.FailOn)
-	default:
-		line += fmt.Sprintf(". PASS: nothing fails at %s.", r.FailOn)
+		return fmt.Sprintf("FAIL: %d %s at or above %s", s.Failing, what, r.FailOn)
 	}
-	return line
+	return fmt.Sprintf("PASS: nothing fails at %s", r.FailOn)
 }
 
 func sortedMapKeys(m map[string]string) []string {

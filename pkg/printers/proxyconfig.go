@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -19,6 +20,9 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 	if done, err := structured(w, r, format); done {
 		return err
 	}
+	out := w
+	var buf bytes.Buffer
+	w = &buf
 	p := r.Proxy
 	who := p.Type + " " + p.Namespace
 	if p.Workload != "" {
@@ -28,7 +32,21 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 	if p.Type == "SIDECAR" {
 		fmt.Fprintf(w, " (Sidecar %s, outboundTrafficPolicy %s)", p.Sidecar, p.OutboundTrafficPolicy)
 	}
-	fmt.Fprintf(w, "\nSource: %s\n", r.Source)
+	fmt.Fprintln(w)
+	if style.Brief {
+		// the short answer: which proxy, and with --diff whether it agrees
+		if r.Diff != nil {
+			var d bytes.Buffer
+			writeDiff(&d, r.Diff)
+			line, _, _ := strings.Cut(strings.TrimPrefix(d.String(), "\n"), "\n")
+			if strings.HasSuffix(line, ":") { // the table it introduces is left out
+				line = strings.TrimSuffix(line, ":") + "."
+			}
+			fmt.Fprintln(w, line)
+		}
+		return emit(out, buf.Bytes())
+	}
+	fmt.Fprintf(w, "Source: %s\n", r.Source)
 	if r.Diff != nil {
 		writeDiff(w, r.Diff)
 	}
@@ -58,7 +76,7 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
-	return nil
+	return emit(out, buf.Bytes())
 }
 
 // tableOrNone writes a table, or "(none)" when it has no rows.

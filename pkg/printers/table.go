@@ -16,8 +16,51 @@ import (
 )
 
 // Table writes a borderless table with headers and rows, columns separated by at least three
-// spaces, cells left-aligned and never wrapped, like kubectl's and istioctl's tabwriter output.
+// spaces, cells left-aligned, like kubectl's and istioctl's tabwriter output. Cells are not
+// wrapped unless the style has a width the table does not fit in: then the widest columns are
+// narrowed first and their cells wrapped within the column (see Style).
 func Table(w io.Writer, headers []string, rows [][]string) error {
+	return table(w, headers, rows, style.Width)
+}
+
+// colSep is the space between two table columns.
+const colSep = 3
+
+// minColumn is the narrowest a column is wrapped to.
+const minColumn = 12
+
+// table is Table fitted to max columns (0: no limit).
+func table(w io.Writer, headers []string, rows [][]string, max int) error {
+	nat := make([]int, len(headers))
+	words := make([]int, len(headers))
+	heads := make([]int, len(headers))
+	for i, h := range headers {
+		nat[i] = width(h)
+		words[i] = width(h) // headers are not wrapped
+		heads[i] = width(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i < len(nat) {
+				nat[i] = maxInt(nat[i], width(c))
+				// a wrapped cell's continuation lines are indented two more columns
+				words[i] = maxInt(words[i], longestWord(c)+len(c)-len(strings.TrimLeft(c, " "))+2)
+			}
+		}
+	}
+	if ws := fitColumns(nat, words, heads, colSep, max, minColumn); ws != nil {
+		wrapped := make([][]string, len(rows))
+		for k, r := range rows {
+			wrapped[k] = make([]string, len(r))
+			for i, c := range r {
+				if i < len(ws) {
+					c = wrapCell(c, ws[i])
+				}
+				wrapped[k][i] = c
+			}
+		}
+		rows = wrapped
+	}
 	var buf bytes.Buffer
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{

@@ -1,6 +1,7 @@
 package printers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +14,16 @@ import (
 func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 	if done, err := structured(w, r, format); done {
 		return err
+	}
+	out := w
+	var buf bytes.Buffer
+	w = &buf
+	if s := visibilityShort(r); s != "" {
+		fmt.Fprint(w, s)
+		if style.Brief {
+			return emit(out, buf.Bytes())
+		}
+		fmt.Fprintln(w)
 	}
 	if !r.Configured {
 		fmt.Fprintln(w, "meshConfig.serviceEntryVisibility is not configured: every ServiceEntry is PUBLIC and only exportTo scopes it.")
@@ -30,6 +41,9 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 			row = append(row, yesNo(e.SidecarSees), yesNo(e.AmbientSees))
 		}
 		rows = append(rows, row)
+	}
+	if style.Brief { // without findings the policy line is the short answer
+		return emit(out, buf.Bytes())
 	}
 	if err := Table(w, headers, rows); err != nil {
 		return err
@@ -49,7 +63,7 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 			writeFix(w, f.Fix)
 		}
 	}
-	return nil
+	return emit(out, buf.Bytes())
 }
 
 func yesNo(b *bool) string {

@@ -67,15 +67,25 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	if r.Port != 0 {
 		target += ":" + strconv.Itoa(int(r.Port))
 	}
-	if sv := r.Symptom; sv != nil {
-		verdict := "explained"
-		if !sv.Matches {
-			verdict = "not explained by the configuration"
-			if r.Path == nil {
-				verdict = "not explained by the gateways' clusters"
-			}
+	if style.Brief {
+		var s string
+		if sv := r.Symptom; sv != nil {
+			s = symptomLine(r, sv)
 		}
-		fmt.Fprintf(&b, "SYMPTOM %s: %s\n  %s\n", sv.Symptom, verdict, sv.Message)
+		if r.Path != nil {
+			s += pathShort(r.Path)
+		} else {
+			s += whyMissingShort(r)
+		}
+		return emit(w, []byte(s))
+	}
+	if r.Path == nil {
+		if s := whyMissingShort(r); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	if sv := r.Symptom; sv != nil {
+		fmt.Fprintf(&b, "%s  %s\n", symptomLine(r, sv), sv.Message)
 		if len(sv.Hops) > 0 {
 			fmt.Fprintf(&b, "  Hops of this path that can produce %s:\n", sv.Symptom)
 			for _, h := range sv.Hops {
@@ -207,12 +217,25 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 			fmt.Fprintf(&b, "  VirtualService %s (%s) → Service %s (gateway %s)\n    %s\n", p.VirtualService, export, p.Service, strings.Join(p.Gateways, ", "), p.Trace)
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return emit(w, b.Bytes())
 }
 
-// writePath prints a traced call: the verdict first, then the fix, then each hop.
-func writePath(b *bytes.Buffer, p *checks.PathTrace) {
+// symptomLine says whether the configuration explains the symptom the user sees.
+func symptomLine(r *checks.Report, sv *checks.SymptomVerdict) string {
+	verdict := "explained"
+	if !sv.Matches {
+		verdict = "not explained by the configuration"
+		if r.Path == nil {
+			verdict = "not explained by the gateways' clusters"
+		}
+	}
+	return fmt.Sprintf("SYMPTOM %s: %s\n", sv.Symptom, verdict)
+}
+
+// pathVerdictLine is the first line of a traced call: what, from where, the verdict, the cause
+// and the culprit.
+func pathVerdictLine(p *checks.PathTrace) string {
+	var b strings.Builder
 	verdict := "OK"
 	switch {
 	case p.Failed():
@@ -220,16 +243,22 @@ func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 	case p.Level == checks.LevelWarning:
 		verdict = "WARNING"
 	}
-	fmt.Fprintf(b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
+	fmt.Fprintf(&b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
 	if p.Cause != checks.PathOK {
-		fmt.Fprintf(b, "   cause %s", p.Cause)
+		fmt.Fprintf(&b, "   cause %s", p.Cause)
 		if p.Flag != "" {
-			fmt.Fprintf(b, " (%s)", p.Flag)
+			fmt.Fprintf(&b, " (%s)", p.Flag)
 		}
 	}
 	if p.Culprit != "" {
-		fmt.Fprintf(b, "   culprit %s", p.Culprit)
+		fmt.Fprintf(&b, "   culprit %s", p.Culprit)
 	}
+	return b.String() + "\n"
+}
+
+// writePath prints a traced call: the verdict first, then the fix, then each hop.
+func writePath(b *bytes.Buffer, p *checks.PathTrace) {
+	b.WriteString(strings.TrimSuffix(pathVerdictLine(p), "\n"))
 	fmt.Fprintf(b, "\n  %s\n", p.Message)
 	if u := checks.DocURLOf(p.Cause); u != "" && p.Cause != checks.PathOK {
 		fmt.Fprintf(b, "  Why: %s\n", u)
@@ -273,7 +302,7 @@ func evidenceText(e checks.Evidence) string {
 
 func indented(b *bytes.Buffer, headers []string, rows [][]string) error {
 	var t bytes.Buffer
-	if err := Table(&t, headers, rows); err != nil {
+	if err := table(&t, headers, rows, style.Width-2); err != nil {
 		return err
 	}
 	for _, l := range strings.Split(strings.TrimRight(t.String(), "\n"), "\n") {
