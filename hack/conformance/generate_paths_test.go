@@ -349,28 +349,7 @@ spec:
 // gateway workload (Deployment, Pod, Service) labelled istio.io/rev=canary.
 func pathRevision(b *builder, d map[string]string, v, podSel string) {
 	if d[dimRevision] == "none" {
-		b.add(fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: istiod-canary
-  namespace: istio-system
-  labels: {app: istiod, istio: pilot, istio.io/rev: canary}
-  creationTimestamp: %s
-spec:
-  selector:
-    matchLabels: {app: istiod, istio.io/rev: canary}
-  template:
-    metadata:
-      labels: {app: istiod, istio: pilot, istio.io/rev: canary}
-    spec:
-      containers:
-      - name: discovery
-        image: docker.io/istio/pilot:1.31.0
-        env:
-        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
-          value: %q
-        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
-          value: %q`, b.ts(), fmt.Sprint(d[dimFlag] == "on"), fmt.Sprint(d[dimScope] == "on")))
+		addCanaryIstiod(b, d[dimFlag] == "on", d[dimScope] == "on")
 	}
 	if v == "gw-canary" || v == "both-canary" {
 		canary := strings.TrimSuffix(podSel, "}") + ", istio.io/rev: canary}"

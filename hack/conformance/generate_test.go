@@ -442,28 +442,7 @@ spec:
 		if revVariant == "egress-gw-canary" {
 			canaryFlag = !flag
 		}
-		b.add(fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: istiod-canary
-  namespace: istio-system
-  labels: {app: istiod, istio: pilot, istio.io/rev: canary}
-  creationTimestamp: %s
-spec:
-  selector:
-    matchLabels: {app: istiod, istio.io/rev: canary}
-  template:
-    metadata:
-      labels: {app: istiod, istio: pilot, istio.io/rev: canary}
-    spec:
-      containers:
-      - name: discovery
-        image: docker.io/istio/pilot:1.31.0
-        env:
-        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
-          value: %q
-        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
-          value: %q`, b.ts(), fmt.Sprint(canaryFlag), fmt.Sprint(scope)))
+		addCanaryIstiod(b, canaryFlag, scope)
 	}
 
 	// Mesh config.
@@ -1533,4 +1512,31 @@ spec:
   gateways: [mesh]
 %s`, b.ts(), vsHost, strings.Join(routes, "\n")))
 	}
+}
+
+// addCanaryIstiod adds an istiod Deployment of revision canary running with the given
+// PILOT_FILTER_GATEWAY_CLUSTER_CONFIG and PILOT_SCOPE_GATEWAY_TO_NAMESPACE.
+func addCanaryIstiod(b *builder, filter, scope bool) {
+	b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: istiod-canary
+  namespace: istio-system
+  labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+  creationTimestamp: %s
+spec:
+  selector:
+    matchLabels: {app: istiod, istio.io/rev: canary}
+  template:
+    metadata:
+      labels: {app: istiod, istio: pilot, istio.io/rev: canary}
+    spec:
+      containers:
+      - name: discovery
+        image: docker.io/istio/pilot:1.31.0
+        env:
+        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          value: %q
+        - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
+          value: %q`, b.ts(), fmt.Sprint(filter), fmt.Sprint(scope)))
 }

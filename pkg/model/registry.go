@@ -8,6 +8,7 @@ import (
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/internal/lazy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -57,7 +58,7 @@ type Registry struct {
 	byIP  map[netip.Addr][]int
 	cidrs []cidrEntry
 
-	exported  *lazyMap[string, []rules.Service]
+	exported  *lazy.Map[string, []rules.Service]
 	exportIdx *rules.ExportIndex
 	hostNs    map[string]map[string]rules.Service
 }
@@ -115,7 +116,7 @@ func newRegistry(view *snapshot.Snapshot, opt rules.ServiceOptions) *Registry {
 	}
 	r.hostNs = rules.HostNamespaceIndex(r.All)
 	r.exportIdx = rules.NewExportIndex(r.All)
-	r.exported = newLazyMap(func(ns string) []rules.Service { return r.exportIdx.For(ns) })
+	r.exported = lazy.New(func(ns string) []rules.Service { return r.exportIdx.For(ns) })
 	return r
 }
 
@@ -188,7 +189,7 @@ func (r *Registry) HostNamespaceIndex() map[string]map[string]rules.Service { re
 
 // ExportedTo returns the entries visible in namespace ns in istiod's order
 // (rules.ServicesExportedTo), computed once per namespace. Callers must not modify it.
-func (r *Registry) ExportedTo(ns string) []rules.Service { return r.exported.get(ns) }
+func (r *Registry) ExportedTo(ns string) []rules.Service { return r.exported.Get(ns) }
 
 // ExportIndex is rules.NewExportIndex(All), built once: what a sidecar's egress listener sees
 // before its imports (rules.SidecarProxy.Exported).

@@ -6,6 +6,7 @@ import (
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/internal/lazy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -30,7 +31,7 @@ type VirtualServiceIndex struct {
 	byGateway     map[string][]int
 	// gwDests: GatewayDestinations of a gateway (and scope flag) grouped by lower-case
 	// destination host, built on first use.
-	gwDests *lazyMap[gwDestKey, map[string][]rules.Dest]
+	gwDests *lazy.Map[gwDestKey, map[string][]rules.Dest]
 }
 
 type gwDestKey struct {
@@ -51,7 +52,7 @@ func VirtualServices(view *snapshot.Snapshot, defaultExportTo []string) *Virtual
 	return memo(view, vsKey{strings.Join(defaultExportTo, ",")}, func() *VirtualServiceIndex {
 		x := &VirtualServiceIndex{view: view, export: defaultExportTo, pos: map[*networkingv1.VirtualService]int{},
 			merged: make([]merged, len(view.VirtualServices)), byHost: map[string][]int{}, byDestHost: map[string][]int{}, byGateway: map[string][]int{}}
-		x.gwDests = newLazyMap(func(k gwDestKey) map[string][]rules.Dest {
+		x.gwDests = lazy.New(func(k gwDestKey) map[string][]rules.Dest {
 			by := map[string][]rules.Dest{}
 			for _, d := range x.GatewayDestinations(k.gw, k.scope) {
 				h := strings.ToLower(d.Host)
@@ -172,7 +173,7 @@ func (x *VirtualServiceIndex) Relevant(host string, destHosts []string) []*netwo
 // a per-host question does not walk every route bound to the gateway. The slice is shared: do
 // not modify it.
 func (x *VirtualServiceIndex) GatewayDestinationsTo(gw string, scopeToNamespace bool, host string) []rules.Dest {
-	return x.gwDests.get(gwDestKey{gw, scopeToNamespace})[strings.ToLower(host)]
+	return x.gwDests.Get(gwDestKey{gw, scopeToNamespace})[strings.ToLower(host)]
 }
 
 // GatewayDestinations returns what rules.GatewayDestinations returns for gateway gw, from the

@@ -369,15 +369,7 @@ func podCompletion(s completionSource) cobra.CompletionFunc {
 
 // hostPortArgCompletion completes the HOST:PORT argument (and --host) of explain-listener.
 func hostPortArgCompletion(s completionSource) cobra.CompletionFunc {
-	return func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return completeWith(func() ([]candidate, error) {
-			ses, err := s.serviceEntries()
-			return hostPortCandidates(ses), err
-		}, toComplete)
-	}
+	return serviceEntryArgCompletion(s, hostPortCandidates)
 }
 
 // gateways: the gateway workloads of the snapshot the loader reads (the same LISTs as
@@ -429,13 +421,19 @@ func (s completionSource) kubeconfigCandidates(kind string) ([]candidate, error)
 
 // hostArgCompletion completes the single HOST argument of why-missing and visibility.
 func hostArgCompletion(s completionSource) cobra.CompletionFunc {
+	return serviceEntryArgCompletion(s, hostCandidates)
+}
+
+// serviceEntryArgCompletion completes a command's single argument with candidates made from the
+// ServiceEntries (nothing once the argument is given).
+func serviceEntryArgCompletion(s completionSource, candidates func([]*networkingv1.ServiceEntry) []candidate) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		return completeWith(func() ([]candidate, error) {
 			ses, err := s.serviceEntries()
-			return hostCandidates(ses), err
+			return candidates(ses), err
 		}, toComplete)
 	}
 }

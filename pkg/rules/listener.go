@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -177,9 +176,6 @@ type SidecarOutbound struct {
 	// scope is the sidecar scope's service per host name (scopeServices).
 	scope map[string]*Service
 	idx   outboundIndex
-	// resolved keeps Resolve's answers.
-	resolvedMu sync.Mutex
-	resolved   map[Call]CallResult
 }
 
 // ScopeService returns the service the sidecar scope holds for a host name (the one istiod's

@@ -63,22 +63,7 @@ type CallResult struct {
 //
 // Results are kept per call (the predicted config does not change once built): callers share
 // the Chain and Route they point to and must not modify them.
-func (o *SidecarOutbound) Resolve(c Call) CallResult {
-	o.resolvedMu.Lock()
-	r, ok := o.resolved[c]
-	o.resolvedMu.Unlock()
-	if ok {
-		return r
-	}
-	r = o.resolve(c)
-	o.resolvedMu.Lock()
-	if o.resolved == nil {
-		o.resolved = map[Call]CallResult{}
-	}
-	o.resolved[c] = r
-	o.resolvedMu.Unlock()
-	return r
-}
+func (o *SidecarOutbound) Resolve(c Call) CallResult { return o.index().resolved.Get(c) }
 
 func (o *SidecarOutbound) resolve(c Call) CallResult {
 	l := o.listenerFor(c.Address, c.Port)

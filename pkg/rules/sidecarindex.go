@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/internal/lazy"
 )
 
 // outboundIndex holds what SidecarOutbound's accessors would otherwise recompute on every call:
@@ -20,8 +22,10 @@ type outboundIndex struct {
 	vsIdx          *vsHostIndex
 	byPort         map[uint32][]*Listener
 
-	routesMu sync.Mutex
-	routes   map[string]*RouteConfig
+	// routes are the route configurations by name (Route) and resolved the answers of Resolve,
+	// each built on first use.
+	routes   *lazy.Map[string, *RouteConfig]
+	resolved *lazy.Map[Call, CallResult]
 
 	chainsMu sync.Mutex
 	chains   map[*Listener]*chainIndex
@@ -133,7 +137,8 @@ func (o *SidecarOutbound) index() *outboundIndex {
 		for _, l := range o.Listeners {
 			x.byPort[l.Port] = append(x.byPort[l.Port], l)
 		}
-		x.routes = map[string]*RouteConfig{}
+		x.routes = lazy.New(o.routeIndexed)
+		x.resolved = lazy.New(o.resolve)
 		x.chains = map[*Listener]*chainIndex{}
 	})
 	return x

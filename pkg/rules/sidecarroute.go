@@ -75,21 +75,14 @@ func (rc *RouteConfig) indexDomains() {
 // Mirrors istiod pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig,
 // BuildSidecarOutboundVirtualHosts, getVirtualHostsForSniffedServicePort and
 // route/route.go BuildSidecarVirtualHostWrapper (istio-semantics.md R4.7, R8.3).
-func (o *SidecarOutbound) Route(name string) *RouteConfig {
-	x := o.index()
-	x.routesMu.Lock()
-	rc, ok := x.routes[name]
-	x.routesMu.Unlock()
-	if ok {
-		return rc
-	}
-	rc = o.buildRoute(name)
+func (o *SidecarOutbound) Route(name string) *RouteConfig { return o.index().routes.Get(name) }
+
+// routeIndexed builds a route configuration with its domain index (kept by Route).
+func (o *SidecarOutbound) routeIndexed(name string) *RouteConfig {
+	rc := o.buildRoute(name)
 	if rc != nil {
 		rc.indexDomains()
 	}
-	x.routesMu.Lock()
-	x.routes[name] = rc
-	x.routesMu.Unlock()
 	return rc
 }
 
