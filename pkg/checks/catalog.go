@@ -95,6 +95,7 @@ type catalogRef struct {
 // that identifiers are unique and in the group of their command.
 var catalogRefs = map[string]catalogRef{
 	AuditSvcNotExportedToClient: {"EGR0210", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
+	AuditSEExportedEverywhere:   {"EGR0212", "§4.2", "pilot/pkg/model/push_context.go IsServiceVisible, servicesExportedToNamespace; pilot/pkg/model/sidecar.go selectServices"},
 	AuditSvcNotExportedToGW:     {"EGR0211", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
 	CauseGatewayNotApplied:      {"EGR0129", "§2.3 (condition 2), §4.4", "pilot/pkg/model/push_context.go mergeGateways input (Gateway selector against the proxy labels, PILOT_SCOPE_GATEWAY_TO_NAMESPACE); pilot/pkg/config/kube/crdclient (LabelsInRevision)"},
 	// why-missing --from: the call traced across the sidecar → egress gateway hop.
@@ -226,7 +227,7 @@ var causePages = map[string]string{
 	// exportTo.
 	CauseNotExported: "exportto", AuditSENotExportedToGateway: "exportto", AuditVSNotExportedToGateway: "exportto",
 	AuditSENotExportedToClient: "exportto", AuditDuplicateHost: "exportto", AuditSvcNotExportedToClient: "exportto",
-	AuditSvcNotExportedToGW: "exportto",
+	AuditSvcNotExportedToGW: "exportto", AuditSEExportedEverywhere: "exportto",
 	// PILOT_FILTER_GATEWAY_CLUSTER_CONFIG.
 	CauseNotReferenced: "gateway-cluster-filter", "FLAG_ROUTE_DISAGREEMENT": "gateway-cluster-filter",
 	// VirtualService ↔ Gateway binding.

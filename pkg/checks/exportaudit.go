@@ -29,6 +29,7 @@ const (
 	AuditSidecarImportUnknown   = "SIDECAR_IMPORTS_UNDECLARED_HOST"
 	AuditSvcNotExportedToClient = "SERVICE_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
 	AuditSvcNotExportedToGW     = "SERVICE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
+	AuditSEExportedEverywhere   = "SE_EXPORTED_BEYOND_USE"
 )
 
 func init() {
@@ -43,6 +44,7 @@ func init() {
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
 		CatalogEntry{AuditSvcNotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a Kubernetes Service (the egress gateway's own, for example) that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from that namespace."},
 		CatalogEntry{AuditSvcNotExportedToGW, LevelError, "NC", "A route bound to a gateway targets a Kubernetes Service that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from the gateway pod's namespace."},
+		CatalogEntry{AuditSEExportedEverywhere, LevelInfo, "", "A ServiceEntry is exported to every namespace while the mesh restricts egress (REGISTRY_ONLY, or Sidecars that import only some hosts); exporting it only to the namespaces that use it keeps it out of the others' registries."},
 		CatalogEntry{AuditDRShadowed, LevelInfo, "", "A DestinationRule in the proxy's namespace hides the service namespace's rule for the same host."},
 	)
 }
@@ -159,6 +161,11 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	}
 	a.sidecarImports()
 	a.duplicates()
+	meshMode := ""
+	if p := mc.GetOutboundTrafficPolicy(); p != nil {
+		meshMode = p.GetMode().String()
+	}
+	a.exportedBeyondUse(meshMode)
 
 	rep := &AuditReport{SchemaVersion: AuditSchemaVersion, Source: snap.Source, Resources: []AuditResource{}, Findings: []AuditFinding{}}
 	for _, k := range []string{snapshot.KindNamespace, snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule,
@@ -663,4 +670,136 @@ func lookupPath(ns, svcNs, rootNs string) string {
 		}
 	}
 	return strings.Join(path, " then ")
+}
+
+// exportedBeyondUse suggests narrowing a ServiceEntry exported to every namespace when the mesh
+// shows the intent to restrict egress: meshConfig.outboundTrafficPolicy REGISTRY_ONLY, or client
+// namespaces whose namespace-wide Sidecar does not import the entry. The namespaces known to use
+// the entry are its own, those whose proxies need it for a route (gateway or mesh), and those
+// whose Sidecars import it; the suggestion keeps exactly those. Pods calling the host directly
+// from a namespace without a Sidecar leave no trace in config, so the message asks the
+// operator to add such namespaces.
+//
+// Visibility as istiod decides it: pilot/pkg/model/push_context.go IsServiceVisible /
+// servicesExportedToNamespace; Sidecar imports: pilot/pkg/model/sidecar.go selectServices.
+func (a *auditor) exportedBeyondUse(meshMode string) {
+	registryOnly := meshMode == rules.RegistryOnly
+	clients := ClientNamespaces(a.snap)
+	// The namespace-wide Sidecar of each client namespace (nil: none, imports everything).
+	type nsScope struct {
+		ns    string
+		scope rules.SidecarScope
+	}
+	var restricted []nsScope
+	for _, ns := range clients {
+		sc := rules.SelectSidecar(a.snap.Sidecars, a.rootNs, ns, nil)
+		if sc == nil {
+			continue
+		}
+		restricted = append(restricted, nsScope{ns, rules.NewSidecarScope(sc, meshMode)})
+	}
+	if !registryOnly && len(restricted) == 0 {
+		return
+	}
+	for _, se := range a.snap.ServiceEntries {
+		services := a.registry.ForEntry(se)
+		if len(services) == 0 || !slices.Contains(services[0].ExportTo, rules.ExportPublic) {
+			continue
+		}
+		users := map[string]bool{se.Namespace: true}
+		for _, n := range a.needs[resKey{rules.KindServiceEntry, se.Namespace, se.Name}] {
+			users[n] = true
+		}
+		var notImporting []string
+		for _, r := range restricted {
+			imported := false
+			for _, el := range r.scope.Egress {
+				if len(el.SelectServices(services, r.ns)) > 0 || namesHost(el.Hosts, services) {
+					imported = true
+					break
+				}
+			}
+			if imported {
+				users[r.ns] = true
+			} else {
+				notImporting = append(notImporting, r.ns)
+			}
+		}
+		// Sidecars with a workloadSelector import for some pods of their namespace.
+		for _, sc := range a.snap.Sidecars {
+			if len(sc.Spec.GetWorkloadSelector().GetLabels()) == 0 || users[sc.Namespace] {
+				continue
+			}
+			for _, el := range rules.NewSidecarScope(sc, meshMode).Egress {
+				if len(el.SelectServices(services, sc.Namespace)) > 0 || namesHost(el.Hosts, services) {
+					users[sc.Namespace] = true
+					break
+				}
+			}
+		}
+		unused := 0
+		for _, ns := range clients {
+			if !users[ns] {
+				unused++
+			}
+		}
+		if unused == 0 || (!registryOnly && len(notImporting) == 0) {
+			continue
+		}
+		var why string
+		switch {
+		case len(notImporting) > 0:
+			why = fmt.Sprintf("the Sidecars of %d client namespace(s) (%s) do not import it", len(notImporting), fmtNamespaces(notImporting))
+		default:
+			why = "meshConfig.outboundTrafficPolicy is REGISTRY_ONLY (only registered hosts are reachable)"
+		}
+		keep := []string{rules.ExportPrivate}
+		var used []string
+		for n := range users {
+			if n != se.Namespace {
+				used = append(used, n)
+			}
+		}
+		sort.Strings(used)
+		keep = append(keep, used...)
+		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		alternative := fmt.Sprintf("If the other namespaces should reach %s, route to it or, where a Sidecar restricts egress, import it (egress host %q). ", services[0].Hostname, se.Namespace+"/"+services[0].Hostname)
+		known := "only its own namespace"
+		if len(used) > 0 {
+			known = "its own namespace and " + fmtNamespaces(used)
+		}
+		a.add(AuditFinding{Code: AuditSEExportedEverywhere, Kind: rules.KindServiceEntry, Namespace: se.Namespace, Name: se.Name,
+			ExportTo: services[0].ExportTo, NeededIn: append([]string{se.Namespace}, used...),
+			Impact: fmt.Sprintf("every namespace's proxies receive %s although %d client namespace(s) have no known use for it", ref, unused),
+			Message: fmt.Sprintf("%s is exported to every namespace, but %s. Known users: %s (routes that need it, Sidecars that import it). %sIf not, export it only where it is used (fix below), adding any namespace whose pods call the host directly.",
+				ref, why, known, alternative),
+			Fix: fmt.Sprintf("# %s\nspec:\n  exportTo:\n%s", ref, strings.TrimRight(yamlItems(keep), "\n"))})
+	}
+}
+
+// namesHost: some egress host "ns/host" names one of the services' hosts by its host part (a
+// wildcard host part other than "*" counts), whatever its namespace part: the Sidecar means to
+// use the host even when it imports it from the wrong namespace (SIDECAR_IMPORTS_UNDECLARED_HOST).
+func namesHost(egressHosts []string, services []rules.Service) bool {
+	for _, eh := range egressHosts {
+		ns, h, ok := strings.Cut(eh, "/")
+		if !ok || strings.HasPrefix(ns, "~") || h == "*" {
+			continue
+		}
+		h = rules.NormalizeHost(h)
+		for _, s := range services {
+			if h == s.Hostname || rules.HostSubsetOf(s.Hostname, h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fmtNamespaces lists up to five namespaces, then a count of the rest.
+func fmtNamespaces(ns []string) string {
+	if len(ns) <= 5 {
+		return strings.Join(ns, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ns[:5], ", "), len(ns)-5)
 }

@@ -69,3 +69,81 @@ spec:
 		})
 	}
 }
+
+// TestExportedBeyondUse: an entry exported everywhere while the mesh shows the intent to
+// restrict egress gets an Info suggesting the namespaces that use it; two shapes of the intent
+// (Sidecars, REGISTRY_ONLY), each with controls.
+func TestExportedBeyondUse(t *testing.T) {
+	ns := func(name string, client bool) string {
+		if client {
+			return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + name + ", labels: {istio-injection: enabled}}\n"
+		}
+		return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + name + "}\n"
+	}
+	sidecar := func(namespace string, hosts ...string) string {
+		return "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: " + namespace + "}\nspec:\n  egress: [{hosts: [\"" + strings.Join(hosts, "\", \"") + "\"]}]\n"
+	}
+	stripe := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: stripe, namespace: vendors}\nspec:\n  hosts: [api.stripe.com]\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]\n"
+	db := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: partner-db, namespace: team-x}\nspec:\n  hosts: [db.partner.io]\n  EXPORT\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]\n"
+	dbRoute := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: db, namespace: apps}\nspec:\n  hosts: [db.partner.io]\n  exportTo: [\".\"]\n  http:\n  - timeout: 3s\n    route: [{destination: {host: db.partner.io}}]\n"
+	registryOnly := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    outboundTrafficPolicy: {mode: REGISTRY_ONLY}\n"
+	for _, c := range []struct {
+		name    string
+		docs    []string
+		want    string // "" = no finding
+		wantFix []string
+		notFix  []string
+	}{
+		{"Sidecars import it in one namespace of three",
+			[]string{ns("vendors", false), ns("payments", true), ns("catalog", true), ns("search", true), stripe,
+				sidecar("payments", "./*", "vendors/api.stripe.com"), sidecar("catalog", "./*")},
+			"ServiceEntry vendors/stripe", []string{`- "."`, `- "payments"`}, []string{"catalog", "search"}},
+		{"Sidecar naming the host in the wrong namespace still counts as a use",
+			[]string{ns("vendors", false), ns("payments", true), ns("catalog", true), stripe,
+				sidecar("payments", "./*", "vendors/api.stripe.com"), sidecar("catalog", "./*", "istio-system/api.stripe.com"),
+				ns("search", true), sidecar("search", "./*", "istio-system/*")},
+			"ServiceEntry vendors/stripe", []string{`- "catalog"`, `- "payments"`}, []string{"search"}},
+		{"every client namespace imports it: control",
+			[]string{ns("vendors", false), ns("payments", true), ns("catalog", true), stripe,
+				sidecar("payments", "*/api.stripe.com"), sidecar("catalog", "./*", "vendors/*")},
+			"", nil, nil},
+		{"REGISTRY_ONLY, one namespace routes to it",
+			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: ["*"]`, 1), dbRoute, registryOnly},
+			"ServiceEntry team-x/partner-db", []string{`- "apps"`}, []string{"web"}},
+		{"ALLOW_ANY and no Sidecar: control",
+			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: ["*"]`, 1), dbRoute},
+			"", nil, nil},
+		{"REGISTRY_ONLY, entry already narrowed: control",
+			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: [".", "apps"]`, 1), dbRoute, registryOnly},
+			"", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := ExportAudit(snap(t, "false", "false", c.docs...), AuditOptions{})
+			var got []AuditFinding
+			for _, f := range rep.Findings {
+				if f.Code == AuditSEExportedEverywhere {
+					got = append(got, f)
+				}
+			}
+			if c.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("want no %s, got %s: %s", AuditSEExportedEverywhere, got[0].Ref(), got[0].Message)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Ref() != c.want || got[0].Level != LevelInfo {
+				t.Fatalf("want one Info %s on %s, got %+v", AuditSEExportedEverywhere, c.want, got)
+			}
+			for _, s := range c.wantFix {
+				if !strings.Contains(got[0].Fix, s) {
+					t.Errorf("fix lacks %q:\n%s", s, got[0].Fix)
+				}
+			}
+			for _, s := range c.notFix {
+				if strings.Contains(got[0].Fix, s) {
+					t.Errorf("fix keeps %q:\n%s", s, got[0].Fix)
+				}
+			}
+		})
+	}
+}

@@ -346,6 +346,7 @@ var defaultFields = map[string]string{
 	AuditSubsetUndefined:        "spec.http[].route[].destination.subset",
 	AuditDuplicateHost:          "spec.hosts",
 	AuditDRShadowed:             "spec.host",
+	AuditSEExportedEverywhere:   "spec.exportTo",
 	AuditSidecarImportHidden:    "spec.exportTo",
 	AuditSidecarImportUnknown:   "spec.egress[].hosts",
 	ListenerCatchAllTCP:         "spec.addresses",

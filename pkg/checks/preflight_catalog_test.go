@@ -21,7 +21,7 @@ func TestCatalogIDs(t *testing.T) {
 			PathGatewayNoChain, PathAmbiguousService, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathSidecarsAmbiguous, PathMirrorAbsent},
 		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
-			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW},
+			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere},
 		"03": {ListenerCatchAllTCP, ListenerCatchAllTLSPort, ListenerChainDropped, ListenerWellKnownPort, ListenerHTTPShadowsTCP,
 			ListenerHTTP2Undeclared, ListenerHostNotInRegistry, ListenerNotImported, ListenerDoubleTLS, ListenerNoneNoAddresses,
 			ListenerWildcardDNS, ListenerStrictDNS, ListenerNoChains, ListenerHTTPOnPassthrough, ListenerTLSOnTerminating,

@@ -264,13 +264,11 @@ func exportAuditShort(r *checks.AuditReport) string {
 	}
 	f := r.Findings[0] // sorted worst first
 	verdict := levelVerdict(f.Level)
-	where := strings.Join(f.MissingIn, ",")
-	if where == "" {
-		where = strings.Join(f.NeededIn, ",")
-	}
 	s := fmt.Sprintf("%s: %d exportTo gap(s) (%d error(s), %d warning(s)); first: %s %s", verdict, len(r.Findings), errs, warns, f.Ref(), f.Code)
-	if where != "" {
-		s += ", missing in " + where
+	if len(f.MissingIn) > 0 {
+		s += ", missing in " + strings.Join(f.MissingIn, ",")
+	} else if len(f.NeededIn) > 0 {
+		s += ", used in " + strings.Join(f.NeededIn, ",")
 	}
 	return s + "\n" + fixLine(f.Fix, f.Ref())
 }
