@@ -370,14 +370,14 @@ func (r *ListenerReport) add(code, resource, msg, fix string) {
 // ---- sidecar ----
 
 func explainSidecar(snap *snapshot.Snapshot, ns string, labels map[string]string, workload string, opt ExplainListenerOptions, rep *ListenerReport) {
-	v := BuildSidecarView(snap, ns, labels)
+	v := BuildSidecarViewFor(snap, ns, labels, podAnnotations(snap, workload))
 	out := v.Outbound
 	rep.Proxy = ProxyInfo{Type: "SIDECAR", Namespace: ns, Workload: workload, Revision: v.Revision, Sidecar: v.Scope.Ref(),
 		OutboundTrafficPolicy: v.Scope.OutboundTrafficPolicy, PolicyFrom: v.Scope.PolicyFrom}
 	if labels == nil {
 		rep.Notes = append(rep.Notes, "pod labels unknown (--from): Sidecars and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
-	rep.Notes = append(rep.Notes, "DNS capture and auto-allocated addresses are assumed off (ISTIO_META_DNS_CAPTURE unset): entries without addresses bind 0.0.0.0")
+	rep.Notes = append(rep.Notes, v.DNSNote())
 	rdsSeen := map[string]bool{}
 	for _, l := range out.ListenersOnPort(opt.Port) {
 		lv := ListenerView{Name: l.Name, Port: l.Port, Raw: l}
@@ -422,7 +422,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		addr = rep.Host
 	}
 	if addr == "" && imported != nil {
-		addr = firstAddress(imported.Addresses)
+		addr = firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
 	}
 	for _, k := range kinds {
 		res := out.Resolve(rules.Call{Host: rep.Host, Port: port, Kind: k, Address: addr})

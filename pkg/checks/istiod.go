@@ -35,13 +35,30 @@ type Flag struct {
 
 // IstiodFlags holds the flags of the istiod revision serving one gateway.
 type IstiodFlags struct {
-	Deployment   string // "ns/name", "" when none found
-	Revision     string
-	FilterGW     Flag
-	ScopeGWToNs  Flag
-	MeshConfig   *meshv1alpha1.MeshConfig
-	MeshConfigAt string // ConfigMap "ns/name", "" when none (defaults apply)
-	MeshUnknown  string // why the mesh config is unknown
+	Deployment  string // "ns/name", "" when none found
+	Revision    string
+	FilterGW    Flag
+	ScopeGWToNs Flag
+	// IPAutoallocate is PILOT_ENABLE_IP_AUTOALLOCATE (istiod's default: true; see
+	// IPAutoallocateOn).
+	IPAutoallocate Flag
+	MeshConfig     *meshv1alpha1.MeshConfig
+	MeshConfigAt   string // ConfigMap "ns/name", "" when none (defaults apply)
+	MeshUnknown    string // why the mesh config is unknown
+}
+
+// EnvIPAutoallocate turns istiod's ServiceEntry IP allocator on (default true in Istio 1.31).
+const EnvIPAutoallocate = "PILOT_ENABLE_IP_AUTOALLOCATE"
+
+// IPAutoallocateOn: the allocator's flag with istiod's default (true) when unset, unreadable
+// or not a boolean (pkg/env keeps the default on a parse error).
+func (f IstiodFlags) IPAutoallocateOn() bool {
+	fl := f.IPAutoallocate
+	if !fl.Known || strings.TrimSpace(fl.Raw) == "" {
+		return true
+	}
+	v, err := strconv.ParseBool(strings.TrimSpace(fl.Raw))
+	return err != nil || v
 }
 
 func revKey(r string) string {
@@ -113,6 +130,7 @@ func readIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
 	}
 	f.FilterGW = readFlag(snap, d, EnvFilterGatewayClusterConfig, snap.Assumptions.FilterGatewayClusters)
 	f.ScopeGWToNs = readFlag(snap, d, EnvScopeGatewayToNamespace, nil)
+	f.IPAutoallocate = readFlag(snap, d, EnvIPAutoallocate, nil)
 	if m := snap.MeshConfigs[revKey(rev)]; m != nil {
 		f.MeshConfig, f.MeshConfigAt = m.Config, m.Ref
 	} else if m := snap.MeshConfigs[""]; m != nil {

@@ -195,7 +195,7 @@ func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		client = "sidecar " + workload
 	}
 	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
-	v := BuildSidecarView(snap, ns, labels)
+	v := BuildSidecarViewFor(snap, ns, labels, podAnnotations(snap, workload))
 	imported := importedEntry(v.Outbound, host)
 	hidden := hiddenEntries(snap, v, host, imported)
 	port := opt.Port
@@ -338,7 +338,7 @@ func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, cul
 func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, host string, port uint32, kind string) {
 	addr := ""
 	if imported != nil {
-		addr = firstAddress(imported.Addresses)
+		addr = firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
 	}
 	res := v.Outbound.Resolve(rules.Call{Host: host, Port: port, Kind: kind, Address: addr})
 	tr.sidecarHop(v, client, res, host, port, kind)

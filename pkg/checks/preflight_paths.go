@@ -29,7 +29,7 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) (
 		kind := callKinds("", imported, q.port)[0]
 		addr := ""
 		if imported != nil {
-			addr = firstAddress(imported.Addresses)
+			addr = firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
 		}
 		res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
 		if !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {

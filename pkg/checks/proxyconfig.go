@@ -121,15 +121,29 @@ func sidecarProxy(snap *snapshot.Snapshot, from, pod string) (ns string, labels 
 	return "", nil, "", podNotFound(snap, pod)
 }
 
+// podAnnotations returns the annotations of pod "namespace/name" ("" or not found: nil).
+func podAnnotations(snap *snapshot.Snapshot, pod string) map[string]string {
+	ns, name, ok := strings.Cut(pod, "/")
+	if !ok {
+		return nil
+	}
+	for _, p := range snap.Pods {
+		if p.Namespace == ns && p.Name == name {
+			return p.Annotations
+		}
+	}
+	return nil
+}
+
 func sidecarConfig(snap *snapshot.Snapshot, ns string, labels map[string]string, workload string, opt ProxyConfigOptions, rep *ProxyConfigReport) {
-	v := BuildSidecarView(snap, ns, labels)
+	v := BuildSidecarViewFor(snap, ns, labels, podAnnotations(snap, workload))
 	out := v.Outbound
 	rep.Proxy = ProxyInfo{Type: "SIDECAR", Namespace: ns, Workload: workload, Revision: v.Revision, Sidecar: v.Scope.Ref(),
 		OutboundTrafficPolicy: v.Scope.OutboundTrafficPolicy, PolicyFrom: v.Scope.PolicyFrom}
 	if labels == nil {
 		rep.Notes = append(rep.Notes, "pod labels unknown (--from): Sidecars and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
-	rep.Notes = append(rep.Notes, "DNS capture and auto-allocated addresses are assumed off (ISTIO_META_DNS_CAPTURE unset): entries without addresses bind 0.0.0.0")
+	rep.Notes = append(rep.Notes, v.DNSNote())
 	var rds []string
 	for _, l := range out.Listeners {
 		lv := ListenerView{Name: l.Name, Port: l.Port, Raw: l}

@@ -1,7 +1,13 @@
 package checks
 
 import (
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -16,7 +22,9 @@ type SidecarView struct {
 	Revision  string
 	Flags     IstiodFlags
 	Scope     rules.SidecarScope
-	Outbound  *rules.SidecarOutbound
+	// DNS is the proxy's DNS capture metadata.
+	DNS      DNSCapture
+	Outbound *rules.SidecarOutbound
 }
 
 // AllServices returns every registry entry of the snapshot (one per ServiceEntry host, one per
@@ -88,6 +96,12 @@ func endpointAddresses(snap *snapshot.Snapshot, reg *model.Registry, s rules.Ser
 // pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners (see
 // rules.BuildSidecarOutbound).
 func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]string) SidecarView {
+	return BuildSidecarViewFor(snap, ns, labels, nil)
+}
+
+// BuildSidecarViewFor is BuildSidecarView for a pod with these annotations (its
+// proxy.istio.io/config can turn DNS capture on or off).
+func BuildSidecarViewFor(snap *snapshot.Snapshot, ns string, labels, annotations map[string]string) SidecarView {
 	rev := workloadRevision(snap, ns, labels)
 	view := RevisionView(snap, rev)
 	flags := ReadIstiodFlags(view, rev)
@@ -112,5 +126,79 @@ func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]stri
 			return endpointAddresses(view, model.Services(view, flags.MeshConfig), s, port)
 		},
 	}
-	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, Outbound: rules.BuildSidecarOutbound(p)}
+	dns := ReadDNSCapture(mc, annotations)
+	p.AutoAllocated = dns.Capture && flags.IPAutoallocateOn()
+	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns, Outbound: rules.BuildSidecarOutbound(p)}
+}
+
+// Proxy metadata that changes which listener a call takes.
+const (
+	MetaDNSCapture      = "ISTIO_META_DNS_CAPTURE"
+	MetaDNSAutoAllocate = "ISTIO_META_DNS_AUTO_ALLOCATE"
+	// ProxyConfigAnnotation is the pod annotation overriding meshConfig.defaultConfig.
+	ProxyConfigAnnotation = "proxy.istio.io/config"
+)
+
+// DNSCapture is what a sidecar's proxy metadata says about DNS capture.
+type DNSCapture struct {
+	// Capture: ISTIO_META_DNS_CAPTURE is true; AutoAllocate: ISTIO_META_DNS_AUTO_ALLOCATE is.
+	Capture, AutoAllocate bool
+	// From says where the capture setting came from ("" = not set anywhere).
+	From string
+}
+
+// ReadDNSCapture reads the DNS proxy metadata of a sidecar: meshConfig.defaultConfig
+// proxyMetadata, overridden key by key by the pod's proxy.istio.io/config annotation (nil
+// annotations: a namespace's pods in general). Values are booleans as the agent reads them
+// (strconv.ParseBool; anything else is false).
+//
+// Mirrors istiod pilot/pkg/model/context.go NodeMetadata (DNSCapture, DNSAutoAllocate are
+// StringBool metadata the agent sends from ISTIO_META_* variables) and the injector's merge of
+// meshConfig.defaultConfig with the annotation (pkg/kube/inject, mesh.ApplyProxyConfig).
+func ReadDNSCapture(mc *meshv1alpha1.MeshConfig, annotations map[string]string) DNSCapture {
+	var d DNSCapture
+	meta := map[string]string{}
+	from := map[string]string{}
+	for k, v := range mc.GetDefaultConfig().GetProxyMetadata() {
+		meta[k], from[k] = v, "meshConfig.defaultConfig.proxyMetadata"
+	}
+	if a := annotations[ProxyConfigAnnotation]; a != "" {
+		if pc, err := parseProxyConfig(a); err == nil {
+			for k, v := range pc.GetProxyMetadata() {
+				meta[k], from[k] = v, "the pod's "+ProxyConfigAnnotation+" annotation"
+			}
+		}
+	}
+	truth := func(k string) bool {
+		b, err := strconv.ParseBool(strings.TrimSpace(meta[k]))
+		return err == nil && b
+	}
+	d.Capture, d.AutoAllocate, d.From = truth(MetaDNSCapture), truth(MetaDNSAutoAllocate), from[MetaDNSCapture]
+	return d
+}
+
+func parseProxyConfig(text string) (*meshv1alpha1.ProxyConfig, error) {
+	js, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	pc := &meshv1alpha1.ProxyConfig{}
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(js, pc); err != nil {
+		return nil, err
+	}
+	return pc, nil
+}
+
+// DNSNote says how the view binds entries without addresses (for the notes of
+// explain-listener and proxy-config).
+func (v SidecarView) DNSNote() string {
+	switch {
+	case v.DNS.Capture && v.Outbound.Proxy.AutoAllocated:
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod assigned them (status.addresses); one not assigned yet listens on 0.0.0.0 until it is"
+	case v.DNS.Capture && v.DNS.AutoAllocate:
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") with " + EnvIPAutoallocate + "=false in istiod: its older per-push address allocation is not modelled; ServiceEntries without addresses are shown on 0.0.0.0"
+	case v.DNS.Capture:
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") but istiod assigns no addresses (" + EnvIPAutoallocate + "=false): ServiceEntries without addresses listen on 0.0.0.0"
+	}
+	return "DNS capture is off (" + MetaDNSCapture + " is not set in meshConfig.defaultConfig.proxyMetadata or the pod's " + ProxyConfigAnnotation + "): ServiceEntries without addresses listen on 0.0.0.0"
 }

@@ -154,6 +154,21 @@ type SidecarProxy struct {
 	// declares the port; a DNS entry without endpoints contributes its host name). nil: the
 	// service's own inline endpoint addresses.
 	Endpoints func(s Service, port uint32) []string
+	// AutoAllocated: the proxy uses the addresses istiod's IP allocator assigned to
+	// ServiceEntries without spec.addresses (Service.AutoIPv4): DNS capture on
+	// (ISTIO_META_DNS_CAPTURE) and PILOT_ENABLE_IP_AUTOALLOCATE on in istiod (its default).
+	// Mirrors istiod pilot/pkg/model/service.go nodeUsesAutoallocatedIPs and
+	// getAllAddressesForProxy.
+	AutoAllocated bool
+}
+
+// ServiceAddresses returns the addresses this proxy sees for s: the entry's own, else the
+// auto-allocated one when the proxy uses it, else none (0.0.0.0).
+func (p SidecarProxy) ServiceAddresses(s Service) []string {
+	if len(s.Addresses) == 0 && p.AutoAllocated && s.AutoIPv4 != "" {
+		return []string{s.AutoIPv4}
+	}
+	return s.Addresses
 }
 
 // egressView is one egress listener's imports.
@@ -275,7 +290,7 @@ type bindAddr struct {
 // conversion.go convertServices).
 func (p SidecarProxy) listenerAddresses(s Service, sp ServicePort) []bindAddr {
 	var out []bindAddr
-	for _, a := range s.Addresses {
+	for _, a := range p.ServiceAddresses(s) {
 		if pfx, err := netip.ParsePrefix(a); err == nil {
 			if pfx.IsSingleIP() {
 				out = append(out, bindAddr{bind: pfx.Addr().String()})

@@ -71,6 +71,36 @@ type Service struct {
 	EndpointAddresses []string
 	// MergedFrom lists other entries whose ports istiod merged into this one.
 	MergedFrom []string
+	// AutoIPv4 is the IPv4 address istiod's IP allocator assigned to this host (the entry's
+	// status.addresses), for an entry that may use one: no spec.addresses, resolution other than
+	// NONE, not opted out with the label networking.istio.io/enable-autoallocate-ip=false.
+	// Proxies with DNS capture bind their listeners to it (SidecarProxy.AutoAllocated).
+	AutoIPv4 string
+}
+
+// AutoAllocateLabel opts a ServiceEntry out of automatic address allocation when "false".
+const AutoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
+
+// autoIPv4 returns the IPv4 address status.addresses assigns to host, "" when the entry may not
+// use one.
+//
+// Mirrors istiod pilot/pkg/networking/serviceentry/ip_autoallocation.go
+// shouldV2AutoAllocateIPFromPieces and getHostAddressesFromServiceEntryStatus (the last IPv4
+// address listed for the host wins), as convertServices reads them.
+func autoIPv4(se *networkingv1.ServiceEntry, host string) string {
+	if len(se.Spec.Addresses) > 0 || se.Spec.Resolution.String() == "NONE" || strings.EqualFold(se.Labels[AutoAllocateLabel], "false") {
+		return ""
+	}
+	v4 := ""
+	for _, a := range se.Status.GetAddresses() {
+		if a.GetHost() != host {
+			continue
+		}
+		if ip, err := netip.ParseAddr(a.GetValue()); err == nil && ip.Is4() {
+			v4 = ip.String()
+		}
+	}
+	return v4
 }
 
 // ServiceOptions are the mesh settings that shape registry entries.
@@ -116,6 +146,7 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []S
 			Resolution:       se.Spec.Resolution.String(),
 			Location:         se.Spec.Location.String(),
 			Addresses:        se.Spec.Addresses,
+			AutoIPv4:         autoIPv4(se, h),
 			Endpoints:        len(se.Spec.Endpoints),
 			WorkloadSelector: se.Spec.GetWorkloadSelector().GetLabels(),
 			Created:          se.CreationTimestamp,

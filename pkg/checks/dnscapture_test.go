@@ -1,0 +1,126 @@
+package checks
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+)
+
+// TestDNSCaptureAutoAllocatedAddresses: a sidecar with DNS capture binds ServiceEntries without
+// addresses to the address istiod's allocator assigned (status.addresses), so two TCP entries
+// on one port no longer share 0.0.0.0 — unless the proxy has no capture, the entry opts out by
+// label, or istiod runs with PILOT_ENABLE_IP_AUTOALLOCATE=false. Each rule has a case that
+// differs from the others in everything but that rule, and its control.
+func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
+	const ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: NS, labels: {istio-injection: enabled}}\n"
+	istiod := func(env string) string {
+		d := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}\nspec:\n  selector: {matchLabels: {app: istiod}}\n  template:\n    metadata: {labels: {app: istiod}}\n    spec: {containers: [{name: discovery, image: pilot"
+		if env != "" {
+			d += ", env: [{name: PILOT_ENABLE_IP_AUTOALLOCATE, value: \"" + env + "\"}]"
+		}
+		return d + "}]}\n"
+	}
+	mesh := func(proxyMetadata string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultConfig:\n      proxyMetadata: {" + proxyMetadata + "}\n"
+	}
+	entry := func(name, nsName, host, created, ip, labels string, port int) string {
+		s := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: " + name + ", namespace: " + nsName + ", creationTimestamp: \"" + created + "\""
+		if labels != "" {
+			s += ", labels: {" + labels + "}"
+		}
+		s += "}\nspec:\n  hosts: [" + host + "]\n  resolution: DNS\n  ports: [{number: " + strconv.Itoa(port) + ", name: tcp-x, protocol: TCP}]\n"
+		if ip != "" {
+			s += "status:\n  addresses: [{value: \"" + ip + "\", host: " + host + "}]\n"
+		}
+		return s
+	}
+	pod := func(nsName, annotation string) string {
+		s := "apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: " + nsName + ", labels: {app: app}"
+		if annotation != "" {
+			s += ", annotations: {proxy.istio.io/config: '" + annotation + "'}"
+		}
+		return s + "}\nspec: {containers: [{name: app, image: app}]}\n"
+	}
+	pg := func(nsName string, labelsA, labelsB string) []string {
+		return []string{
+			entry("db-a", nsName, "db-a.example.net", "2026-01-01T00:00:00Z", "240.240.0.1", labelsA, 5432),
+			entry("db-b", nsName, "db-b.example.net", "2026-02-01T00:00:00Z", "240.240.0.2", labelsB, 5432),
+		}
+	}
+	type want struct {
+		from, pod, host string
+		port            uint32
+		cause           string
+		listener        string // a listener name the proxy must have ("" = none checked)
+	}
+	for _, c := range []struct {
+		name  string
+		docs  []string
+		wants []want
+	}{
+		{"mesh-wide capture: each entry on its assigned address",
+			append([]string{strings.Replace(ns, "NS", "team-a", 1), istiod(""), mesh(`ISTIO_META_DNS_CAPTURE: "true"`)}, pg("team-a", "", "")...),
+			[]want{{from: "team-a", host: "db-b.example.net", port: 5432, cause: PathOK, listener: "240.240.0.2_5432"}}},
+		{"no capture: control, the older entry's chain takes 0.0.0.0_5432",
+			append([]string{strings.Replace(ns, "NS", "team-a", 1), istiod(""), mesh(`ISTIO_META_DNS_AUTO_ALLOCATE: "true"`)}, pg("team-a", "", "")...),
+			[]want{{from: "team-a", host: "db-b.example.net", port: 5432, cause: ListenerChainDropped, listener: "0.0.0.0_5432"}}},
+		{"the pod's proxy.istio.io/config turns capture on for that pod only",
+			append([]string{strings.Replace(ns, "NS", "billing", 1), istiod("true"), pod("billing", `{"proxyMetadata": {"ISTIO_META_DNS_CAPTURE": "1"}}`)},
+				entry("ledger", "billing", "ledger.partner.io", "2026-03-01T00:00:00Z", "240.240.7.7", "", 9042),
+				entry("archive", "billing", "archive.partner.io", "2026-03-02T00:00:00Z", "240.240.7.8", "", 9042)),
+			[]want{
+				{pod: "billing/app", host: "archive.partner.io", port: 9042, cause: PathOK, listener: "240.240.7.8_9042"},
+				{from: "billing", host: "archive.partner.io", port: 9042, cause: ListenerChainDropped, listener: "0.0.0.0_9042"}}},
+		{"entries opted out by label stay on 0.0.0.0 despite capture",
+			append([]string{strings.Replace(ns, "NS", "team-a", 1), istiod(""), mesh(`ISTIO_META_DNS_CAPTURE: "true"`)},
+				pg("team-a", AutoAllocateLabelYAML, AutoAllocateLabelYAML)...),
+			[]want{{from: "team-a", host: "db-b.example.net", port: 5432, cause: ListenerChainDropped, listener: "0.0.0.0_5432"}}},
+		{"istiod's allocator off: status addresses unused",
+			append([]string{strings.Replace(ns, "NS", "orders", 1), istiod("false"), mesh(`ISTIO_META_DNS_CAPTURE: "true"`)},
+				entry("mq-a", "orders", "mq-a.vendor.io", "2026-04-01T00:00:00Z", "240.240.9.1", "", 5672),
+				entry("mq-b", "orders", "mq-b.vendor.io", "2026-04-02T00:00:00Z", "240.240.9.2", "", 5672)),
+			[]want{{from: "orders", host: "mq-b.vendor.io", port: 5672, cause: ListenerChainDropped, listener: "0.0.0.0_5672"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "mesh.yaml")
+			if err := os.WriteFile(f, []byte(strings.Join(c.docs, "\n---\n")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := loader.FromFiles([]string{f}, nil, loader.Options{Lenient: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.wants {
+				p, err := TracePath(snap, PathOptions{Host: w.host, Port: w.port, From: w.from, Pod: w.pod})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Cause != w.cause {
+					t.Errorf("%s%s → %s:%d: cause %s, want %s: %s", w.from, w.pod, w.host, w.port, p.Cause, w.cause, p.Message)
+				}
+				rep, err := ProxyConfig(snap, ProxyConfigOptions{From: w.from, Pod: w.pod})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, l := range rep.Listeners {
+					names = append(names, l.Name)
+				}
+				if w.listener != "" && !slices.Contains(names, w.listener) {
+					t.Errorf("%s%s: listeners %v lack %s", w.from, w.pod, names, w.listener)
+				}
+				if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "DNS capture is ") }) {
+					t.Errorf("no DNS capture note in %v", rep.Notes)
+				}
+			}
+		})
+	}
+}
+
+// AutoAllocateLabelYAML opts an entry out of address allocation (test helper).
+const AutoAllocateLabelYAML = `networking.istio.io/enable-autoallocate-ip: "false"`
