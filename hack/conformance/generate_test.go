@@ -228,6 +228,8 @@ type scenario struct {
 	// ProxyRole maps a gateway workload to "gateway-ns" (the workload in the Gateway's namespace)
 	// or "other-ns" (generated scenarios).
 	ProxyRole map[string]string
+	// pathsOnly: compare the paths only (a scenario with a fix applied, fixproof_test.go).
+	pathsOnly bool
 }
 
 const (

@@ -26,6 +26,8 @@ type pathCheck struct {
 	ns, host, kind, gateway string
 	port                    uint32
 	plugin, istiod          string
+	// trace is the plugin's trace (its fix, patch and fix check).
+	trace *checks.PathTrace
 }
 
 func (c pathCheck) agree() bool { return c.plugin == c.istiod }
@@ -84,7 +86,7 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 			if tr.Gateway != "" {
 				gw = tr.Gateway
 			}
-			c := pathCheck{ns: p.ns, host: call.host, port: call.port, kind: call.kind, gateway: gw}
+			c := pathCheck{ns: p.ns, host: call.host, port: call.port, kind: call.kind, gateway: gw, trace: tr}
 			c.plugin = pluginPathOutcome(tr)
 			c.istiod = istiodPathOutcome(ps.sim, ip, out, gw, call)
 			if c.istiod != "" && !out.sidecars[p.ns][ip.cluster] {

@@ -607,6 +607,17 @@ func (a *auditor) duplicates() {
 }
 
 func exportToYAML(ref string, declared []string, ownNs, addNs string) string {
+	return exportToPatch(ref, declared, ownNs, addNs).Text()
+}
+
+// exportToPatch is exportToYAML's change as a patch of the resource "Kind ns/name".
+func exportToPatch(ref string, declared []string, ownNs, addNs string) *Patch {
+	return refPatch(ref, fields{{"spec", fields{{"exportTo", widenedExportTo(declared, ownNs, addNs)}}}})
+}
+
+// widenedExportTo is declared with addNs added ("." kept, "~" dropped, "." when it declares
+// nothing and the mesh default hid it).
+func widenedExportTo(declared []string, ownNs, addNs string) []string {
 	keep := []string{}
 	for _, x := range declared {
 		if x != rules.ExportNone {
@@ -619,25 +630,19 @@ func exportToYAML(ref string, declared []string, ownNs, addNs string) string {
 	if addNs != ownNs || !slices.Contains(keep, rules.ExportPrivate) {
 		keep = append(keep, addNs)
 	}
-	return fmt.Sprintf("# %s\nspec:\n  exportTo:\n%s", ref, strings.TrimRight(yamlItems(keep), "\n"))
+	return keep
 }
 
 // serviceExportToYAML is the annotation that adds namespace addNs to a Kubernetes Service's
 // exportTo (keeping what it declares; "." when it declares nothing and the mesh default hid it).
 func serviceExportToYAML(ref, name string, declared []string, ownNs, addNs string) string {
-	keep := []string{}
-	for _, x := range declared {
-		if x != rules.ExportNone {
-			keep = append(keep, x)
-		}
-	}
-	if len(keep) == 0 {
-		keep = []string{rules.ExportPrivate}
-	}
-	if addNs != ownNs || !slices.Contains(keep, rules.ExportPrivate) {
-		keep = append(keep, addNs)
-	}
-	return fmt.Sprintf("# %s\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: %s\n  annotations:\n    networking.istio.io/exportTo: %q", ref, name, ownNs, strings.Join(keep, ","))
+	return serviceExportToPatch(name, declared, ownNs, addNs).Text()
+}
+
+// serviceExportToPatch is serviceExportToYAML's change as a patch.
+func serviceExportToPatch(name string, declared []string, ownNs, addNs string) *Patch {
+	return newPatch("v1", "Service", ownNs, name, fields{{"apiVersion", "v1"}, {"kind", "Service"},
+		{"metadata", fields{{"name", name}, {"namespace", ownNs}, {"annotations", fields{{"networking.istio.io/exportTo", strings.Join(widenedExportTo(declared, ownNs, addNs), ",")}}}}}})
 }
 
 // shadowed reports a DestinationRule in the proxy's namespace that hides the rule the

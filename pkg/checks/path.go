@@ -80,7 +80,11 @@ type PathTrace struct {
 	Culprit string `json:"culprit,omitempty"`
 	Message string `json:"message"`
 	Fix     string `json:"fix,omitempty"`
-	Hops    []Hop  `json:"hops"`
+	// Patch is the fix as a manifest change (Fix is rendered from it); nil when the fix is
+	// advice. FixCheck is what tracing the call again with the patch applied gave.
+	Patch    *Patch    `json:"patch,omitempty"`
+	FixCheck *FixCheck `json:"fixCheck,omitempty"`
+	Hops     []Hop     `json:"hops"`
 	// Warnings are findings that do not stop the call.
 	Warnings []Finding `json:"warnings,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
@@ -164,6 +168,20 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 	}
 }
 
+// failPatch is fail with a fix that is a manifest change: the fix text is the patch's.
+func (tr *tracer) failPatch(cause, flag, culprit, msg string, p *Patch) {
+	tr.failFix(cause, flag, culprit, msg, p.Text(), p)
+}
+
+// failFix is fail with the fix's text and its patch (nil: the fix is advice).
+func (tr *tracer) failFix(cause, flag, culprit, msg, fix string, p *Patch) {
+	if tr.t.Cause != "" {
+		return
+	}
+	tr.fail(cause, flag, culprit, msg, fix)
+	tr.t.Patch = p
+}
+
 // TracePath follows one call from a client workload's sidecar to the external host: the
 // sidecar's listener, filter chain, route and cluster; when that cluster is a Service of gateway
 // pods, the Service port → targetPort, the gateway listener on the targetPort (and why no Gateway
@@ -179,6 +197,15 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 // subset, else auto mTLS only to endpoints labelled security.istio.io/tlsMode=istio, which
 // gateway pods are not), and WhyMissing for the gateway's cluster.
 func TracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
+	p, err := tracePath(snap, opt)
+	if err != nil || !p.Failed() || p.Patch == nil {
+		return p, err
+	}
+	proveFix(snap, opt, p)
+	return p, nil
+}
+
+func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	host := rules.NormalizeHost(opt.Host)
 	ns, labels, workload, err := sidecarProxy(snap, opt.From, opt.Pod)
 	if err != nil {
@@ -294,6 +321,7 @@ func (tr *tracer) unreadInputs() {
 	}
 	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
 	p.Message = fmt.Sprintf("No verdict for this path: %s could not be read, and the configuration of the proxies on it depends on them. With what could be read: %s", strings.Join(blocking, ", "), tentative)
+	p.Patch = nil
 	p.Fix = "Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests."
 	p.gateway = nil
 }
@@ -310,27 +338,20 @@ func hiddenEntries(snap *snapshot.Snapshot, v SidecarView, host string, imported
 
 // explainHidden says why the client does not see host although entries declare it, naming the
 // resource to change and the change: exportTo, else the Sidecar's egress hosts.
-func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, culprit, fix string) {
+func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, culprit string, fix *Patch) {
 	for _, s := range hidden {
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			// exported here, so the Sidecar's egress hosts leave it out
 			sc := v.Scope.Ref()
-			hosts := ""
-			if v.Scope.Sidecar != nil && len(v.Scope.Sidecar.Spec.GetEgress()) > 0 {
-				for _, h := range v.Scope.Sidecar.Spec.GetEgress()[0].GetHosts() {
-					hosts += fmt.Sprintf("    - %q\n", h)
-				}
-			}
 			return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s does not import it (its egress hosts name no %s/%s or %s/*)", s.Ref(), host, v.Namespace, sc, s.Namespace, host, s.Namespace),
-				"Sidecar " + sc,
-				fmt.Sprintf("# Sidecar %s\nspec:\n  egress:\n  - hosts:\n%s    - %q", sc, hosts, s.Namespace+"/"+host)
+				"Sidecar " + sc, sidecarImportPatch(v, s.Namespace+"/"+host)
 		}
 	}
 	s := hidden[0]
 	if s.Kind == rules.KindService {
-		return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
+		return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), serviceExportToPatch(s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
 	}
-	return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, v.Namespace)
+	return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), exportToPatch(s.Ref(), s.DeclaredExportTo, s.Namespace, v.Namespace)
 }
 
 // trace resolves the call in the client sidecar v and follows it (TracePath's body, shared with
@@ -360,6 +381,7 @@ type gatewayHopRecord struct {
 	warnings                              []Finding
 	notes                                 []string
 	cause, level, flag, culprit, msg, fix string
+	patch                                 *Patch
 	gateway                               *GatewayVerdict
 	listener, cluster                     string
 }
@@ -421,7 +443,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		}
 		if len(tr.hidden) > 0 {
 			why, culprit, fix := explainHidden(v, host, tr.hidden)
-			tr.fail(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
+			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
 			return
 		}
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
@@ -452,6 +474,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	tr.t.SidecarCluster = res.Cluster
 	if !c.Present {
 		tr.hop(proxy, "cluster", Fail, path+": the sidecar has no such cluster ("+c.Reason+")")
+		var patch *Patch
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
 		cause := ListenerClusterAbsent
 		if s, ok := v.Outbound.ScopeService(chost); ok && s.Kind == rules.KindService && !hasPort(s, cport) {
@@ -463,11 +486,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
 			for _, s := range reg.Shared(chost) {
 				if s.Kind == rules.KindService && !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
-					culprit, fix = s.Ref(), serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
+					patch = serviceExportToPatch(s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
+					culprit, fix = s.Ref(), patch.Text()
 				}
 			}
 		}
-		tr.fail(cause, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix)
+		tr.failFix(cause, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix, patch)
 		return
 	}
 	if tr.misrouted(v, proxy, res, host, port, kind, chost, path) || tr.doubleTLS(v, proxy, res, host, port, kind, chost, path) {
@@ -679,7 +703,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Notes = append(tr.t.Notes, r.notes...)
 			tr.t.GatewayListener, tr.t.GatewayCluster = r.listener, r.cluster
 			if r.cause != "" && tr.t.Cause == "" {
-				tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = r.cause, r.level, r.flag, r.culprit, r.msg, r.fix
+				tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix, tr.t.Patch = r.cause, r.level, r.flag, r.culprit, r.msg, r.fix, r.patch
 				tr.t.gateway = r.gateway
 			}
 			return
@@ -688,7 +712,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		defer func() {
 			t := tr.t
 			tr.gatewayHops.put(key, &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
-				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster})
+				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, patch: t.Patch, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster})
 		}()
 	}
 
@@ -727,7 +751,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// TLS between the hops.
 	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
 		tr.hop(gproxy, "tls", Fail, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
-		tr.fail(PathTLSMismatch, "UF", sentFrom, msg, tlsFix(sent, expect, svc, cport, host))
+		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
+			tr.failPatch(PathTLSMismatch, "UF", sentFrom, msg, p)
+		} else {
+			tr.fail(PathTLSMismatch, "UF", sentFrom, msg, tlsFix(sent, expect, svc, cport, host))
+		}
 		return
 	}
 	tr.hop(gproxy, "tls", Pass, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
@@ -812,7 +840,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if g.Cause == CauseOK || g.Cause == "" {
 			msg = fmt.Sprintf("The gateway routes %s to %s, which it does not have.", host, cluster)
 		}
-		tr.fail(g.Cause, "NC", g.Culprit, msg+" The call fails with 503 NC at the gateway.", g.Fix)
+		tr.failFix(g.Cause, "NC", g.Culprit, msg+" The call fails with 503 NC at the gateway.", g.Fix, g.Patch)
 		tr.t.gateway = &g
 		return
 	}
@@ -822,7 +850,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	if g.Cause == CauseNoEndpoints {
 		tr.hop(gproxy, "endpoints", Fail, g.Message)
-		tr.fail(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix)
+		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
 }
@@ -1090,4 +1118,105 @@ func serverTLSMode(s *networking.Server) string {
 		return "plaintext"
 	}
 	return s.GetTls().GetMode().String()
+}
+
+// tlsPatch is the fix of a TLS mismatch between the sidecar and the gateway server as a patch of
+// the DestinationRule the sidecar applies to the gateway Service: tls for the called port set to
+// what the server expects (ISTIO_MUTUAL with the host as SNI, or DISABLE for a plaintext
+// server), as a port-level setting of the subset the route names (a subset's port-level setting
+// decides its tls) or of the rule's top-level policy; a new rule in the Service's namespace when
+// none applies. nil when the server expects the client's TLS or terminates TLS itself (the fix is
+// a different call or server, not a field).
+//
+// Mirrors the precedence of istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy
+// (rules.DRChoice.ClusterTLS).
+func tlsPatch(v SidecarView, drs *rules.DRLookup, expect string, svc rules.Service, port uint32, subset, host string) *Patch {
+	var tls map[string]any
+	switch expect {
+	case "Istio mTLS":
+		tls = map[string]any{"mode": "ISTIO_MUTUAL", "sni": host}
+	case "plaintext":
+		tls = map[string]any{"mode": "DISABLE"}
+	default:
+		return nil
+	}
+	ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace)
+	if ch == nil || len(ch.Rules) == 0 {
+		if expect != "Istio mTLS" {
+			return nil
+		}
+		return newObject("networking.istio.io/v1", "DestinationRule", svc.Namespace, "egressgateway-for-"+strings.ReplaceAll(host, ".", "-"),
+			fields{{"host", svc.Hostname}, {"trafficPolicy", fields{{"portLevelSettings", []any{fields{{"port", fields{{"number", port}}}, {"tls", fields{{"mode", tls["mode"]}, {"sni", host}}}}}}}}})
+	}
+	target, inSubset := ch.Rules[0], -1
+	if subset != "" {
+	find:
+		for _, r := range ch.Rules {
+			for i, s := range r.Spec.GetSubsets() {
+				if s.GetName() == subset {
+					target, inSubset = r, i
+					break find
+				}
+			}
+		}
+	}
+	if inSubset < 0 {
+		for _, r := range ch.Rules {
+			if r.Spec.GetTrafficPolicy() != nil && r.Spec.GetTrafficPolicy() == ch.TrafficPolicy {
+				target = r
+			}
+		}
+	}
+	spec := specOf(target, "spec")
+	setPortTLS := func(tp map[string]any) map[string]any {
+		if tp == nil {
+			tp = map[string]any{}
+		}
+		pls := asList(tp["portLevelSettings"])
+		found := false
+		for _, pl := range pls {
+			pm, _ := pl.(map[string]any)
+			pp, _ := pm["port"].(map[string]any)
+			if n, _ := pp["number"].(float64); pm != nil && uint32(n) == port {
+				pm["tls"], found = tls, true
+			}
+		}
+		if !found {
+			pls = append(pls, map[string]any{"port": map[string]any{"number": port}, "tls": tls})
+		}
+		tp["portLevelSettings"] = pls
+		return tp
+	}
+	if inSubset >= 0 {
+		subsets := asList(spec["subsets"])
+		sm, _ := subsets[inSubset].(map[string]any)
+		if sm == nil {
+			return nil
+		}
+		tp, _ := sm["trafficPolicy"].(map[string]any)
+		sm["trafficPolicy"] = setPortTLS(tp)
+		return newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"subsets", subsets}}}})
+	}
+	tp, _ := spec["trafficPolicy"].(map[string]any)
+	return newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"trafficPolicy", setPortTLS(tp)}}}})
+}
+
+// sidecarImportPatch adds host ("namespace/host") to the egress hosts of the client's Sidecar
+// (its first egress listener; the whole egress list is written back, as a merge patch replaces
+// lists).
+func sidecarImportPatch(v SidecarView, host string) *Patch {
+	sc := v.Scope.Sidecar
+	if sc == nil {
+		return nil
+	}
+	egress := asList(specOf(sc, "spec")["egress"])
+	if len(egress) == 0 {
+		egress = []any{map[string]any{}}
+	}
+	first, _ := egress[0].(map[string]any)
+	if first == nil {
+		return nil
+	}
+	first["hosts"] = append(asList(first["hosts"]), host)
+	return newPatch("networking.istio.io/v1", "Sidecar", sc.Namespace, sc.Name, fields{{"spec", fields{{"egress", egress}}}})
 }

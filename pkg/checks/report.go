@@ -94,6 +94,9 @@ type GatewayVerdict struct {
 	Message string `json:"message"`
 	// Fix is a concrete change, usually a YAML fragment.
 	Fix string `json:"fix,omitempty"`
+	// Patch is the fix as a manifest change (Fix is rendered from it); nil when the fix is
+	// advice.
+	Patch *Patch `json:"patch,omitempty"`
 	// Assumptions made where input was unknown (for example the flag's value).
 	Assumptions []string `json:"assumptions,omitempty"`
 	// Warnings are further findings that do not decide presence (route binding, endpoints).

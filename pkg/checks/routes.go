@@ -293,7 +293,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				continue
 			}
 			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
-			e.fail(CauseRouteNotBound, vsRef, bindFailureMessage(b, e.w), bindFailureFix(b, e.w))
+			e.failPatch(CauseRouteNotBound, vsRef, bindFailureMessage(b, e.w), bindFailureFix(b, e.w), bindFailurePatch(b, e.w))
 			return
 		}
 		if len(ra.relevant) > 0 {
@@ -404,6 +404,9 @@ func tlsMode(b rules.Binding) string {
 }
 
 func bindFailureFix(b rules.Binding, w Workload) string {
+	if p := bindFailurePatch(b, w); p != nil {
+		return p.Text()
+	}
 	vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 	s := b.Server
 	switch b.Reason {
@@ -420,6 +423,34 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 		return fmt.Sprintf("# %s\n# set match.port to %d (the Gateway server port, not the container port) and match.gateways to %s", vsRef, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway))
 	}
 	return ""
+}
+
+// bindFailurePatch is bindFailureFix as a patch, for the reasons whose fix is one manifest
+// change: the VirtualService's exportTo widened to the gateway's namespace, the VirtualService's
+// first host added to the Gateway server's hosts (the whole servers list written back: a merge
+// patch replaces lists). nil for the others.
+func bindFailurePatch(b rules.Binding, w Workload) *Patch {
+	switch b.Reason {
+	case rules.BindNotVisible:
+		return exportToPatch("VirtualService "+b.VS.Namespace+"/"+b.VS.Name, b.VS.Spec.ExportTo, b.VS.Namespace, w.Namespace)
+	case rules.BindHostsDisjoint:
+		if b.Gateway == nil || len(b.VS.Spec.Hosts) == 0 {
+			return nil
+		}
+		servers := asList(specOf(b.Gateway, "spec")["servers"])
+		if b.ServerIndex < 0 || b.ServerIndex >= len(servers) {
+			return nil
+		}
+		srv, _ := servers[b.ServerIndex].(map[string]any)
+		if srv == nil {
+			return nil
+		}
+		srv["hosts"] = append(asList(srv["hosts"]), b.VS.Spec.Hosts[0])
+		p := newPatch("networking.istio.io/v1", "Gateway", b.Gateway.Namespace, b.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+		p.note = fmt.Sprintf(" server %d", b.ServerIndex)
+		return p
+	}
+	return nil
 }
 
 func indent(s, pre string) string {

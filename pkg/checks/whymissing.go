@@ -163,6 +163,18 @@ func (e *evaluation) fail(cause, culprit, msg, fix string) {
 	e.v.Cause, e.v.Culprit, e.v.Message, e.v.Fix = cause, culprit, msg, fix
 }
 
+// failPatch is fail with a fix that is a manifest change (nil: none, fix is the text).
+func (e *evaluation) failPatch(cause, culprit, msg, fix string, p *Patch) {
+	if e.cause != "" {
+		return
+	}
+	if p != nil {
+		fix = p.Text()
+	}
+	e.fail(cause, culprit, msg, fix)
+	e.v.Patch = p
+}
+
 func (e *evaluation) warn(code, resource, msg, fix string) {
 	lvl := LevelWarning
 	if c, ok := Lookup(code); ok {
@@ -593,8 +605,12 @@ func (e *evaluation) run() {
 			if slices.ContainsFunc(e.v.Warnings, func(f Finding) bool { return f.Code == "NO_ROUTE_THROUGH_GATEWAY" }) {
 				continue // no call reaches the empty cluster through this gateway: not a failure
 			}
-			e.fail(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
-				fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref()))
+			var patch *Patch
+			if st.chosen.Kind == rules.KindServiceEntry {
+				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
+			}
+			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
+				fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref()), patch)
 		} else {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
 		}
@@ -796,12 +812,17 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 			fmt.Sprintf("# %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", ref, culprit.Namespace, culprit.Namespace))
 		return
 	}
-	fix := exportToFix(culprit, e.w.Namespace)
+	patch := exportToPatch(culprit.Ref(), culprit.DeclaredExportTo, culprit.Namespace, e.w.Namespace)
+	if culprit.Kind == rules.KindService {
+		patch = serviceExportToPatch(culprit.Name, culprit.DeclaredExportTo, culprit.Namespace, e.w.Namespace)
+	}
+	fix := patch.Text()
 	if v := culprit.Visibility; v.Configured && v.ApplyToSidecars && !slices.Equal(culprit.ExportTo, culprit.UncappedExportTo) {
 		// Both the entry's own exportTo and the serviceEntryVisibility cap exclude the gateway's
 		// namespace: widening exportTo alone does not help, the cap must let it through too.
 		msg = fmt.Sprintf("%s has exportTo %s, which excludes %s (the namespace of gateway pod %s, where visibility is evaluated), and meshConfig.serviceEntryVisibility (%s, applyToSidecars: true) further caps it to %s, so istiod never builds outbound|*||%s for this gateway.",
 			culprit.Ref(), fmtList(culprit.UncappedExportTo), e.w.Namespace, e.w.Ref(), v.Visibility, fmtList(culprit.ExportTo), hn)
+		patch = nil // the mesh config must change too: advice, not one patch
 		fix += fmt.Sprintf("\n# and meshConfig (ConfigMap %s, key mesh): a serviceEntryVisibility policy giving namespace %s PUBLIC visibility\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", meshConfigRef(e.flags.MeshConfigAt), culprit.Namespace, culprit.Namespace)
 	}
 	if len(culprit.DeclaredExportTo) == 0 {
@@ -811,7 +832,7 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 	if e.routesTo(hn) {
 		msg += " A route on the gateway still points at that cluster: 503 NC at the gateway."
 	}
-	e.fail(CauseNotExported, culprit.Ref(), msg, fix)
+	e.failPatch(CauseNotExported, culprit.Ref(), msg, fix, patch)
 }
 
 func meshConfigRef(at string) string {
@@ -836,25 +857,6 @@ func (e *evaluation) routesTo(hn string) bool {
 		}
 	}
 	return false
-}
-
-func exportToFix(s rules.Service, gwNs string) string {
-	var keep []string
-	for _, x := range s.DeclaredExportTo {
-		if x != rules.ExportNone {
-			keep = append(keep, x)
-		}
-	}
-	if len(keep) == 0 {
-		keep = []string{rules.ExportPrivate}
-	}
-	keep = append(keep, gwNs)
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\nspec:\n  exportTo:\n", s.Ref())
-	for _, x := range keep {
-		fmt.Fprintf(&b, "  - %q\n", x)
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 func serviceEntryTemplate(host string, port uint32) string {

@@ -178,6 +178,9 @@ func pathShort(p *checks.PathTrace) string {
 	var b strings.Builder
 	b.WriteString(pathVerdictLine(p))
 	b.WriteString(fixLine(p.Fix, p.Culprit))
+	if c := p.FixCheck; c != nil && c.Result != checks.FixProven {
+		b.WriteString("  " + fixCheckLine(p) + "\n")
+	}
 	return b.String()
 }
 

@@ -256,6 +256,29 @@ func pathVerdictLine(p *checks.PathTrace) string {
 	return b.String() + "\n"
 }
 
+// fixCheckLine says what tracing the call again with the fix applied gave ("" for a fix that is
+// advice, not a manifest change).
+func fixCheckLine(p *checks.PathTrace) string {
+	c := p.FixCheck
+	if c == nil {
+		return ""
+	}
+	switch c.Result {
+	case checks.FixProven:
+		return "Checked: traced again with this change applied, the call works."
+	case checks.FixInvalid:
+		return "Not checked: this change does not pass Istio's validation (" + c.Message + "); take it as a direction only."
+	}
+	at := c.Cause
+	if c.At != "" {
+		at = c.At + ": " + c.Cause
+	}
+	if at == "" {
+		return "Not enough on its own: after this change the call still fails (" + c.Message + ")."
+	}
+	return "Not enough on its own: after this change the call still fails at " + at + "."
+}
+
 // writePath prints a traced call: the verdict first, then the fix, then each hop.
 func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 	b.WriteString(strings.TrimSuffix(pathVerdictLine(p), "\n"))
@@ -267,6 +290,9 @@ func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 		b.WriteString("  Fix:\n")
 		for _, l := range strings.Split(p.Fix, "\n") {
 			fmt.Fprintf(b, "    %s\n", l)
+		}
+		if c := fixCheckLine(p); c != "" {
+			b.WriteString("  " + c + "\n")
 		}
 	}
 	b.WriteString("\n")

@@ -1,0 +1,234 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+)
+
+// fixProof is the fix of one failing path, applied to the scenario's manifests and regenerated
+// with istiod.
+type fixProof struct {
+	check pathCheck
+	// result: "proven" (the plugin's re-trace works and istiod's path with the fix applied
+	// reaches the host's cluster), "prose" (advice, not machine-checkable), "insufficient" (the
+	// plugin says the change is not enough and istiod agrees the call still fails), "refuted"
+	// (the plugin and istiod disagree on the path with the fix applied, or the patched manifests
+	// are invalid for istiod), "unchecked" (the path with the fix is not one istiod's side can
+	// follow through the gateway).
+	result string
+	detail string
+}
+
+// proveFixes applies each distinct patch of the failing paths to the scenario's manifests, runs
+// the paths of the patched scenario against istiod once per patch, and classifies each fix.
+func proveFixes(t *testing.T, sc *scenario, pcs []pathCheck) []fixProof {
+	var out []fixProof
+	byPatch := map[string][]pathCheck{}
+	patches := map[string]*checks.Patch{}
+	for _, c := range pcs {
+		tr := c.trace
+		if tr == nil || !tr.Failed() || tr.Cause == checks.CauseInputUnknown {
+			continue
+		}
+		if tr.Patch == nil {
+			out = append(out, fixProof{check: c, result: "prose", detail: tr.Cause})
+			continue
+		}
+		k := tr.Patch.Ref() + " " + string(tr.Patch.Merge)
+		byPatch[k] = append(byPatch[k], c)
+		patches[k] = tr.Patch
+	}
+	keys := make([]string, 0, len(byPatch))
+	for k := range byPatch {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := patches[k]
+		patched, err := patchScenarioYAML(sc.YAML, p)
+		var after *result
+		if err == nil {
+			psc := &scenario{Name: sc.Name + " + fix " + p.Ref(), YAML: patched, Gateways: sc.Gateways, ProxyRole: sc.ProxyRole, pathsOnly: true}
+			after = runScenario(t, psc)
+		}
+		for _, c := range byPatch[k] {
+			out = append(out, classifyFix(c, p, after, err))
+		}
+	}
+	return out
+}
+
+// classifyFix compares the plugin's fix check with istiod's path for the same call in the
+// patched scenario.
+func classifyFix(c pathCheck, p *checks.Patch, after *result, applyErr error) fixProof {
+	fc := c.trace.FixCheck
+	plugin := "no check"
+	if fc != nil {
+		plugin = fc.Result
+		if fc.Cause != "" {
+			plugin += " (" + fc.Cause + ")"
+		}
+	}
+	fp := fixProof{check: c}
+	if applyErr != nil || after == nil || after.status != "compared" {
+		why := "cannot apply"
+		if applyErr != nil {
+			why += ": " + applyErr.Error()
+		} else if after != nil {
+			why = after.status + ": " + after.detail
+		}
+		fp.result, fp.detail = "refuted", fmt.Sprintf("%s; plugin %s", why, plugin)
+		if fc != nil && fc.Result == checks.FixInvalid {
+			fp.result = "insufficient" // both reject the change
+		}
+		return fp
+	}
+	var outcomes []string
+	works, fails := 0, 0
+	for _, a := range after.pathChecks {
+		if a.ns != c.ns || a.host != c.host || a.port != c.port || a.kind != c.kind {
+			continue
+		}
+		outcomes = append(outcomes, a.istiod)
+		if istiodPathWorks(a.istiod) {
+			works++
+		} else {
+			fails++
+		}
+	}
+	if works+fails == 0 {
+		fp.result, fp.detail = "unchecked", "the call no longer goes through a gateway istiod's side follows; plugin "+plugin
+		return fp
+	}
+	proven := fc != nil && fc.Result == checks.FixProven
+	switch {
+	case proven && fails == 0:
+		fp.result = "proven"
+	case !proven && fc != nil && fc.Result == checks.FixInsufficient && works == 0:
+		fp.result = "insufficient"
+	default:
+		fp.result = "refuted"
+	}
+	fp.detail = fmt.Sprintf("plugin %s; istiod %s", plugin, strings.Join(outcomes, " | "))
+	return fp
+}
+
+// istiodPathWorks: istiod's outcome of a path reaches the host's cluster (present, with
+// endpoints, TLS originated once).
+func istiodPathWorks(o string) bool {
+	main, _, _ := strings.Cut(o, ", mirror ")
+	return strings.Contains(main, " → ") && !strings.HasSuffix(main, "(absent)") && !strings.HasSuffix(main, "(no endpoints)") && !strings.HasSuffix(main, "(TLS originated twice)")
+}
+
+// patchScenarioYAML applies p to the manifests: the document of the object merged with the
+// patch (RFC 7386, the library the plugin uses), or the new object appended.
+func patchScenarioYAML(all string, p *checks.Patch) (string, error) {
+	if p.Create {
+		y, err := yaml.JSONToYAML(p.Merge)
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimRight(all, "\n") + "\n---\n" + string(y), nil
+	}
+	chunks := strings.Split(all, "\n---\n")
+	for i, ch := range chunks {
+		var m map[string]any
+		if yaml.Unmarshal([]byte(ch), &m) != nil || m == nil {
+			continue
+		}
+		md, _ := m["metadata"].(map[string]any)
+		kind, _ := m["kind"].(string)
+		name, _ := md["name"].(string)
+		ns, _ := md["namespace"].(string)
+		if ns == "" {
+			ns = "default"
+		}
+		if kind != p.Kind || name != p.Name || ns != p.Namespace {
+			continue
+		}
+		js, err := json.Marshal(m)
+		if err != nil {
+			return "", err
+		}
+		merged, err := jsonpatch.MergePatch(js, p.Merge)
+		if err != nil {
+			return "", err
+		}
+		y, err := yaml.JSONToYAML(merged)
+		if err != nil {
+			return "", err
+		}
+		chunks[i] = strings.TrimRight(string(y), "\n")
+		return strings.Join(chunks, "\n---\n"), nil
+	}
+	return "", fmt.Errorf("%s is not in the manifests", p.Ref())
+}
+
+// writeFixProofs writes the counts of fixes proven, not machine-checkable, not enough on their
+// own and refuted, with each refuted fix; it returns the number refuted.
+func writeFixProofs(w *strings.Builder, sets ...[]*result) int {
+	counts := map[string]int{}
+	byCause := map[string]map[string]int{}
+	var refuted []string
+	next := map[string]int{}
+	for _, rs := range sets {
+		for _, r := range rs {
+			for _, f := range r.fixProofs {
+				counts[f.result]++
+				cause := f.check.trace.Cause
+				if byCause[cause] == nil {
+					byCause[cause] = map[string]int{}
+				}
+				byCause[cause][f.result]++
+				if f.result == "insufficient" && f.check.trace.FixCheck != nil {
+					fc := f.check.trace.FixCheck
+					next[cause+" → "+fc.Cause+" at "+fc.At]++
+				}
+				if f.result == "refuted" {
+					tr := f.check.trace
+					refuted = append(refuted, fmt.Sprintf("  %s: %s: fix %s: %s", r.sc.Name, f.check, tr.Patch.Ref(), f.detail))
+				}
+			}
+		}
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if total == 0 {
+		return 0
+	}
+	fmt.Fprintf(w, "FIXES of failing paths (each patch applied to its scenario's manifests, regenerated with istiod)\n")
+	fmt.Fprintf(w, "fixes proven: %d; not machine-checkable: %d; not enough on their own (istiod agrees): %d; refuted: %d; with the fix, the call no longer through a compared gateway: %d\n",
+		counts["proven"], counts["prose"], counts["insufficient"], counts["refuted"], counts["unchecked"])
+	causes := make([]string, 0, len(byCause))
+	for c := range byCause {
+		causes = append(causes, c)
+	}
+	sort.Strings(causes)
+	for _, c := range causes {
+		m := byCause[c]
+		fmt.Fprintf(w, "  %-42s proven %d, not machine-checkable %d, insufficient %d, refuted %d, unchecked %d\n", c, m["proven"], m["prose"], m["insufficient"], m["refuted"], m["unchecked"])
+	}
+	nexts := make([]string, 0, len(next))
+	for k := range next {
+		nexts = append(nexts, k)
+	}
+	sort.Strings(nexts)
+	for _, k := range nexts {
+		fmt.Fprintf(w, "  not enough on its own: %s ×%d\n", k, next[k])
+	}
+	for _, l := range refuted {
+		w.WriteString(l + "\n")
+	}
+	w.WriteString("\n")
+	return len(refuted)
+}

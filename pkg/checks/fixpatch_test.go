@@ -1,0 +1,106 @@
+package checks
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestPathFixesProven: for every failing path fixture whose fix is a manifest change (a Patch),
+// applying the patch and tracing the call again gives a working path (FixCheck proven), and the
+// printed fix is the patch's own rendering. Fixes that are advice are listed as not
+// machine-checkable; none is skipped silently.
+func TestPathFixesProven(t *testing.T) {
+	var proven, prose, refuted []string
+	for _, c := range readPathCases(t) {
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(c.file) + " (" + p.Cause + ")"
+		switch {
+		case !p.Failed():
+			if p.Patch != nil || p.FixCheck != nil {
+				t.Errorf("%s: a path that works has a patch", name)
+			}
+		case p.Patch == nil:
+			prose = append(prose, name)
+		case p.FixCheck == nil || p.FixCheck.Result != FixProven:
+			refuted = append(refuted, name)
+			t.Errorf("%s: fix not proven: %+v\n%s", name, p.FixCheck, p.Fix)
+		default:
+			proven = append(proven, name)
+			if p.Fix != p.Patch.Text() {
+				t.Errorf("%s: the printed fix is not the patch's rendering:\n%s\n---\n%s", name, p.Fix, p.Patch.Text())
+			}
+			// the rendering is YAML that reads back as the patch
+			var a, b any
+			body := p.Fix
+			if !p.Patch.Create {
+				_, body, _ = strings.Cut(p.Fix, "\n")
+			}
+			if err := yaml.Unmarshal([]byte(body), &a); err != nil {
+				t.Errorf("%s: fix is not YAML: %v", name, err)
+			}
+			_ = yaml.Unmarshal(p.Patch.Merge, &b)
+			if ya, yb := mustYAML(a), mustYAML(b); ya != yb {
+				t.Errorf("%s: the printed fix reads back as\n%s\nnot as the patch\n%s", name, ya, yb)
+			}
+		}
+	}
+	t.Logf("path fixes: %d proven, %d not machine-checkable, %d refuted", len(proven), len(prose), len(refuted))
+	for _, n := range prose {
+		t.Logf("  not machine-checkable: %s", n)
+	}
+	if len(proven) < 8 {
+		t.Errorf("only %d fixes proven: %v", len(proven), proven)
+	}
+}
+
+func mustYAML(v any) string {
+	b, _ := yaml.Marshal(v)
+	return string(b)
+}
+
+// A fix that breaks Istio's validation is never proven.
+func TestApplyPatchValidates(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "hidden-by-exportto.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"*", "team-a"}, {".", "team-b"}, {"~", "team-a"}, {"Team_A"}} {
+		p := exportToPatch("ServiceEntry team-b/api", nil, "team-b", "x")
+		p.set = fields{{"spec", fields{{"exportTo", bad}}}}
+		p.Merge, _ = p.set.MarshalJSON()
+		if _, err := ApplyPatch(snap, p); err == nil {
+			t.Errorf("exportTo %v accepted", bad)
+		}
+	}
+	ok := exportToPatch("ServiceEntry team-b/api", []string{"."}, "team-b", "team-a")
+	after, err := ApplyPatch(snap, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, se := range after.ServiceEntries {
+		if se.Name == "api" && strings.Join(se.Spec.ExportTo, ",") != ".,team-a" {
+			t.Errorf("exportTo after the patch: %v", se.Spec.ExportTo)
+		}
+	}
+	for _, se := range snap.ServiceEntries {
+		if se.Name == "api" && strings.Join(se.Spec.ExportTo, ",") != "." {
+			t.Errorf("the input changed: %v", se.Spec.ExportTo)
+		}
+	}
+	// an unknown field is a decoding error
+	p := exportToPatch("ServiceEntry team-b/api", nil, "team-b", "team-a")
+	p.Merge = []byte(`{"spec":{"exportsTo":["*"]}}`)
+	if _, err := ApplyPatch(snap, p); err == nil {
+		t.Errorf("unknown field accepted")
+	}
+}
