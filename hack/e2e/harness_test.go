@@ -37,6 +37,11 @@ var cleanedKinds = []schema.GroupVersionResource{
 	{Group: "networking.istio.io", Version: "v1", Resource: "workloadentries"},
 	{Group: "networking.istio.io", Version: "v1", Resource: "workloadgroups"},
 	{Group: "networking.istio.io", Version: "v1alpha3", Resource: "envoyfilters"},
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"},
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"},
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"},
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tlsroutes"},
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tcproutes"},
 }
 
 // keep reports objects the API server itself owns.

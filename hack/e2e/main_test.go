@@ -89,6 +89,14 @@ func setUp() error {
 	if err != nil {
 		return err
 	}
+	gwcrds, err := script("gateway-api-crds.sh")
+	if err != nil {
+		return err
+	}
+	crdPaths := []string{crds}
+	for _, k := range []string{"gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "referencegrants"} {
+		crdPaths = append(crdPaths, filepath.Join(gwcrds, "gateway.networking.k8s.io_"+k+".yaml"))
+	}
 
 	if env.tmp, err = os.MkdirTemp("", "kubectl-egress-e2e-"); err != nil {
 		return err
@@ -104,7 +112,7 @@ func setUp() error {
 		ControlPlaneStopTimeout:  time.Minute,
 		ErrorIfCRDPathMissing:    true,
 		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:        []string{crds},
+			Paths:        crdPaths,
 			MaxTime:      2 * time.Minute,
 			PollInterval: 200 * time.Millisecond,
 		},

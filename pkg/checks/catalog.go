@@ -181,9 +181,10 @@ var catalogRefs = map[string]catalogRef{
 	VisNotImported:       {"EGR0406", "§4.2, seed 002", "pilot/pkg/model/sidecar.go selectServices, collectImportedServices"},
 
 	// preflight's own (pkg/checks/preflight_catalog.go).
-	PreflightSuppressionUnused:  {"EGR0901", "—", "this tool: kubectl egress preflight suppressions"},
-	PreflightSuppressionInvalid: {"EGR0902", "—", "this tool: kubectl egress preflight suppressions"},
-	PreflightCheckSkipped:       {"EGR0903", "—", "this tool: kubectl egress preflight"},
+	PreflightSuppressionUnused:     {"EGR0901", "—", "this tool: kubectl egress preflight suppressions"},
+	PreflightSuppressionInvalid:    {"EGR0902", "—", "this tool: kubectl egress preflight suppressions"},
+	PreflightCheckSkipped:          {"EGR0903", "—", "this tool: kubectl egress preflight"},
+	PreflightGatewayAPINotModelled: {"EGR0904", "—", "pilot/pkg/config/kube/gateway/conversion.go convertResources (not modelled by this tool yet)"},
 }
 
 // ID returns the entry's stable identifier ("EGR0104"), "" when catalogRefs has no row for it.
@@ -261,6 +262,7 @@ var causePages = map[string]string{
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
+	PreflightGatewayAPINotModelled: "live-state",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

@@ -250,7 +250,30 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.trace(v, client, imported, host, port, kind)
 	tr.ambiguity(v, host, labels)
 	tr.unreadInputs()
+	tr.gatewayAPI(host)
 	return tr.t, nil
+}
+
+// gatewayAPI: Kubernetes Gateway API objects that route the host are not modelled, so the path
+// has no verdict (INPUT_UNKNOWN, with the one from the Istio APIs alone in the message).
+func (tr *tracer) gatewayAPI(host string) {
+	p := tr.t
+	if n := gatewayAPIUnreadNote(tr.snap); n != "" {
+		p.Notes = append(p.Notes, n)
+	}
+	objs := gatewayAPIFor(tr.snap, host)
+	if len(objs) == 0 || p.Cause == CauseInputUnknown {
+		return
+	}
+	tentative := p.Cause
+	if p.Message != "" {
+		tentative += ": " + p.Message
+	}
+	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
+	p.Message = gatewayAPIMessage("this path", host, objs, tentative)
+	p.Patch = nil
+	p.Fix = gatewayAPIFix
+	p.gateway = nil
 }
 
 // sidecarAmbiguityFix is the fix of SIDECARS_AMBIGUOUS_FOR_CLIENT (path and preflight).

@@ -221,6 +221,12 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 	c := &collector{snap: snap, seen: map[string]int{}}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
 	c.sidecarAmbiguity()
+	for _, f := range gatewayAPIFindings(snap) {
+		c.add(f, "")
+	}
+	if n := gatewayAPIUnreadNote(snap); n != "" && len(res.Checks) > 0 {
+		res.Checks[0].Notes = append(res.Checks[0].Notes, strings.Replace(n, "if one routes this host, this answer does not know it", "the traffic they route is not checked", 1))
+	}
 	res.Annotations = AnnotationSuppressions(snap)
 	for _, s := range res.Annotations {
 		if s.Invalid != "" {

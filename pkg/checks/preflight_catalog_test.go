@@ -28,7 +28,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerNoCredential, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
 			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
-		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped},
+		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled},
 	}
 	groupOf := map[string]string{}
 	for g, codes := range groups {

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -50,7 +51,14 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 					return nil, fmt.Errorf("no gateway workload found: %s could not be read (%s)", PluralKind(k), why)
 				}
 			}
-			return nil, fmt.Errorf("no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME")
+			if objs := gatewayAPIFor(snap, host); len(objs) > 0 {
+				return nil, fmt.Errorf("no gateway workload found, and %s is routed by Kubernetes Gateway API resources (%s), which kubectl-egress does not model yet; compare with `istioctl proxy-config` on the gateway's pods", host, strings.Join(objs, ", "))
+			}
+			msg := "no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME"
+			if n := gatewayAPIUnreadNote(snap); n != "" {
+				msg += "; note: " + n
+			}
+			return nil, errors.New(msg)
 		}
 	}
 	rep := &Report{SchemaVersion: SchemaVersion, Host: host, Port: opt.Port, Source: snap.Source, Present: true}
@@ -209,6 +217,7 @@ func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, fla
 	e.run()
 	e.stepGatewayApplies(full)
 	e.stepUnknownInputs()
+	e.stepGatewayAPI()
 	if e.cause == "" {
 		e.v.Cause = CauseOK
 		routed := "a route bound to it reaches it"
@@ -985,6 +994,25 @@ func (e *evaluation) stepUnknownInputs() {
 	e.fail(CauseInputUnknown, "", fmt.Sprintf("No verdict for gateway %s: %s could not be read, and what istiod builds depends on them. With what could be read: %s",
 		e.w.Ref(), strings.Join(blocking, ", "), tentative),
 		"Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests.")
+}
+
+// stepGatewayAPI: Kubernetes Gateway API objects that route the host are not modelled, so the
+// verdict is INPUT_UNKNOWN (with the one from the Istio APIs alone in the message).
+func (e *evaluation) stepGatewayAPI() {
+	if n := gatewayAPIUnreadNote(e.snap); n != "" {
+		e.v.Assumptions = append(e.v.Assumptions, n)
+	}
+	objs := gatewayAPIFor(e.snap, e.host)
+	if len(objs) == 0 || e.cause == CauseInputUnknown {
+		return
+	}
+	e.step("input:GatewayAPI", "Kubernetes Gateway API routes modelled", Unknown, "not modelled: "+strings.Join(objs, ", "))
+	tentative := "the cluster is present"
+	if e.cause != "" {
+		tentative = e.cause + ": " + e.v.Message
+	}
+	e.cause = ""
+	e.fail(CauseInputUnknown, "", gatewayAPIMessage("gateway "+e.w.Ref(), e.host, objs, tentative), gatewayAPIFix)
 }
 
 // independentOf says why an unreadable kind cannot change this gateway's verdict ("" when it

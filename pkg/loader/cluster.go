@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
@@ -88,6 +89,10 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
 	}
 	ic, err := istioclient.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
+	}
+	dc, err := dynamic.NewForConfig(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
 	}
@@ -167,6 +172,12 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 			snap.Services = append(snap.Services, items...)
 			return err
 		}},
+		// Kubernetes Gateway API objects (not modelled; read so verdicts on the hosts they route
+		// say so). Never fails the load: refusals are recorded in snap.GatewayAPIUnread.
+		{"GatewayAPI", "gateway.networking.k8s.io objects", func(ctx context.Context) error {
+			readGatewayAPI(ctx, kc.Discovery(), dc, snap)
+			return nil
+		}, nil},
 		{snapshot.KindConfigMap, "configmaps in namespace " + istioNS, func(ctx context.Context) (err error) {
 			configMaps, err = listAll[*corev1.ConfigMap](ctx, pageFn(kc.CoreV1().ConfigMaps(istioNS).List))
 			return err

@@ -148,6 +148,14 @@ func whyMissingShort(r *checks.Report) string {
 	if len(r.Gateways) == 0 {
 		return ""
 	}
+	for _, g := range r.Gateways {
+		if g.Cause == checks.CauseInputUnknown {
+			_, why, _ := strings.Cut(g.Message, ": ")
+			why, _, _ = strings.Cut(why, "; ")
+			why, _, _ = strings.Cut(why, ". With")
+			return fmt.Sprintf("UNKNOWN: no verdict for %s on gateway %s: %s.\n", target, g.Gateway, strings.TrimSuffix(why, "."))
+		}
+	}
 	var absent []checks.GatewayVerdict
 	for _, g := range r.Gateways {
 		if !g.Present {

@@ -122,7 +122,10 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	for _, g := range r.Gateways {
 		b.WriteString("\n")
 		verdict := "PRESENT"
-		if !g.Present {
+		switch {
+		case g.Cause == checks.CauseInputUnknown:
+			verdict = "UNKNOWN"
+		case !g.Present:
 			verdict = "ABSENT"
 		}
 		fmt.Fprintf(&b, "GATEWAY %s: %s   cause %s", g.Gateway, verdict, g.Cause)
@@ -238,6 +241,8 @@ func pathVerdictLine(p *checks.PathTrace) string {
 	var b strings.Builder
 	verdict := "OK"
 	switch {
+	case p.Cause == checks.CauseInputUnknown:
+		verdict = "UNKNOWN"
 	case p.Failed():
 		verdict = "FAILS"
 	case p.Level == checks.LevelWarning:

@@ -97,6 +97,30 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	out.Services = overlay(base.Services, over.Services, added)
 	out.Deployments = overlay(base.Deployments, deployments, added)
 	out.Pods = overlay(base.Pods, over.Pods, added)
+	out.GatewayAPI = overlayGatewayAPI(base.GatewayAPI, over.GatewayAPI)
+	out.GatewayAPIUnread = base.GatewayAPIUnread
+	return out
+}
+
+// overlayGatewayAPI: base's objects, each replaced by over's of the same kind and name, then
+// over's others.
+func overlayGatewayAPI(base, over []GatewayAPIObject) []GatewayAPIObject {
+	out := make([]GatewayAPIObject, 0, len(base)+len(over))
+	used := make([]bool, len(over))
+	for _, b := range base {
+		for i, o := range over {
+			if !used[i] && o.Ref() == b.Ref() {
+				b, used[i] = o, true
+				break
+			}
+		}
+		out = append(out, b)
+	}
+	for i, o := range over {
+		if !used[i] {
+			out = append(out, o)
+		}
+	}
 	return out
 }
 

@@ -54,6 +54,12 @@ type Snapshot struct {
 	Deployments      []*appsv1.Deployment
 	Pods             []*corev1.Pod
 
+	// GatewayAPI are the Kubernetes Gateway API Gateways and routes read (not modelled yet; see
+	// GatewayAPIObject). GatewayAPIUnread says why some could not be read ("" when all were, or
+	// the API is not installed).
+	GatewayAPI       []GatewayAPIObject
+	GatewayAPIUnread string
+
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
 	MeshConfigs map[string]*MeshConfigSource

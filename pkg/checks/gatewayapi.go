@@ -1,0 +1,125 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// The Kubernetes Gateway API is not modelled yet: istiod turns a Gateway of an Istio class into
+// gateway configuration and routes into VirtualServices (pilot/pkg/config/kube/gateway
+// conversion.go convertResources), none of which the predicted configs contain. Until it is,
+// every verdict about a host such an object routes says so instead of resting silently on the
+// objects' absence (INPUT_UNKNOWN for why-missing and the path; GATEWAY_API_NOT_MODELLED in
+// preflight).
+
+// PreflightGatewayAPINotModelled: a Gateway API object routes an egress host (preflight).
+const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
+
+func init() {
+	Catalog = append(Catalog, CatalogEntry{Code: PreflightGatewayAPINotModelled, Level: LevelError,
+		Description: "A Kubernetes Gateway API object (Gateway, HTTPRoute, GRPCRoute, TLSRoute, TCPRoute) routes a host a ServiceEntry declares; kubectl-egress does not model the Gateway API yet, so preflight cannot check that traffic. Suppress it for these resources if you check them another way."})
+}
+
+// gatewayAPIFor returns the Gateway API objects of the snapshot that concern host, as
+// "Kind namespace/name": routes whose hostnames match it, whose backendRefs name it (kind
+// Hostname of networking.istio.io, or the Service whose cluster-local name it is), or whose
+// parentRefs name a ServiceEntry declaring it or that Service; Gateways whose listeners'
+// hostnames match it.
+func gatewayAPIFor(snap *snapshot.Snapshot, host string) []string {
+	if len(snap.GatewayAPI) == 0 {
+		return nil
+	}
+	host = rules.NormalizeHost(host)
+	var out []string
+	for _, o := range snap.GatewayAPI {
+		if gatewayAPIConcerns(snap, o, host) {
+			out = append(out, o.Ref())
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+func gatewayAPIConcerns(snap *snapshot.Snapshot, o snapshot.GatewayAPIObject, host string) bool {
+	for _, h := range o.Hostnames {
+		h = rules.NormalizeHost(h)
+		if h == host || rules.HostSubsetOf(host, h) {
+			return true
+		}
+	}
+	refHost := func(r snapshot.GatewayAPIRef) bool {
+		switch {
+		case r.Kind == "Hostname" && r.Group == "networking.istio.io":
+			return rules.NormalizeHost(r.Name) == host
+		case r.Kind == "ServiceEntry" && r.Group == "networking.istio.io":
+			for _, se := range snap.ServiceEntries {
+				if se.Namespace == r.Namespace && se.Name == r.Name {
+					return slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return rules.NormalizeHost(h) == host })
+				}
+			}
+		case r.Kind == "Service" && (r.Group == "" || r.Group == "core"):
+			return host == r.Name+"."+r.Namespace+".svc.cluster.local"
+		}
+		return false
+	}
+	return slices.ContainsFunc(o.ParentRefs, refHost) || slices.ContainsFunc(o.BackendRefs, refHost)
+}
+
+// gatewayAPIMessage is the INPUT_UNKNOWN text for a verdict about host.
+func gatewayAPIMessage(what, host string, objs []string, tentative string) string {
+	return fmt.Sprintf("No verdict for %s: %s is routed by Kubernetes Gateway API resources (%s), which kubectl-egress does not model yet; istiod generates gateway and route configuration from them that the prediction lacks. With the Istio APIs alone: %s",
+		what, host, strings.Join(objs, ", "), tentative)
+}
+
+// gatewayAPIFix is the advice that goes with it.
+const gatewayAPIFix = "Compare with the proxies' actual configuration (`istioctl proxy-config clusters|listeners|routes <pod>`); the README's Limitations section says what kubectl-egress reads of the Gateway API."
+
+// gatewayAPIUnreadNote: the note for a verdict when Gateway API objects could not be read.
+func gatewayAPIUnreadNote(snap *snapshot.Snapshot) string {
+	if snap.GatewayAPIUnread == "" {
+		return ""
+	}
+	return "Kubernetes Gateway API routes could not be read (" + snap.GatewayAPIUnread + "); if one routes this host, this answer does not know it"
+}
+
+// gatewayAPIFindings: one GATEWAY_API_NOT_MODELLED finding per Gateway API object that concerns
+// a host some ServiceEntry declares (preflight). Objects about in-mesh hosts only (ingress
+// routes) are not egress and raise nothing.
+func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	if len(snap.GatewayAPI) == 0 {
+		return nil
+	}
+	var hosts []string
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			hosts = append(hosts, rules.NormalizeHost(h))
+		}
+	}
+	sort.Strings(hosts)
+	hosts = slices.Compact(hosts)
+	var out []PreflightFinding
+	for _, o := range snap.GatewayAPI {
+		var routed []string
+		for _, h := range hosts {
+			if gatewayAPIConcerns(snap, o, h) {
+				routed = append(routed, h)
+			}
+		}
+		if len(routed) == 0 {
+			continue
+		}
+		if len(routed) > 5 {
+			routed = append(routed[:5], fmt.Sprintf("and %d more", len(routed)-5))
+		}
+		out = append(out, NewPreflightFinding(PreflightGatewayAPINotModelled, CheckPreflight,
+			ResourceRef{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, "spec",
+			fmt.Sprintf("%s routes egress host(s) %s through the Kubernetes Gateway API, which kubectl-egress does not model yet: this preflight cannot check that traffic.", o.Ref(), strings.Join(routed, ", ")),
+			gatewayAPIFix))
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package checks
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+func loadYAML(t *testing.T, docs ...string) *snapshot.Snapshot {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(f, []byte(strings.Join(docs, "\n---\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := loader.FromFiles([]string{f}, nil, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// TestGatewayAPINotModelled: hosts routed by Kubernetes Gateway API objects get no verdict
+// (INPUT_UNKNOWN) from why-missing and the path, and preflight raises GATEWAY_API_NOT_MODELLED
+// on each such object; two setups (Istio's HTTP egress example, a TLS passthrough through a
+// TLSRoute with a Hostname backend in another namespace) and controls (a host no Gateway API
+// object names; an ingress route to an in-mesh Service).
+func TestGatewayAPINotModelled(t *testing.T) {
+	ns := func(n string) string {
+		return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + n + ", labels: {istio-injection: enabled}}\n"
+	}
+	se := func(name, n, host, proto string, port int) string {
+		return "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: " + name + ", namespace: " + n + "}\nspec:\n  hosts: [" + host + "]\n  resolution: DNS\n  ports: [{number: " + strconv.Itoa(port) + ", name: p, protocol: " + proto + "}]\n"
+	}
+	httpExample := []string{ns("default"), se("cnn", "default", "edition.cnn.com", "HTTP", 80), se("other", "default", "api.other.io", "HTTP", 80),
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: cnn-egress-gateway, namespace: default}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: http, hostname: edition.cnn.com, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: Same}}}]\n",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: direct-cnn, namespace: default}\nspec:\n  parentRefs: [{kind: ServiceEntry, group: networking.istio.io, name: cnn}]\n  rules: [{backendRefs: [{name: cnn-egress-gateway-istio, port: 80}]}]\n",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: forward-cnn, namespace: default}\nspec:\n  parentRefs: [{name: cnn-egress-gateway}]\n  hostnames: [edition.cnn.com]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: edition.cnn.com, port: 80}]}]\n",
+		// ingress: not about an egress host
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: shop, namespace: default}\nspec:\n  parentRefs: [{name: ingress, namespace: istio-ingress}]\n  hostnames: [shop.example.com]\n  rules: [{backendRefs: [{name: shop, port: 8080}]}]\n",
+	}
+	tlsExample := []string{ns("payments"), ns("egress"), se("psp", "payments", "api.psp.example", "TLS", 443),
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: egress}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: tls, port: 443, protocol: TLS, tls: {mode: Passthrough}}]\n",
+		"apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute\nmetadata: {name: psp, namespace: egress}\nspec:\n  parentRefs: [{name: egw}]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.psp.example, port: 443}]}]\n",
+	}
+	for _, c := range []struct {
+		name      string
+		docs      []string
+		host      string
+		port      uint32
+		from      string
+		unknown   bool
+		preflight []string // objects with GATEWAY_API_NOT_MODELLED
+	}{
+		{"HTTP egress through a Gateway API gateway", httpExample, "edition.cnn.com", 80, "default", true,
+			[]string{"Gateway default/cnn-egress-gateway", "HTTPRoute default/direct-cnn", "HTTPRoute default/forward-cnn"}},
+		{"a host no Gateway API object names: control", httpExample, "api.other.io", 80, "default", false,
+			[]string{"Gateway default/cnn-egress-gateway", "HTTPRoute default/direct-cnn", "HTTPRoute default/forward-cnn"}},
+		{"TLS passthrough by a TLSRoute with a Hostname backend", tlsExample, "api.psp.example", 443, "payments", true,
+			[]string{"TLSRoute egress/psp"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := loadYAML(t, c.docs...)
+			if len(snap.GatewayAPI) == 0 {
+				t.Fatal("no Gateway API object read")
+			}
+			rep, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Port: c.port})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range rep.Gateways {
+				if got := g.Cause == CauseInputUnknown; got != c.unknown {
+					t.Errorf("gateway %s: cause %s (%s), want unknown=%t", g.Gateway, g.Cause, g.Message, c.unknown)
+				}
+			}
+			p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Cause == CauseInputUnknown; got != c.unknown {
+				t.Errorf("path: cause %s (%s), want unknown=%t", p.Cause, p.Message, c.unknown)
+			}
+			if c.unknown && (p.Patch != nil || !strings.Contains(p.Message, "Gateway API")) {
+				t.Errorf("path: %+v", p)
+			}
+			var got []string
+			for _, f := range Preflight(snap).Findings {
+				if f.Code == PreflightGatewayAPINotModelled {
+					if f.Level != LevelError {
+						t.Errorf("level %s", f.Level)
+					}
+					got = append(got, f.Resource.Kind+" "+f.Resource.Namespace+"/"+f.Resource.Name)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, ";") != strings.Join(c.preflight, ";") {
+				t.Errorf("preflight GATEWAY_API_NOT_MODELLED on %v, want %v", got, c.preflight)
+			}
+		})
+	}
+}

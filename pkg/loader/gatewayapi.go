@@ -1,0 +1,102 @@
+package loader
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// readGatewayAPI lists the Kubernetes Gateway API kinds that can carry egress traffic
+// (snapshot.GatewayAPIKinds), each in the version the API server prefers, into
+// snap.GatewayAPI. A cluster without the Gateway API has none and that is not an error; a
+// refused or failed read is recorded in snap.GatewayAPIUnread (verdicts note it) and never ends
+// the run.
+func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc dynamic.Interface, snap *snapshot.Snapshot) {
+	groups, err := disc.ServerGroups()
+	if err != nil {
+		snap.GatewayAPIUnread = "cannot discover the served API groups: " + oneLine(err.Error())
+		return
+	}
+	var versions []string
+	for _, g := range groups.Groups {
+		if g.Name != snapshot.GatewayAPIGroup {
+			continue
+		}
+		versions = append(versions, g.PreferredVersion.Version)
+		for _, v := range g.Versions {
+			if !slices.Contains(versions, v.Version) {
+				versions = append(versions, v.Version)
+			}
+		}
+	}
+	if len(versions) == 0 {
+		return // the Gateway API is not installed
+	}
+	// kind -> the first (preferred) version serving it, and its resource name
+	type served struct{ version, resource string }
+	kinds := map[string]served{}
+	for _, v := range versions {
+		rl, err := disc.ServerResourcesForGroupVersion(snapshot.GatewayAPIGroup + "/" + v)
+		if err != nil {
+			continue
+		}
+		for _, r := range rl.APIResources {
+			if strings.Contains(r.Name, "/") || !slices.Contains(snapshot.GatewayAPIKinds, r.Kind) {
+				continue
+			}
+			if _, ok := kinds[r.Kind]; !ok {
+				kinds[r.Kind] = served{v, r.Name}
+			}
+		}
+	}
+	var unread []string
+	for _, kind := range snapshot.GatewayAPIKinds {
+		s, ok := kinds[kind]
+		if !ok {
+			continue
+		}
+		gvr := schema.GroupVersionResource{Group: snapshot.GatewayAPIGroup, Version: s.version, Resource: s.resource}
+		p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (runtime.Object, error) {
+			return dc.Resource(gvr).Namespace(metav1.NamespaceAll).List(ctx, opts)
+		}))
+		p.PageSize = listPageSize
+		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return nil
+			}
+			js, err := json.Marshal(u.Object)
+			if err != nil {
+				return err
+			}
+			o, err := snapshot.ParseGatewayAPIObject(kind, js, u.GetNamespace())
+			if err != nil {
+				return fmt.Errorf("%s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
+			}
+			snap.GatewayAPI = append(snap.GatewayAPI, o)
+			return nil
+		})
+		switch {
+		case err == nil:
+		case apierrors.IsForbidden(err):
+			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
+		case apierrors.IsNotFound(err):
+		default:
+			unread = append(unread, "cannot list "+s.resource+"."+snapshot.GatewayAPIGroup+": "+oneLine(err.Error()))
+		}
+	}
+	snap.GatewayAPIUnread = strings.Join(unread, "; ")
+}
