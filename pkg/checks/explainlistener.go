@@ -189,6 +189,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 			return nil, err
 		}
 		explainGateway(snap, w, opt, rep)
+		rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
 		compareActual(opt, rep)
 		sortFindings(rep.Findings)
 		return rep, nil
@@ -214,6 +215,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		ns, workload = pns, opt.Pod
 	}
 	explainSidecar(snap, ns, labels, workload, opt, rep)
+	rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
 	if rep.Host != "" {
 		addPathVerdict(snap, opt, rep)
 	}

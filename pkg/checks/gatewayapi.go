@@ -123,3 +123,23 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	}
 	return out
 }
+
+// gatewayAPINotes: the notes of a predicted configuration (explain-listener, proxy-config) when
+// the input has Gateway API objects, or could not read them.
+func gatewayAPINotes(snap *snapshot.Snapshot) []string {
+	var out []string
+	if n := len(snap.GatewayAPI); n > 0 {
+		out = append(out, fmt.Sprintf("%d Kubernetes Gateway API object(s) in the input (%s) are not modelled yet: this predicted configuration lacks what istiod generates from them", n, snap.GatewayAPI[0].Ref()+gatewayAPIMore(n)))
+	}
+	if snap.GatewayAPIUnread != "" {
+		out = append(out, "Kubernetes Gateway API objects could not be read ("+snap.GatewayAPIUnread+"); routes they define are not in this prediction")
+	}
+	return out
+}
+
+func gatewayAPIMore(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(" and %d more", n-1)
+	}
+	return ""
+}

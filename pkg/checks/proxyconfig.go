@@ -82,6 +82,7 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 			return nil, err
 		}
 		gatewayConfig(snap, w, opt, rep)
+		rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
 		return rep, nil
 	}
 	ns, labels, workload, err := sidecarProxy(snap, opt.From, opt.Pod)
@@ -89,6 +90,7 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 		return nil, err
 	}
 	sidecarConfig(snap, ns, labels, workload, opt, rep)
+	rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
 	return rep, nil
 }
 
