@@ -190,7 +190,7 @@ func addressKind(addr string) string {
 	case strings.HasPrefix(addr, "240.240.1."):
 		return "allocated (status)"
 	}
-	return "spec.addresses"
+	return "spec.addresses or older allocation"
 }
 
 // writeDNSTables reports the listener calls of the scenarios with DNS objects.
