@@ -174,6 +174,7 @@ func TestConformance(t *testing.T) {
 	writeAuditTables(&report, genResults)
 	writeVisibilityTables(&report, caseResults, genResults)
 	writeListenerTables(&report, genResults)
+	writeDNSTables(&report, genResults)
 	writeConfigTables(&report, "generated scenarios", genResults)
 	writeConfigTables(&report, "case files", caseResults)
 	writePathTables(&report, "generated scenarios", genResults)

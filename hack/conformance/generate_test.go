@@ -262,7 +262,7 @@ func generate(seed int64, n int) []scenario {
 		if d.name == dimVisPolicy || d.name == dimVisApply {
 			r = rand.New(rand.NewSource(seed ^ 0x766973 ^ int64(len(d.values)))) // "vis"
 		}
-		if strings.HasPrefix(d.name, "listener.") || strings.HasPrefix(d.name, "gap.") || strings.HasPrefix(d.name, "path.") {
+		if strings.HasPrefix(d.name, "listener.") || strings.HasPrefix(d.name, "gap.") || strings.HasPrefix(d.name, "path.") || strings.HasPrefix(d.name, "dns.") {
 			h := fnv.New64a()
 			h.Write([]byte(d.name))
 			r = rand.New(rand.NewSource(seed ^ int64(h.Sum64())))
@@ -813,6 +813,7 @@ spec:
 	noneSiblingObjects(b, d[dimGNoneSib])
 	gatewayServersObjects(b, d[dimGGwServers])
 	pathObjects(b, d)
+	dnsObjects(b, d)
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	roles := map[string]string{}
 	for _, r := range gwRefs {

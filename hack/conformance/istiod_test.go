@@ -28,6 +28,7 @@ import (
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/constants"
 	"istio.io/istio/pkg/config/mesh"
+	dnsserver "istio.io/istio/pkg/dns/server"
 	"istio.io/istio/pkg/kube/multicluster"
 	"istio.io/istio/pkg/test"
 	"sigs.k8s.io/yaml"
@@ -129,7 +130,11 @@ type oracleInput struct {
 	nsLabels map[string]map[string]string
 }
 
-type istiodFlags struct{ filter, scope bool }
+type istiodFlags struct {
+	filter, scope bool
+	// ipAutoallocate is PILOT_ENABLE_IP_AUTOALLOCATE (nil: unset, istiod's default true).
+	ipAutoallocate *bool
+}
 
 // revisionInput is what one istiod revision reads.
 type revisionInput struct {
@@ -140,6 +145,9 @@ type revisionInput struct {
 	clients []proxySpec
 	// filterFlag/scopeFlag are nil when the scenario has no istiod Deployment for the revision.
 	filterFlag, scopeFlag *bool
+	// ipAutoallocate is features.EnableIPAutoallocate for this revision (istiod's default true
+	// when the Deployment does not set it, or there is none).
+	ipAutoallocate bool
 	// nsLabels are the scenario's Namespaces and their labels (for serviceEntryVisibility).
 	nsLabels map[string]map[string]string
 	// notCheckable is set when the scenario uses something the harness cannot model.
@@ -193,8 +201,12 @@ func (in *oracleInput) forRevision(rev string) (*revisionInput, error) {
 	} else {
 		out.mesh = mesh.DefaultMeshConfig()
 	}
+	out.ipAutoallocate = true
 	if f, ok := in.flags[rev]; ok {
 		out.filterFlag, out.scopeFlag = &f.filter, &f.scope
+		if f.ipAutoallocate != nil {
+			out.ipAutoallocate = *f.ipAutoallocate
+		}
 	}
 	return out, nil
 }
@@ -206,6 +218,13 @@ type proxySpec struct {
 	pod    string
 	ip     string
 	labels map[string]string
+	// annotations are the client Pod's (a scenario's own client Pod, dns_test.go; nil for a
+	// synthesised one), and podRef its "ns/name" ("" when synthesised).
+	annotations map[string]string
+	podRef      string
+	// dnsCapture/dnsAutoAllocate: the sidecar's ISTIO_META_DNS_CAPTURE / DNS_AUTO_ALLOCATE
+	// metadata (set by runIstiod for client sidecars).
+	dnsCapture, dnsAutoAllocate bool
 }
 
 // invalidError marks a scenario istio's own validation rejects.
@@ -236,7 +255,9 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 	type pod struct {
 		ns, name, ip string
 		labels       map[string]string
+		annotations  map[string]string
 		ports        []map[string]any
+		given        bool // part of the scenario (not synthesised)
 	}
 	var pods []pod
 	type svc struct {
@@ -280,7 +301,8 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 			kube = append(kube, d.text)
 			st, _ := d.raw["status"].(map[string]any)
 			ip, _ := st["podIP"].(string)
-			pods = append(pods, pod{ns: ns, name: d.name, ip: ip, labels: d.labels, ports: containerPorts(d.raw["spec"])})
+			md, _ := d.raw["metadata"].(map[string]any)
+			pods = append(pods, pod{ns: ns, name: d.name, ip: ip, labels: d.labels, annotations: strMap(md["annotations"]), ports: containerPorts(d.raw["spec"]), given: true})
 		case d.apiVersion == "discovery.k8s.io/v1" && d.kind == "EndpointSlice":
 			kube = append(kube, d.text)
 			slices[ns+"/"+d.labels["kubernetes.io/service-name"]] = true
@@ -342,6 +364,14 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 				f.filter = b
 			case "PILOT_SCOPE_GATEWAY_TO_NAMESPACE":
 				f.scope = b
+			case "PILOT_ENABLE_IP_AUTOALLOCATE":
+				// Default true; pkg/env BoolVar.Lookup: strconv.ParseBool of the raw value, the
+				// default on a parse error.
+				a, err := strconv.ParseBool(v)
+				if err != nil {
+					a = true
+				}
+				f.ipAutoallocate = &a
 			}
 		}
 		in.flags[rev] = f
@@ -368,6 +398,16 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		}
 	}
 	in.configs = cfgs
+	// ServiceEntry status.addresses must reach istiod as config.Config.Status (dns_test.go).
+	withStatus := 0
+	for _, d := range docs {
+		if st, ok := d.raw["status"].(map[string]any); ok && d.kind == "ServiceEntry" && isIstioGroup(d.apiVersion) && len(anyList(st["addresses"])) > 0 {
+			withStatus++
+		}
+	}
+	if n := statusAddressCount(&revisionInput{configs: cfgs}); n != withStatus {
+		return nil, fmt.Errorf("harness: %d ServiceEntries list status.addresses, %d reach istiod's configs with them", withStatus, n)
+	}
 
 	// Pods for Deployments that have none.
 	ipSeq := 1
@@ -414,16 +454,29 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		namespaces[w.ns] = namespaces[w.ns] || false
 	}
 	// Sidecar client pods, one per client namespace (added after the gateway workloads and
-	// after the Pods of Deployments, so that nothing above can pick them).
+	// after the Pods of Deployments, so that nothing above can pick them). A scenario's own Pod
+	// labelled app=conformance-client with an IP in the namespace is that client (its
+	// annotations carry proxy.istio.io/config, dns_test.go); else one is synthesised.
 	for i, ns := range clientNs {
 		labels := map[string]string{"app": "conformance-client"}
 		p := pod{ns: ns, name: "conformance-client-synth", ip: fmt.Sprintf("10.251.0.%d", i+1), labels: labels}
-		kube = append(kube, podYAML(p.ns, p.name, p.ip, p.labels, nil))
+		podRef := ""
+		given := false
+		for _, x := range pods {
+			if x.given && x.ns == ns && x.ip != "" && x.labels["app"] == "conformance-client" {
+				p, podRef, given = x, x.ns+"/"+x.name, true
+				break
+			}
+		}
+		if !given {
+			kube = append(kube, podYAML(p.ns, p.name, p.ip, p.labels, nil))
+		}
 		rev := nsLabels[ns]["istio.io/rev"]
 		if rev == "" {
 			rev = "default"
 		}
-		in.clients = append(in.clients, proxySpec{ref: ns + "/" + p.name, rev: rev, ns: ns, pod: p.name, ip: p.ip, labels: labels})
+		in.clients = append(in.clients, proxySpec{ref: ns + "/" + p.name, rev: rev, ns: ns, pod: p.name, ip: p.ip, labels: p.labels,
+			annotations: p.annotations, podRef: podRef})
 		namespaces[ns] = namespaces[ns] || false
 	}
 	// EndpointSlices for Services with a selector and none given.
@@ -621,7 +674,8 @@ func sortedKeys(m map[string]string) []string {
 // workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
 // come back as an error.
 func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope bool) (*istiodOut, error) {
-	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}, sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}}
+	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}, sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{},
+		sidecarDNS: map[string]*sidecarDNS{}}
 	out := res.cds
 	var panicked any
 	err := test.Wrap(func(t test.Failer) {
@@ -633,6 +687,11 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 		}()
 		test.SetForTest(t, &features.FilterGatewayClusterConfig, filter)
 		test.SetForTest(t, &features.ScopeGatewayToNamespace, scope)
+		// PILOT_ENABLE_IP_AUTOALLOCATE: read when ServiceEntries are converted (conversion.go
+		// convertServices, ip_autoallocation.go) and per proxy (nodeUsesAutoallocatedIPs), both
+		// after this point; the fake server starts no allocator controller, so the addresses
+		// are the scenario's status.addresses (dns_test.go).
+		test.SetForTest(t, &features.EnableIPAutoallocate, in.ipAutoallocate)
 		s := xds.NewFakeDiscoveryServer(t, xds.FakeOptions{
 			Configs:                in.configs,
 			KubernetesObjectString: kubeYAML,
@@ -642,6 +701,9 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			if err := injectNamespaces(s, in); err != nil {
 				t.Fatalf("harness: %v", err)
 			}
+		}
+		if err := checkStatusAddresses(s, in); err != nil {
+			t.Fatalf("harness: %v", err)
 		}
 		for _, p := range in.proxies {
 			proxy, names := setupProxy(s, model.Router, p)
@@ -697,8 +759,16 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 		// labels and IP.
 		// Their listeners, routes and clusters feed the listener calls (listener_test.go).
 		for _, p := range in.clients {
+			// DNS capture metadata as the injector and agent derive it (dns_test.go).
+			capture, auto, err := dnsMetadata(in.mesh, p.annotations)
+			if err != nil {
+				t.Fatalf("harness: client %s: %v", p.ref, err)
+			}
+			p.dnsCapture, p.dnsAutoAllocate = capture, auto
 			proxy := newProxy(s, model.SidecarProxy, p)
 			sim := simulation.NewSimulation(tt, s, proxy)
+			res.sidecarDNS[p.ns] = &sidecarDNS{capture: capture, autoAllocate: auto, allocator: in.ipAutoallocate,
+				table: dnsserver.BuildNameTable(dnsserver.Config{Node: proxy, Push: s.PushContext()})}
 			names := map[string]bool{}
 			for _, c := range sim.Clusters {
 				names[c.Name] = true
@@ -730,6 +800,9 @@ type istiodOut struct {
 	// endpoints maps a gateway workload ref and a cluster name to its number of endpoints (EDS
 	// and inline load assignments; clusters without either are not listed).
 	endpoints map[string]map[string]int
+	// sidecarDNS maps a client namespace to its sidecar's DNS capture metadata and istiod's
+	// DNS name table for it (dns_test.go).
+	sidecarDNS map[string]*sidecarDNS
 }
 
 type proxySim struct {
@@ -821,9 +894,11 @@ func newProxy(s *xds.FakeDiscoveryServer, typ model.NodeType, p proxySpec) *mode
 		Labels:          labels,
 		IPAddresses:     []string{p.ip},
 		Metadata: &model.NodeMetadata{
-			Labels:    labels,
-			Namespace: p.ns,
-			ClusterID: constants.DefaultClusterName,
+			Labels:          labels,
+			Namespace:       p.ns,
+			ClusterID:       constants.DefaultClusterName,
+			DNSCapture:      model.StringBool(p.dnsCapture),
+			DNSAutoAllocate: model.StringBool(p.dnsAutoAllocate),
 		},
 	})
 	return proxy

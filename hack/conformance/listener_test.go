@@ -76,13 +76,21 @@ type listenerCheck struct {
 	kind    string
 	address string
 	sidecar string // the Sidecar resource the plugin applies ("(none)" or ns/name)
+	// For ServiceEntry calls from a sidecar with DNS capture (dnsCompared, dns_test.go):
+	// dnsAddr is istiod's DNS name table answer for the host (then also the call's address)
+	// and pluginAddr the plugin's prediction of it ("" = no answer: the upstream resolver's).
+	// dnsProxy is the sidecar's DNS state as istiod sees it.
+	dnsCompared                   bool
+	dnsAddr, pluginAddr, dnsProxy string
 
 	plugin, istiod listenerPath
 }
 
 // agree: same listener, filter chain, route configuration, virtual host, target and error
-// class.
-func (c listenerCheck) agree() bool { return c.plugin == c.istiod }
+// class, and (DNS capture) the same call address.
+func (c listenerCheck) agree() bool {
+	return c.plugin == c.istiod && c.pluginAddr == c.dnsAddr
+}
 
 // diffFields names the fields that differ.
 func (c listenerCheck) diffFields() []string {
@@ -105,6 +113,9 @@ func (c listenerCheck) diffFields() []string {
 	}
 	if p.err != i.err {
 		out = append(out, "error")
+	}
+	if c.pluginAddr != c.dnsAddr {
+		out = append(out, "address")
 	}
 	return out
 }
@@ -139,8 +150,12 @@ func outcomeWord(p listenerPath) string {
 }
 
 func (c listenerCheck) String() string {
+	addr := c.address
+	if c.dnsCompared {
+		addr = fmt.Sprintf("%s; DNS answer: istiod's name table %s, plugin %s; %s", c.address, orDash(c.dnsAddr), orDash(c.pluginAddr), c.dnsProxy)
+	}
 	return fmt.Sprintf("sidecar in %s (Sidecar %s) %s call %s:%d (%s %s port, address %s): plugin %s vs istiod %s",
-		c.ns, c.sidecar, c.kind, c.host, c.port, c.source, protoWord(c.proto), c.address, c.plugin, c.istiod)
+		c.ns, c.sidecar, c.kind, c.host, c.port, c.source, protoWord(c.proto), addr, c.plugin, c.istiod)
 }
 
 // callKindsFor returns the call kinds a client uses for a port protocol: HTTP → http; HTTP2,
@@ -268,7 +283,7 @@ func compareListeners(t *testing.T, snap *snapshot.Snapshot, clients []proxySpec
 		if ps == nil {
 			continue
 		}
-		view := checks.BuildSidecarView(snap, p.ns, p.labels)
+		view := checks.BuildSidecarViewFor(snap, p.ns, p.labels, p.annotations)
 		ports := map[uint32]bool{}
 		for _, l := range view.Outbound.Listeners {
 			ports[l.Port] = true
@@ -278,9 +293,11 @@ func compareListeners(t *testing.T, snap *snapshot.Snapshot, clients []proxySpec
 				ports[a.GetPortValue()] = true
 			}
 		}
+		dns := out.sidecarDNS[p.ns]
 		for _, call := range plannedCalls(snap, ports) {
+			call, iaddr, paddr, cmp := dnsCall(dns, view, call)
 			c := listenerCheck{ns: p.ns, source: call.source, ref: call.ref, host: call.host, port: call.port, proto: call.proto,
-				kind: call.kind, address: call.address, sidecar: view.Scope.Ref()}
+				kind: call.kind, address: call.address, sidecar: view.Scope.Ref(), dnsCompared: cmp, dnsAddr: iaddr, pluginAddr: paddr, dnsProxy: dns.word()}
 			pr := view.Outbound.Resolve(rules.Call{Host: call.host, Port: call.port, Kind: call.kind, Address: call.address})
 			c.plugin = pluginPath(pr)
 			c.istiod = istiodPath(t, ps.sim, call)

@@ -59,12 +59,13 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 		if ps == nil {
 			continue
 		}
-		view := checks.BuildSidecarView(snap, p.ns, p.labels)
+		view := checks.BuildSidecarViewFor(snap, p.ns, p.labels, p.annotations)
 		ports := map[uint32]bool{}
 		for _, l := range view.Outbound.Listeners {
 			ports[l.Port] = true
 		}
 		for _, call := range plannedCalls(snap, ports) {
+			call, _, _, _ = dnsCall(out.sidecarDNS[p.ns], view, call)
 			if _, isGateway := gwSvc[call.host]; call.host == unknownHost || isGateway {
 				continue // calls to the gateway Service itself are not egress paths
 			}
@@ -78,7 +79,11 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 			} else if !viaI || !iok {
 				continue
 			}
-			tr, err := checks.TracePath(snap, checks.PathOptions{Host: call.host, Port: call.port, From: p.ns, Labels: p.labels, Call: call.kind})
+			popt := checks.PathOptions{Host: call.host, Port: call.port, From: p.ns, Labels: p.labels, Call: call.kind}
+			if p.podRef != "" {
+				popt.From, popt.Labels, popt.Pod = "", nil, p.podRef
+			}
+			tr, err := checks.TracePath(snap, popt)
 			if err != nil {
 				t.Errorf("TracePath %s %s:%d from %s: %v", call.kind, call.host, call.port, p.ns, err)
 				continue
@@ -109,13 +114,14 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 // per revision).
 func crossRevisionPaths(t *testing.T, snap *snapshot.Snapshot, in *oracleInput, outs map[string]*istiodOut) []pathCheck {
 	merged := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{},
-		sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}}
+		sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}, sidecarDNS: map[string]*sidecarDNS{}}
 	for _, o := range outs {
 		maps.Copy(merged.cds, o.cds)
 		maps.Copy(merged.sims, o.sims)
 		maps.Copy(merged.sidecars, o.sidecars)
 		maps.Copy(merged.sidecarSims, o.sidecarSims)
 		maps.Copy(merged.endpoints, o.endpoints)
+		maps.Copy(merged.sidecarDNS, o.sidecarDNS)
 	}
 	gwRev, clientRev := map[string]string{}, map[string]string{}
 	for _, p := range in.proxies {

@@ -72,7 +72,16 @@ func compareConfigs(t *testing.T, snap *snapshot.Snapshot, proxies, clients []pr
 		if sim == nil {
 			continue
 		}
-		compare("sidecar "+p.ns, checks.SidecarProxyConfig(snap, p.ns, p.labels), sim)
+		rep := checks.SidecarProxyConfig(snap, p.ns, p.labels)
+		if p.podRef != "" {
+			// The scenario's own client Pod (its proxy.istio.io/config annotation, dns_test.go).
+			var err error
+			if rep, err = checks.ProxyConfig(snap, checks.ProxyConfigOptions{Pod: p.podRef}); err != nil {
+				res = append(res, configCheck{proxy: "sidecar " + p.ns, err: "plugin: " + err.Error()})
+				continue
+			}
+		}
+		compare("sidecar "+p.ns, rep, sim)
 	}
 	return res
 }

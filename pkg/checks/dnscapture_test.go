@@ -85,6 +85,19 @@ func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
 				entry("mq-a", "orders", "mq-a.vendor.io", "2026-04-01T00:00:00Z", "240.240.9.1", "", 5672),
 				entry("mq-b", "orders", "mq-b.vendor.io", "2026-04-02T00:00:00Z", "240.240.9.2", "", 5672)),
 			[]want{{from: "orders", host: "mq-b.vendor.io", port: 5672, cause: ListenerChainDropped, listener: "0.0.0.0_5672"}}},
+		// Address proven against istiod by the conformance suite (dns.ipAutoallocate false,
+		// dns.capture mesh+auto: other/nonesib.example.net gets 240.240.216.96).
+		{"allocator off, the proxy asks for addresses (DNS_AUTO_ALLOCATE): istiod's older per-push allocation",
+			append([]string{strings.Replace(ns, "NS", "orders", 1), istiod("false"),
+				mesh(`ISTIO_META_DNS_CAPTURE: "true", ISTIO_META_DNS_AUTO_ALLOCATE: "true"`)},
+				entry("mq-a", "other", "mq-a.vendor.io", "2026-04-01T00:00:00Z", "240.240.9.1", "", 5672),
+				entry("nonesib", "other", "nonesib.example.net", "2026-04-02T00:00:00Z", "240.240.9.2", "", 5672)),
+			[]want{{from: "orders", host: "nonesib.example.net", port: 5672, cause: PathOK, listener: "240.240.216.96_5672"}}},
+		{"allocator off, DNS_AUTO_ALLOCATE without capture: control, 0.0.0.0",
+			append([]string{strings.Replace(ns, "NS", "orders", 1), istiod("false"), mesh(`ISTIO_META_DNS_AUTO_ALLOCATE: "true"`)},
+				entry("mq-a", "other", "mq-a.vendor.io", "2026-04-01T00:00:00Z", "240.240.9.1", "", 5672),
+				entry("nonesib", "other", "nonesib.example.net", "2026-04-02T00:00:00Z", "240.240.9.2", "", 5672)),
+			[]want{{from: "orders", host: "nonesib.example.net", port: 5672, cause: ListenerChainDropped, listener: "0.0.0.0_5672"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "mesh.yaml")
@@ -124,3 +137,70 @@ func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
 
 // AutoAllocateLabelYAML opts an entry out of address allocation (test helper).
 const AutoAllocateLabelYAML = `networking.istio.io/enable-autoallocate-ip: "false"`
+
+// TestDNSCaptureNameTable: with DNS capture the agent answers a name under a wildcard entry
+// with that entry's allocated address (istiod's name table, the agent's wildcard lookup), an
+// HTTP entry's virtual host lists its allocated address as a domain (GetAllAddressesForProxy),
+// and istiod's older allocation skips a resolution NONE sibling of an entry it covers. Each
+// with its control (no capture).
+func TestDNSCaptureNameTable(t *testing.T) {
+	docs := []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {istio-injection: enabled}}\n",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: wild, namespace: other}\nspec:\n  hosts: [\"*.wild.example.net\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 8443, name: tls, protocol: TLS}]\nstatus:\n  addresses: [{value: 240.240.3.3, host: \"*.wild.example.net\"}]\n",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: web, namespace: other}\nspec:\n  hosts: [web.example.net]\n  resolution: DNS\n  ports: [{number: 8088, name: http, protocol: HTTP}]\nstatus:\n  addresses: [{value: 240.240.3.4, host: web.example.net}]\n",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: sib-static, namespace: other}\nspec:\n  hosts: [sib.example.net]\n  exportTo: [\".\"]\n  resolution: STATIC\n  endpoints: [{address: 10.40.0.9}]\n  ports: [{number: 4444, name: tls, protocol: TLS}]\n",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: sib-none, namespace: other}\nspec:\n  hosts: [sib.example.net]\n  resolution: NONE\n  ports: [{number: 4444, name: tls, protocol: TLS}]\n",
+	}
+	istiod := func(env string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}\nspec:\n  selector: {matchLabels: {app: istiod}}\n  template:\n    metadata: {labels: {app: istiod}}\n    spec: {containers: [{name: discovery, image: pilot, env: [{name: PILOT_ENABLE_IP_AUTOALLOCATE, value: \"" + env + "\"}]}]}\n"
+	}
+	mesh := func(meta string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultConfig:\n      proxyMetadata: {" + meta + "}\n"
+	}
+	load := func(t *testing.T, extra ...string) SidecarView {
+		f := filepath.Join(t.TempDir(), "mesh.yaml")
+		if err := os.WriteFile(f, []byte(strings.Join(append(slices.Clone(docs), extra...), "\n---\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := loader.FromFiles([]string{f}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return BuildSidecarView(snap, "team-a", nil)
+	}
+	domains := func(v SidecarView, host string) []string {
+		if rc := v.Outbound.Route("8088"); rc != nil {
+			for _, vh := range rc.VirtualHosts {
+				if slices.Contains(vh.Domains, host) {
+					return vh.Domains
+				}
+			}
+		}
+		return nil
+	}
+	on := load(t, istiod("true"), mesh(`ISTIO_META_DNS_CAPTURE: "true"`))
+	off := load(t, istiod("true"), mesh(`ISTIO_META_DNS_CAPTURE: "false"`))
+	if got := on.CallAddress("api.wild.example.net", nil); got != "240.240.3.3" {
+		t.Errorf("capture: call address of api.wild.example.net %q, want the wildcard entry's 240.240.3.3", got)
+	}
+	if got := off.CallAddress("api.wild.example.net", nil); got != "" {
+		t.Errorf("no capture: call address of api.wild.example.net %q, want none", got)
+	}
+	if d := domains(on, "web.example.net"); !slices.Contains(d, "240.240.3.4") {
+		t.Errorf("capture: web.example.net virtual host domains %v lack 240.240.3.4", d)
+	}
+	if d := domains(off, "web.example.net"); slices.Contains(d, "240.240.3.4") {
+		t.Errorf("no capture: web.example.net virtual host domains %v list 240.240.3.4", d)
+	}
+	legacy := load(t, istiod("false"), mesh(`ISTIO_META_DNS_CAPTURE: "true", ISTIO_META_DNS_AUTO_ALLOCATE: "true"`))
+	sib := legacy.Outbound.FirstImportedForHost("sib.example.net")
+	if sib == nil || sib.Resolution != "NONE" {
+		t.Fatalf("team-a imports %+v for sib.example.net, want the NONE entry", sib)
+	}
+	if got := legacy.Outbound.Proxy.ServiceAddresses(*sib); len(got) != 0 {
+		t.Errorf("older allocation: the NONE entry got %v (its STATIC sibling's address), want none", got)
+	}
+	if got := legacy.Outbound.Proxy.LegacyIPv4["other/sib.example.net"]; got == "" {
+		t.Errorf("older allocation: the STATIC sibling got no address")
+	}
+}

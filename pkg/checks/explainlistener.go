@@ -423,8 +423,8 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	if addr == "" && rules.IsIP(rep.Host) {
 		addr = rep.Host
 	}
-	if addr == "" && imported != nil {
-		addr = firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
+	if addr == "" {
+		addr = v.CallAddress(rep.Host, imported)
 	}
 	for _, k := range kinds {
 		res := out.Resolve(rules.Call{Host: rep.Host, Port: port, Kind: k, Address: addr})

@@ -380,10 +380,7 @@ func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, cul
 // trace resolves the call in the client sidecar v and follows it (TracePath's body, shared with
 // preflight, which brings its own views and gateway-hop cache).
 func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, host string, port uint32, kind string) {
-	addr := ""
-	if imported != nil {
-		addr = firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
-	}
+	addr := v.CallAddress(host, imported)
 	res := v.Outbound.Resolve(rules.Call{Host: host, Port: port, Kind: kind, Address: addr})
 	tr.sidecarHop(v, client, res, host, port, kind)
 	if tr.t.Cause == "" {

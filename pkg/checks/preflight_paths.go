@@ -27,10 +27,7 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) (
 	for _, q := range calls {
 		imported := importedEntry(v.Outbound, q.host)
 		kind := callKinds("", imported, q.port)[0]
-		addr := ""
-		if imported != nil {
-			addr = firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
-		}
+		addr := v.CallAddress(q.host, imported)
 		res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
 		if !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
 			continue

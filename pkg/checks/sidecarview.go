@@ -127,8 +127,44 @@ func BuildSidecarViewFor(snap *snapshot.Snapshot, ns string, labels, annotations
 		},
 	}
 	dns := ReadDNSCapture(mc, annotations)
-	p.AutoAllocated = dns.Capture && flags.IPAutoallocateOn()
+	// nodeUsesAutoallocatedIPs: capture, and the allocator on or DNS_AUTO_ALLOCATE; with the
+	// allocator off istiod's older per-push allocation gives the addresses.
+	p.AutoAllocated = dns.Capture && (flags.IPAutoallocateOn() || dns.AutoAllocate)
+	if p.AutoAllocated && !flags.IPAutoallocateOn() {
+		p.LegacyIPv4 = rules.LegacyAutoAllocate(p.Services)
+	}
 	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns, Outbound: rules.BuildSidecarOutbound(p)}
+}
+
+// CallAddress is the destination address a client of this sidecar connects to when it calls
+// host: the first address of imported (the first entry the sidecar imports for host, nil:
+// none) as the proxy sees it (its own, else the auto-allocated one when the proxy uses it).
+// With DNS capture the agent's DNS proxy answers from istiod's name table, which also answers
+// a name under a wildcard entry ("*.example.net") with that entry's address when no exact
+// entry has one (the most specific wildcard first); "" when neither gives one.
+//
+// Mirrors istiod pkg/dns/server/name_table.go BuildNameTable (entries with addresses only,
+// GetAllAddressesForProxy) and the agent's pkg/dns/client/dns.go LookupTable.lookupHost.
+func (v SidecarView) CallAddress(host string, imported *rules.Service) string {
+	if imported != nil {
+		if a := firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported)); a != "" {
+			return a
+		}
+	}
+	if !v.DNS.Capture {
+		return ""
+	}
+	labels := strings.Split(host, ".")
+	for i := 1; i < len(labels); i++ {
+		for _, w := range v.Outbound.ImportedForHost("*." + strings.Join(labels[i:], ".")) {
+			for _, a := range v.Outbound.Proxy.ServiceAddresses(w) {
+				if rules.IsIP(a) {
+					return a
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // Proxy metadata that changes which listener a call takes.
@@ -193,10 +229,10 @@ func parseProxyConfig(text string) (*meshv1alpha1.ProxyConfig, error) {
 // explain-listener and proxy-config).
 func (v SidecarView) DNSNote() string {
 	switch {
+	case v.DNS.Capture && v.Outbound.Proxy.LegacyIPv4 != nil:
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") with " + MetaDNSAutoAllocate + " and " + EnvIPAutoallocate + "=false in istiod: ServiceEntries without addresses (wildcard hosts and resolution NONE aside) listen on the address istiod's older per-push allocation gives them (240.240.0.0/16, from a hash of namespace/host)"
 	case v.DNS.Capture && v.Outbound.Proxy.AutoAllocated:
 		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod assigned them (status.addresses); one not assigned yet listens on 0.0.0.0 until it is"
-	case v.DNS.Capture && v.DNS.AutoAllocate:
-		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") with " + EnvIPAutoallocate + "=false in istiod: its older per-push address allocation is not modelled; ServiceEntries without addresses are shown on 0.0.0.0"
 	case v.DNS.Capture:
 		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") but istiod assigns no addresses (" + EnvIPAutoallocate + "=false): ServiceEntries without addresses listen on 0.0.0.0"
 	}

@@ -160,12 +160,28 @@ type SidecarProxy struct {
 	// Mirrors istiod pilot/pkg/model/service.go nodeUsesAutoallocatedIPs and
 	// getAllAddressesForProxy.
 	AutoAllocated bool
+	// LegacyIPv4, when set, replaces Service.AutoIPv4 for AutoAllocated: istiod runs with
+	// PILOT_ENABLE_IP_AUTOALLOCATE=false and the proxy asks for addresses itself
+	// (ISTIO_META_DNS_AUTO_ALLOCATE), so istiod's older per-push allocation applies
+	// (LegacyAutoAllocate, keyed by LegacyKey).
+	LegacyIPv4 map[string]string
 }
 
 // ServiceAddresses returns the addresses this proxy sees for s: the entry's own, else the
 // auto-allocated one when the proxy uses it, else none (0.0.0.0).
 func (p SidecarProxy) ServiceAddresses(s Service) []string {
-	if len(s.Addresses) == 0 && p.AutoAllocated && s.AutoIPv4 != "" {
+	if len(s.Addresses) > 0 || !p.AutoAllocated {
+		return s.Addresses
+	}
+	if p.LegacyIPv4 != nil {
+		// Only the services the allocation covers: another entry for the same host and
+		// namespace (resolution NONE) does not share its sibling's address.
+		if a := p.LegacyIPv4[LegacyKey(s)]; a != "" && legacyEligible(s) {
+			return []string{a}
+		}
+		return s.Addresses
+	}
+	if s.AutoIPv4 != "" {
 		return []string{s.AutoIPv4}
 	}
 	return s.Addresses

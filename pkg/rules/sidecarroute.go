@@ -255,7 +255,7 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 		}
 		for _, s := range httpSvcs {
 			withVS[s.Hostname] = true
-			add(VirtualHost{Name: s.Hostname + suffix, Domains: serviceDomains(s, o.Proxy.Namespace), Routes: routes, Service: s.Ref()})
+			add(VirtualHost{Name: s.Hostname + suffix, Domains: serviceDomains(s, o.Proxy), Routes: routes, Service: s.Ref()})
 		}
 	}
 	for _, n := range names {
@@ -263,7 +263,7 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 		if withVS[n] || !httpOrSniffed(s) || s.Resolution == "ExternalName" {
 			continue
 		}
-		add(VirtualHost{Name: n + suffix, Domains: serviceDomains(s, o.Proxy.Namespace), Service: s.Ref(),
+		add(VirtualHost{Name: n + suffix, Domains: serviceDomains(s, o.Proxy), Service: s.Ref(),
 			Routes: []RouteAction{{Match: "/*", Cluster: ClusterName(port, "", n), Plain: true}}})
 	}
 	return out
@@ -291,8 +291,11 @@ func (o *SidecarOutbound) mostSpecificVS(v egressView, h string) *networkingv1.V
 
 // serviceDomains mirrors generateVirtualHostDomains without ports (IgnorePortInHostMatching):
 // the host name and its absolute form "<host>."; for Kubernetes Services the short forms (name, name.ns, name.ns.svc in the same
-// namespace; name.ns and name.ns.svc elsewhere); the service addresses.
-func serviceDomains(s Service, proxyNs string) []string {
+// namespace; name.ns and name.ns.svc elsewhere); the service addresses as the proxy sees them
+// (GetAllAddressesForProxy: an address auto-allocated to an entry without addresses when the
+// proxy uses those, SidecarProxy.ServiceAddresses).
+func serviceDomains(s Service, p SidecarProxy) []string {
+	proxyNs := p.Namespace
 	d := []string{s.Hostname}
 	if !IsIP(s.Hostname) {
 		// PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN (default true): the absolute name "<host>."
@@ -305,7 +308,7 @@ func serviceDomains(s Service, proxyNs string) []string {
 		}
 		d = append(d, s.Name+"."+s.Namespace, s.Name+"."+s.Namespace+".svc")
 	}
-	for _, a := range s.Addresses {
+	for _, a := range p.ServiceAddresses(s) {
 		if a != WildcardAddress && !strings.Contains(a, "/") {
 			d = append(d, a)
 		}
