@@ -65,7 +65,6 @@ func TestPathFixesProven(t *testing.T) {
 		ListenerClusterAbsent + " DestinationRule", // the subset, in the rule the sidecar applies or a new one
 		ListenerGatewayServiceLack + " Service",    // the port, on the gateway's Service
 		ListenerDoubleTLS + " DestinationRule",     // tls DISABLE where the second origination comes from
-		CauseNotExported + " ServiceEntry",         // exportTo
 		PathTLSMismatch + " DestinationRule",       // tls to the gateway
 	} {
 		if kinds[k] < 2 {
