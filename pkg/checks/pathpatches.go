@@ -66,8 +66,9 @@ func jsonMap(v any) map[string]any {
 // (the first of the merged rules), or, when none applies, a new rule in the client's namespace
 // exported only there (it shadows nothing for other namespaces). The subset is copied from a
 // rule for the same host off the lookup path when one defines it (with the tls it gets there,
-// when its own policy sets none for the port); else it is defined without labels (every
-// endpoint of the Service), plaintext or Istio mTLS with the host as SNI.
+// when its own policy sets none for the port), else defined without labels (every endpoint of
+// the Service); then the same subset with Istio mTLS (the host as SNI) or plaintext to the
+// gateway, for a gateway server that expects the other (pickPatch takes the one that works).
 //
 // Mirrors istiod pilot/pkg/model/push_context.go destinationRule (the lookup: proxy namespace,
 // service namespace, root namespace; rules.DRLookup.For), destination_rule.go
@@ -102,8 +103,22 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 			}
 		}
 	} else {
-		defs = append(defs, map[string]any{"name": subset},
-			map[string]any{"name": subset, "trafficPolicy": map[string]any{"tls": map[string]any{"mode": "ISTIO_MUTUAL", "sni": host}}})
+		defs = append(defs, map[string]any{"name": subset})
+	}
+	// The same subset with the tls the gateway server may expect instead (its own policy
+	// overrides the rule's top-level tls): Istio mTLS with the host as SNI, or plaintext.
+	for _, def := range slices.Clone(defs) {
+		for _, tls := range []map[string]any{{"mode": "ISTIO_MUTUAL", "sni": host}, {"mode": "DISABLE"}} {
+			alt := jsonMap(def)
+			tp, _ := alt["trafficPolicy"].(map[string]any)
+			if tp == nil {
+				tp = map[string]any{}
+			}
+			delete(tp, "portLevelSettings")
+			tp["tls"] = tls
+			alt["trafficPolicy"] = tp
+			defs = append(defs, alt)
+		}
 	}
 	var out []*Patch
 	for _, def := range defs {
