@@ -731,6 +731,7 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 					ps.targetPorts[uint32(st.Port.Port)] = st.Port.TargetPort
 				}
 			}
+			addDedupedServicePorts(ps, kubeYAML, p)
 			res.sims[p.ref] = ps
 			// Endpoints of the gateway's clusters (paths_test.go): EDS clusters by istiod's own
 			// endpoint builder (pilot/test/xds FakeDiscoveryServer.Endpoints), clusters with an
@@ -955,4 +956,46 @@ func assignClusterIPs(all string) string {
 	}
 	flush(cur)
 	return strings.Join(out, "\n")
+}
+
+// addDedupedServicePorts adds the Service ports istiod keeps no ServiceTarget for: a Service
+// port whose (targetPort, protocol) an earlier port of the same Service already has
+// (pilot/pkg/serviceregistry/kube/controller/controller.go GetProxyServiceTargets dedupes them
+// for its listeners). A call to such a port still lands on the pod at its targetPort (the
+// Service's endpoints), so the path follows the Service's own spec for it.
+func addDedupedServicePorts(ps *proxySim, kubeYAML string, p proxySpec) {
+	for _, doc := range strings.Split(kubeYAML, "\n---") {
+		var svc corev1.Service
+		if yaml.Unmarshal([]byte(doc), &svc) != nil || svc.Kind != "Service" || len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		ns := svc.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		if ns != p.ns || !labelsSubset(svc.Spec.Selector, p.labels) {
+			continue
+		}
+		h := svc.Name + "." + ns + ".svc.cluster.local"
+		for _, sp := range svc.Spec.Ports {
+			if sp.TargetPort.IntVal == 0 {
+				continue
+			}
+			if ps.serviceTargetPorts[h] == nil {
+				ps.serviceTargetPorts[h] = map[uint32]uint32{}
+			}
+			if _, ok := ps.serviceTargetPorts[h][uint32(sp.Port)]; !ok {
+				ps.serviceTargetPorts[h][uint32(sp.Port)] = uint32(sp.TargetPort.IntVal)
+			}
+		}
+	}
+}
+
+func labelsSubset(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }

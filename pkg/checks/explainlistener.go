@@ -996,7 +996,7 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	case subset != "" && dfp:
 		c.Reason = "dynamic forward proxy clusters have no subsets"
 	case subset != "" && (ch == nil || !ch.HasSubset(subset)):
-		c.Reason = "no DestinationRule on the proxy's lookup path defines subset " + subset
+		c.Reason = noSubsetReason + subset
 	case subset != "" && rules.IsDNSResolution(s) && !rules.AnyEndpointMatches(eps, ch.SubsetLabels[subset]):
 		c.Reason = "subset labels " + fmtLabels(ch.SubsetLabels[subset]) + " match no endpoint of the DNS entry"
 	default:
@@ -1004,6 +1004,10 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	}
 	return c
 }
+
+// noSubsetReason (then the subset's name) is why a sidecar lacks a subset cluster when no
+// DestinationRule it applies to the host defines the subset.
+const noSubsetReason = "no DestinationRule on the proxy's lookup path defines subset "
 
 func portDeclared(s rules.Service, port uint32) (rules.ServicePort, bool) {
 	for _, p := range s.Ports {

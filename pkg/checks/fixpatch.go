@@ -388,7 +388,7 @@ func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
 		p.FixCheck = &FixCheck{Result: FixInvalid, Message: err.Error()}
 		return
 	}
-	opt.Port, opt.Call = p.Port, p.Call
+	opt.Port, opt.Call, opt.probe = p.Port, p.Call, true
 	q, err := tracePath(after, opt)
 	if err != nil {
 		p.FixCheck = &FixCheck{Result: FixInsufficient, Message: err.Error()}

@@ -14,6 +14,7 @@ import (
 // machine-checkable; none is skipped silently.
 func TestPathFixesProven(t *testing.T) {
 	var proven, prose, refuted []string
+	kinds := map[string]int{}
 	for _, c := range readPathCases(t) {
 		snap, err := loadPathFixture(c.file)
 		if err != nil {
@@ -36,6 +37,7 @@ func TestPathFixesProven(t *testing.T) {
 			t.Errorf("%s: fix not proven: %+v\n%s", name, p.FixCheck, p.Fix)
 		default:
 			proven = append(proven, name)
+			kinds[p.Cause+" "+p.Patch.Kind]++
 			if p.Fix != p.Patch.Text() {
 				t.Errorf("%s: the printed fix is not the patch's rendering:\n%s\n---\n%s", name, p.Fix, p.Patch.Text())
 			}
@@ -57,6 +59,17 @@ func TestPathFixesProven(t *testing.T) {
 	t.Logf("path fixes: %d proven, %d not machine-checkable, %d refuted", len(proven), len(prose), len(refuted))
 	for _, n := range prose {
 		t.Logf("  not machine-checkable: %s", n)
+	}
+	// each kind of patch is proven on at least two fixtures
+	for _, k := range []string{
+		ListenerClusterAbsent + " DestinationRule", // the subset, in the rule the sidecar applies or a new one
+		ListenerGatewayServiceLack + " Service",    // the port, on the gateway's Service
+		ListenerDoubleTLS + " DestinationRule",     // tls DISABLE where the second origination comes from
+		PathTLSMismatch + " DestinationRule",       // tls to the gateway
+	} {
+		if kinds[k] < 2 {
+			t.Errorf("%s: proven on %d fixtures, want at least 2 (%v)", k, kinds[k], kinds)
+		}
 	}
 	if len(proven) < 8 {
 		t.Errorf("only %d fixes proven: %v", len(proven), proven)

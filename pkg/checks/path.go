@@ -63,6 +63,9 @@ type PathOptions struct {
 	Call string
 	// Labels are the client pod's labels with From (callers that know them; --pod reads them).
 	Labels map[string]string
+
+	// probe: a trace run to test a candidate fix (no search among candidates, no proof).
+	probe bool
 }
 
 // PathTrace is a call followed from a client sidecar, hop by hop, to the external host's cluster:
@@ -147,6 +150,9 @@ type tracer struct {
 	gatewayHops *hopCache
 	// hidden are the entries for the host the client does not see (why-missing --from).
 	hidden []rules.Service
+	// opt is the traced call when candidate fixes may be tried by tracing again (pickPatch);
+	// nil for preflight and probes.
+	opt *PathOptions
 }
 
 func (tr *tracer) hop(proxy, step string, r Result, summary string, ev ...Evidence) {
@@ -222,6 +228,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		client = "sidecar " + workload
 	}
 	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
+	if !opt.probe {
+		tr.opt = &opt
+	}
 	v := BuildSidecarViewFor(snap, ns, labels, podAnnotations(snap, workload))
 	imported := importedEntry(v.Outbound, host)
 	hidden := hiddenEntries(snap, v, host, imported)
@@ -497,10 +506,22 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		var patch *Patch
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
 		cause := ListenerClusterAbsent
-		if s, ok := v.Outbound.ScopeService(chost); ok && s.Kind == rules.KindService && !hasPort(s, cport) {
+		s, ok := v.Outbound.ScopeService(chost)
+		if ok && s.Kind == rules.KindService && !hasPort(s, cport) {
 			// explain-listener's code for the same fault (a Service, typically the egress
 			// gateway's, without the port the route names).
 			cause, culprit, fix = ListenerGatewayServiceLack, s.Ref(), gatewayServiceFix(s, cport)
+			if patch = tr.pickPatch(tr.servicePortPatches(s, cport, host)...); patch != nil {
+				fix = patch.Text()
+			}
+		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
+			// The subset is defined by no DestinationRule the sidecar applies to the host.
+			if patch = tr.pickPatch(subsetPatches(v, drs, view.DestinationRules, s, cport, subset, host)...); patch != nil {
+				fix = patch.Text()
+				if !patch.Create {
+					culprit = patch.Ref()
+				}
+			}
 		} else if !ok {
 			// A Kubernetes Service hidden from the client's namespace (its exportTo annotation or
 			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
@@ -660,7 +681,22 @@ func (tr *tracer) doubleTLS(v SidecarView, proxy string, res rules.CallResult, h
 	for _, f := range sidecarHostFindings(tr.snap, v, host, port) {
 		if f.Code == ListenerDoubleTLS {
 			tr.hop(proxy, "tls", Fail, path+": TLS from the application, TLS again from the sidecar's cluster")
-			tr.fail(ListenerDoubleTLS, "", f.Resource, f.Message, f.Fix)
+			var patch *Patch
+			if s, ok := v.Outbound.ScopeService(host); ok {
+				view := RevisionView(tr.snap, v.Revision)
+				mc := v.Flags.MeshConfig
+				root := mc.GetRootNamespace()
+				if root == "" {
+					root = tr.snap.IstioNamespace
+				}
+				ch := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo()).For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+				patch = disableTLSPatch(ch, port, "")
+			}
+			if patch != nil {
+				tr.failPatch(ListenerDoubleTLS, "", f.Resource, f.Message, patch)
+			} else {
+				tr.fail(ListenerDoubleTLS, "", f.Resource, f.Message, f.Fix)
+			}
 			return true
 		}
 	}
@@ -894,7 +930,18 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	}
 	if expect == "the client's TLS" {
 		tr.hop(gproxy, "upstream tls", Fail, fmt.Sprintf("the gateway passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", cluster, dr, mode))
-		tr.fail(ListenerDoubleTLS, "UF", "DestinationRule "+dr, fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", w.Ref(), host, cluster, dr, mode, host),
+		msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", w.Ref(), host, cluster, dr, mode, host)
+		var patch *Patch
+		if port, subset, chost, ok := parseClusterName(cluster); ok {
+			if ch := gatewayDRChoice(tr, w, chost); ch != nil && ch.Ref() == dr {
+				patch = disableTLSPatch(ch, port, subset)
+			}
+		}
+		if patch != nil {
+			tr.failPatch(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, patch)
+			return true
+		}
+		tr.fail(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg,
 			fmt.Sprintf("Originate TLS once: either have the client send plain HTTP to the gateway (HTTP server, route to port 443) and keep the DestinationRule, or keep the passthrough and remove tls from DestinationRule %s for port %s.", dr, clusterPortWord(cluster)))
 		return true
 	}

@@ -1,0 +1,347 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+)
+
+// Patches of path failures whose fix is a field of one object: the subset a route names,
+// defined in the DestinationRule the client's sidecar applies; the port a route names, added to
+// the gateway's Kubernetes Service; TLS originated once only.
+
+// pickPatch returns the first candidate after which the traced call works (each applied to a
+// copy of the input and traced again), else the first candidate; nil when there is none. Only
+// a trace of why-missing --from searches (tr.opt); the traces it runs, preflight's and a fix's
+// re-trace take the first candidate.
+func (tr *tracer) pickPatch(cands ...*Patch) *Patch {
+	var kept []*Patch
+	for _, p := range cands {
+		if p != nil {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	if tr.opt == nil || len(kept) == 1 {
+		return kept[0]
+	}
+	opt := *tr.opt
+	opt.probe, opt.Port, opt.Call = true, tr.t.Port, tr.t.Call
+	for _, p := range kept {
+		after, err := ApplyPatch(tr.snap, p)
+		if err != nil {
+			continue
+		}
+		if q, err := tracePath(after, opt); err == nil && !q.Failed() {
+			return p
+		}
+	}
+	return kept[0]
+}
+
+// jsonMap is v (an API object or message) as generic JSON.
+func jsonMap(v any) map[string]any {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(js, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// subsetPatches are the candidate fixes of a route to a subset no DestinationRule on the
+// sidecar's lookup path defines: the subset added to the rule the sidecar applies to the host
+// (the first of the merged rules), or, when none applies, a new rule in the client's namespace
+// exported only there (it shadows nothing for other namespaces). The subset is copied from a
+// rule for the same host off the lookup path when one defines it (with the tls it gets there,
+// when its own policy sets none for the port), else defined without labels (every endpoint of
+// the Service); then the same subset with Istio mTLS (the host as SNI) or plaintext to the
+// gateway, for a gateway server that expects the other (pickPatch takes the one that works).
+//
+// Mirrors istiod pilot/pkg/model/push_context.go destinationRule (the lookup: proxy namespace,
+// service namespace, root namespace; rules.DRLookup.For), destination_rule.go
+// mergeDestinationRule (the merged rules' subsets) and cluster_builder.go buildSubsetCluster (a
+// subset cluster exists only when the applied rule defines the subset).
+func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, host string) []*Patch {
+	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	var src *networkingv1.DestinationRule
+	rs := slices.Clone(view)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	for _, dr := range rs {
+		if drs.Host(dr) != strings.ToLower(s.Hostname) {
+			continue
+		}
+		for _, x := range dr.Spec.GetSubsets() {
+			if x.GetName() == subset && src == nil {
+				src = dr
+			}
+		}
+		if src != nil {
+			break
+		}
+	}
+	var defs []map[string]any
+	if src != nil {
+		for _, x := range asList(specOf(src, "spec")["subsets"]) {
+			if xm, _ := x.(map[string]any); xm != nil && xm["name"] == subset {
+				if ch != nil {
+					inheritTLS(xm, src, port, subset)
+				}
+				defs = append(defs, xm)
+			}
+		}
+	} else {
+		defs = append(defs, map[string]any{"name": subset})
+	}
+	// The same subset with the tls the gateway server may expect instead (its own policy
+	// overrides the rule's top-level tls): Istio mTLS with the host as SNI, or plaintext.
+	for _, def := range slices.Clone(defs) {
+		for _, tls := range []map[string]any{{"mode": "ISTIO_MUTUAL", "sni": host}, {"mode": "DISABLE"}} {
+			alt := jsonMap(def)
+			tp, _ := alt["trafficPolicy"].(map[string]any)
+			if tp == nil {
+				tp = map[string]any{}
+			}
+			delete(tp, "portLevelSettings")
+			tp["tls"] = tls
+			alt["trafficPolicy"] = tp
+			defs = append(defs, alt)
+		}
+	}
+	var out []*Patch
+	for _, def := range defs {
+		if ch != nil && len(ch.Rules) > 0 {
+			target := ch.Rules[0]
+			subsets := append(asList(specOf(target, "spec")["subsets"]), def)
+			p := newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"subsets", subsets}}}})
+			p.note = fmt.Sprintf(" (the rule sidecars in %s apply to %s: subset %s added)", v.Namespace, s.Hostname, subset)
+			out = append(out, p)
+			continue
+		}
+		spec := fields{{"host", s.Hostname}, {"exportTo", []any{"."}}}
+		if src != nil && src.Spec.GetTrafficPolicy() != nil {
+			spec = append(spec, field{"trafficPolicy", specOf(src, "spec")["trafficPolicy"]})
+		}
+		spec = append(spec, field{"subsets", []any{def}})
+		out = append(out, newObject("networking.istio.io/v1", "DestinationRule", v.Namespace, uniqueDRName(view, v.Namespace, s.Name+"-"+subset), spec))
+	}
+	return out
+}
+
+// inheritTLS gives a subset copied out of src the tls it has there for port when its own policy
+// sets none for the port (it inherited src's top-level tls, which the rule it moves to may not
+// have). Mirrors util.MergeSubsetTrafficPolicy through rules.DRChoice.ClusterTLS.
+func inheritTLS(sub map[string]any, src *networkingv1.DestinationRule, port uint32, subset string) {
+	t := (&rules.DRChoice{Rules: []*networkingv1.DestinationRule{src}, TrafficPolicy: src.Spec.GetTrafficPolicy()}).ClusterTLS(port, subset)
+	if t == nil {
+		return
+	}
+	tp, _ := sub["trafficPolicy"].(map[string]any)
+	if tp == nil {
+		tp = map[string]any{}
+	}
+	if _, ok := tp["tls"]; ok {
+		return
+	}
+	for _, pl := range asList(tp["portLevelSettings"]) {
+		pm, _ := pl.(map[string]any)
+		pp, _ := pm["port"].(map[string]any)
+		if n, _ := pp["number"].(float64); uint32(n) == port {
+			return
+		}
+	}
+	tp["tls"] = jsonMap(t)
+	sub["trafficPolicy"] = tp
+}
+
+// uniqueDRName is base, or base with a number, not taken by a DestinationRule of ns.
+func uniqueDRName(drs []*networkingv1.DestinationRule, ns, base string) string {
+	base = strings.Trim(strings.ToLower(base), "-.")
+	if len(base) > 60 {
+		base = strings.Trim(base[:60], "-.")
+	}
+	taken := func(n string) bool {
+		return slices.ContainsFunc(drs, func(dr *networkingv1.DestinationRule) bool { return dr.Namespace == ns && dr.Name == n })
+	}
+	name := base
+	for i := 2; taken(name); i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	return name
+}
+
+// servicePortPatches are the candidate fixes of a route to a port the gateway's Service does
+// not declare: the port added to the Service (every existing port written back, as a merge
+// patch replaces the list), targeting a port a kept Gateway server of the Service's gateway
+// workload listens on (servers whose hosts cover the host first), named after that server's
+// protocol. nil when the Service selects no gateway workload (the fix is then a route change).
+//
+// Mirrors istiod pilot/pkg/model/gateway.go resolvePorts (a server port is the Service port;
+// the gateway listens on its targetPort) and MergeGateways (rules.MergeGatewayServers).
+func (tr *tracer) servicePortPatches(s rules.Service, port uint32, host string) []*Patch {
+	k := tr.kubeService(s)
+	gws := gatewayPodsOf(tr.snap, s)
+	if k == nil || len(gws) == 0 {
+		return nil
+	}
+	w := gws[0]
+	gview := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(gview, w.Revision)
+	var first, rest []rules.GatewayServer
+	for _, ms := range rules.MergeGatewayServers(rules.GatewaysForWorkload(gview.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+		if ms.Dropped != "" || ms.Port == 0 {
+			continue
+		}
+		if serverCovers(ms, host) {
+			first = append(first, ms)
+		} else {
+			rest = append(rest, ms)
+		}
+	}
+	names := map[string]bool{}
+	for _, p := range k.Spec.Ports {
+		names[p.Name] = true
+	}
+	var out []*Patch
+	seen := map[uint32]bool{}
+	for _, ms := range append(first, rest...) {
+		if seen[ms.Port] {
+			continue
+		}
+		seen[ms.Port] = true
+		proto := strings.ToLower(ms.Server.GetPort().GetProtocol())
+		if proto == "" {
+			proto = "tcp"
+		}
+		name := fmt.Sprintf("%s-%d", proto, port)
+		for i := 2; names[name]; i++ {
+			name = fmt.Sprintf("%s-%d-%d", proto, port, i)
+		}
+		ports := asList(specOf(k, "spec")["ports"])
+		ports = append(ports, fields{{"name", name}, {"port", port}, {"targetPort", ms.Port}, {"protocol", "TCP"}})
+		p := newPatch("v1", "Service", k.Namespace, k.Name, fields{{"spec", fields{{"ports", ports}}}})
+		p.note = fmt.Sprintf(" (port %d added, targeting the gateway listener on %d of Gateway server %s)", port, ms.Port, ms.Ref())
+		out = append(out, p)
+	}
+	return out
+}
+
+// serverCovers: a server's hosts ("namespace/host" or "host") cover host.
+func serverCovers(ms rules.GatewayServer, host string) bool {
+	for _, h := range ms.Server.GetHosts() {
+		if _, hh, ok := strings.Cut(h, "/"); ok {
+			h = hh
+		}
+		if h == "*" || rules.HostMatches(h, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// disableTLSPatch is the fix of TLS originated twice on a cluster (port, subset) under the rules
+// ch: tls.mode DISABLE where the cluster's tls comes from, for that port only. A port-level
+// setting for the port (of the subset, else of the rule) gets tls DISABLE; a subset's own tls
+// becomes DISABLE; a top-level tls gets a port-level setting for the port with tls DISABLE and
+// the top-level connection pool, load balancer and outlier detection (a port-level setting
+// replaces the whole top-level policy for its port). nil when no rule sets the tls.
+//
+// Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy and
+// GetPortLevelTrafficPolicy (rules.DRChoice.ClusterTLS).
+func disableTLSPatch(ch *rules.DRChoice, port uint32, subset string) *Patch {
+	if ch == nil || ch.ClusterTLS(port, subset) == nil {
+		return nil
+	}
+	disable := map[string]any{"mode": "DISABLE"}
+	portEntry := func(tp map[string]any) map[string]any {
+		for _, pl := range asList(tp["portLevelSettings"]) {
+			pm, _ := pl.(map[string]any)
+			pp, _ := pm["port"].(map[string]any)
+			if n, _ := pp["number"].(float64); pm != nil && uint32(n) == port {
+				return pm
+			}
+		}
+		return nil
+	}
+	if subset != "" {
+		for _, dr := range ch.Rules {
+			spec := specOf(dr, "spec")
+			subsets := asList(spec["subsets"])
+			for _, x := range subsets {
+				sm, _ := x.(map[string]any)
+				if sm == nil || sm["name"] != subset {
+					continue
+				}
+				// the first definition of the subset decides (mergeDestinationRule)
+				tp, _ := sm["trafficPolicy"].(map[string]any)
+				pe := portEntry(tp)
+				switch {
+				case pe != nil:
+					pe["tls"] = disable
+				case tp != nil && tp["tls"] != nil:
+					tp["tls"] = disable
+				default:
+					return topLevelDisable(ch, port, portEntry)
+				}
+				return newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"subsets", subsets}}}})
+			}
+		}
+	}
+	return topLevelDisable(ch, port, portEntry)
+}
+
+func topLevelDisable(ch *rules.DRChoice, port uint32, portEntry func(map[string]any) map[string]any) *Patch {
+	for _, dr := range ch.Rules {
+		if dr.Spec.GetTrafficPolicy() == nil || dr.Spec.GetTrafficPolicy() != ch.TrafficPolicy {
+			continue
+		}
+		tp, _ := specOf(dr, "spec")["trafficPolicy"].(map[string]any)
+		if tp == nil {
+			return nil
+		}
+		if pe := portEntry(tp); pe != nil {
+			pe["tls"] = map[string]any{"mode": "DISABLE"}
+		} else {
+			pe := fields{{"port", fields{{"number", port}}}}
+			for _, k := range []string{"connectionPool", "loadBalancer", "outlierDetection"} {
+				if tp[k] != nil {
+					pe = append(pe, field{k, tp[k]})
+				}
+			}
+			pe = append(pe, field{"tls", fields{{"mode", "DISABLE"}}})
+			tp["portLevelSettings"] = append(asList(tp["portLevelSettings"]), pe)
+		}
+		p := newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"trafficPolicy", tp}}}})
+		p.note = fmt.Sprintf(" (tls DISABLE for port %d: the application's TLS passes through as it is)", port)
+		return p
+	}
+	return nil
+}
+
+// gatewayDRChoice is the DestinationRule the gateway workload w applies to host (the entry it
+// uses for it), as why-missing's evaluation looks it up.
+func gatewayDRChoice(tr *tracer, w Workload, host string) *rules.DRChoice {
+	view := RevisionView(tr.snap, w.Revision)
+	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = view.IstioNamespace
+	}
+	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
+	if chosen == nil {
+		return nil
+	}
+	return model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo()).For(w.Namespace, w.Labels, chosen.Hostname, chosen.Namespace)
+}
