@@ -29,45 +29,71 @@ func init() {
 // "Kind namespace/name": routes whose hostnames match it, whose backendRefs name it (kind
 // Hostname of networking.istio.io, or the Service whose cluster-local name it is), or whose
 // parentRefs name a ServiceEntry declaring it or that Service; Gateways whose listeners'
-// hostnames match it.
+// hostnames match it. The index is built once per snapshot (gatewayAPIIndex).
 func gatewayAPIFor(snap *snapshot.Snapshot, host string) []string {
 	if len(snap.GatewayAPI) == 0 {
 		return nil
 	}
+	x := snap.Derived(gatewayAPIKey{}, func() any { return buildGatewayAPIIndex(snap) }).(*gatewayAPIIndex)
 	host = rules.NormalizeHost(host)
-	var out []string
-	for _, o := range snap.GatewayAPI {
-		if gatewayAPIConcerns(snap, o, host) {
-			out = append(out, o.Ref())
+	out := slices.Clone(x.exact[host])
+	for _, w := range x.wildcards {
+		if rules.HostSubsetOf(host, w.pattern) {
+			out = append(out, w.ref)
 		}
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
 }
 
-func gatewayAPIConcerns(snap *snapshot.Snapshot, o snapshot.GatewayAPIObject, host string) bool {
-	for _, h := range o.Hostnames {
-		h = rules.NormalizeHost(h)
-		if h == host || rules.HostSubsetOf(host, h) {
-			return true
+type gatewayAPIKey struct{}
+
+// gatewayAPIIndex: the objects naming each exact host, and the wildcard hostnames with their
+// object.
+type gatewayAPIIndex struct {
+	exact     map[string][]string
+	wildcards []struct{ pattern, ref string }
+}
+
+func buildGatewayAPIIndex(snap *snapshot.Snapshot) *gatewayAPIIndex {
+	x := &gatewayAPIIndex{exact: map[string][]string{}}
+	entries := map[string][]string{} // "ns/name" -> hosts of the ServiceEntry
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			entries[se.Namespace+"/"+se.Name] = append(entries[se.Namespace+"/"+se.Name], rules.NormalizeHost(h))
 		}
 	}
-	refHost := func(r snapshot.GatewayAPIRef) bool {
+	for _, o := range snap.GatewayAPI {
+		ref := o.Ref()
+		for _, h := range gatewayAPIHosts(o, entries) {
+			if strings.HasPrefix(h, "*") {
+				x.wildcards = append(x.wildcards, struct{ pattern, ref string }{h, ref})
+			} else {
+				x.exact[h] = append(x.exact[h], ref)
+			}
+		}
+	}
+	return x
+}
+
+// gatewayAPIHosts are the host names an object names (see gatewayAPIFor); entries maps a
+// ServiceEntry "ns/name" to its hosts.
+func gatewayAPIHosts(o snapshot.GatewayAPIObject, entries map[string][]string) []string {
+	var out []string
+	for _, h := range o.Hostnames {
+		out = append(out, rules.NormalizeHost(h))
+	}
+	for _, r := range append(slices.Clone(o.ParentRefs), o.BackendRefs...) {
 		switch {
 		case r.Kind == "Hostname" && r.Group == "networking.istio.io":
-			return rules.NormalizeHost(r.Name) == host
+			out = append(out, rules.NormalizeHost(r.Name))
 		case r.Kind == "ServiceEntry" && r.Group == "networking.istio.io":
-			for _, se := range snap.ServiceEntries {
-				if se.Namespace == r.Namespace && se.Name == r.Name {
-					return slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return rules.NormalizeHost(h) == host })
-				}
-			}
+			out = append(out, entries[r.Namespace+"/"+r.Name]...)
 		case r.Kind == "Service" && (r.Group == "" || r.Group == "core"):
-			return host == r.Name+"."+r.Namespace+".svc.cluster.local"
+			out = append(out, r.Name+"."+r.Namespace+".svc.cluster.local")
 		}
-		return false
 	}
-	return slices.ContainsFunc(o.ParentRefs, refHost) || slices.ContainsFunc(o.BackendRefs, refHost)
+	return out
 }
 
 // gatewayAPIMessage is the INPUT_UNKNOWN text for a verdict about host.
@@ -94,22 +120,37 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	if len(snap.GatewayAPI) == 0 {
 		return nil
 	}
+	declared := map[string]bool{}
+	entries := map[string][]string{}
 	var hosts []string
 	for _, se := range snap.ServiceEntries {
 		for _, h := range se.Spec.Hosts {
-			hosts = append(hosts, rules.NormalizeHost(h))
+			h = rules.NormalizeHost(h)
+			entries[se.Namespace+"/"+se.Name] = append(entries[se.Namespace+"/"+se.Name], h)
+			if !declared[h] {
+				declared[h] = true
+				hosts = append(hosts, h)
+			}
 		}
 	}
 	sort.Strings(hosts)
-	hosts = slices.Compact(hosts)
 	var out []PreflightFinding
 	for _, o := range snap.GatewayAPI {
 		var routed []string
-		for _, h := range hosts {
-			if gatewayAPIConcerns(snap, o, h) {
+		for _, h := range gatewayAPIHosts(o, entries) {
+			switch {
+			case declared[h]:
 				routed = append(routed, h)
+			case strings.HasPrefix(h, "*"):
+				for _, d := range hosts {
+					if rules.HostSubsetOf(d, h) {
+						routed = append(routed, d)
+					}
+				}
 			}
 		}
+		sort.Strings(routed)
+		routed = slices.Compact(routed)
 		if len(routed) == 0 {
 			continue
 		}
