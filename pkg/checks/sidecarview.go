@@ -154,6 +154,19 @@ func (v SidecarView) CallAddress(host string, imported *rules.Service) string {
 	if !v.DNS.Capture {
 		return ""
 	}
+	// The agent's name table answers a host with the addresses of the first imported service
+	// for that host name that has any (pilot/pkg/dns/server name_table.go BuildNameTable): a
+	// sibling entry for the same host (another port, another namespace) can give the address
+	// even when the entry declaring the called port has none.
+	if imported != nil {
+		for _, s := range v.Outbound.ImportedForHost(imported.Hostname) {
+			for _, a := range v.Outbound.Proxy.ServiceAddresses(s) {
+				if rules.IsIP(a) {
+					return a
+				}
+			}
+		}
+	}
 	labels := strings.Split(host, ".")
 	for i := 1; i < len(labels); i++ {
 		for _, w := range v.Outbound.ImportedForHost("*." + strings.Join(labels[i:], ".")) {
