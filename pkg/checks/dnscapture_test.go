@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
 
 // TestDNSCaptureAutoAllocatedAddresses: a sidecar with DNS capture binds ServiceEntries without
@@ -202,5 +203,40 @@ func TestDNSCaptureNameTable(t *testing.T) {
 	}
 	if got := legacy.Outbound.Proxy.LegacyIPv4["other/sib.example.net"]; got == "" {
 		t.Errorf("older allocation: the STATIC sibling got no address")
+	}
+}
+
+// TestDNSCaptureSiblingAddress: the agent answers a host with the first address among the
+// imported services for that host name, so a call to the port of an entry without an address
+// (resolution NONE) goes to the address its sibling entry for the same host was given.
+func TestDNSCaptureSiblingAddress(t *testing.T) {
+	docs := []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: app, labels: {istio-injection: enabled}}\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultConfig:\n      proxyMetadata: {ISTIO_META_DNS_CAPTURE: \"true\"}\n",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: pg, namespace: app}\nspec:\n  hosts: [db.partner.io]\n  resolution: NONE\n  ports: [{number: 5432, name: tcp-pg, protocol: TCP}]\n",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: api, namespace: app}\nspec:\n  hosts: [db.partner.io]\n  resolution: DNS\n  ports: [{number: 9443, name: tls, protocol: TLS}]\nstatus:\n  addresses: [{value: 240.240.3.3, host: db.partner.io}]\n",
+	}
+	for _, capture := range []bool{true, false} {
+		in := slices.Clone(docs)
+		if !capture {
+			in[1] = strings.Replace(in[1], `"true"`, `"false"`, 1)
+		}
+		v := BuildSidecarView(loadYAML(t, in...), "app", nil)
+		var pg *rules.Service
+		for _, s := range v.Outbound.ImportedForHost("db.partner.io") {
+			if s.Name == "pg" {
+				pg = &s
+			}
+		}
+		if pg == nil {
+			t.Fatal("entry pg not imported")
+		}
+		want := ""
+		if capture {
+			want = "240.240.3.3"
+		}
+		if got := v.CallAddress("db.partner.io", pg); got != want {
+			t.Errorf("capture=%t: call address %q, want %q", capture, got, want)
+		}
 	}
 }
