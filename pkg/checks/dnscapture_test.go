@@ -101,14 +101,7 @@ func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
 			[]want{{from: "orders", host: "nonesib.example.net", port: 5672, cause: ListenerChainDropped, listener: "0.0.0.0_5672"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := filepath.Join(t.TempDir(), "mesh.yaml")
-			if err := os.WriteFile(f, []byte(strings.Join(c.docs, "\n---\n")), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			snap, err := loader.FromFiles([]string{f}, nil, loader.Options{Lenient: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := loadYAML(t, c.docs...)
 			for _, w := range c.wants {
 				p, err := TracePath(snap, PathOptions{Host: w.host, Port: w.port, From: w.from, Pod: w.pod})
 				if err != nil {

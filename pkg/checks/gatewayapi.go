@@ -57,12 +57,7 @@ type gatewayAPIIndex struct {
 
 func buildGatewayAPIIndex(snap *snapshot.Snapshot) *gatewayAPIIndex {
 	x := &gatewayAPIIndex{exact: map[string][]string{}}
-	entries := map[string][]string{} // "ns/name" -> hosts of the ServiceEntry
-	for _, se := range snap.ServiceEntries {
-		for _, h := range se.Spec.Hosts {
-			entries[se.Namespace+"/"+se.Name] = append(entries[se.Namespace+"/"+se.Name], rules.NormalizeHost(h))
-		}
-	}
+	entries := entryHosts(snap)
 	for _, o := range snap.GatewayAPI {
 		ref := o.Ref()
 		for _, h := range gatewayAPIHosts(o, entries) {
@@ -74,6 +69,17 @@ func buildGatewayAPIIndex(snap *snapshot.Snapshot) *gatewayAPIIndex {
 		}
 	}
 	return x
+}
+
+// entryHosts maps each ServiceEntry "namespace/name" to its normalized hosts.
+func entryHosts(snap *snapshot.Snapshot) map[string][]string {
+	out := make(map[string][]string, len(snap.ServiceEntries))
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			out[se.Namespace+"/"+se.Name] = append(out[se.Namespace+"/"+se.Name], rules.NormalizeHost(h))
+		}
+	}
+	return out
 }
 
 // gatewayAPIHosts are the host names an object names (see gatewayAPIFor); entries maps a
@@ -120,13 +126,11 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	if len(snap.GatewayAPI) == 0 {
 		return nil
 	}
+	entries := entryHosts(snap)
 	declared := map[string]bool{}
-	entries := map[string][]string{}
 	var hosts []string
-	for _, se := range snap.ServiceEntries {
-		for _, h := range se.Spec.Hosts {
-			h = rules.NormalizeHost(h)
-			entries[se.Namespace+"/"+se.Name] = append(entries[se.Namespace+"/"+se.Name], h)
+	for _, hs := range entries {
+		for _, h := range hs {
 			if !declared[h] {
 				declared[h] = true
 				hosts = append(hosts, h)
