@@ -27,7 +27,7 @@ demo:
 
 # The unit, e2e and conformance suites read the repository's case fixtures (testdata/cases); when
 # EGRESS_CASES_DIR is set, or ../shared/cases exists beside the repository, they run its files too.
-test: vet unit e2e conformance release-check
+test: vet unit e2e conformance release-check-host
 
 vet:
 	$(GO) vet ./...
@@ -61,6 +61,9 @@ conformance:
 # manifest validated and installed from them, `kubectl egress version` and plugin completion
 # through kubectl. GoReleaser and krew are built from the Go module proxy once (cached in
 # ~/.cache/kubectl-egress/bin).
-.PHONY: release-check
+.PHONY: release-check release-check-host
 release-check:
 	bash hack/release-check.sh
+# The same for this machine's platform only (part of `make test`; CI runs release-check as well).
+release-check-host:
+	RELEASE_TARGETS=host bash hack/release-check.sh

@@ -2,16 +2,22 @@
 # Proves the release packaging end to end, offline but for the Go module proxy (run by
 # `make release-check`, part of `make test`):
 #   1. goreleaser, built from the Go module proxy and cached;
-#   2. `goreleaser check` and `goreleaser release --snapshot --clean`: 6 archives in dist/;
+#   2. `goreleaser check` and `goreleaser release --snapshot --clean`: 6 archives in dist/
+#      (RELEASE_TARGETS=host: the host's only);
 #   3. krew and its manifest validator, built from the Go module proxy and cached;
 #   4. krew/egress.yaml rendered with the snapshot version and the archives' sha256, validated
-#      with validate-krew-manifest, and installed for each of its 6 platforms;
+#      with validate-krew-manifest, and installed for each of its 6 platforms (host: its own);
 #   5. the plugin installed by krew from the host's archive runs as `kubectl egress version`;
 #   6. `kubectl __complete egress why-` (kubectl's plugin completion, through the
 #      kubectl_complete-egress helper) offers why-missing.
 # Each step prints one line; any failure exits non-zero with the reason.
 #
 #   GORELEASER_VERSION, KREW_VERSION   pinned tool versions (v2.15.1, v0.4.3)
+#   RELEASE_TARGETS  all (default): the six platforms of a release; host: only this machine's
+#               platform (`make test` does this: on an empty build cache the five cross-compiled
+#               archives cost about 20 minutes; `make release-check`, run by CI after `make test`,
+#               builds all six). With host, goreleaser runs on a copy of .goreleaser.yaml whose
+#               builds are narrowed to the host, and the krew manifest keeps only its platform.
 #   TOOLS_BIN   where the tools are cached (default: $XDG_CACHE_HOME/kubectl-egress/bin); a tool
 #               is rebuilt only when missing or built from another version (`go version -m`)
 #
@@ -95,7 +101,29 @@ printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: none\n  cluster: {serve
 export KUBECONFIG=$work/kubeconfig
 export KREW_NO_UPGRADE_CHECK=1
 
-platforms=(linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64 windows_arm64)
+all_platforms=(linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64 windows_arm64)
+host=$(go env GOOS)_$(go env GOARCH)
+config=.goreleaser.yaml
+case ${RELEASE_TARGETS:-all} in
+all) platforms=("${all_platforms[@]}") ;;
+host)
+  [[ " ${all_platforms[*]} " == *" $host "* ]] || fail "RELEASE_TARGETS=host: $host is not a release platform"
+  [[ $host == windows_* ]] && fail "RELEASE_TARGETS=host on Windows is not supported; use RELEASE_TARGETS=all"
+  platforms=("$host")
+  # The unix build gets targets: [host] instead of its goos/goarch matrix; the Windows build is
+  # skipped. Each edit must apply exactly once, or the copy is not what it claims to be.
+  config=$work/goreleaser-host.yaml
+  awk -v host="$host" '
+    /^    goos: \[linux, darwin\]$/ { print "    targets: [" host "]"; g++; next }
+    /^    goarch: \[amd64, arm64\]$/ { a++; next }
+    /^    goos: \[windows\]$/ { print; print "    skip: true"; w++; next }
+    { print }
+    END { if (g != 1 || a != 1 || w != 1) { print "edits applied: goos " g ", goarch " a ", windows " w " (want 1 each)" > "/dev/stderr"; exit 1 } }' \
+    .goreleaser.yaml >"$config" || fail "cannot narrow .goreleaser.yaml to $host (its builds section changed?)"
+  ;;
+*) fail "RELEASE_TARGETS=${RELEASE_TARGETS}: want all or host" ;;
+esac
+want=${#platforms[@]}
 
 # 1. goreleaser
 ensure_tools github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" github.com/goreleaser/goreleaser/v2
@@ -110,7 +138,7 @@ if ! git ls-remote --get-url >/dev/null 2>&1 && [[ -z ${GIT_CONFIG_COUNT:-} ]]; 
   export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/kubectl-egress/kubectl-egress.git
 fi
 run "$work/goreleaser-check.log" "$goreleaser" check
-run "$work/goreleaser-release.log" "$goreleaser" release --snapshot --clean --parallelism 1
+run "$work/goreleaser-release.log" "$goreleaser" release --config "$config" --snapshot --clean --parallelism 1
 version=$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$dist/metadata.json" | head -n 1)
 [[ -n $version ]] || fail "no version in $dist/metadata.json"
 version=v$version
@@ -123,7 +151,7 @@ for p in "${platforms[@]}"; do
   archives+=("$a")
 done
 n=$(find "$dist" -maxdepth 1 \( -name '*.tar.gz' -o -name '*.zip' \) | wc -l)
-((n == 6)) || fail "want 6 archives in $dist, found $n"
+((n == want)) || fail "want $want archives in $dist, found $n"
 (cd "$dist" && sha256sum --quiet -c checksums.txt) >"$work/sha.log" 2>&1 || fail "checksums.txt does not match the archives: $(cat "$work/sha.log")"
 for a in "${archives[@]}"; do
   [[ $a == *.tar.gz ]] || continue
@@ -132,7 +160,7 @@ for a in "${archives[@]}"; do
   mode=$(tar -tvzf "$dist/$a" kubectl_complete-egress | awk '{print $1}')
   [[ $mode == -rwx* ]] || fail "kubectl_complete-egress is not executable in $a ($mode)"
 done
-ok 2 "goreleaser check + release --snapshot: $version, 6 archives, checksums.txt verified"
+ok 2 "goreleaser check + release --snapshot: $version, $want archive(s) (${platforms[*]}), checksums.txt verified"
 
 # 3. krew and validate-krew-manifest
 ensure_tools sigs.k8s.io/krew "$KREW_VERSION" sigs.k8s.io/krew/cmd/krew sigs.k8s.io/krew/cmd/validate-krew-manifest
@@ -145,16 +173,24 @@ src_version=$(sed -n 's/^  version: *//p' krew/egress.yaml)
 [[ $src_version == v* ]] || fail "krew/egress.yaml: no spec.version"
 mkdir -p "$work/manifest"
 manifest=$work/manifest/egress.yaml # the validator wants <plugin name>.yaml
+# Each platform block (from "  - selector:") is held until it ends; one whose archive is not in
+# checksums.txt is an error with all targets, and left out with RELEASE_TARGETS=host.
 sed "s/${src_version//./\\.}/$version/g" krew/egress.yaml |
-  awk -v sums="$dist/checksums.txt" '
+  awk -v sums="$dist/checksums.txt" -v want="$want" -v total="${#all_platforms[@]}" '
     BEGIN { while ((getline line < sums) > 0) { split(line, f, " "); sum[f[2]] = f[1] } }
-    /^    uri: / { k = split($2, parts, "/"); name = parts[k]; uris++ }
-    /^    sha256: / {
-      if (!(name in sum)) { print "no archive named " name " in checksums.txt" > "/dev/stderr"; bad = 1; exit 1 }
-      print "    sha256: \"" sum[name] "\""; filled++; next
+    function flush() {
+      if (block == "") return
+      if (name in sum) { printf "%s", block; filled++ }
+      else if (want == total) { block = ""; print "no archive named " name " in checksums.txt" > "/dev/stderr"; bad = 1; exit 1 }
+      block = ""
     }
+    /^  - selector:/ { flush(); inblock = 1 }
+    inblock && /^[^ ]|^  [^ -]/ { flush(); inblock = 0 }
+    /^    uri: / { k = split($2, parts, "/"); name = parts[k]; uris++ }
+    /^    sha256: / && inblock { block = block "    sha256: \"" ((name in sum) ? sum[name] : "") "\"\n"; next }
+    inblock { block = block $0 "\n"; next }
     { print }
-    END { if (bad || uris != 6 || filled != 6) { print "want 6 platforms with uri and sha256, got " uris " and " filled > "/dev/stderr"; exit 1 } }' \
+    END { flush(); if (bad || uris != total || filled != want) { print "want " total " platforms with a uri and " want " archive(s), got " uris " and " filled > "/dev/stderr"; exit 1 } }' \
     >"$manifest" || fail "cannot render krew/egress.yaml for the snapshot archives"
 grep -q '"0\{64\}"' "$manifest" && fail "placeholder sha256 left in the rendered manifest"
 run "$work/validate.log" "$TOOLS_BIN/validate-krew-manifest" -manifest "$manifest" -skip-install
@@ -176,7 +212,6 @@ for i in "${!platforms[@]}"; do
 done
 # The goreleaser manifest must say what krew/egress.yaml says: compare the receipts krew writes
 # (the parsed manifest), less the platforms, after installing the host platform from each.
-host=$(go env GOOS)_$(go env GOARCH)
 host_archive=
 for i in "${!platforms[@]}"; do [[ ${platforms[$i]} == "$host" ]] && host_archive=$dist/${archives[$i]}; done
 [[ -n $host_archive ]] || fail "no archive for this machine's platform $host"
@@ -187,7 +222,7 @@ if ! diff <(spec_text "$work/krew-$host/receipts/egress.yaml") <(spec_text "$wor
   sed 's/^/    /' "$work/drift.diff" >&2
   fail "krew/egress.yaml and the krews section of .goreleaser.yaml differ (diff above: < krew/egress.yaml, > goreleaser)"
 fi
-ok 4 "krew/egress.yaml for $version: validate-krew-manifest OK (also dist/krew/egress.yaml, same texts), installs on all 6 platforms"
+ok 4 "krew/egress.yaml for $version: validate-krew-manifest OK (also dist/krew/egress.yaml, same texts), installs on ${platforms[*]}"
 
 # 5. the krew-installed plugin through kubectl
 kube_assets=$("$here/build-kube.sh") || fail "hack/build-kube.sh failed"
