@@ -10,8 +10,8 @@ state=${DEMO_DIR:-$root/.cache/demo}
 if [[ -t 1 ]]; then bold=$'\033[1m' off=$'\033[0m'; else bold= off=; fi
 step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$off"; }
 
-step "Building the plugin: go build -o bin/kubectl-egress ./cmd/kubectl-egress"
-go build -o bin/kubectl-egress ./cmd/kubectl-egress
+step "Building the plugin: make build (bin/kubectl-egress, with its version)"
+make --no-print-directory -s build
 
 step "Starting a local API server with the Istio CRDs (hack/kube-up.sh; first run builds it, several minutes)"
 trap '"$root/hack/kube-down.sh" "$state" || true' EXIT
@@ -20,7 +20,10 @@ kubectl=$(hack/build-kube.sh)/kubectl
 export KUBECONFIG=$kc
 export PATH=$root/bin:$(dirname "$kubectl"):$PATH
 
-step "Step 1: istiod with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true, an egress gateway, ServiceEntry httpbin-ext (no Gateway, no VirtualService)"
+step "Step 1: istiod (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true), an egress gateway, ServiceEntry httpbin-ext"
+# The namespace default exists already: label it rather than apply it (kubectl apply would warn
+# about its missing last-applied annotation).
+kubectl label namespace default istio-injection=enabled --overwrite
 kubectl apply -f hack/demo/01-mesh.yaml
 
 step "Why is outbound|80||httpbin.org missing on the egress gateway? (expected: ABSENT, exit code 1)"
