@@ -1211,6 +1211,23 @@ func routedTo(rep *ListenerReport, name string) bool {
 // gatewayTargetPorts maps a gateway Service port to its numeric targetPort for the Services in
 // the workload's namespace that select it (istiod binds gateway listeners on the target port).
 func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
+	out := map[uint32]uint32{}
+	for port, o := range gatewayPortOwners(snap, w) {
+		out[port] = o.target
+	}
+	return out
+}
+
+// portOwner is the Service whose port istiod translates a Gateway server port through, and the
+// targetPort it gives.
+type portOwner struct {
+	svc    *corev1.Service
+	target uint32
+}
+
+// gatewayPortOwners maps each Service port of the gateway workload's Services to the Service
+// istiod translates a server port through and its targetPort.
+func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner {
 	// istiod (model.resolvePorts over the proxy's service targets, which SetServiceTargets keeps
 	// oldest Service first, then by hostname) takes the first Service's targetPort for a port and
 	// skips Services labelled experimental.istio.io/disable-gateway-port-translation.
@@ -1231,11 +1248,11 @@ func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
 		}
 		return a.Name+"."+a.Namespace < b.Name+"."+b.Namespace
 	})
-	out := map[uint32]uint32{}
+	out := map[uint32]portOwner{}
 	for _, svc := range svcs {
 		for _, p := range svc.Spec.Ports {
 			if _, seen := out[uint32(p.Port)]; !seen && p.TargetPort.IntVal != 0 {
-				out[uint32(p.Port)] = uint32(p.TargetPort.IntVal)
+				out[uint32(p.Port)] = portOwner{svc, uint32(p.TargetPort.IntVal)}
 			}
 		}
 	}

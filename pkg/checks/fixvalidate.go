@@ -3,6 +3,7 @@ package checks
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -96,6 +97,9 @@ func validatePatched(kind, ns string, obj map[string]any) error {
 			errs = append(errs, validatePortLevel(sm["trafficPolicy"]))
 		}
 	case "ServiceEntry":
+		if r := spec["resolution"]; r != "NONE" && r != "STATIC" && r != nil && slices.ContainsFunc(anyStrings(asList(spec["addresses"])), func(a string) bool { return strings.Contains(a, "/") }) {
+			errs = append(errs, errors.New("CIDR addresses are allowed only for NONE/STATIC resolution types"))
+		}
 		if spec["resolution"] == "DNS" || spec["resolution"] == "DNS_ROUND_ROBIN" {
 			if len(asList(spec["endpoints"])) == 0 {
 				for _, h := range anyStrings(asList(spec["hosts"])) {

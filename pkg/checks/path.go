@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
@@ -794,10 +795,24 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 	}
 	if len(servers) == 0 || len(chains) == 0 {
-		why := tr.whyNoServer(w, target, len(servers) > 0)
-		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, why))
-		tr.fail(PathGatewayNotListen, "UF", w.Kind+" "+w.Ref(), fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), why),
-			fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it; or send the mesh hop to the Service port whose target the existing server uses.", w.Ref(), cport, target, host))
+		d := tr.whyNoServer(w, svc, cport, target, len(servers) > 0, res, host)
+		if b, ok := tr.unboundRoute(w, servers, host); ok {
+			// Servers on the port, but the route meant for them does not bind: no chain, no
+			// listener.
+			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			d = noServer{why: "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(bindFailureMessage(b, w), "."), culprit: vsRef, fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
+		}
+		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, d.why))
+		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), d.why)
+		switch {
+		case d.patch != nil:
+			tr.failPatch(PathGatewayNotListen, "UF", d.culprit, msg, d.patch)
+		case d.culprit != "":
+			tr.fail(PathGatewayNotListen, "UF", d.culprit, msg, d.fix)
+		default:
+			tr.fail(PathGatewayNotListen, "UF", w.Kind+" "+w.Ref(), msg,
+				fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it; or send the mesh hop to the Service port whose target the existing server uses.", w.Ref(), cport, target, host))
+		}
 		return
 	}
 	srv := servers[0].Server
@@ -844,6 +859,16 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		if vh == nil || len(vh.Routes) == 0 || strings.HasPrefix(vh.Name, "blackhole:") {
 			tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s has no virtual host for %s", rds, host))
+			if b, ok := tr.unboundRoute(w, servers, host); ok {
+				msg := fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), upperFirst(bindFailureMessage(b, w)))
+				vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+				if p := bindFailurePatch(b, w); p != nil {
+					tr.failPatch(PathGatewayNoRoute, "NR", vsRef, msg, p)
+				} else {
+					tr.fail(PathGatewayNoRoute, "NR", vsRef, msg, bindFailureFix(b, w))
+				}
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
@@ -1019,48 +1044,237 @@ func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, targ
 		Fix:     "Keep one Service per gateway workload (or give the Services the same port → targetPort map)."})
 }
 
-// whyNoServer says why the gateway workload has no usable server on a listener port.
-func (tr *tracer) whyNoServer(w Workload, target uint32, haveServer bool) string {
+// noServer is why a gateway workload has no listener on the port a call arrives at, and, when
+// one resource is evidently to blame, that resource and its fix (a patch when it is one field).
+type noServer struct {
+	why     string
+	culprit string
+	fix     string // the fix when it is not a patch
+	patch   *Patch
+}
+
+// whyNoServer says why the gateway workload w has no usable server on the listener port target
+// that the sidecar reaches through Service svc port cport, and what to change:
+//
+//   - a Gateway server on the Service port exists, but istiod translates it through another,
+//     older Service selecting the same pods (another targetPort): that Service is to blame;
+//   - a Gateway with a server on the port does not apply to w: labelled for another revision,
+//     scoped to its own namespace (PILOT_SCOPE_GATEWAY_TO_NAMESPACE), or its selector matches
+//     another gateway workload (the mesh route should send the call there) or none at all (the
+//     selector is to blame).
+//
+// Mirrors istiod pilot/pkg/model/gateway.go resolvePorts (the first of the proxy's service
+// targets, oldest Service first: context.go SetServiceTargets) and push_context.go
+// gatewayWithInstances / mergeGateways (selector, namespace scope), with the revision filter of
+// the config istiod watches (LabelsInRevision).
+func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint32, haveServer bool, res rules.CallResult, host string) noServer {
 	if haveServer {
-		return "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"
+		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
 	}
-	var reasons []string
 	view := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
-	targets := gatewayTargetPorts(tr.snap, w)
-	onPort := func(s *networking.Server) bool {
-		p := s.GetPort().GetNumber()
-		if t, ok := targets[p]; ok && t != 0 {
-			p = t
+	owners := gatewayPortOwners(tr.snap, w)
+	mine := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
+
+	// Ambiguity: a server for the Service port the client uses listens elsewhere.
+	if o, ok := owners[cport]; ok && o.target != target && !(o.svc.Namespace == svc.Namespace && o.svc.Name == svc.Name) {
+		for _, ms := range rules.MergeGatewayServers(mine, gatewayTargetPorts(tr.snap, w)) {
+			if ms.Dropped != "" || ms.Server.GetPort().GetNumber() != cport {
+				continue
+			}
+			owner := "Service " + o.svc.Namespace + "/" + o.svc.Name
+			d := noServer{
+				why: fmt.Sprintf("Gateway server %s (port %d) listens on %d: istiod translates a server port through the oldest Service selecting the gateway pods, %s (port %d → %d), not %s (port %d → %d) which the sidecar calls. Give both Services the same targetPort for port %d (the fix below), delete the one the clients do not use, or send the mesh hop to %s",
+					ms.Ref(), cport, o.target, owner, cport, o.target, svc.Ref(), cport, target, cport, o.svc.Name+"."+o.svc.Namespace+".svc.cluster.local"),
+				culprit: owner,
+			}
+			ports := asList(specOf(o.svc, "spec")["ports"])
+			for _, p := range ports {
+				if m, ok := p.(map[string]any); ok && fmt.Sprint(m["port"]) == fmt.Sprint(cport) {
+					m["targetPort"] = target
+				}
+			}
+			d.patch = newPatch("v1", "Service", o.svc.Namespace, o.svc.Name, fields{{"spec", fields{{"ports", ports}}}})
+			d.patch.note = fmt.Sprintf(" (port %d targets %d, as %s does)", cport, target, svc.Ref())
+			return d
 		}
-		return p == target
 	}
-	for _, g := range tr.snap.Gateways {
-		has := false
+
+	// Gateways with a server on the port (translated through w's Services) that do not apply to
+	// w; those whose servers cover the host first.
+	onPort := func(g *networkingv1.Gateway) (has, covers bool) {
 		for _, s := range g.Spec.GetServers() {
-			if onPort(s) {
-				has = true
+			p := s.GetPort().GetNumber()
+			if o, ok := owners[p]; ok {
+				p = o.target
+			}
+			if p != target {
+				continue
+			}
+			has = true
+			if serverCovers(rules.GatewayServer{Server: s}, host) {
+				covers = true
 			}
 		}
-		if !has {
-			continue
+		return has, covers
+	}
+	var cands []*networkingv1.Gateway
+	var covering int
+	for _, g := range tr.snap.Gateways {
+		if has, covers := onPort(g); has && !slices.Contains(mine, g) {
+			if covers {
+				cands = slices.Insert(cands, covering, g)
+				covering++
+			} else {
+				cands = append(cands, g)
+			}
 		}
+	}
+	var reasons []string
+	var first noServer
+	for _, g := range cands {
 		ref := "Gateway " + rules.GatewayName(g)
+		var d noServer
 		switch {
 		case !model.InRevision(g.Labels, w.Revision):
-			reasons = append(reasons, fmt.Sprintf("%s is labelled istio.io/rev=%s, but %s is served by revision %s", ref, g.Labels[RevisionLabel], w.Ref(), orDefault(w.Revision)))
+			d.why = fmt.Sprintf("%s is labelled istio.io/rev=%s, but %s is served by revision %s", ref, g.Labels[RevisionLabel], w.Ref(), orDefault(w.Revision))
+			d.culprit = ref
+			var rev any // the default revision: no label
+			if w.Revision != "" {
+				rev = w.Revision
+			}
+			d.patch = newPatch("networking.istio.io/v1", "Gateway", g.Namespace, g.Name, fields{{"metadata", fields{{"labels", fields{{RevisionLabel, rev}}}}}})
+			d.patch.note = fmt.Sprintf(" (the revision serving %s)", w.Ref())
 		case !rules.LabelsSubsetOf(g.Spec.Selector, w.Labels):
-			reasons = append(reasons, fmt.Sprintf("%s selects %s, which %s's pods (%s) do not carry", ref, fmtLabels(g.Spec.Selector), w.Ref(), fmtLabels(w.Labels)))
+			d.why = fmt.Sprintf("%s selects %s, which %s's pods (%s) do not carry", ref, fmtLabels(g.Spec.Selector), w.Ref(), fmtLabels(w.Labels))
+			if other, ok := tr.selectedElsewhere(g, w); ok {
+				d.why += fmt.Sprintf("; it selects %s", other.Ref())
+				d.culprit, d.fix = tr.hopToOtherGateway(g, other, w, res, svc, host)
+				break
+			}
+			d.why += "; it selects no gateway workload"
+			d.culprit = ref
+			sel := fields{}
+			want := gatewaySelectorFor(w.Labels)
+			for _, k := range sortedKeysOf(g.Spec.Selector) {
+				if _, keep := want[k]; !keep {
+					sel = append(sel, field{k, nil})
+				}
+			}
+			for _, k := range sortedKeysOf(want) {
+				sel = append(sel, field{k, want[k]})
+			}
+			d.patch = newPatch("networking.istio.io/v1", "Gateway", g.Namespace, g.Name, fields{{"spec", fields{{"selector", sel}}}})
+			d.patch.note = fmt.Sprintf(" (selects the pods of %s)", w.Ref())
 		case flags.ScopeGWToNs.Value && g.Namespace != w.Namespace:
-			reasons = append(reasons, fmt.Sprintf("%s is in namespace %s and istiod runs with PILOT_SCOPE_GATEWAY_TO_NAMESPACE=true: it applies only to gateway pods in %s", ref, g.Namespace, g.Namespace))
+			d.why = fmt.Sprintf("%s is in namespace %s and istiod runs with PILOT_SCOPE_GATEWAY_TO_NAMESPACE=true: it applies only to gateway pods in %s", ref, g.Namespace, g.Namespace)
+			d.culprit = ref
+			d.fix = fmt.Sprintf("Create the Gateway in %s (the gateway pods' namespace) and point the VirtualServices bound to %s at %s/%s.", w.Namespace, rules.GatewayName(g), w.Namespace, g.Name)
 		default:
-			reasons = append(reasons, fmt.Sprintf("%s has a server on the port but istiod skips it when merging the gateway's servers", ref))
+			d.why = fmt.Sprintf("%s has a server on the port but istiod skips it when merging the gateway's servers", ref)
+		}
+		reasons = append(reasons, d.why)
+		if first.culprit == "" && first.why == "" {
+			first = d
 		}
 	}
 	if len(reasons) == 0 {
-		return fmt.Sprintf("no Gateway has a server whose port translates to %d", target)
+		return noServer{why: fmt.Sprintf("no Gateway has a server whose port translates to %d", target)}
 	}
-	return strings.Join(reasons, "; ")
+	first.why = strings.Join(reasons, "; ")
+	return first
+}
+
+// unboundRoute finds a VirtualService for host that lists the Gateway of one of the servers but
+// does not bind to it (exportTo, hosts, route type, matches): the route meant for the gateway.
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig through
+// rules.Bind.
+func (tr *tracer) unboundRoute(w Workload, servers []rules.GatewayServer, host string) (rules.Binding, bool) {
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	opt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
+	for _, ms := range servers {
+		gwName := rules.GatewayName(ms.Gateway)
+		for _, vs := range view.VirtualServices {
+			if !slices.Contains(rules.VSGateways(vs), gwName) || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+			}) {
+				continue
+			}
+			if b := rules.Bind(ms.Gateway, ms.Index, vs, opt); !b.Bound() && b.Reason != rules.BindNotReferenced {
+				return b, true
+			}
+		}
+	}
+	return rules.Binding{}, false
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// selectedElsewhere returns a real gateway workload other than w that Gateway g applies to.
+func (tr *tracer) selectedElsewhere(g *networkingv1.Gateway, w Workload) (Workload, bool) {
+	for _, o := range GatewayWorkloads(tr.snap) {
+		if o.Ref() == w.Ref() || o.Synthetic {
+			continue
+		}
+		view := RevisionView(tr.snap, o.Revision)
+		flags := ReadIstiodFlags(view, o.Revision)
+		if slices.Contains(rules.GatewaysForWorkload(view.Gateways, o.Namespace, o.Labels, flags.ScopeGWToNs.Value), g) {
+			return o, true
+		}
+	}
+	return Workload{}, false
+}
+
+// hopToOtherGateway is the culprit and fix when the mesh route sends the call to one gateway
+// workload's Service while the Gateway with the server for it selects another: the route (the
+// VirtualService the sidecar's route or chain came from) should name that workload's Service.
+func (tr *tracer) hopToOtherGateway(g *networkingv1.Gateway, other, reached Workload, res rules.CallResult, called rules.Service, host string) (culprit, fix string) {
+	port := uint32(0)
+	for _, s := range g.Spec.GetServers() {
+		if serverCovers(rules.GatewayServer{Server: s}, host) {
+			port = s.GetPort().GetNumber()
+			break
+		}
+	}
+	dest := ""
+	for _, k := range tr.snap.Services {
+		if k.Namespace != other.Namespace || len(k.Spec.Selector) == 0 || !rules.LabelsSubsetOf(k.Spec.Selector, other.Labels) {
+			continue
+		}
+		if dest == "" {
+			dest = k.Name + "." + k.Namespace + ".svc.cluster.local"
+		}
+		if slices.ContainsFunc(k.Spec.Ports, func(p corev1.ServicePort) bool { return uint32(p.Port) == port }) {
+			dest = k.Name + "." + k.Namespace + ".svc.cluster.local"
+			break
+		}
+	}
+	vs := ""
+	if res.Route != nil && res.Route.VirtualService != "" {
+		vs = res.Route.VirtualService
+	} else if res.Chain != nil && res.Chain.VirtualService != "" {
+		vs = res.Chain.VirtualService
+	}
+	culprit = "Gateway " + rules.GatewayName(g)
+	where := "the mesh route"
+	if vs != "" {
+		culprit = "VirtualService " + vs
+		where = "the mesh route of VirtualService " + vs
+	}
+	target := "a Service of " + other.Ref()
+	if dest != "" {
+		target = dest
+	}
+	fix = fmt.Sprintf("Send the call to the gateway Gateway %s selects: in %s, set destination.host to %s and destination.port.number to %d (instead of %s). Or, if %s is the gateway meant for this traffic, change the Gateway's selector to %s.",
+		rules.GatewayName(g), where, target, port, called.Hostname, reached.Ref(), fmtLabels(gatewaySelectorFor(reached.Labels)))
+	return culprit, fix
 }
 
 func orDefault(r string) string {

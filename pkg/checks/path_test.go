@@ -19,8 +19,11 @@ import (
 //	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG]
 type pathCase struct {
 	file, host, from, call, cause, flag string
-	port                                uint32
-	warnings, absent                    []string
+	// culprit is the resource the verdict must blame ("@Kind:ns/name" in the fixture's first
+	// line; "" asserts nothing).
+	culprit          string
+	port             uint32
+	warnings, absent []string
 }
 
 func readPathCases(t *testing.T) []pathCase {
@@ -62,6 +65,8 @@ func readPathCases(t *testing.T) []pathCase {
 				c.warnings = append(c.warnings, w[1:])
 			case strings.HasPrefix(w, "-"):
 				c.absent = append(c.absent, w[1:])
+			case strings.HasPrefix(w, "@"):
+				c.culprit = strings.Replace(w[1:], ":", " ", 1)
 			case i == 0:
 				c.cause = w
 			default:
@@ -89,6 +94,9 @@ func TestTracePathFixtures(t *testing.T) {
 			p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.culprit != "" && p.Culprit != c.culprit {
+				t.Errorf("culprit %q, want %q (cause %s): %s", p.Culprit, c.culprit, p.Cause, p.Message)
 			}
 			if p.Cause != c.cause || (c.flag != "" && p.Flag != c.flag) {
 				t.Errorf("cause %s (%s), want %s (%s): %s", p.Cause, p.Flag, c.cause, c.flag, p.Message)

@@ -387,6 +387,9 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
 			b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), b.RouteType, vsRef)
 	case rules.BindNoMatchingRoute:
+		if why := matchExclusions(b); len(why) > 0 {
+			return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): %s.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber(), strings.Join(why, "; "))
+		}
 		return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): match.port, match.gateways or source conditions exclude it.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber())
 	case rules.BindAutoPassthrough:
 		return fmt.Sprintf("server %d of Gateway %s is AUTO_PASSTHROUGH, which uses no VirtualService routes.", b.ServerIndex, gw)
@@ -449,8 +452,136 @@ func bindFailurePatch(b rules.Binding, w Workload) *Patch {
 		p := newPatch("networking.istio.io/v1", "Gateway", b.Gateway.Namespace, b.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
 		p.note = fmt.Sprintf(" server %d", b.ServerIndex)
 		return p
+	case rules.BindNoMatchingRoute:
+		return matchFixPatch(b)
 	}
 	return nil
+}
+
+// routeMatches lists the match blocks of the VirtualService's section for the server's route
+// type, each with its route and match index, and the section's JSON name.
+func routeMatches(b rules.Binding) (section string, out []routeMatch) {
+	spec := &b.VS.Spec
+	switch b.RouteType {
+	case rules.RouteHTTP:
+		for i, r := range spec.GetHttp() {
+			for j, m := range r.GetMatch() {
+				out = append(out, routeMatch{i, j, m.GetGateways(), m.GetPort()})
+			}
+		}
+		return "http", out
+	case rules.RouteTLS:
+		for i, r := range spec.GetTls() {
+			for j, m := range r.GetMatch() {
+				out = append(out, routeMatch{i, j, m.GetGateways(), m.GetPort()})
+			}
+		}
+		return "tls", out
+	case rules.RouteTCP:
+		for i, r := range spec.GetTcp() {
+			for j, m := range r.GetMatch() {
+				out = append(out, routeMatch{i, j, m.GetGateways(), m.GetPort()})
+			}
+		}
+		return "tcp", out
+	}
+	return "", nil
+}
+
+type routeMatch struct {
+	route, match int
+	gateways     []string
+	port         uint32
+}
+
+// meantFor: a match.gateways entry names the server's Gateway by its name but resolves to
+// another namespace (a short name resolves in the VirtualService's namespace).
+func meantFor(g, vsNs string, gw *networkingv1.Gateway) bool {
+	r := rules.ResolveGatewayName(g, vsNs)
+	_, name, _ := strings.Cut(r, "/")
+	return r != rules.GatewayName(gw) && name == gw.Name
+}
+
+// matchExclusions says, for the matches of the VirtualService's routes that were written for
+// the server's Gateway, what keeps each from applying: a match.gateways name that resolves to
+// another namespace, or a match.port other than the server port.
+//
+// Mirrors istiod pilot/pkg/model/virtualservice.go resolveVirtualServiceShortnames (match
+// gateways resolved like spec.gateways, config.go resolveGatewayName) and
+// pilot/pkg/networking/core/route/route.go sourceMatchHTTP (the match's gateways and port
+// against the gateway server).
+func matchExclusions(b rules.Binding) []string {
+	section, ms := routeMatches(b)
+	gwName := rules.GatewayName(b.Gateway)
+	port := b.Server.GetPort().GetNumber()
+	var out []string
+	for _, m := range ms {
+		at := fmt.Sprintf("%s[%d].match[%d]", section, m.route, m.match)
+		named := false
+		for _, g := range m.gateways {
+			if meantFor(g, b.VS.Namespace, b.Gateway) {
+				out = append(out, fmt.Sprintf("%s names gateway %q, which resolves to %s (a name without a namespace is read in the VirtualService's namespace), not %s", at, g, rules.ResolveGatewayName(g, b.VS.Namespace), gwName))
+			}
+			if rules.ResolveGatewayName(g, b.VS.Namespace) == gwName {
+				named = true
+			}
+		}
+		if named && m.port != 0 && m.port != port {
+			out = append(out, fmt.Sprintf("%s names the Gateway but port %d, not the server port %d", at, m.port, port))
+		}
+		if len(out) >= 3 {
+			break
+		}
+	}
+	return out
+}
+
+// matchFixPatch rewrites the matches matchExclusions blames: the Gateway's full name for a
+// match.gateways entry that resolves elsewhere, the server port for a wrong match.port (the
+// whole section written back: a merge patch replaces lists). nil when no match was written for
+// the Gateway.
+func matchFixPatch(b rules.Binding) *Patch {
+	section, ms := routeMatches(b)
+	gwName := rules.GatewayName(b.Gateway)
+	port := b.Server.GetPort().GetNumber()
+	routes := asList(specOf(b.VS, "spec")[section])
+	changed := false
+	for _, m := range ms {
+		if m.route >= len(routes) {
+			continue
+		}
+		r, _ := routes[m.route].(map[string]any)
+		matches := asList(r["match"])
+		if m.match >= len(matches) {
+			continue
+		}
+		mm, _ := matches[m.match].(map[string]any)
+		if mm == nil {
+			continue
+		}
+		named := false
+		gws := asList(mm["gateways"])
+		for k, g := range m.gateways {
+			if meantFor(g, b.VS.Namespace, b.Gateway) && k < len(gws) {
+				gws[k] = gwName
+				changed = true
+				named = true
+			}
+			if rules.ResolveGatewayName(g, b.VS.Namespace) == gwName {
+				named = true
+			}
+		}
+		if named && m.port != 0 && m.port != port {
+			mm["port"] = port
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	p := newPatch("networking.istio.io/v1", "VirtualService", b.VS.Namespace, b.VS.Name, fields{{"spec", fields{{section, routes}}}})
+	p.note = fmt.Sprintf(" (%s matches name Gateway %s and its server port %d)", section, gwName, port)
+	return p
 }
 
 func indent(s, pre string) string {

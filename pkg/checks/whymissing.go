@@ -615,11 +615,19 @@ func (e *evaluation) run() {
 				continue // no call reaches the empty cluster through this gateway: not a failure
 			}
 			var patch *Patch
-			if st.chosen.Kind == rules.KindServiceEntry {
+			fix := fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref())
+			cidr := slices.ContainsFunc(st.chosen.Addresses, func(a string) bool { return strings.Contains(a, "/") })
+			switch {
+			case cidr:
+				// Istio's validation allows CIDR addresses only with resolution NONE or STATIC
+				// (pkg/config/validation/validation.go ValidateServiceEntry).
+				fix = fmt.Sprintf("%s has CIDR addresses (%s), which only resolution NONE or STATIC allows, and a NONE entry has no endpoints at a gateway. List the servers as endpoints with resolution STATIC, or, if %s resolves in DNS, drop the CIDR and use resolution DNS; a CIDR with resolution NONE works only for calls that leave from the sidecar, not through a gateway.",
+					st.chosen.Ref(), strings.Join(st.chosen.Addresses, ", "), st.name)
+			case st.chosen.Kind == rules.KindServiceEntry:
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
 			}
 			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
-				fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref()), patch)
+				fix, patch)
 		} else {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
 		}

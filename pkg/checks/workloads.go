@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -46,30 +45,6 @@ func isGatewayWorkload(snap *snapshot.Snapshot, ns string, l map[string]string) 
 	return false
 }
 
-// isRouterPod reports a pod spec shaped like a gateway (ROUTER) proxy, as Istio's gateway
-// injection and charts produce it: the injection template "gateway"
-// (inject.istio.io/templates), the proxy started as `proxy router`, or a pod whose only
-// container is istio-proxy (the gateway chart's image: auto). istiod itself learns the proxy
-// type from the proxy's own start arguments (model.Proxy.Type); this is the closest a reader of
-// the API objects gets. Ingress gateways (istio=ingressgateway) are left out of the egress
-// gateway list unless a Gateway selects them explicitly.
-func isRouterPod(l, annotations map[string]string, spec corev1.PodSpec) bool {
-	if l["istio"] == "ingressgateway" {
-		return false
-	}
-	for _, t := range strings.Split(annotations["inject.istio.io/templates"], ",") {
-		if strings.TrimSpace(t) == "gateway" {
-			return true
-		}
-	}
-	for _, c := range spec.Containers {
-		if c.Name == "istio-proxy" && slices.Contains(c.Args, "router") {
-			return true
-		}
-	}
-	return len(spec.Containers) == 1 && spec.Containers[0].Name == "istio-proxy"
-}
-
 // GatewayWorkloads lists every gateway workload of the snapshot, sorted by namespace/name:
 // Deployments whose pod template is labelled `istio: egressgateway` or selected by some
 // Gateway's selector, and Pods of that kind that no Deployment selects.
@@ -83,14 +58,14 @@ func gatewayWorkloads(snap *snapshot.Snapshot) []Workload {
 	var out []Workload
 	for _, d := range snap.Deployments {
 		l := d.Spec.Template.Labels
-		if !isGatewayWorkload(snap, d.Namespace, l) && !isRouterPod(l, d.Spec.Template.Annotations, d.Spec.Template.Spec) {
+		if !isGatewayWorkload(snap, d.Namespace, l) && !rules.IsRouterPod(l, d.Spec.Template.Annotations, d.Spec.Template.Spec) {
 			continue
 		}
 		out = append(out, Workload{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name, Labels: l,
 			Revision: workloadRevision(snap, d.Namespace, l), Synthetic: snap.Assumptions.SyntheticGateway && d.Namespace == snap.IstioNamespace && d.Name == "istio-egressgateway"})
 	}
 	for _, p := range snap.Pods {
-		if (!isGatewayWorkload(snap, p.Namespace, p.Labels) && !isRouterPod(p.Labels, p.Annotations, p.Spec)) || ownedByDeployment(snap, p.Namespace, p.Labels) {
+		if (!isGatewayWorkload(snap, p.Namespace, p.Labels) && !rules.IsRouterPod(p.Labels, p.Annotations, p.Spec)) || ownedByDeployment(snap, p.Namespace, p.Labels) {
 			continue
 		}
 		out = append(out, Workload{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, Labels: p.Labels,

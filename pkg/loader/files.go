@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -813,6 +814,19 @@ func addSyntheticGateway(snap *snapshot.Snapshot) {
 	}
 	for _, labels := range workloadLabels {
 		if labels["istio"] == "egressgateway" {
+			return
+		}
+	}
+	// A workload shaped like a gateway (ROUTER) proxy, whatever its labels (the gateway Helm
+	// chart labels its pods istio=<release name>): the input has its gateway; assuming another
+	// would invent a proxy nobody runs.
+	for _, d := range snap.Deployments {
+		if d != nil && rules.IsRouterPod(d.Spec.Template.Labels, d.Spec.Template.Annotations, d.Spec.Template.Spec) {
+			return
+		}
+	}
+	for _, p := range snap.Pods {
+		if p != nil && rules.IsRouterPod(p.Labels, p.Annotations, p.Spec) {
 			return
 		}
 	}

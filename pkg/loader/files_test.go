@@ -597,3 +597,32 @@ func TestFromFilesCapped(t *testing.T) {
 		}
 	}
 }
+
+// A gateway workload the Helm chart labels istio=<release> (not istio=egressgateway), selected by
+// no Gateway: the input has its gateway (router-shaped: inject.istio.io/templates: gateway), so
+// no istio-egressgateway is assumed beside it.
+func TestFromFilesNoSyntheticGatewayBesideRouterPod(t *testing.T) {
+	in := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: istio-egress, namespace: istio-system}
+spec:
+  selector: {matchLabels: {istio: egress}}
+  template:
+    metadata: {labels: {istio: egress}, annotations: {inject.istio.io/templates: gateway}}
+    spec: {containers: [{name: istio-proxy, image: auto}, {name: log-shipper, image: fluent}]}
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [api.example.com]}]
+`
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Assumptions.SyntheticGateway || len(snap.Deployments) != 1 {
+		t.Errorf("SyntheticGateway=%v, %d Deployments: a gateway was assumed beside istio-system/istio-egress", snap.Assumptions.SyntheticGateway, len(snap.Deployments))
+	}
+}

@@ -124,12 +124,15 @@ func TestShortAnswerFirst(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "cases")
 	exp := filepath.Join(dir, "se-exportto-private-hidden-from-gateway.yaml")
 	tcp := filepath.Join(dir, "tcp-entry-on-443-captures-other-https.yaml")
+	paths := filepath.Join("..", "checks", "testdata", "paths")
 	for _, c := range []struct {
 		args  []string
 		first string // the start of the first line
 		fix   string // in the short answer
 	}{
 		{[]string{"why-missing", "rates.example.net", "-f", exp}, "ABSENT: no cluster for rates.example.net on gateway istio-egress/egress-gateway: cause NOT_EXPORTED_TO_GATEWAY_NAMESPACE, culprit ServiceEntry payments/fx-rates", "Fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
+		// the cluster is there, but the Gateway the route names applies to no workload
+		{[]string{"why-missing", "api.example.com", "-f", filepath.Join(paths, "_base.yaml"), "-f", filepath.Join(paths, "gateway-selector-mismatch.yaml")}, "PRESENT, but calls fail: api.example.com has its cluster on gateway istio-system/istio-egressgateway: cause GATEWAY_DOES_NOT_APPLY, culprit Gateway istio-system/egress", "Fix: change spec.selector"},
 		{[]string{"why-missing", "rates.example.net", "--from", "payments", "-f", exp}, "PATH HTTP rates.example.net:8080 from sidecar payments: FAILS", "Fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
 		{[]string{"explain-listener", "www.example.com:443", "--from", "monitoring", "-f", tcp}, "FAIL: TLS call to www.example.com:443 from SIDECAR monitoring goes to outbound|443||telemetry.example.org; TCP_CATCH_ALL_ON_TLS_PORT ServiceEntry monitoring/telemetry-sink", "Fix: Set spec.addresses on ServiceEntry monitoring/telemetry-sink"},
 		{[]string{"export-audit", "-A", "-f", exp}, "FAIL: 1 exportTo gap(s) (1 error(s), 0 warning(s)); first: ServiceEntry payments/fx-rates SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE, missing in istio-egress", "Fix: change spec.exportTo of ServiceEntry payments/fx-rates"},

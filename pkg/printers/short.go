@@ -163,6 +163,13 @@ func whyMissingShort(r *checks.Report) string {
 		}
 	}
 	if len(absent) == 0 {
+		// The cluster is there, but the verdict names a fault (a Gateway that applies to no
+		// workload, no endpoints, ...): that fault is the answer.
+		for _, g := range r.Gateways {
+			if e, ok := checks.Lookup(g.Cause); ok && e.Level == checks.LevelError && g.Culprit != "" {
+				return fmt.Sprintf("PRESENT, but calls fail: %s has its cluster on gateway %s: cause %s, culprit %s\n", target, g.Gateway, g.Cause, g.Culprit) + fixLine(g.Fix, g.Culprit)
+			}
+		}
 		where := "gateway " + r.Gateways[0].Gateway
 		if n := len(r.Gateways); n > 1 {
 			where = fmt.Sprintf("all %d gateways", n)
