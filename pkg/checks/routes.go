@@ -305,6 +305,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 		return
 	}
 	e.step(id, name, Pass, fmt.Sprintf("%d binding%s serve %s on %s", len(ra.covering), plural(len(ra.covering), "", "s"), e.host, e.w.Ref()), ev...)
+	e.stepRouteDestinations(ra)
 	for _, b := range ra.covering {
 		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 		for _, d := range b.Dests {
@@ -639,4 +640,85 @@ func (e *evaluation) routeBinding(b rules.Binding, covers bool) RouteBinding {
 		}
 	}
 	return r
+}
+
+// stepRouteDestinations follows the routes that serve the host on this gateway to their
+// destinations: a destination other than the host itself (a forward proxy's Service, another
+// entry) must be a cluster of this gateway too, else requests get 503 NC there although the
+// host's own cluster is present; and a passthrough server's route must not end at a cluster that
+// originates TLS (the client's TLS is wrapped in a second session).
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster (the route's
+// cluster, generated only when the gateway has the service: cluster.go BuildClusters), and
+// cluster_builder.go applyUpstreamTLSSettings with gateway.go
+// buildGatewayNetworkFiltersFromTLSRoutes (a passthrough chain forwards the client's bytes).
+func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
+	if e.nested || e.full == nil {
+		return
+	}
+	for _, b := range ra.covering {
+		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+		for _, d := range b.Dests {
+			if d.Mirror {
+				continue
+			}
+			h := strings.ToLower(d.Host)
+			if slices.Contains(ra.hostnames, h) {
+				if b.RouteType == rules.RouteTLS {
+					e.passthroughOriginates(b, d, h, vsRef)
+				}
+				continue
+			}
+			sub := evaluateNested(e, h, d.Port)
+			if sub.Present || sub.Cause == "" || sub.Cause == CauseOK || sub.Cause == CauseInputUnknown {
+				continue
+			}
+			port := d.Port
+			if port == 0 {
+				port = b.Server.GetPort().GetNumber()
+			}
+			cluster := rules.ClusterName(port, d.Subset, h)
+			e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+				fmt.Sprintf("%s sends %s to %s, which %s does not have (%s)", vsRef, e.host, cluster, e.w.Ref(), sub.Cause),
+				Evidence{Resource: vsRef, Field: "destination", Value: h})
+			e.failPatch(ListenerClusterAbsent, sub.Culprit,
+				fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have: %s Requests for %s fail with 503 NC at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, sub.Message, e.host),
+				sub.Fix, sub.Patch)
+			return
+		}
+	}
+}
+
+// evaluateNested is the verdict of this gateway for another host (a route's destination).
+func evaluateNested(e *evaluation, host string, port uint32) GatewayVerdict {
+	return evaluateWith(e.full, e.w, host, port, e.flags, e.filterOn, e.scopeOn, true)
+}
+
+// passthroughOriginates fails the verdict when a passthrough server's tls route ends at a
+// cluster for which the DestinationRule the gateway applies originates TLS.
+func (e *evaluation) passthroughOriginates(b rules.Binding, d rules.Dest, h, vsRef string) {
+	chosen, _ := rules.ServiceForProxy(model.Services(e.snap, e.flags.MeshConfig).Shared(h), e.w.Namespace)
+	if chosen == nil {
+		return
+	}
+	ch := e.drs.For(e.w.Namespace, e.w.Labels, chosen.Hostname, chosen.Namespace)
+	if ch == nil {
+		return
+	}
+	port := d.Port
+	if port == 0 {
+		port = b.Server.GetPort().GetNumber()
+	}
+	mode := ch.ClusterTLS(port, d.Subset).GetMode().String()
+	if mode != "SIMPLE" && mode != "MUTUAL" && mode != "ISTIO_MUTUAL" {
+		return
+	}
+	cluster := rules.ClusterName(port, d.Subset, h)
+	e.step("upstream-tls", "a passthrough server's cluster sends the client's TLS as it is", Fail,
+		fmt.Sprintf("server %d of Gateway %s passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", b.ServerIndex, rules.GatewayName(b.Gateway), cluster, ch.Ref(), mode),
+		Evidence{Resource: "DestinationRule " + ch.Ref(), Field: "trafficPolicy.tls.mode", Value: mode})
+	e.failPatch(ListenerDoubleTLS, "DestinationRule "+ch.Ref(),
+		fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server, route of %s) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", rules.GatewayName(b.Gateway), e.host, vsRef, cluster, ch.Ref(), mode, h),
+		fmt.Sprintf("Originate TLS once: keep the passthrough and remove tls from DestinationRule %s for port %d, or have the client send plain HTTP to the gateway and keep the DestinationRule.", ch.Ref(), port),
+		disableTLSPatch(ch, port, d.Subset))
 }

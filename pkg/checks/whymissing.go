@@ -160,6 +160,11 @@ type evaluation struct {
 
 	v     GatewayVerdict
 	cause string
+
+	// full is the snapshot before the revision view (for the verdicts of a route's other
+	// destinations); nested is true in such a verdict (no further nesting).
+	full   *snapshot.Snapshot
+	nested bool
 }
 
 // fail records the first failing step's cause.
@@ -196,11 +201,17 @@ func (e *evaluation) step(id, name string, r Result, summary string, ev ...Evide
 }
 
 func evaluate(snap *snapshot.Snapshot, w Workload, host string, port uint32, flags IstiodFlags, filterOn, scopeOn bool) GatewayVerdict {
+	return evaluateWith(snap, w, host, port, flags, filterOn, scopeOn, false)
+}
+
+// evaluateWith is evaluate; nested marks the verdict for a route's other destination, which
+// does not follow its own routes' destinations further.
+func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32, flags IstiodFlags, filterOn, scopeOn, nested bool) GatewayVerdict {
 	live := snap.Live // read from the snapshot itself: a revision view kept from before live evidence was added lacks it
 	full := snap
 	snap = RevisionView(snap, w.Revision)
 	mc := flags.MeshConfig
-	e := &evaluation{snap: snap, liveState: live, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
+	e := &evaluation{snap: snap, full: full, nested: nested, liveState: live, w: w, host: host, port: port, flags: flags, filterOn: filterOn, scopeOn: scopeOn,
 		svcExport: mc.GetDefaultServiceExportTo(), vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace()}
 	if e.rootNs == "" {
 		e.rootNs = snap.IstioNamespace

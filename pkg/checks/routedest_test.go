@@ -1,0 +1,196 @@
+package checks
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+)
+
+// TestRouteDestinations: why-missing for a host whose own cluster is on the gateway still fails
+// when the route bound there sends it elsewhere (a forward proxy's Service, another entry) that
+// the gateway lacks, or passes the client's TLS into a cluster that originates TLS. Two shapes
+// per rule.
+func TestRouteDestinations(t *testing.T) {
+	for _, c := range []struct {
+		name, host, yaml, cause, culprit string
+	}{
+		{"forward proxy Service hidden by its exportTo annotation", "updates.vendor.example", `
+apiVersion: v1
+kind: Namespace
+metadata: {name: corp-proxy}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: squid, namespace: corp-proxy, annotations: {networking.istio.io/exportTo: "."}}
+spec:
+  selector: {app: squid}
+  ports: [{name: http-proxy, port: 3128}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [updates.vendor.example]}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: vendor, namespace: team-a}
+spec:
+  hosts: [updates.vendor.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: vendor-via-proxy, namespace: istio-system}
+spec:
+  hosts: [updates.vendor.example]
+  gateways: [istio-system/egress]
+  http:
+  - route: [{destination: {host: squid.corp-proxy.svc.cluster.local, port: {number: 3128}}}]
+`, ListenerClusterAbsent, "Service corp-proxy/squid"},
+		{"second entry private to its namespace", "api.payments.example", `
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio-injection: enabled}}
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: pay-tcp, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 9000, name: tcp, protocol: TCP}, hosts: ["*"]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: egress-tcp, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  ports: [{name: tcp, port: 9000, targetPort: 9000}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: payments, namespace: shop}
+spec:
+  hosts: [api.payments.example]
+  addresses: [240.10.0.1]
+  resolution: DNS
+  ports: [{number: 9000, name: tcp, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: payments-dr-site, namespace: shop}
+spec:
+  hosts: [dr.payments.example]
+  exportTo: ["."]
+  resolution: DNS
+  ports: [{number: 9000, name: tcp, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: payments-failover, namespace: shop}
+spec:
+  hosts: [api.payments.example]
+  gateways: [istio-system/pay-tcp]
+  tcp:
+  - route: [{destination: {host: dr.payments.example, port: {number: 9000}}}]
+`, ListenerClusterAbsent, "ServiceEntry shop/payments-dr-site"},
+		{"passthrough server, host-level SIMPLE", "files.cdn.example", `
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: tls-pass, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: tls, protocol: TLS}, hosts: [files.cdn.example], tls: {mode: PASSTHROUGH}}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: cdn, namespace: team-a}
+spec:
+  hosts: [files.cdn.example]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: cdn-verify, namespace: team-a}
+spec:
+  host: files.cdn.example
+  trafficPolicy: {tls: {mode: SIMPLE, sni: files.cdn.example}}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: cdn, namespace: istio-system}
+spec:
+  hosts: [files.cdn.example]
+  gateways: [istio-system/tls-pass]
+  tls:
+  - match: [{port: 443, sniHosts: [files.cdn.example]}]
+    route: [{destination: {host: files.cdn.example, port: {number: 443}}}]
+`, ListenerDoubleTLS, "DestinationRule team-a/cdn-verify"},
+		{"passthrough server, port-level MUTUAL in the root namespace", "ledger.bank.example", `
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: bank, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 8443, name: tls-bank, protocol: TLS}, hosts: ["*.bank.example"], tls: {mode: PASSTHROUGH}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: egress-bank, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  ports: [{name: tls-bank, port: 8443, targetPort: 18443}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ledger, namespace: istio-system}
+spec:
+  hosts: [ledger.bank.example]
+  resolution: DNS
+  ports: [{number: 8443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: ledger-mtls, namespace: istio-system}
+spec:
+  host: ledger.bank.example
+  trafficPolicy:
+    portLevelSettings:
+    - port: {number: 8443}
+      tls: {mode: MUTUAL, credentialName: ledger-client}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ledger, namespace: istio-system}
+spec:
+  hosts: [ledger.bank.example]
+  gateways: [bank]
+  tls:
+  - match: [{port: 8443, sniHosts: [ledger.bank.example]}]
+    route: [{destination: {host: ledger.bank.example}}]
+`, ListenerDoubleTLS, "DestinationRule istio-system/ledger-mtls"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(c.yaml), loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Gateway: "istio-system/istio-egressgateway"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := r.Gateways[0]
+			if !g.Present || g.Cause != c.cause || g.Culprit != c.culprit {
+				t.Errorf("present %v, cause %s, culprit %q; want present, %s, %q: %s", g.Present, g.Cause, g.Culprit, c.cause, c.culprit, g.Message)
+			}
+			if g.Patch == nil {
+				t.Errorf("no patch: %s", g.Fix)
+			}
+		})
+	}
+}
