@@ -176,7 +176,9 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		// say so). Never fails the load: refusals are recorded in snap.GatewayAPIUnread.
 		{"GatewayAPI", "gateway.networking.k8s.io objects", func(ctx context.Context) error {
 			readGatewayAPI(ctx, kc.Discovery(), dc, snap)
-			return nil
+			// Ended by the deadline (or by another list's failure): not an answer, so a
+			// timeout names this list among those the server did not answer.
+			return ctx.Err()
 		}, nil},
 		{snapshot.KindConfigMap, "configmaps in namespace " + istioNS, func(ctx context.Context) (err error) {
 			configMaps, err = listAll[*corev1.ConfigMap](ctx, pageFn(kc.CoreV1().ConfigMaps(istioNS).List))
