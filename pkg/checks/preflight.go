@@ -820,9 +820,20 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 			askedSet[q] = true
 		}
 	}
+	// Hosts that another Sidecar of the namespace imports but the one istiod applies does not
+	// (several without workloadSelector: the oldest wins, silently): the namespace evidently
+	// calls them, so their calls are traced whatever they reach.
+	always := map[hostPortCall]bool{}
+	for _, q := range c.ambiguousImports(v, ns) {
+		if !askedSet[q] {
+			asked = append(asked, q)
+			askedSet[q] = true
+			always[q] = true
+		}
+	}
 	r.targets += len(asked)
 	var traced []pendingFinding
-	r.paths, traced = c.tracePaths(v, ns, asked)
+	r.paths, traced = c.tracePaths(v, ns, asked, always)
 	r.pending = append(r.pending, traced...)
 	fp := sidecarFingerprint(c.snap, v)
 	cls.mu.Lock()
@@ -834,6 +845,9 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	if !seen {
 		results = nil
 		for _, q := range asked {
+			if always[q] {
+				continue // traced above; the path names the Sidecar that hides it
+			}
 			for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
 				namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
 				pf := listenerPending([]Finding{f}, "")[0].f
@@ -846,6 +860,47 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	}
 	r.ns, r.hosts = ns, results
 	return r
+}
+
+// ambiguousImports lists the (host, port) calls of ServiceEntries that another Sidecar without
+// workloadSelector in namespace ns would import, and the one istiod applies (the oldest) does
+// not. Each is computed as the sidecar's view with that other Sidecar alone applying.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initSidecarScopes / getSidecarScope (the oldest
+// selector-less Sidecar of a namespace applies to its workloads; the others are ignored).
+func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
+	applied := v.Scope.Sidecar
+	if applied == nil || applied.Spec.GetWorkloadSelector() != nil {
+		return nil
+	}
+	var out []hostPortCall
+	seen := map[hostPortCall]bool{}
+	for _, sc := range RevisionView(c.snap, v.Revision).Sidecars {
+		if sc.Namespace != ns || sc.Spec.GetWorkloadSelector() != nil || sc == applied {
+			continue
+		}
+		alt := *c.snap // a shallow copy: its derived indexes are its own
+		alt.Sidecars = nil
+		for _, o := range c.snap.Sidecars {
+			if o.Namespace != ns || o.Spec.GetWorkloadSelector() != nil || o == sc {
+				alt.Sidecars = append(alt.Sidecars, o)
+			}
+		}
+		av := BuildSidecarView(&alt, ns, nil)
+		for _, s := range av.Outbound.Imported() {
+			if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") || importedEntry(v.Outbound, s.Hostname) != nil {
+				continue
+			}
+			for _, p := range s.Ports {
+				q := hostPortCall{s.Hostname, p.Number}
+				if p.Protocol != "UDP" && !seen[q] {
+					seen[q] = true
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // parallelEach runs fn(0..n-1) on one goroutine per CPU (at most n).

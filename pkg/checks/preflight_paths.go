@@ -14,7 +14,7 @@ import (
 // path why-missing --from traces). A failing path is a finding with its cause; the path's
 // warnings are findings too. Gateway hops are shared across namespaces (c.gatewayHops): only
 // the client side is traced per namespace.
-func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) (int, []pendingFinding) {
+func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall, always map[hostPortCall]bool) (int, []pendingFinding) {
 	c.gwRoutedMu.Lock()
 	if c.gatewayHops == nil {
 		c.gatewayHops = &hopCache{m: map[string]*gatewayHopRecord{}}
@@ -29,11 +29,14 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall) (
 		kind := callKinds("", imported, q.port)[0]
 		addr := v.CallAddress(q.host, imported)
 		res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
-		if !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
+		if !always[q] && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
 			continue
 		}
 		traced++
 		tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}
+		if imported == nil {
+			tr.hidden = hiddenEntries(c.snap, v, q.host, imported) // names what hides the host, as why-missing --from does
+		}
 		tr.trace(v, client, imported, q.host, q.port, kind)
 		p := tr.t
 		ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
