@@ -438,8 +438,18 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	rep.Clusters = sidecarClusters(snap, v, rep)
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
-			rep.add(ListenerClusterAbsent, "proxy sidecar "+v.Namespace, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with 503 NC.", rep.Host, c.Name, v.Namespace, c.Reason),
-				"Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change.")
+			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
+			if h, ok := hiddenDestination(snap, v, c.FQDN); ok {
+				// The destination exists but is not exported to the client's namespace (its
+				// exportTo, or the mesh default for its kind): that resource is to blame.
+				resource = h.Ref()
+				if h.Kind == rules.KindService {
+					fix = serviceExportToYAML(h.Ref(), h.Name, h.DeclaredExportTo, h.Namespace, v.Namespace)
+				} else {
+					fix = exportToYAML(h.Ref(), h.DeclaredExportTo, h.Namespace, v.Namespace)
+				}
+			}
+			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with 503 NC.", rep.Host, c.Name, v.Namespace, c.Reason), fix)
 		}
 		s, ok := v.Outbound.ScopeService(c.FQDN)
 		if c.Present || !ok || s.Kind != rules.KindService || hasPort(s, c.Port) {
@@ -457,6 +467,21 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		}
 		rep.add(ListenerGatewayServiceLack, s.Ref(), fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
 	}
+}
+
+// hiddenDestination is the registry entry for host (a route's destination) that exists but is
+// exported neither to the sidecar's namespace nor publicly: what keeps its cluster from the
+// sidecar. Mirrors istiod pilot/pkg/model/push_context.go initServiceRegistry / IsServiceVisible
+// (rules.ServiceForProxy).
+func hiddenDestination(snap *snapshot.Snapshot, v SidecarView, host string) (rules.Service, bool) {
+	services := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(host)
+	if len(services) == 0 {
+		return rules.Service{}, false
+	}
+	if chosen, _ := rules.ServiceForProxy(services, v.Namespace); chosen != nil {
+		return rules.Service{}, false
+	}
+	return services[0], true
 }
 
 // matchedOtherEntry: the call reached an entry declared for another name through a specific
