@@ -15,6 +15,7 @@ import (
 func TestRouteDestinations(t *testing.T) {
 	for _, c := range []struct {
 		name, host, yaml, cause, culprit string
+		noPatch                          bool
 	}{
 		{"forward proxy Service hidden by its exportTo annotation", "updates.vendor.example", `
 apiVersion: v1
@@ -51,7 +52,7 @@ spec:
   gateways: [istio-system/egress]
   http:
   - route: [{destination: {host: squid.corp-proxy.svc.cluster.local, port: {number: 3128}}}]
-`, ListenerClusterAbsent, "Service corp-proxy/squid"},
+`, ListenerClusterAbsent, "Service corp-proxy/squid", false},
 		{"second entry private to its namespace", "api.payments.example", `
 apiVersion: v1
 kind: Namespace
@@ -97,7 +98,7 @@ spec:
   gateways: [istio-system/pay-tcp]
   tcp:
   - route: [{destination: {host: dr.payments.example, port: {number: 9000}}}]
-`, ListenerClusterAbsent, "ServiceEntry shop/payments-dr-site"},
+`, ListenerClusterAbsent, "ServiceEntry shop/payments-dr-site", false},
 		{"passthrough server, host-level SIMPLE", "files.cdn.example", `
 apiVersion: networking.istio.io/v1
 kind: Gateway
@@ -130,7 +131,7 @@ spec:
   tls:
   - match: [{port: 443, sniHosts: [files.cdn.example]}]
     route: [{destination: {host: files.cdn.example, port: {number: 443}}}]
-`, ListenerDoubleTLS, "DestinationRule team-a/cdn-verify"},
+`, ListenerDoubleTLS, "DestinationRule team-a/cdn-verify", false},
 		{"passthrough server, port-level MUTUAL in the root namespace", "ledger.bank.example", `
 apiVersion: networking.istio.io/v1
 kind: Gateway
@@ -173,7 +174,32 @@ spec:
   tls:
   - match: [{port: 8443, sniHosts: [ledger.bank.example]}]
     route: [{destination: {host: ledger.bank.example}}]
-`, ListenerDoubleTLS, "DestinationRule istio-system/ledger-mtls"},
+`, ListenerDoubleTLS, "DestinationRule istio-system/ledger-mtls", false},
+		{"origination route to a port the entry does not declare", "reports.bi.example", `
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: bi, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [reports.bi.example]}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: bi, namespace: team-a}
+spec:
+  hosts: [reports.bi.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: bi-originate, namespace: team-a}
+spec:
+  hosts: [reports.bi.example]
+  gateways: [istio-system/bi]
+  http:
+  - route: [{destination: {host: reports.bi.example, port: {number: 443}}}]
+`, ListenerClusterAbsent, "VirtualService team-a/bi-originate", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(c.yaml), loader.Options{})
@@ -188,7 +214,7 @@ spec:
 			if !g.Present || g.Cause != c.cause || g.Culprit != c.culprit {
 				t.Errorf("present %v, cause %s, culprit %q; want present, %s, %q: %s", g.Present, g.Cause, g.Culprit, c.cause, c.culprit, g.Message)
 			}
-			if g.Patch == nil {
+			if g.Patch == nil && !c.noPatch {
 				t.Errorf("no patch: %s", g.Fix)
 			}
 		})

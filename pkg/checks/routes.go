@@ -667,6 +667,7 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				if b.RouteType == rules.RouteTLS {
 					e.passthroughOriginates(b, d, h, vsRef)
 				}
+				e.ownPortAbsent(b, d, h, vsRef)
 				continue
 			}
 			sub := evaluateNested(e, h, d.Port)
@@ -687,6 +688,46 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 			return
 		}
 	}
+}
+
+// ownPortAbsent fails the verdict when the route names a port of the host for which the gateway
+// has no cluster (the entry the gateway uses does not declare it), although other ports' clusters
+// are there.
+func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef string) {
+	if d.Port == 0 || e.port != 0 {
+		return // asked for one port: the verdict is about that port already
+	}
+	for _, c := range e.v.Clusters {
+		if c.FQDN == h && c.Port == d.Port && c.Subset == d.Subset {
+			if c.Present {
+				return
+			}
+			e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+				fmt.Sprintf("%s sends %s to %s, which %s does not have (%s)", vsRef, e.host, c.Name, e.w.Ref(), c.Reason),
+				Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
+			e.fail(ListenerClusterAbsent, vsRef,
+				fmt.Sprintf("%s routes %s on gateway %s to port %d, but the gateway has no %s (%s): requests fail with 503 NC there, although clusters for other ports of the host are present.", vsRef, e.host, e.w.Ref(), d.Port, c.Name, c.Reason),
+				fmt.Sprintf("Route to a port the entry the gateway uses declares, or declare port %d there (why-missing %s --port %d shows which entry that is).", d.Port, h, d.Port))
+			return
+		}
+	}
+	// no cluster for that port at all: the entry the gateway uses does not declare it
+	var ports []string
+	for _, c := range e.v.Clusters {
+		if c.FQDN == h && c.Subset == "" {
+			ports = append(ports, fmt.Sprint(c.Port))
+		}
+	}
+	if len(ports) == 0 {
+		return
+	}
+	name := rules.ClusterName(d.Port, d.Subset, h)
+	e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+		fmt.Sprintf("%s sends %s to %s, which %s does not have (its entry for %s declares ports %s)", vsRef, e.host, name, e.w.Ref(), h, strings.Join(ports, ", ")),
+		Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
+	e.fail(ListenerClusterAbsent, vsRef,
+		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests fail with 503 NC at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name),
+		fmt.Sprintf("Route to one of ports %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", strings.Join(ports, ", "), d.Port, h, d.Port))
 }
 
 // evaluateNested is the verdict of this gateway for another host (a route's destination).
