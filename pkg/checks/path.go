@@ -29,6 +29,7 @@ const (
 	PathGatewayNoRoute    = "GATEWAY_NO_ROUTE_FOR_HOST"
 	PathGatewayNoChain    = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
 	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
@@ -49,6 +50,7 @@ func init() {
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port). The connection reaches the wrong endpoints."},
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
+		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 	)
 }
@@ -950,6 +952,9 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	case "ISTIO_MUTUAL":
 		tr.t.GatewayUpstreamTLS = "Istio mTLS"
 	default:
+		if expect != "the client's TLS" && tr.notOriginated(gproxy, w, cluster) {
+			return true
+		}
 		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, host))
 		return false
 	}
@@ -972,6 +977,105 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	}
 	tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s originates %s to %s (DestinationRule %s tls.mode %s)", cluster, tr.t.GatewayUpstreamTLS, host, dr, mode))
 	return false
+}
+
+// notOriginated fails the path when the gateway, holding the call in plaintext (an HTTP or
+// terminating server), forwards it to a port the entry it uses declares HTTPS or TLS without
+// originating TLS. The culprit is a DestinationRule for the host that would originate TLS but
+// does not apply to the gateway (off its lookup path, or not exported to its namespace), else the
+// missing rule (a new one in the gateway's namespace is the fix).
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings (no tls,
+// no transport socket) and pilot/pkg/model/push_context.go destinationRule (the lookup: proxy
+// namespace, service namespace, root namespace; exportTo).
+func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool {
+	port, subset, host, ok := parseClusterName(cluster)
+	if !ok {
+		return false
+	}
+	view := RevisionView(tr.snap, w.Revision)
+	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
+	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
+	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+		return false
+	}
+	proto := ""
+	for _, p := range chosen.Ports {
+		if p.Number == port {
+			proto = strings.ToUpper(p.Protocol)
+		}
+	}
+	if proto != "HTTPS" && proto != "TLS" {
+		return false
+	}
+	applied := gatewayDRChoice(tr, w, host)
+	// A rule for the host that sets tls but does not apply here.
+	var off *networkingv1.DestinationRule
+	for _, dr := range view.DestinationRules {
+		if !rules.HostMatches(strings.ToLower(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace)), host) {
+			continue
+		}
+		if applied != nil && slices.ContainsFunc(applied.Rules, func(r *networkingv1.DestinationRule) bool { return r == dr }) {
+			continue
+		}
+		if drSetsTLS(dr, port) {
+			off = dr
+			break
+		}
+	}
+	tr.hop(gproxy, "upstream tls", Fail, fmt.Sprintf("%s sends plaintext to %s port %d, which %s declares %s (no DestinationRule that applies to the gateway originates TLS)", cluster, host, port, chosen.Ref(), proto))
+	msg := fmt.Sprintf("Gateway %s forwards the call for %s in plaintext to %s: %s declares port %d as %s, so the external server expects TLS, and no DestinationRule that applies to the gateway originates it. The server rejects the request (400, or a reset).", w.Ref(), host, cluster, chosen.Ref(), port, proto)
+	tlsPolicy := fields{{"mode", "SIMPLE"}, {"sni", host}}
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = view.IstioNamespace
+	}
+	if off != nil {
+		ref := "DestinationRule " + off.Namespace + "/" + off.Name
+		msg += fmt.Sprintf(" %s would originate TLS, but the gateway (namespace %s) does not apply it: istiod looks for rules in the proxy's namespace, then the host's (%s), then the root namespace (%s), and only at rules exported to the proxy's namespace.", ref, w.Namespace, chosen.Namespace, root)
+		if off.Namespace == chosen.Namespace || off.Namespace == root {
+			tr.failPatch(PathNotOriginated, "", ref, msg, exportToPatch(ref, off.Spec.GetExportTo(), off.Namespace, w.Namespace))
+			return true
+		}
+		// Off the lookup path: exporting it would not help; the same tls in a rule the gateway
+		// reads does.
+		if t := off.Spec.GetTrafficPolicy().GetTls(); t != nil && t.GetMode().String() != "" {
+			tlsPolicy = fields{{"mode", t.GetMode().String()}}
+			if t.GetSni() != "" {
+				tlsPolicy = append(tlsPolicy, field{"sni", t.GetSni()})
+			}
+			if t.GetCredentialName() != "" {
+				tlsPolicy = append(tlsPolicy, field{"credentialName", t.GetCredentialName()})
+			}
+		}
+		msg += fmt.Sprintf(" Namespace %s is not on that path, so exporting it does not help: put the tls in a rule in %s (below).", off.Namespace, w.Namespace)
+		defer func() { tr.t.Culprit = ref }()
+	}
+	spec := fields{{"host", host}}
+	if subset != "" {
+		spec = append(spec, field{"subsets", []any{fields{{"name", subset}, {"trafficPolicy", fields{{"portLevelSettings", []any{fields{{"port", fields{{"number", port}}}, {"tls", tlsPolicy}}}}}}}}})
+	} else {
+		spec = append(spec, field{"trafficPolicy", fields{{"portLevelSettings", []any{fields{{"port", fields{{"number", port}}}, {"tls", tlsPolicy}}}}}})
+	}
+	name := "originate-tls-" + strings.ReplaceAll(host, ".", "-")
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	p := newObject("networking.istio.io/v1", "DestinationRule", w.Namespace, strings.TrimRight(name, "-"), spec)
+	tr.failPatch(PathNotOriginated, "", chosen.Ref(), msg, p)
+	return true
+}
+
+// drSetsTLS: the rule originates TLS (SIMPLE or MUTUAL) at the top level or for the port.
+func drSetsTLS(dr *networkingv1.DestinationRule, port uint32) bool {
+	tp := dr.Spec.GetTrafficPolicy()
+	m := tp.GetTls().GetMode().String()
+	for _, pl := range tp.GetPortLevelSettings() {
+		if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
+			m = pl.GetTls().GetMode().String()
+		}
+	}
+	return m == "SIMPLE" || m == "MUTUAL"
 }
 
 // mirrors checks the clusters the gateway's route mirrors the call to: each must be a cluster of
