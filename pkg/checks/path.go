@@ -989,15 +989,35 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 // no transport socket) and pilot/pkg/model/push_context.go destinationRule (the lookup: proxy
 // namespace, service namespace, root namespace; exportTo).
 func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool {
-	port, subset, host, ok := parseClusterName(cluster)
+	d, ok := notOriginatedAt(tr.snap, w, cluster)
 	if !ok {
 		return false
 	}
-	view := RevisionView(tr.snap, w.Revision)
+	tr.hop(gproxy, "upstream tls", Fail, d.hop)
+	tr.failPatch(PathNotOriginated, "", d.culprit, d.msg, d.patch)
+	return true
+}
+
+// notOriginatedDiag is what notOriginatedAt found: the hop summary, message, culprit and fix.
+type notOriginatedDiag struct {
+	hop, msg, culprit string
+	patch             *Patch
+}
+
+// notOriginatedAt diagnoses the gateway's cluster (outbound|port|subset|host) sending plaintext
+// to a port the entry the gateway uses declares HTTPS or TLS (no DestinationRule that applies to
+// the gateway sets tls for it). Callers check that the gateway holds the call in plaintext and
+// that the cluster has no tls.
+func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOriginatedDiag, bool) {
+	port, subset, host, ok := parseClusterName(cluster)
+	if !ok {
+		return notOriginatedDiag{}, false
+	}
+	view := RevisionView(snap, w.Revision)
 	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
 	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
 	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
-		return false
+		return notOriginatedDiag{}, false
 	}
 	proto := ""
 	for _, p := range chosen.Ports {
@@ -1006,16 +1026,23 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 		}
 	}
 	if proto != "HTTPS" && proto != "TLS" {
-		return false
+		return notOriginatedDiag{}, false
 	}
-	applied := gatewayDRChoice(tr, w, host)
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = view.IstioNamespace
+	}
+	applied := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo()).For(w.Namespace, w.Labels, chosen.Hostname, chosen.Namespace)
+	if applied != nil && applied.ClusterTLS(port, subset) != nil {
+		return notOriginatedDiag{}, false // the rule the gateway applies sets tls (DISABLE included): not this fault
+	}
 	// A rule for the host that sets tls but does not apply here.
 	var off *networkingv1.DestinationRule
 	for _, dr := range view.DestinationRules {
 		if !rules.HostMatches(strings.ToLower(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace)), host) {
 			continue
 		}
-		if applied != nil && slices.ContainsFunc(applied.Rules, func(r *networkingv1.DestinationRule) bool { return r == dr }) {
+		if applied != nil && slices.Contains(applied.Rules, dr) {
 			continue
 		}
 		if drSetsTLS(dr, port) {
@@ -1023,19 +1050,19 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 			break
 		}
 	}
-	tr.hop(gproxy, "upstream tls", Fail, fmt.Sprintf("%s sends plaintext to %s port %d, which %s declares %s (no DestinationRule that applies to the gateway originates TLS)", cluster, host, port, chosen.Ref(), proto))
-	msg := fmt.Sprintf("Gateway %s forwards the call for %s in plaintext to %s: %s declares port %d as %s, so the external server expects TLS, and no DestinationRule that applies to the gateway originates it. The server rejects the request (400, or a reset).", w.Ref(), host, cluster, chosen.Ref(), port, proto)
-	tlsPolicy := fields{{"mode", "SIMPLE"}, {"sni", host}}
-	root := mc.GetRootNamespace()
-	if root == "" {
-		root = view.IstioNamespace
+	d := notOriginatedDiag{
+		hop:     fmt.Sprintf("%s sends plaintext to %s port %d, which %s declares %s (no DestinationRule that applies to the gateway originates TLS)", cluster, host, port, chosen.Ref(), proto),
+		msg:     fmt.Sprintf("Gateway %s forwards the call for %s in plaintext to %s: %s declares port %d as %s, so the external server expects TLS, and no DestinationRule that applies to the gateway originates it. The server rejects the request (400, or a reset).", w.Ref(), host, cluster, chosen.Ref(), port, proto),
+		culprit: chosen.Ref(),
 	}
+	tlsPolicy := fields{{"mode", "SIMPLE"}, {"sni", host}}
 	if off != nil {
 		ref := "DestinationRule " + off.Namespace + "/" + off.Name
-		msg += fmt.Sprintf(" %s would originate TLS, but the gateway (namespace %s) does not apply it: istiod looks for rules in the proxy's namespace, then the host's (%s), then the root namespace (%s), and only at rules exported to the proxy's namespace.", ref, w.Namespace, chosen.Namespace, root)
+		d.culprit = ref
+		d.msg += fmt.Sprintf(" %s would originate TLS, but the gateway (namespace %s) does not apply it: istiod looks for rules in the proxy's namespace, then the host's (%s), then the root namespace (%s), and only at rules exported to the proxy's namespace.", ref, w.Namespace, chosen.Namespace, root)
 		if off.Namespace == chosen.Namespace || off.Namespace == root {
-			tr.failPatch(PathNotOriginated, "", ref, msg, exportToPatch(ref, off.Spec.GetExportTo(), off.Namespace, w.Namespace))
-			return true
+			d.patch = exportToPatch(ref, off.Spec.GetExportTo(), off.Namespace, w.Namespace)
+			return d, true
 		}
 		// Off the lookup path: exporting it would not help; the same tls in a rule the gateway
 		// reads does.
@@ -1048,8 +1075,7 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 				tlsPolicy = append(tlsPolicy, field{"credentialName", t.GetCredentialName()})
 			}
 		}
-		msg += fmt.Sprintf(" Namespace %s is not on that path, so exporting it does not help: put the tls in a rule in %s (below).", off.Namespace, w.Namespace)
-		defer func() { tr.t.Culprit = ref }()
+		d.msg += fmt.Sprintf(" Namespace %s is not on that path, so exporting it does not help: put the tls in a rule in %s (below).", off.Namespace, w.Namespace)
 	}
 	spec := fields{{"host", host}}
 	if subset != "" {
@@ -1057,13 +1083,16 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 	} else {
 		spec = append(spec, field{"trafficPolicy", fields{{"portLevelSettings", []any{fields{{"port", fields{{"number", port}}}, {"tls", tlsPolicy}}}}}})
 	}
-	name := "originate-tls-" + strings.ReplaceAll(host, ".", "-")
-	if len(name) > 63 {
-		name = name[:63]
+	name := strings.TrimRight(truncate("originate-tls-"+strings.ReplaceAll(host, ".", "-"), 63), "-")
+	d.patch = newObject("networking.istio.io/v1", "DestinationRule", w.Namespace, name, spec)
+	return d, true
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
 	}
-	p := newObject("networking.istio.io/v1", "DestinationRule", w.Namespace, strings.TrimRight(name, "-"), spec)
-	tr.failPatch(PathNotOriginated, "", chosen.Ref(), msg, p)
-	return true
+	return s
 }
 
 // drSetsTLS: the rule originates TLS (SIMPLE or MUTUAL) at the top level or for the port.

@@ -668,6 +668,7 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 					e.passthroughOriginates(b, d, h, vsRef)
 				}
 				e.ownPortAbsent(b, d, h, vsRef)
+				e.plaintextToTLSPort(b, d, h)
 				continue
 			}
 			sub := evaluateNested(e, h, d.Port)
@@ -728,6 +729,29 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 	e.fail(ListenerClusterAbsent, vsRef,
 		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests fail with 503 NC at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name),
 		fmt.Sprintf("Route to one of ports %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", strings.Join(ports, ", "), d.Port, h, d.Port))
+}
+
+// plaintextToTLSPort fails the verdict when an HTTP route bound on the gateway sends the host to
+// a port its entry declares HTTPS or TLS and nothing that applies to the gateway originates TLS
+// (notOriginatedAt).
+func (e *evaluation) plaintextToTLSPort(b rules.Binding, d rules.Dest, h string) {
+	if b.RouteType != rules.RouteHTTP || e.full == nil {
+		return
+	}
+	port := d.Port
+	if port == 0 {
+		return // the server's port: the call keeps the protocol it arrived with
+	}
+	for _, c := range e.v.Clusters {
+		if c.FQDN != h || c.Port != port || c.Subset != d.Subset || !c.Present || c.TLS != "" {
+			continue
+		}
+		if diag, ok := notOriginatedAt(e.full, e.w, c.Name); ok {
+			e.step("upstream-tls", "the gateway originates TLS to a TLS port", Fail, diag.hop)
+			e.failPatch(PathNotOriginated, diag.culprit, diag.msg, "", diag.patch)
+		}
+		return
+	}
 }
 
 // evaluateNested is the verdict of this gateway for another host (a route's destination).
