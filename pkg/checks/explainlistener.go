@@ -439,7 +439,12 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
-			if h, ok := hiddenDestination(snap, v, c.FQDN); ok {
+			if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
+				// "name" written without its namespace resolves in the VirtualService's namespace;
+				// the Service of that name is elsewhere.
+				resource = "VirtualService " + vs
+				fix = fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, svc)
+			} else if h, ok := hiddenDestination(snap, v, c.FQDN); ok {
 				// The destination exists but is not exported to the client's namespace (its
 				// exportTo, or the mesh default for its kind): that resource is to blame.
 				resource = h.Ref()
@@ -467,6 +472,45 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		}
 		rep.add(ListenerGatewayServiceLack, s.Ref(), fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
 	}
+}
+
+// shortNameElsewhere: the cluster's host is <name>.<ns>.svc.cluster.local, no Service or entry
+// has that name, a Kubernetes Service <name> exists in another namespace, and the call's route
+// comes from a VirtualService in <ns>: its destination was written as a short name, which istiod
+// expands in the VirtualService's namespace (pilot/pkg/model/virtualservice.go
+// resolveVirtualServiceShortnames, config.go ResolveShortnameToFQDN). Returns the
+// VirtualService ("ns/name") and the Service's full name.
+func shortNameElsewhere(snap *snapshot.Snapshot, v SidecarView, fqdn string, rep *ListenerReport) (string, string, bool) {
+	name, rest, ok := strings.Cut(fqdn, ".")
+	if !ok {
+		return "", "", false
+	}
+	ns, suffix, ok := strings.Cut(rest, ".")
+	if !ok || suffix != "svc.cluster.local" {
+		return "", "", false
+	}
+	if len(model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(fqdn)) > 0 {
+		return "", "", false
+	}
+	vs := ""
+	for _, cv := range rep.Calls {
+		r := cv.Result
+		switch {
+		case r.Route != nil && r.Route.VirtualService != "":
+			vs = r.Route.VirtualService
+		case r.Chain != nil && r.Chain.VirtualService != "":
+			vs = r.Chain.VirtualService
+		}
+	}
+	if vsNs, _, _ := strings.Cut(vs, "/"); vs == "" || vsNs != ns {
+		return "", "", false
+	}
+	for _, k := range snap.Services {
+		if k.Name == name && k.Namespace != ns {
+			return vs, k.Name + "." + k.Namespace + ".svc.cluster.local", true
+		}
+	}
+	return "", "", false
 }
 
 // hiddenDestination is the registry entry for host (a route's destination) that exists but is

@@ -525,6 +525,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					culprit = patch.Ref()
 				}
 			}
+		} else if vs, full, short := shortNameElsewhere(tr.snap, v, chost, &ListenerReport{Calls: []CallView{{Result: res}}}); !ok && short {
+			culprit = "VirtualService " + vs
+			fix = fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, full)
 		} else if !ok {
 			// A Kubernetes Service hidden from the client's namespace (its exportTo annotation or
 			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
