@@ -579,11 +579,36 @@ func gatewayServiceFix(s rules.Service, port uint32) string {
 // the host through a gateway (a mesh route that does not apply to this client, for example).
 // A call a mesh VirtualService route itself sends straight out is deliberate: no warning.
 func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host string) {
-	if (res.Route != nil && res.Route.VirtualService != "") || (res.Chain != nil && res.Chain.VirtualService != "") {
-		return
+	applied := ""
+	switch {
+	case res.Route != nil && res.Route.VirtualService != "":
+		applied = res.Route.VirtualService
+	case res.Chain != nil && res.Chain.VirtualService != "":
+		applied = res.Chain.VirtualService
 	}
 	view := RevisionView(tr.snap, v.Revision)
 	x := model.VirtualServices(view, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	if applied != "" {
+		// Another mesh VirtualService for the host sends it to a gateway, but the sidecar took
+		// this one's route: istiod keeps one VirtualService per host on a sidecar's route
+		// configuration (the first in its order: pilot/pkg/networking/core/httproute.go
+		// BuildSidecarVirtualHostWrapper, duplicate hosts dropped), so the other is ignored here.
+		for _, vs := range x.Relevant(host, nil) {
+			ref := vs.Namespace + "/" + vs.Name
+			gws := rules.VSGateways(vs)
+			if ref == applied || !slices.Contains(gws, rules.MeshGateway) || !slices.ContainsFunc(gws, func(g string) bool { return g != rules.MeshGateway }) {
+				continue
+			}
+			if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+				continue
+			}
+			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "VirtualService " + applied,
+				Message: fmt.Sprintf("VirtualService %s routes %s through a gateway for mesh clients, but the sidecar in %s uses VirtualService %s for the host: istiod keeps one VirtualService per host on a sidecar's routes (the older one first), so %s's mesh route is ignored here and the call goes straight out.", ref, host, v.Namespace, applied, ref),
+				Fix:     fmt.Sprintf("Keep one mesh VirtualService for %s: move %s's mesh route into VirtualService %s (or remove %s from %s's hosts).", host, ref, applied, host, applied)})
+			return
+		}
+		return
+	}
 	for _, vs := range x.Relevant(host, nil) {
 		for _, g := range rules.VSGateways(vs) {
 			if g != rules.MeshGateway {

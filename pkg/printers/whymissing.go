@@ -248,6 +248,13 @@ func pathVerdictLine(p *checks.PathTrace) string {
 	case p.Level == checks.LevelWarning:
 		verdict = "WARNING"
 	}
+	for _, w := range p.Warnings {
+		if verdict == "OK" && w.Code == checks.PathDirect {
+			// it works, but not the way the configuration says it should
+			verdict = "OK, but bypasses the egress gateway (" + w.Resource + ")"
+			break
+		}
+	}
 	fmt.Fprintf(&b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
 	if p.Cause != checks.PathOK {
 		fmt.Fprintf(&b, "   cause %s", p.Cause)
