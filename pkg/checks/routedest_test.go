@@ -220,3 +220,47 @@ spec:
 		})
 	}
 }
+
+// TestGatewayRefNamesWorkload: spec.gateways naming the gateway Deployment or its Service (not a
+// Gateway resource) is GATEWAY_REF_UNRESOLVED whose fix names the Gateway selecting the workload.
+func TestGatewayRefNamesWorkload(t *testing.T) {
+	for _, ref := range []string{"istio-system/istio-egressgateway", "istio-egressgateway.istio-system.svc.cluster.local"} {
+		in := `
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: shared-egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ["*"]}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: mail, namespace: team-a}
+spec:
+  hosts: [send.mail.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: mail, namespace: team-a}
+spec:
+  hosts: [send.mail.example]
+  gateways: [` + ref + `]
+  http:
+  - route: [{destination: {host: send.mail.example}}]
+`
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := WhyMissing(snap, WhyMissingOptions{Host: "send.mail.example", Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := r.Gateways[0]
+		if g.Cause != CauseGatewayRefUnresolve || !strings.Contains(g.Fix, "istio-system/shared-egress") || !strings.Contains(g.Message, "not of a Gateway resource") {
+			t.Errorf("%s: cause %s, fix %q: %s", ref, g.Cause, g.Fix, g.Message)
+		}
+	}
+}

@@ -22,10 +22,35 @@ type unresolvedRef struct {
 	// suggestions are existing Gateways of the same name that select the workload.
 	suggestions []string
 	inMatches   bool
+	// workload: the name is the gateway workload's (Deployment or Service), not a Gateway's.
+	workload bool
+}
+
+// namesWorkload: name is the gateway workload's Deployment or Pod name, or the name of a
+// Kubernetes Service selecting it.
+func (e *evaluation) namesWorkload(name string) bool {
+	if name == e.w.Name {
+		return true
+	}
+	for _, k := range e.snap.Services {
+		if k.Name == name && k.Namespace == e.w.Namespace && len(k.Spec.Selector) > 0 && rules.LabelsSubsetOf(k.Spec.Selector, e.w.Labels) {
+			return true
+		}
+	}
+	return false
 }
 
 func (u unresolvedRef) message(w Workload) string {
 	msg := fmt.Sprintf("%s lists gateway %q, which resolves to %s (a short name resolves in the VirtualService's namespace), and no such Gateway exists.", u.vsRef, u.entry, u.resolved)
+	switch {
+	case u.entry == u.resolved:
+		msg = fmt.Sprintf("%s lists gateway %q, and no such Gateway exists.", u.vsRef, u.entry)
+	case strings.ContainsAny(u.entry, "/."):
+		msg = fmt.Sprintf("%s lists gateway %q (%s), and no such Gateway exists.", u.vsRef, u.entry, u.resolved)
+	}
+	if u.workload {
+		msg += fmt.Sprintf(" %q is the name of the gateway workload %s (or its Service), not of a Gateway resource: spec.gateways names Gateway resources.", strings.SplitN(u.resolved, "/", 2)[1], w.Ref())
+	}
 	if len(u.suggestions) > 0 {
 		msg += fmt.Sprintf(" The Gateway that selects %s is %s.", w.Ref(), strings.Join(u.suggestions, ", "))
 	}
@@ -97,6 +122,14 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 				_, name, _ := strings.Cut(r, "/")
 				for _, sg := range gws {
 					if sg.Name == name {
+						u.suggestions = append(u.suggestions, rules.GatewayName(sg))
+					}
+				}
+				if len(u.suggestions) == 0 && e.namesWorkload(name) {
+					// The name of the gateway workload (its Deployment or Service), not of a
+					// Gateway resource: the Gateways that select it are what to list.
+					u.workload = true
+					for _, sg := range gws {
 						u.suggestions = append(u.suggestions, rules.GatewayName(sg))
 					}
 				}
