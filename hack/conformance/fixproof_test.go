@@ -137,7 +137,7 @@ func classifyFix(c pathCheck, p *checks.Patch, after *result, applyErr error) fi
 // endpoints, TLS originated once).
 func istiodPathWorks(o string) bool {
 	main, _, _ := strings.Cut(o, ", mirror ")
-	return strings.Contains(main, " → ") && !strings.HasSuffix(main, "(absent)") && !strings.HasSuffix(main, "(no endpoints)") && !strings.HasSuffix(main, "(TLS originated twice)")
+	return strings.Contains(main, " → ") && !strings.HasSuffix(main, "(absent)") && !strings.HasSuffix(main, "(no endpoints)") && !strings.HasSuffix(main, "(TLS originated twice)") && !strings.HasSuffix(main, "(plaintext to a TLS port)")
 }
 
 // patchScenarioYAML applies p to the manifests: the document of the object merged with the

@@ -28,6 +28,7 @@ import (
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/constants"
 	"istio.io/istio/pkg/config/mesh"
+	"istio.io/istio/pkg/config/protocol"
 	dnsserver "istio.io/istio/pkg/dns/server"
 	"istio.io/istio/pkg/kube/multicluster"
 	"istio.io/istio/pkg/test"
@@ -732,6 +733,14 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 				}
 			}
 			addDedupedServicePorts(ps, kubeYAML, p)
+			ps.tlsPorts = map[string]bool{}
+			for _, svc := range proxy.SidecarScope.Services() {
+				for _, sp := range svc.Ports {
+					if sp.Protocol == protocol.HTTPS || sp.Protocol == protocol.TLS {
+						ps.tlsPorts[fmt.Sprintf("%s:%d", svc.Hostname, sp.Port)] = true
+					}
+				}
+			}
 			res.sims[p.ref] = ps
 			// Endpoints of the gateway's clusters (paths_test.go): EDS clusters by istiod's own
 			// endpoint builder (pilot/test/xds FakeDiscoveryServer.Endpoints), clusters with an
@@ -814,6 +823,9 @@ type proxySim struct {
 	// serviceTargetPorts maps each Service selecting the workload (by hostname) and its port to
 	// the target port: where a call to that Service port lands on the pod.
 	serviceTargetPorts map[string]map[uint32]uint32
+	// tlsPorts holds "host:port" for the ports the services of the proxy's scope declare HTTPS
+	// or TLS (istiod's registry as the gateway sees it).
+	tlsPorts map[string]bool
 }
 
 // injectNamespaces works around the harness limit of conformance-notes (H4): core.NewConfigGenTest

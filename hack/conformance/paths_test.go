@@ -167,6 +167,9 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 	if tr.Cause == checks.ListenerDoubleTLS {
 		out += " (TLS originated twice)"
 	}
+	if tr.Cause == checks.PathNotOriginated {
+		out += " (plaintext to a TLS port)"
+	}
 	if tr.Cause == checks.CauseNoEndpoints {
 		out += " (no endpoints)"
 	}
@@ -246,10 +249,17 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	res := side + ", gateway " + lname + " → " + cl
 	// What the gateway's cluster originates upstream (its transport socket); a passthrough chain
 	// (no downstream TLS context) forwards the client's own TLS into it: TLS inside TLS.
+	terminates := chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched)
 	if up, _ := clusterTLS(ps.sim, cl); up != simulation.Plaintext {
 		res += " [" + tlsWord(up) + "]"
-		if c.kind == rules.CallTLS && !chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched) {
+		if c.kind == rules.CallTLS && !terminates {
 			return res + " (TLS originated twice)"
+		}
+	} else if c.kind != rules.CallTLS {
+		// A plaintext call (HTTP or TCP from the client) that the gateway sends on as plaintext
+		// to a port the entry declares HTTPS or TLS: the server expects TLS.
+		if cport, _, chost, ok := parseCluster(cl); ok && ps.tlsPorts[fmt.Sprintf("%s:%d", chost, cport)] {
+			return res + " (plaintext to a TLS port)"
 		}
 	}
 	if n, ok := out.endpoints[gw][cl]; ok && n == 0 {
@@ -342,6 +352,8 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 					o = "cluster without endpoints"
 				} else if strings.HasSuffix(main, "(TLS originated twice)") {
 					o = "TLS originated twice"
+				} else if strings.HasSuffix(main, "(plaintext to a TLS port)") {
+					o = "plaintext to a TLS port"
 				}
 				if mirror != "" {
 					o += " (mirrored)"

@@ -980,7 +980,11 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	case "ISTIO_MUTUAL":
 		tr.t.GatewayUpstreamTLS = "Istio mTLS"
 	default:
-		if expect != "the client's TLS" && tr.notOriginated(gproxy, w, cluster) {
+		// The gateway holds a plaintext call (HTTP or TCP from the client; Istio mTLS between the
+		// hops, when the server terminates it, leaves the client's bytes as they were). A TLS
+		// call is left alone: it may still carry the client's TLS.
+		plain := expect != "the client's TLS" && tr.t.Call != rules.CallTLS
+		if plain && tr.notOriginated(gproxy, w, cluster) {
 			return true
 		}
 		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, host))
