@@ -514,8 +514,15 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// explain-listener's code for the same fault (a Service, typically the egress
 			// gateway's, without the port the route names).
 			cause, culprit, fix = ListenerGatewayServiceLack, s.Ref(), gatewayServiceFix(s, cport)
-			if patch = tr.pickPatch(tr.servicePortPatches(s, cport, host)...); patch != nil {
+			// A route destination without a port takes the listener's port (the Service has
+			// several): the route naming a port of the Service comes first, then the port added
+			// to the Service.
+			cands := append(tr.routePortPatches(res, s), tr.servicePortPatches(s, cport, host)...)
+			if patch = tr.pickPatch(cands...); patch != nil {
 				fix = patch.Text()
+				if patch.Kind == "VirtualService" {
+					culprit = patch.Ref()
+				}
 			}
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
@@ -1380,6 +1387,75 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// routePortPatches are the candidate fixes of a sidecar route to the gateway Service s that names
+// no destination port: istiod then uses the listener's port when the Service has several
+// (route/route.go GetDestinationCluster), a port s may not declare. Each candidate sets the port
+// to one of s's ports that a Gateway server of s's gateway workload uses (the whole route section
+// written back: a merge patch replaces lists).
+func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Patch {
+	ref, section := "", ""
+	switch {
+	case res.Route != nil && res.Route.VirtualService != "":
+		ref, section = res.Route.VirtualService, "http"
+	case res.Chain != nil && res.Chain.VirtualService != "":
+		ref = res.Chain.VirtualService
+	}
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil
+	}
+	vs, _ := findObject(tr.snap, "VirtualService", ns, name).(*networkingv1.VirtualService)
+	if vs == nil {
+		return nil
+	}
+	gws := gatewayPodsOf(tr.snap, s)
+	if len(gws) == 0 {
+		return nil
+	}
+	w := gws[0]
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	var ports []uint32
+	for _, ms := range rules.MergeGatewayServers(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+		if p := ms.Server.GetPort().GetNumber(); ms.Dropped == "" && hasPort(s, p) && !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
+	sections := []string{"http", "tls", "tcp"}
+	if section != "" {
+		sections = []string{section}
+	}
+	var out []*Patch
+	for _, sec := range sections {
+		for _, p := range ports {
+			routes := asList(specOf(vs, "spec")[sec])
+			changed := false
+			for _, r := range routes {
+				rm, _ := r.(map[string]any)
+				for _, d := range asList(rm["route"]) {
+					dm, _ := d.(map[string]any)
+					dest, _ := dm["destination"].(map[string]any)
+					h, _ := dest["host"].(string)
+					if dest == nil || strings.ToLower(rules.ResolveShortname(h, vs.Namespace)) != s.Hostname {
+						continue
+					}
+					if pm, _ := dest["port"].(map[string]any); pm != nil && pm["number"] != nil {
+						continue
+					}
+					dest["port"] = map[string]any{"number": p}
+					changed = true
+				}
+			}
+			if changed {
+				patch := newPatch("networking.istio.io/v1", "VirtualService", vs.Namespace, vs.Name, fields{{"spec", fields{{sec, routes}}}})
+				patch.note = fmt.Sprintf(" (the route to %s names port %d, which a Gateway server uses)", s.Hostname, p)
+				out = append(out, patch)
+			}
+		}
+	}
+	return out
 }
 
 // selectedElsewhere returns a real gateway workload other than w that Gateway g applies to.
