@@ -832,6 +832,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 	}
 	if len(servers) == 0 || len(chains) == 0 {
+		if len(servers) > 0 && tr.skippedServer(w, target, host, PathGatewayNotListen, "UF",
+			fmt.Sprintf("The gateway has no listener %s (the servers istiod keeps on the port get no filter chain)", lname), "Connection refused: 503 UF at the client's sidecar.") {
+			tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: the servers kept on the port get no filter chain", lname))
+			return
+		}
 		d := tr.whyNoServer(w, svc, cport, target, len(servers) > 0, res, host)
 		if b, ok := tr.unboundRoute(w, servers, host); ok {
 			// Servers on the port, but the route meant for them does not bind: no chain, no
@@ -882,6 +887,20 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	if chain == nil {
 		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("no chain of %s matches server name %s", lname, host))
+		if tr.skippedServer(w, target, host, PathGatewayNoChain, "reset",
+			fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s", lname, host), "The gateway resets the connection.") {
+			return
+		}
+		if b, ok := tr.unboundRoute(w, servers, host); ok {
+			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			msg := fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), upperFirst(bindFailureMessage(b, w)))
+			if p := bindFailurePatch(b, w); p != nil {
+				tr.failPatch(PathGatewayNoChain, "reset", vsRef, msg, p)
+			} else {
+				tr.fail(PathGatewayNoChain, "reset", vsRef, msg, bindFailureFix(b, w))
+			}
+			return
+		}
 		tr.fail(PathGatewayNoChain, "reset", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
 			fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, srv.GetPort().GetNumber(), host))
 		return
@@ -1355,6 +1374,64 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 	}
 	first.why = strings.Join(reasons, "; ")
 	return first
+}
+
+// skippedServer fails the path when a Gateway server for host on the listener port was skipped
+// by istiod as a duplicate of a kept server (a TLS host another server already serves on the
+// port): the routes bound to the skipped server are never built, and the kept server, which
+// holds the host, routes it nowhere. The kept server's Gateway is to blame: the host is removed
+// from it (when it has other hosts), so the skipped server is kept instead.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go MergeGateways (CheckDuplicates: "skipping server on
+// gateway ..., duplicate host names"), through rules.MergeGatewayServers.
+func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, lead, end string) bool {
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	merged := rules.MergeGatewayServers(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w))
+	for _, ms := range merged {
+		if ms.Port != target || ms.Dropped == "" || ms.Conflict == "" || !serverCovers(ms, host) {
+			continue
+		}
+		var kept *rules.GatewayServer
+		for i := range merged {
+			if merged[i].Ref() == ms.Conflict {
+				kept = &merged[i]
+			}
+		}
+		if kept == nil {
+			continue
+		}
+		ref := "Gateway " + rules.GatewayName(kept.Gateway)
+		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, created earlier, already serves that host on the port (%s), and no route for %s binds to %s. %s",
+			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, host, kept.Ref(), end)
+		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s, or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway))
+		servers := asList(specOf(kept.Gateway, "spec")["servers"])
+		if kept.Index < len(servers) {
+			if srv, _ := servers[kept.Index].(map[string]any); srv != nil {
+				var hosts []any
+				for _, h := range asList(srv["hosts"]) {
+					hs, _ := h.(string)
+					_, bare, found := strings.Cut(hs, "/")
+					if !found {
+						bare = hs
+					}
+					if bare != host {
+						hosts = append(hosts, h)
+					}
+				}
+				if len(hosts) > 0 && len(hosts) < len(asList(srv["hosts"])) {
+					srv["hosts"] = hosts
+					p := newPatch("networking.istio.io/v1", "Gateway", kept.Gateway.Namespace, kept.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+					p.note = fmt.Sprintf(" (%s removed from server %d)", host, kept.Index)
+					tr.failPatch(cause, flag, ref, msg, p)
+					return true
+				}
+			}
+		}
+		tr.fail(cause, flag, ref, msg, fix)
+		return true
+	}
+	return false
 }
 
 // unboundRoute finds a VirtualService for host that lists the Gateway of one of the servers but
