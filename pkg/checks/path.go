@@ -867,7 +867,13 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
 			tr.failPatch(PathTLSMismatch, "UF", sentFrom, msg, p)
 		} else {
-			tr.fail(PathTLSMismatch, "UF", sentFrom, msg, tlsFix(sent, expect, svc, cport, host))
+			culprit := sentFrom
+			if !strings.HasPrefix(culprit, "DestinationRule ") {
+				// nothing on the sidecar's side sets it (the client's own bytes, no rule): the
+				// server's mode is what disagrees
+				culprit = "Gateway " + rules.GatewayName(servers[0].Gateway)
+			}
+			tr.fail(PathTLSMismatch, "UF", culprit, msg, tlsFix(sent, expect, svc, cport, host))
 		}
 		return
 	}
@@ -1707,6 +1713,10 @@ func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) st
 			strings.ReplaceAll(host, ".", "-"), svc.Namespace, svc.Hostname, port, host)
 	case "the client's TLS":
 		return fmt.Sprintf("Have the client speak TLS to %s (port declared TLS or HTTPS) and route it with a tls block, or make the gateway server HTTP and originate TLS at the gateway.", host)
+	}
+	if strings.Contains(sent, "client's own TLS") || strings.Contains(sent, "client's TLS") {
+		// The client speaks TLS itself: originating TLS again would wrap it twice.
+		return fmt.Sprintf("Make the gateway server for %s a TLS server with tls.mode PASSTHROUGH (routed with a tls block by SNI), so the client's own TLS goes through; or have the client send plain HTTP and originate TLS at the gateway.", host)
 	}
 	return fmt.Sprintf("Originate TLS to the gateway (DestinationRule tls.mode SIMPLE with sni %s for port %d of %s), or make the server PASSTHROUGH for the client's own TLS.", host, port, svc.Hostname)
 }
