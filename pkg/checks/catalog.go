@@ -163,6 +163,7 @@ var catalogRefs = map[string]catalogRef{
 	ListenerNoChains:           {"EGR0313", "§2.3, §4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners (\"must have more than 0 chains\"), createGatewayTCPFilterChainOpts"},
 	ListenerHTTPOnPassthrough:  {"EGR0314", "§4.1, §4.3", "pilot/pkg/model/gateway.go IsPassThroughServer; pilot/pkg/networking/core/gateway.go buildGatewayNetworkFiltersFromTLSRoutes"},
 	ListenerTLSOnTerminating:   {"EGR0315", "§4.1, §4.3", "pilot/pkg/model/gateway.go IsHTTPServer; pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig"},
+	ListenerCertUnused:         {"EGR0326", "§4.3", "pilot/pkg/model/gateway.go IsPassThroughServer; pkg/config/validation/validation.go validateTLSOptions"},
 	ListenerNoCredential:       {"EGR0316", "§4.3", "pilot/pkg/networking/core/gateway.go buildGatewayListeners"},
 	ListenerTLSBehindHTTP:      {"EGR0317", "§4.3, §5 (400)", "pilot/pkg/model/gateway.go IsHTTPServer; pilot/pkg/networking/core/gateway.go buildGatewayListeners"},
 	ListenerGatewayServiceLack: {"EGR0318", "§5 (503 NC)", "pilot/pkg/serviceregistry/kube/conversion.go ConvertService; pilot/pkg/model/service.go BuildSubsetKey"},
@@ -257,7 +258,7 @@ var causePages = map[string]string{
 	ListenerClusterAbsent: "sidecar-to-gateway-path",
 	// TLS on each hop.
 	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
-	ListenerNoCredential: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
+	ListenerNoCredential: "tls-across-hops", ListenerCertUnused: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
 	// meshConfig.serviceEntryVisibility.
 	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointForbidden: "visibility",
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",

@@ -39,6 +39,7 @@ const (
 	ListenerHTTPOnPassthrough  = "HTTP_ROUTES_ON_PASSTHROUGH_SERVER"
 	ListenerTLSOnTerminating   = "TLS_ROUTES_ON_TERMINATING_SERVER"
 	ListenerNoCredential       = "HTTPS_SERVER_WITHOUT_CREDENTIAL"
+	ListenerCertUnused         = "PASSTHROUGH_SERVER_WITH_CERTIFICATE"
 	ListenerTLSBehindHTTP      = "TLS_ENTRY_BEHIND_HTTP_SERVER"
 	ListenerGatewayServiceLack = "GATEWAY_SERVICE_LACKS_PORT"
 	ListenerBlackHole          = "REGISTRY_ONLY_BLACKHOLE"
@@ -67,6 +68,7 @@ func init() {
 		CatalogEntry{ListenerNoChains, LevelError, "NR", "A Gateway server gets no filter chain, so istiod omits the listener ('must have more than 0 chains')."},
 		CatalogEntry{ListenerHTTPOnPassthrough, LevelError, "", "A VirtualService supplies http routes to a TLS PASSTHROUGH server, which only takes tls (sniHosts) or tcp routes."},
 		CatalogEntry{ListenerTLSOnTerminating, LevelError, "", "A VirtualService supplies only tls routes to a server that terminates TLS, which takes http (HTTPS) or tcp (TLS) routes."},
+		CatalogEntry{ListenerCertUnused, LevelWarning, "", "A TLS/HTTPS server has a certificate (credentialName or serverCertificate) but tls.mode PASSTHROUGH, which is also what an unset mode means: the gateway does not terminate TLS and the certificate is unused; http routes do not apply to it."},
 		CatalogEntry{ListenerNoCredential, LevelError, "", "An HTTPS/TLS server with tls.mode SIMPLE or MUTUAL has no credentialName (or certificate files): the listener cannot terminate TLS."},
 		CatalogEntry{ListenerTLSBehindHTTP, LevelError, "", "The host is a TLS/HTTPS entry but the Gateway server on the port is HTTP: TLS bytes reach an HTTP codec (400, garbled responses)."},
 		CatalogEntry{ListenerGatewayServiceLack, LevelError, "NC", "Sidecars route to the egress gateway on a port its Service does not declare: the cluster outbound|<port>||<gateway service> does not exist."},
@@ -1477,6 +1479,13 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			rep.add(ListenerTLSOnTerminating, vsRef, fmt.Sprintf("%s supplies tls routes to server #%d (%s %s), which terminates TLS or is plaintext and takes %s routes.", vsRef, idx, proto, orDash(mode), rt),
 				"Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService an "+rt+" block.")
 		}
+	}
+	if t := s.GetTls(); t != nil && t.GetMode() == networking.ServerTLSSettings_PASSTHROUGH && (t.GetCredentialName() != "" || t.GetServerCertificate() != "") {
+		// istiod's validation warns too (pkg/config/validation validateTLSOptions: "PASSTHROUGH
+		// mode does not use certificates"); the listener is built as passthrough
+		// (pilot/pkg/model/gateway.go IsPassThroughServer).
+		rep.add(ListenerCertUnused, gwRef, fmt.Sprintf("Server %s#%d (%s, port %d) has a certificate but tls.mode PASSTHROUGH (an unset mode means PASSTHROUGH): the gateway does not terminate TLS there, the certificate is unused, and http routes do not apply.", gwRef, idx, proto, s.GetPort().GetNumber()),
+			fmt.Sprintf("# Gateway %s server %d: to terminate TLS with the certificate\nspec:\n  servers:\n  - tls:\n      mode: SIMPLE\n      credentialName: %s", gwRef, idx, orDash(t.GetCredentialName())))
 	}
 	if terminating && s.GetTls().GetCredentialName() == "" && s.GetTls().GetServerCertificate() == "" && mode != "ISTIO_MUTUAL" {
 		rep.add(ListenerNoCredential, gwRef, fmt.Sprintf("Server %s#%d is %s with tls.mode %s but has no credentialName (nor serverCertificate): the gateway cannot terminate TLS on port %d.", gwRef, idx, proto, mode, s.GetPort().GetNumber()),

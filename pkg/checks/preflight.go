@@ -369,6 +369,7 @@ var defaultFields = map[string]string{
 	ListenerHTTPOnPassthrough:   "spec.http",
 	ListenerTLSOnTerminating:    "spec.tls",
 	ListenerNoCredential:        "spec.servers[].tls.credentialName",
+	ListenerCertUnused:          "spec.servers[].tls.mode",
 	ListenerTLSBehindHTTP:       "spec.ports[].protocol",
 	ListenerGatewayServiceLack:  "spec.ports",
 	ListenerHTTPRoutesIgnored:   "spec.http",

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,5 +263,63 @@ spec:
 		if g.Cause != CauseGatewayRefUnresolve || !strings.Contains(g.Fix, "istio-system/shared-egress") || !strings.Contains(g.Message, "not of a Gateway resource") {
 			t.Errorf("%s: cause %s, fix %q: %s", ref, g.Cause, g.Fix, g.Message)
 		}
+	}
+}
+
+// TestPassthroughServerWithCertificate: a server with a certificate but no tls.mode (or an
+// explicit PASSTHROUGH) does not terminate TLS: http routes do not bind (the Gateway's mode is to
+// blame), and preflight warns about the unused certificate. Two shapes.
+func TestPassthroughServerWithCertificate(t *testing.T) {
+	for _, c := range []struct{ name, host, tls, port string }{
+		{"HTTPS, credentialName, no mode", "ingest.siem.example", "{credentialName: siem-cert}", "443"},
+		{"TLS, serverCertificate, explicit PASSTHROUGH", "api.ledger.example", "{mode: PASSTHROUGH, serverCertificate: /etc/certs/cert.pem, privateKey: /etc/certs/key.pem}", "8443"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			proto := "HTTPS"
+			if c.port == "8443" {
+				proto = "TLS"
+			}
+			in := `
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: terminate, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: ` + c.port + `, name: tls-x, protocol: ` + proto + `}, hosts: [` + c.host + `], tls: ` + c.tls + `}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: x, namespace: team-a}
+spec:
+  hosts: [` + c.host + `]
+  resolution: DNS
+  ports: [{number: 443, name: https, protocol: HTTPS}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: x, namespace: istio-system}
+spec:
+  hosts: [` + c.host + `]
+  gateways: [terminate]
+  http:
+  - route: [{destination: {host: ` + c.host + `, port: {number: 443}}}]
+`
+			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Gateway: "istio-system/istio-egressgateway"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := r.Gateways[0]
+			if g.Cause != CauseRouteNotBound || g.Culprit != "Gateway istio-system/terminate" || !strings.Contains(g.Fix, "mode: SIMPLE") {
+				t.Errorf("cause %s, culprit %q, fix %q", g.Cause, g.Culprit, g.Fix)
+			}
+			res := Preflight(snap)
+			if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == ListenerCertUnused }) {
+				t.Errorf("preflight has no %s", ListenerCertUnused)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
@@ -325,8 +326,11 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			if b.Bound() {
 				continue
 			}
-			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
-			e.failPatch(CauseRouteNotBound, vsRef, bindFailureMessage(b, e.w), bindFailureFix(b, e.w), bindFailurePatch(b, e.w))
+			culprit := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			if b.Reason == rules.BindRouteType && certUnused(b) && len(b.VS.Spec.GetHttp()) > 0 {
+				culprit = "Gateway " + rules.GatewayName(b.Gateway) // its tls.mode, not the routes
+			}
+			e.failPatch(CauseRouteNotBound, culprit, bindFailureMessage(b, e.w), bindFailureFix(b, e.w), bindFailurePatch(b, e.w))
 			return
 		}
 		if len(ra.relevant) > 0 {
@@ -418,8 +422,12 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 	case rules.BindHostsDisjoint:
 		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
 	case rules.BindRouteType:
-		return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
+		msg := fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
 			b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), b.RouteType, vsRef)
+		if certUnused(b) {
+			msg += " The server has a certificate but tls.mode PASSTHROUGH (an unset mode means PASSTHROUGH): to terminate TLS and take http routes it needs tls.mode SIMPLE."
+		}
+		return msg
 	case rules.BindNoMatchingRoute:
 		if why := matchExclusions(b); len(why) > 0 {
 			return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): %s.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber(), strings.Join(why, "; "))
@@ -431,6 +439,12 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		return fmt.Sprintf("server %d of Gateway %s (port %d) is skipped when istiod merges the gateway's servers (a TLS host another server already serves on the port, or a second non-HTTP server on a plaintext port): %s's routes for it are never built.", b.ServerIndex, gw, s.GetPort().GetNumber(), vsRef)
 	}
 	return fmt.Sprintf("%s does not bind Gateway %s: %s", vsRef, gw, b.Reason)
+}
+
+// certUnused: the server has a certificate but tls.mode PASSTHROUGH (unset reads so).
+func certUnused(b rules.Binding) bool {
+	t := b.Server.GetTls()
+	return t != nil && t.GetMode() == networking.ServerTLSSettings_PASSTHROUGH && (t.GetCredentialName() != "" || t.GetServerCertificate() != "")
 }
 
 func tlsMode(b rules.Binding) string {
@@ -452,6 +466,9 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 	case rules.BindHostsDisjoint:
 		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
 	case rules.BindRouteType:
+		if certUnused(b) && len(b.VS.Spec.GetHttp()) > 0 {
+			return fmt.Sprintf("# Gateway %s server %d: terminate TLS with its certificate, so the http routes apply\nspec:\n  servers:\n  - tls:\n      mode: SIMPLE\n      credentialName: %s", rules.GatewayName(b.Gateway), b.ServerIndex, orDash(s.GetTls().GetCredentialName()))
+		}
 		if b.RouteType == rules.RouteTLS {
 			return fmt.Sprintf("# %s: route TLS passthrough by SNI on the gateway\nspec:\n  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
 		}
