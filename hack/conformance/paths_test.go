@@ -250,6 +250,7 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	// What the gateway's cluster originates upstream (its transport socket); a passthrough chain
 	// (no downstream TLS context) forwards the client's own TLS into it: TLS inside TLS.
 	terminates := chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched)
+	plaintextToTLS := false
 	if up, _ := clusterTLS(ps.sim, cl); up != simulation.Plaintext {
 		res += " [" + tlsWord(up) + "]"
 		if c.kind == rules.CallTLS && !terminates {
@@ -259,10 +260,11 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 		// A plaintext call (HTTP or TCP from the client) that the gateway sends on as plaintext
 		// to a port the entry declares HTTPS or TLS: the server expects TLS.
 		if cport, _, chost, ok := parseCluster(cl); ok && ps.tlsPorts[fmt.Sprintf("%s:%d", chost, cport)] {
-			return res + " (plaintext to a TLS port)"
+			res += " (plaintext to a TLS port)" // the mirrors below still follow, as in the plugin's outcome
+			plaintextToTLS = true
 		}
 	}
-	if n, ok := out.endpoints[gw][cl]; ok && n == 0 {
+	if n, ok := out.endpoints[gw][cl]; ok && n == 0 && !plaintextToTLS { // the first failure only, as the plugin's trace
 		res += " (no endpoints)" // 503 UH at the gateway
 	}
 	// The clusters the matched route mirrors to (request_mirror_policies), each present or not.
