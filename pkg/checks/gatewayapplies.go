@@ -66,6 +66,13 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 // appliesElsewhere: the Gateway selects some other gateway workload (then it was meant for that
 // one, not this).
 func appliesElsewhere(full *snapshot.Snapshot, g *networkingv1.Gateway, self Workload) bool {
+	_, ok := otherWorkloadSelected(full, g, self)
+	return ok
+}
+
+// otherWorkloadSelected returns a real gateway workload other than self that Gateway g applies to
+// (its selector, namespace scope and revision, as istiod selects a proxy's Gateways).
+func otherWorkloadSelected(full *snapshot.Snapshot, g *networkingv1.Gateway, self Workload) (Workload, bool) {
 	for _, w := range GatewayWorkloads(full) {
 		if w.Ref() == self.Ref() || w.Synthetic {
 			continue
@@ -73,10 +80,10 @@ func appliesElsewhere(full *snapshot.Snapshot, g *networkingv1.Gateway, self Wor
 		view := RevisionView(full, w.Revision)
 		flags := ReadIstiodFlags(view, w.Revision)
 		if slices.Contains(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), g) {
-			return true
+			return w, true
 		}
 	}
-	return false
+	return Workload{}, false
 }
 
 // whyNotApplied names the first reason the Gateway does not apply to e.w: revision, namespace

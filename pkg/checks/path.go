@@ -1027,7 +1027,7 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 		msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", w.Ref(), host, cluster, dr, mode, host)
 		var patch *Patch
 		if port, subset, chost, ok := parseClusterName(cluster); ok {
-			if ch := gatewayDRChoice(tr, w, chost); ch != nil && ch.Ref() == dr {
+			if ch := gatewayDRChoice(tr.snap, w, chost); ch != nil && ch.Ref() == dr {
 				patch = disableTLSPatch(ch, port, subset)
 			}
 		}
@@ -1096,7 +1096,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 	if root == "" {
 		root = view.IstioNamespace
 	}
-	applied := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo()).For(w.Namespace, w.Labels, chosen.Hostname, chosen.Namespace)
+	applied := gatewayDRChoice(snap, w, host)
 	if applied != nil && applied.ClusterTLS(port, subset) != nil {
 		return notOriginatedDiag{}, false // the rule the gateway applies sets tls (DISABLE included): not this fault
 	}
@@ -1329,7 +1329,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 	}
 	var reasons []string
 	var first noServer
-	for _, g := range cands {
+	for i, g := range cands {
 		ref := "Gateway " + rules.GatewayName(g)
 		var d noServer
 		switch {
@@ -1344,7 +1344,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			d.patch.note = fmt.Sprintf(" (the revision serving %s)", w.Ref())
 		case !rules.LabelsSubsetOf(g.Spec.Selector, w.Labels):
 			d.why = fmt.Sprintf("%s selects %s, which %s's pods (%s) do not carry", ref, fmtLabels(g.Spec.Selector), w.Ref(), fmtLabels(w.Labels))
-			if other, ok := tr.selectedElsewhere(g, w); ok {
+			if other, ok := otherWorkloadSelected(tr.snap, g, w); ok {
 				d.why += fmt.Sprintf("; it selects %s", other.Ref())
 				d.culprit, d.fix = tr.hopToOtherGateway(g, other, w, res, svc, host)
 				break
@@ -1371,7 +1371,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			d.why = fmt.Sprintf("%s has a server on the port but istiod skips it when merging the gateway's servers", ref)
 		}
 		reasons = append(reasons, d.why)
-		if first.culprit == "" && first.why == "" {
+		if i == 0 {
 			first = d
 		}
 	}
@@ -1539,21 +1539,6 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 		}
 	}
 	return out
-}
-
-// selectedElsewhere returns a real gateway workload other than w that Gateway g applies to.
-func (tr *tracer) selectedElsewhere(g *networkingv1.Gateway, w Workload) (Workload, bool) {
-	for _, o := range GatewayWorkloads(tr.snap) {
-		if o.Ref() == w.Ref() || o.Synthetic {
-			continue
-		}
-		view := RevisionView(tr.snap, o.Revision)
-		flags := ReadIstiodFlags(view, o.Revision)
-		if slices.Contains(rules.GatewaysForWorkload(view.Gateways, o.Namespace, o.Labels, flags.ScopeGWToNs.Value), g) {
-			return o, true
-		}
-	}
-	return Workload{}, false
 }
 
 // hopToOtherGateway is the culprit and fix when the mesh route sends the call to one gateway

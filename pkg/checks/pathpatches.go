@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // Patches of path failures whose fix is a field of one object: the subset a route names,
@@ -332,8 +333,8 @@ func topLevelDisable(ch *rules.DRChoice, port uint32, portEntry func(map[string]
 
 // gatewayDRChoice is the DestinationRule the gateway workload w applies to host (the entry it
 // uses for it), as why-missing's evaluation looks it up.
-func gatewayDRChoice(tr *tracer, w Workload, host string) *rules.DRChoice {
-	view := RevisionView(tr.snap, w.Revision)
+func gatewayDRChoice(snap *snapshot.Snapshot, w Workload, host string) *rules.DRChoice {
+	view := RevisionView(snap, w.Revision)
 	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
 	root := mc.GetRootNamespace()
 	if root == "" {

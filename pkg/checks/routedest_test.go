@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // TestRouteDestinations: why-missing for a host whose own cluster is on the gateway still fails
@@ -203,15 +204,7 @@ spec:
 `, ListenerClusterAbsent, "VirtualService team-a/bi-originate", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(c.yaml), loader.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Gateway: "istio-system/istio-egressgateway"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := r.Gateways[0]
+			_, g := egressGatewayVerdict(t, c.yaml, c.host)
 			if !g.Present || g.Cause != c.cause || g.Culprit != c.culprit {
 				t.Errorf("present %v, cause %s, culprit %q; want present, %s, %q: %s", g.Present, g.Cause, g.Culprit, c.cause, c.culprit, g.Message)
 			}
@@ -251,15 +244,7 @@ spec:
   http:
   - route: [{destination: {host: send.mail.example}}]
 `
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := WhyMissing(snap, WhyMissingOptions{Host: "send.mail.example", Gateway: "istio-system/istio-egressgateway"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := r.Gateways[0]
+		_, g := egressGatewayVerdict(t, in, "send.mail.example")
 		if g.Cause != CauseGatewayRefUnresolve || !strings.Contains(g.Fix, "istio-system/shared-egress") || !strings.Contains(g.Message, "not of a Gateway resource") {
 			t.Errorf("%s: cause %s, fix %q: %s", ref, g.Cause, g.Fix, g.Message)
 		}
@@ -304,15 +289,7 @@ spec:
   http:
   - route: [{destination: {host: ` + c.host + `, port: {number: 443}}}]
 `
-			snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Gateway: "istio-system/istio-egressgateway"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := r.Gateways[0]
+			snap, g := egressGatewayVerdict(t, in, c.host)
 			if g.Cause != CauseRouteNotBound || g.Culprit != "Gateway istio-system/terminate" || !strings.Contains(g.Fix, "mode: SIMPLE") {
 				t.Errorf("cause %s, culprit %q, fix %q", g.Cause, g.Culprit, g.Fix)
 			}
@@ -322,4 +299,19 @@ spec:
 			}
 		})
 	}
+}
+
+// egressGatewayVerdict loads the path fixtures' base (testdata/paths/_base.yaml) with the YAML
+// in, and returns the snapshot and why-missing's verdict for host on istio-system/istio-egressgateway.
+func egressGatewayVerdict(t *testing.T, in, host string) (*snapshot.Snapshot, GatewayVerdict) {
+	t.Helper()
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := WhyMissing(snap, WhyMissingOptions{Host: host, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, r.Gateways[0]
 }

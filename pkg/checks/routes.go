@@ -804,9 +804,19 @@ func (e *evaluation) plaintextToTLSPort(b rules.Binding, d rules.Dest, h string)
 	}
 }
 
-// evaluateNested is the verdict of this gateway for another host (a route's destination).
+// evaluateNested is the verdict of this gateway for another host (a route's destination), kept
+// with the snapshot: many hosts' routes may end at one destination (a forward proxy).
 func evaluateNested(e *evaluation, host string, port uint32) GatewayVerdict {
-	return evaluateWith(e.full, e.w, host, port, e.flags, e.filterOn, e.scopeOn, true)
+	key := nestedVerdictKey{e.w.Ref(), host, port, e.filterOn, e.scopeOn}
+	return e.full.Derived(key, func() any {
+		return evaluateWith(e.full, e.w, host, port, e.flags, e.filterOn, e.scopeOn, true)
+	}).(GatewayVerdict)
+}
+
+type nestedVerdictKey struct {
+	gateway, host     string
+	port              uint32
+	filterOn, scopeOn bool
 }
 
 // passthroughOriginates fails the verdict when a passthrough server's tls route ends at a
