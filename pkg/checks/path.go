@@ -569,7 +569,80 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		}
 		return
 	}
+	if subset != "" && tr.subsetWithoutPods(v, proxy, drs, svc, gws, host, port, subset, kind, res.Cluster) {
+		return
+	}
 	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+}
+
+// subsetWithoutPods fails the path when the sidecar's cluster is a subset of the gateway's
+// Service whose labels no gateway pod carries: the cluster exists, with no endpoints (503 UH at
+// the client sidecar).
+//
+// Mirrors istiod pilot/pkg/xds/endpoints/endpoint_builder.go (EndpointBuilder: an endpoint
+// belongs to a subset cluster only when the subset's labels are a subset of its labels,
+// subsetLabels.SubsetOf(ep.Labels)).
+func (tr *tracer) subsetWithoutPods(v SidecarView, proxy string, drs *rules.DRLookup, svc rules.Service, gws []Workload, host string, port uint32, subset, kind, cluster string) bool {
+	ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace)
+	if ch == nil {
+		return false
+	}
+	labels := ch.SubsetLabels[subset]
+	if len(labels) == 0 {
+		return false
+	}
+	for _, w := range gws {
+		if w.Synthetic || rules.LabelsSubsetOf(labels, w.Labels) {
+			return false
+		}
+	}
+	var def *networkingv1.DestinationRule
+	for _, dr := range ch.Rules {
+		if slices.ContainsFunc(dr.Spec.GetSubsets(), func(s *networking.Subset) bool { return s.GetName() == subset }) {
+			def = dr
+			break
+		}
+	}
+	if def == nil {
+		return false
+	}
+	var names []string
+	for _, w := range gws {
+		names = append(names, w.Ref())
+	}
+	tr.hop(proxy, "endpoints", Fail, fmt.Sprintf("%s: subset %s keeps the pods labelled %s; none of %s is", cluster, subset, labelsText(labels), strings.Join(names, ", ")),
+		Evidence{Resource: "DestinationRule " + def.Namespace + "/" + def.Name, Field: "spec.subsets[" + subset + "].labels", Value: labelsText(labels)})
+	msg := fmt.Sprintf("The %s call to %s:%d is routed to %s, a subset of %s whose labels %s match none of the gateway pods (%s): the cluster has no endpoints and requests fail with 503 UH at the client sidecar.",
+		strings.ToUpper(kind), host, port, cluster, svc.Ref(), labelsText(labels), strings.Join(names, ", "))
+	msg += fmt.Sprintf(" Give subset %s the labels the gateway pods carry (the fix below uses the Service's selector, %s), or label the gateway pods %s.", subset, labelsText(svc.WorkloadSelector), labelsText(labels))
+	var subsets []any
+	for _, x := range asList(specOf(def, "spec")["subsets"]) {
+		if xm, _ := x.(map[string]any); xm != nil && xm["name"] == subset {
+			sel := map[string]any{}
+			for k, v := range svc.WorkloadSelector {
+				sel[k] = v
+			}
+			xm["labels"] = sel
+		}
+		subsets = append(subsets, x)
+	}
+	patch := newPatch("networking.istio.io/v1", "DestinationRule", def.Namespace, def.Name, fields{{"spec", fields{{"subsets", subsets}}}})
+	patch.note = fmt.Sprintf(" (subset %s selects the gateway pods)", subset)
+	tr.failFix(CauseNoEndpoints, "UH", "DestinationRule "+def.Namespace+"/"+def.Name, msg, patch.Text(), patch)
+	return true
+}
+
+// labelsText writes labels as k=v pairs, sorted by key.
+func labelsText(l map[string]string) string {
+	keys := make([]string, 0, len(l))
+	for k := range l {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + l[k]
+	}
+	return strings.Join(keys, ",")
 }
 
 func gatewayServiceFix(s rules.Service, port uint32) string {
