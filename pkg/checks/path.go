@@ -526,10 +526,21 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			}
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
-			if patch = tr.pickPatch(subsetPatches(v, drs, view.DestinationRules, s, cport, subset, host)...); patch != nil {
+			cands := subsetPatches(v, drs, view.DestinationRules, s, cport, subset, host)
+			short := shortHostRule(v, drs, view.DestinationRules, s, subset, root)
+			var hostFix *Patch
+			if short != nil {
+				hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
+				hostFix.note = " (host written in full)"
+				cands = append([]*Patch{hostFix}, cands...)
+			}
+			if patch = tr.pickPatch(cands...); patch != nil {
 				fix = patch.Text()
 				if !patch.Create {
 					culprit = patch.Ref()
+				}
+				if patch == hostFix {
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is a short name, which istiod reads in the rule's own namespace as %s", short.Namespace, short.Name, short.Spec.GetHost(), drs.Host(short))
 				}
 			}
 		} else if vs, full, short := shortNameElsewhere(tr.snap, v, chost, &ListenerReport{Calls: []CallView{{Result: res}}}); !ok && short {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
@@ -139,6 +140,31 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 		out = append(out, newObject("networking.istio.io/v1", "DestinationRule", v.Namespace, uniqueDRName(view, v.Namespace, s.Name+"-"+subset), spec))
 	}
 	return out
+}
+
+// shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root
+// namespace, the Service's) that defines subset for the Service s, but names it by its short
+// name: istiod reads a host without dots in the rule's own namespace
+// (pilot/pkg/model/push_context.go setDestinationRules → config.go ResolveShortnameToFQDN), so
+// the rule written in another namespace than the Service's applies to a host that does not
+// exist. nil when there is none.
+func shortHostRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, subset, root string) *networkingv1.DestinationRule {
+	name, _, _ := strings.Cut(s.Hostname, ".")
+	rs := slices.Clone(view)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	for _, dr := range rs {
+		h := dr.Spec.GetHost()
+		if h != name || strings.Contains(h, ".") || drs.Host(dr) == strings.ToLower(s.Hostname) {
+			continue
+		}
+		if dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace {
+			continue
+		}
+		if slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
+			return dr
+		}
+	}
+	return nil
 }
 
 // inheritTLS gives a subset copied out of src the tls it has there for port when its own policy
