@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"sigs.k8s.io/yaml"
@@ -141,10 +142,25 @@ func istiodPathWorks(o string) bool {
 }
 
 // patchScenarioYAML applies p to the manifests: the document of the object merged with the
-// patch (RFC 7386, the library the plugin uses), or the new object appended.
+// patch (RFC 7386, the library the plugin uses), or the new object appended, created now (as
+// the API server stamps it: the newest object, which matters where istiod orders by creation
+// time, such as DestinationRules merged for one host).
 func patchScenarioYAML(all string, p *checks.Patch) (string, error) {
 	if p.Create {
-		y, err := yaml.JSONToYAML(p.Merge)
+		var obj map[string]any
+		if err := json.Unmarshal(p.Merge, &obj); err != nil {
+			return "", err
+		}
+		if md, ok := obj["metadata"].(map[string]any); ok {
+			if _, set := md["creationTimestamp"]; !set {
+				md["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+			}
+		}
+		js, err := json.Marshal(obj)
+		if err != nil {
+			return "", err
+		}
+		y, err := yaml.JSONToYAML(js)
 		if err != nil {
 			return "", err
 		}
