@@ -19,6 +19,7 @@ const (
 	dimPMirror  = "path.mirror"
 	dimPRev     = "path.revision"
 	dimPSel     = "path.selector"
+	dimPSubset  = "path.subset-labels"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -91,7 +92,27 @@ func init() {
 		// VirtualService bound to istio-system/path-gw. empty: selector {} in egress (every
 		// gateway pod; with the scope flag only the egress ones).
 		dimension{dimPSel, []string{"own", "own", "no-pod", "other-ns", "empty"}},
+		// path.subset-labels: the labels of subset "p" of the gateway's Service (the client's
+		// destination). none: no labels (every pod of the Service). pod: {istio:
+		// egress-dedicated}, which the gateway pods carry. no-pod: {version: v9}, which no pod
+		// carries (istiod's endpoint builder keeps no endpoint: the client sidecar's cluster has
+		// none, 503 UH). other-value: {app: egress-gateway-v2}, a key the pods carry with another
+		// value.
+		dimension{dimPSubset, []string{"none", "none", "pod", "no-pod", "other-value"}},
 	)
+}
+
+// subsetLabels is the labels line of subset "p" for a path.subset-labels value ("" for none).
+func subsetLabels(v string) string {
+	switch v {
+	case "pod":
+		return "\n    labels: {istio: egress-dedicated}"
+	case "no-pod":
+		return "\n    labels: {version: v9}"
+	case "other-value":
+		return "\n    labels: {app: egress-gateway-v2}"
+	}
+	return ""
 }
 
 // upstreamResolution is the resolution (and addresses or endpoints) of egress/path-ext for a
@@ -208,7 +229,7 @@ metadata:
 spec:
   host: %s
 %s  subsets:
-  - name: p%s`, b.ts(), svcHost, drTop, drTLS))
+  - name: p%s%s`, b.ts(), svcHost, drTop, subsetLabels(d[dimPSubset]), drTLS))
 
 	origVariant := d[dimPOrig]
 	upPort, upSubset := uint32(80), ""

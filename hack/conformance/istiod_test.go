@@ -676,7 +676,7 @@ func sortedKeys(m map[string]string) []string {
 // come back as an error.
 func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope bool) (*istiodOut, error) {
 	res := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{}, sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{},
-		sidecarDNS: map[string]*sidecarDNS{}}
+		sidecarEndpoints: map[string]map[string]int{}, sidecarDNS: map[string]*sidecarDNS{}}
 	out := res.cds
 	var panicked any
 	err := test.Wrap(func(t test.Failer) {
@@ -789,6 +789,17 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			}
 			res.sidecars[p.ns] = names
 			res.sidecarSims[p.ns] = &proxySim{sim: sim, ip: p.ip}
+			// Endpoints of the sidecar's EDS clusters by istiod's endpoint builder (a subset of
+			// the gateway's Service keeps only the pods carrying its labels; paths_test.go).
+			seps := map[string]int{}
+			for _, la := range s.Endpoints(proxy) {
+				n := 0
+				for _, l := range la.GetEndpoints() {
+					n += len(l.GetLbEndpoints())
+				}
+				seps[la.GetClusterName()] = n
+			}
+			res.sidecarEndpoints[p.ns] = seps
 		}
 	})
 	if panicked != nil && err == nil {
@@ -810,6 +821,9 @@ type istiodOut struct {
 	// endpoints maps a gateway workload ref and a cluster name to its number of endpoints (EDS
 	// and inline load assignments; clusters without either are not listed).
 	endpoints map[string]map[string]int
+	// sidecarEndpoints maps a client namespace and a cluster of its sidecar to its number of
+	// endpoints (EDS clusters only).
+	sidecarEndpoints map[string]map[string]int
 	// sidecarDNS maps a client namespace to its sidecar's DNS capture metadata and istiod's
 	// DNS name table for it (dns_test.go).
 	sidecarDNS map[string]*sidecarDNS

@@ -96,6 +96,8 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 			c.istiod = istiodPathOutcome(ps.sim, ip, out, gw, call)
 			if c.istiod != "" && !out.sidecars[p.ns][ip.cluster] {
 				c.istiod = "sidecar " + ip.cluster + ": sidecar cluster absent"
+			} else if n, ok := out.sidecarEndpoints[p.ns][ip.cluster]; c.istiod != "" && ok && n == 0 {
+				c.istiod = "sidecar " + ip.cluster + ": sidecar cluster without endpoints" // 503 UH at the client
 			}
 			if c.istiod == "" {
 				continue // not checkable (the client's TLS inside TLS to the gateway)
@@ -114,13 +116,14 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 // per revision).
 func crossRevisionPaths(t *testing.T, snap *snapshot.Snapshot, in *oracleInput, outs map[string]*istiodOut) []pathCheck {
 	merged := &istiodOut{cds: map[string]map[string]bool{}, sims: map[string]*proxySim{}, sidecars: map[string]map[string]bool{},
-		sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}, sidecarDNS: map[string]*sidecarDNS{}}
+		sidecarSims: map[string]*proxySim{}, endpoints: map[string]map[string]int{}, sidecarEndpoints: map[string]map[string]int{}, sidecarDNS: map[string]*sidecarDNS{}}
 	for _, o := range outs {
 		maps.Copy(merged.cds, o.cds)
 		maps.Copy(merged.sims, o.sims)
 		maps.Copy(merged.sidecars, o.sidecars)
 		maps.Copy(merged.sidecarSims, o.sidecarSims)
 		maps.Copy(merged.endpoints, o.endpoints)
+		maps.Copy(merged.sidecarEndpoints, o.sidecarEndpoints)
 		maps.Copy(merged.sidecarDNS, o.sidecarDNS)
 	}
 	gwRev, clientRev := map[string]string{}, map[string]string{}
@@ -145,6 +148,10 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 	switch tr.Cause {
 	case checks.ListenerClusterAbsent, checks.ListenerGatewayServiceLack:
 		return side + ": sidecar cluster absent"
+	case checks.CauseNoEndpoints:
+		if tr.Gateway == "" {
+			return side + ": sidecar cluster without endpoints"
+		}
 	case checks.PathGatewayNotListen:
 		return side + ", gateway: no listener"
 	case checks.PathTLSMismatch, checks.PathGatewayNoChain:
