@@ -485,6 +485,9 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				if d.Mirror {
 					continue
 				}
+				if t, _, ok := routeAlias(view, flags.MeshConfig, w.Namespace, host); ok {
+					host = t // an ExternalName Service: the route goes to its external name's cluster
+				}
 				note(host, d.Port, vsRef)
 			}
 			for _, h := range vs.Spec.Hosts {

@@ -3,8 +3,11 @@ package checks
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -308,6 +311,126 @@ func egressGatewayVerdict(t *testing.T, in, host string) (*snapshot.Snapshot, Ga
 	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	r, err := WhyMissing(snap, WhyMissingOptions{Host: host, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, r.Gateways[0]
+}
+
+// TestRouteToExternalNameAlias: a gateway route whose destination is a Kubernetes ExternalName
+// Service goes to the cluster of its external name (istiod route.go GetDestinationCluster), so
+// with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG off the call works; with the flag on, istiod keeps only
+// the hosts routes name literally (the alias), the external name's cluster is not pushed, and the
+// route is the culprit. Two shapes: HTTP with the alias beside the entry, and a TLS passthrough
+// route to an alias in another namespace.
+func TestRouteToExternalNameAlias(t *testing.T) {
+	shapes := []struct{ name, host, yaml, vs string }{
+		{"http alias beside the entry", "api.erp-cloud.example", `
+apiVersion: v1
+kind: Service
+metadata: {name: erp-api, namespace: team-a}
+spec:
+  type: ExternalName
+  externalName: api.erp-cloud.example
+  ports: [{name: http, port: 80}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: erp-cloud, namespace: team-a}
+spec:
+  hosts: [api.erp-cloud.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: erp-egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [api.erp-cloud.example]}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: erp-via-egress, namespace: team-a}
+spec:
+  hosts: [api.erp-cloud.example]
+  gateways: [istio-system/erp-egress]
+  http:
+  - route: [{destination: {host: erp-api.team-a.svc.cluster.local, port: {number: 80}}}]
+`, "VirtualService team-a/erp-via-egress"},
+		{"tls passthrough to an alias in another namespace", "vault.secrets-saas.io", `
+apiVersion: v1
+kind: Namespace
+metadata: {name: aliases}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vault, namespace: aliases}
+spec:
+  type: ExternalName
+  externalName: vault.secrets-saas.io
+  ports: [{name: tls, port: 443}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: vault, namespace: istio-system}
+spec:
+  hosts: [vault.secrets-saas.io]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: sni, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: tls, protocol: TLS}, hosts: [vault.secrets-saas.io], tls: {mode: PASSTHROUGH}}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: vault-sni, namespace: istio-system}
+spec:
+  hosts: [vault.secrets-saas.io]
+  gateways: [sni]
+  tls:
+  - match: [{port: 443, sniHosts: [vault.secrets-saas.io]}]
+    route: [{destination: {host: vault.aliases.svc.cluster.local, port: {number: 443}}}]
+`, "VirtualService istio-system/vault-sni"},
+	}
+	for _, c := range shapes {
+		for _, filter := range []bool{false, true} {
+			_, v := egressGatewayVerdictFlags(t, c.yaml, c.host, filter)
+			if !filter {
+				if !v.Present || v.Cause != CauseOK {
+					t.Errorf("%s, flag off: got present=%v cause %s (%s), want the cluster present and OK", c.name, v.Present, v.Cause, v.Message)
+				}
+				continue
+			}
+			if v.Present || v.Cause != CauseNotReferenced || v.Culprit != c.vs {
+				t.Errorf("%s, flag on: got present=%v cause %s culprit %q, want absent, %s, %s", c.name, v.Present, v.Cause, v.Culprit, CauseNotReferenced, c.vs)
+			}
+			if !strings.Contains(v.Fix, "route to "+c.host) {
+				t.Errorf("%s, flag on: fix %q does not route to the external name", c.name, v.Fix)
+			}
+		}
+	}
+}
+
+// egressGatewayVerdictFlags is egressGatewayVerdict with istiod's PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+// set to filter.
+func egressGatewayVerdictFlags(t *testing.T, in, host string, filter bool) (*snapshot.Snapshot, GatewayVerdict) {
+	t.Helper()
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), "-"}, strings.NewReader(in), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range snap.Deployments {
+		if d.Namespace == "istio-system" && d.Name == "istiod" {
+			c := &d.Spec.Template.Spec.Containers[0]
+			c.Env = append(c.Env, corev1.EnvVar{Name: EnvFilterGatewayClusterConfig, Value: strconv.FormatBool(filter)})
+		}
 	}
 	r, err := WhyMissing(snap, WhyMissingOptions{Host: host, Gateway: "istio-system/istio-egressgateway"})
 	if err != nil {

@@ -671,7 +671,41 @@ func gatewayDestCluster(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, gw
 			port = svc.Ports[0].Number
 		}
 	}
+	if t, _, ok := routeAlias(snap, mc, gwNs, host); ok {
+		host = t
+	}
 	return rules.ClusterName(port, d.Subset, host)
+}
+
+// routeAlias: host, a route's destination, names an ExternalName Service visible to namespace
+// ns; istiod sends the route to the clusters of the Service's external name (an alias has no
+// cluster of its own). Returns that name and the Service.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go GetDestinationCluster ("If this is an
+// Alias, point to the concrete service") and serviceregistry/kube/conversion.go ConvertService
+// (an ExternalName Service is an Alias).
+func routeAlias(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, ns, host string) (string, rules.Service, bool) {
+	svc, _ := rules.ServiceForProxy(model.Services(snap, mc).ForHost(host), ns)
+	if svc == nil || svc.Kind != rules.KindService || svc.ExternalName == "" {
+		return "", rules.Service{}, false
+	}
+	return svc.ExternalName, *svc, true
+}
+
+// aliasReference finds a route bound to the gateway whose destination is an ExternalName
+// Service aliasing host: with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG istiod keeps the hosts routes
+// name literally (the alias), so the route's cluster, the external name's, is not pushed.
+// Mirrors istiod push_context.go initVirtualServices (destinationsByGateway holds
+// virtualServiceDestinations, the literal hosts) with GatewayServices.
+func (e *evaluation) aliasReference(ra routeAnalysis, host string) (vsRef string, alias rules.Service, ok bool) {
+	for _, b := range ra.covering {
+		for _, d := range b.Dests {
+			if t, svc, ok := routeAlias(e.snap, e.flags.MeshConfig, e.w.Namespace, strings.ToLower(d.Host)); ok && t == host {
+				return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, svc, true
+			}
+		}
+	}
+	return "", rules.Service{}, false
 }
 
 // routeBinding renders a binding for the report, with the destination cluster names istiod
@@ -713,6 +747,9 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				continue
 			}
 			h := strings.ToLower(d.Host)
+			if t, _, ok := routeAlias(e.snap, e.flags.MeshConfig, e.w.Namespace, h); ok {
+				h = t // the route goes to the external name's cluster
+			}
 			if slices.Contains(ra.hostnames, h) {
 				if b.RouteType == rules.RouteTLS {
 					e.passthroughOriginates(b, d, h, vsRef)

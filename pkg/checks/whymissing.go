@@ -593,6 +593,10 @@ func (e *evaluation) run() {
 			if len(ra.unresolved) > 0 {
 				u := ra.unresolved[0]
 				e.fail(CauseGatewayRefUnresolve, u.vsRef, u.message(e.w)+" istiod runs with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true, so without a bound reference the cluster is not pushed either.", u.fix())
+			} else if vsRef, alias, ok := e.aliasReference(ra, st.name); ok {
+				e.fail(CauseNotReferenced, vsRef, fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters for the hosts its bound routes name, and %s routes to %s, an ExternalName Service (an alias for %s), not to %s itself: the route's cluster %s is not pushed.",
+					EnvFilterGatewayClusterConfig, e.w.Ref(), vsRef, alias.Hostname, st.name, st.name, rules.ClusterName(st.ports[0].Number, "", st.name)),
+					fmt.Sprintf("In %s, route to %s instead of %s (the alias), or run istiod without %s.", vsRef, st.name, alias.Hostname, EnvFilterGatewayClusterConfig))
 			} else {
 				e.fail(CauseNotReferenced, "", fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and none routes to %s. %s",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), st.name, gatewaysSummary(gws)), e.boundVSTemplate(gws, st.name, st.ports[0]))

@@ -51,7 +51,10 @@ type Service struct {
 	ExportTo         []string
 	// Resolution: NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS for ServiceEntries;
 	// ClusterIP, Headless, ExternalName for Services.
-	Resolution       string
+	Resolution string
+	// ExternalName is an ExternalName Service's target host (lower case): routes to the
+	// Service go to the target's clusters (istiod's Alias resolution).
+	ExternalName     string
 	Location         string
 	Addresses        []string
 	Endpoints        int
@@ -206,10 +209,19 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 		Kind: KindService, Namespace: svc.Namespace, Name: svc.Name,
 		Hostname: KubeServiceHost(svc), Ports: ports,
 		DeclaredExportTo: declared, ExportTo: EffectiveExportTo(declared, defaultExportTo),
-		Resolution: res, Location: "MESH_INTERNAL", Created: svc.CreationTimestamp,
+		Resolution: res, Location: "MESH_INTERNAL", Created: svc.CreationTimestamp, ExternalName: externalName(svc),
 		Annotations: svc.Annotations, Labels: svc.Labels, WorkloadSelector: svc.Spec.Selector,
 		Addresses: clusterIPs(svc),
 	}
+}
+
+// externalName is an ExternalName Service's target, lower case and without a trailing dot ("" for
+// other Services).
+func externalName(svc *corev1.Service) string {
+	if svc.Spec.Type != corev1.ServiceTypeExternalName {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(svc.Spec.ExternalName), ".")
 }
 
 // clusterIPs returns the Service's cluster IP. A manifest without spec.clusterIP gets one from
