@@ -2,8 +2,8 @@
 # Live benchmark: loads a generated mesh (internal/meshgen, the anchor mesh's shape) into a
 # throw-away kube-apiserver (hack/kube-up.sh) and runs, side by side in one run, the raw LISTs of
 # the four Istio kinds (kubectl get --raw, in parallel: the floor), each kubectl-egress command,
-# and istioctl analyze -A when an istioctl binary is on PATH. For each: the median wall time of
-# RUNS runs, the peak memory (max RSS) and, for kubectl-egress, the API requests it sent.
+# and istioctl analyze -A (hack/build-istioctl.sh builds it when none is on PATH). For each: the
+# median wall time of RUNS runs, the peak memory (max RSS) and, for kubectl-egress, the API requests it sent.
 # Results are printed as a markdown table (docs/performance.md quotes them).
 #
 #   hack/bench-live.sh                 # 10,000 entries, 3 runs each
@@ -20,6 +20,12 @@ assets=$(hack/build-kube.sh)
 kubectl="$assets/kubectl"
 
 make -s build >&2
+# istioctl: $ISTIOCTL, else the one on PATH, else built by hack/build-istioctl.sh (cached; the
+# istiod version the conformance suite pins). NO_ISTIOCTL=1 skips it.
+istioctl=""
+if [[ -z ${NO_ISTIOCTL:-} ]]; then
+  istioctl=${ISTIOCTL:-$(command -v istioctl || hack/build-istioctl.sh)}
+fi
 bin=bin/kubectl-egress
 go run ./hack/gen-mesh -entries "$ENTRIES" >"$dir/mesh.yaml"
 
@@ -87,9 +93,9 @@ row "explain-listener --port 80 --from ns-000" "$bin" --kubeconfig "$kc" explain
 row "proxy-config clusters --gateway" "$bin" --kubeconfig "$kc" proxy-config clusters --gateway istio-system/istio-egressgateway
 row "proxy-config all --from ns-000" "$bin" --kubeconfig "$kc" proxy-config all --from ns-000
 row "preflight" "$bin" --kubeconfig "$kc" preflight
-if command -v istioctl >/dev/null 2>&1; then
-  read -r wall rss < <(measure istioctl --kubeconfig "$kc" analyze -A)
+if [[ -n $istioctl ]]; then
+  read -r wall rss < <(measure "$istioctl" --kubeconfig "$kc" analyze -A)
   echo "| istioctl analyze -A | $wall | $(awk -v a="$wall" -v b="$floor" 'BEGIN{printf "%.1f", a/b}') | $rss | - |"
 else
-  echo "(istioctl not on PATH: istioctl analyze -A not measured)"
+  echo "(no istioctl: istioctl analyze -A not measured)"
 fi
