@@ -638,6 +638,33 @@ func (e *evaluation) run() {
 				// (pkg/config/validation/validation.go ValidateServiceEntry).
 				fix = fmt.Sprintf("%s has CIDR addresses (%s), which only resolution NONE or STATIC allows, and a NONE entry has no endpoints at a gateway. List the servers as endpoints with resolution STATIC, or, if %s resolves in DNS, drop the CIDR and use resolution DNS; a CIDR with resolution NONE works only for calls that leave from the sidecar, not through a gateway.",
 					st.chosen.Ref(), strings.Join(st.chosen.Addresses, ", "), st.name)
+			case st.chosen.Kind == rules.KindServiceEntry && len(st.chosen.WorkloadSelector) > 0 && len(workloadEntriesElsewhere(e.snap, *st.chosen)) > 0:
+				// The selector matches WorkloadEntries of other namespaces, which an entry never
+				// selects: list them as the entry's endpoints (the selector goes: Istio allows
+				// one of the two).
+				wes := workloadEntriesElsewhere(e.snap, *st.chosen)
+				var refs []string
+				var eps []any
+				for _, we := range wes {
+					refs = append(refs, we.Namespace+"/"+we.Name)
+					ep := fields{{"address", we.Spec.GetAddress()}}
+					if l := we.Spec.GetLabels(); len(l) > 0 {
+						ep = append(ep, field{"labels", stringMap(l)})
+					}
+					if ps := we.Spec.GetPorts(); len(ps) > 0 {
+						pm := map[string]any{}
+						for k, v := range ps {
+							pm[k] = int(v)
+						}
+						ep = append(ep, field{"ports", pm})
+					}
+					eps = append(eps, ep)
+				}
+				why += fmt.Sprintf("; its workloadSelector (%s) matches WorkloadEntries %s, but a ServiceEntry selects workloads in its own namespace (%s) only",
+					labelsText(st.chosen.WorkloadSelector), strings.Join(refs, ", "), st.chosen.Namespace)
+				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"workloadSelector", nil}, {"endpoints", eps}}}})
+				patch.note = " (the WorkloadEntries' addresses as endpoints; or create the WorkloadEntries in " + st.chosen.Namespace + ")"
+				fix = patch.Text()
 			case st.chosen.Kind == rules.KindServiceEntry:
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
 			}
@@ -1096,6 +1123,33 @@ func selectedWorkloads(snap *snapshot.Snapshot, s rules.Service) []map[string]st
 		if p.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels) {
 			out = append(out, p.Labels)
 		}
+	}
+	return out
+}
+
+// workloadEntriesElsewhere returns the WorkloadEntries outside the entry's namespace that its
+// workloadSelector matches: istiod never selects them (a ServiceEntry's selector reads its own
+// namespace only: pilot/pkg/serviceregistry/serviceentry/conversion.go, selected workloads
+// fetched from workloadsByNamespace with the entry's namespace).
+func workloadEntriesElsewhere(snap *snapshot.Snapshot, s rules.Service) []*networkingv1.WorkloadEntry {
+	if len(s.WorkloadSelector) == 0 || s.Kind != rules.KindServiceEntry {
+		return nil
+	}
+	var out []*networkingv1.WorkloadEntry
+	for _, we := range snap.WorkloadEntries {
+		if we.Namespace != s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, we.Spec.Labels) {
+			out = append(out, we)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	return out
+}
+
+// stringMap is l as a generic JSON mapping.
+func stringMap(l map[string]string) map[string]any {
+	out := make(map[string]any, len(l))
+	for k, v := range l {
+		out[k] = v
 	}
 	return out
 }
