@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -701,16 +702,39 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		return
 	}
 	for _, vs := range x.Relevant(host, nil) {
-		for _, g := range rules.VSGateways(vs) {
-			if g != rules.MeshGateway {
-				ref := "VirtualService " + vs.Namespace + "/" + vs.Name
-				tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
-					Message: fmt.Sprintf("%s routes %s through Gateway %s, but the call from %s does not go through it: no mesh route of it applies to this client (gateways [mesh], exportTo, match conditions), so the sidecar sends the call straight out.", ref, host, g, proxy),
-					Fix:     fmt.Sprintf("List \"mesh\" in %s's gateways with a route to the egress gateway Service for these clients, exported to %s.", ref, v.Namespace)})
-				return
+		gws := rules.VSGateways(vs)
+		for _, g := range gws {
+			if g == rules.MeshGateway {
+				continue
 			}
+			ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+			w := Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+				Message: fmt.Sprintf("%s routes %s through Gateway %s, but the call from %s does not go through it: no mesh route of it applies to this client (match conditions), so the sidecar sends the call straight out.", ref, host, g, proxy),
+				Fix:     fmt.Sprintf("Give %s a mesh route (match gateways [mesh], or none) to the egress gateway Service that matches these clients' requests.", ref)}
+			exportTo := rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+			switch {
+			case !slices.Contains(gws, rules.MeshGateway):
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its gateways do not list \"mesh\": none of its routes applies to sidecars, so the call from %s goes straight out.", ref, host, g, proxy)
+				w.Fix = fmt.Sprintf("Add \"mesh\" to %s's gateways, with a route (match gateways [mesh]) to the egress gateway Service.", ref)
+			case !rules.VirtualServiceVisible(vs.Namespace, exportTo, v.Namespace):
+				// Mirrors istiod push_context.go initVirtualServices: exportTo lists the
+				// namespaces that see it; its own is one of them only when listed ("." or by name).
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its exportTo %s does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out (a VirtualService's own namespace sees it only when exportTo lists \".\" or the namespace).", ref, host, g, exportToText(exportTo), v.Namespace, v.Namespace)
+				w.Fix = exportToYAML(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+			}
+			tr.t.Warnings = append(tr.t.Warnings, w)
+			return
 		}
 	}
+}
+
+// exportToText writes an exportTo list as YAML flow (["."]).
+func exportToText(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // misrouted fails the path when the call lands on another service's cluster although no

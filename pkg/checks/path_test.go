@@ -365,3 +365,36 @@ func pathThroughGateway(snap *snapshot.Snapshot, p *PathTrace) bool {
 	}
 	return false
 }
+
+// TestBypassWarningNamesReason: the PATH_BYPASSES_GATEWAY warning says why the gateway-bound
+// VirtualService's mesh route does not apply, and its fix changes that: "mesh" missing from its
+// gateways, or an exportTo that leaves the client's namespace out (its own namespace, or
+// another).
+func TestBypassWarningNamesReason(t *testing.T) {
+	for _, c := range []struct {
+		file, host, from string
+		port             uint32
+		msg, fix         string
+	}{
+		{"bypass-vs-without-mesh.yaml", "api.example.com", "team-a", 80, `do not list "mesh"`, `Add "mesh"`},
+		{"bypass-vs-exported-only-to-gateway-namespace.yaml", "quote.freight-rates.example", "team-a", 80, "does not include team-a", "exportTo:"},
+		{"bypass-mesh-route-exported-elsewhere.yaml", "payments.example.org", "team-a", 80, "does not include team-a", `- "team-a"`},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect })
+		if i < 0 {
+			t.Errorf("%s: no %s warning (cause %s)", c.file, PathDirect, p.Cause)
+			continue
+		}
+		if w := p.Warnings[i]; !strings.Contains(w.Message, c.msg) || !strings.Contains(w.Fix, c.fix) {
+			t.Errorf("%s: warning %q / fix %q, want %q / %q", c.file, w.Message, w.Fix, c.msg, c.fix)
+		}
+	}
+}
