@@ -186,6 +186,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightSuppressionUnused:     {"EGR0901", "—", "this tool: kubectl egress preflight suppressions"},
 	PreflightSuppressionInvalid:    {"EGR0902", "—", "this tool: kubectl egress preflight suppressions"},
 	PreflightCheckSkipped:          {"EGR0903", "—", "this tool: kubectl egress preflight"},
+	PreflightNotDiscovered:         {"EGR0905", "—", "pkg/kube/namespace/filter.go discoveryNamespacesFilter; pilot/pkg/config/kube/crdclient/client.go (ComposeFilters(namespaceFilter, ...))"},
 	PreflightGatewayAPINotModelled: {"EGR0904", "—", "pilot/pkg/config/kube/gateway/conversion.go convertResources (not modelled by this tool yet)"},
 }
 
@@ -264,7 +265,7 @@ var causePages = map[string]string{
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
-	PreflightGatewayAPINotModelled: "live-state",
+	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

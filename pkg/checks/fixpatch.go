@@ -82,7 +82,12 @@ func newObject(apiVersion, kind, ns, name string, spec fields) *Patch {
 }
 
 // Ref is "Kind namespace/name".
-func (p *Patch) Ref() string { return p.Kind + " " + p.Namespace + "/" + p.Name }
+func (p *Patch) Ref() string {
+	if p.Namespace == "" {
+		return p.Kind + " " + p.Name // cluster-scoped (a Namespace)
+	}
+	return p.Kind + " " + p.Namespace + "/" + p.Name
+}
 
 // Text is the fix as printed: a new object as it is, a change headed by "# Kind ns/name".
 func (p *Patch) Text() string {

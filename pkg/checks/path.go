@@ -246,6 +246,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		case len(hidden) > 0 && len(hidden[0].Ports) > 0:
 			port = hidden[0].Ports[0].Number
 		default:
+			if ns, refs := undiscoveredDeclarations(snap, v.Revision, host); ns != "" {
+				return nil, fmt.Errorf("no entry for %s is visible to %s (%s is in namespace %s, which meshConfig.discoverySelectors leave out): give the port with --port", host, client, strings.Join(refs, ", "), ns)
+			}
 			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
 		}
 	}
@@ -487,6 +490,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if len(tr.hidden) > 0 {
 			tr.hiddenPassthroughWarning(v, host, port)
 		}
+		if tr.undiscoveredWarning(v, host) {
+			return
+		}
 		tr.directWarning(v, res, proxy, host)
 		return
 	}
@@ -726,6 +732,25 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			return
 		}
 	}
+}
+
+// undiscoveredWarning warns when the call leaves the mesh directly because the configuration
+// for the host (its ServiceEntry, and the VirtualServices that would send it to a gateway) is
+// in a namespace istiod does not discover (meshConfig.discoverySelectors, model.Undiscovered).
+func (tr *tracer) undiscoveredWarning(v SidecarView, host string) bool {
+	ns, refs := undiscoveredDeclarations(tr.snap, v.Revision, host)
+	if ns == "" {
+		return false
+	}
+	for _, vs := range tr.snap.VirtualServices {
+		if vs.Namespace == ns && slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
+			refs = append(refs, "VirtualService "+vs.Namespace+"/"+vs.Name)
+		}
+	}
+	msg, fix, _ := undiscoveredText(tr.snap, v.Revision, ns, refs, host)
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "Namespace " + ns,
+		Message: msg + " The sidecar in " + v.Namespace + " knows nothing of the host and sends the call straight out (outbound traffic policy ALLOW_ANY), bypassing any egress gateway.", Fix: fix})
+	return true
 }
 
 // exportToText writes an exportTo list as YAML flow (["."]).

@@ -221,6 +221,7 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 	c := &collector{snap: snap, seen: map[string]int{}}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
 	c.sidecarAmbiguity()
+	c.undiscovered()
 	for _, f := range gatewayAPIFindings(snap) {
 		c.add(f, "")
 	}
@@ -238,6 +239,70 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 	res.Findings = c.findings
 	SortPreflightFindings(res.Findings)
 	return res
+}
+
+// undiscovered reports each namespace holding Istio configuration that an istiod revision
+// serving a workload here does not discover (meshConfig.discoverySelectors, model.Undiscovered).
+func (c *collector) undiscovered() {
+	revs := []string{""}
+	for _, w := range GatewayWorkloads(c.snap) {
+		if r := model.RevKey(w.Revision); !slices.Contains(revs, r) {
+			revs = append(revs, r)
+		}
+	}
+	for _, rev := range revs {
+		und := model.Undiscovered(c.snap, rev)
+		if len(und) == 0 {
+			continue
+		}
+		counts := map[string]map[string]int{}
+		count := func(kind, ns string) {
+			if !und[ns] {
+				return
+			}
+			if counts[ns] == nil {
+				counts[ns] = map[string]int{}
+			}
+			counts[ns][kind]++
+		}
+		for _, o := range c.snap.ServiceEntries {
+			count("ServiceEntry", o.Namespace)
+		}
+		for _, o := range c.snap.VirtualServices {
+			count("VirtualService", o.Namespace)
+		}
+		for _, o := range c.snap.DestinationRules {
+			count("DestinationRule", o.Namespace)
+		}
+		for _, o := range c.snap.Gateways {
+			count("Gateway", o.Namespace)
+		}
+		for _, o := range c.snap.Sidecars {
+			count("Sidecar", o.Namespace)
+		}
+		nss := make([]string, 0, len(counts))
+		for ns := range counts {
+			nss = append(nss, ns)
+		}
+		sort.Strings(nss)
+		for _, ns := range nss {
+			var parts []string
+			for _, k := range []string{"ServiceEntry", "VirtualService", "DestinationRule", "Gateway", "Sidecar"} {
+				if n := counts[ns][k]; n == 1 {
+					parts = append(parts, "1 "+k)
+				} else if n > 1 {
+					parts = append(parts, fmt.Sprintf("%d %s", n, PluralKind(k)))
+				}
+			}
+			who := "istiod"
+			if rev != "" {
+				who = "istiod revision " + rev
+			}
+			_, fix, _ := undiscoveredText(c.snap, rev, ns, nil, "")
+			c.add(NewPreflightFinding(PreflightNotDiscovered, CheckPreflight, ResourceRef{Kind: "Namespace", Name: ns}, "metadata.labels",
+				fmt.Sprintf("Namespace %s holds %s, but matches none of meshConfig.discoverySelectors of %s: istiod ignores all of it (and the namespace's Services).", ns, strings.Join(parts, ", "), who), fix), "")
+		}
+	}
 }
 
 // sidecarAmbiguity reports each client namespace with several Sidecars without workloadSelector

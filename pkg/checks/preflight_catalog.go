@@ -20,12 +20,16 @@ const (
 	// PreflightCheckSkipped: a check could not run on this input (for example no gateway
 	// workload), so its findings are missing from the report.
 	PreflightCheckSkipped = "CHECK_SKIPPED"
+	// PreflightNotDiscovered: Istio configuration in a namespace that meshConfig.discoverySelectors
+	// leave out (istiod ignores it).
+	PreflightNotDiscovered = "CONFIG_IN_UNDISCOVERED_NAMESPACE"
 )
 
 func init() {
 	Catalog = append(Catalog,
 		CatalogEntry{Code: PreflightSuppressionUnused, Level: LevelInfo, Description: "A suppression (resource annotation, -S flag or --suppressions file entry) matched no finding: the fault it was written for is gone, or its code or resource pattern is wrong."},
 		CatalogEntry{Code: PreflightSuppressionInvalid, Level: LevelWarning, Description: "An egress.kubectl-egress.io/suppress annotation does not parse (want \"CODE\" or \"CODE: reason\", comma-separated) or names a code the catalogue does not have; it suppresses nothing."},
+		CatalogEntry{Code: PreflightNotDiscovered, Level: LevelWarning, Description: "A namespace holds Istio configuration (ServiceEntries, VirtualServices, DestinationRules, Gateways, Sidecars) but matches none of meshConfig.discoverySelectors: istiod ignores every object in it, as if it did not exist."},
 		CatalogEntry{Code: PreflightCheckSkipped, Level: LevelInfo, Description: "A check could not run on this input (for example there is no gateway workload, or a proxy could not be modelled); its findings are missing from the report."},
 	)
 }

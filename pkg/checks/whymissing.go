@@ -406,7 +406,13 @@ func (e *evaluation) run() {
 			what = "no ServiceEntry lists " + e.host + " in spec.addresses"
 		}
 		e.step("exported", "service exported to the gateway namespace", Fail, what)
-		e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port))
+		if ns, refs := undiscoveredDeclarations(e.full, e.w.Revision, e.host); ns != "" {
+			// Declared, but in a namespace istiod does not discover (meshConfig.discoverySelectors).
+			msg, fix, patch := undiscoveredText(e.full, e.w.Revision, ns, refs, e.host)
+			e.failPatch(CauseHostNotFound, "Namespace "+ns, msg, fix, patch)
+		} else {
+			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port))
+		}
 		if e.port != 0 {
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Needed: true, Reason: "no entry declares the host"})
 		}
@@ -1125,6 +1131,67 @@ func selectedWorkloads(snap *snapshot.Snapshot, s rules.Service) []map[string]st
 		}
 	}
 	return out
+}
+
+// undiscoveredDeclarations returns a namespace that istiod (revision rev) does not discover
+// (meshConfig.discoverySelectors, model.Undiscovered) holding ServiceEntries or Services for
+// host, and their references ("" when there is none).
+func undiscoveredDeclarations(full *snapshot.Snapshot, rev, host string) (string, []string) {
+	if full == nil {
+		return "", nil
+	}
+	und := model.Undiscovered(full, rev)
+	if len(und) == 0 {
+		return "", nil
+	}
+	ns := ""
+	var refs []string
+	for _, se := range full.ServiceEntries {
+		if !und[se.Namespace] || (ns != "" && se.Namespace != ns) {
+			continue
+		}
+		for _, h := range se.Spec.GetHosts() {
+			if strings.EqualFold(h, host) {
+				ns = se.Namespace
+				refs = append(refs, "ServiceEntry "+se.Namespace+"/"+se.Name)
+				break
+			}
+		}
+	}
+	for _, svc := range full.Services {
+		if und[svc.Namespace] && (ns == "" || svc.Namespace == ns) && rules.KubeServiceHost(svc) == strings.ToLower(host) {
+			ns = svc.Namespace
+			refs = append(refs, "Service "+svc.Namespace+"/"+svc.Name)
+		}
+	}
+	return ns, refs
+}
+
+// undiscoveredText explains that the declarations refs of host are in namespace ns, which the
+// discovery selectors leave out, and fixes it by labelling the namespace with the first
+// selector's matchLabels (prose when the selectors use only expressions).
+func undiscoveredText(full *snapshot.Snapshot, rev, ns string, refs []string, host string) (msg, fix string, patch *Patch) {
+	src := full.MeshConfigs[model.RevKey(rev)]
+	if src == nil {
+		src = full.MeshConfigs[""]
+	}
+	msg = fmt.Sprintf("%s for %s: namespace %s matches none of meshConfig.discoverySelectors, so istiod ignores every object in it (its ServiceEntries, VirtualServices, DestinationRules and Services) and has no cluster for the host anywhere.", strings.Join(refs, " and "), host, ns)
+	fix = fmt.Sprintf("Label namespace %s so that a discovery selector matches it, or move the configuration into a discovered namespace.", ns)
+	var match map[string]string
+	if src != nil {
+		for _, ds := range src.Config.GetDiscoverySelectors() {
+			if len(ds.GetMatchLabels()) > 0 && len(ds.GetMatchExpressions()) == 0 {
+				match = ds.GetMatchLabels()
+				break
+			}
+		}
+	}
+	if len(match) > 0 {
+		patch = newPatch("v1", "Namespace", "", ns, fields{{"metadata", fields{{"labels", stringMap(match)}}}})
+		patch.note = " (a discovery selector matches it)"
+		fix = patch.Text()
+	}
+	return msg, fix, patch
 }
 
 // workloadEntriesElsewhere returns the WorkloadEntries outside the entry's namespace that its

@@ -17,6 +17,8 @@ import (
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -79,8 +81,84 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		v.Sidecars = filterRev[*networkingv1.Sidecar](snap.Sidecars, rev)
 		v.WorkloadEntries = filterRev[*networkingv1.WorkloadEntry](snap.WorkloadEntries, rev)
 		v.EnvoyFilters = filterRev[*networkingv1alpha3.EnvoyFilter](snap.EnvoyFilters, rev)
+		if und := Undiscovered(snap, rev); len(und) > 0 {
+			v.ServiceEntries = filterNs(v.ServiceEntries, und)
+			v.VirtualServices = filterNs(v.VirtualServices, und)
+			v.DestinationRules = filterNs(v.DestinationRules, und)
+			v.Gateways = filterNs(v.Gateways, und)
+			v.Sidecars = filterNs(v.Sidecars, und)
+			v.WorkloadEntries = filterNs(v.WorkloadEntries, und)
+			v.EnvoyFilters = filterNs(v.EnvoyFilters, und)
+			v.Services = filterNs(v.Services, und)
+		}
 		return &v
 	})
+}
+
+type undiscoveredKey struct{ rev string }
+
+// Undiscovered returns the namespaces the istiod of revision rev does not discover: with
+// meshConfig.discoverySelectors set, istiod reads namespaced objects (Istio configuration and
+// Kubernetes Services alike) only in namespaces whose labels match one of the selectors. Only
+// namespaces the input holds are judged (their labels are known); nil when every namespace is
+// discovered, the selectors are unset or invalid, or the namespaces could not be read.
+//
+// Mirrors istiod pkg/kube/namespace/filter.go discoveryNamespacesFilter (selectorsChanged,
+// Filter: an object in a namespace that no selector matches is dropped), applied to Istio
+// configuration by pilot/pkg/config/kube/crdclient/client.go (ComposeFilters(namespaceFilter,
+// inRevision, ...)).
+func Undiscovered(snap *snapshot.Snapshot, rev string) map[string]bool {
+	return memo(snap, undiscoveredKey{RevKey(rev)}, func() map[string]bool {
+		src := snap.MeshConfigs[RevKey(rev)]
+		if src == nil {
+			src = snap.MeshConfigs[""]
+		}
+		if src == nil || src.Config == nil || len(src.Config.GetDiscoverySelectors()) == 0 {
+			return nil
+		}
+		if _, unknown := snap.Unknown[snapshot.KindNamespace]; unknown {
+			return nil
+		}
+		var sels []labels.Selector
+		for _, ds := range src.Config.GetDiscoverySelectors() {
+			ls := &metav1.LabelSelector{MatchLabels: ds.GetMatchLabels()}
+			for _, e := range ds.GetMatchExpressions() {
+				ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{Key: e.GetKey(), Operator: metav1.LabelSelectorOperator(e.GetOperator()), Values: e.GetValues()})
+			}
+			sel, err := metav1.LabelSelectorAsSelector(ls)
+			if err != nil {
+				return nil // istiod keeps its previous filter on an invalid selector
+			}
+			sels = append(sels, sel)
+		}
+		out := map[string]bool{}
+		for _, ns := range snap.Namespaces {
+			matched := false
+			for _, sel := range sels {
+				if sel.Matches(labels.Set(ns.Labels)) {
+					matched = true
+					break
+				}
+			}
+			if !matched {
+				out[ns.Name] = true
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	})
+}
+
+func filterNs[T interface{ GetNamespace() string }](in []T, drop map[string]bool) []T {
+	out := make([]T, 0, len(in))
+	for _, o := range in {
+		if !drop[o.GetNamespace()] {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 type drKey struct{ root, export string }
