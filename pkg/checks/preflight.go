@@ -347,6 +347,22 @@ func SortPreflightFindings(fs []PreflightFinding) {
 	})
 }
 
+// WorstPreflightFinding is the finding the short answer leads with: of the findings at the most
+// severe level (fs sorted by SortPreflightFindings), the first that a traced call or a gateway's
+// verdict raised (check why-missing: it names the resource a request actually fails on), else
+// the first. fs must not be empty.
+func WorstPreflightFinding(fs []PreflightFinding) PreflightFinding {
+	for _, f := range fs {
+		if levelRank(f.Level) != levelRank(fs[0].Level) {
+			break
+		}
+		if f.Check == CheckWhyMissing {
+			return f
+		}
+	}
+	return fs[0]
+}
+
 // collector gathers findings, merging identical ones.
 type collector struct {
 	snap     *snapshot.Snapshot
@@ -369,7 +385,9 @@ func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix st
 		f.ID, f.Level, f.EnvoyFlag, f.Doc, f.Source = e.ID(), e.Level, e.Flag, e.DocURL(), e.Source()
 	}
 	if f.Field == "" && res.Kind != "" && res.Kind != "Host" {
-		f.Field = defaultFields[code]
+		if k, ok := defaultFieldKinds[code]; !ok || k == res.Kind {
+			f.Field = defaultFields[code]
+		}
 	}
 	return f
 }
@@ -443,6 +461,12 @@ var defaultFields = map[string]string{
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",
 	VisWaypointForbidden:        "metadata.labels",
+}
+
+// defaultFieldKinds: the kind a default field belongs to, for codes whose findings may blame
+// another kind (a route's VirtualService instead of the gateway's Service): no default then.
+var defaultFieldKinds = map[string]string{
+	ListenerGatewayServiceLack: "Service",
 }
 
 // ---- why-missing ----

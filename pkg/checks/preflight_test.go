@@ -252,3 +252,25 @@ func TestParseFailOn(t *testing.T) {
 		t.Errorf("ParseFailOn(fatal) accepted")
 	}
 }
+
+// TestWorstPreflightFinding: the short answer leads with a finding a traced call or a gateway
+// verdict raised when one is at the most severe level, else with the first finding; never with a
+// less severe one.
+func TestWorstPreflightFinding(t *testing.T) {
+	svc := NewPreflightFinding(ListenerGatewayServiceLack, CheckExplainListener, ResourceRef{Kind: "Service", Namespace: "istio-system", Name: "istio-egressgateway"}, "", "m", "f")
+	vs := NewPreflightFinding(ListenerGatewayServiceLack, CheckWhyMissing, ResourceRef{Kind: "VirtualService", Namespace: "team-a", Name: "api"}, "", "m", "f")
+	warn := NewPreflightFinding(PathDirect, CheckWhyMissing, ResourceRef{Kind: "VirtualService", Namespace: "team-a", Name: "other"}, "", "m", "f")
+	fs := []PreflightFinding{svc, vs, warn}
+	SortPreflightFindings(fs)
+	if w := WorstPreflightFinding(fs); w.Check != CheckWhyMissing || w.Resource.Name != "api" {
+		t.Errorf("worst %s %s, want the why-missing Error on VirtualService team-a/api", w.Check, w.Resource)
+	}
+	if vs.Field != "" || svc.Field != "spec.ports" {
+		t.Errorf("default fields: VirtualService %q (want none), Service %q (want spec.ports)", vs.Field, svc.Field)
+	}
+	only := []PreflightFinding{svc, warn}
+	SortPreflightFindings(only)
+	if w := WorstPreflightFinding(only); w.Resource.Kind != "Service" {
+		t.Errorf("worst %s, want the only Error (Service)", w.Resource)
+	}
+}

@@ -297,7 +297,7 @@ func preflightShort(r *checks.PreflightReport) string {
 	if len(r.Findings) == 0 {
 		return s
 	}
-	f := r.Findings[0] // worst first
+	f := checks.WorstPreflightFinding(r.Findings)
 	line := fmt.Sprintf("  Worst: %s [%s] %s", f.Level, f.Code, f.Resource)
 	if f.Field != "" {
 		line += " (" + f.Field + ")"
