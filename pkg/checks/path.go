@@ -976,6 +976,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// listener.
 			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 			d = noServer{why: "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(bindFailureMessage(b, w), "."), culprit: vsRef, fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
+		} else if g, ok := tr.unresolvedRoute(w, host); ok && len(servers) > 0 {
+			// The route meant for the server names a Gateway that does not exist.
+			d = noServer{why: "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(g.Message, "."), culprit: g.Culprit, fix: g.Fix, patch: g.Patch}
 		}
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, d.why))
 		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), d.why)
@@ -1040,6 +1043,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			}
 			return
 		}
+		if g, ok := tr.unresolvedRoute(w, host); ok {
+			tr.failFix(PathGatewayNoChain, "reset", g.Culprit, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), g.Message), g.Fix, g.Patch)
+			return
+		}
 		tr.fail(PathGatewayNoChain, "reset", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
 			fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, srv.GetPort().GetNumber(), host))
 		return
@@ -1062,6 +1069,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				} else {
 					tr.fail(PathGatewayNoRoute, "NR", vsRef, msg, bindFailureFix(b, w))
 				}
+				return
+			}
+			if g, ok := tr.unresolvedRoute(w, host); ok {
+				tr.failFix(PathGatewayNoRoute, "NR", g.Culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), g.Message), g.Fix, g.Patch)
 				return
 			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
@@ -1129,6 +1140,20 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
+}
+
+// unresolvedRoute is the gateway's verdict for host (why-missing) when it blames a
+// VirtualService that is meant for this gateway but names a Gateway that does not exist once
+// resolved (GATEWAY_REF_UNRESOLVED: the gateway workload's or its Service's name, a short name
+// read in the VirtualService's namespace): that route is why the gateway has no route or chain
+// for the host.
+func (tr *tracer) unresolvedRoute(w Workload, host string) (GatewayVerdict, bool) {
+	r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()})
+	if err != nil || len(r.Gateways) == 0 {
+		return GatewayVerdict{}, false
+	}
+	g := r.Gateways[0]
+	return g, g.Cause == CauseGatewayRefUnresolve && g.Culprit != ""
 }
 
 // upstreamTLS records what the gateway's cluster originates to the host (the DestinationRule
