@@ -1299,6 +1299,47 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		}
 		d.msg += fmt.Sprintf(" Namespace %s is not on that path, so exporting it does not help: put the tls in a rule in %s (below).", off.Namespace, w.Namespace)
 	}
+	if applied != nil && subset == "" && off == nil {
+		// A rule for the host already applies to the gateway, without tls for the port: add the
+		// tls there. A new rule would not help: beside it in one namespace the older rule's
+		// policy wins (istiod merges rules for one host, keeping the first traffic policy:
+		// pilot/pkg/model/destination_rule.go mergeDestinationRule), and in the gateway's
+		// namespace it would replace the applied rule whole (its subsets and other settings).
+		src := applied.Rules[0]
+		for _, r := range applied.Rules {
+			if r.Spec.GetTrafficPolicy() != nil {
+				src = r
+				break
+			}
+		}
+		tp := jsonMap(src.Spec.GetTrafficPolicy())
+		pls := asList(tp["portLevelSettings"])
+		found := false
+		for _, pl := range pls {
+			pm, _ := pl.(map[string]any)
+			pp, _ := pm["port"].(map[string]any)
+			if n, _ := pp["number"].(float64); pm != nil && uint32(n) == port {
+				pm["tls"] = tlsPolicy
+				found = true
+			}
+		}
+		if !found {
+			// A port-level setting replaces the whole policy for its port (istiod
+			// cluster_builder.go selectTrafficPolicyComponents): keep the top-level parts.
+			entry := fields{{"port", fields{{"number", port}}}}
+			for _, k := range []string{"connectionPool", "loadBalancer", "outlierDetection"} {
+				if v, ok := tp[k]; ok {
+					entry = append(entry, field{k, v})
+				}
+			}
+			pls = append(pls, append(entry, field{"tls", tlsPolicy}))
+		}
+		d.patch = newPatch("networking.istio.io/v1", "DestinationRule", src.Namespace, src.Name, fields{{"spec", fields{{"trafficPolicy", fields{{"portLevelSettings", pls}}}}}})
+		d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: tls for port %d)", host, port)
+		d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
+		d.msg += fmt.Sprintf(" DestinationRule %s/%s applies to the gateway for %s but sets no tls for port %d (a port-level setting without tls replaces the top-level tls for its port).", src.Namespace, src.Name, host, port)
+		return d, true
+	}
 	spec := fields{{"host", host}}
 	if subset != "" {
 		spec = append(spec, field{"subsets", []any{fields{{"name", subset}, {"trafficPolicy", fields{{"portLevelSettings", []any{fields{{"port", fields{{"number", port}}}, {"tls", tlsPolicy}}}}}}}}})
