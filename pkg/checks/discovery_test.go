@@ -143,3 +143,57 @@ spec:
 		}
 	}
 }
+
+// TestDiscoverySelectorsNameLabel: the API server labels every namespace
+// kubernetes.io/metadata.name=<name>, so a selector on that label selects namespaces whose
+// manifests omit it; a namespace the input has no object for is taken as discovered, and the
+// verdict says so.
+func TestDiscoverySelectorsNameLabel(t *testing.T) {
+	objects := `apiVersion: v1
+kind: Namespace
+metadata: {name: istio-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: egress-routes}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: robots, namespace: egress-routes}
+spec:
+  hosts: [pick.robots.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	byName := "    - matchExpressions:\n      - {key: kubernetes.io/metadata.name, operator: In, values: [istio-system, egress-routes]}"
+	snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(discoveryMesh(byName, objects)), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := WhyMissing(snap, WhyMissingOptions{Host: "pick.robots.example", Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Gateways[0]; !v.Present {
+		t.Errorf("selected by the name label: cause %s (%s), want the cluster present", v.Cause, v.Message)
+	}
+	// Without the Namespace object of egress-routes and a selector on another label: unknown,
+	// taken as discovered, said in an assumption.
+	other := "    - matchLabels: {mesh: \"on\"}"
+	noNs := strings.Replace(objects, "apiVersion: v1\nkind: Namespace\nmetadata: {name: egress-routes}\n---\n", "", 1)
+	noNs = strings.Replace(noNs, "metadata: {name: istio-system}", "metadata: {name: istio-system, labels: {mesh: \"on\"}}", 1)
+	snap, err = loader.FromFiles([]string{"-"}, strings.NewReader(discoveryMesh(other, noNs)), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = WhyMissing(snap, WhyMissingOptions{Host: "pick.robots.example", Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Gateways[0]
+	if !v.Present || !slices.ContainsFunc(v.Assumptions, func(a string) bool {
+		return strings.Contains(a, "namespace egress-routes") && strings.Contains(a, "labels are unknown")
+	}) {
+		t.Errorf("namespace not in the input: present=%v assumptions %q, want present with an assumption naming egress-routes", v.Present, v.Assumptions)
+	}
+}

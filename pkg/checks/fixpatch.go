@@ -358,6 +358,11 @@ func findObject(snap *snapshot.Snapshot, kind, ns, name string) any {
 			o := snap.Services[i]
 			return o.Namespace, o.Name, o
 		})
+	case snapshot.KindNamespace:
+		return find(len(snap.Namespaces), func(i int) (string, string, any) {
+			o := snap.Namespaces[i]
+			return "", o.Name, o
+		})
 	}
 	return nil
 }

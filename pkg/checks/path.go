@@ -245,10 +245,10 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 			port = imported.Ports[0].Number
 		case len(hidden) > 0 && len(hidden[0].Ports) > 0:
 			port = hidden[0].Ports[0].Number
+		case undiscoveredPort(snap, v.Revision, host) != 0:
+			// Declared only in a namespace istiod does not discover: trace the port it declares.
+			port = undiscoveredPort(snap, v.Revision, host)
 		default:
-			if ns, refs := undiscoveredDeclarations(snap, v.Revision, host); ns != "" {
-				return nil, fmt.Errorf("no entry for %s is visible to %s (%s is in namespace %s, which meshConfig.discoverySelectors leave out): give the port with --port", host, client, strings.Join(refs, ", "), ns)
-			}
 			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
 		}
 	}
@@ -482,6 +482,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
 			return
 		}
+		if ns, refs := undiscoveredDeclarations(tr.snap, v.Revision, host); ns != "" {
+			// Declared, but where istiod does not look (meshConfig.discoverySelectors).
+			msg, fix, patch := undiscoveredText(tr.snap, v.Revision, ns, refs, host)
+			tr.failFix(ListenerBlackHole, flag, "Namespace "+ns, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, msg), fix, patch)
+			return
+		}
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
 			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one).", host, port, v.Namespace))
 		return
@@ -546,7 +552,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				if !patch.Create {
 					culprit = patch.Ref()
 				}
-				if patch == hostFix {
+				if patch == hostFix && strings.Contains(short.Spec.GetHost(), ".") {
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is not the Service's full name: istiod reads a name with dots as written, a host no Service has", short.Namespace, short.Name, short.Spec.GetHost())
+				} else if patch == hostFix {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is a short name, which istiod reads in the rule's own namespace as %s", short.Namespace, short.Name, short.Spec.GetHost(), drs.Host(short))
 				}
 			}

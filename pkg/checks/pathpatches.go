@@ -144,7 +144,8 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root
 // namespace, the Service's) that defines subset for the Service s, but names it by its short
-// name: istiod reads a host without dots in the rule's own namespace
+// name or a partial one ("name.namespace", which istiod reads as written, a host no Service
+// has): istiod reads a host without dots in the rule's own namespace
 // (pilot/pkg/model/push_context.go setDestinationRules → config.go ResolveShortnameToFQDN), so
 // the rule written in another namespace than the Service's applies to a host that does not
 // exist. nil when there is none.
@@ -153,8 +154,9 @@ func shortHostRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 	rs := slices.Clone(view)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
 	for _, dr := range rs {
-		h := dr.Spec.GetHost()
-		if h != name || strings.Contains(h, ".") || drs.Host(dr) == strings.ToLower(s.Hostname) {
+		h := strings.ToLower(dr.Spec.GetHost())
+		partial := strings.Contains(h, ".") && strings.HasPrefix(strings.ToLower(s.Hostname), h+".") // "name.namespace": read as written
+		if (h != name && !partial) || drs.Host(dr) == strings.ToLower(s.Hostname) {
 			continue
 		}
 		if dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace {

@@ -220,6 +220,14 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 	}
 	c := &collector{snap: snap, seen: map[string]int{}}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
+	if unk := model.DiscoveryUnknown(snap, ""); len(unk) > 0 {
+		nss := make([]string, 0, len(unk))
+		for ns := range unk {
+			nss = append(nss, ns)
+		}
+		sort.Strings(nss)
+		res.Checks[0].Notes = append(res.Checks[0].Notes, fmt.Sprintf("meshConfig.discoverySelectors are set and namespaces %s hold configuration but are not in the input: their labels are unknown, so they were taken as discovered (add their Namespace objects to check)", strings.Join(nss, ", ")))
+	}
 	c.sidecarAmbiguity()
 	c.undiscovered()
 	for _, f := range gatewayAPIFindings(snap) {

@@ -747,7 +747,24 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				continue
 			}
 			h := strings.ToLower(d.Host)
-			if t, _, ok := routeAlias(e.snap, e.flags.MeshConfig, e.w.Namespace, h); ok {
+			if t, alias, ok := routeAlias(e.snap, e.flags.MeshConfig, e.w.Namespace, h); ok {
+				if strings.HasSuffix(t, ".") {
+					// istiod names the route's cluster after spec.externalName as written: with a
+					// trailing dot no entry builds that cluster.
+					port := d.Port
+					if port == 0 {
+						port = b.Server.GetPort().GetNumber()
+					}
+					cluster := rules.ClusterName(port, d.Subset, t)
+					e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+						fmt.Sprintf("%s sends %s to %s, an alias for %q: the route's cluster is %s, which no entry builds", vsRef, e.host, alias.Ref(), t, cluster),
+						Evidence{Resource: alias.Ref(), Field: "spec.externalName", Value: t})
+					p := newPatch("v1", "Service", alias.Namespace, alias.Name, fields{{"spec", fields{{"externalName", strings.TrimSuffix(t, ".")}}}})
+					e.failPatch(ListenerClusterAbsent, alias.Ref(),
+						fmt.Sprintf("%s routes %s on gateway %s to %s, an ExternalName Service whose externalName %q ends with a dot: istiod names the route's cluster %s after it as written, and no entry builds that cluster.", vsRef, e.host, e.w.Ref(), alias.Ref(), t, cluster),
+						p.Text(), p)
+					return
+				}
 				h = t // the route goes to the external name's cluster
 			}
 			if slices.Contains(ra.hostnames, h) {

@@ -392,6 +392,16 @@ func (e *evaluation) run() {
 	services := servicesFor(e.snap, e.host, e.flags.MeshConfig)
 	e.stepServices(services)
 	e.stepMeshDefaults()
+	if e.full != nil {
+		if unk := model.DiscoveryUnknown(e.full, e.w.Revision); len(unk) > 0 {
+			for _, s := range services {
+				if unk[s.Namespace] {
+					e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("meshConfig.discoverySelectors are set and namespace %s (of %s) is not in the input: its labels are unknown, so it was taken as discovered; if no selector matches it, istiod ignores its objects", s.Namespace, s.Ref()))
+					break
+				}
+			}
+		}
+	}
 
 	if len(services) == 0 {
 		for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService} {
@@ -639,11 +649,6 @@ func (e *evaluation) run() {
 			fix := fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref())
 			cidr := slices.ContainsFunc(st.chosen.Addresses, func(a string) bool { return strings.Contains(a, "/") })
 			switch {
-			case cidr:
-				// Istio's validation allows CIDR addresses only with resolution NONE or STATIC
-				// (pkg/config/validation/validation.go ValidateServiceEntry).
-				fix = fmt.Sprintf("%s has CIDR addresses (%s), which only resolution NONE or STATIC allows, and a NONE entry has no endpoints at a gateway. List the servers as endpoints with resolution STATIC, or, if %s resolves in DNS, drop the CIDR and use resolution DNS; a CIDR with resolution NONE works only for calls that leave from the sidecar, not through a gateway.",
-					st.chosen.Ref(), strings.Join(st.chosen.Addresses, ", "), st.name)
 			case st.chosen.Kind == rules.KindServiceEntry && len(st.chosen.WorkloadSelector) > 0 && len(workloadEntriesElsewhere(e.snap, *st.chosen)) > 0:
 				// The selector matches WorkloadEntries of other namespaces, which an entry never
 				// selects: list them as the entry's endpoints (the selector goes: Istio allows
@@ -671,6 +676,11 @@ func (e *evaluation) run() {
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"workloadSelector", nil}, {"endpoints", eps}}}})
 				patch.note = " (the WorkloadEntries' addresses as endpoints; or create the WorkloadEntries in " + st.chosen.Namespace + ")"
 				fix = patch.Text()
+			case cidr:
+				// Istio's validation allows CIDR addresses only with resolution NONE or STATIC
+				// (pkg/config/validation/validation.go ValidateServiceEntry).
+				fix = fmt.Sprintf("%s has CIDR addresses (%s), which only resolution NONE or STATIC allows, and a NONE entry has no endpoints at a gateway. List the servers as endpoints with resolution STATIC, or, if %s resolves in DNS, drop the CIDR and use resolution DNS; a CIDR with resolution NONE works only for calls that leave from the sidecar, not through a gateway.",
+					st.chosen.Ref(), strings.Join(st.chosen.Addresses, ", "), st.name)
 			case st.chosen.Kind == rules.KindServiceEntry:
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
 			}
@@ -1165,6 +1175,26 @@ func undiscoveredDeclarations(full *snapshot.Snapshot, rev, host string) (string
 		}
 	}
 	return ns, refs
+}
+
+// undiscoveredPort is the first port a ServiceEntry or Service for host declares in a namespace
+// istiod does not discover (0: none).
+func undiscoveredPort(full *snapshot.Snapshot, rev, host string) uint32 {
+	ns, _ := undiscoveredDeclarations(full, rev, host)
+	if ns == "" {
+		return 0
+	}
+	for _, se := range full.ServiceEntries {
+		if se.Namespace == ns && slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) && len(se.Spec.GetPorts()) > 0 {
+			return se.Spec.GetPorts()[0].GetNumber()
+		}
+	}
+	for _, svc := range full.Services {
+		if svc.Namespace == ns && rules.KubeServiceHost(svc) == strings.ToLower(host) && len(svc.Spec.Ports) > 0 {
+			return uint32(svc.Spec.Ports[0].Port)
+		}
+	}
+	return 0
 }
 
 // undiscoveredText explains that the declarations refs of host are in namespace ns, which the

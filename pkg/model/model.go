@@ -17,6 +17,7 @@ import (
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -108,16 +109,31 @@ type undiscoveredKey struct{ rev string }
 // configuration by pilot/pkg/config/kube/crdclient/client.go (ComposeFilters(namespaceFilter,
 // inRevision, ...)).
 func Undiscovered(snap *snapshot.Snapshot, rev string) map[string]bool {
-	return memo(snap, undiscoveredKey{RevKey(rev)}, func() map[string]bool {
+	return discovery(snap, rev).undiscovered
+}
+
+// DiscoveryUnknown returns the namespaces holding Istio configuration or Services that the input
+// has no Namespace object for, while meshConfig.discoverySelectors of revision rev are set and
+// the name label alone (kubernetes.io/metadata.name) matches none of them: whether istiod
+// discovers them depends on labels nobody read. They are treated as discovered; verdicts that
+// rest on their objects say so.
+func DiscoveryUnknown(snap *snapshot.Snapshot, rev string) map[string]bool {
+	return discovery(snap, rev).unknown
+}
+
+type discoveryResult struct{ undiscovered, unknown map[string]bool }
+
+func discovery(snap *snapshot.Snapshot, rev string) discoveryResult {
+	return memo(snap, undiscoveredKey{RevKey(rev)}, func() discoveryResult {
 		src := snap.MeshConfigs[RevKey(rev)]
 		if src == nil {
 			src = snap.MeshConfigs[""]
 		}
 		if src == nil || src.Config == nil || len(src.Config.GetDiscoverySelectors()) == 0 {
-			return nil
+			return discoveryResult{}
 		}
 		if _, unknown := snap.Unknown[snapshot.KindNamespace]; unknown {
-			return nil
+			return discoveryResult{}
 		}
 		var sels []labels.Selector
 		for _, ds := range src.Config.GetDiscoverySelectors() {
@@ -127,27 +143,60 @@ func Undiscovered(snap *snapshot.Snapshot, rev string) map[string]bool {
 			}
 			sel, err := metav1.LabelSelectorAsSelector(ls)
 			if err != nil {
-				return nil // istiod keeps its previous filter on an invalid selector
+				return discoveryResult{} // istiod keeps its previous filter on an invalid selector
 			}
 			sels = append(sels, sel)
 		}
-		out := map[string]bool{}
-		for _, ns := range snap.Namespaces {
-			matched := false
+		selected := func(name string, nsLabels map[string]string) bool {
+			// The API server labels every namespace kubernetes.io/metadata.name=<name>
+			// (manifests usually omit it).
+			l := labels.Set{corev1.LabelMetadataName: name}
+			for k, v := range nsLabels {
+				l[k] = v
+			}
 			for _, sel := range sels {
-				if sel.Matches(labels.Set(ns.Labels)) {
-					matched = true
-					break
+				if sel.Matches(l) {
+					return true
 				}
 			}
-			if !matched {
-				out[ns.Name] = true
+			return false
+		}
+		var r discoveryResult
+		known := map[string]bool{}
+		for _, ns := range snap.Namespaces {
+			known[ns.Name] = true
+			if !selected(ns.Name, ns.Labels) {
+				if r.undiscovered == nil {
+					r.undiscovered = map[string]bool{}
+				}
+				r.undiscovered[ns.Name] = true
 			}
 		}
-		if len(out) == 0 {
-			return nil
+		note := func(ns string) {
+			if ns == "" || known[ns] || selected(ns, nil) {
+				return
+			}
+			if r.unknown == nil {
+				r.unknown = map[string]bool{}
+			}
+			r.unknown[ns] = true
 		}
-		return out
+		for _, o := range snap.ServiceEntries {
+			note(o.Namespace)
+		}
+		for _, o := range snap.VirtualServices {
+			note(o.Namespace)
+		}
+		for _, o := range snap.DestinationRules {
+			note(o.Namespace)
+		}
+		for _, o := range snap.Gateways {
+			note(o.Namespace)
+		}
+		for _, o := range snap.Services {
+			note(o.Namespace)
+		}
+		return r
 	})
 }
 

@@ -215,13 +215,15 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 	}
 }
 
-// externalName is an ExternalName Service's target, lower case and without a trailing dot ("" for
-// other Services).
+// externalName is an ExternalName Service's target, lower case ("" for other Services). A
+// trailing dot stays: istiod copies spec.externalName as it is (kube/conversion.go
+// ConvertService), so a route to the alias goes to a cluster named with the dot, which no entry
+// builds.
 func externalName(svc *corev1.Service) string {
 	if svc.Spec.Type != corev1.ServiceTypeExternalName {
 		return ""
 	}
-	return strings.TrimSuffix(strings.ToLower(svc.Spec.ExternalName), ".")
+	return strings.ToLower(svc.Spec.ExternalName) // kept as written: istiod does not strip a trailing dot
 }
 
 // clusterIPs returns the Service's cluster IP. A manifest without spec.clusterIP gets one from
