@@ -441,7 +441,14 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
-			if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
+			if dr, host := subsetRuleMisnamed(snap, v, c); dr != nil {
+				// The rule meant to define the subset names the Service by a short or partial
+				// name (why-missing --from blames it the same way).
+				resource = "DestinationRule " + dr.Namespace + "/" + dr.Name
+				p := newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"host", host}}}})
+				p.note = " (host written in full)"
+				fix = p.Text()
+			} else if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
 				// "name" written without its namespace resolves in the VirtualService's namespace;
 				// the Service of that name is elsewhere.
 				resource = "VirtualService " + vs
@@ -474,6 +481,30 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		}
 		rep.add(ListenerGatewayServiceLack, s.Ref(), fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
 	}
+}
+
+// subsetRuleMisnamed: the sidecar lacks subset cluster c because no rule on its lookup path
+// defines the subset, and a rule there that does names the Service by a short or partial name
+// (shortHostRule). Returns the rule and the Service's full name.
+func subsetRuleMisnamed(snap *snapshot.Snapshot, v SidecarView, c Cluster) (*networkingv1.DestinationRule, string) {
+	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
+		return nil, ""
+	}
+	s, ok := v.Outbound.ScopeService(c.FQDN)
+	if !ok {
+		return nil, ""
+	}
+	view := RevisionView(snap, v.Revision)
+	mc := v.Flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
+	if dr := shortHostRule(v, drs, view.DestinationRules, s, c.Subset, root); dr != nil {
+		return dr, s.Hostname
+	}
+	return nil, ""
 }
 
 // shortNameElsewhere: the cluster's host is <name>.<ns>.svc.cluster.local, no Service or entry
