@@ -448,6 +448,13 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				p := newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"host", host}}}})
 				p.note = " (host written in full)"
 				fix = p.Text()
+			} else if p := subsetRuleFix(snap, v, c, rep.Host); p != nil {
+				// The subset is defined by no rule on the lookup path: the fix why-missing --from
+				// proves (the subset added to the rule the sidecar applies, or a new rule).
+				if !p.Create {
+					resource = p.Ref()
+				}
+				fix = p.Text()
 			} else if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
 				// "name" written without its namespace resolves in the VirtualService's namespace;
 				// the Service of that name is elsewhere.
@@ -479,7 +486,20 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				fix = fmt.Sprintf("Service port %d already targets container port %d: send the mesh hop to port %d (destination.port.number), or add Service port %d.", p.Number, c.Port, p.Number, c.Port)
 			}
 		}
-		rep.add(ListenerGatewayServiceLack, s.Ref(), fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
+		// The fix why-missing --from gives: the route naming a port of the Service first (its
+		// destination without a port took the listener's), then the port added to the Service.
+		resource := s.Ref()
+		tr := &tracer{snap: snap}
+		for _, cv := range rep.Calls {
+			if p := tr.pickPatch(append(tr.routePortPatches(cv.Result, s), tr.servicePortPatches(s, c.Port, rep.Host)...)...); p != nil {
+				fix = p.Text()
+				if p.Kind == "VirtualService" {
+					resource = p.Ref()
+				}
+				break
+			}
+		}
+		rep.add(ListenerGatewayServiceLack, resource, fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
 	}
 }
 
@@ -505,6 +525,29 @@ func subsetRuleMisnamed(snap *snapshot.Snapshot, v SidecarView, c Cluster) (*net
 		return dr, s.Hostname
 	}
 	return nil, ""
+}
+
+// subsetRuleFix is the first fix of a subset cluster c that no rule on the sidecar's lookup path
+// defines (subsetPatches, as the traced path picks it without a search), nil otherwise.
+func subsetRuleFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host string) *Patch {
+	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
+		return nil
+	}
+	s, ok := v.Outbound.ScopeService(c.FQDN)
+	if !ok {
+		return nil
+	}
+	view := RevisionView(snap, v.Revision)
+	mc := v.Flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
+	if ps := subsetPatches(v, drs, view.DestinationRules, s, c.Port, c.Subset, host); len(ps) > 0 {
+		return ps[0]
+	}
+	return nil
 }
 
 // shortNameElsewhere: the cluster's host is <name>.<ns>.svc.cluster.local, no Service or entry
@@ -913,8 +956,19 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			host, resultWords(res), port, host), fix+".")
 	}
 	if res.Cluster == rules.BlackHoleCluster || res.DirectResponse == 502 {
-		rep.add(ListenerBlackHole, host, fmt.Sprintf("The %s call to %s:%d ends in %s (outboundTrafficPolicy REGISTRY_ONLY from %s).", kind, host, port, resultWords(res), v.Scope.PolicyFrom),
-			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s.", host, port, v.Namespace))
+		msg := fmt.Sprintf("The %s call to %s:%d ends in %s (outboundTrafficPolicy REGISTRY_ONLY from %s).", kind, host, port, resultWords(res), v.Scope.PolicyFrom)
+		// The resource to blame is the one why-missing --from names: what hides a declared
+		// host from these sidecars (exportTo, the Sidecar's imports), or a namespace istiod
+		// does not discover.
+		if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
+			why, culprit, fix := explainHidden(v, host, hidden)
+			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
+		} else if ns, refs := undiscoveredDeclarations(snap, v.Revision, host); ns != "" {
+			why, fix, _ := undiscoveredText(snap, v.Revision, ns, refs, host)
+			rep.add(ListenerBlackHole, "Namespace "+ns, strings.TrimSuffix(msg, ".")+": "+why, fix)
+		} else {
+			rep.add(ListenerBlackHole, host, msg, fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s.", host, port, v.Namespace))
+		}
 	}
 	if imported == nil {
 		return

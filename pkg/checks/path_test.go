@@ -307,6 +307,15 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 			if elLevel[p.Cause] != LevelError {
 				t.Errorf("%s: path fails with %s; explain-listener has it at %q (%v)", name, p.Cause, elLevel[p.Cause], elLevel)
 			}
+			if p.Culprit != "" && !slices.ContainsFunc(el.Findings, func(f Finding) bool { return f.Code == p.Cause && f.Resource == p.Culprit }) {
+				var got []string
+				for _, f := range el.Findings {
+					if f.Code == p.Cause {
+						got = append(got, f.Resource)
+					}
+				}
+				t.Errorf("%s: path fails with %s blaming %q; explain-listener blames %q", name, p.Cause, p.Culprit, got)
+			}
 			if throughGateway && pfLevel[p.Cause] != LevelError {
 				t.Errorf("%s: path through a gateway fails with %s; preflight has it at %q (%v)", name, p.Cause, pfLevel[p.Cause], pfLevel)
 			}

@@ -827,6 +827,13 @@ func (c *collector) explainListener() CheckRun {
 			c.addKeyed(&p.f, p.key, p.ctx)
 		}
 		for _, hr := range r.hosts {
+			// The traced path of the same call reports this fault, blaming the same resource,
+			// with the hops: the listener's copy of it would repeat it.
+			if slices.ContainsFunc(r.pending, func(p pendingFinding) bool {
+				return p.host == hr.host && p.port == hr.port && p.f.Code == hr.pf.Code && p.f.Resource == hr.pf.Resource
+			}) {
+				continue
+			}
 			c.addKeyed(hr.pf, hr.key, "sidecar in "+r.ns+", "+hr.host+":"+strconv.FormatUint(uint64(hr.port), 10))
 		}
 	}
@@ -845,13 +852,16 @@ type pendingFinding struct {
 	ctx string
 	// key is f.key() when already known (shared host findings), else "".
 	key string
+	// host and port: the traced call a path finding is about (zero for others).
+	host string
+	port uint32
 }
 
 func listenerPending(fs []Finding, ctx string) []pendingFinding {
 	out := make([]pendingFinding, 0, len(fs))
 	for _, f := range fs {
 		res, field := ParseResourceRef(f.Resource)
-		out = append(out, pendingFinding{NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx, ""})
+		out = append(out, pendingFinding{f: NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx: ctx})
 	}
 	return out
 }

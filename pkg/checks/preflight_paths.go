@@ -54,11 +54,11 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall, a
 			if p.Flag != "" {
 				f.EnvoyFlag = p.Flag
 			}
-			out = append(out, pendingFinding{f, ctx, ""})
+			out = append(out, pendingFinding{f: f, ctx: ctx, host: q.host, port: q.port})
 		}
 		for _, w := range p.Warnings {
 			res, field := ParseResourceRef(w.Resource)
-			out = append(out, pendingFinding{NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx, ""})
+			out = append(out, pendingFinding{f: NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx: ctx, host: q.host, port: q.port})
 		}
 	}
 	return traced, out
