@@ -547,6 +547,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				hostFix.note = " (host written in full)"
 				cands = append([]*Patch{hostFix}, cands...)
 			}
+			if short == nil {
+				// A rule with the subset that names the Service by a short or partial name in a
+				// namespace off the lookup path: say so (writing its host in full would not
+				// help there; the fix below puts the subset on the path).
+				if off := misnamedSubsetRule(drs, view.DestinationRules, s, subset, func(string) bool { return true }); off != nil {
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but names the Service %q (not its full name) and is in namespace %s, which is not on the lookup path (the client's namespace, the Service's, the root namespace)", off.Namespace, off.Name, off.Spec.GetHost(), off.Namespace)
+				}
+			}
 			if patch = tr.pickPatch(cands...); patch != nil {
 				fix = patch.Text()
 				if !patch.Create {

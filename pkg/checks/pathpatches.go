@@ -150,6 +150,12 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 // the rule written in another namespace than the Service's applies to a host that does not
 // exist. nil when there is none.
 func shortHostRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, subset, root string) *networkingv1.DestinationRule {
+	return misnamedSubsetRule(drs, view, s, subset, func(ns string) bool { return ns == v.Namespace || ns == root || ns == s.Namespace })
+}
+
+// misnamedSubsetRule is the oldest DestinationRule in a namespace onPath accepts that defines
+// subset for the Service s under a short or partial name (shortHostRule's test), nil when none.
+func misnamedSubsetRule(drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, subset string, onPath func(string) bool) *networkingv1.DestinationRule {
 	name, _, _ := strings.Cut(s.Hostname, ".")
 	rs := slices.Clone(view)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
@@ -159,7 +165,7 @@ func shortHostRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 		if (h != name && !partial) || drs.Host(dr) == strings.ToLower(s.Hostname) {
 			continue
 		}
-		if dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace {
+		if !onPath(dr.Namespace) {
 			continue
 		}
 		if slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
