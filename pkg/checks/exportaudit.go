@@ -90,6 +90,9 @@ type AuditFinding struct {
 	Impact  string `json:"impact"`
 	Message string `json:"message"`
 	Fix     string `json:"fix,omitempty"`
+	// Field is the field of the resource the finding is about, when the code's default does not
+	// say it (a subset named in a tls route, not an http one).
+	Field string `json:"field,omitempty"`
 }
 
 // Ref returns "Kind namespace/name".
@@ -539,7 +542,20 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	}
 	cluster := rules.ClusterName(d.Port, d.Subset, h)
 	if definer == nil {
+		if mis := misnamedSubsetRule(a.drs, a.snap.DestinationRules, *chosen, d.Subset, func(string) bool { return true }); mis != nil {
+			// A rule defines the subset under a short or partial name of the host: istiod reads
+			// it for another host (pilot/pkg/model/push_context.go setDestinationRules).
+			a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "DestinationRule", Namespace: mis.Namespace, Name: mis.Name,
+				Field:    "spec.host",
+				ExportTo: rules.EffectiveExportTo(mis.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
+				Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+				Message: fmt.Sprintf("%s routes to subset %q of %s; DestinationRule %s/%s defines it, but its host %q is not %s's full name, so istiod applies it to %s, a host no Service has.",
+					vsRef, d.Subset, h, mis.Namespace, mis.Name, mis.Spec.GetHost(), h, a.drs.Host(mis)),
+				Fix: fmt.Sprintf("In DestinationRule %s/%s, write spec.host in full: %s (and keep the rule in the client's namespace, %s's or the root namespace).", mis.Namespace, mis.Name, h, chosen.Namespace)})
+			return
+		}
 		a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "VirtualService", Namespace: d.Declared.Namespace, Name: d.Declared.Name,
+			Field:    fmt.Sprintf("spec.%s[%d].route[].destination.subset", d.Kind, d.RouteIndex),
 			ExportTo: rules.EffectiveExportTo(d.Declared.Spec.ExportTo, a.vsExport), NeededIn: []string{ns}, MissingIn: []string{ns},
 			Impact:  fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
 			Message: fmt.Sprintf("%s routes to subset %q of %s, which no DestinationRule defines.", vsRef, d.Subset, h),

@@ -766,7 +766,7 @@ func (c *collector) exportAudit() CheckRun {
 		if f.Impact != "" {
 			ctx = "impact: " + f.Impact
 		}
-		c.add(NewPreflightFinding(f.Code, CheckExportAudit, res, "", f.Message, f.Fix), ctx)
+		c.add(NewPreflightFinding(f.Code, CheckExportAudit, res, f.Field, f.Message, f.Fix), ctx)
 	}
 	return run
 }
