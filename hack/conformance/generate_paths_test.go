@@ -20,6 +20,7 @@ const (
 	dimPRev     = "path.revision"
 	dimPSel     = "path.selector"
 	dimPSubset  = "path.subset-labels"
+	dimPAlias   = "path.alias"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -99,6 +100,13 @@ func init() {
 		// none, 503 UH). other-value: {app: egress-gateway-v2}, a key the pods carry with another
 		// value.
 		dimension{dimPSubset, []string{"none", "none", "pod", "no-pod", "other-value"}},
+		// path.alias: the gateway route's destination. none: path.example.com. alias: the
+		// Kubernetes ExternalName Service egress/path-alias (externalName path.example.com):
+		// istiod routes to the external name's cluster (route.go GetDestinationCluster), and with
+		// PILOT_FILTER_GATEWAY_CLUSTER_CONFIG keeps only the alias's name, so that cluster is not
+		// pushed. alias-dot: externalName "path.example.com." (istiod keeps the dot: a cluster no
+		// entry builds).
+		dimension{dimPAlias, []string{"none", "none", "none", "alias", "alias-dot"}},
 	)
 }
 
@@ -264,6 +272,25 @@ spec:
 			}
 		}
 		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
+	}
+	if av := d[dimPAlias]; av == "alias" || av == "alias-dot" {
+		target := pathHost
+		if av == "alias-dot" {
+			target += "."
+		}
+		b.add(fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: path-alias
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  type: ExternalName
+  externalName: %s
+  ports:
+  - {name: http, port: 80}
+  - {name: tls, port: 443}`, b.ts(), target))
+		gwRoute = strings.Replace(gwRoute, "destination: {host: "+pathHost+",", "destination: {host: path-alias.egress.svc.cluster.local,", 1)
 	}
 	originationRule(b, origVariant)
 	mirrorEntry(b, d[dimPMirror])

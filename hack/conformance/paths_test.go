@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -147,7 +148,13 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 	side := "sidecar " + orDash(tr.SidecarCluster)
 	switch tr.Cause {
 	case checks.ListenerClusterAbsent, checks.ListenerGatewayServiceLack:
-		return side + ": sidecar cluster absent"
+		// The same code at the gateway (a route's destination the gateway lacks) is the
+		// gateway's absent cluster, below.
+		if tr.Gateway == "" || !slices.ContainsFunc(tr.Hops, func(h checks.Hop) bool {
+			return strings.HasPrefix(h.Proxy, "gateway ") && h.Step == "cluster" && h.Result == checks.Fail
+		}) {
+			return side + ": sidecar cluster absent"
+		}
 	case checks.CauseNoEndpoints:
 		if tr.Gateway == "" {
 			return side + ": sidecar cluster without endpoints"
