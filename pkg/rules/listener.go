@@ -165,6 +165,9 @@ type SidecarProxy struct {
 	// (ISTIO_META_DNS_AUTO_ALLOCATE), so istiod's older per-push allocation applies
 	// (LegacyAutoAllocate, keyed by LegacyKey).
 	LegacyIPv4 map[string]string
+	// Aliases maps a host name to the Kubernetes ExternalName Services that alias it
+	// (AliasIndex); nil: computed from Services.
+	Aliases map[string][]Service
 }
 
 // ServiceAddresses returns the addresses this proxy sees for s: the entry's own, else the
@@ -247,6 +250,9 @@ func (o *SidecarOutbound) ScopeServices() []Service {
 // buildListenerFromEntry and tls.go buildSidecarOutboundTLSFilterChainOpts /
 // buildSidecarOutboundTCPFilterChainOpts (seed §1.2, §2.1, §2.2; istio-semantics.md R4.1–R4.10).
 func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
+	if p.Aliases == nil {
+		p.Aliases = AliasIndex(p.Services)
+	}
 	out := &SidecarOutbound{Proxy: p}
 	if p.HostIndex == nil {
 		p.HostIndex = HostNamespaceIndex(p.Services)
@@ -573,6 +579,11 @@ func (b builder) tcpChains(s Service, sp ServicePort, bind, cidr string) []Filte
 		}
 		if cidr != "" || bind == WildcardAddress || (isWildcard(s.Hostname) && s.Resolution == "DYNAMIC_DNS") {
 			def.SNI = []string{s.Hostname}
+			// The names of the ExternalName Services aliasing the host, with their alternate
+			// forms (tls.go buildSidecarOutboundTLSFilterChainOpts, Attributes.Aliases).
+			for _, a := range b.proxy.Aliases[s.Hostname] {
+				def.SNI = append(def.SNI, nameDomains(a, b.proxy.Namespace)...)
+			}
 		}
 		return []FilterChain{def}
 	}

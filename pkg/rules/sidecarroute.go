@@ -3,6 +3,7 @@ package rules
 import (
 	"net"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -295,7 +296,24 @@ func (o *SidecarOutbound) mostSpecificVS(v egressView, h string) *networkingv1.V
 // (GetAllAddressesForProxy: an address auto-allocated to an entry without addresses when the
 // proxy uses those, SidecarProxy.ServiceAddresses).
 func serviceDomains(s Service, p SidecarProxy) []string {
-	proxyNs := p.Namespace
+	d := nameDomains(s, p.Namespace)
+	// The ExternalName Services aliasing the host add their names (generateVirtualHostDomains
+	// over Attributes.Aliases).
+	for _, a := range p.Aliases[s.Hostname] {
+		d = append(d, nameDomains(a, p.Namespace)...)
+	}
+	for _, a := range p.ServiceAddresses(s) {
+		if a != WildcardAddress && !strings.Contains(a, "/") {
+			d = append(d, a)
+		}
+	}
+	return d
+}
+
+// nameDomains: the host name, its absolute form "<host>." and, for a Kubernetes Service, its
+// short forms (name, name.ns, name.ns.svc in the proxy's namespace; name.ns and name.ns.svc
+// elsewhere). Mirrors GenerateAltVirtualHosts.
+func nameDomains(s Service, proxyNs string) []string {
 	d := []string{s.Hostname}
 	if !IsIP(s.Hostname) {
 		// PILOT_ENABLE_ABSOLUTE_FQDN_VHOST_DOMAIN (default true): the absolute name "<host>."
@@ -308,12 +326,54 @@ func serviceDomains(s Service, p SidecarProxy) []string {
 		}
 		d = append(d, s.Name+"."+s.Namespace, s.Name+"."+s.Namespace+".svc")
 	}
-	for _, a := range p.ServiceAddresses(s) {
-		if a != WildcardAddress && !strings.Contains(a, "/") {
-			d = append(d, a)
+	return d
+}
+
+// AliasIndex maps each host name to the Kubernetes ExternalName Services that alias it,
+// following chains of aliases (a loop aliases nothing), sorted by namespace and host name.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go resolveServiceAliases (Attributes.Aliases of
+// every service with the concrete host name).
+func AliasIndex(services []Service) map[string][]Service {
+	raw := map[string]string{} // alias host -> its external name
+	var aliases []Service
+	for _, s := range services {
+		if s.Kind == KindService && s.ExternalName != "" {
+			raw[s.Hostname] = s.ExternalName
+			aliases = append(aliases, s)
 		}
 	}
-	return d
+	if len(aliases) == 0 {
+		return map[string][]Service{}
+	}
+	out := map[string][]Service{}
+	for _, a := range aliases {
+		target, seen, ok := raw[a.Hostname], map[string]bool{a.Hostname: true}, true
+		for {
+			next, isAlias := raw[target]
+			if !isAlias {
+				break
+			}
+			if seen[target] {
+				ok = false // a loop: Kubernetes answers NXDOMAIN, nothing is aliased
+				break
+			}
+			seen[target] = true
+			target = next
+		}
+		if ok {
+			out[target] = append(out[target], a)
+		}
+	}
+	for _, v := range out {
+		sort.Slice(v, func(i, j int) bool {
+			if v[i].Namespace != v[j].Namespace {
+				return v[i].Namespace < v[j].Namespace
+			}
+			return v[i].Hostname < v[j].Hostname
+		})
+	}
+	return out
 }
 
 // sidecarSourceMatch mirrors route.go sourceMatchHTTP for a sidecar (gateway names {mesh}): a
