@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // discoveryMesh is a mesh whose istiod discovers only namespaces matching selectors (the
@@ -195,5 +196,23 @@ spec:
 		return strings.Contains(a, "namespace egress-routes") && strings.Contains(a, "labels are unknown")
 	}) {
 		t.Errorf("namespace not in the input: present=%v assumptions %q, want present with an assumption naming egress-routes", v.Present, v.Assumptions)
+	}
+	// Namespaces that could not be listed (RBAC): every namespace holding configuration is
+	// taken as discovered, and the verdict says its labels are unknown.
+	snap, err = loader.FromFiles([]string{"-"}, strings.NewReader(discoveryMesh(other, objects)), loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Namespaces = nil
+	snap.Unknown[snapshot.KindNamespace] = "forbidden"
+	r, err = WhyMissing(snap, WhyMissingOptions{Host: "pick.robots.example", Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = r.Gateways[0]
+	if !slices.ContainsFunc(v.Assumptions, func(a string) bool {
+		return strings.Contains(a, "namespace egress-routes") && strings.Contains(a, "labels are unknown")
+	}) {
+		t.Errorf("namespaces unread: assumptions %q, want one naming egress-routes", v.Assumptions)
 	}
 }

@@ -396,7 +396,11 @@ func (e *evaluation) run() {
 		if unk := model.DiscoveryUnknown(e.full, e.w.Revision); len(unk) > 0 {
 			for _, s := range services {
 				if unk[s.Namespace] {
-					e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("meshConfig.discoverySelectors are set and namespace %s (of %s) is not in the input: its labels are unknown, so it was taken as discovered; if no selector matches it, istiod ignores its objects", s.Namespace, s.Ref()))
+					why := "is not in the input"
+					if reason, unread := e.full.Unknown[snapshot.KindNamespace]; unread {
+						why = "could not be read (" + reason + ")"
+					}
+					e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("meshConfig.discoverySelectors are set and namespace %s (of %s) %s: its labels are unknown, so it was taken as discovered; if no selector matches it, istiod ignores its objects", s.Namespace, s.Ref(), why))
 					break
 				}
 			}

@@ -132,9 +132,7 @@ func discovery(snap *snapshot.Snapshot, rev string) discoveryResult {
 		if src == nil || src.Config == nil || len(src.Config.GetDiscoverySelectors()) == 0 {
 			return discoveryResult{}
 		}
-		if _, unknown := snap.Unknown[snapshot.KindNamespace]; unknown {
-			return discoveryResult{}
-		}
+		_, nsUnread := snap.Unknown[snapshot.KindNamespace]
 		var sels []labels.Selector
 		for _, ds := range src.Config.GetDiscoverySelectors() {
 			ls := &metav1.LabelSelector{MatchLabels: ds.GetMatchLabels()}
@@ -164,6 +162,11 @@ func discovery(snap *snapshot.Snapshot, rev string) discoveryResult {
 		var r discoveryResult
 		known := map[string]bool{}
 		for _, ns := range snap.Namespaces {
+			if nsUnread {
+				// Namespaces could not be listed: no label is known, every namespace holding
+				// configuration is taken as discovered (and said to be unknown, below).
+				break
+			}
 			known[ns.Name] = true
 			if !selected(ns.Name, ns.Labels) {
 				if r.undiscovered == nil {
@@ -173,7 +176,7 @@ func discovery(snap *snapshot.Snapshot, rev string) discoveryResult {
 			}
 		}
 		note := func(ns string) {
-			if ns == "" || known[ns] || selected(ns, nil) {
+			if ns == "" || known[ns] || (!nsUnread && selected(ns, nil)) {
 				return
 			}
 			if r.unknown == nil {
