@@ -177,6 +177,9 @@ func TestPreflightTracesPaths(t *testing.T) {
 				if w == ListenerHiddenPassthrough {
 					continue // as for REGISTRY_ONLY_BLACKHOLE: only a fault if the application calls the host
 				}
+				if w == PathDirect && slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == PreflightNotDiscovered }) {
+					continue // the host's configuration is in a namespace istiod ignores: preflight reports the namespace
+				}
 				if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w }) {
 					t.Errorf("preflight lacks warning %s: %v", w, codes)
 				}
