@@ -122,6 +122,8 @@ func BuildSidecarViewFor(snap *snapshot.Snapshot, ns string, labels, annotations
 		Exported:          model.Services(view, flags.MeshConfig).ExportIndex(),
 		VirtualServices:   view.VirtualServices,
 		DefaultVSExportTo: mc.GetDefaultVirtualServiceExportTo(),
+		Aliases:           model.Aliases(view, flags.MeshConfig),
+		DestCache:         model.DestCache(view),
 		Endpoints: func(s rules.Service, port uint32) []string {
 			return endpointAddresses(view, model.Services(view, flags.MeshConfig), s, port)
 		},

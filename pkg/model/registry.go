@@ -70,6 +70,21 @@ type cidrEntry struct {
 
 type registryKey struct{ mc *meshv1alpha1.MeshConfig }
 
+type aliasKey struct{ mc *meshv1alpha1.MeshConfig }
+
+type destCacheKey struct{}
+
+// Aliases returns rules.AliasIndex of the registry of a revision view under mesh config mc,
+// built once (istiod's resolveServiceAliases runs once per push context).
+func Aliases(view *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) map[string][]rules.Service {
+	return memo(view, aliasKey{mc}, func() map[string][]rules.Service { return rules.AliasIndex(Services(view, mc).All) })
+}
+
+// DestCache returns the route-destination cache every sidecar of a revision view shares.
+func DestCache(view *snapshot.Snapshot) *rules.DestCache {
+	return memo(view, destCacheKey{}, func() *rules.DestCache { return &rules.DestCache{} })
+}
+
 // Services returns the registry of a revision view under mesh config mc, built once.
 func Services(view *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig) *Registry {
 	return memo(view, registryKey{mc}, func() *Registry { return newRegistry(view, ServiceOptions(view, mc)) })

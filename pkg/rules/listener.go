@@ -168,6 +168,9 @@ type SidecarProxy struct {
 	// Aliases maps a host name to the Kubernetes ExternalName Services that alias it
 	// (AliasIndex); nil: computed from Services.
 	Aliases map[string][]Service
+	// DestCache, when the caller keeps one per configuration, shares the route destinations
+	// of VirtualServices between proxies; nil: computed per proxy.
+	DestCache *DestCache
 }
 
 // ServiceAddresses returns the addresses this proxy sees for s: the entry's own, else the
@@ -262,7 +265,7 @@ func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 		out.views = append(out.views, egressView{l: el, services: el.SelectServices(el.candidates(p.Services, p.HostIndex, p.Exported, p.Namespace), p.Namespace),
 			vses: vses, vsIdx: newVSHostIndex(vses)})
 	}
-	out.scope = scopeServices(out.views, p.HostIndex, p.Namespace)
+	out.scope = scopeServices(out.views, p.HostIndex, p.Namespace, p.DestCache)
 	byKey := map[string]*Listener{}
 	var order []string
 	for _, v := range out.views {

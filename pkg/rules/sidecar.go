@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -369,7 +370,7 @@ func HostNamespaceIndex(all []Service) map[string]map[string]Service {
 // canMergeServices, pickBestVisibleNamespace (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=true,
 // the default), serviceMatchingListenerPort, serviceMatchingVirtualServicePorts and
 // push_context.go virtualServiceDestinationsFilteredBySourceNamespace, ServiceForHostname.
-func scopeServices(views []egressView, index map[string]map[string]Service, proxyNs string) map[string]*Service {
+func scopeServices(views []egressView, index map[string]map[string]Service, proxyNs string, cache *DestCache) map[string]*Service {
 	n := 0
 	for _, v := range views {
 		n += len(v.services)
@@ -403,7 +404,7 @@ func scopeServices(views []egressView, index map[string]map[string]Service, prox
 			add(&v.services[i])
 		}
 		for _, vs := range v.vses {
-			dests := vsDestinationPorts(vs, proxyNs)
+			dests := cache.ports(vs, proxyNs) // read only: shared between proxies
 			for _, h := range sortedKeys(dests) {
 				byNs := index[h]
 				s, ok := byNs[proxyNs]
@@ -427,6 +428,30 @@ func scopeServices(views []egressView, index map[string]map[string]Service, prox
 // vsDestinationPorts returns the destination hosts of a VirtualService (resolved against its
 // namespace) and the ports each is routed to (0: a destination without port); http routes
 // count only when one of their matches has the proxy's sourceNamespace or none sets one.
+// DestCache keeps vsDestinationPorts of VirtualServices whose routes do not depend on the
+// proxy's namespace (no sourceNamespace match), shared by every proxy of one configuration
+// (a push context's worth): safe for concurrent use; the zero value is ready.
+type DestCache struct{ m sync.Map }
+
+func (c *DestCache) ports(vs *networkingv1.VirtualService, proxyNs string) map[string]map[uint32]bool {
+	if c == nil {
+		return vsDestinationPorts(vs, proxyNs)
+	}
+	if v, ok := c.m.Load(vs); ok {
+		return v.(map[string]map[uint32]bool)
+	}
+	for _, r := range vs.Spec.GetHttp() {
+		for _, m := range r.GetMatch() {
+			if m.GetSourceNamespace() != "" {
+				return vsDestinationPorts(vs, proxyNs)
+			}
+		}
+	}
+	out := vsDestinationPorts(vs, proxyNs)
+	c.m.Store(vs, out)
+	return out
+}
+
 func vsDestinationPorts(vs *networkingv1.VirtualService, proxyNs string) map[string]map[uint32]bool {
 	out := map[string]map[uint32]bool{}
 	add := func(d *networking.Destination) {
@@ -477,6 +502,11 @@ func vsDestinationPorts(vs *networkingv1.VirtualService, proxyNs string) map[str
 // bestVisible picks, among one host's entries by namespace, a Kubernetes Service visible in
 // proxyNs, else the oldest visible entry (pickBestVisibleNamespace).
 func bestVisible(byNs map[string]Service, proxyNs string) (Service, bool) {
+	if len(byNs) == 1 { // the common case, without sorting
+		for _, s := range byNs {
+			return s, ServiceVisible(s.Namespace, s.ExportTo, proxyNs)
+		}
+	}
 	var best *Service
 	for _, ns := range sortedKeys(byNs) {
 		s := byNs[ns]
