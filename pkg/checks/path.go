@@ -987,14 +987,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		d := tr.whyNoServer(w, svc, cport, target, len(servers) > 0, res, host)
-		if b, ok := tr.unboundRoute(w, servers, host); ok {
+		if m, ok := tr.misboundRoute(w, servers, host); ok {
 			// Servers on the port, but the route meant for them does not bind: no chain, no
 			// listener.
-			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
-			d = noServer{why: "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(bindFailureMessage(b, w), "."), culprit: vsRef, fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
-		} else if g, ok := tr.unresolvedRoute(w, host); ok && len(servers) > 0 {
-			// The route meant for the server names a Gateway that does not exist.
-			d = noServer{why: "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(g.Message, "."), culprit: g.Culprit, fix: g.Fix, patch: g.Patch}
+			m.why = "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(m.why, ".")
+			d = m
 		}
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, d.why))
 		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), d.why)
@@ -1049,18 +1046,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s", lname, host), "The gateway resets the connection.") {
 			return
 		}
-		if b, ok := tr.unboundRoute(w, servers, host); ok {
-			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
-			msg := fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), upperFirst(bindFailureMessage(b, w)))
-			if p := bindFailurePatch(b, w); p != nil {
-				tr.failPatch(PathGatewayNoChain, "reset", vsRef, msg, p)
-			} else {
-				tr.fail(PathGatewayNoChain, "reset", vsRef, msg, bindFailureFix(b, w))
-			}
-			return
-		}
-		if g, ok := tr.unresolvedRoute(w, host); ok {
-			tr.failFix(PathGatewayNoChain, "reset", g.Culprit, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), g.Message), g.Fix, g.Patch)
+		if m, ok := tr.misboundRoute(w, servers, host); ok {
+			tr.failFix(PathGatewayNoChain, "reset", m.culprit, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), upperFirst(m.why)), m.fix, m.patch)
 			return
 		}
 		tr.fail(PathGatewayNoChain, "reset", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
@@ -1077,18 +1064,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		if vh == nil || len(vh.Routes) == 0 || strings.HasPrefix(vh.Name, "blackhole:") {
 			tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s has no virtual host for %s", rds, host))
-			if b, ok := tr.unboundRoute(w, servers, host); ok {
-				msg := fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), upperFirst(bindFailureMessage(b, w)))
-				vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
-				if p := bindFailurePatch(b, w); p != nil {
-					tr.failPatch(PathGatewayNoRoute, "NR", vsRef, msg, p)
-				} else {
-					tr.fail(PathGatewayNoRoute, "NR", vsRef, msg, bindFailureFix(b, w))
-				}
-				return
-			}
-			if g, ok := tr.unresolvedRoute(w, host); ok {
-				tr.failFix(PathGatewayNoRoute, "NR", g.Culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), g.Message), g.Fix, g.Patch)
+			if m, ok := tr.misboundRoute(w, servers, host); ok {
+				tr.failFix(PathGatewayNoRoute, "NR", m.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), upperFirst(m.why)), m.fix, m.patch)
 				return
 			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
@@ -1156,6 +1133,27 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
+}
+
+// misboundRoute is the VirtualService meant for the gateway's servers that gives the host no
+// route there: one that names a server's Gateway but does not bind (unboundRoute), else one
+// that names a Gateway that does not exist (unresolvedRoute). why is its sentence, fix the fix's
+// text (the patch's, when there is one).
+func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host string) (noServer, bool) {
+	if b, ok := tr.unboundRoute(w, servers, host); ok {
+		d := noServer{why: bindFailureMessage(b, w), culprit: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
+		if d.patch != nil {
+			d.fix = d.patch.Text()
+		}
+		return d, true
+	}
+	if len(servers) == 0 {
+		return noServer{}, false
+	}
+	if g, ok := tr.unresolvedRoute(w, host); ok {
+		return noServer{why: g.Message, culprit: g.Culprit, fix: g.Fix, patch: g.Patch}, true
+	}
+	return noServer{}, false
 }
 
 // unresolvedRoute is the gateway's verdict for host (why-missing) when it blames a
