@@ -441,16 +441,11 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
-			if dr, host := subsetRuleMisnamed(snap, v, c); dr != nil {
-				// The rule meant to define the subset names the Service by a short or partial
-				// name (why-missing --from blames it the same way).
-				resource = "DestinationRule " + dr.Namespace + "/" + dr.Name
-				p := newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"host", host}}}})
-				p.note = " (host written in full)"
-				fix = p.Text()
-			} else if p := subsetRuleFix(snap, v, c, rep.Host); p != nil {
+			if p := subsetClusterFix(snap, v, c, rep.Host); p != nil {
 				// The subset is defined by no rule on the lookup path: the fix why-missing --from
-				// proves (the subset added to the rule the sidecar applies, or a new rule).
+				// gives first (a rule there naming the Service by a short or partial name, its
+				// host written in full; else the subset added to the rule the sidecar applies,
+				// or a new rule).
 				if !p.Create {
 					resource = p.Ref()
 				}
@@ -503,33 +498,9 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	}
 }
 
-// subsetRuleMisnamed: the sidecar lacks subset cluster c because no rule on its lookup path
-// defines the subset, and a rule there that does names the Service by a short or partial name
-// (shortHostRule). Returns the rule and the Service's full name.
-func subsetRuleMisnamed(snap *snapshot.Snapshot, v SidecarView, c Cluster) (*networkingv1.DestinationRule, string) {
-	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
-		return nil, ""
-	}
-	s, ok := v.Outbound.ScopeService(c.FQDN)
-	if !ok {
-		return nil, ""
-	}
-	view := RevisionView(snap, v.Revision)
-	mc := v.Flags.MeshConfig
-	root := mc.GetRootNamespace()
-	if root == "" {
-		root = snap.IstioNamespace
-	}
-	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
-	if dr := shortHostRule(v, drs, view.DestinationRules, s, c.Subset, root); dr != nil {
-		return dr, s.Hostname
-	}
-	return nil, ""
-}
-
-// subsetRuleFix is the first fix of a subset cluster c that no rule on the sidecar's lookup path
-// defines (subsetPatches, as the traced path picks it without a search), nil otherwise.
-func subsetRuleFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host string) *Patch {
+// subsetClusterFix is the first fix of a subset cluster c that no rule on the sidecar's lookup
+// path defines (subsetFixes, as the traced path picks it without a search), nil otherwise.
+func subsetClusterFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host string) *Patch {
 	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
 		return nil
 	}
@@ -537,15 +508,9 @@ func subsetRuleFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host strin
 	if !ok {
 		return nil
 	}
-	view := RevisionView(snap, v.Revision)
-	mc := v.Flags.MeshConfig
-	root := mc.GetRootNamespace()
-	if root == "" {
-		root = snap.IstioNamespace
-	}
-	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
-	if ps := subsetPatches(v, drs, view.DestinationRules, s, c.Port, c.Subset, host); len(ps) > 0 {
-		return ps[0]
+	view, drs, root := sidecarDRs(snap, v)
+	if cands, _, _ := subsetFixes(v, drs, view.DestinationRules, s, c.Port, c.Subset, host, root); len(cands) > 0 {
+		return cands[0]
 	}
 	return nil
 }

@@ -507,14 +507,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.hop(proxy, "cluster", Pass, path)
 		return
 	}
-	view := RevisionView(tr.snap, v.Revision)
-	mc := v.Flags.MeshConfig
-	root := mc.GetRootNamespace()
-	if root == "" {
-		root = tr.snap.IstioNamespace
-	}
-	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
-	reg := model.Services(view, mc)
+	view, drs, root := sidecarDRs(tr.snap, v)
+	reg := model.Services(view, v.Flags.MeshConfig)
 	c := sidecarCluster(tr.snap, v, drs, reg, chost, cport, subset)
 	tr.t.SidecarCluster = res.Cluster
 	if !c.Present {
@@ -539,14 +533,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			}
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
-			cands := subsetPatches(v, drs, view.DestinationRules, s, cport, subset, host)
-			short := shortHostRule(v, drs, view.DestinationRules, s, subset, root)
-			var hostFix *Patch
-			if short != nil {
-				hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
-				hostFix.note = " (host written in full)"
-				cands = append([]*Patch{hostFix}, cands...)
-			}
+			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, s, cport, subset, host, root)
 			if short == nil {
 				// A rule with the subset that names the Service by a short or partial name in a
 				// namespace off the lookup path: say so (writing its host in full would not

@@ -142,6 +142,31 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 	return out
 }
 
+// sidecarDRs returns the revision view a sidecar reads, its DestinationRule lookup and the
+// root namespace.
+func sidecarDRs(snap *snapshot.Snapshot, v SidecarView) (*snapshot.Snapshot, *rules.DRLookup, string) {
+	view := RevisionView(snap, v.Revision)
+	mc := v.Flags.MeshConfig
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	return view, model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo()), root
+}
+
+// subsetFixes are the candidate fixes of a sidecar's missing subset cluster of Service s: first,
+// when a rule on the lookup path defines the subset under a short or partial name of s
+// (shortHostRule, returned as short), its host written in full (hostFix); then subsetPatches.
+func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, host, root string) (cands []*Patch, short *networkingv1.DestinationRule, hostFix *Patch) {
+	cands = subsetPatches(v, drs, view, s, port, subset, host)
+	if short = shortHostRule(v, drs, view, s, subset, root); short != nil {
+		hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
+		hostFix.note = " (host written in full)"
+		cands = append([]*Patch{hostFix}, cands...)
+	}
+	return cands, short, hostFix
+}
+
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root
 // namespace, the Service's) that defines subset for the Service s, but names it by its short
 // name or a partial one ("name.namespace", which istiod reads as written, a host no Service
