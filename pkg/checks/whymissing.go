@@ -1147,56 +1147,89 @@ func selectedWorkloads(snap *snapshot.Snapshot, s rules.Service) []map[string]st
 	return out
 }
 
+// undiscoveredDecl is where a host is declared only in a namespace istiod does not discover:
+// that namespace, the ServiceEntries and Services there ("Kind ns/name"), and the first port
+// they declare.
+type undiscoveredDecl struct {
+	ns   string
+	refs []string
+	port uint32
+}
+
+type undiscoveredKey struct{ rev string }
+
+// undiscoveredIndex maps a host (lower case) to its declarations in namespaces the istiod of
+// revision rev does not discover (meshConfig.discoverySelectors, model.Undiscovered): the first
+// such namespace in input order. Built once per snapshot and revision; nil when every namespace
+// is discovered.
+func undiscoveredIndex(full *snapshot.Snapshot, rev string) map[string]*undiscoveredDecl {
+	return full.Derived(undiscoveredKey{model.RevKey(rev)}, func() any {
+		und := model.Undiscovered(full, rev)
+		if len(und) == 0 {
+			return map[string]*undiscoveredDecl(nil)
+		}
+		out := map[string]*undiscoveredDecl{}
+		add := func(host, ns, ref string, ports []uint32) {
+			d := out[host]
+			if d == nil {
+				d = &undiscoveredDecl{ns: ns}
+				out[host] = d
+			}
+			if d.ns != ns {
+				return
+			}
+			d.refs = append(d.refs, ref)
+			if d.port == 0 && len(ports) > 0 {
+				d.port = ports[0]
+			}
+		}
+		for _, se := range full.ServiceEntries {
+			if !und[se.Namespace] {
+				continue
+			}
+			var ports []uint32
+			for _, p := range se.Spec.GetPorts() {
+				ports = append(ports, p.GetNumber())
+			}
+			seen := map[string]bool{}
+			for _, h := range se.Spec.GetHosts() {
+				if h = strings.ToLower(h); !seen[h] {
+					seen[h] = true
+					add(h, se.Namespace, "ServiceEntry "+se.Namespace+"/"+se.Name, ports)
+				}
+			}
+		}
+		for _, svc := range full.Services {
+			if !und[svc.Namespace] {
+				continue
+			}
+			var ports []uint32
+			for _, p := range svc.Spec.Ports {
+				ports = append(ports, uint32(p.Port))
+			}
+			add(rules.KubeServiceHost(svc), svc.Namespace, "Service "+svc.Namespace+"/"+svc.Name, ports)
+		}
+		return out
+	}).(map[string]*undiscoveredDecl)
+}
+
 // undiscoveredDeclarations returns a namespace that istiod (revision rev) does not discover
-// (meshConfig.discoverySelectors, model.Undiscovered) holding ServiceEntries or Services for
-// host, and their references ("" when there is none).
+// holding ServiceEntries or Services for host, and their references ("" when there is none).
 func undiscoveredDeclarations(full *snapshot.Snapshot, rev, host string) (string, []string) {
 	if full == nil {
 		return "", nil
 	}
-	und := model.Undiscovered(full, rev)
-	if len(und) == 0 {
-		return "", nil
+	if d := undiscoveredIndex(full, rev)[strings.ToLower(host)]; d != nil {
+		return d.ns, d.refs
 	}
-	ns := ""
-	var refs []string
-	for _, se := range full.ServiceEntries {
-		if !und[se.Namespace] || (ns != "" && se.Namespace != ns) {
-			continue
-		}
-		for _, h := range se.Spec.GetHosts() {
-			if strings.EqualFold(h, host) {
-				ns = se.Namespace
-				refs = append(refs, "ServiceEntry "+se.Namespace+"/"+se.Name)
-				break
-			}
-		}
-	}
-	for _, svc := range full.Services {
-		if und[svc.Namespace] && (ns == "" || svc.Namespace == ns) && rules.KubeServiceHost(svc) == strings.ToLower(host) {
-			ns = svc.Namespace
-			refs = append(refs, "Service "+svc.Namespace+"/"+svc.Name)
-		}
-	}
-	return ns, refs
+	return "", nil
 }
 
 // undiscoveredPort is the first port a ServiceEntry or Service for host declares in a namespace
 // istiod does not discover (0: none).
 func undiscoveredPort(full *snapshot.Snapshot, rev, host string) uint32 {
-	ns, _ := undiscoveredDeclarations(full, rev, host)
-	if ns == "" {
-		return 0
-	}
-	for _, se := range full.ServiceEntries {
-		if se.Namespace == ns && slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) && len(se.Spec.GetPorts()) > 0 {
-			return se.Spec.GetPorts()[0].GetNumber()
-		}
-	}
-	for _, svc := range full.Services {
-		if svc.Namespace == ns && rules.KubeServiceHost(svc) == strings.ToLower(host) && len(svc.Spec.Ports) > 0 {
-			return uint32(svc.Spec.Ports[0].Port)
-		}
+	if d := undiscoveredIndex(full, rev)[strings.ToLower(host)]; d != nil {
+		return d.port
 	}
 	return 0
 }
