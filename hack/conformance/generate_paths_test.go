@@ -59,7 +59,11 @@ func init() {
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
 		// none-addresses: NONE with addresses [240.240.60.1]. static: STATIC with the endpoint
 		// 10.20.0.60. static-no-endpoints: STATIC without endpoints (valid, EDS with none).
-		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints"}},
+		// static-wle-other-ns: STATIC with workloadSelector {app: path-vm}, the only WorkloadEntry
+		// with that label in team-p (an entry selects workloads in its own namespace only:
+		// serviceentry/conversion.go, no endpoints); static-wle-same-ns: the WorkloadEntry in
+		// egress (one endpoint).
+		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints", "static-wle-other-ns", "static-wle-same-ns"}},
 		// path.origination: TLS the gateway originates to path.example.com (a DestinationRule
 		// egress/path-origination for the host). none: no rule, the gateway's http route goes to
 		// port 80. simple-443: portLevelSettings 443 tls SIMPLE and the gateway's http route
@@ -135,6 +139,8 @@ func upstreamResolution(v string) string {
 		return "  resolution: STATIC\n  endpoints:\n  - address: 10.20.0.60"
 	case "static-no-endpoints":
 		return "  resolution: STATIC"
+	case "static-wle-other-ns", "static-wle-same-ns":
+		return "  resolution: STATIC\n  workloadSelector:\n    labels: {app: path-vm}"
 	}
 	return "  resolution: DNS"
 }
@@ -170,6 +176,21 @@ spec:
   - {number: 80, name: http, protocol: HTTP}
   - {number: 443, name: tls, protocol: TLS}
 %s`, b.ts(), pathHost, upstreamResolution(d[dimPUpRes])))
+	if uv := d[dimPUpRes]; uv == "static-wle-other-ns" || uv == "static-wle-same-ns" {
+		weNs := "team-p"
+		if uv == "static-wle-same-ns" {
+			weNs = "egress"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: WorkloadEntry
+metadata:
+  name: path-vm
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  address: 10.20.0.61
+  labels: {app: path-vm}`, weNs, b.ts()))
+	}
 	ips := map[string]string{"egress-path": "10.96.0.30", "egress-path-alt": "10.96.0.31"}
 	service := func(name, ts, labels string, http, tls uint32) {
 		if labels != "" {
