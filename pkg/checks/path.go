@@ -1147,7 +1147,8 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 // VirtualService that is meant for this gateway but names a Gateway that does not exist once
 // resolved (GATEWAY_REF_UNRESOLVED: the gateway workload's or its Service's name, a short name
 // read in the VirtualService's namespace): that route is why the gateway has no route or chain
-// for the host.
+// for the host. Mirrors istiod pilot/pkg/model/config.go resolveGatewayName with
+// push_context.go VirtualServicesForGateway (a route binds only the Gateway it names).
 func (tr *tracer) unresolvedRoute(w Workload, host string) (GatewayVerdict, bool) {
 	r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()})
 	if err != nil || len(r.Gateways) == 0 {

@@ -685,7 +685,7 @@ func gatewayDestCluster(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, gw
 // Alias, point to the concrete service") and serviceregistry/kube/conversion.go ConvertService
 // (an ExternalName Service is an Alias).
 func routeAlias(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, ns, host string) (string, rules.Service, bool) {
-	svc, _ := rules.ServiceForProxy(model.Services(snap, mc).ForHost(host), ns)
+	svc, _ := rules.ServiceForProxy(model.Services(snap, mc).Shared(host), ns)
 	if svc == nil || svc.Kind != rules.KindService || svc.ExternalName == "" {
 		return "", rules.Service{}, false
 	}
