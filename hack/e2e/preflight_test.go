@@ -510,4 +510,17 @@ func TestStrictManifests(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "did you mean ServiceEntry?") {
 		t.Errorf("why-missing on a misspelled kind: exit %d\n%s", r.code, r)
 	}
+	// Every other file the user names is capped the same way: a saved config dump, a
+	// suppressions file.
+	mesh := write("mesh.yaml", se)
+	for _, args := range [][]string{
+		{"why-missing", "api.example.com", "-f", mesh, "--config-dump", "/dev/zero"},
+		{"explain-listener", "--from", "team-a", "--port", "80", "-f", mesh, "--config-dump", "/dev/zero"},
+		{"preflight", "--offline", "-f", mesh, "--suppressions", "/dev/zero"},
+	} {
+		r := egressDirect(t, append(args, "--max-input-size", "1")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: larger than 1 MiB (--max-input-size)") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, want 2 and one line saying /dev/zero is larger than the cap\n%s", args, r.code, r)
+		}
+	}
 }

@@ -239,14 +239,33 @@ func (l *fileLoader) loadFile(path string) error {
 // readCapped reads r whole, up to the input cap: a larger input (or an endless one, /dev/zero)
 // is an error after reading one byte more than the cap.
 func (l *fileLoader) readCapped(name string, r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, l.maxBytes+1))
+	return readCapped(name, r, l.maxBytes)
+}
+
+func readCapped(name string, r io.Reader, maxBytes int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
 	if err != nil {
 		return nil, &FileError{Path: name, Msg: "cannot read: " + oneLine(err.Error())}
 	}
-	if int64(len(data)) > l.maxBytes {
-		return nil, &FileError{Path: name, Msg: "larger than " + sizeString(l.maxBytes) + " (--max-input-size)"}
+	if int64(len(data)) > maxBytes {
+		return nil, &FileError{Path: name, Msg: "larger than " + sizeString(maxBytes) + " (--max-input-size)"}
 	}
 	return data, nil
+}
+
+// ReadFileCapped reads a file the user named (a saved config dump, a suppressions file) whole,
+// up to maxBytes (--max-input-size; 0: DefaultMaxBytes): a larger or endless input (/dev/zero)
+// is a one-line error after reading one byte more than the cap, never read to the end.
+func ReadFileCapped(path string, maxBytes int64) ([]byte, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	defer f.Close()
+	return readCapped(path, f, maxBytes)
 }
 
 // document is one "---"-separated part of a file. firstLine is the 1-based file line of

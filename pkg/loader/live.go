@@ -3,7 +3,6 @@ package loader
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 
 	"k8s.io/client-go/rest"
@@ -134,7 +133,7 @@ func subset(sel, l map[string]string) bool {
 // ReadDumpFile reads a saved config dump (Envoy admin /config_dump, or `istioctl proxy-config
 // all -o json`) for the workload ref. Errors: unreadable file, not a config dump ("PATH: why").
 func ReadDumpFile(snap *snapshot.Snapshot, ref, path string) error {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileCapped(path, envoy.MaxBodyBytes)
 	if err != nil {
 		return fmt.Errorf("--config-dump: %v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -230,7 +230,7 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	}
 	eo := checks.ExplainListenerOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Gateway: o.Gateway, Call: o.Call, Address: o.Address}
 	if o.ConfigDump != "" {
-		data, err := os.ReadFile(o.ConfigDump)
+		data, err := loader.ReadFileCapped(o.ConfigDump, envoy.MaxBodyBytes)
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("--config-dump: %v", err)}
 		}

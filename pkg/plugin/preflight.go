@@ -10,6 +10,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -126,7 +128,7 @@ func (o *PreflightOptions) Complete(cmd *cobra.Command) error {
 		o.suppressions = append(o.suppressions, s)
 	}
 	if o.SuppressionsFile != "" {
-		data, err := os.ReadFile(o.SuppressionsFile)
+		data, err := loader.ReadFileCapped(o.SuppressionsFile, envoy.MaxBodyBytes)
 		if err != nil {
 			return usageErr("--suppressions: %v", err)
 		}
