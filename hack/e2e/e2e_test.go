@@ -500,6 +500,29 @@ func TestEachForbiddenKind(t *testing.T) {
 				} else if r.code != 2 || !strings.Contains(r.stdout+r.stderr, forbidden) || (rep.Path != nil && rep.Path.Cause == checks.PathOK) {
 					t.Errorf("path: exit %d, want 2 naming %s and no PATH_OK\n%s", r.code, forbidden, r)
 				}
+				// The whole-mesh commands and the predicted configurations: exit 2 naming the
+				// kind, or an answer that says the kind cannot change it. reads lists the kinds
+				// each one reads at all.
+				for _, c := range []struct {
+					args  []string
+					reads func(string) bool
+				}{
+					{[]string{"export-audit", "-A"}, func(k string) bool { return k != "workloadentries" && k != "envoyfilters" }},
+					{[]string{"proxy-config", "all", "--gateway", "istio-system/istio-egressgateway"}, func(k string) bool { return k != "sidecars" }},
+					{[]string{"proxy-config", "all", "--from", "team-a"}, func(string) bool { return true }},
+					{[]string{"preflight"}, func(string) bool { return true }},
+				} {
+					if !c.reads(forbidden) {
+						continue
+					}
+					r := egress(t, append(c.args, "--kubeconfig", kc)...)
+					out := strings.ToLower(r.stdout + r.stderr)
+					said := strings.Contains(out, "does not depend") || strings.Contains(out, "depends on them") && r.code == 2 ||
+						strings.Contains(out, "no check here depends on them") || strings.Contains(out, "taken from pods")
+					if (r.code != 2 || !strings.Contains(out, strings.TrimSuffix(forbidden, "s"))) && !said {
+						t.Errorf("%v: exit %d, want 2 naming %s, or an answer saying it cannot depend on them\n%s", c.args, r.code, forbidden, r)
+					}
+				}
 			})
 		}
 	}

@@ -171,8 +171,14 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	a.exportedBeyondUse(meshMode)
 
 	rep := &AuditReport{SchemaVersion: AuditSchemaVersion, Source: snap.Source, Resources: []AuditResource{}, Findings: []AuditFinding{}}
+	// Every kind the audit reads: the mesh ConfigMap holds the default exportTo of each kind and
+	// the ServiceEntry visibility cap; Sidecars' imports are audited and show where entries are
+	// used.
 	for _, k := range []string{snapshot.KindNamespace, snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule,
-		snapshot.KindGateway, snapshot.KindService, snapshot.KindDeployment, snapshot.KindPod} {
+		snapshot.KindGateway, snapshot.KindService, snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap, snapshot.KindSidecar} {
+		if k == snapshot.KindConfigMap && flags.MeshUnknown == "" {
+			continue // the mesh ConfigMap itself was read
+		}
 		if why, ok := snap.Unknown[k]; ok {
 			if rep.Unknown == nil {
 				rep.Unknown = map[string]string{}

@@ -187,6 +187,44 @@ var preflightNeeds = []string{snapshot.KindNamespace, snapshot.KindServiceEntry,
 	snapshot.KindDestinationRule, snapshot.KindGateway, snapshot.KindSidecar, snapshot.KindService,
 	snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap}
 
+// OptionalInputs handles the kinds only some meshes' configuration depends on: WorkloadEntries
+// (endpoints of entries with a workloadSelector) and EnvoyFilters (which keep gateway clusters
+// when PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is on, istiod's FilterGatewayClusterConfig). One that
+// could not be read is in unknown (the answer is incomplete) when this mesh depends on it; else a
+// note says why nothing does. Never a PASS that rests silently on an unread kind.
+func OptionalInputs(snap *snapshot.Snapshot) (unknown map[string]string, notes []string) {
+	unknown = map[string]string{}
+	if why, ok := snap.Unknown[snapshot.KindWorkloadEntry]; ok {
+		selecting := ""
+		for _, se := range snap.ServiceEntries {
+			if se.Spec.GetWorkloadSelector() != nil {
+				selecting = se.Namespace + "/" + se.Name
+				break
+			}
+		}
+		if selecting != "" {
+			unknown[snapshot.KindWorkloadEntry] = why + "; ServiceEntry " + selecting + " selects workloads, so its endpoints are unknown"
+		} else {
+			notes = append(notes, "WorkloadEntries could not be read ("+why+"); no ServiceEntry selects workloads, so no check here depends on them")
+		}
+	}
+	if why, ok := snap.Unknown[snapshot.KindEnvoyFilter]; ok {
+		on := ""
+		for _, w := range GatewayWorkloads(snap) {
+			if ReadIstiodFlags(RevisionView(snap, w.Revision), w.Revision).FilterGW.Value {
+				on = w.Ref()
+				break
+			}
+		}
+		if on != "" {
+			unknown[snapshot.KindEnvoyFilter] = why + "; PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is on for gateway " + on + ", where EnvoyFilters can keep clusters"
+		} else {
+			notes = append(notes, "EnvoyFilters could not be read ("+why+"); PILOT_FILTER_GATEWAY_CLUSTER_CONFIG is off for every gateway, so no check here depends on them")
+		}
+	}
+	return unknown, notes
+}
+
 // Preflight runs every check over the mesh and returns their findings, de-duplicated and sorted
 // worst first:
 //
@@ -218,8 +256,16 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 			res.Unknown[k] = why
 		}
 	}
+	unk, notes := OptionalInputs(snap)
+	for k, why := range unk {
+		if res.Unknown == nil {
+			res.Unknown = map[string]string{}
+		}
+		res.Unknown[k] = why
+	}
 	c := &collector{snap: snap, seen: map[string]int{}}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
+	res.Checks[0].Notes = append(res.Checks[0].Notes, notes...)
 	if unk := model.DiscoveryUnknown(snap, ""); len(unk) > 0 {
 		nss := make([]string, 0, len(unk))
 		for ns := range unk {

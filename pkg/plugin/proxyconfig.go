@@ -165,10 +165,25 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
-	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway} {
+	// Every kind a proxy's configuration depends on must have been read: no prediction rests on
+	// an unread input (the mesh ConfigMap's defaults and outbound policy, the namespaces' labels,
+	// a namespace's Sidecar, the endpoints WorkloadEntries add, the clusters EnvoyFilters keep).
+	needs := []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway, snapshot.KindDestinationRule,
+		snapshot.KindService, snapshot.KindNamespace, snapshot.KindPod}
+	if o.Gateway == "" {
+		needs = append(needs, snapshot.KindSidecar)
+	}
+	if checks.ReadIstiodFlags(snap, snap.Revision).MeshUnknown != "" {
+		needs = append(needs, snapshot.KindConfigMap)
+	}
+	for _, k := range needs {
 		if why, ok := snap.Unknown[k]; ok {
-			return &exitError{code: ExitError, err: fmt.Errorf("cannot read %s: %s", checks.PluralKind(k), why)}
+			return &exitError{code: ExitError, err: fmt.Errorf("cannot predict the proxy's configuration: %s could not be read (%s), and it depends on them", checks.PluralKind(k), why)}
 		}
+	}
+	optional, optNotes := checks.OptionalInputs(snap)
+	for _, k := range sortedKeys(optional) {
+		return &exitError{code: ExitError, err: fmt.Errorf("cannot predict the proxy's configuration: %s could not be read (%s)", checks.PluralKind(k), optional[k])}
 	}
 	rep, err := checks.ProxyConfig(snap, checks.ProxyConfigOptions{From: o.From, Pod: o.Pod, Gateway: o.Gateway, Sections: o.sections()})
 	if err != nil {
@@ -176,6 +191,10 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	}
 	if note != "" {
 		rep.Notes = append([]string{note}, rep.Notes...)
+	}
+	rep.Notes = append(rep.Notes, optNotes...)
+	if why, ok := snap.Unknown[snapshot.KindDeployment]; ok {
+		rep.Notes = append(rep.Notes, "Deployments could not be read ("+why+"); gateway workloads and istiod were taken from Pods")
 	}
 	if o.Diff {
 		if offline && o.ConfigDump == "" {
