@@ -83,7 +83,8 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	}
 	counter := &requestCounter{}
 	c.Wrap(counter.wrap)
-	c.Wrap(limitBodies(opts.maxBytes()))
+	limiter := &bodyLimiter{max: opts.maxBytes()}
+	c.Wrap(limiter.wrap)
 	kc, err := kubernetes.NewForConfig(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
@@ -188,6 +189,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 
 	errs, fatal := runTasks(ctx, tasks)
 	if fatal != nil {
+		fatal.answered = limiter.started.Load()
 		return nil, describeFatalTask(ctx, host, fatal)
 	}
 	// Namespace-scoped users: a kind whose cluster-wide LIST is forbidden is listed in the
@@ -228,6 +230,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	}
 	werrs, fatal := runTasks(ctx, wtasks)
 	if fatal != nil {
+		fatal.answered = limiter.started.Load()
 		return nil, describeFatalTask(ctx, host, fatal)
 	}
 	if err := listInScope(ctx, host, opts.scopeNamespaces(), wtasks, werrs, scoped); err != nil {
@@ -322,6 +325,8 @@ type failedTask struct {
 	// included): with a timeout, the lists the server had not answered.
 	pending []string
 	total   int
+	// answered counts the responses the server had started (headers received).
+	answered int64
 }
 
 // runTasks runs all tasks concurrently. errs[i] is task i's error when it is forbidden or not
@@ -417,6 +422,13 @@ func describeFatalTask(ctx context.Context, host string, f *failedTask) error {
 	what := "no answer to any of the " + strconv.Itoa(f.total) + " lists"
 	if len(f.pending) < f.total {
 		what = fmt.Sprintf("no answer to %d of %d lists: %s", len(f.pending), f.total, strings.Join(f.pending, ", "))
+	}
+	if f.answered > 0 {
+		// the server answered, but its responses did not end in time (a slow or endless body)
+		what = fmt.Sprintf("it answered, but %d of %d lists did not finish in time", len(f.pending), f.total)
+		if len(f.pending) < f.total {
+			what += ": " + strings.Join(f.pending, ", ")
+		}
 	}
 	return fmt.Errorf("timed out reading from the API server at %s (%s); --request-timeout sets the limit (default 60s)", host, what)
 }

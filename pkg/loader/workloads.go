@@ -108,43 +108,72 @@ func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// limitBodies caps every API server response body at max bytes: a server that streams
+// bodyLimiter caps the API server's response bodies: each at max bytes, and all those being
+// read at the same time together at max too (the LISTs run in parallel: a server that streams
+// forever on every one of them would otherwise hold max bytes per list). A server that streams
 // forever fails the read with errBodyTooLarge instead of filling memory (client-go itself reads
-// without a limit).
-func limitBodies(max int64) func(http.RoundTripper) http.RoundTripper {
-	return func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
-			resp, err := rt.RoundTrip(r)
-			if err == nil && resp.Body != nil {
-				resp.Body = &cappedBody{ReadCloser: resp.Body, left: max, max: max}
-			}
-			return resp, err
-		})
-	}
+// without a limit). started counts the responses whose headers arrived.
+type bodyLimiter struct {
+	max      int64
+	inFlight atomic.Int64
+	started  atomic.Int64
 }
 
-// errBodyTooLarge is returned by a capped response body read past its cap.
-type errBodyTooLarge struct{ max int64 }
+func (l *bodyLimiter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(r)
+		if err == nil && resp.Body != nil {
+			l.started.Add(1)
+			resp.Body = &cappedBody{ReadCloser: resp.Body, l: l}
+		}
+		return resp, err
+	})
+}
+
+// errBodyTooLarge is returned by a capped response body read past its cap; together says the
+// bodies being read at once went past it.
+type errBodyTooLarge struct {
+	max      int64
+	together bool
+}
 
 func (e errBodyTooLarge) Error() string {
+	if e.together {
+		return fmt.Sprintf("responses larger than %s together (--max-input-size)", sizeString(e.max))
+	}
 	return fmt.Sprintf("a response larger than %s (--max-input-size)", sizeString(e.max))
 }
 
 type cappedBody struct {
 	io.ReadCloser
-	left, max int64
+	l      *bodyLimiter
+	read   int64
+	closed bool
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errBodyTooLarge{b.max}
+	if b.read >= b.l.max {
+		return 0, errBodyTooLarge{max: b.l.max}
 	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
+	if b.l.inFlight.Load() >= b.l.max {
+		return 0, errBodyTooLarge{max: b.l.max, together: true}
+	}
+	if int64(len(p)) > b.l.max-b.read {
+		p = p[:b.l.max-b.read]
 	}
 	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
+	b.read += int64(n)
+	b.l.inFlight.Add(int64(n))
 	return n, err
+}
+
+// Close returns the body's bytes to the in-flight budget (they are decoded by then).
+func (b *cappedBody) Close() error {
+	if !b.closed {
+		b.closed = true
+		b.l.inFlight.Add(-b.read)
+	}
+	return b.ReadCloser.Close()
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)
