@@ -484,6 +484,8 @@ func TestStrictManifests(t *testing.T) {
 		{"empty file", write("empty.yaml", ""), "empty.yaml: no Kubernetes objects in the input", true},
 		{"defined twice", write("twice.yaml", se+"---\n"+se), "twice.yaml:8: ServiceEntry team-a/api is defined twice (first at " + filepath.Join(dir, "twice.yaml") + ":1)", true},
 		{"endless input", "/dev/zero", "/dev/zero: larger than 1 MiB (--max-input-size)", false},
+		{"misspelled Gateway API kind", write("gwkind.yaml", "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoot\nmetadata: {name: r, namespace: team-a}\nspec: {}\n"), `gwkind.yaml:1: HTTPRoot r: unknown kind "HTTPRoot" in the gateway.networking.k8s.io API group (did you mean HTTPRoute?)`, true},
+		{"misspelled mesh setting", write("meshtypo.yaml", se+"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultServiceExportToo: [\".\"]\n"), `meshtypo.yaml:8: ConfigMap istio-system/istio: key mesh: unknown field "defaultServiceExportToo" (istiod ignores it: the setting has no effect)`, true},
 	}
 	for _, c := range cases {
 		for _, mode := range []string{"offline", "what-if"} {

@@ -264,6 +264,9 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 			meshErrs = append(meshErrs, fmt.Sprintf("ConfigMap %s/%s: %s", cm.Namespace, cm.Name, err))
 		case ok:
 			snap.MeshConfigs[rev] = src
+			if u := meshUnknownField(cm.Data[meshKey]); u != "" {
+				snap.LoadWarnings = append(snap.LoadWarnings, meshUnknownProblem(cm, u))
+			}
 		}
 	}
 	if len(meshErrs) > 0 {

@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -88,7 +89,7 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 			return nil, err
 		}
 	}
-	if l.seq == 0 {
+	if l.seq == 0 && len(l.snap.GatewayAPI) == 0 {
 		// Nothing the checks read: an empty file, a misspelled path to an empty directory, or
 		// only kinds the tool ignores. A verdict on that would rest on nothing.
 		msg := "no Kubernetes objects in the input"
@@ -553,8 +554,14 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 	}
 	switch {
 	case gv.Group == snapshot.GatewayAPIGroup:
-		// Not modelled yet: read loosely (no strict decoding) so verdicts about the hosts these
-		// objects route can say that they rest on configuration the tool does not model.
+		// Not modelled yet: the fields are checked against the Gateway API's own types, and the
+		// parts that say which hosts these objects route are kept, so verdicts about those hosts
+		// can say that they rest on configuration the tool does not model.
+		if typed, err := gwscheme.Scheme.New(gv.WithKind(head.Kind)); err == nil {
+			if err := strict(typed, nil); err != nil {
+				return err
+			}
+		}
 		obj, err := snapshot.ParseGatewayAPIObject(head.Kind, js, l.defaultNamespace)
 		if err != nil {
 			return fail(err)
@@ -616,6 +623,11 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			}
 			if ok {
 				l.snap.MeshConfigs[rev] = src
+				if u := meshUnknownField(obj.Data[meshKey]); u != "" {
+					if err := l.problem(path, line, meshUnknownProblem(obj, u)); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	case gv.Group == "apps" && gv.Version == "v1" && head.Kind == snapshot.KindDeployment:

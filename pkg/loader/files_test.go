@@ -256,9 +256,17 @@ metadata: {name: istio-sidecar-injector, namespace: my-istio}
 data: {config: "x"}
 `
 	f := false
-	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{IstioNamespace: "my-istio", Revision: "canary", FilterGatewayClusters: &f})
+	// A field MeshConfig does not have is a strict-input problem (istiod ignores it); with
+	// Lenient, a warning, and the rest of the mesh config is read.
+	if _, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{IstioNamespace: "my-istio", Revision: "canary", FilterGatewayClusters: &f}); err == nil || !strings.Contains(err.Error(), `unknown field "someFutureField"`) {
+		t.Errorf("strict: err = %v, want the unknown mesh field", err)
+	}
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{IstioNamespace: "my-istio", Revision: "canary", FilterGatewayClusters: &f, Lenient: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(snap.LoadWarnings) != 1 || !strings.Contains(snap.LoadWarnings[0], "istiod ignores it") {
+		t.Errorf("LoadWarnings = %q", snap.LoadWarnings)
 	}
 	if len(snap.MeshConfigs) != 1 {
 		t.Fatalf("MeshConfigs = %v, want only canary (the other istio ConfigMap is in another namespace)", snap.MeshConfigs)
@@ -493,6 +501,9 @@ func TestFromFilesStrict(t *testing.T) {
 		{"unknown metadata field", "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: gw, namspace: x}\nspec: {}\n", `<stdin>:3: Gateway gw: metadata: unknown field "namspace"`},
 		{"misspelled core kind", "apiVersion: v1\nkind: Servce\nmetadata: {name: web}\n", `<stdin>:1: Servce web: unknown kind "Servce" in the core API group (did you mean Service?)`},
 		{"unknown Service field", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selectr: {app: web}}\n", `<stdin>:4: Service web: unknown field "selectr"`},
+		{"misspelled Gateway API kind", "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoot\nmetadata: {name: r, namespace: team-a}\nspec: {}\n", `<stdin>:1: HTTPRoot r: unknown kind "HTTPRoot" in the gateway.networking.k8s.io API group (did you mean HTTPRoute?)`},
+		{"unknown Gateway API field", "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: team-a}\nspec:\n  parentRefz: []\n", `<stdin>:5: HTTPRoute r: unknown field "parentRefz"`},
+		{"unknown mesh config field", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultServiceExportToo: [\".\"]\n", `<stdin>:1: ConfigMap istio-system/istio: key mesh: unknown field "defaultServiceExportToo" (istiod ignores it: the setting has no effect)`},
 		{"empty input", "", "<stdin>: no Kubernetes objects in the input"},
 		{"comments only", "# nothing\n---\n", "<stdin>: no Kubernetes objects in the input"},
 		{"only ignored kinds", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\napiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: p}\n", "<stdin>: no object this tool reads in the input (only 1 security.istio.io/v1 AuthorizationPolicy, 1 v1 Secret)"},

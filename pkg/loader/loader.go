@@ -164,6 +164,35 @@ func parseMeshConfig(text string) (*meshv1alpha1.MeshConfig, error) {
 	return mc, nil
 }
 
+// meshUnknownField returns the first field of MeshConfig YAML that MeshConfig does not have
+// ("" when none, or when the text does not parse): istiod ignores such fields
+// (pkg/config/mesh/mesh.go ApplyMeshConfig reads with protomarshal.ApplyYAML, which allows
+// unknown fields), so a misspelled setting silently has no effect.
+func meshUnknownField(text string) string {
+	js, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return ""
+	}
+	if t := strings.TrimSpace(string(js)); !strings.HasPrefix(t, "{") {
+		return ""
+	}
+	err = (protojson.UnmarshalOptions{DiscardUnknown: false}).Unmarshal(js, &meshv1alpha1.MeshConfig{})
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	i := strings.Index(msg, "unknown field")
+	if i < 0 {
+		return ""
+	}
+	return oneLine(msg[i:])
+}
+
+// meshUnknownProblem is what a mesh ConfigMap with a field MeshConfig does not have is told.
+func meshUnknownProblem(cm *corev1.ConfigMap, unknown string) string {
+	return fmt.Sprintf("ConfigMap %s/%s: key %s: %s (istiod ignores it: the setting has no effect)", cm.Namespace, cm.Name, meshKey, unknown)
+}
+
 // oneLine folds a possibly multi-line message into one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -10,8 +10,12 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	istioscheme "istio.io/client-go/pkg/clientset/versioned/scheme"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
+	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // Strict manifests (offline and what-if input): a CI gate must not pass what it could not read.
@@ -27,9 +31,22 @@ import (
 var strictGroups = map[string]bool{
 	"": true, "apps": true,
 	"networking.istio.io": true, "security.istio.io": true, "telemetry.istio.io": true, "extensions.istio.io": true,
+	snapshot.GatewayAPIGroup: true,
 }
 
 func isIstioGroup(g string) bool { return strings.HasSuffix(g, ".istio.io") }
+
+// schemeFor is the scheme that knows group's kinds: istio.io/client-go's for Istio's groups,
+// sigs.k8s.io/gateway-api's for the Kubernetes Gateway API, client-go's otherwise.
+func schemeFor(group string) *runtime.Scheme {
+	switch {
+	case isIstioGroup(group):
+		return istioscheme.Scheme
+	case group == snapshot.GatewayAPIGroup:
+		return gwscheme.Scheme
+	}
+	return kubescheme.Scheme
+}
 
 // checkKind returns what is wrong with apiVersion+kind in a strict group ("" when the kind is
 // served): an unknown kind (with the nearest known kind of the group) or a version that does not
@@ -38,10 +55,7 @@ func checkKind(gv schema.GroupVersion, kind string) string {
 	if !strictGroups[gv.Group] {
 		return ""
 	}
-	scheme := kubescheme.Scheme
-	if isIstioGroup(gv.Group) {
-		scheme = istioscheme.Scheme
-	}
+	scheme := schemeFor(gv.Group)
 	if scheme.Recognizes(gv.WithKind(kind)) {
 		return ""
 	}
