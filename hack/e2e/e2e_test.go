@@ -429,6 +429,11 @@ func TestNamespaceScopedUser(t *testing.T) {
 	if r.code != 2 || rep.Path == nil || rep.Path.Cause != checks.CauseInputUnknown || !strings.Contains(rep.Path.Message, "listed only in namespace team-a") || !strings.Contains(r.stderr, "deploy/clusterrole.yaml") {
 		t.Errorf("why-missing --from team-a: exit %d, want 2 with %s saying what was read\n%s", r.code, checks.CauseInputUnknown, r)
 	}
+	// visibility --as-namespace names the namespace to fall back to as well.
+	r = egress(t, "visibility", "api.example.com", "--as-namespace", "team-a", "--kubeconfig", kc)
+	if r.code != 2 || !strings.Contains(r.stdout+r.stderr, "listed only in namespace") || !strings.Contains(r.stdout+r.stderr, "deploy/clusterrole.yaml") {
+		t.Errorf("visibility --as-namespace team-a: exit %d, want 2 saying what was read\n%s", r.code, r)
+	}
 }
 
 // TestEachForbiddenKind: for every kind the plugin lists, a user who may read everything but

@@ -76,7 +76,7 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, filterGW, cmdFlagChanged(o.cmd, "namespace"))
+	snap, err := loadSnapshot(ctx, o.GlobalOptions, o.In, filterGW, cmdFlagChanged(o.cmd, "namespace"), o.AsNamespace)
 	if err != nil {
 		return err
 	}
