@@ -164,3 +164,29 @@ func TestFailureModes(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectCap: --max-objects bounds what is read, live and from files: more objects than the
+// cap is one line and exit 2, whichever list or file reaches it.
+func TestObjectCap(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	file, _ := filepath.Abs(filepath.Join(pathFixtures, "ok-http-via-gateway.yaml"))
+	applyFiles(t, base, file)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"live", []string{"--kubeconfig", env.kubeconfig, "--no-live"}, "the cluster holds more than 5 objects (--max-objects)"},
+		{"files", []string{"-f", base, "-f", file}, "the input holds more than 5 objects (--max-objects)"},
+	} {
+		r := egress(t, append([]string{"why-missing", "api.example.com", "--max-objects", "5"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, want 2 and one line containing %q\n%s", c.name, r.code, c.want, r)
+		}
+		r = egress(t, append([]string{"why-missing", "api.example.com", "--port", "80"}, c.args...)...)
+		if r.code == 2 {
+			t.Errorf("%s: the default cap refused a small mesh\n%s", c.name, r)
+		}
+	}
+}

@@ -98,6 +98,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
 	}
 
+	ctx = context.WithValue(ctx, objectBudgetKey{}, &objectBudget{max: opts.maxObjects()})
 	snap := newSnapshot("cluster "+host, opts)
 	istioNS := snap.IstioNamespace
 	var configMaps []*corev1.ConfigMap
@@ -399,6 +400,9 @@ func listAllWith[T runtime.Object](ctx context.Context, fn pager.ListPageFunc, o
 	p.PageSize = listPageSize
 	var out []T
 	err := p.EachListItem(ctx, opts, func(obj runtime.Object) error {
+		if err := takeObject(ctx); err != nil {
+			return err
+		}
 		item, ok := obj.(T)
 		if !ok {
 			return fmt.Errorf("unexpected %T in list", obj)
@@ -457,6 +461,10 @@ func describeFatal(ctx context.Context, host, resource string, err error) error 
 	var big errBodyTooLarge
 	if errors.As(err, &big) {
 		return fmt.Errorf("listing %s from the API server at %s: %s", resource, host, big.Error())
+	}
+	var many errTooManyObjects
+	if errors.As(err, &many) {
+		return fmt.Errorf("listing %s from the API server at %s: the cluster holds %s", resource, host, many.Error())
 	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {

@@ -79,6 +79,7 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 		defaultNamespace: opts.DefaultNamespace,
 		lenient:          opts.Lenient,
 		maxBytes:         opts.maxBytes(),
+		maxObjects:       opts.maxObjects(),
 	}
 	l.snap.Ignored = map[string]int{}
 	if l.defaultNamespace == "" {
@@ -120,8 +121,9 @@ type fileLoader struct {
 	defaultNamespace string
 	// lenient: strict-manifest problems are warnings (Options.Lenient).
 	lenient bool
-	// maxBytes caps each input (Options.MaxBytes).
-	maxBytes int64
+	// maxBytes caps each input (Options.MaxBytes); maxObjects the objects (Options.MaxObjects).
+	maxBytes   int64
+	maxObjects int
 	// where maps "Kind/namespace/name" to the "path:line" that defined it; at is the object
 	// being loaded.
 	where map[string]string
@@ -566,6 +568,9 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		if err != nil {
 			return fail(err)
 		}
+		if len(l.index)+len(l.snap.GatewayAPI) >= l.maxObjects {
+			return &FileError{Path: path, Line: line, Msg: "the input holds " + errTooManyObjects{l.maxObjects}.Error()}
+		}
 		l.snap.GatewayAPI = append(l.snap.GatewayAPI, obj)
 	case gv.Group == "" && gv.Version == "v1":
 		switch head.Kind {
@@ -807,6 +812,10 @@ func put[T any](l *fileLoader, list *[]T, kind string, m *metav1.ObjectMeta, obj
 		(*list)[i] = obj
 		l.where[key] = l.at
 		return nil
+	}
+	if len(l.index)+len(l.snap.GatewayAPI) >= l.maxObjects {
+		path, line := splitAt(l.at)
+		return &FileError{Path: path, Line: line, Msg: "the input holds " + errTooManyObjects{l.maxObjects}.Error()}
 	}
 	l.index[key] = len(*list)
 	l.where[key] = l.at

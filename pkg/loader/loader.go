@@ -3,9 +3,11 @@
 package loader
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
@@ -46,6 +48,10 @@ type Options struct {
 	// MaxBytes caps each input file and standard input (0: DefaultMaxBytes); larger input is
 	// an error, not an unbounded read.
 	MaxBytes int64
+	// MaxObjects caps the objects read, from files or the API server (0: DefaultMaxObjects):
+	// memory grows with objects, and input within the byte cap can still hold hundreds of
+	// thousands of them. More is an error (--max-objects).
+	MaxObjects int
 	// Lenient downgrades the strict checks of manifest input (unknown kinds, apiVersions and
 	// fields, duplicate objects, input without objects) to Snapshot.LoadWarnings.
 	Lenient bool
@@ -53,6 +59,40 @@ type Options struct {
 
 // DefaultMaxBytes is the default cap of one input file (--max-input-size).
 const DefaultMaxBytes int64 = 128 << 20
+
+// DefaultMaxObjects is the default cap on the objects one run reads (--max-objects): about
+// six times the 10,000-entry mesh of docs/performance.md.
+const DefaultMaxObjects = 100_000
+
+func (o Options) maxObjects() int {
+	if o.MaxObjects <= 0 {
+		return DefaultMaxObjects
+	}
+	return o.MaxObjects
+}
+
+// errTooManyObjects: the input holds more objects than Options.MaxObjects.
+type errTooManyObjects struct{ max int }
+
+func (e errTooManyObjects) Error() string {
+	return fmt.Sprintf("more than %d objects (--max-objects)", e.max)
+}
+
+// objectBudget counts the objects a live load has read, across its parallel lists.
+type objectBudget struct {
+	n   atomic.Int64
+	max int
+}
+
+type objectBudgetKey struct{}
+
+// take counts one object read under ctx's budget; an error once the budget is spent.
+func takeObject(ctx context.Context) error {
+	if b, ok := ctx.Value(objectBudgetKey{}).(*objectBudget); ok && b.n.Add(1) > int64(b.max) {
+		return errTooManyObjects{b.max}
+	}
+	return nil
+}
 
 func (o Options) maxBytes() int64 {
 	if o.MaxBytes <= 0 {

@@ -22,7 +22,7 @@ import (
 // run itself reports their errors. A later file wins, as in the loader.
 func (o *PreflightOptions) manifestIndex() map[string]checks.SourceLocation {
 	idx := map[string]checks.SourceLocation{}
-	lo := loader.Options{IstioNamespace: o.IstioNamespace, Revision: o.Revision, Lenient: true} // the run itself reports problems
+	lo := loader.Options{IstioNamespace: o.IstioNamespace, Revision: o.Revision, Lenient: true, MaxBytes: int64(o.MaxInputMiB) << 20, MaxObjects: o.MaxObjects} // the run itself reports problems
 	if o.nsGiven && o.ConfigFlags.Namespace != nil {
 		lo.DefaultNamespace = *o.ConfigFlags.Namespace
 	}

@@ -51,6 +51,8 @@ type GlobalOptions struct {
 	Lenient bool
 	// MaxInputMiB caps every input file, standard input and HTTP body read (--max-input-size).
 	MaxInputMiB int
+	// MaxObjects caps the objects read from files or the API server (--max-objects).
+	MaxObjects int
 	// ErrOut receives load warnings and notes (the command's stderr).
 	ErrOut io.Writer
 	// Brief prints only the short answer (--brief); OutputWidth wraps text output to this many
@@ -98,6 +100,7 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.StringVar(&g.Revision, "revision", "", "istiod revision of workloads that carry no istio.io/rev label (default: the default revision)")
 	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "read manifests from files, directories (recursive) or - (stdin) instead of the cluster; repeatable")
 	pf.BoolVar(&g.Lenient, "lenient", false, "with -f: accept unknown kinds, apiVersions and fields, objects defined twice and input without objects, as warnings on stderr (default: each is an error, exit 2)")
+	pf.IntVar(&g.MaxObjects, "max-objects", loader.DefaultMaxObjects, "the most objects read from files or the API server; more is an error (exit 2): memory grows with them")
 	pf.IntVar(&g.MaxInputMiB, "max-input-size", int(loader.DefaultMaxBytes>>20), "MiB: the largest input file, standard input or proxy/istiod response read; larger input is an error (exit 2)")
 	pf.StringVar(&g.FilterGatewayClusters, "filter-gateway-clusters", "", "with -f and no istiod Deployment in the files: the PILOT_FILTER_GATEWAY_CLUSTER_CONFIG value to assume (true|false)")
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table, json or yaml (preflight also sarif and junit)")
@@ -118,6 +121,9 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 			return usageErr("--max-input-size %d: want 1 to %d (MiB)", g.MaxInputMiB, 1<<20)
 		}
 		envoy.MaxBodyBytes = int64(g.MaxInputMiB) << 20
+		if g.MaxObjects <= 0 {
+			return usageErr("--max-objects %d: want a positive number", g.MaxObjects)
+		}
 		return nil
 	}
 	registerRootCompletion(root, g) // completion.go

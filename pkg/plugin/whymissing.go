@@ -422,7 +422,7 @@ var coreKinds = []string{snapshot.KindNamespace, snapshot.KindService, snapshot.
 // Deployment and Pod a live load reads (the namespaces a command names with --gateway, --pod or
 // --from).
 func loadSnapshot(ctx context.Context, g *GlobalOptions, in any, filterGW *bool, namespaceGiven bool, workloadNs ...string) (*snapshot.Snapshot, error) {
-	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs, Lenient: g.Lenient, MaxBytes: int64(g.MaxInputMiB) << 20}
+	lo := loader.Options{IstioNamespace: g.IstioNamespace, Revision: g.Revision, FilterGatewayClusters: filterGW, WorkloadNamespaces: workloadNs, Lenient: g.Lenient, MaxBytes: int64(g.MaxInputMiB) << 20, MaxObjects: g.MaxObjects}
 	if namespaceGiven && g.ConfigFlags.Namespace != nil {
 		lo.DefaultNamespace = *g.ConfigFlags.Namespace
 	}
