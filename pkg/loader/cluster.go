@@ -177,7 +177,9 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		// Kubernetes Gateway API objects (not modelled; read so verdicts on the hosts they route
 		// say so). Never fails the load: refusals are recorded in snap.GatewayAPIUnread.
 		{"GatewayAPI", "gateway.networking.k8s.io objects", func(ctx context.Context) error {
-			readGatewayAPI(ctx, kc.Discovery(), dc, snap)
+			if err := readGatewayAPI(ctx, kc.Discovery(), dc, snap); err != nil {
+				return err
+			}
 			// Ended by the deadline (or by another list's failure): not an answer, so a
 			// timeout names this list among those the server did not answer.
 			return ctx.Err()

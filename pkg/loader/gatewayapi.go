@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,11 +25,11 @@ import (
 // snap.GatewayAPI. A cluster without the Gateway API has none and that is not an error; a
 // refused or failed read is recorded in snap.GatewayAPIUnread (verdicts note it) and never ends
 // the run.
-func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc dynamic.Interface, snap *snapshot.Snapshot) {
+func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc dynamic.Interface, snap *snapshot.Snapshot) error {
 	groups, err := disc.ServerGroups()
 	if err != nil {
 		snap.GatewayAPIUnread = "cannot discover the served API groups: " + oneLine(err.Error())
-		return
+		return nil
 	}
 	var versions []string
 	for _, g := range groups.Groups {
@@ -43,7 +44,7 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		}
 	}
 	if len(versions) == 0 {
-		return // the Gateway API is not installed
+		return nil // the Gateway API is not installed
 	}
 	// kind -> the first (preferred) version serving it, and its resource name
 	type served struct{ version, resource string }
@@ -74,6 +75,9 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		}))
 		p.PageSize = listPageSize
 		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+			if err := takeObject(ctx); err != nil {
+				return err
+			}
 			u, ok := obj.(*unstructured.Unstructured)
 			if !ok {
 				return nil
@@ -89,8 +93,11 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 			snap.GatewayAPI = append(snap.GatewayAPI, o)
 			return nil
 		})
+		var many errTooManyObjects
 		switch {
 		case err == nil:
+		case errors.As(err, &many):
+			return err // the object cap ends the load, as for every other kind
 		case apierrors.IsForbidden(err):
 			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
 		case apierrors.IsNotFound(err):
@@ -99,4 +106,5 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		}
 	}
 	snap.GatewayAPIUnread = strings.Join(unread, "; ")
+	return nil
 }
