@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 	"sigs.k8s.io/yaml"
 
@@ -567,6 +568,14 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		obj, err := snapshot.ParseGatewayAPIObject(head.Kind, js, l.defaultNamespace)
 		if err != nil {
 			return fail(err)
+		}
+		if head.Kind == "Gateway" {
+			gw, err := decodeAs[gatewayv1.Gateway](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&gw.ObjectMeta, true)
+			l.snap.KubeGateways = append(l.snap.KubeGateways, gw)
 		}
 		if len(l.index)+len(l.snap.GatewayAPI) >= l.maxObjects {
 			return &FileError{Path: path, Line: line, Msg: "the input holds " + errTooManyObjects{l.maxObjects}.Error()}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/pager"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -91,6 +92,14 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 				return fmt.Errorf("%s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
 			}
 			snap.GatewayAPI = append(snap.GatewayAPI, o)
+			if kind == "Gateway" {
+				gw := &gatewayv1.Gateway{}
+				if err := json.Unmarshal(js, gw); err != nil {
+					return fmt.Errorf("%s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
+				}
+				gw.ManagedFields = nil
+				snap.KubeGateways = append(snap.KubeGateways, gw)
+			}
 			return nil
 		})
 		var many errTooManyObjects

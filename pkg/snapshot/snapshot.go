@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Kind names used in Unknown and in evidence.
@@ -59,6 +60,9 @@ type Snapshot struct {
 	// the API is not installed).
 	GatewayAPI       []GatewayAPIObject
 	GatewayAPIUnread string
+	// KubeGateways are the Gateway API Gateways read, whole (rules.ConvertKubeGateways predicts
+	// the internal Istio Gateways istiod generates from them).
+	KubeGateways []*gatewayv1.Gateway
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.

@@ -1,0 +1,225 @@
+package conformance
+
+// Kubernetes Gateway API Gateways: the internal Istio Gateways the plugin predicts
+// (rules.ConvertKubeGateways over the loader's snapshot) against those istiod's own Gateway API
+// controller generates from the same objects (pilot/test/xds FakeDiscoveryServer with the
+// objects in its fake API server; Environment.GatewayAPIController.List). Compared: the set of
+// generated Gateways (namespace/name), the Service host names they bind to
+// (internal.istio.io/gateway-service), and each server's port (number, name, protocol), hosts
+// and TLS mode and credential. Scenarios: the files under testdata/gatewayapi and generated
+// Gateways varying class, addresses, and per listener the protocol, hostname, allowedRoutes and
+// TLS.
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	networking "istio.io/api/networking/v1alpha3"
+	"istio.io/istio/pilot/pkg/config/kube/crd"
+	"istio.io/istio/pilot/test/xds"
+	"istio.io/istio/pkg/config/schema/gvk"
+	istiolog "istio.io/istio/pkg/log"
+	"istio.io/istio/pkg/test"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+)
+
+// kubeGatewayScenario is one input: its name and YAML.
+type kubeGatewayScenario struct{ name, yaml string }
+
+// generateKubeGateways builds n Gateway scenarios from seed.
+func generateKubeGateways(seed int64, n int) []kubeGatewayScenario {
+	rng := rand.New(rand.NewSource(seed ^ 0x6b756265677779)) // "kubegwy"
+	pick := func(v ...string) string { return v[rng.Intn(len(v))] }
+	var out []kubeGatewayScenario
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		b.WriteString(`apiVersion: v1
+kind: Namespace
+metadata: {name: egress, labels: {team: ops}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {team: a, istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-b, labels: {team: b, istio-injection: enabled}}
+---
+`)
+		class := pick("istio", "istio", "istio", "other-class")
+		fmt.Fprintf(&b, "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw-%d\n  namespace: egress\n", i)
+		if rng.Intn(5) == 0 {
+			b.WriteString("  annotations: {gateway.istio.io/name-override: custom-egress}\n")
+		}
+		fmt.Fprintf(&b, "spec:\n  gatewayClassName: %s\n", class)
+		switch rng.Intn(6) {
+		case 0:
+			b.WriteString("  addresses:\n  - {type: Hostname, value: manual-egress}\n")
+		case 1:
+			b.WriteString("  addresses:\n  - {type: Hostname, value: egress-svc.egress.svc.cluster.local}\n")
+		case 2:
+			b.WriteString("  addresses:\n  - {type: IPAddress, value: 10.0.0.7}\n")
+		}
+		b.WriteString("  listeners:\n")
+		for l, nl := 0, 1+rng.Intn(3); l < nl; l++ {
+			proto := pick("HTTP", "HTTP", "HTTPS", "TLS", "TLS", "TCP", "UDP", "http")
+			fmt.Fprintf(&b, "  - name: l%d\n    port: %d\n    protocol: %s\n", l, []int{80, 443, 8080, 5432}[rng.Intn(4)]+l*1000, proto)
+			switch rng.Intn(3) {
+			case 1:
+				b.WriteString("    hostname: api.example.com\n")
+			case 2:
+				b.WriteString("    hostname: \"*.example.org\"\n")
+			}
+			switch rng.Intn(5) {
+			case 1:
+				b.WriteString("    allowedRoutes: {namespaces: {from: Same}}\n")
+			case 2:
+				b.WriteString("    allowedRoutes: {namespaces: {from: All}}\n")
+			case 3:
+				b.WriteString("    allowedRoutes: {namespaces: {from: Selector, selector: {matchLabels: {team: a}}}}\n")
+			case 4:
+				b.WriteString("    allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: [a, b]}]}}}\n")
+			}
+			if proto == "HTTPS" || proto == "TLS" || rng.Intn(4) == 0 {
+				switch rng.Intn(5) {
+				case 0:
+					b.WriteString("    tls: {mode: Passthrough}\n")
+				case 1:
+					b.WriteString("    tls: {mode: Terminate, options: {gateway.istio.io/tls-terminate-mode: ISTIO_MUTUAL}}\n")
+				case 2:
+					b.WriteString("    tls: {mode: Terminate, options: {gateway.istio.io/tls-terminate-mode: ISTIO_SIMPLE}}\n")
+				case 3:
+					b.WriteString("    tls: {mode: Terminate, options: {gateway.istio.io/tls-terminate-mode: MUTUAL}, certificateRefs: [{name: egress-cert}]}\n")
+				default:
+					if rng.Intn(3) > 0 { // an HTTPS or TLS listener without tls gets no server
+						b.WriteString("    tls: {certificateRefs: [{name: egress-cert}]}\n")
+					}
+				}
+			}
+		}
+		b.WriteString("---\n" + egressCertSecret())
+		out = append(out, kubeGatewayScenario{fmt.Sprintf("kgw-%04d", i), b.String()})
+	}
+	return out
+}
+
+// egressCertSecret is a TLS Secret egress/egress-cert with a valid self-signed key pair (istiod
+// refuses a listener whose certificate Secret is missing or malformed; the plugin does not read
+// Secrets and assumes it is valid).
+var egressCertSecret = sync.OnceValue(func() string {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "egress.example.com"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), DNSNames: []string{"egress.example.com"}}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	kd, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		panic(err)
+	}
+	crt := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	k := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})
+	return fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: egress-cert, namespace: egress}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: %s\n  tls.key: %s\n",
+		base64.StdEncoding.EncodeToString(crt), base64.StdEncoding.EncodeToString(k))
+})
+
+// gatewayShape is what is compared of one internal Gateway.
+func gatewayShape(ns, name string, ann map[string]string, spec *networking.Gateway) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%s service=%s", ns, name, ann[rules.AnnotationGatewayService])
+	for _, s := range spec.GetServers() {
+		fmt.Fprintf(&b, " server{port=%d/%s/%s hosts=%v", s.GetPort().GetNumber(), s.GetPort().GetName(), s.GetPort().GetProtocol(), s.GetHosts())
+		if t := s.GetTls(); t != nil {
+			fmt.Fprintf(&b, " tls=%s cred=%q creds=%v", t.GetMode(), t.GetCredentialName(), t.GetCredentialNames())
+		}
+		b.WriteString("}")
+	}
+	return b.String()
+}
+
+func TestConformanceGatewayAPIGateways(t *testing.T) {
+	for _, s := range istiolog.Scopes() {
+		s.SetOutputLevel(istiolog.NoneLevel)
+		s.SetStackTraceLevel(istiolog.NoneLevel)
+	}
+	var scenarios []kubeGatewayScenario
+	files, _ := filepath.Glob(filepath.Join("testdata", "gatewayapi", "*.yaml"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scenarios = append(scenarios, kubeGatewayScenario{filepath.Base(f), string(b)})
+	}
+	scenarios = append(scenarios, generateKubeGateways(*seedFlag, max(*countFlag/3, 20))...)
+	agree, total, gateways := 0, 0, 0
+	var bad []string
+	for _, sc := range scenarios {
+		snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(sc.yaml), loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatalf("%s: plugin loader: %v", sc.name, err)
+		}
+		var plugin []string
+		for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, nil, snap.Namespaces) {
+			plugin = append(plugin, gatewayShape(g.Namespace, g.Name, g.Annotations, &g.Spec))
+		}
+		var istiod []string
+		err = test.Wrap(func(tt test.Failer) {
+			configs, _, err := crd.ParseInputs(sc.yaml)
+			if err != nil {
+				tt.Fatalf("parse: %v", err)
+			}
+			s := xds.NewFakeDiscoveryServer(tt, xds.FakeOptions{Configs: configs, KubernetesObjectString: sc.yaml})
+			for _, c := range s.Env().GatewayAPIController.List(gvk.Gateway, "") {
+				istiod = append(istiod, gatewayShape(c.Namespace, c.Name, c.Annotations, c.Spec.(*networking.Gateway)))
+			}
+		})
+		if err != nil {
+			t.Fatalf("%s: istiod: %v", sc.name, err)
+		}
+		sort.Strings(plugin)
+		sort.Strings(istiod)
+		total++
+		gateways += len(istiod)
+		if strings.Join(plugin, "\n") == strings.Join(istiod, "\n") {
+			agree++
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s:\n  plugin: %s\n  istiod: %s\n%s", sc.name, strings.Join(plugin, "\n          "), strings.Join(istiod, "\n          "), sc.yaml))
+	}
+	summary := fmt.Sprintf("Gateway API Gateways → internal Istio Gateways: %d/%d scenarios agree (%d internal Gateways generated by istiod)\n", agree, total, gateways)
+	t.Log(summary)
+	_ = os.MkdirAll(*outFlag, 0o755)
+	_ = os.WriteFile(filepath.Join(*outFlag, "summary-gatewayapi.txt"), []byte(summary+strings.Join(bad, "\n")), 0o644)
+	for i, b := range bad {
+		if i == 5 {
+			t.Errorf("... and %d more (%s)", len(bad)-5, filepath.Join(*outFlag, "summary-gatewayapi.txt"))
+			break
+		}
+		t.Errorf("disagreement: %s", b)
+	}
+	if gateways == 0 {
+		t.Error("istiod generated no internal Gateway: the harness compared nothing")
+	}
+}
