@@ -770,7 +770,7 @@ func exportToText(xs []string) string {
 // istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's
 // port). The culprit is explain-listener's finding for the port that explains it.
 func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, chost, path string) bool {
-	if rules.HostMatches(chost, host) || (res.Route != nil && res.Route.VirtualService != "") || (res.Chain != nil && res.Chain.VirtualService != "") {
+	if rules.HostMatches(chost, host) || (res.Route != nil && vsRoutesHost(v, res.Route.VirtualService, host)) || (res.Chain != nil && vsRoutesHost(v, res.Chain.VirtualService, host)) {
 		return false
 	}
 	if s, ok := v.Outbound.ScopeService(chost); ok && s.Resolution == "NONE" {
@@ -822,6 +822,27 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 	}
 	tr.fail(PathWrongService, "", culprit, msg, fix)
 	return true
+}
+
+// vsRoutesHost says whether the VirtualService ref ("namespace/name") the sidecar holds lists a
+// host that matches host: a route or chain it built sends the call where its author meant to.
+// A tcp or tls route of a VirtualService for another host, carried by the chain that caught the
+// call (another entry's on a shared port), does not.
+func vsRoutesHost(v SidecarView, ref, host string) bool {
+	if ref == "" {
+		return false
+	}
+	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
+		if vs.Namespace+"/"+vs.Name != ref {
+			continue
+		}
+		for _, h := range vs.Spec.GetHosts() {
+			if rules.HostMatches(h, host) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hiddenPassthroughWarning adds explain-listener's finding for a hidden host whose call still
@@ -1000,15 +1021,15 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// TLS between the hops.
 	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
 		tr.hop(gproxy, "tls", Fail, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
+		// The rule that sets what the sidecar sends; when none does (the client's own bytes, no
+		// rule), the server's mode is what disagrees.
+		culprit := tlsCulprit(sentFrom)
+		if culprit == "" {
+			culprit = "Gateway " + rules.GatewayName(servers[0].Gateway)
+		}
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
-			tr.failPatch(PathTLSMismatch, "UF", sentFrom, msg, p)
+			tr.failPatch(PathTLSMismatch, "UF", culprit, msg, p)
 		} else {
-			culprit := sentFrom
-			if !strings.HasPrefix(culprit, "DestinationRule ") {
-				// nothing on the sidecar's side sets it (the client's own bytes, no rule): the
-				// server's mode is what disagrees
-				culprit = "Gateway " + rules.GatewayName(servers[0].Gateway)
-			}
 			tr.fail(PathTLSMismatch, "UF", culprit, msg, tlsFix(sent, expect, svc, cport, host))
 		}
 		return
@@ -1836,12 +1857,31 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 		}
 		return "TLS", ref + " tls.mode " + mode, sni
 	}
-	if ref == "" {
+	switch {
+	case ref == "":
 		ref = "no DestinationRule tls for the gateway Service"
-	} else {
+	case mode != "":
+		ref += " tls.mode " + mode // DISABLE, written out
+	default:
 		ref += " (no tls for this port)"
 	}
 	return app, ref + "; no auto mTLS: gateway pods carry no security.istio.io/tlsMode label", sni
+}
+
+// tlsCulprit is the resource (and field) clusterTLS's from names: "DestinationRule ns/name" with
+// "tls.mode MODE" when the rule sets one, "" when no rule applies.
+func tlsCulprit(from string) string {
+	if !strings.HasPrefix(from, "DestinationRule ") {
+		return ""
+	}
+	rest := strings.TrimPrefix(from, "DestinationRule ")
+	ref, tail, _ := strings.Cut(rest, " ")
+	out := "DestinationRule " + strings.TrimSuffix(ref, ";")
+	if mode, ok := strings.CutPrefix(tail, "tls.mode "); ok {
+		m, _, _ := strings.Cut(mode, ";")
+		out += " tls.mode " + strings.TrimSpace(m)
+	}
+	return out
 }
 
 // serverExpects says what a gateway server expects on the wire.

@@ -410,3 +410,37 @@ func TestBypassWarningNamesReason(t *testing.T) {
 		}
 	}
 }
+
+// TestWildcardNoneFixIsValid: a wildcard entry with resolution NONE behind a gateway fails with
+// NO_ENDPOINTS, and the fix proposes no change Istio would refuse (resolution DNS for a wildcard
+// host without endpoints) or one that does not work at a gateway (DYNAMIC_DNS: istiod gives the
+// dynamic forward proxy filters to sidecars only); it says what to do instead.
+func TestWildcardNoneFixIsValid(t *testing.T) {
+	for _, c := range []struct{ file, host string }{
+		{"resolution-none-wildcard-tls-behind-gateway.yaml", "*.media-cdn.example:443"},
+		{"resolution-none-wildcard-http-behind-gateway.yaml", "*.pkg-mirror.example:80"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, port, _ := strings.Cut(c.host, ":")
+		p, err := TracePath(snap, PathOptions{Host: host, Port: uint32(mustAtoi(t, port)), From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != CauseNoEndpoints || p.Patch != nil || !strings.Contains(p.Fix, "wildcard host") ||
+			strings.Contains(p.Fix, "resolution: DNS") || strings.Contains(p.Fix, "resolution: DYNAMIC_DNS") {
+			t.Errorf("%s: cause %s, patch %v, fix %q", c.file, p.Cause, p.Patch, p.Fix)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

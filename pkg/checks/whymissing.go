@@ -685,6 +685,13 @@ func (e *evaluation) run() {
 				// (pkg/config/validation/validation.go ValidateServiceEntry).
 				fix = fmt.Sprintf("%s has CIDR addresses (%s), which only resolution NONE or STATIC allows, and a NONE entry has no endpoints at a gateway. List the servers as endpoints with resolution STATIC, or, if %s resolves in DNS, drop the CIDR and use resolution DNS; a CIDR with resolution NONE works only for calls that leave from the sidecar, not through a gateway.",
 					st.chosen.Ref(), strings.Join(st.chosen.Addresses, ", "), st.name)
+			case st.chosen.Kind == rules.KindServiceEntry && strings.HasPrefix(st.chosen.Hostname, "*"):
+				// resolution DNS is not valid for a wildcard host without endpoints (Istio's
+				// validation: hosts must be FQDNs), and DYNAMIC_DNS does not help behind a
+				// gateway: istiod adds the dynamic forward proxy filters a DFP cluster needs to
+				// sidecars' outbound listeners only (listener_builder.go, networkfilter.go
+				// buildCompleteNetworkFilters: ListenerClassSidecarOutbound).
+				fix = fmt.Sprintf("%s declares a wildcard host: resolution DNS is not valid for it without endpoints, and DYNAMIC_DNS works only for calls that leave from the sidecars, not through a gateway. Declare the host names the clients call (for example one under %s) as entries of their own with resolution DNS and route those through the gateway, or let the wildcard's calls leave from the sidecars (resolution NONE works there).", st.chosen.Ref(), st.chosen.Hostname)
 			case st.chosen.Kind == rules.KindServiceEntry:
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
 			}
