@@ -559,11 +559,16 @@ func shortNameElsewhere(snap *snapshot.Snapshot, v SidecarView, fqdn string, rep
 // sidecar. Mirrors istiod pilot/pkg/model/push_context.go initServiceRegistry / IsServiceVisible
 // (rules.ServiceForProxy).
 func hiddenDestination(snap *snapshot.Snapshot, v SidecarView, host string) (rules.Service, bool) {
-	services := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(host)
+	return hiddenDestinationIn(model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig), v.Namespace, host)
+}
+
+// hiddenDestinationIn is hiddenDestination over the registry reg for a proxy in namespace ns.
+func hiddenDestinationIn(reg *model.Registry, ns, host string) (rules.Service, bool) {
+	services := reg.Shared(host)
 	if len(services) == 0 {
 		return rules.Service{}, false
 	}
-	if chosen, _ := rules.ServiceForProxy(services, v.Namespace); chosen != nil {
+	if chosen, _ := rules.ServiceForProxy(services, ns); chosen != nil {
 		return rules.Service{}, false
 	}
 	return services[0], true
@@ -1090,6 +1095,17 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	s, ok := v.Outbound.ScopeService(host)
 	if !ok {
 		c.Reason = "no entry for " + host + " is visible to this proxy"
+		if hidden, ok := hiddenDestinationIn(reg, v.Namespace, host); ok {
+			// say what hides it: the resource's own exportTo, or the mesh default it falls back to
+			switch {
+			case len(hidden.DeclaredExportTo) == 0:
+				c.Reason = fmt.Sprintf("%s sets no exportTo, so meshConfig.defaultServiceExportTo %s applies, which leaves out %s", hidden.Ref(), exportToText(hidden.ExportTo), v.Namespace)
+			case hidden.Kind == rules.KindService:
+				c.Reason = fmt.Sprintf("%s is exported to %s (networking.istio.io/exportTo), not to %s", hidden.Ref(), exportToText(hidden.ExportTo), v.Namespace)
+			default:
+				c.Reason = fmt.Sprintf("%s is exported to %s (spec.exportTo), not to %s", hidden.Ref(), exportToText(hidden.ExportTo), v.Namespace)
+			}
+		}
 		return c
 	}
 	p, declared := portDeclared(s, port)
