@@ -7,8 +7,8 @@ package conformance
 // generated Gateways (namespace/name), the Service host names they bind to
 // (internal.istio.io/gateway-service), and each server's port (number, name, protocol), hosts
 // and TLS mode and credential. Scenarios: the files under testdata/gatewayapi and generated
-// Gateways varying class, addresses, and per listener the protocol, hostname, allowedRoutes and
-// TLS.
+// Gateways varying class (built in, GatewayClass objects of Istio's or another controller),
+// addresses, and per listener the protocol, hostname, allowedRoutes and TLS.
 
 import (
 	"crypto/ecdsa"
@@ -63,7 +63,19 @@ kind: Namespace
 metadata: {name: team-b, labels: {team: b, istio-injection: enabled}}
 ---
 `)
-		class := pick("istio", "istio", "istio", "other-class")
+		// the class: the built-in istio class; a GatewayClass object of Istio's controller;
+		// one of another controller's; an object named "istio" that another controller
+		// serves (the object wins over the built-in name); no object for a custom name.
+		class := pick("istio", "istio", "istio", "egress-class", "foreign-class", "istio-foreign", "other-class")
+		switch class {
+		case "egress-class":
+			b.WriteString("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: egress-class}\nspec: {controllerName: istio.io/gateway-controller}\n---\n")
+		case "foreign-class":
+			b.WriteString("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: foreign-class}\nspec: {controllerName: example.com/other-controller}\n---\n")
+		case "istio-foreign":
+			class = "istio"
+			b.WriteString("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: istio}\nspec: {controllerName: example.com/other-controller}\n---\n")
+		}
 		fmt.Fprintf(&b, "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw-%d\n  namespace: egress\n", i)
 		if rng.Intn(5) == 0 {
 			b.WriteString("  annotations: {gateway.istio.io/name-override: custom-egress}\n")
@@ -181,7 +193,7 @@ func TestConformanceGatewayAPIGateways(t *testing.T) {
 			t.Fatalf("%s: plugin loader: %v", sc.name, err)
 		}
 		var plugin []string
-		for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, nil, snap.Namespaces) {
+		for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, snap.GatewayClasses, snap.Namespaces) {
 			plugin = append(plugin, gatewayShape(g.Namespace, g.Name, g.Annotations, &g.Spec))
 		}
 		var istiod []string

@@ -565,6 +565,15 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 				return err
 			}
 		}
+		if head.Kind == "GatewayClass" {
+			// which controller serves a class (rules.KubeGatewayIstioClass); it routes nothing
+			gc, err := decodeAs[gatewayv1.GatewayClass](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&gc.ObjectMeta, false)
+			return put(l, &l.snap.GatewayClasses, head.Kind, &gc.ObjectMeta, gc)
+		}
 		obj, err := snapshot.ParseGatewayAPIObject(head.Kind, js, l.defaultNamespace)
 		if err != nil {
 			return fail(err)
@@ -938,7 +947,7 @@ func readsKind(gv schema.GroupVersion, kind string) bool {
 	case gv.Group == "apps" && gv.Version == "v1":
 		return kind == snapshot.KindDeployment
 	case gv.Group == snapshot.GatewayAPIGroup:
-		return slices.Contains(snapshot.GatewayAPIKinds, kind)
+		return slices.Contains(snapshot.GatewayAPIKinds, kind) || kind == "GatewayClass"
 	case gv.Group == "networking.istio.io" && (gv.Version == "v1" || gv.Version == "v1beta1" || gv.Version == "v1alpha3"):
 		switch kind {
 		case snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule, snapshot.KindGateway, snapshot.KindSidecar, snapshot.KindWorkloadEntry:

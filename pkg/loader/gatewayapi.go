@@ -56,7 +56,7 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 			continue
 		}
 		for _, r := range rl.APIResources {
-			if strings.Contains(r.Name, "/") || !slices.Contains(snapshot.GatewayAPIKinds, r.Kind) {
+			if strings.Contains(r.Name, "/") || !(slices.Contains(snapshot.GatewayAPIKinds, r.Kind) || r.Kind == "GatewayClass") {
 				continue
 			}
 			if _, ok := kinds[r.Kind]; !ok {
@@ -107,6 +107,45 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		case err == nil:
 		case errors.As(err, &many):
 			return err // the object cap ends the load, as for every other kind
+		case apierrors.IsForbidden(err):
+			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
+		case apierrors.IsNotFound(err):
+		default:
+			unread = append(unread, "cannot list "+s.resource+"."+snapshot.GatewayAPIGroup+": "+oneLine(err.Error()))
+		}
+	}
+	// GatewayClasses: which controller serves each class (cluster-scoped).
+	if s, ok := kinds["GatewayClass"]; ok {
+		gvr := schema.GroupVersionResource{Group: snapshot.GatewayAPIGroup, Version: s.version, Resource: s.resource}
+		p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (runtime.Object, error) {
+			return dc.Resource(gvr).List(ctx, opts)
+		}))
+		p.PageSize = listPageSize
+		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+			if err := takeObject(ctx); err != nil {
+				return err
+			}
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return nil
+			}
+			js, err := json.Marshal(u.Object)
+			if err != nil {
+				return err
+			}
+			gc := &gatewayv1.GatewayClass{}
+			if err := json.Unmarshal(js, gc); err != nil {
+				return fmt.Errorf("GatewayClass %s: %w", u.GetName(), err)
+			}
+			gc.ManagedFields = nil
+			snap.GatewayClasses = append(snap.GatewayClasses, gc)
+			return nil
+		})
+		var many errTooManyObjects
+		switch {
+		case err == nil:
+		case errors.As(err, &many):
+			return err
 		case apierrors.IsForbidden(err):
 			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
 		case apierrors.IsNotFound(err):

@@ -71,15 +71,27 @@ func kubeGatewayManaged(gw *gatewayv1.Gateway) bool {
 }
 
 // KubeGatewayIstioClass says whether a Gateway's class is served by Istio's gateway controller:
-// the built-in class "istio" when no GatewayClass object of that name exists, or a GatewayClass
-// whose controllerName is istio.io/gateway-controller (gatewaycommon.FetchGatewayClass).
+// a GatewayClass object of that name whose controllerName istiod knows decides (its controller
+// is istio.io/gateway-controller); with none, the built-in class "istio" is
+// (gatewaycommon.FetchGatewayClass over GatewayClassesCollection, which keeps only the classes
+// of known controllers: a class "istio" of another controller leaves the built-in one in
+// force).
 func KubeGatewayIstioClass(className string, classes []*gatewayv1.GatewayClass) bool {
 	for _, c := range classes {
-		if c.Name == className {
+		if c.Name == className && kubeGatewayKnownController[string(c.Spec.ControllerName)] {
 			return string(c.Spec.ControllerName) == KubeGatewayController
 		}
 	}
 	return className == KubeGatewayDefaultClass
+}
+
+// kubeGatewayKnownController are the controllers of istiod's default ClassInfos
+// (gatewaycommon.GetClassInfos with its default features: the managed gateway, the unmanaged
+// remote gateway, waypoints; agentgateway and east-west gateways are off by default).
+var kubeGatewayKnownController = map[string]bool{
+	KubeGatewayController:        true,
+	"istio.io/unmanaged-gateway": true,
+	"istio.io/mesh-controller":   true,
 }
 
 // ConvertKubeGateways returns the internal Istio Gateways istiod generates from the Gateway API

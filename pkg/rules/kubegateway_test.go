@@ -58,3 +58,22 @@ spec:
 		t.Errorf("got  %+v\nwant %+v", shapes, want)
 	}
 }
+
+// TestKubeGatewayIstioClass: a GatewayClass object of a controller istiod knows decides; one of
+// another controller is ignored, so the built-in name "istio" stays Istio's.
+func TestKubeGatewayIstioClass(t *testing.T) {
+	class := func(name, controller string) *gatewayv1.GatewayClass {
+		return &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: gatewayv1.GatewayClassSpec{ControllerName: gatewayv1.GatewayController(controller)}}
+	}
+	classes := []*gatewayv1.GatewayClass{
+		class("egress", KubeGatewayController),
+		class("waypoint-like", "istio.io/mesh-controller"),
+		class("istio", "example.com/other"),
+		class("foreign", "example.com/other"),
+	}
+	for name, want := range map[string]bool{"egress": true, "waypoint-like": false, "istio": true, "foreign": false, "unknown": false} {
+		if got := KubeGatewayIstioClass(name, classes); got != want {
+			t.Errorf("class %s: %v, want %v", name, got, want)
+		}
+	}
+}

@@ -63,6 +63,9 @@ type Snapshot struct {
 	// KubeGateways are the Gateway API Gateways read, whole (rules.ConvertKubeGateways predicts
 	// the internal Istio Gateways istiod generates from them).
 	KubeGateways []*gatewayv1.Gateway
+	// GatewayClasses are the Gateway API GatewayClasses read (their controllerName decides
+	// which Gateways istiod serves).
+	GatewayClasses []*gatewayv1.GatewayClass
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
