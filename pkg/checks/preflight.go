@@ -290,7 +290,7 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 				"Write a comma-separated list of \"CODE\" or \"CODE: reason\", CODE an EGR id or a string code of docs/findings.md."), "")
 		}
 	}
-	res.Findings = c.findings
+	res.Findings = mergePathAndGateway(c.findings)
 	SortPreflightFindings(res.Findings)
 	return res
 }
