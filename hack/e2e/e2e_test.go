@@ -527,6 +527,9 @@ func TestEachForbiddenKind(t *testing.T) {
 					if (r.code != 2 || !strings.Contains(out, strings.TrimSuffix(forbidden, "s"))) && !said {
 						t.Errorf("%v: exit %d, want 2 naming %s, or an answer saying it cannot depend on them\n%s", c.args, r.code, forbidden, r)
 					}
+					if r.code == 2 && (strings.Contains(r.stdout, "No exportTo gaps") || strings.Contains(r.stdout, "PASS")) {
+						t.Errorf("%v: exit 2, but the output reads as an all-clear\n%s", c.args, r)
+					}
 				}
 			})
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
@@ -75,6 +76,12 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	}
 	host := cfg.Host
 	c := rest.CopyConfig(cfg)
+	if dl, ok := ctx.Deadline(); ok && c.Timeout == 0 {
+		// Requests that take no context (API discovery, for the Gateway API's versions) are
+		// bounded by the client's timeout: without one, a server that accepts and never answers
+		// held them, and the load, forever.
+		c.Timeout = max(time.Until(dl), time.Millisecond)
+	}
 	if c.UserAgent == "" {
 		c.UserAgent = userAgent
 	}

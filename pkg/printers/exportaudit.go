@@ -42,6 +42,11 @@ func exportAuditText(w io.Writer, r *checks.AuditReport) error {
 		fmt.Fprintf(w, "%d more finding(s) in other namespaces: run with -A to see them.\n", r.FindingsElsewhere)
 	}
 	if len(r.Findings) == 0 {
+		if len(r.Unknown) > 0 {
+			// not an all-clear: what could not be read may hold the gaps
+			_, err := fmt.Fprintln(w, "INCOMPLETE: no exportTo gap found in what could be read (exit 2).")
+			return err
+		}
 		if r.Scope != "" {
 			_, err := fmt.Fprintln(w, "No exportTo gaps in this scope.")
 			return err
