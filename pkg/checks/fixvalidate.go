@@ -109,46 +109,8 @@ func validatePatched(kind, ns string, obj map[string]any) error {
 				}
 			}
 		}
-		if spec["resolution"] == "DYNAMIC_DNS" {
-			errs = append(errs, validateDynamicDNS(spec))
-		}
 	}
 	return errors.Join(errs...)
-}
-
-// validateDynamicDNS mirrors ValidateServiceEntry for resolution DYNAMIC_DNS: every host
-// wildcarded, no addresses, no endpoints, ports of protocol HTTP, TLS, GRPC or HTTP2 only.
-func validateDynamicDNS(spec map[string]any) error {
-	var errs []error
-	for _, h := range anyStrings(asList(spec["hosts"])) {
-		if !strings.HasPrefix(h, "*") {
-			errs = append(errs, fmt.Errorf("host must be wildcarded for resolution mode DYNAMIC_DNS: %q", h))
-		}
-	}
-	if len(asList(spec["addresses"])) > 0 {
-		errs = append(errs, errors.New("addresses cannot be set for resolution type DYNAMIC_DNS"))
-	}
-	if len(asList(spec["endpoints"])) > 0 {
-		errs = append(errs, errors.New("endpoints cannot be set for resolution type DYNAMIC_DNS"))
-	}
-	for _, p := range asList(spec["ports"]) {
-		pm, _ := p.(map[string]any)
-		proto, _ := pm["protocol"].(string)
-		if !dynamicDNSProtocol(proto) {
-			errs = append(errs, fmt.Errorf("only HTTP, TLS, GRPC, and HTTP2 protocols are supported for resolution type DYNAMIC_DNS (port %v is %q)", pm["number"], proto))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// dynamicDNSProtocol: the port protocols a DYNAMIC_DNS entry may declare (protocol.Parse, case
-// insensitive).
-func dynamicDNSProtocol(p string) bool {
-	switch strings.ToUpper(p) {
-	case "HTTP", "TLS", "GRPC", "HTTP2":
-		return true
-	}
-	return false
 }
 
 // validateExportTo mirrors istiod's validateExportTo: ".", "*", "~" (entries and Services only)

@@ -945,7 +945,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	tr.ambiguousServices(w, svc, cport, target)
 
 	// What the sidecar's cluster sends.
-	sent, sentFrom, sni := clusterTLS(v, drs, svc, cport, subset, kind)
+	sent, sentFrom, tlsCulprit, sni := clusterTLS(v, drs, svc, cport, subset, kind)
 	if tr.gatewayHops != nil {
 		key := strings.Join([]string{w.Ref(), svc.Ref(), fmt.Sprint(cport), host, subset, kind, sent, sentFrom, sni}, "|")
 		if r, ok := tr.gatewayHops.get(key); ok {
@@ -1023,7 +1023,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.hop(gproxy, "tls", Fail, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
 		// The rule that sets what the sidecar sends; when none does (the client's own bytes, no
 		// rule), the server's mode is what disagrees.
-		culprit := tlsCulprit(sentFrom)
+		culprit := tlsCulprit
 		if culprit == "" {
 			culprit = "Gateway " + rules.GatewayName(servers[0].Gateway)
 		}
@@ -1826,11 +1826,12 @@ func serverRefs(servers []rules.GatewayServer) string {
 // clusterTLS says what the sidecar's cluster to the gateway Service sends: plaintext, Istio mTLS
 // or TLS (a DestinationRule's tls for the subset and port, or the top level), the client's own
 // TLS passed through for a tls call; the SNI it sets (tls.sni, when given); and where that comes
-// from. Auto mTLS does not apply: gateway pods carry no security.istio.io/tlsMode label.
+// from, and the rule to blame when it is wrong ("DestinationRule ns/name tls.mode MODE", "" when
+// no rule applies). Auto mTLS does not apply: gateway pods carry no security.istio.io/tlsMode label.
 //
 // Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy (through
 // rules.DRChoice.ClusterTLS) and cluster_builder.go applyUpstreamTLSSettings.
-func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string) (sent, from, sni string) {
+func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string) (sent, from, culprit, sni string) {
 	mode, ref := "", ""
 	if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
 		ref = "DestinationRule " + ch.Ref()
@@ -1841,6 +1842,12 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 			mode, sni = t.GetMode().String(), t.GetSni()
 		}
 	}
+	if ref != "" {
+		culprit = ref
+		if mode != "" {
+			culprit += " tls.mode " + mode
+		}
+	}
 	app := "plaintext"
 	if kind == rules.CallTLS {
 		app = "the client's TLS"
@@ -1848,14 +1855,14 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 	switch mode {
 	case "ISTIO_MUTUAL":
 		if kind == rules.CallTLS {
-			return "the client's TLS inside Istio mTLS", ref + " tls.mode ISTIO_MUTUAL", sni
+			return "the client's TLS inside Istio mTLS", ref + " tls.mode ISTIO_MUTUAL", culprit, sni
 		}
-		return "Istio mTLS", ref + " tls.mode ISTIO_MUTUAL", sni
+		return "Istio mTLS", ref + " tls.mode ISTIO_MUTUAL", culprit, sni
 	case "SIMPLE", "MUTUAL":
 		if kind == rules.CallTLS {
-			return "the client's TLS inside TLS", ref + " tls.mode " + mode, sni
+			return "the client's TLS inside TLS", ref + " tls.mode " + mode, culprit, sni
 		}
-		return "TLS", ref + " tls.mode " + mode, sni
+		return "TLS", ref + " tls.mode " + mode, culprit, sni
 	}
 	switch {
 	case ref == "":
@@ -1865,23 +1872,7 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 	default:
 		ref += " (no tls for this port)"
 	}
-	return app, ref + "; no auto mTLS: gateway pods carry no security.istio.io/tlsMode label", sni
-}
-
-// tlsCulprit is the resource (and field) clusterTLS's from names: "DestinationRule ns/name" with
-// "tls.mode MODE" when the rule sets one, "" when no rule applies.
-func tlsCulprit(from string) string {
-	if !strings.HasPrefix(from, "DestinationRule ") {
-		return ""
-	}
-	rest := strings.TrimPrefix(from, "DestinationRule ")
-	ref, tail, _ := strings.Cut(rest, " ")
-	out := "DestinationRule " + strings.TrimSuffix(ref, ";")
-	if mode, ok := strings.CutPrefix(tail, "tls.mode "); ok {
-		m, _, _ := strings.Cut(mode, ";")
-		out += " tls.mode " + strings.TrimSpace(m)
-	}
-	return out
+	return app, ref + "; no auto mTLS: gateway pods carry no security.istio.io/tlsMode label", culprit, sni
 }
 
 // serverExpects says what a gateway server expects on the wire.

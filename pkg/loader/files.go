@@ -586,8 +586,8 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			l.prepare(&gw.ObjectMeta, true)
 			l.snap.KubeGateways = append(l.snap.KubeGateways, gw)
 		}
-		if len(l.index)+len(l.snap.GatewayAPI) >= l.maxObjects {
-			return &FileError{Path: path, Line: line, Msg: "the input holds " + errTooManyObjects{l.maxObjects}.Error()}
+		if err := l.full(path, line); err != nil {
+			return err
 		}
 		l.snap.GatewayAPI = append(l.snap.GatewayAPI, obj)
 	case gv.Group == "" && gv.Version == "v1":
@@ -813,6 +813,15 @@ func (l *fileLoader) prepare(m *metav1.ObjectMeta, namespaced bool) {
 	l.seq++
 }
 
+// full is the error for one object more than Options.MaxObjects (nil while there is room); the
+// objects are those put in a list and the Gateway API objects.
+func (l *fileLoader) full(path string, line int) error {
+	if len(l.index)+len(l.snap.GatewayAPI) >= l.maxObjects {
+		return &FileError{Path: path, Line: line, Msg: "the input holds " + errTooManyObjects{l.maxObjects}.Error()}
+	}
+	return nil
+}
+
 // put appends obj to *list, or replaces an earlier object of the same kind, namespace and name.
 //
 // In strict mode a second definition is an error (put returns it), with --lenient a warning.
@@ -831,9 +840,8 @@ func put[T any](l *fileLoader, list *[]T, kind string, m *metav1.ObjectMeta, obj
 		l.where[key] = l.at
 		return nil
 	}
-	if len(l.index)+len(l.snap.GatewayAPI) >= l.maxObjects {
-		path, line := splitAt(l.at)
-		return &FileError{Path: path, Line: line, Msg: "the input holds " + errTooManyObjects{l.maxObjects}.Error()}
+	if err := l.full(splitAt(l.at)); err != nil {
+		return err
 	}
 	l.index[key] = len(*list)
 	l.where[key] = l.at

@@ -65,59 +65,18 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		}
 	}
 	var unread []string
-	for _, kind := range snapshot.GatewayAPIKinds {
+	// list pages through one served kind, giving each object and its JSON to add; a refusal or
+	// failure is recorded in unread (the load goes on), the object cap ends the load.
+	list := func(kind string, namespaced bool, add func(u *unstructured.Unstructured, js []byte) error) error {
 		s, ok := kinds[kind]
 		if !ok {
-			continue
-		}
-		gvr := schema.GroupVersionResource{Group: snapshot.GatewayAPIGroup, Version: s.version, Resource: s.resource}
-		p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (runtime.Object, error) {
-			return dc.Resource(gvr).Namespace(metav1.NamespaceAll).List(ctx, opts)
-		}))
-		p.PageSize = listPageSize
-		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-			if err := takeObject(ctx); err != nil {
-				return err
-			}
-			u, ok := obj.(*unstructured.Unstructured)
-			if !ok {
-				return nil
-			}
-			js, err := json.Marshal(u.Object)
-			if err != nil {
-				return err
-			}
-			o, err := snapshot.ParseGatewayAPIObject(kind, js, u.GetNamespace())
-			if err != nil {
-				return fmt.Errorf("%s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
-			}
-			snap.GatewayAPI = append(snap.GatewayAPI, o)
-			if kind == "Gateway" {
-				gw := &gatewayv1.Gateway{}
-				if err := json.Unmarshal(js, gw); err != nil {
-					return fmt.Errorf("%s %s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
-				}
-				gw.ManagedFields = nil
-				snap.KubeGateways = append(snap.KubeGateways, gw)
-			}
 			return nil
-		})
-		var many errTooManyObjects
-		switch {
-		case err == nil:
-		case errors.As(err, &many):
-			return err // the object cap ends the load, as for every other kind
-		case apierrors.IsForbidden(err):
-			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
-		case apierrors.IsNotFound(err):
-		default:
-			unread = append(unread, "cannot list "+s.resource+"."+snapshot.GatewayAPIGroup+": "+oneLine(err.Error()))
 		}
-	}
-	// GatewayClasses: which controller serves each class (cluster-scoped).
-	if s, ok := kinds["GatewayClass"]; ok {
 		gvr := schema.GroupVersionResource{Group: snapshot.GatewayAPIGroup, Version: s.version, Resource: s.resource}
 		p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (runtime.Object, error) {
+			if namespaced {
+				return dc.Resource(gvr).Namespace(metav1.NamespaceAll).List(ctx, opts)
+			}
 			return dc.Resource(gvr).List(ctx, opts)
 		}))
 		p.PageSize = listPageSize
@@ -133,25 +92,56 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 			if err != nil {
 				return err
 			}
-			gc := &gatewayv1.GatewayClass{}
-			if err := json.Unmarshal(js, gc); err != nil {
-				return fmt.Errorf("GatewayClass %s: %w", u.GetName(), err)
+			if err := add(u, js); err != nil {
+				return fmt.Errorf("%s %s: %w", kind, strings.TrimPrefix(u.GetNamespace()+"/"+u.GetName(), "/"), err)
 			}
-			gc.ManagedFields = nil
-			snap.GatewayClasses = append(snap.GatewayClasses, gc)
 			return nil
 		})
 		var many errTooManyObjects
 		switch {
 		case err == nil:
 		case errors.As(err, &many):
-			return err
+			return err // the object cap ends the load, as for every other kind
 		case apierrors.IsForbidden(err):
 			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
 		case apierrors.IsNotFound(err):
 		default:
 			unread = append(unread, "cannot list "+s.resource+"."+snapshot.GatewayAPIGroup+": "+oneLine(err.Error()))
 		}
+		return nil
+	}
+	for _, kind := range snapshot.GatewayAPIKinds {
+		err := list(kind, true, func(u *unstructured.Unstructured, js []byte) error {
+			o, err := snapshot.ParseGatewayAPIObject(kind, js, u.GetNamespace())
+			if err != nil {
+				return err
+			}
+			snap.GatewayAPI = append(snap.GatewayAPI, o)
+			if kind == "Gateway" {
+				gw := &gatewayv1.Gateway{}
+				if err := json.Unmarshal(js, gw); err != nil {
+					return err
+				}
+				gw.ManagedFields = nil
+				snap.KubeGateways = append(snap.KubeGateways, gw)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// GatewayClasses: which controller serves each class (cluster-scoped).
+	if err := list("GatewayClass", false, func(_ *unstructured.Unstructured, js []byte) error {
+		gc := &gatewayv1.GatewayClass{}
+		if err := json.Unmarshal(js, gc); err != nil {
+			return err
+		}
+		gc.ManagedFields = nil
+		snap.GatewayClasses = append(snap.GatewayClasses, gc)
+		return nil
+	}); err != nil {
+		return err
 	}
 	snap.GatewayAPIUnread = strings.Join(unread, "; ")
 	return nil
