@@ -102,41 +102,9 @@ func TestConformance(t *testing.T) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The repository's case fixtures always; the shared acceptance set too when it is present
-	// (EGRESS_CASES_DIR, else ../shared/cases beside the repository).
-	var cases []scenario
-	sets := []struct{ prefix, dir string }{{"case/", repoCasesDir}}
-	shared, err := sharedCasesDir()
+	cases, err := caseScenarios(t)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if shared != "" {
-		sets = append(sets, struct{ prefix, dir string }{"shared/", shared})
-	} else {
-		t.Logf("no shared acceptance set (EGRESS_CASES_DIR unset, no ../shared/cases): the repository's cases only")
-	}
-	for _, set := range sets {
-		files, _ := filepath.Glob(filepath.Join(set.dir, "*.yaml"))
-		sort.Strings(files)
-		if len(files) == 0 {
-			t.Errorf("no case files in %s", set.dir)
-		}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// ClusterIP Services without spec.clusterIP get one, as the API server assigns it
-			// (assignClusterIPs; docs/conformance.md, harness fixes).
-			sc := scenario{Name: set.prefix + strings.TrimSuffix(filepath.Base(f), ".yaml"), YAML: assignClusterIPs(string(b))}
-			// Reproducers name the gateway workloads they compared.
-			for _, line := range strings.Split(sc.YAML, "\n") {
-				if g, ok := strings.CutPrefix(line, "# conformance-gateways: "); ok {
-					sc.Gateways = strings.Fields(strings.ReplaceAll(g, ",", " "))
-				}
-			}
-			cases = append(cases, sc)
-		}
 	}
 	gen := generate(*seedFlag, *countFlag)
 	// Reproducers of an earlier run would be misleading (read after the cases, so that
@@ -992,4 +960,46 @@ func oneLine(s string, max int) string {
 		s = s[:max] + "…"
 	}
 	return s
+}
+
+// caseScenarios reads the repository's case fixtures always, and the shared acceptance set too
+// when it is present (EGRESS_CASES_DIR, else ../shared/cases beside the repository).
+func caseScenarios(t *testing.T) ([]scenario, error) {
+	// The repository's case fixtures always; the shared acceptance set too when it is present
+	// (EGRESS_CASES_DIR, else ../shared/cases beside the repository).
+	var cases []scenario
+	sets := []struct{ prefix, dir string }{{"case/", repoCasesDir}}
+	shared, err := sharedCasesDir()
+	if err != nil {
+		return nil, err
+	}
+	if shared != "" {
+		sets = append(sets, struct{ prefix, dir string }{"shared/", shared})
+	} else {
+		t.Logf("no shared acceptance set (EGRESS_CASES_DIR unset, no ../shared/cases): the repository's cases only")
+	}
+	for _, set := range sets {
+		files, _ := filepath.Glob(filepath.Join(set.dir, "*.yaml"))
+		sort.Strings(files)
+		if len(files) == 0 {
+			t.Errorf("no case files in %s", set.dir)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			// ClusterIP Services without spec.clusterIP get one, as the API server assigns it
+			// (assignClusterIPs; docs/conformance.md, harness fixes).
+			sc := scenario{Name: set.prefix + strings.TrimSuffix(filepath.Base(f), ".yaml"), YAML: assignClusterIPs(string(b))}
+			// Reproducers name the gateway workloads they compared.
+			for _, line := range strings.Split(sc.YAML, "\n") {
+				if g, ok := strings.CutPrefix(line, "# conformance-gateways: "); ok {
+					sc.Gateways = strings.Fields(strings.ReplaceAll(g, ",", " "))
+				}
+			}
+			cases = append(cases, sc)
+		}
+	}
+	return cases, nil
 }

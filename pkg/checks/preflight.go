@@ -246,7 +246,16 @@ func OptionalInputs(snap *snapshot.Snapshot) (unknown map[string]string, notes [
 // (config dumps, sync status) is not read: preflight predicts from configuration only.
 //
 // Pure function of the snapshot; Source: seed §2–§5 and seed 002, through the checks above.
-func Preflight(snap *snapshot.Snapshot) *PreflightResult {
+func Preflight(snap *snapshot.Snapshot) *PreflightResult { return preflight(snap, false) }
+
+// PreflightUnshared is Preflight with every client namespace's sidecar worked out on its own,
+// nothing shared between namespaces: the reference the shared layers are tested against
+// (hack/conformance TestConformancePreflightSharing). Slower; the same report.
+func PreflightUnshared(snap *snapshot.Snapshot) *PreflightResult { return preflight(snap, true) }
+
+// preflight is Preflight; unshared works every client namespace's sidecar out on its own
+// instead of sharing the public layer (preflight_share.go): slower, the same report.
+func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 	res := &PreflightResult{Source: snap.Source}
 	for _, k := range preflightNeeds {
 		if why, ok := snap.Unknown[k]; ok {
@@ -263,7 +272,7 @@ func Preflight(snap *snapshot.Snapshot) *PreflightResult {
 		}
 		res.Unknown[k] = why
 	}
-	c := &collector{snap: snap, seen: map[string]int{}}
+	c := &collector{snap: snap, seen: map[string]int{}, unshared: unshared}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
 	res.Checks[0].Notes = append(res.Checks[0].Notes, notes...)
 	if unk := model.DiscoveryUnknown(snap, ""); len(unk) > 0 {
@@ -429,6 +438,10 @@ type collector struct {
 	// gwRouted memoizes routedThroughGateway.
 	gwRoutedMu sync.Mutex
 	gwRouted   map[string]bool
+	// layers: the public layer of client sidecars per revision (preflight_share.go); unshared
+	// works every client namespace out on its own (the reference the sharing is tested against).
+	layers   layers
+	unshared bool
 }
 
 // NewPreflightFinding fills a finding from the catalogue entry of code (ID, level, Envoy flag,
@@ -989,6 +1002,36 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 		}
 	}
 	r.targets += len(asked)
+	r.ns = ns
+	var d *namespaceDelta
+	var layer *sharedLayer
+	if !c.unshared {
+		layer = c.sharedLayerFor(v.Revision)
+		d = c.deltaOf(v, layer)
+	}
+	if d != nil {
+		// Two layers: calls the namespace's delta does not touch take the public layer's
+		// findings (preflight_share.go).
+		for _, q := range asked {
+			if !d.touches(q) {
+				if sc := layer.calls.Get(q); !sc.namespaced {
+					if sc.traced {
+						r.paths++
+					}
+					r.pending = appendPathFindings(r.pending, sc.path, ns, sc.kind, q)
+					r.hosts = append(r.hosts, sc.hosts...)
+					continue
+				}
+			}
+			ok, kind, fs := c.traceCall(v, q, false)
+			if ok {
+				r.paths++
+			}
+			r.pending = appendPathFindings(r.pending, fs, ns, kind, q)
+			r.hosts = append(r.hosts, hostCallResults(c, v, q)...)
+		}
+		return r
+	}
 	var traced []pendingFinding
 	r.paths, traced = c.tracePaths(v, ns, asked, always)
 	r.pending = append(r.pending, traced...)
@@ -996,7 +1039,7 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	cls.mu.Lock()
 	results, seen := cls.m[fp]
 	cls.mu.Unlock()
-	if seen && slices.ContainsFunc(results, func(r hostResult) bool { return r.namespaced }) {
+	if c.unshared || seen && slices.ContainsFunc(results, func(r hostResult) bool { return r.namespaced }) {
 		seen = false
 	}
 	if !seen {
@@ -1005,18 +1048,25 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 			if always[q] {
 				continue // traced above; the path names the Sidecar that hides it
 			}
-			for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
-				namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole // their text names the namespace
-				pf := listenerPending([]Finding{f}, "")[0].f
-				results = append(results, hostResult{host: q.host, port: q.port, namespaced: namespaced, pf: &pf, key: pf.key()})
-			}
+			results = append(results, hostCallResults(c, v, q)...)
 		}
 		cls.mu.Lock()
 		cls.m[fp] = results
 		cls.mu.Unlock()
 	}
-	r.ns, r.hosts = ns, results
+	r.hosts = results
 	return r
+}
+
+// hostCallResults are the listener findings of one call of the sidecar v, as host results.
+func hostCallResults(c *collector, v SidecarView, q hostPortCall) []hostResult {
+	var out []hostResult
+	for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
+		pf := listenerPending([]Finding{f}, "")[0].f
+		namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole || mentionsNamespace(&pf, v.Namespace)
+		out = append(out, hostResult{host: q.host, port: q.port, namespaced: namespaced, pf: &pf, key: pf.key()})
+	}
+	return out
 }
 
 // ambiguousImports lists the (host, port) calls of ServiceEntries that another Sidecar without

@@ -9,59 +9,80 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
 
-// tracePaths follows, from the sidecar of client namespace ns (view v), each call to an external
-// host the sidecar's mesh routes send to an egress gateway Service, through the gateway (the
-// path why-missing --from traces). A failing path is a finding with its cause; the path's
-// warnings are findings too. Gateway hops are shared across namespaces (c.gatewayHops): only
-// the client side is traced per namespace.
+// tracePaths traces the calls of client namespace ns (v is its predicted sidecar) that reach a
+// gateway or are routed through one (always: traced whatever they reach), and returns how many
+// it traced and the findings of those that fail.
 func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall, always map[hostPortCall]bool) (int, []pendingFinding) {
+	traced := 0
+	var out []pendingFinding
+	for _, q := range calls {
+		ok, kind, fs := c.traceCall(v, q, always[q])
+		if ok {
+			traced++
+		}
+		out = appendPathFindings(out, fs, ns, kind, q)
+	}
+	return traced, out
+}
+
+// appendPathFindings appends a traced call's findings with the context of namespace ns.
+func appendPathFindings(out, fs []pendingFinding, ns, kind string, q hostPortCall) []pendingFinding {
+	if len(fs) == 0 {
+		return out
+	}
+	ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
+	for _, f := range fs {
+		f.ctx = ctx
+		out = append(out, f)
+	}
+	return out
+}
+
+// traceCall traces one call of the sidecar v when it reaches a gateway or is routed through one
+// (or always): whether it did, the call kind, and the findings of the path (without context).
+func (c *collector) traceCall(v SidecarView, q hostPortCall, always bool) (bool, string, []pendingFinding) {
 	c.gwRoutedMu.Lock()
 	if c.gatewayHops == nil {
 		c.gatewayHops = &hopCache{m: map[string]*gatewayHopRecord{}}
 	}
 	hops := c.gatewayHops
 	c.gwRoutedMu.Unlock()
-	traced := 0
-	var out []pendingFinding
-	client := "sidecar " + ns
-	for _, q := range calls {
-		imported := importedEntry(v.Outbound, q.host)
-		kind := callKinds("", imported, q.port)[0]
-		addr := v.CallAddress(q.host, imported)
-		res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
-		if !always[q] && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
-			continue
-		}
-		traced++
-		tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}
-		if imported == nil {
-			tr.hidden = hiddenEntries(c.snap, v, q.host, imported) // names what hides the host, as why-missing --from does
-		}
-		tr.trace(v, client, imported, q.host, q.port, kind)
-		p := tr.t
-		ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
-		if p.Failed() {
-			res, field := ParseResourceRef(p.Culprit)
-			msg := p.Message
-			if p.gateway != nil {
-				// as the gateway's own verdict reports it: one finding, both contexts
-				msg = p.gateway.Message
-				if field == "" {
-					field = causeField(*p.gateway, res.Kind)
-				}
-			}
-			f := NewPreflightFinding(p.Cause, CheckWhyMissing, res, field, msg, p.Fix)
-			if p.Flag != "" {
-				f.EnvoyFlag = p.Flag
-			}
-			out = append(out, pendingFinding{f: f, ctx: ctx, host: q.host, port: q.port})
-		}
-		for _, w := range p.Warnings {
-			res, field := ParseResourceRef(w.Resource)
-			out = append(out, pendingFinding{f: NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx: ctx, host: q.host, port: q.port})
-		}
+	client := "sidecar " + v.Namespace
+	imported := importedEntry(v.Outbound, q.host)
+	kind := callKinds("", imported, q.port)[0]
+	addr := v.CallAddress(q.host, imported)
+	res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
+	if !always && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
+		return false, kind, nil
 	}
-	return traced, out
+	tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}
+	if imported == nil {
+		tr.hidden = hiddenEntries(c.snap, v, q.host, imported) // names what hides the host, as why-missing --from does
+	}
+	tr.trace(v, client, imported, q.host, q.port, kind)
+	p := tr.t
+	var out []pendingFinding
+	if p.Failed() {
+		res, field := ParseResourceRef(p.Culprit)
+		msg := p.Message
+		if p.gateway != nil {
+			// as the gateway's own verdict reports it: one finding, both contexts
+			msg = p.gateway.Message
+			if field == "" {
+				field = causeField(*p.gateway, res.Kind)
+			}
+		}
+		f := NewPreflightFinding(p.Cause, CheckWhyMissing, res, field, msg, p.Fix)
+		if p.Flag != "" {
+			f.EnvoyFlag = p.Flag
+		}
+		out = append(out, pendingFinding{f: f, host: q.host, port: q.port})
+	}
+	for _, w := range p.Warnings {
+		res, field := ParseResourceRef(w.Resource)
+		out = append(out, pendingFinding{f: NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), host: q.host, port: q.port})
+	}
+	return true, kind, out
 }
 
 // toGateway says whether the sidecar's call goes to a Kubernetes Service that selects gateway

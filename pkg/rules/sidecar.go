@@ -251,6 +251,10 @@ func NewExportIndex(sorted []Service) *ExportIndex {
 	return x
 }
 
+// Restricted returns the entries that are not exported to every namespace (exportTo without
+// "*"), in the index's order; callers must not modify them.
+func (x *ExportIndex) Restricted() []Service { return x.restricted }
+
 // For returns what ServicesExportedTo(sorted, ns) returns, as a new slice.
 func (x *ExportIndex) For(ns string) []Service {
 	n := 0

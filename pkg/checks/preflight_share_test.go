@@ -1,0 +1,81 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/internal/meshgen"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// sharingDiff returns "" when preflight gives the same report with and without the shared
+// public layer of client sidecars, else both reports.
+func sharingDiff(t *testing.T, load func() *snapshot.Snapshot) string {
+	t.Helper()
+	shared, err := json.MarshalIndent(preflight(load(), false), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := json.MarshalIndent(preflight(load(), true), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(shared, alone) {
+		return ""
+	}
+	return "shared:\n" + string(shared) + "\nunshared:\n" + string(alone)
+}
+
+// TestPreflightSharingChangesNothing: preflight's two-layer client sidecars (preflight_share.go)
+// give the report every namespace worked out on its own gives, on every fixture, case file and
+// generated meshes.
+func TestPreflightSharingChangesNothing(t *testing.T) {
+	var sets [][]string
+	for _, c := range readPathCases(t) {
+		sets = append(sets, []string{filepath.Join("testdata", "paths", "_base.yaml"), c.file})
+	}
+	pre, _ := filepath.Glob(filepath.Join("testdata", "preflight", "*.yaml"))
+	cases, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "cases", "*.yaml"))
+	dir := os.Getenv("EGRESS_CASES_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "cases")
+	}
+	shared, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range append(append(pre, cases...), shared...) {
+		sets = append(sets, []string{f})
+	}
+	for _, files := range sets {
+		load := func() *snapshot.Snapshot {
+			snap, err := loader.FromFiles(files, nil, loader.Options{Lenient: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return snap
+		}
+		if d := sharingDiff(t, load); d != "" {
+			t.Errorf("%s: reports differ\n%s", files[len(files)-1], d)
+		}
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		var buf bytes.Buffer
+		o := meshgen.ForEntries(400)
+		o.Seed = seed
+		if err := meshgen.Write(&buf, o); err != nil {
+			t.Fatal(err)
+		}
+		load := func() *snapshot.Snapshot {
+			snap, err := loader.FromFiles([]string{"-"}, bytes.NewReader(buf.Bytes()), loader.Options{Lenient: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return snap
+		}
+		if d := sharingDiff(t, load); d != "" {
+			t.Errorf("generated mesh seed %d: reports differ\n%s", seed, d)
+		}
+	}
+}
