@@ -109,6 +109,14 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 		}
 	}
 	addSyntheticGateway(l.snap)
+	l.snap.ObjectFiles = make(map[string]string, len(l.where))
+	for k, at := range l.where {
+		path, _ := splitAt(at)
+		if path == StdinName {
+			path = "-"
+		}
+		l.snap.ObjectFiles[k] = path
+	}
 	return l.snap, nil
 }
 

@@ -176,7 +176,7 @@ func (o *PreflightOptions) Run(ctx context.Context) error {
 // run is Run's body; printed says whether the report was written.
 func (o *PreflightOptions) run(ctx context.Context) (printed bool, _ error) {
 	mode, notes := checks.ModeLive, []string(nil)
-	var cur, base *snapshot.Snapshot
+	var cur, base, files *snapshot.Snapshot
 	var err error
 	switch {
 	case len(o.Files) == 0:
@@ -188,6 +188,7 @@ func (o *PreflightOptions) run(ctx context.Context) (printed bool, _ error) {
 		if cur, err = o.load(ctx, true); err != nil {
 			return false, err
 		}
+		files = cur
 	default:
 		if why := o.noCluster(); why != "" {
 			mode = checks.ModeOffline
@@ -195,6 +196,7 @@ func (o *PreflightOptions) run(ctx context.Context) (printed bool, _ error) {
 			if cur, err = o.load(ctx, true); err != nil {
 				return false, err
 			}
+			files = cur
 			break
 		}
 		mode = checks.ModeWhatIf
@@ -205,15 +207,15 @@ func (o *PreflightOptions) run(ctx context.Context) (printed bool, _ error) {
 		if base, err = o.load(ctx, false); err != nil {
 			return false, &exitError{code: ExitError, err: fmt.Errorf("%v (use --offline to check the manifests alone)", err)}
 		}
-		cur = snapshot.Overlay(base, over)
+		cur, files = snapshot.Overlay(base, over), over
 	}
 	res := checks.Preflight(cur)
 	var baseRes *checks.PreflightResult
 	if base != nil {
 		baseRes = checks.Preflight(base)
 	}
-	if len(o.Files) > 0 {
-		locate(res.Findings, o.manifestIndex())
+	if files != nil {
+		locate(res.Findings, manifestIndex(files))
 	}
 	rep := checks.NewPreflightReport(res, baseRes, checks.PreflightOptions{Mode: mode, FailOn: o.failOn, FailOnExisting: o.FailOnExisting, Suppressions: o.suppressions})
 	rep.Notes = append(rep.Notes, notes...)

@@ -1,80 +1,49 @@
 package plugin
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
-	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// manifestIndex maps "Kind namespace/name" (checks.ResourceRef.String) of every object in the
-// -f files to the file it came from and the line of its document's "kind:" (0 when not found,
-// for example in JSON). Each file is loaded on its own with the loader (so namespaces default
-// exactly as in the run); standard input ("-") and files that do not load are left out — the
-// run itself reports their errors. A later file wins, as in the loader.
-func (o *PreflightOptions) manifestIndex() map[string]checks.SourceLocation {
+// manifestIndex maps "Kind namespace/name" (checks.ResourceRef.String) of every object the
+// files snapshot read from a -f file to that file and the line of its document's "kind:" (0
+// when not found, for example in JSON). Objects from standard input ("-") and the synthetic
+// gateway are left out. The loader recorded each object's file (a later file wins); each file
+// is read once more here, as text, for the lines.
+func manifestIndex(files *snapshot.Snapshot) map[string]checks.SourceLocation {
 	idx := map[string]checks.SourceLocation{}
-	lo := loader.Options{IstioNamespace: o.IstioNamespace, Revision: o.Revision, Lenient: true, MaxBytes: int64(o.MaxInputMiB) << 20, MaxObjects: o.MaxObjects} // the run itself reports problems
-	if o.nsGiven && o.ConfigFlags.Namespace != nil {
-		lo.DefaultNamespace = *o.ConfigFlags.Namespace
-	}
-	for _, file := range manifestFiles(o.Files) {
-		snap, err := loader.FromFiles([]string{file}, nil, lo)
-		if err != nil {
+	lines := map[string]map[[2]string]int{}
+	for key, file := range files.ObjectFiles {
+		kind, rest, _ := strings.Cut(key, "/")
+		ns, name, _ := strings.Cut(rest, "/")
+		if file == "-" || !indexedKinds[kind] {
 			continue
 		}
-		data, _ := os.ReadFile(file)
-		lines := documentLines(string(data))
-		add := func(kind string, m metav1.Object) {
-			if snap.Assumptions.SyntheticGateway && kind == snapshot.KindDeployment && m.GetName() == snapshot.SyntheticGatewayName && m.GetNamespace() == snap.IstioNamespace {
-				return
-			}
-			ref := checks.ResourceRef{Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName()}
-			idx[ref.String()] = checks.SourceLocation{File: file, Line: lines[[2]string{kind, m.GetName()}]}
+		if files.Assumptions.SyntheticGateway && kind == snapshot.KindDeployment && name == snapshot.SyntheticGatewayName && ns == files.IstioNamespace {
+			continue
 		}
-		for _, x := range snap.Namespaces {
-			add(snapshot.KindNamespace, x)
+		l, ok := lines[file]
+		if !ok {
+			data, _ := os.ReadFile(file)
+			l = documentLines(string(data))
+			lines[file] = l
 		}
-		for _, x := range snap.ServiceEntries {
-			add(snapshot.KindServiceEntry, x)
-		}
-		for _, x := range snap.VirtualServices {
-			add(snapshot.KindVirtualService, x)
-		}
-		for _, x := range snap.DestinationRules {
-			add(snapshot.KindDestinationRule, x)
-		}
-		for _, x := range snap.Gateways {
-			add(snapshot.KindGateway, x)
-		}
-		for _, x := range snap.Sidecars {
-			add(snapshot.KindSidecar, x)
-		}
-		for _, x := range snap.WorkloadEntries {
-			add(snapshot.KindWorkloadEntry, x)
-		}
-		for _, x := range snap.EnvoyFilters {
-			add(snapshot.KindEnvoyFilter, x)
-		}
-		for _, x := range snap.Services {
-			add(snapshot.KindService, x)
-		}
-		for _, x := range snap.Deployments {
-			add(snapshot.KindDeployment, x)
-		}
-		for _, x := range snap.Pods {
-			add(snapshot.KindPod, x)
-		}
+		ref := checks.ResourceRef{Kind: kind, Namespace: ns, Name: name}
+		idx[ref.String()] = checks.SourceLocation{File: file, Line: l[[2]string{kind, name}]}
 	}
 	return idx
+}
+
+// indexedKinds are the kinds whose findings name their manifest file.
+var indexedKinds = map[string]bool{
+	snapshot.KindNamespace: true, snapshot.KindServiceEntry: true, snapshot.KindVirtualService: true,
+	snapshot.KindDestinationRule: true, snapshot.KindGateway: true, snapshot.KindSidecar: true,
+	snapshot.KindWorkloadEntry: true, snapshot.KindEnvoyFilter: true, snapshot.KindService: true,
+	snapshot.KindDeployment: true, snapshot.KindPod: true,
 }
 
 // locate sets Location on findings whose resource came from a manifest file.
@@ -85,41 +54,6 @@ func locate(fs []checks.PreflightFinding, idx map[string]checks.SourceLocation) 
 			fs[i].Location = &l
 		}
 	}
-}
-
-// manifestFiles expands -f paths as the loader reads them: files as given, directories walked
-// recursively for *.yaml, *.yml and *.json, in lexical order; "-" is skipped.
-func manifestFiles(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if p == "-" {
-			continue
-		}
-		info, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		if !info.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var found []string
-		_ = filepath.WalkDir(p+string(filepath.Separator)+".", func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
-					found = append(found, filepath.Clean(path))
-				}
-			}
-			return nil
-		})
-		sort.Strings(found)
-		out = append(out, found...)
-	}
-	return out
 }
 
 var kindLineRE = regexp.MustCompile(`^kind:\s*["']?([A-Za-z]+)["']?\s*(#.*)?$`)

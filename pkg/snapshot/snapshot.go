@@ -38,6 +38,9 @@ const (
 type Snapshot struct {
 	// Source says where the data came from: "cluster <context or server>" or "files <paths>".
 	Source string
+	// ObjectFiles maps "Kind/namespace/name" of each object read from a manifest file to that
+	// file (offline loads only; standard input is "-"): where a finding's resource is written.
+	ObjectFiles map[string]string
 	// IstioNamespace is the namespace of istiod and of the mesh ConfigMap (--istio-namespace).
 	IstioNamespace string
 	// Revision is the istiod revision asked for with --revision ("" = default).
