@@ -250,7 +250,8 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 			}
 		}
 	}
-	for _, s := range reg.ExportIndex().For(ns) {
+	imported := v.Outbound.Imported() // no Sidecar: every service exported to ns
+	for _, s := range imported {
 		if s.Kind == rules.KindService && s.Namespace == ns {
 			d.touch(s.Hostname)
 			d.touch(s.Name)
@@ -293,7 +294,7 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 		}
 	}
 	// An ExternalName Service aliasing a touched host.
-	for _, s := range reg.ExportIndex().For(ns) {
+	for _, s := range imported {
 		if s.ExternalName != "" && (d.exact[s.ExternalName] || slices.ContainsFunc(d.wild, func(w string) bool { return rules.HostMatches(w, s.ExternalName) })) {
 			d.touch(s.Hostname)
 		}
