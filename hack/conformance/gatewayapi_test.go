@@ -8,7 +8,8 @@ package conformance
 // (internal.istio.io/gateway-service), and each server's port (number, name, protocol), hosts
 // and TLS mode and credential. Scenarios: the files under testdata/gatewayapi and generated
 // Gateways varying class (built in, GatewayClass objects of Istio's or another controller),
-// addresses, and per listener the protocol, hostname, allowedRoutes and TLS.
+// addresses, and per listener the protocol, hostname, allowedRoutes and TLS, and listeners
+// sharing a port (distinct, or conflicting: istiod generates nothing for the later one).
 
 import (
 	"crypto/ecdsa"
@@ -90,9 +91,16 @@ metadata: {name: team-b, labels: {team: b, istio-injection: enabled}}
 			b.WriteString("  addresses:\n  - {type: IPAddress, value: 10.0.0.7}\n")
 		}
 		b.WriteString("  listeners:\n")
+		first := 0
 		for l, nl := 0, 1+rng.Intn(3); l < nl; l++ {
 			proto := pick("HTTP", "HTTP", "HTTPS", "TLS", "TLS", "TCP", "UDP", "http")
-			fmt.Fprintf(&b, "  - name: l%d\n    port: %d\n    protocol: %s\n", l, []int{80, 443, 8080, 5432}[rng.Intn(4)]+l*1000, proto)
+			port := []int{80, 443, 8080, 5432}[rng.Intn(4)] + l*1000
+			if l == 0 {
+				first = port
+			} else if rng.Intn(3) == 0 {
+				port = first // the same port as the first listener: distinct or conflicting
+			}
+			fmt.Fprintf(&b, "  - name: l%d\n    port: %d\n    protocol: %s\n", l, port, proto)
 			switch rng.Intn(3) {
 			case 1:
 				b.WriteString("    hostname: api.example.com\n")

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 	"sigs.k8s.io/yaml"
 
@@ -582,6 +583,15 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			l.prepare(&gc.ObjectMeta, false)
 			return put(l, &l.snap.GatewayClasses, head.Kind, &gc.ObjectMeta, gc)
 		}
+		if head.Kind == "ReferenceGrant" {
+			// lets routes name backends in another namespace (rules.ConvertHTTPRoutes)
+			rg, err := decodeAs[gatewayv1beta1.ReferenceGrant](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&rg.ObjectMeta, true)
+			return put(l, &l.snap.ReferenceGrants, head.Kind, &rg.ObjectMeta, rg)
+		}
 		obj, err := snapshot.ParseGatewayAPIObject(head.Kind, js, l.defaultNamespace)
 		if err != nil {
 			return fail(err)
@@ -593,6 +603,14 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			}
 			l.prepare(&gw.ObjectMeta, true)
 			l.snap.KubeGateways = append(l.snap.KubeGateways, gw)
+		}
+		if head.Kind == "HTTPRoute" {
+			r, err := decodeAs[gatewayv1.HTTPRoute](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&r.ObjectMeta, true)
+			l.snap.HTTPRoutes = append(l.snap.HTTPRoutes, r)
 		}
 		if err := l.full(path, line); err != nil {
 			return err
@@ -963,7 +981,7 @@ func readsKind(gv schema.GroupVersion, kind string) bool {
 	case gv.Group == "apps" && gv.Version == "v1":
 		return kind == snapshot.KindDeployment
 	case gv.Group == snapshot.GatewayAPIGroup:
-		return slices.Contains(snapshot.GatewayAPIKinds, kind) || kind == "GatewayClass"
+		return slices.Contains(snapshot.GatewayAPIKinds, kind) || kind == "GatewayClass" || kind == "ReferenceGrant"
 	case gv.Group == "networking.istio.io" && (gv.Version == "v1" || gv.Version == "v1beta1" || gv.Version == "v1alpha3"):
 		switch kind {
 		case snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule, snapshot.KindGateway, snapshot.KindSidecar, snapshot.KindWorkloadEntry:

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/pager"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -125,6 +126,14 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 				gw.ManagedFields = nil
 				snap.KubeGateways = append(snap.KubeGateways, gw)
 			}
+			if kind == "HTTPRoute" {
+				r := &gatewayv1.HTTPRoute{}
+				if err := json.Unmarshal(js, r); err != nil {
+					return err
+				}
+				r.ManagedFields = nil
+				snap.HTTPRoutes = append(snap.HTTPRoutes, r)
+			}
 			return nil
 		})
 		if err != nil {
@@ -139,6 +148,18 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		}
 		gc.ManagedFields = nil
 		snap.GatewayClasses = append(snap.GatewayClasses, gc)
+		return nil
+	}); err != nil {
+		return err
+	}
+	// ReferenceGrants: which backends in other namespaces routes may name.
+	if err := list("ReferenceGrant", true, func(_ *unstructured.Unstructured, js []byte) error {
+		rg := &gatewayv1beta1.ReferenceGrant{}
+		if err := json.Unmarshal(js, rg); err != nil {
+			return err
+		}
+		rg.ManagedFields = nil
+		snap.ReferenceGrants = append(snap.ReferenceGrants, rg)
 		return nil
 	}); err != nil {
 		return err

@@ -109,7 +109,11 @@ func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayC
 		if len(services) == 0 {
 			continue // a hard failure in istiod: no config
 		}
+		conflicts := kubeListenerConflicts(gw)
 		for _, l := range gw.Spec.Listeners {
+			if conflicts[string(l.Name)] {
+				continue
+			}
 			server, valid := kubeGatewayServer(gw, l, namespaces)
 			if server == nil || !valid {
 				continue // GatewaysCollection keeps the configs of programmed listeners only
@@ -276,4 +280,56 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig) (out *network
 		out.Mode = networking.ServerTLSSettings_PASSTHROUGH
 	}
 	return out, true
+}
+
+// kubeListenerConflicts names the listeners of gw that conflict with an earlier one (istiod
+// reports them Conflicted and generates nothing for them): the same port with both TCP/UDP, or
+// one TCP/UDP and one HTTP, HTTPS or TLS; two HTTP-like listeners with the same hostname (unset
+// is "*"); otherwise the same protocol.
+//
+// Mirrors istiod pilot/pkg/config/kube/gatewaycommon/listener_conflict.go
+// ComputeGatewayListenerConflicts, firstConflictingPrior and listenersDistinct.
+func kubeListenerConflicts(gw *gatewayv1.Gateway) map[string]bool {
+	tcpUDP := func(p gatewayv1.ProtocolType) bool {
+		return p == gatewayv1.TCPProtocolType || p == gatewayv1.UDPProtocolType
+	}
+	httpLike := func(p gatewayv1.ProtocolType) bool {
+		return p == gatewayv1.HTTPProtocolType || p == gatewayv1.HTTPSProtocolType || p == gatewayv1.TLSProtocolType
+	}
+	hostname := func(l gatewayv1.Listener) string {
+		if l.Hostname == nil || *l.Hostname == "" {
+			return "*"
+		}
+		return string(*l.Hostname)
+	}
+	distinct := func(a, b gatewayv1.Listener) bool {
+		switch {
+		case a.Port != b.Port:
+			return true
+		case tcpUDP(a.Protocol) && httpLike(b.Protocol) || httpLike(a.Protocol) && tcpUDP(b.Protocol):
+			return false
+		case tcpUDP(a.Protocol) && tcpUDP(b.Protocol):
+			return false
+		case httpLike(a.Protocol) && httpLike(b.Protocol):
+			return hostname(a) != hostname(b)
+		}
+		return a.Protocol != b.Protocol
+	}
+	out := map[string]bool{}
+	var accepted []gatewayv1.Listener
+	for _, l := range gw.Spec.Listeners {
+		conflict := false
+		for _, prior := range accepted {
+			if !distinct(l, prior) {
+				conflict = true
+				break
+			}
+		}
+		if conflict {
+			out[string(l.Name)] = true
+			continue
+		}
+		accepted = append(accepted, l)
+	}
+	return out
 }

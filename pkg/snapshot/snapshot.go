@@ -15,6 +15,7 @@ import (
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
 
 // Kind names used in Unknown and in evidence.
@@ -69,6 +70,11 @@ type Snapshot struct {
 	// GatewayClasses are the Gateway API GatewayClasses read (their controllerName decides
 	// which Gateways istiod serves).
 	GatewayClasses []*gatewayv1.GatewayClass
+	// HTTPRoutes are the Gateway API HTTPRoutes read, whole (rules.ConvertHTTPRoutes predicts
+	// the VirtualServices istiod generates from them), and ReferenceGrants the grants that let
+	// a route name a backend in another namespace.
+	HTTPRoutes      []*gatewayv1.HTTPRoute
+	ReferenceGrants []*gatewayv1beta1.ReferenceGrant
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.

@@ -1,0 +1,533 @@
+package rules
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
+)
+
+// Kubernetes Gateway API HTTPRoutes as istiod sees them: a route bound to listeners of Gateways of
+// an Istio class becomes, per listener and per hostname, a VirtualService bound to that
+// listener's internal Gateway; routes of several HTTPRoutes for the same listener and hostname
+// are merged into one, oldest first, then ordered by match specificity.
+//
+// Mirrors istiod pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection,
+// computeRoute and mergeHTTPRoutes; conversion.go extractParentReferenceInfo, referenceAllowed,
+// filteredReferences, hostnameAllowedByIsolation, convertHTTPRoute, createURIMatch,
+// buildHTTPDestination, buildDestination and sortHTTPRoutes; gatewaycommon
+// GenerateGatewaySupportedKinds and references.go ReferenceGrantsCollection / BackendAllowed.
+//
+// Routes whose parent is a Service or ServiceEntry (mesh routes, GAMMA) are not converted here
+// yet, nor are filters other than none (a route with a filter is converted without it).
+
+// KubeRouteInputs are the objects istiod reads besides the routes.
+type KubeRouteInputs struct {
+	Gateways   []*gatewayv1.Gateway
+	Classes    []*gatewayv1.GatewayClass
+	Namespaces []*corev1.Namespace
+	Grants     []*gatewayv1beta1.ReferenceGrant
+	// Services are the Kubernetes Services, "namespace/name" (a backend that names a missing
+	// Service is kept, only its status changes).
+	Services map[string]bool
+}
+
+const gatewayAPIGroup = "gateway.networking.k8s.io"
+
+// kubeParent is istiod's parentInfo for one Gateway listener.
+type kubeParent struct {
+	internalName     string
+	allowedKinds     []string
+	hostnames        []string
+	originalHostname string
+	section          string
+	port             uint32
+	protocol         string
+}
+
+// kubeParents returns the parents of the Gateways of an Istio class, by "namespace/name".
+func kubeParents(in KubeRouteInputs) map[string][]*kubeParent {
+	out := map[string][]*kubeParent{}
+	for _, gw := range in.Gateways {
+		if !KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), in.Classes) || len(kubeGatewayServices(gw)) == 0 {
+			continue
+		}
+		conflicts := kubeListenerConflicts(gw)
+		for _, l := range gw.Spec.Listeners {
+			if conflicts[string(l.Name)] {
+				continue
+			}
+			server, _ := kubeGatewayServer(gw, l, in.Namespaces)
+			if server == nil {
+				continue
+			}
+			p := &kubeParent{internalName: gw.Namespace + "/" + KubeGatewayInternalName(gw.Name, string(l.Name)),
+				allowedKinds: kubeSupportedKinds(l), hostnames: server.Hosts, section: string(l.Name), port: uint32(l.Port), protocol: string(l.Protocol)}
+			if l.Hostname != nil {
+				p.originalHostname = string(*l.Hostname)
+			}
+			out[gw.Namespace+"/"+gw.Name] = append(out[gw.Namespace+"/"+gw.Name], p)
+		}
+	}
+	return out
+}
+
+// kubeSupportedKinds mirrors GenerateGatewaySupportedKinds ("group/kind").
+func kubeSupportedKinds(l gatewayv1.Listener) []string {
+	var supported []string
+	switch l.Protocol {
+	case gatewayv1.HTTPProtocolType, gatewayv1.HTTPSProtocolType:
+		supported = []string{gatewayAPIGroup + "/HTTPRoute", gatewayAPIGroup + "/GRPCRoute"}
+	case gatewayv1.TCPProtocolType:
+		supported = []string{gatewayAPIGroup + "/TCPRoute"}
+	case gatewayv1.TLSProtocolType:
+		supported = []string{gatewayAPIGroup + "/TLSRoute"}
+		if l.TLS != nil && l.TLS.Mode != nil && *l.TLS.Mode == gatewayv1.TLSModeTerminate {
+			supported = append(supported, gatewayAPIGroup+"/TCPRoute")
+		}
+	}
+	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
+		return supported
+	}
+	var out []string
+	for _, s := range supported {
+		for _, k := range l.AllowedRoutes.Kinds {
+			g := gatewayAPIGroup
+			if k.Group != nil {
+				g = string(*k.Group)
+			}
+			if g+"/"+string(k.Kind) == s {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// kubeRouteParent is one listener a route references (routeParentReference).
+type kubeRouteParent struct {
+	*kubeParent
+	denied bool
+	banned []string
+}
+
+// kubeRouteParents mirrors extractParentReferenceInfo and referenceAllowed for Gateway parents:
+// every listener of each referenced Gateway, denied when the port, sectionName, hostnames,
+// namespace or route kind do not let the route attach.
+func kubeRouteParents(parents map[string][]*kubeParent, refs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) []kubeRouteParent {
+	var out []kubeRouteParent
+	for _, ref := range refs {
+		group, kind := gatewayAPIGroup, "Gateway"
+		if ref.Group != nil {
+			group = string(*ref.Group)
+		}
+		if ref.Kind != nil {
+			kind = string(*ref.Kind)
+		}
+		if group != gatewayAPIGroup || kind != "Gateway" {
+			continue // mesh (Service, ServiceEntry) and ListenerSet parents: not modelled here
+		}
+		ns := routeNs
+		if ref.Namespace != nil {
+			ns = string(*ref.Namespace)
+		}
+		current := parents[ns+"/"+string(ref.Name)]
+		for _, p := range current {
+			var banned []string
+			for _, o := range current {
+				if o != p && o.port == p.port && o.protocol == p.protocol && o.originalHostname != p.originalHostname {
+					banned = append(banned, o.originalHostname)
+				}
+			}
+			out = append(out, kubeRouteParent{kubeParent: p, banned: banned, denied: !kubeReferenceAllowed(p, ref, hostnames, routeNs, routeKind)})
+		}
+	}
+	return out
+}
+
+func kubeReferenceAllowed(p *kubeParent, ref gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) bool {
+	if ref.Port != nil && *ref.Port != 0 && uint32(*ref.Port) != p.port {
+		return false
+	}
+	if ref.SectionName != nil && *ref.SectionName != "" && string(*ref.SectionName) != p.section {
+		return false
+	}
+	if len(hostnames) == 0 {
+		hostnames = []gatewayv1.Hostname{"*"}
+	}
+	if len(p.hostnames) > 0 {
+		matched := false
+		for _, rh := range hostnames {
+			for _, ph := range p.hostnames {
+				pns, phost := "*", ph
+				if strings.Contains(ph, "/") {
+					pns, phost, _ = strings.Cut(ph, "/")
+				}
+				if HostMatches(phost, string(rh)) && (pns == "*" || pns == routeNs) {
+					matched = true
+				}
+			}
+		}
+		if !matched {
+			return false
+		}
+	}
+	for _, k := range p.allowedKinds {
+		if k == gatewayAPIGroup+"/"+routeKind {
+			return true
+		}
+	}
+	return false
+}
+
+// allowedByIsolation mirrors hostnameAllowedByIsolation: a route hostname under a wildcard
+// listener is left to another listener of the same port with a more exact hostname that covers
+// it.
+func (r kubeRouteParent) allowedByIsolation(routeHost string) bool {
+	ours := r.originalHostname
+	if ours != "" && !isWildcard(ours) {
+		return true
+	}
+	if ours != "" && !HostMatches(routeHost, ours) {
+		return false
+	}
+	for _, check := range r.banned {
+		if len(ours) > len(check) {
+			continue
+		}
+		if HostSubsetOf(routeHost, check) {
+			return false
+		}
+	}
+	return true
+}
+
+// ConvertHTTPRoutes returns the VirtualServices istiod generates from HTTPRoutes bound to Gateway
+// listeners, named "<ns>~<gateway>~istio-autogenerated-k8s-gateway~<listener>~<hostname>" as
+// istiod names the merged result.
+func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*networkingv1.VirtualService {
+	parents := kubeParents(in)
+	type keyed struct {
+		key string
+		vs  *networkingv1.VirtualService
+	}
+	var base []keyed
+	for _, obj := range routes {
+		refs := kubeRouteParents(parents, obj.Spec.ParentRefs, obj.Spec.Hostnames, obj.Namespace, "HTTPRoute")
+		var live []kubeRouteParent
+		for _, r := range refs {
+			if !r.denied {
+				live = append(live, r)
+			}
+		}
+		if len(live) == 0 {
+			continue
+		}
+		converted, ok := kubeHTTPRouteRules(obj, in)
+		if !ok || len(converted) == 0 {
+			continue
+		}
+		sort.SliceStable(live, func(i, j int) bool { return live[i].internalName < live[j].internalName })
+		hosts := []string{"*"}
+		if len(obj.Spec.Hostnames) > 0 {
+			hosts = hosts[:0]
+			for _, h := range obj.Spec.Hostnames {
+				hosts = append(hosts, string(h))
+			}
+		}
+		for _, p := range live {
+			for _, h := range hosts {
+				if !p.allowedByIsolation(h) {
+					continue
+				}
+				vs := &networkingv1.VirtualService{
+					TypeMeta:   metav1.TypeMeta{APIVersion: "networking.istio.io/v1", Kind: "VirtualService"},
+					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp},
+				}
+				vs.Spec.Hosts = []string{h}
+				vs.Spec.Gateways = []string{p.internalName}
+				for _, r := range converted {
+					vs.Spec.Http = append(vs.Spec.Http, r)
+				}
+				base = append(base, keyed{p.internalName + "/" + h, vs})
+			}
+		}
+	}
+	// mergeHTTPRoutes: one VirtualService per key, the routes of the oldest first.
+	byKey := map[string][]*networkingv1.VirtualService{}
+	var keys []string
+	for _, b := range base {
+		if _, ok := byKey[b.key]; !ok {
+			keys = append(keys, b.key)
+		}
+		byKey[b.key] = append(byKey[b.key], b.vs)
+	}
+	sort.Strings(keys)
+	var out []*networkingv1.VirtualService
+	for _, k := range keys {
+		vss := byKey[k]
+		sort.SliceStable(vss, func(i, j int) bool {
+			a, b := vss[i], vss[j]
+			if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+				return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			}
+			if a.Namespace != b.Namespace {
+				return a.Namespace < b.Namespace
+			}
+			return a.Name < b.Name
+		})
+		m := vss[0].DeepCopy()
+		for _, o := range vss[1:] {
+			m.Spec.Http = append(m.Spec.Http, o.Spec.Http...)
+		}
+		sortKubeHTTPRoutes(m.Spec.Http)
+		m.Name = strings.ReplaceAll(k, "/", "~")
+		out = append(out, m)
+	}
+	return out
+}
+
+// kubeHTTPRouteRules mirrors the conversion loop of HTTPRouteCollection for gateway parents: one
+// Istio route per rule and match, named "<ns>.<name>.<rule index>" unless the rule is named;
+// ok is false on a hard error (istiod then generates nothing for the route).
+func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs) ([]*networking.HTTPRoute, bool) {
+	var out []*networking.HTTPRoute
+	for n, r := range obj.Spec.Rules {
+		matches := make([]*gatewayv1.HTTPRouteMatch, 0, len(r.Matches))
+		for i := range r.Matches {
+			matches = append(matches, &r.Matches[i])
+		}
+		if len(matches) == 0 {
+			matches = append(matches, nil)
+		}
+		for _, m := range matches {
+			route := &networking.HTTPRoute{Name: obj.Namespace + "." + obj.Name + "." + strconv.Itoa(n)}
+			if r.Name != nil {
+				route.Name = string(*r.Name)
+			}
+			if m != nil {
+				mr, ok := kubeHTTPMatch(*m)
+				if !ok {
+					return nil, false
+				}
+				route.Match = []*networking.HTTPMatchRequest{mr}
+			}
+			if kubeWeightSum(r.BackendRefs) == 0 {
+				route.DirectResponse = &networking.HTTPDirectResponse{Status: 500}
+			} else {
+				dests, ok := kubeHTTPDestinations(r.BackendRefs, obj.Namespace, in)
+				if !ok {
+					return nil, false
+				}
+				route.Route = dests
+			}
+			out = append(out, route)
+		}
+	}
+	return out, true
+}
+
+func kubeWeightSum(refs []gatewayv1.HTTPBackendRef) int {
+	s := 0
+	for _, r := range refs {
+		if r.Weight == nil {
+			s++
+		} else {
+			s += int(*r.Weight)
+		}
+	}
+	return s
+}
+
+// kubeHTTPMatch mirrors createURIMatch, createHeadersMatch, createQueryParamsMatch and
+// createMethodMatch.
+func kubeHTTPMatch(m gatewayv1.HTTPRouteMatch) (*networking.HTTPMatchRequest, bool) {
+	out := &networking.HTTPMatchRequest{}
+	if m.Path != nil {
+		tp := gatewayv1.PathMatchPathPrefix
+		if m.Path.Type != nil {
+			tp = *m.Path.Type
+		}
+		v := "/"
+		if m.Path.Value != nil {
+			v = *m.Path.Value
+		}
+		switch tp {
+		case gatewayv1.PathMatchPathPrefix:
+			if v != "/" {
+				v = strings.TrimSuffix(v, "/")
+			}
+			out.Uri = &networking.StringMatch{MatchType: &networking.StringMatch_Prefix{Prefix: v}}
+		case gatewayv1.PathMatchExact:
+			out.Uri = &networking.StringMatch{MatchType: &networking.StringMatch_Exact{Exact: v}}
+		case gatewayv1.PathMatchRegularExpression:
+			out.Uri = &networking.StringMatch{MatchType: &networking.StringMatch_Regex{Regex: v}}
+		default:
+			return nil, false
+		}
+	}
+	for _, h := range m.Headers {
+		if out.Headers == nil {
+			out.Headers = map[string]*networking.StringMatch{}
+		}
+		if h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression {
+			out.Headers[string(h.Name)] = &networking.StringMatch{MatchType: &networking.StringMatch_Regex{Regex: h.Value}}
+		} else {
+			out.Headers[string(h.Name)] = &networking.StringMatch{MatchType: &networking.StringMatch_Exact{Exact: h.Value}}
+		}
+	}
+	for _, q := range m.QueryParams {
+		if out.QueryParams == nil {
+			out.QueryParams = map[string]*networking.StringMatch{}
+		}
+		if q.Type != nil && *q.Type == gatewayv1.QueryParamMatchRegularExpression {
+			out.QueryParams[string(q.Name)] = &networking.StringMatch{MatchType: &networking.StringMatch_Regex{Regex: q.Value}}
+		} else {
+			out.QueryParams[string(q.Name)] = &networking.StringMatch{MatchType: &networking.StringMatch_Exact{Exact: q.Value}}
+		}
+	}
+	if m.Method != nil {
+		out.Method = &networking.StringMatch{MatchType: &networking.StringMatch_Exact{Exact: string(*m.Method)}}
+	}
+	return out, true
+}
+
+// kubeHTTPDestinations mirrors buildHTTPDestination and buildDestination: weights (one backend:
+// 0), Service backends as "<name>.<namespace>.svc.cluster.local", Hostname backends (a
+// ServiceEntry host) as written; a backend in another namespace without a ReferenceGrant, or of
+// an unsupported kind, is an empty destination (the route answers 500); ok is false on a hard
+// error (no port, a Service name with dots, a namespace on a Hostname backend).
+func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRouteInputs) ([]*networking.HTTPRouteDestination, bool) {
+	var action []gatewayv1.HTTPBackendRef
+	var weights []int32
+	for _, r := range refs {
+		w := int32(1)
+		if r.Weight != nil {
+			w = *r.Weight
+		}
+		if w == 0 {
+			continue
+		}
+		action = append(action, r)
+		weights = append(weights, w)
+	}
+	if len(weights) == 1 {
+		weights = []int32{0}
+	}
+	var out []*networking.HTTPRouteDestination
+	for i, r := range action {
+		group, kind := "", "Service"
+		if r.Group != nil {
+			group = string(*r.Group)
+		}
+		if r.Kind != nil {
+			kind = string(*r.Kind)
+		}
+		dst := &networking.Destination{}
+		toNs := ns
+		if r.Namespace != nil {
+			toNs = string(*r.Namespace)
+		}
+		switch {
+		case group == "" && kind == "Service":
+			if r.Namespace != nil && toNs != ns && !kubeGrantAllows(in.Grants, "HTTPRoute", ns, string(r.Name), toNs) {
+				break // InvalidDestinationPermit: an empty destination
+			}
+			if strings.Contains(string(r.Name), ".") || r.Port == nil {
+				return nil, false
+			}
+			dst = &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}
+		case group == "networking.istio.io" && kind == "Hostname":
+			if r.Namespace != nil {
+				if toNs != ns {
+					break // no ReferenceGrant can name a Hostname: an empty destination
+				}
+				return nil, false
+			}
+			if r.Port == nil {
+				return nil, false
+			}
+			dst = &networking.Destination{Host: string(r.Name), Port: &networking.PortSelector{Number: uint32(*r.Port)}}
+		default:
+			// InvalidDestinationKind: an empty destination (after the grant check, which a kind
+			// other than Service never passes)
+		}
+		out = append(out, &networking.HTTPRouteDestination{Destination: dst, Weight: weights[i]})
+	}
+	return out, true
+}
+
+// kubeGrantAllows mirrors ReferenceGrantsCollection and BackendAllowed for a backend Service
+// name in namespace toNs referenced by a route of kind routeKind in namespace fromNs.
+func kubeGrantAllows(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs, name, toNs string) bool {
+	for _, g := range grants {
+		if g.Namespace != toNs {
+			continue
+		}
+		from := false
+		for _, f := range g.Spec.From {
+			if string(f.Group) == gatewayAPIGroup && string(f.Kind) == routeKind && string(f.Namespace) == fromNs {
+				from = true
+			}
+		}
+		if !from {
+			continue
+		}
+		for _, t := range g.Spec.To {
+			if string(t.Group) == "" && string(t.Kind) == "Service" && (t.Name == nil || string(*t.Name) == name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sortKubeHTTPRoutes mirrors sortHTTPRoutes: routes with a match first, by path match type
+// (Exact, Prefix, Regex), longer paths first, then with a method, more headers, more query
+// parameters; stable otherwise.
+func sortKubeHTTPRoutes(routes []*networking.HTTPRoute) {
+	rank := func(m *networking.HTTPMatchRequest) int {
+		switch m.GetUri().GetMatchType().(type) {
+		case *networking.StringMatch_Exact:
+			return 3
+		case *networking.StringMatch_Prefix:
+			return 2
+		case *networking.StringMatch_Regex:
+			return 1
+		}
+		return -1
+	}
+	length := func(m *networking.HTTPMatchRequest) int {
+		u := m.GetUri()
+		return len(u.GetExact()) + len(u.GetPrefix()) + len(u.GetRegex())
+	}
+	sort.SliceStable(routes, func(i, j int) bool {
+		if len(routes[i].Match) == 0 {
+			return false
+		} else if len(routes[j].Match) == 0 {
+			return true
+		}
+		m1, m2 := routes[i].Match[0], routes[j].Match[0]
+		r1, r2 := rank(m1), rank(m2)
+		l1, l2 := length(m1), length(m2)
+		switch {
+		case r1 != r2:
+			return r1 > r2
+		case l1 != l2:
+			return l1 > l2
+		case (m1.Method == nil) != (m2.Method == nil):
+			return m1.Method != nil
+		case len(m1.Headers) != len(m2.Headers):
+			return len(m1.Headers) > len(m2.Headers)
+		default:
+			return len(m1.QueryParams) > len(m2.QueryParams)
+		}
+	})
+}
