@@ -1181,11 +1181,25 @@ func sidecarFingerprint(snap *snapshot.Snapshot, v SidecarView) string {
 	}
 	for _, vs := range v.Outbound.VirtualServices() {
 		b = append(append(append(append(b[:0], "vs "...), vs.Namespace...), '/'), vs.Name...)
+		// A proxy applies its own namespace's VirtualServices first, then those exported to it
+		// by name, then public ones (push_context.go initVirtualServices): two namespaces that
+		// see the same VirtualServices in another order differ.
+		exp := rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+		switch {
+		case vs.Namespace == v.Namespace:
+			b = append(b, " own"...)
+		case !slices.Contains(exp, rules.ExportPublic):
+			b = append(b, " by-name"...)
+		}
 		part()
 	}
+	drExport := v.Flags.MeshConfig.GetDefaultDestinationRuleExportTo()
 	for _, dr := range RevisionView(snap, v.Revision).DestinationRules {
-		if dr.Namespace == v.Namespace {
-			b = append(append(b[:0], "dr "...), dr.Name...)
+		// The namespace's own rules, and those exported to it by name (on the lookup path of
+		// this namespace only).
+		exp := rules.EffectiveExportTo(dr.Spec.ExportTo, drExport)
+		if dr.Namespace == v.Namespace || (!slices.Contains(exp, rules.ExportPublic) && slices.Contains(exp, v.Namespace)) {
+			b = append(append(append(append(b[:0], "dr "...), dr.Namespace...), '/'), dr.Name...)
 			part()
 		}
 	}

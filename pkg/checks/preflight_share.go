@@ -44,9 +44,16 @@ type sharedLayer struct {
 	view SidecarView
 	ok   bool
 	// shapes and addrs: per port, the wildcard-listener shapes of the public services and the
-	// addresses of those that get a listener of their own (non-HTTP with addresses).
+	// addresses of all public services (calls to them carry those addresses; a CIDR range
+	// matches calls by prefix).
 	shapes map[uint32]uint8
 	addrs  map[uint32]map[string]bool
+	cidr   map[uint32]bool
+	// ports: the ports of the public services of each host name (a namespace's own entry for
+	// the host replaces them there); catchAll: the ports on which a host's public entry is a
+	// TCP catch-all chain (calls to other hosts land on it and take its route).
+	ports    map[string][]uint32
+	catchAll map[string][]uint32
 	// always are hosts never shared: a VirtualService for them matches on sourceNamespace.
 	always map[string]bool
 	calls  *lazy.Map[hostPortCall, *sharedCall]
@@ -81,7 +88,8 @@ func (c *collector) sharedLayerFor(rev string) *sharedLayer {
 	if rev != c.snap.Revision {
 		labels = map[string]string{RevisionLabel: rev}
 	}
-	l := &sharedLayer{view: BuildSidecarView(c.snap, sharedNamespace, labels), shapes: map[uint32]uint8{}, addrs: map[uint32]map[string]bool{}, always: map[string]bool{}}
+	l := &sharedLayer{view: BuildSidecarView(c.snap, sharedNamespace, labels), shapes: map[uint32]uint8{}, addrs: map[uint32]map[string]bool{},
+		cidr: map[uint32]bool{}, ports: map[string][]uint32{}, catchAll: map[string][]uint32{}, always: map[string]bool{}}
 	c.layers.m[rev] = l
 	l.ok = l.view.Revision == rev && l.view.Scope.Sidecar == nil && !l.view.DNS.Capture && !l.view.Outbound.Proxy.AutoAllocated
 	if !l.ok {
@@ -89,18 +97,25 @@ func (c *collector) sharedLayerFor(rev string) *sharedLayer {
 	}
 	for _, s := range l.view.Outbound.Imported() {
 		for _, p := range s.Ports {
+			l.ports[s.Hostname] = append(l.ports[s.Hostname], p.Number)
 			shape, own := portShape(s, p)
-			switch {
-			case shape == 0:
-			case own:
+			if shape == 0 {
+				continue
+			}
+			if len(s.Addresses) > 0 {
 				if l.addrs[p.Number] == nil {
 					l.addrs[p.Number] = map[string]bool{}
 				}
 				for _, a := range s.Addresses {
 					l.addrs[p.Number][a] = true
+					l.cidr[p.Number] = l.cidr[p.Number] || strings.Contains(a, "/")
 				}
-			default:
+			}
+			if !own {
 				l.shapes[p.Number] |= shape
+				if shape == shapeTCP {
+					l.catchAll[s.Hostname] = append(l.catchAll[s.Hostname], p.Number)
+				}
 			}
 		}
 	}
@@ -235,6 +250,11 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 		if s.ExternalName != "" {
 			d.touch(s.ExternalName)
 		}
+		// Where it declares a host the public layer has, it replaces those entries here: their
+		// ports lose or change a service.
+		for _, p := range l.ports[s.Hostname] {
+			d.tainted[p] = true
+		}
 		for _, p := range s.Ports {
 			shape, own := portShape(s, p)
 			switch {
@@ -242,7 +262,11 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 			case s.Kind != rules.KindServiceEntry:
 				d.tainted[p.Number] = true
 			case own:
-				if slices.ContainsFunc(s.Addresses, func(a string) bool { return l.addrs[p.Number][a] }) {
+				// its own listener on each address: it catches calls to that address (to a
+				// range: by prefix)
+				if slices.ContainsFunc(s.Addresses, func(a string) bool {
+					return l.addrs[p.Number][a] || (len(l.addrs[p.Number]) > 0 && (l.cidr[p.Number] || strings.Contains(a, "/")))
+				}) {
 					d.tainted[p.Number] = true
 				}
 			case shape == shapeTCP || l.shapes[p.Number] != shape:
@@ -252,11 +276,24 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	}
 	imported := v.Outbound.Imported() // no Sidecar: every service exported to ns
 	for _, s := range imported {
-		if s.Kind == rules.KindService && s.Namespace == ns {
+		if s.Namespace != ns {
+			continue
+		}
+		if s.Kind == rules.KindService {
 			d.touch(s.Hostname)
 			d.touch(s.Name)
 			d.touch(s.Name + "." + ns)
 			d.touch(s.Name + "." + ns + ".svc")
+		}
+		// A host declared in several namespaces: a proxy prefers its own namespace's entry
+		// (sidecar.go SelectServices), the public layer the oldest.
+		if all := reg.ForHost(s.Hostname); len(all) > 1 {
+			d.touch(s.Hostname)
+			for _, o := range all {
+				for _, p := range o.Ports {
+					d.tainted[p.Number] = true
+				}
+			}
 		}
 	}
 	// VirtualServices exported to ns but not to every namespace: their hosts and destinations.
@@ -301,6 +338,15 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	}
 	for h := range l.always {
 		d.touch(h)
+	}
+	// A touched host whose public entry is a TCP catch-all chain on a port: calls to other
+	// hosts on that port land on its chain and take its route, cluster and DestinationRule.
+	for h, ports := range l.catchAll {
+		if d.exact[h] || slices.ContainsFunc(d.wild, func(w string) bool { return rules.HostMatches(w, h) }) {
+			for _, p := range ports {
+				d.tainted[p] = true
+			}
+		}
 	}
 	return d
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/internal/meshgen"
@@ -45,8 +46,30 @@ func TestPreflightSharingChangesNothing(t *testing.T) {
 		dir = filepath.Join("..", "..", "..", "shared", "cases")
 	}
 	shared, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	for _, f := range append(append(pre, cases...), shared...) {
+	// testdata/sharing: inputs where an earlier version of the sharing differed (a blind
+	// audit's minimal reproducers), each run with one worker and with several (the
+	// fingerprint classes depend on which namespace is worked out first).
+	sharing, _ := filepath.Glob(filepath.Join("testdata", "sharing", "*.yaml"))
+	if len(sharing) == 0 {
+		t.Fatal("no fixtures in testdata/sharing")
+	}
+	for _, f := range append(append(append(pre, cases...), shared...), sharing...) {
 		sets = append(sets, []string{f})
+	}
+	for _, f := range sharing {
+		prev := runtime.GOMAXPROCS(1)
+		snap := func() *snapshot.Snapshot {
+			s, err := loader.FromFiles([]string{f}, nil, loader.Options{Lenient: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		d := sharingDiff(t, snap)
+		runtime.GOMAXPROCS(prev)
+		if d != "" {
+			t.Errorf("%s (one worker): reports differ\n%s", f, d)
+		}
 	}
 	for _, files := range sets {
 		load := func() *snapshot.Snapshot {
