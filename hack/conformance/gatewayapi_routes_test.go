@@ -236,12 +236,8 @@ func TestConformanceGatewayAPIRoutes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: plugin loader: %v", sc.name, err)
 		}
-		services := map[string]bool{}
-		for _, s := range snap.Services {
-			services[s.Namespace+"/"+s.Name] = true
-		}
 		var plugin []string
-		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants, Services: services}
+		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
 		for _, v := range rules.ConvertHTTPRoutes(snap.HTTPRoutes, in) {
 			plugin = append(plugin, vsShape(v.Namespace, v.Name, &v.Spec))
 		}

@@ -33,9 +33,6 @@ type KubeRouteInputs struct {
 	Classes    []*gatewayv1.GatewayClass
 	Namespaces []*corev1.Namespace
 	Grants     []*gatewayv1beta1.ReferenceGrant
-	// Services are the Kubernetes Services, "namespace/name" (a backend that names a missing
-	// Service is kept, only its status changes).
-	Services map[string]bool
 }
 
 const gatewayAPIGroup = "gateway.networking.k8s.io"
@@ -403,7 +400,9 @@ func kubeHTTPMatch(m gatewayv1.HTTPRouteMatch) (*networking.HTTPMatchRequest, bo
 // 0), Service backends as "<name>.<namespace>.svc.cluster.local", Hostname backends (a
 // ServiceEntry host) as written; a backend in another namespace without a ReferenceGrant, or of
 // an unsupported kind, is an empty destination (the route answers 500); ok is false on a hard
-// error (no port, a Service name with dots, a namespace on a Hostname backend).
+// error (no port, a Service name with dots, a namespace on a Hostname backend). A backend
+// naming a Service or host that does not exist keeps its destination: istiod only reports it in
+// the route's status.
 func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRouteInputs) ([]*networking.HTTPRouteDestination, bool) {
 	var action []gatewayv1.HTTPBackendRef
 	var weights []int32
