@@ -63,6 +63,7 @@ const (
 	dimGDRMerge   = "gap.drMerge"
 	dimGNoneSib   = "gap.noneSibling"
 	dimGGwServers = "gap.gatewayServers"
+	dimGGwAPI     = "gap.gatewayAPI"
 )
 
 type dimension struct {
@@ -215,6 +216,17 @@ var dimensions = []dimension{
 	// skipping duplicate TLS hosts and a second TCP server; a terminating server matches its
 	// hosts' SNIs).
 	{dimGGwServers, []string{"none", "none", "dup-tls-host", "second-tcp", "tls-terminate-tcp"}},
+	// gap.gatewayAPI: an egress gateway of the Kubernetes Gateway API (gatewayAPIObjects): a
+	// Gateway egress/egw of class istio with its Service egw-istio and pod (what istiod would
+	// deploy, written out: the fake istiod deploys nothing), an HTTP listener for
+	// gwapi.example.net, a public entry for the host in namespace other and an HTTPRoute
+	// forwarding it to the entry. Variants: the route in the Gateway's namespace; the Service
+	// mapping the listener port to another targetPort; a listener port the Service lacks; the
+	// route in another namespace while the listener allows only its own (or all namespaces);
+	// a second HTTP listener on the same port for another host with a second route; a classic
+	// Gateway in istio-system with an empty selector (strict merging leaves it off the
+	// Gateway API pods).
+	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -815,6 +827,9 @@ spec:
 	pathObjects(b, d)
 	dnsObjects(b, d)
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
+	if gatewayAPIObjects(b, d[dimGGwAPI]) {
+		gwRefs = append(gwRefs, "egress/egw-istio")
+	}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
 		if strings.HasPrefix(r, gwNs+"/") {
@@ -1542,4 +1557,141 @@ spec:
           value: %q
         - name: PILOT_SCOPE_GATEWAY_TO_NAMESPACE
           value: %q`, b.ts(), fmt.Sprint(filter), fmt.Sprint(scope)))
+}
+
+// gatewayAPIObjects adds the objects of gap.gatewayAPI and reports whether it added the Gateway
+// API gateway workload.
+func gatewayAPIObjects(b *builder, v string) bool {
+	if v == "none" {
+		return false
+	}
+	svcPort, target, listenerPort := 80, 80, 80
+	switch v {
+	case "target-port":
+		target = 8080
+	case "missing-port":
+		listenerPort = 81
+	}
+	from := "Same"
+	if v == "route-other-ns-all" {
+		from = "All"
+	}
+	routeNs := "egress"
+	if strings.HasPrefix(v, "route-other-ns") {
+		routeNs = "other"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: gwapi
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [gwapi.example.net, gwapi2.example.net]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  - {number: 443, name: tls, protocol: TLS}`, b.ts()))
+	listeners := fmt.Sprintf("  - {name: http, hostname: gwapi.example.net, port: %d, protocol: HTTP, allowedRoutes: {namespaces: {from: %s}}}", listenerPort, from)
+	if v == "two-listeners" {
+		listeners += fmt.Sprintf("\n  - {name: http2, hostname: gwapi2.example.net, port: %d, protocol: HTTP, allowedRoutes: {namespaces: {from: Same}}}", listenerPort)
+	}
+	b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: egw
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  gatewayClassName: istio
+  listeners:
+%s`, b.ts(), listeners))
+	labels := "{gateway.networking.k8s.io/gateway-name: egw, gateway.networking.k8s.io/gateway-class-name: istio}"
+	b.add(fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: egw-istio
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  clusterIP: 10.96.50.30
+  selector: {gateway.networking.k8s.io/gateway-name: egw}
+  ports:
+  - {name: status-port, port: 15021, targetPort: 15021, appProtocol: tcp}
+  - {name: http, port: %d, targetPort: %d, appProtocol: http}`, b.ts(), svcPort, target))
+	b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: egw-istio
+  namespace: egress
+  labels: %[1]s
+  creationTimestamp: %[2]s
+spec:
+  selector:
+    matchLabels: {gateway.networking.k8s.io/gateway-name: egw}
+  template:
+    metadata:
+      labels: %[1]s
+    spec:
+      containers:
+      - name: istio-proxy
+        image: auto`, labels, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: egw-istio-0
+  namespace: egress
+  labels: %s
+  creationTimestamp: %s
+spec:
+  containers:
+  - name: istio-proxy
+    image: auto
+    ports:
+    - containerPort: 80
+    - containerPort: 8080
+status:
+  phase: Running
+  podIP: 10.10.0.30
+  podIPs: [{ip: 10.10.0.30}]
+  conditions:
+  - type: Ready
+    status: "True"`, labels, b.ts()))
+	route := func(name, ns, host, section string) {
+		sec := ""
+		if section != "" {
+			sec = ", sectionName: " + section
+		}
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: %s
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  parentRefs: [{name: egw, namespace: egress%s}]
+  hostnames: [%s]
+  rules:
+  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: %s, port: 80}]`, name, ns, b.ts(), sec, host, host))
+	}
+	route("forward-gwapi", routeNs, "gwapi.example.net", "")
+	if v == "two-listeners" {
+		route("forward-gwapi2", "egress", "gwapi2.example.net", "http2")
+	}
+	if v == "classic-empty-selector" {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: classic-any
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  selector: {}
+  servers:
+  - port: {number: 8090, name: http-any, protocol: HTTP}
+    hosts: ["*/gwapi.example.net"]`, b.ts()))
+	}
+	return true
 }

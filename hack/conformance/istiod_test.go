@@ -283,6 +283,11 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		switch {
 		case isIstioGroup(d.apiVersion):
 			istio = append(istio, d.text)
+		case strings.HasPrefix(d.apiVersion, "gateway.networking.k8s.io/"):
+			// Kubernetes Gateway API objects: istiod's Gateway API controller reads them from
+			// the Kubernetes client (gatewayapi_test.go passes them both ways too).
+			istio = append(istio, d.text)
+			kube = append(kube, d.text)
 		case d.apiVersion == "v1" && d.kind == "Namespace":
 			namespaces[d.name] = true
 			nsLabels[d.name] = d.labels
@@ -555,6 +560,12 @@ func creationTimes(snap *snapshot.Snapshot) map[string]time.Time {
 	}
 	for _, o := range snap.EnvoyFilters {
 		add("EnvoyFilter", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.KubeGateways {
+		add("Gateway", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
+	for _, o := range snap.HTTPRoutes {
+		add("HTTPRoute", o.Namespace, o.Name, o.CreationTimestamp.Time)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ package conformance
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -153,7 +154,11 @@ func serverKind(s *networkingapi.Server) (kind, notCheckable string) {
 }
 
 func findServer(snap *snapshot.Snapshot, gw string, idx int) *networkingapi.Server {
-	for _, g := range snap.Gateways {
+	// The Gateways of the revision views (the generator's revisions): they hold the internal
+	// Gateways generated from the Kubernetes Gateway API (model.View).
+	all := checks.RevisionView(snap, "").Gateways
+	all = append(slices.Clone(all), checks.RevisionView(snap, "canary").Gateways...)
+	for _, g := range all {
 		if rules.GatewayName(g) == gw && idx >= 0 && idx < len(g.Spec.Servers) {
 			return g.Spec.Servers[idx]
 		}

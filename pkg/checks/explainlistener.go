@@ -1171,7 +1171,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	flags := ReadIstiodFlags(view, w.Revision)
 	rep.Proxy = ProxyInfo{Type: "ROUTER", Namespace: w.Namespace, Workload: w.Ref(), Revision: w.Revision}
 	rep.Notes = append(rep.Notes, "Gateway listeners come only from Gateway servers: the ServiceEntry's protocol does not shape them.")
-	gws := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
+	gws := gatewaysFor(view, w, flags.ScopeGWToNs.Value)
 	targets := gatewayTargetPorts(snap, w)
 	bopt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
 	var hostEntries []rules.Service
@@ -1270,11 +1270,16 @@ func droppedServerMessage(ms rules.GatewayServer) string {
 		return fmt.Sprintf("%s is skipped by istiod: listener port %d already has a plaintext server (%s); a second non-HTTP server cannot share it (\"could not build RDS name from server\").", what, ms.Port, ms.Conflict)
 	case rules.DropDuplicateHTTPS:
 		return fmt.Sprintf("%s is skipped by istiod: another HTTPS server (%s) has the same route name on port %d.", what, ms.Conflict, ms.Port)
+	case rules.DropNoServicePort:
+		return fmt.Sprintf("%s comes from a Kubernetes Gateway API listener on port %d, but the gateway's Service (%s) has no port %d: istiod opens no listener for it.", what, ms.Port, ms.Gateway.Annotations[rules.AnnotationGatewayService], ms.Port)
 	}
 	return fmt.Sprintf("%s is skipped by istiod: port %d is used by TLS servers and this one has no TLS settings.", what, ms.Port)
 }
 
 func droppedServerFix(ms rules.GatewayServer) string {
+	if ms.Dropped == rules.DropNoServicePort {
+		return fmt.Sprintf("Add port %d to the gateway's Service (istiod deploys it with one port per listener; a Service written by hand must list it), or move the listener to a port the Service has.", ms.Port)
+	}
 	if ms.Dropped == rules.DropDuplicateTLSHost {
 		return fmt.Sprintf("Serve each host from one TLS server per port: remove the repeated hosts from %s (or from %s), or give the servers different bind addresses.", ms.Ref(), ms.Conflict)
 	}
@@ -1345,14 +1350,59 @@ func routedTo(rep *ListenerReport, name string) bool {
 	return false
 }
 
-// gatewayTargetPorts maps a gateway Service port to its numeric targetPort for the Services in
-// the workload's namespace that select it (istiod binds gateway listeners on the target port).
-func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) map[uint32]uint32 {
-	out := map[uint32]uint32{}
+// gatewayTargetPorts translates Gateway server ports to listener ports for the gateway workload
+// (istiod binds gateway listeners on the target port): the legacy map for Gateways that select
+// it by labels, and its Services' ports for Gateways generated from the Kubernetes Gateway API.
+func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) rules.GatewayPorts {
+	out := rules.GatewayPorts{Legacy: map[uint32]uint32{}, Services: gatewayServicePorts(snap, w)}
 	for port, o := range gatewayPortOwners(snap, w) {
-		out[port] = o.target
+		out.Legacy[port] = o.target
 	}
 	return out
+}
+
+// gatewayServicePorts are the Services in the workload's namespace that select it (its service
+// targets), oldest first, each with its numeric targetPort by port.
+func gatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.ServicePorts {
+	var svcs []*corev1.Service
+	for _, svc := range snap.Services {
+		if svc.Namespace == w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+			svcs = append(svcs, svc)
+		}
+	}
+	sortServicesOldestFirst(svcs)
+	out := make([]rules.ServicePorts, 0, len(svcs))
+	for _, svc := range svcs {
+		sp := rules.ServicePorts{Host: svc.Name + "." + svc.Namespace + ".svc.cluster.local", Namespace: svc.Namespace, Ports: map[uint32]uint32{}}
+		for _, p := range svc.Spec.Ports {
+			if _, seen := sp.Ports[uint32(p.Port)]; !seen {
+				sp.Ports[uint32(p.Port)] = uint32(p.TargetPort.IntVal)
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// gatewayProxy is the workload as istiod's gateway merging sees it.
+func gatewayProxy(snap *snapshot.Snapshot, w Workload) rules.GatewayProxy {
+	return rules.GatewayProxy{Namespace: w.Namespace, Labels: w.Labels, Services: gatewayServicePorts(snap, w)}
+}
+
+// gatewaysFor returns the Gateways of view that apply to the gateway workload
+// (rules.GatewaysForProxy).
+func gatewaysFor(view *snapshot.Snapshot, w Workload, scopeToNamespace bool) []*networkingv1.Gateway {
+	return rules.GatewaysForProxy(view.Gateways, gatewayProxy(view, w), scopeToNamespace)
+}
+
+func sortServicesOldestFirst(svcs []*corev1.Service) {
+	sort.SliceStable(svcs, func(i, j int) bool {
+		a, b := svcs[i], svcs[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name+"."+a.Namespace < b.Name+"."+b.Namespace
+	})
 }
 
 // portOwner is the Service whose port istiod translates a Gateway server port through, and the
@@ -1378,13 +1428,7 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 		}
 		svcs = append(svcs, svc)
 	}
-	sort.SliceStable(svcs, func(i, j int) bool {
-		a, b := svcs[i], svcs[j]
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
-		}
-		return a.Name+"."+a.Namespace < b.Name+"."+b.Namespace
-	})
+	sortServicesOldestFirst(svcs)
 	out := map[uint32]portOwner{}
 	for _, svc := range svcs {
 		for _, p := range svc.Spec.Ports {

@@ -362,7 +362,7 @@ func (a *auditor) add(f AuditFinding) {
 
 // gateway audits what gateway workload w needs.
 func (a *auditor) gateway(w Workload) {
-	gws := rules.GatewaysForWorkload(a.snap.Gateways, w.Namespace, w.Labels, a.flags.ScopeGWToNs.Value)
+	gws := gatewaysFor(a.snap, w, a.flags.ScopeGWToNs.Value)
 	names := map[string]bool{}
 	for _, g := range gws {
 		names[rules.GatewayName(g)] = true

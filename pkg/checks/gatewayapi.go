@@ -10,12 +10,13 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// The Kubernetes Gateway API is not modelled yet: istiod turns a Gateway of an Istio class into
-// gateway configuration and routes into VirtualServices (pilot/pkg/config/kube/gateway
-// conversion.go convertResources), none of which the predicted configs contain. Until it is,
-// every verdict about a host such an object routes says so instead of resting silently on the
-// objects' absence (INPUT_UNKNOWN for why-missing and the path; GATEWAY_API_NOT_MODELLED in
-// preflight).
+// The Kubernetes Gateway API is modelled in part: Gateways of an Istio class and HTTPRoutes
+// bound to them become internal Gateways and VirtualServices in every revision view
+// (model.View, rules.ConvertKubeGateways, rules.ConvertHTTPRoutes). What is not (GRPCRoute,
+// TLSRoute, TCPRoute, routes with a Service or ServiceEntry parent, filters that change the
+// destination, Gateways of other classes), every verdict about a host it routes says so instead
+// of resting silently on its absence (INPUT_UNKNOWN for why-missing and the path;
+// GATEWAY_API_NOT_MODELLED in preflight).
 
 // PreflightGatewayAPINotModelled: a Gateway API object routes an egress host (preflight).
 const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
@@ -58,7 +59,7 @@ type gatewayAPIIndex struct {
 func buildGatewayAPIIndex(snap *snapshot.Snapshot) *gatewayAPIIndex {
 	x := &gatewayAPIIndex{exact: map[string][]string{}}
 	entries := entryHosts(snap)
-	for _, o := range snap.GatewayAPI {
+	for _, o := range unmodelledGatewayAPI(snap) {
 		ref := o.Ref()
 		for _, h := range gatewayAPIHosts(o, entries) {
 			if strings.HasPrefix(h, "*") {
@@ -102,6 +103,37 @@ func gatewayAPIHosts(o snapshot.GatewayAPIObject, entries map[string][]string) [
 	return out
 }
 
+type unmodelledKey struct{}
+
+// unmodelledGatewayAPI: the Gateway API objects of the snapshot whose effect the model does not
+// predict: routes other than HTTPRoutes, HTTPRoutes rules.KubeHTTPRouteModelled refuses, and
+// Gateways of a class that is not Istio's.
+func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
+	if len(snap.GatewayAPI) == 0 {
+		return nil
+	}
+	return snap.Derived(unmodelledKey{}, func() any {
+		modelled := map[string]bool{}
+		for _, g := range snap.KubeGateways {
+			if rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+				modelled["Gateway "+g.Namespace+"/"+g.Name] = true
+			}
+		}
+		for _, r := range snap.HTTPRoutes {
+			if rules.KubeHTTPRouteModelled(r) {
+				modelled["HTTPRoute "+r.Namespace+"/"+r.Name] = true
+			}
+		}
+		var out []snapshot.GatewayAPIObject
+		for _, o := range snap.GatewayAPI {
+			if !modelled[o.Ref()] {
+				out = append(out, o)
+			}
+		}
+		return out
+	}).([]snapshot.GatewayAPIObject)
+}
+
 // gatewayAPIMessage is the INPUT_UNKNOWN text for a verdict about host.
 func gatewayAPIMessage(what, host string, objs []string, tentative string) string {
 	return fmt.Sprintf("No verdict for %s: %s is routed by Kubernetes Gateway API resources (%s), which kubectl-egress does not model yet; istiod generates gateway and route configuration from them that the prediction lacks. With the Istio APIs alone: %s",
@@ -123,7 +155,7 @@ func gatewayAPIUnreadNote(snap *snapshot.Snapshot) string {
 // a host some ServiceEntry declares (preflight). Objects about in-mesh hosts only (ingress
 // routes) are not egress and raise nothing.
 func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
-	if len(snap.GatewayAPI) == 0 {
+	if len(unmodelledGatewayAPI(snap)) == 0 {
 		return nil
 	}
 	entries := entryHosts(snap)
@@ -139,7 +171,7 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	}
 	sort.Strings(hosts)
 	var out []PreflightFinding
-	for _, o := range snap.GatewayAPI {
+	for _, o := range unmodelledGatewayAPI(snap) {
 		var routed []string
 		for _, h := range gatewayAPIHosts(o, entries) {
 			switch {
@@ -173,8 +205,9 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 // the input has Gateway API objects, or could not read them.
 func gatewayAPINotes(snap *snapshot.Snapshot) []string {
 	var out []string
-	if n := len(snap.GatewayAPI); n > 0 {
-		out = append(out, fmt.Sprintf("%d Kubernetes Gateway API object(s) in the input (%s) are not modelled yet: this predicted configuration lacks what istiod generates from them", n, snap.GatewayAPI[0].Ref()+gatewayAPIMore(n)))
+	if un := unmodelledGatewayAPI(snap); len(un) > 0 {
+		n := len(un)
+		out = append(out, fmt.Sprintf("%d Kubernetes Gateway API object(s) in the input (%s) are not modelled yet: this predicted configuration lacks what istiod generates from them", n, un[0].Ref()+gatewayAPIMore(n)))
 	}
 	if snap.GatewayAPIUnread != "" {
 		out = append(out, "Kubernetes Gateway API objects could not be read ("+snap.GatewayAPIUnread+"); routes they define are not in this prediction")

@@ -37,7 +37,7 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 		return // the host is routed through this workload
 	}
 	x := model.VirtualServices(full, e.vsExport)
-	mine := rules.GatewaysForWorkload(e.snap.Gateways, e.w.Namespace, e.w.Labels, e.scopeOn)
+	mine := gatewaysFor(e.snap, e.w, e.scopeOn)
 	for _, vs := range x.Relevant(rules.NormalizeHost(e.host), nil) {
 		for _, ref := range rules.VSGateways(vs) {
 			if ref == rules.MeshGateway {
@@ -79,7 +79,7 @@ func otherWorkloadSelected(full *snapshot.Snapshot, g *networkingv1.Gateway, sel
 		}
 		view := RevisionView(full, w.Revision)
 		flags := ReadIstiodFlags(view, w.Revision)
-		if slices.Contains(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), g) {
+		if slices.Contains(gatewaysFor(view, w, flags.ScopeGWToNs.Value), g) {
 			return w, true
 		}
 	}

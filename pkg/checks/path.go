@@ -976,7 +976,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	var servers []rules.GatewayServer
 	gview := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(gview, w.Revision)
-	for _, ms := range rules.MergeGatewayServers(rules.GatewaysForWorkload(gview.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+	for _, ms := range rules.MergeGatewayServers(gatewaysFor(gview, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
 		if ms.Port == target && ms.Dropped == "" {
 			servers = append(servers, ms)
 		}
@@ -1457,7 +1457,7 @@ func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, targ
 	if len(others) == 0 {
 		return
 	}
-	used := gatewayTargetPorts(tr.snap, w)[port]
+	used := gatewayTargetPorts(tr.snap, w).Legacy[port]
 	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathAmbiguousService, Level: LevelWarning, Resource: called.Ref(),
 		Message: fmt.Sprintf("%s maps port %d to %d, but %s select the same gateway pods; a Gateway server on port %d listens on targetPort %d, so calls through the other Service land on another port.", called.Ref(), port, target, strings.Join(others, ", "), port, used),
 		Fix:     "Keep one Service per gateway workload (or give the Services the same port → targetPort map)."})
@@ -1493,7 +1493,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 	view := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
 	owners := gatewayPortOwners(tr.snap, w)
-	mine := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
+	mine := gatewaysFor(view, w, flags.ScopeGWToNs.Value)
 
 	// Ambiguity: a server for the Service port the client uses listens elsewhere.
 	if o, ok := owners[cport]; ok && o.target != target && !(o.svc.Namespace == svc.Namespace && o.svc.Name == svc.Name) {
@@ -1615,7 +1615,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, lead, end string) bool {
 	view := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
-	merged := rules.MergeGatewayServers(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w))
+	merged := rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w))
 	for _, ms := range merged {
 		if ms.Port != target || ms.Dropped == "" || ms.Conflict == "" || !serverCovers(ms, host) {
 			continue
@@ -1723,7 +1723,7 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 	view := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
 	var ports []uint32
-	for _, ms := range rules.MergeGatewayServers(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+	for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
 		if p := ms.Server.GetPort().GetNumber(); ms.Dropped == "" && hasPort(s, p) && !slices.Contains(ports, p) {
 			ports = append(ports, p)
 		}

@@ -260,7 +260,7 @@ func (tr *tracer) servicePortPatches(s rules.Service, port uint32, host string) 
 	gview := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(gview, w.Revision)
 	var first, rest []rules.GatewayServer
-	for _, ms := range rules.MergeGatewayServers(rules.GatewaysForWorkload(gview.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+	for _, ms := range rules.MergeGatewayServers(gatewaysFor(gview, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
 		if ms.Dropped != "" || ms.Port == 0 {
 			continue
 		}

@@ -562,7 +562,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 		for _, w := range GatewayWorkloads(snap) {
 			view := RevisionView(snap, w.Revision)
 			flags := ReadIstiodFlags(view, w.Revision)
-			if slices.Contains(rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value), g) {
+			if slices.Contains(gatewaysFor(view, w, flags.ScopeGWToNs.Value), g) {
 				applies = true
 				break
 			}
@@ -574,7 +574,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 	for _, w := range GatewayWorkloads(snap) {
 		view := RevisionView(snap, w.Revision)
 		flags := ReadIstiodFlags(view, w.Revision)
-		gws := rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value)
+		gws := gatewaysFor(view, w, flags.ScopeGWToNs.Value)
 		if len(gws) == 0 && len(orphans) == 0 {
 			continue
 		}
@@ -839,7 +839,7 @@ func (c *collector) explainListener() CheckRun {
 		view := RevisionView(c.snap, w.Revision)
 		flags := ReadIstiodFlags(view, w.Revision)
 		var ports []uint32
-		for _, g := range rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value) {
+		for _, g := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
 			for _, s := range g.Spec.Servers {
 				if p := s.GetPort().GetNumber(); p != 0 && !slices.Contains(ports, p) {
 					ports = append(ports, p)

@@ -255,16 +255,9 @@ func gatewayConfig(snap *snapshot.Snapshot, w Workload, opt ProxyConfigOptions, 
 	}
 	if rep.wants(opt, SectionListeners) || rep.wants(opt, SectionRoutes) {
 		var ports []uint32
-		targets := gatewayTargetPorts(snap, w)
-		for _, g := range rules.GatewaysForWorkload(view.Gateways, w.Namespace, w.Labels, flags.ScopeGWToNs.Value) {
-			for _, s := range g.Spec.Servers {
-				p := s.GetPort().GetNumber()
-				if t, ok := targets[p]; ok && t != 0 {
-					p = t
-				}
-				if p != 0 && !slices.Contains(ports, p) {
-					ports = append(ports, p)
-				}
+		for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(snap, w)) {
+			if p := ms.Port; p != 0 && ms.Dropped != rules.DropNoServicePort && !slices.Contains(ports, p) {
+				ports = append(ports, p)
 			}
 		}
 		slices.Sort(ports)
@@ -411,11 +404,12 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 		}
 	}
 	if want(SectionListeners) {
+		// Static and inbound listeners are only left out when nothing predicted has their name:
+		// a Service port in Envoy's range (a gateway Service's status port 15021) gives sidecars
+		// an outbound listener "<VIP>_15021".
 		actual := map[string]envoy.Listener{}
 		for _, l := range d.Listeners {
-			if !staticListener(l.Name, l.Port) {
-				actual[l.Name] = l
-			}
+			actual[l.Name] = l
 		}
 		predicted := map[string]bool{}
 		for _, l := range rep.Listeners {
@@ -441,7 +435,7 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 			}
 		}
 		for _, n := range sortedKeysOf(actual) {
-			if !predicted[n] {
+			if !predicted[n] && !staticListener(n, actual[n].Port) {
 				add(SectionListeners, n, DiffExtra, fmt.Sprintf("%d filter chain(s)", len(actual[n].Chains)))
 			}
 		}

@@ -440,7 +440,7 @@ func (e *evaluation) run() {
 			hostnames = append(hostnames, s.Hostname)
 		}
 	}
-	gws := rules.GatewaysForWorkload(e.snap.Gateways, e.w.Namespace, e.w.Labels, e.scopeOn)
+	gws := gatewaysFor(e.snap, e.w, e.scopeOn)
 	type hostState struct {
 		name    string
 		chosen  *rules.Service

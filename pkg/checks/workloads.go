@@ -32,10 +32,18 @@ type Workload struct {
 func (w Workload) Ref() string { return w.Namespace + "/" + w.Name }
 
 // isGatewayWorkload: labelled istio=egressgateway, selected by a Gateway's non-empty selector,
-// or shaped like a gateway (ROUTER) pod and not labelled as an ingress gateway.
+// deployed by istiod for a Kubernetes Gateway API Gateway (labelled
+// gateway.networking.k8s.io/gateway-name), or shaped like a gateway (ROUTER) pod and not
+// labelled as an ingress gateway.
 func isGatewayWorkload(snap *snapshot.Snapshot, ns string, l map[string]string) bool {
 	if l["istio"] == "egressgateway" {
 		return true
+	}
+	if l[rules.KubeGatewayNameLabel] != "" {
+		// Waypoints carry the label too; only gateways of Istio's gateway class are egress
+		// gateways.
+		class, ok := l[rules.KubeGatewayClassLabel]
+		return !ok || rules.KubeGatewayIstioClass(class, snap.GatewayClasses)
 	}
 	for _, g := range snap.Gateways {
 		if len(g.Spec.Selector) > 0 && rules.LabelsSubsetOf(g.Spec.Selector, l) {

@@ -110,6 +110,7 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 		}
 	}
 	addSyntheticGateway(l.snap)
+	addSyntheticKubeGateways(l.snap)
 	l.snap.ObjectFiles = make(map[string]string, len(l.where))
 	for k, at := range l.where {
 		path, _ := splitAt(at)
@@ -891,6 +892,13 @@ var syntheticGatewayLabels = map[string]string{"app": "istio-egressgateway", "is
 // addSyntheticGateway adds an `istio: egressgateway` Deployment in the Istio namespace when the
 // snapshot has no workload a gateway could run on (see FromFiles).
 func addSyntheticGateway(snap *snapshot.Snapshot) {
+	if len(snap.Gateways) == 0 {
+		for _, gw := range snap.KubeGateways {
+			if gw != nil && rules.KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), snap.GatewayClasses) {
+				return // the egress gateway is a Gateway API Gateway (addSyntheticKubeGateways)
+			}
+		}
+	}
 	var workloadLabels []map[string]string
 	for _, d := range snap.Deployments {
 		if d == nil {

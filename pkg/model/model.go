@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -82,7 +83,11 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		v.Sidecars = filterRev[*networkingv1.Sidecar](snap.Sidecars, rev)
 		v.WorkloadEntries = filterRev[*networkingv1.WorkloadEntry](snap.WorkloadEntries, rev)
 		v.EnvoyFilters = filterRev[*networkingv1alpha3.EnvoyFilter](snap.EnvoyFilters, rev)
+		kgws := filterRev[*gatewayv1.Gateway](snap.KubeGateways, rev)
+		routes := filterRev[*gatewayv1.HTTPRoute](snap.HTTPRoutes, rev)
 		if und := Undiscovered(snap, rev); len(und) > 0 {
+			kgws = filterNs(kgws, und)
+			routes = filterNs(routes, und)
 			v.ServiceEntries = filterNs(v.ServiceEntries, und)
 			v.VirtualServices = filterNs(v.VirtualServices, und)
 			v.DestinationRules = filterNs(v.DestinationRules, und)
@@ -91,6 +96,16 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 			v.WorkloadEntries = filterNs(v.WorkloadEntries, und)
 			v.EnvoyFilters = filterNs(v.EnvoyFilters, und)
 			v.Services = filterNs(v.Services, und)
+		}
+		// The Kubernetes Gateway API, as istiod's Gateway API controller turns it into Istio
+		// configuration: Gateways of an Istio class into one internal Gateway per listener,
+		// HTTPRoutes bound to them into VirtualServices (rules.ConvertKubeGateways,
+		// rules.ConvertHTTPRoutes). Its routes are read per revision (LabelsInRevision);
+		// Gateways by revision tag in istiod, here by the same label.
+		if len(kgws) > 0 {
+			v.Gateways = append(v.Gateways, rules.ConvertKubeGateways(kgws, snap.GatewayClasses, snap.Namespaces)...)
+			in := rules.KubeRouteInputs{Gateways: kgws, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
+			v.VirtualServices = append(v.VirtualServices, rules.ConvertHTTPRoutes(routes, in)...)
 		}
 		return &v
 	})

@@ -22,20 +22,54 @@ func LabelsSubsetOf(sel, labels map[string]string) bool {
 }
 
 // GatewaysForWorkload returns the Gateway resources that apply to a gateway pod in podNs with
-// podLabels, oldest first: every Gateway whose selector is empty or a subset of the pod's labels,
-// restricted to Gateways in podNs when scopeToNamespace (PILOT_SCOPE_GATEWAY_TO_NAMESPACE).
-//
-// Mirrors istiod pilot/pkg/model/push_context.go initGateways and mergeGateways candidate
-// selection (seed §2.3).
+// podLabels and no Service selecting it (GatewaysForProxy).
 func GatewaysForWorkload(all []*networkingv1.Gateway, podNs string, podLabels map[string]string, scopeToNamespace bool) []*networkingv1.Gateway {
+	return GatewaysForProxy(all, GatewayProxy{Namespace: podNs, Labels: podLabels}, scopeToNamespace)
+}
+
+// GatewayProxy is a gateway pod as istiod's gateway merging sees it: its namespace, its labels,
+// and the Services selecting it (its service targets, oldest first).
+type GatewayProxy struct {
+	Namespace string
+	Labels    map[string]string
+	Services  []ServicePorts
+}
+
+// GatewaysForProxy returns the Gateway resources that apply to a gateway proxy, oldest first:
+// every Gateway whose selector is empty or a subset of the pod's labels, and every Gateway
+// generated from the Kubernetes Gateway API that names a Service selecting the pod (in the
+// Gateway API object's namespace); restricted to Gateways in the pod's namespace when
+// scopeToNamespace (PILOT_SCOPE_GATEWAY_TO_NAMESPACE). When one of them comes from a managed
+// Gateway API Gateway, Gateways of other namespaces that do not come from the Gateway API are
+// left out (PILOT_ENABLE_STRICT_GATEWAY_MERGING, on by default).
+//
+// Mirrors istiod pilot/pkg/model/push_context.go mergeGateways (candidate selection,
+// InternalGatewayServiceAnnotation) and filterStrictGatewayMerging (seed §2.3).
+func GatewaysForProxy(all []*networkingv1.Gateway, p GatewayProxy, scopeToNamespace bool) []*networkingv1.Gateway {
 	var out []*networkingv1.Gateway
+	managedNs := map[string]bool{}
 	for _, g := range all {
-		if scopeToNamespace && g.Namespace != podNs {
+		if scopeToNamespace && g.Namespace != p.Namespace {
 			continue
 		}
-		if LabelsSubsetOf(g.Spec.Selector, podLabels) {
-			out = append(out, g)
+		if hosts, internal := g.Annotations[AnnotationGatewayService]; internal {
+			known := strings.Split(hosts, ",")
+			ns := gatewayParentNamespace(g)
+			if !slices.ContainsFunc(p.Services, func(sp ServicePorts) bool { return sp.Namespace == ns && slices.Contains(known, sp.Host) }) {
+				continue
+			}
+			if g.Annotations[AnnotationGatewaySemantics] == "gateway" && g.Annotations[AnnotationServiceAccount] != "" {
+				managedNs[g.Namespace] = true
+			}
+		} else if !LabelsSubsetOf(g.Spec.Selector, p.Labels) {
+			continue
 		}
+		out = append(out, g)
+	}
+	if len(managedNs) > 0 {
+		out = slices.DeleteFunc(out, func(g *networkingv1.Gateway) bool {
+			return g.Annotations[AnnotationGatewaySemantics] != "gateway" && !managedNs[g.Namespace]
+		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -36,7 +36,64 @@ const (
 	DropNoRouteName      = "SECOND_NON_HTTP_SERVER"
 	DropDuplicateHTTPS   = "DUPLICATE_HTTPS_ROUTE_NAME"
 	DropTLSWithoutTLS    = "TLS_PORT_WITHOUT_TLS_SETTINGS"
+	// DropNoServicePort: a Gateway generated from a Kubernetes Gateway API listener whose port
+	// is not a port of the gateway's Service (istiod resolves it to no listener port).
+	DropNoServicePort = "NOT_A_SERVICE_PORT"
 )
+
+// GatewayPorts translates the server ports of the Gateways applying to one gateway proxy into
+// listener ports.
+type GatewayPorts struct {
+	// Legacy maps a server port to the targetPort of the oldest Service selecting the proxy that
+	// has that port (Gateways that select the proxy by labels; a port absent is used as is).
+	Legacy map[uint32]uint32
+	// Services are the Services selecting the proxy, each with its ports' targetPorts (Gateways
+	// generated from the Kubernetes Gateway API, which name their Service).
+	Services []ServicePorts
+}
+
+// ServicePorts is one Service selecting a gateway proxy: its host name, namespace, and
+// targetPort by port.
+type ServicePorts struct {
+	Host, Namespace string
+	Ports           map[uint32]uint32
+}
+
+// resolve mirrors istiod pilot/pkg/model/gateway.go resolvePorts: a Gateway selecting by labels
+// takes the legacy translation (the port itself when no Service has it); a Gateway naming its
+// Services (internal.istio.io/gateway-service) takes the targetPort of every such Service in its
+// parent's namespace with that port, and nothing when none has it.
+func (p GatewayPorts) resolve(g *networkingv1.Gateway, port uint32) []uint32 {
+	hosts, internal := g.Annotations[AnnotationGatewayService]
+	if !internal {
+		if t, ok := p.Legacy[port]; ok && t != 0 {
+			return []uint32{t}
+		}
+		return []uint32{port}
+	}
+	known := strings.Split(hosts, ",")
+	ns := gatewayParentNamespace(g)
+	var out []uint32
+	for _, sp := range p.Services {
+		if sp.Namespace != ns || !slices.Contains(known, sp.Host) {
+			continue
+		}
+		if t, ok := sp.Ports[port]; ok && t != 0 && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gatewayParentNamespace: the namespace of the Gateway API object an internal Gateway comes
+// from (internal.istio.io/parent-namespace), else the Gateway's own.
+func gatewayParentNamespace(g *networkingv1.Gateway) string {
+	if ns := g.Annotations[AnnotationParentNamespace]; ns != "" {
+		return ns
+	}
+	return g.Namespace
+}
 
 // GatewayRDSName returns the RDS route name of a gateway server on listener port port:
 // http.<port>[.<bind>] for HTTP servers, https.<server port>.<port name>.<gateway>.<namespace>[.<bind>]
@@ -140,7 +197,7 @@ func sanitizedHosts(hosts []string, ns string) []string {
 //
 // Mirrors istiod pilot/pkg/model/gateway.go mergeGateways, CheckDuplicates and
 // canMergeProtocols (no QUIC, no credential checks).
-func MergeGatewayServers(gws []*networkingv1.Gateway, targetPort map[uint32]uint32) []GatewayServer {
+func MergeGatewayServers(gws []*networkingv1.Gateway, targetPorts GatewayPorts) []GatewayServer {
 	sorted := slices.Clone(gws)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]
@@ -168,79 +225,82 @@ func MergeGatewayServers(gws []*networkingv1.Gateway, targetPort map[uint32]uint
 			if s.GetPort() == nil {
 				continue
 			}
-			port := s.GetPort().GetNumber()
-			if t, ok := targetPort[port]; ok && t != 0 {
-				port = t
+			resolved := targetPorts.resolve(g, s.GetPort().GetNumber())
+			if len(resolved) == 0 {
+				out = append(out, GatewayServer{Gateway: g, Index: i, Server: s, Port: s.GetPort().GetNumber(), Dropped: DropNoServicePort})
+				continue
 			}
-			gs := GatewayServer{Gateway: g, Index: i, Server: s, Port: port, RouteName: GatewayRDSName(s, port, g)}
-			proto := ParseProtocol(s.GetPort().GetProtocol())
-			bind := s.GetBind()
-			if s.GetTls() != nil {
-				if tlsHosts[port] == nil {
-					tlsHosts[port], tlsOwner[port] = map[string]string{}, map[string]string{}
-				}
-				hosts := sanitizedHosts(s.GetHosts(), g.Namespace)
-				var dup []string
-				for _, h := range hosts {
-					if b, ok := tlsHosts[port][h]; ok && b == bind {
-						dup = append(dup, h)
+			for _, port := range resolved {
+				gs := GatewayServer{Gateway: g, Index: i, Server: s, Port: port, RouteName: GatewayRDSName(s, port, g)}
+				proto := ParseProtocol(s.GetPort().GetProtocol())
+				bind := s.GetBind()
+				if s.GetTls() != nil {
+					if tlsHosts[port] == nil {
+						tlsHosts[port], tlsOwner[port] = map[string]string{}, map[string]string{}
+					}
+					hosts := sanitizedHosts(s.GetHosts(), g.Namespace)
+					var dup []string
+					for _, h := range hosts {
+						if b, ok := tlsHosts[port][h]; ok && b == bind {
+							dup = append(dup, h)
+						}
+					}
+					if len(dup) > 0 {
+						gs.Dropped, gs.Conflict = DropDuplicateTLSHost, tlsOwner[port][dup[0]]
+						out = append(out, gs)
+						continue
+					}
+					for _, h := range hosts {
+						tlsHosts[port][h], tlsOwner[port][h] = bind, gs.Ref()
 					}
 				}
-				if len(dup) > 0 {
-					gs.Dropped, gs.Conflict = DropDuplicateTLSHost, tlsOwner[port][dup[0]]
-					out = append(out, gs)
-					continue
-				}
-				for _, h := range hosts {
-					tlsHosts[port][h], tlsOwner[port][h] = bind, gs.Ref()
-				}
-			}
-			switch cur, hasPlain := plainText[port]; {
-			case !ports[port]:
-				ports[port] = true
-				if !isTLSServer(s) {
-					plainText[port] = plain{proto, bind, gs.Ref()}
-				}
-				if isHTTPServer(s) {
-					routeNames[gs.RouteName] = gs.Ref()
-				}
-			case hasPlain:
-				mergeable := (ListenerClass(cur.proto) == ClassHTTP || cur.proto == proto) && ListenerClass(proto) == ClassHTTP
-				switch {
-				case !mergeable && cur.bind == bind:
-					gs.Dropped, gs.Conflict = DropProtocolConflict, cur.ref
-				case gs.RouteName == "" && cur.bind == bind:
-					gs.Dropped, gs.Conflict = DropNoRouteName, cur.ref
-				}
-			default:
-				if !isTLSServer(s) {
-					plainText[port] = plain{proto, bind, gs.Ref()}
+				switch cur, hasPlain := plainText[port]; {
+				case !ports[port]:
+					ports[port] = true
+					if !isTLSServer(s) {
+						plainText[port] = plain{proto, bind, gs.Ref()}
+					}
 					if isHTTPServer(s) {
 						routeNames[gs.RouteName] = gs.Ref()
 					}
-					break
-				}
-				if isHTTPServer(s) {
-					if gs.RouteName == "" {
-						gs.Dropped = DropNoRouteName
+				case hasPlain:
+					mergeable := (ListenerClass(cur.proto) == ClassHTTP || cur.proto == proto) && ListenerClass(proto) == ClassHTTP
+					switch {
+					case !mergeable && cur.bind == bind:
+						gs.Dropped, gs.Conflict = DropProtocolConflict, cur.ref
+					case gs.RouteName == "" && cur.bind == bind:
+						gs.Dropped, gs.Conflict = DropNoRouteName, cur.ref
+					}
+				default:
+					if !isTLSServer(s) {
+						plainText[port] = plain{proto, bind, gs.Ref()}
+						if isHTTPServer(s) {
+							routeNames[gs.RouteName] = gs.Ref()
+						}
 						break
 					}
-					if ref, ok := routeNames[gs.RouteName]; ok {
-						gs.Dropped, gs.Conflict = DropDuplicateHTTPS, ref
-						break
+					if isHTTPServer(s) {
+						if gs.RouteName == "" {
+							gs.Dropped = DropNoRouteName
+							break
+						}
+						if ref, ok := routeNames[gs.RouteName]; ok {
+							gs.Dropped, gs.Conflict = DropDuplicateHTTPS, ref
+							break
+						}
+						routeNames[gs.RouteName] = gs.Ref()
 					}
-					routeNames[gs.RouteName] = gs.Ref()
+					if nonPlainBinds[port] == nil {
+						nonPlainBinds[port] = map[string]bool{}
+					}
+					newBind := !nonPlainBinds[port][bind]
+					nonPlainBinds[port][bind] = true
+					if s.GetTls() == nil && !newBind {
+						gs.Dropped = DropTLSWithoutTLS
+					}
 				}
-				if nonPlainBinds[port] == nil {
-					nonPlainBinds[port] = map[string]bool{}
-				}
-				newBind := !nonPlainBinds[port][bind]
-				nonPlainBinds[port][bind] = true
-				if s.GetTls() == nil && !newBind {
-					gs.Dropped = DropTLSWithoutTLS
-				}
+				out = append(out, gs)
 			}
-			out = append(out, gs)
 		}
 	}
 	return out

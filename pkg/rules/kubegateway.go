@@ -31,6 +31,14 @@ const (
 	// AnnotationParents names the Gateway API object and listener the config came from
 	// ("Gateway/<name>/<listener>.<namespace>").
 	AnnotationParents = "internal.istio.io/parents"
+	// AnnotationParentNamespace is the namespace of that object (constants.InternalParentNamespace).
+	AnnotationParentNamespace = "internal.istio.io/parent-namespace"
+	// AnnotationGatewaySemantics "gateway" marks Gateway API semantics
+	// (constants.InternalGatewaySemantics).
+	AnnotationGatewaySemantics = "internal.istio.io/gateway-semantics"
+	// AnnotationServiceAccount is the service account of a managed gateway's pods, "" for a
+	// manually deployed one (constants.InternalServiceAccount).
+	AnnotationServiceAccount = "internal.istio.io/service-account-name"
 )
 
 // KubeGatewayController is the controller name of Istio's managed gateways
@@ -40,6 +48,13 @@ const (
 	KubeGatewayController   = "istio.io/gateway-controller"
 	KubeGatewayDefaultClass = "istio"
 )
+
+// KubeGatewayNameLabel labels the pods and Service istiod deploys for a managed Gateway with
+// the Gateway's name (the Service selects the pods by it; gatewaycommon GatewayNameLabel).
+const KubeGatewayNameLabel = "gateway.networking.k8s.io/gateway-name"
+
+// KubeGatewayClassLabel labels them with the Gateway's class.
+const KubeGatewayClassLabel = "gateway.networking.k8s.io/gateway-class-name"
 
 // KubeGatewayInternalName is the name of the internal Gateway istiod generates for listener
 // lName of Gateway gwName (kube.InternalGatewayName).
@@ -57,9 +72,9 @@ func KubeGatewayServiceName(gw *gatewayv1.Gateway) string {
 	return gw.Name + "-" + string(gw.Spec.GatewayClassName)
 }
 
-// kubeGatewayManaged mirrors gatewaycommon.IsManaged: istiod deploys the Service and Deployment
+// KubeGatewayManaged mirrors gatewaycommon.IsManaged: istiod deploys the Service and Deployment
 // unless spec.addresses holds one Hostname address (or several addresses).
-func kubeGatewayManaged(gw *gatewayv1.Gateway) bool {
+func KubeGatewayManaged(gw *gatewayv1.Gateway) bool {
 	switch len(gw.Spec.Addresses) {
 	case 0:
 		return true
@@ -125,8 +140,11 @@ func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayC
 					Namespace:         gw.Namespace,
 					CreationTimestamp: gw.CreationTimestamp,
 					Annotations: map[string]string{
-						AnnotationGatewayService: strings.Join(services, ","),
-						AnnotationParents:        fmt.Sprintf("Gateway/%s/%s.%s", gw.Name, l.Name, gw.Namespace),
+						AnnotationGatewayService:   strings.Join(services, ","),
+						AnnotationParents:          fmt.Sprintf("Gateway/%s/%s.%s", gw.Name, l.Name, gw.Namespace),
+						AnnotationParentNamespace:  gw.Namespace,
+						AnnotationGatewaySemantics: "gateway",
+						AnnotationServiceAccount:   kubeGatewayServiceAccount(gw),
 					},
 				},
 				Spec: networking.Gateway{Servers: []*networking.Server{server}},
@@ -136,10 +154,23 @@ func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayC
 	return out
 }
 
+// kubeGatewayServiceAccount mirrors GatewaysCollection's service account: the
+// gateway.istio.io/service-account annotation or the default name for a managed Gateway, ""
+// for a manually deployed one.
+func kubeGatewayServiceAccount(gw *gatewayv1.Gateway) string {
+	if !KubeGatewayManaged(gw) {
+		return ""
+	}
+	if sa := gw.Annotations["gateway.istio.io/service-account"]; sa != "" {
+		return sa
+	}
+	return gw.Name + "-" + string(gw.Spec.GatewayClassName) // GetDefaultName, no name override
+}
+
 // kubeGatewayServices mirrors extractGatewayServices: the managed Service's host name, or the
 // Hostname addresses of a manually deployed Gateway (short names expanded in its namespace).
 func kubeGatewayServices(gw *gatewayv1.Gateway) []string {
-	if kubeGatewayManaged(gw) {
+	if KubeGatewayManaged(gw) {
 		return []string{KubeGatewayServiceName(gw) + "." + gw.Namespace + ".svc.cluster.local"}
 	}
 	var out []string

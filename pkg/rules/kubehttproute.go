@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -529,4 +530,31 @@ func sortKubeHTTPRoutes(routes []*networking.HTTPRoute) {
 			return len(m1.QueryParams) > len(m2.QueryParams)
 		}
 	})
+}
+
+// KubeHTTPRouteModelled says whether ConvertHTTPRoutes predicts everything istiod makes of an
+// HTTPRoute: every parentRef is a Gateway (not a Service or ServiceEntry: mesh routes are not
+// converted yet) and no rule has a filter that changes where a request goes (RequestRedirect
+// answers without a cluster, RequestMirror adds one, ExtensionRef and CORS are not
+// converted); header modifiers and URLRewrite keep the destination and are not needed for it.
+func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
+	for _, p := range r.Spec.ParentRefs {
+		if (p.Group != nil && string(*p.Group) != gatewayAPIGroup) || (p.Kind != nil && string(*p.Kind) != "Gateway") {
+			return false
+		}
+	}
+	for _, rule := range r.Spec.Rules {
+		filters := slices.Clone(rule.Filters)
+		for _, b := range rule.BackendRefs {
+			filters = append(filters, b.Filters...)
+		}
+		for _, f := range filters {
+			switch f.Type {
+			case gatewayv1.HTTPRouteFilterRequestHeaderModifier, gatewayv1.HTTPRouteFilterResponseHeaderModifier, gatewayv1.HTTPRouteFilterURLRewrite:
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }

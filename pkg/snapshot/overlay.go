@@ -1,9 +1,13 @@
 package snapshot
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -51,6 +55,20 @@ func Overlay(base, over *Snapshot) *Snapshot {
 			}
 		}
 	}
+	// What a manifest loader assumed istiod deploys for a Gateway API Gateway gives way to
+	// base's Service of that name (what istiod did deploy); kept, and still an assumption, when
+	// base has none (istiod will deploy it).
+	services := over.Services
+	for _, ref := range over.Assumptions.SyntheticKubeGateways {
+		ns, name, _ := strings.Cut(ref, "/")
+		if !slices.ContainsFunc(base.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == name }) {
+			out.Assumptions.SyntheticKubeGateways = append(out.Assumptions.SyntheticKubeGateways, ref)
+			continue
+		}
+		mine := func(m metav1.Object) bool { return m.GetNamespace() == ns && m.GetName() == name }
+		deployments = slices.DeleteFunc(slices.Clone(deployments), func(d *appsv1.Deployment) bool { return mine(d) })
+		services = slices.DeleteFunc(slices.Clone(services), func(s *corev1.Service) bool { return mine(s) })
+	}
 
 	// Times of added objects: after the newest base object, one second apart in the order of
 	// their own creation times (an empty base keeps over's times).
@@ -69,7 +87,9 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	addedTimes = append(addedTimes, newTimes(base.Sidecars, over.Sidecars)...)
 	addedTimes = append(addedTimes, newTimes(base.WorkloadEntries, over.WorkloadEntries)...)
 	addedTimes = append(addedTimes, newTimes(base.EnvoyFilters, over.EnvoyFilters)...)
-	addedTimes = append(addedTimes, newTimes(base.Services, over.Services)...)
+	addedTimes = append(addedTimes, newTimes(base.Services, services)...)
+	addedTimes = append(addedTimes, newTimes(base.KubeGateways, over.KubeGateways)...)
+	addedTimes = append(addedTimes, newTimes(base.HTTPRoutes, over.HTTPRoutes)...)
 	addedTimes = append(addedTimes, newTimes(base.Deployments, deployments)...)
 	addedTimes = append(addedTimes, newTimes(base.Pods, over.Pods)...)
 	sort.Slice(addedTimes, func(i, j int) bool { return addedTimes[i].Before(addedTimes[j]) })
@@ -94,7 +114,11 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	out.Sidecars = overlay(base.Sidecars, over.Sidecars, added)
 	out.WorkloadEntries = overlay(base.WorkloadEntries, over.WorkloadEntries, added)
 	out.EnvoyFilters = overlay(base.EnvoyFilters, over.EnvoyFilters, added)
-	out.Services = overlay(base.Services, over.Services, added)
+	out.Services = overlay(base.Services, services, added)
+	out.KubeGateways = overlay(base.KubeGateways, over.KubeGateways, added)
+	out.GatewayClasses = overlay(base.GatewayClasses, over.GatewayClasses, added)
+	out.HTTPRoutes = overlay(base.HTTPRoutes, over.HTTPRoutes, added)
+	out.ReferenceGrants = overlay(base.ReferenceGrants, over.ReferenceGrants, added)
 	out.Deployments = overlay(base.Deployments, deployments, added)
 	out.Pods = overlay(base.Pods, over.Pods, added)
 	out.GatewayAPI = overlayGatewayAPI(base.GatewayAPI, over.GatewayAPI)
@@ -193,6 +217,8 @@ func eachObject(s *Snapshot, fn func(metav1.Object)) {
 	each(s.Services, fn)
 	each(s.Deployments, fn)
 	each(s.Pods, fn)
+	each(s.KubeGateways, fn)
+	each(s.HTTPRoutes, fn)
 }
 
 func each[P copyable[P]](xs []P, fn func(metav1.Object)) {

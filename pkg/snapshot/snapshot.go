@@ -144,6 +144,10 @@ type Assumptions struct {
 	// SyntheticGateway is true when the loader added an `istio: egressgateway` workload in
 	// IstioNamespace because no gateway Deployment was among the files.
 	SyntheticGateway bool
+	// SyntheticKubeGateways are the Services and Deployments ("namespace/name", one name for
+	// both) the loader added for managed Kubernetes Gateway API Gateways whose Service was not
+	// among the files: what istiod would deploy for them.
+	SyntheticKubeGateways []string
 }
 
 // NewEmpty returns a snapshot with its maps allocated.
