@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -35,7 +37,23 @@ func gatewayAPIFor(snap *snapshot.Snapshot, host string) []string {
 	if len(snap.GatewayAPI) == 0 {
 		return nil
 	}
-	x := snap.Derived(gatewayAPIKey{}, func() any { return buildGatewayAPIIndex(snap) }).(*gatewayAPIIndex)
+	return snap.Derived(gatewayAPIKey{}, func() any { return buildGatewayAPIIndex(snap, false) }).(*gatewayAPIIndex).lookup(host)
+}
+
+// gatewayAPIForGateway is gatewayAPIFor restricted to the objects that can change a gateway
+// proxy's configuration: routes with a Gateway parent. A route whose parents are all Services or
+// ServiceEntries (a mesh route) shapes sidecars only, and istiod gives a gateway of its class no
+// configuration from a Gateway of another class.
+func gatewayAPIForGateway(snap *snapshot.Snapshot, host string) []string {
+	if len(snap.GatewayAPI) == 0 {
+		return nil
+	}
+	return snap.Derived(gatewayAPIGatewayKey{}, func() any { return buildGatewayAPIIndex(snap, true) }).(*gatewayAPIIndex).lookup(host)
+}
+
+type gatewayAPIGatewayKey struct{}
+
+func (x *gatewayAPIIndex) lookup(host string) []string {
 	host = rules.NormalizeHost(host)
 	out := slices.Clone(x.exact[host])
 	for _, w := range x.wildcards {
@@ -56,10 +74,15 @@ type gatewayAPIIndex struct {
 	wildcards []struct{ pattern, ref string }
 }
 
-func buildGatewayAPIIndex(snap *snapshot.Snapshot) *gatewayAPIIndex {
+func buildGatewayAPIIndex(snap *snapshot.Snapshot, gatewaysOnly bool) *gatewayAPIIndex {
 	x := &gatewayAPIIndex{exact: map[string][]string{}}
 	entries := entryHosts(snap)
 	for _, o := range unmodelledGatewayAPI(snap) {
+		if gatewaysOnly && !slices.ContainsFunc(o.ParentRefs, func(r snapshot.GatewayAPIRef) bool {
+			return r.Kind == "Gateway" && r.Group == snapshot.GatewayAPIGroup
+		}) {
+			continue
+		}
 		ref := o.Ref()
 		for _, h := range gatewayAPIHosts(o, entries) {
 			if strings.HasPrefix(h, "*") {
@@ -220,4 +243,21 @@ func gatewayAPIMore(n int) string {
 		return fmt.Sprintf(" and %d more", n-1)
 	}
 	return ""
+}
+
+// undeployedKubeGateways: for each managed Gateway API Gateway of Istio's class whose Service is
+// not in the input, "Gateway ns/name has no Service ns/<name>-<class>" (live, istiod has not
+// deployed it; manifests get the assumed one from the loader).
+func undeployedKubeGateways(snap *snapshot.Snapshot) []string {
+	var out []string
+	for _, gw := range snap.KubeGateways {
+		if !rules.KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), snap.GatewayClasses) || !rules.KubeGatewayManaged(gw) {
+			continue
+		}
+		name := rules.KubeGatewayServiceName(gw)
+		if !slices.ContainsFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == gw.Namespace && s.Name == name }) {
+			out = append(out, fmt.Sprintf("Gateway API Gateway %s/%s has no Service %s/%s", gw.Namespace, gw.Name, gw.Namespace, name))
+		}
+	}
+	return out
 }

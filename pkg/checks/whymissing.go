@@ -51,6 +51,9 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 					return nil, fmt.Errorf("no gateway workload found: %s could not be read (%s)", PluralKind(k), why)
 				}
 			}
+			if und := undeployedKubeGateways(snap); len(und) > 0 {
+				return nil, fmt.Errorf("no gateway workload found: %s; istiod deploys it for a Gateway of class istio (is istiod running, and does it serve this Gateway's class and revision?). Check `kubectl get gateway.gateway.networking.k8s.io -A` for the Gateway's Programmed condition", strings.Join(und, "; "))
+			}
 			if objs := gatewayAPIFor(snap, host); len(objs) > 0 {
 				return nil, fmt.Errorf("no gateway workload found, and %s is routed by Kubernetes Gateway API resources (%s), which kubectl-egress does not model yet; compare with `istioctl proxy-config` on the gateway's pods", host, strings.Join(objs, ", "))
 			}
@@ -1079,7 +1082,7 @@ func (e *evaluation) stepGatewayAPI() {
 	if n := gatewayAPIUnreadNote(e.snap); n != "" {
 		e.v.Assumptions = append(e.v.Assumptions, n)
 	}
-	objs := gatewayAPIFor(e.snap, e.host)
+	objs := gatewayAPIForGateway(e.snap, e.host)
 	if len(objs) == 0 || e.cause == CauseInputUnknown {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -24,6 +25,7 @@ type workloadQuery struct {
 // already loaded: everything in the Istio namespace (istiod, the default egress gateway, the
 // mesh's own workloads) and in the namespaces a command names (extra); elsewhere the workloads
 // labelled istio=egressgateway, app=istiod or istio=pilot, those a Gateway's selector selects,
+// those deployed for a Kubernetes Gateway API Gateway (labelled with its name),
 // and in a ServiceEntry's namespace those its workloadSelector selects. More than
 // maxSelectorQueries queries, or a Gateway with an empty selector (every workload), become one
 // cluster-wide LIST.
@@ -48,6 +50,10 @@ func workloadQueries(snap *snapshot.Snapshot, extra []string) []workloadQuery {
 	}
 	for _, s := range []string{"istio=egressgateway", "app=istiod", "istio=pilot"} {
 		add(workloadQuery{selector: s})
+	}
+	if len(snap.KubeGateways) > 0 {
+		// The pods istiod deploys for Gateway API Gateways carry the Gateway's name.
+		add(workloadQuery{selector: rules.KubeGatewayNameLabel})
 	}
 	for _, g := range snap.Gateways {
 		if len(g.Spec.Selector) == 0 {
