@@ -53,7 +53,7 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 			}
 			e.cause = ""
 			e.step("gateway-applies", "the Gateway the route names applies to the workload", Fail, why,
-				Evidence{Resource: "Gateway " + ref, Field: "spec.selector", Value: fmtLabels(g.Spec.Selector)},
+				gatewaySelectionEvidence(g),
 				Evidence{Resource: e.w.Kind + " " + e.w.Ref(), Field: "labels", Value: fmtLabels(e.w.Labels)})
 			e.fail(CauseGatewayNotApplied, "Gateway "+ref,
 				fmt.Sprintf("VirtualService %s/%s routes %s through Gateway %s, which applies to no gateway workload: %s. The gateway workload %s gets no listener or route for the host from it, so calls sent there fail (connection refused, or 404 NR).", vs.Namespace, vs.Name, e.host, ref, why, e.w.Ref()),

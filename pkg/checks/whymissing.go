@@ -228,6 +228,9 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 	if w.Synthetic {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("no gateway Deployment in the input: assumed a workload labelled istio=egressgateway in namespace %s", w.Namespace))
 	}
+	if slices.Contains(snap.Assumptions.SyntheticKubeGateways, w.Ref()) {
+		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("%s is not in the input: assumed as istiod deploys it for Gateway API Gateway %s/%s (a Service with one port per listener port, targetPort the same, and its Deployment)", w.Ref(), w.Namespace, w.Labels[rules.KubeGatewayNameLabel]))
+	}
 	e.run()
 	e.stepGatewayApplies(full)
 	e.stepUnknownInputs()
@@ -842,9 +845,34 @@ func (e *evaluation) stepGatewaySelects(gws []*networkingv1.Gateway) {
 	}
 	var ev []Evidence
 	for _, g := range gws {
-		ev = append(ev, Evidence{Resource: "Gateway " + rules.GatewayName(g), Field: "spec.selector", Value: fmtLabels(g.Spec.Selector)})
+		ev = append(ev, gatewaySelectionEvidence(g))
 	}
 	e.step("gateway-selects", "a Gateway selects the workload", Pass, fmt.Sprintf("%d Gateway%s selecting %s", len(gws), plural(len(gws), "", "s"), e.w.Ref()), ev...)
+}
+
+// gatewaySelectionEvidence says how a Gateway picks its workloads: its selector, or, for one
+// generated from a Kubernetes Gateway API listener, the Service it names.
+func gatewaySelectionEvidence(g *networkingv1.Gateway) Evidence {
+	if svc, ok := g.Annotations[rules.AnnotationGatewayService]; ok {
+		return Evidence{Resource: "Gateway " + rules.GatewayName(g), Field: "(from " + kubeGatewayOrigin(g) + ")",
+			Value: "applies to the pods of Service " + svc}
+	}
+	return Evidence{Resource: "Gateway " + rules.GatewayName(g), Field: "spec.selector", Value: fmtLabels(g.Spec.Selector)}
+}
+
+// kubeGatewayOrigin names the Gateway API Gateway and listener an internal Gateway comes from
+// ("Gateway API Gateway ns/name, listener l"), from its internal.istio.io/parents annotation.
+func kubeGatewayOrigin(g *networkingv1.Gateway) string {
+	p := strings.TrimPrefix(g.Annotations[rules.AnnotationParents], "Gateway/")
+	name, rest, ok := strings.Cut(p, "/")
+	if !ok {
+		return "the Kubernetes Gateway API"
+	}
+	listener, ns := rest, g.Namespace
+	if i := strings.LastIndex(rest, "."); i > 0 && rest[i+1:] == g.Namespace {
+		listener = rest[:i]
+	}
+	return fmt.Sprintf("Gateway API Gateway %s/%s, listener %s", ns, name, listener)
 }
 
 func fmtLabels(l map[string]string) string {
