@@ -25,7 +25,7 @@ const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
 
 func init() {
 	Catalog = append(Catalog, CatalogEntry{Code: PreflightGatewayAPINotModelled, Level: LevelError,
-		Description: "A Kubernetes Gateway API object (Gateway, HTTPRoute, GRPCRoute, TLSRoute, TCPRoute) routes a host a ServiceEntry declares; kubectl-egress does not model the Gateway API yet, so preflight cannot check that traffic. Suppress it for these resources if you check them another way."})
+		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (an HTTPRoute with a Service or ServiceEntry parent or a filter that changes the destination, a GRPCRoute, TLSRoute or TCPRoute, a Gateway of another class) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes bound to them are modelled. Suppress it for these resources if you check them another way."})
 }
 
 // gatewayAPIFor returns the Gateway API objects of the snapshot that concern host, as
@@ -218,7 +218,7 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 		out = append(out, NewPreflightFinding(PreflightGatewayAPINotModelled, CheckPreflight,
 			ResourceRef{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, "spec",
-			fmt.Sprintf("%s routes egress host(s) %s through the Kubernetes Gateway API, which kubectl-egress does not model yet: this preflight cannot check that traffic.", o.Ref(), strings.Join(routed, ", ")),
+			fmt.Sprintf("%s routes egress host(s) %s through the Kubernetes Gateway API in a way kubectl-egress does not model yet: this preflight cannot check that traffic.", o.Ref(), strings.Join(routed, ", ")),
 			gatewayAPIFix))
 	}
 	return out
