@@ -28,12 +28,15 @@ import (
 // Routes whose parent is a Service or ServiceEntry (mesh routes, GAMMA) are not converted here
 // yet, nor are filters other than none (a route with a filter is converted without it).
 
-// KubeRouteInputs are the objects istiod reads besides the routes.
+// KubeRouteInputs are the objects istiod reads besides the routes. Services and ServiceEntries
+// are the parents mesh routes may name (a route naming one that does not exist is not accepted).
 type KubeRouteInputs struct {
-	Gateways   []*gatewayv1.Gateway
-	Classes    []*gatewayv1.GatewayClass
-	Namespaces []*corev1.Namespace
-	Grants     []*gatewayv1beta1.ReferenceGrant
+	Gateways       []*gatewayv1.Gateway
+	Classes        []*gatewayv1.GatewayClass
+	Namespaces     []*corev1.Namespace
+	Grants         []*gatewayv1beta1.ReferenceGrant
+	Services       []*corev1.Service
+	ServiceEntries []*networkingv1.ServiceEntry
 }
 
 const gatewayAPIGroup = "gateway.networking.k8s.io"
@@ -218,6 +221,27 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 	}
 	var base []keyed
 	for _, obj := range routes {
+		for _, m := range kubeMeshParents(obj.Spec.ParentRefs, obj.Namespace, in) {
+			converted, ok := kubeHTTPRouteRules(obj, in, true)
+			if !ok || len(converted) == 0 {
+				continue
+			}
+			key := obj.Namespace
+			if m.port != 0 {
+				converted = kubeAugmentPortMatch(converted, m.port)
+				key += "/" + strconv.Itoa(int(m.port))
+			}
+			for _, h := range m.hosts {
+				vs := &networkingv1.VirtualService{
+					TypeMeta:   metav1.TypeMeta{APIVersion: "networking.istio.io/v1", Kind: "VirtualService"},
+					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp, Annotations: map[string]string{AnnotationRouteSemantics: "gateway"}},
+				}
+				vs.Spec.Hosts = []string{h}
+				vs.Spec.Gateways = []string{"mesh"}
+				vs.Spec.Http = converted
+				base = append(base, keyed{key + "/" + h, vs})
+			}
+		}
 		refs := kubeRouteParents(parents, obj.Spec.ParentRefs, obj.Spec.Hostnames, obj.Namespace, "HTTPRoute")
 		var live []kubeRouteParent
 		for _, r := range refs {
@@ -228,7 +252,7 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 		if len(live) == 0 {
 			continue
 		}
-		converted, ok := kubeHTTPRouteRules(obj, in)
+		converted, ok := kubeHTTPRouteRules(obj, in, false)
 		if !ok || len(converted) == 0 {
 			continue
 		}
@@ -247,7 +271,7 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 				}
 				vs := &networkingv1.VirtualService{
 					TypeMeta:   metav1.TypeMeta{APIVersion: "networking.istio.io/v1", Kind: "VirtualService"},
-					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp},
+					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp, Annotations: map[string]string{AnnotationRouteSemantics: "gateway"}},
 				}
 				vs.Spec.Hosts = []string{h}
 				vs.Spec.Gateways = []string{p.internalName}
@@ -295,7 +319,7 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 // kubeHTTPRouteRules mirrors the conversion loop of HTTPRouteCollection for gateway parents: one
 // Istio route per rule and match, named "<ns>.<name>.<rule index>" unless the rule is named;
 // ok is false on a hard error (istiod then generates nothing for the route).
-func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs) ([]*networking.HTTPRoute, bool) {
+func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs, mesh bool) ([]*networking.HTTPRoute, bool) {
 	var out []*networking.HTTPRoute
 	for n, r := range obj.Spec.Rules {
 		matches := make([]*gatewayv1.HTTPRouteMatch, 0, len(r.Matches))
@@ -320,7 +344,7 @@ func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs) ([]*networ
 			if kubeWeightSum(r.BackendRefs) == 0 {
 				route.DirectResponse = &networking.HTTPDirectResponse{Status: 500}
 			} else {
-				dests, ok := kubeHTTPDestinations(r.BackendRefs, obj.Namespace, in)
+				dests, ok := kubeHTTPDestinations(r.BackendRefs, obj.Namespace, in, !mesh)
 				if !ok {
 					return nil, false
 				}
@@ -404,7 +428,7 @@ func kubeHTTPMatch(m gatewayv1.HTTPRouteMatch) (*networking.HTTPMatchRequest, bo
 // error (no port, a Service name with dots, a namespace on a Hostname backend). A backend
 // naming a Service or host that does not exist keeps its destination: istiod only reports it in
 // the route's status.
-func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRouteInputs) ([]*networking.HTTPRouteDestination, bool) {
+func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRouteInputs, enforceGrants bool) ([]*networking.HTTPRouteDestination, bool) {
 	var action []gatewayv1.HTTPBackendRef
 	var weights []int32
 	for _, r := range refs {
@@ -437,7 +461,7 @@ func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRou
 		}
 		switch {
 		case group == "" && kind == "Service":
-			if r.Namespace != nil && toNs != ns && !kubeGrantAllows(in.Grants, "HTTPRoute", ns, string(r.Name), toNs) {
+			if enforceGrants && r.Namespace != nil && toNs != ns && !kubeGrantAllows(in.Grants, "HTTPRoute", ns, string(r.Name), toNs) {
 				break // InvalidDestinationPermit: an empty destination
 			}
 			if strings.Contains(string(r.Name), ".") || r.Port == nil {
@@ -446,7 +470,7 @@ func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRou
 			dst = &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}
 		case group == "networking.istio.io" && kind == "Hostname":
 			if r.Namespace != nil {
-				if toNs != ns {
+				if enforceGrants && toNs != ns {
 					break // no ReferenceGrant can name a Hostname: an empty destination
 				}
 				return nil, false
@@ -530,6 +554,77 @@ func sortKubeHTTPRoutes(routes []*networking.HTTPRoute) {
 			return len(m1.QueryParams) > len(m2.QueryParams)
 		}
 	})
+}
+
+// AnnotationRouteSemantics "gateway" marks VirtualServices generated from the Kubernetes Gateway
+// API (constants.InternalRouteSemantics): istiod applies Gateway API semantics to them.
+const AnnotationRouteSemantics = "internal.istio.io/route-semantics"
+
+// kubeMeshParent is a route's mesh parent (a Service or ServiceEntry parentRef) as
+// HTTPRouteCollection builds its VirtualServices: the hosts (the Service's cluster-local name,
+// or the ServiceEntry's hosts) and the parentRef's port (0: none).
+type kubeMeshParent struct {
+	hosts []string
+	port  uint32
+}
+
+// kubeMeshParents mirrors extractParentReferenceInfo and referenceAllowed for mesh parents: a
+// Service (core group) or ServiceEntry (networking.istio.io) parentRef is accepted when the
+// object exists. Waypoints managed by another controller (istio.io/use-waypoint naming one) are
+// not modelled.
+func kubeMeshParents(refs []gatewayv1.ParentReference, routeNs string, in KubeRouteInputs) []kubeMeshParent {
+	var out []kubeMeshParent
+	for _, ref := range refs {
+		group, kind := gatewayAPIGroup, "Gateway"
+		if ref.Group != nil {
+			group = string(*ref.Group)
+		}
+		if ref.Kind != nil {
+			kind = string(*ref.Kind)
+		}
+		ns := routeNs
+		if ref.Namespace != nil {
+			ns = string(*ref.Namespace)
+		}
+		var m kubeMeshParent
+		switch {
+		case (group == "" || group == "core") && kind == "Service":
+			if !slices.ContainsFunc(in.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(ref.Name) }) {
+				continue
+			}
+			m.hosts = []string{string(ref.Name) + "." + ns + ".svc.cluster.local"}
+		case group == "networking.istio.io" && kind == "ServiceEntry":
+			i := slices.IndexFunc(in.ServiceEntries, func(se *networkingv1.ServiceEntry) bool { return se.Namespace == ns && se.Name == string(ref.Name) })
+			if i < 0 {
+				continue
+			}
+			m.hosts = in.ServiceEntries[i].Spec.Hosts
+		default:
+			continue
+		}
+		if ref.Port != nil {
+			m.port = uint32(*ref.Port)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// kubeAugmentPortMatch mirrors augmentPortMatch: every match of every route (or a match of its
+// own) requires the port.
+func kubeAugmentPortMatch(routes []*networking.HTTPRoute, port uint32) []*networking.HTTPRoute {
+	out := make([]*networking.HTTPRoute, 0, len(routes))
+	for _, r := range routes {
+		r = r.DeepCopy()
+		for _, m := range r.Match {
+			m.Port = port
+		}
+		if len(r.Match) == 0 {
+			r.Match = []*networking.HTTPMatchRequest{{Port: port}}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // KubeHTTPRouteModelled says whether ConvertHTTPRoutes predicts everything istiod makes of an

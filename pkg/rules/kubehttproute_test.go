@@ -1,7 +1,11 @@
 package rules
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,3 +86,38 @@ spec:
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestConvertHTTPRoutesMeshParents: a route whose parent is a ServiceEntry becomes one
+// VirtualService per entry host, bound to "mesh", named "<route namespace>[~<port>]~<host>",
+// with the parentRef's port added to every match; a Service backend in another namespace needs
+// no ReferenceGrant there; a parent that does not exist is not accepted (istio's egress task,
+// Gateway API variant, direct-cnn-to-egress-gateway).
+func TestConvertHTTPRoutesMeshParents(t *testing.T) {
+	se := mustYAML[networkingv1.ServiceEntry](t, `
+metadata: {name: cnn, namespace: default}
+spec: {hosts: [edition.cnn.com, www.cnn.com], ports: [{number: 80, name: http, protocol: HTTP}], resolution: DNS}`)
+	route := mustYAML[gatewayv1.HTTPRoute](t, `
+metadata: {name: direct-cnn, namespace: default}
+spec:
+  parentRefs:
+  - {kind: ServiceEntry, group: networking.istio.io, name: cnn, port: 80}
+  - {kind: ServiceEntry, group: networking.istio.io, name: missing}
+  rules: [{backendRefs: [{name: cnn-egress-gateway-istio, namespace: egress, port: 80}]}]`)
+	got := ConvertHTTPRoutes([]*gatewayv1.HTTPRoute{route}, KubeRouteInputs{ServiceEntries: []*networkingv1.ServiceEntry{se}})
+	var shapes []string
+	for _, vs := range got {
+		r := vs.Spec.Http[0]
+		shapes = append(shapes, fmt.Sprintf("%s/%s %v %v port=%d -> %s:%d %s", vs.Namespace, vs.Name, vs.Spec.Hosts, vs.Spec.Gateways,
+			r.Match[0].GetPort(), r.Route[0].Destination.Host, r.Route[0].Destination.Port.GetNumber(), vs.Annotations[AnnotationRouteSemantics]))
+	}
+	want := []string{
+		"default/default~80~edition.cnn.com [edition.cnn.com] [mesh] port=80 -> cnn-egress-gateway-istio.egress.svc.cluster.local:80 gateway",
+		"default/default~80~www.cnn.com [www.cnn.com] [mesh] port=80 -> cnn-egress-gateway-istio.egress.svc.cluster.local:80 gateway",
+	}
+	if strings.Join(shapes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(shapes, "\n"), strings.Join(want, "\n"))
+	}
+	if KubeHTTPRouteModelled(route) {
+		t.Error("a mesh route is reported modelled; the sidecar side of Gateway API semantics is not")
+	}
+}
