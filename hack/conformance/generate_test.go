@@ -225,8 +225,11 @@ var dimensions = []dimension{
 	// route in another namespace while the listener allows only its own (or all namespaces);
 	// a second HTTP listener on the same port for another host with a second route; a classic
 	// Gateway in istio-system with an empty selector (strict merging leaves it off the
-	// Gateway API pods).
-	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector"}},
+	// Gateway API pods); a mesh HTTPRoute (parent: the entry) sending the sidecars' calls to the
+	// gateway's Service, in the entry's namespace (every sidecar) or in namespace app (the
+	// consumer's own route: app's sidecars only), or with a port on its parentRef.
+	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
+		"mesh-route", "mesh-route-consumer", "mesh-route-port"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1677,6 +1680,25 @@ spec:
   - backendRefs: [{kind: Hostname, group: networking.istio.io, name: %s, port: 80}]`, name, ns, b.ts(), sec, host, host))
 	}
 	route("forward-gwapi", routeNs, "gwapi.example.net", "")
+	if strings.HasPrefix(v, "mesh-route") {
+		ns, port := "other", ""
+		switch v {
+		case "mesh-route-consumer":
+			ns = "app"
+		case "mesh-route-port":
+			port = ", port: 80"
+		}
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: direct-gwapi
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: gwapi, namespace: other%s}]
+  rules:
+  - backendRefs: [{name: egw-istio, namespace: egress, port: %d}]`, ns, b.ts(), port, svcPort))
+	}
 	if v == "two-listeners" {
 		route("forward-gwapi2", "egress", "gwapi2.example.net", "http2")
 	}

@@ -275,6 +275,10 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		ports    []map[string]any
 	}
 	var deploys []deploy
+	hasGatewayAPI := false
+	for _, d := range docs {
+		hasGatewayAPI = hasGatewayAPI || strings.HasPrefix(d.apiVersion, "gateway.networking.k8s.io/")
+	}
 	for _, d := range docs {
 		ns := d.namespace
 		if ns == "" {
@@ -283,6 +287,11 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		switch {
 		case isIstioGroup(d.apiVersion):
 			istio = append(istio, d.text)
+			if d.kind == "ServiceEntry" && hasGatewayAPI {
+				// The Gateway API controller looks route parents up in its Kubernetes client
+				// (a mesh route naming a ServiceEntry it cannot see is not accepted).
+				kube = append(kube, d.text)
+			}
 		case strings.HasPrefix(d.apiVersion, "gateway.networking.k8s.io/"):
 			// Kubernetes Gateway API objects: istiod's Gateway API controller reads them from
 			// the Kubernetes client (gatewayapi_test.go passes them both ways too).

@@ -27,8 +27,8 @@ func loadYAML(t *testing.T, docs ...string) *snapshot.Snapshot {
 
 // TestGatewayAPINotModelled: hosts routed by Kubernetes Gateway API objects the model does not
 // predict get no verdict (INPUT_UNKNOWN) from why-missing and the path, and preflight raises
-// GATEWAY_API_NOT_MODELLED on each such object (Gateways of Istio's class and HTTPRoutes bound
-// to them are modelled and raise nothing); two setups (Istio's HTTP egress example, a TLS passthrough through a
+// GATEWAY_API_NOT_MODELLED on each such object (Gateways of Istio's class and HTTPRoutes are
+// modelled and raise nothing); two setups (Istio's HTTP egress example, a TLS passthrough through a
 // TLSRoute with a Hostname backend in another namespace) and controls (a host no Gateway API
 // object names; an ingress route to an in-mesh Service).
 func TestGatewayAPINotModelled(t *testing.T) {
@@ -58,19 +58,17 @@ func TestGatewayAPINotModelled(t *testing.T) {
 		unknown   bool     // the path from the client namespace
 		gwUnknown bool     // the gateways' verdicts
 		preflight []string // objects with GATEWAY_API_NOT_MODELLED
+		viaSide   string   // when set, the sidecar's cluster on the path
 	}{
-		// The Gateway and the gateway route are modelled; the mesh route (a ServiceEntry parent)
-		// is not, so the host routed by it has no verdict.
-		// is not, so the path from a sidecar has no verdict; the gateway's has one (a mesh route
-		// shapes sidecars only).
-		{"HTTP egress through a Gateway API gateway", httpExample, "edition.cnn.com", 80, "default", true, false,
-			[]string{"HTTPRoute default/direct-cnn"}},
-		{"a host no Gateway API object names: control", httpExample, "api.other.io", 80, "default", false, false,
-			[]string{"HTTPRoute default/direct-cnn"}},
+		// The Gateway, the gateway route and the mesh route (a ServiceEntry parent) are
+		// modelled: verdicts everywhere, nothing for preflight to refuse.
+		{"HTTP egress through a Gateway API gateway", httpExample, "edition.cnn.com", 80, "default", false, false, nil,
+			"outbound|80||cnn-egress-gateway-istio.default.svc.cluster.local"},
+		{"a host no Gateway API object names: control", httpExample, "api.other.io", 80, "default", false, false, nil, ""},
 		{"the gateway hop alone: modelled, a verdict", slices.DeleteFunc(slices.Clone(httpExample), func(d string) bool { return strings.Contains(d, "direct-cnn") }),
-			"edition.cnn.com", 80, "default", false, false, nil},
+			"edition.cnn.com", 80, "default", false, false, nil, ""},
 		{"TLS passthrough by a TLSRoute with a Hostname backend", tlsExample, "api.psp.example", 443, "payments", true, true,
-			[]string{"TLSRoute egress/psp"}},
+			[]string{"TLSRoute egress/psp"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			snap := loadYAML(t, c.docs...)
@@ -92,6 +90,9 @@ func TestGatewayAPINotModelled(t *testing.T) {
 			}
 			if got := p.Cause == CauseInputUnknown; got != c.unknown {
 				t.Errorf("path: cause %s (%s), want unknown=%t", p.Cause, p.Message, c.unknown)
+			}
+			if c.viaSide != "" && (p.Cause != PathOK || p.SidecarCluster != c.viaSide || p.GatewayCluster != "outbound|80||"+c.host) {
+				t.Errorf("path: cause %s, sidecar cluster %s, gateway cluster %s; want %s through %s to outbound|80||%s", p.Cause, p.SidecarCluster, p.GatewayCluster, PathOK, c.viaSide, c.host)
 			}
 			if c.unknown && (p.Patch != nil || !strings.Contains(p.Message, "Gateway API")) {
 				t.Errorf("path: %+v", p)

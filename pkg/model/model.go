@@ -13,7 +13,6 @@
 package model
 
 import (
-	"slices"
 	"strings"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -107,15 +106,7 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 			v.Gateways = append(v.Gateways, rules.ConvertKubeGateways(kgws, snap.GatewayClasses, snap.Namespaces)...)
 			in := rules.KubeRouteInputs{Gateways: kgws, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants,
 				Services: v.Services, ServiceEntries: v.ServiceEntries}
-			// Mesh routes (a Service or ServiceEntry parent) are left out: istiod applies them to
-			// sidecars with Gateway API semantics (route.go BuildSidecarVirtualHostWrapper,
-			// SelectVirtualServices) the sidecar model does not have yet; verdicts they can
-			// change stay INPUT_UNKNOWN (checks unmodelledGatewayAPI).
-			for _, vs := range rules.ConvertHTTPRoutes(routes, in) {
-				if !slices.Contains(vs.Spec.Gateways, "mesh") {
-					v.VirtualServices = append(v.VirtualServices, vs)
-				}
-			}
+			v.VirtualServices = append(v.VirtualServices, rules.ConvertHTTPRoutes(routes, in)...)
 		}
 		return &v
 	})

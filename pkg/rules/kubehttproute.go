@@ -627,14 +627,25 @@ func kubeAugmentPortMatch(routes []*networking.HTTPRoute, port uint32) []*networ
 	return out
 }
 
-// KubeHTTPRouteModelled says whether ConvertHTTPRoutes predicts everything istiod makes of an
-// HTTPRoute: every parentRef is a Gateway (not a Service or ServiceEntry: mesh routes are not
-// converted yet) and no rule has a filter that changes where a request goes (RequestRedirect
-// answers without a cluster, RequestMirror adds one, ExtensionRef and CORS are not
-// converted); header modifiers and URLRewrite keep the destination and are not needed for it.
+// KubeHTTPRouteModelled says whether the model predicts everything istiod makes of an
+// HTTPRoute: every parentRef is a Gateway, a Service or a ServiceEntry (ListenerSets are not
+// converted), and no rule has a filter that changes where a request goes (RequestRedirect
+// answers without a cluster, RequestMirror adds one, ExtensionRef and CORS are not converted);
+// header modifiers and URLRewrite keep the destination and are not needed for it.
 func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 	for _, p := range r.Spec.ParentRefs {
-		if (p.Group != nil && string(*p.Group) != gatewayAPIGroup) || (p.Kind != nil && string(*p.Kind) != "Gateway") {
+		group, kind := gatewayAPIGroup, "Gateway"
+		if p.Group != nil {
+			group = string(*p.Group)
+		}
+		if p.Kind != nil {
+			kind = string(*p.Kind)
+		}
+		switch {
+		case group == gatewayAPIGroup && kind == "Gateway":
+		case (group == "" || group == "core") && kind == "Service":
+		case group == "networking.istio.io" && kind == "ServiceEntry":
+		default:
 			return false
 		}
 	}

@@ -192,18 +192,29 @@ func (hi *hostImports) matches(h string) bool {
 	return false
 }
 
-// vsMatches: bidirectional matching for VirtualService hosts (hostClassification.VSMatches
-// without gateway semantics).
-func (hi *hostImports) vsMatches(h string) bool {
+// vsMatches: matching for VirtualService hosts (hostClassification.VSMatches): bidirectional,
+// or, for a VirtualService generated from the Kubernetes Gateway API (gatewaySemantics), the
+// host must be a subset of the import, as for services (a route for *.com does not match an
+// import of a.com).
+func (hi *hostImports) vsMatches(h string, gatewaySemantics bool) bool {
 	for _, i := range hi.hosts {
 		if i == h {
 			return true
 		}
-		if (isWildcard(h) || isWildcard(i)) && HostMatches(h, i) {
+		if !isWildcard(h) && !isWildcard(i) {
+			continue
+		}
+		if gatewaySemantics && HostSubsetOf(h, i) || !gatewaySemantics && HostMatches(h, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// GatewaySemantics reports whether istiod applies Kubernetes Gateway API semantics to a
+// VirtualService: one it generated from an HTTPRoute (model.UseGatewaySemantics).
+func GatewaySemantics(vs *networkingv1.VirtualService) bool {
+	return vs.Annotations[AnnotationRouteSemantics] == "gateway"
 }
 
 // ServicesExportedTo returns the entries visible in namespace ns in istiod's order: entries
@@ -649,10 +660,11 @@ func (l EgressListener) SelectVirtualServices(all []*networkingv1.VirtualService
 			continue
 		}
 		imported := false
+		gw := GatewaySemantics(vs)
 		for _, h := range vs.Spec.GetHosts() {
 			h = ResolveShortname(h, vs.Namespace)
 			nsH := byNs[vs.Namespace]
-			if !(nsH != nil && nsH.vsMatches(h)) && !(wild != nil && wild.vsMatches(h)) {
+			if !(nsH != nil && nsH.vsMatches(h, gw)) && !(wild != nil && wild.vsMatches(h, gw)) {
 				continue
 			}
 			if (nsH != nil && nsH.isExcluded(h)) || (wild != nil && wild.isExcluded(h)) {
@@ -673,8 +685,13 @@ func (l EgressListener) SelectVirtualServices(all []*networkingv1.VirtualService
 			named = append(named, vs)
 		}
 	}
+	// Within each group, Gateway API routes of the proxy's own namespace come first (the
+	// consumer override; PILOT_UNIFIED_SIDECAR_SCOPE, on by default).
 	for _, x := range [][]*networkingv1.VirtualService{private, named, public} {
 		sortVSByCreation(x)
+		sort.SliceStable(x, func(i, j int) bool {
+			return GatewaySemantics(x[i]) && x[i].Namespace == proxyNs && !(GatewaySemantics(x[j]) && x[j].Namespace == proxyNs)
+		})
 	}
 	return append(append(private, named...), public...)
 }

@@ -219,8 +219,15 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 		}
 		var hosts []string
 		var svcs []Service
+		gwSemantics := GatewaySemantics(vs)
 		for _, h := range vs.Spec.GetHosts() {
 			h = strings.ToLower(ResolveShortname(h, vs.Namespace))
+			if isWildcard(h) && gwSemantics {
+				// Gateway API routes do not expand wildcard hosts to services
+				// (separateVSHostsAndServices).
+				hosts = append(hosts, h)
+				continue
+			}
 			if !isWildcard(h) {
 				if s, ok := byName[h]; ok {
 					svcs = append(svcs, s)
@@ -241,6 +248,11 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 			if !found {
 				hosts = append(hosts, h)
 			}
+		}
+		// A Gateway API route applies only when one of its services is in its namespace, or the
+		// proxy is (BuildSidecarVirtualHostWrapper).
+		if gwSemantics && !slices.ContainsFunc(svcs, func(s Service) bool { return s.Namespace == vs.Namespace || o.Proxy.Namespace == vs.Namespace }) {
+			continue
 		}
 		var httpSvcs []Service
 		for _, s := range svcs {
