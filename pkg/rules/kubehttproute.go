@@ -234,7 +234,7 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 			for _, h := range m.hosts {
 				vs := &networkingv1.VirtualService{
 					TypeMeta:   metav1.TypeMeta{APIVersion: "networking.istio.io/v1", Kind: "VirtualService"},
-					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp, Annotations: map[string]string{AnnotationRouteSemantics: "gateway"}},
+					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp, Annotations: kubeRouteMeta(obj)},
 				}
 				vs.Spec.Hosts = []string{h}
 				vs.Spec.Gateways = []string{"mesh"}
@@ -271,7 +271,7 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 				}
 				vs := &networkingv1.VirtualService{
 					TypeMeta:   metav1.TypeMeta{APIVersion: "networking.istio.io/v1", Kind: "VirtualService"},
-					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp, Annotations: map[string]string{AnnotationRouteSemantics: "gateway"}},
+					ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace, CreationTimestamp: obj.CreationTimestamp, Annotations: kubeRouteMeta(obj)},
 				}
 				vs.Spec.Hosts = []string{h}
 				vs.Spec.Gateways = []string{p.internalName}
@@ -308,6 +308,7 @@ func ConvertHTTPRoutes(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []*net
 		m := vss[0].DeepCopy()
 		for _, o := range vss[1:] {
 			m.Spec.Http = append(m.Spec.Http, o.Spec.Http...)
+			m.Annotations[AnnotationParents] += "," + o.Annotations[AnnotationParents]
 		}
 		sortKubeHTTPRoutes(m.Spec.Http)
 		m.Name = strings.ReplaceAll(k, "/", "~")
@@ -559,6 +560,48 @@ func sortKubeHTTPRoutes(routes []*networking.HTTPRoute) {
 // AnnotationRouteSemantics "gateway" marks VirtualServices generated from the Kubernetes Gateway
 // API (constants.InternalRouteSemantics): istiod applies Gateway API semantics to them.
 const AnnotationRouteSemantics = "internal.istio.io/route-semantics"
+
+// kubeRouteMeta mirrors routeMeta: the annotations of a VirtualService generated from obj (the
+// HTTPRoute it comes from, "HTTPRoute/<name>.<namespace>"; Gateway API route semantics).
+func kubeRouteMeta(obj *gatewayv1.HTTPRoute) map[string]string {
+	return map[string]string{AnnotationRouteSemantics: "gateway", AnnotationParents: "HTTPRoute/" + obj.Name + "." + obj.Namespace}
+}
+
+// GeneratedFrom names the Kubernetes Gateway API objects istiod generated an Istio Gateway or
+// VirtualService from ("HTTPRoute ns/name", "Gateway ns/name"), from its
+// internal.istio.io/parents annotation; nil for configuration written by hand.
+func GeneratedFrom(annotations map[string]string, ns string) []ObjectRef {
+	var out []ObjectRef
+	for _, p := range strings.Split(annotations[AnnotationParents], ",") {
+		kind, rest, ok := strings.Cut(p, "/")
+		if !ok {
+			continue
+		}
+		ref := ObjectRef{Kind: kind, Namespace: ns}
+		if kind == "Gateway" { // "Gateway/<name>/<listener>.<namespace>"
+			name, l, _ := strings.Cut(rest, "/")
+			ref.Name, ref.Section = name, strings.TrimSuffix(l, "."+ns)
+		} else if i := strings.LastIndex(rest, "."); i > 0 { // "<name>.<namespace>"
+			ref.Name, ref.Namespace = rest[:i], rest[i+1:]
+		}
+		if ref.Name != "" && !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// ObjectRef names a Kubernetes object (and, for a Gateway, a listener).
+type ObjectRef struct{ Kind, Namespace, Name, Section string }
+
+// String is "Kind ns/name" (", listener l").
+func (r ObjectRef) String() string {
+	s := r.Kind + " " + r.Namespace + "/" + r.Name
+	if r.Section != "" {
+		s += ", listener " + r.Section
+	}
+	return s
+}
 
 // kubeMeshParent is a route's mesh parent (a Service or ServiceEntry parentRef) as
 // HTTPRouteCollection builds its VirtualServices: the hosts (the Service's cluster-local name,
