@@ -140,3 +140,53 @@ func TestPreflightNamesGatewayAPIOrigin(t *testing.T) {
 		t.Error("no finding names an HTTPRoute: the test checks nothing")
 	}
 }
+
+// TestGatewayAPIAuditKinds: kinds a blind audit found (2026-12-02). A gateway route whose
+// backend is a Service in another namespace without a ReferenceGrant points at UnknownService:
+// the path fails at the gateway with GATEWAY_API_BACKEND_REFUSED (500), blaming the HTTPRoute;
+// with the grant it reaches the Service. A RequestMirror filter (not modelled) makes the mirror
+// host's verdict INPUT_UNKNOWN instead of a definite ABSENT. --gateway accepts the Gateway
+// API Gateway's own name.
+func TestGatewayAPIAuditKinds(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "hack", "e2e", "testdata", "gateway-api-http-egress.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.Replace(string(b), "    - {kind: Hostname, group: networking.istio.io, name: edition.cnn.com, port: 80}",
+		"    - {name: squid, namespace: proxy, port: 3128}", 1)
+	if base == string(b) {
+		t.Fatal("fixture changed: the gateway route's backend was not replaced")
+	}
+	proxyNs := "apiVersion: v1\nkind: Namespace\nmetadata: {name: proxy}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: squid, namespace: proxy}\nspec:\n  clusterIP: 10.96.9.9\n  selector: {app: squid}\n  ports: [{name: http, port: 3128}]\n"
+	grant := "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: routes, namespace: proxy}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: default}]\n  to: [{group: \"\", kind: Service}]\n"
+	for _, c := range []struct {
+		name, cause, culprit, gwCluster string
+		docs                            []string
+	}{
+		{"no grant", PathBackendRefused, "HTTPRoute default/forward-cnn-from-egress-gateway", "UnknownService", []string{base, proxyNs}},
+		{"with a grant", "", "", "outbound|3128||squid.proxy.svc.cluster.local", []string{base, proxyNs, grant}},
+	} {
+		snap := loadYAML(t, c.docs...)
+		p, err := TracePath(snap, PathOptions{Host: "edition.cnn.com", Port: 80, From: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.GatewayCluster != c.gwCluster || (c.cause != "" && (p.Cause != c.cause || p.Culprit != c.culprit || p.Flag != "500")) || (c.cause == "" && p.Cause == PathBackendRefused) {
+			t.Errorf("%s: cause %s flag %s culprit %q gateway cluster %s; want cause %q culprit %q gateway cluster %s", c.name, p.Cause, p.Flag, p.Culprit, p.GatewayCluster, c.cause, c.culprit, c.gwCluster)
+		}
+	}
+
+	mirror := strings.Replace(string(b), "  - backendRefs:\n    - {kind: Hostname, group: networking.istio.io, name: edition.cnn.com, port: 80}",
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Hostname, group: networking.istio.io, name: mirror.example.com, port: 80}}}]\n    backendRefs:\n    - {kind: Hostname, group: networking.istio.io, name: edition.cnn.com, port: 80}", 1)
+	mirrorSE := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: mirror, namespace: default}\nspec:\n  hosts: [mirror.example.com]\n  ports: [{number: 80, name: http, protocol: HTTP}]\n  resolution: DNS\n"
+	snap := loadYAML(t, mirror, mirrorSE)
+	on := true
+	snap.Assumptions.FilterGatewayClusters = &on
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "mirror.example.com", Gateway: "default/cnn-egress-gateway"})
+	if err != nil {
+		t.Fatalf("--gateway by the Gateway API Gateway's name: %v", err)
+	}
+	if len(rep.Gateways) != 1 || rep.Gateways[0].Gateway != "default/cnn-egress-gateway-istio" || rep.Gateways[0].Cause != CauseInputUnknown {
+		t.Errorf("mirror host on the gateway: %+v, want INPUT_UNKNOWN on default/cnn-egress-gateway-istio", rep.Gateways)
+	}
+}

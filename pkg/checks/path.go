@@ -35,6 +35,7 @@ const (
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
 	PathMirrorAbsent      = "GATEWAY_MIRROR_CLUSTER_ABSENT"
+	PathBackendRefused    = "GATEWAY_API_BACKEND_REFUSED"
 )
 
 func init() {
@@ -53,6 +54,7 @@ func init() {
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
+		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API HTTPRoute sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace): its route points at no cluster (UnknownService) and the proxy answers 500."},
 	)
 }
 
@@ -1100,6 +1102,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		cluster = rt.Cluster
 		tr.t.GatewayCluster = cluster
+		if cluster == rules.UnknownServiceCluster {
+			tr.backendRefused(gproxy, rds, vh.Name, rt.VirtualService, host)
+			return
+		}
 		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, rt.VirtualService))
 		tr.mirrors(gproxy, w, rt)
 	} else {
@@ -1141,6 +1147,25 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
+}
+
+// backendRefused: the route the call takes was generated from a Kubernetes Gateway API HTTPRoute
+// whose backendRef istiod refused, so it points at UnknownService (route.go
+// GetDestinationCluster; conversion.go buildDestination: InvalidDestinationPermit,
+// InvalidDestinationKind) and the proxy answers 500.
+func (tr *tracer) backendRefused(proxy, rds, vhost, vsRef, host string) {
+	tr.hop(proxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s): a refused Gateway API backend", rds, vhost, rules.UnknownServiceCluster, vsRef))
+	culprit := "VirtualService " + vsRef
+	from := ""
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		if origin := generatedOrigin(tr.snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
+			culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+			from = " (generated from " + origin[0].String() + ")"
+		}
+	}
+	tr.fail(PathBackendRefused, "500", culprit,
+		fmt.Sprintf("The route for %s in VirtualService %s%s has a backend istiod refuses, so the route points at no cluster and %s answers 500: a backendRef to a Service in another namespace needs a ReferenceGrant in that namespace allowing HTTPRoutes from the route's namespace; a Hostname backend takes no namespace; only Service and Hostname backends are supported.", host, vsRef, from, proxy),
+		"Add a ReferenceGrant in the backend's namespace (from: group gateway.networking.k8s.io, kind HTTPRoute, namespace <route namespace>; to: group \"\", kind Service), or point the backendRef at a Service in the route's namespace or at a ServiceEntry host (group networking.istio.io, kind Hostname).")
 }
 
 // misboundRoute is the VirtualService meant for the gateway's servers that gives the host no

@@ -653,6 +653,9 @@ func indent(s, pre string) string {
 // core/gateway.go buildNameToServiceMapForHTTPRoutes (ServiceIndex.HostnameAndNamespace for the
 // VirtualService's namespace, IsServiceVisible, else ServiceForHostname).
 func gatewayDestCluster(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, gwNs string, d rules.Dest, serverPort uint32) string {
+	if d.Host == "" {
+		return rules.UnknownServiceCluster // a refused Gateway API backend (GetDestinationCluster)
+	}
 	host := strings.ToLower(d.Host)
 	port := d.Port
 	if port == 0 {

@@ -125,6 +125,19 @@ func FindWorkload(snap *snapshot.Snapshot, ref string) (Workload, error) {
 			return Workload{Kind: "Pod", Namespace: ns, Name: name, Labels: p.Labels, Revision: workloadRevision(snap, ns, p.Labels)}, nil
 		}
 	}
+	// A Kubernetes Gateway API Gateway's name: the workload istiod deployed for it (its pods
+	// carry the Gateway's name).
+	for _, gw := range snap.KubeGateways {
+		if gw.Namespace != ns || gw.Name != name {
+			continue
+		}
+		for _, w := range GatewayWorkloads(snap) {
+			if w.Namespace == ns && w.Labels[rules.KubeGatewayNameLabel] == name {
+				return w, nil
+			}
+		}
+		return Workload{}, fmt.Errorf("--gateway %s names a Gateway API Gateway whose pods are not in the input (istiod deploys them as %s/%s)", ref, ns, rules.KubeGatewayServiceName(gw))
+	}
 	var known []string
 	for _, w := range GatewayWorkloads(snap) {
 		known = append(known, w.Ref())

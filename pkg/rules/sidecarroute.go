@@ -437,17 +437,28 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 		case r.GetRedirect() != nil || r.GetDirectResponse() != nil:
 			act.DirectResponse = 1
 		case len(r.GetRoute()) == 1:
-			d := r.GetRoute()[0].GetDestination()
-			act.Cluster = ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), strings.ToLower(ResolveShortname(d.GetHost(), vs.Namespace)))
+			act.Cluster = routeCluster(r.GetRoute()[0].GetDestination(), port, vs.Namespace)
 		default:
 			for _, w := range r.GetRoute() {
-				d := w.GetDestination()
-				act.Weighted = append(act.Weighted, ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), strings.ToLower(ResolveShortname(d.GetHost(), vs.Namespace))))
+				act.Weighted = append(act.Weighted, routeCluster(w.GetDestination(), port, vs.Namespace))
 			}
 		}
 		out = append(out, act)
 	}
 	return out
+}
+
+// UnknownServiceCluster is the cluster istiod routes an empty destination to: a Kubernetes
+// Gateway API backendRef it refused (another namespace without a ReferenceGrant, an
+// unsupported kind). No such cluster exists; Gateway API routes answer 500 for it.
+const UnknownServiceCluster = "UnknownService"
+
+// routeCluster mirrors route.go GetDestinationCluster for a sidecar route on port.
+func routeCluster(d *networking.Destination, port uint32, vsNs string) string {
+	if d.GetHost() == "" {
+		return UnknownServiceCluster
+	}
+	return ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), strings.ToLower(ResolveShortname(d.GetHost(), vsNs)))
 }
 
 func orPort(p, def uint32) uint32 {

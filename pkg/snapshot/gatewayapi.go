@@ -56,7 +56,11 @@ func ParseGatewayAPIObject(kind string, js []byte, ns string) (GatewayAPIObject,
 			Hostnames  []string  `json:"hostnames"`
 			ParentRefs []refJSON `json:"parentRefs"`
 			Rules      []struct {
-				BackendRefs []refJSON `json:"backendRefs"`
+				BackendRefs []struct {
+					refJSON
+					Filters []filterJSON `json:"filters"`
+				} `json:"backendRefs"`
+				Filters []filterJSON `json:"filters"`
 			} `json:"rules"`
 		} `json:"spec"`
 	}
@@ -79,12 +83,29 @@ func ParseGatewayAPIObject(kind string, js []byte, ns string) (GatewayAPIObject,
 	for _, p := range raw.Spec.ParentRefs {
 		o.ParentRefs = append(o.ParentRefs, p.ref(GatewayAPIGroup, "Gateway", o.Namespace))
 	}
+	// Backends, and the backends requests are mirrored to (RequestMirror filters of a rule or
+	// of a backend): both get clusters.
+	mirror := func(fs []filterJSON) {
+		for _, f := range fs {
+			if f.RequestMirror != nil {
+				o.BackendRefs = append(o.BackendRefs, f.RequestMirror.BackendRef.ref("", "Service", o.Namespace))
+			}
+		}
+	}
 	for _, r := range raw.Spec.Rules {
 		for _, b := range r.BackendRefs {
 			o.BackendRefs = append(o.BackendRefs, b.ref("", "Service", o.Namespace))
+			mirror(b.Filters)
 		}
+		mirror(r.Filters)
 	}
 	return o, nil
+}
+
+type filterJSON struct {
+	RequestMirror *struct {
+		BackendRef refJSON `json:"backendRef"`
+	} `json:"requestMirror"`
 }
 
 type refJSON struct {
