@@ -120,6 +120,9 @@ type ListenerReport struct {
 	Bindings []RouteBinding `json:"bindings,omitempty"`
 	Findings []Finding      `json:"findings,omitempty"`
 	Notes    []string       `json:"notes,omitempty"`
+	// NoVerdict says why there is no verdict for part of the port (Gateway API routes not
+	// modelled yet attach to its server); the command then exits 2.
+	NoVerdict []string `json:"noVerdict,omitempty"`
 }
 
 // ProxyInfo names the proxy of a ListenerReport.
@@ -1575,8 +1578,14 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		lv.Chains = append(lv.Chains, ChainView{Match: "SNI: outbound_.<port>_.<subset>_.<host>", Destination: "AUTO_PASSTHROUGH (SNI-DNAT to every mesh service matching the server hosts)", Origin: "Gateway server " + gwRef})
 	}
 	if len(lv.Chains) == 0 {
-		msg := fmt.Sprintf("Server %s#%d (%s %s, port %d) gets no filter chain, so istiod omits listener %s (\"gateway omitting listener ... must have more than 0 chains\"); connections to it are refused.", gwRef, idx, proto, orDash(mode), s.GetPort().GetNumber(), lv.Name)
-		rep.add(ListenerNoChains, gwRef, msg, "Bind a VirtualService with the route section this server takes (tls for PASSTHROUGH, http for HTTP/terminated HTTPS, tcp for TCP/terminated TLS).")
+		if objs := unmodelledRoutesOf(view, gw); len(objs) > 0 {
+			// Routes of kinds the model lacks attach to the Gateway API Gateway this server
+			// comes from: whether they give it a chain is not known.
+			rep.NoVerdict = append(rep.NoVerdict, fmt.Sprintf("server %s#%d gets no filter chain from the routes kubectl-egress models, and %s, which it does not model yet, attach to %s", gwRef, idx, strings.Join(objs, ", "), kubeGatewayOrigin(gw)))
+		} else {
+			msg := fmt.Sprintf("Server %s#%d (%s %s, port %d) gets no filter chain, so istiod omits listener %s (\"gateway omitting listener ... must have more than 0 chains\"); connections to it are refused.", gwRef, idx, proto, orDash(mode), s.GetPort().GetNumber(), lv.Name)
+			rep.add(ListenerNoChains, gwRef, msg, "Bind a VirtualService with the route section this server takes (tls for PASSTHROUGH, http for HTTP/terminated HTTPS, tcp for TCP/terminated TLS).")
+		}
 	}
 	rep.Listeners = append(rep.Listeners, lv)
 	for _, b := range unbound {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -257,6 +258,27 @@ func undeployedKubeGateways(snap *snapshot.Snapshot) []string {
 		name := rules.KubeGatewayServiceName(gw)
 		if !slices.ContainsFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == gw.Namespace && s.Name == name }) {
 			out = append(out, fmt.Sprintf("Gateway API Gateway %s/%s has no Service %s/%s", gw.Namespace, gw.Name, gw.Namespace, name))
+		}
+	}
+	return out
+}
+
+// unmodelledRoutesOf: the Gateway API routes the model does not predict (unmodelledGatewayAPI)
+// that name, as parent, the Gateway API Gateway an internal Gateway g comes from ("Kind ns/name").
+func unmodelledRoutesOf(snap *snapshot.Snapshot, g *networkingv1.Gateway) []string {
+	if g == nil {
+		return nil
+	}
+	origin := rules.GeneratedFrom(g.Annotations, g.Namespace)
+	if len(origin) == 0 || origin[0].Kind != "Gateway" {
+		return nil
+	}
+	var out []string
+	for _, o := range unmodelledGatewayAPI(snap) {
+		if slices.ContainsFunc(o.ParentRefs, func(r snapshot.GatewayAPIRef) bool {
+			return r.Kind == "Gateway" && r.Group == snapshot.GatewayAPIGroup && r.Namespace == origin[0].Namespace && r.Name == origin[0].Name
+		}) {
+			out = append(out, o.Ref())
 		}
 	}
 	return out

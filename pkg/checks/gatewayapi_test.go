@@ -110,6 +110,17 @@ func TestGatewayAPINotModelled(t *testing.T) {
 			if strings.Join(got, ";") != strings.Join(c.preflight, ";") {
 				t.Errorf("preflight GATEWAY_API_NOT_MODELLED on %v, want %v", got, c.preflight)
 			}
+			// The gateway's listener for the port: no verdict (not a refused listener) when an
+			// unmodelled route attaches to the server it comes from.
+			if c.gwUnknown {
+				lr, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "egress/egw-istio", Port: c.port})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(lr.NoVerdict) == 0 || slices.ContainsFunc(lr.Findings, func(f Finding) bool { return f.Code == ListenerNoChains }) {
+					t.Errorf("explain-listener: no verdict %v, findings %v; want no verdict and no %s", lr.NoVerdict, lr.Findings, ListenerNoChains)
+				}
+			}
 		})
 	}
 }

@@ -64,7 +64,8 @@ why not), and mismatches such as http routes on a PASSTHROUGH server.
 Without HOST (only --port), everything competing for the port is listed.
 
 Exit codes: 0 no finding at or above --fail-on (default error); 1 such findings; 2 usage, input
-or read error, or a --from namespace that does not exist (with near matches).`,
+or read error, a --from namespace that does not exist (with near matches), or no verdict
+(UNKNOWN: the listener depends on Gateway API routes kubectl-egress does not model yet).`,
 		Example: strings.ReplaceAll(`  NAME explain-listener httpbin.org:80 --from team-a
   NAME explain-listener api.example.com:443 --pod team-a/client-7d9f
   NAME explain-listener api.example.com:443 --gateway istio-system/istio-egressgateway
@@ -252,6 +253,9 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 		if limit >= 0 && rank[f.Level] <= limit {
 			return silentExit{code: ExitAbsent}
 		}
+	}
+	if len(rep.NoVerdict) > 0 {
+		return silentExit{code: ExitError}
 	}
 	return nil
 }

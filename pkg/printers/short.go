@@ -251,6 +251,9 @@ func explainListenerShort(r *checks.ListenerReport) string {
 		}
 	}
 	f := worstFinding(r.Findings)
+	if (f == nil || f.Level != checks.LevelError) && len(r.NoVerdict) > 0 {
+		return "UNKNOWN: no verdict for " + what + ": " + strings.Join(r.NoVerdict, "; ") + ".\n"
+	}
 	if f == nil || f.Level == checks.LevelInfo {
 		return "OK: " + what + "\n"
 	}
