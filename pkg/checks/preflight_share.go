@@ -300,7 +300,10 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	vsx := model.VirtualServices(view, mc.GetDefaultVirtualServiceExportTo())
 	for _, vs := range view.VirtualServices {
 		exp := rules.EffectiveExportTo(vs.Spec.ExportTo, mc.GetDefaultVirtualServiceExportTo())
-		if rules.VirtualServiceVisible(vs.Namespace, exp, sharedNamespace) || !rules.VirtualServiceVisible(vs.Namespace, exp, ns) {
+		// A Gateway API route of ns applies to ns's sidecars whatever its exportTo (and comes
+		// first there): it is ns's own (route.go BuildSidecarVirtualHostWrapper).
+		own := rules.GatewaySemantics(vs) && vs.Namespace == ns
+		if !own && (rules.VirtualServiceVisible(vs.Namespace, exp, sharedNamespace) || !rules.VirtualServiceVisible(vs.Namespace, exp, ns)) {
 			continue
 		}
 		if len(vs.Spec.Hosts) == 0 {
