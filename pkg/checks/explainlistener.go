@@ -195,6 +195,18 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		}
 		explainGateway(snap, w, opt, rep)
 		rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
+		if len(snap.KubeGateways) > 0 {
+			var gws, vss []string
+			for _, b := range rep.Bindings {
+				gws, vss = append(gws, b.Gateway), append(vss, b.VirtualService)
+			}
+			for _, f := range rep.Findings {
+				gws = append(gws, f.Resource)
+			}
+			if n := generatedNote(snap, gws, vss); n != "" {
+				rep.Notes = append(rep.Notes, upperFirst(n))
+			}
+		}
 		compareActual(opt, rep)
 		sortFindings(rep.Findings)
 		return rep, nil

@@ -99,6 +99,8 @@ type GatewayVerdict struct {
 	Patch *Patch `json:"patch,omitempty"`
 	// Assumptions made where input was unknown (for example the flag's value).
 	Assumptions []string `json:"assumptions,omitempty"`
+	// Notes say where generated names come from (Kubernetes Gateway API).
+	Notes []string `json:"notes,omitempty"`
 	// Warnings are further findings that do not decide presence (route binding, endpoints).
 	Warnings []Finding `json:"warnings,omitempty"`
 	// Routes are the attempts of the VirtualServices relevant to the host to bind the servers of

@@ -257,6 +257,22 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 			e.v.Present = false
 		}
 	}
+	if len(snap.KubeGateways) > 0 {
+		var gws, vss []string
+		for _, r := range e.v.Routes {
+			gws, vss = append(gws, r.Gateway), append(vss, r.VirtualService)
+		}
+		if ref, _ := ParseResourceRef(e.v.Culprit); ref.Kind == "Gateway" || ref.Kind == "VirtualService" {
+			if ref.Kind == "Gateway" {
+				gws = append(gws, ref.Namespace+"/"+ref.Name)
+			} else {
+				vss = append(vss, ref.Namespace+"/"+ref.Name)
+			}
+		}
+		if n := generatedNote(e.snap, gws, vss); n != "" {
+			e.v.Notes = append(e.v.Notes, n)
+		}
+	}
 	e.live()
 	return e.v
 }

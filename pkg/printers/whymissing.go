@@ -140,6 +140,9 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		for _, a := range g.Assumptions {
 			fmt.Fprintf(&b, "  Assumption: %s\n", a)
 		}
+		for _, n := range g.Notes {
+			fmt.Fprintf(&b, "  Note: %s\n", n)
+		}
 		if g.Fix != "" {
 			b.WriteString("  Fix:\n")
 			for _, l := range strings.Split(g.Fix, "\n") {
