@@ -1379,6 +1379,12 @@ func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) rules.GatewayPorts 
 // gatewayServicePorts are the Services in the workload's namespace that select it (its service
 // targets), oldest first, each with its numeric targetPort by port.
 func gatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.ServicePorts {
+	return snap.Derived(servicePortsKey{w.Kind, w.Namespace, w.Name}, func() any { return buildGatewayServicePorts(snap, w) }).([]rules.ServicePorts)
+}
+
+type servicePortsKey struct{ kind, ns, name string }
+
+func buildGatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.ServicePorts {
 	var svcs []*corev1.Service
 	for _, svc := range snap.Services {
 		if svc.Namespace == w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {

@@ -14,10 +14,10 @@ import (
 )
 
 // The Kubernetes Gateway API is modelled in part: Gateways of an Istio class and HTTPRoutes
-// bound to them become internal Gateways and VirtualServices in every revision view
-// (model.View, rules.ConvertKubeGateways, rules.ConvertHTTPRoutes). What is not (GRPCRoute,
-// TLSRoute, TCPRoute, routes with a Service or ServiceEntry parent, filters that change the
-// destination, Gateways of other classes), every verdict about a host it routes says so instead
+// (Gateway, Service and ServiceEntry parents) become internal Gateways and VirtualServices in
+// every revision view (model.View, rules.ConvertKubeGateways, rules.ConvertHTTPRoutes). What is
+// not (GRPCRoute, TLSRoute, TCPRoute, ListenerSet parents, filters that change the destination,
+// Gateways of other classes), every verdict about a host it routes says so instead
 // of resting silently on its absence (INPUT_UNKNOWN for why-missing and the path;
 // GATEWAY_API_NOT_MODELLED in preflight).
 
@@ -26,7 +26,7 @@ const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
 
 func init() {
 	Catalog = append(Catalog, CatalogEntry{Code: PreflightGatewayAPINotModelled, Level: LevelError,
-		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (an HTTPRoute with a Service or ServiceEntry parent or a filter that changes the destination, a GRPCRoute, TLSRoute or TCPRoute, a Gateway of another class) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes bound to them are modelled. Suppress it for these resources if you check them another way."})
+		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (an HTTPRoute with a filter that changes the destination or a ListenerSet parent, a GRPCRoute, TLSRoute or TCPRoute, a Gateway of another class) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes attached to them or to a Service or ServiceEntry are modelled. Suppress it for these resources if you check them another way."})
 }
 
 // gatewayAPIFor returns the Gateway API objects of the snapshot that concern host, as

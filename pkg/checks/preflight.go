@@ -332,9 +332,21 @@ func attributeGenerated(snap *snapshot.Snapshot, fs []PreflightFinding) {
 	}
 }
 
-// generatedOrigin finds a generated VirtualService or Gateway in the revision views and returns
-// the Gateway API objects it comes from.
+// generatedOrigin returns the Gateway API objects a generated VirtualService or Gateway of
+// the revision views comes from (nil for configuration written by hand).
 func generatedOrigin(snap *snapshot.Snapshot, r ResourceRef) []rules.ObjectRef {
+	return snap.Derived(generatedOriginKey{}, func() any { return buildGeneratedOrigins(snap) }).(map[ResourceRef][]rules.ObjectRef)[r]
+}
+
+type generatedOriginKey struct{}
+
+// buildGeneratedOrigins indexes, once per snapshot, every generated VirtualService and Gateway
+// of the revision views (the default one and those serving a gateway workload) by reference.
+func buildGeneratedOrigins(snap *snapshot.Snapshot) map[ResourceRef][]rules.ObjectRef {
+	out := map[ResourceRef][]rules.ObjectRef{}
+	if len(snap.KubeGateways) == 0 {
+		return out
+	}
 	revs := []string{""}
 	for _, w := range GatewayWorkloads(snap) {
 		if rv := model.RevKey(w.Revision); !slices.Contains(revs, rv) {
@@ -343,21 +355,20 @@ func generatedOrigin(snap *snapshot.Snapshot, r ResourceRef) []rules.ObjectRef {
 	}
 	for _, rev := range revs {
 		v := model.View(snap, rev)
-		if r.Kind == "VirtualService" {
-			for _, vs := range v.VirtualServices {
-				if vs.Namespace == r.Namespace && vs.Name == r.Name {
-					return rules.GeneratedFrom(vs.Annotations, vs.Namespace)
-				}
+		for _, vs := range v.VirtualServices {
+			k := ResourceRef{Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name}
+			if o := rules.GeneratedFrom(vs.Annotations, vs.Namespace); len(o) > 0 && out[k] == nil {
+				out[k] = o
 			}
-			continue
 		}
 		for _, g := range v.Gateways {
-			if g.Namespace == r.Namespace && g.Name == r.Name {
-				return rules.GeneratedFrom(g.Annotations, g.Namespace)
+			k := ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}
+			if o := rules.GeneratedFrom(g.Annotations, g.Namespace); len(o) > 0 && out[k] == nil {
+				out[k] = o
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // undiscovered reports each namespace holding Istio configuration that an istiod revision

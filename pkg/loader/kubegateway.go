@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -42,8 +43,8 @@ func addSyntheticKubeGateways(snap *snapshot.Snapshot) {
 		tcp := "tcp"
 		svc := &corev1.Service{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: gw.Namespace, Labels: copyLabels(sel), CreationTimestamp: gw.CreationTimestamp},
-			Spec: corev1.ServiceSpec{Selector: copyLabels(sel), Ports: []corev1.ServicePort{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: gw.Namespace, Labels: maps.Clone(sel), CreationTimestamp: gw.CreationTimestamp},
+			Spec: corev1.ServiceSpec{Selector: maps.Clone(sel), Ports: []corev1.ServicePort{
 				{Name: "status-port", Port: 15021, Protocol: corev1.ProtocolTCP, AppProtocol: &tcp, TargetPort: intstr.FromInt32(15021)},
 			}},
 		}
@@ -54,12 +55,13 @@ func addSyntheticKubeGateways(snap *snapshot.Snapshot) {
 				continue
 			}
 			seen[int32(l.Port)] = true
-			pn := portNameFromListener(string(l.Name))
-			if pn == "" {
-				pn = fmt.Sprintf("%s-%d", strings.ToLower(string(l.Protocol)), i)
+			base := portNameFromListener(string(l.Name))
+			if base == "" {
+				base = fmt.Sprintf("%s-%d", strings.ToLower(string(l.Protocol)), i)
 			}
+			pn := base
 			for suffix := fmt.Sprintf("-%d", l.Port); used[pn]; suffix += "x" {
-				pn = portNameFromListener(string(l.Name)) + suffix // uniquePortName
+				pn = base + suffix // uniquePortName
 			}
 			used[pn] = true
 			app := strings.ToLower(string(l.Protocol))
@@ -76,7 +78,7 @@ func addSyntheticKubeGateways(snap *snapshot.Snapshot) {
 // kubeGatewayDeployment is the Deployment istiod deploys for a managed Gateway: pods labelled
 // with sel, the Gateway's name and class, and its revision.
 func kubeGatewayDeployment(gw *gatewayv1.Gateway, name string, sel map[string]string) *appsv1.Deployment {
-	podLabels := copyLabels(sel)
+	podLabels := maps.Clone(sel)
 	podLabels[rules.KubeGatewayNameLabel] = gw.Name
 	podLabels[rules.KubeGatewayClassLabel] = string(gw.Spec.GatewayClassName)
 	podLabels["gateway.istio.io/managed"] = "istio.io-gateway-controller"
@@ -87,10 +89,10 @@ func kubeGatewayDeployment(gw *gatewayv1.Gateway, name string, sel map[string]st
 	replicas := int32(1)
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: gw.Namespace, Labels: copyLabels(podLabels), CreationTimestamp: gw.CreationTimestamp},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: gw.Namespace, Labels: maps.Clone(podLabels), CreationTimestamp: gw.CreationTimestamp},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: copyLabels(sel)},
+			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(sel)},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}},
 		},
 	}
@@ -118,14 +120,6 @@ func hasWorkload(snap *snapshot.Snapshot, ns string, sel map[string]string) bool
 		}
 	}
 	return false
-}
-
-func copyLabels(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // portNameFromListener mirrors sanitizeListenerNameForPort: '.' becomes '-', at most 63

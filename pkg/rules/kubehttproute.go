@@ -125,19 +125,9 @@ type kubeRouteParent struct {
 func kubeRouteParents(parents map[string][]*kubeParent, refs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) []kubeRouteParent {
 	var out []kubeRouteParent
 	for _, ref := range refs {
-		group, kind := gatewayAPIGroup, "Gateway"
-		if ref.Group != nil {
-			group = string(*ref.Group)
-		}
-		if ref.Kind != nil {
-			kind = string(*ref.Kind)
-		}
+		group, kind, ns := kubeParentRef(ref, routeNs)
 		if group != gatewayAPIGroup || kind != "Gateway" {
 			continue // mesh (Service, ServiceEntry) and ListenerSet parents: not modelled here
-		}
-		ns := routeNs
-		if ref.Namespace != nil {
-			ns = string(*ref.Namespace)
 		}
 		current := parents[ns+"/"+string(ref.Name)]
 		for _, p := range current {
@@ -603,6 +593,22 @@ func (r ObjectRef) String() string {
 	return s
 }
 
+// kubeParentRef is a parentRef's group, kind and namespace with the Gateway API's defaults
+// (group gateway.networking.k8s.io, kind Gateway, the route's namespace).
+func kubeParentRef(ref gatewayv1.ParentReference, routeNs string) (group, kind, ns string) {
+	group, kind, ns = gatewayAPIGroup, "Gateway", routeNs
+	if ref.Group != nil {
+		group = string(*ref.Group)
+	}
+	if ref.Kind != nil {
+		kind = string(*ref.Kind)
+	}
+	if ref.Namespace != nil {
+		ns = string(*ref.Namespace)
+	}
+	return group, kind, ns
+}
+
 // kubeMeshParent is a route's mesh parent (a Service or ServiceEntry parentRef) as
 // HTTPRouteCollection builds its VirtualServices: the hosts (the Service's cluster-local name,
 // or the ServiceEntry's hosts) and the parentRef's port (0: none).
@@ -618,17 +624,7 @@ type kubeMeshParent struct {
 func kubeMeshParents(refs []gatewayv1.ParentReference, routeNs string, in KubeRouteInputs) []kubeMeshParent {
 	var out []kubeMeshParent
 	for _, ref := range refs {
-		group, kind := gatewayAPIGroup, "Gateway"
-		if ref.Group != nil {
-			group = string(*ref.Group)
-		}
-		if ref.Kind != nil {
-			kind = string(*ref.Kind)
-		}
-		ns := routeNs
-		if ref.Namespace != nil {
-			ns = string(*ref.Namespace)
-		}
+		group, kind, ns := kubeParentRef(ref, routeNs)
 		var m kubeMeshParent
 		switch {
 		case (group == "" || group == "core") && kind == "Service":
@@ -677,13 +673,7 @@ func kubeAugmentPortMatch(routes []*networking.HTTPRoute, port uint32) []*networ
 // header modifiers and URLRewrite keep the destination and are not needed for it.
 func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 	for _, p := range r.Spec.ParentRefs {
-		group, kind := gatewayAPIGroup, "Gateway"
-		if p.Group != nil {
-			group = string(*p.Group)
-		}
-		if p.Kind != nil {
-			kind = string(*p.Kind)
-		}
+		group, kind, _ := kubeParentRef(p, r.Namespace)
 		switch {
 		case group == gatewayAPIGroup && kind == "Gateway":
 		case (group == "" || group == "core") && kind == "Service":

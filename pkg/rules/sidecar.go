@@ -686,7 +686,8 @@ func (l EgressListener) SelectVirtualServices(all []*networkingv1.VirtualService
 		}
 	}
 	// Within each group, Gateway API routes of the proxy's own namespace come first (the
-	// consumer override; PILOT_UNIFIED_SIDECAR_SCOPE, on by default).
+	// consumer override; virtualservice.go SelectVirtualServices under
+	// PILOT_UNIFIED_SIDECAR_SCOPE, on by default).
 	for _, x := range [][]*networkingv1.VirtualService{private, named, public} {
 		sortVSByCreation(x)
 		sort.SliceStable(x, func(i, j int) bool {
