@@ -101,6 +101,10 @@ func (f AuditFinding) Ref() string { return f.Kind + " " + f.Namespace + "/" + f
 // AuditOptions restricts the audit to findings about resources in Namespace ("" = all).
 type AuditOptions struct {
 	Namespace string
+	// unshared works every client namespace's route destinations out on its own instead of
+	// replaying what a namespace that sees the destination alike recorded (exportaudit_share.go):
+	// slower, the same report. Tests compare the two.
+	unshared bool
 }
 
 // ClientNamespaces returns namespaces whose pods run sidecars: labelled istio-injection=enabled
@@ -134,7 +138,12 @@ type auditor struct {
 	findings map[string]*AuditFinding
 	// needs maps a resource ref to the namespaces that need it (repeats removed when the report
 	// is written).
-	needs map[resKey][]string
+	needs map[resKey]*[]string
+	// share replays a client destination's effects for namespaces that see it alike
+	// (exportaudit_share.go); nil when unshared.
+	share *auditShare
+	// meshRoutes: the mesh VirtualServices and their sidecar destinations (built on first use).
+	meshRoutes *[]meshRoute
 }
 
 // ExportAudit checks exportTo across ServiceEntries, VirtualServices and DestinationRules
@@ -148,13 +157,16 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	snap = RevisionView(snap, snap.Revision)
 	mc := flags.MeshConfig
 	a := &auditor{snap: snap, flags: flags, vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace(),
-		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[resKey][]string{}}
+		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[resKey]*[]string{}}
 	if a.rootNs == "" {
 		a.rootNs = snap.IstioNamespace
 	}
 	a.drs = model.DestinationRules(snap, a.rootNs, mc.GetDefaultDestinationRuleExportTo())
 	a.vsIndex = model.VirtualServices(snap, a.vsExport)
 	a.registry = model.Services(snap, mc)
+	if !opt.unshared {
+		a.share = newAuditShare(snap, a.drs, a.rootNs)
+	}
 
 	for _, w := range GatewayWorkloads(snap) {
 		a.gateway(w)
@@ -306,16 +318,45 @@ func AtLeast(level, threshold string) bool {
 }
 
 func (a *auditor) resource(kind, ns, name string, exp []string) AuditResource {
-	needed := a.needs[resKey{kind, ns, name}]
+	var needed []string
+	if p := a.needs[resKey{kind, ns, name}]; p != nil {
+		needed = *p
+	}
 	sort.Strings(needed)
 	return AuditResource{Kind: kind, Namespace: ns, Name: name, ExportTo: exp, NeededIn: slices.Compact(needed)}
 }
 
 func (a *auditor) need(kind, resNs, name, ns string) {
-	k := resKey{kind, resNs, name}
-	if l := a.needs[k]; len(l) == 0 || l[len(l)-1] != ns {
-		a.needs[k] = append(l, ns)
+	p := a.needsOf(kind, resNs, name)
+	appendNs(p, ns)
+	a.share.recordNeed(p, ns)
+}
+
+// needsOf is the list of namespaces that need the resource.
+func (a *auditor) needsOf(kind, ns, name string) *[]string {
+	k := resKey{kind, ns, name}
+	p := a.needs[k]
+	if p == nil {
+		p = new([]string)
+		a.needs[k] = p
 	}
+	return p
+}
+
+// appendNs adds ns to the list unless it is its last element (namespaces come in runs; repeats
+// are removed when the report is written).
+func appendNs(l *[]string, ns string) {
+	if n := len(*l); n == 0 || (*l)[n-1] != ns {
+		*l = append(*l, ns)
+	}
+}
+
+// neededIn lists the namespaces that need the resource (with repeats).
+func (a *auditor) neededIn(kind, ns, name string) []string {
+	if p := a.needs[resKey{kind, ns, name}]; p != nil {
+		return *p
+	}
+	return nil
 }
 
 // resKey identifies a resource (kind, namespace, name) without building its text.
@@ -328,6 +369,7 @@ func (a *auditor) merge(code, kind, ns, name, neededIn, missingIn string) bool {
 	if !ok {
 		return false
 	}
+	a.share.recordFinding(old, []string{neededIn}, []string{missingIn})
 	if l := old.MissingIn; missingIn != "" && (len(l) == 0 || l[len(l)-1] != missingIn) {
 		old.MissingIn = append(l, missingIn)
 	}
@@ -341,6 +383,7 @@ func (a *auditor) merge(code, kind, ns, name, neededIn, missingIn string) bool {
 func (a *auditor) add(f AuditFinding) {
 	key := f.Code + " " + f.Ref()
 	if old, ok := a.findings[key]; ok {
+		a.share.recordFinding(old, f.NeededIn, f.MissingIn)
 		// Repeats are removed when the report is written (namespaces come in runs).
 		for _, n := range f.MissingIn {
 			if l := old.MissingIn; len(l) == 0 || l[len(l)-1] != n {
@@ -358,6 +401,7 @@ func (a *auditor) add(f AuditFinding) {
 		f.Level = c.Level
 	}
 	a.findings[key] = &f
+	a.share.recordFinding(&f, f.NeededIn, f.MissingIn)
 }
 
 // gateway audits what gateway workload w needs.
@@ -450,18 +494,44 @@ func (a *auditor) routeUsedBy(d rules.Dest, gw, vsNs string) bool {
 // Mirrors istiod pilot/pkg/model/push_context.go VirtualServicesForGateway (gateway "mesh",
 // exportTo from the proxy's namespace) and destinationRule (the subset's lookup path).
 func (a *auditor) client(ns string) {
-	for _, vs := range a.vsIndex.WithGateway(rules.MeshGateway) {
-		if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport), ns) {
+	if a.meshRoutes == nil {
+		a.meshRoutes = a.indexMeshRoutes()
+	}
+	for _, r := range *a.meshRoutes {
+		if !rules.VirtualServiceVisible(r.vs.Namespace, r.exportTo, ns) {
 			continue
 		}
-		a.need("VirtualService", vs.Namespace, vs.Name, ns)
+		appendNs(r.needs, ns)
+		for i, d := range r.dests {
+			a.clientDestination(r.shares[i], d, ns)
+		}
+	}
+}
+
+// meshRoute is a VirtualService listing "mesh" (or no gateways) with its destinations used by
+// sidecars, read once for every client namespace.
+type meshRoute struct {
+	vs       *networkingv1.VirtualService
+	exportTo []string
+	needs    *[]string
+	dests    []rules.Dest
+	shares   []*destShare // nil entries when unshared
+}
+
+func (a *auditor) indexMeshRoutes() *[]meshRoute {
+	out := []meshRoute{}
+	for _, vs := range a.vsIndex.WithGateway(rules.MeshGateway) {
+		r := meshRoute{vs: vs, exportTo: rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport), needs: a.needsOf("VirtualService", vs.Namespace, vs.Name)}
 		dests, _ := a.vsIndex.Merged(vs)
 		for _, d := range dests {
 			if a.routeUsedBy(d, rules.MeshGateway, vs.Namespace) {
-				a.destination(d, ns, nil, "sidecars in "+ns, false)
+				r.dests = append(r.dests, d)
+				r.shares = append(r.shares, a.share.forDest())
 			}
 		}
+		out = append(out, r)
 	}
+	return &out
 }
 
 // destination checks that the proxy namespace ns sees the destination's service and subset.
@@ -734,7 +804,7 @@ func (a *auditor) exportedBeyondUse(meshMode string) {
 			continue
 		}
 		users := map[string]bool{se.Namespace: true}
-		for _, n := range a.needs[resKey{rules.KindServiceEntry, se.Namespace, se.Name}] {
+		for _, n := range a.neededIn(rules.KindServiceEntry, se.Namespace, se.Name) {
 			users[n] = true
 		}
 		var notImporting []string

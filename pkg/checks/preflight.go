@@ -884,7 +884,7 @@ func causeField(v GatewayVerdict, kind string) string {
 // ---- export-audit ----
 
 func (c *collector) exportAudit() CheckRun {
-	rep := ExportAudit(c.snap, AuditOptions{})
+	rep := ExportAudit(c.snap, AuditOptions{unshared: c.unshared})
 	run := CheckRun{Name: CheckExportAudit, Targets: len(rep.Resources)}
 	for _, f := range rep.Findings {
 		res := ResourceRef{Kind: f.Kind, Namespace: f.Namespace, Name: f.Name}

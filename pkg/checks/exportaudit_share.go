@@ -1,0 +1,190 @@
+package checks
+
+import (
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// export-audit in two layers: what a client namespace's sidecars need for one mesh route
+// destination (the services they see for its host, the DestinationRule on the lookup path, the
+// subset) depends on the namespace only through
+//   - the services of the host: one of them in the namespace, or an exportTo naming it;
+//   - the DestinationRules of the host (or of a wildcard host): one in the namespace, or an
+//     exportTo naming it (the mesh default included);
+//   - the namespace being the root namespace.
+// A namespace for which none of these holds sees the destination as every other such namespace
+// does, so the first one's effects (the resources it needs, the findings it adds to) are
+// recorded and replayed for the others with their own name. The calls happen in the same order
+// as without sharing, so the report is the same byte for byte (TestPreflightSharingChangesNothing
+// and the conformance suite's TestConformancePreflightSharing compare the two).
+//
+// istiod keeps the same split: push_context.go initServiceRegistry and setDestinationRules index
+// public and namespace-restricted config separately, and a proxy's view is the public part plus
+// what is exported to or declared in its namespace.
+
+// auditEffect is a resource need (needs != nil: the list of namespaces that need it) or a
+// finding, with whether the namespace is added to its NeededIn and MissingIn.
+type auditEffect struct {
+	needs           *[]string
+	finding         *AuditFinding
+	needed, missing bool
+}
+
+// destShare is what is known of one route destination: the namespaces that do not see it alike
+// (special) and the effects the first namespace that does recorded.
+type destShare struct {
+	special  map[string]bool
+	effects  []auditEffect
+	recorded bool
+}
+
+type auditShare struct {
+	// drMention: per DestinationRule host, the namespaces its rules live in or are exported to
+	// by name; drAll: the same for wildcard hosts and the mesh default exportTo (they can apply
+	// to any host), and the root namespace.
+	drMention map[string]map[string]bool
+	drAll     map[string]bool
+	// special: per host, the namespaces its services or DestinationRules name.
+	special map[string]map[string]bool
+	// rec is the recording in progress (nil: none); recNs its namespace; recBad is set when
+	// an effect names another namespace than recNs (not replayable).
+	rec    *[]auditEffect
+	recNs  string
+	recBad bool
+}
+
+// noNamespace is a namespace name no object can have: the namespace no config names.
+const noNamespace = "\x00"
+
+func newAuditShare(snap *snapshot.Snapshot, drs *rules.DRLookup, rootNs string) *auditShare {
+	s := &auditShare{drMention: map[string]map[string]bool{}, drAll: map[string]bool{rootNs: true},
+		special: map[string]map[string]bool{}}
+	for _, n := range drs.DefaultExportTo {
+		s.drAll[n] = true
+	}
+	for _, r := range snap.DestinationRules {
+		h := drs.Host(r)
+		set := s.drAll
+		if strings.HasPrefix(h, "*") {
+			// a wildcard rule may apply to any host
+		} else if set = s.drMention[h]; set == nil {
+			set = map[string]bool{}
+			s.drMention[h] = set
+		}
+		set[r.Namespace] = true
+		for _, n := range r.Spec.GetExportTo() {
+			set[n] = true
+		}
+	}
+	return s
+}
+
+// specialFor returns the namespaces that may see host h's services or DestinationRules
+// otherwise than a namespace no config names: the services' own namespaces, the namespaces
+// their exportTo names (rules.ServiceVisible differs from noNamespace's only for those), and
+// the namespaces the host's DestinationRules live in or name.
+func (a *auditor) specialFor(h string) map[string]bool {
+	s := a.share
+	if set, ok := s.special[h]; ok {
+		return set
+	}
+	set := map[string]bool{}
+	for n := range s.drMention[h] {
+		set[n] = true
+	}
+	for _, svc := range a.registry.Shared(h) {
+		set[svc.Namespace] = true
+		for _, n := range svc.ExportTo {
+			if rules.ServiceVisible(svc.Namespace, svc.ExportTo, n) != rules.ServiceVisible(svc.Namespace, svc.ExportTo, noNamespace) {
+				set[n] = true
+			}
+		}
+	}
+	s.special[h] = set
+	return set
+}
+
+// clientDestination is destination() for the sidecars of client namespace ns, replayed from
+// another namespace's recording when ns sees the destination alike.
+func (a *auditor) clientDestination(ds *destShare, d rules.Dest, ns string) {
+	s := a.share
+	if s == nil || s.drAll[ns] {
+		a.destination(d, ns, nil, "sidecars in "+ns, false)
+		return
+	}
+	if ds.special == nil {
+		ds.special = a.specialFor(strings.ToLower(d.Host))
+	}
+	switch {
+	case ds.special[ns]:
+		a.destination(d, ns, nil, "sidecars in "+ns, false)
+	case ds.recorded:
+		for _, e := range ds.effects {
+			if e.needs != nil {
+				appendNs(e.needs, ns)
+				continue
+			}
+			if e.needed {
+				appendNs(&e.finding.NeededIn, ns)
+			}
+			if e.missing {
+				appendNs(&e.finding.MissingIn, ns)
+			}
+		}
+	default:
+		rec := []auditEffect{}
+		s.rec, s.recNs, s.recBad = &rec, ns, false
+		a.destination(d, ns, nil, "sidecars in "+ns, false)
+		if !s.recBad {
+			ds.effects, ds.recorded = rec, true
+		}
+		s.rec = nil
+	}
+}
+
+// forDest is a new destination's share (nil when unshared).
+func (s *auditShare) forDest() *destShare {
+	if s == nil {
+		return nil
+	}
+	return &destShare{}
+}
+
+func (s *auditShare) recordNeed(p *[]string, ns string) {
+	if s == nil || s.rec == nil {
+		return
+	}
+	if ns != s.recNs {
+		s.recBad = true
+		return
+	}
+	*s.rec = append(*s.rec, auditEffect{needs: p})
+}
+
+func (s *auditShare) recordFinding(f *AuditFinding, neededIn, missingIn []string) {
+	if s == nil || s.rec == nil {
+		return
+	}
+	e := auditEffect{finding: f}
+	for _, n := range neededIn {
+		switch n {
+		case "":
+		case s.recNs:
+			e.needed = true
+		default:
+			s.recBad = true
+		}
+	}
+	for _, n := range missingIn {
+		switch n {
+		case "":
+		case s.recNs:
+			e.missing = true
+		default:
+			s.recBad = true
+		}
+	}
+	*s.rec = append(*s.rec, e)
+}
