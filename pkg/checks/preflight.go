@@ -145,6 +145,10 @@ type PreflightFinding struct {
 	Status string `json:"status,omitempty"`
 	// SuppressedBy is the suppression that matched (only in the report's suppressed list).
 	SuppressedBy *SuppressionRef `json:"suppressedBy,omitempty"`
+	// AlsoReportedAs lists the other catalogue entries ("EGR0201 SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE")
+	// under which another check saw the same fault of the same resource; they are folded into
+	// this finding, and a suppression of any of them suppresses it.
+	AlsoReportedAs []string `json:"alsoReportedAs,omitempty"`
 }
 
 // key identifies identical findings (de-duplication).
@@ -299,7 +303,7 @@ func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 				"Write a comma-separated list of \"CODE\" or \"CODE: reason\", CODE an EGR id or a string code of docs/findings.md."), "")
 		}
 	}
-	res.Findings = mergePathAndGateway(c.findings)
+	res.Findings = mergeSameFault(mergePathAndGateway(c.findings))
 	attributeGenerated(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
 	return res

@@ -57,3 +57,54 @@ func pathAndGateway(a, b PreflightFinding) bool {
 	}
 	return false
 }
+
+// sameFault maps a code of export-audit to the code under which the gateway's verdict and the
+// traced paths report the same fault of the same resource: a ServiceEntry whose exportTo
+// excludes the gateway's namespace is SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE in export-audit and
+// NOT_EXPORTED_TO_GATEWAY_NAMESPACE where a call fails on it.
+var sameFault = map[string]string{
+	AuditSENotExportedToGateway: CauseNotExported,
+}
+
+// mergeSameFault folds a finding whose code sameFault maps into the finding of the mapped code
+// about the same resource, when there is one: its contexts are added, and its ID and code are
+// listed in AlsoReportedAs (a suppression of either code suppresses the merged finding). Without
+// such a finding it stays as it is.
+func mergeSameFault(fs []PreflightFinding) []PreflightFinding {
+	type key struct{ code, kind, ns, name string }
+	primary := map[key]int{}
+	for i, f := range fs {
+		primary[key{f.Code, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}] = i
+	}
+	drop := map[int]bool{}
+	for i, f := range fs {
+		to, ok := sameFault[f.Code]
+		if !ok {
+			continue
+		}
+		j, ok := primary[key{to, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}]
+		if !ok {
+			continue
+		}
+		p := &fs[j]
+		for _, c := range f.Contexts {
+			if !slices.Contains(p.Contexts, c) {
+				p.Contexts = append(p.Contexts, c)
+			}
+		}
+		if alias := strings.TrimSpace(f.ID + " " + f.Code); !slices.Contains(p.AlsoReportedAs, alias) {
+			p.AlsoReportedAs = append(p.AlsoReportedAs, alias)
+		}
+		drop[i] = true
+	}
+	if len(drop) == 0 {
+		return fs
+	}
+	out := make([]PreflightFinding, 0, len(fs)-len(drop))
+	for i, f := range fs {
+		if !drop[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}

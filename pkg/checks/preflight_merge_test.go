@@ -1,6 +1,10 @@
 package checks
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestMergePathAndGateway: the path's and the gateway verdict's copy of one fault (same code,
 // resource and field, the same host:port) become one finding with both contexts; the same code
@@ -25,5 +29,42 @@ func TestMergePathAndGateway(t *testing.T) {
 	}
 	if out[1].Contexts[0] != in[2].Contexts[0] || out[2].Contexts[0] != in[3].Contexts[0] {
 		t.Errorf("other calls merged: %+v", out[1:])
+	}
+}
+
+// TestMergeSameFault: a ServiceEntry hidden from the gateway's namespace is one finding in
+// preflight, not one from the gateway's verdict (NOT_EXPORTED_TO_GATEWAY_NAMESPACE) and another
+// from export-audit (SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE): the second is folded into the first,
+// which lists it, and a suppression of either code suppresses it.
+func TestMergeSameFault(t *testing.T) {
+	res := Preflight(loadPreflight(t, "control.yaml", "release.yaml"))
+	var merged *PreflightFinding
+	for i, f := range res.Findings {
+		switch f.Code {
+		case AuditSENotExportedToGateway:
+			t.Errorf("export-audit's copy of the fault is still listed: %+v", f)
+		case CauseNotExported:
+			merged = &res.Findings[i]
+		}
+	}
+	if merged == nil {
+		t.Fatalf("no %s finding: %+v", CauseNotExported, res.Findings)
+	}
+	alias := "EGR0201 " + AuditSENotExportedToGateway
+	if !slices.Contains(merged.AlsoReportedAs, alias) {
+		t.Errorf("alsoReportedAs %q, want %q", merged.AlsoReportedAs, alias)
+	}
+	if !slices.ContainsFunc(merged.Contexts, func(c string) bool { return strings.HasPrefix(c, "impact: ") }) {
+		t.Errorf("export-audit's context not kept: %q", merged.Contexts)
+	}
+	for _, code := range []string{"EGR0201", AuditSENotExportedToGateway, "EGR0104"} {
+		if !(Suppression{Code: code, Resource: "*"}).Matches(*merged) {
+			t.Errorf("suppression %s does not match the merged finding", code)
+		}
+	}
+	// Without the gateway's copy the export-audit finding stays.
+	in := []PreflightFinding{{ID: "EGR0201", Code: AuditSENotExportedToGateway, Resource: merged.Resource}}
+	if out := mergeSameFault(in); len(out) != 1 || out[0].Code != AuditSENotExportedToGateway {
+		t.Errorf("lone export-audit finding: %+v", out)
 	}
 }

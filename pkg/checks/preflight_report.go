@@ -148,6 +148,12 @@ func NewPreflightReport(cur, base *PreflightResult, opt PreflightOptions) *Prefl
 			continue
 		}
 		used[matched] = true
+		if len(f.AlsoReportedAs) > 0 {
+			// one finding for several codes: a suppression of each of them is in use
+			for i, s := range sups {
+				used[i] = used[i] || s.Matches(f)
+			}
+		}
 		f.SuppressedBy = sups[matched].ref()
 		rep.Suppressed = append(rep.Suppressed, f)
 	}

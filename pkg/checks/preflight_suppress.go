@@ -58,7 +58,13 @@ func (s Suppression) Matches(f PreflightFinding) bool {
 	if s.Invalid != "" {
 		return false
 	}
-	if !globMatch(strings.ToUpper(s.Code), strings.ToUpper(f.ID)) && !globMatch(strings.ToUpper(s.Code), strings.ToUpper(f.Code)) {
+	code := strings.ToUpper(s.Code)
+	matches := globMatch(code, strings.ToUpper(f.ID)) || globMatch(code, strings.ToUpper(f.Code))
+	for _, alias := range f.AlsoReportedAs {
+		id, c, _ := strings.Cut(strings.ToUpper(alias), " ")
+		matches = matches || globMatch(code, id) || globMatch(code, c)
+	}
+	if !matches {
 		return false
 	}
 	return globMatch(s.Resource, f.Resource.String())

@@ -83,7 +83,6 @@ func TestPreflightFindings(t *testing.T) {
 	got := rows(res.Findings)
 	for _, want := range []string{
 		"EGR0104 NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example spec.exportTo",
-		"EGR0201 SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE ServiceEntry team-a/api-example spec.exportTo",
 		"EGR0302 TCP_CATCH_ALL_ON_TLS_PORT ServiceEntry team-b/search-api spec.addresses",
 		"EGR0902 SUPPRESSION_INVALID ServiceEntry team-b/search-api metadata.annotations[egress.kubectl-egress.io/suppress]",
 	} {

@@ -136,7 +136,7 @@ func TestShortAnswerFirst(t *testing.T) {
 		{[]string{"why-missing", "rates.example.net", "--from", "payments", "-f", exp}, "PATH HTTP rates.example.net:8080 from sidecar payments: FAILS", "Fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
 		{[]string{"explain-listener", "www.example.com:443", "--from", "monitoring", "-f", tcp}, "FAIL: TLS call to www.example.com:443 from SIDECAR monitoring goes to outbound|443||telemetry.example.org; TCP_CATCH_ALL_ON_TLS_PORT ServiceEntry monitoring/telemetry-sink", "Fix: Set spec.addresses on ServiceEntry monitoring/telemetry-sink"},
 		{[]string{"export-audit", "-A", "-f", exp}, "FAIL: 1 exportTo gap(s) (1 error(s), 0 warning(s)); first: ServiceEntry payments/fx-rates SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE, missing in istio-egress", "Fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
-		{[]string{"preflight", "-f", exp}, "FAIL: 2 finding(s) at or above Error (2 error(s)", "fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
+		{[]string{"preflight", "-f", exp}, "FAIL: 1 finding(s) at or above Error (1 error(s)", "fix: change spec.exportTo of ServiceEntry payments/fx-rates"},
 		{[]string{"visibility", "rates.example.net", "-f", exp}, "meshConfig.serviceEntryVisibility is not configured", ""},
 		{[]string{"proxy-config", "clusters", "--gateway", "istio-egress/egress-gateway", "-f", exp}, "Predicted outbound configuration of ROUTER istio-egress/egress-gateway", ""},
 		{[]string{"proxy-config", "clusters", "--gateway", "istio-egress/egress-gateway", "--diff", "--config-dump", filepath.Join("..", "envoy", "testdata", "s5-gateway.json"), "-f", exp}, "Predicted outbound configuration of ROUTER istio-egress/egress-gateway", "differs from the prediction in 4 resource(s)"},

@@ -211,6 +211,9 @@ func writeFindingDetail(w io.Writer, f checks.PreflightFinding) {
 	for _, c := range f.Contexts {
 		fmt.Fprintf(w, "  seen: %s\n", c)
 	}
+	if len(f.AlsoReportedAs) > 0 {
+		fmt.Fprintf(w, "  also reported as: %s (the same fault, seen by another check)\n", strings.Join(f.AlsoReportedAs, ", "))
+	}
 	if f.Doc != "" {
 		fmt.Fprintf(w, "  Why: %s\n", f.Doc)
 	}
