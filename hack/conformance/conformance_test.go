@@ -85,9 +85,12 @@ type result struct {
 	// whole proxy configs (proxyconfig_test.go)
 	configChecks []configCheck
 	// paths through the egress gateway (paths_test.go)
-	pathChecks         []pathCheck
-	pathDisagreement   int
-	configDisagreement int
+	pathChecks       []pathCheck
+	pathDisagreement int
+	// misrouted calls' path verdicts (misroute_test.go)
+	misrouteChecks       []misrouteCheck
+	misrouteDisagreement int
+	configDisagreement   int
 	// fixes of failing paths applied and regenerated (fixproof_test.go)
 	fixProofs []fixProof
 }
@@ -142,6 +145,8 @@ func TestConformance(t *testing.T) {
 	writeAuditTables(&report, genResults)
 	writeVisibilityTables(&report, caseResults, genResults)
 	writeListenerTables(&report, genResults)
+	writeMisrouteTables(&report, "generated scenarios", genResults)
+	writeMisrouteTables(&report, "case files", caseResults)
 	writeDNSTables(&report, genResults)
 	writeConfigTables(&report, "generated scenarios", genResults)
 	writeConfigTables(&report, "case files", caseResults)
@@ -278,7 +283,9 @@ func runScenario(t *testing.T, sc *scenario) *result {
 			}
 			// Sidecars do not read the gateway flags: one comparison per revision.
 			if f == filters[0] {
-				res.listenerChecks = append(res.listenerChecks, compareListeners(t, psnap, rin.clients, iout)...)
+				lcs := compareListeners(t, psnap, rin.clients, iout)
+				res.listenerChecks = append(res.listenerChecks, lcs...)
+				res.misrouteChecks = append(res.misrouteChecks, compareMisroutes(t, psnap, rin.clients, lcs)...)
 				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, rin.clients, iout)...)
 			} else {
 				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, nil, iout)...)
@@ -314,6 +321,14 @@ func runScenario(t *testing.T, sc *scenario) *result {
 		}
 		if *dumpFlag {
 			fmt.Printf("%s path %s\n", sc.Name, c)
+		}
+	}
+	for _, c := range res.misrouteChecks {
+		if !c.agree() {
+			res.misrouteDisagreement++
+		}
+		if *dumpFlag {
+			fmt.Printf("%s misroute %s\n", sc.Name, c)
 		}
 	}
 	for _, c := range res.listenerChecks {
@@ -761,7 +776,7 @@ func writeDimensionTables(w *strings.Builder, rs []*result) {
 func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 	n := 0
 	for _, r := range rs {
-		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 && r.configDisagreement == 0 && r.pathDisagreement == 0 {
+		if r.disagreement == 0 && r.routeDisagreement == 0 && r.auditDisagreement == 0 && r.visDisagreement == 0 && r.listenerDisagreement == 0 && r.configDisagreement == 0 && r.pathDisagreement == 0 && r.misrouteDisagreement == 0 {
 			continue
 		}
 		file := filepath.Join(outDir, strings.ReplaceAll(r.sc.Name, "/", "_")+".yaml")
@@ -839,6 +854,15 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 			line := fmt.Sprintf("%s [listener] %s", r.sc.Name, c)
 			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: checks.BuildSidecarView(snap of %s, %q, {app: conformance-client}).Outbound.Resolve(rules.Call{Host: %q, Port: %d, Kind: %q, Address: %q})   (%s)\n",
 				strings.TrimPrefix(line, r.sc.Name+" "), filepath.Base(file), c.ns, c.host, c.port, c.kind, c.address, orDash(c.ref))
+			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
+		for _, c := range r.misrouteChecks {
+			if c.agree() {
+				continue
+			}
+			n++
+			line := fmt.Sprintf("%s [misroute] %s", r.sc.Name, c)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress why-missing %s --port %d --from %s --call %s -f %s\n", strings.TrimPrefix(line, r.sc.Name+" "), c.host, c.port, c.ns, c.kind, filepath.Base(file))
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
 		for _, c := range r.pathChecks {

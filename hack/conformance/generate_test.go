@@ -157,7 +157,13 @@ var dimensions = []dimension{
 	// on 7000 and an address (sniff, 240.240.40.1: its own listener and "<host>:7000" route);
 	// two TCP entries without addresses on 5432, the older public, the newer exported by name
 	// to team-a and team-b (db-a, db-b: istiod lists services exported by name first).
-	{dimLCompete, []string{"none", "none", "tcp-tcp-noaddr", "tcp-tcp-named", "tcp443-vs-tls", "tcp80-vs-http-svc", "mysql-then-tcp-3306", "tcp-then-mysql-3306", "tcp-addr", "tcp-cidr", "unset-addr"}},
+	// tcp-tcp-noaddr-vs-a: the two TCP entries without addresses on 5432 and a mesh
+	// VirtualService other/db-a-route for db-a only, whose tcp route (to db-a) rides the chain
+	// that catches db-b's calls too: they reach db-a's cluster, a misroute.
+	// tcp-tcp-noaddr-vs-ab: the same VirtualService listing both hosts (its author sends db-b's
+	// calls to db-a on purpose: not a misroute).
+	{dimLCompete, []string{"none", "none", "tcp-tcp-noaddr", "tcp-tcp-named", "tcp443-vs-tls", "tcp80-vs-http-svc", "mysql-then-tcp-3306", "tcp-then-mysql-3306", "tcp-addr", "tcp-cidr", "unset-addr",
+		"tcp-tcp-noaddr-vs-a", "tcp-tcp-noaddr-vs-ab"}},
 	// listener.meshVS: a mesh-bound VirtualService app/api-mesh-l4 for api.example.com with a tls
 	// route (sniHosts [api.example.com], destination port = the entry's first port), a tcp route
 	// without match (destination without port), both, or a tcp route matching
@@ -1448,6 +1454,26 @@ spec:
 	case "tcp-tcp-noaddr":
 		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
 		entry("compete-b", "db-b.example.net", 5432, "tcp-db", "TCP", dns)
+	case "tcp-tcp-noaddr-vs-a", "tcp-tcp-noaddr-vs-ab":
+		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
+		entry("compete-b", "db-b.example.net", 5432, "tcp-db", "TCP", dns)
+		hosts := "[db-a.example.net]"
+		if d[dimLCompete] == "tcp-tcp-noaddr-vs-ab" {
+			hosts = "[db-a.example.net, db-b.example.net]"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: db-a-route
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: %s
+  tcp:
+  - route:
+    - destination:
+        host: db-a.example.net
+        port: {number: 5432}`, b.ts(), hosts))
 	case "tcp-tcp-named":
 		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
 		entryTo("compete-b", "db-b.example.net", 5432, "tcp-db", "TCP", dns, `["team-a", "team-b"]`)

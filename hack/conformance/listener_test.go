@@ -84,6 +84,8 @@ type listenerCheck struct {
 	dnsAddr, pluginAddr, dnsProxy string
 
 	plugin, istiod listenerPath
+	// istiodChainVS is the VirtualService that built istiod's matched chain (misroute_test.go).
+	istiodChainVS string
 }
 
 // agree: same listener, filter chain, route configuration, virtual host, target and error
@@ -300,7 +302,7 @@ func compareListeners(t *testing.T, snap *snapshot.Snapshot, clients []proxySpec
 				kind: call.kind, address: call.address, sidecar: view.Scope.Ref(), dnsCompared: cmp, dnsAddr: iaddr, pluginAddr: paddr, dnsProxy: dns.word()}
 			pr := view.Outbound.Resolve(rules.Call{Host: call.host, Port: call.port, Kind: call.kind, Address: call.address})
 			c.plugin = pluginPath(pr)
-			c.istiod = istiodPath(t, ps.sim, call)
+			c.istiod, c.istiodChainVS = istiodPathChain(t, ps.sim, call)
 			res = append(res, c)
 		}
 	}
@@ -366,6 +368,14 @@ var simErrors = []struct {
 // a CustomListenerValidation (called with the chain the simulation selected) so that unnamed
 // chains can be compared by destination.
 func istiodPath(t *testing.T, sim *simulation.Simulation, c listenerCall) listenerPath {
+	p, _ := istiodPathChain(t, sim, c)
+	return p
+}
+
+// istiodPathChain is istiodPath and the VirtualService ("namespace/name") that built the filter
+// chain the call matched, from the chain's metadata ("" when none: tls.go sets it on the tcp
+// and tls chains a VirtualService builds, util.BuildConfigInfoMetadata).
+func istiodPathChain(t *testing.T, sim *simulation.Simulation, c listenerCall) (listenerPath, string) {
 	var fc *listenerv3.FilterChain
 	call := simulation.Call{Address: c.address, Port: int(c.port), CallMode: simulation.CallModeOutbound,
 		CustomListenerValidations: []simulation.CustomFilterChainValidation{func(x *listenerv3.FilterChain) error { fc = x; return nil }}}
@@ -391,18 +401,30 @@ func istiodPath(t *testing.T, sim *simulation.Simulation, c listenerCall) listen
 				p.err = e.class
 			}
 		}
-		return p
+		return p, ""
 	}
+	vs := chainVirtualService(fc)
 	if r.RouteConfigMatched != "" || r.VirtualHostMatched != "" {
 		p.cluster = matchedRouteTarget(sim, r)
-		return p
+		return p, vs
 	}
 	if fc != nil {
 		if tcp := xdstest.ExtractTCPProxy(t, fc); tcp != nil {
 			p.cluster = tcpTarget(tcp.GetCluster(), tcp.GetWeightedClusters().GetClusters())
 		}
 	}
-	return p
+	return p, vs
+}
+
+// chainVirtualService reads the "istio" filter metadata's config of a filter chain
+// ("/apis/networking.istio.io/v1/namespaces/NS/virtual-service/NAME") as "NS/NAME".
+func chainVirtualService(fc *listenerv3.FilterChain) string {
+	cfg := fc.GetMetadata().GetFilterMetadata()["istio"].GetFields()["config"].GetStringValue()
+	parts := strings.Split(cfg, "/")
+	if len(parts) < 4 || parts[len(parts)-2] != "virtual-service" || parts[len(parts)-4] != "namespaces" {
+		return ""
+	}
+	return parts[len(parts)-3] + "/" + parts[len(parts)-1]
 }
 
 func istiodChainID(t *testing.T, fc *listenerv3.FilterChain) string {
