@@ -709,11 +709,16 @@ func (e *evaluation) run() {
 					st.chosen.Ref(), strings.Join(st.chosen.Addresses, ", "), st.name)
 			case st.chosen.Kind == rules.KindServiceEntry && strings.HasPrefix(st.chosen.Hostname, "*"):
 				// resolution DNS is not valid for a wildcard host without endpoints (Istio's
-				// validation: hosts must be FQDNs), and DYNAMIC_DNS does not help behind a
-				// gateway: istiod adds the dynamic forward proxy filters a DFP cluster needs to
-				// sidecars' outbound listeners only (listener_builder.go, networkfilter.go
-				// buildCompleteNetworkFilters: ListenerClassSidecarOutbound).
-				fix = fmt.Sprintf("%s declares a wildcard host: resolution DNS is not valid for it without endpoints, and DYNAMIC_DNS works only for calls that leave from the sidecars, not through a gateway. Declare the host names the clients call (for example one under %s) as entries of their own with resolution DNS and route those through the gateway, or let the wildcard's calls leave from the sidecars (resolution NONE works there).", st.chosen.Ref(), st.chosen.Hostname)
+				// validation: hosts must be FQDNs). DYNAMIC_DNS is not suggested either: istiod
+				// gives a gateway the dynamic forward proxy cluster (cluster.go
+				// buildOutboundClusters) but adds the dynamic forward proxy filters, which fill
+				// the cluster's DNS cache, to sidecars' outbound listeners only
+				// (listener_builder.go buildHTTPConnectionManager: ListenerClassSidecarOutbound;
+				// networkfilter.go). At the gateway the names then resolve only if Envoy's cluster
+				// looks them up itself (runtime guard envoy.reloadable_features.
+				// dfp_cluster_resolves_hosts, on by default since Envoy 1.34): a proxy-version
+				// dependency this tool cannot prove from config, so the fix does not rest on it.
+				fix = fmt.Sprintf("%s declares a wildcard host: resolution DNS is not valid for it without endpoints. Declare the host names the clients call (for example one under %s) as entries of their own with resolution DNS and route those through the gateway, or let the wildcard's calls leave from the sidecars (resolution NONE or DYNAMIC_DNS works there).", st.chosen.Ref(), st.chosen.Hostname)
 			case st.chosen.Kind == rules.KindServiceEntry:
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
 			}
