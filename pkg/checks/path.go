@@ -493,6 +493,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
 			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one).", host, port, v.Namespace))
 		return
+	case res.Cluster == "" && len(weightedClusters(res)) > 0:
+		// A route splitting the call among several destinations (weights, or an HTTPRoute
+		// with several backendRefs): the trace follows the first; the note names the others.
+		ws := weightedClusters(res)
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s. Trace the others by calling their hosts (why-missing HOST --from %s).", strings.Join(ws, ", "), ws[0], v.Namespace))
+		res.Cluster = ws[0]
+		tr.sidecarHop(v, proxy, res, host, port, kind)
+		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
 		if len(tr.hidden) > 0 {
@@ -765,6 +773,17 @@ func exportToText(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// weightedClusters are the clusters a weighted route or tcp_proxy splits the call among.
+func weightedClusters(res rules.CallResult) []string {
+	if res.Route != nil && len(res.Route.Weighted) > 0 {
+		return res.Route.Weighted
+	}
+	if res.Chain != nil && len(res.Chain.Weighted) > 0 {
+		return res.Chain.Weighted
+	}
+	return nil
 }
 
 // misrouted fails the path when the call lands on another service's cluster although no
