@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,5 +73,39 @@ func TestGatewayAPI(t *testing.T) {
 	r = egress(t, "why-missing", "edition.cnn.com", "--from", "default", "--kubeconfig", kc)
 	if !strings.Contains(r.stdout, "Kubernetes Gateway API routes could not be read (forbidden to list") {
 		t.Errorf("why-missing without Gateway API rights: no note saying so\n%s", r)
+	}
+}
+
+// TestGatewayAPIRouteNotAccepted: the same example with the gateway HTTPRoute attached to a
+// listener the Gateway does not have (sectionName https). Live, preflight fails with
+// GATEWAY_API_ROUTE_NOT_ACCEPTED on the route, naming istiod's reason and the listener to use,
+// and why-missing's verdict on the gateway says why the route does not reach it.
+func TestGatewayAPIRouteNotAccepted(t *testing.T) {
+	pluginBinary(t)
+	b, err := os.ReadFile(gatewayAPIExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(b), "  - name: cnn-egress-gateway\n", "  - name: cnn-egress-gateway\n    sectionName: https\n", 1)
+	if wrong == string(b) {
+		t.Fatal("example changed: the gateway route's parentRef was not found")
+	}
+	example := filepath.Join(t.TempDir(), "not-accepted.yaml")
+	if err := os.WriteFile(example, []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deployed, err := filepath.Abs(gatewayAPIDeployed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyFiles(t, example, deployed)
+	r := egress(t, "preflight", "--kubeconfig", env.kubeconfig)
+	if r.code != 1 || !strings.Contains(r.stdout, "GATEWAY_API_ROUTE_NOT_ACCEPTED") ||
+		!strings.Contains(r.stdout, `sectionName "https" not found (NoMatchingParent)`) || !strings.Contains(r.stdout, "(http)") {
+		t.Errorf("preflight live: want exit 1 and GATEWAY_API_ROUTE_NOT_ACCEPTED naming the listener http\n%s", r)
+	}
+	r = egress(t, "why-missing", "edition.cnn.com", "--kubeconfig", env.kubeconfig)
+	if !strings.Contains(r.stdout, "HTTPRoute default/forward-cnn-from-egress-gateway does not attach to Gateway default/cnn-egress-gateway") {
+		t.Errorf("why-missing live: the gateway's verdict does not say why the route misses it\n%s", r)
 	}
 }

@@ -189,6 +189,9 @@ var catalogRefs = map[string]catalogRef{
 	PreflightCheckSkipped:          {"EGR0903", "—", "this tool: kubectl egress preflight"},
 	PreflightNotDiscovered:         {"EGR0905", "—", "pkg/kube/namespace/filter.go discoveryNamespacesFilter; pilot/pkg/config/kube/crdclient/client.go (ComposeFilters(namespaceFilter, ...))"},
 	PreflightGatewayAPINotModelled: {"EGR0904", "—", "pilot/pkg/config/kube/gateway/conversion.go convertResources (not modelled by this tool yet)"},
+	// Gateway API route attachment (pkg/checks/gatewayapi_attach.go).
+	PreflightRouteNotAccepted:   {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
+	PreflightRouteStatusDiffers: {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
 }
 
 // ID returns the entry's stable identifier ("EGR0104"), "" when catalogRefs has no row for it.
@@ -268,6 +271,7 @@ var causePages = map[string]string{
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight",
+	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,5 +204,73 @@ func TestGatewayAPIAuditKinds(t *testing.T) {
 	}
 	if len(rep.Gateways) != 1 || rep.Gateways[0].Gateway != "default/cnn-egress-gateway-istio" || rep.Gateways[0].Cause != CauseInputUnknown {
 		t.Errorf("mirror host on the gateway: %+v, want INPUT_UNKNOWN on default/cnn-egress-gateway-istio", rep.Gateways)
+	}
+}
+
+// TestRouteNotAccepted: an HTTPRoute whose Gateway parentRef no listener takes raises
+// GATEWAY_API_ROUTE_NOT_ACCEPTED with istiod's reason and a fix naming the listeners, the
+// gateway's verdict in why-missing says why the route does not reach it, and a status istiod
+// wrote for the same generation that says otherwise raises GATEWAY_API_STATUS_DISAGREES (a
+// stale status, for an older generation, does not).
+func TestRouteNotAccepted(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture, err := os.ReadFile(filepath.Join("testdata", "paths", "gatewayapi-cross-namespace-gateway-route-without-mesh-route.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(fixture), "sectionName: egress-8080", "sectionName: egress-80", 1)
+	if wrong == string(fixture) {
+		t.Fatal("fixture changed: sectionName not replaced")
+	}
+	status := func(gen int, accepted string) string {
+		return strings.Replace(wrong, "metadata: {name: payments-via-shared, namespace: team-a}",
+			fmt.Sprintf("metadata: {name: payments-via-shared, namespace: team-a, generation: 2}\nstatus:\n  parents:\n  - parentRef: {name: shared, namespace: shared-egress, sectionName: egress-80}\n    controllerName: istio.io/gateway-controller\n    conditions:\n    - {type: Accepted, status: %q, reason: Accepted, message: ok, observedGeneration: %d, lastTransitionTime: \"2026-12-01T00:00:00Z\"}", accepted, gen), 1)
+	}
+	codes := func(fs []PreflightFinding) map[string]PreflightFinding {
+		out := map[string]PreflightFinding{}
+		for _, f := range fs {
+			if f.Resource.Kind == "HTTPRoute" {
+				out[f.Code] = f
+			}
+		}
+		return out
+	}
+
+	ok := codes(Preflight(loadYAML(t, string(base)+"\n---\n"+string(fixture))).Findings)
+	if _, bad := ok[PreflightRouteNotAccepted]; bad {
+		t.Errorf("the attached route is reported: %+v", ok)
+	}
+	got := codes(Preflight(loadYAML(t, string(base)+"\n---\n"+wrong)).Findings)
+	f, found := got[PreflightRouteNotAccepted]
+	if !found || f.Field != "spec.parentRefs[0]" || !strings.Contains(f.Message, `sectionName "egress-80" not found (NoMatchingParent)`) || !strings.Contains(f.Fix, "(egress-8080)") {
+		t.Errorf("not-accepted finding: %+v", got)
+	}
+	if _, differs := got[PreflightRouteStatusDiffers]; differs {
+		t.Errorf("status disagreement without a status")
+	}
+	v, err := WhyMissing(loadYAML(t, string(base)+"\n---\n"+wrong), WhyMissingOptions{Host: "api.payments.example", Port: 8080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted := false
+	for _, gv := range v.Gateways {
+		for _, n := range gv.Notes {
+			noted = noted || strings.Contains(n, "HTTPRoute team-a/payments-via-shared does not attach to Gateway shared-egress/shared")
+		}
+	}
+	if !noted {
+		t.Errorf("why-missing does not say why the route misses the gateway: %+v", v.Gateways)
+	}
+	if got := codes(Preflight(loadYAML(t, string(base)+"\n---\n"+status(2, "True"))).Findings); got[PreflightRouteStatusDiffers].Level != LevelWarning {
+		t.Errorf("status Accepted=True for the current generation: %+v", got)
+	}
+	if got := codes(Preflight(loadYAML(t, string(base)+"\n---\n"+status(1, "True"))).Findings); len(got[PreflightRouteStatusDiffers].Code) != 0 {
+		t.Errorf("a stale status (older generation) raised a disagreement: %+v", got)
+	}
+	if got := codes(Preflight(loadYAML(t, string(base)+"\n---\n"+status(2, "False"))).Findings); len(got[PreflightRouteStatusDiffers].Code) != 0 {
+		t.Errorf("an agreeing status raised a disagreement: %+v", got)
 	}
 }

@@ -18,7 +18,7 @@ func TestCatalogIDs(t *testing.T) {
 			CauseNoEndpoints, "LEGACY_GATEWAY_REF", "NO_ROUTE_THROUGH_GATEWAY", "DELEGATE_UNUSABLE", "FLAG_ROUTE_DISAGREEMENT",
 			"GATEWAY_ROUTES_TO_ITSELF", "DESTINATION_CLUSTER_ABSENT",
 			PathOK, PathDirect, PathSidecarNoRoute, PathSidecarNoChain, PathGatewayNotListen, PathTLSMismatch, PathGatewayNoRoute,
-			PathGatewayNoChain, PathAmbiguousService, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathBackendRefused},
+			PathGatewayNoChain, PathAmbiguousService, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathBackendRefused, PreflightRouteNotAccepted},
 		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
 			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere},
@@ -28,7 +28,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerNoCredential, ListenerCertUnused, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
 			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
-		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered},
+		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers},
 	}
 	groupOf := map[string]string{}
 	for g, codes := range groups {

@@ -272,6 +272,11 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 		if n := generatedNote(e.snap, gws, vss); n != "" {
 			e.v.Notes = append(e.v.Notes, n)
 		}
+		if name := e.w.Labels[rules.KubeGatewayNameLabel]; name != "" {
+			if n := routeAttachNote(e.snap, e.w.Namespace+"/"+name, rules.NormalizeHost(e.host)); n != "" {
+				e.v.Notes = append(e.v.Notes, n)
+			}
+		}
 	}
 	e.live()
 	return e.v

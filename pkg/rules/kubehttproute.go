@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -144,38 +145,111 @@ func kubeRouteParents(parents map[string][]*kubeParent, refs []gatewayv1.ParentR
 }
 
 func kubeReferenceAllowed(p *kubeParent, ref gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) bool {
+	reason, _ := kubeReferenceDenied(p, ref, hostnames, routeNs, routeKind)
+	return reason == ""
+}
+
+// Reasons istiod writes in a route's status when a parentRef does not attach to a listener
+// (gateway-api RouteReason*; conversion.go ParentErrorNotAccepted, ParentErrorNotAllowed,
+// ParentErrorNoHostname).
+const (
+	KubeRouteNoMatchingParent           = "NoMatchingParent"
+	KubeRouteNotAllowedByListeners      = "NotAllowedByListeners"
+	KubeRouteNoMatchingListenerHostname = "NoMatchingListenerHostname"
+)
+
+// kubeReferenceDenied is why the route may not attach to listener p through ref ("" when it may),
+// with istiod's message. Mirrors conversion.go referenceAllowed (Gateway parents): port and
+// sectionName first, then hostnames (and the namespaces the listener allows), then the kind.
+func kubeReferenceDenied(p *kubeParent, ref gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) (reason, message string) {
 	if ref.Port != nil && *ref.Port != 0 && uint32(*ref.Port) != p.port {
-		return false
+		return KubeRouteNoMatchingParent, fmt.Sprintf("port %v not found", *ref.Port)
 	}
 	if ref.SectionName != nil && *ref.SectionName != "" && string(*ref.SectionName) != p.section {
-		return false
+		return KubeRouteNoMatchingParent, fmt.Sprintf("sectionName %q not found", *ref.SectionName)
 	}
 	if len(hostnames) == 0 {
 		hostnames = []gatewayv1.Hostname{"*"}
 	}
 	if len(p.hostnames) > 0 {
-		matched := false
+		matched, hostMatched := false, false
 		for _, rh := range hostnames {
 			for _, ph := range p.hostnames {
 				pns, phost := "*", ph
 				if strings.Contains(ph, "/") {
 					pns, phost, _ = strings.Cut(ph, "/")
 				}
-				if HostMatches(phost, string(rh)) && (pns == "*" || pns == routeNs) {
+				hm := HostMatches(phost, string(rh))
+				hostMatched = hostMatched || hm
+				if hm && (pns == "*" || pns == routeNs) {
 					matched = true
 				}
 			}
 		}
+		if !matched && hostMatched {
+			return KubeRouteNotAllowedByListeners, fmt.Sprintf("hostnames matched parent hostname %q, but namespace %q is not allowed by the parent", p.originalHostname, routeNs)
+		}
 		if !matched {
-			return false
+			return KubeRouteNoMatchingListenerHostname, fmt.Sprintf("no hostnames matched parent hostname %q", p.originalHostname)
 		}
 	}
 	for _, k := range p.allowedKinds {
 		if k == gatewayAPIGroup+"/"+routeKind {
-			return true
+			return "", ""
 		}
 	}
-	return false
+	return KubeRouteNotAllowedByListeners, fmt.Sprintf("kind %s is not allowed", routeKind)
+}
+
+// KubeRouteParentStatus is istiod's answer for one Gateway parentRef of a route: whether it is
+// Accepted (it attaches to at least one listener) and, when not, the reason and message istiod
+// writes in status.parents[].conditions.
+type KubeRouteParentStatus struct {
+	// Index is the parentRef's position in spec.parentRefs; Gateway is "namespace/name".
+	Index    int
+	Gateway  string
+	Accepted bool
+	// Found: the Gateway exists, has an Istio class, a Service and at least one listener istiod
+	// programs. When false istiod does not own the parent and writes no status for it.
+	Found           bool
+	Reason, Message string
+}
+
+// KubeRouteParentStatuses returns the status of every Gateway parentRef of an HTTPRoute.
+//
+// Mirrors istiod conversion.go extractParentReferenceInfo and referenceAllowed, and
+// conditions.go createRouteStatus (a parentRef is Accepted when any listener accepts it; else
+// the most telling reason is reported — NotAllowedByListeners, then NoMatchingListenerHostname,
+// then NoMatchingParent — with the messages of equal rank joined by "; ").
+func KubeRouteParentStatuses(route *gatewayv1.HTTPRoute, in KubeRouteInputs) []KubeRouteParentStatus {
+	parents := kubeParents(in)
+	rank := map[string]int{KubeRouteNotAllowedByListeners: 1, KubeRouteNoMatchingListenerHostname: 2, KubeRouteNoMatchingParent: 4}
+	var out []KubeRouteParentStatus
+	for i, ref := range route.Spec.ParentRefs {
+		group, kind, ns := kubeParentRef(ref, route.Namespace)
+		if group != gatewayAPIGroup || kind != "Gateway" {
+			continue
+		}
+		st := KubeRouteParentStatus{Index: i, Gateway: ns + "/" + string(ref.Name)}
+		listeners := parents[st.Gateway]
+		st.Found = len(listeners) > 0
+		best := 0
+		for _, p := range listeners {
+			reason, msg := kubeReferenceDenied(p, ref, route.Spec.Hostnames, route.Namespace, "HTTPRoute")
+			if reason == "" {
+				st.Accepted, st.Reason, st.Message = true, "", ""
+				break
+			}
+			switch r := rank[reason]; {
+			case best == 0 || r < best:
+				best, st.Reason, st.Message = r, reason, msg
+			case r == best:
+				st.Message += "; " + msg
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // allowedByIsolation mirrors hostnameAllowedByIsolation: a route hostname under a wildcard
@@ -696,4 +770,10 @@ func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 		}
 	}
 	return true
+}
+
+// KubeParentRefDefaults is a parentRef's group, kind and namespace with the defaults istiod
+// applies (gateway.networking.k8s.io, Gateway, the route's namespace).
+func KubeParentRefDefaults(ref gatewayv1.ParentReference, routeNs string) (group, kind, ns string) {
+	return kubeParentRef(ref, routeNs)
 }

@@ -1,0 +1,212 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// Why an HTTPRoute does not attach to its Gateway (issue #17): istiod accepts a route's Gateway
+// parentRef when one listener of the Gateway takes it (port and sectionName, hostnames and the
+// namespaces the listener allows, the route kind), and otherwise writes the reason in the route's
+// status.parents (rules.KubeRouteParentStatuses mirrors it). A route that attaches nowhere
+// changes nothing at the gateway, which users see as 404 NR there or as traffic that never
+// reaches it. The prediction is also set beside the status istiod wrote, when the input has it.
+
+const (
+	// PreflightRouteNotAccepted: a Gateway parentRef of an HTTPRoute attaches to no listener.
+	PreflightRouteNotAccepted = "GATEWAY_API_ROUTE_NOT_ACCEPTED"
+	// PreflightRouteStatusDiffers: istiod's status for the parentRef says otherwise than the
+	// prediction from the same generation of the route.
+	PreflightRouteStatusDiffers = "GATEWAY_API_STATUS_DISAGREES"
+)
+
+func init() {
+	Catalog = append(Catalog,
+		CatalogEntry{Code: PreflightRouteNotAccepted, Level: LevelError, Flag: "404",
+			Description: "An HTTPRoute names a Gateway of Istio's class in spec.parentRefs, but no listener of that Gateway accepts it (no listener with that sectionName or port, no listener hostname matching the route's hostnames, a namespace or route kind the listener does not allow). istiod reports Accepted=False in the route's status and the route does nothing at that gateway."},
+		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
+			Description: "The status istiod wrote for an HTTPRoute's parentRef (Accepted True or False), for the route's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
+	)
+}
+
+// routeAttachment is one Gateway parentRef of an HTTPRoute with its predicted status.
+type routeAttachment struct {
+	route *gatewayv1.HTTPRoute
+	st    rules.KubeRouteParentStatus
+}
+
+type routeAttachmentsKey struct{}
+
+// routeAttachments lists every Gateway parentRef of every HTTPRoute of the snapshot, once per
+// snapshot. Revisions are not told apart (a route labelled for another revision is judged
+// against the same Gateways).
+func routeAttachments(snap *snapshot.Snapshot) []routeAttachment {
+	return snap.Derived(routeAttachmentsKey{}, func() any {
+		if len(snap.HTTPRoutes) == 0 {
+			return []routeAttachment(nil)
+		}
+		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
+		var out []routeAttachment
+		for _, r := range snap.HTTPRoutes {
+			for _, st := range rules.KubeRouteParentStatuses(r, in) {
+				out = append(out, routeAttachment{route: r, st: st})
+			}
+		}
+		return out
+	}).([]routeAttachment)
+}
+
+// kubeGatewayOf returns the Gateway API Gateway "namespace/name" (nil when absent).
+func kubeGatewayOf(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
+	for _, g := range snap.KubeGateways {
+		if g.Namespace+"/"+g.Name == ref {
+			return g
+		}
+	}
+	return nil
+}
+
+// notAcceptedText is the message and fix for a parentRef no listener accepts.
+func notAcceptedText(snap *snapshot.Snapshot, a routeAttachment) (msg, fix string) {
+	ref := a.route.Spec.ParentRefs[a.st.Index]
+	route := "HTTPRoute " + a.route.Namespace + "/" + a.route.Name
+	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: requests for its hostnames get 404 NR there, or the gateway is never used.",
+		route, a.st.Gateway, a.st.Index, a.st.Message, a.st.Reason)
+	var names, ports []string
+	listenerOf := map[string]gatewayv1.Listener{}
+	if g := kubeGatewayOf(snap, a.st.Gateway); g != nil {
+		for _, l := range g.Spec.Listeners {
+			names = append(names, string(l.Name))
+			if p := fmt.Sprint(l.Port); !slices.Contains(ports, p) {
+				ports = append(ports, p)
+			}
+			listenerOf[string(l.Name)] = l
+		}
+	}
+	switch {
+	case a.st.Reason == rules.KubeRouteNoMatchingParent:
+		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].sectionName to a listener of Gateway %s (%s) and its port, if set, to a listener port (%s), or remove them to attach to every listener that allows the route.",
+			route, a.st.Index, a.st.Gateway, strings.Join(names, ", "), strings.Join(ports, ", "))
+	case a.st.Reason == rules.KubeRouteNoMatchingListenerHostname:
+		fix = fmt.Sprintf("Make %s's spec.hostnames include a name the listener's hostname matches, or change the hostname of the listener of Gateway %s it is meant for.", route, a.st.Gateway)
+	case strings.Contains(a.st.Message, "is not allowed by the parent"):
+		l := "the listener"
+		if ref.SectionName != nil {
+			l = fmt.Sprintf("listener %s", *ref.SectionName)
+		}
+		fix = fmt.Sprintf("On %s of Gateway %s, let routes from namespace %s attach (spec.listeners[].allowedRoutes.namespaces.from: All, or Selector with labels namespace %s carries), or move %s to namespace %s.",
+			l, a.st.Gateway, a.route.Namespace, a.route.Namespace, route, strings.SplitN(a.st.Gateway, "/", 2)[0])
+	default:
+		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes HTTPRoutes (HTTP or HTTPS) and whose allowedRoutes.kinds, if set, list HTTPRoute.", route)
+	}
+	return msg, fix
+}
+
+// routeAttachFindings: GATEWAY_API_ROUTE_NOT_ACCEPTED for every Gateway parentRef no listener
+// accepts, and GATEWAY_API_STATUS_DISAGREES where istiod's status for the same generation says
+// otherwise (preflight). Parents that are not Gateways of Istio's class are left alone: another
+// controller may own them.
+func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, a := range routeAttachments(snap) {
+		if !a.st.Found {
+			continue
+		}
+		res := ResourceRef{Kind: "HTTPRoute", Namespace: a.route.Namespace, Name: a.route.Name}
+		field := fmt.Sprintf("spec.parentRefs[%d]", a.st.Index)
+		if !a.st.Accepted {
+			msg, fix := notAcceptedText(snap, a)
+			out = append(out, NewPreflightFinding(PreflightRouteNotAccepted, CheckPreflight, res, field, msg, fix))
+		}
+		if accepted, cond, ok := statusAccepted(a.route, a.st.Index); ok && accepted != a.st.Accepted {
+			predicted := "Accepted=True"
+			if !a.st.Accepted {
+				predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.st.Reason, a.st.Message)
+			}
+			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, res, "status.parents",
+				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", a.st.Index, a.st.Gateway, cond, predicted),
+				"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway, its GatewayClass, the Namespaces whose labels an allowedRoutes selector reads."))
+		}
+	}
+	return out
+}
+
+// statusAccepted reads the Accepted condition istiod (controller istio.io/gateway-controller)
+// wrote for parentRefs[i] of the route, for the route's current generation: whether it is True,
+// the condition as text, and whether there is one.
+func statusAccepted(r *gatewayv1.HTTPRoute, i int) (bool, string, bool) {
+	ref := r.Spec.ParentRefs[i]
+	for _, p := range r.Status.Parents {
+		if !strings.HasPrefix(string(p.ControllerName), "istio.io/") || !sameParentRef(p.ParentRef, ref, r.Namespace) {
+			continue
+		}
+		for _, c := range p.Conditions {
+			if c.Type != string(gatewayv1.RouteConditionAccepted) || c.ObservedGeneration < r.Generation {
+				continue
+			}
+			return c.Status == "True", fmt.Sprintf("Accepted=%s (%s: %s)", c.Status, c.Reason, c.Message), true
+		}
+	}
+	return false, "", false
+}
+
+// sameParentRef: two parentRefs name the same parent and section (defaults applied).
+func sameParentRef(a, b gatewayv1.ParentReference, routeNs string) bool {
+	ga, ka, na := rules.KubeParentRefDefaults(a, routeNs)
+	gb, kb, nb := rules.KubeParentRefDefaults(b, routeNs)
+	sec := func(r gatewayv1.ParentReference) string {
+		if r.SectionName == nil {
+			return ""
+		}
+		return string(*r.SectionName)
+	}
+	port := func(r gatewayv1.ParentReference) int32 {
+		if r.Port == nil {
+			return 0
+		}
+		return int32(*r.Port)
+	}
+	return ga == gb && ka == kb && na == nb && a.Name == b.Name && sec(a) == sec(b) && port(a) == port(b)
+}
+
+// routeAttachNote says, for why-missing's verdict on the gateway pods of Gateway API Gateway
+// "ns/name", which HTTPRoutes for host name that Gateway but do not attach to it, and why.
+func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
+	var out []string
+	for _, a := range routeAttachments(snap) {
+		if a.st.Gateway != gateway || a.st.Accepted || !a.st.Found || !routeConcerns(a.route, host) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("HTTPRoute %s/%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.route.Namespace, a.route.Name, gateway, a.st.Index, a.st.Message, a.st.Reason))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, "; ") + ": its rules never reach this gateway (preflight's GATEWAY_API_ROUTE_NOT_ACCEPTED says how to attach it)"
+}
+
+// routeConcerns: the route's hostnames match host (none: every host) or a backendRef names it.
+func routeConcerns(r *gatewayv1.HTTPRoute, host string) bool {
+	if len(r.Spec.Hostnames) == 0 {
+		return true
+	}
+	for _, h := range r.Spec.Hostnames {
+		if rules.HostMatches(string(h), host) {
+			return true
+		}
+	}
+	for _, rule := range r.Spec.Rules {
+		for _, b := range rule.BackendRefs {
+			if strings.EqualFold(string(b.Name), host) {
+				return true
+			}
+		}
+	}
+	return false
+}

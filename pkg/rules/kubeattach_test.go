@@ -1,0 +1,72 @@
+package rules
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// TestKubeRouteParentStatuses: the reason istiod writes in an HTTPRoute's status for a Gateway
+// parentRef no listener accepts, with istiod's messages (conversion.go referenceAllowed):
+// sectionName and port first (NoMatchingParent), then hostnames (NoMatchingListenerHostname,
+// or NotAllowedByListeners when a hostname matches but the namespace is not allowed), then the
+// route kind (NotAllowedByListeners); a parentRef is Accepted when any listener accepts it, and
+// of several refusals the most telling is reported (conditions.go createRouteStatus). A parent
+// that is not a Gateway of Istio's class is not found (istiod writes no status for it).
+func TestKubeRouteParentStatuses(t *testing.T) {
+	gw := mustYAML[gatewayv1.Gateway](t, `
+metadata: {name: egw, namespace: egress}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: http, port: 80, protocol: HTTP, hostname: api.example.com, allowedRoutes: {namespaces: {from: Same}}}
+  - {name: all, port: 8080, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+  - {name: raw, port: 9000, protocol: TCP, allowedRoutes: {namespaces: {from: All}}}`)
+	other := mustYAML[gatewayv1.Gateway](t, `
+metadata: {name: envoy, namespace: egress}
+spec:
+  gatewayClassName: envoy-gateway
+  listeners: [{name: http, port: 80, protocol: HTTP}]`)
+	nss := []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "egress"}}, {ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}}
+	in := KubeRouteInputs{Gateways: []*gatewayv1.Gateway{gw, other}, Namespaces: nss}
+	for _, tc := range []struct {
+		name, route     string
+		accepted, found bool
+		reason, message string
+	}{
+		{"any listener accepts", `
+metadata: {name: r, namespace: team-a}
+spec: {parentRefs: [{name: egw, namespace: egress}], hostnames: [api.example.com]}`, true, true, "", ""},
+		{"sectionName names no listener", `
+metadata: {name: r, namespace: team-a}
+spec: {parentRefs: [{name: egw, namespace: egress, sectionName: https}]}`, false, true, KubeRouteNoMatchingParent, `sectionName "https" not found; sectionName "https" not found; sectionName "https" not found`},
+		{"port names no listener", `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: egw, port: 443}]}`, false, true, KubeRouteNoMatchingParent, "port 443 not found; port 443 not found; port 443 not found"},
+		{"hostname matches, namespace not allowed", `
+metadata: {name: r, namespace: team-a}
+spec: {parentRefs: [{name: egw, namespace: egress, sectionName: http}], hostnames: [api.example.com]}`, false, true, KubeRouteNotAllowedByListeners, `hostnames matched parent hostname "api.example.com", but namespace "team-a" is not allowed by the parent`},
+		{"no hostname matches", `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: egw, sectionName: http}], hostnames: [other.example.com]}`, false, true, KubeRouteNoMatchingListenerHostname, `no hostnames matched parent hostname "api.example.com"`},
+		{"kind not allowed on a TCP listener", `
+metadata: {name: r, namespace: team-a}
+spec: {parentRefs: [{name: egw, namespace: egress, sectionName: raw}]}`, false, true, KubeRouteNotAllowedByListeners, "kind HTTPRoute is not allowed"},
+		{"a Gateway of another class", `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: envoy}]}`, false, false, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sts := KubeRouteParentStatuses(mustYAML[gatewayv1.HTTPRoute](t, tc.route), in)
+			if len(sts) != 1 {
+				t.Fatalf("%d statuses, want 1: %+v", len(sts), sts)
+			}
+			st := sts[0]
+			if st.Accepted != tc.accepted || st.Found != tc.found || st.Reason != tc.reason || st.Message != tc.message {
+				t.Errorf("got accepted=%v found=%v %s %q; want accepted=%v found=%v %s %q", st.Accepted, st.Found, st.Reason, st.Message, tc.accepted, tc.found, tc.reason, tc.message)
+			}
+		})
+	}
+}
