@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networking "istio.io/api/networking/v1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
@@ -242,10 +243,8 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	d := &namespaceDelta{exact: map[string]bool{}, tainted: map[uint32]bool{}}
 	// Services: those exported to ns (privately or by name), and the Kubernetes Services of ns
 	// itself (their short names are domains only here).
-	for _, s := range reg.ExportIndex().Restricted() {
-		if !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) {
-			continue
-		}
+	idx := deltaIndexOf(view, reg, mc)
+	for _, s := range idx.restricted[ns] {
 		d.touch(s.Hostname)
 		if s.ExternalName != "" {
 			d.touch(s.ExternalName)
@@ -274,9 +273,10 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 			}
 		}
 	}
-	imported := v.Outbound.Imported() // no Sidecar: every service exported to ns
-	for _, s := range imported {
-		if s.Namespace != ns {
+	// No Sidecar: the sidecar imports every service exported to ns (its own namespace's among
+	// them unless their exportTo leaves ns out).
+	for _, s := range idx.own[ns] {
+		if !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) {
 			continue
 		}
 		if s.Kind == rules.KindService {
@@ -298,14 +298,7 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	}
 	// VirtualServices exported to ns but not to every namespace: their hosts and destinations.
 	vsx := model.VirtualServices(view, mc.GetDefaultVirtualServiceExportTo())
-	for _, vs := range view.VirtualServices {
-		exp := rules.EffectiveExportTo(vs.Spec.ExportTo, mc.GetDefaultVirtualServiceExportTo())
-		// A Gateway API route of ns applies to ns's sidecars whatever its exportTo (and comes
-		// first there): it is ns's own (route.go BuildSidecarVirtualHostWrapper).
-		own := rules.GatewaySemantics(vs) && vs.Namespace == ns
-		if !own && (rules.VirtualServiceVisible(vs.Namespace, exp, sharedNamespace) || !rules.VirtualServiceVisible(vs.Namespace, exp, ns)) {
-			continue
-		}
+	for _, vs := range idx.vs[ns] {
 		if len(vs.Spec.Hosts) == 0 {
 			return nil // a delegate private to ns: merged into routes of any namespace
 		}
@@ -320,11 +313,8 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	// DestinationRules on ns's lookup path that the public layer does not see: those of ns
 	// itself and those exported to ns by name.
 	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
-	for _, dr := range view.DestinationRules {
-		exp := rules.EffectiveExportTo(dr.Spec.ExportTo, mc.GetDefaultDestinationRuleExportTo())
-		if dr.Namespace == ns || (!slices.Contains(exp, rules.ExportPublic) && slices.Contains(exp, ns)) {
-			d.touch(drs.Host(dr))
-		}
+	for _, dr := range idx.dr[ns] {
+		d.touch(drs.Host(dr))
 	}
 	// A call routed to a touched host is touched too: its route's cluster, DestinationRule or
 	// visibility may differ.
@@ -334,8 +324,8 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 		}
 	}
 	// An ExternalName Service aliasing a touched host.
-	for _, s := range imported {
-		if s.ExternalName != "" && (d.exact[s.ExternalName] || slices.ContainsFunc(d.wild, func(w string) bool { return rules.HostMatches(w, s.ExternalName) })) {
+	for _, s := range idx.externalName {
+		if rules.ServiceVisible(s.Namespace, s.ExportTo, ns) && (d.exact[s.ExternalName] || slices.ContainsFunc(d.wild, func(w string) bool { return rules.HostMatches(w, s.ExternalName) })) {
 			d.touch(s.Hostname)
 		}
 	}
@@ -352,6 +342,87 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 		}
 	}
 	return d
+}
+
+// deltaIndex holds, per client namespace, what deltaOf reads of one revision's configuration,
+// built once instead of scanning every object for each namespace:
+//   - restricted: the services exported to the namespace privately or by name (what
+//     rules.ServiceVisible admits: their own namespace for "." or its name, the names listed);
+//   - own: the services of the namespace;
+//   - vs: the VirtualServices the namespace sees and the shared namespace does not, and the
+//     namespace's own Gateway API routes (its sidecars take them whatever their exportTo);
+//   - dr: the DestinationRules of the namespace and those exported to it by name only;
+//   - externalName: the ExternalName Services.
+//
+// Each list keeps the configuration's order.
+type deltaIndex struct {
+	restricted, own map[string][]rules.Service
+	vs              map[string][]*networkingv1.VirtualService
+	dr              map[string][]*networkingv1.DestinationRule
+	externalName    []rules.Service
+}
+
+type deltaIndexKey struct{}
+
+// exportNames are the namespaces an exportTo list can admit besides every namespace: the own
+// namespace for "." and the names it lists.
+func exportNames(exportTo []string, own string) []string {
+	var out []string
+	for _, e := range exportTo {
+		switch e {
+		case rules.ExportPublic, rules.ExportNone:
+		case rules.ExportPrivate:
+			out = append(out, own)
+		default:
+			out = append(out, e)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func deltaIndexOf(view *snapshot.Snapshot, reg *model.Registry, mc *meshv1alpha1.MeshConfig) *deltaIndex {
+	return view.Derived(deltaIndexKey{}, func() any {
+		x := &deltaIndex{restricted: map[string][]rules.Service{}, own: map[string][]rules.Service{},
+			vs: map[string][]*networkingv1.VirtualService{}, dr: map[string][]*networkingv1.DestinationRule{}}
+		for _, s := range reg.ExportIndex().Restricted() {
+			for _, n := range exportNames(s.ExportTo, s.Namespace) {
+				if rules.ServiceVisible(s.Namespace, s.ExportTo, n) {
+					x.restricted[n] = append(x.restricted[n], s)
+				}
+			}
+		}
+		for _, s := range reg.All {
+			x.own[s.Namespace] = append(x.own[s.Namespace], s)
+			if s.ExternalName != "" {
+				x.externalName = append(x.externalName, s)
+			}
+		}
+		for _, vs := range view.VirtualServices {
+			exp := rules.EffectiveExportTo(vs.Spec.ExportTo, mc.GetDefaultVirtualServiceExportTo())
+			shared := rules.VirtualServiceVisible(vs.Namespace, exp, sharedNamespace)
+			for _, n := range exportNames(append(slices.Clone(exp), rules.ExportPrivate), vs.Namespace) {
+				// A Gateway API route of n applies to n's sidecars whatever its exportTo (and
+				// comes first there): it is n's own (route.go BuildSidecarVirtualHostWrapper).
+				own := rules.GatewaySemantics(vs) && vs.Namespace == n
+				if own || (!shared && rules.VirtualServiceVisible(vs.Namespace, exp, n)) {
+					x.vs[n] = append(x.vs[n], vs)
+				}
+			}
+		}
+		for _, dr := range view.DestinationRules {
+			exp := rules.EffectiveExportTo(dr.Spec.ExportTo, mc.GetDefaultDestinationRuleExportTo())
+			targets := []string{dr.Namespace}
+			if !slices.Contains(exp, rules.ExportPublic) {
+				targets = append(targets, exp...)
+			}
+			slices.Sort(targets)
+			for _, n := range slices.Compact(targets) {
+				x.dr[n] = append(x.dr[n], dr)
+			}
+		}
+		return x
+	}).(*deltaIndex)
 }
 
 // routedVS returns the VirtualServices with a route to a host d touches.
