@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -511,7 +513,9 @@ type collector struct {
 	gatewayHops *hopCache
 	// gwRouted memoizes routedThroughGateway.
 	gwRoutedMu sync.Mutex
-	gwRouted   map[string]bool
+	// meshDestCache: a VirtualService's routes without delegates (meshDests).
+	meshDestCache sync.Map
+	gwRouted      map[string]bool
 	// layers: the public layer of client sidecars per revision (preflight_share.go); unshared
 	// works every client namespace out on its own (the reference the sharing is tested against).
 	layers   layers
@@ -1051,7 +1055,7 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 		if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
 			continue
 		}
-		meshPorts, all := meshRoutePorts(v, s.Hostname)
+		meshPorts, all := c.meshRoutePorts(v, s.Hostname)
 		for _, p := range s.Ports {
 			q := hostPortCall{s.Hostname, p.Number}
 			if p.Protocol == "UDP" || askedSet[q] {
@@ -1287,7 +1291,22 @@ var fpSeed1, fpSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
 // exists or one of its routes matches every port. Clients are taken to call only those ports:
 // with a mesh route that sends port 80 to an egress gateway, the entry's port 443 is the
 // gateway's upstream (TLS origination) and sidecars never call it directly.
-func meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
+func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
+	return meshRoutePortsWith(v, host, c.meshDests)
+}
+
+// meshDests returns a VirtualService's routes without delegates (rules.MergedRoutes(vs, nil,
+// nil)), computed once per VirtualService for every client namespace.
+func (c *collector) meshDests(vs *networkingv1.VirtualService) []rules.Dest {
+	if d, ok := c.meshDestCache.Load(vs); ok {
+		return d.([]rules.Dest)
+	}
+	dests, _ := rules.MergedRoutes(vs, nil, nil)
+	c.meshDestCache.Store(vs, dests)
+	return dests
+}
+
+func meshRoutePortsWith(v SidecarView, host string, merged func(*networkingv1.VirtualService) []rules.Dest) (ports []uint32, all bool) {
 	found := false
 	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
 		covers := false
@@ -1299,8 +1318,7 @@ func meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
 		if !covers {
 			continue
 		}
-		dests, _ := rules.MergedRoutes(vs, nil, nil)
-		for _, d := range dests {
+		for _, d := range merged(vs) {
 			if !routeAppliesTo(d, vs.Namespace, []string{rules.MeshGateway}) {
 				continue
 			}
