@@ -174,7 +174,12 @@ var dimensions = []dimension{
 	// sourceLabels {app: other} (the client pods are app=conformance-client), with and without
 	// gateways [mesh] (istiod ignores sourceLabels when a match names gateways), to
 	// noise.example.com:80, before a catch-all route to the entry.
-	{dimLMeshVS, []string{"none", "none", "tls", "tcp", "tls+tcp", "tcp-subnet", "http-wildcard", "http-unregistered", "http-src-gateways", "http-src-labels"}},
+	// tcp-weight-zero / http-weight-zero: a tcp route to noise.example.com:80 with weight 0 and
+	// to the entry with weight 100; an http route to noise.example.com:80 with weight 0 and twice
+	// to the entry (70/30): istiod leaves weight-0 destinations out of a split (route.go
+	// translateRoute, networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters).
+	{dimLMeshVS, []string{"none", "none", "tls", "tcp", "tls+tcp", "tcp-subnet", "http-wildcard", "http-unregistered", "http-src-gateways", "http-src-labels",
+		"tcp-weight-zero", "http-weight-zero"}},
 	// Dimensions for the rules an independent generator found the plugin missing
 	// (../shared/conformance-gaps). Like the listener ones, each has its own seeded generator and
 	// its objects come last.
@@ -1531,6 +1536,11 @@ spec:
 		routes = append(routes, fmt.Sprintf("  tcp:\n  - route:\n    - destination:\n        host: %s", seHost))
 	case "tcp-subnet":
 		routes = append(routes, fmt.Sprintf("  tcp:\n  - match:\n    - destinationSubnets: [240.240.10.0/24]\n    route:\n    - destination:\n        host: %s\n        port: {number: %d}", seHost, apiPort))
+	case "tcp-weight-zero":
+		routes = append(routes, fmt.Sprintf("  tcp:\n  - route:\n    - destination:\n        host: %s\n        port: {number: 80}\n      weight: 0\n    - destination:\n        host: %s\n        port: {number: %d}\n      weight: 100", noiseHost, seHost, apiPort))
+	}
+	if d[dimLMeshVS] == "http-weight-zero" {
+		routes = append(routes, fmt.Sprintf("  http:\n  - route:\n    - destination:\n        host: %s\n        port: {number: 80}\n      weight: 0\n    - destination:\n        host: %s\n        port: {number: %d}\n      weight: 70\n    - destination:\n        host: %s\n        port: {number: %d}\n      weight: 30", noiseHost, seHost, apiPort, seHost, apiPort))
 	}
 	vsHost := seHost
 	switch d[dimLMeshVS] {

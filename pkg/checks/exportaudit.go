@@ -93,6 +93,9 @@ type AuditFinding struct {
 	// Field is the field of the resource the finding is about, when the code's default does not
 	// say it (a subset named in a tls route, not an http one).
 	Field string `json:"field,omitempty"`
+	// widen rewrites Fix for every namespace of MissingIn (an exportTo that adds them all),
+	// when the finding's fix widens an exportTo; the first namespace alone fixes only that one.
+	widen func(missing []string) string
 }
 
 // Ref returns "Kind namespace/name".
@@ -216,6 +219,9 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 			sort.Strings(f.MissingIn)
 			sort.Strings(f.NeededIn)
 			f.MissingIn, f.NeededIn = slices.Compact(f.MissingIn), slices.Compact(f.NeededIn)
+			if f.widen != nil && len(f.MissingIn) > 1 {
+				f.Fix = f.widen(f.MissingIn)
+			}
 			rep.Findings = append(rep.Findings, *f)
 		}
 	}
@@ -295,7 +301,7 @@ func (a *auditor) sidecarImports() {
 					NeededIn: []string{sc.Namespace}, MissingIn: []string{sc.Namespace},
 					Impact:  fmt.Sprintf("sidecars in %s (%s imports %q) lack the host: 503 NC for routes to it, BlackHoleCluster/502 under REGISTRY_ONLY", sc.Namespace, ref, h),
 					Message: fmt.Sprintf("%s imports %q, but %s is exported to %s, not %s: the import brings nothing.", ref, h, s.Ref(), fmtList(s.ExportTo), sc.Namespace),
-					Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, sc.Namespace)})
+					Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, sc.Namespace), widen: widenExportTo(s.Ref(), s.DeclaredExportTo, s.Namespace)})
 			}
 		}
 	}
@@ -426,7 +432,7 @@ func (a *auditor) gateway(w Workload) {
 				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
 				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
 				Message: fmt.Sprintf("%s lists Gateway %s, but exportTo %s excludes %s, the namespace of gateway pod %s where it is evaluated.", vsRef, gw, fmtList(exp), w.Namespace, w.Ref()),
-				Fix:     exportToYAML(vsRef, vs.Spec.ExportTo, vs.Namespace, w.Namespace)})
+				Fix:     exportToYAML(vsRef, vs.Spec.ExportTo, vs.Namespace, w.Namespace), widen: widenExportTo(vsRef, vs.Spec.ExportTo, vs.Namespace)})
 		}
 		dests, _ := a.vsIndex.Merged(vs)
 		for _, d := range dests {
@@ -569,7 +575,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
 				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
 				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but its exportTo %s does not include %s.", s.Ref(), vsRef, ns, fmtList(s.ExportTo), ns),
-				Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, ns)})
+				Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, ns), widen: widenExportTo(s.Ref(), s.DeclaredExportTo, s.Namespace)})
 		}
 		if s.Kind == rules.KindService {
 			// A Kubernetes Service is hidden by its networking.istio.io/exportTo annotation or
@@ -589,7 +595,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
 				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
 				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but %s exports it to %s, not %s.", s.Ref(), vsRef, ns, from, fmtList(s.ExportTo), ns),
-				Fix:     serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, ns)})
+				Fix:     serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, ns), widen: widenServiceExportTo(s.Name, s.DeclaredExportTo, s.Namespace)})
 		}
 		return
 	}
@@ -705,6 +711,33 @@ func exportToYAML(ref string, declared []string, ownNs, addNs string) string {
 // exportToPatch is exportToYAML's change as a patch of the resource "Kind ns/name".
 func exportToPatch(ref string, declared []string, ownNs, addNs string) *Patch {
 	return refPatch(ref, fields{{"spec", fields{{"exportTo", widenedExportTo(declared, ownNs, addNs)}}}})
+}
+
+// widenExportTo returns the fix that exports the resource ("Kind ns/name") to every namespace
+// of missing as well.
+func widenExportTo(ref string, declared []string, ownNs string) func([]string) string {
+	return func(missing []string) string {
+		return refPatch(ref, fields{{"spec", fields{{"exportTo", widenedExportToAll(declared, ownNs, missing)}}}}).Text()
+	}
+}
+
+// widenServiceExportTo is widenExportTo for a Kubernetes Service's exportTo annotation.
+func widenServiceExportTo(name string, declared []string, ownNs string) func([]string) string {
+	return func(missing []string) string {
+		return newPatch("v1", "Service", ownNs, name, fields{{"apiVersion", "v1"}, {"kind", "Service"},
+			{"metadata", fields{{"name", name}, {"namespace", ownNs}, {"annotations", fields{{"networking.istio.io/exportTo", strings.Join(widenedExportToAll(declared, ownNs, missing), ",")}}}}}}).Text()
+	}
+}
+
+// widenedExportToAll is widenedExportTo with every namespace of add.
+func widenedExportToAll(declared []string, ownNs string, add []string) []string {
+	keep := widenedExportTo(declared, ownNs, add[0])
+	for _, n := range add[1:] {
+		if !slices.Contains(keep, n) && (n != ownNs || !slices.Contains(keep, rules.ExportPrivate)) {
+			keep = append(keep, n)
+		}
+	}
+	return keep
 }
 
 // widenedExportTo is declared with addNs added ("." kept, "~" dropped, "." when it declares

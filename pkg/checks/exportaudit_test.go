@@ -1,6 +1,9 @@
 package checks
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,4 +149,49 @@ func TestExportedBeyondUse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExportAuditFixCoversEveryNamespace: an entry exported by name that three client
+// namespaces need through a public mesh route is one finding missing in all three, and its fix
+// adds all three to exportTo (not only the first namespace the audit met, which would leave the
+// others broken).
+func TestExportAuditFixCoversEveryNamespace(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, ns := range []string{"team-b", "team-c", "team-d", "team-f"} {
+		docs = append(docs, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {istio-injection: enabled}}")
+	}
+	docs = append(docs, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ext, namespace: team-a}
+spec:
+  hosts: [ext.api.example]
+  exportTo: [team-a, team-c]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ext, namespace: team-b}
+spec:
+  hosts: [ext.api.example]
+  http:
+  - route: [{destination: {host: ext.api.example, port: {number: 80}}}]`)
+	rep := ExportAudit(loadYAML(t, append([]string{string(base)}, docs...)...), AuditOptions{})
+	for _, f := range rep.Findings {
+		if f.Code != AuditSENotExportedToClient {
+			continue
+		}
+		if !slices.Equal(f.MissingIn, []string{"team-b", "team-d", "team-f"}) {
+			t.Errorf("missingIn %v", f.MissingIn)
+		}
+		for _, ns := range []string{"team-a", "team-c", "team-b", "team-d", "team-f"} {
+			if !strings.Contains(f.Fix, `"`+ns+`"`) {
+				t.Errorf("fix does not keep or add %s:\n%s", ns, f.Fix)
+			}
+		}
+		return
+	}
+	t.Fatalf("no %s finding: %+v", AuditSENotExportedToClient, rep.Findings)
 }

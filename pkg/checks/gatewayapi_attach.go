@@ -97,11 +97,27 @@ func notAcceptedText(snap *snapshot.Snapshot, a routeAttachment) (msg, fix strin
 		fix = fmt.Sprintf("Make %s's spec.hostnames include a name the listener's hostname matches, or change the hostname of the listener of Gateway %s it is meant for.", route, a.st.Gateway)
 	case strings.Contains(a.st.Message, "is not allowed by the parent"):
 		l := "the listener"
+		// Whether the listeners the route may mean admit namespaces by selector: then moving
+		// the route to the Gateway's namespace does not help unless that namespace matches.
+		selector := len(listenerOf) > 0
+		for name, x := range listenerOf {
+			if ref.SectionName != nil && string(*ref.SectionName) != name {
+				continue
+			}
+			if x.AllowedRoutes == nil || x.AllowedRoutes.Namespaces == nil || x.AllowedRoutes.Namespaces.From == nil || *x.AllowedRoutes.Namespaces.From != gatewayv1.NamespacesFromSelector {
+				selector = false
+			}
+		}
 		if ref.SectionName != nil {
 			l = fmt.Sprintf("listener %s", *ref.SectionName)
 		}
-		fix = fmt.Sprintf("On %s of Gateway %s, let routes from namespace %s attach (spec.listeners[].allowedRoutes.namespaces.from: All, or Selector with labels namespace %s carries), or move %s to namespace %s.",
-			l, a.st.Gateway, a.route.Namespace, a.route.Namespace, route, strings.SplitN(a.st.Gateway, "/", 2)[0])
+		if selector {
+			fix = fmt.Sprintf("%s of Gateway %s admits namespaces by label (allowedRoutes.namespaces.from: Selector): give namespace %s labels its selector matches, or widen the selector (or from: All).",
+				upperFirst(l), a.st.Gateway, a.route.Namespace)
+		} else {
+			fix = fmt.Sprintf("On %s of Gateway %s, let routes from namespace %s attach (spec.listeners[].allowedRoutes.namespaces.from: All, or Selector with labels namespace %s carries), or move %s to namespace %s.",
+				l, a.st.Gateway, a.route.Namespace, a.route.Namespace, route, strings.SplitN(a.st.Gateway, "/", 2)[0])
+		}
 	default:
 		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes HTTPRoutes (HTTP or HTTPS) and whose allowedRoutes.kinds, if set, list HTTPRoute.", route)
 	}

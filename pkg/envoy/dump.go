@@ -247,6 +247,14 @@ func chain(fc *listenerv3.FilterChain, def bool) Chain {
 		var t tcpv3.TcpProxy
 		if tc.MessageIs(&t) && tc.UnmarshalTo(&t) == nil {
 			c.Cluster = t.GetCluster()
+			if ws := t.GetWeightedClusters().GetClusters(); c.Cluster == "" && len(ws) > 0 {
+				// a weighted tcp_proxy, written as istioctl proxy-config listeners writes it
+				names := make([]string, len(ws))
+				for i, w := range ws {
+					names[i] = w.GetName()
+				}
+				c.Cluster = "Clusters: " + strings.Join(names, ",")
+			}
 		}
 	}
 	return c

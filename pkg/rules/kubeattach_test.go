@@ -53,7 +53,7 @@ metadata: {name: r, namespace: egress}
 spec: {parentRefs: [{name: egw, sectionName: http}], hostnames: [other.example.com]}`, false, true, KubeRouteNoMatchingListenerHostname, `no hostnames matched parent hostname "api.example.com"`},
 		{"kind not allowed on a TCP listener", `
 metadata: {name: r, namespace: team-a}
-spec: {parentRefs: [{name: egw, namespace: egress, sectionName: raw}]}`, false, true, KubeRouteNotAllowedByListeners, "kind HTTPRoute is not allowed"},
+spec: {parentRefs: [{name: egw, namespace: egress, sectionName: raw}]}`, false, true, KubeRouteNotAllowedByListeners, "kind gateway.networking.k8s.io/v1/HTTPRoute is not allowed"},
 		{"a Gateway of another class", `
 metadata: {name: r, namespace: egress}
 spec: {parentRefs: [{name: envoy}]}`, false, false, "", ""},

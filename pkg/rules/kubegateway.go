@@ -364,3 +364,8 @@ func kubeListenerConflicts(gw *gatewayv1.Gateway) map[string]bool {
 	}
 	return out
 }
+
+// KubeGatewayServices are the host names of the Services whose pods serve a Gateway API
+// Gateway: the one istiod deploys for a managed Gateway, the Hostname addresses of an unmanaged
+// one (gatewaycommon extractGatewayServices).
+func KubeGatewayServices(gw *gatewayv1.Gateway) []string { return kubeGatewayServices(gw) }

@@ -198,7 +198,8 @@ func kubeReferenceDenied(p *kubeParent, ref gatewayv1.ParentReference, hostnames
 			return "", ""
 		}
 	}
-	return KubeRouteNotAllowedByListeners, fmt.Sprintf("kind %s is not allowed", routeKind)
+	// istiod prints the route's GroupVersionKind (config.GroupVersionKind.String).
+	return KubeRouteNotAllowedByListeners, fmt.Sprintf("kind %s/v1/%s is not allowed", gatewayAPIGroup, routeKind)
 }
 
 // KubeRouteParentStatus is istiod's answer for one Gateway parentRef of a route: whether it is

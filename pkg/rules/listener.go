@@ -657,9 +657,12 @@ func (b builder) routeChain(rs []*networking.RouteDestination, listenPort uint32
 	for _, r := range rs {
 		h := ResolveShortname(r.GetDestination().GetHost(), vs.Namespace)
 		name := ClusterName(b.destPort(h, r.GetDestination().GetPort().GetNumber(), listenPort), r.GetDestination().GetSubset(), h)
-		if len(rs) == 1 {
+		switch {
+		case len(rs) == 1:
 			c.Cluster = name
-		} else {
+		case r.GetWeight() > 0:
+			// several destinations: weight 0 ones are left out (networkfilter.go
+			// buildOutboundNetworkFiltersWithWeightedClusters)
 			c.Weighted = append(c.Weighted, name)
 		}
 	}

@@ -439,7 +439,12 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 		case len(r.GetRoute()) == 1:
 			act.Cluster = routeCluster(r.GetRoute()[0].GetDestination(), port, vs.Namespace)
 		default:
+			// Destinations with weight 0 are left out when there are several (route.go
+			// translateRoute: "Ignore 0 weighted clusters").
 			for _, w := range r.GetRoute() {
+				if w.GetWeight() == 0 {
+					continue
+				}
 				act.Weighted = append(act.Weighted, routeCluster(w.GetDestination(), port, vs.Namespace))
 			}
 		}
