@@ -72,9 +72,12 @@ var sameFault = map[string]string{
 // such a finding it stays as it is.
 func mergeSameFault(fs []PreflightFinding) []PreflightFinding {
 	type key struct{ code, kind, ns, name string }
-	primary := map[key]int{}
+	// Several findings of the primary code can be about one resource (one per gateway whose
+	// namespace the entry is hidden from): each lists the alias; the first takes its contexts.
+	primary := map[key][]int{}
 	for i, f := range fs {
-		primary[key{f.Code, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}] = i
+		k := key{f.Code, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}
+		primary[k] = append(primary[k], i)
 	}
 	drop := map[int]bool{}
 	for i, f := range fs {
@@ -82,18 +85,21 @@ func mergeSameFault(fs []PreflightFinding) []PreflightFinding {
 		if !ok {
 			continue
 		}
-		j, ok := primary[key{to, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}]
-		if !ok {
+		js := primary[key{to, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}]
+		if len(js) == 0 {
 			continue
 		}
-		p := &fs[j]
+		p := &fs[js[0]]
 		for _, c := range f.Contexts {
 			if !slices.Contains(p.Contexts, c) {
 				p.Contexts = append(p.Contexts, c)
 			}
 		}
-		if alias := strings.TrimSpace(f.ID + " " + f.Code); !slices.Contains(p.AlsoReportedAs, alias) {
-			p.AlsoReportedAs = append(p.AlsoReportedAs, alias)
+		alias := strings.TrimSpace(f.ID + " " + f.Code)
+		for _, j := range js {
+			if !slices.Contains(fs[j].AlsoReportedAs, alias) {
+				fs[j].AlsoReportedAs = append(fs[j].AlsoReportedAs, alias)
+			}
 		}
 		drop[i] = true
 	}
