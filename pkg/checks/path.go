@@ -723,6 +723,11 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		return
 	}
 	for _, vs := range x.Relevant(host, nil) {
+		if !routesCallKind(vs, tr.t.Call) {
+			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
+			// call does not bypass a gateway route for it.
+			continue
+		}
 		gws := rules.VSGateways(vs)
 		for _, g := range gws {
 			if g == rules.MeshGateway {
@@ -806,6 +811,20 @@ func (tr *tracer) scopeEntry(host string) (rules.Service, bool) {
 		return s, true
 	}
 	return rules.Service{}, false
+}
+
+// routesCallKind: the VirtualService has a route section that carries a call of this kind
+// (http routes for HTTP, tls or tcp routes for TLS, tcp routes for TCP); true for an unknown kind.
+func routesCallKind(vs *networkingv1.VirtualService, kind string) bool {
+	switch kind {
+	case rules.CallHTTP, rules.CallHTTP2:
+		return len(vs.Spec.GetHttp()) > 0
+	case rules.CallTLS:
+		return len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0
+	case rules.CallTCP:
+		return len(vs.Spec.GetTcp()) > 0
+	}
+	return true
 }
 
 // undiscoveredWarning warns when the call leaves the mesh directly because the configuration
