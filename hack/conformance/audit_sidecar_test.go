@@ -1,6 +1,7 @@
 package conformance
 
-// Export-audit subset findings (DR_NOT_ON_LOOKUP_PATH, SUBSET_NOT_DEFINED_ANYWHERE) against the
+// Export-audit subset findings (DR_NOT_ON_LOOKUP_PATH, DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE,
+// SUBSET_NOT_DEFINED_ANYWHERE) against the
 // CDS of a SIDECAR proxy in each client namespace, both directions, and the converse of
 // SE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE against the gateways' CDS with the filter flag off.
 
@@ -27,7 +28,7 @@ func sidecarNamespaces(snap *snapshot.Snapshot) []string {
 		set[ns] = true
 	}
 	for _, f := range checks.ExportAudit(snap, checks.AuditOptions{}).Findings {
-		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined {
+		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined || f.Code == checks.AuditDRNotExportedToClient {
 			for _, ns := range f.MissingIn {
 				set[ns] = true
 			}
@@ -93,10 +94,12 @@ func subsetFinding(rep *checks.AuditReport, ns string, d rules.Dest, h string) *
 		}
 		switch f.Code {
 		case checks.AuditSubsetUndefined:
-			if f.Namespace == d.Declared.Namespace && f.Name == d.Declared.Name {
+			// about the route's VirtualService, or about the DestinationRule the proxy applies
+			// (a rule of its own namespace hiding the one that defines the subset)
+			if (f.Namespace == d.Declared.Namespace && f.Name == d.Declared.Name) || f.Kind == "DestinationRule" {
 				return f
 			}
-		case checks.AuditDRNotOnLookupPath:
+		case checks.AuditDRNotOnLookupPath, checks.AuditDRNotExportedToClient:
 			return f
 		}
 	}
@@ -208,7 +211,7 @@ func compareSubsetAudit(snap *snapshot.Snapshot, rep *checks.AuditReport, out *i
 	// Findings no client route covers (gateway contexts): a sidecar in the namespace lacks the
 	// cluster the Impact names.
 	for _, f := range rep.Findings {
-		if f.Code != checks.AuditDRNotOnLookupPath && f.Code != checks.AuditSubsetUndefined {
+		if f.Code != checks.AuditDRNotOnLookupPath && f.Code != checks.AuditSubsetUndefined && f.Code != checks.AuditDRNotExportedToClient {
 			continue
 		}
 		for _, ns := range f.MissingIn {

@@ -46,7 +46,7 @@ const (
 
 // auditCodes are the rows of the export-audit tables, in order.
 var auditCodes = []string{checks.AuditSENotExportedToGateway, checks.AuditVSNotExportedToGateway,
-	checks.AuditDRNotOnLookupPath, checks.AuditSubsetUndefined, checks.AuditSidecarImportHidden, auditSubsetVisible, auditSEExported}
+	checks.AuditDRNotOnLookupPath, checks.AuditDRNotExportedToClient, checks.AuditSubsetUndefined, checks.AuditSidecarImportHidden, auditSubsetVisible, auditSEExported}
 
 func (c auditCheck) agree() bool { return c.istiodAgrees }
 
@@ -75,7 +75,7 @@ func compareAudit(sc *scenario, snap *snapshot.Snapshot, proxies []proxySpec, ou
 	res = append(res, compareSubsetAudit(snap, rep, out, filter, scope, unchecked)...)
 	res = append(res, compareSEExported(sc, snap, rep, proxies, out, filter, scope, unchecked)...)
 	for _, f := range rep.Findings {
-		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined {
+		if f.Code == checks.AuditDRNotOnLookupPath || f.Code == checks.AuditSubsetUndefined || f.Code == checks.AuditDRNotExportedToClient {
 			continue // compareSubsetAudit
 		}
 		if f.Code == checks.AuditSidecarImportHidden {

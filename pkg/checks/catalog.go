@@ -95,6 +95,7 @@ type catalogRef struct {
 // that identifiers are unique and in the group of their command.
 var catalogRefs = map[string]catalogRef{
 	AuditSvcNotExportedToClient: {"EGR0210", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
+	AuditDRNotExportedToClient:  {"EGR0213", "§2.5, §4.2", "pilot/pkg/model/push_context.go destinationRule, getExportedDestinationRuleFromNamespace (exportTo of the service's and the root namespace's rules)"},
 	AuditSEExportedEverywhere:   {"EGR0212", "§4.2", "pilot/pkg/model/push_context.go IsServiceVisible, servicesExportedToNamespace; pilot/pkg/model/sidecar.go selectServices"},
 	AuditSvcNotExportedToGW:     {"EGR0211", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
 	CauseGatewayNotApplied:      {"EGR0129", "§2.3 (condition 2), §4.4", "pilot/pkg/model/push_context.go mergeGateways input (Gateway selector against the proxy labels, PILOT_SCOPE_GATEWAY_TO_NAMESPACE); pilot/pkg/config/kube/crdclient (LabelsInRevision)"},
@@ -247,7 +248,7 @@ var causePages = map[string]string{
 	ListenerNoChains: "gateway-servers", ListenerServerDropped: "gateway-servers", ListenerHostsCrashIstiod: "gateway-servers",
 	// DestinationRules and subsets.
 	CauseSubsetNotDefined: "destinationrule-subsets", AuditDRNotOnLookupPath: "destinationrule-subsets",
-	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets",
+	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets", AuditDRNotExportedToClient: "destinationrule-subsets",
 	// Sidecar listeners, ports and protocols.
 	ListenerCatchAllTCP: "listeners-and-tcp", ListenerCatchAllTLSPort: "listeners-and-tcp", ListenerChainDropped: "listeners-and-tcp",
 	ListenerWellKnownPort: "listeners-and-tcp", ListenerHTTPShadowsTCP: "listeners-and-tcp", ListenerHTTP2Undeclared: "listeners-and-tcp",

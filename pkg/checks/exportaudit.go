@@ -30,6 +30,7 @@ const (
 	AuditSvcNotExportedToClient = "SERVICE_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
 	AuditSvcNotExportedToGW     = "SERVICE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
 	AuditSEExportedEverywhere   = "SE_EXPORTED_BEYOND_USE"
+	AuditDRNotExportedToClient  = "DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
 )
 
 func init() {
@@ -38,7 +39,8 @@ func init() {
 		CatalogEntry{AuditVSNotExportedToGateway, LevelError, "NR", "A VirtualService lists a Gateway, but its exportTo excludes the namespace of the gateway pods, where it is evaluated."},
 		CatalogEntry{AuditSENotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a host no entry exports to that namespace."},
 		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that)."},
-		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that no DestinationRule defines."},
+		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that the DestinationRule the proxy applies for the host does not define: no rule defines it, or a rule of the proxy's own namespace hides the one that does."},
+		CatalogEntry{AuditDRNotExportedToClient, LevelError, "NC", "A route needs a subset that a DestinationRule on the proxy's lookup path (the service's namespace or the root namespace) defines, but the rule's exportTo leaves the proxy's namespace out."},
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
 		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (a Sidecar only selects among the services already exported to its namespace)."},
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
@@ -646,6 +648,28 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	}
 	drRef := "DestinationRule " + definer.Namespace + "/" + definer.Name
 	a.need("DestinationRule", definer.Namespace, definer.Name, ns)
+	if definer.Namespace == ns || definer.Namespace == chosen.Namespace || definer.Namespace == a.rootNs {
+		// The rule is on the lookup path. A rule of the proxy's own namespace for the host
+		// was applied instead (DR_SHADOWED says so), or the rule is not exported here.
+		if dr != nil && dr.Step == "proxy namespace" && definer.Namespace != ns {
+			own := dr.Rules[0]
+			a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "DestinationRule", Namespace: own.Namespace, Name: own.Name,
+				Field:    "spec.subsets",
+				ExportTo: rules.EffectiveExportTo(own.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
+				Impact:  fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+				Message: fmt.Sprintf("%s routes to subset %q of %s, but for %s istiod applies DestinationRule %s/%s (the proxy's namespace comes first on the lookup path), which does not define it; %s does, but rules of different namespaces never merge.", vsRef, d.Subset, h, proxy, own.Namespace, own.Name, drRef),
+				Fix:     fmt.Sprintf("Define subset %q in DestinationRule %s/%s (as %s defines it), or delete that rule so %s applies.", d.Subset, own.Namespace, own.Name, drRef, drRef)})
+			return
+		}
+		exp := rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo)
+		a.add(AuditFinding{Code: AuditDRNotExportedToClient, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
+			Field: "spec.exportTo", ExportTo: exp, NeededIn: []string{ns}, MissingIn: []string{ns},
+			Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+			Message: fmt.Sprintf("%s defines subset %q of %s, and is on the lookup path of %s (%s), but its exportTo %s leaves %s out.",
+				drRef, d.Subset, h, proxy, lookupPath(ns, chosen.Namespace, a.rootNs), fmtList(exp), ns),
+			Fix: exportToYAML(drRef, definer.Spec.ExportTo, definer.Namespace, ns), widen: widenExportTo(drRef, definer.Spec.ExportTo, definer.Namespace)})
+		return
+	}
 	a.add(AuditFinding{Code: AuditDRNotOnLookupPath, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
 		ExportTo: rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
 		Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),

@@ -195,3 +195,52 @@ spec:
 	}
 	t.Fatalf("no %s finding: %+v", AuditSENotExportedToClient, rep.Findings)
 }
+
+// TestExportAuditSubsetRuleOnLookupPath: a subset defined by a DestinationRule in the service's
+// namespace that is not exported to a client namespace is DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE
+// there (fix: widen its exportTo), not DR_NOT_ON_LOOKUP_PATH (the rule is on the path); where a
+// rule of the client's own namespace hides it, the finding is about that rule.
+func TestExportAuditSubsetRuleOnLookupPath(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{string(base)}
+	for _, ns := range []string{"team-b", "team-c"} {
+		docs = append(docs, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {istio-injection: enabled}}")
+	}
+	docs = append(docs, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: pay, namespace: team-a}
+spec:
+  hosts: [api.pay.example]
+  http:
+  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: pay, port: {number: 80}}}]`, `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: egw-subsets, namespace: istio-system}
+spec:
+  host: istio-egressgateway.istio-system.svc.cluster.local
+  exportTo: [team-a, istio-system]
+  subsets: [{name: pay}]`, `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: egw-local, namespace: team-c}
+spec:
+  host: istio-egressgateway.istio-system.svc.cluster.local
+  exportTo: ["."]
+  subsets: [{name: other}]`)
+	rep := ExportAudit(loadYAML(t, docs...), AuditOptions{})
+	got := map[string]AuditFinding{}
+	for _, f := range rep.Findings {
+		got[f.Code+" "+f.Ref()] = f
+	}
+	f, ok := got[AuditDRNotExportedToClient+" DestinationRule istio-system/egw-subsets"]
+	if !ok || !slices.Equal(f.MissingIn, []string{"team-b"}) || !strings.Contains(f.Fix, `"team-b"`) {
+		t.Errorf("not-exported rule: %+v", got)
+	}
+	if f, ok := got[AuditSubsetUndefined+" DestinationRule team-c/egw-local"]; !ok || !slices.Equal(f.MissingIn, []string{"team-c"}) {
+		t.Errorf("shadowing rule: %+v", got)
+	}
+	if _, bad := got[AuditDRNotOnLookupPath+" DestinationRule istio-system/egw-subsets"]; bad {
+		t.Errorf("a rule on the lookup path reported off it: %+v", got)
+	}
+}

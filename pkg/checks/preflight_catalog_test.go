@@ -19,7 +19,7 @@ func TestCatalogIDs(t *testing.T) {
 			"GATEWAY_ROUTES_TO_ITSELF", "DESTINATION_CLUSTER_ABSENT",
 			PathOK, PathDirect, PathSidecarNoRoute, PathSidecarNoChain, PathGatewayNotListen, PathTLSMismatch, PathGatewayNoRoute,
 			PathGatewayNoChain, PathAmbiguousService, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathBackendRefused, PreflightRouteNotAccepted},
-		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath,
+		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath, AuditDRNotExportedToClient,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
 			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere},
 		"03": {ListenerCatchAllTCP, ListenerCatchAllTLSPort, ListenerChainDropped, ListenerWellKnownPort, ListenerHTTPShadowsTCP,
