@@ -95,8 +95,8 @@ type AuditFinding struct {
 	// Field is the field of the resource the finding is about, when the code's default does not
 	// say it (a subset named in a tls route, not an http one).
 	Field string `json:"field,omitempty"`
-	// widen rewrites Fix for every namespace of MissingIn (an exportTo that adds them all),
-	// when the finding's fix widens an exportTo; the first namespace alone fixes only that one.
+	// widen writes Fix when the report is written, for findings whose fix widens an exportTo:
+	// one change adding every namespace of MissingIn (the namespaces come in one by one).
 	widen func(missing []string) string
 }
 
@@ -221,7 +221,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 			sort.Strings(f.MissingIn)
 			sort.Strings(f.NeededIn)
 			f.MissingIn, f.NeededIn = slices.Compact(f.MissingIn), slices.Compact(f.NeededIn)
-			if f.widen != nil && len(f.MissingIn) > 1 {
+			if f.widen != nil && len(f.MissingIn) > 0 {
 				f.Fix = f.widen(f.MissingIn)
 			}
 			rep.Findings = append(rep.Findings, *f)
@@ -303,7 +303,7 @@ func (a *auditor) sidecarImports() {
 					NeededIn: []string{sc.Namespace}, MissingIn: []string{sc.Namespace},
 					Impact:  fmt.Sprintf("sidecars in %s (%s imports %q) lack the host: 503 NC for routes to it, BlackHoleCluster/502 under REGISTRY_ONLY", sc.Namespace, ref, h),
 					Message: fmt.Sprintf("%s imports %q, but %s is exported to %s, not %s: the import brings nothing.", ref, h, s.Ref(), fmtList(s.ExportTo), sc.Namespace),
-					Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, sc.Namespace), widen: widenExportTo(s.Ref(), s.DeclaredExportTo, s.Namespace)})
+					widen:   widenExportTo(s.Ref(), s.DeclaredExportTo, s.Namespace)})
 			}
 		}
 	}
@@ -434,7 +434,7 @@ func (a *auditor) gateway(w Workload) {
 				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
 				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
 				Message: fmt.Sprintf("%s lists Gateway %s, but exportTo %s excludes %s, the namespace of gateway pod %s where it is evaluated.", vsRef, gw, fmtList(exp), w.Namespace, w.Ref()),
-				Fix:     exportToYAML(vsRef, vs.Spec.ExportTo, vs.Namespace, w.Namespace), widen: widenExportTo(vsRef, vs.Spec.ExportTo, vs.Namespace)})
+				widen:   widenExportTo(vsRef, vs.Spec.ExportTo, vs.Namespace)})
 		}
 		dests, _ := a.vsIndex.Merged(vs)
 		for _, d := range dests {
@@ -577,7 +577,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
 				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
 				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but its exportTo %s does not include %s.", s.Ref(), vsRef, ns, fmtList(s.ExportTo), ns),
-				Fix:     exportToYAML(s.Ref(), s.DeclaredExportTo, s.Namespace, ns), widen: widenExportTo(s.Ref(), s.DeclaredExportTo, s.Namespace)})
+				widen:   widenExportTo(s.Ref(), s.DeclaredExportTo, s.Namespace)})
 		}
 		if s.Kind == rules.KindService {
 			// A Kubernetes Service is hidden by its networking.istio.io/exportTo annotation or
@@ -597,7 +597,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
 				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
 				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s, but %s exports it to %s, not %s.", s.Ref(), vsRef, ns, from, fmtList(s.ExportTo), ns),
-				Fix:     serviceExportToYAML(s.Ref(), s.Name, s.DeclaredExportTo, s.Namespace, ns), widen: widenServiceExportTo(s.Name, s.DeclaredExportTo, s.Namespace)})
+				widen:   widenServiceExportTo(s.Name, s.DeclaredExportTo, s.Namespace)})
 		}
 		return
 	}
@@ -667,7 +667,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
 			Message: fmt.Sprintf("%s defines subset %q of %s, and is on the lookup path of %s (%s), but its exportTo %s leaves %s out.",
 				drRef, d.Subset, h, proxy, lookupPath(ns, chosen.Namespace, a.rootNs), fmtList(exp), ns),
-			Fix: exportToYAML(drRef, definer.Spec.ExportTo, definer.Namespace, ns), widen: widenExportTo(drRef, definer.Spec.ExportTo, definer.Namespace)})
+			widen: widenExportTo(drRef, definer.Spec.ExportTo, definer.Namespace)})
 		return
 	}
 	a.add(AuditFinding{Code: AuditDRNotOnLookupPath, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
@@ -734,23 +734,23 @@ func exportToYAML(ref string, declared []string, ownNs, addNs string) string {
 
 // exportToPatch is exportToYAML's change as a patch of the resource "Kind ns/name".
 func exportToPatch(ref string, declared []string, ownNs, addNs string) *Patch {
-	return refPatch(ref, fields{{"spec", fields{{"exportTo", widenedExportTo(declared, ownNs, addNs)}}}})
+	return exportToPatchAll(ref, declared, ownNs, []string{addNs})
 }
 
-// widenExportTo returns the fix that exports the resource ("Kind ns/name") to every namespace
-// of missing as well.
+// exportToPatchAll is exportToPatch adding every namespace of add.
+func exportToPatchAll(ref string, declared []string, ownNs string, add []string) *Patch {
+	return refPatch(ref, fields{{"spec", fields{{"exportTo", widenedExportToAll(declared, ownNs, add)}}}})
+}
+
+// widenExportTo is the fix of an audit finding that exports the resource ("Kind ns/name") to
+// the namespaces it is missing in, written when the report is (AuditFinding.widen).
 func widenExportTo(ref string, declared []string, ownNs string) func([]string) string {
-	return func(missing []string) string {
-		return refPatch(ref, fields{{"spec", fields{{"exportTo", widenedExportToAll(declared, ownNs, missing)}}}}).Text()
-	}
+	return func(missing []string) string { return exportToPatchAll(ref, declared, ownNs, missing).Text() }
 }
 
 // widenServiceExportTo is widenExportTo for a Kubernetes Service's exportTo annotation.
 func widenServiceExportTo(name string, declared []string, ownNs string) func([]string) string {
-	return func(missing []string) string {
-		return newPatch("v1", "Service", ownNs, name, fields{{"apiVersion", "v1"}, {"kind", "Service"},
-			{"metadata", fields{{"name", name}, {"namespace", ownNs}, {"annotations", fields{{"networking.istio.io/exportTo", strings.Join(widenedExportToAll(declared, ownNs, missing), ",")}}}}}}).Text()
-	}
+	return func(missing []string) string { return serviceExportToPatchAll(name, declared, ownNs, missing).Text() }
 }
 
 // widenedExportToAll is widenedExportTo with every namespace of add.
@@ -790,8 +790,13 @@ func serviceExportToYAML(ref, name string, declared []string, ownNs, addNs strin
 
 // serviceExportToPatch is serviceExportToYAML's change as a patch.
 func serviceExportToPatch(name string, declared []string, ownNs, addNs string) *Patch {
+	return serviceExportToPatchAll(name, declared, ownNs, []string{addNs})
+}
+
+// serviceExportToPatchAll is serviceExportToPatch adding every namespace of add.
+func serviceExportToPatchAll(name string, declared []string, ownNs string, add []string) *Patch {
 	return newPatch("v1", "Service", ownNs, name, fields{{"apiVersion", "v1"}, {"kind", "Service"},
-		{"metadata", fields{{"name", name}, {"namespace", ownNs}, {"annotations", fields{{"networking.istio.io/exportTo", strings.Join(widenedExportTo(declared, ownNs, addNs), ",")}}}}}})
+		{"metadata", fields{{"name", name}, {"namespace", ownNs}, {"annotations", fields{{"networking.istio.io/exportTo", strings.Join(widenedExportToAll(declared, ownNs, add), ",")}}}}}})
 }
 
 // shadowed reports a DestinationRule in the proxy's namespace that hides the rule the

@@ -167,24 +167,22 @@ func (s *auditShare) recordFinding(f *AuditFinding, neededIn, missingIn []string
 	if s == nil || s.rec == nil {
 		return
 	}
-	e := auditEffect{finding: f}
-	for _, n := range neededIn {
-		switch n {
-		case "":
-		case s.recNs:
-			e.needed = true
-		default:
-			s.recBad = true
-		}
-	}
-	for _, n := range missingIn {
-		switch n {
-		case "":
-		case s.recNs:
-			e.missing = true
-		default:
-			s.recBad = true
-		}
-	}
+	e := auditEffect{finding: f, needed: s.names(neededIn), missing: s.names(missingIn)}
 	*s.rec = append(*s.rec, e)
+}
+
+// names reports whether the list holds the recording's namespace; any other namespace makes
+// the recording not replayable.
+func (s *auditShare) names(list []string) bool {
+	has := false
+	for _, n := range list {
+		switch n {
+		case "":
+		case s.recNs:
+			has = true
+		default:
+			s.recBad = true
+		}
+	}
+	return has
 }
