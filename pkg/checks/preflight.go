@@ -1286,15 +1286,6 @@ func sidecarFingerprint(snap *snapshot.Snapshot, v SidecarView) string {
 
 var fpSeed1, fpSeed2 = maphash.MakeSeed(), maphash.MakeSeed()
 
-// meshRoutePorts returns the ports the mesh VirtualServices the sidecar imports for host match
-// on (match.port of routes that apply to sidecars); all is true when no such VirtualService
-// exists or one of its routes matches every port. Clients are taken to call only those ports:
-// with a mesh route that sends port 80 to an egress gateway, the entry's port 443 is the
-// gateway's upstream (TLS origination) and sidecars never call it directly.
-func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
-	return meshRoutePortsWith(v, host, c.meshDests)
-}
-
 // meshDests returns a VirtualService's routes without delegates (rules.MergedRoutes(vs, nil,
 // nil)), computed once per VirtualService for every client namespace.
 func (c *collector) meshDests(vs *networkingv1.VirtualService) []rules.Dest {
@@ -1306,7 +1297,12 @@ func (c *collector) meshDests(vs *networkingv1.VirtualService) []rules.Dest {
 	return dests
 }
 
-func meshRoutePortsWith(v SidecarView, host string, merged func(*networkingv1.VirtualService) []rules.Dest) (ports []uint32, all bool) {
+// meshRoutePorts returns the ports the mesh VirtualServices the sidecar imports for host match
+// on (match.port of routes that apply to sidecars); all is true when no such VirtualService
+// exists or one of its routes matches every port. Clients are taken to call only those ports:
+// with a mesh route that sends port 80 to an egress gateway, the entry's port 443 is the
+// gateway's upstream (TLS origination) and sidecars never call it directly.
+func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
 	found := false
 	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
 		covers := false
@@ -1318,7 +1314,7 @@ func meshRoutePortsWith(v SidecarView, host string, merged func(*networkingv1.Vi
 		if !covers {
 			continue
 		}
-		for _, d := range merged(vs) {
+		for _, d := range c.meshDests(vs) {
 			if !routeAppliesTo(d, vs.Namespace, []string{rules.MeshGateway}) {
 				continue
 			}

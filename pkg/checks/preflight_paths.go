@@ -88,10 +88,7 @@ func (c *collector) traceCall(v SidecarView, q hostPortCall, always bool) (bool,
 // toGateway says whether the sidecar's call goes to a Kubernetes Service that selects gateway
 // workloads (the hop preflight traces further).
 func (c *collector) toGateway(v SidecarView, res rules.CallResult) bool {
-	cluster := res.Cluster
-	if ws := weightedClusters(res); cluster == "" && len(ws) > 0 {
-		cluster = ws[0] // the destination the traced path follows (path.go sidecarHop)
-	}
+	cluster := followedCluster(res)
 	if res.Error != "" || cluster == "" {
 		return false
 	}
