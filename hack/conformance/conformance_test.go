@@ -856,23 +856,22 @@ func writeDisagreements(w *strings.Builder, outDir string, rs []*result) int {
 				strings.TrimPrefix(line, r.sc.Name+" "), filepath.Base(file), c.ns, c.host, c.port, c.kind, c.address, orDash(c.ref))
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
-		for _, c := range r.misrouteChecks {
-			if c.agree() {
-				continue
-			}
+		// A traced call that disagrees: its line and the why-missing --from command.
+		traced := func(tag, desc, host string, port uint32, ns, kind string) {
 			n++
-			line := fmt.Sprintf("%s [misroute] %s", r.sc.Name, c)
-			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress why-missing %s --port %d --from %s --call %s -f %s\n", strings.TrimPrefix(line, r.sc.Name+" "), c.host, c.port, c.ns, c.kind, filepath.Base(file))
+			line := fmt.Sprintf("%s [%s] %s", r.sc.Name, tag, desc)
+			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress why-missing %s --port %d --from %s --call %s -f %s\n", strings.TrimPrefix(line, r.sc.Name+" "), host, port, ns, kind, filepath.Base(file))
 			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
 		}
-		for _, c := range r.pathChecks {
-			if c.agree() {
-				continue
+		for _, c := range r.misrouteChecks {
+			if !c.agree() {
+				traced("misroute", c.String(), c.host, c.port, c.ns, c.kind)
 			}
-			n++
-			line := fmt.Sprintf("%s [path] %s", r.sc.Name, c)
-			fmt.Fprintf(&hdr, "# DISAGREE: %s\n#   plugin: kubectl egress why-missing %s --port %d --from %s --call %s -f %s\n", strings.TrimPrefix(line, r.sc.Name+" "), c.host, c.port, c.ns, c.kind, filepath.Base(file))
-			fmt.Fprintf(w, "  %s\n    reproducer: %s\n", line, file)
+		}
+		for _, c := range r.pathChecks {
+			if !c.agree() {
+				traced("path", c.String(), c.host, c.port, c.ns, c.kind)
+			}
 		}
 		for _, c := range r.configChecks {
 			if c.agree() {

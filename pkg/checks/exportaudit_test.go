@@ -156,15 +156,7 @@ func TestExportedBeyondUse(t *testing.T) {
 // adds all three to exportTo (not only the first namespace the audit met, which would leave the
 // others broken).
 func TestExportAuditFixCoversEveryNamespace(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []string
-	for _, ns := range []string{"team-b", "team-c", "team-d", "team-f"} {
-		docs = append(docs, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {istio-injection: enabled}}")
-	}
-	docs = append(docs, `apiVersion: networking.istio.io/v1
+	rep := auditPathsBase(t, []string{"team-b", "team-c", "team-d", "team-f"}, `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: ext, namespace: team-a}
 spec:
@@ -178,7 +170,6 @@ spec:
   hosts: [ext.api.example]
   http:
   - route: [{destination: {host: ext.api.example, port: {number: 80}}}]`)
-	rep := ExportAudit(loadYAML(t, append([]string{string(base)}, docs...)...), AuditOptions{})
 	for _, f := range rep.Findings {
 		if f.Code != AuditSENotExportedToClient {
 			continue
@@ -201,15 +192,7 @@ spec:
 // there (fix: widen its exportTo), not DR_NOT_ON_LOOKUP_PATH (the rule is on the path); where a
 // rule of the client's own namespace hides it, the finding is about that rule.
 func TestExportAuditSubsetRuleOnLookupPath(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []string{string(base)}
-	for _, ns := range []string{"team-b", "team-c"} {
-		docs = append(docs, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {istio-injection: enabled}}")
-	}
-	docs = append(docs, `apiVersion: networking.istio.io/v1
+	rep := auditPathsBase(t, []string{"team-b", "team-c"}, `apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata: {name: pay, namespace: team-a}
 spec:
@@ -228,7 +211,6 @@ spec:
   host: istio-egressgateway.istio-system.svc.cluster.local
   exportTo: ["."]
   subsets: [{name: other}]`)
-	rep := ExportAudit(loadYAML(t, docs...), AuditOptions{})
 	got := map[string]AuditFinding{}
 	for _, f := range rep.Findings {
 		got[f.Code+" "+f.Ref()] = f
@@ -243,4 +225,19 @@ spec:
 	if _, bad := got[AuditDRNotOnLookupPath+" DestinationRule istio-system/egw-subsets"]; bad {
 		t.Errorf("a rule on the lookup path reported off it: %+v", got)
 	}
+}
+
+// auditPathsBase audits the path fixtures' base mesh with more client namespaces (labelled
+// istio-injection: enabled) and the documents.
+func auditPathsBase(t *testing.T, clients []string, docs ...string) *AuditReport {
+	t.Helper()
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []string{string(base)}
+	for _, ns := range clients {
+		all = append(all, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {istio-injection: enabled}}")
+	}
+	return ExportAudit(loadYAML(t, append(all, docs...)...), AuditOptions{})
 }

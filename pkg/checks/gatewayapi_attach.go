@@ -35,31 +35,16 @@ func init() {
 	)
 }
 
-// routeAttachment is one Gateway parentRef of an HTTPRoute with its predicted status.
-type routeAttachment struct {
-	route *gatewayv1.HTTPRoute
-	st    rules.KubeRouteParentStatus
-}
-
 type routeAttachmentsKey struct{}
 
-// routeAttachments lists every Gateway parentRef of every HTTPRoute of the snapshot, once per
-// snapshot. Revisions are not told apart (a route labelled for another revision is judged
-// against the same Gateways).
-func routeAttachments(snap *snapshot.Snapshot) []routeAttachment {
+// routeAttachments lists every Gateway parentRef of every HTTPRoute of the snapshot with its
+// predicted status, once per snapshot. Revisions are not told apart (a route labelled for
+// another revision is judged against the same Gateways).
+func routeAttachments(snap *snapshot.Snapshot) []rules.KubeRouteParentStatus {
 	return snap.Derived(routeAttachmentsKey{}, func() any {
-		if len(snap.HTTPRoutes) == 0 {
-			return []routeAttachment(nil)
-		}
 		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
-		var out []routeAttachment
-		for _, r := range snap.HTTPRoutes {
-			for _, st := range rules.KubeRouteParentStatuses(r, in) {
-				out = append(out, routeAttachment{route: r, st: st})
-			}
-		}
-		return out
-	}).([]routeAttachment)
+		return rules.KubeRouteParentStatuses(snap.HTTPRoutes, in)
+	}).([]rules.KubeRouteParentStatus)
 }
 
 // kubeGatewayOf returns the Gateway API Gateway "namespace/name" (nil when absent).
@@ -73,14 +58,14 @@ func kubeGatewayOf(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
 }
 
 // notAcceptedText is the message and fix for a parentRef no listener accepts.
-func notAcceptedText(snap *snapshot.Snapshot, a routeAttachment) (msg, fix string) {
-	ref := a.route.Spec.ParentRefs[a.st.Index]
-	route := "HTTPRoute " + a.route.Namespace + "/" + a.route.Name
+func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (msg, fix string) {
+	ref := a.Route.Spec.ParentRefs[a.Index]
+	route := "HTTPRoute " + a.Route.Namespace + "/" + a.Route.Name
 	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: requests for its hostnames get 404 NR there, or the gateway is never used.",
-		route, a.st.Gateway, a.st.Index, a.st.Message, a.st.Reason)
+		route, a.Gateway, a.Index, a.Message, a.Reason)
 	var names, ports []string
 	listenerOf := map[string]gatewayv1.Listener{}
-	if g := kubeGatewayOf(snap, a.st.Gateway); g != nil {
+	if g := kubeGatewayOf(snap, a.Gateway); g != nil {
 		for _, l := range g.Spec.Listeners {
 			names = append(names, string(l.Name))
 			if p := fmt.Sprint(l.Port); !slices.Contains(ports, p) {
@@ -90,12 +75,12 @@ func notAcceptedText(snap *snapshot.Snapshot, a routeAttachment) (msg, fix strin
 		}
 	}
 	switch {
-	case a.st.Reason == rules.KubeRouteNoMatchingParent:
+	case a.Reason == rules.KubeRouteNoMatchingParent:
 		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].sectionName to a listener of Gateway %s (%s) and its port, if set, to a listener port (%s), or remove them to attach to every listener that allows the route.",
-			route, a.st.Index, a.st.Gateway, strings.Join(names, ", "), strings.Join(ports, ", "))
-	case a.st.Reason == rules.KubeRouteNoMatchingListenerHostname:
-		fix = fmt.Sprintf("Make %s's spec.hostnames include a name the listener's hostname matches, or change the hostname of the listener of Gateway %s it is meant for.", route, a.st.Gateway)
-	case strings.Contains(a.st.Message, "is not allowed by the parent"):
+			route, a.Index, a.Gateway, strings.Join(names, ", "), strings.Join(ports, ", "))
+	case a.Reason == rules.KubeRouteNoMatchingListenerHostname:
+		fix = fmt.Sprintf("Make %s's spec.hostnames include a name the listener's hostname matches, or change the hostname of the listener of Gateway %s it is meant for.", route, a.Gateway)
+	case strings.Contains(a.Message, "is not allowed by the parent"):
 		l := "the listener"
 		// Whether the listeners the route may mean admit namespaces by selector: then moving
 		// the route to the Gateway's namespace does not help unless that namespace matches.
@@ -113,10 +98,10 @@ func notAcceptedText(snap *snapshot.Snapshot, a routeAttachment) (msg, fix strin
 		}
 		if selector {
 			fix = fmt.Sprintf("%s of Gateway %s admits namespaces by label (allowedRoutes.namespaces.from: Selector): give namespace %s labels its selector matches, or widen the selector (or from: All).",
-				upperFirst(l), a.st.Gateway, a.route.Namespace)
+				upperFirst(l), a.Gateway, a.Route.Namespace)
 		} else {
 			fix = fmt.Sprintf("On %s of Gateway %s, let routes from namespace %s attach (spec.listeners[].allowedRoutes.namespaces.from: All, or Selector with labels namespace %s carries), or move %s to namespace %s.",
-				l, a.st.Gateway, a.route.Namespace, a.route.Namespace, route, strings.SplitN(a.st.Gateway, "/", 2)[0])
+				l, a.Gateway, a.Route.Namespace, a.Route.Namespace, route, strings.SplitN(a.Gateway, "/", 2)[0])
 		}
 	default:
 		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes HTTPRoutes (HTTP or HTTPS) and whose allowedRoutes.kinds, if set, list HTTPRoute.", route)
@@ -131,22 +116,22 @@ func notAcceptedText(snap *snapshot.Snapshot, a routeAttachment) (msg, fix strin
 func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, a := range routeAttachments(snap) {
-		if !a.st.Found {
+		if !a.Found {
 			continue
 		}
-		res := ResourceRef{Kind: "HTTPRoute", Namespace: a.route.Namespace, Name: a.route.Name}
-		field := fmt.Sprintf("spec.parentRefs[%d]", a.st.Index)
-		if !a.st.Accepted {
+		res := ResourceRef{Kind: "HTTPRoute", Namespace: a.Route.Namespace, Name: a.Route.Name}
+		field := fmt.Sprintf("spec.parentRefs[%d]", a.Index)
+		if !a.Accepted {
 			msg, fix := notAcceptedText(snap, a)
 			out = append(out, NewPreflightFinding(PreflightRouteNotAccepted, CheckPreflight, res, field, msg, fix))
 		}
-		if accepted, cond, ok := statusAccepted(a.route, a.st.Index); ok && accepted != a.st.Accepted {
+		if accepted, cond, ok := statusAccepted(a.Route, a.Index); ok && accepted != a.Accepted {
 			predicted := "Accepted=True"
-			if !a.st.Accepted {
-				predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.st.Reason, a.st.Message)
+			if !a.Accepted {
+				predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.Reason, a.Message)
 			}
 			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, res, "status.parents",
-				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", a.st.Index, a.st.Gateway, cond, predicted),
+				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", a.Index, a.Gateway, cond, predicted),
 				"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway, its GatewayClass, the Namespaces whose labels an allowedRoutes selector reads."))
 		}
 	}
@@ -196,10 +181,10 @@ func sameParentRef(a, b gatewayv1.ParentReference, routeNs string) bool {
 func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 	var out []string
 	for _, a := range routeAttachments(snap) {
-		if a.st.Gateway != gateway || a.st.Accepted || !a.st.Found || !routeConcerns(a.route, host) {
+		if a.Gateway != gateway || a.Accepted || !a.Found || !routeConcerns(a.Route, host) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("HTTPRoute %s/%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.route.Namespace, a.route.Name, gateway, a.st.Index, a.st.Message, a.st.Reason))
+		out = append(out, fmt.Sprintf("HTTPRoute %s/%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Namespace, a.Route.Name, gateway, a.Index, a.Message, a.Reason))
 	}
 	if len(out) == 0 {
 		return ""

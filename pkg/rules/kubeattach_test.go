@@ -59,7 +59,7 @@ metadata: {name: r, namespace: egress}
 spec: {parentRefs: [{name: envoy}]}`, false, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sts := KubeRouteParentStatuses(mustYAML[gatewayv1.HTTPRoute](t, tc.route), in)
+			sts := KubeRouteParentStatuses([]*gatewayv1.HTTPRoute{mustYAML[gatewayv1.HTTPRoute](t, tc.route)}, in)
 			if len(sts) != 1 {
 				t.Fatalf("%d statuses, want 1: %+v", len(sts), sts)
 			}

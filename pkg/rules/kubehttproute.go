@@ -126,7 +126,7 @@ type kubeRouteParent struct {
 func kubeRouteParents(parents map[string][]*kubeParent, refs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) []kubeRouteParent {
 	var out []kubeRouteParent
 	for _, ref := range refs {
-		group, kind, ns := kubeParentRef(ref, routeNs)
+		group, kind, ns := KubeParentRefDefaults(ref, routeNs)
 		if group != gatewayAPIGroup || kind != "Gateway" {
 			continue // mesh (Service, ServiceEntry) and ListenerSet parents: not modelled here
 		}
@@ -206,6 +206,7 @@ func kubeReferenceDenied(p *kubeParent, ref gatewayv1.ParentReference, hostnames
 // Accepted (it attaches to at least one listener) and, when not, the reason and message istiod
 // writes in status.parents[].conditions.
 type KubeRouteParentStatus struct {
+	Route *gatewayv1.HTTPRoute
 	// Index is the parentRef's position in spec.parentRefs; Gateway is "namespace/name".
 	Index    int
 	Gateway  string
@@ -216,39 +217,41 @@ type KubeRouteParentStatus struct {
 	Reason, Message string
 }
 
-// KubeRouteParentStatuses returns the status of every Gateway parentRef of an HTTPRoute.
+// KubeRouteParentStatuses returns the status of every Gateway parentRef of the HTTPRoutes.
 //
 // Mirrors istiod conversion.go extractParentReferenceInfo and referenceAllowed, and
 // conditions.go createRouteStatus (a parentRef is Accepted when any listener accepts it; else
 // the most telling reason is reported — NotAllowedByListeners, then NoMatchingListenerHostname,
 // then NoMatchingParent — with the messages of equal rank joined by "; ").
-func KubeRouteParentStatuses(route *gatewayv1.HTTPRoute, in KubeRouteInputs) []KubeRouteParentStatus {
+func KubeRouteParentStatuses(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []KubeRouteParentStatus {
 	parents := kubeParents(in)
 	rank := map[string]int{KubeRouteNotAllowedByListeners: 1, KubeRouteNoMatchingListenerHostname: 2, KubeRouteNoMatchingParent: 4}
 	var out []KubeRouteParentStatus
-	for i, ref := range route.Spec.ParentRefs {
-		group, kind, ns := kubeParentRef(ref, route.Namespace)
-		if group != gatewayAPIGroup || kind != "Gateway" {
-			continue
-		}
-		st := KubeRouteParentStatus{Index: i, Gateway: ns + "/" + string(ref.Name)}
-		listeners := parents[st.Gateway]
-		st.Found = len(listeners) > 0
-		best := 0
-		for _, p := range listeners {
-			reason, msg := kubeReferenceDenied(p, ref, route.Spec.Hostnames, route.Namespace, "HTTPRoute")
-			if reason == "" {
-				st.Accepted, st.Reason, st.Message = true, "", ""
-				break
+	for _, route := range routes {
+		for i, ref := range route.Spec.ParentRefs {
+			group, kind, ns := KubeParentRefDefaults(ref, route.Namespace)
+			if group != gatewayAPIGroup || kind != "Gateway" {
+				continue
 			}
-			switch r := rank[reason]; {
-			case best == 0 || r < best:
-				best, st.Reason, st.Message = r, reason, msg
-			case r == best:
-				st.Message += "; " + msg
+			st := KubeRouteParentStatus{Route: route, Index: i, Gateway: ns + "/" + string(ref.Name)}
+			listeners := parents[st.Gateway]
+			st.Found = len(listeners) > 0
+			best := 0
+			for _, p := range listeners {
+				reason, msg := kubeReferenceDenied(p, ref, route.Spec.Hostnames, route.Namespace, "HTTPRoute")
+				if reason == "" {
+					st.Accepted, st.Reason, st.Message = true, "", ""
+					break
+				}
+				switch r := rank[reason]; {
+				case best == 0 || r < best:
+					best, st.Reason, st.Message = r, reason, msg
+				case r == best:
+					st.Message += "; " + msg
+				}
 			}
+			out = append(out, st)
 		}
-		out = append(out, st)
 	}
 	return out
 }
@@ -668,9 +671,9 @@ func (r ObjectRef) String() string {
 	return s
 }
 
-// kubeParentRef is a parentRef's group, kind and namespace with the Gateway API's defaults
+// KubeParentRefDefaults is a parentRef's group, kind and namespace with the Gateway API's defaults
 // (group gateway.networking.k8s.io, kind Gateway, the route's namespace).
-func kubeParentRef(ref gatewayv1.ParentReference, routeNs string) (group, kind, ns string) {
+func KubeParentRefDefaults(ref gatewayv1.ParentReference, routeNs string) (group, kind, ns string) {
 	group, kind, ns = gatewayAPIGroup, "Gateway", routeNs
 	if ref.Group != nil {
 		group = string(*ref.Group)
@@ -699,7 +702,7 @@ type kubeMeshParent struct {
 func kubeMeshParents(refs []gatewayv1.ParentReference, routeNs string, in KubeRouteInputs) []kubeMeshParent {
 	var out []kubeMeshParent
 	for _, ref := range refs {
-		group, kind, ns := kubeParentRef(ref, routeNs)
+		group, kind, ns := KubeParentRefDefaults(ref, routeNs)
 		var m kubeMeshParent
 		switch {
 		case (group == "" || group == "core") && kind == "Service":
@@ -748,7 +751,7 @@ func kubeAugmentPortMatch(routes []*networking.HTTPRoute, port uint32) []*networ
 // header modifiers and URLRewrite keep the destination and are not needed for it.
 func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 	for _, p := range r.Spec.ParentRefs {
-		group, kind, _ := kubeParentRef(p, r.Namespace)
+		group, kind, _ := KubeParentRefDefaults(p, r.Namespace)
 		switch {
 		case group == gatewayAPIGroup && kind == "Gateway":
 		case (group == "" || group == "core") && kind == "Service":
@@ -771,10 +774,4 @@ func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 		}
 	}
 	return true
-}
-
-// KubeParentRefDefaults is a parentRef's group, kind and namespace with the defaults istiod
-// applies (gateway.networking.k8s.io, Gateway, the route's namespace).
-func KubeParentRefDefaults(ref gatewayv1.ParentReference, routeNs string) (group, kind, ns string) {
-	return kubeParentRef(ref, routeNs)
 }
