@@ -35,8 +35,14 @@ import (
 	"istio.io/istio/pilot/test/xds"
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/schema/gvk"
+	kubelib "istio.io/istio/pkg/kube"
 	istiolog "istio.io/istio/pkg/log"
 	"istio.io/istio/pkg/test"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	metadatafake "k8s.io/client-go/metadata/fake"
+	k8stesting "k8s.io/client-go/testing"
+	gwconsts "sigs.k8s.io/gateway-api/pkg/consts"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -232,12 +238,17 @@ func compareKubeConversion(t *testing.T, scenarios []kubeGatewayScenario, kind c
 		}
 		mine := plugin(snap)
 		var theirs []string
+		// An API server serving a Gateway API CRD at v1alpha2 and v1 returns an object written
+		// at either version at both; the fake one istiod reads keeps the version written, and
+		// istiod watches v1 (TLSRoute and TCPRoute, which have the same fields at both).
+		asV1 := strings.ReplaceAll(sc.yaml, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute")
+		asV1 = strings.ReplaceAll(asV1, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TCPRoute")
 		err = test.Wrap(func(tt test.Failer) {
-			configs, _, err := crd.ParseInputs(sc.yaml)
+			configs, _, err := crd.ParseInputs(asV1)
 			if err != nil {
 				tt.Fatalf("parse: %v", err)
 			}
-			s := xds.NewFakeDiscoveryServer(tt, xds.FakeOptions{Configs: configs, KubernetesObjectString: sc.yaml})
+			s := xds.NewFakeDiscoveryServer(tt, xds.FakeOptions{Configs: configs, KubernetesObjectString: asV1, KubeClientModifier: gatewayAPIBundleVersion})
 			for _, c := range s.Env().GatewayAPIController.List(kind, "") {
 				theirs = append(theirs, shape(c))
 			}
@@ -257,6 +268,36 @@ func compareKubeConversion(t *testing.T, scenarios []kubeGatewayScenario, kind c
 		r.bad = append(r.bad, fmt.Sprintf("%s:\n  plugin: %s\n  istiod: %s\n%s", sc.name, strings.Join(mine, "\n          "), strings.Join(theirs, "\n          "), sc.yaml))
 	}
 	return r
+}
+
+// gatewayAPIBundleVersion gives every CRD the fake API server creates the Gateway API
+// bundle-version annotation of the release the conformance module pins: istiod ignores
+// TLSRoutes and TCPRoutes whose CRD bundle is older than its minimum, or not annotated
+// (pkg/kube/kclient/crdwatcher.go minimumVersionFilter), and the fake discovery server creates
+// its CRDs without annotations.
+func gatewayAPIBundleVersion(c kubelib.Client) {
+	fmc, ok := c.Metadata().(*metadatafake.FakeMetadataClient)
+	if !ok {
+		return
+	}
+	annotate := func(a k8stesting.Action) (bool, runtime.Object, error) {
+		var obj runtime.Object
+		switch a := a.(type) {
+		case k8stesting.CreateAction:
+			obj = a.GetObject()
+		case k8stesting.UpdateAction:
+			obj = a.GetObject()
+		}
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok && strings.HasSuffix(m.Name, ".gateway.networking.k8s.io") {
+			if m.Annotations == nil {
+				m.Annotations = map[string]string{}
+			}
+			m.Annotations[gwconsts.BundleVersionAnnotation] = gwconsts.BundleVersion
+		}
+		return false, nil, nil
+	}
+	fmc.PrependReactor("create", "customresourcedefinitions", annotate)
+	fmc.PrependReactor("update", "customresourcedefinitions", annotate)
 }
 
 // report logs the summary, writes it with the disagreements to file in -out, and fails on the

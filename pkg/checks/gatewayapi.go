@@ -13,11 +13,12 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// The Kubernetes Gateway API is modelled in part: Gateways of an Istio class and HTTPRoutes
-// (Gateway, Service and ServiceEntry parents) become internal Gateways and VirtualServices in
-// every revision view (model.View, rules.ConvertKubeGateways, rules.ConvertHTTPRoutes). What is
-// not (GRPCRoute, TLSRoute, TCPRoute, ListenerSet parents, filters that change the destination,
-// Gateways of other classes), every verdict about a host it routes says so instead
+// The Kubernetes Gateway API is modelled in part: Gateways of an Istio class and HTTPRoutes,
+// TLSRoutes and TCPRoutes (Gateway, Service and ServiceEntry parents) become internal Gateways
+// and VirtualServices in every revision view (model.View, rules.ConvertKubeGateways,
+// rules.ConvertHTTPRoutes, rules.ConvertTLSRoutes, rules.ConvertTCPRoutes). What is not
+// (GRPCRoute, ListenerSet parents, filters that change the destination, Gateways of other
+// classes), every verdict about a host it routes says so instead
 // of resting silently on its absence (INPUT_UNKNOWN for why-missing and the path;
 // GATEWAY_API_NOT_MODELLED in preflight).
 
@@ -26,7 +27,7 @@ const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
 
 func init() {
 	Catalog = append(Catalog, CatalogEntry{Code: PreflightGatewayAPINotModelled, Level: LevelError,
-		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (an HTTPRoute with a filter that changes the destination or a ListenerSet parent, a GRPCRoute, TLSRoute or TCPRoute, a Gateway of another class) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes attached to them or to a Service or ServiceEntry are modelled. Suppress it for these resources if you check them another way."})
+		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (a route with a ListenerSet parent, an HTTPRoute with a filter that changes the destination, a GRPCRoute, a Gateway of another class) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes, TLSRoutes and TCPRoutes attached to them or to a Service or ServiceEntry are modelled. Suppress it for these resources if you check them another way."})
 }
 
 // gatewayAPIFor returns the Gateway API objects of the snapshot that concern host, as
@@ -130,7 +131,8 @@ func gatewayAPIHosts(o snapshot.GatewayAPIObject, entries map[string][]string) [
 type unmodelledKey struct{}
 
 // unmodelledGatewayAPI: the Gateway API objects of the snapshot whose effect the model does not
-// predict: routes other than HTTPRoutes, HTTPRoutes rules.KubeHTTPRouteModelled refuses, and
+// predict: GRPCRoutes, HTTPRoutes rules.KubeHTTPRouteModelled refuses, TLSRoutes and TCPRoutes
+// with a ListenerSet parent, and
 // Gateways of a class that is not Istio's.
 func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 	if len(snap.GatewayAPI) == 0 {
@@ -146,6 +148,16 @@ func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 		for _, r := range snap.HTTPRoutes {
 			if rules.KubeHTTPRouteModelled(r) {
 				modelled["HTTPRoute "+r.Namespace+"/"+r.Name] = true
+			}
+		}
+		for _, r := range snap.TLSRoutes {
+			if rules.KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
+				modelled["TLSRoute "+r.Namespace+"/"+r.Name] = true
+			}
+		}
+		for _, r := range snap.TCPRoutes {
+			if rules.KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
+				modelled["TCPRoute "+r.Namespace+"/"+r.Name] = true
 			}
 		}
 		var out []snapshot.GatewayAPIObject

@@ -29,9 +29,10 @@ func loadYAML(t *testing.T, docs ...string) *snapshot.Snapshot {
 // TestGatewayAPINotModelled: hosts routed by Kubernetes Gateway API objects the model does not
 // predict get no verdict (INPUT_UNKNOWN) from why-missing and the path, and preflight raises
 // GATEWAY_API_NOT_MODELLED on each such object (Gateways of Istio's class and HTTPRoutes are
-// modelled and raise nothing); two setups (Istio's HTTP egress example, a TLS passthrough through a
-// TLSRoute with a Hostname backend in another namespace) and controls (a host no Gateway API
-// object names; an ingress route to an in-mesh Service).
+// modelled and raise nothing, and so are TLSRoutes); setups: Istio's HTTP egress example, a TLS
+// passthrough through a TLSRoute with a Hostname backend in another namespace (modelled), gRPC
+// through a GRPCRoute (not modelled), and controls (a host no Gateway API object names; an
+// ingress route to an in-mesh Service).
 func TestGatewayAPINotModelled(t *testing.T) {
 	ns := func(n string) string {
 		return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + n + ", labels: {istio-injection: enabled}}\n"
@@ -49,6 +50,16 @@ func TestGatewayAPINotModelled(t *testing.T) {
 	tlsExample := []string{ns("payments"), ns("egress"), se("psp", "payments", "api.psp.example", "TLS", 443),
 		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: egress}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: tls, port: 443, protocol: TLS, tls: {mode: Passthrough}}]\n",
 		"apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute\nmetadata: {name: psp, namespace: egress}\nspec:\n  parentRefs: [{name: egw}]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.psp.example, port: 443}]}]\n",
+	}
+	// A TLSRoute whose parents are a ListenerSet (not modelled) and a listener of the Gateway
+	// that does not exist: no modelled route gives the Gateway's TLS server a filter chain.
+	tlsListenerSet := []string{ns("payments"), ns("egress"), se("psp", "payments", "api.psp.example", "TLS", 443),
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: egress}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: tls, port: 443, protocol: TLS, tls: {mode: Passthrough}}]\n",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute\nmetadata: {name: psp-ls, namespace: egress}\nspec:\n  parentRefs: [{name: egw, sectionName: extra}, {group: gateway.networking.k8s.io, kind: ListenerSet, name: egw-extra}]\n  hostnames: [api.psp.example]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.psp.example, port: 443}]}]\n",
+	}
+	grpcExample := []string{ns("payments"), ns("egress"), se("grpc", "payments", "api.grpc.example", "GRPC", 80),
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: egress}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: grpc, namespace: egress}\nspec:\n  parentRefs: [{name: egw}]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.grpc.example, port: 80}]}]\n",
 	}
 	for _, c := range []struct {
 		name      string
@@ -68,8 +79,13 @@ func TestGatewayAPINotModelled(t *testing.T) {
 		{"a host no Gateway API object names: control", httpExample, "api.other.io", 80, "default", false, false, nil, ""},
 		{"the gateway hop alone: modelled, a verdict", slices.DeleteFunc(slices.Clone(httpExample), func(d string) bool { return strings.Contains(d, "direct-cnn") }),
 			"edition.cnn.com", 80, "default", false, false, nil, ""},
-		{"TLS passthrough by a TLSRoute with a Hostname backend", tlsExample, "api.psp.example", 443, "payments", true, true,
-			[]string{"TLSRoute egress/psp"}, ""},
+		// TLSRoutes are modelled: the gateway route alone gives the gateway its cluster and the
+		// path a verdict (the sidecar sends the call straight out).
+		{"TLS passthrough by a TLSRoute with a Hostname backend: modelled", tlsExample, "api.psp.example", 443, "payments", false, false, nil, ""},
+		{"gRPC through a GRPCRoute with a Hostname backend", grpcExample, "api.grpc.example", 80, "payments", true, true,
+			[]string{"GRPCRoute egress/grpc"}, ""},
+		{"TLS passthrough by a TLSRoute attached through a ListenerSet", tlsListenerSet, "api.psp.example", 443, "payments", true, true,
+			[]string{"TLSRoute egress/psp-ls"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			snap := loadYAML(t, c.docs...)
@@ -111,9 +127,10 @@ func TestGatewayAPINotModelled(t *testing.T) {
 			if strings.Join(got, ";") != strings.Join(c.preflight, ";") {
 				t.Errorf("preflight GATEWAY_API_NOT_MODELLED on %v, want %v", got, c.preflight)
 			}
-			// The gateway's listener for the port: no verdict (not a refused listener) when an
-			// unmodelled route attaches to the server it comes from.
-			if c.gwUnknown {
+			// The gateway's TLS listener (port 443 here): no verdict (not a refused listener)
+			// when an unmodelled route attaches to the server it comes from. (An HTTP server
+			// always gets its listener.)
+			if c.gwUnknown && c.port == 443 {
 				lr, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "egress/egw-istio", Port: c.port})
 				if err != nil {
 					t.Fatal(err)

@@ -613,6 +613,23 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			l.prepare(&r.ObjectMeta, true)
 			l.snap.HTTPRoutes = append(l.snap.HTTPRoutes, r)
 		}
+		if head.Kind == "TLSRoute" {
+			// v1alpha2 and v1 have the same fields istiod reads
+			r, err := decodeAs[gatewayv1.TLSRoute](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&r.ObjectMeta, true)
+			l.snap.TLSRoutes = append(l.snap.TLSRoutes, r)
+		}
+		if head.Kind == "TCPRoute" {
+			r, err := decodeAs[gatewayv1.TCPRoute](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&r.ObjectMeta, true)
+			l.snap.TCPRoutes = append(l.snap.TCPRoutes, r)
+		}
 		if err := l.full(path, line); err != nil {
 			return err
 		}

@@ -134,6 +134,22 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 				r.ManagedFields = nil
 				snap.HTTPRoutes = append(snap.HTTPRoutes, r)
 			}
+			if kind == "TLSRoute" {
+				r := &gatewayv1.TLSRoute{}
+				if err := json.Unmarshal(js, r); err != nil {
+					return err
+				}
+				r.ManagedFields = nil
+				snap.TLSRoutes = append(snap.TLSRoutes, r)
+			}
+			if kind == "TCPRoute" {
+				r := &gatewayv1.TCPRoute{}
+				if err := json.Unmarshal(js, r); err != nil {
+					return err
+				}
+				r.ManagedFields = nil
+				snap.TCPRoutes = append(snap.TCPRoutes, r)
+			}
 			return nil
 		})
 		if err != nil {

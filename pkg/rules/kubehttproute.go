@@ -516,45 +516,54 @@ func kubeHTTPDestinations(refs []gatewayv1.HTTPBackendRef, ns string, in KubeRou
 	}
 	var out []*networking.HTTPRouteDestination
 	for i, r := range action {
-		group, kind := "", "Service"
-		if r.Group != nil {
-			group = string(*r.Group)
-		}
-		if r.Kind != nil {
-			kind = string(*r.Kind)
-		}
-		dst := &networking.Destination{}
-		toNs := ns
-		if r.Namespace != nil {
-			toNs = string(*r.Namespace)
-		}
-		switch {
-		case group == "" && kind == "Service":
-			if enforceGrants && r.Namespace != nil && toNs != ns && !kubeGrantAllows(in.Grants, "HTTPRoute", ns, string(r.Name), toNs) {
-				break // InvalidDestinationPermit: an empty destination
-			}
-			if strings.Contains(string(r.Name), ".") || r.Port == nil {
-				return nil, false
-			}
-			dst = &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}
-		case group == "networking.istio.io" && kind == "Hostname":
-			if r.Namespace != nil {
-				if enforceGrants && toNs != ns {
-					break // no ReferenceGrant can name a Hostname: an empty destination
-				}
-				return nil, false
-			}
-			if r.Port == nil {
-				return nil, false
-			}
-			dst = &networking.Destination{Host: string(r.Name), Port: &networking.PortSelector{Number: uint32(*r.Port)}}
-		default:
-			// InvalidDestinationKind: an empty destination (after the grant check, which a kind
-			// other than Service never passes)
+		dst, ok := kubeBackendDestination(r.BackendRef, ns, "HTTPRoute", in, enforceGrants)
+		if !ok {
+			return nil, false
 		}
 		out = append(out, &networking.HTTPRouteDestination{Destination: dst, Weight: weights[i]})
 	}
 	return out, true
+}
+
+// kubeBackendDestination mirrors buildDestination for one backendRef of a route of kind
+// routeKind in namespace ns: the destination (empty when the backend is of an unsupported kind
+// or in another namespace without a ReferenceGrant), ok false on a hard error.
+func kubeBackendDestination(r gatewayv1.BackendRef, ns, routeKind string, in KubeRouteInputs, enforceGrants bool) (*networking.Destination, bool) {
+	group, kind := "", "Service"
+	if r.Group != nil {
+		group = string(*r.Group)
+	}
+	if r.Kind != nil {
+		kind = string(*r.Kind)
+	}
+	toNs := ns
+	if r.Namespace != nil {
+		toNs = string(*r.Namespace)
+	}
+	switch {
+	case group == "" && kind == "Service":
+		if enforceGrants && r.Namespace != nil && toNs != ns && !kubeGrantAllows(in.Grants, routeKind, ns, string(r.Name), toNs) {
+			return &networking.Destination{}, true // InvalidDestinationPermit: an empty destination
+		}
+		if strings.Contains(string(r.Name), ".") || r.Port == nil {
+			return nil, false
+		}
+		return &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
+	case group == "networking.istio.io" && kind == "Hostname":
+		if r.Namespace != nil {
+			if enforceGrants && toNs != ns {
+				return &networking.Destination{}, true // no ReferenceGrant can name a Hostname
+			}
+			return nil, false
+		}
+		if r.Port == nil {
+			return nil, false
+		}
+		return &networking.Destination{Host: string(r.Name), Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
+	}
+	// InvalidDestinationKind: an empty destination (after the grant check, which a kind other
+	// than Service never passes)
+	return &networking.Destination{}, true
 }
 
 // kubeGrantAllows mirrors ReferenceGrantsCollection and BackendAllowed for a backend Service
@@ -750,15 +759,8 @@ func kubeAugmentPortMatch(routes []*networking.HTTPRoute, port uint32) []*networ
 // answers without a cluster, RequestMirror adds one, ExtensionRef and CORS are not converted);
 // header modifiers and URLRewrite keep the destination and are not needed for it.
 func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
-	for _, p := range r.Spec.ParentRefs {
-		group, kind, _ := KubeParentRefDefaults(p, r.Namespace)
-		switch {
-		case group == gatewayAPIGroup && kind == "Gateway":
-		case (group == "" || group == "core") && kind == "Service":
-		case group == "networking.istio.io" && kind == "ServiceEntry":
-		default:
-			return false
-		}
+	if !KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
+		return false
 	}
 	for _, rule := range r.Spec.Rules {
 		filters := slices.Clone(rule.Filters)
@@ -771,6 +773,23 @@ func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 			default:
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// KubeParentRefsModelled says whether every parentRef of a route is of a kind the model
+// converts: a Gateway, a Service or a ServiceEntry (not a ListenerSet). TLSRoutes and TCPRoutes
+// have no filters, so this is all the model needs of them.
+func KubeParentRefsModelled(refs []gatewayv1.ParentReference, routeNs string) bool {
+	for _, p := range refs {
+		group, kind, _ := KubeParentRefDefaults(p, routeNs)
+		switch {
+		case group == gatewayAPIGroup && kind == "Gateway":
+		case (group == "" || group == "core") && kind == "Service":
+		case group == "networking.istio.io" && kind == "ServiceEntry":
+		default:
+			return false
 		}
 	}
 	return true

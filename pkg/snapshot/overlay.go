@@ -90,6 +90,8 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	addedTimes = append(addedTimes, newTimes(base.Services, services)...)
 	addedTimes = append(addedTimes, newTimes(base.KubeGateways, over.KubeGateways)...)
 	addedTimes = append(addedTimes, newTimes(base.HTTPRoutes, over.HTTPRoutes)...)
+	addedTimes = append(addedTimes, newTimes(base.TLSRoutes, over.TLSRoutes)...)
+	addedTimes = append(addedTimes, newTimes(base.TCPRoutes, over.TCPRoutes)...)
 	addedTimes = append(addedTimes, newTimes(base.Deployments, deployments)...)
 	addedTimes = append(addedTimes, newTimes(base.Pods, over.Pods)...)
 	sort.Slice(addedTimes, func(i, j int) bool { return addedTimes[i].Before(addedTimes[j]) })
@@ -118,6 +120,8 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	out.KubeGateways = overlay(base.KubeGateways, over.KubeGateways, added)
 	out.GatewayClasses = overlay(base.GatewayClasses, over.GatewayClasses, added)
 	out.HTTPRoutes = overlay(base.HTTPRoutes, over.HTTPRoutes, added)
+	out.TLSRoutes = overlay(base.TLSRoutes, over.TLSRoutes, added)
+	out.TCPRoutes = overlay(base.TCPRoutes, over.TCPRoutes, added)
 	out.ReferenceGrants = overlay(base.ReferenceGrants, over.ReferenceGrants, added)
 	out.Deployments = overlay(base.Deployments, deployments, added)
 	out.Pods = overlay(base.Pods, over.Pods, added)
@@ -219,6 +223,8 @@ func eachObject(s *Snapshot, fn func(metav1.Object)) {
 	each(s.Pods, fn)
 	each(s.KubeGateways, fn)
 	each(s.HTTPRoutes, fn)
+	each(s.TLSRoutes, fn)
+	each(s.TCPRoutes, fn)
 }
 
 func each[P copyable[P]](xs []P, fn func(metav1.Object)) {

@@ -75,6 +75,11 @@ type Snapshot struct {
 	// a route name a backend in another namespace.
 	HTTPRoutes      []*gatewayv1.HTTPRoute
 	ReferenceGrants []*gatewayv1beta1.ReferenceGrant
+	// TLSRoutes and TCPRoutes are the Gateway API TLSRoutes and TCPRoutes read, whole, in any
+	// served version (rules.ConvertTLSRoutes and rules.ConvertTCPRoutes predict the
+	// VirtualServices istiod generates from them).
+	TLSRoutes []*gatewayv1.TLSRoute
+	TCPRoutes []*gatewayv1.TCPRoute
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
