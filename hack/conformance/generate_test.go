@@ -238,9 +238,14 @@ var dimensions = []dimension{
 	// Gateway in istio-system with an empty selector (strict merging leaves it off the
 	// Gateway API pods); a mesh HTTPRoute (parent: the entry) sending the sidecars' calls to the
 	// gateway's Service, in the entry's namespace (every sidecar) or in namespace app (the
-	// consumer's own route: app's sidecars only), or with a port on its parentRef.
+	// consumer's own route: app's sidecars only), or with a port on its parentRef. TLS and TCP
+	// (besides the HTTP listener and route): a TLS passthrough listener on 443 for the host with
+	// a TLSRoute forwarding it by SNI and a mesh TLSRoute (parent: the entry, port 443) sending
+	// the sidecars there; the gateway's TLSRoute alone; its hostname not the listener's; a TCP
+	// listener on 9443 with a TCPRoute to the host's port 443 and a mesh TCPRoute, the gateway's
+	// route in the Gateway's namespace or in another one the listener does not allow.
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
-		"mesh-route", "mesh-route-consumer", "mesh-route-port"}},
+		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tcp-route", "tcp-route-other-ns"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1637,6 +1642,16 @@ spec:
 	if v == "two-listeners" {
 		listeners += fmt.Sprintf("\n  - {name: http2, hostname: gwapi2.example.net, port: %d, protocol: HTTP, allowedRoutes: {namespaces: {from: Same}}}", listenerPort)
 	}
+	tls, tcp := strings.HasPrefix(v, "tls-"), strings.HasPrefix(v, "tcp-")
+	extraPorts := ""
+	if tls {
+		listeners += "\n  - {name: tls, hostname: gwapi.example.net, port: 443, protocol: TLS, tls: {mode: Passthrough}}"
+		extraPorts = "\n  - {name: tls, port: 443, targetPort: 443, appProtocol: tls}"
+	}
+	if tcp {
+		listeners += "\n  - {name: tcp, port: 9443, protocol: TCP}"
+		extraPorts = "\n  - {name: tcp, port: 9443, targetPort: 9443, appProtocol: tcp}"
+	}
 	b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata:
@@ -1659,7 +1674,7 @@ spec:
   selector: {gateway.networking.k8s.io/gateway-name: egw}
   ports:
   - {name: status-port, port: 15021, targetPort: 15021, appProtocol: tcp}
-  - {name: http, port: %d, targetPort: %d, appProtocol: http}`, b.ts(), svcPort, target))
+  - {name: http, port: %d, targetPort: %d, appProtocol: http}%s`, b.ts(), svcPort, target, extraPorts))
 	b.add(fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -1691,6 +1706,8 @@ spec:
     ports:
     - containerPort: 80
     - containerPort: 8080
+    - containerPort: 443
+    - containerPort: 9443
 status:
   phase: Running
   podIP: 10.10.0.30
@@ -1737,6 +1754,61 @@ spec:
 	}
 	if v == "two-listeners" {
 		route("forward-gwapi2", "egress", "gwapi2.example.net", "http2")
+	}
+	if tls {
+		host := "gwapi.example.net"
+		if v == "tls-host-mismatch" {
+			host = "gwapi2.example.net"
+		}
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata:
+  name: forward-gwapi-tls
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  parentRefs: [{name: egw, namespace: egress}]
+  hostnames: [%s]
+  rules:
+  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: %s, port: 443}]`, b.ts(), host, host))
+		if v != "tls-gateway-only" {
+			b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata:
+  name: direct-gwapi-tls
+  namespace: other
+  creationTimestamp: %s
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: gwapi, namespace: other, port: 443}]
+  rules:
+  - backendRefs: [{name: egw-istio, namespace: egress, port: 443}]`, b.ts()))
+		}
+	}
+	if tcp {
+		ns := "egress"
+		if v == "tcp-route-other-ns" {
+			ns = "other"
+		}
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TCPRoute
+metadata:
+  name: forward-gwapi-tcp
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  parentRefs: [{name: egw, namespace: egress, sectionName: tcp}]
+  rules:
+  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: gwapi.example.net, port: 443}]`, ns, b.ts()))
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: TCPRoute
+metadata:
+  name: direct-gwapi-tcp
+  namespace: other
+  creationTimestamp: %s
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: gwapi, namespace: other, port: 443}]
+  rules:
+  - backendRefs: [{name: egw-istio, namespace: egress, port: 9443}]`, b.ts()))
 	}
 	if v == "classic-empty-selector" {
 		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1

@@ -294,9 +294,15 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 			}
 		case strings.HasPrefix(d.apiVersion, "gateway.networking.k8s.io/"):
 			// Kubernetes Gateway API objects: istiod's Gateway API controller reads them from
-			// the Kubernetes client (gatewayapi_test.go passes them both ways too).
-			istio = append(istio, d.text)
-			kube = append(kube, d.text)
+			// the Kubernetes client (gatewayapi_test.go passes them both ways too), TLSRoutes
+			// and TCPRoutes at v1 whatever version they were written at (compareKubeConversion
+			// says why).
+			text := d.text
+			if d.kind == "TLSRoute" || d.kind == "TCPRoute" {
+				text = strings.Replace(text, "gateway.networking.k8s.io/v1alpha2", "gateway.networking.k8s.io/v1", 1)
+			}
+			istio = append(istio, text)
+			kube = append(kube, text)
 		case d.apiVersion == "v1" && d.kind == "Namespace":
 			namespaces[d.name] = true
 			nsLabels[d.name] = d.labels
@@ -717,6 +723,7 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			Configs:                in.configs,
 			KubernetesObjectString: kubeYAML,
 			MeshConfig:             in.mesh,
+			KubeClientModifier:     gatewayAPIBundleVersion,
 		})
 		if in.mesh.GetServiceEntryVisibility() != nil && os.Getenv("CONFORMANCE_NO_NS_INJECT") == "" {
 			if err := injectNamespaces(s, in); err != nil {

@@ -11,15 +11,16 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// Why an HTTPRoute does not attach to its Gateway (issue #17): istiod accepts a route's Gateway
+// Why a route (HTTPRoute, TLSRoute, TCPRoute) does not attach to its Gateway (issue #17): istiod
+// accepts a route's Gateway
 // parentRef when one listener of the Gateway takes it (port and sectionName, hostnames and the
 // namespaces the listener allows, the route kind), and otherwise writes the reason in the route's
 // status.parents (rules.KubeRouteParentStatuses mirrors it). A route that attaches nowhere
-// changes nothing at the gateway, which users see as 404 NR there or as traffic that never
-// reaches it. The prediction is also set beside the status istiod wrote, when the input has it.
+// changes nothing at the gateway, which users see as 404 NR there, as connections it refuses
+// (a TLS or TCP listener without a filter chain), or as traffic that never reaches it. The prediction is also set beside the status istiod wrote, when the input has it.
 
 const (
-	// PreflightRouteNotAccepted: a Gateway parentRef of an HTTPRoute attaches to no listener.
+	// PreflightRouteNotAccepted: a Gateway parentRef of a route attaches to no listener.
 	PreflightRouteNotAccepted = "GATEWAY_API_ROUTE_NOT_ACCEPTED"
 	// PreflightRouteStatusDiffers: istiod's status for the parentRef says otherwise than the
 	// prediction from the same generation of the route.
@@ -28,22 +29,23 @@ const (
 
 func init() {
 	Catalog = append(Catalog,
-		CatalogEntry{Code: PreflightRouteNotAccepted, Level: LevelError, Flag: "404",
-			Description: "An HTTPRoute names a Gateway of Istio's class in spec.parentRefs, but no listener of that Gateway accepts it (no listener with that sectionName or port, no listener hostname matching the route's hostnames, a namespace or route kind the listener does not allow). istiod reports Accepted=False in the route's status and the route does nothing at that gateway."},
+		CatalogEntry{Code: PreflightRouteNotAccepted, Level: LevelError,
+			Description: "An HTTPRoute, TLSRoute or TCPRoute names a Gateway of Istio's class in spec.parentRefs, but no listener of that Gateway accepts it (no listener with that sectionName or port, no listener hostname matching the route's hostnames, a namespace or route kind the listener does not allow). istiod reports Accepted=False in the route's status and the route does nothing at that gateway: HTTP requests get 404 NR there, and a TLS or TCP listener no other route serves is left out, so connections to it are refused (503 UF at the client's sidecar)."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
-			Description: "The status istiod wrote for an HTTPRoute's parentRef (Accepted True or False), for the route's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
+			Description: "The status istiod wrote for a route's parentRef (Accepted True or False), for the route's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
 	)
 }
 
 type routeAttachmentsKey struct{}
 
-// routeAttachments lists every Gateway parentRef of every HTTPRoute of the snapshot with its
+// routeAttachments lists every Gateway parentRef of every HTTPRoute, TLSRoute and TCPRoute of the
+// snapshot with its
 // predicted status, once per snapshot. Revisions are not told apart (a route labelled for
 // another revision is judged against the same Gateways).
 func routeAttachments(snap *snapshot.Snapshot) []rules.KubeRouteParentStatus {
 	return snap.Derived(routeAttachmentsKey{}, func() any {
 		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
-		return rules.KubeRouteParentStatuses(snap.HTTPRoutes, in)
+		return rules.KubeRouteParentStatuses(rules.KubeRoutes(snap.HTTPRoutes, snap.TLSRoutes, snap.TCPRoutes), in)
 	}).([]rules.KubeRouteParentStatus)
 }
 
@@ -59,10 +61,14 @@ func kubeGatewayOf(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
 
 // notAcceptedText is the message and fix for a parentRef no listener accepts.
 func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (msg, fix string) {
-	ref := a.Route.Spec.ParentRefs[a.Index]
-	route := "HTTPRoute " + a.Route.Namespace + "/" + a.Route.Name
-	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: requests for its hostnames get 404 NR there, or the gateway is never used.",
-		route, a.Gateway, a.Index, a.Message, a.Reason)
+	ref := a.Route.ParentRefs[a.Index]
+	route := a.Route.Ref()
+	symptom := "requests for its hostnames get 404 NR there, or the gateway is never used"
+	if a.Route.Kind != "HTTPRoute" {
+		symptom = "a listener no other route serves gets no filter chain, so istiod leaves it out and connections to it are refused (503 UF at the client's sidecar), or the gateway is never used"
+	}
+	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: %s.",
+		route, a.Gateway, a.Index, a.Message, a.Reason, symptom)
 	var names, ports []string
 	listenerOf := map[string]gatewayv1.Listener{}
 	if g := kubeGatewayOf(snap, a.Gateway); g != nil {
@@ -104,7 +110,8 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				l, a.Gateway, a.Route.Namespace, a.Route.Namespace, route, strings.SplitN(a.Gateway, "/", 2)[0])
 		}
 	default:
-		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes HTTPRoutes (HTTP or HTTPS) and whose allowedRoutes.kinds, if set, list HTTPRoute.", route)
+		takes := map[string]string{"HTTPRoute": "HTTP or HTTPS", "TLSRoute": "TLS, with tls.mode Passthrough or Terminate", "TCPRoute": "TCP, or TLS with tls.mode Terminate"}[a.Route.Kind]
+		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes %ss (%s) and whose allowedRoutes.kinds, if set, list %s.", route, a.Route.Kind, takes, a.Route.Kind)
 	}
 	return msg, fix
 }
@@ -119,7 +126,7 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		if !a.Found {
 			continue
 		}
-		res := ResourceRef{Kind: "HTTPRoute", Namespace: a.Route.Namespace, Name: a.Route.Name}
+		res := ResourceRef{Kind: a.Route.Kind, Namespace: a.Route.Namespace, Name: a.Route.Name}
 		field := fmt.Sprintf("spec.parentRefs[%d]", a.Index)
 		if !a.Accepted {
 			msg, fix := notAcceptedText(snap, a)
@@ -141,9 +148,9 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 // statusAccepted reads the Accepted condition istiod (controller istio.io/gateway-controller)
 // wrote for parentRefs[i] of the route, for the route's current generation: whether it is True,
 // the condition as text, and whether there is one.
-func statusAccepted(r *gatewayv1.HTTPRoute, i int) (bool, string, bool) {
-	ref := r.Spec.ParentRefs[i]
-	for _, p := range r.Status.Parents {
+func statusAccepted(r rules.KubeRoute, i int) (bool, string, bool) {
+	ref := r.ParentRefs[i]
+	for _, p := range r.StatusParents {
 		if !strings.HasPrefix(string(p.ControllerName), "istio.io/") || !sameParentRef(p.ParentRef, ref, r.Namespace) {
 			continue
 		}
@@ -177,14 +184,14 @@ func sameParentRef(a, b gatewayv1.ParentReference, routeNs string) bool {
 }
 
 // routeAttachNote says, for why-missing's verdict on the gateway pods of Gateway API Gateway
-// "ns/name", which HTTPRoutes for host name that Gateway but do not attach to it, and why.
+// "ns/name", which routes for host name that Gateway but do not attach to it, and why.
 func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 	var out []string
 	for _, a := range routeAttachments(snap) {
 		if a.Gateway != gateway || a.Accepted || !a.Found || !routeConcerns(a.Route, host) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("HTTPRoute %s/%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Namespace, a.Route.Name, gateway, a.Index, a.Message, a.Reason))
+		out = append(out, fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gateway, a.Index, a.Message, a.Reason))
 	}
 	if len(out) == 0 {
 		return ""
@@ -193,20 +200,18 @@ func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 }
 
 // routeConcerns: the route's hostnames match host (none: every host) or a backendRef names it.
-func routeConcerns(r *gatewayv1.HTTPRoute, host string) bool {
-	if len(r.Spec.Hostnames) == 0 {
+func routeConcerns(r rules.KubeRoute, host string) bool {
+	if len(r.Hostnames) == 0 {
 		return true
 	}
-	for _, h := range r.Spec.Hostnames {
+	for _, h := range r.Hostnames {
 		if rules.HostMatches(string(h), host) {
 			return true
 		}
 	}
-	for _, rule := range r.Spec.Rules {
-		for _, b := range rule.BackendRefs {
-			if strings.EqualFold(string(b.Name), host) {
-				return true
-			}
+	for _, b := range r.Backends {
+		if strings.EqualFold(b, host) {
+			return true
 		}
 	}
 	return false

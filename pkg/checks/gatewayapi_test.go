@@ -291,3 +291,65 @@ func TestRouteNotAccepted(t *testing.T) {
 		t.Errorf("an agreeing status raised a disagreement: %+v", got)
 	}
 }
+
+// TestRouteNotAcceptedL4: TLSRoutes and TCPRoutes that attach to no listener of their Gateway
+// raise GATEWAY_API_ROUTE_NOT_ACCEPTED on the route with a fix for its kind, and their attached
+// variants raise nothing; a TLSRoute status from istiod that says Accepted=True for the current
+// generation raises GATEWAY_API_STATUS_DISAGREES.
+func TestRouteNotAcceptedL4(t *testing.T) {
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("testdata", "paths", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	base := read("_base.yaml")
+	for _, c := range []struct {
+		fixture, route, field, message, fix string
+	}{
+		{"gatewayapi-tls-egress-through-gateway.yaml", "", "", "", ""},
+		{"gatewayapi-tcp-egress-through-gateway.yaml", "", "", "", ""},
+		{"gatewayapi-tls-route-hostname-not-on-listener.yaml", "TLSRoute default/forward-cnn-from-egress-gateway", "spec.parentRefs[0]",
+			`no hostnames matched parent hostname "edition.cnn.com" (NoMatchingListenerHostname)`, "spec.hostnames include a name the listener's hostname matches"},
+		{"gatewayapi-tls-route-on-tcp-listener.yaml", "TLSRoute default/forward-cnn-from-egress-gateway", "spec.parentRefs[0]",
+			"kind gateway.networking.k8s.io/v1/TLSRoute is not allowed (NotAllowedByListeners)", "TLS, with tls.mode Passthrough or Terminate"},
+		{"gatewayapi-tcp-route-namespace-not-allowed.yaml", "TCPRoute shop/db-out", "spec.parentRefs[0]",
+			`namespace "shop" is not allowed by the parent (NotAllowedByListeners)`, "or move TCPRoute shop/db-out to namespace egress-gw"},
+		{"gatewayapi-tcp-route-on-passthrough-listener.yaml", "TCPRoute shop/db-out", "spec.parentRefs[0]",
+			"kind gateway.networking.k8s.io/v1/TCPRoute is not allowed (NotAllowedByListeners)", "TCP, or TLS with tls.mode Terminate"},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			var got []PreflightFinding
+			for _, f := range Preflight(loadYAML(t, base+"\n---\n"+read(c.fixture))).Findings {
+				if f.Code == PreflightRouteNotAccepted {
+					got = append(got, f)
+				}
+			}
+			if c.route == "" {
+				if len(got) > 0 {
+					t.Errorf("an attached route is reported: %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Resource.Kind+" "+got[0].Resource.Namespace+"/"+got[0].Resource.Name != c.route || got[0].Field != c.field ||
+				!strings.Contains(got[0].Message, c.message) || !strings.Contains(got[0].Fix, c.fix) {
+				t.Errorf("got %+v; want one on %s %s with %q and fix %q", got, c.route, c.field, c.message, c.fix)
+			}
+		})
+	}
+	wrong := read("gatewayapi-tls-route-hostname-not-on-listener.yaml")
+	withStatus := strings.Replace(wrong, "metadata: {name: forward-cnn-from-egress-gateway, namespace: default}",
+		"metadata: {name: forward-cnn-from-egress-gateway, namespace: default, generation: 3}\nstatus:\n  parents:\n  - parentRef: {name: cnn-egress-gateway}\n    controllerName: istio.io/gateway-controller\n    conditions:\n    - {type: Accepted, status: \"True\", reason: Accepted, message: ok, observedGeneration: 3, lastTransitionTime: \"2026-12-01T00:00:00Z\"}", 1)
+	if withStatus == wrong {
+		t.Fatal("fixture changed: route metadata not found")
+	}
+	differs := false
+	for _, f := range Preflight(loadYAML(t, base+"\n---\n"+withStatus)).Findings {
+		differs = differs || (f.Code == PreflightRouteStatusDiffers && f.Resource.Kind == "TLSRoute")
+	}
+	if !differs {
+		t.Error("an Accepted=True status of the current generation against a predicted refusal raised no GATEWAY_API_STATUS_DISAGREES")
+	}
+}

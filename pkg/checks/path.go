@@ -1588,6 +1588,34 @@ func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, targ
 		Fix:     "Keep one Service per gateway workload (or give the Services the same port → targetPort map)."})
 }
 
+// unattachedRoute: when the Gateway servers of gateway workload w get no filter chain and a
+// Kubernetes Gateway API route for host names a Gateway those servers come from but no listener
+// of it accepts the route, that route is to blame (GATEWAY_API_ROUTE_NOT_ACCEPTED says how to
+// attach it).
+func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags IstiodFlags, host string) (noServer, bool) {
+	seen := map[string]bool{}
+	for _, g := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
+		origin := rules.GeneratedFrom(g.Annotations, g.Namespace)
+		if len(origin) == 0 || origin[0].Kind != "Gateway" {
+			continue
+		}
+		gw := origin[0].Namespace + "/" + origin[0].Name
+		if seen[gw] {
+			continue
+		}
+		seen[gw] = true
+		for _, a := range routeAttachments(tr.snap) {
+			if a.Gateway != gw || a.Accepted || !a.Found || !routeConcerns(a.Route, host) {
+				continue
+			}
+			_, fix := notAcceptedText(tr.snap, a)
+			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gw, a.Index, a.Message, a.Reason)
+			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true
+		}
+	}
+	return noServer{}, false
+}
+
 // noServer is why a gateway workload has no listener on the port a call arrives at, and, when
 // one resource is evidently to blame, that resource and its fix (a patch when it is one field).
 type noServer struct {
@@ -1612,11 +1640,14 @@ type noServer struct {
 // gatewayWithInstances / mergeGateways (selector, namespace scope), with the revision filter of
 // the config istiod watches (LabelsInRevision).
 func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint32, haveServer bool, res rules.CallResult, host string) noServer {
-	if haveServer {
-		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
-	}
 	view := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
+	if haveServer {
+		if d, ok := tr.unattachedRoute(view, w, flags, host); ok {
+			return d
+		}
+		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
+	}
 	owners := gatewayPortOwners(tr.snap, w)
 	mine := gatewaysFor(view, w, flags.ScopeGWToNs.Value)
 

@@ -59,13 +59,71 @@ metadata: {name: r, namespace: egress}
 spec: {parentRefs: [{name: envoy}]}`, false, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sts := KubeRouteParentStatuses([]*gatewayv1.HTTPRoute{mustYAML[gatewayv1.HTTPRoute](t, tc.route)}, in)
+			sts := KubeRouteParentStatuses(KubeRoutes([]*gatewayv1.HTTPRoute{mustYAML[gatewayv1.HTTPRoute](t, tc.route)}, nil, nil), in)
 			if len(sts) != 1 {
 				t.Fatalf("%d statuses, want 1: %+v", len(sts), sts)
 			}
 			st := sts[0]
 			if st.Accepted != tc.accepted || st.Found != tc.found || st.Reason != tc.reason || st.Message != tc.message {
 				t.Errorf("got accepted=%v found=%v %s %q; want accepted=%v found=%v %s %q", st.Accepted, st.Found, st.Reason, st.Message, tc.accepted, tc.found, tc.reason, tc.message)
+			}
+		})
+	}
+}
+
+// TestKubeRouteParentStatusesL4: the same for TLSRoutes and TCPRoutes: a TLSRoute attaches to a
+// TLS listener only, and its hostnames must match the listener's; a TCPRoute attaches to a TCP
+// listener or a TLS one that terminates, never to a passthrough one.
+func TestKubeRouteParentStatusesL4(t *testing.T) {
+	gw := mustYAML[gatewayv1.Gateway](t, `
+metadata: {name: egw, namespace: egress}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: pass, port: 443, protocol: TLS, hostname: api.example.com, tls: {mode: Passthrough}}
+  - {name: term, port: 8443, protocol: TLS, tls: {mode: Terminate, certificateRefs: [{name: c}]}}
+  - {name: raw, port: 9000, protocol: TCP, allowedRoutes: {namespaces: {from: All}}}`)
+	in := KubeRouteInputs{Gateways: []*gatewayv1.Gateway{gw}, Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "egress"}}, {ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}}}
+	for _, tc := range []struct {
+		name            string
+		tls             *gatewayv1.TLSRoute
+		tcp             *gatewayv1.TCPRoute
+		accepted        bool
+		reason, message string
+	}{
+		{"TLSRoute on the passthrough listener", mustYAML[gatewayv1.TLSRoute](t, `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: egw, sectionName: pass}], hostnames: [api.example.com]}`), nil, true, "", ""},
+		{"TLSRoute for another host", mustYAML[gatewayv1.TLSRoute](t, `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: egw, sectionName: pass}], hostnames: [api.example.org]}`), nil, false, KubeRouteNoMatchingListenerHostname, `no hostnames matched parent hostname "api.example.com"`},
+		{"TLSRoute on the TCP listener", mustYAML[gatewayv1.TLSRoute](t, `
+metadata: {name: r, namespace: team-a}
+spec: {parentRefs: [{name: egw, namespace: egress, sectionName: raw}], hostnames: [api.example.com]}`), nil, false, KubeRouteNotAllowedByListeners, "kind gateway.networking.k8s.io/v1/TLSRoute is not allowed"},
+		{"TCPRoute on the terminating TLS listener", nil, mustYAML[gatewayv1.TCPRoute](t, `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: egw, sectionName: term}]}`), true, "", ""},
+		{"TCPRoute on the passthrough listener", nil, mustYAML[gatewayv1.TCPRoute](t, `
+metadata: {name: r, namespace: egress}
+spec: {parentRefs: [{name: egw, port: 443}]}`), false, KubeRouteNotAllowedByListeners, "kind gateway.networking.k8s.io/v1/TCPRoute is not allowed"},
+		{"TCPRoute from a namespace the TLS listener does not allow", nil, mustYAML[gatewayv1.TCPRoute](t, `
+metadata: {name: r, namespace: team-a}
+spec: {parentRefs: [{name: egw, namespace: egress, sectionName: term}]}`), false, KubeRouteNotAllowedByListeners, `hostnames matched parent hostname "", but namespace "team-a" is not allowed by the parent`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var routes []KubeRoute
+			if tc.tls != nil {
+				routes = KubeRoutes(nil, []*gatewayv1.TLSRoute{tc.tls}, nil)
+			} else {
+				routes = KubeRoutes(nil, nil, []*gatewayv1.TCPRoute{tc.tcp})
+			}
+			sts := KubeRouteParentStatuses(routes, in)
+			if len(sts) != 1 {
+				t.Fatalf("%d statuses, want 1: %+v", len(sts), sts)
+			}
+			st := sts[0]
+			if st.Accepted != tc.accepted || !st.Found || st.Reason != tc.reason || st.Message != tc.message {
+				t.Errorf("got accepted=%v found=%v %s %q; want accepted=%v %s %q", st.Accepted, st.Found, st.Reason, st.Message, tc.accepted, tc.reason, tc.message)
 			}
 		})
 	}

@@ -202,11 +202,61 @@ func kubeReferenceDenied(p *kubeParent, ref gatewayv1.ParentReference, hostnames
 	return KubeRouteNotAllowedByListeners, fmt.Sprintf("kind %s/v1/%s is not allowed", gatewayAPIGroup, routeKind)
 }
 
+// KubeRoute is what the status of a route's parents depends on, for every route kind the model
+// converts (HTTPRoute, TLSRoute, TCPRoute).
+type KubeRoute struct {
+	metav1.ObjectMeta
+	Kind       string
+	ParentRefs []gatewayv1.ParentReference
+	// Hostnames are spec.hostnames (TCPRoutes have none).
+	Hostnames []gatewayv1.Hostname
+	// Backends are the names of the rules' backendRefs.
+	Backends []string
+	// StatusParents is status.parents as the input holds it.
+	StatusParents []gatewayv1.RouteParentStatus
+}
+
+// Ref is "Kind namespace/name".
+func (r KubeRoute) Ref() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+
+// KubeRoutes lists the HTTPRoutes, TLSRoutes and TCPRoutes as KubeRoutes, in that order.
+func KubeRoutes(http []*gatewayv1.HTTPRoute, tls []*gatewayv1.TLSRoute, tcp []*gatewayv1.TCPRoute) []KubeRoute {
+	var out []KubeRoute
+	for _, r := range http {
+		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "HTTPRoute", ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, StatusParents: r.Status.Parents}
+		for _, rule := range r.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				k.Backends = append(k.Backends, string(b.Name))
+			}
+		}
+		out = append(out, k)
+	}
+	for _, r := range tls {
+		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "TLSRoute", ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, StatusParents: r.Status.Parents}
+		for _, rule := range r.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				k.Backends = append(k.Backends, string(b.Name))
+			}
+		}
+		out = append(out, k)
+	}
+	for _, r := range tcp {
+		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "TCPRoute", ParentRefs: r.Spec.ParentRefs, StatusParents: r.Status.Parents}
+		for _, rule := range r.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				k.Backends = append(k.Backends, string(b.Name))
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // KubeRouteParentStatus is istiod's answer for one Gateway parentRef of a route: whether it is
 // Accepted (it attaches to at least one listener) and, when not, the reason and message istiod
 // writes in status.parents[].conditions.
 type KubeRouteParentStatus struct {
-	Route *gatewayv1.HTTPRoute
+	Route KubeRoute
 	// Index is the parentRef's position in spec.parentRefs; Gateway is "namespace/name".
 	Index    int
 	Gateway  string
@@ -217,18 +267,18 @@ type KubeRouteParentStatus struct {
 	Reason, Message string
 }
 
-// KubeRouteParentStatuses returns the status of every Gateway parentRef of the HTTPRoutes.
+// KubeRouteParentStatuses returns the status of every Gateway parentRef of the routes.
 //
 // Mirrors istiod conversion.go extractParentReferenceInfo and referenceAllowed, and
 // conditions.go createRouteStatus (a parentRef is Accepted when any listener accepts it; else
 // the most telling reason is reported — NotAllowedByListeners, then NoMatchingListenerHostname,
 // then NoMatchingParent — with the messages of equal rank joined by "; ").
-func KubeRouteParentStatuses(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) []KubeRouteParentStatus {
+func KubeRouteParentStatuses(routes []KubeRoute, in KubeRouteInputs) []KubeRouteParentStatus {
 	parents := kubeParents(in)
 	rank := map[string]int{KubeRouteNotAllowedByListeners: 1, KubeRouteNoMatchingListenerHostname: 2, KubeRouteNoMatchingParent: 4}
 	var out []KubeRouteParentStatus
 	for _, route := range routes {
-		for i, ref := range route.Spec.ParentRefs {
+		for i, ref := range route.ParentRefs {
 			group, kind, ns := KubeParentRefDefaults(ref, route.Namespace)
 			if group != gatewayAPIGroup || kind != "Gateway" {
 				continue
@@ -238,7 +288,7 @@ func KubeRouteParentStatuses(routes []*gatewayv1.HTTPRoute, in KubeRouteInputs) 
 			st.Found = len(listeners) > 0
 			best := 0
 			for _, p := range listeners {
-				reason, msg := kubeReferenceDenied(p, ref, route.Spec.Hostnames, route.Namespace, "HTTPRoute")
+				reason, msg := kubeReferenceDenied(p, ref, route.Hostnames, route.Namespace, route.Kind)
 				if reason == "" {
 					st.Accepted, st.Reason, st.Message = true, "", ""
 					break
