@@ -13,8 +13,10 @@ import (
 // GatewayRoute is a mesh route that sends the host's calls from client sidecars to a Kubernetes
 // Service of gateway pods: a path why-missing traces hop by hop only when asked (--from, --pod).
 type GatewayRoute struct {
-	// VirtualService is "namespace/name" of the mesh-bound VirtualService.
+	// VirtualService is "namespace/name" of the mesh-bound VirtualService; Route, when istiod
+	// generates it from a Kubernetes Gateway API route, that route ("TLSRoute namespace/name").
 	VirtualService string `json:"virtualService"`
+	Route          string `json:"route,omitempty"`
 	// ExportTo is the VirtualService's declared exportTo (empty: the mesh default).
 	ExportTo []string `json:"exportTo,omitempty"`
 	// Service is the gateway Service the route sends to ("namespace/name"), Gateways the gateway
@@ -37,7 +39,9 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 		svcByHost[rules.KubeServiceHost(svc)] = rules.KubeService(svc, nil)
 	}
 	clients := ClientNamespaces(snap)
-	idx := model.VirtualServices(snap, nil)
+	// the revision's view: it holds the VirtualServices istiod generates from Gateway API
+	// routes too
+	idx := model.VirtualServices(RevisionView(snap, snap.Revision), nil)
 	var out []GatewayRoute
 	seen := map[string]bool{}
 	for _, vs := range idx.WithGateway(rules.MeshGateway) {
@@ -62,6 +66,9 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 			}
 			seen[vs.Namespace+"/"+vs.Name+"|"+s.Ref()] = true
 			r := GatewayRoute{VirtualService: vs.Namespace + "/" + vs.Name, ExportTo: vs.Spec.ExportTo, Service: s.Namespace + "/" + s.Name}
+			if from := rules.GeneratedFrom(vs.Annotations, vs.Namespace); len(from) > 0 {
+				r.Route = from[0].String()
+			}
 			for _, g := range gws {
 				r.Gateways = append(r.Gateways, g.Ref())
 			}

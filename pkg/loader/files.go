@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
@@ -656,6 +657,7 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			if err != nil {
 				return fail(err)
 			}
+			defaultServicePorts(obj)
 			l.prepare(&obj.ObjectMeta, true)
 			if err := put(l, &l.snap.Services, head.Kind, &obj.ObjectMeta, obj); err != nil {
 				return err
@@ -1024,4 +1026,20 @@ func sizeString(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// defaultServicePorts applies what the API server defaults on a Service port when a manifest
+// leaves it out (k8s.io/kubernetes pkg/apis/core/v1 SetDefaults_Service): targetPort is the
+// port, protocol TCP. A live Service already has them; a manifest read offline is judged as the
+// API server would store it.
+func defaultServicePorts(svc *corev1.Service) {
+	for i := range svc.Spec.Ports {
+		p := &svc.Spec.Ports[i]
+		if p.TargetPort.IntVal == 0 && p.TargetPort.StrVal == "" {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+	}
 }

@@ -637,3 +637,29 @@ spec:
 		t.Errorf("SyntheticGateway=%v, %d Deployments: a gateway was assumed beside istio-system/istio-egress", snap.Assumptions.SyntheticGateway, len(snap.Deployments))
 	}
 }
+
+// TestFromFilesDefaultsServicePorts: a Service port without targetPort or protocol is read as
+// the API server stores it (targetPort = port, protocol TCP); written ones are kept.
+func TestFromFilesDefaultsServicePorts(t *testing.T) {
+	in := `apiVersion: v1
+kind: Service
+metadata: {name: egw-istio, namespace: egress}
+spec:
+  selector: {app: egw}
+  ports:
+  - {name: tls, port: 443}
+  - {name: http, port: 80, targetPort: 8080, protocol: TCP}
+  - {name: named, port: 81, targetPort: web}
+`
+	snap, err := FromFiles([]string{"-"}, strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range snap.Services[0].Spec.Ports {
+		got = append(got, p.Name+"="+p.TargetPort.String()+"/"+string(p.Protocol))
+	}
+	if want := "tls=443/TCP,http=8080/TCP,named=web/TCP"; strings.Join(got, ",") != want {
+		t.Errorf("ports %s, want %s", strings.Join(got, ","), want)
+	}
+}

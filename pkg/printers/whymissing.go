@@ -220,7 +220,11 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 			if len(p.ExportTo) > 0 {
 				export = "exportTo " + strings.Join(p.ExportTo, ",")
 			}
-			fmt.Fprintf(&b, "  VirtualService %s (%s) → Service %s (gateway %s)\n    %s\n", p.VirtualService, export, p.Service, strings.Join(p.Gateways, ", "), p.Trace)
+			route := "VirtualService " + p.VirtualService + " (" + export + ")"
+			if p.Route != "" {
+				route = p.Route // generated from a Gateway API route: name what the user wrote
+			}
+			fmt.Fprintf(&b, "  %s → Service %s (gateway %s)\n    %s\n", route, p.Service, strings.Join(p.Gateways, ", "), p.Trace)
 		}
 	}
 	return emit(w, b.Bytes())
