@@ -162,7 +162,8 @@ func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 		}
 		var out []snapshot.GatewayAPIObject
 		for _, o := range snap.GatewayAPI {
-			if !modelled[o.Ref()] {
+			// istiod ignores every object of a kind whose CRD is too old: nothing unknown
+			if !modelled[o.Ref()] && !crdIgnoredKind(snap, o.Kind) {
 				out = append(out, o)
 			}
 		}

@@ -123,8 +123,8 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, a := range routeAttachments(snap) {
-		if !a.Found {
-			continue
+		if !a.Found || crdIgnoredKind(snap, a.Route.Kind) {
+			continue // not istiod's parent, or a route istiod ignores (GATEWAY_API_CRD_TOO_OLD)
 		}
 		res := ResourceRef{Kind: a.Route.Kind, Namespace: a.Route.Namespace, Name: a.Route.Name}
 		field := fmt.Sprintf("spec.parentRefs[%d]", a.Index)
@@ -188,7 +188,7 @@ func sameParentRef(a, b gatewayv1.ParentReference, routeNs string) bool {
 func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 	var out []string
 	for _, a := range routeAttachments(snap) {
-		if a.Gateway != gateway || a.Accepted || !a.Found || !routeConcerns(a.Route, host) {
+		if a.Gateway != gateway || a.Accepted || !a.Found || !routeConcerns(a.Route, host) || crdIgnoredKind(snap, a.Route.Kind) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gateway, a.Index, a.Message, a.Reason))

@@ -353,3 +353,69 @@ func TestRouteNotAcceptedL4(t *testing.T) {
 		t.Error("an Accepted=True status of the current generation against a predicted refusal raised no GATEWAY_API_STATUS_DISAGREES")
 	}
 }
+
+// TestGatewayAPICRDTooOld: with the TLSRoute CRD of a Gateway API release older than istiod's
+// minimum (or without its bundle-version annotation), istiod ignores every TLSRoute: the path
+// of Istio's HTTPS egress example goes straight out (no gateway), with a warning naming the
+// ignored routes and the CRD, preflight fails with GATEWAY_API_CRD_TOO_OLD on the CRD (and
+// says nothing about attaching the ignored routes); a CRD of a recent release changes nothing.
+func TestGatewayAPICRDTooOld(t *testing.T) {
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("testdata", "paths", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	crd := func(annotations string) string {
+		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: tlsroutes.gateway.networking.k8s.io\n  annotations: {" + annotations + "}\nspec:\n  group: gateway.networking.k8s.io\n  names: {kind: TLSRoute, plural: tlsroutes}\n  scope: Namespaced\n"
+	}
+	for _, c := range []struct {
+		name, crd, fixture string
+		ignored            bool
+	}{
+		{"no CRD in the input: taken as recent", "", "gatewayapi-tls-egress-through-gateway.yaml", false},
+		{"CRD of v1.6.0", crd("gateway.networking.k8s.io/bundle-version: v1.6.0"), "gatewayapi-tls-egress-through-gateway.yaml", false},
+		{"CRD of v1.4.0", crd("gateway.networking.k8s.io/bundle-version: v1.4.0"), "gatewayapi-tls-egress-through-gateway.yaml", true},
+		{"CRD without the annotation", crd(""), "gatewayapi-tls-egress-through-gateway.yaml", true},
+		{"CRD of v1.4.0, route that would not attach", crd("gateway.networking.k8s.io/bundle-version: v1.4.0"), "gatewayapi-tls-route-hostname-not-on-listener.yaml", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			docs := []string{read("_base.yaml"), read(c.fixture)}
+			if c.crd != "" {
+				docs = append(docs, c.crd)
+			}
+			snap := loadYAML(t, docs...)
+			p, err := TracePath(snap, PathOptions{Host: "edition.cnn.com", Port: 443, From: "default", Call: "tls"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+				return f.Code == PreflightCRDTooOld && strings.Contains(f.Message, "TLSRoute default/direct-cnn-to-egress-gateway") && strings.Contains(f.Resource, "tlsroutes.gateway.networking.k8s.io")
+			})
+			if warned != c.ignored {
+				t.Errorf("path warning %s: %v, want %v: %+v", PreflightCRDTooOld, warned, c.ignored, p.Warnings)
+			}
+			if c.ignored && (p.Cause != PathOK || p.Gateway != "") {
+				t.Errorf("with TLSRoutes ignored the call goes straight out: cause %s, gateway %q", p.Cause, p.Gateway)
+			}
+			if !c.ignored && c.fixture == "gatewayapi-tls-egress-through-gateway.yaml" && (p.Cause != PathOK || p.Gateway == "") {
+				t.Errorf("with TLSRoutes read the call goes through the gateway: cause %s, gateway %q", p.Cause, p.Gateway)
+			}
+			var codes []string
+			for _, f := range Preflight(snap).Findings {
+				if f.Code == PreflightCRDTooOld || f.Code == PreflightRouteNotAccepted {
+					codes = append(codes, f.Code+" "+f.Resource.Kind+" "+f.Resource.Name)
+				}
+			}
+			want := ""
+			if c.ignored {
+				want = PreflightCRDTooOld + " CustomResourceDefinition tlsroutes.gateway.networking.k8s.io"
+			}
+			if strings.Join(codes, ";") != want {
+				t.Errorf("preflight %v, want %q", codes, want)
+			}
+		})
+	}
+}

@@ -279,6 +279,10 @@ func (tr *tracer) gatewayAPI(host string) {
 	if n := gatewayAPIUnreadNote(tr.snap); n != "" {
 		p.Notes = append(p.Notes, n)
 	}
+	if n := gatewayCRDUnreadNote(tr.snap); n != "" {
+		p.Notes = append(p.Notes, n)
+	}
+	p.Warnings = append(p.Warnings, crdIgnoredFor(tr.snap, host)...)
 	objs := gatewayAPIFor(tr.snap, host)
 	if len(objs) == 0 || p.Cause == CauseInputUnknown {
 		return
@@ -1605,7 +1609,7 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 		}
 		seen[gw] = true
 		for _, a := range routeAttachments(tr.snap) {
-			if a.Gateway != gw || a.Accepted || !a.Found || !routeConcerns(a.Route, host) {
+			if a.Gateway != gw || a.Accepted || !a.Found || !routeConcerns(a.Route, host) || crdIgnoredKind(tr.snap, a.Route.Kind) {
 				continue
 			}
 			_, fix := notAcceptedText(tr.snap, a)

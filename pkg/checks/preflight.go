@@ -297,6 +297,12 @@ func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 	for _, f := range routeAttachFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range crdFindings(snap) {
+		c.add(f, "")
+	}
+	if n := gatewayCRDUnreadNote(snap); n != "" && len(res.Checks) > 0 {
+		res.Checks[0].Notes = append(res.Checks[0].Notes, n)
+	}
 	if n := gatewayAPIUnreadNote(snap); n != "" && len(res.Checks) > 0 {
 		res.Checks[0].Notes = append(res.Checks[0].Notes, strings.Replace(n, "if one routes this host, this answer does not know it", "the traffic they route is not checked", 1))
 	}

@@ -552,6 +552,29 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 	if msg := checkKind(gv, head.Kind); msg != "" {
 		return l.problem(path, line, fmt.Sprintf("%s %s: %s", head.Kind, meta.Name, msg))
 	}
+	if gv.Group == "apiextensions.k8s.io" && head.Kind == "CustomResourceDefinition" && strings.HasSuffix(meta.Name, "."+snapshot.GatewayAPIGroup) {
+		// which Gateway API release the CRD comes from: istiod ignores route kinds whose CRD is
+		// older than it supports (rules.KubeCRDIgnored)
+		var crd struct {
+			Metadata struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+			Spec struct {
+				Names struct {
+					Kind string `json:"kind"`
+				} `json:"names"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(js, &crd); err != nil || crd.Spec.Names.Kind == "" {
+			return l.problem(path, line, fmt.Sprintf("CustomResourceDefinition %s: no spec.names.kind", meta.Name))
+		}
+		v, ok := crd.Metadata.Annotations[rules.AnnotationBundleVersion]
+		if l.snap.GatewayAPICRDs == nil {
+			l.snap.GatewayAPICRDs = map[string]snapshot.GatewayAPICRD{}
+		}
+		l.snap.GatewayAPICRDs[crd.Spec.Names.Kind] = snapshot.GatewayAPICRD{Name: meta.Name, Version: v, Annotated: ok}
+		return nil
+	}
 	if !readsKind(gv, head.Kind) {
 		l.snap.Ignored[head.APIVersion+" "+head.Kind]++
 		return nil

@@ -19,6 +19,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -181,5 +182,40 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 		return err
 	}
 	snap.GatewayAPIUnread = strings.Join(unread, "; ")
+	readGatewayAPICRDs(ctx, dc, snap, func(kind string) (string, bool) {
+		s, ok := kinds[kind]
+		return s.resource, ok
+	})
 	return nil
+}
+
+// readGatewayAPICRDs reads the CRD of every served Gateway API route kind istiod has a minimum
+// version for (rules.KubeCRDMinimum) into snap.GatewayAPICRDs: one GET each. A refusal is
+// recorded in snap.GatewayAPICRDsUnread (the CRDs are then assumed recent enough, and verdicts
+// say so).
+func readGatewayAPICRDs(ctx context.Context, dc dynamic.Interface, snap *snapshot.Snapshot, served func(kind string) (resource string, ok bool)) {
+	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	for _, kind := range snapshot.GatewayAPIKinds {
+		resource, ok := served(kind)
+		if !ok || rules.KubeCRDMinimum(kind) == "" {
+			continue
+		}
+		name := resource + "." + snapshot.GatewayAPIGroup
+		crd, err := dc.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			v, annotated := crd.GetAnnotations()[rules.AnnotationBundleVersion]
+			if snap.GatewayAPICRDs == nil {
+				snap.GatewayAPICRDs = map[string]snapshot.GatewayAPICRD{}
+			}
+			snap.GatewayAPICRDs[kind] = snapshot.GatewayAPICRD{Name: name, Version: v, Annotated: annotated}
+		case apierrors.IsForbidden(err):
+			snap.GatewayAPICRDsUnread = "forbidden to get customresourcedefinitions.apiextensions.k8s.io (deploy/clusterrole.yaml lists what kubectl-egress needs)"
+			return
+		case apierrors.IsNotFound(err):
+		default:
+			snap.GatewayAPICRDsUnread = "cannot get customresourcedefinitions.apiextensions.k8s.io " + name + ": " + oneLine(err.Error())
+			return
+		}
+	}
 }

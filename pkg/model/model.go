@@ -87,6 +87,14 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		routes := filterRev[*gatewayv1.HTTPRoute](snap.HTTPRoutes, rev)
 		tlsRoutes := filterRev[*gatewayv1.TLSRoute](snap.TLSRoutes, rev)
 		tcpRoutes := filterRev[*gatewayv1.TCPRoute](snap.TCPRoutes, rev)
+		// istiod ignores a route kind whose CRD is older than it supports
+		// (rules.KubeCRDIgnored)
+		if crdIgnored(snap, "TLSRoute") {
+			tlsRoutes = nil
+		}
+		if crdIgnored(snap, "TCPRoute") {
+			tcpRoutes = nil
+		}
 		if und := Undiscovered(snap, rev); len(und) > 0 {
 			kgws = filterNs(kgws, und)
 			routes = filterNs(routes, und)
@@ -246,4 +254,15 @@ func DestinationRules(view *snapshot.Snapshot, rootNs string, defaultExportTo []
 	return memo(view, drKey{rootNs, strings.Join(defaultExportTo, ",")}, func() *rules.DRLookup {
 		return rules.NewDRLookup(view.DestinationRules, rootNs, defaultExportTo)
 	})
+}
+
+// crdIgnored says whether istiod ignores every object of a Gateway API kind because of its CRD
+// (a CRD the input does not hold is taken as recent enough).
+func crdIgnored(snap *snapshot.Snapshot, kind string) bool {
+	c, ok := snap.GatewayAPICRDs[kind]
+	if !ok {
+		return false
+	}
+	ign, _ := rules.KubeCRDIgnored(kind, c.Version, c.Annotated)
+	return ign
 }

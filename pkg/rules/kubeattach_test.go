@@ -128,3 +128,34 @@ spec: {parentRefs: [{name: egw, namespace: egress, sectionName: term}]}`), false
 		})
 	}
 }
+
+// TestKubeCRDIgnored: istiod ignores a route kind whose CRD bundle version is missing, not a
+// version, or older than its minimum (pre-releases rounded up); kinds without a minimum never.
+func TestKubeCRDIgnored(t *testing.T) {
+	for _, tc := range []struct {
+		kind, version string
+		annotated     bool
+		ignored       bool
+	}{
+		{"TLSRoute", "v1.5.0", true, false},
+		{"TLSRoute", "v1.6.0", true, false},
+		{"TLSRoute", "1.5.1", true, false},
+		{"TLSRoute", "v1.5.0-rc.1", true, false},
+		{"TLSRoute", "v1.4.1", true, true},
+		{"TLSRoute", "v1.2", true, true},
+		{"TLSRoute", "", false, true},
+		{"TLSRoute", "latest", true, true},
+		{"TCPRoute", "v1.5.0", true, true},
+		{"TCPRoute", "v1.6.0", true, false},
+		{"TCPRoute", "v2.0.0", true, false},
+		{"GRPCRoute", "v1.0.0", true, true},
+		{"GRPCRoute", "v1.1.0", true, false},
+		{"HTTPRoute", "", false, false},
+		{"HTTPRoute", "v0.5.0", true, false},
+	} {
+		ign, why := KubeCRDIgnored(tc.kind, tc.version, tc.annotated)
+		if ign != tc.ignored || (ign && why == "") {
+			t.Errorf("%s %q (annotated %v): ignored=%v (%s), want %v", tc.kind, tc.version, tc.annotated, ign, why, tc.ignored)
+		}
+	}
+}

@@ -129,3 +129,11 @@ func (r refJSON) ref(group, kind, ns string) GatewayAPIRef {
 	}
 	return out
 }
+
+// GatewayAPICRD is what istiod reads of a Gateway API CRD: its name and the
+// gateway.networking.k8s.io/bundle-version annotation (Annotated false when it has none).
+type GatewayAPICRD struct {
+	Name      string `json:"name"`
+	Version   string `json:"version,omitempty"`
+	Annotated bool   `json:"annotated"`
+}

@@ -80,6 +80,12 @@ type Snapshot struct {
 	// VirtualServices istiod generates from them).
 	TLSRoutes []*gatewayv1.TLSRoute
 	TCPRoutes []*gatewayv1.TCPRoute
+	// GatewayAPICRDs are the Gateway API CRDs read, by the kind they define (live: the route
+	// kinds istiod has a minimum version for; files: CustomResourceDefinition objects of the
+	// group). A kind not in the map was not read: its CRD is assumed recent enough.
+	// GatewayAPICRDsUnread says why they could not be read live ("" when they were).
+	GatewayAPICRDs       map[string]GatewayAPICRD
+	GatewayAPICRDsUnread string
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
