@@ -241,11 +241,12 @@ var dimensions = []dimension{
 	// consumer's own route: app's sidecars only), or with a port on its parentRef. TLS and TCP
 	// (besides the HTTP listener and route): a TLS passthrough listener on 443 for the host with
 	// a TLSRoute forwarding it by SNI and a mesh TLSRoute (parent: the entry, port 443) sending
-	// the sidecars there; the gateway's TLSRoute alone; its hostname not the listener's; a TCP
+	// the sidecars there; the gateway's TLSRoute alone; its hostname not the listener's; the
+	// listener terminating Istio mTLS (the TLSRoute's tls routes then serve as tcp routes); a TCP
 	// listener on 9443 with a TCPRoute to the host's port 443 and a mesh TCPRoute, the gateway's
 	// route in the Gateway's namespace or in another one the listener does not allow.
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
-		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tcp-route", "tcp-route-other-ns"}},
+		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tcp-route", "tcp-route-other-ns"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1645,7 +1646,11 @@ spec:
 	tls, tcp := strings.HasPrefix(v, "tls-"), strings.HasPrefix(v, "tcp-")
 	extraPorts := ""
 	if tls {
-		listeners += "\n  - {name: tls, hostname: gwapi.example.net, port: 443, protocol: TLS, tls: {mode: Passthrough}}"
+		mode := "{mode: Passthrough}"
+		if v == "tls-terminate" {
+			mode = "{mode: Terminate, options: {gateway.istio.io/tls-terminate-mode: ISTIO_MUTUAL}}"
+		}
+		listeners += "\n  - {name: tls, hostname: gwapi.example.net, port: 443, protocol: TLS, tls: " + mode + "}"
 		extraPorts = "\n  - {name: tls, port: 443, targetPort: 443, appProtocol: tls}"
 	}
 	if tcp {

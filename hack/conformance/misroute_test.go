@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -76,7 +77,8 @@ func otherService(snap *snapshot.Snapshot, cluster, host string) bool {
 
 // vsListsHost: the VirtualService "ns/name" lists a host matching host.
 func vsListsHost(snap *snapshot.Snapshot, ref, host string) bool {
-	for _, vs := range snap.VirtualServices {
+	// the revision's view: it also holds the VirtualServices generated from Gateway API routes
+	for _, vs := range model.View(snap, snap.Revision).VirtualServices {
 		if vs.Namespace+"/"+vs.Name != ref {
 			continue
 		}

@@ -195,7 +195,11 @@ func Bind(gw *networkingv1.Gateway, serverIdx int, vs *networkingv1.VirtualServi
 		b.Reason = BindAutoPassthrough
 		return b
 	}
-	if !hasSection(vs, b.RouteType) {
+	// A server of tcp routes (plain TCP, or terminating TLS) takes the tls routes of a
+	// VirtualService generated from a TLSRoute when none of its tcp routes applies
+	// (buildGatewayNetworkFiltersFromTCPRoutes' fallback for TLSRoutes on terminating listeners).
+	tlsFallback := b.RouteType == RouteTCP && strings.HasPrefix(vs.Annotations[AnnotationParents], "TLSRoute/")
+	if !hasSection(vs, b.RouteType) && !(tlsFallback && len(vs.Spec.Tls) > 0) {
 		b.Reason = BindRouteType
 		return b
 	}
@@ -241,6 +245,18 @@ func Bind(gw *networkingv1.Gateway, serverIdx int, vs *networkingv1.VirtualServi
 			}
 		case RouteTCP:
 			if tcpRouteApplies(d.TCP, port, gwName, d.Root.Namespace) {
+				b.Dests = append(b.Dests, d)
+			}
+		}
+	}
+	if len(b.Dests) == 0 && tlsFallback {
+		// every match of the tls route is tried as an L4 match (port, gateways; the SNI hosts
+		// are not: the server terminated TLS), and a route without a match applies nowhere
+		for _, d := range dests {
+			if d.Kind == RouteTLS && slices.ContainsFunc(d.TLS.GetMatch(), func(m *networking.TLSMatchAttributes) bool {
+				return (m.GetPort() == 0 || m.GetPort() == port) && (len(m.GetGateways()) == 0 || containsResolvedGateway(m.GetGateways(), d.Root.Namespace, gwName))
+			}) {
+				d.Kind = RouteTCP
 				b.Dests = append(b.Dests, d)
 			}
 		}
