@@ -519,6 +519,11 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.directWarning(v, res, proxy, host)
 		return
 	}
+	if res.Cluster == rules.UnknownServiceCluster && res.Chain != nil && !res.Chain.IsHCM() {
+		tr.hop(proxy, "cluster", Fail, path+": a refused Gateway API backend")
+		tr.backendRefusedL4(proxy, res.Chain.VirtualService, host)
+		return
+	}
 	cport, subset, chost, ok := parseClusterName(res.Cluster)
 	if !ok {
 		tr.hop(proxy, "cluster", Pass, path)
@@ -1215,6 +1220,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
 		tr.t.GatewayCluster = cluster
+		if cluster == rules.UnknownServiceCluster {
+			vs, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
+			tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("filter chain %s → %s (%s): a refused Gateway API backend", chain.Match, cluster, chain.Origin))
+			tr.backendRefusedL4(gproxy, vs, host)
+			return
+		}
 		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
 	}
 	gport, _, ghost, ok := parseClusterName(cluster)
@@ -1259,17 +1270,39 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 // InvalidDestinationKind) and the proxy answers 500.
 func (tr *tracer) backendRefused(proxy, rds, vhost, vsRef, host string) {
 	tr.hop(proxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s): a refused Gateway API backend", rds, vhost, rules.UnknownServiceCluster, vsRef))
-	culprit := "VirtualService " + vsRef
-	from := ""
+	culprit, msg, fix := backendRefusedText(tr.snap, vsRef, host, proxy, false)
+	tr.fail(PathBackendRefused, "500", culprit, msg, fix)
+}
+
+// backendRefusedL4: the same for a tls or tcp route (a TLSRoute or TCPRoute): its tcp_proxy
+// names UnknownService, a cluster that does not exist, so the proxy closes the connection (NC).
+// Mirrors networkfilter.go buildOutboundNetworkFilters with route.go GetDestinationCluster.
+func (tr *tracer) backendRefusedL4(proxy, vsRef, host string) {
+	culprit, msg, fix := backendRefusedText(tr.snap, vsRef, host, proxy, true)
+	tr.fail(PathBackendRefused, "NC", culprit, msg, fix)
+}
+
+// backendRefusedText is GATEWAY_API_BACKEND_REFUSED's culprit (the route the VirtualService
+// vsRef, "namespace/name", is generated from), message and fix, for the call to host at proxy.
+func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 bool) (culprit, msg, fix string) {
+	culprit, kind, from := "VirtualService "+vsRef, "HTTPRoute", ""
+	if l4 {
+		kind = "TLSRoute"
+	}
 	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
-		if origin := generatedOrigin(tr.snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
+		if origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
 			culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
 			from = " (generated from " + origin[0].String() + ")"
+			kind = origin[0].Kind
 		}
 	}
-	tr.fail(PathBackendRefused, "500", culprit,
-		fmt.Sprintf("The route for %s in VirtualService %s%s has a backend istiod refuses, so the route points at no cluster and %s answers 500: a backendRef to a Service in another namespace needs a ReferenceGrant in that namespace allowing HTTPRoutes from the route's namespace; a Hostname backend takes no namespace; only Service and Hostname backends are supported.", host, vsRef, from, proxy),
-		"Add a ReferenceGrant in the backend's namespace (from: group gateway.networking.k8s.io, kind HTTPRoute, namespace <route namespace>; to: group \"\", kind Service), or point the backendRef at a Service in the route's namespace or at a ServiceEntry host (group networking.istio.io, kind Hostname).")
+	outcome := "the route points at no cluster and " + proxy + " answers 500"
+	if l4 {
+		outcome = "the connection goes to no cluster (UnknownService) and " + proxy + " closes it"
+	}
+	msg = fmt.Sprintf("The route for %s in VirtualService %s%s has a backend istiod refuses, so %s: a backendRef to a Service in another namespace needs a ReferenceGrant in that namespace allowing %ss from the route's namespace (for a route attached to a Gateway); a Hostname backend takes no namespace; only Service and Hostname backends are supported.", host, vsRef, from, outcome, kind)
+	fix = fmt.Sprintf("Add a ReferenceGrant in the backend's namespace (from: group gateway.networking.k8s.io, kind %s, namespace <route namespace>; to: group \"\", kind Service), or point the backendRef at a Service in the route's namespace or at a ServiceEntry host (group networking.istio.io, kind Hostname).", kind)
+	return culprit, msg, fix
 }
 
 // misboundRoute is the VirtualService meant for the gateway's servers that gives the host no

@@ -750,6 +750,15 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				continue
 			}
 			h := strings.ToLower(d.Host)
+			if h == "" {
+				// a Gateway API backendRef istiod refused: the route goes to UnknownService
+				e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+					fmt.Sprintf("%s sends %s to %s: a refused Gateway API backend", vsRef, e.host, rules.UnknownServiceCluster),
+					Evidence{Resource: vsRef, Field: "destination", Value: "(empty)"})
+				culprit, msg, fix := backendRefusedText(e.snap, b.VS.Namespace+"/"+b.VS.Name, e.host, "gateway "+e.w.Ref(), d.Kind != rules.RouteHTTP)
+				e.fail(PathBackendRefused, culprit, msg, fix)
+				return
+			}
 			if t, alias, ok := routeAlias(e.snap, e.flags.MeshConfig, e.w.Namespace, h); ok {
 				if strings.HasSuffix(t, ".") {
 					// istiod names the route's cluster after spec.externalName as written: with a

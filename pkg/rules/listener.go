@@ -657,6 +657,9 @@ func (b builder) routeChain(rs []*networking.RouteDestination, listenPort uint32
 	for _, r := range rs {
 		h := ResolveShortname(r.GetDestination().GetHost(), vs.Namespace)
 		name := ClusterName(b.destPort(h, r.GetDestination().GetPort().GetNumber(), listenPort), r.GetDestination().GetSubset(), h)
+		if h == "" {
+			name = UnknownServiceCluster // a refused Gateway API backend (GetDestinationCluster)
+		}
 		switch {
 		case len(rs) == 1:
 			c.Cluster = name
