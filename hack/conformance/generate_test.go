@@ -244,9 +244,11 @@ var dimensions = []dimension{
 	// the sidecars there; the gateway's TLSRoute alone; its hostname not the listener's; the
 	// listener terminating Istio mTLS (the TLSRoute's tls routes then serve as tcp routes); a TCP
 	// listener on 9443 with a TCPRoute to the host's port 443 and a mesh TCPRoute, the gateway's
-	// route in the Gateway's namespace or in another one the listener does not allow.
+	// route in the Gateway's namespace or in another one the listener does not allow; a backendRef
+	// istiod refuses (kind Gateway on the mesh TLSRoute, kind ServiceEntry on the gateway's
+	// TCPRoute: UnknownService).
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
-		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tcp-route", "tcp-route-other-ns"}},
+		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1776,6 +1778,10 @@ spec:
   hostnames: [%s]
   rules:
   - backendRefs: [{kind: Hostname, group: networking.istio.io, name: %s, port: 443}]`, b.ts(), host, host))
+		meshBackend := "{name: egw-istio, namespace: egress, port: 443}"
+		if v == "tls-mesh-backend-refused" {
+			meshBackend = "{group: gateway.networking.k8s.io, kind: Gateway, name: egw, namespace: egress, port: 443}"
+		}
 		if v != "tls-gateway-only" {
 			b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1alpha2
 kind: TLSRoute
@@ -1786,13 +1792,17 @@ metadata:
 spec:
   parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: gwapi, namespace: other, port: 443}]
   rules:
-  - backendRefs: [{name: egw-istio, namespace: egress, port: 443}]`, b.ts()))
+  - backendRefs: [%s]`, b.ts(), meshBackend))
 		}
 	}
 	if tcp {
 		ns := "egress"
 		if v == "tcp-route-other-ns" {
 			ns = "other"
+		}
+		gwBackend := "{kind: Hostname, group: networking.istio.io, name: gwapi.example.net, port: 443}"
+		if v == "tcp-backend-refused" {
+			gwBackend = "{kind: ServiceEntry, group: networking.istio.io, name: gwapi, namespace: other, port: 443}"
 		}
 		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1alpha2
 kind: TCPRoute
@@ -1803,7 +1813,7 @@ metadata:
 spec:
   parentRefs: [{name: egw, namespace: egress, sectionName: tcp}]
   rules:
-  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: gwapi.example.net, port: 443}]`, ns, b.ts()))
+  - backendRefs: [%s]`, ns, b.ts(), gwBackend))
 		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
 kind: TCPRoute
 metadata:

@@ -451,6 +451,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		}
 		rep.Calls = append(rep.Calls, cv)
 		hostCallFindings(snap, v, res, rep, imported, forHost, k, port)
+		refusedBackendFinding(snap, v, res, rep)
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)
 	for _, c := range rep.Clusters {
@@ -1666,4 +1667,25 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// refusedBackendFinding: the call's route was generated from a Kubernetes Gateway API route whose
+// backendRef istiod refused, so it ends at UnknownService (GATEWAY_API_BACKEND_REFUSED; the
+// path's backendRefused says the same). Reported once per route.
+func refusedBackendFinding(snap *snapshot.Snapshot, v SidecarView, res rules.CallResult, rep *ListenerReport) {
+	if res.Cluster != rules.UnknownServiceCluster {
+		return
+	}
+	vsRef, l4 := "", res.Chain != nil && !res.Chain.IsHCM()
+	switch {
+	case l4:
+		vsRef = res.Chain.VirtualService
+	case res.Route != nil:
+		vsRef = res.Route.VirtualService
+	}
+	culprit, msg, fix := backendRefusedText(snap, vsRef, rep.Host, "sidecar "+v.Namespace, l4)
+	if slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathBackendRefused && f.Resource == culprit }) {
+		return
+	}
+	rep.add(PathBackendRefused, culprit, msg, fix)
 }

@@ -1222,7 +1222,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.t.GatewayCluster = cluster
 		if cluster == rules.UnknownServiceCluster {
 			vs, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
-			tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("filter chain %s → %s (%s): a refused Gateway API backend", chain.Match, cluster, chain.Origin))
+			tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
+			tr.hop(gproxy, "cluster", Fail, cluster+" is no cluster: a refused Gateway API backend")
 			tr.backendRefusedL4(gproxy, vs, host)
 			return
 		}

@@ -725,6 +725,15 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				if d.Mirror {
 					continue
 				}
+				// A tls or tcp route that forwards the connections of the VirtualService's hosts
+				// to another service (a forward proxy): that service's own name reaches the
+				// gateway in no SNI or virtual host, so it is not a host the gateway routes
+				// (the route's destinations are checked with the hosts it serves).
+				if d.Kind != rules.RouteHTTP && !slices.ContainsFunc(vs.Spec.Hosts, func(h string) bool {
+					return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+				}) {
+					continue
+				}
 				if t, _, ok := routeAlias(view, flags.MeshConfig, w.Namespace, host); ok {
 					host = t // an ExternalName Service: the route goes to its external name's cluster
 				}

@@ -308,7 +308,9 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			return
 		}
 		for _, b := range ra.bindings {
-			if !b.Bound() {
+			// virtual hosts are HTTP's: a tls or tcp route forwarding another name's
+			// connections to this host is not about requests for it
+			if !b.Bound() || b.RouteType != rules.RouteHTTP {
 				continue
 			}
 			for _, d := range b.Dests {
