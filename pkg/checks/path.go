@@ -732,7 +732,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		}
 		return
 	}
-	for _, vs := range x.Relevant(host, nil) {
+	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if !routesCallKind(vs, tr.t.Call) {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
 			// call does not bypass a gateway route for it.
@@ -804,8 +804,42 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 	}
 	return Finding{Code: PathDirect, Level: LevelWarning, Resource: route,
 		Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s), but no route sends the call from %s to that gateway: a route attached to a Gateway applies only at the gateway, so the sidecar sends the call straight out.", route, host, gwNs, gwName, listener, proxy),
-		Fix:     fmt.Sprintf("Add an HTTPRoute in %s (there it applies to every sidecar; in a client's namespace, to that namespace's sidecars only) with parentRefs [%s] and backendRefs [%s]: sidecars then send %s to the gateway (Istio's egress gateway task, Gateway API: https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", where, parent, backend, host)}
+		Fix:     fmt.Sprintf("Add a%s %s in %s (there it applies to every sidecar; in a client's namespace, to that namespace's sidecars only) with parentRefs [%s] and backendRefs [%s]: sidecars then send %s to the gateway (Istio's egress gateway task, Gateway API: https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", article(origin[0].Kind), origin[0].Kind, where, parent, backend, host)}
 }
+
+// article is "n" before a kind read with a vowel sound first (an HTTPRoute), "" otherwise.
+func article(kind string) string {
+	if strings.HasPrefix(kind, "HTTP") {
+		return "n"
+	}
+	return ""
+}
+
+// wildcardGatewayRoutes are the VirtualServices istiod generates from Gateway API routes that
+// list every host ("*": a TCPRoute, a TLSRoute without hostnames) bound to a Gateway, whose
+// destinations include host: a route through a gateway for host that the host index does not
+// relate to it.
+func wildcardGatewayRoutes(view *snapshot.Snapshot, host string) []*networkingv1.VirtualService {
+	idx := view.Derived(wildcardRoutesKey{}, func() any {
+		m := map[string][]*networkingv1.VirtualService{}
+		for _, vs := range view.VirtualServices {
+			if !slices.Equal(vs.Spec.GetHosts(), []string{"*"}) || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) == 0 {
+				continue
+			}
+			dests, _ := rules.MergedRoutes(vs, nil, nil)
+			for _, d := range dests {
+				h := strings.ToLower(d.Host)
+				if h != "" && !slices.Contains(m[h], vs) {
+					m[h] = append(m[h], vs)
+				}
+			}
+		}
+		return m
+	}).(map[string][]*networkingv1.VirtualService)
+	return idx[strings.ToLower(host)]
+}
+
+type wildcardRoutesKey struct{}
 
 // routesCallKind: the VirtualService has a route section that carries a call of this kind
 // (http routes for HTTP, tls or tcp routes for TLS, tcp routes for TCP); true for an unknown kind.

@@ -110,9 +110,10 @@ func (c *collector) routedThroughGateway(v SidecarView, host string) bool {
 	if ok {
 		return r
 	}
-	x := model.VirtualServices(RevisionView(c.snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	view := RevisionView(c.snap, v.Revision)
+	x := model.VirtualServices(view, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
 	r = false
-	for _, vs := range x.Relevant(host, nil) {
+	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if slices.ContainsFunc(rules.VSGateways(vs), func(g string) bool { return g != rules.MeshGateway }) {
 			r = true
 			break
