@@ -54,7 +54,7 @@ func init() {
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
-		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API HTTPRoute sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace): its route points at no cluster (UnknownService) and the proxy answers 500."},
+		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace), or every backendRef of its rule weighs 0: the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
 	)
 }
 
@@ -517,6 +517,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			return
 		}
 		tr.directWarning(v, res, proxy, host)
+		return
+	}
+	if res.Cluster == zeroWeightCluster && res.Chain != nil && !res.Chain.IsHCM() {
+		tr.hop(proxy, "cluster", Fail, path+": every backendRef of the route weighs 0")
+		culprit, msg, fix := zeroWeightText(tr.snap, res.Chain.VirtualService)
+		tr.fail(PathBackendRefused, "NC", culprit, msg+" The sidecar closes the connection.", fix)
 		return
 	}
 	if res.Cluster == rules.UnknownServiceCluster && res.Chain != nil && !res.Chain.IsHCM() {
@@ -1254,6 +1260,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
 		tr.t.GatewayCluster = cluster
+		if cluster == zeroWeightCluster {
+			vs, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
+			tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
+			tr.hop(gproxy, "cluster", Fail, cluster+" is no cluster: every backendRef of the route weighs 0")
+			culprit, msg, fix := zeroWeightText(tr.snap, vs)
+			tr.fail(PathBackendRefused, "NC", culprit, msg+" The gateway closes the connection.", fix)
+			return
+		}
 		if cluster == rules.UnknownServiceCluster {
 			vs, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
 			tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
@@ -1317,6 +1331,44 @@ func (tr *tracer) backendRefusedL4(proxy, vsRef, host string) {
 	tr.fail(PathBackendRefused, "NC", culprit, msg, fix)
 }
 
+// zeroWeightCluster is where istiod sends a TLSRoute or TCPRoute rule whose backendRefs all
+// weigh 0 (conversion.go convertTCPRoute, convertTLSRoute: the connections are to be refused):
+// a cluster that exists nowhere. The TLSRoute's rule has no SNI match, so it gives no filter
+// chain at all.
+var zeroWeightCluster = rules.ClusterName(65535, "zero-weight", "internal.cluster.local")
+
+// zeroWeightOnly: every tls and tcp route of vs is such a rule.
+func zeroWeightOnly(vs *networkingv1.VirtualService) bool {
+	n := 0
+	for _, r := range vs.Spec.GetTls() {
+		n++
+		if len(r.GetRoute()) != 1 || r.GetRoute()[0].GetDestination().GetSubset() != "zero-weight" || r.GetRoute()[0].GetDestination().GetHost() != "internal.cluster.local" {
+			return false
+		}
+	}
+	for _, r := range vs.Spec.GetTcp() {
+		n++
+		if len(r.GetRoute()) != 1 || r.GetRoute()[0].GetDestination().GetSubset() != "zero-weight" || r.GetRoute()[0].GetDestination().GetHost() != "internal.cluster.local" {
+			return false
+		}
+	}
+	return n > 0 && len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0
+}
+
+// zeroWeightText is the culprit (the Gateway API route), message and fix for a route whose
+// backendRefs all weigh 0 (VirtualService vsRef, "namespace/name", generated from it).
+func zeroWeightText(snap *snapshot.Snapshot, vsRef string) (culprit, msg, fix string) {
+	culprit = "VirtualService " + vsRef
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		if origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
+			culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+		}
+	}
+	msg = fmt.Sprintf("Every backendRef of a rule of %s weighs 0, so istiod sends its connections nowhere (cluster %s, which does not exist; a TLSRoute's such rule matches no SNI at all).", culprit, zeroWeightCluster)
+	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1).", culprit)
+	return culprit, msg, fix
+}
+
 // backendRefusedText is GATEWAY_API_BACKEND_REFUSED's culprit (the route the VirtualService
 // vsRef, "namespace/name", is generated from), message and fix, for the call to host at proxy.
 func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 bool) (culprit, msg, fix string) {
@@ -1346,6 +1398,10 @@ func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 b
 // text (the patch's, when there is one).
 func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host string) (noServer, bool) {
 	if b, ok := tr.unboundRoute(w, servers, host); ok {
+		if zeroWeightOnly(b.VS) {
+			culprit, msg, fix := zeroWeightText(tr.snap, b.VS.Namespace+"/"+b.VS.Name)
+			return noServer{why: msg, culprit: culprit, fix: fix}, true
+		}
 		d := noServer{why: bindFailureMessage(b, w), culprit: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
 		if d.patch != nil {
 			d.fix = d.patch.Text()

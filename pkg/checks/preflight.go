@@ -718,6 +718,9 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				if host == "" || own[host] || !routeAppliesTo(d, vs.Namespace, mine) {
 					continue
 				}
+				if rules.ClusterName(d.Port, d.Subset, host) == zeroWeightCluster {
+					continue // a Gateway API rule whose backends all weigh 0: no host (zeroWeightText)
+				}
 				// A mirror host is a cluster of the route (request_mirror_policies), not a host
 				// the gateway routes: it needs no server or virtual host, and an absent mirror
 				// cluster drops only the mirrored copies (the traced paths warn,

@@ -328,6 +328,11 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			if b.Bound() {
 				continue
 			}
+			if zeroWeightOnly(b.VS) {
+				culprit, msg, fix := zeroWeightText(e.snap, b.VS.Namespace+"/"+b.VS.Name)
+				e.fail(PathBackendRefused, culprit, msg, fix)
+				return
+			}
 			culprit := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 			if b.Reason == rules.BindRouteType && certUnused(b) && len(b.VS.Spec.GetHttp()) > 0 {
 				culprit = "Gateway " + rules.GatewayName(b.Gateway) // its tls.mode, not the routes
@@ -758,6 +763,14 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 					fmt.Sprintf("%s sends %s to %s: a refused Gateway API backend", vsRef, e.host, rules.UnknownServiceCluster),
 					Evidence{Resource: vsRef, Field: "destination", Value: "(empty)"})
 				culprit, msg, fix := backendRefusedText(e.snap, b.VS.Namespace+"/"+b.VS.Name, e.host, "gateway "+e.w.Ref(), d.Kind != rules.RouteHTTP)
+				e.fail(PathBackendRefused, culprit, msg, fix)
+				return
+			}
+			if rules.ClusterName(d.Port, d.Subset, h) == zeroWeightCluster {
+				e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+					fmt.Sprintf("%s sends %s to %s: every backendRef of the route weighs 0", vsRef, e.host, zeroWeightCluster),
+					Evidence{Resource: vsRef, Field: "destination", Value: zeroWeightCluster})
+				culprit, msg, fix := zeroWeightText(e.snap, b.VS.Namespace+"/"+b.VS.Name)
 				e.fail(PathBackendRefused, culprit, msg, fix)
 				return
 			}
