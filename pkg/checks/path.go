@@ -1744,6 +1744,35 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 	return noServer{}, false
 }
 
+// noKubeRoute: the Gateway servers on the port come from a Kubernetes Gateway API listener (a TLS
+// or TCP one: an HTTP listener always gets its listener) that no route attaches to: the Gateway
+// is to blame, and the fix is a route of the kind the listener takes.
+func (tr *tracer) noKubeRoute(view *snapshot.Snapshot, w Workload, flags IstiodFlags, cport uint32, host string) (noServer, bool) {
+	for _, g := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
+		origin := rules.GeneratedFrom(g.Annotations, g.Namespace)
+		if len(origin) == 0 || origin[0].Kind != "Gateway" {
+			continue
+		}
+		for _, srv := range g.Spec.GetServers() {
+			if srv.GetPort().GetNumber() != cport {
+				continue
+			}
+			o := origin[0]
+			kind, extra := "TCPRoute", ""
+			if rules.ServerRouteType(srv) == rules.RouteTLS || (srv.GetTls() != nil && tr.t.Call == rules.CallTLS) {
+				kind, extra = "TLSRoute", fmt.Sprintf(", hostnames [%s]", host)
+			}
+			port := tr.t.Port
+			return noServer{
+				why:     fmt.Sprintf("no route attaches to listener %s of Gateway %s/%s, so istiod gives its server no filter chain and leaves the listener out", o.Section, o.Namespace, o.Name),
+				culprit: "Gateway " + o.Namespace + "/" + o.Name,
+				fix: fmt.Sprintf("Attach a %s to the listener: parentRefs [{name: %s, namespace: %s, sectionName: %s}]%s, backendRefs [{group: networking.istio.io, kind: Hostname, name: %s, port: %d}], in a namespace the listener's allowedRoutes admits (Istio's egress gateway task, Gateway API: https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).",
+					kind, o.Name, o.Namespace, o.Section, extra, host, port)}, true
+		}
+	}
+	return noServer{}, false
+}
+
 // noServer is why a gateway workload has no listener on the port a call arrives at, and, when
 // one resource is evidently to blame, that resource and its fix (a patch when it is one field).
 type noServer struct {
@@ -1772,6 +1801,9 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 	flags := ReadIstiodFlags(view, w.Revision)
 	if haveServer {
 		if d, ok := tr.unattachedRoute(view, w, flags, host); ok {
+			return d
+		}
+		if d, ok := tr.noKubeRoute(view, w, flags, cport, host); ok {
 			return d
 		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
