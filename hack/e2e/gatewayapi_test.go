@@ -3,10 +3,13 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 )
 
 const (
@@ -107,5 +110,51 @@ func TestGatewayAPIRouteNotAccepted(t *testing.T) {
 	r = egress(t, "why-missing", "edition.cnn.com", "--kubeconfig", env.kubeconfig)
 	if !strings.Contains(r.stdout, "HTTPRoute default/forward-cnn-from-egress-gateway does not attach to Gateway default/cnn-egress-gateway") {
 		t.Errorf("why-missing live: the gateway's verdict does not say why the route misses it\n%s", r)
+	}
+}
+
+// TestGatewayAPICRDTooOld: Istio's HTTPS egress example with TLSRoutes, on an API server whose
+// TLSRoute CRD says it comes from Gateway API v1.4.0 (istiod requires v1.5.0 and then ignores
+// every TLSRoute). Live, preflight fails with GATEWAY_API_CRD_TOO_OLD on the CRD and the path
+// goes straight out, with a warning naming the ignored routes; with the CRD's own annotation
+// (v1.6.0) the path goes through the gateway. A user who may not read the CRD gets a note.
+func TestGatewayAPICRDTooOld(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	file, _ := filepath.Abs(filepath.Join(pathFixtures, "gatewayapi-tls-egress-through-gateway.yaml"))
+	applyFiles(t, base, file)
+	const crd, ann = "tlsroutes.gateway.networking.k8s.io", "gateway.networking.k8s.io/bundle-version"
+	orig := kubectl(t, "get", "crd", crd, "-o", `jsonpath={.metadata.annotations.gateway\.networking\.k8s\.io/bundle-version}`, "--kubeconfig", env.kubeconfig)
+	if orig.code != 0 || strings.TrimSpace(orig.stdout) == "" {
+		t.Fatalf("reading the TLSRoute CRD's bundle version: %s", orig)
+	}
+	trace := []string{"why-missing", "edition.cnn.com", "--port", "443", "--from", "default", "--call", "tls", "-o", "json", "--kubeconfig", env.kubeconfig}
+	r := egress(t, trace...)
+	if p := parseReport(t, r).Path; p == nil || p.Cause != checks.PathOK || p.Gateway == "" {
+		t.Fatalf("with the installed CRD: want the path through the gateway\n%s", r)
+	}
+	if r := kubectl(t, "annotate", "--overwrite", "crd", crd, ann+"=v1.4.0", "--kubeconfig", env.kubeconfig); r.code != 0 {
+		t.Fatalf("annotate: %s", r)
+	}
+	t.Cleanup(func() {
+		kubectl(t, "annotate", "--overwrite", "crd", crd, ann+"="+strings.TrimSpace(orig.stdout), "--kubeconfig", env.kubeconfig)
+	})
+	r = egress(t, "preflight", "--kubeconfig", env.kubeconfig)
+	if r.code != 1 || !strings.Contains(r.stdout, "GATEWAY_API_CRD_TOO_OLD") || !strings.Contains(r.stdout, "CustomResourceDefinition "+crd) || strings.Contains(r.stdout, "GATEWAY_API_ROUTE_NOT_ACCEPTED") {
+		t.Errorf("preflight with a v1.4.0 TLSRoute CRD: want exit 1 and GATEWAY_API_CRD_TOO_OLD on the CRD\n%s", r)
+	}
+	r = egress(t, trace...)
+	p := parseReport(t, r).Path
+	if p == nil || p.Cause != checks.PathOK || p.Gateway != "" || !slices.ContainsFunc(p.Warnings, func(f checks.Finding) bool {
+		return f.Code == "GATEWAY_API_CRD_TOO_OLD" && strings.Contains(f.Message, "TLSRoute default/direct-cnn-to-egress-gateway")
+	}) {
+		t.Errorf("path with the TLSRoutes ignored: want straight out with a warning naming them\n%s", r)
+	}
+	kc := restrictedUser(t, "no-crd", []rbacv1.PolicyRule{
+		{APIGroups: []string{"", "apps", "networking.istio.io", "gateway.networking.k8s.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
+	})
+	r = egress(t, "why-missing", "edition.cnn.com", "--port", "443", "--from", "default", "--call", "tls", "--kubeconfig", kc)
+	if !strings.Contains(r.stdout, "the Gateway API CRDs could not be read (forbidden to get customresourcedefinitions") {
+		t.Errorf("without the CRD rule: no note saying the CRDs could not be read\n%s", r)
 	}
 }

@@ -42,6 +42,7 @@ var cleanedKinds = []schema.GroupVersionResource{
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"},
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tlsroutes"},
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tcproutes"},
+	{Group: "gateway.networking.k8s.io", Version: "v1beta1", Resource: "referencegrants"},
 }
 
 // keep reports objects the API server itself owns.

@@ -58,7 +58,7 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 			continue
 		}
 		for _, r := range rl.APIResources {
-			if strings.Contains(r.Name, "/") || !(slices.Contains(snapshot.GatewayAPIKinds, r.Kind) || r.Kind == "GatewayClass") {
+			if strings.Contains(r.Name, "/") || !(slices.Contains(snapshot.GatewayAPIKinds, r.Kind) || r.Kind == "GatewayClass" || r.Kind == "ReferenceGrant") {
 				continue
 			}
 			if _, ok := kinds[r.Kind]; !ok {
