@@ -1134,7 +1134,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	if len(servers) == 0 || len(chains) == 0 {
 		if len(servers) > 0 && tr.skippedServer(w, target, host, PathGatewayNotListen, "UF",
-			fmt.Sprintf("The gateway has no listener %s (the servers istiod keeps on the port get no filter chain)", lname), "Connection refused: 503 UF at the client's sidecar.") {
+			fmt.Sprintf("The gateway has no listener %s (the servers istiod keeps on the port get no filter chain)", lname), upperFirst(refusedAtSidecar(tr.t.Call))+".") {
 			tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: the servers kept on the port get no filter chain", lname))
 			return
 		}
@@ -1146,7 +1146,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			d = m
 		}
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, d.why))
-		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): connection refused, 503 UF at the client's sidecar.", svc.Ref(), cport, target, w.Ref(), d.why)
+		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): %s.", svc.Ref(), cport, target, w.Ref(), d.why, refusedAtSidecar(tr.t.Call))
 		switch {
 		case d.patch != nil:
 			tr.failPatch(PathGatewayNotListen, "UF", d.culprit, msg, d.patch)
@@ -1742,6 +1742,16 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 		}
 	}
 	return noServer{}, false
+}
+
+// refusedAtSidecar is what the client sees when the gateway refuses the sidecar's connection:
+// an HTTP client gets 503 (UF) from its sidecar; a TLS or TCP client's connection is closed (UF
+// in the sidecar's access log, no status).
+func refusedAtSidecar(call string) string {
+	if call == rules.CallTLS || call == rules.CallTCP {
+		return "connection refused: the client's sidecar closes the client's connection (response flag UF in its access log)"
+	}
+	return "connection refused, 503 UF at the client's sidecar"
 }
 
 // noKubeRoute: the Gateway servers on the port come from a Kubernetes Gateway API listener (a TLS
