@@ -1337,6 +1337,23 @@ func (tr *tracer) backendRefusedL4(proxy, vsRef, host string) {
 // chain at all.
 var zeroWeightCluster = rules.ClusterName(65535, "zero-weight", "internal.cluster.local")
 
+// unconvertedRoute: vs was generated from a Gateway API route whose rules istiod could not
+// convert (conversion.go buildDestination's hard errors: a Hostname backendRef with a namespace,
+// a Service backendRef without a port or with a dotted name), so it carries no route at all.
+func unconvertedRoute(snap *snapshot.Snapshot, vs *networkingv1.VirtualService) (culprit, msg, fix string, ok bool) {
+	if len(vs.Spec.GetHttp())+len(vs.Spec.GetTls())+len(vs.Spec.GetTcp()) > 0 {
+		return "", "", "", false
+	}
+	origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name})
+	if len(origin) == 0 {
+		return "", "", "", false
+	}
+	culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+	msg = fmt.Sprintf("istiod could not convert the rules of %s (a backendRef it cannot use: a Hostname backend with a namespace, a Service backend without a port or with a dotted name), so it generates the route without any", culprit)
+	fix = fmt.Sprintf("In %s, give every backendRef a port, write a Service backend by its name alone (its namespace in namespace:), and leave namespace out of a Hostname backend (group networking.istio.io, kind Hostname).", culprit)
+	return culprit, msg, fix, true
+}
+
 // zeroWeightOnly: every tls and tcp route of vs is such a rule.
 func zeroWeightOnly(vs *networkingv1.VirtualService) bool {
 	n := 0
@@ -1400,6 +1417,9 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 	if b, ok := tr.unboundRoute(w, servers, host); ok {
 		if zeroWeightOnly(b.VS) {
 			culprit, msg, fix := zeroWeightText(tr.snap, b.VS.Namespace+"/"+b.VS.Name)
+			return noServer{why: msg, culprit: culprit, fix: fix}, true
+		}
+		if culprit, msg, fix, ok := unconvertedRoute(tr.snap, b.VS); ok {
 			return noServer{why: msg, culprit: culprit, fix: fix}, true
 		}
 		d := noServer{why: bindFailureMessage(b, w), culprit: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
