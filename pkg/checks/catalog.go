@@ -192,6 +192,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightGatewayAPINotModelled: {"EGR0904", "—", "pilot/pkg/config/kube/gateway/conversion.go convertResources (not modelled by this tool yet)"},
 	// Gateway API route attachment (pkg/checks/gatewayapi_attach.go).
 	PreflightRouteNotAccepted:   {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
+	PreflightMeshPortUndeclared: {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
 	PreflightCRDTooOld:          {"EGR0137", "—", "pkg/kube/kclient/crdwatcher.go minimumVersionFilter; pkg/config/schema/gatewayapi/minimumversions.go MinimumCRDVersions"},
 	PreflightRouteStatusDiffers: {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
 }
@@ -273,7 +274,7 @@ var causePages = map[string]string{
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight",
-	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightCRDTooOld: "gateway-binding",
+	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

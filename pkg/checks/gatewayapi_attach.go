@@ -22,6 +22,9 @@ import (
 const (
 	// PreflightRouteNotAccepted: a Gateway parentRef of a route attaches to no listener.
 	PreflightRouteNotAccepted = "GATEWAY_API_ROUTE_NOT_ACCEPTED"
+	// PreflightMeshPortUndeclared: a route's Service or ServiceEntry parentRef names a port the
+	// parent does not declare.
+	PreflightMeshPortUndeclared = "GATEWAY_API_MESH_PORT_UNDECLARED"
 	// PreflightRouteStatusDiffers: istiod's status for the parentRef says otherwise than the
 	// prediction from the same generation of the route.
 	PreflightRouteStatusDiffers = "GATEWAY_API_STATUS_DISAGREES"
@@ -31,6 +34,8 @@ func init() {
 	Catalog = append(Catalog,
 		CatalogEntry{Code: PreflightRouteNotAccepted, Level: LevelError,
 			Description: "An HTTPRoute, TLSRoute or TCPRoute names a Gateway of Istio's class in spec.parentRefs, but no listener of that Gateway accepts it (no listener with that sectionName or port, no listener hostname matching the route's hostnames, a namespace or route kind the listener does not allow). istiod reports Accepted=False in the route's status and the route does nothing at that gateway: HTTP requests get 404 NR there, and a TLS or TCP listener no other route serves is left out, so connections to it are refused (503 UF at the client's sidecar)."},
+		CatalogEntry{Code: PreflightMeshPortUndeclared, Level: LevelWarning,
+			Description: "A route (HTTPRoute, TLSRoute, TCPRoute) names a ServiceEntry or Service in spec.parentRefs with a port that the parent does not declare. istiod accepts it and makes every rule match that port only, so calls on the ports the parent does declare are not routed by it (they leave through the parent's own cluster, bypassing an egress gateway the route sends to)."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
 			Description: "The status istiod wrote for a route's parentRef (Accepted True or False), for the route's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
 	)
@@ -215,4 +220,56 @@ func routeConcerns(r rules.KubeRoute, host string) bool {
 		}
 	}
 	return false
+}
+
+// meshPortFindings: GATEWAY_API_MESH_PORT_UNDECLARED for every Service or ServiceEntry parentRef
+// of a route whose port the parent does not declare (istiod route_collections.go: the port is
+// added to every match, augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch).
+func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	declared := func(group, kind, ns, name string) ([]string, bool) {
+		switch {
+		case group == "networking.istio.io" && kind == "ServiceEntry":
+			for _, se := range snap.ServiceEntries {
+				if se.Namespace == ns && se.Name == name {
+					var ps []string
+					for _, p := range se.Spec.GetPorts() {
+						ps = append(ps, fmt.Sprint(p.GetNumber()))
+					}
+					return ps, true
+				}
+			}
+		case (group == "" || group == "core") && kind == "Service":
+			for _, svc := range snap.Services {
+				if svc.Namespace == ns && svc.Name == name {
+					var ps []string
+					for _, p := range svc.Spec.Ports {
+						ps = append(ps, fmt.Sprint(p.Port))
+					}
+					return ps, true
+				}
+			}
+		}
+		return nil, false
+	}
+	var out []PreflightFinding
+	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+		if crdIgnoredKind(snap, r.Kind) {
+			continue
+		}
+		for i, ref := range r.ParentRefs {
+			if ref.Port == nil {
+				continue
+			}
+			group, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+			ports, ok := declared(group, kind, ns, string(ref.Name))
+			if !ok || slices.Contains(ports, fmt.Sprint(*ref.Port)) {
+				continue
+			}
+			out = append(out, NewPreflightFinding(PreflightMeshPortUndeclared, CheckPreflight, ResourceRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name},
+				fmt.Sprintf("spec.parentRefs[%d].port", i),
+				fmt.Sprintf("%s names %s %s/%s port %d, which it does not declare (its ports: %s): istiod makes every rule of the route match port %d only, so calls on the declared ports are not routed by it.", r.Ref(), kind, ns, ref.Name, *ref.Port, strings.Join(ports, ", "), *ref.Port),
+				fmt.Sprintf("Set spec.parentRefs[%d].port of %s to a port %s/%s declares (%s), or leave it out to route every port.", i, r.Ref(), ns, ref.Name, strings.Join(ports, ", "))))
+		}
+	}
+	return out
 }

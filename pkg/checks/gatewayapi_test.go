@@ -447,3 +447,33 @@ func TestZeroWeightTCPRoute(t *testing.T) {
 		t.Errorf("preflight errors %v, want one %s on the TCPRoute", codes, PathBackendRefused)
 	}
 }
+
+// TestMeshPortUndeclared: a mesh route whose ServiceEntry parentRef names a port the entry does
+// not declare raises GATEWAY_API_MESH_PORT_UNDECLARED on the route (the path bypasses the
+// gateway); the same route without the port raises nothing and goes through the gateway.
+func TestMeshPortUndeclared(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "gatewayapi", "mesh-parentref-port-undeclared.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(in string) []PreflightFinding {
+		var out []PreflightFinding
+		for _, f := range Preflight(loadYAML(t, in)).Findings {
+			if f.Code == PreflightMeshPortUndeclared {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	got := find(string(b))
+	if len(got) != 1 || got[0].Resource.Kind != "TLSRoute" || got[0].Field != "spec.parentRefs[0].port" || !strings.Contains(got[0].Message, "port 8443, which it does not declare (its ports: 443)") {
+		t.Errorf("got %+v", got)
+	}
+	fixed := strings.Replace(string(b), ", port: 8443}", "}", 1)
+	if fixed == string(b) {
+		t.Fatal("fixture changed: parentRef port not found")
+	}
+	if got := find(fixed); len(got) != 0 {
+		t.Errorf("without the port: %+v", got)
+	}
+}

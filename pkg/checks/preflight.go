@@ -300,6 +300,9 @@ func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 	for _, f := range crdFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range meshPortFindings(snap) {
+		c.add(f, "")
+	}
 	if n := gatewayCRDUnreadNote(snap); n != "" && len(res.Checks) > 0 {
 		res.Checks[0].Notes = append(res.Checks[0].Notes, n)
 	}
