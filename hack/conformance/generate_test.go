@@ -242,13 +242,15 @@ var dimensions = []dimension{
 	// (besides the HTTP listener and route): a TLS passthrough listener on 443 for the host with
 	// a TLSRoute forwarding it by SNI and a mesh TLSRoute (parent: the entry, port 443) sending
 	// the sidecars there; the gateway's TLSRoute alone; its hostname not the listener's; the
-	// listener terminating Istio mTLS (the TLSRoute's tls routes then serve as tcp routes); a TCP
+	// listener terminating Istio mTLS (the TLSRoute's tls routes then serve as tcp routes); an
+	// older TLSRoute for the same hostname in another namespace (the listener allows All: the
+	// Gateway's own namespace's route comes first, push_context.go VirtualServicesForGateway); a TCP
 	// listener on 9443 with a TCPRoute to the host's port 443 and a mesh TCPRoute, the gateway's
 	// route in the Gateway's namespace or in another one the listener does not allow; a backendRef
 	// istiod refuses (kind Gateway on the mesh TLSRoute, kind ServiceEntry on the gateway's
 	// TCPRoute: UnknownService).
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
-		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused"}},
+		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-dup-sni", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1652,7 +1654,11 @@ spec:
 		if v == "tls-terminate" {
 			mode = "{mode: Terminate, options: {gateway.istio.io/tls-terminate-mode: ISTIO_MUTUAL}}"
 		}
-		listeners += "\n  - {name: tls, hostname: gwapi.example.net, port: 443, protocol: TLS, tls: " + mode + "}"
+		allowed := ""
+		if v == "tls-dup-sni" {
+			allowed = ", allowedRoutes: {namespaces: {from: All}}"
+		}
+		listeners += "\n  - {name: tls, hostname: gwapi.example.net, port: 443, protocol: TLS, tls: " + mode + allowed + "}"
 		extraPorts = "\n  - {name: tls, port: 443, targetPort: 443, appProtocol: tls}"
 	}
 	if tcp {
@@ -1766,6 +1772,19 @@ spec:
 		host := "gwapi.example.net"
 		if v == "tls-host-mismatch" {
 			host = "gwapi2.example.net"
+		}
+		if v == "tls-dup-sni" {
+			b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata:
+  name: older-gwapi-tls
+  namespace: other
+  creationTimestamp: %s
+spec:
+  parentRefs: [{name: egw, namespace: egress}]
+  hostnames: [gwapi.example.net]
+  rules:
+  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: gwapi2.example.net, port: 443}]`, b.ts()))
 		}
 		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
 kind: TLSRoute

@@ -101,6 +101,9 @@ type ExplainListenerOptions struct {
 
 // ListenerReport is the answer of explain-listener.
 type ListenerReport struct {
+	// tlsHosts are the SNI hosts of the passthrough chains built so far, by listener port.
+	tlsHosts map[uint32]map[string]bool
+
 	SchemaVersion string `json:"schemaVersion"`
 	Source        string `json:"source"`
 	Host          string `json:"host,omitempty"`
@@ -1569,12 +1572,34 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		}
 		rep.Routes = append(rep.Routes, rc)
 	case rt == rules.RouteTLS:
+		// A match whose SNI hosts an earlier chain of the listener port already has is skipped
+		// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes, model.CheckDuplicates: the
+		// VirtualServices in VirtualServicesForGateway's order, the first one wins).
+		if rep.tlsHosts == nil {
+			rep.tlsHosts = map[uint32]map[string]bool{}
+		}
+		if rep.tlsHosts[lp] == nil {
+			rep.tlsHosts[lp] = map[string]bool{}
+		}
+		known := rep.tlsHosts[lp]
+		kept := map[*networking.TLSRoute][]string{}
 		for _, b := range bound {
 			for _, d := range b.Dests {
-				sni := d.TLS.GetMatch()
-				var names []string
-				for _, m := range sni {
-					names = append(names, m.GetSniHosts()...)
+				names, done := kept[d.TLS]
+				if !done {
+					for _, m := range d.TLS.GetMatch() {
+						if slices.ContainsFunc(m.GetSniHosts(), func(h string) bool { return known[h] }) {
+							continue
+						}
+						names = append(names, m.GetSniHosts()...)
+					}
+					for _, h := range names {
+						known[h] = true
+					}
+					kept[d.TLS] = names
+				}
+				if len(names) == 0 {
+					continue
 				}
 				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), SNI: names, Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
 			}

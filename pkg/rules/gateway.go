@@ -418,15 +418,21 @@ func containsResolvedGateway(gws []string, vsNs, gwName string) bool {
 
 // GatewayVSGroup ranks a VirtualService in the order istiod takes the VirtualServices bound to
 // a gateway whose pod runs in proxyNs: 0 private to proxyNs (its own namespace, exportTo "." or
-// that namespace's name), 1 exported to proxyNs by name, 2 public ("*"); within a group, oldest
-// first (SortGatewayVirtualServices). defaultExportTo is meshConfig.defaultVirtualServiceExportTo.
+// that namespace's name), 1 exported to proxyNs by name, 2 public ("*") and generated from a
+// Gateway API route in proxyNs (the "consumer override"), 3 the other public ones; within a
+// group, oldest first (SortGatewayVirtualServices). defaultExportTo is
+// meshConfig.defaultVirtualServiceExportTo.
 //
 // Mirrors istiod pilot/pkg/model/push_context.go initVirtualServices (privateByNamespaceAndGateway,
-// exportedToNamespaceByGateway, publicByGateway) and VirtualServicesForGateway.
+// exportedToNamespaceByGateway, publicByGateway) and VirtualServicesForGateway (public routes
+// with gateway semantics in the proxy's namespace first).
 func GatewayVSGroup(vs *networkingv1.VirtualService, proxyNs string, defaultExportTo []string) int {
 	exp := EffectiveExportTo(vs.Spec.GetExportTo(), defaultExportTo)
 	if slices.Contains(exp, ExportPublic) {
-		return 2
+		if vs.Namespace == proxyNs && GatewaySemantics(vs) {
+			return 2
+		}
+		return 3
 	}
 	if vs.Namespace == proxyNs && (slices.Contains(exp, ExportPrivate) || slices.Contains(exp, proxyNs)) {
 		return 0
