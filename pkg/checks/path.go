@@ -1158,7 +1158,25 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		return
 	}
-	srv := servers[0].Server
+	sel := servers[0]
+	srv := sel.Server
+	// Servers of several TLS modes on one listener: a TLS connection is taken by the chain its
+	// server name picks, and a terminating server's chain matches its hosts' names
+	// (gateway.go createGatewayTCPFilterChainOpts, SNIHostsForServer), so the server whose
+	// hosts the call's name matches decides what is expected.
+	if sent != "plaintext" && len(servers) > 1 {
+		name := host
+		if sni != "" {
+			name = sni
+		}
+		for _, ms := range servers {
+			if mode := serverExpects(ms.Server); mode != "the client's TLS" && mode != "plaintext" &&
+				slices.ContainsFunc(rules.SNIHostsForServer(ms.Server), func(h string) bool { return rules.HostMatches(h, name) }) {
+				sel, srv = ms, ms.Server
+				break
+			}
+		}
+	}
 	expect := serverExpects(srv)
 	tr.t.GatewayListener = lname
 	tr.hop(gproxy, "listener", Pass, fmt.Sprintf("listener %s from %s (%s %s)", lname, serverRefs(servers), strings.ToUpper(srv.GetPort().GetProtocol()), serverTLSMode(srv)))
@@ -1169,7 +1187,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		// rule), the server's mode is what disagrees.
 		culprit := tlsCulprit
 		if culprit == "" {
-			culprit = "Gateway " + rules.GatewayName(servers[0].Gateway)
+			culprit = "Gateway " + rules.GatewayName(sel.Gateway)
 		}
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
 			tr.failPatch(PathTLSMismatch, "UF", culprit, msg, p)
