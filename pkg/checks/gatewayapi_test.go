@@ -297,14 +297,7 @@ func TestRouteNotAccepted(t *testing.T) {
 // variants raise nothing; a TLSRoute status from istiod that says Accepted=True for the current
 // generation raises GATEWAY_API_STATUS_DISAGREES.
 func TestRouteNotAcceptedL4(t *testing.T) {
-	read := func(name string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join("testdata", "paths", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(name string) string { return readTestdata(t, "paths", name) }
 	base := read("_base.yaml")
 	for _, c := range []struct {
 		fixture, route, field, message, fix string
@@ -360,14 +353,7 @@ func TestRouteNotAcceptedL4(t *testing.T) {
 // ignored routes and the CRD, preflight fails with GATEWAY_API_CRD_TOO_OLD on the CRD (and
 // says nothing about attaching the ignored routes); a CRD of a recent release changes nothing.
 func TestGatewayAPICRDTooOld(t *testing.T) {
-	read := func(name string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join("testdata", "paths", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(name string) string { return readTestdata(t, "paths", name) }
 	crd := func(annotations string) string {
 		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: tlsroutes.gateway.networking.k8s.io\n  annotations: {" + annotations + "}\nspec:\n  group: gateway.networking.k8s.io\n  names: {kind: TLSRoute, plural: tlsroutes}\n  scope: Namespaced\n"
 	}
@@ -476,4 +462,14 @@ func TestMeshPortUndeclared(t *testing.T) {
 	if got := find(fixed); len(got) != 0 {
 		t.Errorf("without the port: %+v", got)
 	}
+}
+
+// readTestdata reads testdata/<dir>/<name>.
+func readTestdata(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -1374,16 +1374,21 @@ func unconvertedRoute(snap *snapshot.Snapshot, vs *networkingv1.VirtualService) 
 
 // zeroWeightOnly: every tls and tcp route of vs is such a rule.
 func zeroWeightOnly(vs *networkingv1.VirtualService) bool {
+	zero := func(rds []*networking.RouteDestination) bool {
+		if len(rds) != 1 {
+			return false
+		}
+		d := rds[0].GetDestination()
+		return rules.ClusterName(d.GetPort().GetNumber(), d.GetSubset(), d.GetHost()) == zeroWeightCluster
+	}
 	n := 0
 	for _, r := range vs.Spec.GetTls() {
-		n++
-		if len(r.GetRoute()) != 1 || r.GetRoute()[0].GetDestination().GetSubset() != "zero-weight" || r.GetRoute()[0].GetDestination().GetHost() != "internal.cluster.local" {
+		if n++; !zero(r.GetRoute()) {
 			return false
 		}
 	}
 	for _, r := range vs.Spec.GetTcp() {
-		n++
-		if len(r.GetRoute()) != 1 || r.GetRoute()[0].GetDestination().GetSubset() != "zero-weight" || r.GetRoute()[0].GetDestination().GetHost() != "internal.cluster.local" {
+		if n++; !zero(r.GetRoute()) {
 			return false
 		}
 	}
