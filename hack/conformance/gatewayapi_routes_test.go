@@ -1,7 +1,7 @@
 package conformance
 
-// Kubernetes Gateway API HTTPRoutes bound to Gateway listeners: the VirtualServices the plugin
-// predicts (rules.ConvertHTTPRoutes over the loader's snapshot) against those istiod's Gateway
+// Kubernetes Gateway API HTTPRoutes and GRPCRoutes bound to Gateway listeners: the VirtualServices the plugin
+// predicts (rules.ConvertHTTPAndGRPCRoutes over the loader's snapshot) against those istiod's Gateway
 // API controller generates from the same objects (as TestConformanceGatewayAPIGateways does for
 // Gateways). Compared for every generated VirtualService: namespace and name, hosts, gateways,
 // and each http route's name, match (path, headers, method, query parameters), destinations
@@ -9,7 +9,9 @@ package conformance
 // allowedRoutes namespaces and kinds), parentRefs (namespace, sectionName, port), route
 // hostnames, rules and matches, backends (Service, Hostname, other namespaces with and without
 // a ReferenceGrant, weights, unsupported kinds, missing ports), several routes merged on one
-// listener and hostname, mesh parents (a ServiceEntry, a Service, one that does not exist).
+// listener and hostname, mesh parents (a ServiceEntry, a Service, one that does not exist), and
+// GRPCRoutes among the HTTPRoutes (method and header matches, a rejected match, a header
+// filter), merged with them as istiod merges both kinds.
 
 import (
 	"fmt"
@@ -99,9 +101,18 @@ spec:
 		case 2:
 			b.WriteString("---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: only-c, namespace: team-b}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: egress}]\n  to: [{group: \"\", kind: Service, name: svc-c}]\n")
 		}
+		if rng.Intn(4) == 0 {
+			b.WriteString("---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: grpc-routes, namespace: team-b}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: GRPCRoute, namespace: egress}]\n  to: [{group: \"\", kind: Service}]\n")
+		}
 		for r, nr := 0, 1+rng.Intn(3); r < nr; r++ {
 			ns := pick("egress", "egress", "apps")
-			fmt.Fprintf(&b, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r%d, namespace: %s, creationTimestamp: \"2024-01-01T00:0%d:00Z\"}\nspec:\n", r, ns, 1+rng.Intn(3))
+			// GRPCRoutes: merged with the HTTPRoutes of the same listener (or mesh parent) and
+			// hostname, their method matches written as path matches.
+			kind := "HTTPRoute"
+			if rng.Intn(3) == 0 {
+				kind = "GRPCRoute"
+			}
+			fmt.Fprintf(&b, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: %s\nmetadata: {name: r%d, namespace: %s, creationTimestamp: \"2024-01-01T00:0%d:00Z\"}\nspec:\n", kind, r, ns, 1+rng.Intn(3))
 			b.WriteString("  parentRefs:\n")
 			for p, np := 0, 1+rng.Intn(2); p < np; p++ {
 				// Mesh parents: the ServiceEntry (its two hosts), a Service, one that does not
@@ -154,14 +165,31 @@ spec:
 				if rng.Intn(5) == 0 {
 					fmt.Fprintf(&b, "name: named-%d\n    ", k)
 				}
-				switch rng.Intn(5) {
-				case 1:
+				switch m := rng.Intn(5); {
+				case kind == "GRPCRoute":
+					switch rng.Intn(8) {
+					case 1:
+						b.WriteString("matches: [{method: {service: pkg.Svc, method: Get}}]\n    ")
+					case 2:
+						b.WriteString("matches: [{method: {service: pkg.Svc}}, {method: {method: List}}]\n    ")
+					case 3:
+						b.WriteString("matches: [{method: {type: RegularExpression, service: \"pkg\\\\..*\"}}]\n    ")
+					case 4:
+						b.WriteString("matches: [{method: {type: RegularExpression, service: pkg.Svc, method: \"G.*\"}, headers: [{name: x-team, value: a}]}]\n    ")
+					case 5:
+						b.WriteString("matches: [{headers: [{name: x-env, type: RegularExpression, value: \"pr.*\"}, {name: x-team, value: b}]}]\n    ")
+					case 6:
+						b.WriteString("matches: [{method: {type: Exact}}]\n    ") // neither service nor method: rejected
+					case 7:
+						b.WriteString("filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-via, value: egw}]}}]\n    ")
+					}
+				case m == 1:
 					b.WriteString("matches: [{path: {type: PathPrefix, value: /v1/}}]\n    ")
-				case 2:
+				case m == 2:
 					b.WriteString("matches: [{path: {type: Exact, value: /x}}, {path: {type: PathPrefix, value: /}}]\n    ")
-				case 3:
+				case m == 3:
 					b.WriteString("matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-team, value: a}], method: GET}]\n    ")
-				case 4:
+				case m == 4:
 					b.WriteString("matches: [{path: {type: RegularExpression, value: \"/r.*\"}, queryParams: [{name: q, value: \"1\"}]}]\n    ")
 				}
 				switch rng.Intn(9) {
@@ -241,21 +269,24 @@ func TestConformanceGatewayAPIRoutes(t *testing.T) {
 			in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants,
 				Services: snap.Services, ServiceEntries: snap.ServiceEntries}
 			var out []string
-			for _, v := range rules.ConvertHTTPRoutes(snap.HTTPRoutes, in) {
+			for _, v := range rules.ConvertHTTPAndGRPCRoutes(snap.HTTPRoutes, snap.GRPCRoutes, in) {
 				out = append(out, vsShape(v.Namespace, v.Name, &v.Spec))
 			}
 			return out
 		},
 		func(c config.Config) string { return vsShape(c.Namespace, c.Name, c.Spec.(*networking.VirtualService)) })
-	mesh := 0
+	mesh, grpc := 0, 0
 	for _, shapes := range r.istiod {
 		for _, sh := range shapes {
 			if strings.Contains(sh, "gateways=[mesh]") {
 				mesh++
 			}
+			if strings.Contains(sh, "pkg.Svc") || strings.Contains(sh, "/[^/]+/List") {
+				grpc++
+			}
 		}
 	}
-	r.report(t, "summary-gatewayapi-routes.txt", fmt.Sprintf("Gateway API HTTPRoutes → VirtualServices: %d/%d scenarios agree (%d VirtualServices generated by istiod, %d of them for mesh parents)\n", r.agree, r.total, r.generated, mesh), 3)
+	r.report(t, "summary-gatewayapi-routes.txt", fmt.Sprintf("Gateway API HTTPRoutes and GRPCRoutes → VirtualServices: %d/%d scenarios agree (%d VirtualServices generated by istiod, %d of them for mesh parents, %d with routes from GRPCRoutes)\n", r.agree, r.total, r.generated, mesh, grpc), 3)
 	if r.generated == 0 {
 		t.Error("istiod generated no VirtualService: the harness compared nothing")
 	}

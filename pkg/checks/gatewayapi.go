@@ -131,7 +131,8 @@ func gatewayAPIHosts(o snapshot.GatewayAPIObject, entries map[string][]string) [
 type unmodelledKey struct{}
 
 // unmodelledGatewayAPI: the Gateway API objects of the snapshot whose effect the model does not
-// predict: GRPCRoutes, HTTPRoutes rules.KubeHTTPRouteModelled refuses, TLSRoutes and TCPRoutes
+// predict: HTTPRoutes rules.KubeHTTPRouteModelled refuses, GRPCRoutes
+// rules.KubeGRPCRouteModelled refuses, TLSRoutes and TCPRoutes
 // with a ListenerSet parent, and
 // Gateways of a class that is not Istio's.
 func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
@@ -148,6 +149,11 @@ func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 		for _, r := range snap.HTTPRoutes {
 			if rules.KubeHTTPRouteModelled(r) {
 				modelled["HTTPRoute "+r.Namespace+"/"+r.Name] = true
+			}
+		}
+		for _, r := range snap.GRPCRoutes {
+			if rules.KubeGRPCRouteModelled(r) {
+				modelled["GRPCRoute "+r.Namespace+"/"+r.Name] = true
 			}
 		}
 		for _, r := range snap.TLSRoutes {

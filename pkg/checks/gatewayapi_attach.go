@@ -50,7 +50,7 @@ type routeAttachmentsKey struct{}
 func routeAttachments(snap *snapshot.Snapshot) []rules.KubeRouteParentStatus {
 	return snap.Derived(routeAttachmentsKey{}, func() any {
 		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
-		return rules.KubeRouteParentStatuses(rules.KubeRoutes(snap.HTTPRoutes, snap.TLSRoutes, snap.TCPRoutes), in)
+		return rules.KubeRouteParentStatuses(rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes), in)
 	}).([]rules.KubeRouteParentStatus)
 }
 
@@ -69,7 +69,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	ref := a.Route.ParentRefs[a.Index]
 	route := a.Route.Ref()
 	symptom := "requests for its hostnames get 404 NR there, or the gateway is never used"
-	if a.Route.Kind != "HTTPRoute" {
+	if a.Route.Kind != "HTTPRoute" && a.Route.Kind != "GRPCRoute" {
 		symptom = "a listener no other route serves gets no filter chain, so istiod leaves it out and connections to it are refused (503 UF at the client's sidecar), or the gateway is never used"
 	}
 	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: %s.",
@@ -115,7 +115,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				l, a.Gateway, a.Route.Namespace, a.Route.Namespace, route, strings.SplitN(a.Gateway, "/", 2)[0])
 		}
 	default:
-		takes := map[string]string{"HTTPRoute": "HTTP or HTTPS", "TLSRoute": "TLS, with tls.mode Passthrough or Terminate", "TCPRoute": "TCP, or TLS with tls.mode Terminate"}[a.Route.Kind]
+		takes := map[string]string{"HTTPRoute": "HTTP or HTTPS", "GRPCRoute": "HTTP or HTTPS", "TLSRoute": "TLS, with tls.mode Passthrough or Terminate", "TCPRoute": "TCP, or TLS with tls.mode Terminate"}[a.Route.Kind]
 		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes %ss (%s) and whose allowedRoutes.kinds, if set, list %s.", route, a.Route.Kind, takes, a.Route.Kind)
 	}
 	return msg, fix
@@ -252,7 +252,7 @@ func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		return nil, false
 	}
 	var out []PreflightFinding
-	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
 		if crdIgnoredKind(snap, r.Kind) {
 			continue
 		}

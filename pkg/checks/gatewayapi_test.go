@@ -31,7 +31,7 @@ func loadYAML(t *testing.T, docs ...string) *snapshot.Snapshot {
 // GATEWAY_API_NOT_MODELLED on each such object (Gateways of Istio's class and HTTPRoutes are
 // modelled and raise nothing, and so are TLSRoutes); setups: Istio's HTTP egress example, a TLS
 // passthrough through a TLSRoute with a Hostname backend in another namespace (modelled), gRPC
-// through a GRPCRoute (not modelled), and controls (a host no Gateway API object names; an
+// through a GRPCRoute (modelled; one that mirrors requests is not), and controls (a host no Gateway API object names; an
 // ingress route to an in-mesh Service).
 func TestGatewayAPINotModelled(t *testing.T) {
 	ns := func(n string) string {
@@ -61,6 +61,9 @@ func TestGatewayAPINotModelled(t *testing.T) {
 		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: egress}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n",
 		"apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: grpc, namespace: egress}\nspec:\n  parentRefs: [{name: egw}]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.grpc.example, port: 80}]}]\n",
 	}
+	// A GRPCRoute that mirrors requests (a cluster the model does not follow): not modelled.
+	grpcMirror := slices.Clone(grpcExample)
+	grpcMirror[len(grpcMirror)-1] = "apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: grpc-mirror, namespace: egress}\nspec:\n  parentRefs: [{name: egw}]\n  rules:\n  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Hostname, group: networking.istio.io, name: api.grpc.example, port: 80}}}]\n    backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.grpc.example, port: 80}]\n"
 	for _, c := range []struct {
 		name      string
 		docs      []string
@@ -82,8 +85,11 @@ func TestGatewayAPINotModelled(t *testing.T) {
 		// TLSRoutes are modelled: the gateway route alone gives the gateway its cluster and the
 		// path a verdict (the sidecar sends the call straight out).
 		{"TLS passthrough by a TLSRoute with a Hostname backend: modelled", tlsExample, "api.psp.example", 443, "payments", false, false, nil, ""},
-		{"gRPC through a GRPCRoute with a Hostname backend", grpcExample, "api.grpc.example", 80, "payments", true, true,
-			[]string{"GRPCRoute egress/grpc"}, ""},
+		// GRPCRoutes are modelled like HTTPRoutes: the gateway route gives the gateway its
+		// cluster, and the path a verdict.
+		{"gRPC through a GRPCRoute with a Hostname backend: modelled", grpcExample, "api.grpc.example", 80, "payments", false, false, nil, ""},
+		{"gRPC through a GRPCRoute that mirrors requests", grpcMirror, "api.grpc.example", 80, "payments", true, true,
+			[]string{"GRPCRoute egress/grpc-mirror"}, ""},
 		{"TLS passthrough by a TLSRoute attached through a ListenerSet", tlsListenerSet, "api.psp.example", 443, "payments", true, true,
 			[]string{"TLSRoute egress/psp-ls"}, ""},
 	} {

@@ -637,6 +637,14 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			l.prepare(&r.ObjectMeta, true)
 			l.snap.HTTPRoutes = append(l.snap.HTTPRoutes, r)
 		}
+		if head.Kind == "GRPCRoute" {
+			r, err := decodeAs[gatewayv1.GRPCRoute](js)
+			if err != nil {
+				return fail(err)
+			}
+			l.prepare(&r.ObjectMeta, true)
+			l.snap.GRPCRoutes = append(l.snap.GRPCRoutes, r)
+		}
 		if head.Kind == "TLSRoute" {
 			// v1alpha2 and v1 have the same fields istiod reads
 			r, err := decodeAs[gatewayv1.TLSRoute](js)

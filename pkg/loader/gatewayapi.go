@@ -135,6 +135,14 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 				r.ManagedFields = nil
 				snap.HTTPRoutes = append(snap.HTTPRoutes, r)
 			}
+			if kind == "GRPCRoute" {
+				r := &gatewayv1.GRPCRoute{}
+				if err := json.Unmarshal(js, r); err != nil {
+					return err
+				}
+				r.ManagedFields = nil
+				snap.GRPCRoutes = append(snap.GRPCRoutes, r)
+			}
 			if kind == "TLSRoute" {
 				r := &gatewayv1.TLSRoute{}
 				if err := json.Unmarshal(js, r); err != nil {

@@ -85,10 +85,14 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		v.EnvoyFilters = filterRev[*networkingv1alpha3.EnvoyFilter](snap.EnvoyFilters, rev)
 		kgws := filterRev[*gatewayv1.Gateway](snap.KubeGateways, rev)
 		routes := filterRev[*gatewayv1.HTTPRoute](snap.HTTPRoutes, rev)
+		grpcRoutes := filterRev[*gatewayv1.GRPCRoute](snap.GRPCRoutes, rev)
 		tlsRoutes := filterRev[*gatewayv1.TLSRoute](snap.TLSRoutes, rev)
 		tcpRoutes := filterRev[*gatewayv1.TCPRoute](snap.TCPRoutes, rev)
 		// istiod ignores a route kind whose CRD is older than it supports
 		// (rules.KubeCRDIgnored)
+		if crdIgnored(snap, "GRPCRoute") {
+			grpcRoutes = nil
+		}
 		if crdIgnored(snap, "TLSRoute") {
 			tlsRoutes = nil
 		}
@@ -98,6 +102,7 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		if und := Undiscovered(snap, rev); len(und) > 0 {
 			kgws = filterNs(kgws, und)
 			routes = filterNs(routes, und)
+			grpcRoutes = filterNs(grpcRoutes, und)
 			tlsRoutes = filterNs(tlsRoutes, und)
 			tcpRoutes = filterNs(tcpRoutes, und)
 			v.ServiceEntries = filterNs(v.ServiceEntries, und)
@@ -111,17 +116,17 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		}
 		// The Kubernetes Gateway API, as istiod's Gateway API controller turns it into Istio
 		// configuration: Gateways of an Istio class into one internal Gateway per listener,
-		// HTTPRoutes, TLSRoutes and TCPRoutes bound to them or to a Service or ServiceEntry (the
-		// mesh) into VirtualServices (rules.ConvertKubeGateways, rules.ConvertHTTPRoutes,
+		// HTTPRoutes, GRPCRoutes, TLSRoutes and TCPRoutes bound to them or to a Service or ServiceEntry (the
+		// mesh) into VirtualServices (rules.ConvertKubeGateways, rules.ConvertHTTPAndGRPCRoutes,
 		// rules.ConvertTLSRoutes, rules.ConvertTCPRoutes). Its routes are read per revision
 		// (LabelsInRevision); Gateways by revision tag in istiod, here by the same label.
 		if len(kgws) > 0 {
 			v.Gateways = append(v.Gateways, rules.ConvertKubeGateways(kgws, snap.GatewayClasses, snap.Namespaces)...)
 		}
-		if len(routes)+len(tlsRoutes)+len(tcpRoutes) > 0 {
+		if len(routes)+len(grpcRoutes)+len(tlsRoutes)+len(tcpRoutes) > 0 {
 			in := rules.KubeRouteInputs{Gateways: kgws, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants,
 				Services: v.Services, ServiceEntries: v.ServiceEntries}
-			v.VirtualServices = append(v.VirtualServices, rules.ConvertHTTPRoutes(routes, in)...)
+			v.VirtualServices = append(v.VirtualServices, rules.ConvertHTTPAndGRPCRoutes(routes, grpcRoutes, in)...)
 			v.VirtualServices = append(v.VirtualServices, rules.ConvertTLSRoutes(tlsRoutes, in)...)
 			v.VirtualServices = append(v.VirtualServices, rules.ConvertTCPRoutes(tcpRoutes, in)...)
 		}

@@ -59,7 +59,7 @@ metadata: {name: r, namespace: egress}
 spec: {parentRefs: [{name: envoy}]}`, false, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sts := KubeRouteParentStatuses(KubeRoutes([]*gatewayv1.HTTPRoute{mustYAML[gatewayv1.HTTPRoute](t, tc.route)}, nil, nil), in)
+			sts := KubeRouteParentStatuses(KubeRoutes([]*gatewayv1.HTTPRoute{mustYAML[gatewayv1.HTTPRoute](t, tc.route)}, nil, nil, nil), in)
 			if len(sts) != 1 {
 				t.Fatalf("%d statuses, want 1: %+v", len(sts), sts)
 			}
@@ -113,9 +113,9 @@ spec: {parentRefs: [{name: egw, namespace: egress, sectionName: term}]}`), false
 		t.Run(tc.name, func(t *testing.T) {
 			var routes []KubeRoute
 			if tc.tls != nil {
-				routes = KubeRoutes(nil, []*gatewayv1.TLSRoute{tc.tls}, nil)
+				routes = KubeRoutes(nil, nil, []*gatewayv1.TLSRoute{tc.tls}, nil)
 			} else {
-				routes = KubeRoutes(nil, nil, []*gatewayv1.TCPRoute{tc.tcp})
+				routes = KubeRoutes(nil, nil, nil, []*gatewayv1.TCPRoute{tc.tcp})
 			}
 			sts := KubeRouteParentStatuses(routes, in)
 			if len(sts) != 1 {

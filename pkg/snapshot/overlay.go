@@ -90,6 +90,7 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	addedTimes = append(addedTimes, newTimes(base.Services, services)...)
 	addedTimes = append(addedTimes, newTimes(base.KubeGateways, over.KubeGateways)...)
 	addedTimes = append(addedTimes, newTimes(base.HTTPRoutes, over.HTTPRoutes)...)
+	addedTimes = append(addedTimes, newTimes(base.GRPCRoutes, over.GRPCRoutes)...)
 	addedTimes = append(addedTimes, newTimes(base.TLSRoutes, over.TLSRoutes)...)
 	addedTimes = append(addedTimes, newTimes(base.TCPRoutes, over.TCPRoutes)...)
 	addedTimes = append(addedTimes, newTimes(base.Deployments, deployments)...)
@@ -120,6 +121,7 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	out.KubeGateways = overlay(base.KubeGateways, over.KubeGateways, added)
 	out.GatewayClasses = overlay(base.GatewayClasses, over.GatewayClasses, added)
 	out.HTTPRoutes = overlay(base.HTTPRoutes, over.HTTPRoutes, added)
+	out.GRPCRoutes = overlay(base.GRPCRoutes, over.GRPCRoutes, added)
 	out.TLSRoutes = overlay(base.TLSRoutes, over.TLSRoutes, added)
 	out.TCPRoutes = overlay(base.TCPRoutes, over.TCPRoutes, added)
 	out.ReferenceGrants = overlay(base.ReferenceGrants, over.ReferenceGrants, added)
@@ -223,6 +225,7 @@ func eachObject(s *Snapshot, fn func(metav1.Object)) {
 	each(s.Pods, fn)
 	each(s.KubeGateways, fn)
 	each(s.HTTPRoutes, fn)
+	each(s.GRPCRoutes, fn)
 	each(s.TLSRoutes, fn)
 	each(s.TCPRoutes, fn)
 }

@@ -75,6 +75,9 @@ type Snapshot struct {
 	// a route name a backend in another namespace.
 	HTTPRoutes      []*gatewayv1.HTTPRoute
 	ReferenceGrants []*gatewayv1beta1.ReferenceGrant
+	// GRPCRoutes are the Gateway API GRPCRoutes read, whole (rules.ConvertHTTPAndGRPCRoutes
+	// merges them with the HTTPRoutes as istiod does).
+	GRPCRoutes []*gatewayv1.GRPCRoute
 	// TLSRoutes and TCPRoutes are the Gateway API TLSRoutes and TCPRoutes read, whole, in any
 	// served version (rules.ConvertTLSRoutes and rules.ConvertTCPRoutes predict the
 	// VirtualServices istiod generates from them).
