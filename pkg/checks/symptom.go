@@ -8,9 +8,9 @@ import (
 
 // Symptoms are the values of why-missing --symptom: Envoy response flags (NC no cluster, NR no
 // route, UH no healthy upstream, UF upstream connection failure, UO upstream overflow) and the
-// HTTP statuses clients see (404, 502, 400), plus "reset" (a connection reset, often a TLS
-// handshake that fails).
-var Symptoms = []string{"NC", "NR", "UH", "UF", "UO", "404", "502", "400", "reset"}
+// HTTP statuses clients see (404, 502, 400, and 500, which a Kubernetes Gateway API route with no
+// usable backend answers), plus "reset" (a connection reset, often a TLS handshake that fails).
+var Symptoms = []string{"NC", "NR", "UH", "UF", "UO", "404", "502", "400", "500", "reset"}
 
 // symptomFlags: the flags a path trace reports (PathTrace.Flag) that a client describes as the
 // symptom. 404 is what a client sees for NR; 502 for a BlackHoleCluster or a direct 502; a
@@ -25,6 +25,7 @@ var symptomFlags = map[string][]string{
 	"UO":    {},
 	"502":   {"502", "BlackHoleCluster", "NC/BlackHoleCluster"},
 	"400":   {},
+	"500":   {"500"},
 	"reset": {"reset"},
 }
 
@@ -52,6 +53,7 @@ var symptomSteps = map[string][]string{
 	"UO":    {},
 	"502":   {"route", "cluster"},
 	"400":   {"tls"},
+	"500":   {"route"},
 	"reset": {"route", "listener", "tls", "filter chain", "cluster", "upstream tls"},
 }
 
@@ -65,6 +67,7 @@ var symptomElsewhere = map[string]string{
 	"UO":    "a DestinationRule's connectionPool limits (maxConnections, http1MaxPendingRequests, http2MaxRequests) overflow under load; the configuration alone never produces it.",
 	"502":   "the external service resets or answers with a malformed response, or TLS is originated twice (the application already speaks TLS to a port the sidecar or gateway also originates on).",
 	"400":   "the application sends plaintext HTTP to a TLS port (http:// to 443) or the external service rejects the request.",
+	"500":   "the external service itself answers 500 (no response flag in the access log), or a route's fault injection or direct response returns it.",
 	"reset": "the external host resets the connection, or the client's SNI is not the host the trace assumed.",
 }
 
