@@ -190,6 +190,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightCheckSkipped:          {"EGR0903", "—", "this tool: kubectl egress preflight"},
 	PreflightNotDiscovered:         {"EGR0905", "—", "pkg/kube/namespace/filter.go discoveryNamespacesFilter; pilot/pkg/config/kube/crdclient/client.go (ComposeFilters(namespaceFilter, ...))"},
 	PreflightGatewayAPINotModelled: {"EGR0904", "—", "pilot/pkg/config/kube/gateway/conversion.go convertResources (not modelled by this tool yet)"},
+	PreflightGatewayAPIOtherClass:  {"EGR0907", "—", "pilot/pkg/config/kube/gatewaycommon/gatewayclass_collection.go GatewayClassesCollection, FetchGatewayClass; pilot/pkg/config/kube/gateway/gateway_collection.go GatewaysCollection (no Gateway and no status for a class of another controller)"},
 	// Gateway API route attachment (pkg/checks/gatewayapi_attach.go).
 	PreflightRouteNotAccepted:   {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
 	PreflightMeshPortUndeclared: {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
@@ -273,7 +274,7 @@ var causePages = map[string]string{
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
-	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight",
+	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
 	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
 }
 

@@ -8,6 +8,7 @@ import (
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -18,16 +19,18 @@ import (
 // and VirtualServices in every revision view (model.View, rules.ConvertKubeGateways,
 // rules.ConvertHTTPRoutes, rules.ConvertTLSRoutes, rules.ConvertTCPRoutes). What is not
 // (GRPCRoute, ListenerSet parents, filters that change the destination, Gateways of other
-// classes), every verdict about a host it routes says so instead
-// of resting silently on its absence (INPUT_UNKNOWN for why-missing and the path;
-// GATEWAY_API_NOT_MODELLED in preflight).
+// classes Istio serves but the model does not), every verdict about a host it routes says so
+// instead of resting silently on its absence (INPUT_UNKNOWN for why-missing and the path;
+// GATEWAY_API_NOT_MODELLED in preflight). Gateways of a class no Istio controller serves, and
+// routes attached only to them, are ignored as istiod ignores them, with a note
+// (gatewayapi_other.go).
 
 // PreflightGatewayAPINotModelled: a Gateway API object routes an egress host (preflight).
 const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
 
 func init() {
 	Catalog = append(Catalog, CatalogEntry{Code: PreflightGatewayAPINotModelled, Level: LevelError,
-		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (a route with a ListenerSet parent, an HTTPRoute with a filter that changes the destination, a GRPCRoute, a Gateway of another class) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes, TLSRoutes and TCPRoutes attached to them or to a Service or ServiceEntry are modelled. Suppress it for these resources if you check them another way."})
+		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (a route with a ListenerSet parent, an HTTPRoute with a filter that changes the destination, a GRPCRoute, a Gateway of one of Istio's other classes such as istio-remote or istio-waypoint, or a Gateway whose GatewayClass is not in the input) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes, TLSRoutes and TCPRoutes attached to them or to a Service or ServiceEntry are modelled. Gateways whose GatewayClass names another controller, and routes attached only to them, are not Istio's: istiod ignores them and so does kubectl-egress (GATEWAY_API_OTHER_CLASS). Suppress it for these resources if you check them another way."})
 }
 
 // gatewayAPIFor returns the Gateway API objects of the snapshot that concern host, as
@@ -132,9 +135,10 @@ type unmodelledKey struct{}
 
 // unmodelledGatewayAPI: the Gateway API objects of the snapshot whose effect the model does not
 // predict: HTTPRoutes rules.KubeHTTPRouteModelled refuses, GRPCRoutes
-// rules.KubeGRPCRouteModelled refuses, TLSRoutes and TCPRoutes
-// with a ListenerSet parent, and
-// Gateways of a class that is not Istio's.
+// rules.KubeGRPCRouteModelled refuses, TLSRoutes and TCPRoutes with a ListenerSet parent, and
+// Gateways of a class that is not Istio's gateway class. Gateways no Istio controller serves
+// (otherClassGateways) are not among them, since istiod ignores them, nor are routes whose
+// parents are all such Gateways; a route's other parents alone decide.
 func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 	if len(snap.GatewayAPI) == 0 {
 		return nil
@@ -146,30 +150,38 @@ func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 				modelled["Gateway "+g.Namespace+"/"+g.Name] = true
 			}
 		}
+		// A route's parents that are Gateways of another controller change nothing istiod
+		// generates: the route is judged by its other parents.
+		others := otherClassGateways(snap)
 		for _, r := range snap.HTTPRoutes {
-			if rules.KubeHTTPRouteModelled(r) {
+			served := *r
+			served.Spec.ParentRefs = servedParentRefs(others, r.Spec.ParentRefs, r.Namespace)
+			if rules.KubeHTTPRouteModelled(&served) {
 				modelled["HTTPRoute "+r.Namespace+"/"+r.Name] = true
 			}
 		}
 		for _, r := range snap.GRPCRoutes {
-			if rules.KubeGRPCRouteModelled(r) {
+			served := *r
+			served.Spec.ParentRefs = servedParentRefs(others, r.Spec.ParentRefs, r.Namespace)
+			if rules.KubeGRPCRouteModelled(&served) {
 				modelled["GRPCRoute "+r.Namespace+"/"+r.Name] = true
 			}
 		}
 		for _, r := range snap.TLSRoutes {
-			if rules.KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
+			if rules.KubeParentRefsModelled(servedParentRefs(others, r.Spec.ParentRefs, r.Namespace), r.Namespace) {
 				modelled["TLSRoute "+r.Namespace+"/"+r.Name] = true
 			}
 		}
 		for _, r := range snap.TCPRoutes {
-			if rules.KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
+			if rules.KubeParentRefsModelled(servedParentRefs(others, r.Spec.ParentRefs, r.Namespace), r.Namespace) {
 				modelled["TCPRoute "+r.Namespace+"/"+r.Name] = true
 			}
 		}
 		var out []snapshot.GatewayAPIObject
 		for _, o := range snap.GatewayAPI {
-			// istiod ignores every object of a kind whose CRD is too old: nothing unknown
-			if !modelled[o.Ref()] && !crdIgnoredKind(snap, o.Kind) {
+			// istiod ignores every object of a kind whose CRD is too old, and the Gateways of
+			// other controllers with the routes attached only to them: nothing unknown
+			if !modelled[o.Ref()] && !crdIgnoredKind(snap, o.Kind) && !ignoredAsOtherClass(others, o) {
 				out = append(out, o)
 			}
 		}
@@ -236,10 +248,13 @@ func gatewayAPIFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		if len(routed) > 5 {
 			routed = append(routed[:5], fmt.Sprintf("and %d more", len(routed)-5))
 		}
+		msg := fmt.Sprintf("%s routes egress host(s) %s through the Kubernetes Gateway API in a way kubectl-egress does not model yet: this preflight cannot check that traffic.", o.Ref(), strings.Join(routed, ", "))
+		fix := gatewayAPIFix
+		if o.Kind == "Gateway" && !rules.KubeGatewayBuiltinClass(o.GatewayClass) && !slices.ContainsFunc(snap.GatewayClasses, func(c *gatewayv1.GatewayClass) bool { return c.Name == o.GatewayClass }) {
+			fix = fmt.Sprintf("Its GatewayClass %s is not in the input, so kubectl-egress cannot tell whether Istio serves it: include it (`kubectl get gatewayclass %s -o yaml`); a class of another controller is then ignored, as istiod ignores it. ", o.GatewayClass, o.GatewayClass) + fix
+		}
 		out = append(out, NewPreflightFinding(PreflightGatewayAPINotModelled, CheckPreflight,
-			ResourceRef{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, "spec",
-			fmt.Sprintf("%s routes egress host(s) %s through the Kubernetes Gateway API in a way kubectl-egress does not model yet: this preflight cannot check that traffic.", o.Ref(), strings.Join(routed, ", ")),
-			gatewayAPIFix))
+			ResourceRef{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, "spec", msg, fix))
 	}
 	return out
 }

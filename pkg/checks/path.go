@@ -273,7 +273,8 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 }
 
 // gatewayAPI: Kubernetes Gateway API objects that route the host are not modelled, so the path
-// has no verdict (INPUT_UNKNOWN, with the one from the Istio APIs alone in the message).
+// has no verdict (INPUT_UNKNOWN, with the one from the Istio APIs alone in the message); those
+// of another controller, which istiod ignores, get a note instead.
 func (tr *tracer) gatewayAPI(host string) {
 	p := tr.t
 	if n := gatewayAPIUnreadNote(tr.snap); n != "" {
@@ -283,6 +284,7 @@ func (tr *tracer) gatewayAPI(host string) {
 		p.Notes = append(p.Notes, n)
 	}
 	p.Warnings = append(p.Warnings, crdIgnoredFor(tr.snap, host)...)
+	p.Notes = append(p.Notes, otherClassNotes(tr.snap, host)...)
 	objs := gatewayAPIFor(tr.snap, host)
 	if len(objs) == 0 || p.Cause == CauseInputUnknown {
 		return

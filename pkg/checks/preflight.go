@@ -294,6 +294,9 @@ func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 	for _, f := range gatewayAPIFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range otherClassFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range routeAttachFindings(snap) {
 		c.add(f, "")
 	}

@@ -28,7 +28,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerNoCredential, ListenerCertUnused, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
 			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
-		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers},
+		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers, PreflightGatewayAPIOtherClass},
 	}
 	groupOf := map[string]string{}
 	for g, codes := range groups {

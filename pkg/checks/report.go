@@ -99,7 +99,8 @@ type GatewayVerdict struct {
 	Patch *Patch `json:"patch,omitempty"`
 	// Assumptions made where input was unknown (for example the flag's value).
 	Assumptions []string `json:"assumptions,omitempty"`
-	// Notes say where generated names come from (Kubernetes Gateway API).
+	// Notes say where generated names come from (Kubernetes Gateway API), and which Gateway API
+	// objects naming the host belong to another controller (ignored, as istiod ignores them).
 	Notes []string `json:"notes,omitempty"`
 	// Warnings are further findings that do not decide presence (route binding, endpoints).
 	Warnings []Finding `json:"warnings,omitempty"`

@@ -1131,11 +1131,13 @@ func (e *evaluation) stepUnknownInputs() {
 }
 
 // stepGatewayAPI: Kubernetes Gateway API objects that route the host are not modelled, so the
-// verdict is INPUT_UNKNOWN (with the one from the Istio APIs alone in the message).
+// verdict is INPUT_UNKNOWN (with the one from the Istio APIs alone in the message); those of
+// another controller, which istiod ignores, get a note instead.
 func (e *evaluation) stepGatewayAPI() {
 	if n := gatewayAPIUnreadNote(e.snap); n != "" {
 		e.v.Assumptions = append(e.v.Assumptions, n)
 	}
+	e.v.Notes = append(e.v.Notes, otherClassNotes(e.snap, e.host)...)
 	objs := gatewayAPIForGateway(e.snap, e.host)
 	if len(objs) == 0 || e.cause == CauseInputUnknown {
 		return

@@ -117,6 +117,48 @@ var kubeGatewayKnownController = map[string]bool{
 	"istio.io/mesh-controller":   true,
 }
 
+// KubeGatewayOtherController returns the controllerName of a Gateway's class when no Istio
+// controller serves it (ok false otherwise): the input holds a GatewayClass of that name whose
+// controllerName is not one of Istio's, and the name is not one of istiod's built-in classes.
+// istiod then generates nothing from the Gateway and writes no status for it, nor for the
+// parentRefs of routes that name it: GatewayClassesCollection
+// (pilot/pkg/config/kube/gatewaycommon/gatewayclass_collection.go) drops the classes of
+// controllers istiod does not know, FetchGatewayClass then returns nil ("this may be meant for
+// another controller; should be skipped"), and GatewaysCollection
+// (pilot/pkg/config/kube/gateway/gateway_collection.go) returns no Gateway and no status for
+// it, so routes find no listener of it (extractParentReferenceInfo) and report nothing for that
+// parent. A class with no GatewayClass in the input is not answered here (the input may lack
+// it), nor is a controller under istio.io/ (Istio's agentgateway and east-west controllers,
+// off by default, are not modelled) or a built-in class name.
+func KubeGatewayOtherController(className string, classes []*gatewayv1.GatewayClass) (controller string, ok bool) {
+	if KubeGatewayBuiltinClass(className) {
+		return "", false
+	}
+	for _, c := range classes {
+		if c.Name != className {
+			continue
+		}
+		ctl := string(c.Spec.ControllerName)
+		if kubeGatewayKnownController[ctl] || strings.HasPrefix(ctl, "istio.io/") {
+			return "", false
+		}
+		return ctl, true
+	}
+	return "", false
+}
+
+// KubeGatewayBuiltinClass says whether istiod may know the class without a GatewayClass object.
+func KubeGatewayBuiltinClass(className string) bool { return kubeGatewayBuiltinClass[className] }
+
+// kubeGatewayBuiltinClass are the classes istiod knows without a GatewayClass object
+// (gatewaycommon.GetBuiltinGatewayClasses: istio, istio-remote, istio-waypoint by default;
+// istio-east-west and the agentgateway ones behind feature flags): a GatewayClass of that
+// name and another controller does not take the name from Istio.
+var kubeGatewayBuiltinClass = map[string]bool{
+	KubeGatewayDefaultClass: true, "istio-remote": true, "istio-waypoint": true, "istio-east-west": true,
+	"istio-agentgateway": true, "istio-agentgateway-waypoint": true,
+}
+
 // ConvertKubeGateways returns the internal Istio Gateways istiod generates from the Gateway API
 // Gateways of Istio's gateway class: one per listener with a server, named
 // KubeGatewayInternalName, in the Gateway's namespace, with the Gateway's creation time.
