@@ -479,3 +479,99 @@ func readTestdata(t *testing.T, dir, name string) string {
 	}
 	return string(b)
 }
+
+// TestGatewayAPIOtherClass: a Gateway whose GatewayClass names another controller, and the
+// routes attached only to such Gateways (whatever they hold: a filter, a GRPCRoute), are
+// ignored as istiod ignores them: verdicts rest on the Istio configuration (no INPUT_UNKNOWN),
+// carry a note naming the Gateway and its class, and preflight raises no Error for them (no
+// GATEWAY_API_NOT_MODELLED, no route refusal or status disagreement for that parent, even with a
+// status the other controller wrote) but GATEWAY_API_OTHER_CLASS at Info level. A route with an
+// Istio parent too is judged by that parent; a Gateway whose GatewayClass the input lacks, or of
+// one of Istio's classes not modelled, stays not modelled.
+func TestGatewayAPIOtherClass(t *testing.T) {
+	base := []string{readTestdata(t, "paths", "_base.yaml"), readTestdata(t, "paths", "gatewayapi-other-class-http-route-beside-egress-gateway.yaml")}
+	istioGW := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: edge}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n"
+	route := func(name, kind, parents, extra string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: edge, generation: 2}\nspec:\n  parentRefs: " + parents + "\n  hostnames: [api.example.com]\n  rules: [{backendRefs: [{kind: Hostname, group: networking.istio.io, name: api.example.com, port: 80}]" + extra + "}]\n"
+	}
+	// The other controller's status for its parent: istiod writes none, nothing to compare.
+	status := "status:\n  parents:\n  - parentRef: {name: eg}\n    controllerName: gateway.envoyproxy.io/gatewayclass-controller\n    conditions: [{type: Accepted, status: \"False\", reason: NotAllowedByListeners, message: x, observedGeneration: 2, lastTransitionTime: \"2026-01-01T00:00:00Z\"}]\n"
+	const note = "Gateway edge/eg (class envoy-gateway) is not served by Istio"
+	for _, c := range []struct {
+		name        string
+		docs        []string
+		unknown     bool     // the path and the gateway's verdict
+		notModelled []string // objects with GATEWAY_API_NOT_MODELLED
+		other       []string // objects with GATEWAY_API_OTHER_CLASS
+		notes       []string // in the path's notes
+	}{
+		{"an Envoy Gateway Gateway and an HTTPRoute with a filter on it", base, false, nil,
+			[]string{"Gateway edge/eg", "HTTPRoute edge/api-edge"}, []string{note, "HTTPRoute edge/api-edge is attached only to Gateway edge/eg (class envoy-gateway)"}},
+		{"a GRPCRoute and a route with the other controller's status", append(slices.Clone(base),
+			route("grpc", "GRPCRoute", "[{name: eg}]", ""), route("r2", "HTTPRoute", "[{name: eg}]", "")+status), false, nil,
+			[]string{"GRPCRoute edge/grpc", "Gateway edge/eg", "HTTPRoute edge/api-edge", "HTTPRoute edge/r2"}, []string{note, "GRPCRoute edge/grpc is attached only to"}},
+		{"a route on both controllers' Gateways: the Istio parent decides (modelled)", append(slices.Clone(base), istioGW,
+			route("both", "HTTPRoute", "[{name: eg}, {name: egw}]", "")), false, nil,
+			[]string{"Gateway edge/eg", "HTTPRoute edge/api-edge", "HTTPRoute edge/both"}, []string{"HTTPRoute edge/both is also attached to Gateway edge/eg (class envoy-gateway)"}},
+		{"a route with a mirror on both: the Istio parent decides (not modelled)", append(slices.Clone(base), istioGW,
+			route("both", "HTTPRoute", "[{name: eg}, {name: egw}]", ", filters: [{type: RequestMirror, requestMirror: {backendRef: {name: shadow, port: 80}}}]")), true,
+			[]string{"HTTPRoute edge/both"}, []string{"Gateway edge/eg", "HTTPRoute edge/api-edge", "HTTPRoute edge/both"}, nil},
+		{"the GatewayClass is not in the input: not modelled", slices.DeleteFunc(strings.Split(strings.Join(base, "\n---\n"), "\n---\n"), func(d string) bool {
+			return strings.Contains(d, "kind: GatewayClass")
+		}), true, []string{"Gateway edge/eg", "HTTPRoute edge/api-edge"}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := loadYAML(t, c.docs...)
+			classless := len(snap.GatewayClasses) == 0
+			p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Cause == CauseInputUnknown; got != c.unknown || !c.unknown && p.Cause != PathOK {
+				t.Errorf("path: cause %s (%s), want unknown=%t", p.Cause, p.Message, c.unknown)
+			}
+			for _, n := range c.notes {
+				if !slices.ContainsFunc(p.Notes, func(s string) bool { return strings.Contains(s, n) }) {
+					t.Errorf("path: no note %q in %q", n, p.Notes)
+				}
+			}
+			rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.example.com", Port: 80})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range rep.Gateways {
+				if got := g.Cause == CauseInputUnknown; got != c.unknown || !c.unknown && g.Cause != CauseOK {
+					t.Errorf("gateway %s: cause %s (%s), want unknown=%t", g.Gateway, g.Cause, g.Message, c.unknown)
+				}
+				if len(c.other) > 0 && !slices.ContainsFunc(g.Notes, func(s string) bool { return strings.Contains(s, note) }) {
+					t.Errorf("gateway %s: no note %q in %q", g.Gateway, note, g.Notes)
+				}
+			}
+			var notModelled, other []string
+			for _, f := range Preflight(snap).Findings {
+				ref := f.Resource.Kind + " " + f.Resource.Namespace + "/" + f.Resource.Name
+				switch {
+				case f.Code == PreflightGatewayAPINotModelled:
+					notModelled = append(notModelled, ref)
+					if classless && !strings.Contains(f.Fix+f.Message, "GatewayClass envoy-gateway is not in the input") && f.Resource.Kind == "Gateway" {
+						t.Errorf("no word of the missing GatewayClass: %s / %s", f.Message, f.Fix)
+					}
+				case f.Code == PreflightGatewayAPIOtherClass:
+					other = append(other, ref)
+					if f.Level != LevelInfo || !strings.Contains(f.Message, "not served by Istio") || !strings.Contains(f.Message, "api.example.com") {
+						t.Errorf("%s: level %s: %s", ref, f.Level, f.Message)
+					}
+				case f.Code == PreflightRouteNotAccepted || f.Code == PreflightRouteStatusDiffers:
+					t.Errorf("%s on %s: %s", f.Code, ref, f.Message)
+				case f.Level == LevelError && !c.unknown:
+					t.Errorf("Error %s on %s: %s", f.Code, ref, f.Message)
+				}
+			}
+			slices.Sort(notModelled)
+			slices.Sort(other)
+			if strings.Join(notModelled, ";") != strings.Join(c.notModelled, ";") || strings.Join(other, ";") != strings.Join(c.other, ";") {
+				t.Errorf("GATEWAY_API_NOT_MODELLED on %v, want %v; GATEWAY_API_OTHER_CLASS on %v, want %v", notModelled, c.notModelled, other, c.other)
+			}
+		})
+	}
+}

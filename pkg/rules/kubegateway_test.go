@@ -77,3 +77,28 @@ func TestKubeGatewayIstioClass(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeGatewayOtherController: only a GatewayClass in the input whose controller is not
+// Istio's makes a Gateway another controller's (istiod ignores it); Istio's classes, a built-in
+// name taken by another controller's GatewayClass, Istio's feature-gated controllers and a
+// class the input does not hold are not answered.
+func TestKubeGatewayOtherController(t *testing.T) {
+	class := func(name, controller string) *gatewayv1.GatewayClass {
+		return &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: gatewayv1.GatewayClassSpec{ControllerName: gatewayv1.GatewayController(controller)}}
+	}
+	classes := []*gatewayv1.GatewayClass{
+		class("egress", KubeGatewayController),
+		class("remote", "istio.io/unmanaged-gateway"),
+		class("agw", "istio.io/agentgateway-controller"),
+		class("istio", "gateway.envoyproxy.io/gatewayclass-controller"),
+		class("istio-waypoint", "example.com/other"),
+		class("envoy-gateway", "gateway.envoyproxy.io/gatewayclass-controller"),
+	}
+	for name, want := range map[string]string{"egress": "", "remote": "", "agw": "", "istio": "", "istio-waypoint": "",
+		"envoy-gateway": "gateway.envoyproxy.io/gatewayclass-controller", "not-in-input": ""} {
+		got, ok := KubeGatewayOtherController(name, classes)
+		if got != want || ok != (want != "") {
+			t.Errorf("class %s: %q %v, want %q", name, got, ok, want)
+		}
+	}
+}
