@@ -20,8 +20,8 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 )
 
-// cleanedKinds are deleted in every namespace before each case. Add a kind here when a case
-// file starts using it.
+// cleanedKinds are deleted in every namespace (cluster-wide for cluster-scoped kinds) before
+// each case. Add a kind here when a case file starts using it.
 var cleanedKinds = []schema.GroupVersionResource{
 	{Group: "apps", Version: "v1", Resource: "deployments"},
 	{Group: "apps", Version: "v1", Resource: "statefulsets"},
@@ -43,6 +43,8 @@ var cleanedKinds = []schema.GroupVersionResource{
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tlsroutes"},
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "tcproutes"},
 	{Group: "gateway.networking.k8s.io", Version: "v1beta1", Resource: "referencegrants"},
+	// cluster-scoped: a class one case declares must not decide another case's Gateways
+	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gatewayclasses"},
 }
 
 // keep reports objects the API server itself owns.
