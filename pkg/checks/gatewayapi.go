@@ -15,10 +15,10 @@ import (
 )
 
 // The Kubernetes Gateway API is modelled in part: Gateways of an Istio class and HTTPRoutes,
-// TLSRoutes and TCPRoutes (Gateway, Service and ServiceEntry parents) become internal Gateways
-// and VirtualServices in every revision view (model.View, rules.ConvertKubeGateways,
-// rules.ConvertHTTPRoutes, rules.ConvertTLSRoutes, rules.ConvertTCPRoutes). What is not
-// (GRPCRoute, ListenerSet parents, filters that change the destination, Gateways of other
+// GRPCRoutes, TLSRoutes and TCPRoutes (Gateway, Service and ServiceEntry parents) become internal
+// Gateways and VirtualServices in every revision view (model.View, rules.ConvertKubeGateways,
+// rules.ConvertHTTPAndGRPCRoutes, rules.ConvertTLSRoutes, rules.ConvertTCPRoutes). What is not
+// (GRPCRoutes that mirror requests, ListenerSet parents, filters that change the destination, Gateways of other
 // classes Istio serves but the model does not), every verdict about a host it routes says so
 // instead of resting silently on its absence (INPUT_UNKNOWN for why-missing and the path;
 // GATEWAY_API_NOT_MODELLED in preflight). Gateways of a class no Istio controller serves, and
@@ -30,7 +30,7 @@ const PreflightGatewayAPINotModelled = "GATEWAY_API_NOT_MODELLED"
 
 func init() {
 	Catalog = append(Catalog, CatalogEntry{Code: PreflightGatewayAPINotModelled, Level: LevelError,
-		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (a route with a ListenerSet parent, an HTTPRoute with a filter that changes the destination, a GRPCRoute, a Gateway of one of Istio's other classes such as istio-remote or istio-waypoint, or a Gateway whose GatewayClass is not in the input) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes, TLSRoutes and TCPRoutes attached to them or to a Service or ServiceEntry are modelled. Gateways whose GatewayClass names another controller, and routes attached only to them, are not Istio's: istiod ignores them and so does kubectl-egress (GATEWAY_API_OTHER_CLASS). Suppress it for these resources if you check them another way."})
+		Description: "A Kubernetes Gateway API object kubectl-egress does not model yet (a route with a ListenerSet parent, an HTTPRoute with a filter that changes the destination, a GRPCRoute that mirrors requests, a Gateway of one of Istio's other classes such as istio-remote or istio-waypoint, or a Gateway whose GatewayClass is not in the input) routes a host a ServiceEntry declares, so preflight cannot check that traffic. Gateways of Istio's class and HTTPRoutes, GRPCRoutes, TLSRoutes and TCPRoutes attached to them or to a Service or ServiceEntry are modelled. Gateways whose GatewayClass names another controller, and routes attached only to them, are not Istio's: istiod ignores them and so does kubectl-egress (GATEWAY_API_OTHER_CLASS). Suppress it for these resources if you check them another way."})
 }
 
 // gatewayAPIFor returns the Gateway API objects of the snapshot that concern host, as
