@@ -248,9 +248,11 @@ var dimensions = []dimension{
 	// listener on 9443 with a TCPRoute to the host's port 443 and a mesh TCPRoute, the gateway's
 	// route in the Gateway's namespace or in another one the listener does not allow; a backendRef
 	// istiod refuses (kind Gateway on the mesh TLSRoute, kind ServiceEntry on the gateway's
-	// TCPRoute: UnknownService).
+	// TCPRoute: UnknownService). gRPC: a GRPCRoute on the HTTP listener for the same hostname
+	// (merged with the HTTPRoute, its method match first) and a mesh GRPCRoute sending the
+	// sidecars to the gateway, for every call or, from namespace app, for one method only.
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
-		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-dup-sni", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused"}},
+		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-dup-sni", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused", "grpc-route", "grpc-mesh-method"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1767,6 +1769,38 @@ spec:
 	}
 	if v == "two-listeners" {
 		route("forward-gwapi2", "egress", "gwapi2.example.net", "http2")
+	}
+	if strings.HasPrefix(v, "grpc-") {
+		// A GRPCRoute on the gateway's HTTP listener for the same hostname (merged with the
+		// HTTPRoute's rules: its method match comes first) and a mesh GRPCRoute sending the
+		// sidecars to the gateway, for every sidecar or (grpc-mesh-method) only for requests
+		// whose method is List, from namespace app.
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata:
+  name: forward-gwapi-grpc
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  parentRefs: [{name: egw, namespace: egress}]
+  hostnames: [gwapi.example.net]
+  rules:
+  - matches: [{method: {service: pkg.Svc}}]
+    backendRefs: [{kind: Hostname, group: networking.istio.io, name: gwapi2.example.net, port: 80}]`, b.ts()))
+		ns, match := "other", ""
+		if v == "grpc-mesh-method" {
+			ns, match = "app", "\n    matches: [{method: {type: RegularExpression, method: List}}]"
+		}
+		b.add(fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata:
+  name: direct-gwapi-grpc
+  namespace: %s
+  creationTimestamp: %s
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: gwapi, namespace: other}]
+  rules:
+  - backendRefs: [{name: egw-istio, namespace: egress, port: %d}]%s`, ns, b.ts(), svcPort, match))
 	}
 	if tls {
 		host := "gwapi.example.net"

@@ -582,6 +582,9 @@ func creationTimes(snap *snapshot.Snapshot) map[string]time.Time {
 	for _, o := range snap.HTTPRoutes {
 		add("HTTPRoute", o.Namespace, o.Name, o.CreationTimestamp.Time)
 	}
+	for _, o := range snap.GRPCRoutes {
+		add("GRPCRoute", o.Namespace, o.Name, o.CreationTimestamp.Time)
+	}
 	return out
 }
 
