@@ -12,6 +12,8 @@ import (
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -1431,7 +1433,102 @@ func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 b
 	}
 	msg = fmt.Sprintf("The route for %s in VirtualService %s%s has a backend istiod refuses, so %s: a backendRef to a Service in another namespace needs a ReferenceGrant in that namespace allowing %ss from the route's namespace (for a route attached to a Gateway); a Hostname backend takes no namespace; only Service and Hostname backends are supported.", host, vsRef, from, outcome, kind)
 	fix = fmt.Sprintf("Add a ReferenceGrant in the backend's namespace (from: group gateway.networking.k8s.io, kind %s, namespace <route namespace>; to: group \"\", kind Service), or point the backendRef at a Service in the route's namespace or at a ServiceEntry host (group networking.istio.io, kind Hostname).", kind)
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		// The backendRefs istiod refuses, named, with the fix for each.
+		var whys, fixes []string
+		for _, o := range generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}) {
+			for _, b := range kubeRouteBackends(snap, o) {
+				why := rules.KubeBackendRefusal(b, o.Namespace, o.Kind, snap.ReferenceGrants, strings.HasPrefix(proxy, "gateway "))
+				if why == "" {
+					continue
+				}
+				w, f := refusedBackendText(b, o, why)
+				if !slices.Contains(whys, w) {
+					whys, fixes = append(whys, w), append(fixes, f)
+				}
+			}
+		}
+		if len(whys) > 0 {
+			msg = fmt.Sprintf("The route for %s in VirtualService %s%s has a backend istiod refuses, so %s: %s.", host, vsRef, from, outcome, strings.Join(whys, "; "))
+			fix = strings.Join(fixes, " ")
+		}
+	}
 	return culprit, msg, fix
+}
+
+// kubeRouteBackends: the backendRefs of the rules of the Gateway API route o names.
+func kubeRouteBackends(snap *snapshot.Snapshot, o rules.ObjectRef) []gatewayv1.BackendRef {
+	var out []gatewayv1.BackendRef
+	match := func(m metav1.ObjectMeta) bool { return m.Namespace == o.Namespace && m.Name == o.Name }
+	switch o.Kind {
+	case "HTTPRoute":
+		for _, r := range snap.HTTPRoutes {
+			if match(r.ObjectMeta) {
+				for _, rule := range r.Spec.Rules {
+					for _, b := range rule.BackendRefs {
+						out = append(out, b.BackendRef)
+					}
+				}
+			}
+		}
+	case "GRPCRoute":
+		for _, r := range snap.GRPCRoutes {
+			if match(r.ObjectMeta) {
+				for _, rule := range r.Spec.Rules {
+					for _, b := range rule.BackendRefs {
+						out = append(out, b.BackendRef)
+					}
+				}
+			}
+		}
+	case "TLSRoute":
+		for _, r := range snap.TLSRoutes {
+			if match(r.ObjectMeta) {
+				for _, rule := range r.Spec.Rules {
+					out = append(out, rule.BackendRefs...)
+				}
+			}
+		}
+	case "TCPRoute":
+		for _, r := range snap.TCPRoutes {
+			if match(r.ObjectMeta) {
+				for _, rule := range r.Spec.Rules {
+					out = append(out, rule.BackendRefs...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// refusedBackendText: why istiod refuses backendRef b of route o (why: a rules.KubeBackend*
+// reason), and the fix, with the names filled in.
+func refusedBackendText(b gatewayv1.BackendRef, o rules.ObjectRef, why string) (string, string) {
+	toNs := o.Namespace
+	if b.Namespace != nil {
+		toNs = string(*b.Namespace)
+	}
+	route := o.Kind + " " + o.Namespace + "/" + o.Name
+	switch why {
+	case rules.KubeBackendNoGrant:
+		return fmt.Sprintf("backendRef %s is a Service in namespace %s, and no ReferenceGrant there allows %ss from namespace %s", b.Name, toNs, o.Kind, o.Namespace),
+			fmt.Sprintf("Add a ReferenceGrant in namespace %s with from: [{group: gateway.networking.k8s.io, kind: %s, namespace: %s}] and to: [{group: \"\", kind: Service, name: %s}] (Gateway API: ReferenceGrant, https://gateway-api.sigs.k8s.io/api-types/referencegrant/), or point %s at a Service in namespace %s or at a ServiceEntry host (group networking.istio.io, kind Hostname).", toNs, o.Kind, o.Namespace, b.Name, route, o.Namespace)
+	case rules.KubeBackendHostnameNamespace:
+		return fmt.Sprintf("backendRef %s is a Hostname with namespace %s, and a Hostname backend takes no namespace", b.Name, toNs),
+			fmt.Sprintf("Remove namespace from the Hostname backendRef %s of %s.", b.Name, route)
+	}
+	group, kind := "", "Service"
+	if b.Group != nil {
+		group = string(*b.Group)
+	}
+	if b.Kind != nil {
+		kind = string(*b.Kind)
+	}
+	if group == "" {
+		group = "core"
+	}
+	return fmt.Sprintf("backendRef %s is of kind %s (group %s), and istiod supports only Services and ServiceEntry hosts (kind Hostname, group networking.istio.io) as backends", b.Name, kind, group),
+		fmt.Sprintf("In %s, point backendRef %s at a Service (kind Service) or a ServiceEntry host (group networking.istio.io, kind Hostname, with its port).", route, b.Name)
 }
 
 // misboundRoute is the VirtualService meant for the gateway's servers that gives the host no

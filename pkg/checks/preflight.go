@@ -365,8 +365,8 @@ type generatedOriginKey struct{}
 // of the revision views (the default one and those serving a gateway workload) by reference.
 func buildGeneratedOrigins(snap *snapshot.Snapshot) map[ResourceRef][]rules.ObjectRef {
 	out := map[ResourceRef][]rules.ObjectRef{}
-	if len(snap.KubeGateways) == 0 {
-		return out
+	if len(snap.KubeGateways)+len(snap.HTTPRoutes)+len(snap.GRPCRoutes)+len(snap.TLSRoutes)+len(snap.TCPRoutes) == 0 {
+		return out // mesh routes are converted without any Gateway
 	}
 	revs := []string{""}
 	for _, w := range GatewayWorkloads(snap) {

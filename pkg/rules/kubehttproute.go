@@ -633,41 +633,77 @@ func kubeWeightedDestinations(refs []gatewayv1.BackendRef, ns, routeKind string,
 // routeKind in namespace ns: the destination (empty when the backend is of an unsupported kind
 // or in another namespace without a ReferenceGrant), ok false on a hard error.
 func kubeBackendDestination(r gatewayv1.BackendRef, ns, routeKind string, in KubeRouteInputs, enforceGrants bool) (*networking.Destination, bool) {
-	group, kind := "", "Service"
-	if r.Group != nil {
-		group = string(*r.Group)
+	if KubeBackendRefusal(r, ns, routeKind, in.Grants, enforceGrants) != "" {
+		return &networking.Destination{}, true // an empty destination: the route answers 500
 	}
-	if r.Kind != nil {
-		kind = string(*r.Kind)
-	}
+	group, kind := kubeBackendKind(r)
 	toNs := ns
 	if r.Namespace != nil {
 		toNs = string(*r.Namespace)
 	}
 	switch {
 	case group == "" && kind == "Service":
-		if enforceGrants && r.Namespace != nil && toNs != ns && !kubeGrantAllows(in.Grants, routeKind, ns, string(r.Name), toNs) {
-			return &networking.Destination{}, true // InvalidDestinationPermit: an empty destination
-		}
 		if strings.Contains(string(r.Name), ".") || r.Port == nil {
 			return nil, false
 		}
 		return &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
-	case group == "networking.istio.io" && kind == "Hostname":
-		if r.Namespace != nil {
-			if enforceGrants && toNs != ns {
-				return &networking.Destination{}, true // no ReferenceGrant can name a Hostname
-			}
-			return nil, false
-		}
-		if r.Port == nil {
+	default: // a Hostname
+		if r.Namespace != nil || r.Port == nil {
 			return nil, false
 		}
 		return &networking.Destination{Host: string(r.Name), Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
 	}
-	// InvalidDestinationKind: an empty destination (after the grant check, which a kind other
-	// than Service never passes)
-	return &networking.Destination{}, true
+}
+
+func kubeBackendKind(r gatewayv1.BackendRef) (group, kind string) {
+	group, kind = "", "Service"
+	if r.Group != nil {
+		group = string(*r.Group)
+	}
+	if r.Kind != nil {
+		kind = string(*r.Kind)
+	}
+	return group, kind
+}
+
+// Why istiod refuses a backendRef (KubeBackendRefusal).
+const (
+	// KubeBackendNoGrant: a Service in another namespace, and no ReferenceGrant there allows
+	// routes of the kind from the route's namespace (InvalidDestinationPermit).
+	KubeBackendNoGrant = "NoGrant"
+	// KubeBackendHostnameNamespace: a Hostname backend in another namespace (no ReferenceGrant
+	// can name a Hostname).
+	KubeBackendHostnameNamespace = "HostnameNamespace"
+	// KubeBackendKind: a kind other than Service and Hostname (InvalidDestinationKind).
+	KubeBackendKind = "Kind"
+)
+
+// KubeBackendRefusal says why istiod refuses one backendRef of a route of kind routeKind in
+// namespace ns ("" when it does not): the destination is then empty and the route answers 500
+// (HTTPRoute, GRPCRoute) or sends the connection nowhere (TLSRoute, TCPRoute). ReferenceGrants
+// are enforced for routes attached to a Gateway only (enforceGrants).
+//
+// Mirrors istiod conversion.go buildDestination (the grant check, then the kind).
+func KubeBackendRefusal(r gatewayv1.BackendRef, ns, routeKind string, grants []*gatewayv1beta1.ReferenceGrant, enforceGrants bool) string {
+	group, kind := kubeBackendKind(r)
+	toNs := ns
+	if r.Namespace != nil {
+		toNs = string(*r.Namespace)
+	}
+	switch {
+	case group == "" && kind == "Service":
+		if enforceGrants && r.Namespace != nil && toNs != ns && !kubeGrantAllows(grants, routeKind, ns, string(r.Name), toNs) {
+			return KubeBackendNoGrant
+		}
+		return ""
+	case group == "networking.istio.io" && kind == "Hostname":
+		if r.Namespace != nil && enforceGrants && toNs != ns {
+			return KubeBackendHostnameNamespace
+		}
+		return ""
+	}
+	// after the grant check, which a kind other than Service never passes
+	return KubeBackendKind
 }
 
 // kubeGrantAllows mirrors ReferenceGrantsCollection and BackendAllowed for a backend Service
