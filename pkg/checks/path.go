@@ -1298,6 +1298,16 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
+		// A route that splits the connections by weight with a backend istiod refused: that
+		// share goes to UnknownService and the gateway closes it (weighted_clusters of the
+		// tcp_proxy, networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters).
+		vsRef, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
+		if refused, total := l4RefusedShare(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""); refused > 0 {
+			tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s splits the connections by weight: %d of every %d go to %s, a refused Gateway API backend", chain.Origin, refused, total, rules.UnknownServiceCluster))
+			culprit, msg, fix := backendRefusedText(tr.snap, vsRef, host, gproxy, true)
+			tr.fail(PathBackendRefused, "NC", culprit, shareSentence(refused, total)+msg, fix)
+			return
+		}
 	}
 	gport, _, ghost, ok := parseClusterName(cluster)
 	if !ok {
@@ -1324,7 +1334,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.t.gateway = &g
 		return
 	}
-	tr.hop(gproxy, "cluster", Pass, cluster+" present ("+g.Cause+")")
+	detail := cluster + " present"
+	if g.Cause != CauseOK && g.Cause != "" {
+		// the gateway's own verdict on the host names a problem this call does not meet
+		detail += " (why-missing for the gateway: " + g.Cause + ")"
+	}
+	tr.hop(gproxy, "cluster", Pass, detail)
 	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, expect) {
 		return
 	}
@@ -1454,6 +1469,59 @@ func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 b
 		}
 	}
 	return culprit, msg, fix
+}
+
+// l4RefusedShare: the weight a gateway's tls (tls) or tcp route of VirtualService vsRef
+// ("namespace/name") for host gives to destinations istiod left empty (refused Gateway API
+// backends), and the route's total weight, when the route splits the connections and not all
+// of them go there (0, 0 otherwise: a route that sends everything to a refused backend is
+// reported by the cluster it names).
+func l4RefusedShare(view *snapshot.Snapshot, vsRef, host string, tls bool) (refused, total int32) {
+	ns, name, _ := strings.Cut(vsRef, "/")
+	for _, vs := range view.VirtualServices {
+		if vs.Namespace != ns || vs.Name != name {
+			continue
+		}
+		var dests []*networking.RouteDestination
+		// a terminating listener serves a TLSRoute's tls routes as tcp routes
+		if tls || len(vs.Spec.Tcp) == 0 {
+			for _, r := range vs.Spec.Tls {
+				if slices.ContainsFunc(r.GetMatch(), func(m *networking.TLSMatchAttributes) bool {
+					return slices.ContainsFunc(m.GetSniHosts(), func(h string) bool { return rules.HostMatches(host, h) })
+				}) {
+					dests = r.GetRoute()
+					break
+				}
+			}
+		} else {
+			dests = vs.Spec.Tcp[0].GetRoute()
+		}
+		return refusedWeights(dests)
+	}
+	return 0, 0
+}
+
+// refusedWeights: the weight of the destinations istiod left empty among dests, and the total,
+// when some but not all of the weight goes there.
+func refusedWeights(dests []*networking.RouteDestination) (refused, total int32) {
+	if len(dests) < 2 {
+		return 0, 0
+	}
+	for _, d := range dests {
+		total += d.GetWeight()
+		if d.GetDestination().GetHost() == "" {
+			refused += d.GetWeight()
+		}
+	}
+	if refused == total {
+		return 0, 0
+	}
+	return refused, total
+}
+
+// shareSentence says what share of the connections a split sends to a refused backend.
+func shareSentence(refused, total int32) string {
+	return fmt.Sprintf("The route splits the connections by weight and sends %d of every %d of them (%d%%) to a backend istiod refuses; the others go on. ", refused, total, refused*100/total)
 }
 
 // kubeRouteBackends: the backendRefs of the rules of the Gateway API route o names.

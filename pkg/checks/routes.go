@@ -763,6 +763,16 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 					fmt.Sprintf("%s sends %s to %s: a refused Gateway API backend", vsRef, e.host, rules.UnknownServiceCluster),
 					Evidence{Resource: vsRef, Field: "destination", Value: "(empty)"})
 				culprit, msg, fix := backendRefusedText(e.snap, b.VS.Namespace+"/"+b.VS.Name, e.host, "gateway "+e.w.Ref(), d.Kind != rules.RouteHTTP)
+				var refused, total int32
+				switch {
+				case d.TCP != nil:
+					refused, total = refusedWeights(d.TCP.GetRoute())
+				case d.TLS != nil:
+					refused, total = refusedWeights(d.TLS.GetRoute())
+				}
+				if refused > 0 {
+					msg = shareSentence(refused, total) + msg
+				}
 				e.fail(PathBackendRefused, culprit, msg, fix)
 				return
 			}
