@@ -1490,6 +1490,9 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		}
 		rb := RouteBinding{Gateway: gwRef, Server: idx, Port: s.GetPort().GetNumber(), Protocol: proto, RouteType: b.RouteType, VirtualService: vs.Namespace + "/" + vs.Name, Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts}
 		for _, d := range b.Dests {
+			if d.Direct != 0 {
+				continue
+			}
 			n := dest(d)
 			if !slices.Contains(rb.Destinations, n) {
 				rb.Destinations = append(rb.Destinations, n)
@@ -1563,7 +1566,13 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
 					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
-					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, rules.RouteAction{Match: m, Plain: plain, Cluster: dest(d), VirtualService: b.VS.Namespace + "/" + b.VS.Name})
+					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name}
+					if d.Direct != 0 {
+						act.DirectResponse = d.Direct
+					} else {
+						act.Cluster = dest(d)
+					}
+					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, act)
 				}
 			}
 		}

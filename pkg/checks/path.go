@@ -38,6 +38,7 @@ const (
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
 	PathMirrorAbsent      = "GATEWAY_MIRROR_CLUSTER_ABSENT"
 	PathBackendRefused    = "GATEWAY_API_BACKEND_REFUSED"
+	PathAnsweredByRoute   = "ROUTE_ANSWERS_ITSELF"
 )
 
 func init() {
@@ -56,6 +57,7 @@ func init() {
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
+		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
 		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace), or every backendRef of its rule weighs 0: the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
 	)
 }
@@ -446,6 +448,8 @@ func resultPath(res rules.CallResult) string {
 	switch {
 	case res.Error != "":
 		parts = append(parts, res.Error)
+	case res.DirectResponse == 1:
+		parts = append(parts, "redirect")
 	case res.DirectResponse != 0:
 		parts = append(parts, fmt.Sprintf("direct response %d", res.DirectResponse))
 	case res.Cluster != "":
@@ -480,6 +484,18 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.hop(proxy, "route", Fail, path)
 		tr.fail(PathSidecarNoRoute, "NR", "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d reaches route configuration %s of %s but %s: 404 NR.", strings.ToUpper(kind), host, port, res.RouteConfig, proxy, res.Error),
 			"Declare the host (a ServiceEntry with this port) or give it a VirtualService route that applies to these sidecars.")
+		return
+	case res.DirectResponse == 500 && res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService):
+		// A Gateway API rule whose backendRefs all weigh 0: istiod answers its requests with
+		// 500 (conversion.go convertHTTPRoute, convertGRPCRoute: DirectResponse 500).
+		tr.hop(proxy, "route", Fail, path+" (every backendRef of the route weighs 0)")
+		culprit, msg, fix := zeroWeightHTTPText(tr.snap, res.Route.VirtualService, proxy)
+		tr.fail(PathBackendRefused, "500", culprit, msg, fix)
+		return
+	case res.DirectResponse != 0 && res.DirectResponse != 502:
+		// A directResponse or redirect written in a VirtualService (the mesh's own routes).
+		tr.hop(proxy, "route", Warn, path)
+		tr.answeredByRoute(proxy, res.Route, host, res.DirectResponse)
 		return
 	case res.DirectResponse == 502 || res.Cluster == rules.BlackHoleCluster:
 		tr.hop(proxy, "route", Fail, path)
@@ -1271,6 +1287,23 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Fix = "If the application's requests can miss every match, add a last route without match (a default) to the VirtualService bound to the gateway; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --gateway %s", host, srv.GetPort().GetNumber(), w.Ref()) + "` lists the routes."
 			return
 		}
+		if rt.DirectResponse != 0 {
+			if rt.DirectResponse == 500 && generatedVS(tr.snap, rt.VirtualService) {
+				tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s → direct response 500 (VirtualService %s): every backendRef of the route weighs 0", rds, vh.Name, rt.VirtualService))
+				culprit, msg, fix := zeroWeightHTTPText(tr.snap, rt.VirtualService, gproxy)
+				tr.fail(PathBackendRefused, "500", culprit, msg, fix)
+				return
+			}
+			// A directResponse or redirect written in the VirtualService: the gateway answers
+			// the request itself, as configured.
+			what := fmt.Sprintf("direct response %d", rt.DirectResponse)
+			if rt.DirectResponse == 1 {
+				what = "a redirect"
+			}
+			tr.hop(gproxy, "route", Warn, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s): the gateway answers the request itself", rds, vh.Name, what, rt.VirtualService))
+			tr.answeredByRoute(gproxy, rt, host, rt.DirectResponse)
+			return
+		}
 		cluster = rt.Cluster
 		tr.t.GatewayCluster = cluster
 		if cluster == rules.UnknownServiceCluster {
@@ -1425,6 +1458,46 @@ func zeroWeightText(snap *snapshot.Snapshot, vsRef string) (culprit, msg, fix st
 	}
 	msg = fmt.Sprintf("Every backendRef of a rule of %s weighs 0, so istiod sends its connections nowhere (cluster %s, which does not exist; a TLSRoute's such rule matches no SNI at all).", culprit, zeroWeightCluster)
 	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1).", culprit)
+	return culprit, msg, fix
+}
+
+// answeredByRoute: ROUTE_ANSWERS_ITSELF for a route of proxy that answers the call to host
+// with status (1: a redirect) as a VirtualService says (route.go translateRoute:
+// direct_response, redirect).
+func (tr *tracer) answeredByRoute(proxy string, rt *rules.RouteAction, host string, status int) {
+	what := fmt.Sprintf("a direct response %d", status)
+	if status == 1 {
+		what = "a redirect"
+	}
+	vs := "a VirtualService"
+	tr.t.Culprit = "proxy " + proxy
+	if rt != nil && rt.VirtualService != "" {
+		vs = "VirtualService " + rt.VirtualService
+		tr.t.Culprit = vs
+	}
+	tr.t.Cause, tr.t.Level = PathAnsweredByRoute, LevelWarning
+	tr.t.Message = fmt.Sprintf("%s answers the call to %s itself, at %s, with %s: nothing leaves the mesh for these requests.", upperFirst(vs), host, proxy, what)
+	tr.t.Fix = fmt.Sprintf("If the calls to %s are meant to leave the mesh, replace the route's directResponse or redirect in %s by a route to a destination (Istio: VirtualService HTTPRoute, https://istio.io/latest/docs/reference/config/networking/virtual-service/#HTTPRoute); if it is meant to block or move the host, nothing is wrong.", host, vs)
+}
+
+// generatedVS: the VirtualService vsRef ("namespace/name") was generated from a Kubernetes
+// Gateway API route.
+func generatedVS(snap *snapshot.Snapshot, vsRef string) bool {
+	ns, name, ok := strings.Cut(vsRef, "/")
+	return ok && len(generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name})) > 0
+}
+
+// zeroWeightHTTPText: the culprit, message and fix for an HTTPRoute or GRPCRoute rule whose
+// backendRefs all weigh 0, which proxy answers with 500.
+func zeroWeightHTTPText(snap *snapshot.Snapshot, vsRef, proxy string) (culprit, msg, fix string) {
+	culprit = "VirtualService " + vsRef
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		if origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
+			culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+		}
+	}
+	msg = fmt.Sprintf("Every backendRef of the rule of %s that takes the request weighs 0, so istiod turns the rule into a fixed answer: %s answers 500 to every request it matches, and nothing leaves the mesh (Gateway API: a rule without a backend of weight above 0 must return 500).", culprit, proxy)
+	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1), or remove the rule if the traffic is meant to stop.", culprit)
 	return culprit, msg, fix
 }
 

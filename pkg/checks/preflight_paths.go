@@ -52,7 +52,9 @@ func (c *collector) traceCall(v SidecarView, q hostPortCall, always bool) (bool,
 	kind := callKinds("", imported, q.port)[0]
 	addr := v.CallAddress(q.host, imported)
 	res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
-	if !always && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
+	// a Gateway API rule with every backend at weight 0 answers 500 at the sidecar itself
+	drained := res.DirectResponse == 500 && res.Route != nil && generatedVS(c.snap, res.Route.VirtualService)
+	if !always && !drained && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
 		return false, kind, nil
 	}
 	tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}

@@ -728,6 +728,9 @@ func (e *evaluation) routeBinding(b rules.Binding, covers bool) RouteBinding {
 		Protocol: b.Server.GetPort().GetProtocol(), RouteType: b.RouteType, VirtualService: b.VS.Namespace + "/" + b.VS.Name,
 		Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts, CoversHost: covers}
 	for _, d := range b.Dests {
+		if d.Direct != 0 {
+			continue
+		}
 		name := gatewayDestCluster(e.snap, e.flags.MeshConfig, e.w.Namespace, d, r.Port)
 		if !slices.Contains(r.Destinations, name) {
 			r.Destinations = append(r.Destinations, name)
@@ -757,6 +760,18 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				continue
 			}
 			h := strings.ToLower(d.Host)
+			if d.Direct != 0 {
+				if d.Direct == 500 && generatedVS(e.snap, b.VS.Namespace+"/"+b.VS.Name) {
+					// a Gateway API rule whose backendRefs all weigh 0
+					e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+						fmt.Sprintf("%s answers %s with 500: every backendRef of the route weighs 0", vsRef, e.host),
+						Evidence{Resource: vsRef, Field: "directResponse", Value: "500"})
+					culprit, msg, fix := zeroWeightHTTPText(e.snap, b.VS.Namespace+"/"+b.VS.Name, "gateway "+e.w.Ref())
+					e.fail(PathBackendRefused, culprit, msg, fix)
+					return
+				}
+				continue // a direct response or redirect written in the VirtualService: no cluster
+			}
 			if h == "" {
 				// a Gateway API backendRef istiod refused: the route goes to UnknownService
 				e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,

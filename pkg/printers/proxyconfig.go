@@ -164,8 +164,10 @@ func routeRows(rcs []rules.RouteConfig, cluster bool) [][]string {
 					switch {
 					case rt.DirectResponse == 502:
 						dest = "direct response 502"
+					case rt.DirectResponse == 1:
+						dest = "redirect"
 					case rt.DirectResponse != 0:
-						dest = "redirect/direct response"
+						dest = fmt.Sprintf("direct response %d", rt.DirectResponse)
 					case len(rt.Weighted) > 0:
 						dest = strings.Join(rt.Weighted, ",")
 					}

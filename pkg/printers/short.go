@@ -245,6 +245,8 @@ func explainListenerShort(r *checks.ListenerReport) string {
 				what += ": " + c.Result.Error
 			case c.Result.Cluster != "":
 				what += " goes to " + c.Result.Cluster
+			case c.Result.DirectResponse == 1:
+				what += " gets a redirect"
 			case c.Result.DirectResponse != 0:
 				what += fmt.Sprintf(" gets a direct response %d", c.Result.DirectResponse)
 			}

@@ -249,6 +249,28 @@ func Bind(gw *networkingv1.Gateway, serverIdx int, vs *networkingv1.VirtualServi
 			}
 		}
 	}
+	if b.RouteType == RouteHTTP {
+		// Routes that answer themselves (directResponse, redirect) bind like the others: the
+		// gateway's virtual host gets them (route.go translateRoute: a direct_response or
+		// redirect action), in their place among the VirtualService's routes.
+		for i, r := range vs.Spec.Http {
+			if len(r.GetRoute()) > 0 || r.GetDelegate() != nil || (r.GetDirectResponse() == nil && r.GetRedirect() == nil) {
+				continue
+			}
+			d := Dest{Kind: RouteHTTP, HTTP: r, RouteIndex: i, Declared: vs, Root: vs, Direct: 1}
+			if dr := r.GetDirectResponse(); dr != nil {
+				d.Direct = int(dr.GetStatus())
+			}
+			if !httpRouteApplies(d, port, gwName, opt) {
+				continue
+			}
+			at := slices.IndexFunc(b.Dests, func(x Dest) bool { return x.Declared == vs && x.RouteIndex > i })
+			if at < 0 {
+				at = len(b.Dests)
+			}
+			b.Dests = slices.Insert(b.Dests, at, d)
+		}
+	}
 	if len(b.Dests) == 0 && tlsFallback {
 		// every match of the tls route is tried as an L4 match (port, gateways; the SNI hosts
 		// are not: the server terminated TLS), and a route without a match applies nowhere

@@ -19,7 +19,8 @@ const (
 )
 
 // RouteAction is where an HTTP route sends a request: a cluster, weighted clusters, or a direct
-// response (block_all answers 502).
+// response (DirectResponse: its status, 502 for block_all, 500 for a Gateway API rule whose
+// backends all weigh 0; 1 for a redirect).
 type RouteAction struct {
 	Match          string   `json:"match"`
 	Cluster        string   `json:"cluster,omitempty"`
@@ -434,8 +435,10 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 			act.Match = matchString(kept[0])
 		}
 		switch {
-		case r.GetRedirect() != nil || r.GetDirectResponse() != nil:
-			act.DirectResponse = 1
+		case r.GetDirectResponse() != nil:
+			act.DirectResponse = int(r.GetDirectResponse().GetStatus())
+		case r.GetRedirect() != nil:
+			act.DirectResponse = 1 // a redirect
 		case len(r.GetRoute()) == 1:
 			act.Cluster = routeCluster(r.GetRoute()[0].GetDestination(), port, vs.Namespace)
 		default:

@@ -49,6 +49,10 @@ type Dest struct {
 	HTTP *networking.HTTPRoute
 	TLS  *networking.TLSRoute
 	TCP  *networking.TCPRoute
+	// Direct is set for an http route that answers itself (no destination, Host ""): the
+	// status of its directResponse (500 for a Gateway API rule whose backends all weigh 0), or 1
+	// for a redirect. Only gateway bindings carry such routes (Bind).
+	Direct int
 }
 
 // DelegateProblem explains why a delegated route was dropped.
