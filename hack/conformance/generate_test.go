@@ -199,8 +199,9 @@ var dimensions = []dimension{
 	// to it for the host: an older public one in namespace other routing to noise.example.com,
 	// and a newer one in istio-system with exportTo ["."] (or ["istio-system"], or exported to
 	// istio-system from namespace other) routing to the host. istiod takes private, then
-	// exported-by-name, then public VirtualServices.
-	{dimGVSOrder, []string{"none", "none", "private-dot", "private-named", "exported-by-name"}},
+	// exported-by-name, then public VirtualServices. direct-response and redirect: the private
+	// VirtualService answers itself (a directResponse; a redirect for /old before a route).
+	{dimGVSOrder, []string{"none", "none", "private-dot", "private-named", "exported-by-name", "direct-response", "redirect"}},
 	// gap.gatewayDestPort: a Gateway istio-system/port-gw (HTTP 8082, host dbj.example.net) and a
 	// VirtualService in namespace other bound to it, routing to dbj.example.net without a port;
 	// entries for the host in istio-system (exportTo ".", port 8080) and in other (port 9090),
@@ -1408,6 +1409,25 @@ spec:
 		vs("order-private", "istio-system", `["istio-system"]`, "order.example.net")
 	case "exported-by-name":
 		vs("order-exported", "other", `["istio-system"]`, "order.example.net")
+	case "direct-response", "redirect":
+		// a private VirtualService whose route answers itself: a directResponse, or a
+		// redirect before a route to the host (the gateway's virtual host holds them)
+		action := "  - directResponse: {status: 403}"
+		if v == "redirect" {
+			action = "  - match: [{uri: {prefix: /old}}]\n    redirect: {uri: /new}\n  - route:\n    - destination: {host: order.example.net, port: {number: 80}}"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: order-answer
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  hosts: [order.example.net]
+  gateways: [istio-system/order-gw]
+  exportTo: ["."]
+  http:
+%s`, b.ts(), action))
 	}
 }
 

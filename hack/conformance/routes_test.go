@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,6 +31,7 @@ const (
 	outcomeRouted = "ROUTED" // routed to a cluster the gateway has
 	outcomeNC     = "NC"     // routed to a cluster the gateway lacks
 	outcomeRouteX = "ROUTED?"
+	outcomeDirect = "DIRECT" // a route that answers itself (directResponse, redirect)
 )
 
 // routeCheck is one simulated call (workload, host, listener port, call kind).
@@ -60,6 +62,8 @@ type routeCheck struct {
 	explained               bool
 	// pPlain: a route of that virtual host takes a plain GET / (the simulated request).
 	pPlain bool
+	// pDirect, iDirect: the route GET / takes answers itself with this status (1: a redirect).
+	pDirect, iDirect int
 
 	// istiod side
 	iListener, iRDS string
@@ -74,6 +78,8 @@ func (c routeCheck) pluginOutcome() string {
 	switch {
 	case !c.pRouted:
 		return outcomeNR
+	case c.pDirect != 0:
+		return outcomeDirect
 	case !c.pDerivable:
 		return outcomeRouteX
 	case c.pPresent:
@@ -84,6 +90,8 @@ func (c routeCheck) pluginOutcome() string {
 
 func (c routeCheck) istiodOutcome() string {
 	switch {
+	case c.iDirect != 0:
+		return outcomeDirect
 	case !c.iRouted:
 		return outcomeNR
 	case c.iPresent:
@@ -95,6 +103,10 @@ func (c routeCheck) istiodOutcome() string {
 // agree: routed vs not routed; for calls both route, the destination cluster (when both name
 // one) and, when the plugin's destination is the asked host, its presence.
 func (c routeCheck) agree() bool {
+	if c.pDirect != 0 || c.iDirect != 0 {
+		// both answer the request themselves, with the same status, from the same virtual host
+		return c.pRouted && c.pDirect == c.iDirect && (!c.explained || c.pVHost == c.iVHost)
+	}
 	if c.pRouted != c.iRouted {
 		return false
 	}
@@ -294,6 +306,14 @@ func simulate(ps *proxySim, c *routeCheck, cds map[string]bool) {
 		// responses (the 404 of the blackhole virtual host) are read from the route itself.
 		cl, c.iErr = routeAction(ps.sim, r)
 		if cl == "" {
+			// a route that answers itself (not the blackhole virtual host's 404)
+			if !strings.HasPrefix(c.iVHost, "blackhole:") {
+				if c.iErr == "redirect" {
+					c.iDirect = 1
+				} else if n, ok := strings.CutPrefix(c.iErr, "direct response "); ok {
+					c.iDirect, _ = strconv.Atoi(n)
+				}
+			}
 			return
 		}
 	}
@@ -333,6 +353,9 @@ func explainGatewayCall(t *testing.T, sc *scenario, snap *snapshot.Snapshot, gw 
 		if vh := rules.MatchVirtualHost(&rep.Routes[i], c.host); vh != nil {
 			c.pVHost = vh.Name
 			for _, r := range vh.Routes {
+				if r.Plain && !c.pPlain {
+					c.pDirect = r.DirectResponse
+				}
 				c.pPlain = c.pPlain || r.Plain
 			}
 		}
