@@ -61,8 +61,10 @@ func crdIgnoredKinds(snap *snapshot.Snapshot) []ignoredKind {
 
 // crdUpgradeFix is the fix for a kind whose CRD istiod ignores.
 func crdUpgradeFix(k ignoredKind) string {
-	return fmt.Sprintf("Install the Gateway API CRDs of release %s or newer (the experimental channel has TLSRoute and TCPRoute), for example `kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/%s/experimental-install.yaml`, then check that istiod writes the routes' status; see https://istio.io/latest/docs/tasks/traffic-management/ingress/gateway-api/.",
-		rules.KubeCRDMinimum(k.kind), rules.KubeCRDMinimum(k.kind))
+	// The install replaces every route kind's CRD: it must be recent enough for all of them.
+	all := rules.KubeCRDMinimumAll()
+	return fmt.Sprintf("Install the Gateway API CRDs of release %s or newer (%s needs %s; the other route kinds istiod reads need up to %s, and an install replaces them all; the experimental channel has TLSRoute and TCPRoute), for example `kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/%s/experimental-install.yaml`, then check that istiod writes the routes' status; see https://istio.io/latest/docs/tasks/traffic-management/ingress/gateway-api/.",
+		all, k.kind, rules.KubeCRDMinimum(k.kind), all, all)
 }
 
 // crdFindings: GATEWAY_API_CRD_TOO_OLD for every route kind istiod ignores while routes of it

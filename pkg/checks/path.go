@@ -474,11 +474,11 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.hop(proxy, "route", Warn, path)
 		tr.t.Cause, tr.t.Level, tr.t.Culprit = PathRouteMatchAssumed, LevelWarning, "proxy "+proxy
 		for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
-			tr.t.Culprit = "VirtualService " + vs.Namespace + "/" + vs.Name
+			tr.t.Culprit = routeCulprit(tr.snap, vs.Namespace+"/"+vs.Name)
 			break
 		}
 		tr.t.Message = fmt.Sprintf("The %s call to %s:%d reaches virtual host %s of route configuration %s, whose routes all have match conditions that a request for / does not meet: requests that meet none get 404 NR, the others are routed. The trace sends GET / and cannot tell which requests the application sends.", strings.ToUpper(kind), host, port, res.VirtualHost, res.RouteConfig)
-		tr.t.Fix = "If the application's requests can miss every match, add a last route without match (a default) to the VirtualService; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --from %s", host, port, v.Namespace) + "` lists the routes."
+		tr.t.Fix = "If the application's requests can miss every match, " + defaultRouteFix(tr.t.Culprit) + "; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --from %s", host, port, v.Namespace) + "` lists the routes."
 		return
 	case res.Error != "":
 		tr.hop(proxy, "route", Fail, path)
@@ -1282,9 +1282,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// requests that meet one are routed; which ones the application sends is not in
 			// the configuration. A warning, as on the sidecar.
 			tr.hop(gproxy, "route", Warn, fmt.Sprintf("route configuration %s, virtual host %s: no route matches GET / (first route: %s, VirtualService %s)", rds, vh.Name, vh.Routes[0].Match, vh.Routes[0].VirtualService))
-			tr.t.Cause, tr.t.Level, tr.t.Culprit = PathRouteMatchAssumed, LevelWarning, "VirtualService "+vh.Routes[0].VirtualService
+			tr.t.Cause, tr.t.Level, tr.t.Culprit = PathRouteMatchAssumed, LevelWarning, routeCulprit(tr.snap, vh.Routes[0].VirtualService)
 			tr.t.Message = fmt.Sprintf("The call reaches virtual host %s of the gateway's route configuration %s on %s, whose routes all have match conditions that a request for / does not meet: requests that meet none get 404 NR at the gateway, the others are routed. The trace sends GET / and cannot tell which requests the application sends.", vh.Name, rds, w.Ref())
-			tr.t.Fix = "If the application's requests can miss every match, add a last route without match (a default) to the VirtualService bound to the gateway; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --gateway %s", host, srv.GetPort().GetNumber(), w.Ref()) + "` lists the routes."
+			tr.t.Fix = "If the application's requests can miss every match, " + defaultRouteFix(tr.t.Culprit) + "; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --gateway %s", host, srv.GetPort().GetNumber(), w.Ref()) + "` lists the routes."
 			return
 		}
 		if rt.DirectResponse != 0 {
@@ -1478,6 +1478,32 @@ func (tr *tracer) answeredByRoute(proxy string, rt *rules.RouteAction, host stri
 	tr.t.Cause, tr.t.Level = PathAnsweredByRoute, LevelWarning
 	tr.t.Message = fmt.Sprintf("%s answers the call to %s itself, at %s, with %s: nothing leaves the mesh for these requests.", upperFirst(vs), host, proxy, what)
 	tr.t.Fix = fmt.Sprintf("If the calls to %s are meant to leave the mesh, replace the route's directResponse or redirect in %s by a route to a destination (Istio: VirtualService HTTPRoute, https://istio.io/latest/docs/reference/config/networking/virtual-service/#HTTPRoute); if it is meant to block or move the host, nothing is wrong.", host, vs)
+}
+
+// routeCulprit names the object to change for a route of VirtualService vsRef
+// ("namespace/name"): the Kubernetes Gateway API routes it was generated from, else the
+// VirtualService.
+func routeCulprit(snap *snapshot.Snapshot, vsRef string) string {
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		var refs []string
+		for _, o := range generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}) {
+			if o.Kind != "Gateway" {
+				refs = append(refs, o.Kind+" "+o.Namespace+"/"+o.Name)
+			}
+		}
+		if len(refs) > 0 {
+			return strings.Join(refs, ", ")
+		}
+	}
+	return "VirtualService " + vsRef
+}
+
+// defaultRouteFix: add a route without match conditions to the culprit (routeCulprit).
+func defaultRouteFix(culprit string) string {
+	if strings.HasPrefix(culprit, "VirtualService ") {
+		return "add a last route without match (a default) to " + culprit
+	}
+	return "add a rule without matches (a default) to " + culprit
 }
 
 // generatedVS: the VirtualService vsRef ("namespace/name") was generated from a Kubernetes

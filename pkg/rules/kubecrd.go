@@ -23,6 +23,18 @@ var kubeCRDMinimum = map[string]string{
 // takes any).
 func KubeCRDMinimum(kind string) string { return kubeCRDMinimum[kind] }
 
+// KubeCRDMinimumAll is the oldest Gateway API release whose CRDs istiod watches for every
+// route kind: an install replaces all of them at once.
+func KubeCRDMinimumAll() string {
+	best, bestV := "", [3]int{}
+	for _, m := range kubeCRDMinimum {
+		if v, ok := bundleRelease(m); ok && (best == "" || v[0] > bestV[0] || v[0] == bestV[0] && (v[1] > bestV[1] || v[1] == bestV[1] && v[2] > bestV[2])) {
+			best, bestV = m, v
+		}
+	}
+	return best
+}
+
 // KubeCRDIgnored says whether istiod ignores every object of a Gateway API kind because of its
 // CRD: the CRD's bundle-version annotation (present: the CRD was read and carries the
 // annotation) is missing, not a version, or older than istiod's minimum for the kind; why says
