@@ -117,6 +117,23 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	default:
 		takes := map[string]string{"HTTPRoute": "HTTP or HTTPS", "GRPCRoute": "HTTP or HTTPS", "TLSRoute": "TLS, with tls.mode Passthrough or Terminate", "TCPRoute": "TCP, or TLS with tls.mode Terminate"}[a.Route.Kind]
 		fix = fmt.Sprintf("Attach %s to a listener whose protocol takes %ss (%s) and whose allowedRoutes.kinds, if set, list %s.", route, a.Route.Kind, takes, a.Route.Kind)
+		// A listener the route means whose protocol takes the kind but whose allowedRoutes.kinds
+		// leaves it out: that list is what to change.
+		var narrowed []string
+		for _, name := range names {
+			l := listenerOf[name]
+			if ref.SectionName != nil && string(*ref.SectionName) != name {
+				continue
+			}
+			if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 || !kindTakes(l, a.Route.Kind) {
+				continue
+			}
+			narrowed = append(narrowed, name)
+		}
+		if len(narrowed) > 0 {
+			fix = fmt.Sprintf("Add {kind: %s} to spec.listeners[].allowedRoutes.kinds of listener %s of Gateway %s (its protocol takes %ss; its kinds list leaves them out), or attach %s to another listener.",
+				a.Route.Kind, strings.Join(narrowed, ", "), a.Gateway, a.Route.Kind, route)
+		}
 	}
 	return msg, fix
 }
@@ -272,4 +289,18 @@ func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 	}
 	return out
+}
+
+// kindTakes says whether a Gateway API listener's protocol takes routes of kind (before
+// allowedRoutes.kinds narrows it; gatewaycommon GenerateGatewaySupportedKinds).
+func kindTakes(l gatewayv1.Listener, kind string) bool {
+	switch l.Protocol {
+	case gatewayv1.HTTPProtocolType, gatewayv1.HTTPSProtocolType:
+		return kind == "HTTPRoute" || kind == "GRPCRoute"
+	case gatewayv1.TCPProtocolType:
+		return kind == "TCPRoute"
+	case gatewayv1.TLSProtocolType:
+		return kind == "TLSRoute" || kind == "TCPRoute" && l.TLS != nil && l.TLS.Mode != nil && *l.TLS.Mode == gatewayv1.TLSModeTerminate
+	}
+	return false
 }

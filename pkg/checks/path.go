@@ -1258,6 +1258,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				tr.failFix(PathGatewayNoRoute, "NR", m.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), upperFirst(m.why)), m.fix, m.patch)
 				return
 			}
+			if d, ok := tr.unattachedRoute(gview, w, flags, host); ok {
+				// a route for the host names the Gateway, but no listener accepts it
+				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(strings.TrimPrefix(d.why, "the Gateway servers on the port get no filter chain: "))), d.fix)
+				return
+			}
 			if origin := rules.GeneratedFrom(servers[0].Gateway.Annotations, servers[0].Gateway.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" {
 				// A Kubernetes Gateway API listener: routes attach to it with HTTPRoutes.
 				o := origin[0]
