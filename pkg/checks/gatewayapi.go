@@ -190,9 +190,87 @@ func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 }
 
 // gatewayAPIMessage is the INPUT_UNKNOWN text for a verdict about host.
-func gatewayAPIMessage(what, host string, objs []string, tentative string) string {
+func gatewayAPIMessage(snap *snapshot.Snapshot, what, host string, objs []string, tentative string) string {
+	named := make([]string, 0, len(objs))
+	for _, o := range objs {
+		if why := unmodelledWhy(snap, o); why != "" {
+			o += ": " + why
+		}
+		named = append(named, o)
+	}
 	return fmt.Sprintf("No verdict for %s: %s is routed by Kubernetes Gateway API resources (%s), which kubectl-egress does not model yet; istiod generates gateway and route configuration from them that the prediction lacks. With the Istio APIs alone: %s",
-		what, host, strings.Join(objs, ", "), tentative)
+		what, host, strings.Join(named, "; "), tentative)
+}
+
+// unmodelledWhy says what of the Gateway API object ref ("Kind namespace/name") the model does
+// not predict ("" when it cannot tell).
+func unmodelledWhy(snap *snapshot.Snapshot, ref string) string {
+	kind, nsName, _ := strings.Cut(ref, " ")
+	ns, name, _ := strings.Cut(nsName, "/")
+	parents := func(refs []gatewayv1.ParentReference, routeNs string) string {
+		if !rules.KubeParentRefsModelled(refs, routeNs) {
+			return "a parentRef of a kind not modelled (a ListenerSet)"
+		}
+		return ""
+	}
+	filters := func(types []string) string {
+		slices.Sort(types)
+		if types = slices.Compact(types); len(types) > 0 {
+			return "its " + strings.Join(types, ", ") + " filter, which the model does not follow (it changes where requests, or copies of them, go)"
+		}
+		return ""
+	}
+	switch kind {
+	case "HTTPRoute":
+		for _, r := range snap.HTTPRoutes {
+			if r.Namespace == ns && r.Name == name {
+				if why := parents(r.Spec.ParentRefs, r.Namespace); why != "" {
+					return why
+				}
+				var types []string
+				for _, rule := range r.Spec.Rules {
+					fs := slices.Clone(rule.Filters)
+					for _, b := range rule.BackendRefs {
+						fs = append(fs, b.Filters...)
+					}
+					for _, f := range fs {
+						switch f.Type {
+						case gatewayv1.HTTPRouteFilterRequestHeaderModifier, gatewayv1.HTTPRouteFilterResponseHeaderModifier, gatewayv1.HTTPRouteFilterURLRewrite:
+						default:
+							types = append(types, string(f.Type))
+						}
+					}
+				}
+				return filters(types)
+			}
+		}
+	case "GRPCRoute":
+		for _, r := range snap.GRPCRoutes {
+			if r.Namespace == ns && r.Name == name {
+				if why := parents(r.Spec.ParentRefs, r.Namespace); why != "" {
+					return why
+				}
+				var types []string
+				for _, rule := range r.Spec.Rules {
+					for _, f := range rule.Filters {
+						if f.Type == gatewayv1.GRPCRouteFilterRequestMirror {
+							types = append(types, string(f.Type))
+						}
+					}
+				}
+				return filters(types)
+			}
+		}
+	case "TLSRoute", "TCPRoute":
+		return "a parentRef of a kind not modelled (a ListenerSet)"
+	case "Gateway":
+		for _, g := range snap.KubeGateways {
+			if g.Namespace == ns && g.Name == name {
+				return "class " + string(g.Spec.GatewayClassName) + ", which kubectl-egress does not model (or whose GatewayClass the input lacks)"
+			}
+		}
+	}
+	return ""
 }
 
 // gatewayAPIFix is the advice that goes with it.

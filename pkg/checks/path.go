@@ -298,7 +298,7 @@ func (tr *tracer) gatewayAPI(host string) {
 		tentative += ": " + p.Message
 	}
 	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
-	p.Message = gatewayAPIMessage("this path", host, objs, tentative)
+	p.Message = gatewayAPIMessage(tr.snap, "this path", host, objs, tentative)
 	p.Patch = nil
 	p.Fix = gatewayAPIFix
 	p.gateway = nil

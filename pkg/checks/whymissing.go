@@ -1148,7 +1148,7 @@ func (e *evaluation) stepGatewayAPI() {
 		tentative = e.cause + ": " + e.v.Message
 	}
 	e.cause = ""
-	e.fail(CauseInputUnknown, "", gatewayAPIMessage("gateway "+e.w.Ref(), e.host, objs, tentative), gatewayAPIFix)
+	e.fail(CauseInputUnknown, "", gatewayAPIMessage(e.snap, "gateway "+e.w.Ref(), e.host, objs, tentative), gatewayAPIFix)
 }
 
 // independentOf says why an unreadable kind cannot change this gateway's verdict ("" when it
