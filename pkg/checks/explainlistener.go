@@ -1551,6 +1551,9 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					rc.VirtualHosts = append(rc.VirtualHosts, rules.VirtualHost{Name: fmt.Sprintf("%s:%d", h, s.GetPort().GetNumber()), Domains: []string{h}})
 				}
 				byRoute := map[*networking.HTTPRoute][]int{}
+				// The destinations of one http route are one route with weighted clusters
+				// (route.go translateRoute; weight 0 is left out when there are several).
+				seenDest := map[*networking.HTTPRoute]int{}
 				for _, d := range b.Dests {
 					// A mirror is a cluster of the route it belongs to (request_mirror_policies),
 					// not a route of its own (route/route.go translateRoute).
@@ -1562,6 +1565,21 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 						}
 						continue
 					}
+					var weight int32
+					if d.Direct == 0 && len(d.HTTP.GetRoute()) > 1 {
+						k := seenDest[d.HTTP]
+						seenDest[d.HTTP] = k + 1
+						weight = d.HTTP.GetRoute()[min(k, len(d.HTTP.GetRoute())-1)].GetWeight()
+						if weight == 0 {
+							continue
+						}
+						if idx := byRoute[d.HTTP]; len(idx) > 0 {
+							act := &rc.VirtualHosts[i].Routes[idx[len(idx)-1]]
+							act.Weighted = append(act.Weighted, dest(d))
+							act.Weights = append(act.Weights, weight)
+							continue
+						}
+					}
 					// The route's match (uri, headers, ...; the root's too, for delegated
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
@@ -1571,6 +1589,9 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 						act.DirectResponse = d.Direct
 					} else {
 						act.Cluster = dest(d)
+						if weight != 0 {
+							act.Weighted, act.Weights = []string{act.Cluster}, []int32{weight}
+						}
 					}
 					rc.VirtualHosts[i].Routes = append(rc.VirtualHosts[i].Routes, act)
 				}

@@ -1310,6 +1310,28 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		cluster = rt.Cluster
+		if len(rt.Weighted) > 1 {
+			// A route that splits the requests by weight: a share sent to a backend istiod
+			// refused gets 500; the trace follows the first of the others.
+			var refused, total int32
+			for k, c := range rt.Weighted {
+				total += rt.Weights[k]
+				if c == rules.UnknownServiceCluster {
+					refused += rt.Weights[k]
+				} else if cluster == rules.UnknownServiceCluster {
+					cluster = c
+				}
+			}
+			if refused > 0 && refused < total {
+				tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s splits the requests by weight: %d of every %d go to %s, a refused Gateway API backend (VirtualService %s)", rds, vh.Name, refused, total, rules.UnknownServiceCluster, rt.VirtualService))
+				culprit, msg, fix := backendRefusedText(tr.snap, rt.VirtualService, host, gproxy, false)
+				tr.fail(PathBackendRefused, "500", culprit, strings.Replace(shareSentence(refused, total), "connections", "requests", 2)+msg, fix)
+				return
+			}
+			if refused == 0 {
+				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The gateway's route splits the requests among %s by weight; the trace follows %s.", strings.Join(rt.Weighted, ", "), cluster))
+			}
+		}
 		tr.t.GatewayCluster = cluster
 		if cluster == rules.UnknownServiceCluster {
 			tr.backendRefused(gproxy, rds, vh.Name, rt.VirtualService, host)
@@ -1373,7 +1395,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		return
 	}
 	detail := cluster + " present"
-	if g.Cause != CauseOK && g.Cause != "" {
+	if g.Cause != CauseOK && g.Cause != "" && ghost == host {
 		// the gateway's own verdict on the host names a problem this call does not meet
 		detail += " (why-missing for the gateway: " + g.Cause + ")"
 	}

@@ -784,9 +784,19 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 					refused, total = refusedWeights(d.TCP.GetRoute())
 				case d.TLS != nil:
 					refused, total = refusedWeights(d.TLS.GetRoute())
+				case d.HTTP != nil:
+					var dests []*networking.RouteDestination
+					for _, r := range d.HTTP.GetRoute() {
+						dests = append(dests, &networking.RouteDestination{Destination: r.GetDestination(), Weight: r.GetWeight()})
+					}
+					refused, total = refusedWeights(dests)
 				}
 				if refused > 0 {
-					msg = shareSentence(refused, total) + msg
+					share := shareSentence(refused, total)
+					if d.HTTP != nil {
+						share = strings.Replace(share, "connections", "requests", 2)
+					}
+					msg = share + msg
 				}
 				e.fail(PathBackendRefused, culprit, msg, fix)
 				return

@@ -22,11 +22,14 @@ const (
 // response (DirectResponse: its status, 502 for block_all, 500 for a Gateway API rule whose
 // backends all weigh 0; 1 for a redirect).
 type RouteAction struct {
-	Match          string   `json:"match"`
-	Cluster        string   `json:"cluster,omitempty"`
-	Weighted       []string `json:"weightedClusters,omitempty"`
-	DirectResponse int      `json:"directResponse,omitempty"`
-	VirtualService string   `json:"virtualService,omitempty"`
+	Match    string   `json:"match"`
+	Cluster  string   `json:"cluster,omitempty"`
+	Weighted []string `json:"weightedClusters,omitempty"`
+	// Weights are the weights of Weighted, when known (a gateway's routes; Cluster is then the
+	// first of them, the one a trace follows).
+	Weights        []int32 `json:"weights,omitempty"`
+	DirectResponse int     `json:"directResponse,omitempty"`
+	VirtualService string  `json:"virtualService,omitempty"`
 	// Mirrors are the clusters the route mirrors requests to (request_mirror_policies: clusters,
 	// not routes).
 	Mirrors []string `json:"mirrors,omitempty"`
