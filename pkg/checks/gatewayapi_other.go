@@ -210,3 +210,19 @@ func otherClassFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	}
 	return out
 }
+
+// takenClassNotes: a note per Gateway whose class is one of istiod's built-in names (istio, say)
+// while the GatewayClass object of that name names another controller: istiod generates the
+// Gateway's configuration but deploys no gateway for it (rules.KubeGatewayClassTaken), so its
+// <name>-<class> Service and pods exist only if that controller makes them.
+func takenClassNotes(snap *snapshot.Snapshot) []string {
+	var out []string
+	for _, g := range snap.KubeGateways {
+		class := string(g.Spec.GatewayClassName)
+		if ctl, ok := rules.KubeGatewayClassTaken(class, snap.GatewayClasses); ok {
+			out = append(out, fmt.Sprintf("GatewayClass %s names controller %s, not Istio's: istiod still generates the configuration of Gateway %s/%s (class %s is one of its own names), but deploys no gateway for it, so Service %s/%s and its pods exist only if that other controller creates them; give the GatewayClass Istio's controllerName (istio.io/gateway-controller) or the Gateway another class.",
+				class, ctl, g.Namespace, g.Name, class, g.Namespace, rules.KubeGatewayServiceName(g)))
+		}
+	}
+	return out
+}

@@ -289,6 +289,7 @@ func (tr *tracer) gatewayAPI(host string) {
 	}
 	p.Warnings = append(p.Warnings, crdIgnoredFor(tr.snap, host)...)
 	p.Notes = append(p.Notes, otherClassNotes(tr.snap, host)...)
+	p.Notes = append(p.Notes, takenClassNotes(tr.snap)...)
 	objs := gatewayAPIFor(tr.snap, host)
 	if len(objs) == 0 || p.Cause == CauseInputUnknown {
 		return

@@ -30,6 +30,9 @@ func addSyntheticKubeGateways(snap *snapshot.Snapshot) {
 		if gw == nil || !rules.KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), snap.GatewayClasses) || !rules.KubeGatewayManaged(gw) {
 			continue
 		}
+		if _, taken := rules.KubeGatewayClassTaken(string(gw.Spec.GatewayClassName), snap.GatewayClasses); taken {
+			continue // istiod's deployment controller deploys nothing for a class another controller holds
+		}
 		name := rules.KubeGatewayServiceName(gw)
 		sel := map[string]string{rules.KubeGatewayNameLabel: gw.Name}
 		if existing := findService(snap, gw.Namespace, name); existing != nil {

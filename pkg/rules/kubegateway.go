@@ -147,6 +147,31 @@ func KubeGatewayOtherController(className string, classes []*gatewayv1.GatewayCl
 	return "", false
 }
 
+// KubeGatewayClassTaken returns the controllerName of the GatewayClass object named className when
+// the name is one of istiod's built-in classes but the object names another controller (ok
+// false otherwise). istiod still generates configuration for Gateways of that class (its class
+// collection drops the object and falls back to the built-in class), but its deployment
+// controller reads the object's controllerName and deploys no gateway for them.
+//
+// Mirrors istiod gatewaycommon/gatewayclass_collection.go GatewayClassesCollection /
+// FetchGatewayClass and gatewaycommon/deploymentcontroller.go (the class's controller check).
+func KubeGatewayClassTaken(className string, classes []*gatewayv1.GatewayClass) (controller string, ok bool) {
+	if !KubeGatewayBuiltinClass(className) {
+		return "", false
+	}
+	for _, c := range classes {
+		if c.Name != className {
+			continue
+		}
+		ctl := string(c.Spec.ControllerName)
+		if kubeGatewayKnownController[ctl] || strings.HasPrefix(ctl, "istio.io/") {
+			return "", false
+		}
+		return ctl, true
+	}
+	return "", false
+}
+
 // KubeGatewayBuiltinClass says whether istiod may know the class without a GatewayClass object.
 func KubeGatewayBuiltinClass(className string) bool { return kubeGatewayBuiltinClass[className] }
 

@@ -102,3 +102,31 @@ func TestKubeGatewayOtherController(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeGatewayClassTaken: a GatewayClass named like one of istiod's built-in classes but
+// naming another controller takes the name from Istio's deployment controller only; another
+// name, or Istio's controller, does not.
+func TestKubeGatewayClassTaken(t *testing.T) {
+	class := func(name, ctl string) *gatewayv1.GatewayClass {
+		return &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: gatewayv1.GatewayClassSpec{ControllerName: gatewayv1.GatewayController(ctl)}}
+	}
+	for _, c := range []struct {
+		class   string
+		classes []*gatewayv1.GatewayClass
+		want    bool
+	}{
+		{"istio", []*gatewayv1.GatewayClass{class("istio", "gateway.envoyproxy.io/gatewayclass-controller")}, true},
+		{"istio-waypoint", []*gatewayv1.GatewayClass{class("istio-waypoint", "example.com/mesh")}, true},
+		{"istio", []*gatewayv1.GatewayClass{class("istio", KubeGatewayController)}, false},
+		{"istio", nil, false},
+		{"envoy", []*gatewayv1.GatewayClass{class("envoy", "gateway.envoyproxy.io/gatewayclass-controller")}, false},
+	} {
+		if _, got := KubeGatewayClassTaken(c.class, c.classes); got != c.want {
+			t.Errorf("class %s with %d GatewayClasses: taken %t, want %t", c.class, len(c.classes), got, c.want)
+		}
+	}
+	// istiod still generates the Gateway's configuration: the class stays Istio's for that.
+	if !KubeGatewayIstioClass("istio", []*gatewayv1.GatewayClass{class("istio", "gateway.envoyproxy.io/gatewayclass-controller")}) {
+		t.Error("a taken built-in class should still be served by istiod's configuration")
+	}
+}
