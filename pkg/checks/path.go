@@ -632,6 +632,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		// The external host's own cluster (or a mesh service): the path ends here.
 		if chost != host && len(gws) == 0 && sok && svc.Kind == rules.KindService {
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is a Kubernetes Service that selects no gateway workload; the trace stops at its cluster.", svc.Ref()))
+			// The call leaves the mesh's routing there, not at the external host's cluster.
+			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches cluster %s of %s, which is no Istio gateway: what happens after is up to the workloads behind that Service (another controller's gateway, a proxy).", strings.ToUpper(kind), proxy, host, tr.t.Port, res.Cluster, svc.Ref())
 		}
 		if chost == host {
 			tr.directWarning(v, res, proxy, host)
