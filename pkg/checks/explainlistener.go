@@ -157,6 +157,9 @@ type ChainView struct {
 	// SNI are the server names the chain matches (filter_chain_match.server_names).
 	SNI     []string `json:"serverNames,omitempty"`
 	Default bool     `json:"default,omitempty"`
+	// Weighted are the clusters a gateway chain splits connections among by weight (its
+	// Destination names the first, the one a trace follows).
+	Weighted []string `json:"weightedClusters,omitempty"`
 	// Origin is what produced the chain (a ServiceEntry, Service, VirtualService or Gateway server).
 	Origin string `json:"origin,omitempty"`
 	TLS    string `json:"tls,omitempty"` // gateway: TLS termination (SIMPLE, MUTUAL, ...)
@@ -1613,8 +1616,20 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		}
 		known := rep.tlsHosts[lp]
 		kept := map[*networking.TLSRoute][]string{}
+		// one chain per tls route: its destinations are weighted clusters of that chain
+		// (networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters)
+		chainOf := map[*networking.TLSRoute]int{}
 		for _, b := range bound {
 			for _, d := range b.Dests {
+				if k, ok := chainOf[d.TLS]; ok {
+					if c := &lv.Chains[k]; len(d.TLS.GetRoute()) > 1 {
+						if len(c.Weighted) == 0 {
+							c.Weighted = []string{strings.TrimPrefix(c.Destination, "Cluster: ")}
+						}
+						c.Weighted = append(c.Weighted, dest(d))
+					}
+					continue
+				}
 				names, done := kept[d.TLS]
 				if !done {
 					for _, m := range d.TLS.GetMatch() {
@@ -1631,6 +1646,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 				if len(names) == 0 {
 					continue
 				}
+				chainOf[d.TLS] = len(lv.Chains)
 				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), SNI: names, Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
 			}
 		}
@@ -1638,6 +1654,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		for _, b := range bound {
 			d := b.Dests[0]
 			cv := ChainView{Match: "ALL", Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
+			for _, o := range b.Dests {
+				if o.TCP == d.TCP && o.TLS == d.TLS && len(d.TCP.GetRoute())+len(d.TLS.GetRoute()) > 1 {
+					cv.Weighted = append(cv.Weighted, dest(o))
+				}
+			}
 			if terminating {
 				// A server that terminates TLS matches the SNIs of its hosts only
 				// (core/gateway.go buildGatewayTCPBasedFilterChains, GetSNIHostsForServer).

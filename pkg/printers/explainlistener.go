@@ -61,7 +61,11 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 				if c.Default {
 					m += " (default)"
 				}
-				rows = append(rows, []string{addr, fmt.Sprint(l.Port), m, c.Destination, orDash(c.Origin)})
+				d := c.Destination
+				if len(c.Weighted) > 0 {
+					d = "Clusters: " + strings.Join(c.Weighted, ",") + " (weighted)"
+				}
+				rows = append(rows, []string{addr, fmt.Sprint(l.Port), m, d, orDash(c.Origin)})
 			}
 		}
 		if len(rows) == 0 {

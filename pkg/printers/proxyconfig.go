@@ -120,6 +120,9 @@ func listenerRows(ls []checks.ListenerView, from bool) [][]string {
 				match += " (default)"
 			}
 			dest := c.Destination
+			if len(c.Weighted) > 0 {
+				dest = "Clusters: " + strings.Join(c.Weighted, ",") + " (weighted)"
+			}
 			if c.TLS != "" {
 				dest += " [TLS " + c.TLS + "]"
 			}
