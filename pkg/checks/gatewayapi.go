@@ -214,8 +214,7 @@ func unmodelledWhy(snap *snapshot.Snapshot, ref string) string {
 		return ""
 	}
 	filters := func(types []string) string {
-		slices.Sort(types)
-		if types = slices.Compact(types); len(types) > 0 {
+		if len(types) > 0 {
 			return "its " + strings.Join(types, ", ") + " filter, which the model does not follow (it changes where requests, or copies of them, go)"
 		}
 		return ""
@@ -227,21 +226,7 @@ func unmodelledWhy(snap *snapshot.Snapshot, ref string) string {
 				if why := parents(r.Spec.ParentRefs, r.Namespace); why != "" {
 					return why
 				}
-				var types []string
-				for _, rule := range r.Spec.Rules {
-					fs := slices.Clone(rule.Filters)
-					for _, b := range rule.BackendRefs {
-						fs = append(fs, b.Filters...)
-					}
-					for _, f := range fs {
-						switch f.Type {
-						case gatewayv1.HTTPRouteFilterRequestHeaderModifier, gatewayv1.HTTPRouteFilterResponseHeaderModifier, gatewayv1.HTTPRouteFilterURLRewrite:
-						default:
-							types = append(types, string(f.Type))
-						}
-					}
-				}
-				return filters(types)
+				return filters(rules.KubeHTTPRouteUnmodelledFilters(r))
 			}
 		}
 	case "GRPCRoute":
@@ -250,15 +235,7 @@ func unmodelledWhy(snap *snapshot.Snapshot, ref string) string {
 				if why := parents(r.Spec.ParentRefs, r.Namespace); why != "" {
 					return why
 				}
-				var types []string
-				for _, rule := range r.Spec.Rules {
-					for _, f := range rule.Filters {
-						if f.Type == gatewayv1.GRPCRouteFilterRequestMirror {
-							types = append(types, string(f.Type))
-						}
-					}
-				}
-				return filters(types)
+				return filters(rules.KubeGRPCRouteUnmodelledFilters(r))
 			}
 		}
 	case "TLSRoute", "TCPRoute":

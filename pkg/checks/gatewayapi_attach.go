@@ -231,8 +231,8 @@ func routeConcerns(r rules.KubeRoute, host string) bool {
 			return true
 		}
 	}
-	for _, b := range r.Backends {
-		if strings.EqualFold(b, host) {
+	for _, b := range r.BackendRefs {
+		if strings.EqualFold(string(b.Name), host) {
 			return true
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
@@ -1328,7 +1327,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			if refused > 0 && refused < total {
 				tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s splits the requests by weight: %d of every %d go to %s, a refused Gateway API backend (VirtualService %s)", rds, vh.Name, refused, total, rules.UnknownServiceCluster, rt.VirtualService))
 				culprit, msg, fix := backendRefusedText(tr.snap, rt.VirtualService, host, gproxy, false)
-				tr.fail(PathBackendRefused, "500", culprit, strings.Replace(shareSentence(refused, total), "connections", "requests", 2)+msg, fix)
+				tr.fail(PathBackendRefused, "500", culprit, shareSentence(refused, total, "requests")+msg, fix)
 				return
 			}
 			if refused == 0 {
@@ -1368,7 +1367,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if refused, total := l4RefusedShare(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""); refused > 0 {
 			tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s splits the connections by weight: %d of every %d go to %s, a refused Gateway API backend", chain.Origin, refused, total, rules.UnknownServiceCluster))
 			culprit, msg, fix := backendRefusedText(tr.snap, vsRef, host, gproxy, true)
-			tr.fail(PathBackendRefused, "NC", culprit, shareSentence(refused, total)+msg, fix)
+			tr.fail(PathBackendRefused, "NC", culprit, shareSentence(refused, total, "connections")+msg, fix)
 			return
 		}
 	}
@@ -1480,12 +1479,7 @@ func zeroWeightOnly(vs *networkingv1.VirtualService) bool {
 // zeroWeightText is the culprit (the Gateway API route), message and fix for a route whose
 // backendRefs all weigh 0 (VirtualService vsRef, "namespace/name", generated from it).
 func zeroWeightText(snap *snapshot.Snapshot, vsRef string) (culprit, msg, fix string) {
-	culprit = "VirtualService " + vsRef
-	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
-		if origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
-			culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
-		}
-	}
+	culprit = firstOrigin(snap, vsRef)
 	msg = fmt.Sprintf("Every backendRef of a rule of %s weighs 0, so istiod sends its connections nowhere (cluster %s, which does not exist; a TLSRoute's such rule matches no SNI at all).", culprit, zeroWeightCluster)
 	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1).", culprit)
 	return culprit, msg, fix
@@ -1543,15 +1537,21 @@ func generatedVS(snap *snapshot.Snapshot, vsRef string) bool {
 	return ok && len(generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name})) > 0
 }
 
+// firstOrigin names the Kubernetes Gateway API route the VirtualService vsRef ("namespace/name")
+// was generated from (the first, for a merged one), else the VirtualService.
+func firstOrigin(snap *snapshot.Snapshot, vsRef string) string {
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		if origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
+			return origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+		}
+	}
+	return "VirtualService " + vsRef
+}
+
 // zeroWeightHTTPText: the culprit, message and fix for an HTTPRoute or GRPCRoute rule whose
 // backendRefs all weigh 0, which proxy answers with 500.
 func zeroWeightHTTPText(snap *snapshot.Snapshot, vsRef, proxy string) (culprit, msg, fix string) {
-	culprit = "VirtualService " + vsRef
-	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
-		if origin := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name}); len(origin) > 0 {
-			culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
-		}
-	}
+	culprit = firstOrigin(snap, vsRef)
 	msg = fmt.Sprintf("Every backendRef of the rule of %s that takes the request weighs 0, so istiod turns the rule into a fixed answer: %s answers 500 to every request it matches, and nothing leaves the mesh (Gateway API: a rule without a backend of weight above 0 must return 500).", culprit, proxy)
 	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1), or remove the rule if the traffic is meant to stop.", culprit)
 	return culprit, msg, fix
@@ -1606,11 +1606,14 @@ func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 b
 // of them go there (0, 0 otherwise: a route that sends everything to a refused backend is
 // reported by the cluster it names).
 func l4RefusedShare(view *snapshot.Snapshot, vsRef, host string, tls bool) (refused, total int32) {
-	ns, name, _ := strings.Cut(vsRef, "/")
-	for _, vs := range view.VirtualServices {
-		if vs.Namespace != ns || vs.Name != name {
-			continue
+	byRef := view.Derived(vsByRefKey{}, func() any {
+		m := make(map[string]*networkingv1.VirtualService, len(view.VirtualServices))
+		for _, vs := range view.VirtualServices {
+			m[vs.Namespace+"/"+vs.Name] = vs
 		}
+		return m
+	}).(map[string]*networkingv1.VirtualService)
+	if vs, ok := byRef[vsRef]; ok {
 		var dests []*networking.RouteDestination
 		// a terminating listener serves a TLSRoute's tls routes as tcp routes
 		if tls || len(vs.Spec.Tcp) == 0 {
@@ -1630,6 +1633,9 @@ func l4RefusedShare(view *snapshot.Snapshot, vsRef, host string, tls bool) (refu
 	return 0, 0
 }
 
+// vsByRefKey: a view's VirtualServices by "namespace/name" (l4RefusedShare).
+type vsByRefKey struct{}
+
 // refusedWeights: the weight of the destinations istiod left empty among dests, and the total,
 // when some but not all of the weight goes there.
 func refusedWeights(dests []*networking.RouteDestination) (refused, total int32) {
@@ -1648,54 +1654,20 @@ func refusedWeights(dests []*networking.RouteDestination) (refused, total int32)
 	return refused, total
 }
 
-// shareSentence says what share of the connections a split sends to a refused backend.
-func shareSentence(refused, total int32) string {
-	return fmt.Sprintf("The route splits the connections by weight and sends %d of every %d of them (%d%%) to a backend istiod refuses; the others go on. ", refused, total, refused*100/total)
+// shareSentence says what share of the requests or connections (what) a split sends to a
+// refused backend.
+func shareSentence(refused, total int32, what string) string {
+	return fmt.Sprintf("The route splits the %s by weight and sends %d of every %d of them (%d%%) to a backend istiod refuses; the others go on. ", what, refused, total, refused*100/total)
 }
 
 // kubeRouteBackends: the backendRefs of the rules of the Gateway API route o names.
 func kubeRouteBackends(snap *snapshot.Snapshot, o rules.ObjectRef) []gatewayv1.BackendRef {
-	var out []gatewayv1.BackendRef
-	match := func(m metav1.ObjectMeta) bool { return m.Namespace == o.Namespace && m.Name == o.Name }
-	switch o.Kind {
-	case "HTTPRoute":
-		for _, r := range snap.HTTPRoutes {
-			if match(r.ObjectMeta) {
-				for _, rule := range r.Spec.Rules {
-					for _, b := range rule.BackendRefs {
-						out = append(out, b.BackendRef)
-					}
-				}
-			}
-		}
-	case "GRPCRoute":
-		for _, r := range snap.GRPCRoutes {
-			if match(r.ObjectMeta) {
-				for _, rule := range r.Spec.Rules {
-					for _, b := range rule.BackendRefs {
-						out = append(out, b.BackendRef)
-					}
-				}
-			}
-		}
-	case "TLSRoute":
-		for _, r := range snap.TLSRoutes {
-			if match(r.ObjectMeta) {
-				for _, rule := range r.Spec.Rules {
-					out = append(out, rule.BackendRefs...)
-				}
-			}
-		}
-	case "TCPRoute":
-		for _, r := range snap.TCPRoutes {
-			if match(r.ObjectMeta) {
-				for _, rule := range r.Spec.Rules {
-					out = append(out, rule.BackendRefs...)
-				}
-			}
+	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+		if r.Kind == o.Kind && r.Namespace == o.Namespace && r.Name == o.Name {
+			return r.BackendRefs
 		}
 	}
-	return out
+	return nil
 }
 
 // refusedBackendText: why istiod refuses backendRef b of route o (why: a rules.KubeBackend*

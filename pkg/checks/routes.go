@@ -792,11 +792,11 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 					refused, total = refusedWeights(dests)
 				}
 				if refused > 0 {
-					share := shareSentence(refused, total)
+					what := "connections"
 					if d.HTTP != nil {
-						share = strings.Replace(share, "connections", "requests", 2)
+						what = "requests"
 					}
-					msg = share + msg
+					msg = shareSentence(refused, total, what) + msg
 				}
 				e.fail(PathBackendRefused, culprit, msg, fix)
 				return

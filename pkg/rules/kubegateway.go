@@ -134,17 +134,7 @@ func KubeGatewayOtherController(className string, classes []*gatewayv1.GatewayCl
 	if KubeGatewayBuiltinClass(className) {
 		return "", false
 	}
-	for _, c := range classes {
-		if c.Name != className {
-			continue
-		}
-		ctl := string(c.Spec.ControllerName)
-		if kubeGatewayKnownController[ctl] || strings.HasPrefix(ctl, "istio.io/") {
-			return "", false
-		}
-		return ctl, true
-	}
-	return "", false
+	return foreignClassController(className, classes)
 }
 
 // KubeGatewayClassTaken returns the controllerName of the GatewayClass object named className when
@@ -159,6 +149,13 @@ func KubeGatewayClassTaken(className string, classes []*gatewayv1.GatewayClass) 
 	if !KubeGatewayBuiltinClass(className) {
 		return "", false
 	}
+	return foreignClassController(className, classes)
+}
+
+// foreignClassController returns the controllerName of the GatewayClass object named className
+// when it is not one of Istio's controllers (ok false when it is, or the input has no such
+// object).
+func foreignClassController(className string, classes []*gatewayv1.GatewayClass) (controller string, ok bool) {
 	for _, c := range classes {
 		if c.Name != className {
 			continue

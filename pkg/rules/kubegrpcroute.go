@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"strconv"
-
 	networking "istio.io/api/networking/v1alpha3"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -28,18 +26,8 @@ func kubeGRPCRouteRules(obj *gatewayv1.GRPCRoute, in KubeRouteInputs, mesh bool)
 				return nil, false
 			}
 		}
-		matches := make([]*gatewayv1.GRPCRouteMatch, 0, len(r.Matches))
-		for i := range r.Matches {
-			matches = append(matches, &r.Matches[i])
-		}
-		if len(matches) == 0 {
-			matches = append(matches, nil)
-		}
-		for _, m := range matches {
-			route := &networking.HTTPRoute{Name: obj.Namespace + "." + obj.Name + "." + strconv.Itoa(n)}
-			if r.Name != nil {
-				route.Name = string(*r.Name)
-			}
+		for _, m := range kubeRuleMatches(r.Matches) {
+			route := &networking.HTTPRoute{Name: kubeRuleName(obj.ObjectMeta, n, r.Name)}
 			if m != nil {
 				mr, ok := kubeGRPCMatch(*m)
 				if !ok {
@@ -126,15 +114,18 @@ func kubeGRPCMatch(m gatewayv1.GRPCRouteMatch) (*networking.HTTPMatchRequest, bo
 // every parentRef is a Gateway, a Service or a ServiceEntry, and no rule mirrors requests (a
 // mirror adds a cluster the model does not follow). Header modifiers keep the destination.
 func KubeGRPCRouteModelled(r *gatewayv1.GRPCRoute) bool {
-	if !KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
-		return false
-	}
+	return KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) && len(KubeGRPCRouteUnmodelledFilters(r)) == 0
+}
+
+// KubeGRPCRouteUnmodelledFilters lists the filter types of a GRPCRoute's rules the model does not
+// follow (RequestMirror), once each.
+func KubeGRPCRouteUnmodelledFilters(r *gatewayv1.GRPCRoute) []string {
 	for _, rule := range r.Spec.Rules {
 		for _, f := range rule.Filters {
 			if f.Type == gatewayv1.GRPCRouteFilterRequestMirror {
-				return false
+				return []string{string(f.Type)}
 			}
 		}
 	}
-	return true
+	return nil
 }

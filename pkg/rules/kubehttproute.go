@@ -210,8 +210,8 @@ type KubeRoute struct {
 	ParentRefs []gatewayv1.ParentReference
 	// Hostnames are spec.hostnames (TCPRoutes have none).
 	Hostnames []gatewayv1.Hostname
-	// Backends are the names of the rules' backendRefs.
-	Backends []string
+	// BackendRefs are the rules' backendRefs.
+	BackendRefs []gatewayv1.BackendRef
 	// StatusParents is status.parents as the input holds it.
 	StatusParents []gatewayv1.RouteParentStatus
 }
@@ -223,41 +223,37 @@ func (r KubeRoute) Ref() string { return r.Kind + " " + r.Namespace + "/" + r.Na
 // order.
 func KubeRoutes(http []*gatewayv1.HTTPRoute, grpc []*gatewayv1.GRPCRoute, tls []*gatewayv1.TLSRoute, tcp []*gatewayv1.TCPRoute) []KubeRoute {
 	var out []KubeRoute
+	route := func(m metav1.ObjectMeta, kind string, parents []gatewayv1.ParentReference, hosts []gatewayv1.Hostname, st []gatewayv1.RouteParentStatus) *KubeRoute {
+		out = append(out, KubeRoute{ObjectMeta: m, Kind: kind, ParentRefs: parents, Hostnames: hosts, StatusParents: st})
+		return &out[len(out)-1]
+	}
 	for _, r := range http {
-		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "HTTPRoute", ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, StatusParents: r.Status.Parents}
+		k := route(r.ObjectMeta, "HTTPRoute", r.Spec.ParentRefs, r.Spec.Hostnames, r.Status.Parents)
 		for _, rule := range r.Spec.Rules {
 			for _, b := range rule.BackendRefs {
-				k.Backends = append(k.Backends, string(b.Name))
+				k.BackendRefs = append(k.BackendRefs, b.BackendRef)
 			}
 		}
-		out = append(out, k)
 	}
 	for _, r := range grpc {
-		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "GRPCRoute", ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, StatusParents: r.Status.Parents}
+		k := route(r.ObjectMeta, "GRPCRoute", r.Spec.ParentRefs, r.Spec.Hostnames, r.Status.Parents)
 		for _, rule := range r.Spec.Rules {
 			for _, b := range rule.BackendRefs {
-				k.Backends = append(k.Backends, string(b.Name))
+				k.BackendRefs = append(k.BackendRefs, b.BackendRef)
 			}
 		}
-		out = append(out, k)
 	}
 	for _, r := range tls {
-		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "TLSRoute", ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, StatusParents: r.Status.Parents}
+		k := route(r.ObjectMeta, "TLSRoute", r.Spec.ParentRefs, r.Spec.Hostnames, r.Status.Parents)
 		for _, rule := range r.Spec.Rules {
-			for _, b := range rule.BackendRefs {
-				k.Backends = append(k.Backends, string(b.Name))
-			}
+			k.BackendRefs = append(k.BackendRefs, rule.BackendRefs...)
 		}
-		out = append(out, k)
 	}
 	for _, r := range tcp {
-		k := KubeRoute{ObjectMeta: r.ObjectMeta, Kind: "TCPRoute", ParentRefs: r.Spec.ParentRefs, StatusParents: r.Status.Parents}
+		k := route(r.ObjectMeta, "TCPRoute", r.Spec.ParentRefs, nil, r.Status.Parents)
 		for _, rule := range r.Spec.Rules {
-			for _, b := range rule.BackendRefs {
-				k.Backends = append(k.Backends, string(b.Name))
-			}
+			k.BackendRefs = append(k.BackendRefs, rule.BackendRefs...)
 		}
-		out = append(out, k)
 	}
 	return out
 }
@@ -485,18 +481,8 @@ func ConvertHTTPAndGRPCRoutes(routes []*gatewayv1.HTTPRoute, grpc []*gatewayv1.G
 func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs, mesh bool) ([]*networking.HTTPRoute, bool) {
 	var out []*networking.HTTPRoute
 	for n, r := range obj.Spec.Rules {
-		matches := make([]*gatewayv1.HTTPRouteMatch, 0, len(r.Matches))
-		for i := range r.Matches {
-			matches = append(matches, &r.Matches[i])
-		}
-		if len(matches) == 0 {
-			matches = append(matches, nil)
-		}
-		for _, m := range matches {
-			route := &networking.HTTPRoute{Name: obj.Namespace + "." + obj.Name + "." + strconv.Itoa(n)}
-			if r.Name != nil {
-				route.Name = string(*r.Name)
-			}
+		for _, m := range kubeRuleMatches(r.Matches) {
+			route := &networking.HTTPRoute{Name: kubeRuleName(obj.ObjectMeta, n, r.Name)}
 			if m != nil {
 				mr, ok := kubeHTTPMatch(*m)
 				if !ok {
@@ -517,6 +503,28 @@ func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs, mesh bool)
 		}
 	}
 	return out, true
+}
+
+// kubeRuleMatches splits a rule as HTTPRouteCollection and GRPCRouteCollection do: one Istio
+// route per match, and one without a match (nil) for a rule without matches.
+func kubeRuleMatches[M any](ms []M) []*M {
+	out := make([]*M, 0, max(len(ms), 1))
+	for i := range ms {
+		out = append(out, &ms[i])
+	}
+	if len(out) == 0 {
+		out = append(out, nil)
+	}
+	return out
+}
+
+// kubeRuleName is the name convertHTTPRoute and convertGRPCRoute give the Istio route of rule n:
+// the rule's name, else "<namespace>.<route>.<n>".
+func kubeRuleName(obj metav1.ObjectMeta, n int, name *gatewayv1.SectionName) string {
+	if name != nil {
+		return string(*name)
+	}
+	return obj.Namespace + "." + obj.Name + "." + strconv.Itoa(n)
 }
 
 func kubeWeightSum(refs []gatewayv1.HTTPBackendRef) int {
@@ -899,9 +907,13 @@ func kubeAugmentPortMatch(routes []*networking.HTTPRoute, port uint32) []*networ
 // answers without a cluster, RequestMirror adds one, ExtensionRef and CORS are not converted);
 // header modifiers and URLRewrite keep the destination and are not needed for it.
 func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
-	if !KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) {
-		return false
-	}
+	return KubeParentRefsModelled(r.Spec.ParentRefs, r.Namespace) && len(KubeHTTPRouteUnmodelledFilters(r)) == 0
+}
+
+// KubeHTTPRouteUnmodelledFilters lists, sorted and once each, the filter types of an HTTPRoute's
+// rules and backendRefs that change where a request goes (see KubeHTTPRouteModelled).
+func KubeHTTPRouteUnmodelledFilters(r *gatewayv1.HTTPRoute) []string {
+	var out []string
 	for _, rule := range r.Spec.Rules {
 		filters := slices.Clone(rule.Filters)
 		for _, b := range rule.BackendRefs {
@@ -911,11 +923,12 @@ func KubeHTTPRouteModelled(r *gatewayv1.HTTPRoute) bool {
 			switch f.Type {
 			case gatewayv1.HTTPRouteFilterRequestHeaderModifier, gatewayv1.HTTPRouteFilterResponseHeaderModifier, gatewayv1.HTTPRouteFilterURLRewrite:
 			default:
-				return false
+				out = append(out, string(f.Type))
 			}
 		}
 	}
-	return true
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // KubeParentRefsModelled says whether every parentRef of a route is of a kind the model
