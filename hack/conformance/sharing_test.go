@@ -22,18 +22,27 @@ func TestConformancePreflightSharing(t *testing.T) {
 	}
 	scs = append(scs, cases...)
 	differ := 0
+	var narrow, wide, narrowScenarios int64
 	for _, sc := range scs {
 		a, err := pluginSnapshot(sc.YAML, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Name, err)
 		}
 		b, _ := pluginSnapshot(sc.YAML, nil)
-		shared, _ := json.Marshal(checks.Preflight(a))
+		res, n, w := checks.PreflightNarrowed(a)
+		narrow, wide = narrow+n, wide+w
+		if n > 0 {
+			narrowScenarios++
+		}
+		shared, _ := json.Marshal(res)
 		alone, _ := json.Marshal(checks.PreflightUnshared(b))
 		if !bytes.Equal(shared, alone) {
 			differ++
 			t.Errorf("%s: preflight's report differs with and without shared layers", sc.Name)
 		}
 	}
-	t.Logf("preflight sharing: %d scenarios, %d differ", len(scs), differ)
+	t.Logf("preflight sharing: %d scenarios, %d differ; client namespaces predicted narrow: %d (in %d scenarios), sharing the public layer but predicted whole: %d", len(scs), differ, narrow, narrowScenarios, wide)
+	if narrow == 0 {
+		t.Error("no client namespace was predicted narrow: the narrow sidecars were not tested")
+	}
 }

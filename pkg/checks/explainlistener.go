@@ -798,17 +798,43 @@ func protoWords(p rules.ServicePort) string {
 
 // sidecarFindings: conflicts and match-all chains on the port, independent of a host.
 func sidecarFindings(_ *snapshot.Snapshot, v SidecarView, port uint32, rep *ListenerReport) {
+	sidecarPortFindings(v, port, rep, nil)
+}
+
+// sidecarFindingsTagged is sidecarFindings with, for each finding, the services (references) it
+// is about.
+func sidecarFindingsTagged(v SidecarView, port uint32) []taggedFinding {
+	rep := &ListenerReport{}
+	var refs [][]string
+	sidecarPortFindings(v, port, rep, &refs)
+	out := make([]taggedFinding, len(rep.Findings))
+	for i, f := range rep.Findings {
+		out[i] = taggedFinding{f: f, refs: refs[i]}
+	}
+	return out
+}
+
+// sidecarPortFindings is sidecarFindings; tags, when not nil, gets the service references each
+// finding added to rep is about.
+func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *[][]string) {
 	out := v.Outbound
+	add := func(refs []string, code, resource, msg, fix string) {
+		n := len(rep.Findings)
+		rep.add(code, resource, msg, fix)
+		if tags != nil && len(rep.Findings) > n {
+			*tags = append(*tags, refs)
+		}
+	}
 	for _, c := range out.Conflicts {
 		if !strings.HasSuffix(c.Listener, fmt.Sprintf("_%d", port)) {
 			continue
 		}
 		switch c.Kind {
 		case "WELL_KNOWN_PORT":
-			rep.add(ListenerWellKnownPort, c.Rejected, fmt.Sprintf("On %s, %s (%s) meets %s (%s); istiod refuses to mix MongoDB/MySQL with another protocol and gives %s nothing on this port.",
+			add([]string{c.Accepted, c.Rejected}, ListenerWellKnownPort, c.Rejected, fmt.Sprintf("On %s, %s (%s) meets %s (%s); istiod refuses to mix MongoDB/MySQL with another protocol and gives %s nothing on this port.",
 				c.Listener, c.Rejected, c.Protocol, c.Accepted, c.Existing, c.Host), fmt.Sprintf("Give %s its own addresses (a VIP) or another port, or declare both with the same protocol.", c.Rejected))
 		default:
-			rep.add(ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s reach %s's cluster (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp, \"Listener=%s Accepted=%s Rejected=%s (%s)\").",
+			add([]string{c.Accepted, c.Rejected}, ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s reach %s's cluster (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp, \"Listener=%s Accepted=%s Rejected=%s (%s)\").",
 				c.Listener, c.Rejected, c.Host, c.Accepted, c.Host, c.Accepted, c.Listener, protoClass(c.Existing), protoClass(c.Protocol), c.Host),
 				fmt.Sprintf("Give each entry its own addresses (for example a VIP per entry in spec.addresses), or enable DNS capture with auto-allocation (ISTIO_META_DNS_CAPTURE=true) so each host gets its own listener; for TLS use protocol TLS so chains differ by SNI."))
 		}
@@ -853,21 +879,21 @@ func sidecarFindings(_ *snapshot.Snapshot, v SidecarView, port uint32, rep *List
 				code = ListenerCatchAllTLSPort
 			}
 			if s := serviceByRef(out, c.Service); s != nil && s.Resolution == "NONE" && len(s.Addresses) == 0 {
-				rep.add(ListenerNoneNoAddresses, c.Service, fmt.Sprintf("%s (resolution NONE, no addresses) makes listener %s match every connection on port %d and pass it to its original destination.", c.Service, l.Name, port),
+				add([]string{c.Service}, ListenerNoneNoAddresses, c.Service, fmt.Sprintf("%s (resolution NONE, no addresses) makes listener %s match every connection on port %d and pass it to its original destination.", c.Service, l.Name, port),
 					"List the destination IPs or CIDRs in spec.addresses so the listener is bound to them only.")
 			}
 			exp := ""
 			if s := serviceByRef(out, c.Service); s != nil {
 				exp = fmt.Sprintf(" The entry is exported to %s, so every namespace it reaches is affected.", strings.Join(s.ExportTo, ","))
 			}
-			rep.add(code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
+			add([]string{c.Service}, code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
 				l.Name, c.Cluster, c.Service, protoClass(c.Protocol), victims, tlsWords, exp),
 				fmt.Sprintf("Set spec.addresses on %s (its real IPs/CIDR, or a unique VIP with DNS capture), or declare the port as TLS (HTTPS) so the chain matches SNI %s only.", c.Service, c.Host))
 		}
 	}
 	for _, s := range out.Imported() {
 		if strings.HasPrefix(s.Hostname, "*") && s.Resolution == "DNS" {
-			rep.add(ListenerWildcardDNS, s.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS: there is no single name to resolve.", s.Ref(), s.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
+			add([]string{s.Ref()}, ListenerWildcardDNS, s.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS: there is no single name to resolve.", s.Ref(), s.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
 		}
 	}
 }

@@ -262,6 +262,24 @@ func PreflightUnshared(snap *snapshot.Snapshot) *PreflightResult { return prefli
 // preflight is Preflight; unshared works every client namespace's sidecar out on its own
 // instead of sharing the public layer (preflight_share.go): slower, the same report.
 func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
+	res, _ := preflightWith(snap, unshared, false)
+	return res
+}
+
+// PreflightNarrowed is Preflight, and how many client namespaces were predicted narrow and how
+// many that share the public layer were predicted whole (preflight_narrow.go): for tests.
+func PreflightNarrowed(snap *snapshot.Snapshot) (*PreflightResult, int64, int64) {
+	return preflightRun(snap, false, false)
+}
+
+// preflightWith is preflight; wide predicts every namespace that shares the public layer whole
+// instead of narrow (preflight_narrow.go). It also returns how many namespaces were narrow.
+func preflightWith(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResult, int64) {
+	res, n, _ := preflightRun(snap, unshared, wide)
+	return res, n
+}
+
+func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResult, int64, int64) {
 	res := &PreflightResult{Source: snap.Source}
 	for _, k := range preflightNeeds {
 		if why, ok := snap.Unknown[k]; ok {
@@ -278,7 +296,7 @@ func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 		}
 		res.Unknown[k] = why
 	}
-	c := &collector{snap: snap, seen: map[string]int{}, unshared: unshared}
+	c := &collector{snap: snap, seen: map[string]int{}, unshared: unshared, wide: wide}
 	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
 	res.Checks[0].Notes = append(res.Checks[0].Notes, notes...)
 	if unk := model.DiscoveryUnknown(snap, ""); len(unk) > 0 {
@@ -323,7 +341,7 @@ func preflight(snap *snapshot.Snapshot, unshared bool) *PreflightResult {
 	res.Findings = mergeSameFault(mergePathAndGateway(c.findings))
 	attributeGenerated(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
-	return res
+	return res, c.narrowed.Load(), c.wideFallback.Load()
 }
 
 // attributeGenerated: a finding about a VirtualService or Gateway istiod generates from the
@@ -532,6 +550,12 @@ type collector struct {
 	// works every client namespace out on its own (the reference the sharing is tested against).
 	layers   layers
 	unshared bool
+	// wide: a namespace that shares the public layer is still predicted whole (no narrow
+	// sidecar, preflight_narrow.go); tests compare both.
+	wide bool
+	// narrowed counts the namespaces predicted narrow, wideFallback those that share the
+	// public layer but were predicted whole.
+	narrowed, wideFallback atomic.Int64
 }
 
 // NewPreflightFinding fills a finding from the catalogue entry of code (ID, level, Envoy flag,
@@ -1059,7 +1083,21 @@ type sidecarResult struct {
 // findings, its traced paths and its host findings, in that order. Safe for concurrent use.
 func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult {
 	var r sidecarResult
-	v := BuildSidecarView(c.snap, ns, nil)
+	hdr, proxy := sidecarHeader(c.snap, ns, nil, nil)
+	var d *namespaceDelta
+	var layer *sharedLayer
+	if !c.unshared {
+		layer = c.sharedLayerFor(hdr.Revision)
+		d = c.deltaOf(hdr, layer)
+	}
+	if d != nil && !c.wide {
+		if r, ok := c.narrowNamespace(hdr, proxy, d, layer); ok {
+			return r
+		}
+		c.wideFallback.Add(1)
+	}
+	v := hdr
+	v.Outbound = rules.BuildSidecarOutbound(proxy)
 	var ports []uint32
 	for _, l := range v.Outbound.Listeners {
 		if !slices.Contains(ports, l.Port) {
@@ -1105,12 +1143,6 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	}
 	r.targets += len(asked)
 	r.ns = ns
-	var d *namespaceDelta
-	var layer *sharedLayer
-	if !c.unshared {
-		layer = c.sharedLayerFor(v.Revision)
-		d = c.deltaOf(v, layer)
-	}
 	if d != nil {
 		// Two layers: calls the namespace's delta does not touch take the public layer's
 		// findings (preflight_share.go).

@@ -58,6 +58,7 @@ type sharedLayer struct {
 	// always are hosts never shared: a VirtualService for them matches on sourceNamespace.
 	always map[string]bool
 	calls  *lazy.Map[hostPortCall, *sharedCall]
+	narrowState
 }
 
 // sharedCall is what one call adds to preflight in the public layer.
@@ -225,7 +226,8 @@ func (d *namespaceDelta) touch(h string) {
 // deltaOf returns namespace ns's delta over layer l, or nil when ns cannot share it (its own
 // Sidecar, another revision, DNS capture, the root namespace).
 func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
-	if !l.ok || v.Scope.Sidecar != nil || v.Revision != l.view.Revision || v.DNS.Capture || v.Outbound.Proxy.AutoAllocated ||
+	// (auto-allocated addresses need DNS capture: sidecarHeader)
+	if !l.ok || v.Scope.Sidecar != nil || v.Revision != l.view.Revision || v.DNS.Capture ||
 		v.Scope.OutboundTrafficPolicy != l.view.Scope.OutboundTrafficPolicy {
 		return nil
 	}

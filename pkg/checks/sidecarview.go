@@ -102,6 +102,15 @@ func BuildSidecarView(snap *snapshot.Snapshot, ns string, labels map[string]stri
 // BuildSidecarViewFor is BuildSidecarView for a pod with these annotations (its
 // proxy.istio.io/config can turn DNS capture on or off).
 func BuildSidecarViewFor(snap *snapshot.Snapshot, ns string, labels, annotations map[string]string) SidecarView {
+	v, p := sidecarHeader(snap, ns, labels, annotations)
+	v.Outbound = rules.BuildSidecarOutbound(p)
+	return v
+}
+
+// sidecarHeader is BuildSidecarViewFor without the outbound configuration (Outbound nil): the
+// view's revision, flags, scope and DNS capture, and the proxy BuildSidecarOutbound predicts it
+// for.
+func sidecarHeader(snap *snapshot.Snapshot, ns string, labels, annotations map[string]string) (SidecarView, rules.SidecarProxy) {
 	rev := workloadRevision(snap, ns, labels)
 	view := RevisionView(snap, rev)
 	flags := ReadIstiodFlags(view, rev)
@@ -135,7 +144,7 @@ func BuildSidecarViewFor(snap *snapshot.Snapshot, ns string, labels, annotations
 	if p.AutoAllocated && !flags.IPAutoallocateOn() {
 		p.LegacyIPv4 = rules.LegacyAutoAllocate(p.Services)
 	}
-	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns, Outbound: rules.BuildSidecarOutbound(p)}
+	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns}, p
 }
 
 // CallAddress is the destination address a client of this sidecar connects to when it calls

@@ -1,0 +1,480 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/internal/lazy"
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+)
+
+// Narrow client sidecars (issue #13). A namespace that shares the public layer
+// (preflight_share.go) takes every call its delta does not touch from that layer; only the
+// touched calls need the namespace's own predicted sidecar. That sidecar need not hold every
+// public service: a touched call meets only the services of its own host, the wildcard and
+// catch-all services that can catch it, the services its routes lead to, and whatever shares
+// its listener and filter chain match. preflight predicts the namespace's sidecar from those
+// alone (its "narrow" sidecar): its private services and VirtualServices, and the public ones
+// of the touched hosts. The listener findings of the namespace are the public layer's, less
+// those about the services the narrow sidecar re-predicts, plus the narrow sidecar's.
+//
+// It is exact only where the delta cannot reach an untouched service through a listener: no
+// tainted port, no private service on a port where a public service is a TCP catch-all, no
+// public listener with merge conflicts that the narrow sidecar also builds, and no filter chain
+// of the narrow sidecar with the SNI of a public chain it does not hold. Otherwise the namespace
+// is predicted whole, as before. preflightWith(wide) turns it off; the sharing tests prove that
+// both give the same report.
+//
+// This is istiod's own split (push_context.go: a proxy's SidecarScope is the public services,
+// VirtualServices and DestinationRules plus its namespace's part), read the other way round: the
+// part decides which of the proxy's resources differ from the public layer's.
+
+// narrowBase is what every narrow sidecar of one public layer reads, built once.
+type narrowBase struct {
+	ok bool
+	// imported: the public layer's services, in its order; wildcards and catchAlls among them.
+	imported  []rules.Service
+	wildcards []rules.Service
+	catchAlls []rules.Service
+	// catchAllPorts: ports on which a public service is a TCP catch-all chain.
+	catchAllPorts map[uint32]bool
+	// shortDomains: the short names (name.namespace, name.namespace.svc) of the public
+	// Kubernetes Services, which are virtual host domains too.
+	shortDomains map[string][]rules.Service
+	// listeners by name, those with merge conflicts, and per listener the services of its
+	// filter chains by SNI.
+	listeners         map[string]*rules.Listener
+	conflictListeners map[string]bool
+	sni               *lazy.Map[string, map[string][]string]
+	// ports: the ports of the public layer's listeners; portFindings its listener findings on
+	// each, and wildFindings those on a port it has no listener on (port-independent ones).
+	ports        []uint32
+	portFindings map[uint32][]taggedFinding
+	wildFindings []taggedFinding
+	// calls: the public layer's calls per imported service, in its order.
+	calls []serviceCalls
+	// vsPos: the position of each VirtualService of the revision; delegates: those without
+	// hosts (merged into any route).
+	vsPos     map[*networkingv1.VirtualService]int
+	delegates []*networkingv1.VirtualService
+	// pos: each service's position in the registry (creation order, ties kept as istiod
+	// keeps them); byRef: the public services of each resource (a ServiceEntry has one per
+	// host).
+	pos   map[string]int
+	byRef map[string][]rules.Service
+}
+
+func svcKey(s rules.Service) string { return s.Ref() + "|" + s.Hostname }
+
+// taggedFinding is a listener finding and the services (references) it is about.
+type taggedFinding struct {
+	f    Finding
+	refs []string
+}
+
+type serviceCalls struct {
+	s     rules.Service
+	calls []hostPortCall
+}
+
+// narrowBaseOf builds (once) what narrow sidecars of layer l read.
+func (c *collector) narrowBaseOf(l *sharedLayer) *narrowBase {
+	l.narrowOnce.Do(func() {
+		l.narrow = c.buildNarrowBase(l)
+	})
+	return l.narrow
+}
+
+func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
+	b := &narrowBase{catchAllPorts: map[uint32]bool{}, shortDomains: map[string][]rules.Service{}, listeners: map[string]*rules.Listener{},
+		conflictListeners: map[string]bool{}, portFindings: map[uint32][]taggedFinding{}, vsPos: map[*networkingv1.VirtualService]int{}}
+	if !l.ok {
+		return b
+	}
+	out := l.view.Outbound
+	b.imported = out.Imported()
+	b.pos, b.byRef = map[string]int{}, map[string][]rules.Service{}
+	for i, s := range model.Services(RevisionView(c.snap, l.view.Revision), l.view.Flags.MeshConfig).All {
+		b.pos[svcKey(s)] = i
+	}
+	for _, s := range b.imported {
+		b.byRef[s.Ref()] = append(b.byRef[s.Ref()], s)
+	}
+	for _, ports := range l.catchAll {
+		for _, p := range ports {
+			b.catchAllPorts[p] = true
+		}
+	}
+	for _, s := range b.imported {
+		if strings.HasPrefix(s.Hostname, "*") {
+			b.wildcards = append(b.wildcards, s)
+		}
+		if len(l.catchAll[s.Hostname]) > 0 {
+			b.catchAlls = append(b.catchAlls, s)
+		}
+		if s.Kind == rules.KindService {
+			for _, d := range []string{s.Name + "." + s.Namespace, s.Name + "." + s.Namespace + ".svc"} {
+				b.shortDomains[d] = append(b.shortDomains[d], s)
+			}
+		}
+	}
+	for _, ls := range out.Listeners {
+		b.listeners[ls.Name] = ls
+		if !slices.Contains(b.ports, ls.Port) {
+			b.ports = append(b.ports, ls.Port)
+		}
+		for _, ch := range ls.Chains {
+			// A chain with a wildcard SNI built from a VirtualService's tls route catches
+			// calls to hosts the narrow sidecar may not hold the service of.
+			if strings.HasPrefix(ch.Service, "VirtualService ") && slices.ContainsFunc(ch.SNI, func(s string) bool { return strings.HasPrefix(s, "*") }) {
+				return b
+			}
+		}
+	}
+	slices.Sort(b.ports)
+	for _, cf := range out.Conflicts {
+		b.conflictListeners[cf.Listener] = true
+	}
+	b.sni = lazy.New(func(name string) map[string][]string {
+		m := map[string][]string{}
+		ls := b.listeners[name]
+		for _, ch := range ls.Chains {
+			for _, s := range ch.SNI {
+				if !slices.Contains(m[s], ch.Service) {
+					m[s] = append(m[s], ch.Service)
+				}
+			}
+		}
+		return m
+	})
+	for _, p := range b.ports {
+		b.portFindings[p] = sidecarFindingsTagged(l.view, p)
+	}
+	b.wildFindings = sidecarFindingsTagged(l.view, 0)
+	for _, s := range b.imported {
+		if calls := c.serviceCalls(l.view, s); len(calls) > 0 {
+			b.calls = append(b.calls, serviceCalls{s, calls})
+		}
+	}
+	for i, vs := range RevisionView(c.snap, l.view.Revision).VirtualServices {
+		b.vsPos[vs] = i
+		if len(vs.Spec.Hosts) == 0 {
+			b.delegates = append(b.delegates, vs)
+		}
+		if slices.Contains(vs.Spec.Hosts, "*") {
+			return b // a VirtualService for every host: no call is narrow
+		}
+	}
+	b.ok = true
+	return b
+}
+
+// serviceCalls are the calls preflight traces for an imported service of sidecar v: each TCP
+// port of a ServiceEntry with an exact host that a mesh route can take (every port when none
+// names one).
+func (c *collector) serviceCalls(v SidecarView, s rules.Service) []hostPortCall {
+	if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
+		return nil
+	}
+	meshPorts, all := c.meshRoutePorts(v, s.Hostname)
+	var out []hostPortCall
+	for _, p := range s.Ports {
+		if p.Protocol == "UDP" {
+			continue
+		}
+		if !all && !slices.Contains(meshPorts, p.Number) {
+			continue // a port only the gateway uses (for example TLS origination to 443)
+		}
+		out = append(out, hostPortCall{s.Hostname, p.Number})
+	}
+	return out
+}
+
+// narrowNamespace works out client namespace ns (hdr, proxy: its sidecar without the outbound
+// configuration) from the public layer l and a narrow sidecar; false when it cannot be exact
+// (the caller then predicts the namespace whole).
+func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d *namespaceDelta, l *sharedLayer) (sidecarResult, bool) {
+	var r sidecarResult
+	if len(d.tainted) > 0 {
+		return r, false
+	}
+	b := c.narrowBaseOf(l)
+	if !b.ok {
+		return r, false
+	}
+	ns := hdr.Namespace
+	mc := hdr.Flags.MeshConfig
+	view := RevisionView(c.snap, hdr.Revision)
+	reg := model.Services(view, mc)
+	idx := deltaIndexOf(view, reg, mc)
+	private := idx.restricted[ns]
+	for _, s := range private {
+		for _, p := range s.Ports {
+			if b.catchAllPorts[p.Number] {
+				return r, false
+			}
+		}
+	}
+	// Calls of public services the namespace's part does not touch but whose public findings
+	// name the namespace: worked out in the narrow sidecar too.
+	extra := map[string]bool{}
+	for _, sc := range b.calls {
+		for _, q := range sc.calls {
+			if !d.touches(q) && l.calls.Get(q).namespaced {
+				extra[q.host] = true
+			}
+		}
+	}
+	touched := func(h string) bool {
+		return d.exact[h] || extra[h] || slices.ContainsFunc(d.wild, func(w string) bool { return rules.HostMatches(w, h) })
+	}
+
+	// The narrow sidecar's services: ns's private ones, then the public ones it needs.
+	refs := map[string]bool{}
+	keys := map[string]bool{}
+	var svcs []rules.Service
+	add1 := func(s rules.Service) {
+		if !keys[svcKey(s)] {
+			keys[svcKey(s)] = true
+			refs[s.Ref()] = true
+			svcs = append(svcs, s)
+		}
+	}
+	// A public service comes with the other hosts of its resource: findings name resources.
+	add := func(s rules.Service) {
+		add1(s)
+		for _, o := range b.byRef[s.Ref()] {
+			add1(o)
+		}
+	}
+	for _, s := range private {
+		add(s)
+	}
+	pub := func(h string) {
+		for _, s := range l.view.Outbound.ImportedForHost(h) {
+			add(s)
+		}
+		for _, s := range b.shortDomains[h] {
+			add(s)
+		}
+	}
+	hosts := map[string]bool{}
+	for h := range d.exact {
+		hosts[h] = true
+	}
+	for h := range extra {
+		hosts[h] = true
+	}
+	for h := range hosts {
+		pub(h)
+	}
+	if len(d.wild) > 0 {
+		for _, s := range b.imported {
+			if touched(s.Hostname) {
+				add(s)
+			}
+		}
+	}
+	for _, s := range b.wildcards {
+		add(s)
+	}
+	for _, s := range b.catchAlls {
+		add(s)
+	}
+	// Its VirtualServices: ns's own part, those for (or routing to) the hosts above, the
+	// delegates; then the public services of their destinations.
+	vsx := model.VirtualServices(view, mc.GetDefaultVirtualServiceExportTo())
+	vsSet := map[*networkingv1.VirtualService]bool{}
+	for _, vs := range idx.vs[ns] {
+		vsSet[vs] = true
+	}
+	for _, vs := range b.delegates {
+		vsSet[vs] = true
+	}
+	for _, w := range d.wild {
+		for _, vs := range vsx.Relevant(w, nil) {
+			vsSet[vs] = true
+		}
+	}
+	for _, s := range svcs {
+		hosts[strings.ToLower(s.Hostname)] = true
+	}
+	for h := range hosts {
+		for _, vs := range vsx.Relevant(h, nil) {
+			vsSet[vs] = true
+		}
+		for _, vs := range vsx.RoutingTo(h) {
+			vsSet[vs] = true
+		}
+	}
+	vses := make([]*networkingv1.VirtualService, 0, len(vsSet))
+	vsRefs := map[string]bool{}
+	for vs := range vsSet {
+		vses = append(vses, vs)
+		vsRefs["VirtualService "+vs.Namespace+"/"+vs.Name] = true
+	}
+	slices.SortFunc(vses, func(a, b2 *networkingv1.VirtualService) int { return b.vsPos[a] - b.vsPos[b2] })
+	for _, vs := range vses {
+		dests, _ := vsx.Merged(vs)
+		for _, dd := range dests {
+			pub(strings.ToLower(dd.Host))
+		}
+		for _, h := range vs.Spec.Hosts {
+			if h = strings.ToLower(rules.ResolveShortname(h, vs.Namespace)); strings.HasPrefix(h, "*") && h != "*" {
+				for _, s := range b.imported {
+					if rules.HostMatches(h, s.Hostname) {
+						add(s)
+					}
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(svcs, func(x, y rules.Service) int { return b.pos[svcKey(x)] - b.pos[svcKey(y)] })
+	proxy.Services = svcs
+	proxy.Exported = rules.NewExportIndex(svcs)
+	proxy.VirtualServices = vses
+	v := hdr
+	v.Outbound = rules.BuildSidecarOutbound(proxy)
+	held := func(ref string) bool { return refs[ref] || vsRefs[ref] }
+	// Exact only if no listener the narrow sidecar builds can meet a public chain it lacks.
+	var ports []uint32
+	for _, ls := range v.Outbound.Listeners {
+		if !slices.Contains(ports, ls.Port) {
+			ports = append(ports, ls.Port)
+		}
+		pubL := b.listeners[ls.Name]
+		if pubL == nil {
+			continue
+		}
+		if b.conflictListeners[ls.Name] {
+			return r, false
+		}
+		if ls.Bind != rules.WildcardAddress {
+			for _, ch := range append(slices.Clone(pubL.Chains), defaultChain(pubL)...) {
+				if ch.Service != "" && !held(ch.Service) {
+					return r, false
+				}
+			}
+			continue
+		}
+		bySNI := b.sni.Get(ls.Name)
+		for _, ch := range ls.Chains {
+			for _, s := range ch.SNI {
+				for _, ref := range bySNI[s] {
+					if !held(ref) {
+						return r, false
+					}
+				}
+			}
+		}
+	}
+	c.narrowed.Add(1)
+	for _, p := range b.ports {
+		if !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
+	slices.Sort(ports)
+	// Listener findings: the public layer's, less those about a service the narrow sidecar
+	// holds (it re-predicts them), plus the narrow sidecar's (not its public catch-alls', whose
+	// words list every service on the port: the public layer's are right, no private service
+	// shares their port).
+	for _, p := range ports {
+		r.targets++
+		pf, ok := b.portFindings[p]
+		if !ok {
+			pf = b.wildFindings
+		}
+		var fs []Finding
+		for _, tf := range pf {
+			if !slices.ContainsFunc(tf.refs, func(ref string) bool { return refs[ref] && !isPublicCatchAll(b, ref) }) {
+				fs = append(fs, tf.f)
+			}
+		}
+		for _, tf := range sidecarFindingsTagged(v, p) {
+			if catchAllCode(tf.f.Code) {
+				continue
+			}
+			if slices.ContainsFunc(tf.refs, func(ref string) bool { return refs[ref] || vsRefs[ref] }) {
+				fs = append(fs, tf.f)
+			}
+		}
+		r.pending = append(r.pending, listenerPending(fs, fmt.Sprintf("sidecar in %s, port %d", ns, p))...)
+	}
+	// The calls: the private services' first, then the public layer's (in the narrow sidecar
+	// where touched), in the order of the whole sidecar's imports.
+	var asked []hostPortCall
+	askedSet := map[hostPortCall]bool{}
+	ask := func(qs []hostPortCall) {
+		for _, q := range qs {
+			if !askedSet[q] {
+				askedSet[q] = true
+				asked = append(asked, q)
+			}
+		}
+	}
+	privRefs := map[string]bool{}
+	for _, s := range private {
+		privRefs[s.Ref()] = true
+	}
+	for _, s := range v.Outbound.Imported() {
+		if privRefs[s.Ref()] {
+			ask(c.serviceCalls(v, s))
+		}
+	}
+	for _, sc := range b.calls {
+		if touched(sc.s.Hostname) {
+			ask(c.serviceCalls(v, sc.s))
+		} else {
+			ask(sc.calls)
+		}
+	}
+	r.targets += len(asked)
+	r.ns = ns
+	for _, q := range asked {
+		if !d.touches(q) && !extra[q.host] {
+			sc := l.calls.Get(q)
+			if sc.traced {
+				r.paths++
+			}
+			r.pending = appendPathFindings(r.pending, sc.path, ns, sc.kind, q)
+			r.hosts = append(r.hosts, sc.hosts...)
+			continue
+		}
+		ok, kind, fs := c.traceCall(v, q, false)
+		if ok {
+			r.paths++
+		}
+		r.pending = appendPathFindings(r.pending, fs, ns, kind, q)
+		r.hosts = append(r.hosts, hostCallResults(c, v, q)...)
+	}
+	return r, true
+}
+
+// isPublicCatchAll: ref is a public service whose chain is a TCP catch-all (its listener
+// findings are the public layer's, see narrowNamespace).
+func isPublicCatchAll(b *narrowBase, ref string) bool {
+	return slices.ContainsFunc(b.catchAlls, func(s rules.Service) bool { return s.Ref() == ref })
+}
+
+func catchAllCode(code string) bool {
+	return code == ListenerCatchAllTCP || code == ListenerCatchAllTLSPort || code == ListenerNoneNoAddresses
+}
+
+func defaultChain(l *rules.Listener) []rules.FilterChain {
+	if l.Default == nil {
+		return nil
+	}
+	return []rules.FilterChain{*l.Default}
+}
+
+// narrowState is the part of a sharedLayer narrow sidecars read, built on first use.
+type narrowState struct {
+	narrowOnce sync.Once
+	narrow     *narrowBase
+}
