@@ -162,8 +162,13 @@ var dimensions = []dimension{
 	// that catches db-b's calls too: they reach db-a's cluster, a misroute.
 	// tcp-tcp-noaddr-vs-ab: the same VirtualService listing both hosts (its author sends db-b's
 	// calls to db-a on purpose: not a misroute).
+	// tcp-noaddr-named-addr: a public TCP entry without addresses on 5432 (db-a: the catch-all
+	// chain of 0.0.0.0_5432) and a TCP entry with an address on 5432 exported by name to team-a
+	// only (payments, 240.240.20.1: its own listener there), so the sidecars of team-a and of
+	// the other namespaces differ on that port (preflight's narrow sidecars must not reuse the
+	// public layer's account of the catch-all for team-a).
 	{dimLCompete, []string{"none", "none", "tcp-tcp-noaddr", "tcp-tcp-named", "tcp443-vs-tls", "tcp80-vs-http-svc", "mysql-then-tcp-3306", "tcp-then-mysql-3306", "tcp-addr", "tcp-cidr", "unset-addr",
-		"tcp-tcp-noaddr-vs-a", "tcp-tcp-noaddr-vs-ab"}},
+		"tcp-tcp-noaddr-vs-a", "tcp-tcp-noaddr-vs-ab", "tcp-noaddr-named-addr"}},
 	// listener.meshVS: a mesh-bound VirtualService app/api-mesh-l4 for api.example.com with a tls
 	// route (sniHosts [api.example.com], destination port = the entry's first port), a tcp route
 	// without match (destination without port), both, or a tcp route matching
@@ -1511,6 +1516,9 @@ spec:
     - destination:
         host: db-a.example.net
         port: {number: 5432}`, b.ts(), hosts))
+	case "tcp-noaddr-named-addr":
+		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
+		entryTo("compete-b", "payments.example.net", 5432, "tcp-db", "TCP", "  addresses: [\"240.240.20.1\"]\n"+dns, `["team-a"]`)
 	case "tcp-tcp-named":
 		entry("compete-a", "db-a.example.net", 5432, "tcp-db", "TCP", dns)
 		entryTo("compete-b", "db-b.example.net", 5432, "tcp-db", "TCP", dns, `["team-a", "team-b"]`)

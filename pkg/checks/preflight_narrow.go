@@ -41,6 +41,10 @@ type narrowBase struct {
 	imported  []rules.Service
 	wildcards []rules.Service
 	catchAlls []rules.Service
+	// anchors: the services of the chains without SNI of the public wildcard listeners (an
+	// HTTP connection manager chain is named after the first HTTP service on its port, which
+	// some findings quote).
+	anchors []rules.Service
 	// catchAllPorts: ports on which a public service is a TCP catch-all chain.
 	catchAllPorts map[uint32]bool
 	// shortDomains: the short names (name.namespace, name.namespace.svc) of the public
@@ -125,6 +129,13 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 	}
 	for _, ls := range out.Listeners {
 		b.listeners[ls.Name] = ls
+		if ls.Bind == rules.WildcardAddress {
+			for _, ch := range append(slices.Clone(ls.Chains), defaultChain(ls)...) {
+				if len(ch.SNI) == 0 && ch.Service != "" {
+					b.anchors = append(b.anchors, b.byRef[ch.Service]...)
+				}
+			}
+		}
 		if !slices.Contains(b.ports, ls.Port) {
 			b.ports = append(b.ports, ls.Port)
 		}
@@ -284,6 +295,9 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 		add(s)
 	}
 	for _, s := range b.catchAlls {
+		add(s)
+	}
+	for _, s := range b.anchors {
 		add(s)
 	}
 	// Its VirtualServices: ns's own part, those for (or routing to) the hosts above, the
