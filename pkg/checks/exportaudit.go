@@ -756,9 +756,15 @@ func widenServiceExportTo(name string, declared []string, ownNs string) func([]s
 // widenedExportToAll is widenedExportTo with every namespace of add.
 func widenedExportToAll(declared []string, ownNs string, add []string) []string {
 	keep := widenedExportTo(declared, ownNs, add[0])
+	// a set beside the list: add can name every namespace of a large mesh
+	in := make(map[string]bool, len(keep)+len(add))
+	for _, k := range keep {
+		in[k] = true
+	}
 	for _, n := range add[1:] {
-		if !slices.Contains(keep, n) && (n != ownNs || !slices.Contains(keep, rules.ExportPrivate)) {
+		if !in[n] && (n != ownNs || !in[rules.ExportPrivate]) {
 			keep = append(keep, n)
+			in[n] = true
 		}
 	}
 	return keep

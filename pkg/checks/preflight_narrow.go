@@ -60,7 +60,8 @@ type narrowBase struct {
 	ports        []uint32
 	portFindings map[uint32][]taggedFinding
 	wildFindings []taggedFinding
-	// calls: the public layer's calls per imported service, in its order.
+	// calls: the public layer's calls per imported ServiceEntry service with an exact host, in
+	// its order, each call under the first service that declares it.
 	calls []serviceCalls
 	// vsPos: the position of each VirtualService of the revision; delegates: those without
 	// hosts (merged into any route).
@@ -167,9 +168,19 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 		b.portFindings[p] = sidecarFindingsTagged(l.view, p)
 	}
 	b.wildFindings = sidecarFindingsTagged(l.view, 0)
+	seen := map[hostPortCall]bool{}
 	for _, s := range b.imported {
-		if calls := c.serviceCalls(l.view, s); len(calls) > 0 {
-			b.calls = append(b.calls, serviceCalls{s, calls})
+		sc := serviceCalls{s: s}
+		for _, q := range c.serviceCalls(l.view, s) {
+			if !seen[q] {
+				seen[q] = true
+				sc.calls = append(sc.calls, q)
+			}
+		}
+		// every entry, even one whose calls came earlier or that has none here: where a
+		// namespace touches its host, its calls are worked out again in the narrow sidecar
+		if s.Kind == rules.KindServiceEntry && !strings.HasPrefix(s.Hostname, "*") {
+			b.calls = append(b.calls, sc)
 		}
 	}
 	for i, vs := range RevisionView(c.snap, l.view.Revision).VirtualServices {
@@ -422,7 +433,9 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 	}
 	// The calls: the private services' first, then the public layer's (in the narrow sidecar
 	// where touched), in the order of the whole sidecar's imports.
-	var asked []hostPortCall
+	// (Calls of different hosts never coincide, and a private service never declares a host
+	// the public layer has: that taints its ports. So only one host's calls can repeat.)
+	asked := make([]hostPortCall, 0, len(b.calls)*2)
 	askedSet := map[hostPortCall]bool{}
 	ask := func(qs []hostPortCall) {
 		for _, q := range qs {
@@ -445,7 +458,7 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 		if touched(sc.s.Hostname) {
 			ask(c.serviceCalls(v, sc.s))
 		} else {
-			ask(sc.calls)
+			asked = append(asked, sc.calls...)
 		}
 	}
 	r.targets += len(asked)
