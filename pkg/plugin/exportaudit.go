@@ -20,6 +20,8 @@ type ExportAuditOptions struct {
 
 	AllNamespaces bool
 	FailOn        string
+	// Details lists every finding and namespace in the table instead of grouping alike ones.
+	Details       bool
 	namespace     string
 	namespaceFrom string // "-n" or "the kubeconfig context's namespace"
 	filterGW      *bool
@@ -60,6 +62,7 @@ namespace that does not exist (with near matches).`,
 	}
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "report findings in every namespace")
 	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
+	cmd.Flags().BoolVar(&o.Details, "details", false, "table output: list every finding and namespace, instead of one row per group of more than 5 alike findings and shortened namespace lists")
 	registerExportAuditCompletion(cmd) // completion.go
 	return cmd
 }
@@ -116,7 +119,7 @@ func (o *ExportAuditOptions) Run(ctx context.Context) error {
 			rep.FindingsElsewhere = n
 		}
 	}
-	if err := printers.ExportAudit(o.Out, rep, o.Output); err != nil {
+	if err := printers.ExportAuditWith(o.Out, rep, o.Output, o.Details); err != nil {
 		return err
 	}
 	if len(rep.Unknown) > 0 {

@@ -289,9 +289,9 @@ func exportAuditShort(r *checks.AuditReport) string {
 	verdict := levelVerdict(f.Level)
 	s := fmt.Sprintf("%s: %d exportTo gap(s) (%d error(s), %d warning(s)); first: %s %s", verdict, len(r.Findings), errs, warns, f.Ref(), f.Code)
 	if len(f.MissingIn) > 0 {
-		s += ", missing in " + strings.Join(f.MissingIn, ",")
+		s += ", missing in " + nsList(f.MissingIn, false)
 	} else if len(f.NeededIn) > 0 {
-		s += ", used in " + strings.Join(f.NeededIn, ",")
+		s += ", used in " + nsList(f.NeededIn, false)
 	}
 	return s + "\n" + fixLine(f.Fix, f.Ref())
 }
