@@ -1,0 +1,72 @@
+package checks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+)
+
+// A namespace labelled for ambient and for sidecar injection gets sidecars (ztunnel does not
+// capture pods with one): its calls are traced through the sidecar. A pod labelled
+// istio.io/dataplane-mode=none leaves ambient; one labelled ambient joins it.
+func TestAmbientClientDetection(t *testing.T) {
+	fixture := filepath.Join("testdata", "paths", "ambient-waypoint-missing.yaml")
+	snap, err := loadPathFixture(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if amb, why := ambientClient(snap, "apps", nil); !amb || !strings.Contains(why, "namespace apps") {
+		t.Errorf("apps: ambient %v (%s)", amb, why)
+	}
+	if amb, _ := ambientClient(snap, "apps", map[string]string{"istio.io/dataplane-mode": "none"}); amb {
+		t.Error("a pod labelled istio.io/dataplane-mode=none is ambient")
+	}
+	if amb, _ := ambientClient(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient"}); amb {
+		t.Error("a pod in an injected namespace is ambient")
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Client != "ambient apps" || p.Cause != WaypointNotFound {
+		t.Errorf("ambient client: %s %s", p.Client, p.Cause)
+	}
+
+	both := filepath.Join(t.TempDir(), "both.yaml")
+	if err := os.WriteFile(both, []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: apps, labels: {istio.io/dataplane-mode: ambient, istio-injection: enabled}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), fixture, both}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Client != "sidecar apps" || strings.HasPrefix(p.Cause, "WAYPOINT") {
+		t.Errorf("injected ambient namespace: %s %s", p.Client, p.Cause)
+	}
+}
+
+// explain-listener --from an ambient namespace explains no sidecar listener: its findings are the
+// path's (the refused binding), and a note says why.
+func TestExplainListenerAmbientClient(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-for-workloads-only.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Listeners) != 0 || len(rep.Findings) != 1 || rep.Findings[0].Code != WaypointNotForServices {
+		t.Errorf("listeners %d, findings %+v", len(rep.Listeners), rep.Findings)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "ambient client") {
+		t.Errorf("notes: %v", rep.Notes)
+	}
+}
