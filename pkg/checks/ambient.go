@@ -43,11 +43,13 @@ func init() {
 
 // ambientClient reports whether workloads in ns (with pod labels l, nil when unknown) are ambient:
 // the namespace (or the pod) is labelled istio.io/dataplane-mode=ambient and no sidecar is
-// injected (a namespace labelled istio-injection=enabled or istio.io/rev gets sidecars, and
-// ztunnel does not capture pods with a sidecar). A pod label istio.io/dataplane-mode=none opts out.
+// injected (a namespace labelled istio-injection=enabled or istio.io/rev gets sidecars unless the
+// pod says sidecar.istio.io/inject=false, and ztunnel does not capture pods with a sidecar). A
+// pod label istio.io/dataplane-mode=none opts out.
 func ambientClient(snap *snapshot.Snapshot, ns string, l map[string]string) (bool, string) {
 	nl := NamespaceLabels(snap, ns)
-	if nl["istio-injection"] == "enabled" || nl[RevisionLabel] != "" || l["sidecar.istio.io/inject"] == "true" {
+	injected := nl["istio-injection"] == "enabled" || nl[RevisionLabel] != "" || l["sidecar.istio.io/inject"] == "true"
+	if injected && l["sidecar.istio.io/inject"] != "false" {
 		return false, ""
 	}
 	switch {

@@ -27,6 +27,9 @@ func TestAmbientClientDetection(t *testing.T) {
 	if amb, _ := ambientClient(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient"}); amb {
 		t.Error("a pod in an injected namespace is ambient")
 	}
+	if amb, _ := ambientClient(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient", "sidecar.istio.io/inject": "false"}); !amb {
+		t.Error("an ambient pod that opts out of injection is not ambient")
+	}
 	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
 	if err != nil {
 		t.Fatal(err)
