@@ -35,7 +35,7 @@ func init() {
 		CatalogEntry{WaypointNotFound, LevelError, "", "A ServiceEntry (or its namespace) names a waypoint with istio.io/use-waypoint that does not exist: istiod refuses the binding (WaypointBound False, reason WaypointIsNotReady), and ztunnel sends calls to the host straight out, not through a waypoint."},
 		CatalogEntry{WaypointNotForServices, LevelError, "", "A ServiceEntry is bound to a waypoint whose istio.io/waypoint-for label (on the Gateway, else its GatewayClass) is workload or none: a waypoint takes service traffic only for service or all (the default is service). istiod refuses the binding (UnsupportedTrafficType); calls to the host do not go through the waypoint."},
 		CatalogEntry{WaypointNotAllowed, LevelError, "", "A ServiceEntry is bound to a waypoint whose HBONE listener does not admit the entry's namespace (allowedRoutes.namespaces; Same when absent): istiod refuses the binding (AttachmentDenied); calls to the host do not go through the waypoint."},
-		CatalogEntry{WaypointNoStatusAddress, LevelWarning, "", "The waypoint's Gateway has no addresses in its status: istiod binds entries to it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady). In manifest files the status is usually absent, so this cannot be told from them."},
+		CatalogEntry{WaypointNoStatusAddress, LevelWarning, "", "The waypoint's Gateway, read from the cluster, has no addresses in its status: istiod binds entries to it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady). Manifest files carry no status: there the waypoint is taken as ready, and the traced path says so in a note."},
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
@@ -80,9 +80,9 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		return nil
 	}
 	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
-	labelled := ref
+	labelled, labelRes := ref, ref
 	if b.From == "Namespace" {
-		labelled = "namespace " + se.Namespace
+		labelled, labelRes = "namespace "+se.Namespace, "Namespace "+se.Namespace
 	}
 	wp := b.Waypoint.String()
 	unreadNote := ""
@@ -92,7 +92,7 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 	var f Finding
 	switch b.Reason {
 	case rules.WaypointNotReady:
-		f = finding(WaypointNotFound, ref, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.",
+		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.",
 			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("create the waypoint (a Gateway %s of class %s: `istioctl waypoint apply -n %s --name %s`), or correct the %s label on %s", wp, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint.Name, rules.LabelUseWaypoint, labelled))
 	case rules.WaypointUnsupportedTraffic:
@@ -123,13 +123,15 @@ func admitsText(from string) string {
 	return "its own namespace only (allowedRoutes Same, the default)"
 }
 
-// statusAddressFinding warns when the waypoint's Gateway has no status addresses.
-func statusAddressFinding(b rules.WaypointBinding) *Finding {
-	if !b.Asked || b.Gateway == nil || !b.NoStatusAddress {
+// statusAddressFinding warns when the waypoint's Gateway read from a cluster has no status
+// addresses. Manifest files carry no status: there the waypoint is taken as ready, and the path
+// says so in a note.
+func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Finding {
+	if !b.Asked || b.Gateway == nil || !b.NoStatusAddress || !liveInput(snap) {
 		return nil
 	}
 	wp := b.Waypoint.String()
-	f := finding(WaypointNoStatusAddress, "Gateway "+wp, fmt.Sprintf("Gateway %s has no addresses in its status: istiod binds entries to it only once it writes them (the waypoint has a ready pod), and refuses the binding until then (reason %s). In a cluster this means the waypoint is not ready; in manifest files the status is usually left out, and then it cannot be told.", wp, rules.WaypointNotReady),
+	f := finding(WaypointNoStatusAddress, "Gateway "+wp, fmt.Sprintf("Gateway %s has no addresses in its status: istiod binds entries to it only once it writes them (when the waypoint has a ready pod), and refuses the binding until then (reason %s): the waypoint is not ready, or istiod does not serve its class.", wp, rules.WaypointNotReady),
 		fmt.Sprintf("check `kubectl get gateway.gateway.networking.k8s.io -n %s %s` (PROGRAMMED, ADDRESS) and the waypoint's pods", b.Waypoint.Namespace, b.Waypoint.Name))
 	return &f
 }
@@ -248,7 +250,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	if !found {
 		msg := fmt.Sprintf("No entry for %s is visible to ztunnel for %s: ztunnel sends the call straight to the address DNS gives for the host (ambient workloads have no REGISTRY_ONLY: nothing blocks unknown hosts).", host, ns)
 		if len(hidden) > 0 {
-			msg += fmt.Sprintf(" %s declare it with NAMESPACE visibility, for their own namespace only.", strings.Join(hidden, ", "))
+			msg += fmt.Sprintf(" %s %s it with NAMESPACE visibility, for %s own namespace only.", strings.Join(hidden, ", "), plural(len(hidden), "declares", "declare"), plural(len(hidden), "its", "their"))
 		}
 		tr.hop(proxy, "entry", Skipped, "no entry for the host is published to ztunnel for this namespace")
 		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, msg
@@ -294,7 +296,11 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			summary = "the entry opts out of waypoints (" + rules.LabelUseWaypoint + "=none)"
 		}
 		tr.hop(proxy, "waypoint", Skipped, summary)
-		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination (%s): no waypoint or egress gateway is on the path.", client, host, port, summary)
+		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)
+		if len(hidden) > 0 {
+			p.Message += fmt.Sprintf(" %s also %s the host with NAMESPACE visibility, for %s own namespace only, whatever waypoint %s bound to.", strings.Join(hidden, ", "),
+				plural(len(hidden), "declares", "declare"), plural(len(hidden), "its", "their"), plural(len(hidden), "it is", "they are"))
+		}
 		return p, nil
 	}
 	labelled := "ServiceEntry " + se.Namespace + "/" + se.Name
@@ -311,16 +317,14 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	if f := bindingFinding(b, se, ""); f != nil {
 		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("istiod does not bind the entry to waypoint %s (%s): ztunnel sends the call straight out", b.Waypoint, b.Reason), ev)
-		culprit := f.Resource
-		if b.Reason == rules.WaypointNotReady {
-			culprit = labelled
-		}
-		tr.fail(f.Code, "", culprit, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
+		tr.fail(f.Code, "", f.Resource, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
 		return p, nil
 	}
 	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
-	if f := statusAddressFinding(b); f != nil {
+	if f := statusAddressFinding(snap, b); f != nil {
 		p.Warnings = append(p.Warnings, *f)
+	} else if b.NoStatusAddress {
+		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status addresses for Gateway %s (manifest files do not): istiod binds entries to a waypoint only once it has them (a ready pod); this answer takes it as ready", b.Waypoint))
 	}
 	if b.Class != "" && !strings.Contains(b.Class, "waypoint") {
 		p.Notes = append(p.Notes, fmt.Sprintf("Gateway %s is of class %s: istiod binds the entry to it all the same, but deploys waypoint proxies only for waypoint classes (%s)", b.Waypoint, b.Class, rules.WaypointClass))
@@ -402,3 +406,6 @@ func AmbientNamespaceFindings(snap *snapshot.Snapshot) []Finding {
 	}
 	return out
 }
+
+// liveInput: the snapshot was read from a cluster (status fields are istiod's).
+func liveInput(snap *snapshot.Snapshot) bool { return strings.HasPrefix(snap.Source, "cluster ") }

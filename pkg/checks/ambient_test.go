@@ -73,3 +73,32 @@ func TestExplainListenerAmbientClient(t *testing.T) {
 		t.Errorf("notes: %v", rep.Notes)
 	}
 }
+
+// A waypoint Gateway without status addresses: read from a cluster, istiod has not made it a
+// waypoint yet (WAYPOINT_NO_STATUS_ADDRESS, in the path and in visibility); from files, which
+// carry no status, the path notes that the waypoint is taken as ready.
+func TestWaypointWithoutStatusAddress(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-same-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 0 || !strings.Contains(strings.Join(p.Notes, "\n"), "takes it as ready") {
+		t.Errorf("files: warnings %+v notes %v", p.Warnings, p.Notes)
+	}
+	snap.Source = "cluster https://127.0.0.1:6443"
+	p, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientViaWaypoint || len(p.Warnings) != 1 || p.Warnings[0].Code != WaypointNoStatusAddress || p.Warnings[0].Resource != "Gateway apps/waypoint" {
+		t.Errorf("cluster: %s %+v", p.Cause, p.Warnings)
+	}
+	r := Visibility(snap, VisibilityOptions{})
+	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != WaypointNoStatusAddress {
+		t.Errorf("visibility: %+v", fs)
+	}
+}
