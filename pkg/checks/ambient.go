@@ -26,6 +26,7 @@ const (
 	WaypointNoStatusAddress = "WAYPOINT_NO_STATUS_ADDRESS"
 	AmbientNoAddress        = "AMBIENT_ENTRY_WITHOUT_ADDRESS"
 	AmbientSettingIgnored   = "AMBIENT_IGNORES_SIDECAR_SETTING"
+	WaypointStatusDrift     = "WAYPOINT_STATUS_DRIFT"
 )
 
 func init() {
@@ -37,6 +38,7 @@ func init() {
 		CatalogEntry{WaypointNotAllowed, LevelError, "", "A ServiceEntry is bound to a waypoint whose HBONE listener does not admit the entry's namespace (allowedRoutes.namespaces; Same when absent): istiod refuses the binding (AttachmentDenied); calls to the host do not go through the waypoint."},
 		CatalogEntry{WaypointNoStatusAddress, LevelWarning, "", "The waypoint's Gateway, read from the cluster, has no addresses in its status: istiod binds entries to it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady). Manifest files carry no status: there the waypoint is taken as ready, and the traced path says so in a note."},
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
+		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -133,6 +135,54 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 	wp := b.Waypoint.String()
 	f := finding(WaypointNoStatusAddress, "Gateway "+wp, fmt.Sprintf("Gateway %s has no addresses in its status: istiod binds entries to it only once it writes them (when the waypoint has a ready pod), and refuses the binding until then (reason %s): the waypoint is not ready, or istiod does not serve its class.", wp, rules.WaypointNotReady),
 		fmt.Sprintf("check `kubectl get gateway.gateway.networking.k8s.io -n %s %s` (PROGRAMMED, ADDRESS) and the waypoint's pods", b.Waypoint.Namespace, b.Waypoint.Name))
+	return &f
+}
+
+// conditionWaypointMissing is the condition istiod sets on a wildcard entry bound to no waypoint.
+const conditionWaypointMissing = "istio.io/WaypointMissing"
+
+// ReasonWaypointAccepted is the reason of a true istio.io/WaypointBound condition.
+const ReasonWaypointAccepted = "WaypointAccepted"
+
+// bindingStatusFinding compares the entry's istio.io/WaypointBound condition (written by an
+// ambient istiod with status enabled) with the predicted binding: True/WaypointAccepted when
+// istiod binds it, False with the refusal's reason, none when no waypoint is asked for. Absent
+// conditions say nothing (status may be off).
+//
+// Mirrors istiod pilot/pkg/model/service.go ServiceInfo.GetConditions (WaypointBound).
+func bindingStatusFinding(snap *snapshot.Snapshot, b rules.WaypointBinding, se *networkingv1.ServiceEntry) *Finding {
+	var status, reason string
+	var gen int64
+	found := false
+	for _, c := range se.Status.GetConditions() {
+		if c.GetType() == ConditionWaypointBound {
+			status, reason, gen, found = c.GetStatus(), c.GetReason(), c.GetObservedGeneration(), true
+		}
+	}
+	if !found {
+		return nil
+	}
+	want, wantReason, predicted := "", "", "no waypoint is asked for (istiod writes no condition)"
+	switch {
+	case !b.Asked:
+	case b.Accepted && b.NoStatusAddress && liveInput(snap):
+		want, wantReason, predicted = "False", rules.WaypointNotReady, "refused: the waypoint's Gateway has no status addresses yet ("+rules.WaypointNotReady+")"
+	case b.Accepted:
+		want, wantReason, predicted = "True", ReasonWaypointAccepted, "bound to waypoint "+b.Waypoint.String()
+	default:
+		want, wantReason, predicted = "False", b.Reason, "refused ("+b.Reason+")"
+	}
+	if status == want && reason == wantReason {
+		return nil
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	msg := fmt.Sprintf("%s has condition %s=%s, reason %s, but the binding is predicted %s.", ref, ConditionWaypointBound, status, reason, predicted)
+	if gen != 0 && gen < se.Generation {
+		msg += fmt.Sprintf(" The condition is for generation %d, the entry is at %d: istiod has not caught up, so the prediction is the answer for the current entry.", gen, se.Generation)
+	} else {
+		msg += " The condition is istiod's own answer for this version of the entry: trust it, and look for what the input lacks (another istiod revision writing it, the waypoint's readiness, objects that could not be read)."
+	}
+	f := finding(WaypointStatusDrift, ref, msg, "compare `kubectl get serviceentry -n "+se.Namespace+" "+se.Name+" -o yaml` (status.conditions) with the waypoint's Gateway and istiod's revision")
 	return &f
 }
 
@@ -295,6 +345,14 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		if b.OptedOut {
 			summary = "the entry opts out of waypoints (" + rules.LabelUseWaypoint + "=none)"
 		}
+		if strings.HasPrefix(host, "*") {
+			// istiod marks such an entry WaypointMissing (NoWaypointForWildcardService):
+			// pilot/pkg/model/service.go ServiceInfo.GetConditions.
+			summary += "; a wildcard entry does nothing for ambient clients until it is bound to a waypoint (istiod's " + string(conditionWaypointMissing) + " condition)"
+		}
+		if f := bindingStatusFinding(snap, b, se); f != nil {
+			p.Warnings = append(p.Warnings, *f)
+		}
 		tr.hop(proxy, "waypoint", Skipped, summary)
 		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)
 		if len(hidden) > 0 {
@@ -316,9 +374,15 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		return p, nil
 	}
 	if f := bindingFinding(b, se, ""); f != nil {
+		if d := bindingStatusFinding(snap, b, se); d != nil {
+			p.Warnings = append(p.Warnings, *d)
+		}
 		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("istiod does not bind the entry to waypoint %s (%s): ztunnel sends the call straight out", b.Waypoint, b.Reason), ev)
 		tr.fail(f.Code, "", f.Resource, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
 		return p, nil
+	}
+	if f := bindingStatusFinding(snap, b, se); f != nil {
+		p.Warnings = append(p.Warnings, *f)
 	}
 	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
 	if f := statusAddressFinding(snap, b); f != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	metav1alpha1 "istio.io/api/meta/v1alpha1"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
 
@@ -100,5 +102,54 @@ func TestWaypointWithoutStatusAddress(t *testing.T) {
 	r := Visibility(snap, VisibilityOptions{})
 	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != WaypointNoStatusAddress {
 		t.Errorf("visibility: %+v", fs)
+	}
+}
+
+// The entry's istio.io/WaypointBound condition is compared with the predicted binding (istiod
+// pilot/pkg/model/service.go GetConditions: True/WaypointAccepted, or False with the refusal's
+// reason); a condition for an older generation is called stale.
+func TestWaypointBoundStatusDrift(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-for-workloads-only.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := snap.ServiceEntries[0]
+	for _, tc := range []struct {
+		status, reason string
+		gen            int64
+		drift          string // "" no finding, else a word of the message
+	}{
+		{"False", "UnsupportedTrafficType", 2, ""},
+		{"True", ReasonWaypointAccepted, 2, "istiod's own answer"},
+		{"True", ReasonWaypointAccepted, 1, "has not caught up"},
+	} {
+		se.Generation = 2
+		se.Status.Conditions = []*metav1alpha1.IstioCondition{{Type: ConditionWaypointBound, Status: tc.status, Reason: tc.reason, ObservedGeneration: tc.gen}}
+		p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Finding
+		for _, w := range p.Warnings {
+			if w.Code == WaypointStatusDrift {
+				got = append(got, w)
+			}
+		}
+		switch {
+		case tc.drift == "" && len(got) != 0:
+			t.Errorf("%s/%s: unexpected drift %+v", tc.status, tc.reason, got)
+		case tc.drift != "" && (len(got) != 1 || !strings.Contains(got[0].Message, tc.drift)):
+			t.Errorf("%s/%s gen %d: drift %+v, want one mentioning %q", tc.status, tc.reason, tc.gen, got, tc.drift)
+		}
+		r := Visibility(snap, VisibilityOptions{})
+		n := 0
+		for _, f := range r.Entries[0].Findings {
+			if f.Code == WaypointStatusDrift {
+				n++
+			}
+		}
+		if (n == 1) != (tc.drift != "") {
+			t.Errorf("%s/%s: visibility has %d drift findings", tc.status, tc.reason, n)
+		}
 	}
 }

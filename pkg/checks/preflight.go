@@ -623,6 +623,7 @@ var defaultFields = map[string]string{
 	WaypointNotAllowed:          "spec.listeners[].allowedRoutes",
 	WaypointNoStatusAddress:     "status.addresses",
 	AmbientNoAddress:            "spec.addresses",
+	WaypointStatusDrift:         "status.conditions",
 }
 
 // defaultFieldKinds: the kind a default field belongs to, for codes whose findings may blame

@@ -210,7 +210,7 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		// cannot recognise calls to. A NONE entry is not published to ambient at all.
 		if v.Visibility != rules.VisibilityNone {
 			b := waypointBinding(snap, view, se, v.Visibility)
-			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b)}
+			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b), bindingStatusFinding(snap, b, se)}
 			for _, x := range ss {
 				fs = append(fs, noAddressFinding(b, se, x.Hostname, flags.IPAutoallocateOn()))
 			}
