@@ -153,3 +153,25 @@ func TestWaypointBoundStatusDrift(t *testing.T) {
 		}
 	}
 }
+
+// proxy-config --from an ambient namespace says that no sidecar there holds the configuration.
+func TestProxyConfigAmbientNote(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-missing.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "ambient workloads") {
+		t.Errorf("notes: %v", rep.Notes)
+	}
+	rep, err = ProxyConfig(snap, ProxyConfigOptions{From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(rep.Notes, "\n"), "ambient workloads") {
+		t.Errorf("team-a (sidecars) has the ambient note: %v", rep.Notes)
+	}
+}
