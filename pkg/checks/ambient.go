@@ -250,6 +250,25 @@ func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host
 	return decls, rules.SelectAmbientServices(in)
 }
 
+// ambientOutcome summarises what ztunnel does with a call to host for one declaration: the
+// waypoint istiod binds it to, or why not, and whether ztunnel knows the host by an address.
+func ambientOutcome(snap, view *snapshot.Snapshot, flags IstiodFlags, d ambientDecl, host string) string {
+	if d.se == nil {
+		return "a Kubernetes Service"
+	}
+	b := waypointBinding(snap, view, d.se, d.svc.Visibility.Visibility)
+	switch {
+	case !b.Asked:
+		return "no waypoint"
+	case !b.Accepted:
+		return "binding to waypoint " + b.Waypoint.String() + " refused (" + b.Reason + ")"
+	}
+	if addrs, auto, _ := rules.AmbientAddresses(d.se, host, flags.IPAutoallocateOn()); len(addrs) == 0 && !auto {
+		return "bound to waypoint " + b.Waypoint.String() + ", but no address"
+	}
+	return "bound to waypoint " + b.Waypoint.String()
+}
+
 // traceAmbient is the path of a call from an ambient client (no sidecar): ztunnel finds the entry
 // the client's lookup resolves to (its own namespace's, else the canonical one), the address the
 // host resolves to, and the waypoint the entry is bound to, if istiod binds it. The waypoint's own
@@ -265,7 +284,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	flags := ReadIstiodFlags(view, rev)
 	registry := model.Services(view, flags.MeshConfig)
 	decls, sel := ambientDeclarations(view, registry, host)
-	ref, undecided := sel.For(ns)
+	ref, tied := sel.For(ns)
 	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
 	p := tr.t
 	d, found := decls[ref]
@@ -311,9 +330,25 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		lookup = "the canonical declaration (there is none in " + ns + ")"
 	}
 	entrySummary := fmt.Sprintf("%s: %s", ref, lookup)
-	if undecided {
-		entrySummary += "; several declarations tie on creation time, so which one istiod keeps depends on its index order: the answer below is for this one"
-		p.Notes = append(p.Notes, fmt.Sprintf("several declarations of %s have the same creation time (or none, as in files): istiod keeps one of them by index order, which the input does not tell", host))
+	if len(tied) > 1 {
+		// istiod's choice among declarations created in the same second follows its index order,
+		// which the input does not tell: a verdict only when every candidate gives the same one.
+		// (Files without creationTimestamp get load-order times from the loader: no tie.)
+		outcomes := map[string]bool{}
+		var each []string
+		for _, r := range tied {
+			o := ambientOutcome(snap, view, flags, decls[r], host)
+			outcomes[o] = true
+			each = append(each, r+": "+o)
+		}
+		if len(outcomes) > 1 {
+			tr.hop(proxy, "entry", Unknown, fmt.Sprintf("%s declare %s and were created in the same second: which one istiod gives ztunnel for %s depends on its index order", strings.Join(tied, ", "), host, ns))
+			p.Cause, p.Level = CauseInputUnknown, LevelError
+			p.Message = fmt.Sprintf("No verdict for this path: %s declare %s with the same creation time, and istiod's choice among them, which the input does not tell, decides the answer (%s).", strings.Join(tied, ", "), host, strings.Join(each, "; "))
+			p.Fix = "keep one public declaration of the host, or re-create one of them so that their creation times differ"
+			return p, nil
+		}
+		entrySummary += fmt.Sprintf("; %s have the same creation time, and istiod picks one by index order, but every one gives the same answer", strings.Join(tied, ", "))
 	}
 	tr.hop(proxy, "entry", Pass, entrySummary, Evidence{Resource: ref, Field: "spec.hosts", Value: host})
 	if d.se == nil {

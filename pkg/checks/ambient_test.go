@@ -175,3 +175,82 @@ func TestProxyConfigAmbientNote(t *testing.T) {
 		t.Errorf("team-a (sidecars) has the ambient note: %v", rep.Notes)
 	}
 }
+
+// Two PUBLIC entries for the host in other namespaces, created in the same second: istiod's
+// canonical choice between them follows its index order. When they would give the
+// client different answers there is no verdict; when they give the same, the entry hop says so.
+func TestAmbientCanonicalTie(t *testing.T) {
+	const common = `apiVersion: v1
+kind: Namespace
+metadata: {name: web, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: a}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: b}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: waypoint, namespace: a}
+spec:
+  gatewayClassName: istio-waypoint
+  listeners:
+  - {name: mesh, port: 15008, protocol: HBONE}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: crm, namespace: b, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  hosts: [crm.saas.example]
+  addresses: [240.0.0.2]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: crm
+  namespace: a
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  LABELS
+spec:
+  hosts: [crm.saas.example]
+  addresses: [240.0.0.1]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	for _, tc := range []struct {
+		labels, cause string
+	}{
+		{"labels: {istio.io/use-waypoint: waypoint}", CauseInputUnknown},
+		{"labels: {team: a}", AmbientDirect},
+	} {
+		f := filepath.Join(t.TempDir(), "tie.yaml")
+		if err := os.WriteFile(f, []byte(strings.Replace(common, "LABELS", tc.labels, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), f}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: "crm.saas.example", Port: 80, From: "web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != tc.cause {
+			t.Errorf("%s: cause %s, want %s: %s", tc.labels, p.Cause, tc.cause, p.Message)
+		}
+		entry := ""
+		for _, h := range p.Hops {
+			if h.Step == "entry" {
+				entry = h.Summary
+			}
+		}
+		if !strings.Contains(entry, "ServiceEntry a/crm, ServiceEntry b/crm") {
+			t.Errorf("%s: entry hop %q does not name the tied entries", tc.labels, entry)
+		}
+	}
+}

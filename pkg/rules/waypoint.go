@@ -339,9 +339,11 @@ type AmbientSelection struct {
 	// ("" when none: every kept one is NAMESPACE-visibility).
 	ByNamespace map[string]string
 	Canonical   string
-	// Undecided lists the namespaces (and "canonical") where declarations tie on creation time
-	// (or have none, as in files): istiod's choice then depends on its index order.
-	Undecided []string
+	// Tied lists, by namespace (and "" for the canonical choice), the declarations that tie on
+	// creation time (second granularity) for that choice, when there are several:
+	// istiod's choice among them depends on its index order. ByNamespace and Canonical then
+	// hold the first by name.
+	Tied map[string][]string
 }
 
 // SelectAmbientServices picks, among the declarations of one host, the one istiod keeps in each
@@ -352,78 +354,78 @@ type AmbientSelection struct {
 //
 // Mirrors istiod ambient/services.go selectWorkloadServices.
 func SelectAmbientServices(in []AmbientService) AmbientSelection {
-	out := AmbientSelection{ByNamespace: map[string]string{}}
-	best := map[string]AmbientService{}
-	tied := map[string]bool{}
-	better := func(a, b AmbientService) bool { return a.Created.Before(&b.Created) && !b.Kubernetes }
+	out := AmbientSelection{ByNamespace: map[string]string{}, Tied: map[string][]string{}}
+	byNs := map[string][]AmbientService{}
 	for _, s := range in {
-		if s.Kubernetes {
-			best[s.Namespace], tied[s.Namespace] = s, false
-			continue
+		byNs[s.Namespace] = append(byNs[s.Namespace], s)
+	}
+	// oldest returns the declarations with the earliest creation time, sorted by Ref.
+	oldest := func(xs []AmbientService) []AmbientService {
+		var best []AmbientService
+		for _, x := range xs {
+			switch {
+			case len(best) == 0 || x.Created.Before(&best[0].Created):
+				best = []AmbientService{x}
+			case x.Created.Equal(&best[0].Created):
+				best = append(best, x)
+			}
 		}
-		cur, ok := best[s.Namespace]
-		switch {
-		case !ok:
-			best[s.Namespace] = s
-		case better(s, cur):
-			best[s.Namespace], tied[s.Namespace] = s, false
-		case !cur.Kubernetes && s.Created.Equal(&cur.Created):
-			tied[s.Namespace] = true
+		sort.Slice(best, func(i, j int) bool { return best[i].Ref < best[j].Ref })
+		return best
+	}
+	refs := func(xs []AmbientService) []string {
+		var r []string
+		for _, x := range xs {
+			r = append(r, x.Ref)
+		}
+		return r
+	}
+	var kept []AmbientService
+	var kube *AmbientService
+	for ns, xs := range byNs {
+		var w []AmbientService
+		for _, x := range xs {
+			if x.Kubernetes {
+				w = []AmbientService{x}
+				k := x
+				kube = &k
+				break
+			}
+		}
+		if w == nil {
+			w = oldest(xs)
+		}
+		out.ByNamespace[ns] = w[0].Ref
+		if len(w) > 1 {
+			out.Tied[ns] = refs(w)
+		}
+		kept = append(kept, w...)
+	}
+	if kube != nil {
+		out.Canonical = kube.Ref
+		return out
+	}
+	var public []AmbientService
+	for _, x := range kept {
+		if x.Visibility != VisibilityNamespace {
+			public = append(public, x)
 		}
 	}
-	var canonical *AmbientService
-	canonicalTied := false
-	nss := make([]string, 0, len(best))
-	for ns := range best {
-		nss = append(nss, ns)
-	}
-	sort.Strings(nss)
-	for _, ns := range nss {
-		s := best[ns]
-		out.ByNamespace[ns] = s.Ref
-		if tied[ns] {
-			out.Undecided = append(out.Undecided, ns)
+	if c := oldest(public); len(c) > 0 {
+		out.Canonical = c[0].Ref
+		if len(c) > 1 {
+			out.Tied[""] = refs(c)
 		}
-		switch {
-		case s.Kubernetes:
-			c := s
-			canonical, canonicalTied = &c, false
-		case s.Visibility == VisibilityNamespace:
-			continue
-		case canonical == nil:
-			c := s
-			canonical = &c
-		case better(s, *canonical):
-			c := s
-			canonical, canonicalTied = &c, false
-		case !canonical.Kubernetes && s.Created.Equal(&canonical.Created):
-			canonicalTied = true
-		}
-	}
-	if canonical != nil {
-		out.Canonical = canonical.Ref
-	}
-	if canonicalTied {
-		out.Undecided = append(out.Undecided, "canonical")
 	}
 	return out
 }
 
 // For returns the declaration a client in ns finds: its namespace's, else the canonical one
-// ("" when none); undecided when istiod's choice for it depends on order.
-func (s AmbientSelection) For(ns string) (ref string, undecided bool) {
+// ("" when none), and the declarations istiod may pick instead (tied with it; nil when the choice
+// is decided).
+func (s AmbientSelection) For(ns string) (ref string, tied []string) {
 	if r, ok := s.ByNamespace[ns]; ok {
-		for _, u := range s.Undecided {
-			if u == ns {
-				return r, true
-			}
-		}
-		return r, false
+		return r, s.Tied[ns]
 	}
-	for _, u := range s.Undecided {
-		if u == "canonical" {
-			return s.Canonical, true
-		}
-	}
-	return s.Canonical, false
+	return s.Canonical, s.Tied[""]
 }

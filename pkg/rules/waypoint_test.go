@@ -220,23 +220,26 @@ func TestSelectAmbientServices(t *testing.T) {
 		in        []AmbientService
 		winners   map[string]string
 		canonical string
-		undecided []string
+		tied      map[string][]string
 	}{
 		{"same namespace: older NAMESPACE beats newer PUBLIC, nothing canonical",
 			[]AmbientService{si("ns", "pub", false, VisibilityPublic, newer), si("ns", "nslocal", false, VisibilityNamespace, older)},
-			map[string]string{"ns": "nslocal"}, "", nil},
+			map[string]string{"ns": "nslocal"}, "", map[string][]string{}},
 		{"kube Service is canonical over an older camping PUBLIC ServiceEntry",
 			[]AmbientService{si("team-a", "svc", true, VisibilityPublic, newer), si("team-b", "camp", false, VisibilityPublic, older)},
-			map[string]string{"team-a": "svc", "team-b": "camp"}, "svc", nil},
+			map[string]string{"team-a": "svc", "team-b": "camp"}, "svc", map[string][]string{}},
 		{"cross namespace: PUBLIC is canonical, NAMESPACE is not",
 			[]AmbientService{si("team-a", "nslocal", false, VisibilityNamespace, older), si("team-b", "pub", false, VisibilityPublic, newer)},
-			map[string]string{"team-a": "nslocal", "team-b": "pub"}, "pub", nil},
-		{"equal creation times across namespaces: canonical undecided",
+			map[string]string{"team-a": "nslocal", "team-b": "pub"}, "pub", map[string][]string{}},
+		{"equal creation times across namespaces: canonical tied",
 			[]AmbientService{si("team-a", "a", false, VisibilityPublic, older), si("team-b", "b", false, VisibilityPublic, older)},
-			map[string]string{"team-a": "a", "team-b": "b"}, "", []string{"canonical"}},
-		{"equal creation times in one namespace: its winner undecided",
+			map[string]string{"team-a": "a", "team-b": "b"}, "a", map[string][]string{"": {"a", "b"}}},
+		{"equal creation times in one namespace: its choice tied",
 			[]AmbientService{si("ns", "a", false, VisibilityPublic, older), si("ns", "b", false, VisibilityPublic, older)},
-			map[string]string{"ns": ""}, "", []string{"ns"}},
+			map[string]string{"ns": "a"}, "a", map[string][]string{"ns": {"a", "b"}, "": {"a", "b"}}},
+		{"a tie among newer entries does not matter",
+			[]AmbientService{si("team-a", "a", false, VisibilityPublic, newer), si("team-b", "b", false, VisibilityPublic, newer), si("team-c", "c", false, VisibilityPublic, older)},
+			map[string]string{"team-a": "a", "team-b": "b", "team-c": "c"}, "c", map[string][]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rev := slices.Clone(tc.in)
@@ -244,15 +247,20 @@ func TestSelectAmbientServices(t *testing.T) {
 			for _, in := range [][]AmbientService{tc.in, rev} {
 				got := SelectAmbientServices(in)
 				for ns, w := range tc.winners {
-					if w != "" && got.ByNamespace[ns] != w {
+					if got.ByNamespace[ns] != w {
 						t.Errorf("namespace %s keeps %s, want %s", ns, got.ByNamespace[ns], w)
 					}
 				}
-				if tc.undecided == nil && got.Canonical != tc.canonical {
+				if got.Canonical != tc.canonical {
 					t.Errorf("canonical %q, want %q", got.Canonical, tc.canonical)
 				}
-				if !slices.Equal(got.Undecided, tc.undecided) {
-					t.Errorf("undecided %v, want %v", got.Undecided, tc.undecided)
+				if len(got.Tied) != len(tc.tied) {
+					t.Errorf("tied %v, want %v", got.Tied, tc.tied)
+				}
+				for k, v := range tc.tied {
+					if !slices.Equal(got.Tied[k], v) {
+						t.Errorf("tied[%q] %v, want %v", k, got.Tied[k], v)
+					}
 				}
 			}
 		})
