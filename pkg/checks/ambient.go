@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -140,6 +141,9 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 
 // conditionWaypointMissing is the condition istiod sets on a wildcard entry bound to no waypoint.
 const conditionWaypointMissing = "istio.io/WaypointMissing"
+
+// dnsCaptureAnnotation lets a pod opt in or out of ztunnel's DNS proxy (annotation.AmbientDnsCapture).
+const dnsCaptureAnnotation = "ambient.istio.io/dns-capture"
 
 // ReasonWaypointAccepted is the reason of a true istio.io/WaypointBound condition.
 const ReasonWaypointAccepted = "WaypointAccepted"
@@ -361,16 +365,30 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		p.Notes = append(p.Notes, fmt.Sprintf("%s does not declare port %d; what ztunnel does with a call to an undeclared port of the entry is not modelled", ref, port))
 	}
 	addrs, auto, noAddr := rules.AmbientAddresses(se, host, flags.IPAutoallocateOn())
+	// Whether the client resolves the host through ztunnel's DNS proxy: on by default (istio-cni
+	// ambient.dnsCapture), which the input does not carry; a pod may say so itself with the
+	// annotation ambient.istio.io/dns-capture (istio cni/pkg/nodeagent/net.go).
+	dns := "when they resolve the host through ztunnel's DNS proxy (on by default; whether it is on is not in the input: without it they must dial it themselves)"
+	dnsResult := Pass
+	if v, ok := podAnnotations(snap, workload)[dnsCaptureAnnotation]; ok {
+		switch on, err := strconv.ParseBool(v); {
+		case err == nil && on:
+			dns = "when it resolves the host: the pod asks for ztunnel's DNS proxy (" + dnsCaptureAnnotation + "=" + v + ")"
+		case err == nil:
+			dns = "only if it dials it itself: the pod opts out of ztunnel's DNS proxy (" + dnsCaptureAnnotation + "=" + v + "), so cluster DNS answers for the host, and its addresses do not match the entry"
+			dnsResult = Warn
+		}
+	}
 	switch {
 	case len(addrs) > 0:
 		how := "spec.addresses"
 		if auto {
 			how = "allocated by istiod (status.addresses)"
 		}
-		tr.hop(proxy, "address", Pass, fmt.Sprintf("ztunnel knows %s by %s (%s); clients dial it when they resolve the host through ztunnel's DNS proxy (on by default; whether it is on is not in the input: without it they must dial it themselves)", host, strings.Join(addrs, ", "), how),
+		tr.hop(proxy, "address", dnsResult, fmt.Sprintf("ztunnel knows %s by %s (%s); the client dials it %s", host, strings.Join(addrs, ", "), how, dns),
 			Evidence{Resource: ref, Field: "spec.addresses", Value: strings.Join(addrs, ",")})
 	case auto:
-		tr.hop(proxy, "address", Warn, fmt.Sprintf("istiod allocates %s an address (status.addresses), which the input does not carry; clients get it from ztunnel's DNS proxy (on by default; whether it is on is not in the input)", host))
+		tr.hop(proxy, "address", Warn, fmt.Sprintf("istiod allocates %s an address (status.addresses), which the input does not carry; the client dials it %s", host, dns))
 	default:
 		tr.hop(proxy, "address", Warn, fmt.Sprintf("ztunnel knows %s by no address: %s", host, noAddr))
 	}

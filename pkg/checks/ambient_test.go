@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	metav1alpha1 "istio.io/api/meta/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
@@ -251,6 +253,39 @@ spec:
 		}
 		if !strings.Contains(entry, "ServiceEntry a/crm, ServiceEntry b/crm") {
 			t.Errorf("%s: entry hop %q does not name the tied entries", tc.labels, entry)
+		}
+	}
+}
+
+// A pod that opts out of ztunnel's DNS proxy (ambient.istio.io/dns-capture=false) resolves the
+// host through cluster DNS: the address hop warns that its calls match the entry only if it
+// dials the entry's address itself.
+func TestAmbientPodWithoutDNSCapture(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		annotation string
+		want       Result
+	}{{"false", Warn}, {"true", Pass}, {"", Pass}} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "client", Labels: map[string]string{"app": "client"}}}
+		if tc.annotation != "" {
+			pod.Annotations = map[string]string{"ambient.istio.io/dns-capture": tc.annotation}
+		}
+		snap.Pods = []*corev1.Pod{pod}
+		p, err := TracePath(snap, PathOptions{Host: "shop-api.vendor.example", Port: 80, Pod: "shop/client"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Result
+		for _, h := range p.Hops {
+			if h.Step == "address" {
+				got = h.Result
+			}
+		}
+		if got != tc.want || p.Client != "ambient shop/client" || p.Cause != AmbientViaWaypoint {
+			t.Errorf("dns-capture %q: address hop %s, client %s, cause %s", tc.annotation, got, p.Client, p.Cause)
 		}
 	}
 }
