@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"strconv"
@@ -254,6 +255,29 @@ func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host
 	return decls, rules.SelectAmbientServices(in)
 }
 
+// ambientHostForAddress returns the host (and its entry) that ztunnel knows by the address ip:
+// an entry's spec.addresses (an address or a CIDR containing it), or its allocated address.
+func ambientHostForAddress(view *snapshot.Snapshot, ip string, ipAuto bool) (host, ref string) {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "", ""
+	}
+	for _, se := range view.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			addrs, _, _ := rules.AmbientAddresses(se, h, ipAuto)
+			for _, a := range addrs {
+				if pfx, err := netip.ParsePrefix(a); err == nil && pfx.Contains(addr) {
+					return h, "ServiceEntry " + se.Namespace + "/" + se.Name
+				}
+				if x, err := netip.ParseAddr(a); err == nil && x == addr {
+					return h, "ServiceEntry " + se.Namespace + "/" + se.Name
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
 // ambientOutcome summarises what ztunnel does with a call to host for one declaration: the
 // waypoint istiod binds it to, or why not, and whether ztunnel knows the host by an address.
 func ambientOutcome(snap, view *snapshot.Snapshot, flags IstiodFlags, d ambientDecl, host string) string {
@@ -287,6 +311,15 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	view := RevisionView(snap, rev)
 	flags := ReadIstiodFlags(view, rev)
 	registry := model.Services(view, flags.MeshConfig)
+	var viaIP string
+	if rules.IsIP(host) {
+		// ztunnel matches a call by its destination address: an IP HOST reaches the entry that
+		// ztunnel knows by it.
+		if h, ref := ambientHostForAddress(view, host, flags.IPAutoallocateOn()); h != "" {
+			viaIP = fmt.Sprintf("%s is an address ztunnel knows %s by (%s): the trace follows that host", host, h, ref)
+			host = h
+		}
+	}
 	decls, sel := ambientDeclarations(view, registry, host)
 	ref, tied := sel.For(ns)
 	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
@@ -306,6 +339,9 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	p.Call = callKinds(opt.Call, svcp, port)[0]
 	tr.hop(proxy, "client", Pass, "ambient client: "+why+"; ztunnel captures its calls, not a sidecar")
+	if viaIP != "" {
+		p.Notes = append(p.Notes, viaIP)
+	}
 	defer func() {
 		tr.ambientIgnored(view, flags, ns, d, found)
 		tr.unreadInputs()

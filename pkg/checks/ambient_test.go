@@ -289,3 +289,19 @@ func TestAmbientPodWithoutDNSCapture(t *testing.T) {
 		}
 	}
 }
+
+// An IP HOST that an entry's spec.addresses lists: ztunnel matches the call by address, so the
+// trace follows that entry's host.
+func TestAmbientCallToEntryAddress(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "240.50.0.2", Port: 80, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientViaWaypoint || !strings.Contains(strings.Join(p.Notes, "\n"), "shop-api.vendor.example") {
+		t.Errorf("cause %s notes %v", p.Cause, p.Notes)
+	}
+}
