@@ -80,7 +80,8 @@ func Lookup(code string) (CatalogEntry, bool) {
 // identifier, the seed section(s) and the istiod source it rests on.
 type catalogRef struct {
 	// ID is "EGRnnnn": EGR01xx why-missing causes and warnings, EGR02xx export-audit, EGR03xx
-	// explain-listener, EGR04xx visibility, EGR09xx preflight's own. Never renamed or reused; a
+	// explain-listener, EGR04xx visibility, EGR05xx ambient (waypoint bindings, ambient clients),
+	// EGR09xx preflight's own. Never renamed or reused; a
 	// retired code keeps its row.
 	ID string
 	// Seed names sections of the seed guide (000: "§3.7"; "seed 002" for serviceEntryVisibility).
@@ -180,10 +181,21 @@ var catalogRefs = map[string]catalogRef{
 	// visibility (seed 002).
 	VisStatusDrift:       {"EGR0401", "seed 002", "pilot/pkg/model/serviceentry_visibility.go; pilot/pkg/serviceregistry/serviceentry/conversion.go (Attributes.Visibility)"},
 	VisHiddenEverywhere:  {"EGR0402", "seed 002, §4.2", "pilot/pkg/model/push_context.go serviceExportTo"},
-	VisWaypointForbidden: {"EGR0403", "seed 002", "pilot/pkg/serviceregistry/kube/controller/ambient/waypoints.go fetchWaypointForService"},
+	VisWaypointForbidden: {"EGR0403", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForService; status.go ReportWaypointCrossNamespaceForbidden"},
 	VisRuleNeverMatches:  {"EGR0404", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
 	VisPolicyMatchesAll:  {"EGR0405", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
 	VisNotImported:       {"EGR0406", "§4.2, seed 002", "pilot/pkg/model/sidecar.go selectServices, collectImportedServices"},
+
+	// ambient: ztunnel clients and waypoint bindings (pkg/checks/ambient.go, rules/waypoint.go).
+	AmbientViaWaypoint:      {"EGR0501", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/services.go serviceEntriesInfo, constructServiceEntries, selectWorkloadServices; waypoints.go fetchWaypointForService"},
+	AmbientDirect:           {"EGR0502", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go GetUseWaypoint, fetchWaypointForTarget; services.go selectWorkloadServices"},
+	WaypointNotFound:        {"EGR0503", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForTarget, gatewayToWaypointTransform; status.go ReportWaypointIsNotReady"},
+	WaypointNotForServices:  {"EGR0504", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForService, gatewayToWaypointTransform (istio.io/waypoint-for); status.go ReportWaypointUnsupportedTrafficType"},
+	WaypointNotAllowed:      {"EGR0505", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go makeAllowedRoutes, findBoundListener, makeWaypointSelector, AllowsAttachmentFromNamespace; status.go ReportWaypointAttachmentDenied"},
+	WaypointNoStatusAddress: {"EGR0506", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (a Gateway without status.addresses is no waypoint)"},
+	AmbientNoAddress:        {"EGR0507", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries; pilot/pkg/networking/serviceentry/ip_autoallocation.go ShouldV2AutoAllocateIP, GetHostAddressesFromServiceEntry"},
+	WaypointStatusDrift:     {"EGR0509", "seed 002", "pilot/pkg/model/service.go ServiceInfo.GetConditions (istio.io/WaypointBound); pilot/pkg/serviceregistry/ambient/status.go"},
+	AmbientSettingIgnored:   {"EGR0508", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries (the WDS Service carries no exportTo, Sidecar or outboundTrafficPolicy)"},
 
 	// preflight's own (pkg/checks/preflight_catalog.go).
 	PreflightSuppressionUnused:     {"EGR0901", "—", "this tool: kubectl egress preflight suppressions"},
@@ -273,6 +285,10 @@ var causePages = map[string]string{
 	// meshConfig.serviceEntryVisibility.
 	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointForbidden: "visibility",
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
+	// Ambient clients and waypoints.
+	AmbientViaWaypoint: "ambient", AmbientDirect: "ambient", WaypointNotFound: "ambient", WaypointNotForServices: "ambient",
+	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient",
+	WaypointStatusDrift: "ambient",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",

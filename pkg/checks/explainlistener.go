@@ -237,7 +237,13 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		}
 		ns, workload = pns, opt.Pod
 	}
-	explainSidecar(snap, ns, labels, workload, opt, rep)
+	if amb, why := ambientClient(snap, ns, labels); amb {
+		// No sidecar: no listener to explain. The call's path through ztunnel (and the waypoint
+		// its entry is bound to) is the verdict, as why-missing --from prints it.
+		rep.Notes = append(rep.Notes, "ambient client: "+why+"; ztunnel captures its calls, so no sidecar listener is explained; the findings below are those of the call's path (`kubectl egress why-missing "+rep.Host+" --from "+ns+"`)")
+	} else {
+		explainSidecar(snap, ns, labels, workload, opt, rep)
+	}
 	rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
 	if rep.Host != "" {
 		addPathVerdict(snap, opt, rep)

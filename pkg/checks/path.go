@@ -232,6 +232,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if ns == "" {
 		return nil, fmt.Errorf("name the client: --from NAMESPACE or --pod NAMESPACE/NAME")
 	}
+	if amb, why := ambientClient(snap, ns, labels); amb {
+		return traceAmbient(snap, opt, host, ns, workload, why)
+	}
 	client := "sidecar " + ns
 	if workload != "" {
 		client = "sidecar " + workload

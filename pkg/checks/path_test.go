@@ -104,7 +104,8 @@ func TestTracePathFixtures(t *testing.T) {
 					t.Logf("  %s %s %s: %s", h.Proxy, h.Step, h.Result, h.Summary)
 				}
 			}
-			if p.Failed() != (c.cause != PathOK && c.cause != PathDirect && c.cause != PathRouteMatchAssumed && c.cause != PathAnsweredByRoute) {
+			if p.Failed() != (c.cause != PathOK && c.cause != PathDirect && c.cause != PathRouteMatchAssumed && c.cause != PathAnsweredByRoute &&
+				c.cause != AmbientViaWaypoint && c.cause != AmbientDirect) {
 				t.Errorf("Failed() = %t for cause %s (level %s)", p.Failed(), p.Cause, p.Level)
 			}
 			for _, w := range c.warnings {

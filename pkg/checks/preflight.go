@@ -642,6 +642,12 @@ var defaultFields = map[string]string{
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",
 	VisWaypointForbidden:        "metadata.labels",
+	WaypointNotFound:            "metadata.labels",
+	WaypointNotForServices:      "metadata.labels",
+	WaypointNotAllowed:          "spec.listeners[].allowedRoutes",
+	WaypointNoStatusAddress:     "status.addresses",
+	AmbientNoAddress:            "spec.addresses",
+	WaypointStatusDrift:         "status.conditions",
 }
 
 // defaultFieldKinds: the kind a default field belongs to, for codes whose findings may blame
@@ -1453,6 +1459,11 @@ func (c *collector) visibility() CheckRun {
 	}
 	mesh := Visibility(c.snap, VisibilityOptions{})
 	add(mesh, "")
+	// Ambient namespaces: the settings of the sidecar world that do nothing for them.
+	for _, f := range AmbientNamespaceFindings(c.snap) {
+		res, field := ParseResourceRef(f.Resource)
+		c.add(NewPreflightFinding(f.Code, CheckVisibility, res, field, f.Message, f.Fix), "")
+	}
 	for _, ns := range ClientNamespaces(c.snap) {
 		// Without a Sidecar resource the namespace's answer has the mesh-wide findings and no
 		// others (only a Sidecar's egress hosts add NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS), so

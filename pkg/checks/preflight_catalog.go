@@ -35,8 +35,9 @@ func init() {
 }
 
 // CheckOfID names the command whose findings use the ID's group: EGR01xx why-missing, EGR02xx
-// export-audit, EGR03xx explain-listener, EGR04xx visibility, EGR09xx preflight; "" for an ID
-// outside those groups.
+// export-audit, EGR03xx explain-listener, EGR04xx visibility, EGR05xx ambient (raised by
+// visibility, and by why-missing for an ambient client), EGR09xx preflight; "" for an ID outside
+// those groups.
 func CheckOfID(id string) string {
 	if len(id) != 7 || !strings.HasPrefix(id, "EGR") {
 		return ""
@@ -48,7 +49,7 @@ func CheckOfID(id string) string {
 		return CheckExportAudit
 	case "03":
 		return CheckExplainListener
-	case "04":
+	case "04", "05":
 		return CheckVisibility
 	case "09":
 		return CheckPreflight
@@ -74,6 +75,7 @@ func FindingsMarkdown() string {
 	b.WriteString("| group | command |\n|---|---|\n")
 	b.WriteString("| EGR01xx | `why-missing` causes (the first failing step of its checks) and warnings |\n")
 	b.WriteString("| EGR02xx | `export-audit` |\n| EGR03xx | `explain-listener` |\n| EGR04xx | `visibility` |\n")
+	b.WriteString("| EGR05xx | ambient: waypoint bindings (`visibility`, `preflight`) and calls from ambient workloads (`why-missing --from`) |\n")
 	b.WriteString("| EGR09xx | `preflight`'s own (suppressions, skipped checks, inputs not modelled) |\n\n")
 	b.WriteString("## Fixes that are proven\n\n")
 	b.WriteString("When a traced call (`why-missing --from` or `--pod`) fails at a hop that one manifest change repairs\n")

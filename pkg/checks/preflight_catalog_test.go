@@ -11,7 +11,7 @@ import (
 // TestCatalogIDs: every catalogue entry has a row in catalogRefs with a well-formed, unique ID in
 // the group of its command, a seed and a source; every row has an entry.
 func TestCatalogIDs(t *testing.T) {
-	idRE := regexp.MustCompile(`^EGR0[1-49][0-9]{2}$`)
+	idRE := regexp.MustCompile(`^EGR0[1-59][0-9]{2}$`)
 	groups := map[string][]string{
 		"01": {CauseOK, CauseInputUnknown, CauseHostNotFound, CausePortNotDeclared, CauseNotExported, CauseNoCluster, CauseNotReferenced,
 			CauseGatewayRefUnresolve, CauseRouteNotBound, CauseNoVirtualHost, CauseSubsetNotDefined, CauseProxyDisagrees, CauseModelDisagrees,
@@ -28,6 +28,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerNoCredential, ListenerCertUnused, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
 			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
+		"05": {AmbientViaWaypoint, AmbientDirect, WaypointNotFound, WaypointNotForServices, WaypointNotAllowed, WaypointNoStatusAddress, AmbientNoAddress, AmbientSettingIgnored, WaypointStatusDrift},
 		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers, PreflightGatewayAPIOtherClass},
 	}
 	groupOf := map[string]string{}
@@ -49,7 +50,7 @@ func TestCatalogIDs(t *testing.T) {
 			t.Errorf("%s has no ID: add it to catalogRefs in catalog.go", e.Code)
 			continue
 		case !idRE.MatchString(id):
-			t.Errorf("%s: ID %q is not EGR01xx-EGR04xx or EGR09xx", e.Code, id)
+			t.Errorf("%s: ID %q is not EGR01xx-EGR05xx or EGR09xx", e.Code, id)
 		}
 		if other, dup := seenID[id]; dup {
 			t.Errorf("ID %s is used by both %s and %s", id, other, e.Code)

@@ -18,9 +18,9 @@ const VisibilitySchemaVersion = "kubectl-egress.io/visibility/v1"
 const (
 	ConditionVisibilityApplied = "istio.io/VisibilityApplied"
 	ConditionWaypointBound     = "istio.io/WaypointBound"
-	ReasonCrossNamespaceWP     = "CrossNamespaceWaypointForbidden"
-	LabelUseWaypoint           = "istio.io/use-waypoint"
-	LabelUseWaypointNamespace  = "istio.io/use-waypoint-namespace"
+	ReasonCrossNamespaceWP     = rules.WaypointCrossNamespace
+	LabelUseWaypoint           = rules.LabelUseWaypoint
+	LabelUseWaypointNamespace  = rules.LabelUseWaypointNamespace
 )
 
 // Visibility finding codes.
@@ -206,16 +206,18 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			}
 			e.Findings = append(e.Findings, finding(VisStatusDrift, ref, msg+" (status written by ambient istiod only: PILOT_ENABLE_AMBIENT and AMBIENT_ENABLE_STATUS).", ""))
 		}
-		// Waypoint binding.
-		if v.Visibility == rules.VisibilityNamespace {
-			wp, wpNs := se.Labels[LabelUseWaypoint], se.Labels[LabelUseWaypointNamespace]
-			if wp == "" {
-				nl := NamespaceLabels(snap, se.Namespace)
-				wp, wpNs = nl[LabelUseWaypoint], nl[LabelUseWaypointNamespace]
+		// Waypoint binding (ambient): every refusal istiod reports, and a bound entry ztunnel
+		// cannot recognise calls to. A NONE entry is not published to ambient at all.
+		if v.Visibility != rules.VisibilityNone {
+			b := waypointBinding(snap, view, se, v.Visibility)
+			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b), bindingStatusFinding(snap, b, se)}
+			for _, x := range ss {
+				fs = append(fs, noAddressFinding(b, se, x.Hostname, flags.IPAutoallocateOn()))
 			}
-			if wp != "" && wp != "none" && wpNs != "" && wpNs != se.Namespace {
-				e.Findings = append(e.Findings, finding(VisWaypointForbidden, ref, fmt.Sprintf("cannot bind to waypoint %q in another namespace: cross-namespace waypoint binding is not permitted for a ServiceEntry with NAMESPACE visibility (condition %s False, reason %s).", wpNs+"/"+wp, ConditionWaypointBound, ReasonCrossNamespaceWP),
-					"move the waypoint into "+se.Namespace+", or give the entry PUBLIC visibility"))
+			for _, f := range fs {
+				if f != nil {
+					e.Findings = append(e.Findings, *f)
+				}
 			}
 		}
 		if opt.AsNamespace != "" {

@@ -63,9 +63,23 @@ func TestVisibilitySeedExamples(t *testing.T) {
 func TestVisibilityWaypointAndNone(t *testing.T) {
 	cfg := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n"
 	bound := strings.Replace(strings.Replace(se, "EXPORT", "", 1), "name: api, namespace: team-a", "name: api, namespace: team-a, labels: {istio.io/use-waypoint: wp, istio.io/use-waypoint-namespace: shared}", 1)
-	r := Visibility(snap(t, "false", "false", cfg, bound), VisibilityOptions{})
+	// The waypoint admits team-a (allowedRoutes All) and takes service traffic: the NAMESPACE
+	// visibility alone refuses the binding (istiod ambient/services_test.go TestServiceEntryServices
+	// "NAMESPACE visibility refuses cross-namespace waypoint binding").
+	wp := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: wp, namespace: shared}\nspec:\n  gatewayClassName: istio-waypoint\n  listeners:\n  - {name: mesh, port: 15008, protocol: HBONE, allowedRoutes: {namespaces: {from: All}}}\nstatus:\n  addresses: [{type: Hostname, value: wp.shared.svc.cluster.local}]\n"
+	r := Visibility(snap(t, "false", "false", cfg, bound, wp), VisibilityOptions{})
 	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != VisWaypointForbidden || !strings.Contains(fs[0].Message, ReasonCrossNamespaceWP) {
 		t.Errorf("findings = %+v", fs)
+	}
+	// Without the Gateway, istiod stops earlier: the waypoint is not ready (WaypointIsNotReady).
+	r = Visibility(snap(t, "false", "false", cfg, bound), VisibilityOptions{})
+	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != WaypointNotFound || !strings.Contains(fs[0].Message, "WaypointIsNotReady") {
+		t.Errorf("findings without the waypoint = %+v", fs)
+	}
+	// PUBLIC: the same cross-namespace binding is accepted (no finding).
+	r = Visibility(snap(t, "false", "false", strings.Replace(cfg, "NAMESPACE", "PUBLIC", 1), bound, wp), VisibilityOptions{})
+	if fs := r.Entries[0].Findings; len(fs) != 0 {
+		t.Errorf("PUBLIC entry bound across namespaces: %+v", fs)
 	}
 	none := strings.Replace(cfg, "NAMESPACE", "NONE", 1) + "      applyToSidecars: true\n"
 	r = Visibility(snap(t, "false", "false", none, strings.Replace(se, "EXPORT", "", 1)), VisibilityOptions{})

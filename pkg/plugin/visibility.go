@@ -36,8 +36,10 @@ func newVisibilityCommand(g *GlobalOptions, streams genericiooptions.IOStreams) 
 HOST): the policy that matched (or defaultVisibility), PUBLIC / NAMESPACE / NONE, its effect on
 sidecars and gateways (only with applyToSidecars, capping exportTo, never widening it) and on
 ambient (always), the istio.io/VisibilityApplied status compared with the prediction, and
-cross-namespace waypoint bindings istiod refuses. --as-namespace says what a workload there gets
-and, when the entry is hidden, what happens instead.
+the waypoint bindings istiod refuses (a missing waypoint, one that does not admit the entry's
+namespace or take service traffic, or one in another namespace for a NAMESPACE entry).
+--as-namespace says what a workload there gets and, when the entry is hidden, what happens
+instead.
 
 Exit codes: 0 no Error finding; 1 Error findings; 2 usage, input or read error, or a HOST or
 namespace that nothing in the input names (with near matches).`,

@@ -68,6 +68,11 @@ the evidence and a fix.
 HOST is a host name (api.example.com), a wildcard host as declared (*.example.com), or an IP address
 listed in a ServiceEntry's addresses.
 
+With --from or --pod it also traces one call from a client. A client in a namespace labelled
+istio.io/dataplane-mode=ambient (and not injected with sidecars) has no sidecar: the trace follows
+ztunnel, the address it knows HOST by, and the waypoint HOST's ServiceEntry is bound to (the
+binding istiod refuses, and why). The waypoint's own routes are not traced.
+
 Against a live cluster it also reads what each gateway's proxy holds (checks d and e): its Envoy
 config dump through a port-forward to the pod's admin port 15000, and istiod's sync status
 (/debug/syncz through a port-forward to istiod's port 15014, or --istiod-address). A cluster the
@@ -110,8 +115,8 @@ nothing in the input names (with near matches).`,
 	cmd.Flags().StringVar(&o.ConfigDump, "config-dump", "", "a saved Envoy config dump of the gateway (needs --gateway when there are several gateway workloads)")
 	cmd.Flags().BoolVar(&o.NoLive, "no-live", false, "do not read the proxies' config dumps and istiod's sync status")
 	cmd.Flags().StringVar(&o.IstiodAddress, "istiod-address", "", "HOST:PORT of istiod's monitoring endpoint (default: port-forward to an istiod pod, port 15014)")
-	cmd.Flags().StringVar(&o.From, "from", "", "trace a call to HOST from the sidecars of this namespace, hop by hop through the egress gateway")
-	cmd.Flags().StringVar(&o.Pod, "pod", "", "trace a call to HOST from this pod's sidecar (NAMESPACE/NAME)")
+	cmd.Flags().StringVar(&o.From, "from", "", "trace a call to HOST from the sidecars of this namespace, hop by hop through the egress gateway (for an ambient namespace: through ztunnel to the waypoint of HOST's entry)")
+	cmd.Flags().StringVar(&o.Pod, "pod", "", "trace a call to HOST from this pod's sidecar, or its ztunnel when the pod is ambient (NAMESPACE/NAME)")
 	cmd.Flags().StringVar(&o.Symptom, "symptom", "", "what the client sees: "+strings.Join(checks.Symptoms, ", ")+"; narrows the answer to the hops that can produce it")
 	cmd.Flags().StringVar(&o.Call, "call", "", "with --from/--pod: the call kind, http, http2, tls or tcp (default: from the port's protocol)")
 	registerWhyMissingCompletion(cmd, g) // completion.go

@@ -1,0 +1,564 @@
+package checks
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// Ambient causes and findings: a client without a sidecar, captured by ztunnel, and the
+// waypoint a ServiceEntry is bound to (istio.io/use-waypoint). CROSS_NAMESPACE_WAYPOINT_FORBIDDEN
+// (visibility.go) is the fourth refusal.
+const (
+	AmbientViaWaypoint      = "AMBIENT_VIA_WAYPOINT"
+	AmbientDirect           = "AMBIENT_NO_WAYPOINT"
+	WaypointNotFound        = "WAYPOINT_NOT_FOUND"
+	WaypointNotForServices  = "WAYPOINT_NOT_FOR_SERVICES"
+	WaypointNotAllowed      = "WAYPOINT_ATTACHMENT_DENIED"
+	WaypointNoStatusAddress = "WAYPOINT_NO_STATUS_ADDRESS"
+	AmbientNoAddress        = "AMBIENT_ENTRY_WITHOUT_ADDRESS"
+	AmbientSettingIgnored   = "AMBIENT_IGNORES_SIDECAR_SETTING"
+	WaypointStatusDrift     = "WAYPOINT_STATUS_DRIFT"
+)
+
+func init() {
+	Catalog = append(Catalog,
+		CatalogEntry{AmbientViaWaypoint, LevelInfo, "", "The client is an ambient workload (no sidecar): ztunnel sends the call to the waypoint the host's ServiceEntry is bound to. The waypoint's own routes and TLS settings are not traced."},
+		CatalogEntry{AmbientDirect, LevelInfo, "", "The client is an ambient workload (no sidecar) and the host's entry asks for no waypoint (or no entry for the host is visible to it): ztunnel sends the call straight to the destination. No egress gateway or waypoint is on the path."},
+		CatalogEntry{WaypointNotFound, LevelError, "", "A ServiceEntry (or its namespace) names a waypoint with istio.io/use-waypoint that does not exist: istiod refuses the binding (WaypointBound False, reason WaypointIsNotReady), and ztunnel sends calls to the host straight out, not through a waypoint."},
+		CatalogEntry{WaypointNotForServices, LevelError, "", "A ServiceEntry is bound to a waypoint whose istio.io/waypoint-for label (on the Gateway, else its GatewayClass) is workload or none: a waypoint takes service traffic only for service or all (the default is service). istiod refuses the binding (UnsupportedTrafficType); calls to the host do not go through the waypoint."},
+		CatalogEntry{WaypointNotAllowed, LevelError, "", "A ServiceEntry is bound to a waypoint whose HBONE listener does not admit the entry's namespace (allowedRoutes.namespaces; Same when absent): istiod refuses the binding (AttachmentDenied); calls to the host do not go through the waypoint."},
+		CatalogEntry{WaypointNoStatusAddress, LevelWarning, "", "The waypoint's Gateway, read from the cluster, has no addresses in its status: istiod binds entries to it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady). Manifest files carry no status: there the waypoint is taken as ready, and the traced path says so in a note."},
+		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
+		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
+		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
+	)
+}
+
+// ambientClient reports whether workloads in ns (with pod labels l, nil when unknown) are ambient:
+// the namespace (or the pod) is labelled istio.io/dataplane-mode=ambient and no sidecar is
+// injected (a namespace labelled istio-injection=enabled or istio.io/rev gets sidecars unless the
+// pod says sidecar.istio.io/inject=false, and ztunnel does not capture pods with a sidecar). A
+// pod label istio.io/dataplane-mode=none opts out.
+func ambientClient(snap *snapshot.Snapshot, ns string, l map[string]string) (bool, string) {
+	nl := NamespaceLabels(snap, ns)
+	injected := nl["istio-injection"] == "enabled" || nl[RevisionLabel] != "" || l["sidecar.istio.io/inject"] == "true"
+	if injected && l["sidecar.istio.io/inject"] != "false" {
+		return false, ""
+	}
+	switch {
+	case l[rules.LabelDataplaneMode] == "none":
+		return false, ""
+	case l[rules.LabelDataplaneMode] == "ambient":
+		return true, "the pod is labelled " + rules.LabelDataplaneMode + "=ambient and gets no sidecar"
+	case nl[rules.LabelDataplaneMode] == "ambient":
+		return true, "namespace " + ns + " is labelled " + rules.LabelDataplaneMode + "=ambient and gets no sidecar injection"
+	}
+	return false, ""
+}
+
+// waypointBinding is rules.BindWaypoint for one ServiceEntry of the view.
+func waypointBinding(snap, view *snapshot.Snapshot, se *networkingv1.ServiceEntry, visibility string) rules.WaypointBinding {
+	var nsMeta *metav1.ObjectMeta
+	if n := snap.Namespace(se.Namespace); n != nil || len(snap.Namespaces) == 0 {
+		nsMeta = &metav1.ObjectMeta{Name: se.Namespace, Labels: NamespaceLabels(snap, se.Namespace)}
+	}
+	return rules.BindWaypoint(rules.WaypointInput{Entry: se, Namespace: nsMeta, Visibility: visibility,
+		Gateways: view.KubeGateways, GatewayClasses: view.GatewayClasses})
+}
+
+// bindingFinding is the finding for a refused binding, nil when istiod binds the entry (or it
+// asks for no waypoint). unread is why Gateway API objects could not be read ("" when they were).
+func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unread string) *Finding {
+	if !b.Asked || b.Accepted {
+		return nil
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	labelled, labelRes := ref, ref
+	if b.From == "Namespace" {
+		labelled, labelRes = "namespace "+se.Namespace, "Namespace "+se.Namespace
+	}
+	wp := b.Waypoint.String()
+	unreadNote := ""
+	if unread != "" {
+		unreadNote = " in the input (Gateway API objects could not be read: " + unread + "; it may exist)"
+	}
+	var f Finding
+	switch b.Reason {
+	case rules.WaypointNotReady:
+		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.",
+			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason),
+			fmt.Sprintf("create the waypoint (a Gateway %s of class %s: `istioctl waypoint apply -n %s --name %s`), or correct the %s label on %s", wp, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint.Name, rules.LabelUseWaypoint, labelled))
+	case rules.WaypointUnsupportedTraffic:
+		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
+			ref, wp, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),
+			fmt.Sprintf("label Gateway %s %s=service (or all)", wp, rules.LabelWaypointFor))
+	case rules.WaypointAttachmentDenied:
+		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose HBONE listener admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+			ref, wp, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
+			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the HBONE listener (port 15008) of Gateway %s, or use a waypoint in %s", se.Namespace, wp, se.Namespace))
+	case rules.WaypointCrossNamespace:
+		f = finding(VisWaypointForbidden, ref, fmt.Sprintf("cannot bind to waypoint %q in another namespace: cross-namespace waypoint binding is not permitted for a ServiceEntry with NAMESPACE visibility (condition %s False, reason %s).", wp, ConditionWaypointBound, b.Reason),
+			"move the waypoint into "+se.Namespace+", or give the entry PUBLIC visibility")
+	default:
+		return nil
+	}
+	return &f
+}
+
+// admitsText says which namespaces a waypoint's allowedRoutes admit.
+func admitsText(from string) string {
+	switch from {
+	case "All":
+		return "every namespace (allowedRoutes All)"
+	case "Selector":
+		return "the namespaces its allowedRoutes selector matches"
+	}
+	return "its own namespace only (allowedRoutes Same, the default)"
+}
+
+// statusAddressFinding warns when the waypoint's Gateway read from a cluster has no status
+// addresses. Manifest files carry no status: there the waypoint is taken as ready, and the path
+// says so in a note.
+func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Finding {
+	if !b.Asked || b.Gateway == nil || !b.NoStatusAddress || !liveInput(snap) {
+		return nil
+	}
+	wp := b.Waypoint.String()
+	f := finding(WaypointNoStatusAddress, "Gateway "+wp, fmt.Sprintf("Gateway %s has no addresses in its status: istiod binds entries to it only once it writes them (when the waypoint has a ready pod), and refuses the binding until then (reason %s): the waypoint is not ready, or istiod does not serve its class.", wp, rules.WaypointNotReady),
+		fmt.Sprintf("check `kubectl get gateway.gateway.networking.k8s.io -n %s %s` (PROGRAMMED, ADDRESS) and the waypoint's pods", b.Waypoint.Namespace, b.Waypoint.Name))
+	return &f
+}
+
+// conditionWaypointMissing is the condition istiod sets on a wildcard entry bound to no waypoint.
+const conditionWaypointMissing = "istio.io/WaypointMissing"
+
+// dnsCaptureAnnotation lets a pod opt in or out of ztunnel's DNS proxy (annotation.AmbientDnsCapture).
+const dnsCaptureAnnotation = "ambient.istio.io/dns-capture"
+
+// ReasonWaypointAccepted is the reason of a true istio.io/WaypointBound condition.
+const ReasonWaypointAccepted = "WaypointAccepted"
+
+// bindingStatusFinding compares the entry's istio.io/WaypointBound condition (written by an
+// ambient istiod with status enabled) with the predicted binding: True/WaypointAccepted when
+// istiod binds it, False with the refusal's reason, none when no waypoint is asked for. Absent
+// conditions say nothing (status may be off).
+//
+// Mirrors istiod pilot/pkg/model/service.go ServiceInfo.GetConditions (WaypointBound).
+func bindingStatusFinding(snap *snapshot.Snapshot, b rules.WaypointBinding, se *networkingv1.ServiceEntry) *Finding {
+	var status, reason string
+	var gen int64
+	found := false
+	for _, c := range se.Status.GetConditions() {
+		if c.GetType() == ConditionWaypointBound {
+			status, reason, gen, found = c.GetStatus(), c.GetReason(), c.GetObservedGeneration(), true
+		}
+	}
+	if !found {
+		return nil
+	}
+	want, wantReason, predicted := "", "", "no waypoint is asked for (istiod writes no condition)"
+	switch {
+	case !b.Asked:
+	case b.Accepted && b.NoStatusAddress && liveInput(snap):
+		want, wantReason, predicted = "False", rules.WaypointNotReady, "refused: the waypoint's Gateway has no status addresses yet ("+rules.WaypointNotReady+")"
+	case b.Accepted:
+		want, wantReason, predicted = "True", ReasonWaypointAccepted, "bound to waypoint "+b.Waypoint.String()
+	default:
+		want, wantReason, predicted = "False", b.Reason, "refused ("+b.Reason+")"
+	}
+	if status == want && reason == wantReason {
+		return nil
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	msg := fmt.Sprintf("%s has condition %s=%s, reason %s, but the binding is predicted %s.", ref, ConditionWaypointBound, status, reason, predicted)
+	if gen != 0 && gen < se.Generation {
+		msg += fmt.Sprintf(" The condition is for generation %d, the entry is at %d: istiod has not caught up, so the prediction is the answer for the current entry.", gen, se.Generation)
+	} else {
+		msg += " The condition is istiod's own answer for this version of the entry: trust it, and look for what the input lacks (another istiod revision writing it, the waypoint's readiness, objects that could not be read)."
+	}
+	f := finding(WaypointStatusDrift, ref, msg, "compare `kubectl get serviceentry -n "+se.Namespace+" "+se.Name+" -o yaml` (status.conditions) with the waypoint's Gateway and istiod's revision")
+	return &f
+}
+
+// noAddressFinding reports a bound entry that ztunnel cannot recognise calls to: no address it
+// knows the host by, for a structural reason (not an allocation missing from the input).
+func noAddressFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, host string, ipAuto bool) *Finding {
+	if !b.Asked || !b.Accepted {
+		return nil
+	}
+	addrs, auto, why := rules.AmbientAddresses(se, host, ipAuto)
+	if len(addrs) > 0 || auto {
+		return nil
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	f := finding(AmbientNoAddress, ref, fmt.Sprintf("%s is bound to waypoint %s, but ztunnel knows %s by no address (%s): clients reach the host's own addresses, which ztunnel does not match with the entry, so their calls bypass the waypoint.", ref, b.Waypoint, host, why),
+		"give the entry resolution DNS (istiod then allocates it an address) or a virtual IP in spec.addresses")
+	return &f
+}
+
+// ambientDecl is one declaration of a host for ambient clients.
+type ambientDecl struct {
+	svc rules.Service
+	se  *networkingv1.ServiceEntry
+}
+
+// ambientDeclarations returns the declarations of host istiod publishes to ztunnel (entries of
+// visibility other than NONE, Kubernetes Services other than ExternalName) and istiod's choice
+// among them.
+func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host string) (map[string]ambientDecl, rules.AmbientSelection) {
+	decls := map[string]ambientDecl{}
+	var in []rules.AmbientService
+	for _, se := range view.ServiceEntries {
+		if !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return rules.NormalizeHost(h) == host }) {
+			continue
+		}
+		ss := registry.ForEntry(se)
+		vis := rules.VisibilityPublic
+		if len(ss) > 0 {
+			vis = ss[0].Visibility.Visibility
+		}
+		if vis == rules.VisibilityNone {
+			continue
+		}
+		var svc rules.Service
+		for _, s := range ss {
+			if s.Hostname == host {
+				svc = s
+			}
+		}
+		if svc.Name == "" && len(ss) > 0 {
+			svc = ss[0]
+		}
+		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		decls[ref] = ambientDecl{svc: svc, se: se}
+		in = append(in, rules.AmbientService{Ref: ref, Namespace: se.Namespace, Visibility: vis, Created: se.CreationTimestamp})
+	}
+	for _, s := range registry.Shared(host) {
+		if s.Kind != rules.KindService || s.ExternalName != "" {
+			continue
+		}
+		decls[s.Ref()] = ambientDecl{svc: s}
+		in = append(in, rules.AmbientService{Ref: s.Ref(), Namespace: s.Namespace, Kubernetes: true, Visibility: rules.VisibilityPublic, Created: s.Created})
+	}
+	sort.Slice(in, func(i, j int) bool { return in[i].Ref < in[j].Ref })
+	return decls, rules.SelectAmbientServices(in)
+}
+
+// ambientHostForAddress returns the host (and its entry) that ztunnel knows by the address ip:
+// an entry's spec.addresses (an address or a CIDR containing it), or its allocated address.
+func ambientHostForAddress(view *snapshot.Snapshot, ip string, ipAuto bool) (host, ref string) {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "", ""
+	}
+	for _, se := range view.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			addrs, _, _ := rules.AmbientAddresses(se, h, ipAuto)
+			for _, a := range addrs {
+				if pfx, err := netip.ParsePrefix(a); err == nil && pfx.Contains(addr) {
+					return h, "ServiceEntry " + se.Namespace + "/" + se.Name
+				}
+				if x, err := netip.ParseAddr(a); err == nil && x == addr {
+					return h, "ServiceEntry " + se.Namespace + "/" + se.Name
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// ambientOutcome summarises what ztunnel does with a call to host for one declaration: the
+// waypoint istiod binds it to, or why not, and whether ztunnel knows the host by an address.
+func ambientOutcome(snap, view *snapshot.Snapshot, flags IstiodFlags, d ambientDecl, host string) string {
+	if d.se == nil {
+		return "a Kubernetes Service"
+	}
+	b := waypointBinding(snap, view, d.se, d.svc.Visibility.Visibility)
+	switch {
+	case !b.Asked:
+		return "no waypoint"
+	case !b.Accepted:
+		return "binding to waypoint " + b.Waypoint.String() + " refused (" + b.Reason + ")"
+	}
+	if addrs, auto, _ := rules.AmbientAddresses(d.se, host, flags.IPAutoallocateOn()); len(addrs) == 0 && !auto {
+		return "bound to waypoint " + b.Waypoint.String() + ", but no address"
+	}
+	return "bound to waypoint " + b.Waypoint.String()
+}
+
+// traceAmbient is the path of a call from an ambient client (no sidecar): ztunnel finds the entry
+// the client's lookup resolves to (its own namespace's, else the canonical one), the address the
+// host resolves to, and the waypoint the entry is bound to, if istiod binds it. The waypoint's own
+// configuration is not traced.
+func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, why string) (*PathTrace, error) {
+	client := "ambient " + ns
+	if workload != "" {
+		client = "ambient " + workload
+	}
+	proxy := "ztunnel " + ns
+	rev := workloadRevision(snap, ns, nil)
+	view := RevisionView(snap, rev)
+	flags := ReadIstiodFlags(view, rev)
+	registry := model.Services(view, flags.MeshConfig)
+	var viaIP string
+	if rules.IsIP(host) {
+		// ztunnel matches a call by its destination address: an IP HOST reaches the entry that
+		// ztunnel knows by it.
+		if h, ref := ambientHostForAddress(view, host, flags.IPAutoallocateOn()); h != "" {
+			viaIP = fmt.Sprintf("%s is an address ztunnel knows %s by (%s): the trace follows that host", host, h, ref)
+			host = h
+		}
+	}
+	decls, sel := ambientDeclarations(view, registry, host)
+	ref, tied := sel.For(ns)
+	tr := &tracer{snap: snap, t: &PathTrace{Client: client, Host: host, Hops: []Hop{}}}
+	p := tr.t
+	d, found := decls[ref]
+	port := opt.Port
+	if port == 0 {
+		if !found || len(d.svc.Ports) == 0 {
+			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
+		}
+		port = d.svc.Ports[0].Number
+	}
+	p.Port = port
+	var svcp *rules.Service
+	if found {
+		svcp = &d.svc
+	}
+	p.Call = callKinds(opt.Call, svcp, port)[0]
+	tr.hop(proxy, "client", Pass, "ambient client: "+why+"; ztunnel captures its calls, not a sidecar")
+	if viaIP != "" {
+		p.Notes = append(p.Notes, viaIP)
+	}
+	defer func() {
+		tr.ambientIgnored(view, flags, ns, d, found)
+		tr.unreadInputs()
+		if objs := gatewayAPIFor(snap, host); len(objs) > 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("Kubernetes Gateway API routes name %s (%s): they apply at the waypoint, whose configuration is not traced", host, strings.Join(objs, ", ")))
+		}
+	}()
+	var hidden []string
+	for r, x := range decls {
+		if r != ref && x.se != nil && x.svc.Visibility.Visibility == rules.VisibilityNamespace && x.se.Namespace != ns {
+			hidden = append(hidden, r)
+		}
+	}
+	sort.Strings(hidden)
+	if !found {
+		msg := fmt.Sprintf("No entry for %s is visible to ztunnel for %s: ztunnel sends the call straight to the address DNS gives for the host (ambient workloads have no REGISTRY_ONLY: nothing blocks unknown hosts).", host, ns)
+		if len(hidden) > 0 {
+			msg += fmt.Sprintf(" %s %s it with NAMESPACE visibility, for %s own namespace only.", strings.Join(hidden, ", "), plural(len(hidden), "declares", "declare"), plural(len(hidden), "its", "their"))
+		}
+		tr.hop(proxy, "entry", Skipped, "no entry for the host is published to ztunnel for this namespace")
+		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, msg
+		return p, nil
+	}
+	lookup := "the declaration in the client's own namespace"
+	if d.svc.Namespace != ns {
+		lookup = "the canonical declaration (there is none in " + ns + ")"
+	}
+	entrySummary := fmt.Sprintf("%s: %s", ref, lookup)
+	if len(tied) > 1 {
+		// istiod's choice among declarations created in the same second follows its index order,
+		// which the input does not tell: a verdict only when every candidate gives the same one.
+		// (Files without creationTimestamp get load-order times from the loader: no tie.)
+		outcomes := map[string]bool{}
+		var each []string
+		for _, r := range tied {
+			o := ambientOutcome(snap, view, flags, decls[r], host)
+			outcomes[o] = true
+			each = append(each, r+": "+o)
+		}
+		if len(outcomes) > 1 {
+			tr.hop(proxy, "entry", Unknown, fmt.Sprintf("%s declare %s and were created in the same second: which one istiod gives ztunnel for %s depends on its index order", strings.Join(tied, ", "), host, ns))
+			p.Cause, p.Level = CauseInputUnknown, LevelError
+			p.Message = fmt.Sprintf("No verdict for this path: %s declare %s with the same creation time, and istiod's choice among them, which the input does not tell, decides the answer (%s).", strings.Join(tied, ", "), host, strings.Join(each, "; "))
+			p.Fix = "keep one public declaration of the host, or re-create one of them so that their creation times differ"
+			return p, nil
+		}
+		entrySummary += fmt.Sprintf("; %s have the same creation time, and istiod picks one by index order, but every one gives the same answer", strings.Join(tied, ", "))
+	}
+	tr.hop(proxy, "entry", Pass, entrySummary, Evidence{Resource: ref, Field: "spec.hosts", Value: host})
+	if d.se == nil {
+		tr.hop(proxy, "waypoint", NotChecked, "a Kubernetes Service: its waypoint binding is not modelled")
+		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("%s is a Kubernetes Service, not an egress entry; its waypoint binding is not modelled.", ref)
+		return p, nil
+	}
+	se := d.se
+	if !slices.ContainsFunc(d.svc.Ports, func(sp rules.ServicePort) bool { return sp.Number == port }) {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s does not declare port %d; what ztunnel does with a call to an undeclared port of the entry is not modelled", ref, port))
+	}
+	addrs, auto, noAddr := rules.AmbientAddresses(se, host, flags.IPAutoallocateOn())
+	// Whether the client resolves the host through ztunnel's DNS proxy: on by default (istio-cni
+	// ambient.dnsCapture), which the input does not carry; a pod may say so itself with the
+	// annotation ambient.istio.io/dns-capture (istio cni/pkg/nodeagent/net.go).
+	dns := "when they resolve the host through ztunnel's DNS proxy (on by default; whether it is on is not in the input: without it they must dial it themselves)"
+	dnsResult := Pass
+	if v, ok := podAnnotations(snap, workload)[dnsCaptureAnnotation]; ok {
+		switch on, err := strconv.ParseBool(v); {
+		case err == nil && on:
+			dns = "when it resolves the host: the pod asks for ztunnel's DNS proxy (" + dnsCaptureAnnotation + "=" + v + ")"
+		case err == nil:
+			dns = "only if it dials it itself: the pod opts out of ztunnel's DNS proxy (" + dnsCaptureAnnotation + "=" + v + "), so cluster DNS answers for the host, and its addresses do not match the entry"
+			dnsResult = Warn
+		}
+	}
+	switch {
+	case len(addrs) > 0:
+		how := "spec.addresses"
+		if auto {
+			how = "allocated by istiod (status.addresses)"
+		}
+		tr.hop(proxy, "address", dnsResult, fmt.Sprintf("ztunnel knows %s by %s (%s); the client dials it %s", host, strings.Join(addrs, ", "), how, dns),
+			Evidence{Resource: ref, Field: "spec.addresses", Value: strings.Join(addrs, ",")})
+	case auto:
+		tr.hop(proxy, "address", Warn, fmt.Sprintf("istiod allocates %s an address (status.addresses), which the input does not carry; the client dials it %s", host, dns))
+	default:
+		tr.hop(proxy, "address", Warn, fmt.Sprintf("ztunnel knows %s by no address: %s", host, noAddr))
+	}
+	b := waypointBinding(snap, view, se, d.svc.Visibility.Visibility)
+	if !b.Asked {
+		summary := "the entry asks for no waypoint (no " + rules.LabelUseWaypoint + " on it or its namespace)"
+		if b.OptedOut {
+			summary = "the entry opts out of waypoints (" + rules.LabelUseWaypoint + "=none)"
+		}
+		if strings.HasPrefix(host, "*") {
+			// istiod marks such an entry WaypointMissing (NoWaypointForWildcardService):
+			// pilot/pkg/model/service.go ServiceInfo.GetConditions.
+			summary += "; a wildcard entry does nothing for ambient clients until it is bound to a waypoint (istiod's " + string(conditionWaypointMissing) + " condition)"
+		}
+		if f := bindingStatusFinding(snap, b, se); f != nil {
+			p.Warnings = append(p.Warnings, *f)
+		}
+		tr.hop(proxy, "waypoint", Skipped, summary)
+		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)
+		if len(hidden) > 0 {
+			p.Message += fmt.Sprintf(" %s also %s the host with NAMESPACE visibility, for %s own namespace only, whatever waypoint %s bound to.", strings.Join(hidden, ", "),
+				plural(len(hidden), "declares", "declare"), plural(len(hidden), "its", "their"), plural(len(hidden), "it is", "they are"))
+		}
+		return p, nil
+	}
+	labelled := "ServiceEntry " + se.Namespace + "/" + se.Name
+	if b.From == "Namespace" {
+		labelled = "Namespace " + se.Namespace
+	}
+	ev := Evidence{Resource: labelled, Field: "metadata.labels", Value: rules.LabelUseWaypoint + "=" + b.Waypoint.Name}
+	if b.Reason == rules.WaypointNotReady && snap.GatewayAPIUnread != "" {
+		tr.hop(proxy, "waypoint", Unknown, fmt.Sprintf("the entry asks for waypoint %s, and Gateway API objects could not be read (%s)", b.Waypoint, snap.GatewayAPIUnread), ev)
+		p.Cause, p.Level = CauseInputUnknown, LevelError
+		p.Message = fmt.Sprintf("No verdict for this path: %s asks for waypoint %s, and whether that Gateway exists cannot be told: Gateway API objects could not be read (%s).", ref, b.Waypoint, snap.GatewayAPIUnread)
+		p.Fix = "Grant list on gateways.gateway.networking.k8s.io (deploy/clusterrole.yaml has every permission the plugin needs), or run with -f on the rendered manifests."
+		return p, nil
+	}
+	if f := bindingFinding(b, se, ""); f != nil {
+		if d := bindingStatusFinding(snap, b, se); d != nil {
+			p.Warnings = append(p.Warnings, *d)
+		}
+		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("istiod does not bind the entry to waypoint %s (%s): ztunnel sends the call straight out", b.Waypoint, b.Reason), ev)
+		tr.fail(f.Code, "", f.Resource, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
+		return p, nil
+	}
+	if f := bindingStatusFinding(snap, b, se); f != nil {
+		p.Warnings = append(p.Warnings, *f)
+	}
+	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
+	if f := statusAddressFinding(snap, b); f != nil {
+		p.Warnings = append(p.Warnings, *f)
+	} else if b.NoStatusAddress {
+		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status addresses for Gateway %s (manifest files do not): istiod binds entries to a waypoint only once it has them (a ready pod); this answer takes it as ready", b.Waypoint))
+	}
+	if b.Class != "" && !strings.Contains(b.Class, "waypoint") {
+		p.Notes = append(p.Notes, fmt.Sprintf("Gateway %s is of class %s: istiod binds the entry to it all the same, but deploys waypoint proxies only for waypoint classes (%s)", b.Waypoint, b.Class, rules.WaypointClass))
+	}
+	if f := noAddressFinding(b, se, host, flags.IPAutoallocateOn()); f != nil {
+		tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
+		return p, nil
+	}
+	tr.hop("waypoint "+b.Waypoint.String(), "routes", NotChecked, "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced")
+	p.Cause, p.Level = AmbientViaWaypoint, LevelInfo
+	p.Message = fmt.Sprintf("The call from %s to %s:%d goes from ztunnel to waypoint %s, which istiod binds %s to.", client, host, port, b.Waypoint, ref)
+	return p, nil
+}
+
+// ambientIgnored warns of the settings in force for the namespace that do nothing for its ambient
+// workloads: REGISTRY_ONLY, a Sidecar resource, and an exportTo of the entry the client reaches
+// that leaves the namespace out.
+func (tr *tracer) ambientIgnored(view *snapshot.Snapshot, flags IstiodFlags, ns string, d ambientDecl, found bool) {
+	what, resource := ambientIgnoredSettings(tr.snap, flags, ns)
+	exportTo := d.svc.UncappedExportTo
+	if exportTo == nil {
+		exportTo = d.svc.ExportTo
+	}
+	if found && d.se != nil && !rules.ServiceVisible(d.svc.Namespace, exportTo, ns) {
+		what = append(what, fmt.Sprintf("the exportTo %s of %s, which leaves %s out (ztunnel does not read exportTo: only the entry's visibility limits it)", fmtList(exportTo), d.svc.Ref(), ns))
+		if resource == "" {
+			resource = d.svc.Ref()
+		}
+	}
+	if f := ambientIgnoredFinding(ns, what, resource); f != nil {
+		tr.t.Warnings = append(tr.t.Warnings, *f)
+	}
+}
+
+// ambientIgnoredSettings lists the mesh-wide and namespace settings that apply to sidecars in ns
+// but do nothing for ambient workloads there (REGISTRY_ONLY, a Sidecar resource), and the
+// resource to name.
+func ambientIgnoredSettings(snap *snapshot.Snapshot, flags IstiodFlags, ns string) (what []string, resource string) {
+	if p := flags.MeshConfig.GetOutboundTrafficPolicy(); p != nil && p.GetMode().String() == "REGISTRY_ONLY" {
+		what = append(what, "meshConfig outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes calls to unknown hosts through)")
+		resource = "meshConfig"
+		if flags.MeshConfigAt != "" {
+			resource = "ConfigMap " + flags.MeshConfigAt
+		}
+	}
+	if sc := namespaceSidecar(snap, ns); sc != nil {
+		what = append(what, fmt.Sprintf("Sidecar %s/%s (ztunnel reads no Sidecar resource)", sc.Namespace, sc.Name))
+		if resource == "" {
+			resource = "Sidecar " + sc.Namespace + "/" + sc.Name
+		}
+	}
+	return what, resource
+}
+
+func ambientIgnoredFinding(ns string, what []string, resource string) *Finding {
+	if len(what) == 0 {
+		return nil
+	}
+	f := finding(AmbientSettingIgnored, resource,
+		fmt.Sprintf("Settings that apply to sidecars have no effect on the ambient workloads in %s: %s.", ns, strings.Join(what, "; ")),
+		"limit ambient workloads with a waypoint and AuthorizationPolicies, or the entry's visibility (meshConfig.serviceEntryVisibility), not with these settings")
+	return &f
+}
+
+// AmbientNamespaceFindings are, for every namespace whose workloads are ambient, the settings of
+// the sidecar world in force there that do nothing for them (preflight).
+func AmbientNamespaceFindings(snap *snapshot.Snapshot) []Finding {
+	var out []Finding
+	for _, n := range snap.Namespaces {
+		if amb, _ := ambientClient(snap, n.Name, nil); !amb {
+			continue
+		}
+		rev := workloadRevision(snap, n.Name, nil)
+		flags := ReadIstiodFlags(RevisionView(snap, rev), rev)
+		what, res := ambientIgnoredSettings(snap, flags, n.Name)
+		if f := ambientIgnoredFinding(n.Name, what, res); f != nil {
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+// liveInput: the snapshot was read from a cluster (status fields are istiod's).
+func liveInput(snap *snapshot.Snapshot) bool { return strings.HasPrefix(snap.Source, "cluster ") }

@@ -1,0 +1,307 @@
+package checks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1alpha1 "istio.io/api/meta/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+)
+
+// A namespace labelled for ambient and for sidecar injection gets sidecars (ztunnel does not
+// capture pods with one): its calls are traced through the sidecar. A pod labelled
+// istio.io/dataplane-mode=none leaves ambient; one labelled ambient joins it.
+func TestAmbientClientDetection(t *testing.T) {
+	fixture := filepath.Join("testdata", "paths", "ambient-waypoint-missing.yaml")
+	snap, err := loadPathFixture(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if amb, why := ambientClient(snap, "apps", nil); !amb || !strings.Contains(why, "namespace apps") {
+		t.Errorf("apps: ambient %v (%s)", amb, why)
+	}
+	if amb, _ := ambientClient(snap, "apps", map[string]string{"istio.io/dataplane-mode": "none"}); amb {
+		t.Error("a pod labelled istio.io/dataplane-mode=none is ambient")
+	}
+	if amb, _ := ambientClient(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient"}); amb {
+		t.Error("a pod in an injected namespace is ambient")
+	}
+	if amb, _ := ambientClient(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient", "sidecar.istio.io/inject": "false"}); !amb {
+		t.Error("an ambient pod that opts out of injection is not ambient")
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Client != "ambient apps" || p.Cause != WaypointNotFound {
+		t.Errorf("ambient client: %s %s", p.Client, p.Cause)
+	}
+
+	both := filepath.Join(t.TempDir(), "both.yaml")
+	if err := os.WriteFile(both, []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: apps, labels: {istio.io/dataplane-mode: ambient, istio-injection: enabled}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), fixture, both}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Client != "sidecar apps" || strings.HasPrefix(p.Cause, "WAYPOINT") {
+		t.Errorf("injected ambient namespace: %s %s", p.Client, p.Cause)
+	}
+}
+
+// explain-listener --from an ambient namespace explains no sidecar listener: its findings are the
+// path's (the refused binding), and a note says why.
+func TestExplainListenerAmbientClient(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-for-workloads-only.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Listeners) != 0 || len(rep.Findings) != 1 || rep.Findings[0].Code != WaypointNotForServices {
+		t.Errorf("listeners %d, findings %+v", len(rep.Listeners), rep.Findings)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "ambient client") {
+		t.Errorf("notes: %v", rep.Notes)
+	}
+}
+
+// A waypoint Gateway without status addresses: read from a cluster, istiod has not made it a
+// waypoint yet (WAYPOINT_NO_STATUS_ADDRESS, in the path and in visibility); from files, which
+// carry no status, the path notes that the waypoint is taken as ready.
+func TestWaypointWithoutStatusAddress(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-same-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 0 || !strings.Contains(strings.Join(p.Notes, "\n"), "takes it as ready") {
+		t.Errorf("files: warnings %+v notes %v", p.Warnings, p.Notes)
+	}
+	snap.Source = "cluster https://127.0.0.1:6443"
+	p, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientViaWaypoint || len(p.Warnings) != 1 || p.Warnings[0].Code != WaypointNoStatusAddress || p.Warnings[0].Resource != "Gateway apps/waypoint" {
+		t.Errorf("cluster: %s %+v", p.Cause, p.Warnings)
+	}
+	r := Visibility(snap, VisibilityOptions{})
+	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != WaypointNoStatusAddress {
+		t.Errorf("visibility: %+v", fs)
+	}
+}
+
+// The entry's istio.io/WaypointBound condition is compared with the predicted binding (istiod
+// pilot/pkg/model/service.go GetConditions: True/WaypointAccepted, or False with the refusal's
+// reason); a condition for an older generation is called stale.
+func TestWaypointBoundStatusDrift(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-for-workloads-only.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := snap.ServiceEntries[0]
+	for _, tc := range []struct {
+		status, reason string
+		gen            int64
+		drift          string // "" no finding, else a word of the message
+	}{
+		{"False", "UnsupportedTrafficType", 2, ""},
+		{"True", ReasonWaypointAccepted, 2, "istiod's own answer"},
+		{"True", ReasonWaypointAccepted, 1, "has not caught up"},
+	} {
+		se.Generation = 2
+		se.Status.Conditions = []*metav1alpha1.IstioCondition{{Type: ConditionWaypointBound, Status: tc.status, Reason: tc.reason, ObservedGeneration: tc.gen}}
+		p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Finding
+		for _, w := range p.Warnings {
+			if w.Code == WaypointStatusDrift {
+				got = append(got, w)
+			}
+		}
+		switch {
+		case tc.drift == "" && len(got) != 0:
+			t.Errorf("%s/%s: unexpected drift %+v", tc.status, tc.reason, got)
+		case tc.drift != "" && (len(got) != 1 || !strings.Contains(got[0].Message, tc.drift)):
+			t.Errorf("%s/%s gen %d: drift %+v, want one mentioning %q", tc.status, tc.reason, tc.gen, got, tc.drift)
+		}
+		r := Visibility(snap, VisibilityOptions{})
+		n := 0
+		for _, f := range r.Entries[0].Findings {
+			if f.Code == WaypointStatusDrift {
+				n++
+			}
+		}
+		if (n == 1) != (tc.drift != "") {
+			t.Errorf("%s/%s: visibility has %d drift findings", tc.status, tc.reason, n)
+		}
+	}
+}
+
+// proxy-config --from an ambient namespace says that no sidecar there holds the configuration.
+func TestProxyConfigAmbientNote(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-missing.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "ambient workloads") {
+		t.Errorf("notes: %v", rep.Notes)
+	}
+	rep, err = ProxyConfig(snap, ProxyConfigOptions{From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(rep.Notes, "\n"), "ambient workloads") {
+		t.Errorf("team-a (sidecars) has the ambient note: %v", rep.Notes)
+	}
+}
+
+// Two PUBLIC entries for the host in other namespaces, created in the same second: istiod's
+// canonical choice between them follows its index order. When they would give the
+// client different answers there is no verdict; when they give the same, the entry hop says so.
+func TestAmbientCanonicalTie(t *testing.T) {
+	const common = `apiVersion: v1
+kind: Namespace
+metadata: {name: web, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: a}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: b}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: waypoint, namespace: a}
+spec:
+  gatewayClassName: istio-waypoint
+  listeners:
+  - {name: mesh, port: 15008, protocol: HBONE}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: crm, namespace: b, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  hosts: [crm.saas.example]
+  addresses: [240.0.0.2]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: crm
+  namespace: a
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  LABELS
+spec:
+  hosts: [crm.saas.example]
+  addresses: [240.0.0.1]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	for _, tc := range []struct {
+		labels, cause string
+	}{
+		{"labels: {istio.io/use-waypoint: waypoint}", CauseInputUnknown},
+		{"labels: {team: a}", AmbientDirect},
+	} {
+		f := filepath.Join(t.TempDir(), "tie.yaml")
+		if err := os.WriteFile(f, []byte(strings.Replace(common, "LABELS", tc.labels, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), f}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: "crm.saas.example", Port: 80, From: "web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != tc.cause {
+			t.Errorf("%s: cause %s, want %s: %s", tc.labels, p.Cause, tc.cause, p.Message)
+		}
+		entry := ""
+		for _, h := range p.Hops {
+			if h.Step == "entry" {
+				entry = h.Summary
+			}
+		}
+		if !strings.Contains(entry, "ServiceEntry a/crm, ServiceEntry b/crm") {
+			t.Errorf("%s: entry hop %q does not name the tied entries", tc.labels, entry)
+		}
+	}
+}
+
+// A pod that opts out of ztunnel's DNS proxy (ambient.istio.io/dns-capture=false) resolves the
+// host through cluster DNS: the address hop warns that its calls match the entry only if it
+// dials the entry's address itself.
+func TestAmbientPodWithoutDNSCapture(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		annotation string
+		want       Result
+	}{{"false", Warn}, {"true", Pass}, {"", Pass}} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "client", Labels: map[string]string{"app": "client"}}}
+		if tc.annotation != "" {
+			pod.Annotations = map[string]string{"ambient.istio.io/dns-capture": tc.annotation}
+		}
+		snap.Pods = []*corev1.Pod{pod}
+		p, err := TracePath(snap, PathOptions{Host: "shop-api.vendor.example", Port: 80, Pod: "shop/client"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Result
+		for _, h := range p.Hops {
+			if h.Step == "address" {
+				got = h.Result
+			}
+		}
+		if got != tc.want || p.Client != "ambient shop/client" || p.Cause != AmbientViaWaypoint {
+			t.Errorf("dns-capture %q: address hop %s, client %s, cause %s", tc.annotation, got, p.Client, p.Cause)
+		}
+	}
+}
+
+// An IP HOST that an entry's spec.addresses lists: ztunnel matches the call by address, so the
+// trace follows that entry's host.
+func TestAmbientCallToEntryAddress(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "240.50.0.2", Port: 80, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientViaWaypoint || !strings.Contains(strings.Join(p.Notes, "\n"), "shop-api.vendor.example") {
+		t.Errorf("cause %s notes %v", p.Cause, p.Notes)
+	}
+}
