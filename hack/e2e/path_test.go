@@ -80,6 +80,29 @@ func applyFiles(t *testing.T, files ...string) {
 	}
 }
 
+// readyWaypoints writes status addresses on every Gateway of class istio-waypoint, as istiod does
+// once a waypoint has a ready pod (there is no istiod here): without them istiod makes no waypoint
+// of the Gateway, and the plugin, reading the cluster, says so. The files carry no status, which
+// the plugin takes as a ready waypoint: live and offline then agree.
+func readyWaypoints(t *testing.T) {
+	t.Helper()
+	r := kubectl(t, "get", "gateways.gateway.networking.k8s.io", "-A", "--kubeconfig", env.kubeconfig, "-o",
+		`jsonpath={range .items[?(@.spec.gatewayClassName=="istio-waypoint")]}{.metadata.namespace}{" "}{.metadata.name}{"\n"}{end}`)
+	if r.code != 0 {
+		t.Fatalf("kubectl get gateways: %s", r)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		ns, name, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if r := kubectl(t, "patch", "gateways.gateway.networking.k8s.io", name, "-n", ns, "--subresource=status", "--type=merge", "--kubeconfig", env.kubeconfig,
+			"-p", `{"status":{"addresses":[{"type":"IPAddress","value":"10.96.0.50"}]}}`); r.code != 0 {
+			t.Fatalf("kubectl patch gateway %s/%s status: %s", ns, name, r)
+		}
+	}
+}
+
 // TestWhyMissingPath traces each path fixture's call with `why-missing --from`, live (the files
 // applied to the API server, through kubectl's plugin discovery) and offline (-f --offline):
 // both give the stated cause, the same hops, and exit 1 exactly when the call fails.
@@ -90,6 +113,7 @@ func TestWhyMissingPath(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(c.file), ".yaml"), func(t *testing.T) {
 			file, _ := filepath.Abs(c.file)
 			applyFiles(t, base, file)
+			readyWaypoints(t)
 			args := append([]string{"why-missing", "-o", "json"}, c.args...)
 			var hops [2][]string
 			for i, mode := range []string{"live", "offline"} {

@@ -38,7 +38,7 @@ func init() {
 		CatalogEntry{WaypointNotFound, LevelError, "", "A ServiceEntry (or its namespace) names a waypoint with istio.io/use-waypoint that does not exist: istiod refuses the binding (WaypointBound False, reason WaypointIsNotReady), and ztunnel sends calls to the host straight out, not through a waypoint."},
 		CatalogEntry{WaypointNotForServices, LevelError, "", "A ServiceEntry is bound to a waypoint whose istio.io/waypoint-for label (on the Gateway, else its GatewayClass) is workload or none: a waypoint takes service traffic only for service or all (the default is service). istiod refuses the binding (UnsupportedTrafficType); calls to the host do not go through the waypoint."},
 		CatalogEntry{WaypointNotAllowed, LevelError, "", "A ServiceEntry is bound to a waypoint whose HBONE listener does not admit the entry's namespace (allowedRoutes.namespaces; Same when absent): istiod refuses the binding (AttachmentDenied); calls to the host do not go through the waypoint."},
-		CatalogEntry{WaypointNoStatusAddress, LevelWarning, "", "The waypoint's Gateway, read from the cluster, has no addresses in its status: istiod binds entries to it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady). Manifest files carry no status: there the waypoint is taken as ready, and the traced path says so in a note."},
+		CatalogEntry{WaypointNoStatusAddress, LevelError, "", "The waypoint's Gateway, read from the cluster (or from a file that carries its status), has no addresses in its status: istiod makes a waypoint of it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady) and calls to the host go straight out. Manifest files without status: there the waypoint is taken as ready, and the traced path says so in a note."},
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
 		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
@@ -131,13 +131,24 @@ func admitsText(from string) string {
 // addresses. Manifest files carry no status: there the waypoint is taken as ready, and the path
 // says so in a note.
 func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Finding {
-	if !b.Asked || b.Gateway == nil || !b.NoStatusAddress || !liveInput(snap) {
+	if !b.Asked || b.Gateway == nil || !notReady(snap, b) {
 		return nil
 	}
 	wp := b.Waypoint.String()
 	f := finding(WaypointNoStatusAddress, "Gateway "+wp, fmt.Sprintf("Gateway %s has no addresses in its status: istiod binds entries to it only once it writes them (when the waypoint has a ready pod), and refuses the binding until then (reason %s): the waypoint is not ready, or istiod does not serve its class.", wp, rules.WaypointNotReady),
 		fmt.Sprintf("check `kubectl get gateway.gateway.networking.k8s.io -n %s %s` (PROGRAMMED, ADDRESS) and the waypoint's pods", b.Waypoint.Namespace, b.Waypoint.Name))
 	return &f
+}
+
+// notReady: the waypoint's Gateway has no status addresses and its status is known (read from a
+// cluster, or a file that carries some of its status): istiod makes no waypoint of it yet
+// (waypoints.go gatewayToWaypointTransform), so it refuses the binding (WaypointIsNotReady).
+func notReady(snap *snapshot.Snapshot, b rules.WaypointBinding) bool {
+	if !b.NoStatusAddress || b.Gateway == nil {
+		return false
+	}
+	st := b.Gateway.Status
+	return liveInput(snap) || len(st.Conditions) > 0 || len(st.Listeners) > 0
 }
 
 // conditionWaypointMissing is the condition istiod sets on a wildcard entry bound to no waypoint.
@@ -170,7 +181,7 @@ func bindingStatusFinding(snap *snapshot.Snapshot, b rules.WaypointBinding, se *
 	want, wantReason, predicted := "", "", "no waypoint is asked for (istiod writes no condition)"
 	switch {
 	case !b.Asked:
-	case b.Accepted && b.NoStatusAddress && liveInput(snap):
+	case b.Accepted && notReady(snap, b):
 		want, wantReason, predicted = "False", rules.WaypointNotReady, "refused: the waypoint's Gateway has no status addresses yet ("+rules.WaypointNotReady+")"
 	case b.Accepted:
 		want, wantReason, predicted = "True", ReasonWaypointAccepted, "bound to waypoint "+b.Waypoint.String()
@@ -473,11 +484,14 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	if f := bindingStatusFinding(snap, b, se); f != nil {
 		p.Warnings = append(p.Warnings, *f)
 	}
-	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
 	if f := statusAddressFinding(snap, b); f != nil {
-		p.Warnings = append(p.Warnings, *f)
-	} else if b.NoStatusAddress {
-		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status addresses for Gateway %s (manifest files do not): istiod binds entries to a waypoint only once it has them (a ready pod); this answer takes it as ready", b.Waypoint))
+		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("waypoint %s is not ready: its Gateway has no status addresses, so istiod does not bind the entry (%s) and ztunnel sends the call straight out", b.Waypoint, rules.WaypointNotReady), ev)
+		tr.fail(f.Code, "", f.Resource, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
+		return p, nil
+	}
+	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
+	if b.NoStatusAddress {
+		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status for Gateway %s (manifest files usually do not): istiod binds entries to a waypoint only once its status has addresses (a ready pod); this answer takes it as ready", b.Waypoint))
 	}
 	if b.Class != "" && !strings.Contains(b.Class, "waypoint") {
 		p.Notes = append(p.Notes, fmt.Sprintf("Gateway %s is of class %s: istiod binds the entry to it all the same, but deploys waypoint proxies only for waypoint classes (%s)", b.Waypoint, b.Class, rules.WaypointClass))

@@ -78,9 +78,10 @@ func TestExplainListenerAmbientClient(t *testing.T) {
 	}
 }
 
-// A waypoint Gateway without status addresses: read from a cluster, istiod has not made it a
-// waypoint yet (WAYPOINT_NO_STATUS_ADDRESS, in the path and in visibility); from files, which
-// carry no status, the path notes that the waypoint is taken as ready.
+// A waypoint Gateway without status addresses: read from a cluster (or from a file that carries
+// its status), istiod has not made it a waypoint yet (WAYPOINT_NO_STATUS_ADDRESS: the path fails,
+// and visibility reports it); from files without status, the path notes that the waypoint is
+// taken as ready.
 func TestWaypointWithoutStatusAddress(t *testing.T) {
 	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-same-namespace.yaml"))
 	if err != nil {
@@ -98,9 +99,18 @@ func TestWaypointWithoutStatusAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Cause != AmbientViaWaypoint || len(p.Warnings) != 1 || p.Warnings[0].Code != WaypointNoStatusAddress || p.Warnings[0].Resource != "Gateway apps/waypoint" {
-		t.Errorf("cluster: %s %+v", p.Cause, p.Warnings)
+	if p.Cause != WaypointNoStatusAddress || !p.Failed() || p.Culprit != "Gateway apps/waypoint" {
+		t.Errorf("cluster: %s %s %s", p.Cause, p.Culprit, p.Message)
 	}
+	// A file that carries the Gateway's status (conditions, no addresses): not ready either.
+	snap.Source = "files x.yaml"
+	for _, g := range snap.KubeGateways {
+		g.Status.Conditions = []metav1.Condition{{Type: "Programmed", Status: metav1.ConditionFalse, Reason: "NoResources"}}
+	}
+	if p, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"}); err != nil || p.Cause != WaypointNoStatusAddress {
+		t.Errorf("file with status: %v %+v", err, p)
+	}
+	snap.Source = "cluster https://127.0.0.1:6443"
 	r := Visibility(snap, VisibilityOptions{})
 	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != WaypointNoStatusAddress {
 		t.Errorf("visibility: %+v", fs)
