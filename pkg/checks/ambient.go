@@ -46,14 +46,18 @@ func init() {
 }
 
 // ambientClient reports whether workloads in ns (with pod labels l, nil when unknown) are ambient:
-// the namespace (or the pod) is labelled istio.io/dataplane-mode=ambient and no sidecar is
-// injected (a namespace labelled istio-injection=enabled or istio.io/rev gets sidecars unless the
-// pod says sidecar.istio.io/inject=false, and ztunnel does not capture pods with a sidecar). A
-// pod label istio.io/dataplane-mode=none opts out.
+// ambientClientFor without the pod's annotations.
 func ambientClient(snap *snapshot.Snapshot, ns string, l map[string]string) (bool, string) {
+	return ambientClientFor(snap, ns, l, nil)
+}
+
+// ambientClientFor reports whether a pod in ns with labels l and annotations a (nil when
+// unknown) is ambient: the namespace (or the pod) is labelled istio.io/dataplane-mode=ambient
+// (a pod label istio.io/dataplane-mode=none opts out) and the pod gets no sidecar, which ztunnel
+// does not capture pods with.
+func ambientClientFor(snap *snapshot.Snapshot, ns string, l, a map[string]string) (bool, string) {
 	nl := NamespaceLabels(snap, ns)
-	injected := nl["istio-injection"] == "enabled" || nl[RevisionLabel] != "" || l["sidecar.istio.io/inject"] == "true"
-	if injected && l["sidecar.istio.io/inject"] != "false" {
+	if sidecarInjected(nl, l, a) {
 		return false, ""
 	}
 	switch {
@@ -65,6 +69,42 @@ func ambientClient(snap *snapshot.Snapshot, ns string, l map[string]string) (boo
 		return true, "namespace " + ns + " is labelled " + rules.LabelDataplaneMode + "=ambient and gets no sidecar injection"
 	}
 	return false, ""
+}
+
+// sidecarInjected reports whether the injection webhook gives a pod a sidecar: a pod that has one
+// already (the sidecar.istio.io/status annotation), else one a webhook selects (namespace
+// istio-injection=enabled; a namespace istio.io/rev label when istio-injection is absent; a pod
+// istio.io/rev label, or a pod label sidecar.istio.io/inject=true, when the namespace has
+// neither), unless the pod says sidecar.istio.io/inject=false (the label, else the annotation).
+// Any revision named is taken as installed.
+//
+// Mirrors istiod manifests/charts/istio-control/istio-discovery/templates/mutatingwebhook.yaml
+// (rev.namespace, rev.object, namespace and object selectors), pkg/kube/inject/inject.go
+// injectRequired, and istio-cni's podHasSidecar (the status annotation).
+func sidecarInjected(nl, l, a map[string]string) bool {
+	if a["sidecar.istio.io/status"] != "" {
+		return true
+	}
+	const inject = "sidecar.istio.io/inject"
+	if v, ok := l[inject]; ok {
+		if v == "false" {
+			return false
+		}
+	} else if a[inject] == "false" {
+		return false
+	}
+	_, hasInjection := nl["istio-injection"]
+	switch {
+	case nl["istio-injection"] == "enabled":
+		return true
+	case hasInjection:
+		return false // any other value turns both namespace webhooks and the object ones off
+	case nl[RevisionLabel] != "":
+		return true
+	case l[RevisionLabel] != "":
+		return true
+	}
+	return l[inject] == "true"
 }
 
 // waypointBinding is rules.BindWaypoint for one ServiceEntry of the view.

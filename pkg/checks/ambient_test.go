@@ -34,6 +34,28 @@ func TestAmbientClientDetection(t *testing.T) {
 	if amb, _ := ambientClient(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient", "sidecar.istio.io/inject": "false"}); !amb {
 		t.Error("an ambient pod that opts out of injection is not ambient")
 	}
+	// The injection webhook's selectors (mutatingwebhook.yaml) and injectRequired (blind audit
+	// cases c16b, c17, c27).
+	amb := map[string]string{"istio.io/dataplane-mode": "ambient"}
+	for _, tc := range []struct {
+		name    string
+		ns, pod map[string]string
+		ann     map[string]string
+		want    bool
+	}{
+		{"opt-out annotation in an injected namespace", map[string]string{"istio-injection": "enabled"}, amb, map[string]string{"sidecar.istio.io/inject": "false"}, true},
+		{"label wins over annotation", map[string]string{"istio-injection": "enabled"}, map[string]string{"istio.io/dataplane-mode": "ambient", "sidecar.istio.io/inject": "true"}, map[string]string{"sidecar.istio.io/inject": "false"}, false},
+		{"istio.io/rev with istio-injection=disabled", map[string]string{"istio.io/dataplane-mode": "ambient", "istio.io/rev": "default", "istio-injection": "disabled"}, nil, nil, true},
+		{"istio.io/rev without istio-injection", map[string]string{"istio.io/dataplane-mode": "ambient", "istio.io/rev": "default"}, nil, nil, false},
+		{"pod istio.io/rev in an ambient namespace", map[string]string{"istio.io/dataplane-mode": "ambient"}, map[string]string{"istio.io/rev": "default"}, nil, false},
+		{"pod inject=true in an ambient namespace", map[string]string{"istio.io/dataplane-mode": "ambient"}, map[string]string{"sidecar.istio.io/inject": "true"}, nil, false},
+		{"pod with a sidecar already", map[string]string{"istio.io/dataplane-mode": "ambient"}, nil, map[string]string{"sidecar.istio.io/status": "{}"}, false},
+		{"plain ambient namespace", map[string]string{"istio.io/dataplane-mode": "ambient"}, nil, nil, true},
+	} {
+		if got := !sidecarInjected(tc.ns, tc.pod, tc.ann) && (tc.pod["istio.io/dataplane-mode"] == "ambient" || tc.ns["istio.io/dataplane-mode"] == "ambient"); got != tc.want {
+			t.Errorf("%s: ambient %v, want %v", tc.name, got, tc.want)
+		}
+	}
 	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
 	if err != nil {
 		t.Fatal(err)

@@ -237,7 +237,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		}
 		ns, workload = pns, opt.Pod
 	}
-	if amb, why := ambientClient(snap, ns, labels); amb {
+	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
 		// No sidecar: no listener to explain. The call's path through ztunnel (and the waypoint
 		// its entry is bound to) is the verdict, as why-missing --from prints it.
 		rep.Notes = append(rep.Notes, "ambient client: "+why+"; ztunnel captures its calls, so no sidecar listener is explained; the findings below are those of the call's path (`kubectl egress why-missing "+rep.Host+" --from "+ns+"`)")

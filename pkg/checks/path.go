@@ -232,7 +232,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if ns == "" {
 		return nil, fmt.Errorf("name the client: --from NAMESPACE or --pod NAMESPACE/NAME")
 	}
-	if amb, why := ambientClient(snap, ns, labels); amb {
+	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
 		return traceAmbient(snap, opt, host, ns, workload, why)
 	}
 	client := "sidecar " + ns

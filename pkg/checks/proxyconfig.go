@@ -145,7 +145,7 @@ func sidecarConfig(snap *snapshot.Snapshot, ns string, labels map[string]string,
 	if labels == nil {
 		rep.Notes = append(rep.Notes, "pod labels unknown (--from): Sidecars and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
-	if amb, why := ambientClient(snap, ns, labels); amb {
+	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
 		rep.Notes = append(rep.Notes, "ambient workloads: "+why+"; ztunnel carries their calls, so no proxy holds this configuration: it is what a sidecar there would get (`kubectl egress why-missing HOST --from "+ns+"` traces an ambient call)")
 	}
 	rep.Notes = append(rep.Notes, v.DNSNote())
