@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -253,8 +254,22 @@ func noAddressFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, ho
 		return nil
 	}
 	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
-	f := finding(AmbientNoAddress, ref, fmt.Sprintf("%s is bound to waypoint %s, but ztunnel knows %s by no address (%s): clients reach the host's own addresses, which ztunnel does not match with the entry, so their calls bypass the waypoint.", ref, b.Waypoint, host, why),
-		"give the entry resolution DNS (istiod then allocates it an address) or a virtual IP in spec.addresses")
+	// The fix answers the reason (rules.AmbientAddresses, in its order).
+	wild := strings.HasPrefix(host, "*")
+	var fix string
+	switch {
+	case se.Spec.GetResolution() == networking.ServiceEntry_NONE && wild:
+		fix = "list the addresses the wildcard stands for in spec.addresses, or use resolution DYNAMIC_DNS (istiod then allocates an address)"
+	case se.Spec.GetResolution() == networking.ServiceEntry_NONE:
+		fix = "give the entry a virtual IP in spec.addresses, or use resolution DNS (istiod then allocates it an address)"
+	case wild:
+		fix = "use resolution DYNAMIC_DNS for the wildcard host (istiod then allocates it an address), or list its addresses in spec.addresses"
+	case !ipAuto:
+		fix = "give the entry a virtual IP in spec.addresses, or turn istiod's automatic allocation back on (PILOT_ENABLE_IP_AUTOALLOCATE=true, its default)"
+	default:
+		fix = "remove the label " + rules.AutoAllocateLabel + "=false from the entry (istiod then allocates it an address), or give it a virtual IP in spec.addresses"
+	}
+	f := finding(AmbientNoAddress, ref, fmt.Sprintf("%s is bound to waypoint %s, but ztunnel knows %s by no address (%s): clients reach the host's own addresses, which ztunnel does not match with the entry, so their calls bypass the waypoint.", ref, b.Waypoint, host, why), fix)
 	return &f
 }
 
