@@ -135,22 +135,34 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		unreadNote = " in the input (Gateway API objects could not be read: " + unread + "; it may exist)"
 	}
 	var f Finding
-	switch b.Reason {
-	case rules.WaypointNotReady:
+	switch reason := b.Reason; {
+	case reason == rules.WaypointNotReady && b.Waypoint.Name == "":
+		// istio.io/use-waypoint is set but empty: istiod looks for a Gateway without a name
+		// (the entry's label, even empty, hides its namespace's).
+		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s has an empty %s label: istiod looks for a waypoint without a name, finds none, and does not bind the entry (condition %s False, reason %s); calls to its hosts go straight out.",
+			ref, rules.LabelUseWaypoint, ConditionWaypointBound, b.Reason),
+			fmt.Sprintf("remove the empty %s label from %s (to use its namespace's waypoint, if any), or set it to the waypoint's name", rules.LabelUseWaypoint, labelled))
+	case reason == rules.WaypointNotReady:
+		create := fmt.Sprintf("`istioctl waypoint apply -n %s --name %s`", b.Waypoint.Namespace, b.Waypoint.Name)
+		if b.Waypoint.Namespace != se.Namespace {
+			// istioctl's waypoint admits its own namespace only: an entry elsewhere would then be
+			// refused (AttachmentDenied).
+			create += fmt.Sprintf(", then let its HBONE listener (port 15008) admit namespace %s: allowedRoutes.namespaces.from: All, or a Selector matching it", se.Namespace)
+		}
 		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.",
 			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason),
-			fmt.Sprintf("create the waypoint (a Gateway %s of class %s: `istioctl waypoint apply -n %s --name %s`), or correct the %s label on %s", wp, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint.Name, rules.LabelUseWaypoint, labelled))
-	case rules.WaypointUnsupportedTraffic:
+			fmt.Sprintf("create the waypoint (a Gateway %s of class %s: %s), or correct the %s (and %s) labels on %s", wp, rules.WaypointClass, create, rules.LabelUseWaypoint, rules.LabelUseWaypointNamespace, labelled))
+	case reason == rules.WaypointUnsupportedTraffic:
 		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("label Gateway %s %s=service (or all)", wp, rules.LabelWaypointFor))
-	case rules.WaypointAttachmentDenied:
+	case reason == rules.WaypointAttachmentDenied:
 		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose HBONE listener admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the HBONE listener (port 15008) of Gateway %s, or use a waypoint in %s", se.Namespace, wp, se.Namespace))
-	case rules.WaypointCrossNamespace:
+	case reason == rules.WaypointCrossNamespace:
 		f = finding(VisWaypointForbidden, ref, fmt.Sprintf("cannot bind to waypoint %q in another namespace: cross-namespace waypoint binding is not permitted for a ServiceEntry with NAMESPACE visibility (condition %s False, reason %s).", wp, ConditionWaypointBound, b.Reason),
-			"move the waypoint into "+se.Namespace+", or give the entry PUBLIC visibility")
+			"use a waypoint in "+se.Namespace+", or give the entry PUBLIC visibility: meshConfig.serviceEntryVisibility decides it (its policies' matchingRules, else defaultVisibility; `kubectl egress visibility` shows which one applies)")
 	default:
 		return nil
 	}
