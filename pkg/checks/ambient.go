@@ -468,12 +468,33 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		}
 		entrySummary += fmt.Sprintf("; %s have the same creation time, and istiod picks one by index order, but every one gives the same answer", strings.Join(tied, ", "))
 	}
-	tr.hop(proxy, "entry", Pass, entrySummary, Evidence{Resource: ref, Field: "spec.hosts", Value: host})
 	if d.se == nil {
-		tr.hop(proxy, "waypoint", NotChecked, "a Kubernetes Service: its waypoint binding is not modelled")
-		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("%s is a Kubernetes Service, not an egress entry; its waypoint binding is not modelled.", ref)
+		tr.hop(proxy, "entry", Pass, entrySummary, Evidence{Resource: ref, Field: "metadata.name", Value: d.svc.Name})
+		// istiod binds Kubernetes Services to waypoints as it binds entries (services.go
+		// serviceServiceBuilder calls fetchWaypointForService), which is not modelled: a Service
+		// or namespace that asks for one leaves the path without a verdict.
+		var svcLabels map[string]string
+		for _, k := range view.Services {
+			if k.Namespace == d.svc.Namespace && k.Name == d.svc.Name {
+				svcLabels = k.Labels
+			}
+		}
+		wp, none := rules.UseWaypoint(svcLabels, d.svc.Namespace)
+		if wp == nil && !none {
+			wp, _ = rules.UseWaypoint(NamespaceLabels(snap, d.svc.Namespace), d.svc.Namespace)
+		}
+		if wp != nil {
+			tr.hop(proxy, "waypoint", Unknown, fmt.Sprintf("a Kubernetes Service that asks for waypoint %s: its binding is not modelled", wp))
+			p.Cause, p.Level = CauseInputUnknown, LevelError
+			p.Message = fmt.Sprintf("No verdict for this path: %s is a Kubernetes Service that asks for waypoint %s (%s); istiod binds Services to waypoints as it binds ServiceEntries, but kubectl-egress models the binding of ServiceEntries only.", ref, wp, rules.LabelUseWaypoint)
+			p.Fix = "check the Service's istio.io/WaypointBound condition (kubectl get service -n " + d.svc.Namespace + " " + d.svc.Name + " -o yaml) and the waypoint's Gateway"
+			return p, nil
+		}
+		tr.hop(proxy, "waypoint", Skipped, "a Kubernetes Service that asks for no waypoint")
+		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("%s is a Kubernetes Service that asks for no waypoint (no %s label on it or its namespace): ztunnel sends the call straight to it.", ref, rules.LabelUseWaypoint)
 		return p, nil
 	}
+	tr.hop(proxy, "entry", Pass, entrySummary, Evidence{Resource: ref, Field: "spec.hosts", Value: host})
 	se := d.se
 	if !slices.ContainsFunc(d.svc.Ports, func(sp rules.ServicePort) bool { return sp.Number == port }) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s does not declare port %d; what ztunnel does with a call to an undeclared port of the entry is not modelled", ref, port))

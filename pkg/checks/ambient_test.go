@@ -337,3 +337,27 @@ func TestAmbientCallToEntryAddress(t *testing.T) {
 		t.Errorf("cause %s notes %v", p.Cause, p.Notes)
 	}
 }
+
+// A Kubernetes Service that asks for a waypoint: istiod binds it (services.go
+// serviceServiceBuilder calls fetchWaypointForService), which is not modelled: no verdict, rather
+// than "no waypoint" (blind audit case c18). Without the label the call goes direct.
+func TestAmbientKubernetesServiceWaypoint(t *testing.T) {
+	file := filepath.Join("testdata", "ambient", "service-use-waypoint.yaml")
+	snap, err := loadPathFixture(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "ledger.books.svc.cluster.local", Port: 8080, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CauseInputUnknown || !strings.Contains(p.Message, "books/books-wp") {
+		t.Errorf("labelled Service: %s %s", p.Cause, p.Message)
+	}
+	for _, s := range snap.Services {
+		delete(s.Labels, "istio.io/use-waypoint")
+	}
+	if p, err = TracePath(snap, PathOptions{Host: "ledger.books.svc.cluster.local", Port: 8080, From: "shop"}); err != nil || p.Cause != AmbientDirect {
+		t.Errorf("unlabelled Service: %v %+v", err, p)
+	}
+}
