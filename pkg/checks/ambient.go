@@ -193,6 +193,27 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 	return &f
 }
 
+// routesOnEntry lists the Gateway API routes with the ServiceEntry se as a parent (group
+// networking.istio.io, kind ServiceEntry): for ambient clients bound to a waypoint, the waypoint
+// applies them (istiod's mesh routes), which is not traced.
+func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry) []string {
+	var out []string
+	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+		for _, pr := range r.ParentRefs {
+			ns := r.Namespace
+			if pr.Namespace != nil {
+				ns = string(*pr.Namespace)
+			}
+			if pr.Group != nil && string(*pr.Group) == "networking.istio.io" && pr.Kind != nil && string(*pr.Kind) == "ServiceEntry" &&
+				string(pr.Name) == se.Name && ns == se.Namespace {
+				out = append(out, r.Ref())
+				break
+			}
+		}
+	}
+	return out
+}
+
 // notReady: the waypoint's Gateway has no status addresses and its status is known (read from a
 // cluster, or a file that carries some of its status): istiod makes no waypoint of it yet
 // (waypoints.go gatewayToWaypointTransform), so it refuses the binding (WaypointIsNotReady).
@@ -588,7 +609,14 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
 		return p, nil
 	}
-	tr.hop("waypoint "+b.Waypoint.String(), "routes", NotChecked, "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced")
+	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"
+	if attached := routesOnEntry(snap, se); len(attached) > 0 {
+		verb := plural(len(attached), "attaches", "attach")
+		routesHop = fmt.Sprintf("%s %s to %s and %s at the waypoint; the waypoint's configuration (these routes, DestinationRules, TLS origination) is not traced", strings.Join(attached, ", "), verb, ref, plural(len(attached), "applies", "apply"))
+		p.Notes = append(p.Notes, fmt.Sprintf("%s %s to %s: the waypoint applies %s, and where %s the call is not traced here", strings.Join(attached, ", "), verb, ref,
+			plural(len(attached), "it", "them"), plural(len(attached), "it sends", "they send")))
+	}
+	tr.hop("waypoint "+b.Waypoint.String(), "routes", NotChecked, routesHop)
 	p.Cause, p.Level = AmbientViaWaypoint, LevelInfo
 	p.Message = fmt.Sprintf("The call from %s to %s:%d goes from ztunnel to waypoint %s, which istiod binds %s to.", client, host, port, b.Waypoint, ref)
 	return p, nil

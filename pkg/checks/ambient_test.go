@@ -361,3 +361,19 @@ func TestAmbientKubernetesServiceWaypoint(t *testing.T) {
 		t.Errorf("unlabelled Service: %v %+v", err, p)
 	}
 }
+
+// A Gateway API route attached to a waypoint-bound entry applies at the waypoint, which is not
+// traced: the path names it (blind audit case c28; it was silently left out).
+func TestAmbientRouteOnEntryNamed(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "ambient", "route-on-entry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.billing.example", Port: 80, From: "pay"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientViaWaypoint || !strings.Contains(strings.Join(p.Notes, "\n"), "HTTPRoute pay/billing-to-v2 attaches to ServiceEntry pay/billing") {
+		t.Errorf("%s %v", p.Cause, p.Notes)
+	}
+}
