@@ -231,6 +231,18 @@ const conditionWaypointMissing = "istio.io/WaypointMissing"
 // dnsCaptureAnnotation lets a pod opt in or out of ztunnel's DNS proxy (annotation.AmbientDnsCapture).
 const dnsCaptureAnnotation = "ambient.istio.io/dns-capture"
 
+// conditionStale: the entry's istio.io/WaypointBound condition was written for an older
+// generation of the entry (as bindingStatusFinding tells them apart).
+func conditionStale(se *networkingv1.ServiceEntry) bool {
+	for _, c := range se.Status.GetConditions() {
+		if c.GetType() == ConditionWaypointBound {
+			g := c.GetObservedGeneration()
+			return g != 0 && g < se.Generation
+		}
+	}
+	return true
+}
+
 // ReasonWaypointAccepted is the reason of a true istio.io/WaypointBound condition.
 const ReasonWaypointAccepted = "WaypointAccepted"
 
@@ -591,6 +603,15 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		return p, nil
 	}
 	if f := bindingStatusFinding(snap, b, se); f != nil {
+		if !conditionStale(se) && !notReady(snap, b) {
+			// istiod's own answer for this version of the entry says it does not bind it: the
+			// input lacks what decides (another revision, the waypoint's readiness), so no verdict.
+			tr.hop(proxy, "waypoint", Unknown, fmt.Sprintf("predicted bound to waypoint %s, but the entry's %s condition, written for its current version, says otherwise", b.Waypoint, ConditionWaypointBound), ev)
+			p.Cause, p.Level = CauseInputUnknown, LevelError
+			p.Message = "No verdict for this path: " + f.Message
+			p.Fix = f.Fix
+			return p, nil
+		}
 		p.Warnings = append(p.Warnings, *f)
 	}
 	if f := statusAddressFinding(snap, b); f != nil {

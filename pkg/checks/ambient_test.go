@@ -377,3 +377,35 @@ func TestAmbientRouteOnEntryNamed(t *testing.T) {
 		t.Errorf("%s %v", p.Cause, p.Notes)
 	}
 }
+
+// A binding predicted accepted while the entry's WaypointBound condition for its current
+// generation says refused: istiod's own answer contradicts the prediction, so the path has no
+// verdict (blind audit case c22); a stale condition only warns.
+func TestAmbientCurrentConditionContradicts(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-same-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := snap.ServiceEntries[0]
+	se.Generation = 3
+	for _, tc := range []struct {
+		gen  int64
+		want string
+	}{{3, CauseInputUnknown}, {2, AmbientViaWaypoint}} {
+		se.Status.Conditions = []*metav1alpha1.IstioCondition{{Type: ConditionWaypointBound, Status: "False", Reason: "WaypointIsNotReady", ObservedGeneration: tc.gen}}
+		p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != tc.want {
+			t.Errorf("condition for generation %d: %s, want %s (%s)", tc.gen, p.Cause, tc.want, p.Message)
+		}
+		drift := false
+		for _, f := range p.Warnings {
+			drift = drift || f.Code == WaypointStatusDrift
+		}
+		if tc.want == AmbientViaWaypoint && !drift {
+			t.Errorf("stale condition: no drift warning: %+v", p.Warnings)
+		}
+	}
+}
