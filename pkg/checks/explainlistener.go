@@ -130,7 +130,7 @@ type ListenerReport struct {
 
 // ProxyInfo names the proxy of a ListenerReport.
 type ProxyInfo struct {
-	Type      string `json:"type"` // SIDECAR or ROUTER
+	Type      string `json:"type"` // SIDECAR or ROUTER (ZTUNNEL: an ambient client, no listener)
 	Namespace string `json:"namespace"`
 	Workload  string `json:"workload,omitempty"`
 	Revision  string `json:"revision,omitempty"`
@@ -240,6 +240,7 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
 		// No sidecar: no listener to explain. The call's path through ztunnel (and the waypoint
 		// its entry is bound to) is the verdict, as why-missing --from prints it.
+		rep.Proxy = ProxyInfo{Type: "ZTUNNEL", Namespace: ns, Workload: workload}
 		rep.Notes = append(rep.Notes, "ambient client: "+why+"; ztunnel captures its calls, so no sidecar listener is explained; the findings below are those of the call's path (`kubectl egress why-missing "+rep.Host+" --from "+ns+"`)")
 	} else {
 		explainSidecar(snap, ns, labels, workload, opt, rep)

@@ -43,7 +43,9 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 
 	fmt.Fprintln(w, "LISTENERS")
 	rows := listenerRows(r.Listeners, true)
-	if len(rows) == 0 && p.Type == "ROUTER" {
+	if len(rows) == 0 && p.Type == "ZTUNNEL" {
+		fmt.Fprintln(w, "(an ambient client: no sidecar, so no listener; ztunnel carries its calls)")
+	} else if len(rows) == 0 && p.Type == "ROUTER" {
 		fmt.Fprintf(w, "(no listener on port %d: the gateway refuses connections to it)\n", r.Port)
 	} else if len(rows) == 0 {
 		fmt.Fprintf(w, "(no listener on port %d: connections go to virtualOutbound)\n", r.Port)
