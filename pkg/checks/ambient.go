@@ -176,6 +176,8 @@ func admitsText(from string) string {
 		return "every namespace (allowedRoutes All)"
 	case "Selector":
 		return "the namespaces its allowedRoutes selector matches"
+	case rules.AllowedFromSelectorNone:
+		return "no namespace (allowedRoutes from: Selector, but no selector is set)"
 	}
 	return "its own namespace only (allowedRoutes Same, the default)"
 }

@@ -47,6 +47,10 @@ const (
 	WaypointCrossNamespace     = "CrossNamespaceWaypointForbidden"
 )
 
+// AllowedFromSelectorNone is WaypointBinding.AllowedFrom for allowedRoutes.namespaces.from:
+// Selector without a selector, which admits no namespace (makeWaypointSelector).
+const AllowedFromSelectorNone = "Selector (none set)"
+
 // WaypointRef names a waypoint: a Gateway API Gateway.
 type WaypointRef struct {
 	Namespace, Name string
@@ -182,6 +186,9 @@ func BindWaypoint(in WaypointInput) WaypointBinding {
 	}
 	from, sel := waypointAllowedRoutes(g, in.GatewayClasses)
 	b.AllowedFrom = string(from)
+	if from == gatewayv1.NamespacesFromSelector && sel == nil {
+		b.AllowedFrom = AllowedFromSelectorNone
+	}
 	var nsLabels map[string]string
 	if in.Namespace != nil {
 		nsLabels = in.Namespace.Labels
@@ -260,6 +267,9 @@ func waypointAllowedRoutes(g *gatewayv1.Gateway, classes []*gatewayv1.GatewayCla
 		from := gatewayv1.NamespacesFromSame
 		if l.AllowedRoutes.Namespaces.From != nil {
 			from = *l.AllowedRoutes.Namespaces.From
+		}
+		if l.AllowedRoutes.Namespaces.Selector == nil {
+			return from, nil // Selector without one matches nothing
 		}
 		sel, err := metav1.LabelSelectorAsSelector(l.AllowedRoutes.Namespaces.Selector)
 		if err != nil {

@@ -145,6 +145,11 @@ func TestWaypointAllowedRoutes(t *testing.T) {
 		{"istio-waypoint matching listener with selector", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008,
 			AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSelector), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "test"}}}}}}}},
 			gatewayv1.NamespacesFromSelector, "app=test"},
+		// From: Selector without a selector admits nothing (makeWaypointSelector: a nil
+		// selector); the binding is refused with AttachmentDenied.
+		{"istio-waypoint matching listener with Selector and no selector", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008,
+			AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSelector)}}}}}},
+			gatewayv1.NamespacesFromSelector, ""},
 		{"sandwiched waypoint defaults to same namespace", sandwich("PROXY/15088", gatewayv1.Listener{Protocol: "istio.io/PROXY", Port: 15088}), gatewayv1.NamespacesFromSame, ""},
 		{"sandwiched waypoint with listener with allowed routes", sandwich("PROXY/15088",
 			gatewayv1.Listener{Name: "should be ignored", Protocol: "istio.io/PROXY", Port: 15089, AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSame)}}},
