@@ -471,6 +471,18 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	sort.Strings(hidden)
 	if !found {
 		msg := fmt.Sprintf("No entry for %s is visible to ztunnel for %s: ztunnel sends the call straight to the address DNS gives for the host (ambient workloads have no REGISTRY_ONLY: nothing blocks unknown hosts).", host, ns)
+		// Entries whose serviceEntryVisibility is NONE are not published to ztunnel at all
+		// (services.go serviceEntriesInfo): name them, since the client may expect one to apply.
+		var unpublished []string
+		for _, s := range registry.ForHost(host) {
+			if s.Kind == rules.KindServiceEntry && s.Visibility.Visibility == rules.VisibilityNone {
+				unpublished = append(unpublished, s.Ref())
+			}
+		}
+		if len(unpublished) > 0 {
+			msg += fmt.Sprintf(" %s %s the host with visibility NONE (meshConfig.serviceEntryVisibility): istiod does not publish %s to ztunnel, whatever waypoint %s.", strings.Join(unpublished, ", "),
+				plural(len(unpublished), "declares", "declare"), plural(len(unpublished), "it", "them"), plural(len(unpublished), "it names", "they name"))
+		}
 		if len(hidden) > 0 {
 			msg += fmt.Sprintf(" %s %s it with NAMESPACE visibility, for %s own namespace only.", strings.Join(hidden, ", "), plural(len(hidden), "declares", "declare"), plural(len(hidden), "its", "their"))
 		}

@@ -409,3 +409,19 @@ func TestAmbientCurrentConditionContradicts(t *testing.T) {
 		}
 	}
 }
+
+// An entry of visibility NONE is not published to ztunnel: the direct call names it (blind audit
+// case c14: "no entry is visible" while the entry sits in the client's namespace).
+func TestAmbientVisibilityNoneNamed(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "ambient", "visibility-none.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "audit.siem.example", Port: 6514, From: "sec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientDirect || !strings.Contains(p.Message, "ServiceEntry sec/siem declares the host with visibility NONE") {
+		t.Errorf("%s %s", p.Cause, p.Message)
+	}
+}
