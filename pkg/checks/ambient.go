@@ -149,9 +149,18 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 			// refused (AttachmentDenied).
 			create += fmt.Sprintf(", then let its HBONE listener (port 15008) admit namespace %s: allowedRoutes.namespaces.from: All, or a Selector matching it", se.Namespace)
 		}
-		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.",
-			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason),
-			fmt.Sprintf("create the waypoint (a Gateway %s of class %s: %s), or correct the %s (and %s) labels on %s", wp, rules.WaypointClass, create, rules.LabelUseWaypoint, rules.LabelUseWaypointNamespace, labelled))
+		extra := ""
+		if _, lone := se.Labels[rules.LabelUseWaypointNamespace]; lone && b.From == "Namespace" {
+			// GetUseWaypoint reads istio.io/use-waypoint-namespace only beside istio.io/use-waypoint.
+			extra += fmt.Sprintf(" The entry's own %s label is ignored: istiod reads it only beside %s on the same object.", rules.LabelUseWaypointNamespace, rules.LabelUseWaypoint)
+		}
+		fix := fmt.Sprintf("create the waypoint (a Gateway %s of class %s: %s), or correct the %s (and %s) labels on %s", wp, rules.WaypointClass, create, rules.LabelUseWaypoint, rules.LabelUseWaypointNamespace, labelled)
+		if len(b.SameNameIn) > 0 {
+			extra += fmt.Sprintf(" A Gateway named %s exists in %s.", b.Waypoint.Name, strings.Join(b.SameNameIn, ", "))
+			fix = fmt.Sprintf("to use the Gateway %s/%s, label %s %s=%s (with %s=%s; that waypoint's HBONE listener must admit namespace %s), or ", b.SameNameIn[0], b.Waypoint.Name, labelled, rules.LabelUseWaypointNamespace, b.SameNameIn[0], rules.LabelUseWaypoint, b.Waypoint.Name, se.Namespace) + fix
+		}
+		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.%s",
+			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason, extra), fix)
 	case reason == rules.WaypointUnsupportedTraffic:
 		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),

@@ -120,6 +120,9 @@ type WaypointBinding struct {
 	// Reason is istiod's WaypointBound reason when it does not, Message its message.
 	Accepted        bool
 	Reason, Message string
+	// SameNameIn: when the waypoint is missing, the namespaces that hold a Gateway of its name
+	// (a likely fix: point the istio.io/use-waypoint-namespace label there).
+	SameNameIn []string
 }
 
 // BindWaypoint decides, as istiod does for the WDS Service of a ServiceEntry, whether the entry
@@ -167,6 +170,11 @@ func BindWaypoint(in WaypointInput) WaypointBinding {
 	}
 	if b.Gateway == nil {
 		b.Reason, b.Message = WaypointNotReady, `waypoint "`+ref.String()+`" is not ready`
+		for _, g := range in.Gateways {
+			if g.Name == ref.Name && g.Namespace != ref.Namespace {
+				b.SameNameIn = append(b.SameNameIn, g.Namespace)
+			}
+		}
 		return b
 	}
 	g := b.Gateway
