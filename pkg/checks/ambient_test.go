@@ -425,3 +425,19 @@ func TestAmbientVisibilityNoneNamed(t *testing.T) {
 		t.Errorf("%s %s", p.Cause, p.Message)
 	}
 }
+
+// A sidecar client of a waypoint-bound entry: the call is traced as a sidecar's, with a note that
+// it does not go through the waypoint (blind audit case c19).
+func TestSidecarClientOfWaypointBoundEntry(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "ambient", "sidecar-client-bound-entry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Client, "sidecar ") || !strings.Contains(strings.Join(p.Notes, "\n"), "sidecars do not use waypoints") {
+		t.Errorf("%s: notes %v", p.Client, p.Notes)
+	}
+}

@@ -275,7 +275,31 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.ambiguity(v, host, labels)
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
+	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
 	return tr.t, nil
+}
+
+// sidecarWaypointNotes: the entries of host bound to a waypoint serve ambient clients only; a
+// sidecar sends the call as traced, never to the waypoint (istiod gives waypoint endpoints to
+// gateways only, and only for services labelled istio.io/ingress-use-waypoint:
+// pilot/pkg/xds/endpoints/endpoint_builder.go findServiceWaypoint).
+func sidecarWaypointNotes(snap *snapshot.Snapshot, v SidecarView, host string) []string {
+	view := RevisionView(snap, v.Revision)
+	var out []string
+	for _, se := range view.ServiceEntries {
+		if !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+			continue
+		}
+		vis := model.Services(view, v.Flags.MeshConfig).ForEntry(se)
+		visibility := rules.VisibilityPublic
+		if len(vis) > 0 {
+			visibility = vis[0].Visibility.Visibility
+		}
+		if b := waypointBinding(snap, view, se, visibility); b.Asked && b.Accepted {
+			out = append(out, fmt.Sprintf("ServiceEntry %s/%s is bound to waypoint %s for ambient clients; sidecars do not use waypoints, so this call does not go through it", se.Namespace, se.Name, b.Waypoint))
+		}
+	}
+	return out
 }
 
 // gatewayAPI: Kubernetes Gateway API objects that route the host are not modelled, so the path
