@@ -21,15 +21,16 @@ import (
 // waypoint a ServiceEntry is bound to (istio.io/use-waypoint). CROSS_NAMESPACE_WAYPOINT_FORBIDDEN
 // (visibility.go) is the fourth refusal.
 const (
-	AmbientViaWaypoint      = "AMBIENT_VIA_WAYPOINT"
-	AmbientDirect           = "AMBIENT_NO_WAYPOINT"
-	WaypointNotFound        = "WAYPOINT_NOT_FOUND"
-	WaypointNotForServices  = "WAYPOINT_NOT_FOR_SERVICES"
-	WaypointNotAllowed      = "WAYPOINT_ATTACHMENT_DENIED"
-	WaypointNoStatusAddress = "WAYPOINT_NO_STATUS_ADDRESS"
-	AmbientNoAddress        = "AMBIENT_ENTRY_WITHOUT_ADDRESS"
-	AmbientSettingIgnored   = "AMBIENT_IGNORES_SIDECAR_SETTING"
-	WaypointStatusDrift     = "WAYPOINT_STATUS_DRIFT"
+	AmbientViaWaypoint       = "AMBIENT_VIA_WAYPOINT"
+	AmbientDirect            = "AMBIENT_NO_WAYPOINT"
+	WaypointNotFound         = "WAYPOINT_NOT_FOUND"
+	WaypointNotForServices   = "WAYPOINT_NOT_FOR_SERVICES"
+	WaypointNotAllowed       = "WAYPOINT_ATTACHMENT_DENIED"
+	WaypointNoStatusAddress  = "WAYPOINT_NO_STATUS_ADDRESS"
+	AmbientNoAddress         = "AMBIENT_ENTRY_WITHOUT_ADDRESS"
+	AmbientSettingIgnored    = "AMBIENT_IGNORES_SIDECAR_SETTING"
+	WaypointStatusDrift      = "WAYPOINT_STATUS_DRIFT"
+	WaypointNotWaypointClass = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
 )
 
 func init() {
@@ -42,6 +43,7 @@ func init() {
 		CatalogEntry{WaypointNoStatusAddress, LevelError, "", "The waypoint's Gateway, read from the cluster (or from a file that carries its status), has no addresses in its status: istiod makes a waypoint of it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady) and calls to the host go straight out. Manifest files without status: there the waypoint is taken as ready, and the traced path says so in a note."},
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
 		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
+		CatalogEntry{WaypointNotWaypointClass, LevelWarning, "", "A ServiceEntry is bound to a Gateway whose class is not a waypoint class (istio-waypoint): istiod binds the entry to it all the same, but the proxy deployed for that class is a gateway, not a waypoint, and may not accept the HBONE connections ztunnel sends it (port 15008)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -647,7 +649,8 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status for Gateway %s (manifest files usually do not): istiod binds entries to a waypoint only once its status has addresses (a ready pod); this answer takes it as ready", b.Waypoint))
 	}
 	if b.Class != "" && !strings.Contains(b.Class, "waypoint") {
-		p.Notes = append(p.Notes, fmt.Sprintf("Gateway %s is of class %s: istiod binds the entry to it all the same, but deploys waypoint proxies only for waypoint classes (%s)", b.Waypoint, b.Class, rules.WaypointClass))
+		p.Warnings = append(p.Warnings, finding(WaypointNotWaypointClass, "Gateway "+b.Waypoint.String(), fmt.Sprintf("Gateway %s is of class %s: istiod binds %s to it all the same, but deploys waypoint proxies only for waypoint classes (%s); the proxy of class %s may not accept the HBONE connections (port 15008) ztunnel sends it.", b.Waypoint, b.Class, ref, rules.WaypointClass, b.Class),
+			fmt.Sprintf("point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`)", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace)))
 	}
 	if f := noAddressFinding(b, se, host, flags.IPAutoallocateOn()); f != nil {
 		tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)

@@ -187,15 +187,16 @@ var catalogRefs = map[string]catalogRef{
 	VisNotImported:       {"EGR0406", "§4.2, seed 002", "pilot/pkg/model/sidecar.go selectServices, collectImportedServices"},
 
 	// ambient: ztunnel clients and waypoint bindings (pkg/checks/ambient.go, rules/waypoint.go).
-	AmbientViaWaypoint:      {"EGR0501", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/services.go serviceEntriesInfo, constructServiceEntries, selectWorkloadServices; waypoints.go fetchWaypointForService"},
-	AmbientDirect:           {"EGR0502", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go GetUseWaypoint, fetchWaypointForTarget; services.go selectWorkloadServices"},
-	WaypointNotFound:        {"EGR0503", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForTarget, gatewayToWaypointTransform; status.go ReportWaypointIsNotReady"},
-	WaypointNotForServices:  {"EGR0504", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForService, gatewayToWaypointTransform (istio.io/waypoint-for); status.go ReportWaypointUnsupportedTrafficType"},
-	WaypointNotAllowed:      {"EGR0505", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go makeAllowedRoutes, findBoundListener, makeWaypointSelector, AllowsAttachmentFromNamespace; status.go ReportWaypointAttachmentDenied"},
-	WaypointNoStatusAddress: {"EGR0506", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (a Gateway without status.addresses is no waypoint)"},
-	AmbientNoAddress:        {"EGR0507", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries; pilot/pkg/networking/serviceentry/ip_autoallocation.go ShouldV2AutoAllocateIP, GetHostAddressesFromServiceEntry"},
-	WaypointStatusDrift:     {"EGR0509", "seed 002", "pilot/pkg/model/service.go ServiceInfo.GetConditions (istio.io/WaypointBound); pilot/pkg/serviceregistry/ambient/status.go"},
-	AmbientSettingIgnored:   {"EGR0508", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries (the WDS Service carries no exportTo, Sidecar or outboundTrafficPolicy)"},
+	AmbientViaWaypoint:       {"EGR0501", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/services.go serviceEntriesInfo, constructServiceEntries, selectWorkloadServices; waypoints.go fetchWaypointForService"},
+	AmbientDirect:            {"EGR0502", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go GetUseWaypoint, fetchWaypointForTarget; services.go selectWorkloadServices"},
+	WaypointNotFound:         {"EGR0503", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForTarget, gatewayToWaypointTransform; status.go ReportWaypointIsNotReady"},
+	WaypointNotForServices:   {"EGR0504", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForService, gatewayToWaypointTransform (istio.io/waypoint-for); status.go ReportWaypointUnsupportedTrafficType"},
+	WaypointNotAllowed:       {"EGR0505", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go makeAllowedRoutes, findBoundListener, makeWaypointSelector, AllowsAttachmentFromNamespace; status.go ReportWaypointAttachmentDenied"},
+	WaypointNoStatusAddress:  {"EGR0506", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (a Gateway without status.addresses is no waypoint)"},
+	AmbientNoAddress:         {"EGR0507", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries; pilot/pkg/networking/serviceentry/ip_autoallocation.go ShouldV2AutoAllocateIP, GetHostAddressesFromServiceEntry"},
+	WaypointNotWaypointClass: {"EGR0510", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (any class with status addresses is a waypoint); pilot/pkg/config/kube/gateway deploymentcontroller.go (waypoint proxies for waypoint classes only)"},
+	WaypointStatusDrift:      {"EGR0509", "seed 002", "pilot/pkg/model/service.go ServiceInfo.GetConditions (istio.io/WaypointBound); pilot/pkg/serviceregistry/ambient/status.go"},
+	AmbientSettingIgnored:    {"EGR0508", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries (the WDS Service carries no exportTo, Sidecar or outboundTrafficPolicy)"},
 
 	// preflight's own (pkg/checks/preflight_catalog.go).
 	PreflightSuppressionUnused:     {"EGR0901", "—", "this tool: kubectl egress preflight suppressions"},
@@ -288,7 +289,7 @@ var causePages = map[string]string{
 	// Ambient clients and waypoints.
 	AmbientViaWaypoint: "ambient", AmbientDirect: "ambient", WaypointNotFound: "ambient", WaypointNotForServices: "ambient",
 	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient",
-	WaypointStatusDrift: "ambient",
+	WaypointStatusDrift: "ambient", WaypointNotWaypointClass: "ambient",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
