@@ -112,8 +112,9 @@ type AuditOptions struct {
 	unshared bool
 }
 
-// ClientNamespaces returns namespaces whose pods run sidecars: labelled istio-injection=enabled
-// or istio.io/rev.
+// ClientNamespaces returns namespaces whose pods run sidecars: labelled istio-injection=enabled,
+// or istio.io/rev without an istio-injection label (the injection webhook's namespace selectors:
+// sidecarInjected).
 func ClientNamespaces(snap *snapshot.Snapshot) []string {
 	return slices.Clone(snap.Derived(clientNamespacesKey{}, func() any { return clientNamespaces(snap) }).([]string))
 }
@@ -123,7 +124,7 @@ type clientNamespacesKey struct{}
 func clientNamespaces(snap *snapshot.Snapshot) []string {
 	var out []string
 	for _, n := range snap.Namespaces {
-		if n.Labels["istio-injection"] == "enabled" || n.Labels[RevisionLabel] != "" {
+		if sidecarInjected(n.Labels, nil, nil) {
 			out = append(out, n.Name)
 		}
 	}
