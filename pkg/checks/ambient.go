@@ -292,7 +292,7 @@ func bindingStatusFinding(snap *snapshot.Snapshot, b rules.WaypointBinding, se *
 	}
 	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
 	msg := fmt.Sprintf("%s has condition %s=%s, reason %s, but the binding is predicted %s.", ref, ConditionWaypointBound, status, reason, predicted)
-	if gen != 0 && gen < se.Generation {
+	if conditionStale(se) {
 		msg += fmt.Sprintf(" The condition is for generation %d, the entry is at %d: istiod has not caught up, so the prediction is the answer for the current entry.", gen, se.Generation)
 	} else {
 		msg += " The condition is istiod's own answer for this version of the entry: trust it, and look for what the input lacks (another istiod revision writing it, the waypoint's readiness, objects that could not be read)."

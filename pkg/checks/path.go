@@ -285,18 +285,15 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 // pilot/pkg/xds/endpoints/endpoint_builder.go findServiceWaypoint).
 func sidecarWaypointNotes(snap *snapshot.Snapshot, v SidecarView, host string) []string {
 	view := RevisionView(snap, v.Revision)
+	decls, _ := ambientDeclarations(view, model.Services(view, v.Flags.MeshConfig), host)
 	var out []string
-	for _, se := range view.ServiceEntries {
-		if !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+	for _, ref := range sortedKeysOf(decls) {
+		d := decls[ref]
+		if d.se == nil {
 			continue
 		}
-		vis := model.Services(view, v.Flags.MeshConfig).ForEntry(se)
-		visibility := rules.VisibilityPublic
-		if len(vis) > 0 {
-			visibility = vis[0].Visibility.Visibility
-		}
-		if b := waypointBinding(snap, view, se, visibility); b.Asked && b.Accepted {
-			out = append(out, fmt.Sprintf("ServiceEntry %s/%s is bound to waypoint %s for ambient clients; sidecars do not use waypoints, so this call does not go through it", se.Namespace, se.Name, b.Waypoint))
+		if b := waypointBinding(snap, view, d.se, d.svc.Visibility.Visibility); b.Asked && b.Accepted {
+			out = append(out, fmt.Sprintf("%s is bound to waypoint %s for ambient clients; sidecars do not use waypoints, so this call does not go through it", ref, b.Waypoint))
 		}
 	}
 	return out

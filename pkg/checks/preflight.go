@@ -1153,22 +1153,13 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 		// Two layers: calls the namespace's delta does not touch take the public layer's
 		// findings (preflight_share.go).
 		for _, q := range asked {
+			var shared *sharedCall
 			if !d.touches(q) {
 				if sc := layer.calls.Get(q); !sc.namespaced {
-					if sc.traced {
-						r.paths++
-					}
-					r.pending = appendPathFindings(r.pending, sc.path, ns, sc.kind, q)
-					r.hosts = append(r.hosts, sc.hosts...)
-					continue
+					shared = sc
 				}
 			}
-			ok, kind, fs := c.traceCall(v, q, false)
-			if ok {
-				r.paths++
-			}
-			r.pending = appendPathFindings(r.pending, fs, ns, kind, q)
-			r.hosts = append(r.hosts, hostCallResults(c, v, q)...)
+			c.addCall(&r, v, q, shared)
 		}
 		return r
 	}
@@ -1196,6 +1187,25 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	}
 	r.hosts = results
 	return r
+}
+
+// addCall adds one call of namespace r.ns's sidecar v to r: the public layer's findings for it
+// when shared is not nil, else the call traced in v and its host findings.
+func (c *collector) addCall(r *sidecarResult, v SidecarView, q hostPortCall, shared *sharedCall) {
+	if shared != nil {
+		if shared.traced {
+			r.paths++
+		}
+		r.pending = appendPathFindings(r.pending, shared.path, r.ns, shared.kind, q)
+		r.hosts = append(r.hosts, shared.hosts...)
+		return
+	}
+	ok, kind, fs := c.traceCall(v, q, false)
+	if ok {
+		r.paths++
+	}
+	r.pending = appendPathFindings(r.pending, fs, r.ns, kind, q)
+	r.hosts = append(r.hosts, hostCallResults(c, v, q)...)
 }
 
 // hostCallResults are the listener findings of one call of the sidecar v, as host results.

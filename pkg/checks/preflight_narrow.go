@@ -41,6 +41,9 @@ type narrowBase struct {
 	imported  []rules.Service
 	wildcards []rules.Service
 	catchAlls []rules.Service
+	// catchAllRefs: the references of catchAlls (their listener findings are the public
+	// layer's, see narrowNamespace).
+	catchAllRefs map[string]bool
 	// anchors: the services of the chains without SNI of the public wildcard listeners (an
 	// HTTP connection manager chain is named after the first HTTP service on its port, which
 	// some findings quote).
@@ -96,7 +99,7 @@ func (c *collector) narrowBaseOf(l *sharedLayer) *narrowBase {
 }
 
 func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
-	b := &narrowBase{catchAllPorts: map[uint32]bool{}, shortDomains: map[string][]rules.Service{}, listeners: map[string]*rules.Listener{},
+	b := &narrowBase{catchAllPorts: map[uint32]bool{}, catchAllRefs: map[string]bool{}, shortDomains: map[string][]rules.Service{}, listeners: map[string]*rules.Listener{},
 		conflictListeners: map[string]bool{}, portFindings: map[uint32][]taggedFinding{}, vsPos: map[*networkingv1.VirtualService]int{}}
 	if !l.ok {
 		return b
@@ -121,6 +124,7 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 		}
 		if len(l.catchAll[s.Hostname]) > 0 {
 			b.catchAlls = append(b.catchAlls, s)
+			b.catchAllRefs[s.Ref()] = true
 		}
 		if s.Kind == rules.KindService {
 			for _, d := range []string{s.Name + "." + s.Namespace, s.Name + "." + s.Namespace + ".svc"} {
@@ -417,7 +421,7 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 		}
 		var fs []Finding
 		for _, tf := range pf {
-			if !slices.ContainsFunc(tf.refs, func(ref string) bool { return refs[ref] && !isPublicCatchAll(b, ref) }) {
+			if !slices.ContainsFunc(tf.refs, func(ref string) bool { return refs[ref] && !b.catchAllRefs[ref] }) {
 				fs = append(fs, tf.f)
 			}
 		}
@@ -464,29 +468,13 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 	r.targets += len(asked)
 	r.ns = ns
 	for _, q := range asked {
+		var shared *sharedCall
 		if !d.touches(q) && !extra[q.host] {
-			sc := l.calls.Get(q)
-			if sc.traced {
-				r.paths++
-			}
-			r.pending = appendPathFindings(r.pending, sc.path, ns, sc.kind, q)
-			r.hosts = append(r.hosts, sc.hosts...)
-			continue
+			shared = l.calls.Get(q)
 		}
-		ok, kind, fs := c.traceCall(v, q, false)
-		if ok {
-			r.paths++
-		}
-		r.pending = appendPathFindings(r.pending, fs, ns, kind, q)
-		r.hosts = append(r.hosts, hostCallResults(c, v, q)...)
+		c.addCall(&r, v, q, shared)
 	}
 	return r, true
-}
-
-// isPublicCatchAll: ref is a public service whose chain is a TCP catch-all (its listener
-// findings are the public layer's, see narrowNamespace).
-func isPublicCatchAll(b *narrowBase, ref string) bool {
-	return slices.ContainsFunc(b.catchAlls, func(s rules.Service) bool { return s.Ref() == ref })
 }
 
 func catchAllCode(code string) bool {

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/kubectl-egress/kubectl-egress/internal/meshgen"
-	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
-	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 // TestPreflightNarrowUsed: on generated meshes (every namespace with private entries on the
@@ -15,19 +11,7 @@ import (
 // whole namespaces give (and, TestPreflightSharingChangesNothing, the unshared one).
 func TestPreflightNarrowUsed(t *testing.T) {
 	for seed := uint64(1); seed <= 2; seed++ {
-		var buf bytes.Buffer
-		o := meshgen.ForEntries(300)
-		o.Seed = seed
-		if err := meshgen.Write(&buf, o); err != nil {
-			t.Fatal(err)
-		}
-		load := func() *snapshot.Snapshot {
-			snap, err := loader.FromFiles([]string{"-"}, bytes.NewReader(buf.Bytes()), loader.Options{Lenient: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return snap
-		}
+		o, load := generatedMesh(t, 300, seed)
 		narrow, n := preflightWith(load(), false, false)
 		wide, w := preflightWith(load(), false, true)
 		if w != 0 {

@@ -84,21 +84,28 @@ func TestPreflightSharingChangesNothing(t *testing.T) {
 		}
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		var buf bytes.Buffer
-		o := meshgen.ForEntries(400)
-		o.Seed = seed
-		if err := meshgen.Write(&buf, o); err != nil {
-			t.Fatal(err)
-		}
-		load := func() *snapshot.Snapshot {
-			snap, err := loader.FromFiles([]string{"-"}, bytes.NewReader(buf.Bytes()), loader.Options{Lenient: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return snap
-		}
+		_, load := generatedMesh(t, 400, seed)
 		if d := sharingDiff(t, load); d != "" {
 			t.Errorf("generated mesh seed %d: reports differ\n%s", seed, d)
 		}
+	}
+}
+
+// generatedMesh generates a mesh of about entries ServiceEntries (internal/meshgen) with seed and
+// returns its options and a loader giving a fresh snapshot of it on each call.
+func generatedMesh(t *testing.T, entries int, seed uint64) (meshgen.Options, func() *snapshot.Snapshot) {
+	t.Helper()
+	var buf bytes.Buffer
+	o := meshgen.ForEntries(entries)
+	o.Seed = seed
+	if err := meshgen.Write(&buf, o); err != nil {
+		t.Fatal(err)
+	}
+	return o, func() *snapshot.Snapshot {
+		snap, err := loader.FromFiles([]string{"-"}, bytes.NewReader(buf.Bytes()), loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
 	}
 }

@@ -47,38 +47,10 @@ func nsList(ns []string, details bool) string {
 }
 
 // groupAudit groups alike findings (same level, code and kind) of more than GroupThreshold, in
-// report order; smaller groups are listed one by one where their first finding stood.
+// report order (groupAlike).
 func groupAudit(fs []checks.AuditFinding, details bool) [][]checks.AuditFinding {
-	var out [][]checks.AuditFinding
-	if details {
-		for _, f := range fs {
-			out = append(out, []checks.AuditFinding{f})
-		}
-		return out
-	}
 	type key struct{ level, code, kind string }
-	pos := map[key]int{}
-	for _, f := range fs {
-		k := key{f.Level, f.Code, f.Kind}
-		i, ok := pos[k]
-		if !ok {
-			i = len(out)
-			pos[k] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], f)
-	}
-	var flat [][]checks.AuditFinding
-	for _, g := range out {
-		if len(g) > GroupThreshold {
-			flat = append(flat, g)
-			continue
-		}
-		for _, f := range g {
-			flat = append(flat, []checks.AuditFinding{f})
-		}
-	}
-	return flat
+	return groupAlike(fs, details, func(f checks.AuditFinding) key { return key{f.Level, f.Code, f.Kind} })
 }
 
 func exportAuditText(w io.Writer, r *checks.AuditReport, details bool) error {

@@ -77,34 +77,46 @@ type findingGroup struct {
 }
 
 func groupFindings(fs []checks.PreflightFinding, details bool) []findingGroup {
+	type key struct{ level, id, check, kind, field, status string }
 	var out []findingGroup
+	for _, g := range groupAlike(fs, details, func(f checks.PreflightFinding) key {
+		return key{f.Level, f.ID, f.Check, f.Resource.Kind, f.Field, f.Status}
+	}) {
+		out = append(out, findingGroup{g})
+	}
+	return out
+}
+
+// groupAlike groups the items with the same key, in order of first appearance; groups of at
+// most GroupThreshold are listed one by one, where their first item stood. details: every item
+// alone.
+func groupAlike[T any, K comparable](items []T, details bool, key func(T) K) [][]T {
+	var out [][]T
 	if details {
-		for _, f := range fs {
-			out = append(out, findingGroup{[]checks.PreflightFinding{f}})
+		for _, it := range items {
+			out = append(out, []T{it})
 		}
 		return out
 	}
-	type key struct{ level, id, check, kind, field, status string }
-	pos := map[key]int{}
-	for _, f := range fs {
-		k := key{f.Level, f.ID, f.Check, f.Resource.Kind, f.Field, f.Status}
+	pos := map[K]int{}
+	for _, it := range items {
+		k := key(it)
 		i, ok := pos[k]
 		if !ok {
 			i = len(out)
 			pos[k] = i
-			out = append(out, findingGroup{})
+			out = append(out, nil)
 		}
-		out[i].findings = append(out[i].findings, f)
+		out[i] = append(out[i], it)
 	}
-	// Small groups are listed one by one, where their first finding stood.
-	var flat []findingGroup
+	var flat [][]T
 	for _, g := range out {
-		if len(g.findings) > GroupThreshold {
+		if len(g) > GroupThreshold {
 			flat = append(flat, g)
 			continue
 		}
-		for _, f := range g.findings {
-			flat = append(flat, findingGroup{[]checks.PreflightFinding{f}})
+		for _, it := range g {
+			flat = append(flat, []T{it})
 		}
 	}
 	return flat
