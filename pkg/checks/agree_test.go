@@ -24,7 +24,7 @@ func commandsDisagree(snap *snapshot.Snapshot) []string {
 	// sidecar for that host:port (explain-listener's context).
 	inContext := func(code, ctx, sidecarCtx string) bool {
 		for _, f := range pf.Findings {
-			if f.Code == code && slices.ContainsFunc(f.Contexts, func(c string) bool { return strings.HasPrefix(c, ctx) || c == sidecarCtx }) {
+			if f.Code == code && slices.ContainsFunc(ExpandContexts(f.Contexts, pf.ClientNamespaces), func(c string) bool { return strings.HasPrefix(c, ctx) || c == sidecarCtx }) {
 				return true
 			}
 		}

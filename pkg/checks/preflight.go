@@ -186,6 +186,9 @@ type PreflightResult struct {
 	// Annotations are the suppress annotations of the snapshot's objects (valid and invalid;
 	// each invalid one is also a SUPPRESSION_INVALID finding).
 	Annotations []Suppression
+	// ClientNamespaces are the namespaces whose sidecars preflight modelled ("every client
+	// namespace" in a context: ExpandContexts).
+	ClientNamespaces []string
 }
 
 // preflightNeeds are the kinds whose absence makes a preflight incomplete.
@@ -338,6 +341,8 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 				"Write a comma-separated list of \"CODE\" or \"CODE: reason\", CODE an EGR id or a string code of docs/findings.md."), "")
 		}
 	}
+	c.renderSidecarContexts()
+	res.ClientNamespaces = c.clientNS
 	res.Findings = mergeSameFault(mergePathAndGateway(c.findings))
 	attributeGenerated(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
@@ -537,8 +542,13 @@ type collector struct {
 	snap     *snapshot.Snapshot
 	findings []PreflightFinding
 	seen     map[string]int
-	// contexts holds, per finding, the contexts it already lists.
-	contexts map[int]map[string]bool
+	// contexts holds, per finding, the contexts it already lists; sidecarCtxs, per finding,
+	// the client namespaces whose sidecars saw it at each place (preflight_contexts.go).
+	contexts    map[int]map[string]bool
+	sidecarCtxs map[int]map[sidecarCtx]nsSet
+	// clientNS are the client namespaces (ClientNamespaces), nsIndex their positions.
+	clientNS []string
+	nsIndex  map[string]int
 	// gatewayHops caches the gateway side of traced paths (tracePaths), shared by the workers.
 	gatewayHops *hopCache
 	// gwRouted memoizes routedThroughGateway.
@@ -1004,6 +1014,11 @@ func (c *collector) explainListener() CheckRun {
 	// so the report does not depend on the schedule. Namespaces whose sidecars are modelled
 	// alike (sidecarFingerprint) share the host findings, computed once.
 	nss := ClientNamespaces(c.snap)
+	c.clientNS = nss
+	c.nsIndex = make(map[string]int, len(nss))
+	for i, ns := range nss {
+		c.nsIndex[ns] = i
+	}
 	out := make([]sidecarResult, len(nss))
 	cls := &hostClasses{m: map[string][]hostResult{}}
 	parallelEach(len(nss), func(i int) { out[i] = c.sidecarNamespace(nss[i], cls) })
@@ -1015,7 +1030,7 @@ func (c *collector) explainListener() CheckRun {
 			if p.key == "" {
 				p.key = p.f.key()
 			}
-			c.addKeyed(&p.f, p.key, p.ctx)
+			c.addAtNamespace(&p.f, p.key, p.at, r.ns)
 		}
 		for _, hr := range r.hosts {
 			// The traced path of the same call reports this fault, blaming the same resource,
@@ -1025,9 +1040,12 @@ func (c *collector) explainListener() CheckRun {
 			}) {
 				continue
 			}
-			c.addKeyed(hr.pf, hr.key, "sidecar in "+r.ns+", "+hr.host+":"+strconv.FormatUint(uint64(hr.port), 10))
+			c.addAtNamespace(hr.pf, hr.key, hostPortCtx(hostPortCall{hr.host, hr.port}), r.ns)
 		}
 	}
+	sharedTargets, sharedPaths := c.addSharedCalls(out)
+	run.Targets += sharedTargets
+	paths += sharedPaths
 	if paths > 0 {
 		run.Notes = append(run.Notes, fmt.Sprintf("%d calls from client sidecars to hosts routed through an egress gateway traced hop by hop (why-missing --from)", paths))
 	}
@@ -1037,10 +1055,11 @@ func (c *collector) explainListener() CheckRun {
 	return run
 }
 
-// pendingFinding is a finding a worker computed, with its context, for the collector to add.
+// pendingFinding is a finding a worker computed, with the place on the namespace's sidecar
+// where it was seen, for the collector to add.
 type pendingFinding struct {
-	f   PreflightFinding
-	ctx string
+	f  PreflightFinding
+	at sidecarCtx
 	// key is f.key() when already known (shared host findings), else "".
 	key string
 	// host and port: the traced call a path finding is about (zero for others).
@@ -1048,11 +1067,11 @@ type pendingFinding struct {
 	port uint32
 }
 
-func listenerPending(fs []Finding, ctx string) []pendingFinding {
+func listenerPending(fs []Finding, at sidecarCtx) []pendingFinding {
 	out := make([]pendingFinding, 0, len(fs))
 	for _, f := range fs {
 		res, field := ParseResourceRef(f.Resource)
-		out = append(out, pendingFinding{f: NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx: ctx})
+		out = append(out, pendingFinding{f: NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), at: at})
 	}
 	return out
 }
@@ -1083,6 +1102,11 @@ type sidecarResult struct {
 	// after pending with the context of ns.
 	ns    string
 	hosts []hostResult
+	// layer: a narrow namespace takes every call of the public layer's narrowBase.calls from
+	// the layer, but those of the services at the indexes in skip (worked out in pending and
+	// hosts); the collector adds them for all such namespaces at once (addSharedCalls).
+	layer *sharedLayer
+	skip  []int
 }
 
 // sidecarNamespace predicts the sidecar of client namespace ns and returns its listener
@@ -1115,7 +1139,7 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 		r.targets++
 		rep := &ListenerReport{}
 		sidecarFindings(c.snap, v, p, rep)
-		r.pending = append(r.pending, listenerPending(rep.Findings, fmt.Sprintf("sidecar in %s, port %d", ns, p))...)
+		r.pending = append(r.pending, listenerPending(rep.Findings, portCtx(p))...)
 	}
 	var asked []hostPortCall
 	askedSet := map[hostPortCall]bool{}
@@ -1196,7 +1220,7 @@ func (c *collector) addCall(r *sidecarResult, v SidecarView, q hostPortCall, sha
 		if shared.traced {
 			r.paths++
 		}
-		r.pending = appendPathFindings(r.pending, shared.path, r.ns, shared.kind, q)
+		r.pending = appendPathFindings(r.pending, shared.path, shared.kind, q)
 		r.hosts = append(r.hosts, shared.hosts...)
 		return
 	}
@@ -1204,7 +1228,7 @@ func (c *collector) addCall(r *sidecarResult, v SidecarView, q hostPortCall, sha
 	if ok {
 		r.paths++
 	}
-	r.pending = appendPathFindings(r.pending, fs, r.ns, kind, q)
+	r.pending = appendPathFindings(r.pending, fs, kind, q)
 	r.hosts = append(r.hosts, hostCallResults(c, v, q)...)
 }
 
@@ -1212,7 +1236,7 @@ func (c *collector) addCall(r *sidecarResult, v SidecarView, q hostPortCall, sha
 func hostCallResults(c *collector, v SidecarView, q hostPortCall) []hostResult {
 	var out []hostResult
 	for _, f := range sidecarHostFindings(c.snap, v, q.host, q.port) {
-		pf := listenerPending([]Finding{f}, "")[0].f
+		pf := listenerPending([]Finding{f}, sidecarCtx{})[0].f
 		namespaced := f.Code == ListenerNotImported || f.Code == ListenerHiddenPassthrough || f.Code == ListenerBlackHole || mentionsNamespace(&pf, v.Namespace)
 		out = append(out, hostResult{host: q.host, port: q.port, namespaced: namespaced, pf: &pf, key: pf.key()})
 	}

@@ -82,7 +82,7 @@ func TestPreflightListenerFindings(t *testing.T) {
 		if f.Check != CheckExplainListener {
 			continue
 		}
-		for _, ctx := range f.Contexts {
+		for _, ctx := range ExpandContexts(f.Contexts, res.ClientNamespaces) {
 			rest, ok := strings.CutPrefix(ctx, "sidecar in ")
 			if !ok {
 				continue
@@ -114,7 +114,7 @@ func TestPreflightListenerFindings(t *testing.T) {
 	}
 	// Conversely every namespace whose explain-listener reports TLS_ORIGINATED_TWICE is a context.
 	f := findingByID(res.Findings, "EGR0309", "DestinationRule team-a/api-tls")
-	if f == nil || len(f.Contexts) != 2 {
+	if f == nil || len(ExpandContexts(f.Contexts, res.ClientNamespaces)) != 2 {
 		t.Fatalf("EGR0309 contexts: %+v (want team-a and team-c, not team-b, which has its own rule)", f)
 	}
 	for _, ns := range ClientNamespaces(snap) {
@@ -123,7 +123,7 @@ func TestPreflightListenerFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 		has := slices.ContainsFunc(rep.Findings, func(g Finding) bool { return g.Code == ListenerDoubleTLS })
-		if ctx := "sidecar in " + ns + ", api.example.com:443"; has != (f != nil && slices.Contains(f.Contexts, ctx)) {
+		if ctx := "sidecar in " + ns + ", api.example.com:443"; has != (f != nil && slices.Contains(ExpandContexts(f.Contexts, res.ClientNamespaces), ctx)) {
 			t.Errorf("namespace %s: explain-listener reports double TLS %v; contexts %v", ns, has, f.Contexts)
 		}
 	}

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +65,10 @@ type narrowBase struct {
 	// calls: the public layer's calls per imported ServiceEntry service with an exact host, in
 	// its order, each call under the first service that declares it.
 	calls []serviceCalls
+	// callsByHost: the indexes in calls of each host's services; namespacedHosts: the hosts of
+	// the calls whose public findings name the client namespace (never shared).
+	callsByHost     map[string][]int
+	namespacedHosts map[string]bool
 	// vsPos: the position of each VirtualService of the revision; delegates: those without
 	// hosts (merged into any route).
 	vsPos     map[*networkingv1.VirtualService]int
@@ -187,6 +190,19 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 			b.calls = append(b.calls, sc)
 		}
 	}
+	// Every call's public findings, worked out once (one worker per CPU).
+	var all []hostPortCall
+	b.callsByHost, b.namespacedHosts = map[string][]int{}, map[string]bool{}
+	for i, sc := range b.calls {
+		b.callsByHost[sc.s.Hostname] = append(b.callsByHost[sc.s.Hostname], i)
+		all = append(all, sc.calls...)
+	}
+	parallelEach(len(all), func(i int) { l.calls.Get(all[i]) })
+	for _, q := range all {
+		if l.calls.Get(q).namespaced {
+			b.namespacedHosts[q.host] = true
+		}
+	}
 	for i, vs := range RevisionView(c.snap, l.view.Revision).VirtualServices {
 		b.vsPos[vs] = i
 		if len(vs.Spec.Hosts) == 0 {
@@ -246,16 +262,10 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 			}
 		}
 	}
-	// Calls of public services the namespace's part does not touch but whose public findings
-	// name the namespace: worked out in the narrow sidecar too.
-	extra := map[string]bool{}
-	for _, sc := range b.calls {
-		for _, q := range sc.calls {
-			if !d.touches(q) && l.calls.Get(q).namespaced {
-				extra[q.host] = true
-			}
-		}
-	}
+	// Calls of public services whose public findings name the namespace are worked out in the
+	// narrow sidecar too (no port is tainted here, so whether the delta touches a call depends
+	// on its host alone).
+	extra := b.namespacedHosts
 	touched := func(h string) bool {
 		return d.exact[h] || extra[h] || slices.ContainsFunc(d.wild, func(w string) bool { return rules.HostMatches(w, h) })
 	}
@@ -433,7 +443,7 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 				fs = append(fs, tf.f)
 			}
 		}
-		r.pending = append(r.pending, listenerPending(fs, fmt.Sprintf("sidecar in %s, port %d", ns, p))...)
+		r.pending = append(r.pending, listenerPending(fs, portCtx(p))...)
 	}
 	// The calls: the private services' first, then the public layer's (in the narrow sidecar
 	// where touched), in the order of the whole sidecar's imports.
@@ -458,23 +468,110 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 			ask(c.serviceCalls(v, s))
 		}
 	}
-	for _, sc := range b.calls {
-		if touched(sc.s.Hostname) {
-			ask(c.serviceCalls(v, sc.s))
-		} else {
-			asked = append(asked, sc.calls...)
+	// The public services the delta touches: by host, unless a wildcard host is touched.
+	var skip []int
+	if len(d.wild) == 0 {
+		for h := range d.exact {
+			skip = append(skip, b.callsByHost[h]...)
+		}
+		for h := range extra {
+			if !d.exact[h] {
+				skip = append(skip, b.callsByHost[h]...)
+			}
+		}
+		slices.Sort(skip)
+	} else {
+		for i, sc := range b.calls {
+			if touched(sc.s.Hostname) {
+				skip = append(skip, i)
+			}
 		}
 	}
+	for _, i := range skip {
+		ask(c.serviceCalls(v, b.calls[i].s))
+	}
+	// Every call asked here is touched (a private host, or a touched public one); the others
+	// take the public layer's findings, added by the collector for every narrow namespace of
+	// the layer at once (addSharedCalls).
 	r.targets += len(asked)
 	r.ns = ns
+	r.layer, r.skip = l, skip
 	for _, q := range asked {
-		var shared *sharedCall
-		if !d.touches(q) && !extra[q.host] {
-			shared = l.calls.Get(q)
-		}
-		c.addCall(&r, v, q, shared)
+		c.addCall(&r, v, q, nil)
 	}
 	return r, true
+}
+
+// addSharedCalls adds, for each public layer, the findings of every call of its narrowBase to
+// the narrow namespaces that take it from the layer (all but those whose results skip it), one
+// namespace set per call; it returns the targets and the traced paths this counts.
+func (c *collector) addSharedCalls(out []sidecarResult) (targets, paths int) {
+	type group struct {
+		l       *sharedLayer
+		members nsSet
+		skipped map[int]nsSet
+	}
+	var groups []*group
+	for _, r := range out {
+		if r.layer == nil {
+			continue
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.l == r.layer })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{l: r.layer, members: newNSSet(len(c.clientNS)), skipped: map[int]nsSet{}})
+		}
+		g := groups[i]
+		n := c.nsIndex[r.ns]
+		g.members.add(n)
+		for _, k := range r.skip {
+			s := g.skipped[k]
+			if s == nil {
+				s = newNSSet(len(c.clientNS))
+				g.skipped[k] = s
+			}
+			s.add(n)
+		}
+	}
+	for _, g := range groups {
+		b := c.narrowBaseOf(g.l)
+		all := g.members.count()
+		for k, sc := range b.calls {
+			set, n := g.members, all
+			if s := g.skipped[k]; s != nil {
+				set = slices.Clone(g.members)
+				for _, i := range s.members() {
+					set.del(i)
+				}
+				n = set.count()
+			}
+			if n == 0 {
+				continue
+			}
+			for _, q := range sc.calls {
+				shared := g.l.calls.Get(q)
+				targets += n
+				if shared.traced {
+					paths += n
+				}
+				var path []pendingFinding
+				path = appendPathFindings(path, shared.path, shared.kind, q)
+				for _, p := range path {
+					c.addAt(&p.f, p.f.key(), p.at, set)
+				}
+				for _, hr := range shared.hosts {
+					// the traced path reports this fault (see explainListener)
+					if slices.ContainsFunc(path, func(p pendingFinding) bool {
+						return p.f.Code == hr.pf.Code && p.f.Resource == hr.pf.Resource
+					}) {
+						continue
+					}
+					c.addAt(hr.pf, hr.key, hostPortCtx(q), set)
+				}
+			}
+		}
+	}
+	return targets, paths
 }
 
 func catchAllCode(code string) bool {

@@ -20,19 +20,19 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall, a
 		if ok {
 			traced++
 		}
-		out = appendPathFindings(out, fs, ns, kind, q)
+		out = appendPathFindings(out, fs, kind, q)
 	}
 	return traced, out
 }
 
-// appendPathFindings appends a traced call's findings with the context of namespace ns.
-func appendPathFindings(out, fs []pendingFinding, ns, kind string, q hostPortCall) []pendingFinding {
+// appendPathFindings appends a traced call's findings with their place on the sidecar.
+func appendPathFindings(out, fs []pendingFinding, kind string, q hostPortCall) []pendingFinding {
 	if len(fs) == 0 {
 		return out
 	}
-	ctx := fmt.Sprintf("path from sidecar in %s, %s %s:%d", ns, strings.ToUpper(kind), q.host, q.port)
+	at := sidecarCtx{path: true, rest: fmt.Sprintf("%s %s:%d", strings.ToUpper(kind), q.host, q.port)}
 	for _, f := range fs {
-		f.ctx = ctx
+		f.at = at
 		out = append(out, f)
 	}
 	return out

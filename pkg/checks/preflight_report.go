@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -82,6 +83,9 @@ type PreflightReport struct {
 	// no cluster was configured, so the manifests were checked alone).
 	Checks []CheckRun `json:"checks"`
 	Notes  []string   `json:"notes,omitempty"`
+	// ClientNamespaces are the namespaces whose sidecars preflight modelled: a context
+	// "sidecars in every client namespace (N), ..." means these (ExpandContexts).
+	ClientNamespaces []string `json:"clientNamespaces,omitempty"`
 	// Unknown maps kinds that could not be read to why: the preflight is incomplete (exit 2).
 	Unknown map[string]string `json:"unknown,omitempty"`
 	Summary PreflightSummary  `json:"summary"`
@@ -107,7 +111,7 @@ type PreflightReport struct {
 func NewPreflightReport(cur, base *PreflightResult, opt PreflightOptions) *PreflightReport {
 	rep := &PreflightReport{SchemaVersion: PreflightSchemaVersion, Source: cur.Source, Mode: opt.Mode, FailOn: opt.FailOn,
 		FailOnExisting: opt.FailOnExisting, Checks: append([]CheckRun{}, cur.Checks...), Unknown: cur.Unknown,
-		Findings: []PreflightFinding{}, Suppressed: []PreflightFinding{}}
+		Findings: []PreflightFinding{}, Suppressed: []PreflightFinding{}, ClientNamespaces: cur.ClientNamespaces}
 	if rep.FailOn == "" {
 		rep.FailOn = LevelError
 	}
@@ -127,6 +131,10 @@ func NewPreflightReport(cur, base *PreflightResult, opt PreflightOptions) *Prefl
 		}
 		for _, f := range base.Findings {
 			if !inCur[f.baselineKey()] {
+				if !slices.Equal(base.ClientNamespaces, cur.ClientNamespaces) {
+					// "every client namespace" of the report means cur's
+					f.Contexts = listedContexts(f.Contexts, base.ClientNamespaces)
+				}
 				rep.Resolved = append(rep.Resolved, f)
 			}
 		}

@@ -104,7 +104,7 @@ func TestPreflightFindings(t *testing.T) {
 		if f.ID == "EGR0302" {
 			n++
 			for _, want := range []string{"sidecar in team-a, port 443", "sidecar in team-b, port 443"} {
-				if !slices.Contains(f.Contexts, want) {
+				if !slices.Contains(ExpandContexts(f.Contexts, res.ClientNamespaces), want) {
 					t.Errorf("EGR0302 contexts %v lack %q", f.Contexts, want)
 				}
 			}
