@@ -31,6 +31,7 @@ const (
 	AmbientSettingIgnored    = "AMBIENT_IGNORES_SIDECAR_SETTING"
 	WaypointStatusDrift      = "WAYPOINT_STATUS_DRIFT"
 	WaypointNotWaypointClass = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
+	AmbientLabelWithSidecar  = "AMBIENT_LABEL_WITH_SIDECAR"
 )
 
 func init() {
@@ -44,6 +45,7 @@ func init() {
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
 		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
 		CatalogEntry{WaypointNotWaypointClass, LevelWarning, "", "A ServiceEntry is bound to a Gateway whose class is not a waypoint class (istio-waypoint): istiod binds the entry to it all the same, but the proxy deployed for that class is a gateway, not a waypoint, and may not accept the HBONE connections ztunnel sends it (port 15008)."},
+		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -72,6 +74,41 @@ func ambientClientFor(snap *snapshot.Snapshot, ns string, l, a map[string]string
 		return true, "namespace " + ns + " is labelled " + rules.LabelDataplaneMode + "=ambient and gets no sidecar injection"
 	}
 	return false, ""
+}
+
+// ambientLabelIgnored is the AMBIENT_LABEL_WITH_SIDECAR finding for a pod in ns with labels l
+// and annotations a (nil when unknown): the namespace or the pod asks for ambient, but the pod
+// gets a sidecar, which opts it out of ambient. nil otherwise.
+//
+// Mirrors istio-cni cni/pkg/util/enablement_selector.go CompiledEnablementSelectors.Matches (a
+// pod with the sidecar.istio.io/status annotation is never enrolled in ambient) and the
+// injection webhook's selectors (sidecarInjected).
+func ambientLabelIgnored(snap *snapshot.Snapshot, ns string, l, a map[string]string) *Finding {
+	nl := NamespaceLabels(snap, ns)
+	if l[rules.LabelDataplaneMode] == "none" || (l[rules.LabelDataplaneMode] != "ambient" && nl[rules.LabelDataplaneMode] != "ambient") || !sidecarInjected(nl, l, a) {
+		return nil
+	}
+	resource, what := "Namespace "+ns, "namespace "+ns+" is"
+	if l[rules.LabelDataplaneMode] == "ambient" && nl[rules.LabelDataplaneMode] != "ambient" {
+		what = "the pod is"
+	}
+	inject := "a sidecar injection label"
+	switch {
+	case a["sidecar.istio.io/status"] != "":
+		inject = "a sidecar already (annotation sidecar.istio.io/status)"
+	case nl["istio-injection"] == "enabled":
+		inject = "namespace label istio-injection=enabled"
+	case nl[RevisionLabel] != "":
+		inject = "namespace label " + RevisionLabel + "=" + nl[RevisionLabel]
+	case l[RevisionLabel] != "":
+		inject = "pod label " + RevisionLabel + "=" + l[RevisionLabel]
+	case l["sidecar.istio.io/inject"] == "true":
+		inject = "pod label sidecar.istio.io/inject=true"
+	}
+	f := finding(AmbientLabelWithSidecar, resource,
+		fmt.Sprintf("%s labelled %s=ambient, but its pods get sidecars (%s): ztunnel does not capture a pod that has a sidecar, so their calls leave through the sidecar, and the ambient label has no effect (waypoints bound with %s are not on the path).", what, rules.LabelDataplaneMode, inject, rules.LabelUseWaypoint),
+		fmt.Sprintf("Choose one data plane for %s: for ambient, remove what injects the sidecar (%s) and restart the pods; for sidecars, remove %s=ambient.", strings.TrimSuffix(what, " is"), inject, rules.LabelDataplaneMode))
+	return &f
 }
 
 // sidecarInjected reports whether the injection webhook gives a pod a sidecar: a pod that has one

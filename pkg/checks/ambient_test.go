@@ -3,6 +3,7 @@ package checks
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,33 @@ func TestAmbientClientDetection(t *testing.T) {
 	}
 	if p.Client != "sidecar apps" || strings.HasPrefix(p.Cause, "WAYPOINT") {
 		t.Errorf("injected ambient namespace: %s %s", p.Client, p.Cause)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+		return f.Code == AmbientLabelWithSidecar && f.Resource == "Namespace apps" && strings.Contains(f.Message, "istio-injection=enabled")
+	}) {
+		t.Errorf("injected ambient namespace: no %s warning: %+v", AmbientLabelWithSidecar, p.Warnings)
+	}
+	// a pod that opts out of injection is ambient: no warning; a pod of an injected namespace
+	// labelled ambient itself gets it, naming the pod's label
+	if f := ambientLabelIgnored(snap, "apps", map[string]string{"sidecar.istio.io/inject": "false"}, nil); f != nil {
+		t.Errorf("opted-out pod: %+v", f)
+	}
+	if f := ambientLabelIgnored(snap, "team-a", map[string]string{"istio.io/dataplane-mode": "ambient"}, nil); f == nil || !strings.HasPrefix(f.Message, "the pod is labelled") {
+		t.Errorf("ambient pod in team-a: %+v", f)
+	}
+	if f := ambientLabelIgnored(snap, "team-a", nil, nil); f != nil {
+		t.Errorf("team-a (sidecars only): %+v", f)
+	}
+	// a waypoint Gateway is modelled (as a waypoint): no "not modelled" note
+	wp, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-same-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wp.KubeGateways) == 0 {
+		t.Fatal("fixture without a waypoint Gateway")
+	}
+	if n := gatewayAPINotes(wp); len(n) > 0 {
+		t.Errorf("waypoint Gateway reported as not modelled: %v", n)
 	}
 }
 

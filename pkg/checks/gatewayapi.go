@@ -146,7 +146,8 @@ func unmodelledGatewayAPI(snap *snapshot.Snapshot) []snapshot.GatewayAPIObject {
 	return snap.Derived(unmodelledKey{}, func() any {
 		modelled := map[string]bool{}
 		for _, g := range snap.KubeGateways {
-			if rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			// a waypoint's part in egress is ambient's (ambient.go): the entries bound to it
+			if cls := string(g.Spec.GatewayClassName); rules.KubeGatewayIstioClass(cls, snap.GatewayClasses) || rules.KubeGatewayWaypointClass(cls, snap.GatewayClasses) {
 				modelled["Gateway "+g.Namespace+"/"+g.Name] = true
 			}
 		}

@@ -327,6 +327,11 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range meshPortFindings(snap) {
 		c.add(f, "")
 	}
+	for _, ns := range ClientNamespaces(snap) {
+		if f := ambientLabelIgnored(snap, ns, nil, nil); f != nil {
+			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Namespace", Name: ns}, "metadata.labels", f.Message, f.Fix), "")
+		}
+	}
 	if n := gatewayCRDUnreadNote(snap); n != "" && len(res.Checks) > 0 {
 		res.Checks[0].Notes = append(res.Checks[0].Notes, n)
 	}

@@ -28,7 +28,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerNoCredential, ListenerCertUnused, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
 			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported},
-		"05": {AmbientViaWaypoint, AmbientDirect, WaypointNotFound, WaypointNotForServices, WaypointNotAllowed, WaypointNoStatusAddress, AmbientNoAddress, AmbientSettingIgnored, WaypointStatusDrift, WaypointNotWaypointClass},
+		"05": {AmbientViaWaypoint, AmbientDirect, WaypointNotFound, WaypointNotForServices, WaypointNotAllowed, WaypointNoStatusAddress, AmbientNoAddress, AmbientSettingIgnored, WaypointStatusDrift, WaypointNotWaypointClass, AmbientLabelWithSidecar},
 		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers, PreflightGatewayAPIOtherClass},
 	}
 	groupOf := map[string]string{}

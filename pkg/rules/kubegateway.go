@@ -108,6 +108,23 @@ func KubeGatewayIstioClass(className string, classes []*gatewayv1.GatewayClass) 
 	return className == KubeGatewayDefaultClass
 }
 
+// KubeGatewayWaypointClass reports whether a Gateway of class className is a waypoint: the
+// class's controller (a GatewayClass of that name in classes, with one of Istio's controllers)
+// is istiod's mesh controller, or, without such a GatewayClass, the name is istiod's built-in
+// waypoint class. Its egress role is the one ambient models (BindWaypoint): ztunnel sends the
+// calls of the entries bound to it there.
+//
+// Mirrors istiod pilot/pkg/config/kube/gatewaycommon/classinfo.go (ClassInfos: the waypoint
+// template for constants.ManagedGatewayMeshController) and GetBuiltinGatewayClasses.
+func KubeGatewayWaypointClass(className string, classes []*gatewayv1.GatewayClass) bool {
+	for _, c := range classes {
+		if c.Name == className && kubeGatewayKnownController[string(c.Spec.ControllerName)] {
+			return string(c.Spec.ControllerName) == "istio.io/mesh-controller"
+		}
+	}
+	return className == WaypointClass
+}
+
 // kubeGatewayKnownController are the controllers of istiod's default ClassInfos
 // (gatewaycommon.GetClassInfos with its default features: the managed gateway, the unmanaged
 // remote gateway, waypoints; agentgateway and east-west gateways are off by default).
