@@ -774,5 +774,58 @@ func AmbientNamespaceFindings(snap *snapshot.Snapshot) []Finding {
 	return out
 }
 
+// ambientTie is a call from an ambient namespace whose answer depends on which of several
+// declarations of the host created in the same second istiod picks (traceAmbient: INPUT_UNKNOWN).
+type ambientTie struct {
+	ns   string
+	path *PathTrace
+	// tied are the declarations (references), in order.
+	tied []string
+}
+
+// AmbientTies traces, from every namespace whose workloads are ambient, each host that several
+// entries or Services declare, and returns the calls with no verdict because istiod's choice
+// among declarations created in the same second decides it (preflight reports them). Hosts
+// declared once cannot tie.
+//
+// Mirrors istiod's ambient service index (ambient/services.go: the canonical service of a host
+// is picked by creation time, then index order), as traceAmbient does.
+func AmbientTies(snap *snapshot.Snapshot) []ambientTie {
+	var out []ambientTie
+	var nss []string
+	for _, n := range snap.Namespaces {
+		if amb, _ := ambientClient(snap, n.Name, nil); amb {
+			nss = append(nss, n.Name)
+		}
+	}
+	sort.Strings(nss)
+	for _, ns := range nss {
+		rev := workloadRevision(snap, ns, nil)
+		view := RevisionView(snap, rev)
+		registry := model.Services(view, ReadIstiodFlags(view, rev).MeshConfig)
+		count := map[string]int{}
+		var hosts []string
+		for _, s := range registry.All {
+			if strings.HasPrefix(s.Hostname, "*") {
+				continue
+			}
+			if count[s.Hostname]++; count[s.Hostname] == 2 {
+				hosts = append(hosts, s.Hostname)
+			}
+		}
+		sort.Strings(hosts)
+		for _, h := range hosts {
+			_, sel := ambientDeclarations(view, registry, h)
+			if _, tied := sel.For(ns); len(tied) > 1 {
+				p, err := TracePath(snap, PathOptions{Host: h, From: ns})
+				if err == nil && p.Cause == CauseInputUnknown {
+					out = append(out, ambientTie{ns: ns, path: p, tied: tied})
+				}
+			}
+		}
+	}
+	return out
+}
+
 // liveInput: the snapshot was read from a cluster (status fields are istiod's).
 func liveInput(snap *snapshot.Snapshot) bool { return strings.HasPrefix(snap.Source, "cluster ") }

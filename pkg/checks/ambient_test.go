@@ -314,6 +314,20 @@ spec:
 		if !strings.Contains(entry, "ServiceEntry a/crm, ServiceEntry b/crm") {
 			t.Errorf("%s: entry hop %q does not name the tied entries", tc.labels, entry)
 		}
+		// preflight reports the call without a verdict from the ambient namespace, and only it
+		var ties []string
+		for _, f := range Preflight(snap).Findings {
+			if f.Code == CauseInputUnknown {
+				ties = append(ties, f.Resource.String()+" "+strings.Join(f.Contexts, "; "))
+			}
+		}
+		want := []string{}
+		if tc.cause == CauseInputUnknown {
+			want = []string{"ServiceEntry a/crm path from ambient web, HTTP crm.saas.example:80"}
+		}
+		if !slices.Equal(ties, want) && !(len(ties) == 0 && len(want) == 0) {
+			t.Errorf("%s: preflight's calls without a verdict %q, want %q", tc.labels, ties, want)
+		}
 	}
 }
 

@@ -1503,6 +1503,13 @@ func (c *collector) visibility() CheckRun {
 		res, field := ParseResourceRef(f.Resource)
 		c.add(NewPreflightFinding(f.Code, CheckVisibility, res, field, f.Message, f.Fix), "")
 	}
+	// Ambient calls with no verdict: declarations of the host created in the same second.
+	for _, t := range AmbientTies(c.snap) {
+		res, _ := ParseResourceRef(t.tied[0])
+		p := t.path
+		c.add(NewPreflightFinding(p.Cause, CheckWhyMissing, res, "metadata.creationTimestamp", p.Message, p.Fix),
+			fmt.Sprintf("path from ambient %s, %s %s:%d", t.ns, strings.ToUpper(p.Call), p.Host, p.Port))
+	}
 	for _, ns := range ClientNamespaces(c.snap) {
 		// Without a Sidecar resource the namespace's answer has the mesh-wide findings and no
 		// others (only a Sidecar's egress hosts add NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS), so
