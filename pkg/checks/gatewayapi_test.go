@@ -575,3 +575,45 @@ func TestGatewayAPIOtherClass(t *testing.T) {
 		})
 	}
 }
+
+// A Kubernetes Gateway API HTTP route whose backend's cluster is missing answers 500 (flag NC),
+// not 503: istiod sets ClusterNotFoundResponseCode to 500 for routes with Gateway API semantics
+// (pilot/pkg/networking/core/route/route.go applyHTTPRouteDestination). A TLS route's connection
+// is closed (NC) as for the classic APIs. The entry is hidden from the gateway's namespace by its
+// exportTo in both (the Gateway API form of shared case 01).
+func TestGatewayAPIMissingClusterAnswers500(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, from string
+		http500          bool
+	}{
+		{"exportto-hides-entry-from-gateway-http.yaml", "api.example.com", "team-a", true},
+		{"exportto-hides-entry-from-gateway-tls.yaml", "models.hub.example", "ml", false},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != CauseNotExported || p.Flag != "NC" {
+			t.Fatalf("%s: %s %s: %s", tc.file, p.Cause, p.Flag, p.Message)
+		}
+		if got := strings.Contains(p.Message, "500 NC"); got != tc.http500 || strings.Contains(p.Message, "503 NC") == tc.http500 {
+			t.Errorf("%s: message says 500 %v, want %v: %s", tc.file, got, tc.http500, p.Message)
+		}
+		if m := MatchSymptom(p, "500"); m.Matches != tc.http500 {
+			t.Errorf("%s: --symptom 500 matches %v, want %v", tc.file, m.Matches, tc.http500)
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range rep.Gateways {
+			if g.Cause == CauseNotExported && strings.Contains(g.Message, "500 NC") != tc.http500 {
+				t.Errorf("%s: gateway %s verdict: %s", tc.file, g.Gateway, g.Message)
+			}
+		}
+	}
+}

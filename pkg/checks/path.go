@@ -116,6 +116,9 @@ type PathTrace struct {
 
 	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
 	gateway *GatewayVerdict
+	// http500: the failing HTTP route has Gateway API semantics, so a missing cluster answers
+	// 500 rather than 503 (the flag is still NC)
+	http500 bool
 }
 
 // Failed reports whether the path fails (an Error-level cause).
@@ -641,7 +644,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				}
 			}
 		}
-		tr.failFix(cause, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): 503 NC.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason), fix, patch)
+		status := "503 NC"
+		if res.Route != nil && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(tr.snap, res.Route.VirtualService) {
+			// route.go applyHTTPRouteDestination: ClusterNotFoundResponseCode 500 for routes
+			// with Gateway API semantics
+			status = "500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
+			tr.t.http500 = true
+		}
+		tr.failFix(cause, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): %s.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason, status), fix, patch)
 		return
 	}
 	if tr.misrouted(v, proxy, res, host, port, kind, chost, path) || tr.doubleTLS(v, proxy, res, host, port, kind, chost, path) {
@@ -1274,6 +1284,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		return
 	}
 	cluster := ""
+	// httpVS: the VirtualService of the gateway's HTTP route (a Gateway API one answers 500 when
+	// its cluster is missing)
+	httpVS := ""
 	if rds, ok := strings.CutPrefix(chain.Destination, "Route: "); ok {
 		var vh *rules.VirtualHost
 		for i := range lr.Routes {
@@ -1362,6 +1375,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			}
 		}
 		tr.t.GatewayCluster = cluster
+		httpVS = rt.VirtualService
 		if cluster == rules.UnknownServiceCluster {
 			tr.backendRefused(gproxy, rds, vh.Name, rt.VirtualService, host)
 			return
@@ -1419,7 +1433,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if g.Cause == CauseOK || g.Cause == "" {
 			msg = fmt.Sprintf("The gateway routes %s to %s, which it does not have.", host, cluster)
 		}
-		tr.failFix(g.Cause, "NC", g.Culprit, msg+" The call fails with 503 NC at the gateway.", g.Fix, g.Patch)
+		if httpVS != "" && generatedVS(tr.snap, httpVS) {
+			// route.go applyHTTPRouteDestination: ClusterNotFoundResponseCode 500 for routes
+			// with Gateway API semantics
+			tr.t.http500 = true
+			if !strings.Contains(msg, "500 NC") {
+				msg += " The call fails with 500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)."
+			}
+		} else if !strings.Contains(msg, "503 NC") {
+			msg += " The call fails with 503 NC at the gateway."
+		}
+		tr.failFix(g.Cause, "NC", g.Culprit, msg, g.Fix, g.Patch)
 		tr.t.gateway = &g
 		return
 	}

@@ -40,7 +40,7 @@ var symptomCauses = map[string][]string{
 }
 
 func producesSymptom(p *PathTrace, symptom string) bool {
-	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause))
+	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause) || (symptom == "500" && p.http500))
 }
 
 // symptomSteps: the hop steps that can produce the symptom.
@@ -53,7 +53,7 @@ var symptomSteps = map[string][]string{
 	"UO":    {},
 	"502":   {"route", "cluster"},
 	"400":   {"tls"},
-	"500":   {"route"},
+	"500":   {"route", "cluster"},
 	"reset": {"route", "listener", "tls", "filter chain", "cluster", "upstream tls"},
 }
 

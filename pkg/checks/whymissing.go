@@ -972,8 +972,8 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 		msg = fmt.Sprintf("%s sets no exportTo and meshConfig.defaultServiceExportTo %s excludes %s (the gateway pod's namespace), so istiod never builds outbound|*||%s for this gateway.",
 			culprit.Ref(), fmtList(culprit.ExportTo), e.w.Namespace, hn)
 	}
-	if e.routesTo(hn) {
-		msg += " A route on the gateway still points at that cluster: 503 NC at the gateway."
+	if st := e.missingClusterStatus(hn); st != "" {
+		msg += " A route on the gateway still points at that cluster: " + st + " at the gateway."
 	}
 	e.failPatch(CauseNotExported, culprit.Ref(), msg, fix, patch)
 }
@@ -986,6 +986,39 @@ func meshConfigRef(at string) string {
 }
 
 // routesTo reports whether some VirtualService lists a non-mesh gateway and routes to hn.
+// missingClusterStatus is what a client sees when a gateway route sends host hn to a cluster the
+// gateway lacks: "503 NC", or "500 NC" for the HTTP routes of the Kubernetes Gateway API (istiod
+// sets their ClusterNotFoundResponseCode to 500: pilot/pkg/networking/core/route/route.go
+// applyHTTPRouteDestination); "" when no gateway route does.
+func (e *evaluation) missingClusterStatus(hn string) string {
+	classic, gwapi := false, false
+	for _, vs := range e.vsIndex.RoutingTo(hn) {
+		gws := rules.VSGateways(vs)
+		if len(gws) == 1 && gws[0] == rules.MeshGateway {
+			continue
+		}
+		ds, _ := e.vsIndex.Merged(vs)
+		for _, d := range ds {
+			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
+				if rules.GatewaySemantics(vs) && len(vs.Spec.Http) > 0 {
+					gwapi = true
+				} else {
+					classic = true
+				}
+			}
+		}
+	}
+	switch {
+	case gwapi && classic:
+		return "503 NC (500 NC through the Kubernetes Gateway API's HTTP routes)"
+	case gwapi:
+		return "500 NC (a Kubernetes Gateway API HTTP route answers 500 when its backend's cluster is missing)"
+	case classic:
+		return "503 NC"
+	}
+	return ""
+}
+
 func (e *evaluation) routesTo(hn string) bool {
 	for _, vs := range e.vsIndex.RoutingTo(hn) {
 		gws := rules.VSGateways(vs)
