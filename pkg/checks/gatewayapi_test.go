@@ -617,3 +617,29 @@ func TestGatewayAPIMissingClusterAnswers500(t *testing.T) {
 		}
 	}
 }
+
+// A gateway route whose parentRef gives the Gateway's name without its namespace resolves in the
+// route's own namespace, where there is no such Gateway: istiod attaches it to nothing and writes
+// no status for it (conversion.go toInternalParentReference, extractParentReferenceInfo). The
+// path blames the route's parentRef, not the Gateway (the Gateway API form of shared case 06),
+// over HTTP and TLS.
+func TestGatewayAPIParentRefInRouteNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, from, cause, route, gwNs string
+	}{
+		{"parentref-without-namespace-http.yaml", "api.example.com", "team-a", PathGatewayNoRoute, "HTTPRoute team-a/api-from-egress", "istio-system"},
+		{"parentref-without-namespace-tls.yaml", "blob.storage.example", "apps", PathGatewayNotListen, "TLSRoute apps/blob-out", "mesh-egress"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != tc.cause || p.Culprit != tc.route || !strings.Contains(p.Message, "spec.parentRefs[0]") || !strings.Contains(p.Fix, "namespace: "+tc.gwNs) {
+			t.Errorf("%s: %s blaming %q: %s (fix %s)", tc.file, p.Cause, p.Culprit, p.Message, p.Fix)
+		}
+	}
+}

@@ -2102,6 +2102,23 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gw, a.Index, a.Message, a.Reason)
 			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true
 		}
+		// A route for the host whose parentRef names this Gateway's name in another namespace
+		// (no namespace: the route's own) where no such Gateway is: istiod resolves the
+		// parentRef there, owns no such parent, and writes no status for it
+		// (conversion.go toInternalParentReference, extractParentReferenceInfo).
+		for _, a := range routeAttachments(tr.snap) {
+			ns, name, _ := strings.Cut(a.Gateway, "/")
+			if a.Found || name != origin[0].Name || ns == origin[0].Namespace || !routeConcerns(a.Route, host) || crdIgnoredKind(tr.snap, a.Route.Kind) {
+				continue
+			}
+			how := "namespace " + ns
+			if a.Route.ParentRefs[a.Index].Namespace == nil {
+				how = "no namespace, so the route's own, " + ns
+			}
+			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s, where there is no such Gateway (the gateway is %s); istiod attaches the route to nothing and writes no status for that parentRef", a.Route.Ref(), a.Index, name, how, gw)
+			fix := fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s (and let the listener's allowedRoutes admit namespace %s).", a.Route.Ref(), a.Index, origin[0].Namespace, a.Route.Namespace)
+			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true
+		}
 	}
 	return noServer{}, false
 }
