@@ -177,8 +177,12 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	for _, w := range GatewayWorkloads(snap) {
 		a.gateway(w)
 	}
-	for _, ns := range ClientNamespaces(snap) {
-		a.client(ns)
+	if a.share != nil {
+		a.clientsShared(ClientNamespaces(snap))
+	} else {
+		for _, ns := range ClientNamespaces(snap) {
+			a.client(ns)
+		}
 	}
 	a.sidecarImports()
 	a.duplicates()

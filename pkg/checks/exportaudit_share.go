@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -185,4 +186,131 @@ func (s *auditShare) names(list []string) bool {
 		}
 	}
 	return has
+}
+
+// clientsShared is client(ns) for every client namespace of nss (in order), with what a
+// namespace that sees a destination alike needs filled in for all such namespaces at once: the
+// work that can create a finding or name the namespace in a text (the namespaces special for a
+// destination, and the first alike one, which records) is done namespace by namespace in
+// namespace order, as client does it, so every finding is created by the same namespace with the
+// same words; the recorded effects are then appended for the other alike namespaces in one go
+// per destination instead of one walk of every mesh route per namespace. The report is the same
+// (the lists of namespaces are sorted when it is written); tests compare it with the unshared
+// audit.
+func (a *auditor) clientsShared(nss []string) {
+	if a.meshRoutes == nil {
+		a.meshRoutes = a.indexMeshRoutes()
+	}
+	routes := *a.meshRoutes
+	n := len(nss)
+	idx := make(map[string]int, n)
+	for i, ns := range nss {
+		idx[ns] = i
+	}
+	// visible[ri]: the namespaces route ri is visible in (nil: every one).
+	visible := make([][]bool, len(routes))
+	for ri, r := range routes {
+		if slices.Contains(r.exportTo, rules.ExportPublic) {
+			*r.needs = append(*r.needs, nss...)
+			continue
+		}
+		vis := make([]bool, n)
+		for i, ns := range nss {
+			if rules.VirtualServiceVisible(r.vs.Namespace, r.exportTo, ns) {
+				vis[i] = true
+				appendNs(r.needs, ns)
+			}
+		}
+		visible[ri] = vis
+	}
+	sees := func(ri, i int) bool { return visible[ri] == nil || visible[ri][i] }
+	s := a.share
+	alike := func(ds *destShare, i int) bool { return !s.drAll[nss[i]] && !ds.special[nss[i]] }
+	// nextAlike is the first namespace from i on that sees route ri and destination ds alike.
+	nextAlike := func(ri int, ds *destShare, i int) int {
+		for ; i < n; i++ {
+			if sees(ri, i) && alike(ds, i) {
+				return i
+			}
+		}
+		return -1
+	}
+	type item struct{ r, d int }
+	work := make([][]item, n)
+	recordedAt := map[*destShare]int{}
+	for ri, r := range routes {
+		for di, d := range r.dests {
+			ds := r.shares[di]
+			if ds.special == nil {
+				ds.special = a.specialFor(strings.ToLower(d.Host))
+			}
+			for _, set := range []map[string]bool{ds.special, s.drAll} {
+				for ns := range set {
+					if i, ok := idx[ns]; ok && sees(ri, i) {
+						work[i] = append(work[i], item{ri, di})
+					}
+				}
+			}
+			if i := nextAlike(ri, ds, 0); i >= 0 {
+				work[i] = append(work[i], item{ri, di})
+			}
+		}
+	}
+	for i, ns := range nss {
+		items := work[i]
+		slices.SortFunc(items, func(x, y item) int {
+			if x.r != y.r {
+				return x.r - y.r
+			}
+			return x.d - y.d
+		})
+		items = slices.Compact(items)
+		for _, it := range items {
+			ds, d := routes[it.r].shares[it.d], routes[it.r].dests[it.d]
+			if !alike(ds, i) {
+				a.destination(d, ns, nil, "sidecars in "+ns, false)
+				continue
+			}
+			rec := []auditEffect{}
+			s.rec, s.recNs, s.recBad = &rec, ns, false
+			a.destination(d, ns, nil, "sidecars in "+ns, false)
+			s.rec = nil
+			if !s.recBad {
+				ds.effects, ds.recorded = rec, true
+				recordedAt[ds] = i
+			} else if j := nextAlike(it.r, ds, i+1); j >= 0 {
+				// not replayable: the next alike namespace works it out (and records) itself
+				work[j] = append(work[j], it)
+			}
+		}
+	}
+	// The other alike namespaces of each recorded destination take its effects.
+	var names []string
+	for ri, r := range routes {
+		for _, ds := range r.shares {
+			at, ok := recordedAt[ds]
+			if !ok || len(ds.effects) == 0 {
+				continue
+			}
+			names = names[:0]
+			for i := at + 1; i < n; i++ {
+				if sees(ri, i) && alike(ds, i) {
+					names = append(names, nss[i])
+				}
+			}
+			for _, e := range ds.effects {
+				switch {
+				case e.needs != nil:
+					*e.needs = append(*e.needs, names...)
+				default:
+					if e.needed {
+						e.finding.NeededIn = append(e.finding.NeededIn, names...)
+					}
+					if e.missing {
+						e.finding.MissingIn = append(e.finding.MissingIn, names...)
+					}
+				}
+			}
+		}
+	}
 }

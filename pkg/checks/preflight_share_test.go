@@ -25,10 +25,22 @@ func sharingDiff(t *testing.T, load func() *snapshot.Snapshot) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Equal(shared, alone) {
-		return ""
+	if !bytes.Equal(shared, alone) {
+		return "shared:\n" + string(shared) + "\nunshared:\n" + string(alone)
 	}
-	return "shared:\n" + string(shared) + "\nunshared:\n" + string(alone)
+	// export-audit's own report too: its resources' neededIn lists are not in preflight's
+	ea, err := json.MarshalIndent(ExportAudit(load(), AuditOptions{}), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eu, err := json.MarshalIndent(ExportAudit(load(), AuditOptions{unshared: true}), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ea, eu) {
+		return "export-audit shared:\n" + string(ea) + "\nunshared:\n" + string(eu)
+	}
+	return ""
 }
 
 // TestPreflightSharingChangesNothing: preflight's two-layer client sidecars (preflight_share.go)
