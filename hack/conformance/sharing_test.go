@@ -12,7 +12,8 @@ import (
 // out once for every namespace whose own configuration does not touch it, and once per
 // sidecar fingerprint) give the report that working every namespace out on its own gives, on
 // the generated scenarios (every dimension: exportTo, DestinationRule lookup, mesh routes,
-// gateways, listeners, DNS capture, revisions) and the case files.
+// gateways, listeners, DNS capture, revisions) and the case files; and export-audit's report,
+// whose client namespaces share what they see alike, the same way.
 func TestConformancePreflightSharing(t *testing.T) {
 	quietIstio()
 	scs := generate(*seedFlag, *countFlag)
@@ -39,6 +40,15 @@ func TestConformancePreflightSharing(t *testing.T) {
 		if !bytes.Equal(shared, alone) {
 			differ++
 			t.Errorf("%s: preflight's report differs with and without shared layers", sc.Name)
+		}
+		// export-audit's own report (its resources' neededIn lists are not in preflight's)
+		c, _ := pluginSnapshot(sc.YAML, nil)
+		d, _ := pluginSnapshot(sc.YAML, nil)
+		ea, _ := json.Marshal(checks.ExportAudit(c, checks.AuditOptions{}))
+		eu, _ := json.Marshal(checks.ExportAuditUnshared(d, checks.AuditOptions{}))
+		if !bytes.Equal(ea, eu) {
+			differ++
+			t.Errorf("%s: export-audit's report differs with and without sharing", sc.Name)
 		}
 	}
 	t.Logf("preflight sharing: %d scenarios, %d differ; client namespaces predicted narrow: %d (in %d scenarios), sharing the public layer but predicted whole: %d", len(scs), differ, narrow, narrowScenarios, wide)

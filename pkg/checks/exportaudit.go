@@ -112,6 +112,14 @@ type AuditOptions struct {
 	unshared bool
 }
 
+// ExportAuditUnshared is ExportAudit with every client namespace's route destinations worked
+// out on its own (nothing shared between namespaces): the reference the shared audit is tested
+// against (hack/conformance TestConformancePreflightSharing). Slower; the same report.
+func ExportAuditUnshared(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
+	opt.unshared = true
+	return ExportAudit(snap, opt)
+}
+
 // ClientNamespaces returns namespaces whose pods run sidecars: labelled istio-injection=enabled,
 // or istio.io/rev without an istio-injection label (the injection webhook's namespace selectors:
 // sidecarInjected).
