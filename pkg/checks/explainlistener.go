@@ -484,6 +484,10 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				// the Service of that name is elsewhere.
 				resource = "VirtualService " + vs
 				fix = fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, svc)
+			} else if mb, ok := missingBackendCulprit(snap, model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig), firstRet(callRouteTo(rep, c.Name)), c.FQDN); ok {
+				// a Gateway API route's backendRef names a Service that does not exist
+				resource, fix = mb.culprit, mb.fix
+				c.Reason += mb.reason
 			} else if h, ok := hiddenDestination(snap, v, c.FQDN); ok {
 				// The destination exists but is not exported to the client's namespace (its
 				// exportTo, or the mesh default for its kind): that resource is to blame.
@@ -494,7 +498,11 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 					fix = exportToYAML(h.Ref(), h.DeclaredExportTo, h.Namespace, v.Namespace)
 				}
 			}
-			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with 503 NC.", rep.Host, c.Name, v.Namespace, c.Reason), fix)
+			status := "503 NC"
+			if vs, kind := callRouteTo(rep, c.Name); vs != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vs) {
+				status = "500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
+			}
+			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with %s.", rep.Host, c.Name, v.Namespace, c.Reason, status), fix)
 		}
 		s, ok := v.Outbound.ScopeService(c.FQDN)
 		if c.Present || !ok || s.Kind != rules.KindService || hasPort(s, c.Port) {
@@ -1798,3 +1806,16 @@ func refusedBackendFinding(snap *snapshot.Snapshot, v SidecarView, res rules.Cal
 	}
 	rep.add(PathBackendRefused, culprit, msg, fix)
 }
+
+// callRouteTo is the VirtualService ("namespace/name") of the first call of rep routed to
+// cluster, and that call's kind; "" when none.
+func callRouteTo(rep *ListenerReport, cluster string) (string, string) {
+	for _, cv := range rep.Calls {
+		if cv.Result.Route != nil && cv.Result.Cluster == cluster {
+			return cv.Result.Route.VirtualService, cv.Kind
+		}
+	}
+	return "", ""
+}
+
+func firstRet(a, _ string) string { return a }

@@ -643,3 +643,39 @@ func TestGatewayAPIParentRefInRouteNamespace(t *testing.T) {
 		}
 	}
 }
+
+// A mesh route's backendRef naming a Service that does not exist: istiod keeps the destination
+// and reports BackendNotFound on the route (conversion.go buildDestination), so the sidecar's
+// route points at a cluster never built: 500 NC, blamed on the route in why-missing --from and
+// explain-listener alike. Two shapes: a typo in the route's own namespace, and a
+// cross-namespace backendRef (with its ReferenceGrant) to a Service name istiod never deploys.
+func TestGatewayAPIMeshBackendServiceMissing(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, from, route string
+		port                    uint32
+	}{
+		{"mesh-backendref-service-missing.yaml", "api.example.com", "team-a", "HTTPRoute team-a/api-mesh", 80},
+		{"mesh-backendref-service-missing-other-namespace.yaml", "reports.bank.example", "ledger", "HTTPRoute ledger/reports-mesh", 8080},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != ListenerClusterAbsent || p.Culprit != tc.route || !strings.Contains(p.Message, "BackendNotFound") || !strings.Contains(p.Message, "500 NC") || !strings.Contains(p.Fix, "backendRef") {
+			t.Errorf("%s: path %s blaming %q: %s (fix %s)", tc.file, p.Cause, p.Culprit, p.Message, p.Fix)
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: tc.host, Port: tc.port, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+			return f.Code == ListenerClusterAbsent && f.Resource == tc.route && strings.Contains(f.Message, "500 NC")
+		}) {
+			t.Errorf("%s: explain-listener findings %+v", tc.file, rep.Findings)
+		}
+	}
+}

@@ -631,6 +631,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is a short name, which istiod reads in the rule's own namespace as %s", short.Namespace, short.Name, short.Spec.GetHost(), drs.Host(short))
 				}
 			}
+		} else if mc, found := missingBackendCulprit(tr.snap, reg, routeVS(res), chost); !ok && found {
+			culprit, fix = mc.culprit, mc.fix
+			c.Reason += mc.reason
 		} else if vs, full, short := shortNameElsewhere(tr.snap, v, chost, &ListenerReport{Calls: []CallView{{Result: res}}}); !ok && short {
 			culprit = "VirtualService " + vs
 			fix = fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, full)
@@ -1586,6 +1589,47 @@ func defaultRouteFix(culprit string) string {
 func generatedVS(snap *snapshot.Snapshot, vsRef string) bool {
 	ns, name, ok := strings.Cut(vsRef, "/")
 	return ok && len(generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name})) > 0
+}
+
+// missingBackend is why a Gateway API route's backend Service does not exist, for the cluster
+// the route sends to.
+type missingBackend struct{ culprit, reason, fix string }
+
+// missingBackendCulprit: the VirtualService vsRef ("namespace/name") was generated from a
+// Kubernetes Gateway API route, and the cluster host chost is a Kubernetes Service name no
+// Service of the input has (Services were read): the route's backendRef names a Service that
+// does not exist. istiod keeps the destination and reports it on the route (conversion.go
+// buildDestination: InvalidDestinationNotFound, ResolvedRefs False with reason
+// BackendNotFound). When the Service is the one istiod would deploy for a Gateway whose class
+// another controller took, the Gateway is to blame.
+func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, chost string) (missingBackend, bool) {
+	origin := firstOrigin(snap, vsRef)
+	if vsRef == "" || strings.HasPrefix(origin, "VirtualService ") || !strings.HasSuffix(chost, ".svc.cluster.local") ||
+		len(reg.ForHost(chost)) > 0 || snap.Unknown[snapshot.KindService] != "" {
+		return missingBackend{}, false
+	}
+	name, ns, _ := strings.Cut(strings.TrimSuffix(chost, ".svc.cluster.local"), ".")
+	kind, ref, _ := strings.Cut(origin, " ")
+	routeNs, _, _ := strings.Cut(ref, "/")
+	m := missingBackend{culprit: origin,
+		reason: fmt.Sprintf("; %s names it as a backendRef, but no Service %s/%s exists (istiod keeps the destination and sets the route's ResolvedRefs condition to False, reason BackendNotFound)", origin, ns, name),
+		fix:    fmt.Sprintf("In %s, point the backendRef at an existing Service (`kubectl get service -n %s`), or create Service %s/%s; `kubectl get %s -n %s -o yaml` shows the BackendNotFound condition.", origin, ns, ns, name, strings.ToLower(kind), routeNs)}
+	for _, g := range snap.KubeGateways {
+		class := string(g.Spec.GatewayClassName)
+		if _, taken := rules.KubeGatewayClassTaken(class, snap.GatewayClasses); taken && g.Namespace == ns && rules.KubeGatewayServiceName(g) == name {
+			m.culprit = "Gateway " + g.Namespace + "/" + g.Name
+			m.fix = fmt.Sprintf("Give GatewayClass %s Istio's controllerName (istio.io/gateway-controller), or Gateway %s/%s a class Istio serves: istiod deploys Service %s/%s and its gateway pods only for its own controller.", class, g.Namespace, g.Name, ns, name)
+		}
+	}
+	return m, true
+}
+
+// routeVS is the VirtualService ("namespace/name") of the route a call took, "" when none.
+func routeVS(res rules.CallResult) string {
+	if res.Route == nil {
+		return ""
+	}
+	return res.Route.VirtualService
 }
 
 // firstOrigin names the Kubernetes Gateway API route the VirtualService vsRef ("namespace/name")
