@@ -249,11 +249,19 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	v := BuildSidecarViewFor(snap, ns, labels, podAnnotations(snap, workload))
 	imported := importedEntry(v.Outbound, host)
 	hidden := hiddenEntries(snap, v, host, imported)
+	// A call to an address of an imported entry (spec.addresses) is that entry's: its port and
+	// protocol are the entry's (the virtual host carries the address as a domain).
+	addressed := imported
+	if imported == nil {
+		if hs := addressedHosts(v, host); len(hs) > 0 {
+			addressed = importedEntry(v.Outbound, hs[0])
+		}
+	}
 	port := opt.Port
 	if port == 0 {
 		switch {
-		case imported != nil && len(imported.Ports) > 0:
-			port = imported.Ports[0].Number
+		case addressed != nil && len(addressed.Ports) > 0:
+			port = addressed.Ports[0].Number
 		case len(hidden) > 0 && len(hidden[0].Ports) > 0:
 			port = hidden[0].Ports[0].Number
 		case undiscoveredPort(snap, v.Revision, host) != 0:
@@ -264,7 +272,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		}
 	}
 	tr.t.Port = port
-	kinds := callKinds(opt.Call, imported, port)
+	kinds := callKinds(opt.Call, addressed, port)
 	kind := kinds[0]
 	tr.t.Call = kind
 	if len(snap.Namespaces) > 0 && snap.Namespace(ns) == nil {
@@ -976,8 +984,11 @@ func followedCluster(res rules.CallResult) string {
 // istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's
 // port). The culprit is explain-listener's finding for the port that explains it.
 func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, chost, path string) bool {
-	if rules.HostMatches(chost, host) || (res.Route != nil && vsRoutesHost(v, res.Route.VirtualService, host)) || (res.Chain != nil && vsRoutesHost(v, res.Chain.VirtualService, host)) {
-		return false
+	// a call to an entry's address is a call to the entry's hosts
+	for _, h := range append([]string{host}, addressedHosts(v, host)...) {
+		if rules.HostMatches(chost, h) || (res.Route != nil && vsRoutesHost(v, res.Route.VirtualService, h)) || (res.Chain != nil && vsRoutesHost(v, res.Chain.VirtualService, h)) {
+			return false
+		}
 	}
 	if s, ok := v.Outbound.ScopeService(chost); ok && s.Resolution == "NONE" {
 		// An ORIGINAL_DST cluster: the connection still goes where the client sent it. It
@@ -1315,6 +1326,20 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
 			}
+			if named, vs := addressedVirtualService(gview, host); named != "" {
+				// The authority is an entry's address: the sidecar's virtual host for the entry
+				// carries the address as a domain, the gateway's come from VirtualService hosts.
+				culprit := "Gateway " + rules.GatewayName(servers[0].Gateway)
+				fix := fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %s to the hosts of the VirtualService that routes %s through this gateway.", named, host, named)
+				if vs != "" {
+					culprit = "VirtualService " + vs
+					fix = fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %q to spec.hosts of VirtualService %s.", named, host, vs)
+				}
+				// the gateway's own verdict for the address as authority (preflight's, and
+				// why-missing --gateway's): NO_VIRTUAL_HOST
+				tr.fail(CauseNoVirtualHost, "NR", culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. The call's authority is %s, an address of %s: the sidecar's virtual host for %s lists the address as a domain, so it routes the call here, but the gateway's virtual hosts are the hosts of the VirtualServices bound to it, and none is %s.", rds, host, w.Ref(), host, named, named, host), fix)
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
@@ -1622,6 +1647,52 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 		}
 	}
 	return m, true
+}
+
+// addressedHosts are the hosts of the services the sidecar v imports that list the IP address
+// host in spec.addresses (nil when host is not an IP). Their virtual hosts carry the address as
+// a domain, and their listeners match it (istiod route.go generateVirtualHostDomains, listener
+// binding to the service address).
+func addressedHosts(v SidecarView, host string) []string {
+	if !rules.IsIP(host) || v.Outbound == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range v.Outbound.Imported() {
+		if slices.Contains(s.Addresses, host) && !slices.Contains(out, s.Hostname) {
+			out = append(out, s.Hostname)
+		}
+	}
+	return out
+}
+
+// addressedVirtualService: host is an IP address an entry of view lists in spec.addresses; it
+// returns the entry's host and the VirtualService ("namespace/name") bound to a gateway that
+// routes that host ("" when none).
+func addressedVirtualService(view *snapshot.Snapshot, host string) (string, string) {
+	if !rules.IsIP(host) {
+		return "", ""
+	}
+	named := ""
+	for _, se := range view.ServiceEntries {
+		if slices.Contains(se.Spec.Addresses, host) && len(se.Spec.Hosts) > 0 {
+			named = strings.ToLower(se.Spec.Hosts[0])
+			break
+		}
+	}
+	if named == "" {
+		return "", ""
+	}
+	for _, vs := range view.VirtualServices {
+		gws := rules.VSGateways(vs)
+		if len(gws) == 0 || (len(gws) == 1 && gws[0] == rules.MeshGateway) {
+			continue
+		}
+		if slices.ContainsFunc(vs.Spec.Hosts, func(h string) bool { return rules.HostMatches(strings.ToLower(h), named) }) {
+			return named, vs.Namespace + "/" + vs.Name
+		}
+	}
+	return named, ""
 }
 
 // routeVS is the VirtualService ("namespace/name") of the route a call took, "" when none.

@@ -44,11 +44,25 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 	idx := model.VirtualServices(RevisionView(snap, snap.Revision), nil)
 	var out []GatewayRoute
 	seen := map[string]bool{}
+	// A call to an entry's address takes the routes of the entry's hosts (the sidecar's virtual
+	// hosts list the address as a domain).
+	hosts := []string{host}
+	if rules.IsIP(host) {
+		for _, se := range snap.ServiceEntries {
+			if slices.Contains(se.Spec.Addresses, host) {
+				for _, h := range se.Spec.Hosts {
+					hosts = append(hosts, strings.ToLower(h))
+				}
+			}
+		}
+	}
 	for _, vs := range idx.WithGateway(rules.MeshGateway) {
 		match := false
 		for _, h := range vs.Spec.Hosts {
-			if h != "*" && rules.HostMatches(host, strings.ToLower(rules.ResolveShortname(h, vs.Namespace))) {
-				match = true
+			for _, called := range hosts {
+				if h != "*" && rules.HostMatches(called, strings.ToLower(rules.ResolveShortname(h, vs.Namespace))) {
+					match = true
+				}
 			}
 		}
 		if !match {
