@@ -1301,6 +1301,15 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				continue
 			}
 			g := r.Gateways[0]
+			if a.host == rep.Host && g.Cause == CauseNoVirtualHost {
+				// routes are bound, but no virtual host matches the authority (an entry's
+				// address, say): the gateway's verdict, as why-missing --gateway gives it
+				culprit := g.Culprit
+				if culprit == "" {
+					culprit = w.Ref()
+				}
+				rep.add(CauseNoVirtualHost, culprit, g.Message, g.Fix)
+			}
 			for _, c := range g.Clusters {
 				if seen[c.Name] {
 					continue

@@ -445,3 +445,25 @@ func mustAtoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// A call by an entry's address reaches the gateway, whose virtual hosts are VirtualService hosts:
+// explain-listener --gateway for the address says what the path says (NO_VIRTUAL_HOST), and for
+// the entry's host name says nothing is wrong.
+func TestExplainGatewayCallByAddress(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "call-by-entry-address-gateway-vhosts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]bool{"198.51.100.7": true, "billing.internal": false} {
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: host, Port: 80, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+			return f.Code == CauseNoVirtualHost && f.Resource == "VirtualService team-a/billing-via-egress"
+		})
+		if got != want {
+			t.Errorf("%s: NO_VIRTUAL_HOST %v, want %v: %+v", host, got, want, rep.Findings)
+		}
+	}
+}
