@@ -679,3 +679,30 @@ func TestGatewayAPIMeshBackendServiceMissing(t *testing.T) {
 		}
 	}
 }
+
+// meshConfig.defaultVirtualServiceExportTo hides the VirtualService istiod generates from a
+// gateway route (a Gateway API route has no exportTo: push_context.go initVirtualServices gives
+// it the mesh default) from the gateway's namespace: the path blames the route, not the
+// generated VirtualService, and the fix moves the route or widens the mesh default instead of
+// writing an exportTo nobody can set. Over HTTP (404 NR) and TLS passthrough (no listener, UF).
+func TestGatewayAPIRouteHiddenByMeshDefaultExportTo(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, from, cause, route, gwNs string
+	}{
+		{"mesh-default-vs-exportto-hides-gateway-route-http.yaml", "events.pager.example", "ops", PathGatewayNoRoute, "HTTPRoute ops/pager-out", "egress-ops"},
+		{"mesh-default-vs-exportto-hides-gateway-route-tls.yaml", "dw.snowflake.example", "data", PathGatewayNotListen, "TLSRoute data/dw-out", "edge"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != tc.cause || p.Culprit != tc.route || !strings.Contains(p.Message, "defaultVirtualServiceExportTo") ||
+			!strings.Contains(p.Fix, "in namespace "+tc.gwNs) || strings.Contains(p.Fix, "exportTo:") {
+			t.Errorf("%s: %s blaming %q: %s (fix %s)", tc.file, p.Cause, p.Culprit, p.Message, p.Fix)
+		}
+	}
+}

@@ -333,7 +333,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				e.fail(PathBackendRefused, culprit, msg, fix)
 				return
 			}
-			culprit := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			culprit := bindCulprit(b)
 			if b.Reason == rules.BindRouteType && certUnused(b) && len(b.VS.Spec.GetHttp()) > 0 {
 				culprit = "Gateway " + rules.GatewayName(b.Gateway) // its tls.mode, not the routes
 			}
@@ -425,6 +425,11 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 	s := b.Server
 	switch b.Reason {
 	case rules.BindNotVisible:
+		if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 && len(b.VS.Spec.ExportTo) == 0 {
+			// A Gateway API route has no exportTo: its VirtualService takes the mesh default
+			// (push_context.go initVirtualServices: exportToDefaults.virtualService).
+			return fmt.Sprintf("%s, which istiod generates from %s, lists Gateway %s, but a Gateway API route has no exportTo: its VirtualService takes meshConfig.defaultVirtualServiceExportTo, which hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, origin[0], gw, w.Namespace, w.Ref())
+		}
 		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref())
 	case rules.BindHostsDisjoint:
 		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
@@ -449,6 +454,21 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 }
 
 // certUnused: the server has a certificate but tls.mode PASSTHROUGH (unset reads so).
+// bindCulprit is the resource to change for a VirtualService that does not bind: the Gateway API
+// route istiod generated it from, else the VirtualService.
+func bindCulprit(b rules.Binding) string {
+	if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 {
+		return origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+	}
+	return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+}
+
+// generatedNotVisibleFix: a Gateway API route's VirtualService hidden from the gateway by the
+// mesh default exportTo; the route itself has no exportTo to widen.
+func generatedNotVisibleFix(origin rules.ObjectRef, w Workload) string {
+	return fmt.Sprintf("A Gateway API route has no exportTo: create %s %s in namespace %s (the gateway's; the listener's allowedRoutes must admit it), or add %q to meshConfig.defaultVirtualServiceExportTo.", origin.Kind, origin.Name, w.Namespace, w.Namespace)
+}
+
 func certUnused(b rules.Binding) bool {
 	t := b.Server.GetTls()
 	return t != nil && t.GetMode() == networking.ServerTLSSettings_PASSTHROUGH && (t.GetCredentialName() != "" || t.GetServerCertificate() != "")
@@ -469,6 +489,9 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 	s := b.Server
 	switch b.Reason {
 	case rules.BindNotVisible:
+		if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 && len(b.VS.Spec.ExportTo) == 0 {
+			return generatedNotVisibleFix(origin[0], w)
+		}
 		return fmt.Sprintf("# %s\nspec:\n  exportTo: [%q, %q]", vsRef, ".", w.Namespace)
 	case rules.BindHostsDisjoint:
 		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
@@ -493,6 +516,9 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 func bindFailurePatch(b rules.Binding, w Workload) *Patch {
 	switch b.Reason {
 	case rules.BindNotVisible:
+		if len(rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace)) > 0 && len(b.VS.Spec.ExportTo) == 0 {
+			return nil // no exportTo to write on a Gateway API route (generatedNotVisibleFix)
+		}
 		return exportToPatch("VirtualService "+b.VS.Namespace+"/"+b.VS.Name, b.VS.Spec.ExportTo, b.VS.Namespace, w.Namespace)
 	case rules.BindHostsDisjoint:
 		if b.Gateway == nil || len(b.VS.Spec.Hosts) == 0 {
