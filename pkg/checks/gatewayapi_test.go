@@ -701,7 +701,7 @@ func TestGatewayAPIRouteHiddenByMeshDefaultExportTo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.Cause != tc.cause || p.Culprit != tc.route || !strings.Contains(p.Message, "defaultVirtualServiceExportTo") ||
-			!strings.Contains(p.Fix, "in namespace "+tc.gwNs) || strings.Contains(p.Fix, "exportTo:") {
+			!strings.Contains(p.Fix, "in namespace "+tc.gwNs) || strings.Contains(p.Fix, "spec:") {
 			t.Errorf("%s: %s blaming %q: %s (fix %s)", tc.file, p.Cause, p.Culprit, p.Message, p.Fix)
 		}
 	}
