@@ -706,3 +706,40 @@ func TestGatewayAPIRouteHiddenByMeshDefaultExportTo(t *testing.T) {
 		}
 	}
 }
+
+// With PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true a Gateway API gateway gets a host's cluster only
+// once a route attached to its listener names the host (seed 3.4 in Gateway API form): the fix is
+// a route of the listener's kind attached to it (a VirtualService naming the generated Gateway
+// would be rejected by validation), and applying it makes the cluster present. HTTP and TLS.
+func TestGatewayAPIFilterFlagFixIsARoute(t *testing.T) {
+	for _, tc := range []struct{ file, host, kind string }{
+		{"filter-flag-gateway-without-route-http.yaml", "httpbin.org", "kind: HTTPRoute"},
+		{"filter-flag-gateway-without-route-tls.yaml", "files.archive.example", "kind: TLSRoute"},
+	} {
+		file := filepath.Join("testdata", "gatewayapi", tc.file)
+		snap, err := loader.FromFiles([]string{file}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
+		if err != nil || len(rep.Gateways) != 1 {
+			t.Fatalf("%s: %v %+v", tc.file, err, rep)
+		}
+		g := rep.Gateways[0]
+		if g.Cause != CauseNotReferenced || !strings.Contains(g.Fix, tc.kind) || strings.Contains(g.Fix, "VirtualService") {
+			t.Fatalf("%s: %s, fix:\n%s", tc.file, g.Cause, g.Fix)
+		}
+		fix := filepath.Join(t.TempDir(), "fix.yaml")
+		if err := os.WriteFile(fix, []byte(g.Fix+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fixed, err := loader.FromFiles([]string{file, fix}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err = WhyMissing(fixed, WhyMissingOptions{Host: tc.host})
+		if err != nil || len(rep.Gateways) != 1 || rep.Gateways[0].Cause != CauseOK {
+			t.Errorf("%s: with the fix applied: %v %+v", tc.file, err, rep.Gateways)
+		}
+	}
+}

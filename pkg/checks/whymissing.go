@@ -1058,6 +1058,24 @@ func (e *evaluation) boundVSTemplate(gws []*networkingv1.Gateway, host string, p
 	prefix := ""
 	if len(gws) > 0 {
 		g := gws[0]
+		if origin := rules.GeneratedFrom(g.Annotations, g.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" && len(g.Spec.Servers) > 0 {
+			// A Kubernetes Gateway API listener: a route attaches to it (a VirtualService naming
+			// the generated Gateway is rejected by validation).
+			o, srv := origin[0], g.Spec.Servers[0]
+			kind, hostnames := "HTTPRoute", fmt.Sprintf("  hostnames: [%s]\n", host)
+			switch rules.ServerRouteType(srv) {
+			case rules.RouteTLS:
+				kind = "TLSRoute"
+			case rules.RouteTCP:
+				kind, hostnames = "TCPRoute", ""
+			}
+			version := "gateway.networking.k8s.io/v1"
+			if kind != "HTTPRoute" {
+				version = "gateway.networking.k8s.io/v1alpha2"
+			}
+			return fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s-egress\n  namespace: %s\nspec:\n  parentRefs:\n  - {name: %s, namespace: %s, sectionName: %s}\n%s  rules:\n  - backendRefs:\n    - {group: networking.istio.io, kind: Hostname, name: %s, port: %d}",
+				version, kind, strings.ReplaceAll(host, ".", "-"), o.Namespace, o.Name, o.Namespace, o.Section, hostnames, host, p.Number)
+		}
 		gwRef, gwNs = rules.GatewayName(g), g.Namespace
 		if len(g.Spec.Servers) > 0 {
 			srvPort = g.Spec.Servers[0].GetPort().GetNumber()
