@@ -743,3 +743,28 @@ func TestGatewayAPIFilterFlagFixIsARoute(t *testing.T) {
 		}
 	}
 }
+
+// A mesh route whose ServiceEntry parentRef resolves to a namespace without that entry (no
+// namespace: the route's own; or another one written by mistake) attaches to nothing
+// (conversion.go referenceAllowed: NoMatchingParent): the bypass warning names that route and its
+// parentRef, HTTP and TLS (the mesh half of shared case 06's kind).
+func TestGatewayAPIMeshParentRefWrongNamespace(t *testing.T) {
+	for _, tc := range []struct{ file, host, from, route, fix string }{
+		{"mesh-parentref-entry-in-other-namespace-http.yaml", "assets.cdn.example", "frontend", "HTTPRoute frontend/cdn-via-egw", "namespace: shared-egress"},
+		{"mesh-parentref-entry-in-other-namespace-tls.yaml", "api.psp-gateway.example", "payments", "TLSRoute payments/psp-mesh", "namespace: payments"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+			return f.Code == PathDirect && f.Resource == tc.route && strings.Contains(f.Message, "NoMatchingParent") && strings.Contains(f.Fix, tc.fix)
+		}) {
+			t.Errorf("%s: %s, warnings %+v", tc.file, p.Cause, p.Warnings)
+		}
+	}
+}

@@ -869,6 +869,31 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 			}
 		}
 	}
+	// A mesh route for the host whose parentRef names the host's entry in a namespace without
+	// it (no namespace: the route's own): istiod attaches it to nothing (conversion.go
+	// referenceAllowed: NoMatchingParent, "parent service entry ... not found").
+	if s, ok := v.Outbound.ScopeService(host); ok {
+		want := "ServiceEntry"
+		if s.Kind == rules.KindService {
+			want = "Service"
+		}
+		for _, r := range rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes) {
+			for i, ref := range r.ParentRefs {
+				_, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				if kind != want || string(ref.Name) != s.Name || ns == s.Namespace || tr.hasMeshParent(kind, ns, s.Name) {
+					continue
+				}
+				how := "namespace " + ns
+				if ref.Namespace == nil {
+					how = "no namespace, so the route's own, " + ns
+				}
+				rref := r.Kind + " " + r.Namespace + "/" + r.Name
+				return Finding{Code: PathDirect, Level: LevelWarning, Resource: rref,
+					Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s) at the gateway, and %s was meant to send sidecars there, but its spec.parentRefs[%d] names %s %s with %s, where there is none (%s is in namespace %s): istiod attaches it to nothing (its status says NoMatchingParent), so the sidecar sends the call from %s straight out.", route, host, gwNs, gwName, listener, rref, i, want, s.Name, how, s.Ref(), s.Namespace, proxy),
+					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s.", rref, i, s.Namespace)}
+			}
+		}
+	}
 	// The parent is the entry (or Service) the client's sidecar holds for the host.
 	parent, where := "the ServiceEntry or Service that declares "+host, "the namespace of that ServiceEntry or Service"
 	if s, ok := v.Outbound.ScopeService(host); ok {
@@ -881,6 +906,14 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 	return Finding{Code: PathDirect, Level: LevelWarning, Resource: route,
 		Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s), but no route sends the call from %s to that gateway: a route attached to a Gateway applies only at the gateway, so the sidecar sends the call straight out.", route, host, gwNs, gwName, listener, proxy),
 		Fix:     fmt.Sprintf("Add a%s %s in %s (there it applies to every sidecar; in a client's namespace, to that namespace's sidecars only) with parentRefs [%s] and backendRefs [%s]: sidecars then send %s to the gateway (Istio's egress gateway task, Gateway API: https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", article(origin[0].Kind), origin[0].Kind, where, parent, backend, host)}
+}
+
+// hasMeshParent: the input holds a ServiceEntry or Service (kind) ns/name a mesh route can name.
+func (tr *tracer) hasMeshParent(kind, ns, name string) bool {
+	if kind == "Service" {
+		return slices.ContainsFunc(tr.snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == name })
+	}
+	return slices.ContainsFunc(tr.snap.ServiceEntries, func(se *networkingv1.ServiceEntry) bool { return se.Namespace == ns && se.Name == name })
 }
 
 // article is "n" before a kind read with a vowel sound first (an HTTPRoute), "" otherwise.
