@@ -768,3 +768,39 @@ func TestGatewayAPIMeshParentRefWrongNamespace(t *testing.T) {
 		}
 	}
 }
+
+// A Gateway API Gateway bound to a hand-written Service (spec.addresses) with a listener on a
+// port that Service does not list: istiod skips the server (gateway.go resolvePorts: the
+// listener port must be a Service port). The gateway's verdict says so, blaming the Gateway (not
+// "a duplicate TLS host"), over TLS and HTTP; on HTTP the traced path, which reaches the target
+// port where nothing listens, blames it too.
+func TestGatewayAPIListenerPortNotAServicePort(t *testing.T) {
+	for _, tc := range []struct{ file, host, from, gw, listener string }{
+		{"manual-gateway-service-lacks-listener-port-tls.yaml", "partner.example.org", "team-a", "Gateway istio-system/partner-egress", "port 8443"},
+		{"manual-gateway-service-lacks-listener-port-http.yaml", "bi.vendor.example", "reporting", "Gateway istio-system/bi-egress", "port 8080"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
+		if err != nil || len(rep.Gateways) != 1 {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		g := rep.Gateways[0]
+		if g.Cause != CauseRouteNotBound || g.Culprit != tc.gw || !strings.Contains(g.Message, "has no "+tc.listener) || strings.Contains(g.Message, "duplicate") {
+			t.Errorf("%s: gateway %s blaming %q: %s", tc.file, g.Cause, g.Culprit, g.Message)
+		}
+	}
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "manual-gateway-service-lacks-listener-port-http.yaml")}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "bi.vendor.example", From: "reporting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != PathGatewayNotListen || p.Culprit != "Gateway istio-system/bi-egress" || !strings.Contains(p.Fix, "port 8080") {
+		t.Errorf("path: %s blaming %q: %s (fix %s)", p.Cause, p.Culprit, p.Message, p.Fix)
+	}
+}

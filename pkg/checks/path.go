@@ -2451,6 +2451,18 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		}
 	}
 	if len(reasons) == 0 {
+		// A Gateway API listener on the target port of a Service the user wrote (spec.addresses)
+		// that lacks that port: istiod skips its server (the port is not a Service port).
+		for _, ms := range rules.MergeGatewayServers(mine, gatewayTargetPorts(tr.snap, w)) {
+			if ms.Dropped != rules.DropNoServicePort || (ms.Port != target && ms.Server.GetPort().GetNumber() != target) {
+				continue
+			}
+			culprit := "Gateway " + rules.GatewayName(ms.Gateway)
+			if origin := rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace); len(origin) > 0 {
+				culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+			}
+			return noServer{why: strings.TrimSuffix(droppedServerMessage(ms), "."), culprit: culprit, fix: droppedServerFix(ms)}
+		}
 		return noServer{why: fmt.Sprintf("no Gateway has a server whose port translates to %d", target)}
 	}
 	first.why = strings.Join(reasons, "; ")

@@ -80,6 +80,9 @@ type routeAnalysis struct {
 	refEvidence []Evidence
 	intent      bool
 	hostnames   []string
+	// dropped: the servers istiod skips when it merges the gateway's servers, by reference
+	// ("namespace/name#index").
+	dropped map[string]rules.GatewayServer
 }
 
 // analyseRoutes binds every VirtualService relevant to the host (its hosts match the authority,
@@ -155,9 +158,11 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	ordered := slices.Clone(ra.relevant)
 	rules.SortGatewayVirtualServices(ordered, e.w.Namespace, e.vsExport)
 	skipped := map[string]bool{}
+	ra.dropped = map[string]rules.GatewayServer{}
 	for _, ms := range rules.MergeGatewayServers(gws, gatewayTargetPorts(e.snap, e.w)) {
 		if ms.Dropped != "" {
 			skipped[ms.Ref()] = true
+			ra.dropped[ms.Ref()] = ms
 		}
 	}
 	for _, g := range gws {
@@ -336,6 +341,16 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			culprit := bindCulprit(b)
 			if b.Reason == rules.BindRouteType && certUnused(b) && len(b.VS.Spec.GetHttp()) > 0 {
 				culprit = "Gateway " + rules.GatewayName(b.Gateway) // its tls.mode, not the routes
+			}
+			if ms, ok := ra.dropped[fmt.Sprintf("%s#%d", rules.GatewayName(b.Gateway), b.ServerIndex)]; ok && b.Reason == rules.BindServerSkipped {
+				// why istiod skips the server (the same words as explain-listener's
+				// GATEWAY_SERVER_SKIPPED): the server, not the route, is to change
+				culprit = "Gateway " + rules.GatewayName(ms.Gateway)
+				if origin := rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace); len(origin) > 0 {
+					culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+				}
+				e.fail(CauseRouteNotBound, culprit, fmt.Sprintf("The routes of %s on this gateway are never built. %s", bindCulprit(b), droppedServerMessage(ms)), droppedServerFix(ms))
+				return
 			}
 			e.failPatch(CauseRouteNotBound, culprit, bindFailureMessage(b, e.w), bindFailureFix(b, e.w), bindFailurePatch(b, e.w))
 			return
