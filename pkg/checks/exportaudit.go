@@ -582,9 +582,15 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		if s.Kind == rules.KindServiceEntry && a.merge(code, s.Kind, s.Namespace, s.Name, ns, ns) {
 			return
 		}
-		impact := fmt.Sprintf("503 NC at %s (route %s targets a cluster the proxy lacks)", proxy, vsRef)
+		status := "503 NC"
+		if d.Kind == rules.RouteHTTP && d.Declared != nil && rules.GatewaySemantics(d.Declared) {
+			// a Gateway API route answers 500 when its cluster is missing (route.go
+			// applyHTTPRouteDestination)
+			status = "500 NC"
+		}
+		impact := fmt.Sprintf("%s at %s (route %s targets a cluster the proxy lacks)", status, proxy, vsRef)
 		if gateway {
-			impact = fmt.Sprintf("503 NC at %s (route from %s)", proxy, vsRef)
+			impact = fmt.Sprintf("%s at %s (route from %s)", status, proxy, vsRef)
 		}
 		if s.Kind == rules.KindServiceEntry {
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,

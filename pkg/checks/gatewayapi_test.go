@@ -615,6 +615,18 @@ func TestGatewayAPIMissingClusterAnswers500(t *testing.T) {
 				t.Errorf("%s: gateway %s verdict: %s", tc.file, g.Gateway, g.Message)
 			}
 		}
+		audited := false
+		for _, f := range ExportAudit(snap, AuditOptions{}).Findings {
+			if f.Code == AuditSENotExportedToGateway {
+				audited = true
+				if strings.HasPrefix(f.Impact, "500 NC") != tc.http500 {
+					t.Errorf("%s: export-audit impact %q", tc.file, f.Impact)
+				}
+			}
+		}
+		if !audited {
+			t.Errorf("%s: export-audit has no %s", tc.file, AuditSENotExportedToGateway)
+		}
 	}
 }
 
