@@ -1729,7 +1729,17 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			rep.NoVerdict = append(rep.NoVerdict, fmt.Sprintf("server %s#%d gets no filter chain from the routes kubectl-egress models, and %s, which it does not model yet, attach to %s", gwRef, idx, strings.Join(objs, ", "), kubeGatewayOrigin(gw)))
 		} else {
 			msg := fmt.Sprintf("Server %s#%d (%s %s, port %d) gets no filter chain, so istiod omits listener %s (\"gateway omitting listener ... must have more than 0 chains\"); connections to it are refused.", gwRef, idx, proto, orDash(mode), s.GetPort().GetNumber(), lv.Name)
-			rep.add(ListenerNoChains, gwRef, msg, "Bind a VirtualService with the route section this server takes (tls for PASSTHROUGH, http for HTTP/terminated HTTPS, tcp for TCP/terminated TLS).")
+			fix := "Bind a VirtualService with the route section this server takes (tls for PASSTHROUGH, http for HTTP/terminated HTTPS, tcp for TCP/terminated TLS)."
+			if origin := rules.GeneratedFrom(gw.Annotations, gw.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" {
+				// a Kubernetes Gateway API listener: routes attach to it
+				o := origin[0]
+				kind := "TCPRoute"
+				if rules.ServerRouteType(s) == rules.RouteTLS {
+					kind = "TLSRoute"
+				}
+				fix = fmt.Sprintf("Attach a %s to listener %s of Gateway %s/%s (parentRefs [{name: %s, namespace: %s, sectionName: %s}]), in a namespace its allowedRoutes admits.", kind, o.Section, o.Namespace, o.Name, o.Name, o.Namespace, o.Section)
+			}
+			rep.add(ListenerNoChains, gwRef, msg, fix)
 		}
 	}
 	rep.Listeners = append(rep.Listeners, lv)

@@ -816,3 +816,21 @@ func TestGatewayAPIListenerPortNotAServicePort(t *testing.T) {
 		t.Errorf("path: %s blaming %q: %s (fix %s)", p.Cause, p.Culprit, p.Message, p.Fix)
 	}
 }
+
+// A Gateway API listener no route attaches to gets no filter chain: explain-listener's fix is a
+// route of the listener's kind attached to it, not a VirtualService (blind audit 14).
+func TestGatewayAPIListenerWithoutChainsFix(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gatewayapi-tcp-mesh-route-without-gateway-route.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "sftp.bank.example", Port: 2222, Gateway: "egress/sftp-egw-istio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+		return f.Code == ListenerNoChains && strings.Contains(f.Fix, "Attach a TCPRoute to listener sftp of Gateway egress/sftp-egw") && !strings.Contains(f.Fix, "VirtualService")
+	}) {
+		t.Errorf("findings: %+v", rep.Findings)
+	}
+}
