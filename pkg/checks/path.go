@@ -656,7 +656,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			}
 		}
 		status := "503 NC"
-		if res.Route != nil && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(tr.snap, res.Route.VirtualService) {
+		if rules.ListenerClass(strings.ToUpper(kind)) != rules.ClassHTTP {
+			// tcp_proxy to a missing cluster: no HTTP status, the connection is closed
+			status = "the sidecar closes the connection (response flag NC)"
+		} else if res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService) {
 			// route.go applyHTTPRouteDestination: ClusterNotFoundResponseCode 500 for routes
 			// with Gateway API semantics
 			status = "500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
@@ -1500,6 +1503,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.http500 = true
 			if !strings.Contains(msg, "500 NC") {
 				msg += " The call fails with 500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)."
+			}
+		} else if httpVS == "" {
+			// a TLS or TCP route: no HTTP status, the gateway closes the connection
+			msg = strings.ReplaceAll(msg, ": a closed connection (response flag NC) for TLS and TCP at the gateway.", ": the gateway closes the connection (response flag NC).")
+			if !strings.Contains(msg, "response flag NC") {
+				msg += " The gateway closes the connection (response flag NC)."
 			}
 		} else if !strings.Contains(msg, "503 NC") {
 			msg += " The call fails with 503 NC at the gateway."

@@ -991,7 +991,7 @@ func meshConfigRef(at string) string {
 // sets their ClusterNotFoundResponseCode to 500: pilot/pkg/networking/core/route/route.go
 // applyHTTPRouteDestination); "" when no gateway route does.
 func (e *evaluation) missingClusterStatus(hn string) string {
-	classic, gwapi := false, false
+	classic, gwapi, closed := false, false, false
 	for _, vs := range e.vsIndex.RoutingTo(hn) {
 		gws := rules.VSGateways(vs)
 		if len(gws) == 1 && gws[0] == rules.MeshGateway {
@@ -1000,23 +1000,28 @@ func (e *evaluation) missingClusterStatus(hn string) string {
 		ds, _ := e.vsIndex.Merged(vs)
 		for _, d := range ds {
 			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
-				if rules.GatewaySemantics(vs) && len(vs.Spec.Http) > 0 {
+				switch {
+				case d.Kind != rules.RouteHTTP:
+					closed = true // tcp_proxy: no HTTP status
+				case rules.GatewaySemantics(vs):
 					gwapi = true
-				} else {
+				default:
 					classic = true
 				}
 			}
 		}
 	}
-	switch {
-	case gwapi && classic:
-		return "503 NC (500 NC through the Kubernetes Gateway API's HTTP routes)"
-	case gwapi:
-		return "500 NC (a Kubernetes Gateway API HTTP route answers 500 when its backend's cluster is missing)"
-	case classic:
-		return "503 NC"
+	var out []string
+	if classic {
+		out = append(out, "503 NC")
 	}
-	return ""
+	if gwapi {
+		out = append(out, "500 NC (a Kubernetes Gateway API HTTP route answers 500 when its backend's cluster is missing)")
+	}
+	if closed {
+		out = append(out, "a closed connection (response flag NC) for TLS and TCP")
+	}
+	return strings.Join(out, "; ")
 }
 
 func (e *evaluation) routesTo(hn string) bool {
