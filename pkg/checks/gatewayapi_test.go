@@ -834,3 +834,20 @@ func TestGatewayAPIListenerWithoutChainsFix(t *testing.T) {
 		t.Errorf("findings: %+v", rep.Findings)
 	}
 }
+
+// A call to an entry's address reaches a Gateway API gateway whose virtual hosts come from route
+// hostnames, which are names: NO_VIRTUAL_HOST blamed on the gateway route, and the fix is to call
+// the name (an address cannot be a route hostname).
+func TestGatewayAPICallByEntryAddress(t *testing.T) {
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "call-by-entry-address-http.yaml")}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "198.51.100.21", From: "fin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CauseNoVirtualHost || p.Culprit != "HTTPRoute fin/ledger-gw" || !strings.Contains(p.Fix, "Call ledger.fin.example by name") {
+		t.Errorf("%s blaming %q: %s (fix %s)", p.Cause, p.Culprit, p.Message, p.Fix)
+	}
+}

@@ -1355,25 +1355,51 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(strings.TrimPrefix(d.why, "the Gateway servers on the port get no filter chain: "))), d.fix)
 				return
 			}
+			if named, vs := addressedVirtualService(gview, host); named != "" {
+				// The authority is an entry's address: the sidecar's virtual host for the entry
+				// carries the address as a domain; the gateway's are the hosts its VirtualServices
+				// and its servers share (gateway.go buildGatewayHTTPRouteConfig: VirtualService
+				// hosts intersected with the server's).
+				culprit := "Gateway " + rules.GatewayName(servers[0].Gateway)
+				why := fmt.Sprintf("the gateway's virtual hosts are the hosts of the VirtualServices bound to it, and none is %s", host)
+				fix := fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %s to the hosts of the VirtualService that routes %s through this gateway.", named, host, named)
+				covered := slices.ContainsFunc(servers, func(ms rules.GatewayServer) bool { return serverCovers(ms, host) })
+				vsHas := false
+				if vs != "" {
+					culprit = "VirtualService " + vs
+					if o := firstOrigin(tr.snap, vs); !strings.HasPrefix(o, "VirtualService ") {
+						// a Gateway API route: its hostnames are names, never addresses
+						culprit = o
+						why = fmt.Sprintf("the gateway's virtual hosts come from the hostnames of the routes attached to it (%s lists %s), and a route's hostnames are names, never addresses", o, named)
+						fix = fmt.Sprintf("Call %s by name (DNS, or a host alias): a Gateway API route cannot list an address in its hostnames.", named)
+					} else {
+						ns, name, _ := strings.Cut(vs, "/")
+						for _, x := range gview.VirtualServices {
+							if x.Namespace == ns && x.Name == name {
+								vsHas = slices.Contains(x.Spec.Hosts, host)
+							}
+						}
+						fix = fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %q to spec.hosts of VirtualService %s.", named, host, vs)
+						switch {
+						case vsHas && !covered:
+							culprit = "Gateway " + rules.GatewayName(servers[0].Gateway)
+							why = fmt.Sprintf("the gateway's virtual hosts are the hosts its VirtualServices and its servers share: VirtualService %s lists %s, while the hosts %s of server %s do not cover it", vs, host, strings.Join(servers[0].Server.GetHosts(), ","), servers[0].Ref())
+							fix = fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %q to the hosts of server %s.", named, host, servers[0].Ref())
+						case !covered:
+							fix = fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %q both to spec.hosts of VirtualService %s and to the hosts of server %s.", named, host, vs, servers[0].Ref())
+						}
+					}
+				}
+				// the gateway's own verdict for the address as authority (preflight's, and
+				// why-missing --gateway's): NO_VIRTUAL_HOST
+				tr.fail(CauseNoVirtualHost, "NR", culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. The call's authority is %s, an address of %s: the sidecar's virtual host for %s lists the address as a domain, so it routes the call here, but %s.", rds, host, w.Ref(), host, named, named, why), fix)
+				return
+			}
 			if origin := rules.GeneratedFrom(servers[0].Gateway.Annotations, servers[0].Gateway.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" {
 				// A Kubernetes Gateway API listener: routes attach to it with HTTPRoutes.
 				o := origin[0]
 				tr.fail(PathGatewayNoRoute, "NR", "Gateway "+o.Namespace+"/"+o.Name, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. No HTTPRoute for %s attaches to %s (its parentRefs, sectionName or port, hostnames, and the listener's allowedRoutes decide).", rds, host, w.Ref(), host, o),
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
-				return
-			}
-			if named, vs := addressedVirtualService(gview, host); named != "" {
-				// The authority is an entry's address: the sidecar's virtual host for the entry
-				// carries the address as a domain, the gateway's come from VirtualService hosts.
-				culprit := "Gateway " + rules.GatewayName(servers[0].Gateway)
-				fix := fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %s to the hosts of the VirtualService that routes %s through this gateway.", named, host, named)
-				if vs != "" {
-					culprit = "VirtualService " + vs
-					fix = fmt.Sprintf("Call %s by name (DNS, or a host alias), or add %q to spec.hosts of VirtualService %s.", named, host, vs)
-				}
-				// the gateway's own verdict for the address as authority (preflight's, and
-				// why-missing --gateway's): NO_VIRTUAL_HOST
-				tr.fail(CauseNoVirtualHost, "NR", culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. The call's authority is %s, an address of %s: the sidecar's virtual host for %s lists the address as a domain, so it routes the call here, but the gateway's virtual hosts are the hosts of the VirtualServices bound to it, and none is %s.", rds, host, w.Ref(), host, named, named, host), fix)
 				return
 			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
