@@ -84,13 +84,26 @@ func ambientClientFor(snap *snapshot.Snapshot, ns string, l, a map[string]string
 // pod with the sidecar.istio.io/status annotation is never enrolled in ambient) and the
 // injection webhook's selectors (sidecarInjected).
 func ambientLabelIgnored(snap *snapshot.Snapshot, ns string, l, a map[string]string) *Finding {
+	return ambientLabelIgnoredFor(snap, ns, "", l, a)
+}
+
+// ambientLabelIgnoredFor is ambientLabelIgnored for pod ("namespace/name", "" when unknown): a
+// finding the pod's own labels or annotations cause (not its namespace's alone) is about the pod.
+func ambientLabelIgnoredFor(snap *snapshot.Snapshot, ns, pod string, l, a map[string]string) *Finding {
 	nl := NamespaceLabels(snap, ns)
 	if l[rules.LabelDataplaneMode] == "none" || (l[rules.LabelDataplaneMode] != "ambient" && nl[rules.LabelDataplaneMode] != "ambient") || !sidecarInjected(nl, l, a) {
 		return nil
 	}
+	podDriven := !(nl[rules.LabelDataplaneMode] == "ambient" && sidecarInjected(nl, nil, nil))
 	resource, what := "Namespace "+ns, "namespace "+ns+" is"
+	if podDriven && pod != "" {
+		resource = "Pod " + pod
+	}
 	if l[rules.LabelDataplaneMode] == "ambient" && nl[rules.LabelDataplaneMode] != "ambient" {
 		what = "the pod is"
+		if pod != "" {
+			what = "pod " + pod + " is"
+		}
 	}
 	inject := "a sidecar injection label"
 	switch {

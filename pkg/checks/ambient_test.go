@@ -483,3 +483,55 @@ func TestSidecarClientOfWaypointBoundEntry(t *testing.T) {
 		t.Errorf("%s: notes %v", p.Client, p.Notes)
 	}
 }
+
+// preflight reports AMBIENT_LABEL_WITH_SIDECAR for a pod whose own labels cause it (a pod
+// labelled sidecar.istio.io/inject=true in an ambient namespace; a pod labelled ambient in an
+// injected namespace), about the pod, and not for a pod that opts out of injection.
+func TestPreflightAmbientLabelOnPods(t *testing.T) {
+	const y = `apiVersion: v1
+kind: Namespace
+metadata: {name: till, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: depot, labels: {istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: register-0, namespace: till, labels: {app: register, sidecar.istio.io/inject: "true"}}
+spec: {containers: [{name: app, image: app}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: scanner-0, namespace: till, labels: {app: scanner}}
+spec: {containers: [{name: app, image: app}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: picker, namespace: depot, labels: {app: picker, istio.io/dataplane-mode: ambient}}
+spec: {containers: [{name: app, image: app}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: packer, namespace: depot, labels: {app: packer, istio.io/dataplane-mode: ambient, sidecar.istio.io/inject: "false"}}
+spec: {containers: [{name: app, image: app}]}
+`
+	f := filepath.Join(t.TempDir(), "pods.yaml")
+	if err := os.WriteFile(f, []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "paths", "_base.yaml"), f}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range Preflight(snap).Findings {
+		if f.Code == AmbientLabelWithSidecar {
+			got = append(got, f.Resource.String())
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"Pod depot/picker", "Pod till/register-0"}; !slices.Equal(got, want) {
+		t.Errorf("findings on %q, want %q", got, want)
+	}
+}

@@ -287,7 +287,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
 	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
-	if f := ambientLabelIgnored(snap, ns, labels, podAnnotations(snap, workload)); f != nil {
+	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	}
 	return tr.t, nil

@@ -332,6 +332,13 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Namespace", Name: ns}, "metadata.labels", f.Message, f.Fix), "")
 		}
 	}
+	// Pods whose own labels or annotations ask for ambient or a sidecar (the pods in the input:
+	// from files, or the gateway pods read live)
+	for _, p := range snap.Pods {
+		if f := ambientLabelIgnoredFor(snap, p.Namespace, p.Namespace+"/"+p.Name, p.Labels, p.Annotations); f != nil && strings.HasPrefix(f.Resource, "Pod ") {
+			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}, "metadata.labels", f.Message, f.Fix), "")
+		}
+	}
 	if n := gatewayCRDUnreadNote(snap); n != "" && len(res.Checks) > 0 {
 		res.Checks[0].Notes = append(res.Checks[0].Notes, n)
 	}
