@@ -1317,7 +1317,23 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				seen[c.Name] = true
 				rep.Clusters = append(rep.Clusters, c)
 				if c.Needed && !c.Present && routedTo(rep, c.Name) {
-					rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): requests fail with 503 NC.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause),
+					answer := "requests fail with 503 NC"
+					viaGatewayAPI, viaL4 := false, false
+					for _, b := range rep.Bindings {
+						if b.CoversHost && slices.Contains(b.Destinations, c.Name) {
+							viaL4 = viaL4 || b.RouteType != rules.RouteHTTP
+							viaGatewayAPI = viaGatewayAPI || (b.RouteType == rules.RouteHTTP && generatedVS(snap, b.VirtualService))
+						}
+					}
+					switch {
+					case viaL4:
+						answer = "the gateway closes the connection (response flag NC)"
+					case viaGatewayAPI || strings.Contains(g.Message, "500 NC"):
+						answer = "requests fail with 500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
+					case strings.Contains(g.Message, "closed connection") || strings.Contains(g.Message, "closes the connection"):
+						answer = "the gateway closes the connection (response flag NC)"
+					}
+					rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): %s.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause, answer),
 						g.Fix)
 				}
 			}

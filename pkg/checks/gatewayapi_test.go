@@ -851,3 +851,43 @@ func TestGatewayAPICallByEntryAddress(t *testing.T) {
 		t.Errorf("%s blaming %q: %s (fix %s)", p.Cause, p.Culprit, p.Message, p.Fix)
 	}
 }
+
+// A gateway route that sends the host to a port its entry does not declare: the gateway's
+// cluster for that port is never built. Under an HTTPRoute the gateway answers 500 NC; under a
+// TLSRoute it closes the connection. The gateway's verdict blames the route, says which, and
+// --symptom 500 (HTTP) or reset (TLS) is explained by the gateways alone; explain-listener
+// --gateway says the same.
+func TestGatewayAPIGatewayRouteClusterAbsentAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, route, answer, symptom string
+		port                               uint32
+	}{
+		{"gateway-route-backend-port-undeclared-http.yaml", "pay.vendor.io", "HTTPRoute egress/pay-from-egress", "500 NC", "500", 80},
+		{"gateway-route-backend-missing-tls.yaml", "secure.bank.example", "TLSRoute ledger/bank-gw", "closed connection", "reset", 443},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
+		if err != nil || len(rep.Gateways) != 1 {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		g := rep.Gateways[0]
+		if g.Cause != ListenerClusterAbsent || g.Culprit != tc.route || !strings.Contains(g.Message, tc.answer) || strings.Contains(g.Message, "503") {
+			t.Errorf("%s: %s blaming %q: %s", tc.file, g.Cause, g.Culprit, g.Message)
+		}
+		if v := MatchSymptomGateways(rep, tc.symptom); !v.Matches {
+			t.Errorf("%s: --symptom %s not explained: %s", tc.file, tc.symptom, v.Message)
+		}
+		el, err := ExplainListener(snap, ExplainListenerOptions{Host: tc.host, Port: tc.port, Gateway: g.Gateway})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(el.Findings, func(f Finding) bool {
+			return f.Code == ListenerClusterAbsent && !strings.Contains(f.Message, "503") && (strings.Contains(f.Message, tc.answer) || strings.Contains(f.Message, "closes the connection"))
+		}) {
+			t.Errorf("%s: explain-listener: %+v", tc.file, el.Findings)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
 
 // Symptoms are the values of why-missing --symptom: Envoy response flags (NC no cluster, NR no
@@ -40,7 +42,10 @@ var symptomCauses = map[string][]string{
 }
 
 func producesSymptom(p *PathTrace, symptom string) bool {
-	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause) || (symptom == "500" && p.http500))
+	// a missing cluster on a TLS or TCP call: the proxy closes the connection
+	closedNC := p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP)
+	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause) ||
+		(symptom == "500" && p.http500) || (symptom == "reset" && closedNC))
 }
 
 // symptomSteps: the hop steps that can produce the symptom.
@@ -147,7 +152,13 @@ func MatchSymptomGateways(rep *Report, symptom string) SymptomVerdict {
 	v := SymptomVerdict{Symptom: symptom, Hops: []Hop{}}
 	for _, g := range rep.Gateways {
 		c, ok := Lookup(g.Cause)
-		if ok && c.Level == LevelError && slices.Contains(symptomFlags[symptom], c.Flag) {
+		// a missing cluster (NC) is a 500 under a Gateway API HTTP route, and a closed
+		// connection under a TLS or TCP route: the verdict's words say which
+		closedNC := c.Flag == "NC" && strings.Contains(g.Message, "closed connection")
+		asked := slices.Contains(symptomFlags[symptom], c.Flag) ||
+			(symptom == "500" && c.Flag == "NC" && strings.Contains(g.Message, "500 NC")) ||
+			(symptom == "reset" && closedNC)
+		if ok && c.Level == LevelError && asked {
 			v.Matches = true
 			v.Message = fmt.Sprintf("Gateway %s produces %s. %s", g.Gateway, symptom, g.Message)
 			return v
