@@ -891,3 +891,37 @@ func TestGatewayAPIGatewayRouteClusterAbsentAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A gateway route's backendRef naming a Service that does not exist (BackendNotFound; istiod
+// keeps the destination): the gateway lacks that cluster. The traced path and the gateway's
+// verdict blame the route, HTTP (500 NC) and TCP (closed connection), instead of proposing a
+// ServiceEntry for the Service's host name.
+func TestGatewayAPIGatewayBackendServiceMissing(t *testing.T) {
+	for _, tc := range []struct{ file, host, from, route, answer string }{
+		{"gateway-backendref-service-missing-http.yaml", "feed.news.example", "web", "HTTPRoute egress/news-gw", "500 NC"},
+		{"gateway-backendref-service-missing-tcp.yaml", "smtp.mail.example", "mailer", "TCPRoute egress/smtp-gw", "closes the connection"},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != ListenerClusterAbsent || p.Culprit != tc.route || !strings.Contains(p.Message, "BackendNotFound") || !strings.Contains(p.Message, tc.answer) || strings.Contains(p.Fix, "ServiceEntry") {
+			t.Errorf("%s: path %s blaming %q: %s (fix %s)", tc.file, p.Cause, p.Culprit, p.Message, p.Fix)
+		}
+		if strings.HasPrefix(tc.route, "TCPRoute") {
+			// the gateway's own verdict does not relate a TCPRoute (hosts "*") to the host yet
+			continue
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
+		if err != nil || len(rep.Gateways) != 1 {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if g := rep.Gateways[0]; g.Cause != ListenerClusterAbsent || g.Culprit != tc.route {
+			t.Errorf("%s: gateway %s blaming %q: %s", tc.file, g.Cause, g.Culprit, g.Message)
+		}
+	}
+}

@@ -1337,6 +1337,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// httpVS: the VirtualService of the gateway's HTTP route (a Gateway API one answers 500 when
 	// its cluster is missing)
 	httpVS := ""
+	// routeVSRef: the VirtualService ("namespace/name") of the gateway's route for the call
+	routeVSRef := ""
 	if rds, ok := strings.CutPrefix(chain.Destination, "Route: "); ok {
 		var vh *rules.VirtualHost
 		for i := range lr.Routes {
@@ -1465,7 +1467,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			}
 		}
 		tr.t.GatewayCluster = cluster
-		httpVS = rt.VirtualService
+		httpVS, routeVSRef = rt.VirtualService, rt.VirtualService
 		if cluster == rules.UnknownServiceCluster {
 			tr.backendRefused(gproxy, rds, vh.Name, rt.VirtualService, host)
 			return
@@ -1495,6 +1497,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		// share goes to UnknownService and the gateway closes it (weighted_clusters of the
 		// tcp_proxy, networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters).
 		vsRef, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
+		routeVSRef = vsRef
 		if refused, total := l4RefusedShare(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""); refused > 0 {
 			tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s splits the connections by weight: %d of every %d go to %s, a refused Gateway API backend", chain.Origin, refused, total, rules.UnknownServiceCluster))
 			culprit, msg, fix := backendRefusedText(tr.snap, vsRef, host, gproxy, true)
@@ -1519,6 +1522,16 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	if !present {
 		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s is not in the gateway's clusters (cause %s)", cluster, g.Cause))
+		if mb, ok := missingBackendCulprit(tr.snap, model.Services(gview, flags.MeshConfig), routeVSRef, ghost); ok {
+			// the gateway route's backendRef names a Service that does not exist
+			answer := "the gateway closes the connection (response flag NC)"
+			if httpVS != "" {
+				tr.t.http500 = true
+				answer = "500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
+			}
+			tr.failFix(ListenerClusterAbsent, "NC", mb.culprit, fmt.Sprintf("The gateway routes %s to %s, which it does not have%s: %s.", host, cluster, mb.reason, answer), mb.fix, nil)
+			return
+		}
 		msg := g.Message
 		if g.Cause == CauseOK || g.Cause == "" {
 			msg = fmt.Sprintf("The gateway routes %s to %s, which it does not have.", host, cluster)

@@ -892,6 +892,19 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				e.plaintextToTLSPort(b, d, h)
 				continue
 			}
+			if mb, ok := missingBackendCulprit(e.snap, model.Services(e.snap, e.flags.MeshConfig), b.VS.Namespace+"/"+b.VS.Name, h); ok {
+				// a Gateway API backendRef naming a Service that does not exist
+				port := d.Port
+				if port == 0 {
+					port = b.Server.GetPort().GetNumber()
+				}
+				cluster := rules.ClusterName(port, d.Subset, h)
+				e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+					fmt.Sprintf("%s sends %s to %s, which %s does not have (no such Service)", vsRef, e.host, cluster, e.w.Ref()),
+					Evidence{Resource: mb.culprit, Field: "spec.rules[].backendRefs", Value: h})
+				e.fail(ListenerClusterAbsent, mb.culprit, fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have%s: requests for %s get %s at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, mb.reason, e.host, missingClusterAnswer(b, d)), mb.fix)
+				return
+			}
 			sub := evaluateNested(e, h, d.Port)
 			if sub.Present || sub.Cause == "" || sub.Cause == CauseOK || sub.Cause == CauseInputUnknown {
 				continue
