@@ -641,6 +641,8 @@ func TestGatewayAPIParentRefInRouteNamespace(t *testing.T) {
 	}{
 		{"parentref-without-namespace-http.yaml", "api.example.com", "team-a", PathGatewayNoRoute, "HTTPRoute team-a/api-from-egress", "istio-system"},
 		{"parentref-without-namespace-tls.yaml", "blob.storage.example", "apps", PathGatewayNotListen, "TLSRoute apps/blob-out", "mesh-egress"},
+		// the route's own namespace has a Gateway of that name, which does not take TCPRoutes
+		{"parentref-without-namespace-other-gateway-tcp.yaml", "mq.broker.example", "team-x", PathGatewayNotListen, "TCPRoute team-x/mq-gw", "egress"},
 	} {
 		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
 		if err != nil {

@@ -2304,7 +2304,7 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 		// (conversion.go toInternalParentReference, extractParentReferenceInfo).
 		for _, a := range routeAttachments(tr.snap) {
 			ns, name, _ := strings.Cut(a.Gateway, "/")
-			if a.Found || name != origin[0].Name || ns == origin[0].Namespace || !routeConcerns(a.Route, host) || crdIgnoredKind(tr.snap, a.Route.Kind) {
+			if a.Accepted || name != origin[0].Name || ns == origin[0].Namespace || !routeConcerns(a.Route, host) || crdIgnoredKind(tr.snap, a.Route.Kind) {
 				continue
 			}
 			how := "namespace " + ns
@@ -2312,6 +2312,10 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 				how = "no namespace, so the route's own, " + ns
 			}
 			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s, where there is no such Gateway (the gateway is %s); istiod attaches the route to nothing and writes no status for that parentRef", a.Route.Ref(), a.Index, name, how, gw)
+			if a.Found {
+				// another Gateway of that name, which does not take the route either
+				why = fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s: Gateway %s, not %s, which does not accept it (%s: %s)", a.Route.Ref(), a.Index, name, how, a.Gateway, gw, a.Reason, a.Message)
+			}
 			fix := fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s (and let the listener's allowedRoutes admit namespace %s).", a.Route.Ref(), a.Index, origin[0].Namespace, a.Route.Namespace)
 			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true
 		}
