@@ -467,3 +467,19 @@ func TestExplainGatewayCallByAddress(t *testing.T) {
 		}
 	}
 }
+
+// A TCP call to an entry's address is matched by the sidecar listener on that address (not the
+// virtual outbound listener): its tcp route sends it through the egress gateway.
+func TestTCPCallByEntryAddressReachesGateway(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "call-by-entry-address-tcp.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "203.0.113.30", From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Failed() || p.Gateway != "istio-system/istio-egressgateway" || p.SidecarCluster != "outbound|443||istio-egressgateway.istio-system.svc.cluster.local" {
+		t.Errorf("%s via %q, sidecar cluster %q: %s", p.Cause, p.Gateway, p.SidecarCluster, p.Message)
+	}
+}

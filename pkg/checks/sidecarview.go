@@ -157,6 +157,9 @@ func sidecarHeader(snap *snapshot.Snapshot, ns string, labels, annotations map[s
 // Mirrors istiod pkg/dns/server/name_table.go BuildNameTable (entries with addresses only,
 // GetAllAddressesForProxy) and the agent's pkg/dns/client/dns.go LookupTable.lookupHost.
 func (v SidecarView) CallAddress(host string, imported *rules.Service) string {
+	if rules.IsIP(host) {
+		return host // a call to an address goes to that address
+	}
 	if imported != nil {
 		if a := firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported)); a != "" {
 			return a
