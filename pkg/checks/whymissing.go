@@ -985,7 +985,6 @@ func meshConfigRef(at string) string {
 	return at
 }
 
-// routesTo reports whether some VirtualService lists a non-mesh gateway and routes to hn.
 // missingClusterStatus is what a client sees when a gateway route sends host hn to a cluster the
 // gateway lacks: "503 NC", or "500 NC" for the HTTP routes of the Kubernetes Gateway API (istiod
 // sets their ClusterNotFoundResponseCode to 500: pilot/pkg/networking/core/route/route.go
@@ -1022,22 +1021,6 @@ func (e *evaluation) missingClusterStatus(hn string) string {
 		out = append(out, "a closed connection (response flag NC) for TLS and TCP")
 	}
 	return strings.Join(out, "; ")
-}
-
-func (e *evaluation) routesTo(hn string) bool {
-	for _, vs := range e.vsIndex.RoutingTo(hn) {
-		gws := rules.VSGateways(vs)
-		if len(gws) == 1 && gws[0] == rules.MeshGateway {
-			continue
-		}
-		ds, _ := e.vsIndex.Merged(vs)
-		for _, d := range ds {
-			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func serviceEntryTemplate(host string, port uint32) string {
