@@ -1339,6 +1339,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	httpVS := ""
 	// routeVSRef: the VirtualService ("namespace/name") of the gateway's route for the call
 	routeVSRef := ""
+	// split, splitWeights: the clusters a weighted route or tcp_proxy divides the call among
+	// (weights unknown for a tcp_proxy: nil)
+	var split []string
+	var splitWeights []int32
 	if rds, ok := strings.CutPrefix(chain.Destination, "Route: "); ok {
 		var vh *rules.VirtualHost
 		for i := range lr.Routes {
@@ -1444,6 +1448,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		cluster = rt.Cluster
+		split, splitWeights = rt.Weighted, rt.Weights
 		if len(rt.Weighted) > 1 {
 			// A route that splits the requests by weight: a share sent to a backend istiod
 			// refused gets 500; the trace follows the first of the others.
@@ -1476,6 +1481,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.mirrors(gproxy, w, rt)
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
+		if len(chain.Weighted) > 0 {
+			// a tcp_proxy splitting the connections: the trace follows the first cluster that is
+			// not a refused backend (those are reported below)
+			split, cluster = chain.Weighted, chain.Weighted[0]
+			for _, c := range chain.Weighted {
+				if c != rules.UnknownServiceCluster {
+					cluster = c
+					break
+				}
+			}
+		}
 		tr.t.GatewayCluster = cluster
 		if cluster == zeroWeightCluster {
 			vs, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
@@ -1498,6 +1514,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		// tcp_proxy, networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters).
 		vsRef, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
 		routeVSRef = vsRef
+		if len(split) > 1 {
+			splitWeights = l4SplitWeights(split, l4Dests(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""))
+		}
 		if refused, total := l4RefusedShare(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""); refused > 0 {
 			tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s splits the connections by weight: %d of every %d go to %s, a refused Gateway API backend", chain.Origin, refused, total, rules.UnknownServiceCluster))
 			culprit, msg, fix := backendRefusedText(tr.snap, vsRef, host, gproxy, true)
@@ -1554,6 +1573,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		tr.failFix(g.Cause, "NC", g.Culprit, msg, g.Fix, g.Patch)
 		tr.t.gateway = &g
+		return
+	}
+	if tr.absentShare(gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster, split, splitWeights, httpVS, routeVSRef) {
 		return
 	}
 	detail := cluster + " present"
@@ -1853,6 +1875,12 @@ func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 b
 // of them go there (0, 0 otherwise: a route that sends everything to a refused backend is
 // reported by the cluster it names).
 func l4RefusedShare(view *snapshot.Snapshot, vsRef, host string, tls bool) (refused, total int32) {
+	return refusedWeights(l4Dests(view, vsRef, host, tls))
+}
+
+// l4Dests: the destinations of the gateway's tls (tls) or tcp route of VirtualService vsRef
+// ("namespace/name") for host.
+func l4Dests(view *snapshot.Snapshot, vsRef, host string, tls bool) []*networking.RouteDestination {
 	byRef := view.Derived(vsByRefKey{}, func() any {
 		m := make(map[string]*networkingv1.VirtualService, len(view.VirtualServices))
 		for _, vs := range view.VirtualServices {
@@ -1860,24 +1888,41 @@ func l4RefusedShare(view *snapshot.Snapshot, vsRef, host string, tls bool) (refu
 		}
 		return m
 	}).(map[string]*networkingv1.VirtualService)
-	if vs, ok := byRef[vsRef]; ok {
-		var dests []*networking.RouteDestination
-		// a terminating listener serves a TLSRoute's tls routes as tcp routes
-		if tls || len(vs.Spec.Tcp) == 0 {
-			for _, r := range vs.Spec.Tls {
-				if slices.ContainsFunc(r.GetMatch(), func(m *networking.TLSMatchAttributes) bool {
-					return slices.ContainsFunc(m.GetSniHosts(), func(h string) bool { return rules.HostMatches(host, h) })
-				}) {
-					dests = r.GetRoute()
-					break
-				}
-			}
-		} else {
-			dests = vs.Spec.Tcp[0].GetRoute()
-		}
-		return refusedWeights(dests)
+	vs, ok := byRef[vsRef]
+	if !ok {
+		return nil
 	}
-	return 0, 0
+	// a terminating listener serves a TLSRoute's tls routes as tcp routes
+	if tls || len(vs.Spec.Tcp) == 0 {
+		for _, r := range vs.Spec.Tls {
+			if slices.ContainsFunc(r.GetMatch(), func(m *networking.TLSMatchAttributes) bool {
+				return slices.ContainsFunc(m.GetSniHosts(), func(h string) bool { return rules.HostMatches(host, h) })
+			}) {
+				return r.GetRoute()
+			}
+		}
+		return nil
+	}
+	return vs.Spec.Tcp[0].GetRoute()
+}
+
+// l4SplitWeights: the weights of the clusters split (a tcp_proxy's weighted clusters), read
+// from dests by host and port (0 where no destination matches).
+func l4SplitWeights(split []string, dests []*networking.RouteDestination) []int32 {
+	out := make([]int32, len(split))
+	for i, c := range split {
+		port, _, h, ok := parseClusterName(c)
+		if !ok {
+			continue
+		}
+		for _, d := range dests {
+			if d.GetDestination().GetHost() == h && (d.GetDestination().GetPort().GetNumber() == 0 || d.GetDestination().GetPort().GetNumber() == port) {
+				out[i] = d.GetWeight()
+				break
+			}
+		}
+	}
+	return out
 }
 
 // vsByRefKey: a view's VirtualServices by "namespace/name" (l4RefusedShare).
@@ -2962,4 +3007,72 @@ func sidecarImportPatch(v SidecarView, host string) *Patch {
 	}
 	first["hosts"] = append(asList(first["hosts"]), host)
 	return newPatch("networking.istio.io/v1", "Sidecar", sc.Namespace, sc.Name, fields{{"spec", fields{{"egress", egress}}}})
+}
+
+// absentShare fails the path when a weighted route or tcp_proxy of the gateway sends a share of
+// the call to a cluster the gateway does not have, although the cluster the trace follows is
+// there: Envoy picks a cluster per request (or connection) among weighted_clusters and answers
+// those it sends to a missing one itself (route.go applyHTTPRouteDestination:
+// ClusterNotFoundResponseCode, 503 or 500 under Gateway API semantics; tcp_proxy closes the
+// connection). Refused Gateway API backends (UnknownService) are reported before this.
+func (tr *tracer) absentShare(gproxy string, w Workload, reg *model.Registry, host, followed string, split []string, weights []int32, httpVS, vsRef string) bool {
+	if len(split) < 2 {
+		return false
+	}
+	var total int32
+	for i := range split {
+		if i < len(weights) {
+			total += weights[i]
+		}
+	}
+	for i, c := range split {
+		if c == followed || c == rules.UnknownServiceCluster {
+			continue
+		}
+		port, _, h, ok := parseClusterName(c)
+		if !ok {
+			continue
+		}
+		r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: h, Port: port, Gateway: w.Ref()})
+		if err != nil || len(r.Gateways) == 0 {
+			continue
+		}
+		g := r.Gateways[0]
+		if slices.ContainsFunc(g.Clusters, func(x Cluster) bool { return x.Name == c && x.Present }) {
+			continue
+		}
+		what, answer := "connections", "the gateway closes them (response flag NC)"
+		if httpVS != "" {
+			what, answer = "requests", "they fail with 503 NC at the gateway"
+			if generatedVS(tr.snap, httpVS) {
+				tr.t.http500 = true
+				answer = "they fail with 500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
+			}
+		}
+		share := "a share of them"
+		if i < len(weights) && total > 0 && weights[i] > 0 {
+			share = fmt.Sprintf("%d of every %d (%d%%)", weights[i], total, weights[i]*100/total)
+		}
+		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s present, but the route splits the %s by weight and %s is not in the gateway's clusters (cause %s)", followed, what, c, g.Cause))
+		tr.t.GatewayCluster = c
+		msg := fmt.Sprintf("The gateway's route splits the %s for %s by weight and sends %s to %s, which the gateway does not have: %s; the others go on to %s.", what, host, share, c, answer, followed)
+		if mb, ok := missingBackendCulprit(tr.snap, reg, vsRef, h); ok {
+			tr.fail(ListenerClusterAbsent, "NC", mb.culprit, msg+" "+upperFirst(strings.TrimPrefix(mb.reason, "; "))+".", mb.fix)
+			return true
+		}
+		// the code why-missing gives the gateway (a bound route's destination it lacks), the
+		// reason the other host's cluster is missing in the message
+		cause := ListenerClusterAbsent
+		if g.Cause != CauseOK && g.Cause != "" && g.Message != "" {
+			msg += " " + upperFirst(g.Message)
+		}
+		culprit, fix := g.Culprit, g.Fix
+		if culprit == "" {
+			culprit = firstOrigin(tr.snap, vsRef)
+		}
+		tr.failFix(cause, "NC", culprit, msg, fix, g.Patch)
+		tr.t.gateway = &g
+		return true
+	}
+	return false
 }
