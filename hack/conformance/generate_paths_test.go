@@ -21,9 +21,11 @@ const (
 	dimPSel     = "path.selector"
 	dimPSubset  = "path.subset-labels"
 	dimPAlias   = "path.alias"
+	dimPSplit   = "path.split"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
+	splitHost  = "split.example.com"
 )
 
 func init() {
@@ -111,6 +113,12 @@ func init() {
 		// pushed. alias-dot: externalName "path.example.com." (istiod keeps the dot: a cluster no
 		// entry builds).
 		dimension{dimPAlias, []string{"none", "none", "none", "alias", "alias-dot"}},
+		// path.split: the gateway's route splits the call by weight, 70 to path.example.com and
+		// 30 to split.example.com (same port). exported: a public entry other/path-split for the
+		// host (HTTP 80, TLS 443). not-exported: the entry with exportTo ["."] (the gateway has
+		// no cluster for it: Envoy answers that share itself, 503 NC or a closed connection).
+		// no-entry: no entry for the host.
+		dimension{dimPSplit, []string{"none", "none", "none", "exported", "not-exported", "no-entry"}},
 	)
 }
 
@@ -313,6 +321,20 @@ spec:
   - {name: tls, port: 443}`, b.ts(), target))
 		gwRoute = strings.Replace(gwRoute, "destination: {host: "+pathHost+",", "destination: {host: path-alias.egress.svc.cluster.local,", 1)
 	}
+	if sv := d[dimPSplit]; sv != "none" && sv != "" {
+		// the second destination right after the first one (before a mirror)
+		i := strings.Index(gwRoute, "    - destination: {")
+		j := i + strings.Index(gwRoute[i:], "}") + 1
+		if strings.Contains(gwRoute[i:j], "port: {") {
+			j += strings.Index(gwRoute[j:], "}") + 1
+		}
+		port := 80
+		if passthrough {
+			port = 443
+		}
+		gwRoute = gwRoute[:j] + fmt.Sprintf("\n      weight: 70\n    - destination: {host: %s, port: {number: %d}}\n      weight: 30", splitHost, port) + gwRoute[j:]
+		splitEntry(b, sv)
+	}
 	originationRule(b, origVariant)
 	mirrorEntry(b, d[dimPMirror])
 	cfgLabels := ""
@@ -411,6 +433,31 @@ spec:
   ports:
   - {number: 80, name: http, protocol: HTTP}
   resolution: DNS`, b.ts(), mirrorHost, exportTo))
+}
+
+// splitEntry adds the entry for the second destination of a path.split value.
+func splitEntry(b *builder, v string) {
+	exportTo := `["*"]`
+	switch v {
+	case "no-entry":
+		return
+	case "not-exported":
+		exportTo = `["."]`
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-split
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  - {number: 443, name: tls, protocol: TLS}
+  resolution: DNS`, b.ts(), splitHost, exportTo))
 }
 
 // pathRevision sets up a path.revision value: a canary istiod (with the default one's flags)

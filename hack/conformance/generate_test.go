@@ -257,8 +257,11 @@ var dimensions = []dimension{
 	// TCPRoute: UnknownService). gRPC: a GRPCRoute on the HTTP listener for the same hostname
 	// (merged with the HTTPRoute, its method match first) and a mesh GRPCRoute sending the
 	// sidecars to the gateway, for every call or, from namespace app, for one method only.
+	// Weighted: the gateway's HTTPRoute splits 3:1 with a second backend the gateway lacks (a
+	// Hostname no entry declares, a missing Service), the sidecars sent there by a mesh route.
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
-		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-dup-sni", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused", "grpc-route", "grpc-mesh-method"}},
+		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-dup-sni", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused", "grpc-route", "grpc-mesh-method",
+		"weighted-missing-host", "weighted-missing-service"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -1758,6 +1761,16 @@ status:
   conditions:
   - type: Ready
     status: "True"`, labels, b.ts()))
+	// weighted-missing-host / weighted-missing-service: the gateway's route splits 3:1 with a
+	// second backend the gateway has no cluster for (a Hostname no entry declares, a Service that
+	// does not exist): that share fails at the gateway (500 NC under Gateway API semantics).
+	weight, second := "", ""
+	switch v {
+	case "weighted-missing-host":
+		weight, second = ", weight: 3", ", {kind: Hostname, group: networking.istio.io, name: gone.example.net, port: 80, weight: 1}"
+	case "weighted-missing-service":
+		weight, second = ", weight: 3", ", {name: gone, port: 80, weight: 1}"
+	}
 	route := func(name, ns, host, section string) {
 		sec := ""
 		if section != "" {
@@ -1773,10 +1786,10 @@ spec:
   parentRefs: [{name: egw, namespace: egress%s}]
   hostnames: [%s]
   rules:
-  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: %s, port: 80}]`, name, ns, b.ts(), sec, host, host))
+  - backendRefs: [{kind: Hostname, group: networking.istio.io, name: %s, port: 80%s}%s]`, name, ns, b.ts(), sec, host, host, weight, second))
 	}
 	route("forward-gwapi", routeNs, "gwapi.example.net", "")
-	if strings.HasPrefix(v, "mesh-route") {
+	if strings.HasPrefix(v, "mesh-route") || strings.HasPrefix(v, "weighted-") {
 		ns, port := "other", ""
 		switch v {
 		case "mesh-route-consumer":

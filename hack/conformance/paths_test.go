@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 
 	"istio.io/istio/pilot/pkg/simulation"
@@ -254,6 +255,25 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if cl == "" && r.RouteConfigMatched != "" {
 		cl = matchedRouteTarget(ps.sim, r)
 	}
+	if cl == "" && r.RouteConfigMatched == "" {
+		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched); len(w) > 0 {
+			cl = "weighted:" + strings.Join(w, ",")
+		}
+	}
+	if ws, ok := strings.CutPrefix(cl, "weighted:"); ok {
+		// A weighted split: Envoy picks a cluster per request or connection; the outcome is the
+		// first cluster the gateway lacks (that share fails), else the first one (as the
+		// plugin's trace follows it). Refused Gateway API backends (UnknownService) are their
+		// own failure, reported apart.
+		names := strings.Split(ws, ",")
+		cl = names[0]
+		for _, n := range names {
+			if n != rules.UnknownServiceCluster && !out.cds[gw][n] {
+				cl = n
+				break
+			}
+		}
+	}
 	if strings.HasPrefix(cl, "direct:") || cl == "BlackHoleCluster" || cl == "" {
 		return side + ", gateway " + lname + ": no route"
 	}
@@ -293,6 +313,33 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 		}
 	}
 	return res
+}
+
+// chainWeightedClusters: the clusters the tcp_proxy of a matched filter chain splits the
+// connections among (nil when it names one cluster).
+func chainWeightedClusters(sim *simulation.Simulation, listener, chain string) []string {
+	for _, l := range sim.Listeners {
+		if l.GetName() != listener {
+			continue
+		}
+		for _, fc := range l.GetFilterChains() {
+			if fc.GetName() != chain {
+				continue
+			}
+			for _, f := range fc.GetFilters() {
+				tp := &tcpv3.TcpProxy{}
+				if f.GetTypedConfig() == nil || f.GetTypedConfig().UnmarshalTo(tp) != nil {
+					continue
+				}
+				var out []string
+				for _, w := range tp.GetWeightedClusters().GetClusters() {
+					out = append(out, w.GetName())
+				}
+				return out
+			}
+		}
+	}
+	return nil
 }
 
 // tlsWord names a simulation TLS mode as the plugin's trace does.

@@ -317,6 +317,12 @@ func simulate(ps *proxySim, c *routeCheck, cds map[string]bool) {
 			return
 		}
 	}
+	if cl == "" && r.RouteConfigMatched == "" {
+		// a tcp_proxy splitting the connections by weight: its first cluster, as for routes
+		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched); len(w) > 0 {
+			cl = w[0]
+		}
+	}
 	if cl == "" || cl == "BlackHoleCluster" {
 		if c.iErr == "" {
 			c.iErr = "no cluster (" + cl + ")"

@@ -498,10 +498,8 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 					fix = exportToYAML(h.Ref(), h.DeclaredExportTo, h.Namespace, v.Namespace)
 				}
 			}
-			status := "503 NC"
-			if vs, kind := callRouteTo(rep, c.Name); vs != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vs) {
-				status = "500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
-			}
+			vs, kind := callRouteTo(rep, c.Name)
+			status := notFoundAnswer(true, vs != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vs)).Text()
 			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with %s.", rep.Host, c.Name, v.Namespace, c.Reason, status), fix)
 		}
 		s, ok := v.Outbound.ScopeService(c.FQDN)
@@ -1317,20 +1315,23 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				seen[c.Name] = true
 				rep.Clusters = append(rep.Clusters, c)
 				if c.Needed && !c.Present && routedTo(rep, c.Name) {
-					answer := "requests fail with 503 NC"
-					viaGatewayAPI, viaL4 := false, false
+					// what the bound routes that send the host there answer (notFoundAnswer), else
+					// what the gateway's own verdict found
+					var as []NotFoundAnswer
 					for _, b := range rep.Bindings {
 						if b.CoversHost && slices.Contains(b.Destinations, c.Name) {
-							viaL4 = viaL4 || b.RouteType != rules.RouteHTTP
-							viaGatewayAPI = viaGatewayAPI || (b.RouteType == rules.RouteHTTP && generatedVS(snap, b.VirtualService))
+							as = addAnswer(as, notFoundAnswer(b.RouteType == rules.RouteHTTP, b.RouteType == rules.RouteHTTP && generatedVS(snap, b.VirtualService)))
 						}
 					}
-					switch {
-					case viaL4:
-						answer = "the gateway closes the connection (response flag NC)"
-					case viaGatewayAPI || strings.Contains(g.Message, "500 NC"):
-						answer = "requests fail with 500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
-					case strings.Contains(g.Message, "closed connection") || strings.Contains(g.Message, "closes the connection"):
+					if len(as) == 0 {
+						as = g.Answers
+					}
+					a := Answer503
+					if len(as) > 0 {
+						a = as[0]
+					}
+					answer := "requests fail with " + a.Text()
+					if a == AnswerClosed {
 						answer = "the gateway closes the connection (response flag NC)"
 					}
 					rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): %s.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause, answer),

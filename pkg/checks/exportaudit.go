@@ -582,12 +582,9 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		if s.Kind == rules.KindServiceEntry && a.merge(code, s.Kind, s.Namespace, s.Name, ns, ns) {
 			return
 		}
-		status := "503 NC"
-		if d.Kind == rules.RouteHTTP && d.Declared != nil && rules.GatewaySemantics(d.Declared) {
-			// a Gateway API route answers 500 when its cluster is missing (route.go
-			// applyHTTPRouteDestination)
-			status = "500 NC"
-		}
+		// what the route answers for the missing cluster: 503 NC, or 500 NC for a Gateway API
+		// HTTP route (notFoundAnswer; a tcp route's closed connection is written NC too)
+		status := string(notFoundAnswer(true, d.Kind == rules.RouteHTTP && d.Declared != nil && rules.GatewaySemantics(d.Declared)))
 		impact := fmt.Sprintf("%s at %s (route %s targets a cluster the proxy lacks)", status, proxy, vsRef)
 		if gateway {
 			impact = fmt.Sprintf("%s at %s (route from %s)", status, proxy, vsRef)

@@ -600,19 +600,29 @@ func TestGatewayAPIMissingClusterAnswers500(t *testing.T) {
 		if p.Cause != CauseNotExported || p.Flag != "NC" {
 			t.Fatalf("%s: %s %s: %s", tc.file, p.Cause, p.Flag, p.Message)
 		}
-		if got := strings.Contains(p.Message, "500 NC"); got != tc.http500 || strings.Contains(p.Message, "503") || strings.Contains(p.Message, "closes the connection") == tc.http500 {
+		closed := strings.Contains(p.Message, "closes the connection") || strings.Contains(p.Message, "closed connection")
+		if got := strings.Contains(p.Message, "500 NC"); got != tc.http500 || strings.Contains(p.Message, "503") || closed == tc.http500 {
 			t.Errorf("%s: message says 500 %v, want %v: %s", tc.file, got, tc.http500, p.Message)
 		}
-		if m := MatchSymptom(p, "500"); m.Matches != tc.http500 {
-			t.Errorf("%s: --symptom 500 matches %v, want %v", tc.file, m.Matches, tc.http500)
+		want := AnswerClosed
+		if tc.http500 {
+			want = Answer500
+		}
+		if p.Answer != want {
+			t.Errorf("%s: answer %q, want %q", tc.file, p.Answer, want)
+		}
+		for _, sy := range []string{"500", "503", "reset"} {
+			if m := MatchSymptom(p, sy); m.Matches != (sy == want.Symptom()) {
+				t.Errorf("%s: --symptom %s matches %v", tc.file, sy, m.Matches)
+			}
 		}
 		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, g := range rep.Gateways {
-			if g.Cause == CauseNotExported && strings.Contains(g.Message, "500 NC") != tc.http500 {
-				t.Errorf("%s: gateway %s verdict: %s", tc.file, g.Gateway, g.Message)
+			if g.Cause == CauseNotExported && (strings.Contains(g.Message, "500 NC") != tc.http500 || !slices.Equal(g.Answers, []NotFoundAnswer{want})) {
+				t.Errorf("%s: gateway %s verdict (answers %v): %s", tc.file, g.Gateway, g.Answers, g.Message)
 			}
 		}
 		audited := false

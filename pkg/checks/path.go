@@ -116,9 +116,10 @@ type PathTrace struct {
 
 	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
 	gateway *GatewayVerdict
-	// http500: the failing HTTP route has Gateway API semantics, so a missing cluster answers
-	// 500 rather than 503 (the flag is still NC)
-	http500 bool
+	// Answer is what the client gets when the path fails at a route to a missing cluster:
+	// "503 NC", "500 NC" (a Gateway API HTTP route) or "closed (NC)" (TLS and TCP); the flag is
+	// NC in every case.
+	Answer NotFoundAnswer `json:"answer,omitempty"`
 }
 
 // Failed reports whether the path fails (an Error-level cause).
@@ -655,15 +656,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				}
 			}
 		}
-		status := "503 NC"
-		if rules.ListenerClass(strings.ToUpper(kind)) != rules.ClassHTTP {
-			// tcp_proxy to a missing cluster: no HTTP status, the connection is closed
+		tr.t.Answer = notFoundAnswer(rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP, res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService))
+		status := tr.t.Answer.Text()
+		if tr.t.Answer == AnswerClosed {
 			status = "the sidecar closes the connection (response flag NC)"
-		} else if res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService) {
-			// route.go applyHTTPRouteDestination: ClusterNotFoundResponseCode 500 for routes
-			// with Gateway API semantics
-			status = "500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
-			tr.t.http500 = true
 		}
 		tr.failFix(cause, "NC", culprit, fmt.Sprintf("The %s call to %s:%d is routed to %s, which %s does not have (%s): %s.", strings.ToUpper(kind), host, port, res.Cluster, proxy, c.Reason, status), fix, patch)
 		return
@@ -1543,33 +1539,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s is not in the gateway's clusters (cause %s)", cluster, g.Cause))
 		if mb, ok := missingBackendCulprit(tr.snap, model.Services(gview, flags.MeshConfig), routeVSRef, ghost); ok {
 			// the gateway route's backendRef names a Service that does not exist
-			answer := "the gateway closes the connection (response flag NC)"
-			if httpVS != "" {
-				tr.t.http500 = true
-				answer = "500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
-			}
-			tr.failFix(ListenerClusterAbsent, "NC", mb.culprit, fmt.Sprintf("The gateway routes %s to %s, which it does not have%s: %s.", host, cluster, mb.reason, answer), mb.fix, nil)
+			tr.t.Answer = notFoundAnswer(httpVS != "", true)
+			tr.failFix(ListenerClusterAbsent, "NC", mb.culprit, fmt.Sprintf("The gateway routes %s to %s, which it does not have%s. %s", host, cluster, mb.reason, tr.t.Answer.Sentence("the gateway")), mb.fix, nil)
 			return
 		}
 		msg := g.Message
 		if g.Cause == CauseOK || g.Cause == "" {
 			msg = fmt.Sprintf("The gateway routes %s to %s, which it does not have.", host, cluster)
 		}
-		if httpVS != "" && generatedVS(tr.snap, httpVS) {
-			// route.go applyHTTPRouteDestination: ClusterNotFoundResponseCode 500 for routes
-			// with Gateway API semantics
-			tr.t.http500 = true
-			if !strings.Contains(msg, "500 NC") {
-				msg += " The call fails with 500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)."
-			}
-		} else if httpVS == "" {
-			// a TLS or TCP route: no HTTP status, the gateway closes the connection
-			msg = strings.ReplaceAll(msg, ": a closed connection (response flag NC) for TLS and TCP at the gateway.", ": the gateway closes the connection (response flag NC).")
-			if !strings.Contains(msg, "response flag NC") {
-				msg += " The gateway closes the connection (response flag NC)."
-			}
-		} else if !strings.Contains(msg, "503 NC") {
-			msg += " The call fails with 503 NC at the gateway."
+		tr.t.Answer = notFoundAnswer(httpVS != "", httpVS != "" && generatedVS(tr.snap, httpVS))
+		if !slices.Contains(g.Answers, tr.t.Answer) {
+			msg += " " + tr.t.Answer.Sentence("the gateway")
 		}
 		tr.failFix(g.Cause, "NC", g.Culprit, msg, g.Fix, g.Patch)
 		tr.t.gateway = &g
@@ -3041,13 +3021,10 @@ func (tr *tracer) absentShare(gproxy string, w Workload, reg *model.Registry, ho
 		if slices.ContainsFunc(g.Clusters, func(x Cluster) bool { return x.Name == c && x.Present }) {
 			continue
 		}
+		tr.t.Answer = notFoundAnswer(httpVS != "", httpVS != "" && generatedVS(tr.snap, httpVS))
 		what, answer := "connections", "the gateway closes them (response flag NC)"
 		if httpVS != "" {
-			what, answer = "requests", "they fail with 503 NC at the gateway"
-			if generatedVS(tr.snap, httpVS) {
-				tr.t.http500 = true
-				answer = "they fail with 500 NC at the gateway (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
-			}
+			what, answer = "requests", "they fail with "+tr.t.Answer.Text()+" at the gateway"
 		}
 		share := "a share of them"
 		if i < len(weights) && total > 0 && weights[i] > 0 {

@@ -428,7 +428,13 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 			}
 			var pd, ad []string
 			for _, c := range l.Chains {
-				pd = append(pd, strings.TrimPrefix(c.Destination, "Cluster: ")+chainSNI(c.SNI, len(c.SNI) > 0))
+				d := strings.TrimPrefix(c.Destination, "Cluster: ")
+				if len(c.Weighted) > 1 {
+					// a tcp_proxy splitting the connections (weighted_clusters), written as the
+					// actual side writes it
+					d = "Clusters: " + strings.Join(c.Weighted, ",")
+				}
+				pd = append(pd, d+chainSNI(c.SNI, len(c.SNI) > 0))
 			}
 			for _, c := range a.Chains {
 				ad = append(ad, chainDestination(c)+chainSNI(c.SNI, len(c.SNI) > 0))

@@ -97,6 +97,9 @@ type GatewayVerdict struct {
 	// Patch is the fix as a manifest change (Fix is rendered from it); nil when the fix is
 	// advice.
 	Patch *Patch `json:"patch,omitempty"`
+	// Answers say what clients get when the cause is a route to a cluster the gateway lacks:
+	// "503 NC", "500 NC" (a Gateway API HTTP route) or "closed (NC)" (a TLS or TCP route).
+	Answers []NotFoundAnswer `json:"answers,omitempty"`
 	// Assumptions made where input was unknown (for example the flag's value).
 	Assumptions []string `json:"assumptions,omitempty"`
 	// Notes say where generated names come from (Kubernetes Gateway API), and which Gateway API

@@ -469,20 +469,6 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 }
 
 // certUnused: the server has a certificate but tls.mode PASSTHROUGH (unset reads so).
-// missingClusterAnswer is what a client gets when route destination d of binding b names a
-// cluster the proxy lacks: 503 NC; 500 NC for an HTTP route istiod generates from the Gateway
-// API (route.go applyHTTPRouteDestination: ClusterNotFoundResponseCode 500); a closed connection
-// for TLS and TCP routes (tcp_proxy, no HTTP status).
-func missingClusterAnswer(b rules.Binding, d rules.Dest) string {
-	switch {
-	case d.Kind != rules.RouteHTTP:
-		return "a closed connection (response flag NC)"
-	case rules.GatewaySemantics(b.VS):
-		return "500 NC (a Kubernetes Gateway API route answers 500 when its backend's cluster is missing)"
-	}
-	return "503 NC"
-}
-
 // bindCulprit is the resource to change for a VirtualService that does not bind: the Gateway API
 // route istiod generated it from, else the VirtualService.
 func bindCulprit(b rules.Binding) string {
@@ -902,7 +888,7 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
 					fmt.Sprintf("%s sends %s to %s, which %s does not have (no such Service)", vsRef, e.host, cluster, e.w.Ref()),
 					Evidence{Resource: mb.culprit, Field: "spec.rules[].backendRefs", Value: h})
-				e.fail(ListenerClusterAbsent, mb.culprit, fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have%s: requests for %s get %s at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, mb.reason, e.host, missingClusterAnswer(b, d)), mb.fix)
+				e.fail(ListenerClusterAbsent, mb.culprit, fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have%s: requests for %s get %s at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, mb.reason, e.host, e.notFound(notFoundAnswerFor(d.Kind, b.VS))), mb.fix)
 				return
 			}
 			sub := evaluateNested(e, h, d.Port)
@@ -918,7 +904,7 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				fmt.Sprintf("%s sends %s to %s, which %s does not have (%s)", vsRef, e.host, cluster, e.w.Ref(), sub.Cause),
 				Evidence{Resource: vsRef, Field: "destination", Value: h})
 			e.failPatch(ListenerClusterAbsent, sub.Culprit,
-				fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have: %s Requests for %s get %s at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, sub.Message, e.host, missingClusterAnswer(b, d)),
+				fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have: %s Requests for %s get %s at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, sub.Message, e.host, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
 				sub.Fix, sub.Patch)
 			return
 		}
@@ -941,7 +927,7 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 				fmt.Sprintf("%s sends %s to %s, which %s does not have (%s)", vsRef, e.host, c.Name, e.w.Ref(), c.Reason),
 				Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
 			e.fail(ListenerClusterAbsent, bindCulprit(b),
-				fmt.Sprintf("%s routes %s on gateway %s to port %d, but the gateway has no %s (%s): requests get %s there, although clusters for other ports of the host are present.", vsRef, e.host, e.w.Ref(), d.Port, c.Name, c.Reason, missingClusterAnswer(b, d)),
+				fmt.Sprintf("%s routes %s on gateway %s to port %d, but the gateway has no %s (%s): requests get %s there, although clusters for other ports of the host are present.", vsRef, e.host, e.w.Ref(), d.Port, c.Name, c.Reason, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
 				fmt.Sprintf("Route to a port the entry the gateway uses declares, or declare port %d there (why-missing %s --port %d shows which entry that is).", d.Port, h, d.Port))
 			return
 		}
@@ -961,7 +947,7 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 		fmt.Sprintf("%s sends %s to %s, which %s does not have (its entry for %s declares ports %s)", vsRef, e.host, name, e.w.Ref(), h, strings.Join(ports, ", ")),
 		Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
 	e.fail(ListenerClusterAbsent, bindCulprit(b),
-		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name, missingClusterAnswer(b, d)),
+		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
 		fmt.Sprintf("Route to one of ports %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", strings.Join(ports, ", "), d.Port, h, d.Port))
 }
 

@@ -10,24 +10,28 @@ import (
 
 // Symptoms are the values of why-missing --symptom: Envoy response flags (NC no cluster, NR no
 // route, UH no healthy upstream, UF upstream connection failure, UO upstream overflow) and the
-// HTTP statuses clients see (404, 502, 400, and 500, which a Kubernetes Gateway API route with no
-// usable backend answers), plus "reset" (a connection reset, often a TLS handshake that fails).
-var Symptoms = []string{"NC", "NR", "UH", "UF", "UO", "404", "502", "400", "500", "reset"}
+// HTTP statuses clients see (404, 502, 400, 503, which Envoy answers for NC, UH, UF and UO, and
+// 500, which a Kubernetes Gateway API route with no usable backend answers), plus "reset" (a
+// connection reset, often a TLS handshake that fails).
+var Symptoms = []string{"NC", "NR", "UH", "UF", "UO", "404", "502", "400", "503", "500", "reset"}
 
 // symptomFlags: the flags a path trace reports (PathTrace.Flag) that a client describes as the
 // symptom. 404 is what a client sees for NR; 502 for a BlackHoleCluster or a direct 502; a
 // failed TLS handshake between the hops shows as UF, a reset, or a 400 when plaintext HTTP
 // reaches a TLS port.
 var symptomFlags = map[string][]string{
-	"NC":    {"NC", "NC/BlackHoleCluster"},
-	"NR":    {"NR", "404"},
-	"404":   {"NR", "404"},
-	"UH":    {"UH"},
-	"UF":    {"UF"},
-	"UO":    {},
-	"502":   {"502", "BlackHoleCluster", "NC/BlackHoleCluster"},
-	"400":   {},
-	"500":   {"500"},
+	"NC":  {"NC", "NC/BlackHoleCluster"},
+	"NR":  {"NR", "404"},
+	"404": {"NR", "404"},
+	"UH":  {"UH"},
+	"UF":  {"UF"},
+	"UO":  {},
+	"502": {"502", "BlackHoleCluster", "NC/BlackHoleCluster"},
+	"400": {},
+	"500": {"500"},
+	// 503: a missing cluster under a classic HTTP route (NC, see producesSymptom), no healthy
+	// endpoint, a failed upstream connection or an overflow
+	"503":   {"UH", "UF", "UO"},
 	"reset": {"reset"},
 }
 
@@ -45,7 +49,9 @@ func producesSymptom(p *PathTrace, symptom string) bool {
 	// a missing cluster on a TLS or TCP call: the proxy closes the connection
 	closedNC := p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP)
 	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause) ||
-		(symptom == "500" && p.http500) || (symptom == "reset" && closedNC))
+		(p.Answer != "" && p.Answer.Symptom() == symptom) || (symptom == "reset" && closedNC) ||
+		// an NC from a classic HTTP route (or one the trace did not qualify) is a 503
+		(symptom == "503" && p.Flag == "NC" && !closedNC && (p.Answer == "" || p.Answer == Answer503)))
 }
 
 // symptomSteps: the hop steps that can produce the symptom.
@@ -59,6 +65,7 @@ var symptomSteps = map[string][]string{
 	"502":   {"route", "cluster"},
 	"400":   {"tls"},
 	"500":   {"route", "cluster"},
+	"503":   {"cluster", "endpoints", "service port", "listener", "tls", "upstream tls"},
 	"reset": {"route", "listener", "tls", "filter chain", "cluster", "upstream tls"},
 }
 
@@ -72,6 +79,7 @@ var symptomElsewhere = map[string]string{
 	"UO":    "a DestinationRule's connectionPool limits (maxConnections, http1MaxPendingRequests, http2MaxRequests) overflow under load; the configuration alone never produces it.",
 	"502":   "the external service resets or answers with a malformed response, or TLS is originated twice (the application already speaks TLS to a port the sidecar or gateway also originates on).",
 	"400":   "the application sends plaintext HTTP to a TLS port (http:// to 443) or the external service rejects the request.",
+	"503":   "every endpoint is unhealthy or ejected at run time, the external host refuses the connection (a firewall, a NetworkPolicy, an egress IP allowlist), connectionPool limits overflow under load, the proxy has not received its configuration yet (`istioctl proxy-status`), or the external service itself answers 503 (no response flag in the access log).",
 	"500":   "the external service itself answers 500 (no response flag in the access log), or a route's fault injection or direct response returns it.",
 	"reset": "the external host resets the connection, or the client's SNI is not the host the trace assumed.",
 }
@@ -153,11 +161,10 @@ func MatchSymptomGateways(rep *Report, symptom string) SymptomVerdict {
 	for _, g := range rep.Gateways {
 		c, ok := Lookup(g.Cause)
 		// a missing cluster (NC) is a 500 under a Gateway API HTTP route, and a closed
-		// connection under a TLS or TCP route: the verdict's words say which
-		closedNC := c.Flag == "NC" && strings.Contains(g.Message, "closed connection")
+		// connection under a TLS or TCP route: the verdict's answers say which
 		asked := slices.Contains(symptomFlags[symptom], c.Flag) ||
-			(symptom == "500" && c.Flag == "NC" && strings.Contains(g.Message, "500 NC")) ||
-			(symptom == "reset" && closedNC)
+			(c.Flag == "NC" && slices.ContainsFunc(g.Answers, func(a NotFoundAnswer) bool { return a.Symptom() == symptom })) ||
+			(symptom == "503" && (c.Flag == "UH" || c.Flag == "UF" || (c.Flag == "NC" && len(g.Answers) == 0)))
 		if ok && c.Level == LevelError && asked {
 			v.Matches = true
 			v.Message = fmt.Sprintf("Gateway %s produces %s. %s", g.Gateway, symptom, g.Message)

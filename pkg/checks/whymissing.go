@@ -986,11 +986,10 @@ func meshConfigRef(at string) string {
 }
 
 // missingClusterStatus is what a client sees when a gateway route sends host hn to a cluster the
-// gateway lacks: "503 NC", or "500 NC" for the HTTP routes of the Kubernetes Gateway API (istiod
-// sets their ClusterNotFoundResponseCode to 500: pilot/pkg/networking/core/route/route.go
-// applyHTTPRouteDestination); "" when no gateway route does.
+// gateway lacks (notFoundAnswer, for each kind of route that does), recorded in the verdict; ""
+// when no gateway route does.
 func (e *evaluation) missingClusterStatus(hn string) string {
-	classic, gwapi, closed := false, false, false
+	var as []NotFoundAnswer
 	for _, vs := range e.vsIndex.RoutingTo(hn) {
 		gws := rules.VSGateways(vs)
 		if len(gws) == 1 && gws[0] == rules.MeshGateway {
@@ -999,26 +998,20 @@ func (e *evaluation) missingClusterStatus(hn string) string {
 		ds, _ := e.vsIndex.Merged(vs)
 		for _, d := range ds {
 			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
-				switch {
-				case d.Kind != rules.RouteHTTP:
-					closed = true // tcp_proxy: no HTTP status
-				case rules.GatewaySemantics(vs):
-					gwapi = true
-				default:
-					classic = true
-				}
+				as = addAnswer(as, notFoundAnswerFor(d.Kind, vs))
 			}
 		}
 	}
 	var out []string
-	if classic {
-		out = append(out, "503 NC")
-	}
-	if gwapi {
-		out = append(out, "500 NC (a Kubernetes Gateway API HTTP route answers 500 when its backend's cluster is missing)")
-	}
-	if closed {
-		out = append(out, "a closed connection (response flag NC) for TLS and TCP")
+	for _, a := range []NotFoundAnswer{Answer503, Answer500, AnswerClosed} { // a stable order
+		if !slices.Contains(as, a) {
+			continue
+		}
+		t := e.notFound(a)
+		if a == AnswerClosed && len(as) > 1 {
+			t += " for TLS and TCP"
+		}
+		out = append(out, t)
 	}
 	return strings.Join(out, "; ")
 }
