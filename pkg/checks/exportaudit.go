@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -761,7 +762,24 @@ func exportToPatchAll(ref string, declared []string, ownNs string, add []string)
 // widenExportTo is the fix of an audit finding that exports the resource ("Kind ns/name") to
 // the namespaces it is missing in, written when the report is (AuditFinding.widen).
 func widenExportTo(ref string, declared []string, ownNs string) func([]string) string {
-	return func(missing []string) string { return exportToPatchAll(ref, declared, ownNs, missing).Text() }
+	return func(missing []string) string { return exportToPatchAllText(ref, declared, ownNs, missing) }
+}
+
+// exportToPatchAllText is exportToPatchAll(...).Text() written directly: an audit of a large
+// mesh writes thousands of these, each listing up to every namespace, and only the text is kept
+// (TestExportToPatchAllText holds the two to the same bytes).
+func exportToPatchAllText(ref string, declared []string, ownNs string, add []string) string {
+	list := widenedExportToAll(declared, ownNs, add)
+	var b strings.Builder
+	b.Grow(len(ref) + 24 + 8*len(list))
+	b.WriteString("# ")
+	b.WriteString(ref)
+	b.WriteString("\nspec:\n  exportTo:")
+	for _, x := range list {
+		b.WriteString("\n  - ")
+		b.WriteString(strconv.Quote(x))
+	}
+	return b.String()
 }
 
 // widenServiceExportTo is widenExportTo for a Kubernetes Service's exportTo annotation.
@@ -772,16 +790,28 @@ func widenServiceExportTo(name string, declared []string, ownNs string) func([]s
 // widenedExportToAll is widenedExportTo with every namespace of add.
 func widenedExportToAll(declared []string, ownNs string, add []string) []string {
 	keep := widenedExportTo(declared, ownNs, add[0])
-	// a set beside the list: add can name every namespace of a large mesh
-	in := make(map[string]bool, len(keep)+len(add))
-	for _, k := range keep {
-		in[k] = true
+	first := len(keep) // keep[:first]: what the resource declares, and add[0]
+	private := slices.Contains(keep, rules.ExportPrivate)
+	// add is usually sorted and without repeats (a finding's MissingIn, every namespace of a
+	// large mesh): a repeat is then the previous name; otherwise a set finds repeats
+	var seen map[string]bool
+	sorted := slices.IsSorted(add)
+	if !sorted {
+		seen = make(map[string]bool, len(add))
 	}
-	for _, n := range add[1:] {
-		if !in[n] && (n != ownNs || !in[rules.ExportPrivate]) {
-			keep = append(keep, n)
-			in[n] = true
+	for i, n := range add[1:] {
+		switch {
+		case n == ownNs && private, slices.Contains(keep[:first], n):
+			continue
+		case sorted && n == add[i]:
+			continue
+		case !sorted && seen[n]:
+			continue
 		}
+		if !sorted {
+			seen[n] = true
+		}
+		keep = append(keep, n)
 	}
 	return keep
 }

@@ -241,3 +241,44 @@ func auditPathsBase(t *testing.T, clients []string, docs ...string) *AuditReport
 	}
 	return ExportAudit(loadYAML(t, append(all, docs...)...), AuditOptions{})
 }
+
+// TestExportToPatchAllText: the audit's directly written exportTo fix is the patch's own text.
+func TestExportToPatchAllText(t *testing.T) {
+	for _, tc := range []struct {
+		declared []string
+		own      string
+		add      []string
+	}{
+		{nil, "team-a", []string{"istio-system"}},
+		{[]string{"."}, "team-a", []string{"team-a", "team-b", "egress"}},
+		{[]string{"~"}, "apps", []string{"x", "y"}},
+		{[]string{"team-b", "."}, "team-a", []string{"team-b", "team-c", "team-a"}},
+		{[]string{"weird: ns"}, "n", []string{"true", "1.5"}},
+	} {
+		ref := "ServiceEntry " + tc.own + "/api"
+		want := exportToPatchAll(ref, tc.declared, tc.own, tc.add).Text()
+		if got := exportToPatchAllText(ref, tc.declared, tc.own, tc.add); got != want {
+			t.Errorf("%v + %v:\n got %q\nwant %q", tc.declared, tc.add, got, want)
+		}
+	}
+}
+
+// TestWidenedExportToAll: every namespace added once, after what the resource declares, and the
+// own namespace not again when "." covers it, whether the namespaces come sorted or not.
+func TestWidenedExportToAll(t *testing.T) {
+	for _, tc := range []struct {
+		declared, add []string
+		want          []string
+	}{
+		{[]string{"."}, []string{"a", "b", "b", "c"}, []string{".", "a", "b", "c"}},
+		{[]string{"."}, []string{"own", "a", "own"}, []string{".", "a"}},
+		{[]string{"b", "."}, []string{"c", "a", "b", "c", "a"}, []string{"b", ".", "c", "a"}},
+		{nil, []string{"a", "b"}, []string{".", "a", "b"}},
+		{[]string{"~"}, []string{"z", "own", "y"}, []string{".", "z", "y"}},
+		{[]string{"x"}, []string{"own", "own", "x"}, []string{"x", "own"}},
+	} {
+		if got := widenedExportToAll(tc.declared, "own", tc.add); !slices.Equal(got, tc.want) {
+			t.Errorf("%v + %v = %v, want %v", tc.declared, tc.add, got, tc.want)
+		}
+	}
+}
