@@ -937,3 +937,40 @@ func TestGatewayAPIGatewayBackendServiceMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayAPIMeshRouteInThirdNamespace: an HTTPRoute attached to a ServiceEntry from a
+// namespace that is neither the client's nor the entry's applies to its own namespace's sidecars
+// only (BuildSidecarVirtualHostWrapper): the bypass warning names that route, not the gateway
+// route without "mesh". A TCPRoute has no such limit (the control goes through the gateway).
+func TestGatewayAPIMeshRouteInThirdNamespace(t *testing.T) {
+	for _, tc := range []struct{ file, host, from, call, route string }{
+		{"gatewayapi-mesh-route-in-third-namespace-http.yaml", "api.vendor.example", "team-a", "http", "HTTPRoute platform-routes/api-via-egress"},
+		{"gatewayapi-mesh-route-in-third-namespace-gateway-api-egress.yaml", "hooks.chat-saas.example", "alerts", "http", "HTTPRoute observability/hooks-to-egress"},
+		{"gatewayapi-mesh-route-in-third-namespace-tcp-applies.yaml", "mq.broker-cloud.example", "payments", "tcp", ""},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var named []string
+		for _, w := range p.Warnings {
+			if w.Code == PathDirect {
+				named = append(named, w.Resource)
+				if tc.route != "" && (!strings.Contains(w.Message, "namespace "+strings.SplitN(strings.Fields(tc.route)[1], "/", 2)[0]) || !strings.Contains(w.Fix, "Create "+tc.route)) {
+					t.Errorf("%s: warning %q / fix %q", tc.file, w.Message, w.Fix)
+				}
+			}
+		}
+		want := []string{}
+		if tc.route != "" {
+			want = []string{tc.route}
+		}
+		if !slices.Equal(append([]string{}, named...), want) || p.Cause != PathOK {
+			t.Errorf("%s: %s, bypass warnings on %v, want %v", tc.file, p.Cause, named, want)
+		}
+	}
+}

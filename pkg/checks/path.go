@@ -807,6 +807,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		}
 		return
 	}
+	if w, ok := tr.consumerRouteElsewhere(v, x.Relevant(host, nil), host, proxy); ok {
+		tr.t.Warnings = append(tr.t.Warnings, w)
+		return
+	}
 	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if !routesCallKind(vs, tr.t.Call) {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
@@ -905,6 +909,34 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 	return Finding{Code: PathDirect, Level: LevelWarning, Resource: route,
 		Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s), but no route sends the call from %s to that gateway: a route attached to a Gateway applies only at the gateway, so the sidecar sends the call straight out.", route, host, gwNs, gwName, listener, proxy),
 		Fix:     fmt.Sprintf("Add a%s %s in %s (there it applies to every sidecar; in a client's namespace, to that namespace's sidecars only) with parentRefs [%s] and backendRefs [%s]: sidecars then send %s to the gateway (Istio's egress gateway task, Gateway API: https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", article(origin[0].Kind), origin[0].Kind, where, parent, backend, host)}
+}
+
+// consumerRouteElsewhere: a Kubernetes Gateway API mesh route for host (its parentRef the
+// host's ServiceEntry or Service) sits in a third namespace, neither the client's nor the
+// service's: istiod builds its HTTP routes only for the sidecars of its own namespace
+// (httproute.go BuildSidecarVirtualHostWrapper: a VirtualService with Gateway API semantics
+// applies when one of its services is in its namespace, or the proxy is; rules.SidecarOutbound
+// virtualHosts mirrors it). TLS and TCP routes have no such limit. The client's HTTP call then
+// goes straight out, however the route was meant to send it.
+func (tr *tracer) consumerRouteElsewhere(v SidecarView, vses []*networkingv1.VirtualService, host, proxy string) (Finding, bool) {
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok {
+		return Finding{}, false
+	}
+	for _, vs := range vses {
+		origin := rules.GeneratedFrom(vs.Annotations, vs.Namespace)
+		if len(origin) == 0 || !slices.Equal(rules.VSGateways(vs), []string{rules.MeshGateway}) || vs.Namespace == v.Namespace || vs.Namespace == s.Namespace {
+			continue
+		}
+		if tr.t.Call != rules.CallHTTP && tr.t.Call != rules.CallHTTP2 || len(vs.Spec.GetHttp()) == 0 {
+			continue
+		}
+		route := origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+		return Finding{Code: PathDirect, Level: LevelWarning, Resource: route,
+			Message: fmt.Sprintf("%s routes %s for sidecars (its parent is %s), but it is in namespace %s, neither the client's (%s) nor %s's (%s): istiod builds the HTTP routes of a mesh route from another namespace than its parent's for the sidecars of its own namespace only, so the call from %s does not take it and goes straight out.", route, host, s.Ref(), vs.Namespace, v.Namespace, s.Ref(), s.Namespace, proxy),
+			Fix:     fmt.Sprintf("Create %s in namespace %s (%s's: there it applies to every sidecar), or a copy in namespace %s for these clients only.", route, s.Namespace, s.Ref(), v.Namespace)}, true
+	}
+	return Finding{}, false
 }
 
 // hasMeshParent: the input holds a ServiceEntry or Service (kind) ns/name a mesh route can name.
