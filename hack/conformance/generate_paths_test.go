@@ -117,8 +117,9 @@ func init() {
 		// 30 to split.example.com (same port). exported: a public entry other/path-split for the
 		// host (HTTP 80, TLS 443). not-exported: the entry with exportTo ["."] (the gateway has
 		// no cluster for it: Envoy answers that share itself, 503 NC or a closed connection).
-		// no-entry: no entry for the host.
-		dimension{dimPSplit, []string{"none", "none", "none", "exported", "not-exported", "no-entry"}},
+		// no-entry: no entry for the host. zero-no-entry: no entry and the split's weights 100/0
+		// (istiod leaves a weight-0 destination out of the weighted clusters: nothing fails).
+		dimension{dimPSplit, []string{"none", "none", "none", "exported", "not-exported", "no-entry", "zero-no-entry"}},
 	)
 }
 
@@ -332,7 +333,11 @@ spec:
 		if passthrough {
 			port = 443
 		}
-		gwRoute = gwRoute[:j] + fmt.Sprintf("\n      weight: 70\n    - destination: {host: %s, port: {number: %d}}\n      weight: 30", splitHost, port) + gwRoute[j:]
+		w1, w2 := 70, 30
+		if sv == "zero-no-entry" {
+			w1, w2 = 100, 0
+		}
+		gwRoute = gwRoute[:j] + fmt.Sprintf("\n      weight: %d\n    - destination: {host: %s, port: {number: %d}}\n      weight: %d", w1, splitHost, port, w2) + gwRoute[j:]
 		splitEntry(b, sv)
 	}
 	originationRule(b, origVariant)
@@ -439,7 +444,7 @@ spec:
 func splitEntry(b *builder, v string) {
 	exportTo := `["*"]`
 	switch v {
-	case "no-entry":
+	case "no-entry", "zero-no-entry":
 		return
 	case "not-exported":
 		exportTo = `["."]`

@@ -497,6 +497,12 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				} else {
 					fix = exportToYAML(h.Ref(), h.DeclaredExportTo, h.Namespace, v.Namespace)
 				}
+			} else if vsRef, _ := callRouteTo(rep, c.Name); vsRef != "" && len(model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).ForHost(c.FQDN)) == 0 && snap.Unknown[snapshot.KindService] == "" && snap.Unknown[snapshot.KindServiceEntry] == "" {
+				// No Service or ServiceEntry anywhere declares the destination: the route names a
+				// host that does not exist (why-missing --from blames the route alike).
+				resource = firstOrigin(snap, vsRef)
+				c.Reason = fmt.Sprintf("no Service or ServiceEntry declares %s anywhere", c.FQDN)
+				fix = fmt.Sprintf("In %s, route to a host that exists (`kubectl get services,serviceentries -A` lists them), or create the Service or ServiceEntry for %s.", resource, c.FQDN)
 			}
 			vs, kind := callRouteTo(rep, c.Name)
 			status := notFoundAnswer(true, vs != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vs)).Text()
@@ -1560,8 +1566,8 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		}
 		rb := RouteBinding{Gateway: gwRef, Server: idx, Port: s.GetPort().GetNumber(), Protocol: proto, RouteType: b.RouteType, VirtualService: vs.Namespace + "/" + vs.Name, Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts}
 		for _, d := range b.Dests {
-			if d.Direct != 0 {
-				continue
+			if d.Direct != 0 || d.Idle {
+				continue // an answer, or a weight-0 share that carries nothing
 			}
 			n := dest(d)
 			if !slices.Contains(rb.Destinations, n) {
@@ -1688,11 +1694,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 		chainOf := map[*networking.TLSRoute]int{}
 		for _, b := range bound {
 			for _, d := range b.Dests {
+				if d.Idle {
+					continue // weight 0 among several: not a cluster of the chain
+				}
 				if k, ok := chainOf[d.TLS]; ok {
 					if c := &lv.Chains[k]; len(d.TLS.GetRoute()) > 1 {
-						if len(c.Weighted) == 0 {
-							c.Weighted = []string{strings.TrimPrefix(c.Destination, "Cluster: ")}
-						}
 						c.Weighted = append(c.Weighted, dest(d))
 					}
 					continue
@@ -1714,15 +1720,26 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					continue
 				}
 				chainOf[d.TLS] = len(lv.Chains)
-				lv.Chains = append(lv.Chains, ChainView{Match: "SNI: " + strings.Join(names, ","), SNI: names, Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name})
+				cv := ChainView{Match: "SNI: " + strings.Join(names, ","), SNI: names, Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
+				if len(d.TLS.GetRoute()) > 1 {
+					cv.Weighted = []string{dest(d)}
+				}
+				lv.Chains = append(lv.Chains, cv)
 			}
 		}
 	case rt == rules.RouteTCP:
 		for _, b := range bound {
+			// the first destination that carries connections (weight 0 among several does not)
 			d := b.Dests[0]
+			for _, o := range b.Dests {
+				if !o.Idle {
+					d = o
+					break
+				}
+			}
 			cv := ChainView{Match: "ALL", Destination: "Cluster: " + dest(d), Origin: "VirtualService " + b.VS.Namespace + "/" + b.VS.Name}
 			for _, o := range b.Dests {
-				if o.TCP == d.TCP && o.TLS == d.TLS && len(d.TCP.GetRoute())+len(d.TLS.GetRoute()) > 1 {
+				if o.TCP == d.TCP && o.TLS == d.TLS && !o.Idle && len(d.TCP.GetRoute())+len(d.TLS.GetRoute()) > 1 {
 					cv.Weighted = append(cv.Weighted, dest(o))
 				}
 			}
@@ -1847,8 +1864,12 @@ func refusedBackendFinding(snap *snapshot.Snapshot, v SidecarView, res rules.Cal
 // cluster, and that call's kind; "" when none.
 func callRouteTo(rep *ListenerReport, cluster string) (string, string) {
 	for _, cv := range rep.Calls {
-		if cv.Result.Route != nil && cv.Result.Cluster == cluster {
-			return cv.Result.Route.VirtualService, cv.Kind
+		r := cv.Result
+		if r.Route != nil && (r.Cluster == cluster || slices.Contains(r.Route.Weighted, cluster)) {
+			return r.Route.VirtualService, cv.Kind
+		}
+		if r.Chain != nil && r.Chain.VirtualService != "" && (r.Cluster == cluster || slices.Contains(r.Chain.Weighted, cluster)) {
+			return r.Chain.VirtualService, cv.Kind
 		}
 	}
 	return "", ""

@@ -564,6 +564,9 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	if d.Mirror {
 		return
 	}
+	if d.Idle {
+		return // weight 0 among several destinations: istiod sends it nothing
+	}
 	h := strings.ToLower(d.Host)
 	services := a.registry.Shared(h)
 	if len(services) == 0 {

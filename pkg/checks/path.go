@@ -561,10 +561,31 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		// with several backendRefs): the trace follows the first (followedCluster); the note
 		// names the others.
 		ws := weightedClusters(res)
+		follow := followedCluster(res)
 		if len(ws) > 1 {
-			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s. Trace the others by calling their hosts (why-missing HOST --from %s).", strings.Join(ws, ", "), ws[0], v.Namespace))
+			// A share sent to a cluster the sidecar does not have fails there (503 NC, 500 NC
+			// under a Gateway API route, a closed connection for TCP) whatever the others do:
+			// the trace follows that share (Envoy picks a weighted cluster per request or
+			// connection: route.go applyHTTPRouteDestination, networkfilter.go
+			// buildOutboundNetworkFiltersWithWeightedClusters).
+			view, drs, _ := sidecarDRs(tr.snap, v)
+			reg := model.Services(view, v.Flags.MeshConfig)
+			for _, w := range ws {
+				if w == follow || w == rules.UnknownServiceCluster || w == zeroWeightCluster {
+					continue
+				}
+				if port, subset, h, ok := parseClusterName(w); ok && !sidecarCluster(tr.snap, v, drs, reg, h, port, subset).Present {
+					follow = w
+					break
+				}
+			}
+			if follow != ws[0] {
+				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s, the share the sidecar has no cluster for (the other shares may work).", strings.Join(ws, ", "), follow))
+			} else {
+				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s. Trace the others by calling their hosts (why-missing HOST --from %s).", strings.Join(ws, ", "), ws[0], v.Namespace))
+			}
 		}
-		res.Cluster = followedCluster(res)
+		res.Cluster = follow
 		tr.sidecarHop(v, proxy, res, host, port, kind)
 		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
@@ -654,6 +675,13 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					patch = serviceExportToPatch(s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
 					culprit, fix = s.Ref(), patch.Text()
 				}
+			}
+			if vsRef := routeVSOf(res); patch == nil && vsRef != "" && len(reg.ForHost(chost)) == 0 && tr.snap.Unknown[snapshot.KindService] == "" && tr.snap.Unknown[snapshot.KindServiceEntry] == "" {
+				// No Service or ServiceEntry anywhere declares the destination: the route
+				// names a host that does not exist (a typo, a gateway Service not deployed).
+				culprit = firstOrigin(tr.snap, vsRef)
+				c.Reason = fmt.Sprintf("no Service or ServiceEntry declares %s anywhere", chost)
+				fix = fmt.Sprintf("In %s, route to a host that exists (`kubectl get services,serviceentries -A` lists them), or create the Service or ServiceEntry for %s.", culprit, chost)
 			}
 		}
 		tr.t.Answer = notFoundAnswer(rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP, res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService))
@@ -1811,6 +1839,18 @@ func addressedVirtualService(view *snapshot.Snapshot, host string) (string, stri
 }
 
 // routeVS is the VirtualService ("namespace/name") of the route a call took, "" when none.
+// routeVSOf is the VirtualService ("namespace/name") of the route or tcp/tls chain a call took
+// ("" for none).
+func routeVSOf(res rules.CallResult) string {
+	if res.Route != nil {
+		return res.Route.VirtualService
+	}
+	if res.Chain != nil {
+		return res.Chain.VirtualService
+	}
+	return ""
+}
+
 func routeVS(res rules.CallResult) string {
 	if res.Route == nil {
 		return ""

@@ -485,3 +485,25 @@ func TestTCPCallByEntryAddressReachesGateway(t *testing.T) {
 		t.Errorf("%s via %q, sidecar cluster %q: %s", p.Cause, p.Gateway, p.SidecarCluster, p.Message)
 	}
 }
+
+// TestWeightZeroShareNeedsNothing: a weight-0 destination of a gateway route split (HTTP, TLS,
+// TCP) takes no traffic, so no command asks for its cluster: the path works, and neither
+// export-audit nor preflight reports an error (each used to ask to export or declare it).
+func TestWeightZeroShareNeedsNothing(t *testing.T) {
+	for _, f := range []string{"weighted-gateway-route-weight-zero-entry-not-exported.yaml", "weighted-tls-gateway-route-weight-zero-host-without-entry.yaml", "weighted-tcp-gateway-route-weight-zero-port-undeclared.yaml"} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, af := range ExportAudit(snap, AuditOptions{}).Findings {
+			if af.Level == LevelError {
+				t.Errorf("%s: export-audit %s on %s: %s", f, af.Code, af.Ref(), af.Message)
+			}
+		}
+		for _, pf := range Preflight(snap).Findings {
+			if pf.Level == LevelError {
+				t.Errorf("%s: preflight %s on %v: %s", f, pf.Code, pf.Resource, pf.Message)
+			}
+		}
+	}
+}

@@ -783,8 +783,8 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				// the gateway routes: it needs no server or virtual host, and an absent mirror
 				// cluster drops only the mirrored copies (the traced paths warn,
 				// GATEWAY_MIRROR_CLUSTER_ABSENT). istiod route/route.go translateRoute.
-				if d.Mirror {
-					continue
+				if d.Mirror || d.Idle {
+					continue // (a weight-0 share of a split carries nothing)
 				}
 				// A tls or tcp route that forwards the connections of the VirtualService's hosts
 				// to another service (a forward proxy): that service's own name reaches the

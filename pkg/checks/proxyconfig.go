@@ -429,7 +429,7 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 			var pd, ad []string
 			for _, c := range l.Chains {
 				d := strings.TrimPrefix(c.Destination, "Cluster: ")
-				if len(c.Weighted) > 1 {
+				if len(c.Weighted) > 0 {
 					// a tcp_proxy splitting the connections (weighted_clusters), written as the
 					// actual side writes it
 					d = "Clusters: " + strings.Join(c.Weighted, ",")

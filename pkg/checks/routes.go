@@ -769,8 +769,8 @@ func (e *evaluation) routeBinding(b rules.Binding, covers bool) RouteBinding {
 		Protocol: b.Server.GetPort().GetProtocol(), RouteType: b.RouteType, VirtualService: b.VS.Namespace + "/" + b.VS.Name,
 		Result: b.Reason, Hosts: b.Hosts, SNIHosts: b.SNIHosts, CoversHost: covers}
 	for _, d := range b.Dests {
-		if d.Direct != 0 {
-			continue
+		if d.Direct != 0 || d.Idle {
+			continue // an answer, or a weight-0 share that carries nothing
 		}
 		name := gatewayDestCluster(e.snap, e.flags.MeshConfig, e.w.Namespace, d, r.Port)
 		if !slices.Contains(r.Destinations, name) {
@@ -797,8 +797,8 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 	for _, b := range ra.covering {
 		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 		for _, d := range b.Dests {
-			if d.Mirror {
-				continue
+			if d.Mirror || d.Idle {
+				continue // mirrors are checked apart; a weight-0 share carries nothing
 			}
 			h := strings.ToLower(d.Host)
 			if d.Direct != 0 {

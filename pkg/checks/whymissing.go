@@ -997,7 +997,7 @@ func (e *evaluation) missingClusterStatus(hn string) string {
 		}
 		ds, _ := e.vsIndex.Merged(vs)
 		for _, d := range ds {
-			if strings.EqualFold(d.Host, hn) && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
+			if strings.EqualFold(d.Host, hn) && !d.Mirror && !d.Idle && (e.port == 0 || d.Port == 0 || d.Port == e.port) {
 				as = addAnswer(as, notFoundAnswerFor(d.Kind, vs))
 			}
 		}

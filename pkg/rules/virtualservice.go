@@ -49,6 +49,11 @@ type Dest struct {
 	HTTP *networking.HTTPRoute
 	TLS  *networking.TLSRoute
 	TCP  *networking.TCPRoute
+	// Idle: the destination takes no traffic, weight 0 in a route with several destinations
+	// (istiod leaves it out of the weighted clusters: route.go applyHTTPRouteDestination,
+	// networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters). Its cluster is still a
+	// destination the gateway's cluster filter keeps (GatewayDestinations).
+	Idle bool
 	// Direct is set for an http route that answers itself (no destination, Host ""): the
 	// status of its directResponse (500 for a Gateway API rule whose backends all weigh 0), or 1
 	// for a redirect. Only gateway bindings carry such routes (Bind).
@@ -102,12 +107,12 @@ func MergedRoutes(root *networkingv1.VirtualService, all []*networkingv1.Virtual
 	}
 	for i, r := range root.Spec.Tls {
 		for _, rd := range r.GetRoute() {
-			out = append(out, dest(RouteTLS, rd.GetDestination(), i, root, root, func(d *Dest) { d.TLS = r }))
+			out = append(out, dest(RouteTLS, rd.GetDestination(), i, root, root, func(d *Dest) { d.TLS, d.Idle = r, idle(rd, len(r.GetRoute())) }))
 		}
 	}
 	for i, r := range root.Spec.Tcp {
 		for _, rd := range r.GetRoute() {
-			out = append(out, dest(RouteTCP, rd.GetDestination(), i, root, root, func(d *Dest) { d.TCP = r }))
+			out = append(out, dest(RouteTCP, rd.GetDestination(), i, root, root, func(d *Dest) { d.TCP, d.Idle = r, idle(rd, len(r.GetRoute())) }))
 		}
 	}
 	return out, problems
@@ -120,7 +125,9 @@ func httpDests(r *networking.HTTPRoute, idx int, declared, root *networkingv1.Vi
 	set := func(d *Dest) { d.HTTP = r }
 	var out []Dest
 	for _, rd := range r.GetRoute() {
-		out = append(out, dest(RouteHTTP, rd.GetDestination(), idx, declared, root, set))
+		d := dest(RouteHTTP, rd.GetDestination(), idx, declared, root, set)
+		d.Idle = idle(rd, len(r.GetRoute()))
+		out = append(out, d)
 	}
 	if m := r.GetMirror(); m != nil {
 		d := dest(RouteHTTP, m, idx, declared, root, set)
@@ -133,6 +140,11 @@ func httpDests(r *networking.HTTPRoute, idx int, declared, root *networkingv1.Vi
 		out = append(out, d)
 	}
 	return out
+}
+
+// idle: a destination of weight 0 among n > 1 takes no traffic (Dest.Idle).
+func idle(rd interface{ GetWeight() int32 }, n int) bool {
+	return n > 1 && rd.GetWeight() == 0
 }
 
 func dest(kind string, d *networking.Destination, idx int, declared, root *networkingv1.VirtualService, set func(*Dest)) Dest {
