@@ -1571,7 +1571,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		vsRef, _ := strings.CutPrefix(chain.Origin, "VirtualService ")
 		routeVSRef = vsRef
 		if len(split) > 1 {
-			splitWeights = l4SplitWeights(split, l4Dests(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""))
+			splitWeights = l4SplitWeights(gview, vsRef, split)
 		}
 		if refused, total := l4RefusedShare(gview, vsRef, host, len(chain.SNI) > 0 && chain.TLS == ""); refused > 0 {
 			tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s splits the connections by weight: %d of every %d go to %s, a refused Gateway API backend", chain.Origin, refused, total, rules.UnknownServiceCluster))
@@ -1615,7 +1615,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.t.gateway = &g
 		return
 	}
-	if tr.absentShare(gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster, split, splitWeights, httpVS, routeVSRef) {
+	if tr.absentShare(gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster, split, splitWeights, httpVS, routeVSRef, &g) {
 		return
 	}
 	detail := cluster + " present"
@@ -1933,14 +1933,7 @@ func l4RefusedShare(view *snapshot.Snapshot, vsRef, host string, tls bool) (refu
 // l4Dests: the destinations of the gateway's tls (tls) or tcp route of VirtualService vsRef
 // ("namespace/name") for host.
 func l4Dests(view *snapshot.Snapshot, vsRef, host string, tls bool) []*networking.RouteDestination {
-	byRef := view.Derived(vsByRefKey{}, func() any {
-		m := make(map[string]*networkingv1.VirtualService, len(view.VirtualServices))
-		for _, vs := range view.VirtualServices {
-			m[vs.Namespace+"/"+vs.Name] = vs
-		}
-		return m
-	}).(map[string]*networkingv1.VirtualService)
-	vs, ok := byRef[vsRef]
+	vs, ok := vsByRef(view)[vsRef]
 	if !ok {
 		return nil
 	}
@@ -1959,26 +1952,55 @@ func l4Dests(view *snapshot.Snapshot, vsRef, host string, tls bool) []*networkin
 }
 
 // l4SplitWeights: the weights of the clusters split (a tcp_proxy's weighted clusters), read
-// from dests by host and port (0 where no destination matches).
-func l4SplitWeights(split []string, dests []*networking.RouteDestination) []int32 {
-	out := make([]int32, len(split))
-	for i, c := range split {
-		port, _, h, ok := parseClusterName(c)
-		if !ok {
-			continue
-		}
-		for _, d := range dests {
-			if d.GetDestination().GetHost() == h && (d.GetDestination().GetPort().GetNumber() == 0 || d.GetDestination().GetPort().GetNumber() == port) {
-				out[i] = d.GetWeight()
-				break
+// from the tls or tcp route of VirtualService vsRef whose destinations give every one of them
+// (host, subset, and port when the destination names one); nil when no route does.
+func l4SplitWeights(view *snapshot.Snapshot, vsRef string, split []string) []int32 {
+	vs := vsByRef(view)[vsRef]
+	if vs == nil {
+		return nil
+	}
+	var routes [][]*networking.RouteDestination
+	for _, r := range vs.Spec.Tls {
+		routes = append(routes, r.GetRoute())
+	}
+	for _, r := range vs.Spec.Tcp {
+		routes = append(routes, r.GetRoute())
+	}
+	for _, dests := range routes {
+		out := make([]int32, len(split))
+		all := true
+		for i, c := range split {
+			port, subset, h, ok := parseClusterName(c)
+			found := false
+			for _, d := range dests {
+				dd := d.GetDestination()
+				if ok && d.GetWeight() > 0 && strings.EqualFold(rules.ResolveShortname(dd.GetHost(), vs.Namespace), h) && dd.GetSubset() == subset && (dd.GetPort().GetNumber() == 0 || dd.GetPort().GetNumber() == port) {
+					out[i], found = d.GetWeight(), true
+					break
+				}
 			}
+			all = all && found
+		}
+		if all {
+			return out
 		}
 	}
-	return out
+	return nil
 }
 
 // vsByRefKey: a view's VirtualServices by "namespace/name" (l4RefusedShare).
 type vsByRefKey struct{}
+
+// vsByRef is the view's VirtualServices by "namespace/name".
+func vsByRef(view *snapshot.Snapshot) map[string]*networkingv1.VirtualService {
+	return view.Derived(vsByRefKey{}, func() any {
+		m := make(map[string]*networkingv1.VirtualService, len(view.VirtualServices))
+		for _, vs := range view.VirtualServices {
+			m[vs.Namespace+"/"+vs.Name] = vs
+		}
+		return m
+	}).(map[string]*networkingv1.VirtualService)
+}
 
 // refusedWeights: the weight of the destinations istiod left empty among dests, and the total,
 // when some but not all of the weight goes there.
@@ -3067,7 +3089,7 @@ func sidecarImportPatch(v SidecarView, host string) *Patch {
 // those it sends to a missing one itself (route.go applyHTTPRouteDestination:
 // ClusterNotFoundResponseCode, 503 or 500 under Gateway API semantics; tcp_proxy closes the
 // connection). Refused Gateway API backends (UnknownService) are reported before this.
-func (tr *tracer) absentShare(gproxy string, w Workload, reg *model.Registry, host, followed string, split []string, weights []int32, httpVS, vsRef string) bool {
+func (tr *tracer) absentShare(gproxy string, w Workload, reg *model.Registry, host, followed string, split []string, weights []int32, httpVS, vsRef string, main *GatewayVerdict) bool {
 	if len(split) < 2 {
 		return false
 	}
@@ -3105,6 +3127,18 @@ func (tr *tracer) absentShare(gproxy string, w Workload, reg *model.Registry, ho
 		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s present, but the route splits the %s by weight and %s is not in the gateway's clusters (cause %s)", followed, what, c, g.Cause))
 		tr.t.GatewayCluster = c
 		msg := fmt.Sprintf("The gateway's route splits the %s for %s by weight and sends %s to %s, which the gateway does not have: %s; the others go on to %s.", what, host, share, c, answer, followed)
+		if main != nil && (main.Cause == CauseSubsetNotDefined || main.Cause == ListenerClusterAbsent) && strings.Contains(main.Message, c) {
+			// why-missing's verdict on the gateway for the called host already names this
+			// destination (a bound route's subset or cluster the gateway lacks): the same
+			// cause, resource and fix
+			culprit := main.Culprit
+			if culprit == "" {
+				culprit = firstOrigin(tr.snap, vsRef)
+			}
+			tr.failFix(main.Cause, "NC", culprit, msg+" "+main.Message, main.Fix, main.Patch)
+			tr.t.gateway = main
+			return true
+		}
 		if mb, ok := missingBackendCulprit(tr.snap, reg, vsRef, h); ok {
 			tr.fail(ListenerClusterAbsent, "NC", mb.culprit, msg+" "+upperFirst(strings.TrimPrefix(mb.reason, "; "))+".", mb.fix)
 			return true

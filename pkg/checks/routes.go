@@ -402,8 +402,33 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				DestinationRule: dr.Ref(), Reason: "subset not defined by a DestinationRule on the gateway's lookup path"})
 			e.step("subsets", "referenced subsets are defined", Fail, fmt.Sprintf("subset %q of %s is not defined for gateway namespace %s", d.Subset, h, e.w.Namespace),
 				Evidence{Resource: vsRef, Field: fmt.Sprintf("spec.%s[%d].route.destination.subset", d.Kind, d.RouteIndex), Value: d.Subset, Note: "DestinationRule found: " + orNone(dr.Ref())})
-			e.fail(CauseSubsetNotDefined, vsRef, fmt.Sprintf("%s routes to subset %q of %s, but no DestinationRule on the gateway's lookup path (%s, then the service's namespace, then %s) defines it: %s is absent, 503 NC.",
-				vsRef, d.Subset, h, e.w.Namespace, e.rootNs, cn),
+			path := e.w.Namespace + ", then the service's namespace, then " + e.rootNs
+			if e.w.Namespace == e.rootNs {
+				path = e.w.Namespace + ", then the service's namespace"
+			}
+			answer := e.notFound(notFoundAnswerFor(d.Kind, b.VS))
+			if dr.Ref() != "" {
+				// A rule applies to the host on the gateway but lacks the subset: add it there. A
+				// new rule in the gateway's namespace would come first on the lookup path and
+				// take the place of this one, dropping its other subsets (push_context.go
+				// destinationRule: the proxy's namespace first).
+				e.fail(CauseSubsetNotDefined, "DestinationRule "+dr.Ref(), fmt.Sprintf("%s routes to subset %q of %s, but DestinationRule %s, the rule the gateway applies to the host (lookup path: %s), does not define it: %s is absent, %s.",
+					vsRef, d.Subset, h, dr.Ref(), path, cn, answer),
+					fmt.Sprintf("Add subset %q (with the labels of its endpoints, or none) to spec.subsets of DestinationRule %s. A new DestinationRule for %s in namespace %s would replace that rule for the gateway and drop its other subsets.", d.Subset, dr.Ref(), h, e.w.Namespace))
+				return
+			}
+			if hid := hiddenSubsetRule(e.snap, h, d.Subset, e.w.Namespace, e.rootNs, e.flags.MeshConfig.GetDefaultDestinationRuleExportTo()); hid != nil {
+				// A rule on the lookup path defines the subset, but its exportTo leaves the
+				// gateway's namespace out (export-audit's DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE).
+				ref := "DestinationRule " + hid.Namespace + "/" + hid.Name
+				exp := rules.EffectiveExportTo(hid.Spec.ExportTo, e.flags.MeshConfig.GetDefaultDestinationRuleExportTo())
+				e.fail(CauseSubsetNotDefined, ref, fmt.Sprintf("%s routes to subset %q of %s; %s defines it, but its exportTo %s leaves out namespace %s, where gateway pod %s looks rules up: %s is absent, %s.",
+					vsRef, d.Subset, h, ref, fmtList(exp), e.w.Namespace, e.w.Ref(), cn, answer),
+					exportToYAML(ref, hid.Spec.ExportTo, hid.Namespace, e.w.Namespace))
+				return
+			}
+			e.fail(CauseSubsetNotDefined, vsRef, fmt.Sprintf("%s routes to subset %q of %s, but no DestinationRule on the gateway's lookup path (%s) defines it: %s is absent, %s.",
+				vsRef, d.Subset, h, path, cn, answer),
 				fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s\n    labels: {}   # the endpoint labels of this subset", strings.ReplaceAll(h, ".", "-"), e.w.Namespace, h, d.Subset))
 			return
 		}
@@ -469,6 +494,38 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 }
 
 // certUnused: the server has a certificate but tls.mode PASSTHROUGH (unset reads so).
+// hiddenSubsetRule: a DestinationRule for host that defines subset, in a namespace on a proxy in
+// proxyNs's lookup path for it (proxyNs, the namespace of a service of the host, the root
+// namespace; push_context.go destinationRule), whose exportTo (or the mesh default) leaves
+// proxyNs out; nil when none.
+func hiddenSubsetRule(snap *snapshot.Snapshot, host, subset, proxyNs, rootNs string, defaultExportTo []string) *networkingv1.DestinationRule {
+	svcNs := map[string]bool{}
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			if strings.EqualFold(h, host) {
+				svcNs[se.Namespace] = true
+			}
+		}
+	}
+	for _, svc := range snap.Services {
+		if rules.KubeServiceHost(svc) == host {
+			svcNs[svc.Namespace] = true
+		}
+	}
+	for _, dr := range snap.DestinationRules {
+		if !strings.EqualFold(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace), host) || !(dr.Namespace == proxyNs || dr.Namespace == rootNs || svcNs[dr.Namespace]) {
+			continue
+		}
+		if !slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
+			continue
+		}
+		if !rules.VirtualServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.ExportTo, defaultExportTo), proxyNs) {
+			return dr
+		}
+	}
+	return nil
+}
+
 // bindCulprit is the resource to change for a VirtualService that does not bind: the Gateway API
 // route istiod generated it from, else the VirtualService.
 func bindCulprit(b rules.Binding) string {

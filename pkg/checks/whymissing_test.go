@@ -197,9 +197,22 @@ func TestSubsetOnGatewayRoute(t *testing.T) {
 	// (istio-system, then the service namespace team-a, then root): the service namespace counts.
 	drTeamA := "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: api, namespace: team-a}\nspec:\n  host: api.example.com\n  subsets: [{name: v1}]\n"
 	expect(t, verdict(t, snap(t, "false", "false", entry, withSubset, drTeamA), "api.example.com", 80), true, CauseOK, "")
-	// exported only to team-a: not visible from istio-system.
+	// exported only to team-a: not visible from istio-system. The rule that defines the subset is
+	// to blame (its exportTo), as export-audit says (DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE).
 	drPrivate := strings.Replace(drTeamA, "spec:\n", "spec:\n  exportTo: [\".\"]\n", 1)
-	expect(t, verdict(t, snap(t, "false", "false", entry, withSubset, drPrivate), "api.example.com", 80), false, CauseSubsetNotDefined, "VirtualService team-a/api")
+	v = verdict(t, snap(t, "false", "false", entry, withSubset, drPrivate), "api.example.com", 80)
+	expect(t, v, false, CauseSubsetNotDefined, "DestinationRule team-a/api")
+	if !strings.Contains(v.Fix, "exportTo:") || !strings.Contains(v.Fix, `"istio-system"`) {
+		t.Errorf("fix does not export the rule to the gateway's namespace: %s", v.Fix)
+	}
+	// The rule the gateway applies lacks the subset: add it there. A new rule in the gateway's
+	// namespace would come first on the lookup path and drop the rule's other subsets.
+	withV2 := strings.Replace(boundVS, "host: api.example.com, port:", "host: api.example.com, subset: v2, port:", 1)
+	v = verdict(t, snap(t, "false", "false", entry, withV2, drTeamA), "api.example.com", 80)
+	expect(t, v, false, CauseSubsetNotDefined, "DestinationRule team-a/api")
+	if !strings.Contains(v.Fix, `Add subset "v2"`) || strings.Contains(v.Fix, "kind: DestinationRule") {
+		t.Errorf("fix does not add the subset to the applied rule: %s", v.Fix)
+	}
 }
 
 func TestScopeGatewayToNamespace(t *testing.T) {
