@@ -452,7 +452,7 @@ func (e *evaluation) run() {
 			msg, fix, patch := undiscoveredText(e.full, e.w.Revision, ns, refs, e.host)
 			e.failPatch(CauseHostNotFound, "Namespace "+ns, msg, fix, patch)
 		} else {
-			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port))
+			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port, e.routeKindTo(e.host)))
 		}
 		if e.port != 0 {
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Needed: true, Reason: "no entry declares the host"})
@@ -1016,12 +1016,40 @@ func (e *evaluation) missingClusterStatus(hn string) string {
 	return strings.Join(out, "; ")
 }
 
-func serviceEntryTemplate(host string, port uint32) string {
+// routeKindTo is the kind of the routes that send traffic to host (on the asked port):
+// RouteHTTP, RouteTLS or RouteTCP, "" when none does or they disagree.
+func (e *evaluation) routeKindTo(host string) string {
+	kind := ""
+	for _, vs := range e.vsIndex.RoutingTo(host) {
+		ds, _ := e.vsIndex.Merged(vs)
+		for _, d := range ds {
+			if !strings.EqualFold(d.Host, host) || d.Mirror || d.Idle || (e.port != 0 && d.Port != 0 && d.Port != e.port) {
+				continue
+			}
+			if kind != "" && kind != d.Kind {
+				return ""
+			}
+			kind = d.Kind
+		}
+	}
+	return kind
+}
+
+// serviceEntryTemplate is a ServiceEntry declaring host on port, its protocol the kind of the
+// routes that send traffic there (routeKind), else read from the port (80, 8080: HTTP; TLS
+// otherwise, the usual egress to HTTPS).
+func serviceEntryTemplate(host string, port uint32, routeKind string) string {
 	if port == 0 {
 		port = 443
 	}
 	proto := "TLS"
-	if port == 80 {
+	switch {
+	case routeKind == rules.RouteHTTP:
+		proto = "HTTP"
+	case routeKind == rules.RouteTCP:
+		proto = "TCP"
+	case routeKind == rules.RouteTLS:
+	case port == 80 || port == 8080:
 		proto = "HTTP"
 	}
 	name := strings.Map(func(r rune) rune {

@@ -436,3 +436,28 @@ func TestUnreadableInputsIndependentVerdict(t *testing.T) {
 		t.Errorf("cause %s (want %s), steps %+v", g.Cause, CauseHostNotFound, g.Steps)
 	}
 }
+
+// TestHostNotFoundEntryProtocol: the ServiceEntry the fix writes for an undeclared host takes the
+// protocol of the routes that send traffic there (an http route on 9000: HTTP; a tcp route:
+// TCP), and the port's usual protocol only when no route says.
+func TestHostNotFoundEntryProtocol(t *testing.T) {
+	httpOn9000 := strings.Replace(boundVS, "port: {number: 80}", "port: {number: 9000}", 1)
+	tcpOn9000 := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: api, namespace: team-a}\nspec:\n  hosts: [api.example.com]\n  gateways: [istio-system/egress]\n  tcp:\n  - match: [{port: 80}]\n    route: [{destination: {host: api.example.com, port: {number: 9000}}}]\n"
+	for _, tc := range []struct {
+		vs, want string
+		port     uint32
+	}{
+		{httpOn9000, "protocol: HTTP", 9000},
+		{tcpOn9000, "protocol: TCP", 9000},
+		{"", "protocol: TLS", 443},
+	} {
+		docs := []string{}
+		if tc.vs != "" {
+			docs = append(docs, tc.vs)
+		}
+		v := verdict(t, snap(t, "false", "false", docs...), "api.example.com", tc.port)
+		if v.Cause != CauseHostNotFound || !strings.Contains(v.Fix, tc.want) {
+			t.Errorf("port %d: %s, fix %q, want %s", tc.port, v.Cause, v.Fix, tc.want)
+		}
+	}
+}
