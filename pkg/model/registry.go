@@ -102,6 +102,12 @@ func newRegistry(view *snapshot.Snapshot, opt rules.ServiceOptions) *Registry {
 		}
 		return l
 	}
+	// one service per entry host and per Kubernetes Service: size r.All once
+	n := len(view.Services)
+	for _, se := range view.ServiceEntries {
+		n += len(se.Spec.Hosts)
+	}
+	r.All = make([]rules.Service, 0, n)
 	r.entryServices = make([][]rules.Service, len(view.ServiceEntries))
 	r.entryPos = make(map[*networkingv1.ServiceEntry]int, len(view.ServiceEntries))
 	for i, se := range view.ServiceEntries {
