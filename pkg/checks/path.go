@@ -587,6 +587,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		}
 		res.Cluster = follow
 		tr.sidecarHop(v, proxy, res, host, port, kind)
+		if tr.t.Level != LevelError {
+			tr.otherShares(v, proxy, res, ws, follow, host, port, kind)
+		}
 		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
@@ -1049,6 +1052,31 @@ func exportToText(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// otherShares traces the other shares of a split whose followed share works (each from the
+// sidecar on, as a call Envoy sent there would go): the first that fails takes the path's
+// verdict, with a note that the other shares may work. A share to a gateway with no listener for
+// it, or whose own route or cluster fails, fails that share of the calls whatever the first does.
+func (tr *tracer) otherShares(v SidecarView, proxy string, res rules.CallResult, ws []string, followed, host string, port uint32, kind string) {
+	for _, w := range ws {
+		if w == followed || w == rules.UnknownServiceCluster || w == zeroWeightCluster {
+			continue
+		}
+		sub := &tracer{snap: tr.snap, gatewayHops: tr.gatewayHops, hidden: tr.hidden,
+			t: &PathTrace{Client: tr.t.Client, Host: tr.t.Host, Port: tr.t.Port, Call: tr.t.Call, Hops: []Hop{}}}
+		r := res
+		r.Cluster = w
+		sub.sidecarHop(v, proxy, r, host, port, kind)
+		if sub.t.Level != LevelError {
+			continue
+		}
+		notes, warnings := tr.t.Notes, tr.t.Warnings
+		*tr.t = *sub.t
+		tr.t.Notes = append(append(notes, sub.t.Notes...), fmt.Sprintf("The share of the split sent to %s fails (traced above); the share sent to %s works, so only part of the calls fail.", w, followed))
+		tr.t.Warnings = append(warnings, sub.t.Warnings...)
+		return
+	}
 }
 
 // weightedClusters are the clusters a weighted route or tcp_proxy splits the call among.

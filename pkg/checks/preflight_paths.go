@@ -89,17 +89,26 @@ func (c *collector) traceCall(v SidecarView, q hostPortCall, always bool) (bool,
 
 // toGateway says whether the sidecar's call goes to a Kubernetes Service that selects gateway
 // workloads (the hop preflight traces further).
+// A split counts when any of its shares goes to such a Service (the trace follows each share).
 func (c *collector) toGateway(v SidecarView, res rules.CallResult) bool {
 	cluster := followedCluster(res)
 	if res.Error != "" || cluster == "" {
 		return false
 	}
-	_, _, chost, ok := parseClusterName(cluster)
-	if !ok {
-		return false
+	clusters := []string{cluster}
+	if ws := weightedClusters(res); res.Cluster == "" && len(ws) > 1 {
+		clusters = ws
 	}
-	svc, ok := v.Outbound.ScopeService(chost)
-	return ok && svc.Kind == rules.KindService && len(gatewayPodsOf(c.snap, svc)) > 0
+	for _, cl := range clusters {
+		_, _, chost, ok := parseClusterName(cl)
+		if !ok {
+			continue
+		}
+		if svc, ok := v.Outbound.ScopeService(chost); ok && svc.Kind == rules.KindService && len(gatewayPodsOf(c.snap, svc)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // routedThroughGateway says whether a VirtualService for host binds a Gateway (memoized per
