@@ -446,6 +446,11 @@ func (e *evaluation) run() {
 		if rules.IsIP(e.host) {
 			what = "no ServiceEntry lists " + e.host + " in spec.addresses"
 		}
+		if w := wildcardEntryFor(e.snap, e.host); w != "" {
+			// A wildcard host matches the name but builds its own cluster only
+			// (outbound|port||*.domain): a route to the exact name has none.
+			what += " (" + w + ", which matches the name, but istiod builds a cluster for the wildcard host only, not for each name under it)"
+		}
 		e.step("exported", "service exported to the gateway namespace", Fail, what)
 		if ns, refs := undiscoveredDeclarations(e.full, e.w.Revision, e.host); ns != "" {
 			// Declared, but in a namespace istiod does not discover (meshConfig.discoverySelectors).
@@ -1014,6 +1019,19 @@ func (e *evaluation) missingClusterStatus(hn string) string {
 		out = append(out, t)
 	}
 	return strings.Join(out, "; ")
+}
+
+// wildcardEntryFor names a ServiceEntry whose wildcard host matches host ("ServiceEntry ns/name
+// declares *.domain"), "" when none.
+func wildcardEntryFor(snap *snapshot.Snapshot, host string) string {
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.Hosts {
+			if strings.HasPrefix(h, "*") && rules.HostMatches(strings.ToLower(host), strings.ToLower(h)) {
+				return fmt.Sprintf("ServiceEntry %s/%s declares %s", se.Namespace, se.Name, h)
+			}
+		}
+	}
+	return ""
 }
 
 // routeKindTo is the kind of the routes that send traffic to host (on the asked port):
