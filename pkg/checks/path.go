@@ -825,7 +825,9 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		for _, vs := range x.Relevant(host, nil) {
 			ref := vs.Namespace + "/" + vs.Name
 			gws := rules.VSGateways(vs)
-			if ref == applied || !slices.Contains(gws, rules.MeshGateway) || !slices.ContainsFunc(gws, func(g string) bool { return g != rules.MeshGateway }) {
+			// another mesh VirtualService meant to send the host through a gateway: it also
+			// binds a Gateway, or its mesh routes go to a gateway's Service
+			if ref == applied || !slices.Contains(gws, rules.MeshGateway) || (!slices.ContainsFunc(gws, func(g string) bool { return g != rules.MeshGateway }) && !tr.routesToGatewayService(v, vs)) {
 				continue
 			}
 			if !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
@@ -940,6 +942,21 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 	return Finding{Code: PathDirect, Level: LevelWarning, Resource: route,
 		Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s), but no route sends the call from %s to that gateway: a route attached to a Gateway applies only at the gateway, so the sidecar sends the call straight out.", route, host, gwNs, gwName, listener, proxy),
 		Fix:     fmt.Sprintf("Add a%s %s in %s (there it applies to every sidecar; in a client's namespace, to that namespace's sidecars only) with parentRefs [%s] and backendRefs [%s]: sidecars then send %s to the gateway (Istio's egress gateway task, Gateway API: https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", article(origin[0].Kind), origin[0].Kind, where, parent, backend, host)}
+}
+
+// routesToGatewayService: a route of vs sends traffic to a Kubernetes Service (as the sidecar v
+// sees it) that selects gateway pods.
+func (tr *tracer) routesToGatewayService(v SidecarView, vs *networkingv1.VirtualService) bool {
+	dests, _ := rules.MergedRoutes(vs, nil, nil)
+	for _, d := range dests {
+		if d.Mirror || d.Idle || d.Host == "" {
+			continue
+		}
+		if s, ok := v.Outbound.ScopeService(strings.ToLower(d.Host)); ok && s.Kind == rules.KindService && len(gatewayPodsOf(tr.snap, s)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // consumerRouteElsewhere: a Kubernetes Gateway API mesh route for host (its parentRef the
