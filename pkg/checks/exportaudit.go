@@ -710,8 +710,10 @@ func (a *auditor) duplicates() {
 	for _, n := range a.snap.Namespaces {
 		namespaces[n.Name] = true
 	}
+	gatewayNs := map[string]bool{}
 	for _, w := range GatewayWorkloads(a.snap) {
 		namespaces[w.Namespace] = true
+		gatewayNs[w.Namespace] = true
 	}
 	var hs []string
 	for h := range hosts {
@@ -733,6 +735,16 @@ func (a *auditor) duplicates() {
 			if len(visible) < 2 {
 				continue
 			}
+			rule := "entries exported to the namespace first, then public ones, oldest first"
+			if !gatewayNs[ns] {
+				// sidecars: the namespace's own entry first (sidecar.go selectServices under
+				// PILOT_UNIFIED_SIDECAR_SCOPE; rules.EgressListener's service choice)
+				if i := slices.IndexFunc(visible, func(s rules.Service) bool { return s.Namespace == ns }); i >= 0 {
+					c := visible[i]
+					chosen = &c
+				}
+				rule = "sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first"
+			}
 			var others []string
 			for _, s := range visible {
 				if s.Ref() != chosen.Ref() {
@@ -742,7 +754,7 @@ func (a *auditor) duplicates() {
 			a.add(AuditFinding{Code: AuditDuplicateHost, Kind: chosen.Kind, Namespace: chosen.Namespace, Name: chosen.Name, ExportTo: chosen.ExportTo,
 				NeededIn: []string{ns}, MissingIn: nil,
 				Impact:  fmt.Sprintf("proxies in %s use %s for %s; %s ignored or merged", ns, chosen.Ref(), h, strings.Join(others, ", ")),
-				Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (entries exported to the namespace first, then public ones, oldest first).", len(visible), h, ns, chosen.Ref()),
+				Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (%s).", len(visible), h, ns, chosen.Ref(), rule),
 				Fix:     "keep one entry per host, or narrow the others' exportTo"})
 		}
 	}

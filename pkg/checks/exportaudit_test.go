@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
 
 func codes(r *AuditReport) []string {
@@ -279,6 +281,65 @@ func TestWidenedExportToAll(t *testing.T) {
 	} {
 		if got := widenedExportToAll(tc.declared, "own", tc.add); !slices.Equal(got, tc.want) {
 			t.Errorf("%v + %v = %v, want %v", tc.declared, tc.add, got, tc.want)
+		}
+	}
+}
+
+// TestDuplicateHostNamesSidecarChoice: two public entries for one host; the sidecars of the
+// namespace that declares one of them take their own (sidecar.go selectServices), the gateway's
+// namespace the oldest. Both the path's warning and export-audit's finding name the entry used.
+func TestDuplicateHostNamesSidecarChoice(t *testing.T) {
+	y := `apiVersion: v1
+kind: Namespace
+metadata: {name: istio-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: mapping, labels: {istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: partners}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: indexer, namespace: partners, creationTimestamp: "2020-01-01T00:00:00Z"}
+spec:
+  hosts: [search.indexer.example]
+  ports: [{number: 80, name: http, protocol: HTTP}]
+  resolution: DNS
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: indexer, namespace: mapping, creationTimestamp: "2025-01-01T00:00:00Z"}
+spec:
+  hosts: [search.indexer.example]
+  ports: [{number: 9090, name: http, protocol: HTTP}]
+  resolution: DNS
+`
+	snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(y), loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "search.indexer.example", Port: 9090, From: "mapping", Call: "http"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range p.Warnings {
+		if w.Code == AuditDuplicateHost {
+			found = true
+			if w.Resource != "ServiceEntry mapping/indexer" || !strings.Contains(w.Message, "ServiceEntry mapping/indexer is used") {
+				t.Errorf("path warning: %s: %s", w.Resource, w.Message)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no %s warning on the path: %+v", AuditDuplicateHost, p.Warnings)
+	}
+	for _, f := range ExportAudit(snap, AuditOptions{}).Findings {
+		if f.Code == AuditDuplicateHost && slices.Equal(f.NeededIn, []string{"mapping"}) && f.Ref() != "ServiceEntry mapping/indexer" {
+			t.Errorf("export-audit names %s for namespace mapping: %s", f.Ref(), f.Message)
 		}
 	}
 }

@@ -354,6 +354,14 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 	view := RevisionView(tr.snap, v.Revision)
 	services := model.Services(view, v.Flags.MeshConfig).Shared(host)
 	if chosen, visible := rules.ServiceForProxy(services, v.Namespace); chosen != nil && len(visible) >= 2 {
+		// the entry the sidecar holds (its own namespace's first: rules.EgressListener's choice,
+		// sidecar.go selectServices), which the trace above used
+		if held, ok := v.Outbound.ScopeService(host); ok {
+			if i := slices.IndexFunc(visible, func(s rules.Service) bool { return s.Ref() == held.Ref() }); i >= 0 {
+				c := visible[i]
+				chosen = &c
+			}
+		}
 		var others []string
 		for _, s := range visible {
 			if s.Ref() != chosen.Ref() {
@@ -361,7 +369,7 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 			}
 		}
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: AuditDuplicateHost, Level: LevelWarning, Resource: chosen.Ref(),
-			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (entries exported to the namespace first, then public ones, oldest first); %s is ignored or merged.", len(visible), host, v.Namespace, chosen.Ref(), strings.Join(others, ", ")),
+			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first); %s is ignored or merged.", len(visible), host, v.Namespace, chosen.Ref(), strings.Join(others, ", ")),
 			Fix:     "keep one entry per host, or narrow the others' exportTo"})
 	}
 	var candidates []string
@@ -959,6 +967,22 @@ func (tr *tracer) routesToGatewayService(v SidecarView, vs *networkingv1.Virtual
 	return false
 }
 
+// foreignClassGatewayOf: the Kubernetes Gateway whose pods w are (label
+// gateway.networking.k8s.io/gateway-name, the Gateway's namespace) when its class is not one
+// Istio's controller serves; nil otherwise.
+func foreignClassGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gateway {
+	name := w.Labels["gateway.networking.k8s.io/gateway-name"]
+	if name == "" {
+		return nil
+	}
+	for _, g := range snap.KubeGateways {
+		if g.Namespace == w.Namespace && g.Name == name && !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) && !rules.KubeGatewayWaypointClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			return g
+		}
+	}
+	return nil
+}
+
 // consumerRouteElsewhere: a Kubernetes Gateway API mesh route for host (its parentRef the
 // host's ServiceEntry or Service) sits in a third namespace, neither the client's nor the
 // service's: istiod builds its HTTP routes only for the sidecars of its own namespace
@@ -1354,6 +1378,16 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// listener.
 			m.why = "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(m.why, ".")
 			d = m
+		}
+		if kg := foreignClassGatewayOf(tr.snap, w); kg != nil && len(servers) == 0 {
+			// The pods belong to a Kubernetes Gateway whose class Istio does not serve: istiod
+			// generates no configuration for it (gatewaycommon.FetchGatewayClass keeps only its
+			// own controller's classes), so the pods get no Gateway server at all.
+			ref := "Gateway " + kg.Namespace + "/" + kg.Name
+			d.culprit = ref
+			d.why = fmt.Sprintf("the pods are %s's, whose gatewayClassName %s belongs to another controller than Istio's, so istiod gives them no listener", ref, kg.Spec.GatewayClassName)
+			d.fix = fmt.Sprintf("Set spec.gatewayClassName of %s to istio (or a GatewayClass whose controllerName is istio.io/gateway-controller), or send the mesh hop to a gateway Istio serves.", ref)
+			d.patch = nil
 		}
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, d.why))
 		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): %s.", svc.Ref(), cport, target, w.Ref(), d.why, refusedAtSidecar(tr.t.Call))
