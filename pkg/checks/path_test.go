@@ -230,7 +230,7 @@ func TestMatchSymptomOnPathFixtures(t *testing.T) {
 		for _, sy := range Symptoms {
 			v := MatchSymptom(p, sy)
 			want := p.Failed() && (sy == p.Flag || (sy == "404" && p.Flag == "NR") || (sy == "500" && p.Answer == Answer500) || (sy == "reset" && p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP)) ||
-				(sy == "400" && p.Cause == PathTLSMismatch) || (sy == "reset" && slices.Contains(symptomCauses["reset"], p.Cause)) ||
+				(sy == "400" && (p.Cause == PathTLSMismatch || p.Cause == PathNotOriginated)) || (sy == "reset" && slices.Contains(symptomCauses["reset"], p.Cause)) ||
 				// 503: Envoy's status for UH, UF, UO and a classic HTTP route's missing cluster
 				(sy == "503" && (p.Flag == "UH" || p.Flag == "UF" || (p.Flag == "NC" && p.Call != rules.CallTLS && p.Call != rules.CallTCP && p.Answer != Answer500))))
 			if v.Matches != want {

@@ -39,10 +39,12 @@ var symptomFlags = map[string][]string{
 // (a TLS mismatch between the hops is a UF to the sidecar, a reset handshake to a client
 // speaking TLS, a 400 to plaintext HTTP reaching a TLS server).
 var symptomCauses = map[string][]string{
-	"400": {PathTLSMismatch},
+	// plaintext reaching a TLS port: a TLS mismatch between the hops, or the gateway sending
+	// plaintext to an external TLS port (the server answers 400 or resets)
+	"400": {PathTLSMismatch, PathNotOriginated},
 	// a failed handshake (TLS inside TLS, or the wrong server's certificate behind another
 	// entry's chain) reaches the application as a reset or closed connection
-	"reset": {PathTLSMismatch, ListenerDoubleTLS, ListenerChainDropped, ListenerCatchAllTLSPort, PathWrongService},
+	"reset": {PathTLSMismatch, ListenerDoubleTLS, ListenerChainDropped, ListenerCatchAllTLSPort, PathWrongService, PathNotOriginated},
 }
 
 func producesSymptom(p *PathTrace, symptom string) bool {
@@ -63,7 +65,7 @@ var symptomSteps = map[string][]string{
 	"UF":    {"service port", "listener", "tls", "upstream tls"},
 	"UO":    {},
 	"502":   {"route", "cluster"},
-	"400":   {"tls"},
+	"400":   {"tls", "upstream tls"},
 	"500":   {"route", "cluster"},
 	"503":   {"cluster", "endpoints", "service port", "listener", "tls", "upstream tls"},
 	"reset": {"route", "listener", "tls", "filter chain", "cluster", "upstream tls"},
