@@ -1543,6 +1543,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
 			}
+			if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseRouteNotBound && r.Gateways[0].Culprit != "" {
+				// why-missing's verdict on the gateway says which route does not bind and why
+				// (a server skipped as a duplicate, hosts, route type, exportTo): the same
+				// resource and fix
+				g := r.Gateways[0]
+				tr.failFix(PathGatewayNoRoute, "NR", g.Culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), g.Message), g.Fix, g.Patch)
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
