@@ -2926,9 +2926,23 @@ func (tr *tracer) hopToOtherGateway(g *networkingv1.Gateway, other, reached Work
 	if dest != "" {
 		target = dest
 	}
+	if ingressWorkload(other) && !ingressWorkload(reached) {
+		// The Gateway selects an ingress gateway's pods: egress is not meant to go out through
+		// the ingress gateway, so the Gateway's selector is what to change.
+		culprit = "Gateway " + rules.GatewayName(g)
+		fix = fmt.Sprintf("Change the selector of Gateway %s to %s (the egress gateway %s the mesh route sends the call to); it now selects the ingress gateway %s.",
+			rules.GatewayName(g), fmtLabels(gatewaySelectorFor(reached.Labels)), reached.Ref(), other.Ref())
+		return culprit, fix
+	}
 	fix = fmt.Sprintf("Send the call to the gateway Gateway %s selects: in %s, set destination.host to %s and destination.port.number to %d (instead of %s). Or, if %s is the gateway meant for this traffic, change the Gateway's selector to %s.",
 		rules.GatewayName(g), where, target, port, called.Hostname, reached.Ref(), fmtLabels(gatewaySelectorFor(reached.Labels)))
 	return culprit, fix
+}
+
+// ingressWorkload: a gateway workload that is an ingress gateway by its labels or name (the
+// istio=ingressgateway label of Istio's charts, or "ingress" in its name or app label).
+func ingressWorkload(w Workload) bool {
+	return w.Labels["istio"] == "ingressgateway" || strings.Contains(w.Name, "ingress") || strings.Contains(w.Labels["app"], "ingress")
 }
 
 func orDefault(r string) string {
