@@ -3053,7 +3053,13 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 	case "Istio mTLS":
 		return fmt.Sprintf("The gateway server terminates Istio mTLS (tls.mode ISTIO_MUTUAL), but the sidecar sends %s: no filter chain accepts it and the connection is reset (503 UF).", sent)
 	case "the client's TLS":
-		return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), but the sidecar sends %s for %s: there is no SNI %s to match and the connection is reset.", sent, host, host)
+		if sni != "" && slices.ContainsFunc(rules.SNIHostsForServer(s), func(h string) bool { return h == "*" || rules.HostMatches(sni, h) }) {
+			// The SNI the sidecar sets matches the passthrough chain: the gateway forwards the
+			// sidecar's own handshake to the external host, whose certificate is not the
+			// gateway's identity the sidecar checks.
+			return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), and the sidecar sends %s with SNI %s, which its chain matches: the gateway forwards the sidecar's handshake to %s itself, whose certificate is not the gateway's identity the sidecar expects, so the handshake fails (503 UF at the sidecar).", sent, sni, host)
+		}
+		return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), but the sidecar sends %s for %s without SNI %s: no chain matches and the connection is reset.", sent, host, host)
 	}
 	return fmt.Sprintf("The gateway server terminates TLS with its own certificate, but the sidecar sends %s: the handshake fails (503 UF).", sent)
 }
@@ -3066,6 +3072,11 @@ func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) st
 		return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: egressgateway-for-%s\n  namespace: %s\nspec:\n  host: %s\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: %d}\n      tls:\n        mode: ISTIO_MUTUAL\n        sni: %s",
 			strings.ReplaceAll(host, ".", "-"), svc.Namespace, svc.Hostname, port, host)
 	case "the client's TLS":
+		if strings.Contains(sent, "Istio mTLS") {
+			// Istio's egress pattern for originating at the gateway: the server terminates the
+			// sidecar's mTLS and a DestinationRule originates TLS to the host.
+			return fmt.Sprintf("Make the gateway server for %s terminate the sidecar's Istio mTLS (protocol HTTPS, tls.mode ISTIO_MUTUAL) with an http route to %s port 443, and originate TLS at the gateway (a DestinationRule for %s with tls.mode SIMPLE on port 443); or remove tls.mode ISTIO_MUTUAL for port %d from the DestinationRule of %s and have the client speak TLS itself, routed with a tls block.", host, host, host, port, svc.Hostname)
+		}
 		return fmt.Sprintf("Have the client speak TLS to %s (port declared TLS or HTTPS) and route it with a tls block, or make the gateway server HTTP and originate TLS at the gateway.", host)
 	}
 	if strings.Contains(sent, "client's own TLS") || strings.Contains(sent, "client's TLS") {
