@@ -1433,10 +1433,16 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if culprit == "" {
 			culprit = "Gateway " + rules.GatewayName(sel.Gateway)
 		}
+		// The sidecar passing the client's own TLS through connects upstream fine: the
+		// handshake fails end to end and the client sees a TLS error or a reset, no 503 UF.
+		flag := "UF"
+		if clientTLS(sent) {
+			flag = "reset"
+		}
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
-			tr.failPatch(PathTLSMismatch, "UF", culprit, msg, p)
+			tr.failPatch(PathTLSMismatch, flag, culprit, msg, p)
 		} else {
-			tr.fail(PathTLSMismatch, "UF", culprit, msg, tlsFix(sent, expect, svc, cport, host))
+			tr.fail(PathTLSMismatch, flag, culprit, msg, tlsFix(sent, expect, svc, cport, host))
 		}
 		return
 	}
@@ -3047,6 +3053,13 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 	case sent == "TLS" && expect == "TLS it terminates":
 		return ""
 	}
+	if clientTLS(sent) && expect != "plaintext" && expect != "the client's TLS" {
+		what := "terminates TLS with its own certificate"
+		if expect == "Istio mTLS" {
+			what = "terminates Istio mTLS (tls.mode ISTIO_MUTUAL)"
+		}
+		return fmt.Sprintf("The gateway server %s, but the sidecar passes %s through: the client's handshake meets the gateway instead of %s and fails, so the client sees a TLS error or a reset (no 503: the sidecar's own connection succeeded).", what, sent, host)
+	}
 	switch expect {
 	case "plaintext":
 		return fmt.Sprintf("The sidecar sends %s to a gateway server that expects plaintext (HTTP or TCP without tls settings): the gateway reads TLS handshake bytes as %s and the call fails (503 UF, or 400 for HTTP).", sent, "plain traffic")
@@ -3062,6 +3075,11 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 		return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), but the sidecar sends %s for %s without SNI %s: no chain matches and the connection is reset.", sent, host, host)
 	}
 	return fmt.Sprintf("The gateway server terminates TLS with its own certificate, but the sidecar sends %s: the handshake fails (503 UF).", sent)
+}
+
+// clientTLS: what the sidecar sends is the client's own TLS, passed through.
+func clientTLS(sent string) bool {
+	return strings.Contains(sent, "client's TLS") || strings.Contains(sent, "client's own TLS")
 }
 
 func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) string {
