@@ -586,9 +586,9 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		if s.Kind == rules.KindServiceEntry && a.merge(code, s.Kind, s.Namespace, s.Name, ns, ns) {
 			return
 		}
-		// what the route answers for the missing cluster: 503 NC, or 500 NC for a Gateway API
-		// HTTP route (notFoundAnswer; a tcp route's closed connection is written NC too)
-		status := string(notFoundAnswer(true, d.Kind == rules.RouteHTTP && d.Declared != nil && rules.GatewaySemantics(d.Declared)))
+		// what the route answers for the missing cluster: 503 NC, 500 NC for a Gateway API HTTP
+		// route, a closed connection for a tls or tcp route (notFoundAnswer)
+		status := string(notFoundAnswerFor(d.Kind, d.Declared))
 		impact := fmt.Sprintf("%s at %s (route %s targets a cluster the proxy lacks)", status, proxy, vsRef)
 		if gateway {
 			impact = fmt.Sprintf("%s at %s (route from %s)", status, proxy, vsRef)
@@ -645,6 +645,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		}
 	}
 	cluster := rules.ClusterName(d.Port, d.Subset, h)
+	answer := notFoundAnswerFor(d.Kind, d.Declared) // 503 NC, 500 NC, or closed for tls/tcp
 	if definer == nil {
 		if mis := misnamedSubsetRule(a.drs, a.snap.DestinationRules, *chosen, d.Subset, func(string) bool { return true }); mis != nil {
 			// A rule defines the subset under a short or partial name of the host: istiod reads
@@ -652,7 +653,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "DestinationRule", Namespace: mis.Namespace, Name: mis.Name,
 				Field:    "spec.host",
 				ExportTo: rules.EffectiveExportTo(mis.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
-				Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+				Impact: fmt.Sprintf("%s at %s: %s is never built", answer, proxy, cluster),
 				Message: fmt.Sprintf("%s routes to subset %q of %s; DestinationRule %s/%s defines it, but its host %q is not %s's full name, so istiod applies it to %s, a host no Service has.",
 					vsRef, d.Subset, h, mis.Namespace, mis.Name, mis.Spec.GetHost(), h, a.drs.Host(mis)),
 				Fix: fmt.Sprintf("In DestinationRule %s/%s, write spec.host in full: %s (and keep the rule in the client's namespace, %s's or the root namespace).", mis.Namespace, mis.Name, h, chosen.Namespace)})
@@ -661,7 +662,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "VirtualService", Namespace: d.Declared.Namespace, Name: d.Declared.Name,
 			Field:    fmt.Sprintf("spec.%s[%d].route[].destination.subset", d.Kind, d.RouteIndex),
 			ExportTo: rules.EffectiveExportTo(d.Declared.Spec.ExportTo, a.vsExport), NeededIn: []string{ns}, MissingIn: []string{ns},
-			Impact:  fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+			Impact:  fmt.Sprintf("%s at %s: %s is never built", answer, proxy, cluster),
 			Message: fmt.Sprintf("%s routes to subset %q of %s, which no DestinationRule defines.", vsRef, d.Subset, h),
 			Fix:     fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s", strings.ReplaceAll(h, ".", "-"), chosen.Namespace, h, d.Subset)})
 		return
@@ -676,7 +677,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "DestinationRule", Namespace: own.Namespace, Name: own.Name,
 				Field:    "spec.subsets",
 				ExportTo: rules.EffectiveExportTo(own.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
-				Impact:  fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+				Impact:  fmt.Sprintf("%s at %s: %s is never built", answer, proxy, cluster),
 				Message: fmt.Sprintf("%s routes to subset %q of %s, but for %s istiod applies DestinationRule %s/%s (the proxy's namespace comes first on the lookup path), which does not define it; %s does, but rules of different namespaces never merge.", vsRef, d.Subset, h, proxy, own.Namespace, own.Name, drRef),
 				Fix:     fmt.Sprintf("Define subset %q in DestinationRule %s/%s (as %s defines it), or delete that rule so %s applies.", d.Subset, own.Namespace, own.Name, drRef, drRef)})
 			return
@@ -684,7 +685,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		exp := rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo)
 		a.add(AuditFinding{Code: AuditDRNotExportedToClient, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
 			Field: "spec.exportTo", ExportTo: exp, NeededIn: []string{ns}, MissingIn: []string{ns},
-			Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+			Impact: fmt.Sprintf("%s at %s: %s is never built", answer, proxy, cluster),
 			Message: fmt.Sprintf("%s defines subset %q of %s, and is on the lookup path of %s (%s), but its exportTo %s leaves %s out.",
 				drRef, d.Subset, h, proxy, lookupPath(ns, chosen.Namespace, a.rootNs), fmtList(exp), ns),
 			widen: widenExportTo(drRef, definer.Spec.ExportTo, definer.Namespace)})
@@ -692,7 +693,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	}
 	a.add(AuditFinding{Code: AuditDRNotOnLookupPath, Kind: "DestinationRule", Namespace: definer.Namespace, Name: definer.Name,
 		ExportTo: rules.EffectiveExportTo(definer.Spec.ExportTo, a.drs.DefaultExportTo), NeededIn: []string{ns}, MissingIn: []string{ns},
-		Impact: fmt.Sprintf("503 NC at %s: %s is never built", proxy, cluster),
+		Impact: fmt.Sprintf("%s at %s: %s is never built", answer, proxy, cluster),
 		Message: fmt.Sprintf("%s defines subset %q of %s, a host owned by namespace %s. For %s istiod looks up DestinationRules in %s, %s, so the rule only takes effect for proxies in %s whatever its exportTo.",
 			drRef, d.Subset, h, chosen.Namespace, proxy, lookupPath(ns, chosen.Namespace, a.rootNs), "and nowhere else", definer.Namespace),
 		Fix: fmt.Sprintf("# move %s to namespace %s (the service's namespace), exported to \"*\":\nmetadata:\n  name: %s\n  namespace: %s", drRef, chosen.Namespace, definer.Name, chosen.Namespace)})
