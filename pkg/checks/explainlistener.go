@@ -1253,15 +1253,27 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			}
 		}
 	}
+	// The listener ports a client reaches by dialling opt.Port on the gateway's Services (a
+	// server written on the targetPort itself listens there: resolvePorts keeps a port no
+	// Service has as it is).
+	dialled := map[uint32]bool{}
+	for _, svc := range gatewayServicePorts(snap, w) {
+		if t := svc.Ports[opt.Port]; t != 0 && t != opt.Port {
+			dialled[t] = true
+		}
+	}
 	found := false
 	for _, ms := range rules.MergeGatewayServers(gws, targets) {
 		sp, lp := ms.Server.GetPort().GetNumber(), ms.Port
-		if sp != opt.Port && lp != opt.Port {
+		if sp != opt.Port && lp != opt.Port && !dialled[lp] {
 			continue
 		}
 		found = true
 		if lp != sp && !slices.Contains(rep.Notes, portMapNote(sp, lp)) {
 			rep.Notes = append(rep.Notes, portMapNote(sp, lp))
+		}
+		if sp == lp && lp != opt.Port && !slices.Contains(rep.Notes, portMapNote(opt.Port, lp)) {
+			rep.Notes = append(rep.Notes, portMapNote(opt.Port, lp))
 		}
 		if ms.Dropped != "" {
 			rep.add(ListenerServerDropped, rules.GatewayName(ms.Gateway), droppedServerMessage(ms), droppedServerFix(ms))

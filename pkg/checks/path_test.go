@@ -507,3 +507,44 @@ func TestWeightZeroShareNeedsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainGatewayOnDialledPort: on every path fixture whose call reaches a gateway listener,
+// `explain-listener HOST:PORT --gateway GW` with the gateway Service port the sidecar dials
+// (the port of its cluster) shows that listener and does not say no server uses the port: the
+// operator asks with the port they see in the route, and the gateway listens on its targetPort,
+// or on a server port written as the targetPort itself.
+func TestExplainGatewayOnDialledPort(t *testing.T) {
+	checked := 0
+	for _, c := range readPathCases(t) {
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _, _, ok := parseClusterName(p.SidecarCluster)
+		if p.Gateway == "" || p.GatewayListener == "" || !ok {
+			continue
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: port, Gateway: p.Gateway})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		checked++
+		if !slices.ContainsFunc(rep.Listeners, func(l ListenerView) bool { return l.Name == p.GatewayListener }) {
+			var names []string
+			for _, l := range rep.Listeners {
+				names = append(names, l.Name)
+			}
+			t.Errorf("%s: the call reaches listener %s of %s through port %d; explain-listener --gateway shows %v", filepath.Base(c.file), p.GatewayListener, p.Gateway, port, names)
+		}
+		if slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerNoChains }) {
+			t.Errorf("%s: explain-listener --gateway %s port %d says no server uses the port, yet the call reaches %s", filepath.Base(c.file), p.Gateway, port, p.GatewayListener)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d fixtures reach a gateway listener", checked)
+	}
+}
