@@ -2467,6 +2467,7 @@ func (tr *tracer) endpointsHop(proxy string, s rules.Service, host string, port 
 // different targetPorts.
 func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, target uint32) {
 	var others []string
+	untimed := false // a Service involved has no creation time of its own
 	for _, svc := range tr.snap.Services {
 		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
 			continue
@@ -2474,15 +2475,26 @@ func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, targ
 		for _, p := range svc.Spec.Ports {
 			if uint32(p.Port) == port && p.TargetPort.IntVal != 0 && uint32(p.TargetPort.IntVal) != target {
 				others = append(others, fmt.Sprintf("Service %s/%s port %d → %d", svc.Namespace, svc.Name, p.Port, p.TargetPort.IntVal))
+				untimed = untimed || snapshot.FromFileOrder(svc.CreationTimestamp)
 			}
 		}
 	}
 	if len(others) == 0 {
 		return
 	}
-	used := gatewayTargetPorts(tr.snap, w).Legacy[port]
+	owners := gatewayPortOwners(tr.snap, w)
+	used := owners[port].target
+	order := ""
+	if k := tr.kubeService(called); k != nil && snapshot.FromFileOrder(k.CreationTimestamp) {
+		untimed = true
+	}
+	if o := owners[port].svc; o != nil && untimed {
+		// istiod translates through the oldest Service; the files say nothing of which that is.
+		order = fmt.Sprintf(" The manifests carry no creation times, so this takes Service %s/%s, listed first, as the oldest; istiod uses whichever the cluster created first, so if another was created first the gateway listens on its targetPort instead and the verdict turns: check with kubectl get svc -n %s --sort-by=.metadata.creationTimestamp.", o.Namespace, o.Name, w.Namespace)
+		tr.t.Notes = append(tr.t.Notes, "The verdict rests on which Service selecting the gateway pods is older, which the manifests do not say (they carry no creation times): document order stands for creation order.")
+	}
 	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathAmbiguousService, Level: LevelWarning, Resource: called.Ref(),
-		Message: fmt.Sprintf("%s maps port %d to %d, but %s select the same gateway pods; a Gateway server on port %d listens on targetPort %d, so calls through the other Service land on another port.", called.Ref(), port, target, strings.Join(others, ", "), port, used),
+		Message: fmt.Sprintf("%s maps port %d to %d, but %s select the same gateway pods; a Gateway server on port %d listens on targetPort %d, so calls through the other Service land on another port.%s", called.Ref(), port, target, strings.Join(others, ", "), port, used, order),
 		Fix:     "Keep one Service per gateway workload (or give the Services the same port → targetPort map)."})
 }
 

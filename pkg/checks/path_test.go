@@ -548,3 +548,61 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 		t.Fatalf("only %d fixtures reach a gateway listener", checked)
 	}
 }
+
+// TestAmbiguousServicesSayWhenOrderIsAssumed: two Services map the gateway's port to different
+// targetPorts and istiod translates through the older. With the creation times of both in the
+// manifests the verdict stands as it is; when one lacks it, it says that document order stood for
+// creation order.
+func TestAmbiguousServicesSayWhenOrderIsAssumed(t *testing.T) {
+	file := filepath.Join("testdata", "paths", "two-services-different-targetports.yaml")
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	timed := filepath.Join(dir, "timed.yaml")
+	if err := os.WriteFile(timed, append(raw, []byte(`
+---
+apiVersion: v1
+kind: Service
+metadata: {name: istio-egressgateway, namespace: istio-system, creationTimestamp: "2029-01-01T00:00:00Z"}
+spec:
+  selector: {istio: egressgateway}
+  ports:
+  - {name: http2, port: 80, targetPort: 8080}
+  - {name: https, port: 443, targetPort: 8443}
+`)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stripped := filepath.Join(dir, "untimed.yaml")
+	untimed := strings.Replace(string(raw), `, creationTimestamp: "2030-01-01T00:00:00Z"`, "", 1)
+	if untimed == string(raw) {
+		t.Fatal("the fixture no longer carries the creation time this test removes")
+	}
+	if err := os.WriteFile(stripped, []byte(untimed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file    string
+		assumed bool
+	}{{timed, false}, {file, true}, {stripped, true}} {
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != PathGatewayNotListen {
+			t.Errorf("%s: cause %s, want %s", c.file, p.Cause, PathGatewayNotListen)
+		}
+		noted := slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "document order stands for creation order") })
+		warned := slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+			return f.Code == PathAmbiguousService && strings.Contains(f.Message, "carry no creation times")
+		})
+		if noted != c.assumed || warned != c.assumed {
+			t.Errorf("%s: note %t, warning says so %t; want %t", c.file, noted, warned, c.assumed)
+		}
+	}
+}

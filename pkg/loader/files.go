@@ -38,8 +38,9 @@ import (
 const StdinName = "<stdin>"
 
 // baseCreationTime is the creationTimestamp given to the first object without one; the n-th
-// object loaded (0-based, across all files, in load order) gets baseCreationTime + n seconds.
-var baseCreationTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+// object loaded (0-based, across all files, in load order) gets baseCreationTime + n seconds
+// (snapshot.FromFileOrder recognises them).
+var baseCreationTime = snapshot.FileOrderEpoch
 
 // manifestExts are the file name endings read when walking a directory.
 var manifestExts = map[string]bool{".yaml": true, ".yml": true, ".json": true}
