@@ -2739,10 +2739,56 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			}
 			return noServer{why: strings.TrimSuffix(droppedServerMessage(ms), "."), culprit: culprit, fix: droppedServerFix(ms)}
 		}
+		if d, ok := tr.unreachableServer(w, mine, cport, target, host); ok {
+			return d
+		}
 		return noServer{why: fmt.Sprintf("no Gateway has a server whose port translates to %d", target)}
 	}
 	first.why = strings.Join(reasons, "; ")
 	return first
+}
+
+// unreachableServer: a server of a Gateway applying to w covers host but listens on a port
+// that no port of the Services selecting w's pods targets (a port no Service has is kept as it
+// is: resolvePorts), so no client reaches it. That Gateway is to blame: its server is written on
+// cport, the Service port the sidecar calls, and istiod then listens on its targetPort.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go resolvePorts through rules.MergeGatewayServers.
+func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cport, target uint32, host string) (noServer, bool) {
+	reached := map[uint32]bool{}
+	for _, sp := range gatewayServicePorts(tr.snap, w) {
+		for p, t := range sp.Ports {
+			if t == 0 {
+				t = p
+			}
+			reached[t] = true
+		}
+	}
+	for _, ms := range rules.MergeGatewayServers(mine, gatewayTargetPorts(tr.snap, w)) {
+		if ms.Dropped != "" || ms.Port == target || reached[ms.Port] || !serverCovers(ms, host) || len(rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace)) > 0 {
+			continue
+		}
+		ref := "Gateway " + rules.GatewayName(ms.Gateway)
+		d := noServer{
+			why: fmt.Sprintf("server %s, which serves %s, is on port %d and listens there, a port no Service of the gateway pods targets, so no call reaches it; write it on port %d, the Service port the sidecar calls (istiod then listens on its targetPort %d)",
+				ms.Ref(), host, ms.Port, cport, target),
+			culprit: ref,
+		}
+		servers := asList(specOf(ms.Gateway, "spec")["servers"])
+		if ms.Index < len(servers) {
+			if srv, _ := servers[ms.Index].(map[string]any); srv != nil {
+				if port, _ := srv["port"].(map[string]any); port != nil {
+					port["number"] = cport
+					d.patch = newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+					d.patch.note = fmt.Sprintf(" (server %d on port %d, the Service port the sidecar calls)", ms.Index, cport)
+					return d, true
+				}
+			}
+		}
+		d.fix = fmt.Sprintf("Set port.number of server %s to %d.", ms.Ref(), cport)
+		return d, true
+	}
+	return noServer{}, false
 }
 
 // skippedServer fails the path when a Gateway server for host on the listener port was skipped
