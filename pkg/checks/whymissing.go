@@ -500,7 +500,7 @@ func (e *evaluation) run() {
 			}
 			e.step("port", "port declared", Fail, fmt.Sprintf("no entry for %s declares port %d", hn, e.port), Evidence{Resource: culprit.Ref(), Field: "spec.ports", Value: portList(culprit.Ports)})
 			e.fail(CausePortNotDeclared, culprit.Ref(), fmt.Sprintf("%s declares host %s with ports %s but not %d, so outbound|%d||%s is never built.", culprit.Ref(), hn, portList(culprit.Ports), e.port, e.port, hn),
-				fmt.Sprintf("# %s\nspec:\n  ports:\n  - number: %d\n    name: port-%d\n    protocol: <HTTP|TLS|TCP>", culprit.Ref(), e.port, e.port))
+				e.portFix(culprit, hn))
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true, Reason: "port not declared"})
 			continue
 		}
@@ -534,7 +534,7 @@ func (e *evaluation) run() {
 			e.step("port", "port declared", Fail, fmt.Sprintf("%s declares ports %s, not %d", chosen.Ref(), strings.Join(declared, ", "), e.port),
 				Evidence{Resource: chosen.Ref(), Field: "spec.ports", Value: strings.Join(declared, ", ")})
 			e.fail(CausePortNotDeclared, chosen.Ref(), fmt.Sprintf("%s declares host %s but not port %d, so outbound|%d||%s is never built.", chosen.Ref(), hn, e.port, e.port, hn),
-				fmt.Sprintf("# %s\nspec:\n  ports:\n  - number: %d\n    name: port-%d\n    protocol: <HTTP|TLS|TCP>", chosen.Ref(), e.port, e.port))
+				e.portFix(*chosen, hn))
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true,
 				Reason: fmt.Sprintf("%s, the entry this gateway uses for %s, does not declare port %d", chosen.Ref(), hn, e.port)})
 			continue
@@ -1060,16 +1060,7 @@ func serviceEntryTemplate(host string, port uint32, routeKind string) string {
 	if port == 0 {
 		port = 443
 	}
-	proto := "TLS"
-	switch {
-	case routeKind == rules.RouteHTTP:
-		proto = "HTTP"
-	case routeKind == rules.RouteTCP:
-		proto = "TCP"
-	case routeKind == rules.RouteTLS:
-	case port == 80 || port == 8080:
-		proto = "HTTP"
-	}
+	proto := templateProtocol(port, routeKind)
 	name := strings.Map(func(r rune) rune {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
 			return r
@@ -1078,6 +1069,47 @@ func serviceEntryTemplate(host string, port uint32, routeKind string) string {
 	}, strings.TrimPrefix(host, "*."))
 	return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: %s\nspec:\n  hosts: [%q]\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports:\n  - number: %d\n    name: %s-%d\n    protocol: %s",
 		strings.Trim(name, "-"), host, port, strings.ToLower(proto), port, proto)
+}
+
+// templateProtocol is the protocol a fix declares for port: the kind of the routes that send
+// traffic there, else read from the port (80, 8080: HTTP; TLS otherwise, the usual egress to
+// HTTPS).
+func templateProtocol(port uint32, routeKind string) string {
+	switch {
+	case routeKind == rules.RouteHTTP:
+		return "HTTP"
+	case routeKind == rules.RouteTCP:
+		return "TCP"
+	case routeKind == rules.RouteTLS:
+		return "TLS"
+	case port == 80 || port == 8080:
+		return "HTTP"
+	}
+	return "TLS"
+}
+
+// portFix is the port an entry of host must add for the asked port, its protocol the kind of the
+// routes sending the host there (templateProtocol), the entry's other ports kept.
+func (e *evaluation) portFix(entry rules.Service, host string) string {
+	proto := templateProtocol(e.port, e.routeKindTo(host))
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s (port %d added)\nspec:\n  ports:\n", entry.Ref(), e.port)
+	if entry.Kind != rules.KindServiceEntry {
+		// a Kubernetes Service: its port's name gives the protocol
+		for _, p := range entry.Ports {
+			fmt.Fprintf(&b, "  - name: %s\n    port: %d\n", p.Name, p.Number)
+		}
+		fmt.Fprintf(&b, "  - name: %s-%d\n    port: %d", strings.ToLower(proto), e.port, e.port)
+		return b.String()
+	}
+	for _, p := range entry.Ports {
+		fmt.Fprintf(&b, "  - number: %d\n    name: %s\n    protocol: %s\n", p.Number, p.Name, p.Protocol)
+		if p.TargetPort != 0 {
+			fmt.Fprintf(&b, "    targetPort: %d\n", p.TargetPort)
+		}
+	}
+	fmt.Fprintf(&b, "  - number: %d\n    name: %s-%d\n    protocol: %s", e.port, strings.ToLower(proto), e.port, proto)
+	return b.String()
 }
 
 func (e *evaluation) boundVSTemplate(gws []*networkingv1.Gateway, host string, p rules.ServicePort) string {

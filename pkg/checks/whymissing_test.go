@@ -461,3 +461,61 @@ func TestHostNotFoundEntryProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestPortNotDeclaredFixNamesProtocol: the fix for an entry that lacks the routed port adds the
+// port with the protocol of the routes sending the host there, and keeps the entry's other ports
+// (it was a "<HTTP|TLS|TCP>" placeholder).
+func TestPortNotDeclaredFixNamesProtocol(t *testing.T) {
+	for _, c := range []struct {
+		name, entry, vs string
+		port            uint32
+		want            []string
+	}{
+		{"http route", `
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]`, `
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  gateways: [istio-system/egress]
+  http: [{route: [{destination: {host: api.example.com, port: {number: 80}}}]}]`, 80,
+			[]string{"number: 443\n    name: tls\n    protocol: TLS", "number: 80\n    name: http-80\n    protocol: HTTP"}},
+		{"tcp route on a TLS-looking port", `
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: db, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  resolution: DNS
+  ports: [{number: 5432, name: tcp-pg, protocol: TCP, targetPort: 15432}]`, `
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: db, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  gateways: [istio-system/egress]
+  tcp: [{match: [{port: 443}], route: [{destination: {host: api.example.com, port: {number: 443}}}]}]`, 443,
+			[]string{"number: 5432\n    name: tcp-pg\n    protocol: TCP\n    targetPort: 15432", "number: 443\n    name: tcp-443\n    protocol: TCP"}},
+	} {
+		v := verdict(t, snap(t, "false", "false", c.entry, c.vs), "api.example.com", c.port)
+		if v.Cause != CausePortNotDeclared {
+			t.Errorf("%s: cause %s, want %s: %s", c.name, v.Cause, CausePortNotDeclared, v.Message)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(v.Fix, w) {
+				t.Errorf("%s: fix lacks %q:\n%s", c.name, w, v.Fix)
+			}
+		}
+		if strings.Contains(v.Fix, "<") {
+			t.Errorf("%s: fix has a placeholder:\n%s", c.name, v.Fix)
+		}
+	}
+}
