@@ -887,6 +887,37 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			return
 		}
 	}
+	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
+		tr.t.Warnings = append(tr.t.Warnings, w)
+	}
+}
+
+// otherRevisionRoute: a VirtualService for host that routes it through a gateway (it names a
+// Gateway, or its routes go to a gateway Service) carries an istio.io/rev label for another
+// revision than the one serving the client's sidecar, whose istiod does not read it
+// (pkg/config/model.go LabelsInRevision through crdclient), so the call goes straight out.
+func (tr *tracer) otherRevisionRoute(v SidecarView, host, proxy string) (Finding, bool) {
+	all := model.VirtualServices(tr.snap, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, vs := range all.Relevant(host, nil) {
+		if model.InRevision(vs.Labels, v.Revision) || !routesCallKind(vs, tr.t.Call) {
+			continue
+		}
+		gws := rules.VSGateways(vs)
+		if !slices.ContainsFunc(gws, func(g string) bool { return g != rules.MeshGateway }) && !tr.routesToGatewayService(v, vs) {
+			continue
+		}
+		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		var fix string
+		if v.Revision == "" || v.Revision == "default" {
+			fix = fmt.Sprintf("Remove the istio.io/rev label from %s (or set it to default), or move the namespace %s to revision %s.", ref, v.Namespace, vs.Labels[RevisionLabel])
+		} else {
+			fix = fmt.Sprintf("Set the istio.io/rev label of %s to %s (or remove it), or move the namespace %s to revision %s.", ref, v.Revision, v.Namespace, vs.Labels[RevisionLabel])
+		}
+		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+			Message: fmt.Sprintf("%s routes %s through a gateway, but it is labelled istio.io/rev=%s and the sidecar in %s is served by revision %s, whose istiod does not read it: the call from %s goes straight out.", ref, host, vs.Labels[RevisionLabel], v.Namespace, orDefault(v.Revision), proxy),
+			Fix:     fix}, true
+	}
+	return Finding{}, false
 }
 
 // gatewayAPIBypass is directWarning's finding when the route through the gateway comes from a

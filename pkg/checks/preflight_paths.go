@@ -130,6 +130,17 @@ func (c *collector) routedThroughGateway(v SidecarView, host string) bool {
 			break
 		}
 	}
+	if !r && len(view.VirtualServices) < len(c.snap.VirtualServices) {
+		// a VirtualService of another revision binding a Gateway: the trace says this
+		// revision's istiod does not read it (otherRevisionRoute)
+		all := model.VirtualServices(c.snap, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+		for _, vs := range all.Relevant(host, nil) {
+			if !model.InRevision(vs.Labels, v.Revision) && slices.ContainsFunc(rules.VSGateways(vs), func(g string) bool { return g != rules.MeshGateway }) {
+				r = true
+				break
+			}
+		}
+	}
 	c.gwRoutedMu.Lock()
 	if c.gwRouted == nil {
 		c.gwRouted = map[string]bool{}
