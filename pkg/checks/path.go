@@ -1588,6 +1588,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				tr.failFix(PathGatewayNoRoute, "NR", g.Culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), g.Message), g.Fix, g.Patch)
 				return
 			}
+			if d, ok := tr.otherRevisionGatewayRoute(w, servers, host); ok {
+				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(d.why)), d.fix)
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
@@ -2650,6 +2654,16 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		if d, ok := tr.noKubeRoute(view, w, flags, cport, host); ok {
 			return d
 		}
+		var servers []rules.GatewayServer
+		for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+			if ms.Port == target && ms.Dropped == "" {
+				servers = append(servers, ms)
+			}
+		}
+		if d, ok := tr.otherRevisionGatewayRoute(w, servers, host); ok {
+			d.why = "the Gateway servers on the port get no filter chain: " + d.why
+			return d
+		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
 	}
 	owners := gatewayPortOwners(tr.snap, w)
@@ -2903,6 +2917,38 @@ func (tr *tracer) unboundRoute(w Workload, servers []rules.GatewayServer, host s
 		}
 	}
 	return rules.Binding{}, false
+}
+
+// otherRevisionGatewayRoute: a VirtualService for host naming the Gateway of one of the servers
+// is labelled istio.io/rev for another revision than the one serving the gateway workload w,
+// whose istiod does not read it (pkg/config/model.go LabelsInRevision): that label is to blame.
+func (tr *tracer) otherRevisionGatewayRoute(w Workload, servers []rules.GatewayServer, host string) (noServer, bool) {
+	view := RevisionView(tr.snap, w.Revision)
+	if len(view.VirtualServices) == len(tr.snap.VirtualServices) {
+		return noServer{}, false
+	}
+	for _, ms := range servers {
+		gwName := rules.GatewayName(ms.Gateway)
+		for _, vs := range tr.snap.VirtualServices {
+			if model.InRevision(vs.Labels, w.Revision) || !slices.Contains(rules.VSGateways(vs), gwName) || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+			}) {
+				continue
+			}
+			ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+			label := vs.Labels[RevisionLabel]
+			fix := fmt.Sprintf("Remove the istio.io/rev label from %s (or set it to default), or run the gateway %s on revision %s.", ref, w.Ref(), label)
+			if model.RevKey(w.Revision) != "" {
+				fix = fmt.Sprintf("Set the istio.io/rev label of %s to %s (or remove it), or run the gateway %s on revision %s.", ref, w.Revision, w.Ref(), label)
+			}
+			return noServer{
+				why:     fmt.Sprintf("%s routes %s on Gateway %s, but it is labelled istio.io/rev=%s and the gateway %s is served by revision %s, whose istiod does not read it", ref, host, gwName, label, w.Ref(), orDefault(w.Revision)),
+				culprit: ref,
+				fix:     fix,
+			}, true
+		}
+	}
+	return noServer{}, false
 }
 
 func upperFirst(s string) string {
