@@ -853,6 +853,12 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			add([]string{c.Accepted, c.Rejected}, ListenerWellKnownPort, c.Rejected, fmt.Sprintf("On %s, %s (%s) meets %s (%s); istiod refuses to mix MongoDB/MySQL with another protocol and gives %s nothing on this port.",
 				c.Listener, c.Rejected, c.Protocol, c.Accepted, c.Existing, c.Host), fmt.Sprintf("Give %s its own addresses (a VIP) or another port, or declare both with the same protocol.", c.Rejected))
 		default:
+			if c.SameDestination {
+				// the dropped chain would send its connections where the kept one does (a
+				// VirtualService route rendered for a wildcard entry and again for an exact
+				// one, say): istiod counts the conflict, no connection changes its fate
+				continue
+			}
 			add([]string{c.Accepted, c.Rejected}, ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s reach %s's cluster (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp, \"Listener=%s Accepted=%s Rejected=%s (%s)\").",
 				c.Listener, c.Rejected, c.Host, c.Accepted, c.Host, c.Accepted, c.Listener, protoClass(c.Existing), protoClass(c.Protocol), c.Host),
 				fmt.Sprintf("Give each entry its own addresses (for example a VIP per entry in spec.addresses), or enable DNS capture with auto-allocation (ISTIO_META_DNS_CAPTURE=true) so each host gets its own listener; for TLS use protocol TLS so chains differ by SNI."))

@@ -606,3 +606,33 @@ spec:
 		}
 	}
 }
+
+// TestHarmlessChainConflict: istiod drops a filter chain whose match another chain on the
+// listener already has; when both send their connections to the same place (a mesh tls route
+// rendered for a wildcard entry and again for the exact one) nothing changes for any connection,
+// so explain-listener reports no FILTER_CHAIN_DROPPED, while the conflict stays in the model.
+func TestHarmlessChainConflict(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "tls-wildcard-and-exact-entry-routed-to-gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := BuildSidecarView(snap, "payments", nil)
+	same := 0
+	for _, c := range v.Outbound.Conflicts {
+		if c.SameDestination {
+			same++
+		}
+	}
+	if same == 0 {
+		t.Fatalf("no conflict with the same destination in the model: %+v", v.Outbound.Conflicts)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Port: 443, From: "payments"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Code == ListenerChainDropped {
+			t.Errorf("harmless conflict reported: %s", f.Message)
+		}
+	}
+}

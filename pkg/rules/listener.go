@@ -131,6 +131,9 @@ type Conflict struct {
 	Host     string `json:"host"`     // host name of the rejected service
 	Protocol string `json:"protocol"` // port protocol of the rejected service
 	Existing string `json:"existingProtocol"`
+	// SameDestination: the dropped chain would have sent its connections where the kept one does
+	// (the same route configuration or clusters): the drop changes no connection's fate.
+	SameDestination bool `json:"sameDestination,omitempty"`
 }
 
 // SidecarProxy is the input of the sidecar outbound model.
@@ -485,7 +488,8 @@ func (b builder) merge(cur *Listener, incoming []FilterChain, s Service) {
 		k := conflictKey(in)
 		if i, ok := cur.rawKeys[k]; ok {
 			hit := &cur.raw[i]
-			b.out.Conflicts = append(b.out.Conflicts, Conflict{Listener: cur.Name, Kind: "TCP_OVER_TCP", Accepted: hit.Service, Rejected: s.Ref(), Host: s.Hostname, Protocol: protoName(in.Protocol), Existing: protoName(hit.Protocol)})
+			same := hit.RDS == in.RDS && hit.Cluster == in.Cluster && slices.Equal(hit.Weighted, in.Weighted)
+			b.out.Conflicts = append(b.out.Conflicts, Conflict{Listener: cur.Name, Kind: "TCP_OVER_TCP", Accepted: hit.Service, Rejected: s.Ref(), Host: s.Hostname, Protocol: protoName(in.Protocol), Existing: protoName(hit.Protocol), SameDestination: same})
 			continue
 		}
 		cur.rawKeys[k] = len(cur.raw)
