@@ -1819,6 +1819,12 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 	}
 	if rt == rules.RouteHTTP && proto != "HTTPS" {
 		for _, e := range hostEntries {
+			if slices.ContainsFunc(e.Ports, func(p rules.ServicePort) bool { return rules.IsHTTPProtocol(p.Protocol) }) {
+				// the entry has a plaintext HTTP port: clients send plain HTTP through the
+				// server and the gateway originates TLS to the TLS port (Istio's egress TLS
+				// origination task), the setup this finding warns towards
+				continue
+			}
 			for _, p := range e.Ports {
 				if rules.IsTLSProtocol(p.Protocol) {
 					covers := false

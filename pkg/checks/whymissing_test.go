@@ -2,6 +2,7 @@ package checks
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -516,6 +517,45 @@ spec:
 		}
 		if strings.Contains(v.Fix, "<") {
 			t.Errorf("%s: fix has a placeholder:\n%s", c.name, v.Fix)
+		}
+	}
+}
+
+// TestTLSEntryBehindHTTPServer: an HTTP gateway server with a bound http route for a host whose
+// entry declares only TLS ports gets TLS_ENTRY_BEHIND_HTTP_SERVER (clients can only send TLS
+// there); the TLS origination setup, whose entry also declares a plaintext HTTP port that the
+// clients use, does not (blind audit 18 #13).
+func TestTLSEntryBehindHTTPServer(t *testing.T) {
+	vs := `
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  gateways: [istio-system/egress]
+  http: [{match: [{port: 80}], route: [{destination: {host: api.example.com, port: {number: 443}}}]}]`
+	for _, c := range []struct {
+		ports string
+		want  bool
+	}{
+		{"[{number: 443, name: https, protocol: HTTPS}]", true},
+		{"[{number: 80, name: http, protocol: HTTP}, {number: 443, name: https, protocol: HTTPS}]", false},
+	} {
+		entry := `
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: api, namespace: team-a}
+spec:
+  hosts: [api.example.com]
+  resolution: DNS
+  ports: ` + c.ports
+		rep, err := ExplainListener(snap(t, "false", "false", entry, vs), ExplainListenerOptions{Host: "api.example.com", Port: 80, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerTLSBehindHTTP })
+		if got != c.want {
+			t.Errorf("ports %s: TLS_ENTRY_BEHIND_HTTP_SERVER %t, want %t: %+v", c.ports, got, c.want, rep.Findings)
 		}
 	}
 }
