@@ -716,6 +716,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if !sok || svc.Kind != rules.KindService || len(gws) == 0 {
 		// The external host's own cluster (or a mesh service): the path ends here.
 		if chost != host && len(gws) == 0 && sok && svc.Kind == rules.KindService {
+			if tr.serviceInWrongNamespace(proxy, svc, res.Cluster, host, kind) {
+				return
+			}
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is a Kubernetes Service that selects no gateway workload; the trace stops at its cluster.", svc.Ref()))
 			// The call leaves the mesh's routing there, not at the external host's cluster.
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches cluster %s of %s, which is no Istio gateway: what happens after is up to the workloads behind that Service (another controller's gateway, a proxy).", strings.ToUpper(kind), proxy, host, tr.t.Port, res.Cluster, svc.Ref())
@@ -730,6 +733,79 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		return
 	}
 	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+}
+
+// serviceInWrongNamespace: the sidecar's cluster is a Kubernetes Service whose selector matches
+// gateway pods, but in another namespace than the Service's, and no workload of its own
+// namespace: a Service selects pods in its own namespace only, so the cluster has no endpoints
+// (503 UH at the client sidecar). From manifests every workload is read, so the path fails; live,
+// where only some workloads are read, it is a warning.
+//
+// Mirrors Kubernetes Service semantics (the EndpointSlice controller selects pods in the
+// Service's namespace) as istiod reads them (pilot/pkg/serviceregistry/kube/controller
+// endpointslice.go: endpoints come from the Service's EndpointSlices).
+func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, cluster, host, kind string) bool {
+	if len(svc.WorkloadSelector) == 0 {
+		return false
+	}
+	elsewhere := gatewayPodsElsewhere(tr.snap, svc)
+	if len(elsewhere) == 0 {
+		return false
+	}
+	for _, d := range tr.snap.Deployments {
+		if d.Namespace == svc.Namespace && rules.LabelsSubsetOf(svc.WorkloadSelector, d.Spec.Template.Labels) {
+			return false
+		}
+	}
+	for _, p := range tr.snap.Pods {
+		if p.Namespace == svc.Namespace && rules.LabelsSubsetOf(svc.WorkloadSelector, p.Labels) {
+			return false
+		}
+	}
+	w := elsewhere[0]
+	target := ""
+	for _, k := range tr.snap.Services {
+		if k.Namespace == w.Namespace && len(k.Spec.Selector) > 0 && rules.LabelsSubsetOf(k.Spec.Selector, w.Labels) {
+			target = k.Name + "." + k.Namespace + ".svc.cluster.local"
+			break
+		}
+	}
+	why := fmt.Sprintf("%s selects %s, the labels of gateway %s, but a Service selects pods in its own namespace (%s) only, and none there carries them", svc.Ref(), labelsText(svc.WorkloadSelector), w.Ref(), svc.Namespace)
+	fix := fmt.Sprintf("Send the mesh hop to a Service in %s, the gateway's namespace", w.Namespace)
+	if target != "" {
+		fix = fmt.Sprintf("Send the mesh hop to %s (the gateway's own Service)", target)
+	}
+	fix += fmt.Sprintf(", or create %s in namespace %s.", svc.Ref(), w.Namespace)
+	if tr.snap.Load.WorkloadQueries > 0 {
+		// live: the workloads of the Service's namespace may not all have been read
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
+			Message: fmt.Sprintf("%s; unless other pods of %s carry those labels, cluster %s has no endpoints and requests fail with 503 UH at the client sidecar (kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s tells).", upperFirst(why), svc.Namespace, cluster, svc.Namespace, svc.Name),
+			Fix:     fix})
+		return false
+	}
+	tr.hop(proxy, "endpoints", Fail, fmt.Sprintf("%s: %s", cluster, why), Evidence{Resource: svc.Ref(), Field: "spec.selector", Value: labelsText(svc.WorkloadSelector)})
+	answer := "Requests fail with 503 UH at the client sidecar."
+	if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
+		answer = "The client sidecar closes the connection (response flag UH)."
+	}
+	msg := fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer)
+	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), msg, fix)
+	return true
+}
+
+// gatewayPodsElsewhere: the gateway workloads whose labels Kubernetes Service s selects, in
+// other namespaces than s's (where s does not reach them).
+func gatewayPodsElsewhere(snap *snapshot.Snapshot, s rules.Service) []Workload {
+	if s.Kind != rules.KindService || len(s.WorkloadSelector) == 0 {
+		return nil
+	}
+	var out []Workload
+	for _, w := range GatewayWorkloads(snap) {
+		if w.Namespace != s.Namespace && !w.Synthetic && rules.LabelsSubsetOf(s.WorkloadSelector, w.Labels) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // subsetWithoutPods fails the path when the sidecar's cluster is a subset of the gateway's

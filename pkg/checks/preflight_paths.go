@@ -104,7 +104,9 @@ func (c *collector) toGateway(v SidecarView, res rules.CallResult) bool {
 		if !ok {
 			continue
 		}
-		if svc, ok := v.Outbound.ScopeService(chost); ok && svc.Kind == rules.KindService && len(gatewayPodsOf(c.snap, svc)) > 0 {
+		if svc, ok := v.Outbound.ScopeService(chost); ok && svc.Kind == rules.KindService && (len(gatewayPodsOf(c.snap, svc)) > 0 || len(gatewayPodsElsewhere(c.snap, svc)) > 0) {
+			// a Service of gateway pods, or one selecting their labels from another namespace
+			// (serviceInWrongNamespace)
 			return true
 		}
 	}
