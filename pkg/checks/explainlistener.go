@@ -1495,7 +1495,8 @@ func buildGatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.Servi
 		sp := rules.ServicePorts{Host: svc.Name + "." + svc.Namespace + ".svc.cluster.local", Namespace: svc.Namespace, Ports: map[uint32]uint32{}}
 		for _, p := range svc.Spec.Ports {
 			if _, seen := sp.Ports[uint32(p.Port)]; !seen {
-				sp.Ports[uint32(p.Port)] = uint32(p.TargetPort.IntVal)
+				t, _ := targetPort(snap, w, p) // 0: a name no container port has
+				sp.Ports[uint32(p.Port)] = t
 			}
 		}
 		out = append(out, sp)
@@ -1551,8 +1552,10 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 	out := map[uint32]portOwner{}
 	for _, svc := range svcs {
 		for _, p := range svc.Spec.Ports {
-			if _, seen := out[uint32(p.Port)]; !seen && p.TargetPort.IntVal != 0 {
-				out[uint32(p.Port)] = portOwner{svc, uint32(p.TargetPort.IntVal)}
+			if t, ok := targetPort(snap, w, p); ok && t != 0 {
+				if _, seen := out[uint32(p.Port)]; !seen {
+					out[uint32(p.Port)] = portOwner{svc, t}
+				}
 			}
 		}
 	}

@@ -776,8 +776,8 @@ func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, clust
 		fix = fmt.Sprintf("Send the mesh hop to %s (the gateway's own Service)", target)
 	}
 	fix += fmt.Sprintf(", or create %s in namespace %s.", svc.Ref(), w.Namespace)
-	if tr.snap.Load.WorkloadQueries > 0 {
-		// live: the workloads of the Service's namespace may not all have been read
+	if !tr.snap.WorkloadsRead(svc.Namespace, svc.WorkloadSelector) {
+		// live: the workloads of the Service's namespace with its labels were not all read
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
 			Message: fmt.Sprintf("%s; unless other pods of %s carry those labels, cluster %s has no endpoints and requests fail with 503 UH at the client sidecar (kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s tells).", upperFirst(why), svc.Namespace, cluster, svc.Namespace, svc.Name),
 			Fix:     fix})
@@ -1420,8 +1420,25 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	target := cport
 	if k != nil {
 		for _, p := range k.Spec.Ports {
-			if uint32(p.Port) == cport && p.TargetPort.IntVal != 0 {
-				target = uint32(p.TargetPort.IntVal)
+			if uint32(p.Port) != cport {
+				continue
+			}
+			t, ok := targetPort(tr.snap, w, p)
+			if !ok {
+				// a targetPort name no container port of the gateway pods has: the Service's
+				// EndpointSlices have no endpoint for the port, the sidecar's cluster is empty
+				why := fmt.Sprintf("%s port %d has targetPort %q, a name no container port of the pods of %s has, so the Service has no endpoints for the port", svc.Ref(), cport, p.TargetPort.StrVal, w.Ref())
+				tr.hop(proxy, "endpoints", Fail, why, Evidence{Resource: svc.Ref(), Field: "spec.ports", Value: fmt.Sprintf("%d → %s", cport, p.TargetPort.StrVal)})
+				answer := "requests fail with 503 UH at the client sidecar"
+				if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
+					answer = "the client sidecar closes the connection (response flag UH)"
+				}
+				tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s port %d: %s; %s.", strings.ToUpper(kind), host, svc.Ref(), cport, why, answer),
+					fmt.Sprintf("Set targetPort of %s port %d to the name or number of the gateway container's port (%s).", svc.Ref(), cport, namedPortsText(tr.snap, w)))
+				return
+			}
+			if t != 0 {
+				target = t
 			}
 		}
 	}
@@ -2584,8 +2601,8 @@ func (tr *tracer) ambiguousServices(w Workload, called rules.Service, port, targ
 			continue
 		}
 		for _, p := range svc.Spec.Ports {
-			if uint32(p.Port) == port && p.TargetPort.IntVal != 0 && uint32(p.TargetPort.IntVal) != target {
-				others = append(others, fmt.Sprintf("Service %s/%s port %d → %d", svc.Namespace, svc.Name, p.Port, p.TargetPort.IntVal))
+			if t, ok := targetPort(tr.snap, w, p); ok && uint32(p.Port) == port && t != 0 && t != target {
+				others = append(others, fmt.Sprintf("Service %s/%s port %d → %d", svc.Namespace, svc.Name, p.Port, t))
 				untimed = untimed || snapshot.FromFileOrder(svc.CreationTimestamp)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -157,4 +158,76 @@ func workloadRevision(snap *snapshot.Snapshot, ns string, l map[string]string) s
 		return n.Labels[RevisionLabel]
 	}
 	return snap.Revision
+}
+
+// targetPort is the container port Service port p reaches on the pods of workload w: a number
+// as written; a name resolved through the containers' named ports of w's pod (template), ok
+// false when none has that name (Kubernetes then puts no endpoint for the port in the
+// Service's EndpointSlices, and istiod no service target: pilot/pkg/serviceregistry/kube
+// FindPort). An unset targetPort is the port itself. 0 and ok: a name that cannot be resolved
+// from the input (the pod spec is not in it, or names no port at all, as minimal manifests do).
+func targetPort(snap *snapshot.Snapshot, w Workload, p corev1.ServicePort) (uint32, bool) {
+	switch {
+	case p.TargetPort.IntVal != 0:
+		return uint32(p.TargetPort.IntVal), true
+	case p.TargetPort.StrVal == "":
+		return uint32(p.Port), true
+	}
+	named := snap.Derived(namedPortsKey{w.Kind, w.Namespace, w.Name}, func() any { return workloadNamedPorts(snap, w) }).(map[string]uint32)
+	if len(named) == 0 {
+		return 0, true
+	}
+	t, ok := named[p.TargetPort.StrVal]
+	return t, ok
+}
+
+type namedPortsKey struct{ kind, ns, name string }
+
+// workloadNamedPorts maps each named container port of w's pod (its Deployment's pod template)
+// to its number.
+func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
+	out := map[string]uint32{}
+	var spec *corev1.PodSpec
+	switch w.Kind {
+	case "Deployment":
+		for _, d := range snap.Deployments {
+			if d.Namespace == w.Namespace && d.Name == w.Name {
+				spec = &d.Spec.Template.Spec
+			}
+		}
+	case "Pod":
+		for _, p := range snap.Pods {
+			if p.Namespace == w.Namespace && p.Name == w.Name {
+				spec = &p.Spec
+			}
+		}
+	}
+	if spec == nil {
+		return out
+	}
+	for _, c := range spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.Name != "" {
+				if _, seen := out[cp.Name]; !seen {
+					out[cp.Name] = uint32(cp.ContainerPort)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// namedPortsText lists the named container ports of w ("name=number", sorted), or says it has
+// none.
+func namedPortsText(snap *snapshot.Snapshot, w Workload) string {
+	named := workloadNamedPorts(snap, w)
+	if len(named) == 0 {
+		return "the pods of " + w.Ref() + " name no container port"
+	}
+	var out []string
+	for n, p := range named {
+		out = append(out, fmt.Sprintf("%s=%d", n, p))
+	}
+	sort.Strings(out)
+	return "named ports of " + w.Ref() + ": " + strings.Join(out, ", ")
 }

@@ -250,7 +250,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	snap.Pods = unique(pods)
 	tasks = append(tasks, wtasks...)
 	errs = append(errs, werrs...)
-	snap.Load = snapshot.LoadStats{Requests: counter.n.Load(), WorkloadQueries: len(queries)}
+	snap.Load = snapshot.LoadStats{Requests: counter.n.Load(), WorkloadQueries: len(queries), WorkloadScope: workloadScope(queries)}
 	for i, t := range tasks {
 		err := errs[i]
 		switch {

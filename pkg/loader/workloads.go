@@ -72,6 +72,19 @@ func workloadQueries(snap *snapshot.Snapshot, extra []string) []workloadQuery {
 	return out
 }
 
+// workloadScope records the queries in the snapshot (snapshot.WorkloadsRead).
+func workloadScope(qs []workloadQuery) []snapshot.WorkloadQuery {
+	out := make([]snapshot.WorkloadQuery, 0, len(qs))
+	for _, q := range qs {
+		sel, err := labels.ConvertSelectorToLabelsMap(q.selector)
+		if err != nil {
+			continue // not an equality selector: claims nothing
+		}
+		out = append(out, snapshot.WorkloadQuery{Namespace: q.namespace, Selector: sel})
+	}
+	return out
+}
+
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

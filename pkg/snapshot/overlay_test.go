@@ -151,3 +151,34 @@ func TestOverlayEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadsRead: manifests hold every workload; a live load holds those its queries
+// covered: their namespace or every namespace, with a selector the asked labels imply.
+func TestWorkloadsRead(t *testing.T) {
+	files := &snapshot.Snapshot{}
+	if !files.WorkloadsRead("any", nil) {
+		t.Error("manifests: want every workload read")
+	}
+	live := &snapshot.Snapshot{Load: snapshot.LoadStats{WorkloadQueries: 2, WorkloadScope: []snapshot.WorkloadQuery{
+		{Namespace: "istio-system"},
+		{Selector: map[string]string{"istio": "egressgateway"}},
+	}}}
+	for _, c := range []struct {
+		ns   string
+		sel  map[string]string
+		want bool
+	}{
+		{"istio-system", map[string]string{"app": "x"}, true},
+		{"edge", map[string]string{"istio": "egressgateway", "app": "gw"}, true},
+		{"edge", map[string]string{"app": "istio-egressgateway"}, false},
+		{"edge", nil, false},
+	} {
+		if got := live.WorkloadsRead(c.ns, c.sel); got != c.want {
+			t.Errorf("WorkloadsRead(%s, %v) = %t, want %t", c.ns, c.sel, got, c.want)
+		}
+	}
+	live.Unknown = map[string]string{snapshot.KindPod: "forbidden"}
+	if live.WorkloadsRead("istio-system", nil) {
+		t.Error("a refused Pod list: want not read")
+	}
+}

@@ -122,6 +122,43 @@ type Snapshot struct {
 type LoadStats struct {
 	Requests        int64
 	WorkloadQueries int
+	// WorkloadScope are those queries: Deployments and Pods were read in Namespace ("" = every
+	// namespace) carrying every label of Selector (empty = all).
+	WorkloadScope []WorkloadQuery
+}
+
+// WorkloadQuery is one LIST of Deployments and Pods of a live load.
+type WorkloadQuery struct {
+	Namespace string
+	Selector  map[string]string
+}
+
+// WorkloadsRead reports whether every Deployment and Pod in namespace ns carrying the labels sel
+// is in the snapshot: always for manifests; live, when a query covered them (their namespace or
+// every namespace, with a selector sel implies).
+func (s *Snapshot) WorkloadsRead(ns string, sel map[string]string) bool {
+	if s.Load.WorkloadQueries == 0 {
+		return true
+	}
+	if s.Unknown[KindDeployment] != "" || s.Unknown[KindPod] != "" {
+		return false // a query was refused (or read only some namespaces)
+	}
+	for _, q := range s.Load.WorkloadScope {
+		if q.Namespace != "" && q.Namespace != ns {
+			continue
+		}
+		all := true
+		for k, v := range q.Selector {
+			if sel[k] != v {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // ProxyEvidence is the live state of one proxy: its Envoy config dump and its istiod sync
