@@ -1816,8 +1816,21 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			present, upTLS, upDR = c.Present, c.TLS, c.DestinationRule
 		}
 	}
+	shadowed := tr.shadowedRoute(w, servers, routeVSRef, host)
+	if shadowed != "" && present {
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("VirtualService %s takes the call at the gateway before VirtualService %s, which also routes %s there (%s): the call goes to %s, not where %s sends it.", routeVSRef, shadowed, host, gatewayVSOrderText, cluster, shadowed))
+	}
 	if !present {
 		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s is not in the gateway's clusters (cause %s)", cluster, g.Cause))
+		if shadowed != "" {
+			// an older VirtualService on the gateway catches the call before the one written
+			// for the host: that one is to blame, not the destination it sends to
+			tr.t.Answer = notFoundAnswer(httpVS != "", httpVS != "" && generatedVS(tr.snap, httpVS))
+			tr.fail(ListenerClusterAbsent, "NC", "VirtualService "+routeVSRef,
+				fmt.Sprintf("VirtualService %s takes the call for %s at the gateway before VirtualService %s, which routes the host there too (%s), and sends it to %s, which the gateway does not have (%s). %s", routeVSRef, host, shadowed, gatewayVSOrderText, cluster, strings.TrimSuffix(g.Message, "."), tr.t.Answer.Sentence("the gateway")),
+				fmt.Sprintf("Keep %s out of VirtualService %s (narrow its hosts, or its match to other names or ports), or remove it, so that VirtualService %s's route applies.", host, routeVSRef, shadowed))
+			return
+		}
 		if mb, ok := missingBackendCulprit(tr.snap, model.Services(gview, flags.MeshConfig), routeVSRef, ghost); ok {
 			// the gateway route's backendRef names a Service that does not exist
 			tr.t.Answer = notFoundAnswer(httpVS != "", true)
@@ -1853,6 +1866,41 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
+}
+
+// gatewayVSOrderText says in which order istiod applies the VirtualServices bound to a gateway.
+const gatewayVSOrderText = "istiod applies a gateway's VirtualServices in order: those in the gateway's namespace exported only there (exportTo \".\"), then those exported to it by name, then public ones, oldest first within each; the first route that matches wins"
+
+// shadowedRoute: the gateway route the call takes comes from VirtualService taken ("ns/name"),
+// while another VirtualService bound to one of the servers on the listener covers host too; istiod
+// orders the VirtualServices of a gateway oldest first and an earlier route (or a tcp route, or a
+// tls route with the same SNI) wins, so the other's route for the host never applies. Returns
+// that other VirtualService ("ns/name"), "" when none.
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig and
+// createGatewayTCPFilterChainOpts over model.VirtualServicesForGateway's order.
+func (tr *tracer) shadowedRoute(w Workload, servers []rules.GatewayServer, taken, host string) string {
+	if taken == "" {
+		return ""
+	}
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	opt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
+	x := model.VirtualServices(view, opt.DefaultVSExportTo)
+	for _, ms := range servers {
+		for _, vs := range x.WithGateway(rules.GatewayName(ms.Gateway)) {
+			ref := vs.Namespace + "/" + vs.Name
+			if ref == taken || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+				return strings.EqualFold(rules.ResolveShortname(h, vs.Namespace), host)
+			}) {
+				continue
+			}
+			if b := rules.Bind(ms.Gateway, ms.Index, vs, opt); b.Bound() && slices.ContainsFunc(b.Hosts, func(h string) bool { return rules.HostMatches(host, h) }) {
+				return ref
+			}
+		}
+	}
+	return ""
 }
 
 // backendRefused: the route the call takes was generated from a Kubernetes Gateway API HTTPRoute

@@ -156,6 +156,17 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	// Bound in istiod's order for this gateway pod's namespace: the first route that covers the
 	// host is the one a request takes.
 	ordered := slices.Clone(ra.relevant)
+	// VirtualServices for every host ("*") bound to these gateways: their tcp routes take the
+	// connections of a TCP server in their turn, whatever the host (the relevant ones name it)
+	catchAll := map[*networkingv1.VirtualService]bool{}
+	for _, g := range gws {
+		for _, vs := range e.vsIndex.WithGateway(rules.GatewayName(g)) {
+			if slices.Contains(vs.Spec.GetHosts(), "*") && !slices.Contains(ordered, vs) && len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) == 0 {
+				catchAll[vs] = true
+				ordered = append(ordered, vs)
+			}
+		}
+	}
 	rules.SortGatewayVirtualServices(ordered, e.w.Namespace, e.vsExport)
 	skipped := map[string]bool{}
 	ra.dropped = map[string]rules.GatewayServer{}
@@ -172,6 +183,9 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 					continue
 				}
 				b := rules.Bind(g, si, vs, opt)
+				if catchAll[vs] && (!b.Bound() || b.RouteType != rules.RouteTCP) {
+					continue
+				}
 				if b.Bound() && skipped[fmt.Sprintf("%s#%d", rules.GatewayName(g), si)] {
 					b.Reason = rules.BindServerSkipped
 				}
@@ -851,7 +865,26 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 	if e.nested || e.full == nil {
 		return
 	}
+	// shadowing: the binding whose destination fails takes the traffic before another
+	// VirtualService's route for the host (shadowedBy): that binding's VirtualService is to
+	// blame, whatever makes its destination missing
+	var taking rules.Binding
+	shadowing := ""
+	before := e.cause
+	defer func() {
+		if before == "" && e.cause == ListenerClusterAbsent && shadowing != "" {
+			ref := bindCulprit(taking)
+			e.v.Culprit = ref
+			e.v.Message = fmt.Sprintf("%s takes the traffic for %s on gateway %s before VirtualService %s, which routes the host there too (%s): %s", ref, e.host, e.w.Ref(), shadowing, gatewayVSOrderText, e.v.Message)
+			e.v.Fix = fmt.Sprintf("Keep %s out of %s (narrow its hosts, or its match to other names or ports), or remove it, so that VirtualService %s's route applies.", e.host, ref, shadowing)
+			e.v.Patch = nil
+		}
+	}()
 	for _, b := range ra.covering {
+		if e.cause != before {
+			break // the verdict is set: shadowing says whether its binding took the traffic
+		}
+		shadowing, taking = e.shadowedBy(ra, b), b
 		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 		for _, d := range b.Dests {
 			if d.Mirror || d.Idle {
@@ -931,7 +964,7 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 				if b.RouteType == rules.RouteTLS {
 					e.passthroughOriginates(b, d, h, vsRef)
 				}
-				e.ownPortAbsent(b, d, h, vsRef)
+				e.ownPortAbsent(b, d, h, vsRef, shadowing != "")
 				e.plaintextToTLSPort(b, d, h)
 				continue
 			}
@@ -968,12 +1001,65 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 	}
 }
 
+// shadowedBy: binding b is the first covering binding of its server, it catches every request
+// (an http route without match conditions) or connection (a tcp route), and a later covering
+// binding of the same server comes from another VirtualService that names the host: b takes
+// the traffic meant for that one. Returns its "namespace/name", "" otherwise.
+func (e *evaluation) shadowedBy(ra routeAnalysis, b rules.Binding) string {
+	var same []rules.Binding
+	for _, o := range ra.covering {
+		if o.Gateway == b.Gateway && o.ServerIndex == b.ServerIndex {
+			same = append(same, o)
+		}
+	}
+	if len(same) < 2 || same[0].VS != b.VS {
+		return ""
+	}
+	switch b.RouteType {
+	case rules.RouteTCP:
+	case rules.RouteHTTP:
+		// separate virtual hosts unless both name the host: Envoy picks the most specific
+		if !vsNamesHost(b.VS, e.host) || !slices.ContainsFunc(b.VS.Spec.GetHttp(), httpRouteCatchesAll) {
+			return ""
+		}
+	default:
+		return "" // tls: a chain per SNI, the most specific wins
+	}
+	for _, o := range same[1:] {
+		if o.VS != b.VS && vsNamesHost(o.VS, e.host) {
+			return o.VS.Namespace + "/" + o.VS.Name
+		}
+	}
+	return ""
+}
+
+// vsNamesHost: a host of vs (resolved in its namespace) is host itself.
+func vsNamesHost(vs *networkingv1.VirtualService, host string) bool {
+	return slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(rules.ResolveShortname(h, vs.Namespace), host) })
+}
+
+// httpRouteCatchesAll: the http route matches every request (no match, or matches on gateways
+// and port only).
+func httpRouteCatchesAll(r *networking.HTTPRoute) bool {
+	if len(r.GetMatch()) == 0 {
+		return true
+	}
+	for _, m := range r.GetMatch() {
+		if m.GetUri() == nil && m.GetMethod() == nil && m.GetAuthority() == nil && m.GetScheme() == nil && len(m.GetHeaders()) == 0 &&
+			len(m.GetQueryParams()) == 0 && len(m.GetSourceLabels()) == 0 && len(m.GetWithoutHeaders()) == 0 && m.GetSourceNamespace() == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // ownPortAbsent fails the verdict when the route names a port of the host for which the gateway
 // has no cluster (the entry the gateway uses does not declare it), although other ports' clusters
 // are there.
-func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef string) {
-	if d.Port == 0 || e.port != 0 {
-		return // asked for one port: the verdict is about that port already
+func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef string, shadows bool) {
+	if d.Port == 0 || (e.port != 0 && !shadows) {
+		return // asked for one port: the verdict is about that port already (unless this
+		// route takes the traffic before the route for it)
 	}
 	for _, c := range e.v.Clusters {
 		if c.FQDN == h && c.Port == d.Port && c.Subset == d.Subset {
