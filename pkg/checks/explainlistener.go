@@ -535,7 +535,16 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				break
 			}
 		}
-		rep.add(ListenerGatewayServiceLack, resource, fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and requests fail with 503 NC.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port), fix)
+		vsRef, kind := callRouteTo(rep, c.Name)
+		if r, f, ok := managedServicePortFix(snap, s, c.Port, vsRef); ok {
+			resource, fix = r, f
+		}
+		answer := notFoundAnswer(rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP, vsRef != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vsRef))
+		status := "requests fail with " + answer.Text()
+		if answer == AnswerClosed {
+			status = "the sidecar closes the connection (response flag NC)"
+		}
+		rep.add(ListenerGatewayServiceLack, resource, fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and %s.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port, status), fix)
 	}
 }
 

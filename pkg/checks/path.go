@@ -650,6 +650,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					culprit = patch.Ref()
 				}
 			}
+			if r, f, ok := managedServicePortFix(tr.snap, s, cport, routeVSOf(res)); ok {
+				culprit, fix, patch = r, f, nil
+			}
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
 			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, s, cport, subset, host, root)
@@ -2125,6 +2128,31 @@ func routeVS(res rules.CallResult) string {
 		return ""
 	}
 	return res.Route.VirtualService
+}
+
+// managedServicePortFix: a Gateway API route (generated VirtualService vsRef) sends the call to
+// Service s on port cport, which s lacks, and s is the Service istiod deploys for a Kubernetes
+// Gateway (one port per listener, rewritten from the Gateway): the route's backendRef port is to
+// change, or the Gateway's listeners, not the Service. Returns the route and the fix.
+//
+// Mirrors istiod pilot/pkg/config/kube/gateway/deploymentcontroller.go (the Service's ports are
+// the Gateway's listener ports).
+func managedServicePortFix(snap *snapshot.Snapshot, s rules.Service, cport uint32, vsRef string) (culprit, fix string, ok bool) {
+	var k *corev1.Service
+	for _, svc := range snap.Services {
+		if svc.Namespace == s.Namespace && svc.Name == s.Name {
+			k = svc
+		}
+	}
+	if k == nil || k.Labels[rules.KubeGatewayNameLabel] == "" || vsRef == "" {
+		return "", "", false
+	}
+	origin := firstOrigin(snap, vsRef)
+	if strings.HasPrefix(origin, "VirtualService ") {
+		return "", "", false
+	}
+	gw := k.Namespace + "/" + k.Labels[rules.KubeGatewayNameLabel]
+	return origin, fmt.Sprintf("In %s, set the backendRef port to a port of %s (%s: istiod gives it one port per listener of Gateway %s), or add a listener on port %d to Gateway %s.", origin, s.Ref(), portList(s.Ports), gw, cport, gw), true
 }
 
 // firstOrigin names the Kubernetes Gateway API route the VirtualService vsRef ("namespace/name")
