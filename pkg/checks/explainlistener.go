@@ -1339,7 +1339,15 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				if culprit == "" {
 					culprit = w.Ref()
 				}
-				rep.add(CauseNoVirtualHost, culprit, g.Message, g.Fix)
+				rep.add(g.Cause, culprit, g.Message, g.Fix)
+			} else if rds := routeMissing(rep, rep.Host); a.host == rep.Host && rds != "" {
+				// the listener's route configuration has no route for the host: 404 NR at the
+				// gateway; the resource to change is the gateway verdict's when it has one
+				culprit, msg, fix := w.Ref(), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s.", rds, rep.Host, w.Ref()), fmt.Sprintf("Bind a route for %s to a Gateway server on this port (why-missing %s --gateway %s says which route does not bind and why).", rep.Host, rep.Host, w.Ref())
+				if g.Cause != CauseOK && g.Cause != "" && g.Culprit != "" {
+					culprit, msg, fix = g.Culprit, msg+" "+upperFirst(g.Message), g.Fix
+				}
+				rep.add(PathGatewayNoRoute, culprit, msg, fix)
 			}
 			for _, c := range g.Clusters {
 				if seen[c.Name] {
@@ -1373,6 +1381,33 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			}
 		}
 	}
+}
+
+// routeMissing: the name of a route configuration an HTTP listener of rep uses that has no
+// route for host (no virtual host for it, or istiod's 404 blackhole one), "" when every such
+// configuration routes it (or there is none).
+//
+// Mirrors Envoy's virtual host selection over istiod's gateway route configuration
+// (pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig), as the path does.
+func routeMissing(rep *ListenerReport, host string) string {
+	for _, l := range rep.Listeners {
+		for _, c := range l.Chains {
+			rds, ok := strings.CutPrefix(c.Destination, "Route: ")
+			if !ok {
+				continue
+			}
+			for i := range rep.Routes {
+				if rep.Routes[i].Name != rds {
+					continue
+				}
+				vh := rules.MatchVirtualHost(&rep.Routes[i], host)
+				if vh == nil || len(vh.Routes) == 0 || strings.HasPrefix(vh.Name, "blackhole:") {
+					return rds
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func portMapNote(sp, lp uint32) string {

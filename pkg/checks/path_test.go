@@ -514,7 +514,7 @@ func TestWeightZeroShareNeedsNothing(t *testing.T) {
 // operator asks with the port they see in the route, and the gateway listens on its targetPort,
 // or on a server port written as the targetPort itself.
 func TestExplainGatewayOnDialledPort(t *testing.T) {
-	checked := 0
+	checked, nr := 0, 0
 	for _, c := range readPathCases(t) {
 		snap, err := loadPathFixture(c.file)
 		if err != nil {
@@ -543,6 +543,11 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 		if slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerNoChains }) {
 			t.Errorf("%s: explain-listener --gateway %s port %d says no server uses the port, yet the call reaches %s", filepath.Base(c.file), p.Gateway, port, p.GatewayListener)
 		}
+		if p.Cause == PathGatewayNoRoute && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Level == LevelError }) {
+			// 404 NR at the gateway: explain-listener --gateway must not say OK (blind audit 18 #10)
+			t.Errorf("%s: the path gets 404 NR at %s (%s); explain-listener --gateway reports no error", filepath.Base(c.file), p.Gateway, p.Culprit)
+		}
+		nr++
 	}
 	if checked < 20 {
 		t.Fatalf("only %d fixtures reach a gateway listener", checked)
