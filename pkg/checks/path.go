@@ -462,7 +462,11 @@ func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, h
 		if tr.t.Cause = PathOK; tr.t.Level == "" {
 			tr.t.Level = LevelInfo
 		}
-		if tr.t.Message == "" {
+		switch {
+		case tr.t.Message != "":
+		case res.Cluster == rules.PassthroughCluster && res.Error == "":
+			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d leaves the mesh through PassthroughCluster, to the address the application connected to, through no gateway.", strings.ToUpper(kind), client, host, port)
+		default:
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the external host's cluster on every hop.", strings.ToUpper(kind), client, host, port)
 		}
 	}
@@ -947,7 +951,16 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				Message: fmt.Sprintf("%s routes %s through Gateway %s, but the call from %s does not go through it: no mesh route of it applies to this client (match conditions), so the sidecar sends the call straight out.", ref, host, g, proxy),
 				Fix:     fmt.Sprintf("Give %s a mesh route (match gateways [mesh], or none) to the egress gateway Service that matches these clients' requests.", ref)}
 			exportTo := rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+			entry, httpPort := tr.httpPortForL4Call(v, host)
 			switch {
+			case httpPort != nil:
+				// A TLS or TCP call to a port the entry declares HTTP: the sidecar's listener has
+				// an HTTP chain (plaintext only) and the passthrough chain; tls and tcp routes do
+				// not apply on an HTTP port (listener.go buildSidecarOutboundListener), so the
+				// client's TLS takes the passthrough chain.
+				w.Resource = entry.Ref()
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with %s routes, but %s declares port %d as %s: the sidecar builds an HTTP listener chain there, which takes only plaintext HTTP and uses no tls or tcp routes, so the %s call from %s takes the passthrough chain and goes straight out.", ref, host, g, strings.ToLower(tr.t.Call), entry.Ref(), httpPort.Number, httpPort.Protocol, strings.ToUpper(tr.t.Call), proxy)
+				w.Fix = fmt.Sprintf("Declare port %d of %s with protocol TLS (the client speaks TLS there), so that %s's %s routes apply.", httpPort.Number, entry.Ref(), ref, strings.ToLower(tr.t.Call))
 			case len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0:
 				// Generated from a Gateway API route attached to a Gateway: sidecars are routed
 				// by mesh routes, HTTPRoutes whose parentRef is the host's ServiceEntry or
@@ -969,6 +982,24 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 	}
+}
+
+// httpPortForL4Call: for a TLS or TCP call, the entry the sidecar uses for host and its port of
+// the call when that port is HTTP-family; nil otherwise.
+func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, *rules.ServicePort) {
+	if tr.t.Call != rules.CallTLS && tr.t.Call != rules.CallTCP {
+		return rules.Service{}, nil
+	}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok || s.Kind != rules.KindServiceEntry {
+		return rules.Service{}, nil
+	}
+	for i, p := range s.Ports {
+		if p.Number == tr.t.Port && rules.IsHTTPProtocol(p.Protocol) {
+			return s, &s.Ports[i]
+		}
+	}
+	return rules.Service{}, nil
 }
 
 // otherRevisionRoute: a VirtualService for host that routes it through a gateway (it names a

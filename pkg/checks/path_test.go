@@ -641,3 +641,37 @@ func TestHarmlessChainConflict(t *testing.T) {
 		}
 	}
 }
+
+// TestBypassOnHTTPPortNamesEntry: a TLS or TCP call to a port its entry declares HTTP-family
+// bypasses the gateway route (tls and tcp routes do not apply on an HTTP port); the warning
+// names the entry, whose protocol is what to change, not the VirtualService (blind audit 18 #14).
+func TestBypassOnHTTPPortNamesEntry(t *testing.T) {
+	for file, want := range map[string]string{
+		"tls-call-to-port-declared-http-bypasses-gateway.yaml":  "ServiceEntry team-a/shipfast-track",
+		"tcp-call-to-port-declared-http2-bypasses-gateway.yaml": "ServiceEntry inventory/warehouse-db",
+	} {
+		var c pathCase
+		for _, pc := range readPathCases(t) {
+			if filepath.Base(pc.file) == file {
+				c = pc
+			}
+		}
+		if c.file == "" {
+			t.Fatalf("no fixture %s", file)
+		}
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect && f.Resource == want }) {
+			t.Errorf("%s: no PATH_BYPASSES_GATEWAY naming %s: %+v", file, want, p.Warnings)
+		}
+		if strings.Contains(p.Message, "external host's cluster") {
+			t.Errorf("%s: the call goes to PassthroughCluster, the message says %q", file, p.Message)
+		}
+	}
+}

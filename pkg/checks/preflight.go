@@ -1074,9 +1074,11 @@ type pendingFinding struct {
 	at sidecarCtx
 	// key is f.key() when already known (shared host findings), else "".
 	key string
-	// host and port: the traced call a path finding is about (zero for others).
+	// host and port: the traced call a path finding is about (zero for others); kind, when
+	// set, the kind of that call where it is not the one the port's protocol gives.
 	host string
 	port uint32
+	kind string
 }
 
 func listenerPending(fs []Finding, at sidecarCtx) []pendingFinding {

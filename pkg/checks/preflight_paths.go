@@ -25,14 +25,46 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall, a
 	return traced, out
 }
 
+// l4RouteOnHTTPPort: when the call kind on q's port is HTTP, the kind (tls or tcp) of a mesh
+// VirtualService route for q's host on that port, "" when there is none.
+func (c *collector) l4RouteOnHTTPPort(v SidecarView, q hostPortCall, kind string) string {
+	if rules.ListenerClass(strings.ToUpper(kind)) != rules.ClassHTTP {
+		return ""
+	}
+	x := model.VirtualServices(RevisionView(c.snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, vs := range x.Relevant(q.host, nil) {
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+			continue
+		}
+		for _, r := range vs.Spec.GetTls() {
+			for _, m := range r.GetMatch() {
+				if m.GetPort() == q.port {
+					return rules.CallTLS
+				}
+			}
+		}
+		for _, r := range vs.Spec.GetTcp() {
+			for _, m := range r.GetMatch() {
+				if m.GetPort() == q.port {
+					return rules.CallTCP
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // appendPathFindings appends a traced call's findings with their place on the sidecar.
 func appendPathFindings(out, fs []pendingFinding, kind string, q hostPortCall) []pendingFinding {
 	if len(fs) == 0 {
 		return out
 	}
-	at := sidecarCtx{path: true, rest: fmt.Sprintf("%s %s:%d", strings.ToUpper(kind), q.host, q.port)}
 	for _, f := range fs {
-		f.at = at
+		k := kind
+		if f.kind != "" {
+			k = f.kind
+		}
+		f.at = sidecarCtx{path: true, rest: fmt.Sprintf("%s %s:%d", strings.ToUpper(k), q.host, q.port)}
 		out = append(out, f)
 	}
 	return out
@@ -40,7 +72,24 @@ func appendPathFindings(out, fs []pendingFinding, kind string, q hostPortCall) [
 
 // traceCall traces one call of the sidecar v when it reaches a gateway or is routed through one
 // (or always): whether it did, the call kind, and the findings of the path (without context).
+// A mesh tls or tcp route for the host on a port its entry declares HTTP is written for clients
+// speaking TLS or TCP there: that call is traced too (its findings carry its kind).
 func (c *collector) traceCall(v SidecarView, q hostPortCall, always bool) (bool, string, []pendingFinding) {
+	ok, kind, fs := c.traceCallKind(v, q, always, "")
+	if l4 := c.l4RouteOnHTTPPort(v, q, kind); l4 != "" {
+		if ok4, _, fs4 := c.traceCallKind(v, q, true, l4); ok4 {
+			ok = true
+			for _, f := range fs4 {
+				f.kind = l4
+				fs = append(fs, f)
+			}
+		}
+	}
+	return ok, kind, fs
+}
+
+// traceCallKind is traceCall for a call of kind (""  the kind the port's protocol gives).
+func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, kind string) (bool, string, []pendingFinding) {
 	c.gwRoutedMu.Lock()
 	if c.gatewayHops == nil {
 		c.gatewayHops = &hopCache{m: map[string]*gatewayHopRecord{}}
@@ -49,7 +98,9 @@ func (c *collector) traceCall(v SidecarView, q hostPortCall, always bool) (bool,
 	c.gwRoutedMu.Unlock()
 	client := "sidecar " + v.Namespace
 	imported := importedEntry(v.Outbound, q.host)
-	kind := callKinds("", imported, q.port)[0]
+	if kind == "" {
+		kind = callKinds("", imported, q.port)[0]
+	}
 	addr := v.CallAddress(q.host, imported)
 	res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
 	// a Gateway API rule with every backend at weight 0 answers 500 at the sidecar itself
