@@ -166,6 +166,9 @@ type tracer struct {
 	// opt is the traced call when candidate fixes may be tried by tracing again (pickPatch);
 	// nil for preflight and probes.
 	opt *PathOptions
+	// keptRouteTo, while set, says where the route of a server kept over a skipped duplicate
+	// sends the call (skippedServer's message).
+	keptRouteTo string
 }
 
 func (tr *tracer) hop(proxy, step string, r Result, summary string, ev ...Evidence) {
@@ -1856,6 +1859,18 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	if !present {
 		tr.hop(gproxy, "cluster", Fail, fmt.Sprintf("%s is not in the gateway's clusters (cause %s)", cluster, g.Cause))
+		if ghost != host {
+			// The route comes from a server kept over a newer one for the same host (a
+			// duplicate TLS host): the kept Gateway is to blame, as when it routes the host
+			// nowhere.
+			tr.keptRouteTo = fmt.Sprintf("%s, which the gateway does not have (%s)", cluster, orDash(g.Cause))
+			answer := notFoundAnswer(httpVS != "", httpVS != "" && generatedVS(tr.snap, httpVS))
+			if tr.skippedServer(w, target, host, ListenerClusterAbsent, "NC", "The gateway takes the call with an older server's route", answer.Sentence("the gateway")) {
+				tr.t.Answer = answer
+				return
+			}
+			tr.keptRouteTo = ""
+		}
 		if shadowed != "" {
 			// an older VirtualService on the gateway catches the call before the one written
 			// for the host: that one is to blame, not the destination it sends to
@@ -1879,7 +1894,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if !slices.Contains(g.Answers, tr.t.Answer) {
 			msg += " " + tr.t.Answer.Sentence("the gateway")
 		}
-		tr.failFix(g.Cause, "NC", g.Culprit, msg, g.Fix, g.Patch)
+		cause, culprit := g.Cause, g.Culprit
+		if culprit == "" && ghost != host && routeVSRef != "" {
+			// nothing names the destination's own problem (no entry declares it): the route
+			// that sends the call there is the resource to change, as why-missing says
+			cause, culprit = ListenerClusterAbsent, firstOrigin(tr.snap, routeVSRef)
+			msg = fmt.Sprintf("%s sends %s to %s at the gateway: %s", culprit, host, cluster, msg)
+		}
+		tr.failFix(cause, "NC", culprit, msg, g.Fix, g.Patch)
 		tr.t.gateway = &g
 		return
 	}
@@ -3064,6 +3086,10 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 		ref := "Gateway " + rules.GatewayName(kept.Gateway)
 		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, created earlier, already serves that host on the port (%s), and no route for %s binds to %s. %s",
 			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, host, kept.Ref(), end)
+		if tr.keptRouteTo != "" {
+			msg = fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, created earlier, already serves that host on the port (%s), and the route bound to %s sends the host to %s. %s",
+				lead, ms.Ref(), host, kept.Ref(), ms.Dropped, kept.Ref(), tr.keptRouteTo, end)
+		}
 		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s, or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway))
 		servers := asList(specOf(kept.Gateway, "spec")["servers"])
 		if kept.Index < len(servers) {
