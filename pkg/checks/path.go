@@ -47,7 +47,7 @@ func init() {
 		CatalogEntry{PathSidecarNoRoute, LevelError, "NR", "The client sidecar's HTTP route configuration has no virtual host or route for the call: 404 NR."},
 		CatalogEntry{PathSidecarNoChain, LevelError, "", "No filter chain of the client sidecar's listener matches the call: the connection is reset."},
 		CatalogEntry{PathGatewayNotListen, LevelError, "UF", "The sidecar sends the call to the egress gateway's Service port, whose targetPort has no gateway listener (no Gateway server applying to those pods uses it): connection refused, 503 UF."},
-		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (or 400)."},
+		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (503 UC when plaintext reaches a server that expects TLS, or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
 		CatalogEntry{PathSidecarsAmbiguous, LevelWarning, "", "Several Sidecars could apply to the client (more than one without workloadSelector in its namespace, or several whose selectors match the pod): istiod applies the oldest, silently."},
@@ -1597,10 +1597,21 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		// The sidecar passing the client's own TLS through connects upstream fine: the
 		// handshake fails end to end and the client sees a TLS error or a reset, no 503 UF.
 		flag := "UF"
-		if clientTLS(sent) {
+		switch {
+		case clientTLS(sent):
 			flag = "reset"
+		case sent == "plaintext":
+			// The gateway accepts the connection, finds no filter chain for plaintext on a
+			// server that expects TLS and closes it: upstream connection termination.
+			flag = "UC"
 		}
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
+			if tlsCulprit == "" && p.Create && sent == "plaintext" {
+				// nothing makes the sidecar originate the TLS the server expects: the rule to
+				// create is what is missing, not the Gateway's server
+				culprit = p.Ref()
+				msg += fmt.Sprintf(" No DestinationRule makes the sidecar originate it: %s is to be created.", p.Ref())
+			}
 			tr.failPatch(PathTLSMismatch, flag, culprit, msg, p)
 		} else {
 			tr.fail(PathTLSMismatch, flag, culprit, msg, tlsFix(sent, expect, svc, cport, host))
@@ -3425,6 +3436,9 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 	case "plaintext":
 		return fmt.Sprintf("The sidecar sends %s to a gateway server that expects plaintext (HTTP or TCP without tls settings): the gateway reads TLS handshake bytes as %s and the call fails (503 UF, or 400 for HTTP).", sent, "plain traffic")
 	case "Istio mTLS":
+		if sent == "plaintext" {
+			return "The gateway server terminates Istio mTLS (tls.mode ISTIO_MUTUAL), but the sidecar sends plaintext: no filter chain accepts it and the gateway closes the connection (503 UC, \"upstream connect error or disconnect/reset before headers. reset reason: connection termination\")."
+		}
 		return fmt.Sprintf("The gateway server terminates Istio mTLS (tls.mode ISTIO_MUTUAL), but the sidecar sends %s: no filter chain accepts it and the connection is reset (503 UF).", sent)
 	case "the client's TLS":
 		if sni != "" && slices.ContainsFunc(rules.SNIHostsForServer(s), func(h string) bool { return h == "*" || rules.HostMatches(sni, h) }) {
@@ -3434,6 +3448,9 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 			return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), and the sidecar sends %s with SNI %s, which its chain matches: the gateway forwards the sidecar's handshake to %s itself, whose certificate is not the gateway's identity the sidecar expects, so the handshake fails (503 UF at the sidecar).", sent, sni, host)
 		}
 		return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), but the sidecar sends %s for %s without SNI %s: no chain matches and the connection is reset.", sent, host, host)
+	}
+	if sent == "plaintext" {
+		return "The gateway server terminates TLS with its own certificate, but the sidecar sends plaintext: no filter chain accepts it and the gateway closes the connection (503 UC, connection termination)."
 	}
 	return fmt.Sprintf("The gateway server terminates TLS with its own certificate, but the sidecar sends %s: the handshake fails (503 UF).", sent)
 }

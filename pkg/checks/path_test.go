@@ -231,8 +231,8 @@ func TestMatchSymptomOnPathFixtures(t *testing.T) {
 			v := MatchSymptom(p, sy)
 			want := p.Failed() && (sy == p.Flag || (sy == "404" && p.Flag == "NR") || (sy == "500" && p.Answer == Answer500) || (sy == "reset" && p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP)) ||
 				(sy == "400" && (p.Cause == PathTLSMismatch || p.Cause == PathNotOriginated)) || (sy == "reset" && slices.Contains(symptomCauses["reset"], p.Cause)) ||
-				// 503: Envoy's status for UH, UF, UO and a classic HTTP route's missing cluster
-				(sy == "503" && (p.Flag == "UH" || p.Flag == "UF" || (p.Flag == "NC" && p.Call != rules.CallTLS && p.Call != rules.CallTCP && p.Answer != Answer500))))
+				// 503: Envoy's status for UH, UF, UC, UO and a classic HTTP route's missing cluster
+				(sy == "503" && (p.Flag == "UH" || p.Flag == "UF" || p.Flag == "UC" || (p.Flag == "NC" && p.Call != rules.CallTLS && p.Call != rules.CallTCP && p.Answer != Answer500))))
 			if v.Matches != want {
 				t.Errorf("%s (flag %q): symptom %s matches=%v, want %v: %s", filepath.Base(c.file), p.Flag, sy, v.Matches, want, v.Message)
 			}

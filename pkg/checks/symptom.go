@@ -9,11 +9,12 @@ import (
 )
 
 // Symptoms are the values of why-missing --symptom: Envoy response flags (NC no cluster, NR no
-// route, UH no healthy upstream, UF upstream connection failure, UO upstream overflow) and the
+// route, UH no healthy upstream, UF upstream connection failure, UC upstream connection
+// termination, UO upstream overflow) and the
 // HTTP statuses clients see (404, 502, 400, 503, which Envoy answers for NC, UH, UF and UO, and
 // 500, which a Kubernetes Gateway API route with no usable backend answers), plus "reset" (a
 // connection reset, often a TLS handshake that fails).
-var Symptoms = []string{"NC", "NR", "UH", "UF", "UO", "404", "502", "400", "503", "500", "reset"}
+var Symptoms = []string{"NC", "NR", "UH", "UF", "UC", "UO", "404", "502", "400", "503", "500", "reset"}
 
 // symptomFlags: the flags a path trace reports (PathTrace.Flag) that a client describes as the
 // symptom. 404 is what a client sees for NR; 502 for a BlackHoleCluster or a direct 502; a
@@ -25,13 +26,14 @@ var symptomFlags = map[string][]string{
 	"404": {"NR", "404"},
 	"UH":  {"UH"},
 	"UF":  {"UF"},
+	"UC":  {"UC"},
 	"UO":  {},
 	"502": {"502", "BlackHoleCluster", "NC/BlackHoleCluster"},
 	"400": {},
 	"500": {"500"},
 	// 503: a missing cluster under a classic HTTP route (NC, see producesSymptom), no healthy
 	// endpoint, a failed upstream connection or an overflow
-	"503":   {"UH", "UF", "UO"},
+	"503":   {"UH", "UF", "UC", "UO"},
 	"reset": {"reset"},
 }
 
@@ -63,6 +65,7 @@ var symptomSteps = map[string][]string{
 	"404":   {"route"},
 	"UH":    {"endpoints", "cluster"},
 	"UF":    {"service port", "listener", "tls", "upstream tls"},
+	"UC":    {"tls", "upstream tls"},
 	"UO":    {},
 	"502":   {"route", "cluster"},
 	"400":   {"tls", "upstream tls"},
