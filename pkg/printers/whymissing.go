@@ -127,6 +127,11 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 			verdict = "UNKNOWN"
 		case !g.Present:
 			verdict = "ABSENT"
+		default:
+			if e, ok := checks.Lookup(g.Cause); ok && e.Level == checks.LevelError {
+				// the cluster is there, but the verdict names a fault calls meet
+				verdict = "PRESENT, but calls fail:"
+			}
 		}
 		fmt.Fprintf(&b, "GATEWAY %s: %s   cause %s", g.Gateway, verdict, g.Cause)
 		if g.Culprit != "" {
