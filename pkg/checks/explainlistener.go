@@ -1305,7 +1305,15 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			}
 		}
 		msg := fmt.Sprintf("No Gateway server of %s uses port %d, so the gateway has no listener for it (servers: %s).", w.Ref(), opt.Port, orNone(strings.Join(have, ", ")))
-		rep.add(ListenerNoChains, w.Ref(), msg, fmt.Sprintf("Add a server with port.number %d to a Gateway whose selector matches %s.", opt.Port, w.Ref()))
+		culprit, fix := w.Ref(), fmt.Sprintf("Add a server with port.number %d to a Gateway whose selector matches %s.", opt.Port, w.Ref())
+		if g := strayGatewayOnPort(view, w, opt.Port, rep.Host); g != nil {
+			// a Gateway with a server on the port (for the host) selects no gateway workload:
+			// its selector is what to change, as the path says
+			culprit = "Gateway " + rules.GatewayName(g)
+			msg += fmt.Sprintf(" %s has a server on port %d but selects %s, which no gateway workload carries (the pods of %s carry %s).", culprit, opt.Port, labelsText(g.Spec.Selector), w.Ref(), labelsText(w.Labels))
+			fix = fmt.Sprintf("Set spec.selector of %s to %s (the labels of the pods of %s).", culprit, labelsText(gatewaySelectorFor(w.Labels)), w.Ref())
+		}
+		rep.add(ListenerNoChains, culprit, msg, fix)
 	}
 	if rep.Host != "" {
 		// The clusters asked about: the host's on the port, and those the bound routes covering
@@ -1408,6 +1416,42 @@ func routeMissing(rep *ListenerReport, host string) string {
 		}
 	}
 	return ""
+}
+
+// strayGatewayOnPort: a Gateway of view with a non-empty selector that no gateway workload
+// carries and a server on port (covering host, when given): the Gateway meant for w whose
+// selector misses (istiod applies a Gateway to the pods its selector matches only:
+// pilot/pkg/model/push_context.go gatewayWithInstances). Those covering host come first; nil when
+// none.
+func strayGatewayOnPort(view *snapshot.Snapshot, w Workload, port uint32, host string) *networkingv1.Gateway {
+	var found *networkingv1.Gateway
+	for _, g := range view.Gateways {
+		if len(g.Spec.Selector) == 0 || len(rules.GeneratedFrom(g.Annotations, g.Namespace)) > 0 {
+			continue
+		}
+		selects := false
+		for _, o := range GatewayWorkloads(view) {
+			if rules.LabelsSubsetOf(g.Spec.Selector, o.Labels) {
+				selects = true
+				break
+			}
+		}
+		if selects {
+			continue
+		}
+		for _, sv := range g.Spec.GetServers() {
+			if sv.GetPort().GetNumber() != port {
+				continue
+			}
+			if host == "" || serverCovers(rules.GatewayServer{Server: sv}, host) {
+				return g
+			}
+			if found == nil {
+				found = g
+			}
+		}
+	}
+	return found
 }
 
 func portMapNote(sp, lp uint32) string {

@@ -675,3 +675,43 @@ func TestBypassOnHTTPPortNamesEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainGatewayBlamesStraySelector: on every path fixture where the gateway does not listen
+// because a Gateway's selector matches no gateway pods (the path blames that Gateway),
+// explain-listener --gateway on the port the sidecar dials blames the same Gateway (it blamed
+// the gateway workload; blind audit 18 #06).
+func TestExplainGatewayBlamesStraySelector(t *testing.T) {
+	checked := 0
+	for _, c := range readPathCases(t) {
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _, _, ok := parseClusterName(p.SidecarCluster)
+		if p.Cause != PathGatewayNotListen || !strings.HasPrefix(p.Culprit, "Gateway ") || p.Gateway == "" || !ok {
+			continue
+		}
+		w, err := FindWorkload(snap, p.Gateway)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := strayGatewayOnPort(RevisionView(snap, w.Revision), w, port, c.host); g == nil || "Gateway "+rules.GatewayName(g) != p.Culprit {
+			continue // another reason (revision, scope): not this rule
+		}
+		checked++
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: port, Gateway: p.Gateway})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerNoChains && f.Resource == p.Culprit }) {
+			t.Errorf("%s: the path blames %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, rep.Findings)
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("only %d fixtures where a Gateway's selector misses the gateway pods", checked)
+	}
+}
