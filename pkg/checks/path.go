@@ -3468,6 +3468,13 @@ func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) st
 		return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: egressgateway-for-%s\n  namespace: %s\nspec:\n  host: %s\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: %d}\n      tls:\n        mode: ISTIO_MUTUAL\n        sni: %s",
 			strings.ReplaceAll(host, ".", "-"), svc.Namespace, svc.Hostname, port, host)
 	case "the client's TLS":
+		if strings.Contains(sent, "Istio mTLS") && clientTLS(sent) {
+			// The client speaks TLS itself, wrapped in the sidecar's mTLS: terminating the mTLS
+			// at the gateway would leave the client's TLS where an http route expects HTTP, so
+			// the fix that fits keeps the client's TLS end to end (Istio's egress TLS
+			// passthrough task); originating at the gateway needs the client to speak HTTP.
+			return fmt.Sprintf("Remove tls.mode ISTIO_MUTUAL for port %d from the DestinationRule of %s, so the sidecar passes the client's own TLS to the PASSTHROUGH server (routed with a tls block by SNI); or, if the client can send plain HTTP instead, make the gateway server for %s terminate the sidecar's Istio mTLS (protocol HTTPS, tls.mode ISTIO_MUTUAL) with an http route to %s port 443 and originate TLS at the gateway (a DestinationRule for %s with tls.mode SIMPLE on port 443).", port, svc.Hostname, host, host, host)
+		}
 		if strings.Contains(sent, "Istio mTLS") {
 			// Istio's egress pattern for originating at the gateway: the server terminates the
 			// sidecar's mTLS and a DestinationRule originates TLS to the host.
