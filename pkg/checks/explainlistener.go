@@ -501,8 +501,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				// No Service or ServiceEntry anywhere declares the destination: the route names a
 				// host that does not exist (why-missing --from blames the route alike).
 				resource = firstOrigin(snap, vsRef)
-				c.Reason = fmt.Sprintf("no Service or ServiceEntry declares %s anywhere", c.FQDN)
-				fix = fmt.Sprintf("In %s, route to a host that exists (`kubectl get services,serviceentries -A` lists them), or create the Service or ServiceEntry for %s.", resource, c.FQDN)
+				c.Reason, fix = undeclaredDestination(snap, resource, c.FQDN)
 			}
 			vs, kind := callRouteTo(rep, c.Name)
 			status := notFoundAnswer(true, vs != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vs)).Text()

@@ -701,8 +701,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				// No Service or ServiceEntry anywhere declares the destination: the route
 				// names a host that does not exist (a typo, a gateway Service not deployed).
 				culprit = firstOrigin(tr.snap, vsRef)
-				c.Reason = fmt.Sprintf("no Service or ServiceEntry declares %s anywhere", chost)
-				fix = fmt.Sprintf("In %s, route to a host that exists (`kubectl get services,serviceentries -A` lists them), or create the Service or ServiceEntry for %s.", culprit, chost)
+				c.Reason, fix = undeclaredDestination(tr.snap, culprit, chost)
 			}
 		}
 		tr.t.Answer = notFoundAnswer(rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP, res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService))
@@ -2192,6 +2191,28 @@ func routeVS(res rules.CallResult) string {
 		return ""
 	}
 	return res.Route.VirtualService
+}
+
+// undeclaredDestination: the reason and fix for a route (culprit) whose destination host no
+// Service or ServiceEntry declares, with the names near it (NearMatches): a Service named
+// "name.namespace" (istiod reads a name with dots as written, not as a short name), a name one
+// or two edits away.
+func undeclaredDestination(snap *snapshot.Snapshot, culprit, host string) (reason, fix string) {
+	reason = fmt.Sprintf("no Service or ServiceEntry declares %s anywhere", host)
+	fix = fmt.Sprintf("In %s, route to a host that exists (`kubectl get services,serviceentries -A` lists them), or create the Service or ServiceEntry for %s.", culprit, host)
+	near := NearMatches(snap, host)
+	if len(near) == 0 {
+		return reason, fix
+	}
+	reason += "; near it: " + strings.Join(near, "; ")
+	first, _, _ := strings.Cut(near[0], " (")
+	if strings.Count(host, ".") == 1 && strings.HasPrefix(first, host+".svc.") {
+		reason += fmt.Sprintf(" (istiod reads a destination host with dots as written, not as name.namespace: %s is no Service's name)", host)
+	}
+	if !strings.Contains(first, " ") {
+		fix = fmt.Sprintf("In %s, write the destination host %s (not %s), or create the Service or ServiceEntry for %s.", culprit, first, host, host)
+	}
+	return reason, fix
 }
 
 // managedServicePortFix: a Gateway API route (generated VirtualService vsRef) sends the call to

@@ -715,3 +715,31 @@ func TestExplainGatewayBlamesStraySelector(t *testing.T) {
 		t.Fatalf("only %d fixtures where a Gateway's selector misses the gateway pods", checked)
 	}
 }
+
+// TestUndeclaredDestinationNamesNearHost: a route to a host nobody declares names the Service
+// the operator meant: a name one edit away, or "name.namespace", which istiod reads as written
+// (blind audit 18 #02, #03).
+func TestUndeclaredDestinationNamesNearHost(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const full = "istio-egressgateway.istio-system.svc.cluster.local"
+	for _, c := range []struct {
+		host, reason string
+	}{
+		{"istio-egress-gateway.istio-system.svc.cluster.local", "near it: " + full},
+		{"istio-egressgateway.istio-system", "with dots as written"},
+	} {
+		reason, fix := undeclaredDestination(snap, "VirtualService team-a/api", c.host)
+		if !strings.Contains(reason, c.reason) {
+			t.Errorf("%s: reason %q lacks %q", c.host, reason, c.reason)
+		}
+		if want := "write the destination host " + full; !strings.Contains(fix, want) {
+			t.Errorf("%s: fix %q lacks %q", c.host, fix, want)
+		}
+	}
+	if _, fix := undeclaredDestination(snap, "VirtualService team-a/api", "nothing-like-it.example"); !strings.Contains(fix, "route to a host that exists") {
+		t.Errorf("no near name: fix %q", fix)
+	}
+}
