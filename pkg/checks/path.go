@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,7 @@ const (
 	PathGatewayNoRoute    = "GATEWAY_NO_ROUTE_FOR_HOST"
 	PathGatewayNoChain    = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
 	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+	PathHTTP2Downgraded   = "GATEWAY_HOP_DOWNGRADES_HTTP2"
 	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
@@ -56,6 +58,7 @@ func init() {
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
+		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
 		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
 		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace), or every backendRef of its rule weighs 0: the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
 	)
@@ -741,7 +744,66 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if subset != "" && tr.subsetWithoutPods(v, proxy, drs, svc, gws, host, port, subset, kind, res.Cluster) {
 		return
 	}
+	tr.http2Downgrade(v, proxy, svc, cport, drs, res.Cluster)
 	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+}
+
+// http2Downgrade warns when an HTTP/2 call (gRPC, h2c) goes to the gateway through a Service
+// port declared TCP or HTTP: the sidecar's cluster for it speaks HTTP/1.1 upstream, so the hop
+// to the gateway is HTTP/1.1 and gRPC's trailers (its status) do not come back; unless a
+// DestinationRule for the gateway Service upgrades to HTTP/2 or uses the client's protocol.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_builder.go setUpstreamProtocol (HTTP/2
+// options only for HTTP2/GRPC ports; the client's protocol only for ports without a declared
+// protocol) and applyH2Upgrade / connectionPool.http.useClientProtocol.
+func (tr *tracer) http2Downgrade(v SidecarView, proxy string, svc rules.Service, cport uint32, drs *rules.DRLookup, cluster string) {
+	if tr.t.Call != rules.CallHTTP2 {
+		return
+	}
+	var sp *rules.ServicePort
+	for i := range svc.Ports {
+		if svc.Ports[i].Number == cport {
+			sp = &svc.Ports[i]
+		}
+	}
+	if sp == nil || sp.Protocol == rules.ProtoUnsupported || rules.IsHTTP2Protocol(sp.Protocol) {
+		return
+	}
+	if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
+		pols := []*networking.TrafficPolicy{ch.TrafficPolicy}
+		for _, pl := range ch.TrafficPolicy.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == cport {
+				pols = append(pols, &networking.TrafficPolicy{ConnectionPool: pl.GetConnectionPool()})
+			}
+		}
+		for _, pol := range pols {
+			h := pol.GetConnectionPool().GetHttp()
+			if h.GetH2UpgradePolicy() == networking.ConnectionPoolSettings_HTTPSettings_UPGRADE || h.GetUseClientProtocol() {
+				return
+			}
+		}
+	}
+	if v.Flags.MeshConfig.GetH2UpgradePolicy() == meshv1alpha1.MeshConfig_UPGRADE && rules.IsHTTPProtocol(sp.Protocol) {
+		return // meshConfig.h2UpgradePolicy upgrades HTTP ports (shouldH2Upgrade)
+	}
+	proto := sp.Protocol
+	tr.hop(proxy, "protocol", Warn, fmt.Sprintf("%s speaks HTTP/1.1 to the gateway: %s port %d (%s) is declared %s, not HTTP2 or GRPC", cluster, svc.Ref(), cport, sp.Name, proto))
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathHTTP2Downgraded, Level: LevelWarning, Resource: svc.Ref(), Proxy: proxy,
+		Message: fmt.Sprintf("The HTTP/2 call (gRPC, h2c) goes to the gateway through %s port %d, which is declared %s (port name %q): the sidecar's cluster %s speaks HTTP/1.1 upstream, so the hop to the gateway is HTTP/1.1 and gRPC calls lose their trailers (grpc-status) on the way back and fail at the client.", svc.Ref(), cport, proto, sp.Name, cluster),
+		Fix:     http2DowngradeFix(tr.snap, svc, cport)})
+}
+
+// http2DowngradeFix: declare the port HTTP2 or GRPC, or, for the Service istiod deploys for a
+// Kubernetes Gateway (its ports' appProtocol follows the listeners, HTTP for an HTTP listener,
+// and istiod rewrites them), upgrade with a DestinationRule.
+func http2DowngradeFix(snap *snapshot.Snapshot, svc rules.Service, cport uint32) string {
+	dr := fmt.Sprintf("a DestinationRule for %s with trafficPolicy.connectionPool.http.h2UpgradePolicy: UPGRADE (the gateway's listener accepts HTTP/2)", svc.Hostname)
+	for _, k := range snap.Services {
+		if k.Namespace == svc.Namespace && k.Name == svc.Name && k.Labels[rules.KubeGatewayNameLabel] != "" {
+			return fmt.Sprintf("Create %s: istiod deploys %s with appProtocol http for an HTTP listener and rewrites its ports, so the port cannot be declared GRPC there.", dr, svc.Ref())
+		}
+	}
+	return fmt.Sprintf("Declare %s port %d as HTTP2 or GRPC (a port name starting with http2- or grpc-, or appProtocol: grpc), or create %s.", svc.Ref(), cport, dr)
 }
 
 // serviceInWrongNamespace: the sidecar's cluster is a Kubernetes Service whose selector matches
