@@ -1333,12 +1333,16 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			}
 		}
 		seen := map[string]bool{}
+		var hostVerdict GatewayVerdict // why-missing's verdict for the host on the asked port
 		for _, a := range asks {
 			r, err := WhyMissing(snap, WhyMissingOptions{Host: a.host, Port: a.port, Gateway: w.Ref()})
 			if err != nil || len(r.Gateways) == 0 {
 				continue
 			}
 			g := r.Gateways[0]
+			if a.host == rep.Host && a.port == opt.Port {
+				hostVerdict = g
+			}
 			if a.host == rep.Host && g.Cause == CauseNoVirtualHost {
 				// routes are bound, but no virtual host matches the authority (an entry's
 				// address, say): the gateway's verdict, as why-missing --gateway gives it
@@ -1382,8 +1386,24 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 					if a == AnswerClosed {
 						answer = "the gateway closes the connection (response flag NC)"
 					}
-					rep.add(ListenerClusterAbsent, w.Ref(), fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): %s.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause, answer),
-						g.Fix)
+					resource, fix := w.Ref(), g.Fix
+					switch {
+					case hostVerdict.Cause == ListenerClusterAbsent && hostVerdict.Culprit != "":
+						// why-missing for the host names the route (or the resource) that
+						// sends it there, and its fix
+						resource, fix = hostVerdict.Culprit, hostVerdict.Fix
+					case g.Culprit == "":
+						// nothing names the destination's own problem (no entry declares it):
+						// the bound route that sends the host there, as the path says
+						for _, b := range rep.Bindings {
+							if b.CoversHost && slices.Contains(b.Destinations, c.Name) {
+								resource = firstOrigin(snap, b.VirtualService)
+								break
+							}
+						}
+					}
+					rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("A route bound on %s sends %s to %s, which the gateway does not have (%s, why-missing cause %s): %s.", w.Ref(), rep.Host, c.Name, c.Reason, g.Cause, answer),
+						fix)
 				}
 			}
 		}

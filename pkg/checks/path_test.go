@@ -547,6 +547,11 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 			// 404 NR at the gateway: explain-listener --gateway must not say OK (blind audit 18 #10)
 			t.Errorf("%s: the path gets 404 NR at %s (%s); explain-listener --gateway reports no error", filepath.Base(c.file), p.Gateway, p.Culprit)
 		}
+		if p.Cause == ListenerClusterAbsent && strings.HasPrefix(p.Culprit, "VirtualService ") && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerClusterAbsent && f.Resource == p.Culprit }) {
+			// the route that sends the host to a missing cluster: explain-listener --gateway
+			// names it too (blind audit 18 #23)
+			t.Errorf("%s: the path blames %s for %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, p.Cause, rep.Findings)
+		}
 		nr++
 	}
 	if checked < 20 {

@@ -993,7 +993,13 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 			e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
 				fmt.Sprintf("%s sends %s to %s, which %s does not have (%s)", vsRef, e.host, cluster, e.w.Ref(), sub.Cause),
 				Evidence{Resource: vsRef, Field: "destination", Value: h})
-			e.failPatch(ListenerClusterAbsent, sub.Culprit,
+			culprit := sub.Culprit
+			if culprit == "" {
+				// nothing names the destination's own problem (no entry declares it): the
+				// route that sends the host there
+				culprit = bindCulprit(b)
+			}
+			e.failPatch(ListenerClusterAbsent, culprit,
 				fmt.Sprintf("%s routes %s on gateway %s to %s, which the gateway does not have: %s Requests for %s get %s at the gateway, although its own cluster is there.", vsRef, e.host, e.w.Ref(), cluster, sub.Message, e.host, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
 				sub.Fix, sub.Patch)
 			return
