@@ -64,6 +64,7 @@ const (
 	dimGNoneSib   = "gap.noneSibling"
 	dimGGwServers = "gap.gatewayServers"
 	dimGGwAPI     = "gap.gatewayAPI"
+	dimGNamedTP   = "gap.namedTargetPort"
 )
 
 type dimension struct {
@@ -262,6 +263,12 @@ var dimensions = []dimension{
 	{dimGGwAPI, []string{"none", "none", "none", "same-ns", "target-port", "missing-port", "route-other-ns-same", "route-other-ns-all", "two-listeners", "classic-empty-selector",
 		"mesh-route", "mesh-route-consumer", "mesh-route-port", "tls-passthrough", "tls-gateway-only", "tls-host-mismatch", "tls-terminate", "tls-dup-sni", "tls-mesh-backend-refused", "tcp-route", "tcp-route-other-ns", "tcp-backend-refused", "grpc-route", "grpc-mesh-method",
 		"weighted-missing-host", "weighted-missing-service"}},
+	// Named targetPorts on the gateway workloads' Services: "named" names them (http-gw,
+	// https-gw, tcp-gw) and names the Pod's container ports alike, the Deployment's pod template
+	// declaring no ports (the plugin resolves the names through the pods); "named-template"
+	// declares the named ports on the Deployment's template too. The Gateways' server ports then
+	// translate through the names (model.resolvePorts over the service targets).
+	{dimGNamedTP, []string{"none", "none", "none", "named", "named-template"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -565,6 +572,19 @@ spec:
 		if key == "egress" && revVariant == "egress-gw-canary" {
 			labels = fmt.Sprintf("{app: %s, istio: %s, istio.io/rev: canary}", w.name, w.label)
 		}
+		// gap.namedTargetPort: the Service's targetPorts by container port name
+		tpHTTP, tpHTTPS, tpTCP := "8080", "8443", "9000"
+		podPorts := "\n    - containerPort: 8080\n    - containerPort: 8443\n    - containerPort: 9000"
+		templatePorts := ""
+		if d[dimGNamedTP] != "none" {
+			tpHTTP, tpHTTPS, tpTCP = "http-gw", "https-gw", "tcp-gw"
+			// protocol as the API server defaults it: istiod matches a named targetPort on the
+			// container port's name and protocol (controller/util.go FindPort)
+			podPorts = "\n    - {name: http-gw, containerPort: 8080, protocol: TCP}\n    - {name: https-gw, containerPort: 8443, protocol: TCP}\n    - {name: tcp-gw, containerPort: 9000, protocol: TCP}"
+			if d[dimGNamedTP] == "named-template" {
+				templatePorts = "\n        ports:" + strings.ReplaceAll(podPorts, "\n    ", "\n        ")
+			}
+		}
 		b.add(fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -581,7 +601,7 @@ spec:
     spec:
       containers:
       - name: istio-proxy
-        image: auto`, w.name, w.ns, labels, b.ts()))
+        image: auto%[5]s`, w.name, w.ns, labels, b.ts(), templatePorts))
 		b.add(fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
@@ -593,17 +613,14 @@ spec:
   containers:
   - name: istio-proxy
     image: auto
-    ports:
-    - containerPort: 8080
-    - containerPort: 8443
-    - containerPort: 9000
+    ports:%[6]s
 status:
   phase: Running
   podIP: %[5]s
   podIPs: [{ip: %[5]s}]
   conditions:
   - type: Ready
-    status: "True"`, w.name, w.ns, labels, b.ts(), w.ip))
+    status: "True"`, w.name, w.ns, labels, b.ts(), w.ip, podPorts))
 		b.add(fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata:
@@ -616,9 +633,9 @@ spec:
   clusterIP: %[5]s
   selector: %[3]s
   ports:
-  - {name: http2, port: 80, targetPort: 8080, protocol: TCP}
-  - {name: https, port: 443, targetPort: 8443, protocol: TCP}
-  - {name: tcp, port: 9000, targetPort: 9000, protocol: TCP}`, w.name, w.ns, labels, b.ts(), strings.Replace(w.ip, "10.10.", "10.96.", 1)))
+  - {name: http2, port: 80, targetPort: %[6]s, protocol: TCP}
+  - {name: https, port: 443, targetPort: %[7]s, protocol: TCP}
+  - {name: tcp, port: 9000, targetPort: %[8]s, protocol: TCP}`, w.name, w.ns, labels, b.ts(), strings.Replace(w.ip, "10.10.", "10.96.", 1), tpHTTP, tpHTTPS, tpTCP))
 		b.add(fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata:

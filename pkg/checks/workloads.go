@@ -202,15 +202,26 @@ func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 			}
 		}
 	}
-	if spec == nil {
-		return out
-	}
-	for _, c := range spec.Containers {
-		for _, cp := range c.Ports {
-			if cp.Name != "" {
-				if _, seen := out[cp.Name]; !seen {
-					out[cp.Name] = uint32(cp.ContainerPort)
+	add := func(spec *corev1.PodSpec) {
+		for _, c := range spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name != "" {
+					if _, seen := out[cp.Name]; !seen {
+						out[cp.Name] = uint32(cp.ContainerPort)
+					}
 				}
+			}
+		}
+	}
+	if spec != nil {
+		add(spec)
+	}
+	if len(out) == 0 && w.Kind == "Deployment" {
+		// the pod template names no port: the pods themselves may (Kubernetes resolves a
+		// named targetPort on each pod)
+		for _, p := range snap.Pods {
+			if p.Namespace == w.Namespace && rules.LabelsSubsetOf(w.Labels, p.Labels) {
+				add(&p.Spec)
 			}
 		}
 	}
