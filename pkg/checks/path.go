@@ -1033,6 +1033,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			case !slices.Contains(gws, rules.MeshGateway):
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its gateways do not list \"mesh\": none of its routes applies to sidecars, so the call from %s goes straight out.", ref, host, g, proxy)
 				w.Fix = fmt.Sprintf("Add \"mesh\" to %s's gateways, with a route (match gateways [mesh]) to the egress gateway Service.", ref)
+			case meshPortsMiss(vs, tr.t.Port) != "":
+				// its mesh routes match ports only, none of them the port called
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its mesh routes match port %s only, and the call from %s is to port %d (the entry's port): none applies, so the sidecar sends the call straight out.", ref, host, g, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port)
+				w.Fix = fmt.Sprintf("In %s, set match.port of the mesh route to %d (the port clients call, as the ServiceEntry declares it), or remove the port match.", ref, tr.t.Port)
 			case !rules.VirtualServiceVisible(vs.Namespace, exportTo, v.Namespace):
 				// Mirrors istiod push_context.go initVirtualServices: exportTo lists the
 				// namespaces that see it; its own is one of them only when listed ("." or by name).
@@ -1064,6 +1068,28 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 		}
 	}
 	return rules.Service{}, nil
+}
+
+// meshPortsMiss: the match ports ("80, 8080") of vs's mesh routes when every one of them names a
+// port (and none is port); "" when a mesh route matches every port or port itself.
+func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
+	var ports []string
+	dests, _ := rules.MergedRoutes(vs, nil, nil)
+	for _, d := range dests {
+		if !routeAppliesTo(d, vs.Namespace, []string{rules.MeshGateway}) {
+			continue
+		}
+		ps := matchPorts(d)
+		if len(ps) == 0 || slices.Contains(ps, port) {
+			return ""
+		}
+		for _, p := range ps {
+			if s := fmt.Sprint(p); !slices.Contains(ports, s) {
+				ports = append(ports, s)
+			}
+		}
+	}
+	return strings.Join(ports, ", ")
 }
 
 // otherRevisionRoute: a VirtualService for host that routes it through a gateway (it names a

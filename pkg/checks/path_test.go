@@ -748,3 +748,31 @@ func TestUndeclaredDestinationNamesNearHost(t *testing.T) {
 		t.Errorf("no near name: fix %q", fix)
 	}
 }
+
+// TestBypassNamesUndeclaredMatchPort: a mesh route that matches only ports the entry does not
+// declare never applies; the bypass warning says which port it matches and which the call uses
+// (blind audit 18 #05).
+func TestBypassNamesUndeclaredMatchPort(t *testing.T) {
+	for file, want := range map[string]string{
+		"bypass-mesh-route-matches-undeclared-port.yaml":     "match port 80 only",
+		"bypass-mesh-tls-route-matches-undeclared-port.yaml": "match port 443 only",
+	} {
+		var c pathCase
+		for _, pc := range readPathCases(t) {
+			if filepath.Base(pc.file) == file {
+				c = pc
+			}
+		}
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect && strings.Contains(f.Message, want) }) {
+			t.Errorf("%s: no bypass warning saying %q: %+v", file, want, p.Warnings)
+		}
+	}
+}

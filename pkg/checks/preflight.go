@@ -1158,20 +1158,11 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	var asked []hostPortCall
 	askedSet := map[hostPortCall]bool{}
 	for _, s := range v.Outbound.Imported() {
-		if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
-			continue
-		}
-		meshPorts, all := c.meshRoutePorts(v, s.Hostname)
-		for _, p := range s.Ports {
-			q := hostPortCall{s.Hostname, p.Number}
-			if p.Protocol == "UDP" || askedSet[q] {
-				continue
+		for _, q := range c.serviceCalls(v, s) {
+			if !askedSet[q] {
+				asked = append(asked, q)
+				askedSet[q] = true
 			}
-			if !all && !slices.Contains(meshPorts, p.Number) {
-				continue // a port only the gateway uses (for example TLS origination to 443)
-			}
-			asked = append(asked, q)
-			askedSet[q] = true
 		}
 	}
 	// Hosts that another Sidecar of the namespace imports but the one istiod applies does not

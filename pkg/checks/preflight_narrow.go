@@ -224,6 +224,11 @@ func (c *collector) serviceCalls(v SidecarView, s rules.Service) []hostPortCall 
 		return nil
 	}
 	meshPorts, all := c.meshRoutePorts(v, s.Hostname)
+	if !all && !slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return slices.Contains(meshPorts, p.Number) }) {
+		// the mesh routes match only ports the entry does not declare: none applies, and every
+		// call of the entry's ports goes straight out (traced: the bypass warning)
+		all = true
+	}
 	var out []hostPortCall
 	for _, p := range s.Ports {
 		if p.Protocol == "UDP" {
