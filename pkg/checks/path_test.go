@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -774,5 +777,27 @@ func TestBypassNamesUndeclaredMatchPort(t *testing.T) {
 		if !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect && strings.Contains(f.Message, want) }) {
 			t.Errorf("%s: no bypass warning saying %q: %+v", file, want, p.Warnings)
 		}
+	}
+}
+
+// TestNamedTargetPortMatchesProtocol: a named targetPort resolves to the container port with
+// that name and protocol (TCP when unset, as the API server defaults it), as istiod's FindPort
+// does; a UDP port of the same name does not count.
+func TestNamedTargetPortMatchesProtocol(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-service-named-targetport-server-on-container-port.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := FindWorkload(snap, "istio-system/istio-egressgateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tcp := corev1.ServicePort{Port: 80, TargetPort: intstr.FromString("web")}
+	if got, ok := targetPort(snap, w, tcp); !ok || got != 9080 {
+		t.Errorf("web/TCP: %d %t, want 9080", got, ok)
+	}
+	udp := corev1.ServicePort{Port: 80, Protocol: corev1.ProtocolUDP, TargetPort: intstr.FromString("web")}
+	if got, ok := targetPort(snap, w, udp); ok {
+		t.Errorf("web/UDP resolved to %d; the container port is TCP", got)
 	}
 }

@@ -177,14 +177,16 @@ func targetPort(snap *snapshot.Snapshot, w Workload, p corev1.ServicePort) (uint
 	if len(named) == 0 {
 		return 0, true
 	}
-	t, ok := named[p.TargetPort.StrVal]
+	// istiod (controller/util.go FindPort) matches the name and the protocol, which the API
+	// server defaults to TCP on both sides
+	t, ok := named[p.TargetPort.StrVal+"/"+protocolOrTCP(string(p.Protocol))]
 	return t, ok
 }
 
 type namedPortsKey struct{ kind, ns, name string }
 
-// workloadNamedPorts maps each named container port of w's pod (its Deployment's pod template)
-// to its number.
+// workloadNamedPorts maps each named container port of w's pod (its Deployment's pod template,
+// else its pods) to its number, keyed "name/PROTOCOL".
 func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 	out := map[string]uint32{}
 	var spec *corev1.PodSpec
@@ -206,8 +208,9 @@ func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 		for _, c := range spec.Containers {
 			for _, cp := range c.Ports {
 				if cp.Name != "" {
-					if _, seen := out[cp.Name]; !seen {
-						out[cp.Name] = uint32(cp.ContainerPort)
+					k := cp.Name + "/" + protocolOrTCP(string(cp.Protocol))
+					if _, seen := out[k]; !seen {
+						out[k] = uint32(cp.ContainerPort)
 					}
 				}
 			}
@@ -228,6 +231,13 @@ func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 	return out
 }
 
+func protocolOrTCP(p string) string {
+	if p == "" {
+		return "TCP"
+	}
+	return p
+}
+
 // namedPortsText lists the named container ports of w ("name=number", sorted), or says it has
 // none.
 func namedPortsText(snap *snapshot.Snapshot, w Workload) string {
@@ -237,7 +247,11 @@ func namedPortsText(snap *snapshot.Snapshot, w Workload) string {
 	}
 	var out []string
 	for n, p := range named {
-		out = append(out, fmt.Sprintf("%s=%d", n, p))
+		name, proto, _ := strings.Cut(n, "/")
+		if proto != "TCP" {
+			name += "/" + proto
+		}
+		out = append(out, fmt.Sprintf("%s=%d", name, p))
 	}
 	sort.Strings(out)
 	return "named ports of " + w.Ref() + ": " + strings.Join(out, ", ")
