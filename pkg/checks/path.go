@@ -798,10 +798,8 @@ func (tr *tracer) http2Downgrade(v SidecarView, proxy string, svc rules.Service,
 // and istiod rewrites them), upgrade with a DestinationRule.
 func http2DowngradeFix(snap *snapshot.Snapshot, svc rules.Service, cport uint32) string {
 	dr := fmt.Sprintf("a DestinationRule for %s with trafficPolicy.connectionPool.http.h2UpgradePolicy: UPGRADE (the gateway's listener accepts HTTP/2)", svc.Hostname)
-	for _, k := range snap.Services {
-		if k.Namespace == svc.Namespace && k.Name == svc.Name && k.Labels[rules.KubeGatewayNameLabel] != "" {
-			return fmt.Sprintf("Create %s: istiod deploys %s with appProtocol http for an HTTP listener and rewrites its ports, so the port cannot be declared GRPC there.", dr, svc.Ref())
-		}
+	if k := kubeServiceOf(snap, svc); k != nil && k.Labels[rules.KubeGatewayNameLabel] != "" {
+		return fmt.Sprintf("Create %s: istiod deploys %s with appProtocol http for an HTTP listener and rewrites its ports, so the port cannot be declared GRPC there.", dr, svc.Ref())
 	}
 	return fmt.Sprintf("Declare %s port %d as HTTP2 or GRPC (a port name starting with http2- or grpc-, or appProtocol: grpc), or create %s.", svc.Ref(), cport, dr)
 }
@@ -867,12 +865,18 @@ func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, clust
 // gatewayPodsElsewhere: the gateway workloads whose labels Kubernetes Service s selects, in
 // other namespaces than s's (where s does not reach them).
 func gatewayPodsElsewhere(snap *snapshot.Snapshot, s rules.Service) []Workload {
+	return gatewayPodsSelected(snap, s, func(w Workload) bool { return w.Namespace != s.Namespace && !w.Synthetic })
+}
+
+// gatewayPodsSelected: the gateway workloads whose labels Kubernetes Service s's selector
+// matches, among those keep admits.
+func gatewayPodsSelected(snap *snapshot.Snapshot, s rules.Service, keep func(Workload) bool) []Workload {
 	if s.Kind != rules.KindService || len(s.WorkloadSelector) == 0 {
 		return nil
 	}
 	var out []Workload
 	for _, w := range GatewayWorkloads(snap) {
-		if w.Namespace != s.Namespace && !w.Synthetic && rules.LabelsSubsetOf(s.WorkloadSelector, w.Labels) {
+		if keep(w) && rules.LabelsSubsetOf(s.WorkloadSelector, w.Labels) {
 			out = append(out, w)
 		}
 	}
@@ -1071,7 +1075,9 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 }
 
 // meshPortsMiss: the match ports ("80, 8080") of vs's mesh routes when every one of them names a
-// port (and none is port); "" when a mesh route matches every port or port itself.
+// port (and none is port); "" when a mesh route matches every port or port itself. istiod drops a
+// route whose match.port is not the listener's port (pilot/pkg/networking/core/route/route.go
+// TranslateRoute).
 func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 	var ports []string
 	dests, _ := rules.MergedRoutes(vs, nil, nil)
@@ -1097,6 +1103,9 @@ func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 // revision than the one serving the client's sidecar, whose istiod does not read it
 // (pkg/config/model.go LabelsInRevision through crdclient), so the call goes straight out.
 func (tr *tracer) otherRevisionRoute(v SidecarView, host, proxy string) (Finding, bool) {
+	if len(RevisionView(tr.snap, v.Revision).VirtualServices) == len(tr.snap.VirtualServices) {
+		return Finding{}, false // every VirtualService is this revision's: no index of them all
+	}
 	all := model.VirtualServices(tr.snap, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
 	for _, vs := range all.Relevant(host, nil) {
 		if model.InRevision(vs.Labels, v.Revision) || !routesCallKind(vs, tr.t.Call) {
@@ -1510,25 +1519,15 @@ func (tr *tracer) doubleTLS(v SidecarView, proxy string, res rules.CallResult, h
 // gatewayPodsOf returns the gateway workloads a Kubernetes Service selects (its namespace, its
 // selector).
 func gatewayPodsOf(snap *snapshot.Snapshot, s rules.Service) []Workload {
-	if s.Kind != rules.KindService || len(s.WorkloadSelector) == 0 {
-		return nil
-	}
-	var out []Workload
-	for _, w := range GatewayWorkloads(snap) {
-		if w.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, w.Labels) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return gatewayPodsSelected(snap, s, func(w Workload) bool { return w.Namespace == s.Namespace })
 }
 
-func (tr *tracer) kubeService(s rules.Service) *corev1.Service {
-	for _, svc := range tr.snap.Services {
-		if svc.Namespace == s.Namespace && svc.Name == s.Name {
-			return svc
-		}
-	}
-	return nil
+func (tr *tracer) kubeService(s rules.Service) *corev1.Service { return kubeServiceOf(tr.snap, s) }
+
+// kubeServiceOf is the Kubernetes Service object of registry entry s, nil when s is none.
+func kubeServiceOf(snap *snapshot.Snapshot, s rules.Service) *corev1.Service {
+	svc, _ := findObject(snap, "Service", s.Namespace, s.Name).(*corev1.Service)
+	return svc
 }
 
 // gatewayHop traces the call at the gateway the sidecar's cluster (a Service of gateway pods)
@@ -2283,8 +2282,8 @@ func routeVS(res rules.CallResult) string {
 
 // undeclaredDestination: the reason and fix for a route (culprit) whose destination host no
 // Service or ServiceEntry declares, with the names near it (NearMatches): a Service named
-// "name.namespace" (istiod reads a name with dots as written, not as a short name), a name one
-// or two edits away.
+// "name.namespace" (istiod reads a name with dots as written, not as a short name:
+// pilot/pkg/model/config.go ResolveShortnameToFQDN), a name one or two edits away.
 func undeclaredDestination(snap *snapshot.Snapshot, culprit, host string) (reason, fix string) {
 	reason = fmt.Sprintf("no Service or ServiceEntry declares %s anywhere", host)
 	fix = fmt.Sprintf("In %s, route to a host that exists (`kubectl get services,serviceentries -A` lists them), or create the Service or ServiceEntry for %s.", culprit, host)
@@ -2311,12 +2310,7 @@ func undeclaredDestination(snap *snapshot.Snapshot, culprit, host string) (reaso
 // Mirrors istiod pilot/pkg/config/kube/gateway/deploymentcontroller.go (the Service's ports are
 // the Gateway's listener ports).
 func managedServicePortFix(snap *snapshot.Snapshot, s rules.Service, cport uint32, vsRef string) (culprit, fix string, ok bool) {
-	var k *corev1.Service
-	for _, svc := range snap.Services {
-		if svc.Namespace == s.Namespace && svc.Name == s.Name {
-			k = svc
-		}
-	}
+	k := kubeServiceOf(snap, s)
 	if k == nil || k.Labels[rules.KubeGatewayNameLabel] == "" || vsRef == "" {
 		return "", "", false
 	}

@@ -519,14 +519,7 @@ func TestWeightZeroShareNeedsNothing(t *testing.T) {
 func TestExplainGatewayOnDialledPort(t *testing.T) {
 	checked, nr := 0, 0
 	for _, c := range readPathCases(t) {
-		snap, err := loadPathFixture(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap, p := tracePathCase(t, c)
 		port, _, _, ok := parseClusterName(p.SidecarCluster)
 		if p.Gateway == "" || p.GatewayListener == "" || !ok {
 			continue
@@ -658,23 +651,8 @@ func TestBypassOnHTTPPortNamesEntry(t *testing.T) {
 		"tls-call-to-port-declared-http-bypasses-gateway.yaml":  "ServiceEntry team-a/shipfast-track",
 		"tcp-call-to-port-declared-http2-bypasses-gateway.yaml": "ServiceEntry inventory/warehouse-db",
 	} {
-		var c pathCase
-		for _, pc := range readPathCases(t) {
-			if filepath.Base(pc.file) == file {
-				c = pc
-			}
-		}
-		if c.file == "" {
-			t.Fatalf("no fixture %s", file)
-		}
-		snap, err := loadPathFixture(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := pathCaseNamed(t, file)
+		_, p := tracePathCase(t, c)
 		if !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect && f.Resource == want }) {
 			t.Errorf("%s: no PATH_BYPASSES_GATEWAY naming %s: %+v", file, want, p.Warnings)
 		}
@@ -691,14 +669,7 @@ func TestBypassOnHTTPPortNamesEntry(t *testing.T) {
 func TestExplainGatewayBlamesStraySelector(t *testing.T) {
 	checked := 0
 	for _, c := range readPathCases(t) {
-		snap, err := loadPathFixture(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap, p := tracePathCase(t, c)
 		port, _, _, ok := parseClusterName(p.SidecarCluster)
 		if p.Cause != PathGatewayNotListen || !strings.HasPrefix(p.Culprit, "Gateway ") || p.Gateway == "" || !ok {
 			continue
@@ -760,20 +731,8 @@ func TestBypassNamesUndeclaredMatchPort(t *testing.T) {
 		"bypass-mesh-route-matches-undeclared-port.yaml":     "match port 80 only",
 		"bypass-mesh-tls-route-matches-undeclared-port.yaml": "match port 443 only",
 	} {
-		var c pathCase
-		for _, pc := range readPathCases(t) {
-			if filepath.Base(pc.file) == file {
-				c = pc
-			}
-		}
-		snap, err := loadPathFixture(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := pathCaseNamed(t, file)
+		_, p := tracePathCase(t, c)
 		if !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect && strings.Contains(f.Message, want) }) {
 			t.Errorf("%s: no bypass warning saying %q: %+v", file, want, p.Warnings)
 		}
@@ -800,4 +759,30 @@ func TestNamedTargetPortMatchesProtocol(t *testing.T) {
 	if got, ok := targetPort(snap, w, udp); ok {
 		t.Errorf("web/UDP resolved to %d; the container port is TCP", got)
 	}
+}
+
+// tracePathCase loads a path fixture and traces its call.
+func tracePathCase(t *testing.T, c pathCase) (*snapshot.Snapshot, *PathTrace) {
+	t.Helper()
+	snap, err := loadPathFixture(c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, p
+}
+
+// pathCaseNamed is the path fixture whose file is named file.
+func pathCaseNamed(t *testing.T, file string) pathCase {
+	t.Helper()
+	for _, c := range readPathCases(t) {
+		if filepath.Base(c.file) == file {
+			return c
+		}
+	}
+	t.Fatalf("no path fixture %s", file)
+	return pathCase{}
 }
