@@ -300,7 +300,12 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 		res.Unknown[k] = why
 	}
 	c := &collector{snap: snap, seen: map[string]int{}, unshared: unshared, wide: wide}
-	res.Checks = append(res.Checks, c.whyMissing(), c.exportAudit(), c.explainListener(), c.visibility())
+	// export-audit reads the snapshot only: it runs beside the gateway verdicts, and its
+	// findings are added after theirs, as before.
+	audit := make(chan *AuditReport, 1)
+	go func() { audit <- ExportAudit(snap, AuditOptions{unshared: unshared}) }()
+	res.Checks = append(res.Checks, c.whyMissing())
+	res.Checks = append(res.Checks, c.exportAudit(<-audit), c.explainListener(), c.visibility())
 	res.Checks[0].Notes = append(res.Checks[0].Notes, notes...)
 	if unk := model.DiscoveryUnknown(snap, ""); len(unk) > 0 {
 		nss := make([]string, 0, len(unk))
@@ -877,10 +882,21 @@ func (c *collector) whyMissing() CheckRun {
 	} else if len(targets) == 0 {
 		run.Notes = append(run.Notes, "no VirtualService routes a host through a Gateway of a gateway workload")
 	}
-	for _, t := range targets {
+	// The verdicts are worked out one worker per CPU and added in target order.
+	type verdict struct {
+		rep *Report
+		err error
+	}
+	verdicts := make([]verdict, len(targets))
+	parallelEach(len(targets), func(i int) {
+		t := targets[i]
+		rep, err := WhyMissing(c.snap, WhyMissingOptions{Host: t.host, Port: t.port, Gateway: t.w.Ref()})
+		verdicts[i] = verdict{rep, err}
+	})
+	for i, t := range targets {
 		run.Targets++
 		ctx := fmt.Sprintf("gateway %s, %s", t.w.Ref(), hostPort(t.host, t.port))
-		rep, err := WhyMissing(c.snap, WhyMissingOptions{Host: t.host, Port: t.port, Gateway: t.w.Ref()})
+		rep, err := verdicts[i].rep, verdicts[i].err
 		if err != nil || len(rep.Gateways) == 0 {
 			why := "no verdict"
 			if err != nil {
@@ -970,8 +986,7 @@ func causeField(v GatewayVerdict, kind string) string {
 
 // ---- export-audit ----
 
-func (c *collector) exportAudit() CheckRun {
-	rep := ExportAudit(c.snap, AuditOptions{unshared: c.unshared})
+func (c *collector) exportAudit(rep *AuditReport) CheckRun {
 	run := CheckRun{Name: CheckExportAudit, Targets: len(rep.Resources)}
 	for _, f := range rep.Findings {
 		res := ResourceRef{Kind: f.Kind, Namespace: f.Namespace, Name: f.Name}

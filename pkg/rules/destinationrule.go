@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -47,6 +48,7 @@ type consolidated struct {
 	exportTo []string // a set (sorted, unique)
 	selector map[string]string
 	hasSel   bool
+	once     sync.Once // builds choice: lookups run concurrently (preflight's workers)
 	choice   *DRChoice
 }
 
@@ -171,7 +173,7 @@ func supersetOf(a, b []string) bool {
 
 // merged turns a consolidated entry into the choice it gives a proxy (built once).
 func (m *consolidated) merged() *DRChoice {
-	if m.choice == nil {
+	m.once.Do(func() {
 		c := &DRChoice{Rules: m.rules, SubsetLabels: map[string]map[string]string{}}
 		for _, dr := range m.rules {
 			for _, s := range dr.Spec.Subsets {
@@ -185,7 +187,7 @@ func (m *consolidated) merged() *DRChoice {
 			}
 		}
 		m.choice = c
-	}
+	})
 	return m.choice
 }
 
