@@ -8,7 +8,8 @@ package conformance
 // (host, port, weight) or direct response. Generated dimensions: listeners (port, hostname,
 // allowedRoutes namespaces and kinds), parentRefs (namespace, sectionName, port), route
 // hostnames, rules and matches, backends (Service, Hostname, other namespaces with and without
-// a ReferenceGrant, weights, unsupported kinds, missing ports), several routes merged on one
+// a ReferenceGrant, weights, unsupported kinds, missing ports, a Hostname with a namespace, a
+// Service named by its hostname), several routes merged on one
 // listener and hostname, mesh parents (a ServiceEntry, a Service, one that does not exist), and
 // GRPCRoutes among the HTTPRoutes (method and header matches, a rejected match, a header
 // filter), merged with them as istiod merges both kinds.
@@ -192,7 +193,11 @@ spec:
 				case m == 4:
 					b.WriteString("matches: [{path: {type: RegularExpression, value: \"/r.*\"}, queryParams: [{name: q, value: \"1\"}]}]\n    ")
 				}
-				switch rng.Intn(9) {
+				switch rng.Intn(11) {
+				case 9: // a Hostname with a namespace: the route's own (not convertible) or another (refused)
+					b.WriteString("backendRefs: [{group: networking.istio.io, kind: Hostname, name: api.example.com, namespace: " + pick("egress", "apps") + ", port: 80}]\n")
+				case 10: // a Service backend written as its hostname: not convertible
+					b.WriteString("backendRefs: [{name: svc-a.apps.svc.cluster.local, port: 80}]\n")
 				case 0:
 					b.WriteString("backendRefs: [{name: svc-a, namespace: apps, port: 80}]\n")
 				case 1:

@@ -1803,6 +1803,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			if origin := rules.GeneratedFrom(servers[0].Gateway.Annotations, servers[0].Gateway.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" {
 				// A Kubernetes Gateway API listener: routes attach to it with HTTPRoutes.
 				o := origin[0]
+				if route, why, ok := unconvertedAttachedRoute(tr.snap, o, host); ok {
+					tr.fail(PathGatewayNoRoute, "NR", route, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s attaches to %s, but istiod converts none of its rules: %s. It does nothing until that is fixed.", rds, host, w.Ref(), route, o, why),
+						fmt.Sprintf("In %s, %s.", route, unconvertedFix(why)))
+					return
+				}
 				tr.fail(PathGatewayNoRoute, "NR", "Gateway "+o.Namespace+"/"+o.Name, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. No HTTPRoute for %s attaches to %s (its parentRefs, sectionName or port, hostnames, and the listener's allowedRoutes decide).", rds, host, w.Ref(), host, o),
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
@@ -2095,6 +2100,40 @@ func unconvertedRoute(snap *snapshot.Snapshot, vs *networkingv1.VirtualService) 
 	msg = fmt.Sprintf("istiod could not convert the rules of %s (a backendRef it cannot use: a Hostname backend with a namespace, a Service backend without a port or with a dotted name), so it generates the route without any", culprit)
 	fix = fmt.Sprintf("In %s, give every backendRef a port, write a Service backend by its name alone (its namespace in namespace:), and leave namespace out of a Hostname backend (group networking.istio.io, kind Hostname).", culprit)
 	return culprit, msg, fix, true
+}
+
+// unconvertedAttachedRoute: an HTTPRoute or GRPCRoute attached to Gateway o (accepted by a
+// listener, any section) for host whose backendRefs istiod cannot use (rules.KubeRouteHardError):
+// istiod generates nothing for it (conversion.go computeRoute drops a route whose conversion
+// fails), so the gateway has no virtual host for the host. route is "Kind namespace/name".
+func unconvertedAttachedRoute(snap *snapshot.Snapshot, o rules.ObjectRef, host string) (route, why string, ok bool) {
+	for _, a := range routeAttachments(snap) {
+		if !a.Accepted || a.Gateway != o.Namespace+"/"+o.Name || (a.Route.Kind != "HTTPRoute" && a.Route.Kind != "GRPCRoute") {
+			continue
+		}
+		covers := len(a.Route.Hostnames) == 0
+		for _, h := range a.Route.Hostnames {
+			covers = covers || rules.HostMatches(string(h), host)
+		}
+		if !covers {
+			continue
+		}
+		if why := rules.KubeRouteHardError(a.Route, snap.ReferenceGrants, true); why != "" {
+			return a.Route.Ref(), why, true
+		}
+	}
+	return "", "", false
+}
+
+// unconvertedFix is the fix for a backendRef error (rules.KubeRouteHardError's text).
+func unconvertedFix(why string) string {
+	switch {
+	case strings.Contains(why, "may not set a namespace"):
+		return "remove namespace from the Hostname backendRef (group networking.istio.io, kind Hostname): the host is looked up from the route's namespace, and a ServiceEntry exported there is enough"
+	case strings.Contains(why, "is a hostname"):
+		return "write the Service backendRef by the Service's name alone, and its namespace in namespace: (with a ReferenceGrant there when it is not the route's namespace)"
+	}
+	return "give every backendRef a port"
 }
 
 // zeroWeightOnly: every tls and tcp route of vs is such a rule.

@@ -880,7 +880,7 @@ func (c *collector) whyMissing() CheckRun {
 	if len(GatewayWorkloads(c.snap)) == 0 {
 		run.Notes = append(run.Notes, "no gateway workload (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway)")
 	} else if len(targets) == 0 {
-		run.Notes = append(run.Notes, "no VirtualService routes a host through a Gateway of a gateway workload")
+		run.Notes = append(run.Notes, "no VirtualService or Gateway API route sends a host through an egress gateway, so no gateway's clusters were checked")
 	}
 	// The verdicts are worked out one worker per CPU and added in target order.
 	type verdict struct {

@@ -644,23 +644,63 @@ func kubeBackendDestination(r gatewayv1.BackendRef, ns, routeKind string, in Kub
 	if KubeBackendRefusal(r, ns, routeKind, in.Grants, enforceGrants) != "" {
 		return &networking.Destination{}, true // an empty destination: the route answers 500
 	}
+	if KubeBackendHardError(r) != "" {
+		return nil, false
+	}
 	group, kind := kubeBackendKind(r)
 	toNs := ns
 	if r.Namespace != nil {
 		toNs = string(*r.Namespace)
 	}
+	if group == "" && kind == "Service" {
+		return &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
+	}
+	return &networking.Destination{Host: string(r.Name), Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true // a Hostname
+}
+
+// KubeBackendHardError says why istiod cannot use a backendRef that it does not refuse
+// (KubeBackendRefusal), "" when it can: a Service named by a dotted name (its hostname), a
+// Hostname backend with a namespace, a backend without a port. istiod then converts none of
+// the route's rules: the route does nothing.
+//
+// Mirrors istiod conversion.go buildDestination (the ConfigErrors of reason InvalidDestination,
+// which isInvalidBackend does not turn into a 500 route) and its port check.
+func KubeBackendHardError(r gatewayv1.BackendRef) string {
+	group, kind := kubeBackendKind(r)
 	switch {
 	case group == "" && kind == "Service":
-		if strings.Contains(string(r.Name), ".") || r.Port == nil {
-			return nil, false
+		if strings.Contains(string(r.Name), ".") {
+			return fmt.Sprintf("Service backend %q is a hostname: a Service backendRef names the Service (its namespace in namespace:)", r.Name)
 		}
-		return &networking.Destination{Host: string(r.Name) + "." + toNs + ".svc.cluster.local", Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
-	default: // a Hostname
-		if r.Namespace != nil || r.Port == nil {
-			return nil, false
+	case group == "networking.istio.io" && kind == "Hostname":
+		if r.Namespace != nil {
+			return fmt.Sprintf("Hostname backend %q sets namespace %q: a Hostname backend may not set a namespace", r.Name, *r.Namespace)
 		}
-		return &networking.Destination{Host: string(r.Name), Port: &networking.PortSelector{Number: uint32(*r.Port)}}, true
+	default:
+		return "" // refused (KubeBackendRefusal): a 500 route
 	}
+	if r.Port == nil {
+		return fmt.Sprintf("backend %q has no port", r.Name)
+	}
+	return ""
+}
+
+// KubeRouteHardError returns the first backendRef error (KubeBackendHardError) of a route's
+// rules that carry weight, "" when there is none; a backend istiod refuses first (a 500 route,
+// KubeBackendRefusal with the grants, enforced for routes attached to a Gateway) is no error.
+func KubeRouteHardError(r KubeRoute, grants []*gatewayv1beta1.ReferenceGrant, enforceGrants bool) string {
+	for _, b := range r.BackendRefs {
+		if b.Weight != nil && *b.Weight == 0 {
+			continue
+		}
+		if KubeBackendRefusal(b, r.Namespace, r.Kind, grants, enforceGrants) != "" {
+			continue
+		}
+		if why := KubeBackendHardError(b); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 func kubeBackendKind(r gatewayv1.BackendRef) (group, kind string) {
