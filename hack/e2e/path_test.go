@@ -14,7 +14,7 @@ import (
 // pathFixtures are the plugin's own path fixtures (pkg/checks/testdata/paths): each is applied
 // after _base.yaml, and its first line states the call and the verdict:
 //
-//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG] [+WARNING] [-WARNING-NOT-RAISED]
+//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG] [+WARNING[@Kind:ns/name]] [-WARNING-NOT-RAISED]
 const pathFixtures = "../../pkg/checks/testdata/paths"
 
 type pathFixture struct {
@@ -50,7 +50,8 @@ func readPathFixtures(t *testing.T) []pathFixture {
 		for i, w := range strings.Fields(want) {
 			switch {
 			case strings.HasPrefix(w, "+"):
-				c.warnings = append(c.warnings, w[1:])
+				code, _, _ := strings.Cut(w[1:], "@") // "+CODE@Kind:ns/name": the unit tests check the resource
+				c.warnings = append(c.warnings, code)
 			case strings.HasPrefix(w, "-"):
 				c.absent = append(c.absent, w[1:])
 			case i == 0:

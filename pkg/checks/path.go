@@ -1178,6 +1178,31 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 			}
 		}
 	}
+	// A mesh route for the host whose parentRef sets a port other than the one called: istiod
+	// makes every rule of it match that port only (route_collections.go augmentPortMatch,
+	// augmentTLSPortMatch, augmentTCPPortMatch), so the call to the entry's port is not routed
+	// by it. It applies to the sidecars of its own namespace and the parent's.
+	if s, ok := v.Outbound.ScopeService(host); ok {
+		want := "ServiceEntry"
+		if s.Kind == rules.KindService {
+			want = "Service"
+		}
+		for _, r := range rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes) {
+			if r.Namespace != v.Namespace && r.Namespace != s.Namespace {
+				continue
+			}
+			for i, ref := range r.ParentRefs {
+				_, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				if kind != want || string(ref.Name) != s.Name || ns != s.Namespace || ref.Port == nil || uint32(*ref.Port) == tr.t.Port {
+					continue
+				}
+				rref := r.Kind + " " + r.Namespace + "/" + r.Name
+				return Finding{Code: PathDirect, Level: LevelWarning, Resource: rref,
+					Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s) at the gateway, and %s was meant to send sidecars there, but its spec.parentRefs[%d] sets port %d: istiod makes every rule of it match port %d only, and the call from %s is to port %d (the port %s declares), so the sidecar sends it straight out.", route, host, gwNs, gwName, listener, rref, i, *ref.Port, *ref.Port, proxy, tr.t.Port, s.Ref()),
+					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d].port to %d (the port clients call, as %s declares it), or remove it; the gateway's listener port belongs in the backendRef.", rref, i, tr.t.Port, s.Ref())}
+			}
+		}
+	}
 	// The parent is the entry (or Service) the client's sidecar holds for the host.
 	parent, where := "the ServiceEntry or Service that declares "+host, "the namespace of that ServiceEntry or Service"
 	if s, ok := v.Outbound.ScopeService(host); ok {

@@ -19,7 +19,7 @@ import (
 
 // pathCase is the expectation a path fixture states in its first line:
 //
-//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG]
+//	# path: HOST:PORT --from NS [--call KIND] => CAUSE [FLAG] [@Kind:ns/name] [+WARNING[@Kind:ns/name]] [-WARNING]
 type pathCase struct {
 	file, host, from, call, cause, flag string
 	// culprit is the resource the verdict must blame ("@Kind:ns/name" in the fixture's first
@@ -27,6 +27,8 @@ type pathCase struct {
 	culprit          string
 	port             uint32
 	warnings, absent []string
+	// warnedAt is the resource a warning must name ("+CODE@Kind:ns/name"), by code.
+	warnedAt map[string]string
 }
 
 func readPathCases(t *testing.T) []pathCase {
@@ -65,7 +67,14 @@ func readPathCases(t *testing.T) []pathCase {
 		for i, w := range strings.Fields(want) {
 			switch {
 			case strings.HasPrefix(w, "+"):
-				c.warnings = append(c.warnings, w[1:])
+				code, at, ok := strings.Cut(w[1:], "@")
+				c.warnings = append(c.warnings, code)
+				if ok {
+					if c.warnedAt == nil {
+						c.warnedAt = map[string]string{}
+					}
+					c.warnedAt[code] = strings.Replace(at, ":", " ", 1)
+				}
 			case strings.HasPrefix(w, "-"):
 				c.absent = append(c.absent, w[1:])
 			case strings.HasPrefix(w, "@"):
@@ -114,6 +123,9 @@ func TestTracePathFixtures(t *testing.T) {
 			for _, w := range c.warnings {
 				if !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == w }) {
 					t.Errorf("warning %s missing: %+v", w, p.Warnings)
+				}
+				if at, ok := c.warnedAt[w]; ok && !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == w && f.Resource == at }) {
+					t.Errorf("warning %s does not name %s: %+v", w, at, p.Warnings)
 				}
 			}
 			for _, w := range c.absent {
