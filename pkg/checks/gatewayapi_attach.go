@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -108,6 +110,9 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 			l = fmt.Sprintf("listener %s", *ref.SectionName)
 		}
 		if selector {
+			if _, _, detail, ok := selectorRefusal(snap, a); ok {
+				msg += " " + upperFirst(detail) + "."
+			}
 			fix = fmt.Sprintf("%s of Gateway %s admits namespaces by label (allowedRoutes.namespaces.from: Selector): give namespace %s labels its selector matches, or widen the selector (or from: All).",
 				upperFirst(l), a.Gateway, a.Route.Namespace)
 		} else {
@@ -203,6 +208,48 @@ func sameParentRef(a, b gatewayv1.ParentReference, routeNs string) bool {
 		return int32(*r.Port)
 	}
 	return ga == gb && ka == kb && na == nb && a.Name == b.Name && sec(a) == sec(b) && port(a) == port(b)
+}
+
+// selectorRefusal: when parentRef a is refused because the listeners it means admit
+// namespaces by label (allowedRoutes.namespaces.from: Selector) and the route's namespace does
+// not carry matching labels, the Gateway (its listener's allowedRoutes decides, not the route)
+// with the field, and a sentence with the selector and the namespace's labels; ok false
+// otherwise.
+func selectorRefusal(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (culprit, field, detail string, ok bool) {
+	if a.Reason != rules.KubeRouteNotAllowedByListeners || !strings.Contains(a.Message, "is not allowed by the parent") {
+		return "", "", "", false
+	}
+	g := kubeGatewayOf(snap, a.Gateway)
+	if g == nil {
+		return "", "", "", false
+	}
+	ref := a.Route.ParentRefs[a.Index]
+	var sels []string
+	for i, l := range g.Spec.Listeners {
+		if ref.SectionName != nil && string(*ref.SectionName) != string(l.Name) {
+			continue
+		}
+		if l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil || *l.AllowedRoutes.Namespaces.From != gatewayv1.NamespacesFromSelector {
+			return "", "", "", false
+		}
+		if field == "" {
+			field = fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", i)
+		}
+		sels = append(sels, fmt.Sprintf("listener %s admits namespaces whose labels match %s", l.Name, metav1.FormatLabelSelector(l.AllowedRoutes.Namespaces.Selector)))
+	}
+	if len(sels) == 0 {
+		return "", "", "", false
+	}
+	have := "(the input does not hold Namespace " + a.Route.Namespace + ", so its labels are unknown)"
+	for _, n := range snap.Namespaces {
+		if n.Name == a.Route.Namespace {
+			have = "namespace " + n.Name + " has labels " + labels.Set(n.Labels).String()
+			if len(n.Labels) == 0 {
+				have = "namespace " + n.Name + " has no labels"
+			}
+		}
+	}
+	return "Gateway " + a.Gateway, field, strings.Join(sels, "; ") + ", and " + have, true
 }
 
 // routeAttachNote says, for why-missing's verdict on the gateway pods of Gateway API Gateway

@@ -2955,6 +2955,10 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 			}
 			_, fix := notAcceptedText(tr.snap, a)
 			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gw, a.Index, a.Message, a.Reason)
+			if culprit, _, detail, ok := selectorRefusal(tr.snap, a); ok {
+				// the listener's namespace selector refuses the route: the Gateway decides
+				return noServer{why: why + "; " + detail, culprit: culprit, fix: fix}, true
+			}
 			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true
 		}
 		// A route for the host whose parentRef names this Gateway's name in another namespace
