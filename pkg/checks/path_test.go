@@ -798,3 +798,27 @@ func pathCaseNamed(t *testing.T, file string) pathCase {
 	t.Fatalf("no path fixture %s", file)
 	return pathCase{}
 }
+
+// A gateway route's destination one edit from a declared host: the fix of every finding about
+// it offers the declared name before a new ServiceEntry.
+func TestTypoDestinationFixOffersDeclaredHost(t *testing.T) {
+	c := pathCaseNamed(t, "gatewayapi-http-hostname-backend-typo.yaml")
+	snap, err := loadPathFixture(c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Preflight(snap)
+	n := 0
+	for _, f := range res.Findings {
+		if f.Code != CauseHostNotFound && f.Code != ListenerClusterAbsent {
+			continue
+		}
+		n++
+		if !strings.Contains(f.Fix, "is a typo of status.vendor-portal.example") {
+			t.Errorf("%s fix does not offer the declared host: %s", f.Code, f.Fix)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no finding about the missing destination: %+v", res.Findings)
+	}
+}

@@ -43,6 +43,11 @@ func pathAndGateway(a, b PreflightFinding) bool {
 			if !strings.HasPrefix(c, prefix) {
 				return nil
 			}
+			if rest, ok := strings.CutSuffix(c, " (every declared port)"); ok {
+				// a gateway verdict for every port of the host: "host:*"
+				out = append(out, rest[strings.LastIndex(rest, " ")+1:]+":*")
+				continue
+			}
 			out = append(out, c[strings.LastIndex(c, " ")+1:])
 		}
 		return out
@@ -50,7 +55,11 @@ func pathAndGateway(a, b PreflightFinding) bool {
 	for _, p := range [][2]PreflightFinding{{a, b}, {b, a}} {
 		g := calls(p[1], "gateway ")
 		for _, hp := range calls(p[0], "path from ") {
-			if slices.Contains(g, hp) {
+			host := hp
+			if i := strings.LastIndex(hp, ":"); i > 0 {
+				host = hp[:i]
+			}
+			if slices.Contains(g, hp) || slices.Contains(g, host+":*") {
 				return true
 			}
 		}

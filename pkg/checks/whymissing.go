@@ -457,7 +457,16 @@ func (e *evaluation) run() {
 			msg, fix, patch := undiscoveredText(e.full, e.w.Revision, ns, refs, e.host)
 			e.failPatch(CauseHostNotFound, "Namespace "+ns, msg, fix, patch)
 		} else {
-			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere.", serviceEntryTemplate(e.host, e.port, e.routeKindTo(e.host)))
+			fix, nearText := serviceEntryTemplate(e.host, e.port, e.routeKindTo(e.host)), ""
+			if near := NearMatches(e.full, e.host); len(near) > 0 {
+				// a host one or two edits from a declared one (a typo in a route's destination
+				// or backendRef, say): correcting the name comes first
+				nearText = " (near it: " + strings.Join(near, "; ") + ")"
+				if first, _, _ := strings.Cut(near[0], " ("); !strings.Contains(first, " ") && !strings.HasPrefix(first, "*") {
+					fix = fmt.Sprintf("If %s is a typo of %s, correct the host where a route names it; to reach %s itself, declare it:\n%s", e.host, first, e.host, fix)
+				}
+			}
+			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere"+nearText+".", fix)
 		}
 		if e.port != 0 {
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", e.host), FQDN: e.host, Port: e.port, Direction: "outbound", Needed: true, Reason: "no entry declares the host"})
