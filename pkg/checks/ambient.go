@@ -471,6 +471,34 @@ func ambientOutcome(snap, view *snapshot.Snapshot, flags IstiodFlags, d ambientD
 	return "bound to waypoint " + b.Waypoint.String()
 }
 
+// otherDeclarationWaypoint: the declaration ztunnel uses for the client (ref) asks for no
+// waypoint, while another declaration of the host asks for one: whoever labelled that one meant
+// the calls to go through the waypoint, and they do not (PATH_BYPASSES_GATEWAY, naming the
+// declaration in use). Which declaration a client gets is ambientDeclarations' selection
+// (istiod's canonical entry, ambient/services.go selectWorkloadServices).
+func otherDeclarationWaypoint(snap, view *snapshot.Snapshot, decls map[string]ambientDecl, ref, ns, host string) *Finding {
+	var others []string
+	for r, x := range decls {
+		if r == ref || x.se == nil || (x.svc.Visibility.Visibility == rules.VisibilityNamespace && x.se.Namespace != ns) {
+			continue // a NAMESPACE-visible entry of another namespace is meant for that namespace only
+		}
+		if b := waypointBinding(snap, view, x.se, x.svc.Visibility.Visibility); b.Asked && !b.OptedOut {
+			others = append(others, fmt.Sprintf("%s (waypoint %s)", r, b.Waypoint))
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	sort.Strings(others)
+	which := "the canonical declaration (the oldest public one)"
+	if decls[ref].svc.Namespace == ns {
+		which = "the declaration in their own namespace"
+	}
+	return &Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+		Message: fmt.Sprintf("%s also %s %s and %s for a waypoint, but ztunnel gives clients in %s %s, %s, which asks for none: their calls bypass the waypoint.", strings.Join(others, ", "), plural(len(others), "declares", "declare"), host, plural(len(others), "asks", "ask"), ns, ref, which),
+		Fix:     fmt.Sprintf("Keep one declaration of %s: delete %s, or label it %s as well (or declare the host in namespace %s with that label).", host, ref, rules.LabelUseWaypoint, ns)}
+}
+
 // traceAmbient is the path of a call from an ambient client (no sidecar): ztunnel finds the entry
 // the client's lookup resolves to (its own namespace's, else the canonical one), the address the
 // host resolves to, and the waypoint the entry is bound to, if istiod binds it. The waypoint's own
@@ -649,6 +677,9 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		if f := bindingStatusFinding(snap, b, se); f != nil {
 			p.Warnings = append(p.Warnings, *f)
 		}
+		if f := otherDeclarationWaypoint(snap, view, decls, ref, ns, host); f != nil {
+			p.Warnings = append(p.Warnings, *f)
+		}
 		tr.hop(proxy, "waypoint", Skipped, summary)
 		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)
 		if len(hidden) > 0 {
@@ -792,14 +823,17 @@ func AmbientNamespaceFindings(snap *snapshot.Snapshot) []Finding {
 type ambientTie struct {
 	ns   string
 	path *PathTrace
-	// tied are the declarations (references), in order.
+	// tied are the declarations (references), in order; empty for a traced call whose
+	// declaration asks for no waypoint while another does (path's PATH_BYPASSES_GATEWAY
+	// warning, otherDeclarationWaypoint).
 	tied []string
 }
 
 // AmbientTies traces, from every namespace whose workloads are ambient, each host that several
 // entries or Services declare, and returns the calls with no verdict because istiod's choice
-// among declarations created in the same second decides it (preflight reports them). Hosts
-// declared once cannot tie.
+// among declarations created in the same second decides it, and the calls whose declaration
+// asks for no waypoint while another one does (preflight reports both). Hosts declared once
+// cannot tie.
 //
 // Mirrors istiod's ambient service index (ambient/services.go: the canonical service of a host
 // is picked by creation time, then index order), as traceAmbient does.
@@ -828,11 +862,18 @@ func AmbientTies(snap *snapshot.Snapshot) []ambientTie {
 		}
 		sort.Strings(hosts)
 		for _, h := range hosts {
-			_, sel := ambientDeclarations(view, registry, h)
-			if _, tied := sel.For(ns); len(tied) > 1 {
+			decls, sel := ambientDeclarations(view, registry, h)
+			ref, tied := sel.For(ns)
+			if len(tied) > 1 {
 				p, err := TracePath(snap, PathOptions{Host: h, From: ns})
 				if err == nil && p.Cause == CauseInputUnknown {
 					out = append(out, ambientTie{ns: ns, path: p, tied: tied})
+				}
+				continue
+			}
+			if d, ok := decls[ref]; ok && d.se != nil && otherDeclarationWaypoint(snap, view, decls, ref, ns, h) != nil {
+				if p, err := TracePath(snap, PathOptions{Host: h, From: ns}); err == nil {
+					out = append(out, ambientTie{ns: ns, path: p})
 				}
 			}
 		}

@@ -1520,10 +1520,20 @@ func (c *collector) visibility() CheckRun {
 	}
 	// Ambient calls with no verdict: declarations of the host created in the same second.
 	for _, t := range AmbientTies(c.snap) {
-		res, _ := ParseResourceRef(t.tied[0])
 		p := t.path
-		c.add(NewPreflightFinding(p.Cause, CheckWhyMissing, res, "metadata.creationTimestamp", p.Message, p.Fix),
-			fmt.Sprintf("path from ambient %s, %s %s:%d", t.ns, strings.ToUpper(p.Call), p.Host, p.Port))
+		ctx := fmt.Sprintf("path from ambient %s, %s %s:%d", t.ns, strings.ToUpper(p.Call), p.Host, p.Port)
+		if len(t.tied) == 0 {
+			// a declaration without a waypoint shadows one with a waypoint
+			for _, w := range p.Warnings {
+				if w.Code == PathDirect {
+					res, field := ParseResourceRef(w.Resource)
+					c.add(NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), ctx)
+				}
+			}
+			continue
+		}
+		res, _ := ParseResourceRef(t.tied[0])
+		c.add(NewPreflightFinding(p.Cause, CheckWhyMissing, res, "metadata.creationTimestamp", p.Message, p.Fix), ctx)
 	}
 	for _, ns := range ClientNamespaces(c.snap) {
 		// Without a Sidecar resource the namespace's answer has the mesh-wide findings and no

@@ -256,3 +256,14 @@ func namedPortsText(snap *snapshot.Snapshot, w Workload) string {
 	sort.Strings(out)
 	return "named ports of " + w.Ref() + ": " + strings.Join(out, ", ")
 }
+
+// SyntheticGateway: ref ("namespace/name") is the egress gateway workload the loader assumed
+// because the input holds none.
+func SyntheticGateway(snap *snapshot.Snapshot, ref string) bool {
+	for _, w := range GatewayWorkloads(snap) {
+		if w.Synthetic && w.Ref() == ref {
+			return true
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -255,6 +256,11 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		if rep.Path, err = checks.TracePath(snap, checks.PathOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Call: o.Call}); err != nil {
 			return usageErr("%v", err)
 		}
+	}
+	if rep.Path != nil && strings.HasPrefix(rep.Path.Client, "ambient ") && o.Gateway == "" {
+		// An ambient client's calls meet no sidecar-style egress gateway unless a route sends
+		// them there: the gateway the loader assumed (none in the input) is left out.
+		rep.Gateways = slices.DeleteFunc(rep.Gateways, func(g checks.GatewayVerdict) bool { return checks.SyntheticGateway(snap, g.Gateway) })
 	}
 	if o.From == "" && o.Pod == "" {
 		rep.UntracedPaths = checks.MeshRoutesThroughGateways(snap, o.Host, uint32(o.Port), checks.ReadIstiodFlags(snap, snap.Revision).MeshConfig.GetDefaultVirtualServiceExportTo())

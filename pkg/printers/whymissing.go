@@ -98,6 +98,8 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		writePath(&b, p)
 		if len(r.Gateways) > 0 {
 			b.WriteString("\nThe gateways' clusters for the host:\n\n")
+		} else {
+			b.WriteString("\n")
 		}
 	}
 	fmt.Fprintf(&b, "HOST %s   (%s)\n", target, r.Source)
