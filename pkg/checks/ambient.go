@@ -207,6 +207,10 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 			extra += fmt.Sprintf(" The entry's own %s label is ignored: istiod reads it only beside %s on the same object.", rules.LabelUseWaypointNamespace, rules.LabelUseWaypoint)
 		}
 		fix := fmt.Sprintf("create the waypoint (a Gateway %s of class %s: %s), or correct the %s (and %s) labels on %s", wp, rules.WaypointClass, create, rules.LabelUseWaypoint, rules.LabelUseWaypointNamespace, labelled)
+		if len(b.WaypointsThere) > 0 && len(b.SameNameIn) == 0 {
+			extra += fmt.Sprintf(" The waypoints in namespace %s (Gateways of class %s) are named %s.", b.Waypoint.Namespace, rules.WaypointClass, strings.Join(b.WaypointsThere, ", "))
+			fix = fmt.Sprintf("to use waypoint %s/%s, set %s=%s on %s, or ", b.Waypoint.Namespace, b.WaypointsThere[0], rules.LabelUseWaypoint, b.WaypointsThere[0], labelled) + fix
+		}
 		if len(b.SameNameIn) > 0 {
 			extra += fmt.Sprintf(" A Gateway named %s exists in %s.", b.Waypoint.Name, strings.Join(b.SameNameIn, ", "))
 			fix = fmt.Sprintf("to use the Gateway %s/%s, label %s %s=%s (with %s=%s; that waypoint's HBONE listener must admit namespace %s), or ", b.SameNameIn[0], b.Waypoint.Name, labelled, rules.LabelUseWaypointNamespace, b.SameNameIn[0], rules.LabelUseWaypoint, b.Waypoint.Name, se.Namespace) + fix
@@ -652,12 +656,12 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	switch {
 	case len(addrs) > 0:
-		how := "spec.addresses"
+		how, field := "spec.addresses", "spec.addresses"
 		if auto {
-			how = "allocated by istiod (status.addresses)"
+			how, field = "allocated by istiod (status.addresses)", "status.addresses"
 		}
 		tr.hop(proxy, "address", dnsResult, fmt.Sprintf("ztunnel knows %s by %s (%s); the client dials it %s", host, strings.Join(addrs, ", "), how, dns),
-			Evidence{Resource: ref, Field: "spec.addresses", Value: strings.Join(addrs, ",")})
+			Evidence{Resource: ref, Field: field, Value: strings.Join(addrs, ",")})
 	case auto:
 		tr.hop(proxy, "address", Warn, fmt.Sprintf("istiod allocates %s an address (status.addresses), which the input does not carry; the client dials it %s", host, dns))
 	default:
@@ -734,6 +738,12 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			fmt.Sprintf("point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`)", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace)))
 	}
 	if f := noAddressFinding(b, se, host, flags.IPAutoallocateOn()); f != nil {
+		// the address step is where the call leaves the waypoint's path
+		for i := range p.Hops {
+			if p.Hops[i].Step == "address" && p.Hops[i].Result == Warn {
+				p.Hops[i].Result = Fail
+			}
+		}
 		tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
 		return p, nil
 	}

@@ -10,6 +10,7 @@ import (
 	metav1alpha1 "istio.io/api/meta/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
@@ -533,5 +534,42 @@ spec: {containers: [{name: app, image: app}]}
 	slices.Sort(got)
 	if want := []string{"Pod depot/picker", "Pod till/register-0"}; !slices.Equal(got, want) {
 		t.Errorf("findings on %q, want %q", got, want)
+	}
+}
+
+// An entry bound to a waypoint ztunnel knows by no address fails at the address step: the hop
+// table shows where the call leaves the waypoint's path.
+func TestAmbientNoAddressFailsAtAddressHop(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-resolution-none.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "legacy.partner.example", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Hops, func(h Hop) bool { return h.Step == "address" })
+	if p.Cause != AmbientNoAddress || i < 0 || p.Hops[i].Result != Fail {
+		t.Fatalf("cause %s, hops %+v", p.Cause, p.Hops)
+	}
+}
+
+// A use-waypoint label naming no Gateway, when the namespace it looks in has a waypoint under
+// another name: the fix offers that waypoint first.
+func TestAmbientMissingWaypointOffersOneThere(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-missing.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.KubeGateways = append(snap.KubeGateways, &gatewayv1.Gateway{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "egress-wp"},
+		Spec:       gatewayv1.GatewaySpec{GatewayClassName: "istio-waypoint", Listeners: []gatewayv1.Listener{{Name: "mesh", Port: 15008, Protocol: "HBONE"}}},
+	})
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != WaypointNotFound || !strings.HasPrefix(p.Fix, "to use waypoint apps/egress-wp, set istio.io/use-waypoint=egress-wp") {
+		t.Fatalf("cause %s, fix %q", p.Cause, p.Fix)
 	}
 }

@@ -123,6 +123,9 @@ type WaypointBinding struct {
 	// SameNameIn: when the waypoint is missing, the namespaces that hold a Gateway of its name
 	// (a likely fix: point the istio.io/use-waypoint-namespace label there).
 	SameNameIn []string
+	// WaypointsThere: when the waypoint is missing, the names of the waypoints (Gateways of
+	// class istio-waypoint) in the namespace it was looked for in (a likely fix: a typo).
+	WaypointsThere []string
 }
 
 // BindWaypoint decides, as istiod does for the WDS Service of a ServiceEntry, whether the entry
@@ -173,6 +176,9 @@ func BindWaypoint(in WaypointInput) WaypointBinding {
 		for _, g := range in.Gateways {
 			if g.Name == ref.Name && g.Namespace != ref.Namespace {
 				b.SameNameIn = append(b.SameNameIn, g.Namespace)
+			}
+			if g.Namespace == ref.Namespace && string(g.Spec.GatewayClassName) == WaypointClass {
+				b.WaypointsThere = append(b.WaypointsThere, g.Name)
 			}
 		}
 		return b
