@@ -1900,6 +1900,15 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					kind = "TLSRoute"
 				}
 				fix = fmt.Sprintf("Attach a %s to listener %s of Gateway %s/%s (parentRefs [{name: %s, namespace: %s, sectionName: %s}]), in a namespace its allowedRoutes admits.", kind, o.Section, o.Namespace, o.Name, o.Name, o.Namespace, o.Section)
+				// A route meant for this Gateway that does not attach is the usual reason:
+				// name it, and its fix.
+				for _, a := range routeAttachments(view) {
+					if a.Gateway == o.Namespace+"/"+o.Name && a.Found && !a.Accepted && a.Route.Kind == kind {
+						msg += fmt.Sprintf(" %s names this Gateway but does not attach to it (spec.parentRefs[%d]: %s, %s).", a.Route.Ref(), a.Index, a.Message, a.Reason)
+						_, fix = notAcceptedText(view, a)
+						break
+					}
+				}
 			}
 			rep.add(ListenerNoChains, gwRef, msg, fix)
 		}

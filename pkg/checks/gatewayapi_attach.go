@@ -88,8 +88,15 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 		}
 	}
 	switch {
+	case a.Reason == rules.KubeRouteNoMatchingParent && ref.SectionName == nil && ref.Port != nil:
+		// the port alone is wrong
+		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].port to a listener port of Gateway %s (%s), or remove it to attach to every listener that allows the route.",
+			route, a.Index, a.Gateway, strings.Join(ports, ", "))
+	case a.Reason == rules.KubeRouteNoMatchingParent && ref.Port == nil:
+		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].sectionName to a listener of Gateway %s (%s), or remove it to attach to every listener that allows the route.",
+			route, a.Index, a.Gateway, strings.Join(names, ", "))
 	case a.Reason == rules.KubeRouteNoMatchingParent:
-		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].sectionName to a listener of Gateway %s (%s) and its port, if set, to a listener port (%s), or remove them to attach to every listener that allows the route.",
+		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].sectionName to a listener of Gateway %s (%s) and its port to that listener's port (%s), or remove them to attach to every listener that allows the route.",
 			route, a.Index, a.Gateway, strings.Join(names, ", "), strings.Join(ports, ", "))
 	case a.Reason == rules.KubeRouteNoMatchingListenerHostname:
 		fix = fmt.Sprintf("Make %s's spec.hostnames include a name the listener's hostname matches, or change the hostname of the listener of Gateway %s it is meant for.", route, a.Gateway)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -972,5 +974,36 @@ func TestGatewayAPIMeshRouteInThirdNamespace(t *testing.T) {
 		if !slices.Equal(append([]string{}, named...), want) || p.Cause != PathOK {
 			t.Errorf("%s: %s, bypass warnings on %v, want %v", tc.file, p.Cause, named, want)
 		}
+	}
+}
+
+// A gateway route whose parentRef port is no listener's: the fix changes the port (the route
+// sets no sectionName), and the gateway's listener without filter chains names that route.
+func TestRouteParentPortFixAndListenerNames(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gatewayapi-tcp-egress-through-gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range snap.TCPRoutes {
+		if r.Name == "db-out" {
+			p := gatewayv1.PortNumber(6432)
+			r.Spec.ParentRefs[0].Port = &p
+		}
+	}
+	res := Preflight(snap)
+	var notAccepted, noChains *PreflightFinding
+	for i, f := range res.Findings {
+		switch f.Code {
+		case PreflightRouteNotAccepted:
+			notAccepted = &res.Findings[i]
+		case ListenerNoChains:
+			noChains = &res.Findings[i]
+		}
+	}
+	if notAccepted == nil || !strings.HasPrefix(notAccepted.Fix, "In TCPRoute shop/db-out, set spec.parentRefs[0].port to a listener port of Gateway egress-gw/db-egress (15432)") {
+		t.Errorf("route not accepted: %+v", notAccepted)
+	}
+	if noChains == nil || !strings.Contains(noChains.Message, "TCPRoute shop/db-out names this Gateway but does not attach to it") || noChains.Fix != notAccepted.Fix {
+		t.Errorf("listener without chains: %+v", noChains)
 	}
 }
