@@ -14,6 +14,7 @@ import (
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	corev1 "k8s.io/api/core/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -2435,7 +2436,7 @@ func backendRefusedText(snap *snapshot.Snapshot, vsRef, host, proxy string, l4 b
 				if why == "" {
 					continue
 				}
-				w, f := refusedBackendText(b, o, why)
+				w, f := refusedBackendText(b, o, why, snap.ReferenceGrants)
 				if !slices.Contains(whys, w) {
 					whys, fixes = append(whys, w), append(fixes, f)
 				}
@@ -2566,7 +2567,7 @@ func kubeRouteBackends(snap *snapshot.Snapshot, o rules.ObjectRef) []gatewayv1.B
 
 // refusedBackendText: why istiod refuses backendRef b of route o (why: a rules.KubeBackend*
 // reason), and the fix, with the names filled in.
-func refusedBackendText(b gatewayv1.BackendRef, o rules.ObjectRef, why string) (string, string) {
+func refusedBackendText(b gatewayv1.BackendRef, o rules.ObjectRef, why string, grants []*gatewayv1beta1.ReferenceGrant) (string, string) {
 	toNs := o.Namespace
 	if b.Namespace != nil {
 		toNs = string(*b.Namespace)
@@ -2574,7 +2575,11 @@ func refusedBackendText(b gatewayv1.BackendRef, o rules.ObjectRef, why string) (
 	route := o.Kind + " " + o.Namespace + "/" + o.Name
 	switch why {
 	case rules.KubeBackendNoGrant:
-		return fmt.Sprintf("backendRef %s is a Service in namespace %s, and no ReferenceGrant there allows %ss from namespace %s", b.Name, toNs, o.Kind, o.Namespace),
+		near := ""
+		if n := rules.KubeGrantsNear(grants, o.Kind, o.Namespace, string(b.Name), toNs); len(n) > 0 {
+			near = " (ReferenceGrant " + strings.Join(n, "; ReferenceGrant ") + ")"
+		}
+		return fmt.Sprintf("backendRef %s is a Service in namespace %s, and no ReferenceGrant there allows %ss from namespace %s%s", b.Name, toNs, o.Kind, o.Namespace, near),
 			fmt.Sprintf("Add a ReferenceGrant in namespace %s with from: [{group: gateway.networking.k8s.io, kind: %s, namespace: %s}] and to: [{group: \"\", kind: Service, name: %s}] (Gateway API: ReferenceGrant, https://gateway-api.sigs.k8s.io/api-types/referencegrant/), or point %s at a Service in namespace %s or at a ServiceEntry host (group networking.istio.io, kind Hostname).", toNs, o.Kind, o.Namespace, b.Name, route, o.Namespace)
 	case rules.KubeBackendHostnameNamespace:
 		return fmt.Sprintf("backendRef %s is a Hostname with namespace %s, and a Hostname backend takes no namespace", b.Name, toNs),

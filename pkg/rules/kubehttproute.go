@@ -779,6 +779,47 @@ func kubeGrantAllows(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs,
 	return false
 }
 
+// KubeGrantsNear lists the ReferenceGrants that come close to allowing a route of kind
+// routeKind in namespace fromNs to reach Service name in namespace toNs, and why each does not
+// ("ns/name: <why>"): a grant that would allow it but lives in another namespace than toNs (a
+// grant only counts in the namespace of what it grants), and a grant in toNs whose from or to
+// names another kind, namespace or Service. Same matching as kubeGrantAllows.
+func KubeGrantsNear(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs, name, toNs string) []string {
+	var out []string
+	for _, g := range grants {
+		fromOK, fromNsOK := false, false
+		var kinds []string
+		for _, f := range g.Spec.From {
+			if string(f.Group) != gatewayAPIGroup {
+				continue
+			}
+			if string(f.Namespace) == fromNs {
+				fromNsOK = true
+				kinds = append(kinds, string(f.Kind))
+				if string(f.Kind) == routeKind {
+					fromOK = true
+				}
+			}
+		}
+		toOK := false
+		for _, t := range g.Spec.To {
+			if string(t.Group) == "" && string(t.Kind) == "Service" && (t.Name == nil || string(*t.Name) == name) {
+				toOK = true
+			}
+		}
+		ref := g.Namespace + "/" + g.Name
+		switch {
+		case g.Namespace != toNs && fromOK && toOK:
+			out = append(out, fmt.Sprintf("%s would allow it, but it is in namespace %s: a ReferenceGrant must be in the namespace of what it grants (%s)", ref, g.Namespace, toNs))
+		case g.Namespace == toNs && fromNsOK && !fromOK:
+			out = append(out, fmt.Sprintf("%s allows %s from namespace %s, not %ss", ref, strings.Join(kinds, ", "), fromNs, routeKind))
+		case g.Namespace == toNs && fromOK && !toOK:
+			out = append(out, fmt.Sprintf("%s allows %ss from namespace %s, but to other Services than %s", ref, routeKind, fromNs, name))
+		}
+	}
+	return out
+}
+
 // sortKubeHTTPRoutes mirrors sortHTTPRoutes: routes with a match first, by path match type
 // (Exact, Prefix, Regex), longer paths first, then with a method, more headers, more query
 // parameters; stable otherwise.

@@ -121,3 +121,42 @@ spec:
 		t.Error("a mesh route is reported not modelled")
 	}
 }
+
+// The grants that come close to letting an HTTPRoute in egress reach Service vendor in
+// external: one in the route's namespace, one in the right namespace for another kind, one for
+// another Service; a grant that allows it is not near (kubeGrantAllows takes it).
+func TestKubeGrantsNear(t *testing.T) {
+	grant := func(ns, name, kind, fromNs, to string) *gatewayv1beta1.ReferenceGrant {
+		g := &gatewayv1beta1.ReferenceGrant{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		g.Spec.From = []gatewayv1beta1.ReferenceGrantFrom{{Group: "gateway.networking.k8s.io", Kind: gatewayv1.Kind(kind), Namespace: gatewayv1.Namespace(fromNs)}}
+		t := gatewayv1beta1.ReferenceGrantTo{Group: "", Kind: "Service"}
+		if to != "" {
+			n := gatewayv1.ObjectName(to)
+			t.Name = &n
+		}
+		g.Spec.To = []gatewayv1beta1.ReferenceGrantTo{t}
+		return g
+	}
+	grants := []*gatewayv1beta1.ReferenceGrant{
+		grant("egress", "misplaced", "HTTPRoute", "egress", ""),
+		grant("external", "grpc-only", "GRPCRoute", "egress", ""),
+		grant("external", "other-svc", "HTTPRoute", "egress", "billing"),
+		grant("external", "other-ns", "HTTPRoute", "apps", ""),
+	}
+	got := KubeGrantsNear(grants, "HTTPRoute", "egress", "vendor", "external")
+	want := []string{"egress/misplaced would allow it, but it is in namespace egress", "external/grpc-only allows GRPCRoute from namespace egress, not HTTPRoutes", "external/other-svc allows HTTPRoutes from namespace egress, but to other Services than vendor"}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("near %d: %q, want prefix %q", i, got[i], want[i])
+		}
+	}
+	if kubeGrantAllows(grants, "HTTPRoute", "egress", "vendor", "external") {
+		t.Error("no grant allows it")
+	}
+	if n := KubeGrantsNear(append(grants, grant("external", "ok", "HTTPRoute", "egress", "vendor")), "HTTPRoute", "egress", "vendor", "external"); len(n) != 3 {
+		t.Errorf("an allowing grant is near: %q", n)
+	}
+}
