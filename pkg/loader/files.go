@@ -10,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -355,7 +358,13 @@ func contentStart(text []byte) (offset, linesBefore int, ok bool) {
 }
 
 func (l *fileLoader) loadData(path string, data []byte) error {
-	for _, doc := range splitDocuments(data) {
+	convert := yaml.YAMLToJSONStrict // a key given twice is an error (kubectl rejects it too)
+	if l.lenient {
+		convert = yaml.YAMLToJSON
+	}
+	docs := splitDocuments(data)
+	converted := convertDocuments(docs, convert)
+	for i, doc := range docs {
 		off, before, ok := contentStart(doc.text)
 		if !ok {
 			continue
@@ -372,11 +381,10 @@ func (l *fileLoader) loadData(path string, data []byte) error {
 				return err
 			}
 		}
-		convert := yaml.YAMLToJSONStrict // a key given twice is an error (kubectl rejects it too)
-		if l.lenient {
-			convert = yaml.YAMLToJSON
+		js, err := converted[i].js, converted[i].err
+		if !converted[i].done {
+			js, err = convert(doc.text)
 		}
-		js, err := convert(doc.text)
 		if err != nil {
 			errLine, msg := yamlErrorLine(err, doc.firstLine, line)
 			return &FileError{Path: path, Line: errLine, Msg: msg}
@@ -389,6 +397,46 @@ func (l *fileLoader) loadData(path string, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// convertedDoc is one YAML document converted to JSON ahead of loading (done), or not (a JSON
+// document, or an empty one).
+type convertedDoc struct {
+	js   []byte
+	err  error
+	done bool
+}
+
+// convertDocuments converts the YAML documents to JSON on one worker per CPU (the conversion is
+// most of the cost of reading a large file); the documents are then loaded in order, so the
+// first error reported is the same.
+func convertDocuments(docs []document, convert func([]byte) ([]byte, error)) []convertedDoc {
+	out := make([]convertedDoc, len(docs))
+	one := func(i int) {
+		off, _, ok := contentStart(docs[i].text)
+		if !ok || docs[i].text[off] == '{' || docs[i].text[off] == '[' {
+			return
+		}
+		js, err := convert(docs[i].text)
+		out[i] = convertedDoc{js: js, err: err, done: true}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(docs)/64)
+	if workers <= 1 {
+		return out // small inputs: converted as they are loaded
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				one(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // loadJSON reads one or more concatenated JSON values starting at file line firstLine. loaded
