@@ -2,6 +2,7 @@ package loader
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -661,5 +662,53 @@ spec:
 	}
 	if want := "tls=443/TCP,http=8080/TCP,named=web/TCP"; strings.Join(got, ",") != want {
 		t.Errorf("ports %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
+// A file large enough for its documents to be converted in parallel: every object is loaded in
+// order, and of two malformed documents the first one is reported, by its line.
+func TestFromFilesManyDocumentsFirstError(t *testing.T) {
+	var b strings.Builder
+	line := 1
+	bad := 0
+	for i := 0; i < 300; i++ {
+		if i > 0 {
+			b.WriteString("---\n")
+			line++
+		}
+		switch i {
+		case 150, 280:
+			if bad == 0 {
+				bad = line + 3
+			}
+			b.WriteString("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: [broken\n")
+			line += 4
+		default:
+			fmt.Fprintf(&b, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: se-%03d, namespace: ns}\nspec: {hosts: [h%03d.example.com], ports: [{number: 443, name: tls, protocol: TLS}]}\n", i, i)
+			line += 4
+		}
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	all := b.String()
+	cut := strings.Index(all, "---\napiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: [broken")
+	if err := os.WriteFile(good, []byte(all[:cut]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := FromFiles([]string{good}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.ServiceEntries) != 150 || snap.ServiceEntries[0].Name != "se-000" || snap.ServiceEntries[149].Name != "se-149" {
+		t.Fatalf("%d entries, first %s", len(snap.ServiceEntries), snap.ServiceEntries[0].Name)
+	}
+	broken := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(broken, []byte(all), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = FromFiles([]string{broken}, nil, Options{})
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Line < bad-1 || fe.Line > bad+1 {
+		t.Fatalf("error %v, want one at line %d", err, bad)
 	}
 }
