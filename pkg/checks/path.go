@@ -2071,8 +2071,12 @@ func (tr *tracer) shadowedRoute(w Workload, servers []rules.GatewayServer, taken
 	flags := ReadIstiodFlags(view, w.Revision)
 	opt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
 	x := model.VirtualServices(view, opt.DefaultVSExportTo)
+	relevant := x.Relevant(host, nil) // those naming the host, in view order (not every one of the gateway)
 	for _, ms := range servers {
-		for _, vs := range x.WithGateway(rules.GatewayName(ms.Gateway)) {
+		for _, vs := range relevant {
+			if !slices.Contains(rules.VSGateways(vs), rules.GatewayName(ms.Gateway)) {
+				continue
+			}
 			ref := vs.Namespace + "/" + vs.Name
 			if ref == taken || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
 				return strings.EqualFold(rules.ResolveShortname(h, vs.Namespace), host)

@@ -13,8 +13,8 @@ import (
 // subsets missing from one DestinationRule are two faults).
 func mergePathAndGateway(fs []PreflightFinding) []PreflightFinding {
 	type place struct{ id, kind, ns, name, field string }
-	first := map[place]int{}
-	var out []PreflightFinding
+	first := make(map[place]int, len(fs))
+	out := make([]PreflightFinding, 0, len(fs))
 	for _, f := range fs {
 		k := place{f.ID, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name, f.Field}
 		if i, ok := first[k]; ok && f.Resource.Name != "" && pathAndGateway(out[i], f) {

@@ -160,8 +160,8 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	// connections of a TCP server in their turn, whatever the host (the relevant ones name it)
 	catchAll := map[*networkingv1.VirtualService]bool{}
 	for _, g := range gws {
-		for _, vs := range e.vsIndex.WithGateway(rules.GatewayName(g)) {
-			if slices.Contains(vs.Spec.GetHosts(), "*") && !slices.Contains(ordered, vs) && len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) == 0 {
+		for _, vs := range e.vsIndex.WithGatewayForAllHosts(rules.GatewayName(g)) {
+			if !slices.Contains(ordered, vs) && len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) == 0 {
 				catchAll[vs] = true
 				ordered = append(ordered, vs)
 			}

@@ -29,6 +29,8 @@ type VirtualServiceIndex struct {
 	wildcardHosts []int
 	byDestHost    map[string][]int
 	byGateway     map[string][]int
+	// byGatewayAll: per gateway, the VirtualServices among byGateway's with the host "*".
+	byGatewayAll map[string][]int
 	// gwDests: GatewayDestinations of a gateway (and scope flag) grouped by lower-case
 	// destination host, built on first use.
 	gwDests *lazy.Map[gwDestKey, map[string][]rules.Dest]
@@ -51,7 +53,7 @@ type vsKey struct{ export string }
 func VirtualServices(view *snapshot.Snapshot, defaultExportTo []string) *VirtualServiceIndex {
 	return memo(view, vsKey{strings.Join(defaultExportTo, ",")}, func() *VirtualServiceIndex {
 		x := &VirtualServiceIndex{view: view, export: defaultExportTo, pos: map[*networkingv1.VirtualService]int{},
-			merged: make([]merged, len(view.VirtualServices)), byHost: map[string][]int{}, byDestHost: map[string][]int{}, byGateway: map[string][]int{}}
+			merged: make([]merged, len(view.VirtualServices)), byHost: map[string][]int{}, byDestHost: map[string][]int{}, byGateway: map[string][]int{}, byGatewayAll: map[string][]int{}}
 		x.gwDests = lazy.New(func(k gwDestKey) map[string][]rules.Dest {
 			by := map[string][]rules.Dest{}
 			for _, d := range x.GatewayDestinations(k.gw, k.scope) {
@@ -86,8 +88,12 @@ func VirtualServices(view *snapshot.Snapshot, defaultExportTo []string) *Virtual
 				h := strings.ToLower(dd.Host)
 				x.byDestHost[h] = appendOnce(x.byDestHost[h], i)
 			}
+			all := slices.Contains(vs.Spec.Hosts, "*")
 			for _, g := range rules.VSGateways(vs) {
 				x.byGateway[g] = appendOnce(x.byGateway[g], i)
+				if all {
+					x.byGatewayAll[g] = appendOnce(x.byGatewayAll[g], i)
+				}
 			}
 		}
 		return x
@@ -125,6 +131,12 @@ func (x *VirtualServiceIndex) list(idx []int) []*networkingv1.VirtualService {
 // ("namespace/name", or "mesh" for those that list it or none), in view order.
 func (x *VirtualServiceIndex) WithGateway(gw string) []*networkingv1.VirtualService {
 	return x.list(x.byGateway[gw])
+}
+
+// WithGatewayForAllHosts returns WithGateway's VirtualServices whose hosts include "*", in view
+// order.
+func (x *VirtualServiceIndex) WithGatewayForAllHosts(gw string) []*networkingv1.VirtualService {
+	return x.list(x.byGatewayAll[gw])
 }
 
 // RoutingTo returns the root VirtualServices with a (merged) route destination whose host is h

@@ -252,6 +252,13 @@ type ExportIndex struct {
 // elements' storage with nothing (callers may reuse sorted).
 func NewExportIndex(sorted []Service) *ExportIndex {
 	x := &ExportIndex{}
+	pub := 0
+	for i := range sorted {
+		if containsStr(sorted[i].ExportTo, ExportPublic) {
+			pub++
+		}
+	}
+	x.public, x.restricted = make([]Service, 0, pub), make([]Service, 0, len(sorted)-pub)
 	for _, s := range sorted {
 		if containsStr(s.ExportTo, ExportPublic) {
 			x.public = append(x.public, s)
