@@ -1904,7 +1904,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 				// name it, and its fix.
 				for _, a := range routeAttachments(view) {
 					if a.Gateway == o.Namespace+"/"+o.Name && a.Found && !a.Accepted && a.Route.Kind == kind {
-						msg += fmt.Sprintf(" %s names this Gateway but does not attach to it (spec.parentRefs[%d]: %s, %s).", a.Route.Ref(), a.Index, a.Message, a.Reason)
+						msg += fmt.Sprintf(" %s names this Gateway but does not attach to it (spec.parentRefs[%d]: %s, %s).", a.Route.Ref(), a.Index, attachMessage(a), a.Reason)
 						_, fix = notAcceptedText(view, a)
 						break
 					}

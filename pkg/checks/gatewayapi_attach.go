@@ -75,7 +75,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 		symptom = "a listener no other route serves gets no filter chain, so istiod leaves it out and connections to it are refused (503 UF at the client's sidecar), or the gateway is never used"
 	}
 	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: %s.",
-		route, a.Gateway, a.Index, a.Message, a.Reason, symptom)
+		route, a.Gateway, a.Index, attachMessage(a), a.Reason, symptom)
 	var names, ports []string
 	listenerOf := map[string]gatewayv1.Listener{}
 	if g := kubeGatewayOf(snap, a.Gateway); g != nil {
@@ -169,7 +169,7 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		if accepted, cond, ok := statusAccepted(a.Route, a.Index); ok && accepted != a.Accepted {
 			predicted := "Accepted=True"
 			if !a.Accepted {
-				predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.Reason, a.Message)
+				predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.Reason, attachMessage(a))
 			}
 			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, res, "status.parents",
 				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", a.Index, a.Gateway, cond, predicted),
@@ -215,6 +215,19 @@ func sameParentRef(a, b gatewayv1.ParentReference, routeNs string) bool {
 		return int32(*r.Port)
 	}
 	return ga == gb && ka == kb && na == nb && a.Name == b.Name && sec(a) == sec(b) && port(a) == port(b)
+}
+
+// attachMessage is istiod's status message for a refused parentRef, each distinct part once
+// (istiod joins the message of every listener that refuses it for the same reason, repeats
+// included).
+func attachMessage(a rules.KubeRouteParentStatus) string {
+	var parts []string
+	for _, p := range strings.Split(a.Message, "; ") {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // selectorRefusal: when parentRef a is refused because the listeners it means admit
@@ -267,7 +280,7 @@ func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 		if a.Gateway != gateway || a.Accepted || !a.Found || !routeConcerns(a.Route, host) || crdIgnoredKind(snap, a.Route.Kind) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gateway, a.Index, a.Message, a.Reason))
+		out = append(out, fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gateway, a.Index, attachMessage(a), a.Reason))
 	}
 	if len(out) == 0 {
 		return ""

@@ -2963,7 +2963,7 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 				continue
 			}
 			_, fix := notAcceptedText(tr.snap, a)
-			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gw, a.Index, a.Message, a.Reason)
+			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gw, a.Index, attachMessage(a), a.Reason)
 			if culprit, _, detail, ok := selectorRefusal(tr.snap, a); ok {
 				// the listener's namespace selector refuses the route: the Gateway decides
 				return noServer{why: why + "; " + detail, culprit: culprit, fix: fix}, true
@@ -2986,7 +2986,7 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s, where there is no such Gateway (the gateway is %s); istiod attaches the route to nothing and writes no status for that parentRef", a.Route.Ref(), a.Index, name, how, gw)
 			if a.Found {
 				// another Gateway of that name, which does not take the route either
-				why = fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s: Gateway %s, not %s, which does not accept it (%s: %s)", a.Route.Ref(), a.Index, name, how, a.Gateway, gw, a.Reason, a.Message)
+				why = fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s: Gateway %s, not %s, which does not accept it (%s: %s)", a.Route.Ref(), a.Index, name, how, a.Gateway, gw, a.Reason, attachMessage(a))
 			}
 			fix := fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s (and let the listener's allowedRoutes admit namespace %s).", a.Route.Ref(), a.Index, origin[0].Namespace, a.Route.Namespace)
 			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true

@@ -715,6 +715,11 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			return err
 		}
 		l.snap.GatewayAPI = append(l.snap.GatewayAPI, obj)
+		// where it is, for the findings that name it (an Istio Gateway of the same name keeps
+		// its place)
+		if key := head.Kind + "/" + obj.Namespace + "/" + obj.Name; l.where[key] == "" {
+			l.where[key] = l.at
+		}
 	case gv.Group == "" && gv.Version == "v1":
 		switch head.Kind {
 		case snapshot.KindNamespace:

@@ -44,6 +44,7 @@ var indexedKinds = map[string]bool{
 	snapshot.KindDestinationRule: true, snapshot.KindGateway: true, snapshot.KindSidecar: true,
 	snapshot.KindWorkloadEntry: true, snapshot.KindEnvoyFilter: true, snapshot.KindService: true,
 	snapshot.KindDeployment: true, snapshot.KindPod: true,
+	"HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true, "TCPRoute": true, "ReferenceGrant": true,
 }
 
 // locate sets Location on findings whose resource came from a manifest file.
@@ -65,6 +66,9 @@ func documentLine(text, kind, name string) int {
 }
 
 var nameLineRE = regexp.MustCompile(`^\s+name:\s*(.*?)\s*(#.*)?$`)
+
+// flowNameRE is the name in a flow-style metadata line.
+var flowNameRE = regexp.MustCompile(`^metadata:\s*\{(?:.*[,{ ])?name:\s*([^,}\s]+)`)
 
 // documentLines indexes a manifest file in one pass: for each kind and name, the line of the
 // kind: field of the first document (separated by lines starting with ---) that has that kind
@@ -97,7 +101,11 @@ func documentLines(text string) map[[2]string]int {
 			}
 			kinds[m[1]] = i + 1
 		}
-		if m := nameLineRE.FindStringSubmatch(l); m != nil {
+		m := nameLineRE.FindStringSubmatch(l)
+		if m == nil {
+			m = flowNameRE.FindStringSubmatch(l) // metadata: {name: a, namespace: b}
+		}
+		if m != nil {
 			v := m[1]
 			v = strings.TrimPrefix(strings.TrimPrefix(v, `"`), `'`)
 			if strings.HasSuffix(v, `"`) || strings.HasSuffix(v, `'`) {

@@ -115,11 +115,11 @@ func TestPreflightJSONAndLocations(t *testing.T) {
 }
 
 func TestDocumentLine(t *testing.T) {
-	text := "# c\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\nkind: ServiceEntry\nmetadata:\n  name: b\n---\nkind: Service\nmetadata:\n  name: \"b\"\n"
+	text := "# c\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\nkind: ServiceEntry\nmetadata:\n  name: b\n---\nkind: Service\nmetadata:\n  name: \"b\"\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {namespace: x, name: r, labels: {app-name: q}}\n"
 	for _, c := range []struct {
 		kind, name string
 		line       int
-	}{{"Service", "a", 3}, {"ServiceEntry", "b", 7}, {"Service", "b", 11}, {"Service", "c", 0}} {
+	}{{"Service", "a", 3}, {"ServiceEntry", "b", 7}, {"Service", "b", 11}, {"Service", "c", 0}, {"HTTPRoute", "r", 16}, {"HTTPRoute", "namespace", 0}} {
 		if got := documentLine(text, c.kind, c.name); got != c.line {
 			t.Errorf("documentLine(%s %s) = %d, want %d", c.kind, c.name, got, c.line)
 		}
@@ -161,5 +161,34 @@ func TestPreflightSARIFUnreachable(t *testing.T) {
 	// Other formats print nothing on stdout.
 	if _, out, _ := run(t, "", "preflight", "-o", "json", "--server", "http://127.0.0.1:1"); out != "" {
 		t.Errorf("-o json wrote %q", out)
+	}
+}
+
+// Findings about Gateway API objects name their manifest line too (an HTTPRoute that attaches
+// to no listener).
+func TestPreflightLocatesGatewayAPIObjects(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	file := filepath.Join("..", "checks", "testdata", "paths", "gatewayapi-http-route-namespace-label-typo.yaml")
+	code, stdout, stderr := run(t, "", "preflight", "--offline", "-f", file, "-o", "json")
+	if code != ExitAbsent {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep checks.PreflightReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	want := documentLine(string(data), "HTTPRoute", "portal-out")
+	found := false
+	for _, f := range rep.Findings {
+		if f.Resource.Kind == "HTTPRoute" && f.Resource.Name == "portal-out" {
+			found = true
+			if want == 0 || f.Location == nil || f.Location.Line != want {
+				t.Errorf("%s location %+v, want line %d", f.Code, f.Location, want)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no finding about HTTPRoute reports/portal-out: %s", stdout)
 	}
 }
