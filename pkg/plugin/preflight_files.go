@@ -102,7 +102,7 @@ func documentLines(text string) map[[2]string]int {
 			kinds[m[1]] = i + 1
 		}
 		m := nameLineRE.FindStringSubmatch(l)
-		if m == nil {
+		if m == nil && strings.HasPrefix(l, "metadata:") {
 			m = flowNameRE.FindStringSubmatch(l) // metadata: {name: a, namespace: b}
 		}
 		if m != nil {
