@@ -729,7 +729,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if !sok || svc.Kind != rules.KindService || len(gws) == 0 {
 		// The external host's own cluster (or a mesh service): the path ends here.
 		if chost != host && len(gws) == 0 && sok && svc.Kind == rules.KindService {
-			if tr.serviceInWrongNamespace(proxy, svc, res.Cluster, host, kind) {
+			if tr.serviceInWrongNamespace(proxy, svc, res.Cluster, host, kind) || tr.serviceMissesGateway(proxy, svc, res.Cluster, host, kind) {
 				return
 			}
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is a Kubernetes Service that selects no gateway workload; the trace stops at its cluster.", svc.Ref()))
@@ -861,6 +861,79 @@ func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, clust
 	msg := fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer)
 	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), msg, fix)
 	return true
+}
+
+// serviceMissesGateway: a route sends the call to Kubernetes Service svc, whose selector
+// matches no pod or Deployment template of its namespace, while a gateway workload lives there
+// (the Service was meant for it: a selector copied from another install, a label typo). The
+// Service has no endpoints, so its cluster is empty: 503 UH at the client sidecar.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/kube/controller/endpointslice.go (a Service's
+// endpoints are the EndpointSlices Kubernetes fills with the pods its selector matches) and
+// pilot/pkg/xds/endpoints (an empty ClusterLoadAssignment).
+func (tr *tracer) serviceMissesGateway(proxy string, svc rules.Service, cluster, host, kind string) bool {
+	w, ok := gatewayMissedBy(tr.snap, svc)
+	if !ok {
+		return false
+	}
+	why := fmt.Sprintf("%s selects %s, and no pod of namespace %s carries those labels: gateway %s has %s", svc.Ref(), labelsText(svc.WorkloadSelector), svc.Namespace, w.Ref(), labelsText(w.Labels))
+	fix := fmt.Sprintf("Set spec.selector of %s to labels of the gateway's pods (for example %s), so that it has endpoints.", svc.Ref(), labelsText(gatewaySelectorHint(w.Labels)))
+	if !tr.snap.WorkloadsRead(svc.Namespace, svc.WorkloadSelector) {
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
+			Message: fmt.Sprintf("%s; unless other pods of %s carry those labels, cluster %s has no endpoints and requests fail with 503 UH at the client sidecar (kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s tells).", upperFirst(why), svc.Namespace, cluster, svc.Namespace, svc.Name),
+			Fix:     fix})
+		return false
+	}
+	tr.hop(proxy, "endpoints", Fail, fmt.Sprintf("%s: %s", cluster, why), Evidence{Resource: svc.Ref(), Field: "spec.selector", Value: labelsText(svc.WorkloadSelector)})
+	answer := "Requests fail with 503 UH at the client sidecar."
+	if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
+		answer = "The client sidecar closes the connection (response flag UH)."
+	}
+	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer), fix)
+	return true
+}
+
+// gatewayMissedBy: Kubernetes Service svc selects no pod or Deployment template of its
+// namespace, and a gateway workload (not assumed) lives there: that workload.
+func gatewayMissedBy(snap *snapshot.Snapshot, svc rules.Service) (Workload, bool) {
+	if svc.Kind != rules.KindService || len(svc.WorkloadSelector) == 0 {
+		return Workload{}, false
+	}
+	var here []Workload
+	for _, w := range GatewayWorkloads(snap) {
+		if w.Namespace == svc.Namespace && !w.Synthetic {
+			here = append(here, w)
+		}
+	}
+	if len(here) == 0 {
+		return Workload{}, false
+	}
+	for _, d := range snap.Deployments {
+		if d.Namespace == svc.Namespace && rules.LabelsSubsetOf(svc.WorkloadSelector, d.Spec.Template.Labels) {
+			return Workload{}, false
+		}
+	}
+	for _, p := range snap.Pods {
+		if p.Namespace == svc.Namespace && rules.LabelsSubsetOf(svc.WorkloadSelector, p.Labels) {
+			return Workload{}, false
+		}
+	}
+	return here[0], true
+}
+
+// gatewaySelectorHint: the labels of a gateway's pods a Service selector usually names (istio,
+// app), else all of them.
+func gatewaySelectorHint(l map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{"istio", "app"} {
+		if v, ok := l[k]; ok {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return l
+	}
+	return out
 }
 
 // gatewayPodsElsewhere: the gateway workloads whose labels Kubernetes Service s selects, in
@@ -2388,7 +2461,7 @@ func managedServicePortFix(snap *snapshot.Snapshot, s rules.Service, cport uint3
 		return "", "", false
 	}
 	gw := k.Namespace + "/" + k.Labels[rules.KubeGatewayNameLabel]
-	return origin, fmt.Sprintf("In %s, set the backendRef port to a port of %s (%s: istiod gives it one port per listener of Gateway %s), or add a listener on port %d to Gateway %s.", origin, s.Ref(), portList(s.Ports), gw, cport, gw), true
+	return origin, fmt.Sprintf("In %s, set the backendRef port to a port of %s (%s: istiod gives it one port per listener of Gateway %s), or add a listener on port %d to Gateway %s and attach the gateway's route for the host to it too (a parentRef with a sectionName or port names one listener only).", origin, s.Ref(), portList(s.Ports), gw, cport, gw), true
 }
 
 // firstOrigin names the Kubernetes Gateway API route the VirtualService vsRef ("namespace/name")

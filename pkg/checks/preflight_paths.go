@@ -160,6 +160,11 @@ func (c *collector) toGateway(v SidecarView, res rules.CallResult) bool {
 			// (serviceInWrongNamespace)
 			return true
 		}
+		if svc, ok := v.Outbound.ScopeService(chost); ok {
+			if _, missed := gatewayMissedBy(c.snap, svc); missed {
+				return true // a Service beside a gateway that selects none of its pods (serviceMissesGateway)
+			}
+		}
 	}
 	return false
 }
