@@ -2841,6 +2841,31 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		culprit: chosen.Ref(),
 	}
 	tlsPolicy := fields{{"mode", "SIMPLE"}, {"sni", host}}
+	offTLS := func() {
+		// the tls the rule that does not apply sets, to put where it applies
+		if t := off.Spec.GetTrafficPolicy().GetTls(); t != nil && t.GetMode().String() != "" {
+			tlsPolicy = fields{{"mode", t.GetMode().String()}}
+			if t.GetSni() != "" {
+				tlsPolicy = append(tlsPolicy, field{"sni", t.GetSni()})
+			}
+			if t.GetCredentialName() != "" {
+				tlsPolicy = append(tlsPolicy, field{"credentialName", t.GetCredentialName()})
+			}
+		}
+	}
+	shadowed := false
+	if off != nil && applied != nil && subset == "" && (off.Namespace == chosen.Namespace || off.Namespace == root) &&
+		rules.ServiceVisible(off.Namespace, rules.EffectiveExportTo(off.Spec.GetExportTo(), mc.GetDefaultDestinationRuleExportTo()), w.Namespace) {
+		// The rule that originates TLS is exported to the gateway's namespace and on its lookup
+		// path, but the search ends earlier, at the rule the gateway applies (one in its own
+		// namespace, or a more specific host): that rule is to change, not the exportTo
+		// (push_context.go destinationRule: the first step with a match ends the lookup).
+		shadowed = true
+		offTLS()
+		ref := "DestinationRule " + off.Namespace + "/" + off.Name
+		d.msg += fmt.Sprintf(" %s would originate TLS and is exported to namespace %s, but istiod's lookup for the gateway stops earlier, at DestinationRule %s/%s (host %s; the proxy's own namespace is searched first, and the most specific host there wins), which sets no tls for port %d.", ref, w.Namespace, applied.Rules[0].Namespace, applied.Rules[0].Name, applied.Rules[0].Spec.GetHost(), port)
+		off = nil
+	}
 	if off != nil {
 		ref := "DestinationRule " + off.Namespace + "/" + off.Name
 		d.culprit = ref
@@ -2851,15 +2876,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		}
 		// Off the lookup path: exporting it would not help; the same tls in a rule the gateway
 		// reads does.
-		if t := off.Spec.GetTrafficPolicy().GetTls(); t != nil && t.GetMode().String() != "" {
-			tlsPolicy = fields{{"mode", t.GetMode().String()}}
-			if t.GetSni() != "" {
-				tlsPolicy = append(tlsPolicy, field{"sni", t.GetSni()})
-			}
-			if t.GetCredentialName() != "" {
-				tlsPolicy = append(tlsPolicy, field{"credentialName", t.GetCredentialName()})
-			}
-		}
+		offTLS()
 		d.msg += fmt.Sprintf(" Namespace %s is not on that path, so exporting it does not help: put the tls in a rule in %s (below).", off.Namespace, w.Namespace)
 	}
 	if applied != nil && subset == "" && off == nil {
@@ -2900,7 +2917,9 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		d.patch = newPatch("networking.istio.io/v1", "DestinationRule", src.Namespace, src.Name, fields{{"spec", fields{{"trafficPolicy", fields{{"portLevelSettings", pls}}}}}})
 		d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: tls for port %d)", host, port)
 		d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
-		d.msg += fmt.Sprintf(" DestinationRule %s/%s applies to the gateway for %s but sets no tls for port %d (a port-level setting without tls replaces the top-level tls for its port).", src.Namespace, src.Name, host, port)
+		if !shadowed {
+			d.msg += fmt.Sprintf(" DestinationRule %s/%s applies to the gateway for %s but sets no tls for port %d (a port-level setting without tls replaces the top-level tls for its port).", src.Namespace, src.Name, host, port)
+		}
 		return d, true
 	}
 	spec := fields{{"host", host}}
