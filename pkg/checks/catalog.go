@@ -112,6 +112,7 @@ var catalogRefs = map[string]catalogRef{
 	PathSidecarsAmbiguous: {"EGR0132", "§4.2", "pilot/pkg/model/push_context.go initSidecarScopes, getSidecarScope (the oldest Sidecar wins); istioctl analyze IST0109 MultipleSidecarsWithoutWorkloadSelectors"},
 	PathRouteMatchAssumed: {"EGR0131", "§5 (404 NR)", "pilot/pkg/networking/core/route/route.go BuildHTTPRoutesForVirtualService (match conditions); pilot/pkg/simulation/traffic.go matchRoute"},
 	PathWrongService:      {"EGR0130", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, mergeTCPFilterChains; pilot/pkg/simulation/traffic.go matchFilterChain"},
+	PathTLSToPlaintext:    {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule"},
 	PathNotOriginated:     {"EGR0134", "§2.5, §5 (400 / reset)", "pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule (lookup path, exportTo)"},
 	PathMirrorAbsent:      {"EGR0133", "§2.4, §5 (NC, mirrored copies)", "pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent, TranslateRequestMirrorPolicy); pilot/pkg/model/push_context.go initVirtualServices (mirror hosts count as destinations)"},
 	PathAmbiguousService:  {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},
@@ -283,7 +284,7 @@ var causePages = map[string]string{
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
 	ListenerClusterAbsent: "sidecar-to-gateway-path",
 	// TLS on each hop.
-	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
+	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathTLSToPlaintext: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
 	ListenerNoCredential: "tls-across-hops", ListenerCertUnused: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
 	// meshConfig.serviceEntryVisibility.
 	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointForbidden: "visibility",

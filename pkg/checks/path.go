@@ -24,17 +24,19 @@ import (
 // Path causes: why a call from a client workload does not reach the external host. Causes of
 // the gateway's cluster (why-missing's) and of explain-listener keep their own codes.
 const (
-	PathOK                = "PATH_OK"
-	PathDirect            = "PATH_BYPASSES_GATEWAY"
-	PathSidecarNoRoute    = "SIDECAR_NO_ROUTE"
-	PathSidecarNoChain    = "SIDECAR_NO_FILTER_CHAIN"
-	PathGatewayNotListen  = "GATEWAY_NOT_LISTENING_ON_TARGET_PORT"
-	PathTLSMismatch       = "TLS_MISMATCH_BETWEEN_HOPS"
-	PathGatewayNoRoute    = "GATEWAY_NO_ROUTE_FOR_HOST"
-	PathGatewayNoChain    = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
-	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
-	PathHTTP2Downgraded   = "GATEWAY_HOP_DOWNGRADES_HTTP2"
-	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
+	PathOK               = "PATH_OK"
+	PathDirect           = "PATH_BYPASSES_GATEWAY"
+	PathSidecarNoRoute   = "SIDECAR_NO_ROUTE"
+	PathSidecarNoChain   = "SIDECAR_NO_FILTER_CHAIN"
+	PathGatewayNotListen = "GATEWAY_NOT_LISTENING_ON_TARGET_PORT"
+	PathTLSMismatch      = "TLS_MISMATCH_BETWEEN_HOPS"
+	PathGatewayNoRoute   = "GATEWAY_NO_ROUTE_FOR_HOST"
+	PathGatewayNoChain   = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
+	PathAmbiguousService = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+	PathHTTP2Downgraded  = "GATEWAY_HOP_DOWNGRADES_HTTP2"
+	PathNotOriginated    = "TLS_NOT_ORIGINATED_AT_GATEWAY"
+	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
+	PathTLSToPlaintext    = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
@@ -57,6 +59,7 @@ func init() {
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService for the host routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port), and with it that entry's own routes. The connection reaches the wrong endpoints."},
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
+		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
@@ -2115,7 +2118,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		detail += " (why-missing for the gateway: " + g.Cause + ")"
 	}
 	tr.hop(gproxy, "cluster", Pass, detail)
-	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, expect) {
+	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, expect, g.Cause == CauseNoEndpoints) {
 		return
 	}
 	if g.Cause == CauseNoEndpoints {
@@ -2726,7 +2729,7 @@ func (tr *tracer) unresolvedRoute(w Workload, host string) (GatewayVerdict, bool
 // Mirrors istiod pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings (the
 // transport socket of the gateway's cluster) and gateway.go buildGatewayNetworkFiltersFromTLSRoutes
 // (a passthrough chain forwards the client's bytes to that cluster).
-func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr, expect string) bool {
+func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr, expect string, noEndpoints bool) bool {
 	switch mode {
 	case "SIMPLE", "MUTUAL":
 		tr.t.GatewayUpstreamTLS = "TLS"
@@ -2760,8 +2763,91 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 			fmt.Sprintf("Originate TLS once: either have the client send plain HTTP to the gateway (HTTP server, route to port 443) and keep the DestinationRule, or keep the passthrough and remove tls from DestinationRule %s for port %s.", dr, clusterPortWord(cluster)))
 		return true
 	}
+	if (mode == "SIMPLE" || mode == "MUTUAL") && expect != "the client's TLS" && !noEndpoints {
+		// (without endpoints the gateway answers 503 UH before any handshake: that is reported)
+		if d, ok := tlsToPlaintextAt(tr.snap, w, cluster, mode, dr); ok {
+			tr.hop(gproxy, "upstream tls", Fail, d.hop)
+			if d.patch != nil {
+				tr.failPatch(PathTLSToPlaintext, "UF", d.culprit, d.msg, d.patch)
+			} else {
+				tr.fail(PathTLSToPlaintext, "UF", d.culprit, d.msg, d.fix)
+			}
+			return true
+		}
+	}
 	tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s originates %s to %s (DestinationRule %s tls.mode %s)", cluster, tr.t.GatewayUpstreamTLS, host, dr, mode))
 	return false
+}
+
+// tlsToPlaintextDiag is what tlsToPlaintextAt found.
+type tlsToPlaintextDiag struct {
+	hop, msg, culprit, fix string
+	patch                  *Patch
+}
+
+// tlsToPlaintextAt: the gateway's cluster (outbound|port|subset|host) originates TLS (mode, set
+// by DestinationRule dr) to a port that the entry the gateway uses declares plaintext HTTP (HTTP,
+// HTTP2, GRPC): the server there does not speak TLS. The culprit is the DestinationRule; the fix
+// removes the tls for that port, and says to route to the entry's TLS port instead when it has
+// one.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (a SIMPLE or
+// MUTUAL setting is applied whatever the port's protocol) with the entry's port protocol
+// (pilot/pkg/serviceregistry/serviceentry conversion).
+func tlsToPlaintextAt(snap *snapshot.Snapshot, w Workload, cluster, mode, dr string) (tlsToPlaintextDiag, bool) {
+	port, subset, host, ok := parseClusterName(cluster)
+	if !ok {
+		return tlsToPlaintextDiag{}, false
+	}
+	view := RevisionView(snap, w.Revision)
+	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
+	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
+	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+		return tlsToPlaintextDiag{}, false
+	}
+	// A port with a targetPort (Istio's TLS origination task: port 80 HTTP, targetPort 443) or
+	// endpoints that map ports may reach a TLS server: not judged.
+	for _, se := range view.ServiceEntries {
+		if se.Namespace == chosen.Namespace && se.Name == chosen.Name {
+			for _, ep := range se.Spec.GetEndpoints() {
+				if len(ep.GetPorts()) > 0 {
+					return tlsToPlaintextDiag{}, false
+				}
+			}
+		}
+	}
+	proto, tlsPort := "", uint32(0)
+	for _, p := range chosen.Ports {
+		switch up := strings.ToUpper(p.Protocol); {
+		case p.Number == port:
+			if p.TargetPort != 0 && p.TargetPort != p.Number {
+				return tlsToPlaintextDiag{}, false
+			}
+			proto = up
+		case (up == "HTTPS" || up == "TLS") && tlsPort == 0:
+			tlsPort = p.Number
+		}
+	}
+	switch proto {
+	case "HTTP", "HTTP2", "GRPC", "GRPC-WEB":
+	default:
+		return tlsToPlaintextDiag{}, false
+	}
+	d := tlsToPlaintextDiag{
+		hop:     fmt.Sprintf("%s originates TLS (DestinationRule %s tls.mode %s) to %s port %d, which %s declares %s (plaintext)", cluster, dr, mode, host, port, chosen.Ref(), proto),
+		msg:     fmt.Sprintf("Gateway %s originates TLS to %s port %d (%s: DestinationRule %s sets tls.mode %s for it), but %s declares that port %s, plaintext: the server there does not answer the TLS handshake, which fails (503 UF at the gateway).", w.Ref(), host, port, cluster, dr, mode, chosen.Ref(), proto),
+		culprit: "DestinationRule " + dr,
+	}
+	if tlsPort != 0 {
+		d.msg += fmt.Sprintf(" TLS origination usually means routing the gateway's call to the entry's TLS port %d with tls set for that port only.", tlsPort)
+		d.fix = fmt.Sprintf("Route the gateway's call to port %d of %s (the gateway-side route's destination port) and set the tls in DestinationRule %s for port %d only (trafficPolicy.portLevelSettings), or remove tls for port %d.", tlsPort, host, dr, tlsPort, port)
+	} else {
+		d.fix = fmt.Sprintf("Remove tls for port %d from DestinationRule %s (set it under trafficPolicy.portLevelSettings for the port that speaks TLS), or declare the port with the protocol the server speaks.", port, dr)
+	}
+	if ch := gatewayDRChoice(snap, w, host); ch != nil && ch.Ref() == dr && tlsPort == 0 {
+		d.patch = disableTLSPatch(ch, port, subset)
+	}
+	return d, true
 }
 
 // notOriginated fails the path when the gateway, holding the call in plaintext (an HTTP or

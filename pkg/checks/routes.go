@@ -1112,7 +1112,19 @@ func (e *evaluation) plaintextToTLSPort(b rules.Binding, d rules.Dest, h string)
 		return // the server's port: the call keeps the protocol it arrived with
 	}
 	for _, c := range e.v.Clusters {
-		if c.FQDN != h || c.Port != port || c.Subset != d.Subset || !c.Present || c.TLS != "" {
+		if c.FQDN != h || c.Port != port || c.Subset != d.Subset || !c.Present {
+			continue
+		}
+		if c.TLS == "SIMPLE" || c.TLS == "MUTUAL" {
+			// TLS originated to a port the entry declares plaintext (tlsToPlaintextAt)
+			if diag, ok := tlsToPlaintextAt(e.full, e.w, c.Name, c.TLS, c.DestinationRule); ok && e.tlsPlain == nil {
+				// reported after the endpoints: without endpoints the gateway answers 503 UH
+				// before any handshake
+				e.tlsPlain = &diag
+			}
+			return
+		}
+		if c.TLS != "" {
 			continue
 		}
 		if diag, ok := notOriginatedAt(e.full, e.w, c.Name); ok {

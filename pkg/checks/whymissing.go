@@ -147,6 +147,9 @@ func presentWord(p bool) string {
 
 // evaluation is the state of one decision-tree walk.
 type evaluation struct {
+	// tlsPlain: a bound route's cluster originates TLS to a port its entry declares plaintext
+	// (tlsToPlaintextAt), reported when nothing before it fails.
+	tlsPlain  *tlsToPlaintextDiag
 	snap      *snapshot.Snapshot
 	liveState map[string]*snapshot.ProxyEvidence
 	w         Workload
@@ -746,6 +749,10 @@ func (e *evaluation) run() {
 		} else {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
 		}
+	}
+	if d := e.tlsPlain; d != nil && e.cause == "" {
+		e.step("upstream-tls", "the gateway originates TLS to a TLS port only", Fail, d.hop)
+		e.failPatch(PathTLSToPlaintext, d.culprit, d.msg, d.fix, d.patch)
 	}
 }
 
