@@ -1926,6 +1926,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(d.why)), d.fix)
 				return
 			}
+			if d, ok := tr.routeForOtherGateway(gview, w, flags, host, res); ok {
+				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(d.why)), d.fix)
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
@@ -2126,6 +2130,48 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
+}
+
+// routeForOtherGateway: the call reached gateway w, which has no route for host, while a
+// VirtualService for host binds a Gateway that selects another gateway workload (a dedicated
+// gateway): the mesh route was meant to send the call there, to that workload's Service, and
+// sends it to w instead. The VirtualService is blamed (it holds the gateway route, and usually
+// the mesh route too).
+//
+// Mirrors istiod pilot/pkg/model/push_context.go VirtualServicesForGateway with
+// gateway.go mergeGateways (a gateway's routes are those bound to the Gateways that select it).
+func (tr *tracer) routeForOtherGateway(view *snapshot.Snapshot, w Workload, flags IstiodFlags, host string, res rules.CallResult) (noServer, bool) {
+	x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, vs := range x.Relevant(host, nil) {
+		for _, g := range rules.VSGateways(vs) {
+			if g == rules.MeshGateway {
+				continue
+			}
+			for _, w2 := range GatewayWorkloads(tr.snap) {
+				if w2.Ref() == w.Ref() || w2.Synthetic || !slices.ContainsFunc(gatewaysFor(view, w2, flags.ScopeGWToNs.Value), func(gw *networkingv1.Gateway) bool { return rules.GatewayName(gw) == g }) {
+					continue
+				}
+				target := "the Service of gateway " + w2.Ref()
+				for _, k := range tr.snap.Services {
+					if k.Namespace == w2.Namespace && len(k.Spec.Selector) > 0 && rules.LabelsSubsetOf(k.Spec.Selector, w2.Labels) {
+						target = k.Name + "." + k.Namespace + ".svc.cluster.local"
+						break
+					}
+				}
+				ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+				culprit, where := ref, "the mesh route for "+host
+				if res.Route != nil && res.Route.VirtualService != "" {
+					// the route the client's sidecar took is to change
+					culprit = "VirtualService " + res.Route.VirtualService
+					where = "the mesh route of " + culprit
+				}
+				return noServer{culprit: culprit,
+					why: fmt.Sprintf("%s binds Gateway %s for %s, and that Gateway selects gateway %s, not %s: the mesh route sends the call to the wrong gateway's Service", ref, g, host, w2.Ref(), w.Ref()),
+					fix: fmt.Sprintf("Send %s to %s (its destination host), so that the call reaches gateway %s.", where, target, w2.Ref())}, true
+			}
+		}
+	}
+	return noServer{}, false
 }
 
 // gatewayVSOrderText says in which order istiod applies the VirtualServices bound to a gateway.
