@@ -486,6 +486,9 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		}
 		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref())
 	case rules.BindHostsDisjoint:
+		if ns, ok := serverNamespaceExcludes(b); ok {
+			return fmt.Sprintf("server %d of Gateway %s lists the host as %s: a server host \"namespace/host\" admits only VirtualServices of that namespace (\".\" is the Gateway's own, %s), and %s is in namespace %s, so the gateway never uses its routes: 404 NR.", b.ServerIndex, gw, fmtList(s.GetHosts()), ns, vsRef, b.VS.Namespace)
+		}
 		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
 	case rules.BindRouteType:
 		msg := fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
@@ -543,6 +546,11 @@ func hiddenSubsetRule(snap *snapshot.Snapshot, host, subset, proxyNs, rootNs str
 // bindCulprit is the resource to change for a VirtualService that does not bind: the Gateway API
 // route istiod generated it from, else the VirtualService.
 func bindCulprit(b rules.Binding) string {
+	if _, ok := serverNamespaceExcludes(b); ok {
+		// the server's "namespace/host" form keeps the VirtualService out: the Gateway's host
+		// is what to change (bindFailurePatch edits it)
+		return "Gateway " + rules.GatewayName(b.Gateway)
+	}
 	if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 {
 		return origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
 	}
@@ -565,6 +573,37 @@ func tlsMode(b rules.Binding) string {
 		return "none"
 	}
 	return b.Server.GetTls().GetMode().String()
+}
+
+// serverNamespaceExcludes: the binding fails on its hosts only because a server host of the
+// form "namespace/host" (namespace "." = the Gateway's) matching one of the VirtualService's hosts
+// names another namespace than the VirtualService's. Returns that namespace.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go (server hosts "namespace/dnsName") and
+// pilot/pkg/networking/core/gateway.go (a VirtualService binds a server host only from the
+// namespace it names).
+func serverNamespaceExcludes(b rules.Binding) (string, bool) {
+	if b.Reason != rules.BindHostsDisjoint || b.Server == nil {
+		return "", false
+	}
+	for _, h := range b.Server.GetHosts() {
+		ns, name, ok := strings.Cut(h, "/")
+		if !ok || ns == "*" {
+			continue
+		}
+		if ns == "." {
+			ns = b.Gateway.Namespace
+		}
+		if ns == b.VS.Namespace {
+			continue
+		}
+		for _, vh := range b.VS.Spec.GetHosts() {
+			if rules.HostMatches(strings.ToLower(rules.ResolveShortname(vh, b.VS.Namespace)), strings.ToLower(name)) {
+				return ns, true
+			}
+		}
+	}
+	return "", false
 }
 
 func bindFailureFix(b rules.Binding, w Workload) string {
