@@ -1830,6 +1830,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.failFix(PathGatewayNoChain, "reset", m.culprit, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), upperFirst(m.why)), m.fix, m.patch)
 			return
 		}
+		if vs, snis, ok := sniMatchMisses(tr.snap, w, servers, host); ok {
+			// the server takes the host, and a VirtualService for it is bound there, but its tls
+			// matches name other server names: istiod builds one chain per sniHosts list
+			// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes)
+			tr.fail(PathGatewayNoChain, "reset", vs, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s is bound to the server for %s, but its tls routes for the gateway match sniHosts %s only, and the gateway builds a filter chain per tls match (the server's hosts make none).", lname, host, w.Ref(), vs, host, snis),
+				fmt.Sprintf("Add %s to the sniHosts of the tls match of %s for the gateway (or add a tls route matching it).", host, vs))
+			return
+		}
 		tr.fail(PathGatewayNoChain, "reset", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
 			fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, srv.GetPort().GetNumber(), host))
 		return
@@ -2172,6 +2180,45 @@ func (tr *tracer) routeForOtherGateway(view *snapshot.Snapshot, w Workload, flag
 		}
 	}
 	return noServer{}, false
+}
+
+// sniMatchMisses: a server among servers covers host, and a VirtualService listing host binds
+// that server (its Gateway), with tls routes whose matches name sniHosts, none of them host.
+// Returns the VirtualService ("VirtualService ns/name") and the sniHosts it matches.
+func sniMatchMisses(snap *snapshot.Snapshot, w Workload, servers []rules.GatewayServer, host string) (string, string, bool) {
+	view := RevisionView(snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, ms := range servers {
+		if !serverCovers(ms, host) {
+			continue
+		}
+		gw := rules.GatewayName(ms.Gateway)
+		for _, vs := range x.Relevant(host, nil) {
+			if !slices.Contains(rules.VSGateways(vs), gw) || len(vs.Spec.GetTls()) == 0 {
+				continue
+			}
+			var snis []string
+			covered := false
+			for _, r := range vs.Spec.GetTls() {
+				for _, m := range r.GetMatch() {
+					if len(m.GetGateways()) > 0 && !slices.ContainsFunc(m.GetGateways(), func(g string) bool { return rules.ResolveGatewayName(g, vs.Namespace) == gw }) {
+						continue // a match for other gateways (the mesh)
+					}
+					for _, sni := range m.GetSniHosts() {
+						snis = append(snis, sni)
+						if rules.HostMatches(strings.ToLower(sni), host) {
+							covered = true
+						}
+					}
+				}
+			}
+			if !covered && len(snis) > 0 {
+				return "VirtualService " + vs.Namespace + "/" + vs.Name, fmtList(snis), true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // gatewayVSOrderText says in which order istiod applies the VirtualServices bound to a gateway.
