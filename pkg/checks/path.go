@@ -1782,6 +1782,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if culprit == "" {
 			culprit = "Gateway " + rules.GatewayName(sel.Gateway)
 		}
+		if sent == "Istio mTLS" && expect == "Istio mTLS" {
+			// both sides speak Istio mTLS: the SNI the rule sets is what disagrees
+			if ref, _, ok := strings.Cut(culprit, " tls.mode "); ok {
+				culprit = ref + " tls.sni"
+			}
+		}
 		// The sidecar passing the client's own TLS through connects upstream fine: the
 		// handshake fails end to end and the client sees a TLS error or a reset, no 503 UF.
 		flag := "UF"

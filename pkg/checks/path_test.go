@@ -822,3 +822,12 @@ func TestTypoDestinationFixOffersDeclaredHost(t *testing.T) {
 		t.Fatalf("no finding about the missing destination: %+v", res.Findings)
 	}
 }
+
+// Istio mTLS on both sides of the hop with the wrong (or no) SNI: the rule's tls.sni is the field
+// to change, not its tls.mode.
+func TestIstioMutualSNIMismatchField(t *testing.T) {
+	_, p := tracePathCase(t, pathCaseNamed(t, "tls-istio-mutual-without-sni.yaml"))
+	if p.Cause != PathTLSMismatch || !strings.HasSuffix(p.Culprit, " tls.sni") {
+		t.Fatalf("cause %s, culprit %q", p.Cause, p.Culprit)
+	}
+}
