@@ -831,3 +831,28 @@ func TestIstioMutualSNIMismatchField(t *testing.T) {
 		t.Fatalf("cause %s, culprit %q", p.Cause, p.Culprit)
 	}
 }
+
+// The gateway's route sends the host to a port that the entry the gateway uses (an older
+// duplicate) lacks while the newer entry declares it: the gateway's verdict names the entry in
+// use, as the traced path does (PORT_NOT_DECLARED), not the route.
+func TestGatewayVerdictNamesDuplicateEntryInUse(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "gateway", "duplicate-entry-older-lacks-gateway-port.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.paygate-eu.example", Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Gateways[0]
+	if g.Cause != ListenerClusterAbsent || g.Culprit != "ServiceEntry billing/paygate-legacy" || !strings.Contains(g.Fix, "declare port 443 in ServiceEntry billing/paygate-legacy") {
+		t.Fatalf("cause %s, culprit %q, fix %q", g.Cause, g.Culprit, g.Fix)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.paygate-eu.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CausePortNotDeclared || p.Culprit != g.Culprit {
+		t.Fatalf("path cause %s, culprit %q", p.Cause, p.Culprit)
+	}
+}

@@ -1098,6 +1098,25 @@ func httpRouteCatchesAll(r *networking.HTTPRoute) bool {
 	return false
 }
 
+// portOnOtherEntry: the entry the gateway uses for host h (used) does not declare port, and
+// another entry of h visible to the gateway's namespace (other) does.
+func (e *evaluation) portOnOtherEntry(h string, port uint32) (used, other rules.Service, ok bool) {
+	shared := model.Services(e.snap, e.flags.MeshConfig).Shared(h)
+	chosen, _ := rules.ServiceForProxy(shared, e.w.Namespace)
+	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+		return rules.Service{}, rules.Service{}, false
+	}
+	for _, s := range shared {
+		if s.Ref() == chosen.Ref() || !rules.ServiceVisible(s.Namespace, s.ExportTo, e.w.Namespace) {
+			continue
+		}
+		if slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return p.Number == port }) {
+			return *chosen, s, true
+		}
+	}
+	return rules.Service{}, rules.Service{}, false
+}
+
 // ownPortAbsent fails the verdict when the route names a port of the host for which the gateway
 // has no cluster (the entry the gateway uses does not declare it), although other ports' clusters
 // are there.
@@ -1134,6 +1153,15 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 	e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
 		fmt.Sprintf("%s sends %s to %s, which %s does not have (its entry for %s declares ports %s)", vsRef, e.host, name, e.w.Ref(), h, strings.Join(ports, ", ")),
 		Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
+	if used, other, ok := e.portOnOtherEntry(h, d.Port); ok {
+		// Another entry of the host declares the port, but the gateway uses this one (its own
+		// namespace's first, then the oldest: push_context.go service index by hostname), as
+		// the traced path says (PORT_NOT_DECLARED on the entry in use).
+		e.fail(ListenerClusterAbsent, used.Ref(),
+			fmt.Sprintf("%s routes %s on gateway %s to port %d; %s declares that port, but the gateway uses %s for %s (the entry of its own namespace first, else the oldest), which declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, other.Ref(), used.Ref(), h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
+			fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", h, d.Port, used.Ref(), other.Ref()))
+		return
+	}
 	e.fail(ListenerClusterAbsent, bindCulprit(b),
 		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
 		fmt.Sprintf("Route to one of ports %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", strings.Join(ports, ", "), d.Port, h, d.Port))
