@@ -1808,6 +1808,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			}
 			tr.failPatch(PathTLSMismatch, flag, culprit, msg, p)
 		} else {
+			if strings.Contains(sent, "Istio mTLS") && expect != "plaintext" && expect != "Istio mTLS" && expect != "the client's TLS" {
+				// the sidecar already speaks Istio mTLS; a server with its own certificate (an
+				// ingress's setup) is what to change first (tlsFix)
+				culprit = "Gateway " + rules.GatewayName(sel.Gateway)
+			}
 			tr.fail(PathTLSMismatch, flag, culprit, msg, tlsFix(sent, expect, svc, cport, host))
 		}
 		return
@@ -3942,6 +3947,12 @@ func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) st
 	if strings.Contains(sent, "client's own TLS") || strings.Contains(sent, "client's TLS") {
 		// The client speaks TLS itself: originating TLS again would wrap it twice.
 		return fmt.Sprintf("Make the gateway server for %s a TLS server with tls.mode PASSTHROUGH (routed with a tls block by SNI), so the client's own TLS goes through; or have the client send plain HTTP and originate TLS at the gateway.", host)
+	}
+	if strings.Contains(sent, "Istio mTLS") {
+		// The sidecar already speaks Istio mTLS to the gateway (Istio's egress gateway task with
+		// mutual TLS): the server terminating it is the usual fix, a SIMPLE server with its own
+		// certificate is what an ingress uses.
+		return fmt.Sprintf("Make the gateway server for %s terminate the sidecar's Istio mTLS: tls.mode ISTIO_MUTUAL, without credentialName (Istio's egress gateway task with mutual TLS); or originate plain TLS to the gateway instead (DestinationRule tls.mode SIMPLE with sni %s for port %d of %s, trusting the server's certificate).", host, host, port, svc.Hostname)
 	}
 	return fmt.Sprintf("Originate TLS to the gateway (DestinationRule tls.mode SIMPLE with sni %s for port %d of %s), or make the server PASSTHROUGH for the client's own TLS.", host, port, svc.Hostname)
 }
