@@ -849,6 +849,13 @@ func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, clust
 		fix = fmt.Sprintf("Send the mesh hop to %s (the gateway's own Service)", target)
 	}
 	fix += fmt.Sprintf(", or create %s in namespace %s.", svc.Ref(), w.Namespace)
+	return tr.selectorWithoutPods(proxy, svc, cluster, host, kind, why, fix)
+}
+
+// selectorWithoutPods fails the path at the client sidecar's endpoints (503 UH, or a closed
+// connection) because Kubernetes Service svc selects no pod (why says how); on live input whose
+// workloads with the selector were not all read it only warns. Returns whether it failed.
+func (tr *tracer) selectorWithoutPods(proxy string, svc rules.Service, cluster, host, kind, why, fix string) bool {
 	if !tr.snap.WorkloadsRead(svc.Namespace, svc.WorkloadSelector) {
 		// live: the workloads of the Service's namespace with its labels were not all read
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
@@ -861,8 +868,7 @@ func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, clust
 	if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
 		answer = "The client sidecar closes the connection (response flag UH)."
 	}
-	msg := fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer)
-	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), msg, fix)
+	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer), fix)
 	return true
 }
 
@@ -881,19 +887,7 @@ func (tr *tracer) serviceMissesGateway(proxy string, svc rules.Service, cluster,
 	}
 	why := fmt.Sprintf("%s selects %s, and no pod of namespace %s carries those labels: gateway %s has %s", svc.Ref(), labelsText(svc.WorkloadSelector), svc.Namespace, w.Ref(), labelsText(w.Labels))
 	fix := fmt.Sprintf("Set spec.selector of %s to labels of the gateway's pods (for example %s), so that it has endpoints.", svc.Ref(), labelsText(gatewaySelectorHint(w.Labels)))
-	if !tr.snap.WorkloadsRead(svc.Namespace, svc.WorkloadSelector) {
-		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
-			Message: fmt.Sprintf("%s; unless other pods of %s carry those labels, cluster %s has no endpoints and requests fail with 503 UH at the client sidecar (kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s tells).", upperFirst(why), svc.Namespace, cluster, svc.Namespace, svc.Name),
-			Fix:     fix})
-		return false
-	}
-	tr.hop(proxy, "endpoints", Fail, fmt.Sprintf("%s: %s", cluster, why), Evidence{Resource: svc.Ref(), Field: "spec.selector", Value: labelsText(svc.WorkloadSelector)})
-	answer := "Requests fail with 503 UH at the client sidecar."
-	if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
-		answer = "The client sidecar closes the connection (response flag UH)."
-	}
-	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer), fix)
-	return true
+	return tr.selectorWithoutPods(proxy, svc, cluster, host, kind, why, fix)
 }
 
 // gatewayMissedBy: Kubernetes Service svc selects no pod or Deployment template of its
@@ -2883,6 +2877,18 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	return false
 }
 
+// gatewayEntry: the ServiceEntry gateway w uses for host (its revision's view and mesh config
+// with it); nil when the host's service there is no ServiceEntry.
+func gatewayEntry(snap *snapshot.Snapshot, w Workload, host string) (*snapshot.Snapshot, *meshv1alpha1.MeshConfig, *rules.Service) {
+	view := RevisionView(snap, w.Revision)
+	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
+	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
+	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+		return view, mc, nil
+	}
+	return view, mc, chosen
+}
+
 // tlsToPlaintextDiag is what tlsToPlaintextAt found.
 type tlsToPlaintextDiag struct {
 	hop, msg, culprit, fix string
@@ -2903,20 +2909,16 @@ func tlsToPlaintextAt(snap *snapshot.Snapshot, w Workload, cluster, mode, dr str
 	if !ok {
 		return tlsToPlaintextDiag{}, false
 	}
-	view := RevisionView(snap, w.Revision)
-	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
-	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
-	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+	view, _, chosen := gatewayEntry(snap, w, host)
+	if chosen == nil {
 		return tlsToPlaintextDiag{}, false
 	}
 	// A port with a targetPort (Istio's TLS origination task: port 80 HTTP, targetPort 443) or
 	// endpoints that map ports may reach a TLS server: not judged.
-	for _, se := range view.ServiceEntries {
-		if se.Namespace == chosen.Namespace && se.Name == chosen.Name {
-			for _, ep := range se.Spec.GetEndpoints() {
-				if len(ep.GetPorts()) > 0 {
-					return tlsToPlaintextDiag{}, false
-				}
+	if se, _ := findObject(view, snapshot.KindServiceEntry, chosen.Namespace, chosen.Name).(*networkingv1.ServiceEntry); se != nil {
+		for _, ep := range se.Spec.GetEndpoints() {
+			if len(ep.GetPorts()) > 0 {
+				return tlsToPlaintextDiag{}, false
 			}
 		}
 	}
@@ -2988,10 +2990,8 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 	if !ok {
 		return notOriginatedDiag{}, false
 	}
-	view := RevisionView(snap, w.Revision)
-	mc := ReadIstiodFlags(view, w.Revision).MeshConfig
-	chosen, _ := rules.ServiceForProxy(model.Services(view, mc).Shared(host), w.Namespace)
-	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+	view, mc, chosen := gatewayEntry(snap, w, host)
+	if chosen == nil {
 		return notOriginatedDiag{}, false
 	}
 	proto := ""

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/internal/parallel"
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -1306,31 +1306,7 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 }
 
 // parallelEach runs fn(0..n-1) on one goroutine per CPU (at most n).
-func parallelEach(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
+func parallelEach(n int, fn func(i int)) { parallel.Each(n, 0, fn) }
 
 // sidecarFingerprint identifies sidecars whose host findings are the same: the revision, the
 // Sidecar resource and outbound policy, the services and mesh VirtualServices imported (with

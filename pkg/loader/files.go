@@ -10,13 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -33,6 +30,7 @@ import (
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-egress/kubectl-egress/internal/parallel"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -420,22 +418,10 @@ func convertDocuments(docs []document, convert func([]byte) ([]byte, error)) []c
 		js, err := convert(docs[i].text)
 		out[i] = convertedDoc{js: js, err: err, done: true}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(docs)/64)
-	if workers <= 1 {
+	if len(docs) < 128 {
 		return out // small inputs: converted as they are loaded
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-				one(i)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(docs), 0, one)
 	return out
 }
 
