@@ -112,6 +112,7 @@ var catalogRefs = map[string]catalogRef{
 	PathSidecarsAmbiguous: {"EGR0132", "§4.2", "pilot/pkg/model/push_context.go initSidecarScopes, getSidecarScope (the oldest Sidecar wins); istioctl analyze IST0109 MultipleSidecarsWithoutWorkloadSelectors"},
 	PathRouteMatchAssumed: {"EGR0131", "§5 (404 NR)", "pilot/pkg/networking/core/route/route.go BuildHTTPRoutesForVirtualService (match conditions); pilot/pkg/simulation/traffic.go matchRoute"},
 	PathWrongService:      {"EGR0130", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, mergeTCPFilterChains; pilot/pkg/simulation/traffic.go matchFilterChain"},
+	GatewayPrivilegedPort: {"EGR0142", "§2.3, §5 (503 UF)", "pilot/pkg/networking/core/gateway.go buildGatewayListeners (unprivileged pods skip ports below 1024); pilot/pkg/model/context.go Proxy.IsUnprivileged; pkg/bootstrap/config.go GetNodeMetaData"},
 	PathTLSToPlaintext:    {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule"},
 	PathNotOriginated:     {"EGR0134", "§2.5, §5 (400 / reset)", "pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule (lookup path, exportTo)"},
 	PathMirrorAbsent:      {"EGR0133", "§2.4, §5 (NC, mirrored copies)", "pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent, TranslateRequestMirrorPolicy); pilot/pkg/model/push_context.go initVirtualServices (mirror hosts count as destinations)"},
@@ -279,7 +280,7 @@ var causePages = map[string]string{
 	// The client sidecar → egress gateway hop.
 	PathBackendRefused: "gateway-binding",
 	PathOK:             "sidecar-to-gateway-path", PathMirrorAbsent: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
-	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path",
+	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path", GatewayPrivilegedPort: "sidecar-to-gateway-path",
 	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path", PathHTTP2Downgraded: "sidecar-to-gateway-path",
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
 	ListenerClusterAbsent: "sidecar-to-gateway-path",

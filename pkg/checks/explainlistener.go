@@ -1277,6 +1277,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		}
 	}
 	found := false
+	privileged := map[uint32]bool{}
 	for _, ms := range rules.MergeGatewayServers(gws, targets) {
 		sp, lp := ms.Server.GetPort().GetNumber(), ms.Port
 		if sp != opt.Port && lp != opt.Port && !dialled[lp] {
@@ -1292,6 +1293,18 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		if ms.Dropped != "" {
 			rep.add(ListenerServerDropped, rules.GatewayName(ms.Gateway), droppedServerMessage(ms), droppedServerFix(ms))
 			continue
+		}
+		if lp < 1024 {
+			if why := gatewayUnprivileged(snap, w); why != "" {
+				// istiod skips the whole listener port for an unprivileged pod
+				// (gateway.go buildGatewayListeners): no chain, no route configuration.
+				if !privileged[lp] {
+					privileged[lp] = true
+					culprit, reason, fix := privilegedPortVerdict(snap, w, sp, lp, why)
+					rep.add(GatewayPrivilegedPort, culprit, fmt.Sprintf("No listener 0.0.0.0_%d: %s. Connections to it are refused (503 UF at the client).", lp, reason), fix)
+				}
+				continue
+			}
 		}
 		gatewayServer(w, rules.GatewayName(ms.Gateway), ms.Index, ms.Server, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
 	}
@@ -1471,6 +1484,35 @@ func strayGatewayOnPort(view *snapshot.Snapshot, w Workload, port uint32, host s
 		}
 	}
 	return found
+}
+
+// privilegedPortVerdict blames what makes an unprivileged gateway pod listen on port lp (below
+// 1024) for Gateway server port sp: the Service port whose targetPort it is, else the Gateway
+// workload (no Service port translates the server's port). reason says why nothing listens, as
+// a clause. Running the proxy as root, or dropping the metadata, is the second fix only: it
+// changes the gateway's security.
+func privilegedPortVerdict(snap *snapshot.Snapshot, w Workload, sp, lp uint32, why string) (culprit, reason, fix string) {
+	root := fmt.Sprintf("if the pods may bind low ports (runAsRoot, or the sysctl net.ipv4.ip_unprivileged_port_start=0), removing %s from %s works too", MetaUnprivilegedPod, w.Ref())
+	for _, svc := range gatewayServicePorts(snap, w) {
+		port := uint32(0)
+		for p, t := range svc.Ports {
+			if t == lp && (port == 0 || p == sp || (port != sp && p < port)) {
+				port = p
+			}
+		}
+		if port != 0 {
+			name, ns, _ := strings.Cut(strings.TrimSuffix(svc.Host, ".svc.cluster.local"), ".")
+			culprit = "Service " + ns + "/" + name
+			sp = port
+			reason = fmt.Sprintf("port %d of %s targets port %d, and the pods of %s declare themselves unprivileged (%s), so istiod gives them no listener on a port below 1024", sp, culprit, lp, w.Ref(), why)
+			fix = fmt.Sprintf("Set the targetPort of port %d on %s to a port above 1023 that no other port of the gateway uses (Istio's gateway charts use 8080 for 80 and 8443 for 443): the gateway then listens there. %s.", sp, culprit, upperFirst(root))
+			return
+		}
+	}
+	culprit = w.Kind + " " + w.Ref()
+	reason = fmt.Sprintf("a Gateway server uses port %d and no Service port of the gateway translates it to a port above 1023, and the pods of %s declare themselves unprivileged (%s), so istiod gives them no listener on a port below 1024", lp, w.Ref(), why)
+	fix = fmt.Sprintf("Give the gateway's Service a port %d whose targetPort is above 1023 (Istio's gateway charts map 80 to 8080 and 443 to 8443). %s.", sp, upperFirst(root))
+	return
 }
 
 func portMapNote(sp, lp uint32) string {

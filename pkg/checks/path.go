@@ -29,12 +29,15 @@ const (
 	PathSidecarNoRoute   = "SIDECAR_NO_ROUTE"
 	PathSidecarNoChain   = "SIDECAR_NO_FILTER_CHAIN"
 	PathGatewayNotListen = "GATEWAY_NOT_LISTENING_ON_TARGET_PORT"
-	PathTLSMismatch      = "TLS_MISMATCH_BETWEEN_HOPS"
-	PathGatewayNoRoute   = "GATEWAY_NO_ROUTE_FOR_HOST"
-	PathGatewayNoChain   = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
-	PathAmbiguousService = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
-	PathHTTP2Downgraded  = "GATEWAY_HOP_DOWNGRADES_HTTP2"
-	PathNotOriginated    = "TLS_NOT_ORIGINATED_AT_GATEWAY"
+	// GatewayPrivilegedPort: the gateway pod declares itself unprivileged and the listener
+	// port is below 1024.
+	GatewayPrivilegedPort = "GATEWAY_CANNOT_BIND_PRIVILEGED_PORT"
+	PathTLSMismatch       = "TLS_MISMATCH_BETWEEN_HOPS"
+	PathGatewayNoRoute    = "GATEWAY_NO_ROUTE_FOR_HOST"
+	PathGatewayNoChain    = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
+	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
+	PathHTTP2Downgraded   = "GATEWAY_HOP_DOWNGRADES_HTTP2"
+	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
 	PathTLSToPlaintext    = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
@@ -52,6 +55,7 @@ func init() {
 		CatalogEntry{PathSidecarNoRoute, LevelError, "NR", "The client sidecar's HTTP route configuration has no virtual host or route for the call: 404 NR."},
 		CatalogEntry{PathSidecarNoChain, LevelError, "", "No filter chain of the client sidecar's listener matches the call: the connection is reset."},
 		CatalogEntry{PathGatewayNotListen, LevelError, "UF", "The sidecar sends the call to the egress gateway's Service port, whose targetPort has no gateway listener (no Gateway server applying to those pods uses it): connection refused, 503 UF."},
+		CatalogEntry{GatewayPrivilegedPort, LevelError, "UF", "The gateway pod declares itself unprivileged (ISTIO_META_UNPRIVILEGED_POD=true, which Istio's istio-egress chart sets unless runAsRoot) and cannot bind ports below 1024, so istiod gives it no listener on such a port: the Service port's targetPort is that port (80, 443), not one above 1023. Connection refused, 503 UF at the client."},
 		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (503 UC when plaintext reaches a server that expects TLS, or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
@@ -1707,6 +1711,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	for _, l := range lr.Listeners {
 		if l.Name == lname {
 			chains = append(chains, l.Chains...)
+		}
+	}
+	if len(servers) > 0 && target < 1024 {
+		if why := gatewayUnprivileged(tr.snap, w); why != "" {
+			culprit, reason, fix := privilegedPortVerdict(tr.snap, w, servers[0].Server.GetPort().GetNumber(), target, why)
+			tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, reason))
+			tr.fail(GatewayPrivilegedPort, "UF", culprit, fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there: its pods declare themselves unprivileged (%s), and istiod gives such pods no listener on a port below 1024. %s.", svc.Ref(), cport, target, w.Ref(), why, upperFirst(refusedAtSidecar(tr.t.Call))), fix)
+			return
 		}
 	}
 	if len(servers) == 0 || len(chains) == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -189,21 +190,7 @@ type namedPortsKey struct{ kind, ns, name string }
 // else its pods) to its number, keyed "name/PROTOCOL".
 func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 	out := map[string]uint32{}
-	var spec *corev1.PodSpec
-	switch w.Kind {
-	case "Deployment":
-		for _, d := range snap.Deployments {
-			if d.Namespace == w.Namespace && d.Name == w.Name {
-				spec = &d.Spec.Template.Spec
-			}
-		}
-	case "Pod":
-		for _, p := range snap.Pods {
-			if p.Namespace == w.Namespace && p.Name == w.Name {
-				spec = &p.Spec
-			}
-		}
-	}
+	spec, _ := workloadPodSpec(snap, w)
 	add := func(spec *corev1.PodSpec) {
 		for _, c := range spec.Containers {
 			for _, cp := range c.Ports {
@@ -230,6 +217,81 @@ func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 	}
 	return out
 }
+
+// workloadPodSpec is the pod spec and annotations of w: its Deployment's pod template, or the
+// Pod itself (nil when neither is in the input).
+func workloadPodSpec(snap *snapshot.Snapshot, w Workload) (*corev1.PodSpec, map[string]string) {
+	switch w.Kind {
+	case "Deployment":
+		for _, d := range snap.Deployments {
+			if d.Namespace == w.Namespace && d.Name == w.Name {
+				return &d.Spec.Template.Spec, d.Spec.Template.Annotations
+			}
+		}
+	case "Pod":
+		for _, p := range snap.Pods {
+			if p.Namespace == w.Namespace && p.Name == w.Name {
+				return &p.Spec, p.Annotations
+			}
+		}
+	}
+	return nil, nil
+}
+
+// MetaUnprivilegedPod is the proxy metadata with which a gateway pod tells istiod that it
+// cannot bind ports below 1024 (Istio's istio-egress Helm chart sets it unless runAsRoot).
+const MetaUnprivilegedPod = "ISTIO_META_UNPRIVILEGED_POD"
+
+// gatewayUnprivileged says where w's proxy declares itself unprivileged ("" when it does not):
+// the proxy's node metadata is meshConfig.defaultConfig.proxyMetadata, overridden key by key by
+// the pod's proxy.istio.io/config annotation, overridden by the ISTIO_META_* variables of the
+// istio-proxy container (the only container when none has that name); istiod reads the value
+// with strconv.ParseBool, anything but a boolean meaning privileged. A variable set from a
+// secret or field (valueFrom) cannot be read from the input and counts as unset.
+//
+// Mirrors istiod pilot/pkg/model/context.go Proxy.IsUnprivileged and the agent's
+// pkg/bootstrap/config.go GetNodeMetaData (proxyMetadata first, then ISTIO_META_* variables).
+func gatewayUnprivileged(snap *snapshot.Snapshot, w Workload) string {
+	return snap.Derived(unprivilegedKey{w.Kind, w.Namespace, w.Name}, func() any {
+		spec, annotations := workloadPodSpec(snap, w)
+		flags := ReadIstiodFlags(RevisionView(snap, w.Revision), w.Revision)
+		value, from := "", ""
+		if v, ok := flags.MeshConfig.GetDefaultConfig().GetProxyMetadata()[MetaUnprivilegedPod]; ok {
+			value, from = v, "meshConfig.defaultConfig.proxyMetadata"
+		}
+		if a := annotations[ProxyConfigAnnotation]; a != "" {
+			if pc, err := parseProxyConfig(a); err == nil {
+				if v, ok := pc.GetProxyMetadata()[MetaUnprivilegedPod]; ok {
+					value, from = v, "the pod's "+ProxyConfigAnnotation+" annotation"
+				}
+			}
+		}
+		if spec != nil {
+			var proxy *corev1.Container
+			for i := range spec.Containers {
+				if spec.Containers[i].Name == "istio-proxy" {
+					proxy = &spec.Containers[i]
+				}
+			}
+			if proxy == nil && len(spec.Containers) == 1 {
+				proxy = &spec.Containers[0]
+			}
+			if proxy != nil {
+				for _, e := range proxy.Env {
+					if e.Name == MetaUnprivilegedPod && e.ValueFrom == nil {
+						value, from = e.Value, "the env of container "+proxy.Name
+					}
+				}
+			}
+		}
+		if b, err := strconv.ParseBool(value); err != nil || !b {
+			return ""
+		}
+		return MetaUnprivilegedPod + "=" + value + " in " + from
+	}).(string)
+}
+
+type unprivilegedKey struct{ kind, ns, name string }
 
 func protocolOrTCP(p string) string {
 	if p == "" {
