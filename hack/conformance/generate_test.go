@@ -65,6 +65,7 @@ const (
 	dimGGwServers = "gap.gatewayServers"
 	dimGGwAPI     = "gap.gatewayAPI"
 	dimGNamedTP   = "gap.namedTargetPort"
+	dimGUnpriv    = "gap.unprivilegedGateway"
 )
 
 type dimension struct {
@@ -269,6 +270,13 @@ var dimensions = []dimension{
 	// declares the named ports on the Deployment's template too. The Gateways' server ports then
 	// translate through the names (model.resolvePorts over the service targets).
 	{dimGNamedTP, []string{"none", "none", "none", "named", "named-template"}},
+	// The istio-system gateway's pods declare themselves unprivileged (ISTIO_META_UNPRIVILEGED_POD,
+	// as Istio's istio-egress chart does unless runAsRoot; istiod then gives them no listener
+	// below 1024, gateway.go buildGatewayListeners): in the istio-proxy container's env, in the
+	// pod's proxy.istio.io/config annotation, in the mesh's defaultConfig.proxyMetadata, or
+	// there with the env setting it false. "low" variants map the Service's ports 80 and 443 to
+	// targetPorts 80 and 443 (the listeners then fall below 1024); the others keep 8080/8443.
+	{dimGUnpriv, []string{"none", "none", "none", "env", "env-low", "annotation-low", "mesh-low", "mesh-env-false-low", "env-garbage-low"}},
 }
 
 // scenario is one generated (or case-file) input.
@@ -555,6 +563,9 @@ spec:
 		mesh = append(mesh, visPolicy(d[dimVisPolicy], d[dimVisApply] == "true"))
 	}
 	hasVis := d[dimVisibility] != "none" || d[dimVisPolicy] != "n/a" && d[dimVisPolicy] != "off"
+	if strings.HasPrefix(d[dimGUnpriv], "mesh-") {
+		mesh = append(mesh, "defaultConfig:\n      proxyMetadata: {ISTIO_META_UNPRIVILEGED_POD: \"true\"}")
+	}
 	if d[dimLSidecar] == "mesh-REGISTRY_ONLY" {
 		mesh = append(mesh, "outboundTrafficPolicy: {mode: REGISTRY_ONLY}")
 	} else if d[dimLSidecar] != "none" && d[dimClients] == "none" {
@@ -585,6 +596,28 @@ spec:
 				templatePorts = "\n        ports:" + strings.ReplaceAll(podPorts, "\n    ", "\n        ")
 			}
 		}
+		// gap.unprivilegedGateway (the istio-system workload only; the other is the control)
+		podMeta, proxyEnv := "", ""
+		if u := d[dimGUnpriv]; key == "istio-system" && u != "none" {
+			switch {
+			case strings.HasPrefix(u, "env-garbage"):
+				proxyEnv = "{name: ISTIO_META_UNPRIVILEGED_POD, value: \"yes\"}"
+			case strings.HasPrefix(u, "env"):
+				proxyEnv = "{name: ISTIO_META_UNPRIVILEGED_POD, value: \"true\"}"
+			case u == "mesh-env-false-low":
+				proxyEnv = "{name: ISTIO_META_UNPRIVILEGED_POD, value: \"false\"}"
+			case u == "annotation-low":
+				podMeta = "\n  annotations: {proxy.istio.io/config: '{\"proxyMetadata\": {\"ISTIO_META_UNPRIVILEGED_POD\": \"true\"}}'}"
+			}
+			if strings.HasSuffix(u, "-low") {
+				tpHTTP, tpHTTPS = "80", "443"
+			}
+		}
+		templateEnv, podEnv := "", ""
+		if proxyEnv != "" {
+			templateEnv = "\n        env: [" + proxyEnv + "]"
+			podEnv = "\n    env: [" + proxyEnv + "]"
+		}
 		b.add(fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -597,22 +630,22 @@ spec:
     matchLabels: %[3]s
   template:
     metadata:
-      labels: %[3]s
+      labels: %[3]s%[6]s
     spec:
       containers:
       - name: istio-proxy
-        image: auto%[5]s`, w.name, w.ns, labels, b.ts(), templatePorts))
+        image: auto%[5]s%[7]s`, w.name, w.ns, labels, b.ts(), templatePorts, strings.ReplaceAll(podMeta, "\n  ", "\n      "), templateEnv))
 		b.add(fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
   name: %[1]s-0
   namespace: %[2]s
   labels: %[3]s
-  creationTimestamp: %[4]s
+  creationTimestamp: %[4]s%[7]s
 spec:
   containers:
   - name: istio-proxy
-    image: auto
+    image: auto%[8]s
     ports:%[6]s
 status:
   phase: Running
@@ -620,7 +653,7 @@ status:
   podIPs: [{ip: %[5]s}]
   conditions:
   - type: Ready
-    status: "True"`, w.name, w.ns, labels, b.ts(), w.ip, podPorts))
+    status: "True"`, w.name, w.ns, labels, b.ts(), w.ip, podPorts, podMeta, podEnv))
 		b.add(fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata:

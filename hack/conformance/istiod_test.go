@@ -25,6 +25,7 @@ import (
 	"istio.io/istio/pilot/pkg/model"
 	"istio.io/istio/pilot/pkg/simulation"
 	"istio.io/istio/pilot/test/xds"
+	"istio.io/istio/pkg/bootstrap"
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/constants"
 	"istio.io/istio/pkg/config/mesh"
@@ -34,6 +35,7 @@ import (
 	"istio.io/istio/pkg/test"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -226,6 +228,10 @@ type proxySpec struct {
 	// dnsCapture/dnsAutoAllocate: the sidecar's ISTIO_META_DNS_CAPTURE / DNS_AUTO_ALLOCATE
 	// metadata (set by runIstiod for client sidecars).
 	dnsCapture, dnsAutoAllocate bool
+	// env is a gateway pod's proxy container env ("NAME=value"); unprivileged its
+	// UNPRIVILEGED_POD node metadata (set by runIstiod for gateways, gatewayMetadata).
+	env          []string
+	unprivileged string
 }
 
 // invalidError marks a scenario istio's own validation rejects.
@@ -258,7 +264,8 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		labels       map[string]string
 		annotations  map[string]string
 		ports        []map[string]any
-		given        bool // part of the scenario (not synthesised)
+		env          []string // the proxy container's literal env, "NAME=value" (proxyEnv)
+		given        bool     // part of the scenario (not synthesised)
 	}
 	var pods []pod
 	type svc struct {
@@ -269,10 +276,12 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 	var svcs []svc
 	slices := map[string]bool{}
 	type deploy struct {
-		ns, name string
-		labels   map[string]string
-		selector map[string]string
-		ports    []map[string]any
+		ns, name    string
+		labels      map[string]string
+		annotations map[string]string
+		selector    map[string]string
+		ports       []map[string]any
+		env         []string
 	}
 	var deploys []deploy
 	hasGatewayAPI := false
@@ -323,7 +332,7 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 			st, _ := d.raw["status"].(map[string]any)
 			ip, _ := st["podIP"].(string)
 			md, _ := d.raw["metadata"].(map[string]any)
-			pods = append(pods, pod{ns: ns, name: d.name, ip: ip, labels: d.labels, annotations: strMap(md["annotations"]), ports: containerPorts(d.raw["spec"]), given: true})
+			pods = append(pods, pod{ns: ns, name: d.name, ip: ip, labels: d.labels, annotations: strMap(md["annotations"]), ports: containerPorts(d.raw["spec"]), env: proxyEnv(d.raw["spec"]), given: true})
 		case d.apiVersion == "discovery.k8s.io/v1" && d.kind == "EndpointSlice":
 			kube = append(kube, d.text)
 			slices[ns+"/"+d.labels["kubernetes.io/service-name"]] = true
@@ -332,8 +341,8 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 			tmpl, _ := spec["template"].(map[string]any)
 			tmd, _ := tmpl["metadata"].(map[string]any)
 			sel, _ := spec["selector"].(map[string]any)
-			deploys = append(deploys, deploy{ns: ns, name: d.name, labels: strMap(tmd["labels"]), selector: strMap(sel["matchLabels"]),
-				ports: containerPorts(tmpl["spec"])})
+			deploys = append(deploys, deploy{ns: ns, name: d.name, labels: strMap(tmd["labels"]), annotations: strMap(tmd["annotations"]), selector: strMap(sel["matchLabels"]),
+				ports: containerPorts(tmpl["spec"]), env: proxyEnv(tmpl["spec"])})
 		case d.apiVersion == "v1" && d.kind == "ConfigMap" && (d.name == "istio" || strings.HasPrefix(d.name, "istio-")) && ns == "istio-system":
 			data, _ := d.raw["data"].(map[string]any)
 			if m, ok := data["mesh"].(string); ok {
@@ -442,7 +451,7 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		if has || len(d.labels) == 0 {
 			continue
 		}
-		p := pod{ns: d.ns, name: d.name + "-synth", ip: fmt.Sprintf("10.250.0.%d", ipSeq), labels: d.labels, ports: d.ports}
+		p := pod{ns: d.ns, name: d.name + "-synth", ip: fmt.Sprintf("10.250.0.%d", ipSeq), labels: d.labels, annotations: d.annotations, ports: d.ports, env: d.env}
 		ipSeq++
 		pods = append(pods, p)
 		kube = append(kube, podYAML(p.ns, p.name, p.ip, p.labels, p.ports))
@@ -471,7 +480,7 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 		if rev == "" {
 			rev = "default"
 		}
-		in.proxies = append(in.proxies, proxySpec{ref: w.ns + "/" + w.name, rev: rev, ns: w.ns, pod: found.name, ip: found.ip, labels: w.labels})
+		in.proxies = append(in.proxies, proxySpec{ref: w.ns + "/" + w.name, rev: rev, ns: w.ns, pod: found.name, ip: found.ip, labels: w.labels, annotations: found.annotations, env: found.env})
 		namespaces[w.ns] = namespaces[w.ns] || false
 	}
 	// Sidecar client pods, one per client namespace (added after the gateway workloads and
@@ -620,6 +629,48 @@ func containerPorts(spec any) []map[string]any {
 	return out
 }
 
+// proxyEnv is the literal env ("NAME=value", valueFrom skipped) of a pod spec's istio-proxy
+// container, or of its only container when none has that name: what the agent of a gateway
+// pod reads its ISTIO_META_* node metadata from.
+func proxyEnv(spec any) []string {
+	s, _ := spec.(map[string]any)
+	cs := anyList(s["containers"])
+	var c map[string]any
+	for _, x := range cs {
+		if x["name"] == "istio-proxy" {
+			c = x
+		}
+	}
+	if c == nil && len(cs) == 1 {
+		c = cs[0]
+	}
+	var out []string
+	for _, e := range anyList(c["env"]) {
+		name, _ := e["name"].(string)
+		if v, ok := e["value"].(string); ok && name != "" {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
+}
+
+// gatewayMetadata derives a gateway proxy's UNPRIVILEGED_POD node metadata with the agent's own
+// code (pkg/bootstrap GetNodeMetaData: meshConfig.defaultConfig merged with the pod's
+// proxy.istio.io/config, its proxyMetadata, then the ISTIO_META_* variables of the env).
+func gatewayMetadata(mc *meshconfig.MeshConfig, annotations map[string]string, env []string) (string, error) {
+	if a := annotations[checks.ProxyConfigAnnotation]; a != "" {
+		var err error
+		if mc, err = mesh.ApplyProxyConfig(a, mc); err != nil {
+			return "", fmt.Errorf("%s: %v", checks.ProxyConfigAnnotation, err)
+		}
+	}
+	node, err := bootstrap.GetNodeMetaData(bootstrap.MetadataOptions{Envs: env, ProxyConfig: mc.GetDefaultConfig()})
+	if err != nil {
+		return "", err
+	}
+	return node.Metadata.UnprivilegedPod, nil
+}
+
 func subset(sel, labels map[string]string) bool {
 	for k, v := range sel {
 		if labels[k] != v {
@@ -737,6 +788,12 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			t.Fatalf("harness: %v", err)
 		}
 		for _, p := range in.proxies {
+			// UNPRIVILEGED_POD as the agent derives it (gatewayMetadata).
+			u, err := gatewayMetadata(in.mesh, p.annotations, p.env)
+			if err != nil {
+				t.Fatalf("harness: gateway %s: %v", p.ref, err)
+			}
+			p.unprivileged = u
 			proxy, names := setupProxy(s, model.Router, p)
 			// Every gateway CDS has BlackHoleCluster; without it the proxy was not built as a
 			// gateway and nothing below would mean anything.
@@ -956,6 +1013,7 @@ func newProxy(s *xds.FakeDiscoveryServer, typ model.NodeType, p proxySpec) *mode
 			ClusterID:       constants.DefaultClusterName,
 			DNSCapture:      model.StringBool(p.dnsCapture),
 			DNSAutoAllocate: model.StringBool(p.dnsAutoAllocate),
+			UnprivilegedPod: p.unprivileged,
 		},
 	})
 	return proxy

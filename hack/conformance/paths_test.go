@@ -160,7 +160,7 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 		if tr.Gateway == "" {
 			return side + ": sidecar cluster without endpoints"
 		}
-	case checks.PathGatewayNotListen:
+	case checks.PathGatewayNotListen, checks.GatewayPrivilegedPort:
 		return side + ", gateway: no listener"
 	case checks.PathTLSMismatch, checks.PathGatewayNoChain:
 		return side + ", gateway " + orDash(tr.GatewayListener) + ": no filter chain accepts the call"

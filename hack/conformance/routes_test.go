@@ -266,6 +266,12 @@ func compareRoutes(t *testing.T, sc *scenario, snap *snapshot.Snapshot, proxies 
 			for _, k := range order {
 				c := calls[k]
 				simulate(ps, c, out.cds[p.ref])
+				if c.pRouted && !pluginListens(t, sc, snap, p.ref, c) {
+					// The route binds, but the gateway gets no listener on the port (an
+					// unprivileged pod below 1024): nothing routes the call.
+					c.pRouted = false
+					c.pBinding += " (no listener)"
+				}
 				if c.kind == "http" && c.pRouted {
 					// The simulated request is GET /: the plugin routes it only when a route
 					// of the virtual host meets it (uri, headers, ...; a delegating root
@@ -330,6 +336,22 @@ func simulate(ps *proxySim, c *routeCheck, cds map[string]bool) {
 		return
 	}
 	c.iRouted, c.iCluster, c.iPresent = true, cl, cds[cl]
+}
+
+// pluginListens: explain-listener (checks.ExplainListener --gateway) predicts a listener with a
+// filter chain on the call's listener port.
+func pluginListens(t *testing.T, sc *scenario, snap *snapshot.Snapshot, gw string, c *routeCheck) bool {
+	rep, err := checks.ExplainListener(snap, checks.ExplainListenerOptions{Host: c.host, Port: c.serverPort, Gateway: gw})
+	if err != nil {
+		t.Errorf("%s: explain-listener: %v", sc.Name, err)
+		return true
+	}
+	for _, l := range rep.Listeners {
+		if l.Port == c.listenerPort && len(l.Chains) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // explainGatewayCall asks explain-listener (checks.ExplainListener --gateway) for the call's
