@@ -17,7 +17,7 @@ func mergePathAndGateway(fs []PreflightFinding) []PreflightFinding {
 	out := make([]PreflightFinding, 0, len(fs))
 	for _, f := range fs {
 		k := place{f.ID, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name, f.Field}
-		if i, ok := first[k]; ok && f.Resource.Name != "" && pathAndGateway(out[i], f) {
+		if i, ok := first[k]; ok && f.Resource.Name != "" && (pathAndGateway(out[i], f) || faultPerResource[f.Code]) {
 			for _, c := range f.Contexts {
 				if !slices.Contains(out[i].Contexts, c) {
 					out[i].Contexts = append(out[i].Contexts, c)
@@ -32,6 +32,11 @@ func mergePathAndGateway(fs []PreflightFinding) []PreflightFinding {
 	}
 	return out
 }
+
+// faultPerResource are the codes whose findings about one resource are one fault whatever
+// calls and ports saw them: an unprivileged gateway's Service with targetPorts below 1024 is
+// fixed once for every port and every client.
+var faultPerResource = map[string]bool{GatewayPrivilegedPort: true}
 
 // pathAndGateway: one finding was seen only on traced paths ("path from sidecar in NS, KIND
 // host:port"), the other only in gateway verdicts ("gateway NS/NAME, host:port"), for a common
