@@ -271,6 +271,12 @@ func gatewayConfig(snap *snapshot.Snapshot, w Workload, opt ProxyConfigOptions, 
 				rep.Notes = append(rep.Notes, fmt.Sprintf("port %d: %v", p, err))
 				continue
 			}
+			for _, f := range lr.Findings {
+				if f.Code == GatewayPrivilegedPort && !slices.Contains(rep.Notes, f.Message) {
+					// istiod builds no listener there: say why the port is missing
+					rep.Notes = append(rep.Notes, f.Message)
+				}
+			}
 			for _, l := range lr.Listeners {
 				if !seenL[l.Name] && len(l.Chains) > 0 && rep.wants(opt, SectionListeners) {
 					seenL[l.Name] = true

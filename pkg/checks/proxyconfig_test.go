@@ -210,3 +210,56 @@ func snapFromYAML(t *testing.T, y string) *snapshot.Snapshot {
 	}
 	return s
 }
+
+// An unprivileged gateway pod behind a Service port that targets 80: istiod builds no listener
+// 0.0.0.0_80 for it, and proxy-config and explain-listener say why instead of listing one.
+func TestUnprivilegedGatewayHasNoLowListener(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-unprivileged-pod-service-targets-port-80.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "egress/egress-gw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range rep.Listeners {
+		if l.Port == 80 {
+			t.Errorf("listener %s predicted for an unprivileged pod", l.Name)
+		}
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
+		return strings.Contains(n, "No listener 0.0.0.0_80") && strings.Contains(n, MetaUnprivilegedPod)
+	}) {
+		t.Errorf("no note on the missing listener: %q", rep.Notes)
+	}
+	lr, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "egress/egress-gw", Port: 80, Host: "api.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range lr.Findings {
+		got = append(got, f.Code+" "+f.Resource)
+	}
+	if !slices.Contains(got, GatewayPrivilegedPort+" Service egress/egress-gw") {
+		t.Errorf("explain-listener findings %q, want %s on Service egress/egress-gw", got, GatewayPrivilegedPort)
+	}
+	// The same gateway with the chart's targetPort (8080) listens there.
+	text, err := os.ReadFile(filepath.Join("testdata", "paths", "gateway-unprivileged-pod-service-targets-port-80.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := filepath.Join(t.TempDir(), "fixed.yaml")
+	if err := os.WriteFile(fixed, []byte(strings.Replace(string(text), "port: 80, targetPort: 80}", "port: 80, targetPort: 8080}", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err = loadPathFixture(fixed); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = ProxyConfig(snap, ProxyConfigOptions{Gateway: "egress/egress-gw"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Listeners, func(l ListenerView) bool { return l.Name == "0.0.0.0_8080" }) ||
+		slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, MetaUnprivilegedPod) }) {
+		t.Errorf("with targetPort 8080: listeners %v, notes %q; want 0.0.0.0_8080 and no note on it", rep.Listeners, rep.Notes)
+	}
+}
