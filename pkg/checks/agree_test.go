@@ -12,6 +12,12 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
+// reportsCode: the finding is code's, or lists it among the codes it was also reported as (one
+// fault seen by two checks, merged by mergeSameFault).
+func reportsCode(f PreflightFinding, code string) bool {
+	return f.Code == code || slices.ContainsFunc(f.AlsoReportedAs, func(a string) bool { return strings.HasSuffix(a, " "+code) })
+}
+
 // commandsDisagree traces every call of every client namespace to every host:port a
 // ServiceEntry declares (why-missing --from), and compares it with explain-listener --from on
 // the same call and with preflight: a failing path's cause is an Error in explain-listener and,
@@ -24,7 +30,7 @@ func commandsDisagree(snap *snapshot.Snapshot) []string {
 	// sidecar for that host:port (explain-listener's context).
 	inContext := func(code, ctx, sidecarCtx string) bool {
 		for _, f := range pf.Findings {
-			if f.Code == code && slices.ContainsFunc(ExpandContexts(f.Contexts, pf.ClientNamespaces), func(c string) bool { return strings.HasPrefix(c, ctx) || c == sidecarCtx }) {
+			if reportsCode(f, code) && slices.ContainsFunc(ExpandContexts(f.Contexts, pf.ClientNamespaces), func(c string) bool { return strings.HasPrefix(c, ctx) || c == sidecarCtx }) {
 				return true
 			}
 		}

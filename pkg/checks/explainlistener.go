@@ -470,13 +470,15 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
-			if p := subsetClusterFix(snap, v, c, rep.Host); p != nil {
+			if p := subsetClusterFix(snap, v, c, rep.Host, firstRet(callRouteTo(rep, c.Name))); p != nil {
 				// The subset is defined by no rule on the lookup path: the fix why-missing --from
 				// gives first (a rule there naming the Service by a short or partial name, its
 				// host written in full; else the subset added to the rule the sidecar applies,
-				// or a new rule).
+				// or a new rule, blaming the route that names the subset).
 				if !p.Create {
 					resource = p.Ref()
+				} else if vsRef := firstRet(callRouteTo(rep, c.Name)); vsRef != "" {
+					resource = firstOrigin(snap, vsRef)
 				}
 				fix = p.Text()
 			} else if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
@@ -549,7 +551,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 
 // subsetClusterFix is the first fix of a subset cluster c that no rule on the sidecar's lookup
 // path defines (subsetFixes, as the traced path picks it without a search), nil otherwise.
-func subsetClusterFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host string) *Patch {
+func subsetClusterFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host, vsRef string) *Patch {
 	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
 		return nil
 	}
@@ -558,7 +560,7 @@ func subsetClusterFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host st
 		return nil
 	}
 	view, drs, root := sidecarDRs(snap, v)
-	if cands, _, _ := subsetFixes(v, drs, view.DestinationRules, s, c.Port, c.Subset, host, root); len(cands) > 0 {
+	if cands, _, _ := subsetFixes(v, drs, view.DestinationRules, s, c.Port, c.Subset, host, root, vsRef); len(cands) > 0 {
 		return cands[0]
 	}
 	return nil
@@ -973,12 +975,47 @@ func reachesScopeCluster(v SidecarView, res rules.CallResult, host string, port 
 	return strings.HasPrefix(res.Cluster, fmt.Sprintf("outbound|%d|", port)) && strings.HasSuffix(res.Cluster, "|"+host)
 }
 
+// routedElsewhere: a mesh VirtualService's route takes the call to clusters of other hosts only
+// (the egress gateway's Service, say).
+func routedElsewhere(res rules.CallResult, host string) bool {
+	if res.Route == nil || res.Route.VirtualService == "" {
+		return false
+	}
+	clusters := res.Route.Weighted
+	if len(clusters) == 0 {
+		clusters = []string{res.Route.Cluster}
+	}
+	for _, c := range clusters {
+		_, _, h, ok := parseClusterName(c)
+		if !ok || h == host {
+			return false
+		}
+	}
+	return true
+}
+
+// sidecarRefText names the sidecar scope for prose: "Sidecar ns/name", or the namespace's
+// sidecars when no Sidecar applies.
+func sidecarRefText(v SidecarView) string {
+	if v.Scope.Sidecar != nil {
+		return "Sidecar " + v.Scope.Ref()
+	}
+	return "the sidecars of " + v.Namespace + " (exportTo)"
+}
+
 // hostCallFindings: what the call for the asked host reveals.
 func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResult, rep *ListenerReport, imported *rules.Service, forHost []rules.Service, kind string, port uint32) {
 	host := rep.Host
 	switch {
 	case imported == nil && reachesScopeCluster(v, res, host, port):
 		// Not imported, but a mesh VirtualService's destination: the proxy has its cluster.
+	case imported == nil && len(forHost) > 0 && routedElsewhere(res, host):
+		// A mesh VirtualService the sidecar imports routes the host to other services (the
+		// egress gateway's): istiod builds its virtual host whether or not the entry is in the
+		// scope (route.go BuildSidecarVirtualHostWrapper keeps VirtualService hosts that match
+		// no service), so the call needs nothing of the entry at the sidecar.
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is not imported by %s, but the call does not need it here: VirtualService %s routes %s to %s.",
+			forHost[0].Ref(), sidecarRefText(v), res.Route.VirtualService, host, resultWords(res)))
 	case imported == nil && len(forHost) > 0:
 		s := forHost[0]
 		// Under ALLOW_ANY the call still leaves (PassthroughCluster): it works, without the

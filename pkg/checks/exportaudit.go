@@ -645,6 +645,15 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		}
 	}
 	cluster := rules.ClusterName(d.Port, d.Subset, h)
+	if d.Port == 0 {
+		// a destination without a port takes the Service's only port, else the port called
+		// (route/route.go GetDestinationCluster)
+		if len(chosen.Ports) == 1 {
+			cluster = rules.ClusterName(chosen.Ports[0].Number, d.Subset, h)
+		} else {
+			cluster = "outbound|<port called>|" + d.Subset + "|" + h
+		}
+	}
 	answer := notFoundAnswerFor(d.Kind, d.Declared) // 503 NC, 500 NC, or closed for tls/tcp
 	if definer == nil {
 		if mis := misnamedSubsetRule(a.drs, a.snap.DestinationRules, *chosen, d.Subset, func(string) bool { return true }); mis != nil {

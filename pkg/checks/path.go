@@ -673,7 +673,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			}
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
-			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, s, cport, subset, host, root)
+			vsRef := routeVSOf(res)
+			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, s, cport, subset, host, root, vsRef)
 			if short == nil {
 				// A rule with the subset that names the Service by a short or partial name in a
 				// namespace off the lookup path: say so (writing its host in full would not
@@ -686,6 +687,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				fix = patch.Text()
 				if !patch.Create {
 					culprit = patch.Ref()
+				} else if vsRef != "" {
+					// no rule to change: the route naming a subset no rule gives this
+					// sidecar is what points at nothing
+					culprit = firstOrigin(tr.snap, vsRef)
 				}
 				if patch == hostFix && strings.Contains(short.Spec.GetHost(), ".") {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is not the Service's full name: istiod reads a name with dots as written, a host no Service has", short.Namespace, short.Name, short.Spec.GetHost())

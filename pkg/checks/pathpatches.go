@@ -142,6 +142,39 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 	return out
 }
 
+// sharedSubsetRules are, for each new DestinationRule among cands (created in the client's
+// namespace and exported there only), the same rule in namespace ns (the Service's, the second
+// step of every client's lookup path) exported to every namespace.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go destinationRule (the proxy's namespace, then
+// rules the Service's namespace exports to it, then the root namespace's).
+func sharedSubsetRules(cands []*Patch, ns string) []*Patch {
+	var out []*Patch
+	for _, p := range cands {
+		if p == nil || !p.Create || p.Kind != "DestinationRule" || p.Namespace == ns {
+			continue
+		}
+		var spec fields
+		for _, f := range p.set {
+			if f.Key == "spec" {
+				spec, _ = f.Value.(fields)
+			}
+		}
+		if spec == nil {
+			continue
+		}
+		shared := make(fields, 0, len(spec))
+		for _, f := range spec {
+			if f.Key == "exportTo" {
+				f = field{"exportTo", []any{"*"}}
+			}
+			shared = append(shared, f)
+		}
+		out = append(out, newObject(p.APIVersion, p.Kind, ns, p.Name, shared))
+	}
+	return out
+}
+
 // sidecarDRs returns the revision view a sidecar reads, its DestinationRule lookup and the
 // root namespace.
 func sidecarDRs(snap *snapshot.Snapshot, v SidecarView) (*snapshot.Snapshot, *rules.DRLookup, string) {
@@ -156,9 +189,16 @@ func sidecarDRs(snap *snapshot.Snapshot, v SidecarView) (*snapshot.Snapshot, *ru
 
 // subsetFixes are the candidate fixes of a sidecar's missing subset cluster of Service s: first,
 // when a rule on the lookup path defines the subset under a short or partial name of s
-// (shortHostRule, returned as short), its host written in full (hostFix); then subsetPatches.
-func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, host, root string) (cands []*Patch, short *networkingv1.DestinationRule, hostFix *Patch) {
+// (shortHostRule, returned as short), its host written in full (hostFix); then, when the route
+// naming the subset (vsRef, "ns/name") is another namespace's, new rules in the Service's
+// namespace for every client (sharedSubsetRules); then subsetPatches.
+func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, host, root, vsRef string) (cands []*Patch, short *networkingv1.DestinationRule, hostFix *Patch) {
 	cands = subsetPatches(v, drs, view, s, port, subset, host)
+	if vsNs, _, _ := strings.Cut(vsRef, "/"); vsRef != "" && vsNs != v.Namespace {
+		// The route (vsRef, "ns/name") is shared with other namespaces: a rule they all
+		// apply (in the Service's namespace, exported everywhere) fixes every client at once.
+		cands = append(sharedSubsetRules(cands, s.Namespace), cands...)
+	}
 	if short = shortHostRule(v, drs, view, s, subset, root); short != nil {
 		hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
 		hostFix.note = " (host written in full)"

@@ -1181,6 +1181,12 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 			}
 		}
 	}
+	for _, q := range routeOnlyCalls(c.snap, v) {
+		if !askedSet[q] {
+			asked = append(asked, q)
+			askedSet[q] = true
+		}
+	}
 	// Hosts that another Sidecar of the namespace imports but the one istiod applies does not
 	// (several without workloadSelector: the oldest wins, silently): the namespace evidently
 	// calls them, so their calls are traced whatever they reach.
@@ -1302,6 +1308,70 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 			}
 		}
 	}
+	return out
+}
+
+// routeOnlyKind marks the calls of routeOnlyCalls among a layer's service calls.
+const routeOnlyKind = "VirtualService host"
+
+// routeOnlyCalls are the calls of the virtual hosts a mesh VirtualService gives sidecar v for a
+// host that no service on the listener's port declares (the entry lives where the sidecar does
+// not see it, often in the egress gateway's namespace only, or a Sidecar does not import it):
+// one per host and HTTP listener port that some service declaring the host has, sorted. istiod builds those virtual hosts all the same, and the calls
+// they take (to the egress gateway, usually) must be traced like any other.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go BuildSidecarVirtualHostWrapper
+// (VirtualService hosts that match no service keep their virtual host).
+func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
+	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
+	var out []hostPortCall
+	seen := map[hostPortCall]bool{}
+	rds := map[string]bool{}
+	for _, l := range v.Outbound.Listeners {
+		chains := l.Chains
+		if l.Default != nil {
+			chains = append(slices.Clip(chains), *l.Default)
+		}
+		for _, ch := range chains {
+			if ch.RDS == "" || rds[ch.RDS] {
+				continue
+			}
+			rds[ch.RDS] = true
+			rc := v.Outbound.Route(ch.RDS)
+			if rc == nil {
+				continue
+			}
+			for _, vh := range rc.VirtualHosts {
+				if vh.Service != "" || !slices.ContainsFunc(vh.Routes, func(r rules.RouteAction) bool { return r.VirtualService != "" }) {
+					continue
+				}
+				host, _, ok := strings.Cut(vh.Name, ":")
+				if !ok || host == "" || strings.Contains(host, "*") || rules.IsIP(host) || v.Outbound.FirstImportedForHost(host) != nil {
+					// an imported service's calls are its declared ports'
+					continue
+				}
+				// The ports the host is declared with (by entries the sidecar does not see):
+				// the ports its clients call. A host declared nowhere is another fault (the
+				// route's destination does not exist), not a call to trace.
+				if !slices.ContainsFunc(reg.ForHost(host), func(s rules.Service) bool {
+					return slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return p.Number == l.Port })
+				}) {
+					continue
+				}
+				q := hostPortCall{host, l.Port}
+				if !seen[q] {
+					seen[q] = true
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b hostPortCall) int {
+		if a.host != b.host {
+			return strings.Compare(a.host, b.host)
+		}
+		return int(a.port) - int(b.port)
+	})
 	return out
 }
 

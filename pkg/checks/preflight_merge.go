@@ -80,6 +80,19 @@ var sameFault = map[string]string{
 	AuditSENotExportedToGateway: CauseNotExported,
 }
 
+// sameFaultIf maps a code to the code under which the same fault of the same resource is
+// reported, for the findings that meet the condition only: a route whose cluster is missing
+// because no DestinationRule defines its subset is the VirtualService's undefined subset
+// (export-audit's SUBSET_NOT_DEFINED_ANYWHERE), not another fault of the route.
+var sameFaultIf = map[string]struct {
+	to   string
+	when func(PreflightFinding) bool
+}{
+	ListenerClusterAbsent: {AuditSubsetUndefined, func(f PreflightFinding) bool {
+		return f.Resource.Kind == "VirtualService" && strings.Contains(f.Message, noSubsetReason)
+	}},
+}
+
 // mergeSameFault folds a finding whose code sameFault maps into the finding of the mapped code
 // about the same resource, when there is one: its contexts are added, and its ID and code are
 // listed in AlsoReportedAs (a suppression of either code suppresses the merged finding). Without
@@ -96,6 +109,9 @@ func mergeSameFault(fs []PreflightFinding) []PreflightFinding {
 	drop := map[int]bool{}
 	for i, f := range fs {
 		to, ok := sameFault[f.Code]
+		if c, cond := sameFaultIf[f.Code]; cond && c.when(f) {
+			to, ok = c.to, true
+		}
 		if !ok {
 			continue
 		}

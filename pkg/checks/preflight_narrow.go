@@ -190,6 +190,17 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 			b.calls = append(b.calls, sc)
 		}
 	}
+	for _, q := range routeOnlyCalls(c.snap, l.view) {
+		if seen[q] {
+			continue
+		}
+		seen[q] = true
+		if n := len(b.calls); n > 0 && b.calls[n-1].s.Kind == routeOnlyKind && b.calls[n-1].s.Hostname == q.host {
+			b.calls[n-1].calls = append(b.calls[n-1].calls, q)
+			continue
+		}
+		b.calls = append(b.calls, serviceCalls{s: rules.Service{Kind: routeOnlyKind, Hostname: q.host}, calls: []hostPortCall{q}})
+	}
 	// Every call's public findings, worked out once (one worker per CPU).
 	var all []hostPortCall
 	b.callsByHost, b.namespacedHosts = map[string][]int{}, map[string]bool{}
@@ -493,7 +504,17 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 		}
 	}
 	for _, i := range skip {
-		ask(c.serviceCalls(v, b.calls[i].s))
+		if b.calls[i].s.Kind != routeOnlyKind {
+			ask(c.serviceCalls(v, b.calls[i].s))
+		}
+	}
+	// The hosts only a mesh route gives the narrow sidecar, among those the namespace's own
+	// resources touch (a route-only host of the public layer, or one its own VirtualService
+	// routes).
+	for _, q := range routeOnlyCalls(c.snap, v) {
+		if touched(q.host) {
+			ask([]hostPortCall{q})
+		}
 	}
 	// Every call asked here is touched (a private host, or a touched public one); the others
 	// take the public layer's findings, added by the collector for every narrow namespace of
