@@ -1867,7 +1867,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
 					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
-					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name}
+					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP)}
 					if d.Direct != 0 {
 						act.DirectResponse = d.Direct
 					} else {

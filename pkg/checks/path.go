@@ -46,6 +46,8 @@ const (
 	PathMirrorAbsent      = "GATEWAY_MIRROR_CLUSTER_ABSENT"
 	PathBackendRefused    = "GATEWAY_API_BACKEND_REFUSED"
 	PathAnsweredByRoute   = "ROUTE_ANSWERS_ITSELF"
+	// PathFaultAbort: a route's fault injection aborts every request.
+	PathFaultAbort = "ROUTE_FAULT_ABORTS_EVERY_REQUEST"
 )
 
 func init() {
@@ -56,6 +58,7 @@ func init() {
 		CatalogEntry{PathSidecarNoChain, LevelError, "", "No filter chain of the client sidecar's listener matches the call: the connection is reset."},
 		CatalogEntry{PathGatewayNotListen, LevelError, "UF", "The sidecar sends the call to the egress gateway's Service port, whose targetPort has no gateway listener (no Gateway server applying to those pods uses it): connection refused, 503 UF."},
 		CatalogEntry{GatewayPrivilegedPort, LevelError, "UF", "The gateway pod declares itself unprivileged (ISTIO_META_UNPRIVILEGED_POD=true, which Istio's istio-egress chart sets unless runAsRoot) and cannot bind ports below 1024, so istiod gives it no listener on such a port: the Service port's targetPort is that port (80, 443), not one above 1023. Connection refused, 503 UF at the client."},
+		CatalogEntry{PathFaultAbort, LevelError, "FI", "A VirtualService route the call takes injects a fault that aborts every request (fault.abort with percentage 100): the proxy answers with the configured status itself (response flag FI) and nothing leaves. Usually a fault-injection test left in place, or a newer VirtualService for the host that still carries one."},
 		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (503 UC when plaintext reaches a server that expects TLS, or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
@@ -556,6 +559,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.hop(proxy, "route", Fail, path+" (every backendRef of the route weighs 0)")
 		culprit, msg, fix := zeroWeightHTTPText(tr.snap, res.Route.VirtualService, proxy)
 		tr.fail(PathBackendRefused, "500", culprit, msg, fix)
+		return
+	case res.Route != nil && res.Route.Abort != "":
+		tr.hop(proxy, "route", Fail, path+" (fault abort: "+res.Route.Abort+" for every request)")
+		tr.faultAbort(proxy, res.Route, host)
 		return
 	case res.DirectResponse != 0 && res.DirectResponse != 502:
 		// A directResponse or redirect written in a VirtualService (the mesh's own routes).
@@ -1982,6 +1989,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Fix = "If the application's requests can miss every match, " + defaultRouteFix(tr.t.Culprit) + "; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --gateway %s", host, srv.GetPort().GetNumber(), w.Ref()) + "` lists the routes."
 			return
 		}
+		if rt.Abort != "" {
+			tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s → fault abort: %s for every request (VirtualService %s)", rds, vh.Name, rt.Abort, rt.VirtualService))
+			tr.faultAbort(gproxy, rt, host)
+			return
+		}
 		if rt.DirectResponse != 0 {
 			if rt.DirectResponse == 500 && generatedVS(tr.snap, rt.VirtualService) {
 				tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s → direct response 500 (VirtualService %s): every backendRef of the route weighs 0", rds, vh.Name, rt.VirtualService))
@@ -2387,6 +2399,15 @@ func zeroWeightText(snap *snapshot.Snapshot, vsRef string) (culprit, msg, fix st
 	msg = fmt.Sprintf("Every backendRef of a rule of %s weighs 0, so istiod sends its connections nowhere (cluster %s, which does not exist; a TLSRoute's such rule matches no SNI at all).", culprit, zeroWeightCluster)
 	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1).", culprit)
 	return culprit, msg, fix
+}
+
+// faultAbort: ROUTE_FAULT_ABORTS_EVERY_REQUEST for a route of proxy whose fault injection aborts
+// every request to host (route.go TranslateFault: the HTTP fault filter's abort at 100%).
+func (tr *tracer) faultAbort(proxy string, rt *rules.RouteAction, host string) {
+	culprit := routeCulprit(tr.snap, rt.VirtualService)
+	tr.fail(PathFaultAbort, "FI", culprit,
+		fmt.Sprintf("%s injects a fault into the route the call to %s takes at %s: fault.abort answers every request with %s (response flag FI), so nothing is forwarded.", culprit, host, proxy, rt.Abort),
+		fmt.Sprintf("Remove the fault block from the route in %s (fault injection is for tests: https://istio.io/latest/docs/tasks/traffic-management/fault-injection/), or lower fault.abort.percentage below 100 if only some requests are meant to fail.", culprit))
 }
 
 // answeredByRoute: ROUTE_ANSWERS_ITSELF for a route of proxy that answers the call to host

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"net"
 	"slices"
 	"sort"
@@ -29,7 +30,10 @@ type RouteAction struct {
 	// first of them, the one a trace follows).
 	Weights        []int32 `json:"weights,omitempty"`
 	DirectResponse int     `json:"directResponse,omitempty"`
-	VirtualService string  `json:"virtualService,omitempty"`
+	// Abort is the answer a fault abort of the route gives every request ("HTTP 503", "gRPC
+	// status 14"; FaultAbortsAll), "" when the route aborts none or only a share of them.
+	Abort          string `json:"abort,omitempty"`
+	VirtualService string `json:"virtualService,omitempty"`
 	// Mirrors are the clusters the route mirrors requests to (request_mirror_policies: clusters,
 	// not routes).
 	Mirrors []string `json:"mirrors,omitempty"`
@@ -437,6 +441,7 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 		if len(kept) > 0 && !act.Plain {
 			act.Match = matchString(kept[0])
 		}
+		act.Abort = FaultAbortsAll(r)
 		switch {
 		case r.GetDirectResponse() != nil:
 			act.DirectResponse = int(r.GetDirectResponse().GetStatus())
@@ -457,6 +462,27 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 		out = append(out, act)
 	}
 	return out
+}
+
+// FaultAbortsAll is the answer the fault abort of route r gives every request ("HTTP 503",
+// "gRPC status 14"), "" when r has none or its percentage is under 100. An abort without a
+// percentage is left out: istiod then sets none, and Envoy's fault filter reads the unset
+// percentage as 0%.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go TranslateFault (abort.percentage →
+// the filter's FaultAbort.percentage; httpStatus or grpcStatus).
+func FaultAbortsAll(r *networking.HTTPRoute) string {
+	a := r.GetFault().GetAbort()
+	if a == nil || a.GetPercentage() == nil || a.GetPercentage().GetValue() < 100 {
+		return ""
+	}
+	switch {
+	case a.GetHttpStatus() != 0:
+		return fmt.Sprintf("HTTP %d", a.GetHttpStatus())
+	case a.GetGrpcStatus() != "":
+		return "gRPC status " + a.GetGrpcStatus()
+	}
+	return ""
 }
 
 // UnknownServiceCluster is the cluster istiod routes an empty destination to: a Kubernetes
