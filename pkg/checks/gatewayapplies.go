@@ -44,7 +44,7 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 				continue
 			}
 			g := findGateway(full, ref)
-			if g == nil || slices.Contains(mine, g) || appliesElsewhere(full, g, e.w) {
+			if g == nil || slices.Contains(mine, g) || appliesElsewhere(full, g, e.w) || meantForOther(full, g, e.w) {
 				continue
 			}
 			why, fix := e.whyNotApplied(full, g)
@@ -68,6 +68,21 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 func appliesElsewhere(full *snapshot.Snapshot, g *networkingv1.Gateway, self Workload) bool {
 	_, ok := otherWorkloadSelected(full, g, self)
 	return ok
+}
+
+// meantForOther: the Gateway's selector matches the labels of another gateway workload and not
+// self's: whatever keeps it off that workload (the namespace scope, a revision), self is not
+// its target, and making it select self would send the route's traffic to the wrong pods.
+func meantForOther(full *snapshot.Snapshot, g *networkingv1.Gateway, self Workload) bool {
+	if len(g.Spec.Selector) == 0 || rules.LabelsSubsetOf(g.Spec.Selector, self.Labels) {
+		return false
+	}
+	for _, w := range GatewayWorkloads(full) {
+		if w.Ref() != self.Ref() && !w.Synthetic && rules.LabelsSubsetOf(g.Spec.Selector, w.Labels) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherWorkloadSelected returns a real gateway workload other than self that Gateway g applies to

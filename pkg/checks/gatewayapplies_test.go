@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,5 +77,35 @@ spec:
 				t.Errorf("cause %s culprit %q: %s\nwant %s %q mentioning %q", v.Cause, v.Culprit, v.Message, c.cause, c.culprit, c.reason)
 			}
 		})
+	}
+}
+
+// A Gateway whose selector matches a dedicated gateway's pods, kept off them by
+// PILOT_SCOPE_GATEWAY_TO_NAMESPACE, is that gateway's: the view of another gateway workload must
+// not blame it for not selecting that one (re-pointing the selector would send the route's
+// traffic to the wrong pods), and preflight reports the fault once.
+func TestGatewayMeantForOtherWorkload(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-scoped-namespace-dedicated-pods-elsewhere.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := WhyMissing(snap, WhyMissingOptions{Host: "settle.partner-bank.example", Port: 9443, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Gateways[0]; g.Cause == CauseGatewayNotApplied {
+		t.Errorf("istio-system's gateway is blamed for a Gateway meant for egress-partners: %s (fix %q)", g.Message, g.Fix)
+	}
+	var errs []string
+	for _, f := range Preflight(snap).Findings {
+		if f.Level == LevelError {
+			errs = append(errs, f.Code+" "+f.Resource.Kind+" "+f.Resource.Namespace+"/"+f.Resource.Name)
+			if strings.Contains(f.Fix, "selector") {
+				t.Errorf("preflight suggests changing a selector: %s", f.Fix)
+			}
+		}
+	}
+	if len(errs) != 1 || errs[0] != CauseGatewayNotApplied+" Gateway istio-system/partner-egress" {
+		t.Errorf("preflight errors %q, want one %s on Gateway istio-system/partner-egress", errs, CauseGatewayNotApplied)
 	}
 }

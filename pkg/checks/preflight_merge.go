@@ -91,6 +91,10 @@ var sameFaultIf = map[string]struct {
 	ListenerClusterAbsent: {AuditSubsetUndefined, func(f PreflightFinding) bool {
 		return f.Resource.Kind == "VirtualService" && strings.Contains(f.Message, noSubsetReason)
 	}},
+	// The traced call finds no listener because the Gateway it blames applies to no gateway
+	// workload (the namespace scope, a revision): the gateway verdict's GATEWAY_DOES_NOT_APPLY
+	// about that Gateway says the same.
+	PathGatewayNotListen: {CauseGatewayNotApplied, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }},
 }
 
 // mergeSameFault folds a finding whose code sameFault maps into the finding of the mapped code
