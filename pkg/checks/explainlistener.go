@@ -470,7 +470,11 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
-			if p := subsetClusterFix(snap, v, c, rep.Host, firstRet(callRouteTo(rep, c.Name))); p != nil {
+			if c.trimmedBy != "" {
+				if s, ok := v.Outbound.ScopeService(c.FQDN); ok {
+					resource, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, s, c.Port)
+				}
+			} else if p := subsetClusterFix(snap, v, c, rep.Host, firstRet(callRouteTo(rep, c.Name))); p != nil {
 				// The subset is defined by no rule on the lookup path: the fix why-missing --from
 				// gives first (a rule there naming the Service by a short or partial name, its
 				// host written in full; else the subset added to the rule the sidecar applies,
@@ -510,8 +514,8 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with %s.", rep.Host, c.Name, v.Namespace, c.Reason, status), fix)
 		}
 		s, ok := v.Outbound.ScopeService(c.FQDN)
-		if c.Present || !ok || s.Kind != rules.KindService || hasPort(s, c.Port) {
-			continue
+		if c.Present || !ok || s.Kind != rules.KindService || hasPort(s, c.Port) || c.trimmedBy != "" {
+			continue // (a port a Sidecar keeps out: the Service has it)
 		}
 		var ports []string
 		for _, p := range s.Ports {
@@ -1229,6 +1233,10 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	p, declared := portDeclared(s, port)
 	if !declared || p.Protocol == rules.ProtoUDP {
 		c.Reason = fmt.Sprintf("%s does not declare port %d", s.Ref(), port)
+		if sc, ports := sidecarTrimsPort(v, reg, s, port); sc != "" {
+			c.trimmedBy = "Sidecar " + sc
+			c.Reason = fmt.Sprintf("%s declares port %d, but Sidecar %s imports it through egress listeners with a port (%s), which keep only that port of it", s.Ref(), port, sc, ports)
+		}
 		return c
 	}
 	c.Type = rules.ClusterType(s, false)
@@ -1262,6 +1270,45 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 
 // noSubsetReason (then the subset's name) is why a sidecar lacks a subset cluster when no
 // DestinationRule it applies to the host defines the subset.
+// sidecarTrimsPort: the Sidecar applying to v imports Service s only through egress listeners
+// with a port, so the proxy knows s with those ports only, while s itself declares port: the
+// Sidecar's reference and the ports of those listeners ("" when that is not why).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go selectServices → serviceMatchingListenerPort (an
+// egress listener with a port keeps that port of each service it imports; the VirtualService
+// destinations it infers are matched the same way, collectImportedServices).
+func sidecarTrimsPort(v SidecarView, reg *model.Registry, s rules.Service, port uint32) (string, string) {
+	sc := v.Scope.Sidecar
+	if sc == nil || s.Kind != rules.KindService {
+		return "", ""
+	}
+	full := false
+	for _, o := range reg.Shared(s.Hostname) {
+		if o.Ref() == s.Ref() && hasPort(o, port) {
+			full = true
+		}
+	}
+	if !full {
+		return "", ""
+	}
+	var ports []string
+	for _, e := range sc.Spec.GetEgress() {
+		if e.GetPort().GetNumber() == 0 {
+			return "", "" // a listener without a port imports every port
+		}
+		ports = append(ports, fmt.Sprint(e.GetPort().GetNumber()))
+	}
+	if len(ports) == 0 {
+		return "", ""
+	}
+	return sc.Namespace + "/" + sc.Name, "egress port " + strings.Join(ports, ", ")
+}
+
+// sidecarTrimFix is the fix of a port a Sidecar's egress listeners keep out (sidecarTrimsPort).
+func sidecarTrimFix(sidecar string, s rules.Service, port uint32) string {
+	return fmt.Sprintf("Add an egress listener without a port, as the last of %s's egress listeners, that imports %s/%s (an egress listener with a port keeps only that port of the services it imports), or one for port %d with the same hosts.", sidecar, s.Namespace, s.Hostname, port)
+}
+
 const noSubsetReason = "no DestinationRule on the proxy's lookup path defines subset "
 
 func portDeclared(s rules.Service, port uint32) (rules.ServicePort, bool) {

@@ -661,7 +661,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
 		cause := ListenerClusterAbsent
 		s, ok := v.Outbound.ScopeService(chost)
-		if ok && s.Kind == rules.KindService && !hasPort(s, cport) {
+		if ok && c.trimmedBy != "" {
+			// The Service has the port; the Sidecar's egress listeners keep it out.
+			culprit, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, s, cport)
+		} else if ok && s.Kind == rules.KindService && !hasPort(s, cport) {
 			// explain-listener's code for the same fault (a Service, typically the egress
 			// gateway's, without the port the route names).
 			cause, culprit, fix = ListenerGatewayServiceLack, s.Ref(), gatewayServiceFix(s, cport)

@@ -163,6 +163,9 @@ type Cluster struct {
 	// Actual is what the proxy holds (seed §3.7 step e): "present", "absent" or "warming";
 	// "" when no config dump was read.
 	Actual string `json:"actual,omitempty"`
+	// trimmedBy is the Sidecar whose egress listeners with a port keep the Service's port out
+	// of the proxy's view ("" otherwise): the resource to change.
+	trimmedBy string
 }
 
 // LiveState is what was read from the running proxy and istiod (seed §3.7 steps d and e).
