@@ -1315,7 +1315,7 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 const routeOnlyKind = "VirtualService host"
 
 // routeOnlyCalls are the calls of the virtual hosts a mesh VirtualService gives sidecar v for a
-// host that no service on the listener's port declares (the entry lives where the sidecar does
+// host that no service on the listener's port declares, routed to an egress gateway's Service (the entry lives where the sidecar does
 // not see it, often in the egress gateway's namespace only, or a Sidecar does not import it):
 // one per host and HTTP listener port that some service declaring the host has, sorted. istiod builds those virtual hosts all the same, and the calls
 // they take (to the egress gateway, usually) must be traced like any other.
@@ -1342,7 +1342,9 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 				continue
 			}
 			for _, vh := range rc.VirtualHosts {
-				if vh.Service != "" || !slices.ContainsFunc(vh.Routes, func(r rules.RouteAction) bool { return r.VirtualService != "" }) {
+				if vh.Service != "" || !slices.ContainsFunc(vh.Routes, func(r rules.RouteAction) bool { return r.VirtualService != "" && toGatewayService(snap, reg, r) }) {
+					// only the routes that send the host through an egress gateway: a client
+					// that cannot see the entry is not evidently calling it otherwise
 					continue
 				}
 				host, _, ok := strings.Cut(vh.Name, ":")
@@ -1373,6 +1375,27 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 		return int(a.port) - int(b.port)
 	})
 	return out
+}
+
+// toGatewayService: a cluster of route r belongs to a Kubernetes Service that selects gateway
+// workloads.
+func toGatewayService(snap *snapshot.Snapshot, reg *model.Registry, r rules.RouteAction) bool {
+	clusters := r.Weighted
+	if len(clusters) == 0 {
+		clusters = []string{r.Cluster}
+	}
+	for _, c := range clusters {
+		_, _, h, ok := parseClusterName(c)
+		if !ok {
+			continue
+		}
+		for _, s := range reg.Shared(h) {
+			if s.Kind == rules.KindService && len(gatewayPodsOf(snap, s)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parallelEach runs fn(0..n-1) on one goroutine per CPU (at most n).
