@@ -125,7 +125,12 @@ func dnsObjects(b *builder, d map[string]string) {
 		found := false
 		for i, doc := range b.docs {
 			if strings.Contains(doc, "kind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\n") {
-				b.docs[i] = doc + "\n    " + block
+				if strings.Contains(doc, "defaultConfig:\n      proxyMetadata: {") {
+					// another dimension's proxyMetadata (gap.unprivilegedGateway): one map
+					b.docs[i] = strings.Replace(doc, "defaultConfig:\n      proxyMetadata: {", "defaultConfig:\n      proxyMetadata: {"+strings.Trim(meta, "{}")+", ", 1)
+				} else {
+					b.docs[i] = doc + "\n    " + block
+				}
 				found = true
 			}
 		}

@@ -22,6 +22,7 @@ const (
 	dimPSubset  = "path.subset-labels"
 	dimPAlias   = "path.alias"
 	dimPSplit   = "path.split"
+	dimPFault   = "path.fault"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -120,6 +121,13 @@ func init() {
 		// no-entry: no entry for the host. zero-no-entry: no entry and the split's weights 100/0
 		// (istiod leaves a weight-0 destination out of the weighted clusters: nothing fails).
 		dimension{dimPSplit, []string{"none", "none", "none", "exported", "not-exported", "no-entry", "zero-no-entry"}},
+		// path.fault: a fault abort on the http routes (route.go TranslateFault: the HTTP fault
+		// filter's per-route abort). mesh-all: the client's mesh route aborts 100% with 503 (its
+		// own sidecar answers). gateway-all: the gateway's route aborts 100% with gRPC status
+		// UNAVAILABLE. mesh-half: 50% (the call is still routed). gateway-no-percentage: an
+		// abort without a percentage (istiod sets none: Envoy aborts nothing). tls and tcp
+		// routes have no fault.
+		dimension{dimPFault, []string{"none", "none", "none", "mesh-all", "gateway-all", "mesh-half", "gateway-no-percentage"}},
 	)
 }
 
@@ -339,6 +347,22 @@ spec:
 		}
 		gwRoute = gwRoute[:j] + fmt.Sprintf("\n      weight: %d\n    - destination: {host: %s, port: {number: %d}}\n      weight: %d", w1, splitHost, port, w2) + gwRoute[j:]
 		splitEntry(b, sv)
+	}
+	if !passthrough {
+		// path.fault: the fault goes first in the http route ("  - " + its fields)
+		fault := func(route, abort string) string {
+			return strings.Replace(route, "  http:\n  - ", "  http:\n  - fault:\n      abort: "+abort+"\n    ", 1)
+		}
+		switch d[dimPFault] {
+		case "mesh-all":
+			meshRoute = fault(meshRoute, "{httpStatus: 503, percentage: {value: 100}}")
+		case "mesh-half":
+			meshRoute = fault(meshRoute, "{httpStatus: 503, percentage: {value: 50}}")
+		case "gateway-all":
+			gwRoute = fault(gwRoute, "{grpcStatus: UNAVAILABLE, percentage: {value: 100}}")
+		case "gateway-no-percentage":
+			gwRoute = fault(gwRoute, "{httpStatus: 429}")
+		}
 	}
 	originationRule(b, origVariant)
 	mirrorEntry(b, d[dimPMirror])

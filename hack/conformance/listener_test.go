@@ -14,9 +14,12 @@ import (
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	route "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	faultv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/fault/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 
 	"istio.io/istio/pilot/pkg/simulation"
 	"istio.io/istio/pilot/test/xdstest"
+	"istio.io/istio/pkg/wellknown"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -323,6 +326,8 @@ func pluginPath(r rules.CallResult) listenerPath {
 		switch {
 		case len(r.Route.Weighted) > 0:
 			p.cluster = "weighted:" + strings.Join(r.Route.Weighted, ",")
+		case r.Route.Abort != "":
+			p.cluster = faultAbortTarget
 		case r.Route.DirectResponse > 0:
 			p.cluster = fmt.Sprintf("direct:%d", r.Route.DirectResponse)
 		default:
@@ -467,6 +472,9 @@ func matchedRouteTarget(sim *simulation.Simulation, r simulation.Result) string 
 	if rt == nil {
 		return "(matched route not found)"
 	}
+	if faultAbortsAll(rt) {
+		return faultAbortTarget
+	}
 	switch a := rt.GetAction().(type) {
 	case *route.Route_Route:
 		if w := a.Route.GetWeightedClusters().GetClusters(); len(w) > 0 {
@@ -479,6 +487,29 @@ func matchedRouteTarget(sim *simulation.Simulation, r simulation.Result) string 
 		return "redirect"
 	}
 	return fmt.Sprintf("action %T", rt.GetAction())
+}
+
+// faultAbortTarget is where a route whose fault filter aborts every request sends the call.
+const faultAbortTarget = "fault-abort"
+
+// faultAbortsAll: the route's per-route config of the HTTP fault filter (envoy.filters.http.fault,
+// route.go TranslateFault) aborts every request: an abort whose percentage is 100% (an abort
+// without a percentage aborts none: Envoy reads it as 0%).
+func faultAbortsAll(rt *route.Route) bool {
+	a, ok := rt.GetTypedPerFilterConfig()[wellknown.Fault]
+	if !ok {
+		return false
+	}
+	f := &faultv3.HTTPFault{}
+	if err := a.UnmarshalTo(f); err != nil {
+		return false
+	}
+	p := f.GetAbort().GetPercentage()
+	if f.GetAbort() == nil || p == nil {
+		return false
+	}
+	den := map[typev3.FractionalPercent_DenominatorType]uint32{typev3.FractionalPercent_HUNDRED: 100, typev3.FractionalPercent_TEN_THOUSAND: 10000, typev3.FractionalPercent_MILLION: 1000000}[p.GetDenominator()]
+	return den > 0 && p.GetNumerator() >= den
 }
 
 // writeListenerTables writes the listener-call agreement tables of the generated matrix.

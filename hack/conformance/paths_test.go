@@ -96,7 +96,7 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 			c := pathCheck{ns: p.ns, host: call.host, port: call.port, kind: call.kind, gateway: gw, trace: tr}
 			c.plugin = pluginPathOutcome(tr)
 			c.istiod = istiodPathOutcome(ps.sim, ip, out, gw, call)
-			if c.istiod != "" && !out.sidecars[p.ns][ip.cluster] {
+			if c.istiod != "" && ip.cluster != faultAbortTarget && !out.sidecars[p.ns][ip.cluster] {
 				c.istiod = "sidecar " + ip.cluster + ": sidecar cluster absent"
 			} else if n, ok := out.sidecarEndpoints[p.ns][ip.cluster]; c.istiod != "" && ok && n == 0 {
 				c.istiod = "sidecar " + ip.cluster + ": sidecar cluster without endpoints" // 503 UH at the client
@@ -162,6 +162,11 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 		}
 	case checks.PathGatewayNotListen, checks.GatewayPrivilegedPort:
 		return side + ", gateway: no listener"
+	case checks.PathFaultAbort:
+		if tr.Gateway == "" {
+			return "sidecar " + faultAbortTarget + ": fault abort"
+		}
+		return side + ", gateway " + orDash(tr.GatewayListener) + ": fault abort"
 	case checks.PathTLSMismatch, checks.PathGatewayNoChain:
 		return side + ", gateway " + orDash(tr.GatewayListener) + ": no filter chain accepts the call"
 	case checks.PathGatewayNoRoute:
@@ -201,6 +206,9 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	side := "sidecar " + orDash(ip.cluster)
 	if ip.err != "" {
 		return side + ": sidecar error " + ip.err
+	}
+	if ip.cluster == faultAbortTarget {
+		return side + ": fault abort" // the client's own sidecar answers
 	}
 	svcPort, _, svcHost, ok := parseCluster(ip.cluster)
 	if !ok {
@@ -252,8 +260,12 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 		return side + ", gateway " + lname + ": " + r.Error.Error()
 	}
 	cl := r.ClusterMatched
-	if cl == "" && r.RouteConfigMatched != "" {
-		cl = matchedRouteTarget(ps.sim, r)
+	if r.RouteConfigMatched != "" {
+		// the route's target, unless its fault filter aborts every request (the simulation
+		// names the route's cluster all the same)
+		if t := matchedRouteTarget(ps.sim, r); cl == "" || t == faultAbortTarget {
+			cl = t
+		}
 	}
 	if cl == "" && r.RouteConfigMatched == "" {
 		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched); len(w) > 0 {
@@ -273,6 +285,9 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 				break
 			}
 		}
+	}
+	if cl == faultAbortTarget {
+		return side + ", gateway " + lname + ": fault abort"
 	}
 	if strings.HasPrefix(cl, "direct:") || cl == "BlackHoleCluster" || cl == "" {
 		return side + ", gateway " + lname + ": no route"
