@@ -113,6 +113,7 @@ var catalogRefs = map[string]catalogRef{
 	PathRouteMatchAssumed: {"EGR0131", "§5 (404 NR)", "pilot/pkg/networking/core/route/route.go BuildHTTPRoutesForVirtualService (match conditions); pilot/pkg/simulation/traffic.go matchRoute"},
 	PathWrongService:      {"EGR0130", "§2.1, §3.3, §5 (TCP absorption)", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners, mergeTCPFilterChains; pilot/pkg/simulation/traffic.go matchFilterChain"},
 	GatewayPrivilegedPort: {"EGR0142", "§2.3, §5 (503 UF)", "pilot/pkg/networking/core/gateway.go buildGatewayListeners (unprivileged pods skip ports below 1024); pilot/pkg/model/context.go Proxy.IsUnprivileged; pkg/bootstrap/config.go GetNodeMetaData"},
+	GatewayServiceSpans:   {"EGR0144", "§2.3, §4.4", "pilot/pkg/serviceregistry/kube/controller/endpointslice.go (a Service's endpoints: every ready pod its selector matches); pilot/pkg/networking/core/gateway.go buildGatewayListeners (per workload)"},
 	PathFaultAbort:        {"EGR0143", "§5", "pilot/pkg/networking/core/route/route.go TranslateFault (abort percentage → the HTTP fault filter's FaultAbort)"},
 	PathTLSToPlaintext:    {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule"},
 	PathNotOriginated:     {"EGR0134", "§2.5, §5 (400 / reset)", "pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule (lookup path, exportTo)"},
@@ -283,7 +284,7 @@ var causePages = map[string]string{
 	PathOK:             "sidecar-to-gateway-path", PathMirrorAbsent: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
 	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path", GatewayPrivilegedPort: "sidecar-to-gateway-path",
 	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path", PathHTTP2Downgraded: "sidecar-to-gateway-path",
-	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", PathFaultAbort: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
+	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", PathFaultAbort: "sidecar-to-gateway-path", GatewayServiceSpans: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
 	ListenerClusterAbsent: "sidecar-to-gateway-path",
 	// TLS on each hop.
 	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathTLSToPlaintext: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",

@@ -48,6 +48,9 @@ const (
 	PathAnsweredByRoute   = "ROUTE_ANSWERS_ITSELF"
 	// PathFaultAbort: a route's fault injection aborts every request.
 	PathFaultAbort = "ROUTE_FAULT_ABORTS_EVERY_REQUEST"
+	// GatewayServiceSpans: the gateway Service selects the pods of several gateway
+	// workloads, and the call fails through one of them.
+	GatewayServiceSpans = "GATEWAY_SERVICE_SELECTS_OTHER_GATEWAY"
 )
 
 func init() {
@@ -58,6 +61,7 @@ func init() {
 		CatalogEntry{PathSidecarNoChain, LevelError, "", "No filter chain of the client sidecar's listener matches the call: the connection is reset."},
 		CatalogEntry{PathGatewayNotListen, LevelError, "UF", "The sidecar sends the call to the egress gateway's Service port, whose targetPort has no gateway listener (no Gateway server applying to those pods uses it): connection refused, 503 UF."},
 		CatalogEntry{GatewayPrivilegedPort, LevelError, "UF", "The gateway pod declares itself unprivileged (ISTIO_META_UNPRIVILEGED_POD=true, which Istio's istio-egress chart sets unless runAsRoot) and cannot bind ports below 1024, so istiod gives it no listener on such a port: the Service port's targetPort is that port (80, 443), not one above 1023. Connection refused, 503 UF at the client."},
+		CatalogEntry{GatewayServiceSpans, LevelError, "", "The Service the sidecar sends the call to selects the pods of more than one gateway workload (a selector such as app: istio-gateway that the ingress and egress gateways both carry): the sidecar balances the calls over all of them, and through one they fail (no listener, no route: 404 NR, a reset). A share of the calls fails, intermittently."},
 		CatalogEntry{PathFaultAbort, LevelError, "FI", "A VirtualService route the call takes injects a fault that aborts every request (fault.abort with percentage 100): the proxy answers with the configured status itself (response flag FI) and nothing leaves. Usually a fault-injection test left in place, or a newer VirtualService for the host that still carries one."},
 		CatalogEntry{PathTLSMismatch, LevelError, "UF", "What the client sidecar sends to the egress gateway (plaintext, Istio mTLS, TLS) is not what the gateway server on that port expects: the handshake or the first bytes fail, 503 UF (503 UC when plaintext reaches a server that expects TLS, or 400)."},
 		CatalogEntry{PathGatewayNoRoute, LevelError, "NR", "The gateway's HTTP route configuration on the port has no virtual host or route for the host: 404 NR at the gateway."},
@@ -769,6 +773,68 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	}
 	tr.http2Downgrade(v, proxy, svc, cport, drs, res.Cluster)
 	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+	if len(gws) > 1 && tr.t.Level != LevelError && tr.t.Cause == "" {
+		tr.otherGateways(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+	}
+}
+
+// otherGateways traces the call through the other gateway workloads the Service selects (the
+// client's sidecar balances its calls over every pod behind the Service, istiod's EDS for the
+// Service's cluster): when the followed one works and another fails, that share of the calls
+// fails, and the Service's selector is what to change.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/kube/controller/endpointslice.go (the Service's
+// endpoints are every ready pod its selector matches) and Envoy's load balancing over them.
+func (tr *tracer) otherGateways(v SidecarView, proxy string, svc rules.Service, gws []Workload, res rules.CallResult, host string, port, cport uint32, subset, kind string, drs *rules.DRLookup) {
+	good := gws[0]
+	for _, w := range gws[1:] {
+		sub := &tracer{snap: tr.snap, gatewayHops: tr.gatewayHops, hidden: tr.hidden,
+			t: &PathTrace{Client: tr.t.Client, Host: tr.t.Host, Port: tr.t.Port, Call: tr.t.Call, Hops: []Hop{}}}
+		sub.gatewayHop(v, proxy, svc, []Workload{w}, res, host, port, cport, subset, kind, drs)
+		if sub.t.Level != LevelError {
+			continue
+		}
+		tr.t.Hops = append(tr.t.Hops, sub.t.Hops...)
+		tr.t.Notes = append(tr.t.Notes, sub.t.Notes...)
+		ref := svc.Ref()
+		why := sub.t.Cause
+		for _, h := range sub.t.Hops {
+			if h.Result == Fail {
+				why = h.Step + ": " + h.Summary
+			}
+		}
+		if sub.t.Flag != "" {
+			why += ", " + sub.t.Flag
+		}
+		msg := fmt.Sprintf("%s selects the pods of %s and of %s, and the client's sidecar balances the calls over all of them: through %s they work, through %s they fail (%s). A share of the calls fails, the others work.",
+			ref, good.Ref(), w.Ref(), good.Ref(), w.Ref(), why)
+		key, val := distinguishingLabel(good.Labels, w.Labels)
+		if key == "" {
+			tr.fail(GatewayServiceSpans, sub.t.Flag, ref, msg, fmt.Sprintf("Make the selector of %s match the pods of %s only.", ref, good.Ref()))
+			return
+		}
+		patch := newPatch("v1", "Service", svc.Namespace, svc.Name, fields{{"spec", fields{{"selector", fields{{key, val}}}}}})
+		patch.note = fmt.Sprintf(" (selector %s=%s added: the pods of %s only)", key, val, good.Ref())
+		tr.failPatch(GatewayServiceSpans, sub.t.Flag, ref, msg, patch)
+		return
+	}
+}
+
+// distinguishingLabel is a label of good that other lacks or has with another value (istio,
+// app, then the others in order): added to a selector, it leaves other's pods out.
+func distinguishingLabel(good, other map[string]string) (string, string) {
+	keys := []string{"istio", "app"}
+	for _, k := range sortedKeysOf(good) {
+		if k != "istio" && k != "app" {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		if v, ok := good[k]; ok && other[k] != v {
+			return k, v
+		}
+	}
+	return "", ""
 }
 
 // http2Downgrade warns when an HTTP/2 call (gRPC, h2c) goes to the gateway through a Service

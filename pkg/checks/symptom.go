@@ -14,7 +14,7 @@ import (
 // HTTP statuses clients see (404, 502, 400, 503, which Envoy answers for NC, UH, UF and UO, and
 // 500, which a Kubernetes Gateway API route with no usable backend answers), plus "reset" (a
 // connection reset, often a TLS handshake that fails).
-var Symptoms = []string{"NC", "NR", "UH", "UF", "UC", "UO", "404", "502", "400", "503", "500", "reset"}
+var Symptoms = []string{"NC", "NR", "UH", "UF", "UC", "UO", "FI", "404", "502", "400", "503", "500", "reset"}
 
 // symptomFlags: the flags a path trace reports (PathTrace.Flag) that a client describes as the
 // symptom. 404 is what a client sees for NR; 502 for a BlackHoleCluster or a direct 502; a
@@ -28,6 +28,7 @@ var symptomFlags = map[string][]string{
 	"UF":  {"UF"},
 	"UC":  {"UC"},
 	"UO":  {},
+	"FI":  {"FI"},
 	"502": {"502", "BlackHoleCluster", "NC/BlackHoleCluster"},
 	"400": {},
 	"500": {"500"},
@@ -67,6 +68,7 @@ var symptomSteps = map[string][]string{
 	"UF":    {"service port", "listener", "tls", "upstream tls"},
 	"UC":    {"tls", "upstream tls"},
 	"UO":    {},
+	"FI":    {"route"},
 	"502":   {"route", "cluster"},
 	"400":   {"tls", "upstream tls"},
 	"500":   {"route", "cluster"},
@@ -82,6 +84,7 @@ var symptomElsewhere = map[string]string{
 	"UH":    "every endpoint is unhealthy at run time: DNS returns no address for a DNS entry, or outlier detection ejected them (`istioctl proxy-config endpoints` shows their health).",
 	"UF":    "the external host refuses or drops the connection (a firewall, a NetworkPolicy, an egress IP allowlist), or the upstream TLS handshake fails (TLS originated to a plaintext port, or a wrong SNI).",
 	"UO":    "a DestinationRule's connectionPool limits (maxConnections, http1MaxPendingRequests, http2MaxRequests) overflow under load; the configuration alone never produces it.",
+	"FI":    "a fault injection the traced routes do not carry: another VirtualService for the host on another proxy (a sourceLabels match, another gateway), or an EnvoyFilter adding the fault filter.",
 	"502":   "the external service resets or answers with a malformed response, or TLS is originated twice (the application already speaks TLS to a port the sidecar or gateway also originates on).",
 	"400":   "the application sends plaintext HTTP to a TLS port (http:// to 443) or the external service rejects the request.",
 	"503":   "every endpoint is unhealthy or ejected at run time, the external host refuses the connection (a firewall, a NetworkPolicy, an egress IP allowlist), connectionPool limits overflow under load, the proxy has not received its configuration yet (`istioctl proxy-status`), or the external service itself answers 503 (no response flag in the access log).",
