@@ -3817,7 +3817,11 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 						continue
 					}
 					if pm, _ := dest["port"].(map[string]any); pm != nil && pm["number"] != nil {
-						continue
+						// a port written: only the container port a Service port targets (the
+						// Service port, p, is what the route should name)
+						if n, ok := asUint32(pm["number"]); !ok || n == p || !slices.ContainsFunc(s.Ports, func(sp rules.ServicePort) bool { return sp.Number == p && sp.TargetPort == n }) {
+							continue
+						}
 					}
 					dest["port"] = map[string]any{"number": p}
 					changed = true
@@ -3825,7 +3829,7 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 			}
 			if changed {
 				patch := newPatch("networking.istio.io/v1", "VirtualService", vs.Namespace, vs.Name, fields{{"spec", fields{{sec, routes}}}})
-				patch.note = fmt.Sprintf(" (the route to %s names port %d, which a Gateway server uses)", s.Hostname, p)
+				patch.note = fmt.Sprintf(" (the route to %s names Service port %d, which a Gateway server uses)", s.Hostname, p)
 				out = append(out, patch)
 			}
 		}
@@ -4248,4 +4252,19 @@ func (tr *tracer) absentShare(gproxy string, w Workload, reg *model.Registry, ho
 		return true
 	}
 	return false
+}
+
+// asUint32 reads a number of a decoded manifest (float64 from JSON, or an integer).
+func asUint32(v any) (uint32, bool) {
+	switch n := v.(type) {
+	case float64:
+		return uint32(n), n >= 0 && n == float64(uint32(n))
+	case int:
+		return uint32(n), n >= 0
+	case int64:
+		return uint32(n), n >= 0
+	case uint32:
+		return n, true
+	}
+	return 0, false
 }
