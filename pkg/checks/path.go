@@ -1860,6 +1860,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	expect := serverExpects(srv)
 	tr.t.GatewayListener = lname
 	tr.hop(gproxy, "listener", Pass, fmt.Sprintf("listener %s from %s (%s %s)", lname, serverRefs(servers), strings.ToUpper(srv.GetPort().GetProtocol()), serverTLSMode(srv)))
+	// A server for the host on this port that istiod skipped (a plaintext server holds the
+	// port): the call meets the kept server instead, and that is the fault, not the TLS.
+	if tr.skippedForHost(w, gproxy, target, host, servers, sent) {
+		return
+	}
 	// TLS between the hops.
 	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
 		tr.hop(gproxy, "tls", Fail, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
@@ -2241,6 +2246,52 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
 		tr.t.gateway = &g
 	}
+}
+
+// skippedForHost: no server kept on the listener port covers host, and a server for it that
+// istiod skipped there does (another protocol holds the port: a plaintext server, which only HTTP
+// servers share): the call meets the kept server's chain. The gateway's verdict for the host
+// (ROUTE_NOT_BOUND, the skipped server's Gateway) is the path's, so both report one fault.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go MergeGateways (canMergeProtocols: a server whose
+// protocol cannot share the port with the first one is skipped) through rules.MergeGatewayServers.
+func (tr *tracer) skippedForHost(w Workload, gproxy string, target uint32, host string, kept []rules.GatewayServer, sent string) bool {
+	if slices.ContainsFunc(kept, func(ms rules.GatewayServer) bool { return serverCovers(ms, host) }) {
+		return false
+	}
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+		if ms.Port != target || ms.Dropped != rules.DropProtocolConflict || !serverCovers(ms, host) {
+			continue
+		}
+		// what the kept (plaintext) server's listener does with the call
+		flag, answer := "NR", "404 NR"
+		switch {
+		case clientTLS(sent) || tr.t.Call == rules.CallTLS || tr.t.Call == rules.CallTCP:
+			flag, answer = "reset", "the connection is reset"
+		case sent != "plaintext":
+			// TLS the sidecar originates, read as plaintext HTTP: the gateway closes it
+			flag, answer = "UC", "the gateway closes the connection, 503 UC at the client's sidecar"
+		case !slices.ContainsFunc(kept, func(k rules.GatewayServer) bool {
+			return rules.ListenerClass(strings.ToUpper(k.Server.GetPort().GetProtocol())) == rules.ClassHTTP
+		}):
+			continue // plaintext HTTP into a TCP server's chain: traced as it goes
+		}
+		ref := "Gateway " + rules.GatewayName(ms.Gateway)
+		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("server %s for %s is skipped (%s holds the port)", ms.Ref(), host, orDash(ms.Conflict)))
+		msg := fmt.Sprintf("%s The call to %s meets the listener of %s instead, which has nothing for it: %s.", droppedServerMessage(ms), host, orDash(ms.Conflict), answer)
+		fix := droppedServerFix(ms)
+		if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseRouteNotBound && r.Gateways[0].Culprit == ref {
+			g := r.Gateways[0]
+			tr.failFix(CauseRouteNotBound, flag, ref, msg, g.Fix, g.Patch)
+			tr.t.gateway = &g
+			return true
+		}
+		tr.fail(ListenerServerDropped, flag, ref, msg, fix)
+		return true
+	}
+	return false
 }
 
 // routeForOtherGateway: the call reached gateway w, which has no route for host, while a

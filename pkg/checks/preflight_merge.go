@@ -95,6 +95,9 @@ var sameFaultIf = map[string]struct {
 	// workload (the namespace scope, a revision): the gateway verdict's GATEWAY_DOES_NOT_APPLY
 	// about that Gateway says the same.
 	PathGatewayNotListen: {CauseGatewayNotApplied, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }},
+	// A Gateway's server istiod skips (explain-listener, per port) is why the routes bound to
+	// it are never built (the gateway verdict's ROUTE_NOT_BOUND about that Gateway).
+	ListenerServerDropped: {CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }},
 }
 
 // mergeSameFault folds a finding whose code sameFault maps into the finding of the mapped code

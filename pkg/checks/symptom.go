@@ -66,7 +66,7 @@ var symptomSteps = map[string][]string{
 	"404":   {"route"},
 	"UH":    {"endpoints", "cluster"},
 	"UF":    {"service port", "listener", "tls", "upstream tls"},
-	"UC":    {"tls", "upstream tls"},
+	"UC":    {"listener", "tls", "upstream tls"},
 	"UO":    {},
 	"FI":    {"route"},
 	"502":   {"route", "cluster"},
