@@ -23,6 +23,7 @@ const (
 	dimPAlias   = "path.alias"
 	dimPSplit   = "path.split"
 	dimPFault   = "path.fault"
+	dimPHeld    = "path.port-held"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -128,6 +129,11 @@ func init() {
 		// abort without a percentage (istiod sets none: Envoy aborts nothing). tls and tcp
 		// routes have no fault.
 		dimension{dimPFault, []string{"none", "none", "none", "mesh-all", "gateway-all", "mesh-half", "gateway-no-percentage"}},
+		// path.port-held: an older Gateway egress/held on the same pods with a plain-HTTP
+		// server on 8453 (for held.example.net) or a TCP one: the path's HTTPS/TLS server on
+		// 8453 cannot share a plaintext port and istiod skips it (gateway.go MergeGateways,
+		// canMergeProtocols); the path's HTTP server on 8090 is not affected.
+		dimension{dimPHeld, []string{"none", "none", "none", "older-http", "older-tcp"}},
 	)
 }
 
@@ -369,6 +375,23 @@ spec:
 	cfgLabels := ""
 	if revVariant == "config-canary" || revVariant == "both-canary" {
 		cfgLabels = "\n  labels: {istio.io/rev: canary}"
+	}
+	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" {
+		proto, name := "HTTP", "http-held"
+		if hv == "older-tcp" {
+			proto, name = "TCP", "tcp-held"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: held
+  namespace: egress
+  creationTimestamp: "2000-01-01T00:00:00Z"
+spec:
+  selector: {istio: egress-dedicated}
+  servers:
+  - port: {number: 8453, name: %s, protocol: %s}
+    hosts: [held.example.net]`, name, proto))
 	}
 	gwNs, gwSel, gwRef := "egress", "{istio: egress-dedicated}", "path-gw"
 	switch d[dimPSel] {

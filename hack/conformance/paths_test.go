@@ -162,6 +162,17 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 		}
 	case checks.PathGatewayNotListen, checks.GatewayPrivilegedPort:
 		return side + ", gateway: no listener"
+	case checks.CauseRouteNotBound, checks.ListenerServerDropped:
+		// the server for the host skipped (another protocol holds the port): the call meets
+		// the kept server's listener
+		if slices.ContainsFunc(tr.Hops, func(h checks.Hop) bool {
+			return strings.HasPrefix(h.Proxy, "gateway ") && h.Step == "listener" && h.Result == checks.Fail
+		}) {
+			if tr.Flag == "NR" {
+				return side + ", gateway " + orDash(tr.GatewayListener) + ": no route"
+			}
+			return side + ", gateway " + orDash(tr.GatewayListener) + ": no filter chain accepts the call"
+		}
 	case checks.PathFaultAbort:
 		if tr.Gateway == "" {
 			return "sidecar " + faultAbortTarget + ": fault abort"
