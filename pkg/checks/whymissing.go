@@ -545,8 +545,29 @@ func (e *evaluation) run() {
 			}
 			e.step("port", "port declared", Fail, fmt.Sprintf("%s declares ports %s, not %d", chosen.Ref(), strings.Join(declared, ", "), e.port),
 				Evidence{Resource: chosen.Ref(), Field: "spec.ports", Value: strings.Join(declared, ", ")})
-			e.fail(CausePortNotDeclared, chosen.Ref(), fmt.Sprintf("%s declares host %s but not port %d, so outbound|%d||%s is never built.", chosen.Ref(), hn, e.port, e.port, hn),
-				e.portFix(*chosen, hn))
+			msg, fix := fmt.Sprintf("%s declares host %s but not port %d, so outbound|%d||%s is never built.", chosen.Ref(), hn, e.port, e.port, hn), e.portFix(*chosen, hn)
+			if used, other, ok := e.portOnOtherEntry(hn, e.port); ok && used.Ref() == chosen.Ref() {
+				// Another entry of the host declares the port; the gateway uses this one.
+				why := "the entry of its own namespace first, else the oldest"
+				fix = fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", hn, e.port, chosen.Ref(), other.Ref())
+				if slices.Contains(chosen.DeclaredExportTo, e.w.Namespace) && chosen.Namespace != e.w.Namespace && !slices.Contains(chosen.DeclaredExportTo, "*") {
+					// exported to the gateway's namespace by name: istiod lists such entries
+					// before those exported everywhere (push_context.go servicesExportedToNamespace)
+					why = fmt.Sprintf("%s is exported to %s by name, and istiod takes entries exported to a namespace by name before those exported to every namespace", chosen.Ref(), e.w.Namespace)
+					var keep []string
+					for _, x := range chosen.DeclaredExportTo {
+						if x != e.w.Namespace {
+							keep = append(keep, x)
+						}
+					}
+					if len(keep) == 0 {
+						keep = []string{"."}
+					}
+					fix = fmt.Sprintf("# %s (%s removed from exportTo: the gateway then uses %s)\nspec:\n  exportTo: %s", chosen.Ref(), e.w.Namespace, other.Ref(), fmtList(keep))
+				}
+				msg = fmt.Sprintf("%s declares port %d of %s, but the gateway uses %s (%s), which declares ports %s: outbound|%d||%s is never built.", other.Ref(), e.port, hn, chosen.Ref(), why, strings.Join(declared, ", "), e.port, hn)
+			}
+			e.fail(CausePortNotDeclared, chosen.Ref(), msg, fix)
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true,
 				Reason: fmt.Sprintf("%s, the entry this gateway uses for %s, does not declare port %d", chosen.Ref(), hn, e.port)})
 			continue
