@@ -2051,7 +2051,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))
 		case b.Reason == rules.BindRouteType && rt != rules.RouteTLS && len(b.VS.Spec.GetTls()) > 0:
 			rep.add(ListenerTLSOnTerminating, vsRef, fmt.Sprintf("%s supplies tls routes to server #%d (%s %s), which terminates TLS or is plaintext and takes %s routes.", vsRef, idx, proto, orDash(mode), rt),
-				"Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService an "+rt+" block.")
+				"Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService a"+article(strings.ToUpper(rt))+" "+rt+" block.")
 		}
 	}
 	if t := s.GetTls(); t != nil && t.GetMode() == networking.ServerTLSSettings_PASSTHROUGH && (t.GetCredentialName() != "" || t.GetServerCertificate() != "") {

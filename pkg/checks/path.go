@@ -1149,7 +1149,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				continue
 			}
 			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "VirtualService " + applied,
-				Message: fmt.Sprintf("VirtualService %s routes %s through a gateway for mesh clients, but the sidecar in %s uses VirtualService %s for the host: istiod keeps one VirtualService per host on a sidecar's routes (the older one first), so %s's mesh route is ignored here and the call goes straight out.", ref, host, v.Namespace, applied, ref),
+				Message: fmt.Sprintf("VirtualService %s routes %s through a gateway for mesh clients, but the sidecar in %s uses VirtualService %s for the host: istiod keeps one VirtualService per host on a sidecar's routes (its namespace's private ones first, then those exported to it by name, then the public ones, each the oldest first, names breaking ties), so %s's mesh route is ignored here and the call goes straight out.", ref, host, v.Namespace, applied, ref),
 				Fix:     fmt.Sprintf("Keep one mesh VirtualService for %s: move %s's mesh route into VirtualService %s (or remove %s from %s's hosts).", host, ref, applied, host, applied)})
 			return
 		}
@@ -3715,10 +3715,10 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 			continue
 		}
 		ref := "Gateway " + rules.GatewayName(kept.Gateway)
-		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, created earlier, already serves that host on the port (%s), and no route for %s binds to %s. %s",
+		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and no route for %s binds to %s. %s",
 			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, host, kept.Ref(), end)
 		if tr.keptRouteTo != "" {
-			msg = fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, created earlier, already serves that host on the port (%s), and the route bound to %s sends the host to %s. %s",
+			msg = fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and the route bound to %s sends the host to %s. %s",
 				lead, ms.Ref(), host, kept.Ref(), ms.Dropped, kept.Ref(), tr.keptRouteTo, end)
 		}
 		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s, or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway))

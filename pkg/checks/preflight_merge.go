@@ -84,20 +84,31 @@ var sameFault = map[string]string{
 // reported, for the findings that meet the condition only: a route whose cluster is missing
 // because no DestinationRule defines its subset is the VirtualService's undefined subset
 // (export-audit's SUBSET_NOT_DEFINED_ANYWHERE), not another fault of the route.
-var sameFaultIf = map[string]struct {
-	to   string
-	when func(PreflightFinding) bool
-}{
-	ListenerClusterAbsent: {AuditSubsetUndefined, func(f PreflightFinding) bool {
+var sameFaultIf = map[string][]sameFaultCond{
+	ListenerClusterAbsent: {{AuditSubsetUndefined, func(f PreflightFinding) bool {
 		return f.Resource.Kind == "VirtualService" && strings.Contains(f.Message, noSubsetReason)
-	}},
-	// The traced call finds no listener because the Gateway it blames applies to no gateway
-	// workload (the namespace scope, a revision): the gateway verdict's GATEWAY_DOES_NOT_APPLY
-	// about that Gateway says the same.
-	PathGatewayNotListen: {CauseGatewayNotApplied, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }},
+	}}},
+	PathGatewayNotListen: {
+		// The traced call finds no listener because the Gateway it blames applies to no
+		// gateway workload (the namespace scope, a revision): the gateway verdict's
+		// GATEWAY_DOES_NOT_APPLY about that Gateway says the same.
+		{CauseGatewayNotApplied, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }},
+		// ... or because the VirtualService's routes do not bind to the server: its
+		// ROUTE_NOT_BOUND about that VirtualService.
+		{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }},
+	},
 	// A Gateway's server istiod skips (explain-listener, per port) is why the routes bound to
 	// it are never built (the gateway verdict's ROUTE_NOT_BOUND about that Gateway).
-	ListenerServerDropped: {CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }},
+	ListenerServerDropped: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }}},
+	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
+	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
+}
+
+// sameFaultCond is one alias of sameFaultIf: the code it folds into, when the finding meets the
+// condition.
+type sameFaultCond struct {
+	to   string
+	when func(PreflightFinding) bool
 }
 
 // mergeSameFault folds a finding whose code sameFault maps into the finding of the mapped code
@@ -116,8 +127,11 @@ func mergeSameFault(fs []PreflightFinding) []PreflightFinding {
 	drop := map[int]bool{}
 	for i, f := range fs {
 		to, ok := sameFault[f.Code]
-		if c, cond := sameFaultIf[f.Code]; cond && c.when(f) {
-			to, ok = c.to, true
+		for _, c := range sameFaultIf[f.Code] {
+			if c.when(f) && len(primary[key{c.to, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}]) > 0 {
+				to, ok = c.to, true
+				break
+			}
 		}
 		if !ok {
 			continue

@@ -627,7 +627,11 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 		if b.RouteType == rules.RouteTLS {
 			return fmt.Sprintf("# %s: route TLS passthrough by SNI on the gateway\nspec:\n  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
 		}
-		return fmt.Sprintf("# %s: add a %s section for port %d", vsRef, b.RouteType, s.GetPort().GetNumber())
+		h := b.VS.Spec.Hosts[0]
+		if b.RouteType == rules.RouteTCP {
+			return fmt.Sprintf("# %s: route the connections on the gateway with a tcp section (the server's protocol takes tcp routes)\nspec:\n  tcp:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
+		}
+		return fmt.Sprintf("# %s: route the requests on the gateway with an http section (the server's protocol takes http routes)\nspec:\n  http:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
 	case rules.BindNoMatchingRoute:
 		return fmt.Sprintf("# %s\n# set match.port to %d (the Gateway server port, not the container port) and match.gateways to %s", vsRef, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway))
 	}
