@@ -876,9 +876,18 @@ func (tr *tracer) http2Downgrade(v SidecarView, proxy string, svc rules.Service,
 		return // meshConfig.h2UpgradePolicy upgrades HTTP ports (shouldH2Upgrade)
 	}
 	proto := sp.Protocol
-	tr.hop(proxy, "protocol", Warn, fmt.Sprintf("%s speaks HTTP/1.1 to the gateway: %s port %d (%s) is declared %s, not HTTP2 or GRPC", cluster, svc.Ref(), cport, sp.Name, proto))
+	declared := fmt.Sprintf("port name %q", sp.Name)
+	if k := tr.kubeService(svc); k != nil {
+		for _, p := range k.Spec.Ports {
+			if uint32(p.Port) == cport && p.AppProtocol != nil && *p.AppProtocol != "" {
+				// istiod reads appProtocol before the port name (kube.ConvertProtocol)
+				declared = fmt.Sprintf("appProtocol %q, which istiod reads before the port name %q", *p.AppProtocol, sp.Name)
+			}
+		}
+	}
+	tr.hop(proxy, "protocol", Warn, fmt.Sprintf("%s speaks HTTP/1.1 to the gateway: %s port %d (%s) is declared %s, not HTTP2 or GRPC", cluster, svc.Ref(), cport, declared, proto))
 	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathHTTP2Downgraded, Level: LevelWarning, Resource: svc.Ref(), Proxy: proxy,
-		Message: fmt.Sprintf("The HTTP/2 call (gRPC, h2c) goes to the gateway through %s port %d, which is declared %s (port name %q): the sidecar's cluster %s speaks HTTP/1.1 upstream, so the hop to the gateway is HTTP/1.1 and gRPC calls lose their trailers (grpc-status) on the way back and fail at the client.", svc.Ref(), cport, proto, sp.Name, cluster),
+		Message: fmt.Sprintf("The HTTP/2 call (gRPC, h2c) goes to the gateway through %s port %d, which is declared %s (%s): the sidecar's cluster %s speaks HTTP/1.1 upstream, so the hop to the gateway is HTTP/1.1 and gRPC calls lose their trailers (grpc-status) on the way back and fail at the client.", svc.Ref(), cport, proto, declared, cluster),
 		Fix:     http2DowngradeFix(tr.snap, svc, cport)})
 }
 

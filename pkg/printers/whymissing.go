@@ -269,6 +269,15 @@ func pathVerdictLine(p *checks.PathTrace) string {
 			break
 		}
 	}
+	if verdict == "OK" {
+		for _, w := range p.Warnings {
+			if w.Code == checks.PathHTTP2Downgraded {
+				// the configuration routes the call, but gRPC fails on the downgraded hop
+				verdict = "OK for HTTP/1.1, but gRPC calls fail on the hop to the gateway (" + w.Resource + ")"
+				break
+			}
+		}
+	}
 	fmt.Fprintf(&b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
 	if p.Cause != checks.PathOK {
 		fmt.Fprintf(&b, "   cause %s", p.Cause)
