@@ -471,9 +471,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
 			if c.trimmedBy != "" {
-				if s, ok := v.Outbound.ScopeService(c.FQDN); ok {
-					resource, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, s, c.Port)
-				}
+				resource, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, c.Port)
 			} else if p := subsetClusterFix(snap, v, c, rep.Host, firstRet(callRouteTo(rep, c.Name))); p != nil {
 				// The subset is defined by no rule on the lookup path: the fix why-missing --from
 				// gives first (a rule there naming the Service by a short or partial name, its
@@ -1217,6 +1215,11 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	s, ok := v.Outbound.ScopeService(host)
 	if !ok {
 		c.Reason = "no entry for " + host + " is visible to this proxy"
+		if d, sc, ports := sidecarDropsService(v, reg, host); sc != "" {
+			c.trimmedBy, c.trimmed = "Sidecar "+sc, d
+			c.Reason = fmt.Sprintf("%s declares ports %s, but Sidecar %s imports services only through egress listeners with a port (%s), none of which it declares, so the proxy does not know it", d.Ref(), portList(d.Ports), sc, ports)
+			return c
+		}
 		if hidden, ok := hiddenDestinationIn(reg, v.Namespace, host); ok {
 			// say what hides it: the resource's own exportTo, or the mesh default it falls back to
 			switch {
@@ -1234,7 +1237,7 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	if !declared || p.Protocol == rules.ProtoUDP {
 		c.Reason = fmt.Sprintf("%s does not declare port %d", s.Ref(), port)
 		if sc, ports := sidecarTrimsPort(v, reg, s, port); sc != "" {
-			c.trimmedBy = "Sidecar " + sc
+			c.trimmedBy, c.trimmed = "Sidecar "+sc, s
 			c.Reason = fmt.Sprintf("%s declares port %d, but Sidecar %s imports it through egress listeners with a port (%s), which keep only that port of it", s.Ref(), port, sc, ports)
 		}
 		return c
@@ -1302,6 +1305,52 @@ func sidecarTrimsPort(v SidecarView, reg *model.Registry, s rules.Service, port 
 		return "", ""
 	}
 	return sc.Namespace + "/" + sc.Name, "egress port " + strings.Join(ports, ", ")
+}
+
+// sidecarDropsService: a Kubernetes Service for host, visible to v's namespace and named by the
+// hosts of the Sidecar applying to v, declares none of the ports of its egress listeners, which
+// all have one: istiod imports no port of it, so the proxy does not know the Service at all. The
+// Service, the Sidecar's reference and the listeners' ports ("" when that is not why).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go selectServices → serviceMatchingListenerPort (a
+// service with no port of the listener is not imported by it).
+func sidecarDropsService(v SidecarView, reg *model.Registry, host string) (rules.Service, string, string) {
+	sc := v.Scope.Sidecar
+	if sc == nil || len(sc.Spec.GetEgress()) == 0 {
+		return rules.Service{}, "", ""
+	}
+	var ports []string
+	listenerPorts := map[uint32]bool{}
+	for _, e := range sc.Spec.GetEgress() {
+		if e.GetPort().GetNumber() == 0 {
+			return rules.Service{}, "", ""
+		}
+		listenerPorts[e.GetPort().GetNumber()] = true
+		ports = append(ports, fmt.Sprint(e.GetPort().GetNumber()))
+	}
+	for _, s := range reg.Shared(host) {
+		if s.Kind != rules.KindService || !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+			continue
+		}
+		if slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return listenerPorts[p.Number] }) {
+			continue
+		}
+		for _, e := range sc.Spec.GetEgress() {
+			for _, h := range e.GetHosts() {
+				ns, name, ok := strings.Cut(h, "/")
+				if !ok {
+					continue
+				}
+				if ns == "." {
+					ns = sc.Namespace
+				}
+				if (ns == "*" || ns == s.Namespace) && (name == "*" || rules.HostMatches(name, host)) {
+					return s, sc.Namespace + "/" + sc.Name, "egress port " + strings.Join(ports, ", ")
+				}
+			}
+		}
+	}
+	return rules.Service{}, "", ""
 }
 
 // sidecarTrimFix is the fix of a port a Sidecar's egress listeners keep out (sidecarTrimsPort).

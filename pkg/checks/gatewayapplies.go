@@ -44,6 +44,13 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 				continue
 			}
 			g := findGateway(full, ref)
+			if g != nil && e.cause == CauseGatewayRefUnresolve && findGateway(e.snap, ref) == nil && meantForOther(full, g, e.w) {
+				// The reference this workload's revision cannot resolve is to a Gateway of
+				// another gateway workload (outside this revision): the route is not this
+				// workload's at all, and nothing here is to fix.
+				e.notRoutedHere(ref)
+				return
+			}
 			if g == nil || slices.Contains(mine, g) || appliesElsewhere(full, g, e.w) || meantForOther(full, g, e.w) {
 				continue
 			}
@@ -61,6 +68,20 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 			return
 		}
 	}
+}
+
+// notRoutedHere withdraws an unresolved-reference verdict: the Gateway the route names (ref)
+// belongs to another gateway workload, so no route sends the host through this one.
+func (e *evaluation) notRoutedHere(ref string) {
+	e.cause = ""
+	e.v.Cause, e.v.Culprit, e.v.Message, e.v.Fix, e.v.Patch = "", "", "", "", nil
+	for i := range e.v.Steps {
+		if e.v.Steps[i].ID == "route-binding" && e.v.Steps[i].Result == Fail {
+			e.v.Steps[i].Result = Skipped
+			e.v.Steps[i].Summary = fmt.Sprintf("the VirtualService for %s names Gateway %s, which selects another gateway workload (outside the istiod revision of %s)", e.host, ref, e.w.Ref())
+		}
+	}
+	e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("No VirtualService routes %s through gateway %s; the cluster alone carries no traffic.", e.host, e.w.Ref()), "")
 }
 
 // appliesElsewhere: the Gateway selects some other gateway workload (then it was meant for that

@@ -665,9 +665,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
 		cause := ListenerClusterAbsent
 		s, ok := v.Outbound.ScopeService(chost)
-		if ok && c.trimmedBy != "" {
+		if c.trimmedBy != "" {
 			// The Service has the port; the Sidecar's egress listeners keep it out.
-			culprit, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, s, cport)
+			culprit, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, cport)
 		} else if ok && s.Kind == rules.KindService && !hasPort(s, cport) {
 			// explain-listener's code for the same fault (a Service, typically the egress
 			// gateway's, without the port the route names).

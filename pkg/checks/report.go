@@ -1,5 +1,7 @@
 package checks
 
+import "github.com/kubectl-egress/kubectl-egress/pkg/rules"
+
 // SchemaVersion identifies the JSON/YAML shape of a why-missing Report. It changes only when a
 // field is removed or its meaning changes; new fields may be added within a version.
 const SchemaVersion = "kubectl-egress.io/why-missing/v1"
@@ -166,6 +168,8 @@ type Cluster struct {
 	// trimmedBy is the Sidecar whose egress listeners with a port keep the Service's port out
 	// of the proxy's view ("" otherwise): the resource to change.
 	trimmedBy string
+	// trimmed is the Service trimmedBy keeps out (or keeps port Port of out).
+	trimmed rules.Service
 }
 
 // LiveState is what was read from the running proxy and istiod (seed §3.7 steps d and e).
