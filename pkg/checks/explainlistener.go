@@ -1626,6 +1626,10 @@ func strayGatewayOnPort(view *snapshot.Snapshot, w Workload, port uint32, host s
 // changes the gateway's security.
 func privilegedPortVerdict(snap *snapshot.Snapshot, w Workload, sp, lp uint32, why string) (culprit, reason, fix string) {
 	root := fmt.Sprintf("if the pods may bind low ports (runAsRoot, or the sysctl net.ipv4.ip_unprivileged_port_start=0), removing %s from %s works too", MetaUnprivilegedPod, w.Ref())
+	if strings.Contains(why, "meshConfig") {
+		// the mesh default: overridden per pod, not removed there
+		root = fmt.Sprintf("if the pods may bind low ports (runAsRoot, or the sysctl net.ipv4.ip_unprivileged_port_start=0), setting %s to false in the pod template's %s annotation (proxyMetadata) of %s works too", MetaUnprivilegedPod, ProxyConfigAnnotation, w.Ref())
+	}
 	for _, svc := range gatewayServicePorts(snap, w) {
 		port := uint32(0)
 		for p, t := range svc.Ports {
