@@ -983,17 +983,21 @@ func routedElsewhere(res rules.CallResult, host string) bool {
 	if res.Route == nil || res.Route.VirtualService == "" {
 		return false
 	}
-	clusters := res.Route.Weighted
-	if len(clusters) == 0 {
-		clusters = []string{res.Route.Cluster}
-	}
-	for _, c := range clusters {
+	for _, c := range routeClusters(*res.Route) {
 		_, _, h, ok := parseClusterName(c)
 		if !ok || h == host {
 			return false
 		}
 	}
 	return true
+}
+
+// routeClusters are the clusters a route sends to: its weighted ones, else its one cluster.
+func routeClusters(r rules.RouteAction) []string {
+	if len(r.Weighted) > 0 {
+		return r.Weighted
+	}
+	return []string{r.Cluster}
 }
 
 // sidecarRefText names the sidecar scope for prose: "Sidecar ns/name", or the namespace's
@@ -1294,17 +1298,32 @@ func sidecarTrimsPort(v SidecarView, reg *model.Registry, s rules.Service, port 
 	if !full {
 		return "", ""
 	}
-	var ports []string
-	for _, e := range sc.Spec.GetEgress() {
-		if e.GetPort().GetNumber() == 0 {
-			return "", "" // a listener without a port imports every port
-		}
-		ports = append(ports, fmt.Sprint(e.GetPort().GetNumber()))
-	}
-	if len(ports) == 0 {
+	ports, ok := portedEgress(sc)
+	if !ok {
 		return "", ""
 	}
-	return sc.Namespace + "/" + sc.Name, "egress port " + strings.Join(ports, ", ")
+	return sc.Namespace + "/" + sc.Name, egressPortsText(ports)
+}
+
+// portedEgress are the ports of the Sidecar's egress listeners, false when it has none or one
+// without a port (which imports every port of the services it selects).
+func portedEgress(sc *networkingv1.Sidecar) ([]uint32, bool) {
+	var ports []uint32
+	for _, e := range sc.Spec.GetEgress() {
+		if e.GetPort().GetNumber() == 0 {
+			return nil, false
+		}
+		ports = append(ports, e.GetPort().GetNumber())
+	}
+	return ports, len(ports) > 0
+}
+
+func egressPortsText(ports []uint32) string {
+	var out []string
+	for _, p := range ports {
+		out = append(out, fmt.Sprint(p))
+	}
+	return "egress port " + strings.Join(out, ", ")
 }
 
 // sidecarDropsService: a Kubernetes Service for host, visible to v's namespace and named by the
@@ -1316,23 +1335,18 @@ func sidecarTrimsPort(v SidecarView, reg *model.Registry, s rules.Service, port 
 // service with no port of the listener is not imported by it).
 func sidecarDropsService(v SidecarView, reg *model.Registry, host string) (rules.Service, string, string) {
 	sc := v.Scope.Sidecar
-	if sc == nil || len(sc.Spec.GetEgress()) == 0 {
+	if sc == nil {
 		return rules.Service{}, "", ""
 	}
-	var ports []string
-	listenerPorts := map[uint32]bool{}
-	for _, e := range sc.Spec.GetEgress() {
-		if e.GetPort().GetNumber() == 0 {
-			return rules.Service{}, "", ""
-		}
-		listenerPorts[e.GetPort().GetNumber()] = true
-		ports = append(ports, fmt.Sprint(e.GetPort().GetNumber()))
+	ports, ok := portedEgress(sc)
+	if !ok {
+		return rules.Service{}, "", ""
 	}
 	for _, s := range reg.Shared(host) {
 		if s.Kind != rules.KindService || !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			continue
 		}
-		if slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return listenerPorts[p.Number] }) {
+		if slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return slices.Contains(ports, p.Number) }) {
 			continue
 		}
 		for _, e := range sc.Spec.GetEgress() {
@@ -1345,7 +1359,7 @@ func sidecarDropsService(v SidecarView, reg *model.Registry, host string) (rules
 					ns = sc.Namespace
 				}
 				if (ns == "*" || ns == s.Namespace) && (name == "*" || rules.HostMatches(name, host)) {
-					return s, sc.Namespace + "/" + sc.Name, "egress port " + strings.Join(ports, ", ")
+					return s, sc.Namespace + "/" + sc.Name, egressPortsText(ports)
 				}
 			}
 		}

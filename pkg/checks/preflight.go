@@ -1315,10 +1315,11 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 const routeOnlyKind = "VirtualService host"
 
 // routeOnlyCalls are the calls of the virtual hosts a mesh VirtualService gives sidecar v for a
-// host that no service on the listener's port declares, routed to an egress gateway's Service (the entry lives where the sidecar does
-// not see it, often in the egress gateway's namespace only, or a Sidecar does not import it):
-// one per host and HTTP listener port that some service declaring the host has, sorted. istiod builds those virtual hosts all the same, and the calls
-// they take (to the egress gateway, usually) must be traced like any other.
+// host that no service on the listener's port declares, routed to an egress gateway's Service
+// (the entry lives where the sidecar does not see it, often in the egress gateway's namespace
+// only, or a Sidecar does not import it): one per host and HTTP listener port that some service
+// declaring the host has, sorted. istiod builds those virtual hosts all the same, and the calls
+// they take must be traced like any other.
 //
 // Mirrors istiod pilot/pkg/networking/core/route/route.go BuildSidecarVirtualHostWrapper
 // (VirtualService hosts that match no service keep their virtual host).
@@ -1380,11 +1381,7 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 // toGatewayService: a cluster of route r belongs to a Kubernetes Service that selects gateway
 // workloads.
 func toGatewayService(snap *snapshot.Snapshot, reg *model.Registry, r rules.RouteAction) bool {
-	clusters := r.Weighted
-	if len(clusters) == 0 {
-		clusters = []string{r.Cluster}
-	}
-	for _, c := range clusters {
+	for _, c := range routeClusters(r) {
 		_, _, h, ok := parseClusterName(c)
 		if !ok {
 			continue
