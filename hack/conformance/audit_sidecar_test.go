@@ -204,6 +204,10 @@ func compareSubsetAudit(snap *snapshot.Snapshot, rep *checks.AuditReport, out *i
 					unchecked[uncheckedNarrowingSidecar]++
 					continue
 				}
+				if !sidecarKeepsPort(v, ns, port) {
+					unchecked[uncheckedPortedSidecar]++
+					continue
+				}
 				add(auditCheck{code: auditSubsetVisible, ref: ref, ns: ns, filter: filter, scope: scope, cluster: cluster}, true, cds)
 			}
 		}
@@ -385,6 +389,28 @@ const uncheckedNarrowingSidecar = "no subset finding, route's VirtualService not
 // sidecarImportsVS reports whether the sidecar of the synthesised client pod in ns imports vs:
 // no Sidecar resource applies (rules.SelectSidecar), or one of its egress listeners selects it
 // (rules.EgressListener.SelectVirtualServices).
+// uncheckedPortedSidecar: the namespace's Sidecar has egress listeners with ports, none of them
+// the route's port: istiod keeps only a listener's port of the services it imports
+// (pilot/pkg/model/sidecar.go serviceMatchingListenerPort), so the sidecar lacks the subset
+// cluster for another reason than exportTo (path.sidecar ported-call: the trace, explain-listener
+// and why-missing --from name the Sidecar; the audit judges exportTo only).
+const uncheckedPortedSidecar = "no subset finding, the namespace's Sidecar egress listeners have ports and none is the route's (the audit judges exportTo only)"
+
+// sidecarKeepsPort: the Sidecar of ns (if any) keeps port of the services it imports: it has an
+// egress listener without a port, or one on port.
+func sidecarKeepsPort(v auditView, ns string, port uint32) bool {
+	sc := rules.SelectSidecar(v.snap.Sidecars, v.snap.IstioNamespace, ns, map[string]string{"app": "conformance-client"})
+	if sc == nil || len(sc.Spec.GetEgress()) == 0 {
+		return true
+	}
+	for _, e := range sc.Spec.GetEgress() {
+		if n := e.GetPort().GetNumber(); n == 0 || n == port {
+			return true
+		}
+	}
+	return false
+}
+
 func sidecarImportsVS(v auditView, ns string, vs *networkingv1.VirtualService) bool {
 	sc := rules.SelectSidecar(v.snap.Sidecars, v.snap.IstioNamespace, ns, map[string]string{"app": "conformance-client"})
 	if sc == nil {

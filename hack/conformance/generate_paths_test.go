@@ -24,6 +24,7 @@ const (
 	dimPSplit   = "path.split"
 	dimPFault   = "path.fault"
 	dimPHeld    = "path.port-held"
+	dimPSidecar = "path.sidecar"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -39,10 +40,12 @@ func init() {
 		// or after egress-path (istiod translates a Gateway server's port through the oldest
 		// Service that declares it). client-to-alt: the older alt Service, and the client routes
 		// to it. undeclared-port: the client routes to port 8091, which egress-path does not
-		// declare. translation-off: egress-path labelled
+		// declare. container-port: the client routes to egress-path's target port (18090 or
+		// 18453, the gateway pods' container port), which the Service does not declare (no
+		// sidecar cluster for it). translation-off: egress-path labelled
 		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
 		// translating) beside the newer alt Service.
-		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "translation-off"}},
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "translation-off"}},
 		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
 		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
 		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
@@ -134,6 +137,16 @@ func init() {
 		// 8453 cannot share a plaintext port and istiod skips it (gateway.go MergeGateways,
 		// canMergeProtocols); the path's HTTP server on 8090 is not affected.
 		dimension{dimPHeld, []string{"none", "none", "none", "older-http", "older-tcp"}},
+		// path.sidecar: a Sidecar in team-p (istiod sidecar.go: a Sidecar egress listener with
+		// a port keeps only that port of the services it imports, and imports only the
+		// namespaces its hosts name). catch-all: egress hosts [*/*] without a port (the
+		// control). ported-call: one listener on the call's port (80 HTTP, or 443 TLS for the
+		// passthrough calls), hosts [*/*]: the gateway Service's port is trimmed, so the
+		// client's sidecar has no cluster for it. ported-both: that listener and another on the
+		// gateway Service's port for egress/*. ported-no-egress-ns: the call's port with hosts
+		// [./*, istio-system/*]: neither the gateway Service nor the entry is imported, only
+		// the client's own mesh route.
+		dimension{dimPSidecar, []string{"none", "none", "none", "catch-all", "ported-call", "ported-both", "ported-no-egress-ns"}},
 	)
 }
 
@@ -236,7 +249,7 @@ spec:
 	const older = `"2023-01-01T00:00:00Z"`
 	target := "egress-path"
 	switch svcVariant {
-	case "own", "undeclared-port":
+	case "own", "undeclared-port", "container-port":
 		service("egress-path", b.ts(), "", 18090, 18453)
 	case "older-alt", "client-to-alt":
 		service("egress-path-alt", older, "", 28090, 28453)
@@ -259,8 +272,11 @@ spec:
 	if mutualServer || passthrough {
 		svcPort = 8453
 	}
-	if svcVariant == "undeclared-port" {
+	switch svcVariant {
+	case "undeclared-port":
 		svcPort = 8091
+	case "container-port":
+		svcPort += 10000 // the target port of 8090 / 8453
 	}
 	drTLS, drTop := "", ""
 	switch tlsVariant {
@@ -432,6 +448,43 @@ spec:
   hosts: [%s]
   gateways: [mesh]
 %s`, b.ts(), pathHost, meshRoute))
+	pathSidecar(b, d[dimPSidecar], passthrough, svcPort)
+}
+
+// pathSidecar adds the Sidecar of a path.sidecar value in team-p; svcPort is the gateway
+// Service's port the client's mesh route names.
+func pathSidecar(b *builder, v string, passthrough bool, svcPort uint32) {
+	callPort := "{number: 80, name: http, protocol: HTTP}"
+	if passthrough {
+		callPort = "{number: 443, name: tls, protocol: TLS}"
+	}
+	var egress string
+	switch v {
+	case "catch-all":
+		egress = "  - hosts: [\"*/*\"]"
+	case "ported-call":
+		egress = "  - port: " + callPort + "\n    hosts: [\"*/*\"]"
+	case "ported-both":
+		proto := "HTTP"
+		if svcPort == 8453 || svcPort == 18453 {
+			proto = "TLS"
+		}
+		egress = "  - port: " + callPort + "\n    hosts: [\"*/*\"]\n" +
+			fmt.Sprintf("  - port: {number: %d, name: %s-gw, protocol: %s}\n    hosts: [\"egress/*\"]", svcPort, strings.ToLower(proto), proto)
+	case "ported-no-egress-ns":
+		egress = "  - port: " + callPort + "\n    hosts: [\"./*\", \"istio-system/*\"]"
+	default:
+		return
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata:
+  name: default
+  namespace: team-p
+  creationTimestamp: %s
+spec:
+  egress:
+%s`, b.ts(), egress))
 }
 
 // originationRule adds the DestinationRule of a path.origination value.

@@ -35,11 +35,18 @@ type visCheck struct {
 	istiod       bool // the sidecar has every cluster
 	partial      bool // the sidecar has some of the clusters, not all
 	missing      []string
+	// ports: the entry's ports the plugin says the sidecar keeps (SidecarPorts, a Sidecar
+	// with ported egress listeners; nil: all); extra: clusters of the other ports istiod has.
+	ports []uint32
+	extra []string
 }
 
-func (c visCheck) agree() bool { return !c.partial && c.plugin == c.istiod }
+func (c visCheck) agree() bool { return !c.partial && len(c.extra) == 0 && c.plugin == c.istiod }
 
 func (c visCheck) class() string {
+	if len(c.extra) > 0 {
+		return fmt.Sprintf("%s entry, sidecar in %s: plugin some ports, istiod more", c.visibility, c.role)
+	}
 	if c.partial {
 		return fmt.Sprintf("%s entry, sidecar in %s: plugin %s, istiod partial", c.visibility, c.role, seesWord(c.plugin))
 	}
@@ -53,8 +60,18 @@ func (c visCheck) String() string {
 	} else if !c.istiod && len(c.missing) > 0 {
 		ist += " (no " + c.missing[0] + ")"
 	}
-	return fmt.Sprintf("ServiceEntry %s/%s (hosts %s, exportTo %s, %s via %s, sidecar exportTo %v) sidecar in %s (%s): plugin %s vs istiod %s",
-		c.seNs, c.seName, strings.Join(c.hosts, ","), c.exportTo, c.visibility, c.policy, c.sidecarExp, c.asNs, c.role, seesWord(c.plugin), ist)
+	if len(c.extra) > 0 {
+		ist += " (also " + strings.Join(c.extra, ",") + ")"
+	}
+	return fmt.Sprintf("ServiceEntry %s/%s (hosts %s, exportTo %s, %s via %s, sidecar exportTo %v) sidecar in %s (%s): plugin %s%s vs istiod %s",
+		c.seNs, c.seName, strings.Join(c.hosts, ","), c.exportTo, c.visibility, c.policy, c.sidecarExp, c.asNs, c.role, seesWord(c.plugin), portsWord(c.ports), ist)
+}
+
+func portsWord(ps []uint32) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (ports %v only)", ps)
 }
 
 func seesWord(b bool) string {
@@ -151,13 +168,20 @@ func compareVisibility(sc *scenario, snap *snapshot.Snapshot, out *istiodOut, un
 			if skip == "" && strings.HasPrefix(res0, "DNS") && se.Spec.GetWorkloadSelector() != nil {
 				skip = "DNS entry with a workloadSelector (cluster depends on selected workloads)"
 			}
-			var clusters []string
+			// With SidecarPorts (a Sidecar whose egress listeners each have a port keeps only
+			// those ports of the entry) the other ports' clusters must be absent.
+			var clusters, trimmed []string
 			for _, p := range se.Spec.Ports {
 				if strings.EqualFold(p.GetProtocol(), "UDP") {
 					continue
 				}
 				for _, h := range se.Spec.Hosts {
-					clusters = append(clusters, fmt.Sprintf("outbound|%d||%s", p.GetNumber(), h))
+					name := fmt.Sprintf("outbound|%d||%s", p.GetNumber(), h)
+					if len(e.SidecarPorts) > 0 && !slices.Contains(e.SidecarPorts, p.GetNumber()) {
+						trimmed = append(trimmed, name)
+						continue
+					}
+					clusters = append(clusters, name)
 				}
 			}
 			if skip == "" && len(clusters) == 0 {
@@ -202,6 +226,12 @@ func compareVisibility(sc *scenario, snap *snapshot.Snapshot, out *istiodOut, un
 			}
 			c.istiod = have == len(clusters)
 			c.partial = have > 0 && have < len(clusters)
+			for _, cl := range trimmed {
+				if cds[cl] {
+					c.extra = append(c.extra, cl)
+				}
+			}
+			c.ports = e.SidecarPorts
 			res = append(res, c)
 		}
 	}

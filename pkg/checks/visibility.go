@@ -80,10 +80,13 @@ type VisibilityEntry struct {
 	Status string `json:"status,omitempty"`
 	// For AsNamespace: whether a sidecar/gateway and an ambient workload there get the entry,
 	// and what happens instead when not.
-	SidecarSees *bool     `json:"sidecarSees,omitempty"`
-	AmbientSees *bool     `json:"ambientSees,omitempty"`
-	Instead     string    `json:"instead,omitempty"`
-	Findings    []Finding `json:"findings,omitempty"`
+	SidecarSees *bool `json:"sidecarSees,omitempty"`
+	// SidecarPorts: the entry's ports a sidecar in AsNamespace gets when its Sidecar's egress
+	// listeners (each with a port) keep only some of them; empty when it gets all or none.
+	SidecarPorts []uint32  `json:"sidecarPorts,omitempty"`
+	AmbientSees  *bool     `json:"ambientSees,omitempty"`
+	Instead      string    `json:"instead,omitempty"`
+	Findings     []Finding `json:"findings,omitempty"`
 }
 
 // VisibilityOptions selects entries: Host ("" = all), Namespace ("" = all), and the namespace
@@ -241,6 +244,19 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 				e.Findings = append(e.Findings, finding(VisNotImported, "Sidecar "+sc.Ref(),
 					fmt.Sprintf("%s is exported to %s, but Sidecar %s (egress hosts %s) does not import it: the host is unknown to proxies in %s.", ref, fmtList(s.ExportTo), sc.Ref(), fmtList(egressHosts(sc)), opt.AsNamespace),
 					fmt.Sprintf("add %q (or %q) to the egress hosts of Sidecar %s", se.Namespace+"/"+s.Hostname, se.Namespace+"/*", sc.Ref())))
+			} else if side && sidecarFor != nil {
+				if kept, all := sidecarKeptPorts(sidecarFor, sidecarDests, s); len(all) > 0 && len(kept) == 0 {
+					// Every egress listener has a port and the entry declares none of them.
+					side = false
+					sc := sidecarFor.Scope
+					lps, _ := portedEgress(sc.Sidecar)
+					e.Findings = append(e.Findings, finding(VisNotImported, "Sidecar "+sc.Ref(),
+						fmt.Sprintf("%s is exported to %s, but the egress listeners of Sidecar %s have ports (%s) and the entry declares none of them (%s): a listener with a port imports only that port of a service, so the host is unknown to proxies in %s.", ref, fmtList(s.ExportTo), sc.Ref(), joinPorts(lps), joinPorts(all), opt.AsNamespace),
+						fmt.Sprintf("add an egress listener to Sidecar %s for port %d (or one without a port) whose hosts include %q", sc.Ref(), all[0], se.Namespace+"/"+s.Hostname)))
+				} else if len(kept) < len(all) {
+					e.SidecarPorts = kept
+					e.Sidecars += fmt.Sprintf("; in %s only port %s: the egress listeners of Sidecar %s have ports, and each imports only its own port", opt.AsNamespace, joinPorts(kept), sidecarFor.Scope.Ref())
+				}
 			}
 			amb := v.Visibility == rules.VisibilityPublic || (v.Visibility == rules.VisibilityNamespace && se.Namespace == opt.AsNamespace)
 			e.SidecarSees, e.AmbientSees = &side, &amb
@@ -293,6 +309,57 @@ func importedBySidecar(v *SidecarView, dests map[string]bool, s rules.Service) b
 		}
 	}
 	return dests[strings.ToLower(s.Hostname)]
+}
+
+// sidecarKeptPorts: the ports of s (UDP left out: no cluster) a proxy under v's Sidecar gets,
+// and all of them. An egress listener with a port keeps only that port of each service it
+// imports, through its hosts or through the destinations of the VirtualServices it imports
+// (mirrors istiod pilot/pkg/model/sidecar.go serviceMatchingListenerPort, used by
+// matchingService and collectImportedServices); a listener without a port keeps every port.
+func sidecarKeptPorts(v *SidecarView, dests map[string]bool, s rules.Service) (kept, all []uint32) {
+	for _, p := range s.Ports {
+		if p.Protocol != rules.ProtoUDP {
+			all = append(all, p.Number)
+		}
+	}
+	listenerPorts, ported := portedEgress(v.Scope.Sidecar)
+	if !ported {
+		return all, all
+	}
+	keep := map[uint32]bool{}
+	if x, ok := v.Outbound.ScopeService(s.Hostname); ok && x.Ref() == s.Ref() {
+		// the sidecar's service for the host, with the ports of every listener merged
+		// (appendSidecarServices)
+		for _, p := range x.Ports {
+			keep[p.Number] = true
+		}
+	}
+	for _, x := range v.Outbound.ImportedForHost(s.Hostname) {
+		if x.Ref() == s.Ref() {
+			for _, p := range x.Ports {
+				keep[p.Number] = true
+			}
+		}
+	}
+	if dests[strings.ToLower(s.Hostname)] {
+		for _, p := range listenerPorts {
+			keep[p] = true
+		}
+	}
+	for _, p := range all {
+		if keep[p] {
+			kept = append(kept, p)
+		}
+	}
+	return kept, all
+}
+
+func joinPorts(ps []uint32) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprint(p))
+	}
+	return strings.Join(out, ", ")
 }
 
 // sidecarDestinationHosts returns the destination hosts (lower-case) of the VirtualServices the

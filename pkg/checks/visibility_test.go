@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,5 +113,39 @@ func TestVisibilityOwnNamespaceVirtualServiceDestination(t *testing.T) {
 	r = Visibility(snap(t, "false", "false", cfg, strings.Replace(se, "EXPORT", "", 1), vs), VisibilityOptions{AsNamespace: "team-b"})
 	if e := r.Entries[0]; *e.SidecarSees {
 		t.Errorf("other namespace: %+v", e)
+	}
+}
+
+// A Sidecar whose egress listeners each have a port keeps only those ports of the entries it
+// imports (istiod sidecar.go serviceMatchingListenerPort): visibility says which ports, or
+// hidden when the entry declares none of them (checked against istiod by the conformance
+// suite's path.sidecar dimension).
+func TestVisibilitySidecarPortedListeners(t *testing.T) {
+	sidecar := func(ports ...int) string {
+		y := "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: team-b}\nspec:\n  egress:\n"
+		for _, p := range ports {
+			y += fmt.Sprintf("  - port: {number: %d, name: p%d, protocol: TCP}\n    hosts: [\"*/*\"]\n", p, p)
+		}
+		return y
+	}
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	for _, c := range []struct {
+		ports []int
+		sees  bool
+		kept  []uint32
+	}{
+		{[]int{80}, true, []uint32{80}},
+		{[]int{80, 443}, true, nil},
+		{[]int{5432}, false, nil},
+	} {
+		r := Visibility(snap(t, "false", "false", entry, sidecar(c.ports...)), VisibilityOptions{AsNamespace: "team-b"})
+		e := r.Entries[0]
+		if *e.SidecarSees != c.sees || !slices.Equal(e.SidecarPorts, c.kept) {
+			t.Errorf("listener ports %v: sees %v ports %v, want %v %v", c.ports, *e.SidecarSees, e.SidecarPorts, c.sees, c.kept)
+		}
+		hidden := slices.ContainsFunc(e.Findings, func(f Finding) bool { return f.Code == VisNotImported })
+		if hidden == c.sees {
+			t.Errorf("listener ports %v: NOT_IMPORTED finding %v with sees %v: %+v", c.ports, hidden, c.sees, e.Findings)
+		}
 	}
 }

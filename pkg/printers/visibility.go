@@ -38,7 +38,11 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 	for _, e := range r.Entries {
 		row := []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), e.Policy, e.Visibility, e.Sidecars, e.Ambient, orDash(e.Status)}
 		if r.AsNamespace != "" {
-			row = append(row, yesNo(e.SidecarSees), yesNo(e.AmbientSees))
+			sees := yesNo(e.SidecarSees)
+			if len(e.SidecarPorts) > 0 {
+				sees += " (port " + joinUint(e.SidecarPorts) + " only)"
+			}
+			row = append(row, sees, yesNo(e.AmbientSees))
 		}
 		rows = append(rows, row)
 	}
@@ -74,4 +78,12 @@ func yesNo(b *bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+func joinUint(ps []uint32) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fmt.Sprint(p)
+	}
+	return strings.Join(out, ", ")
 }
