@@ -1211,6 +1211,14 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				// namespaces that see it; its own is one of them only when listed ("." or by name).
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its exportTo %s does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out (a VirtualService's own namespace sees it only when exportTo lists \".\" or the namespace).", ref, host, g, exportToText(exportTo), v.Namespace, v.Namespace)
 				w.Fix = exportToYAML(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+			case v.Scope.Sidecar != nil && !scopeSelectsVS(v, view, vs):
+				// The client's Sidecar egress hosts select no VirtualService of vs's namespace
+				// and host: its proxies never use it (pilot/pkg/model/sidecar.go
+				// convertIstioListenerToWrapper → virtualservice.go SelectVirtualServices).
+				sc := v.Scope.Ref()
+				w.Resource = "Sidecar " + sc
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but Sidecar %s (egress hosts %s) does not import it: a sidecar uses only the VirtualServices whose namespace and hosts its Sidecar's egress hosts select, so the call from %s goes straight out.", ref, host, g, sc, fmtList(egressHosts(v.Scope)), proxy)
+				w.Fix = fmt.Sprintf("Add %q (or %q) to the egress hosts of Sidecar %s, so that its proxies use %s.", vs.Namespace+"/"+host, vs.Namespace+"/*", sc, ref)
 			}
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return
@@ -1219,6 +1227,16 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 	}
+}
+
+// scopeSelectsVS: an egress listener of v's Sidecar scope selects vs.
+func scopeSelectsVS(v SidecarView, view *snapshot.Snapshot, vs *networkingv1.VirtualService) bool {
+	for _, l := range v.Scope.Egress {
+		if slices.Contains(l.SelectVirtualServices(view.VirtualServices, v.Namespace, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), vs) {
+			return true
+		}
+	}
+	return false
 }
 
 // httpPortForL4Call: for a TLS or TCP call, the entry the sidecar uses for host and its port of
