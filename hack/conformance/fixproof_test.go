@@ -142,8 +142,13 @@ func classifyFix(c pathCheck, p *checks.Patch, after *result, applyErr error) fi
 }
 
 // istiodPathWorks: istiod's outcome of a path reaches the host's cluster (present, with
-// endpoints, TLS originated once).
+// endpoints, TLS originated once), or the sidecar's cluster is ORIGINAL_DST (a headless
+// gateway Service: the call goes out to the address the client dialed, without an error; the
+// plugin's re-trace says so too, OK with a PATH_BYPASSES_GATEWAY warning).
 func istiodPathWorks(o string) bool {
+	if strings.HasSuffix(o, ": original destination") {
+		return true
+	}
 	main, _, _ := strings.Cut(o, ", mirror ")
 	return strings.Contains(main, " → ") && !strings.HasSuffix(main, "(absent)") && !strings.HasSuffix(main, "(no endpoints)") && !strings.HasSuffix(main, "(TLS originated twice)") && !strings.HasSuffix(main, "(plaintext to a TLS port)")
 }

@@ -42,10 +42,12 @@ func init() {
 		// to it. undeclared-port: the client routes to port 8091, which egress-path does not
 		// declare. container-port: the client routes to egress-path's target port (18090 or
 		// 18453, the gateway pods' container port), which the Service does not declare (no
-		// sidecar cluster for it). translation-off: egress-path labelled
+		// sidecar cluster for it). headless: egress-path with clusterIP None (a sidecar's
+		// cluster for it is ORIGINAL_DST: the call goes to the address the client dialed,
+		// cluster.go convertResolution). translation-off: egress-path labelled
 		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
 		// translating) beside the newer alt Service.
-		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "translation-off"}},
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "headless", "translation-off"}},
 		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
 		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
 		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
@@ -228,6 +230,9 @@ spec:
   labels: {app: path-vm}`, weNs, b.ts()))
 	}
 	ips := map[string]string{"egress-path": "10.96.0.30", "egress-path-alt": "10.96.0.31"}
+	if svcVariant == "headless" {
+		ips["egress-path"] = "None"
+	}
 	service := func(name, ts, labels string, http, tls uint32) {
 		if labels != "" {
 			labels = "\n  labels: " + labels
@@ -249,7 +254,7 @@ spec:
 	const older = `"2023-01-01T00:00:00Z"`
 	target := "egress-path"
 	switch svcVariant {
-	case "own", "undeclared-port", "container-port":
+	case "own", "undeclared-port", "container-port", "headless":
 		service("egress-path", b.ts(), "", 18090, 18453)
 	case "older-alt", "client-to-alt":
 		service("egress-path-alt", older, "", 28090, 28453)

@@ -183,6 +183,9 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 	case checks.PathGatewayNoRoute:
 		return side + ", gateway " + orDash(tr.GatewayListener) + ": no route"
 	}
+	if tr.OriginalDestination {
+		return side + ": original destination"
+	}
 	if tr.Gateway == "" {
 		return side + ": " + tr.Cause
 	}
@@ -224,6 +227,12 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	svcPort, _, svcHost, ok := parseCluster(ip.cluster)
 	if !ok {
 		return side + ": no gateway Service cluster"
+	}
+	for _, x := range sidecar.Clusters {
+		if x.GetName() == ip.cluster && x.GetType() == clusterv3.Cluster_ORIGINAL_DST {
+			// a headless Service: Envoy sends the call to the address the client dialed
+			return side + ": original destination"
+		}
 	}
 	ps := out.sims[gw]
 	if ps == nil {

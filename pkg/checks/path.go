@@ -131,6 +131,9 @@ type PathTrace struct {
 	// GatewayMirrors are the clusters the gateway's route mirrors the call to, each followed by
 	// " (absent)" when the gateway does not have it.
 	GatewayMirrors []string `json:"gatewayMirrors,omitempty"`
+	// OriginalDestination: the sidecar's cluster is ORIGINAL_DST (a headless Service of gateway
+	// pods): the call goes to the address the client dialed, not through the gateway.
+	OriginalDestination bool `json:"originalDestination,omitempty"`
 
 	// gateway is why-missing's verdict for the gateway's cluster when that hop decided the path.
 	gateway *GatewayVerdict
@@ -752,6 +755,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	}
 	svc, sok := v.Outbound.ScopeService(chost)
 	gws := gatewayPodsOf(tr.snap, svc)
+	if sok && svc.Kind == rules.KindService && len(gws) > 0 && rules.ClusterType(svc, false) == "ORIGINAL_DST" {
+		tr.headlessGatewayService(proxy, svc, res.Cluster, host)
+		return
+	}
 	if !sok || svc.Kind != rules.KindService || len(gws) == 0 {
 		// The external host's own cluster (or a mesh service): the path ends here.
 		if chost != host && len(gws) == 0 && sok && svc.Kind == rules.KindService {
@@ -776,6 +783,26 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if len(gws) > 1 && tr.t.Level != LevelError && tr.t.Cause == "" {
 		tr.otherGateways(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
 	}
+}
+
+// headlessGatewayService: the client's route sends the call to a headless Service of gateway
+// pods (clusterIP: None). A sidecar's cluster for a headless Service is ORIGINAL_DST: Envoy
+// sends the call to the address the client dialed (the external host's), not to the Service's
+// pods, so the gateway is bypassed without an error. Unless istiod runs with
+// PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES=true (default false: not read from the istiod
+// Deployment; said in the message).
+//
+// Mirrors istiod pilot/pkg/serviceregistry/kube/conversion.go ConvertService (ClusterIP None →
+// resolution Passthrough) and pilot/pkg/networking/core/cluster.go convertResolution
+// (Passthrough → ORIGINAL_DST for sidecars, EDS for gateways).
+func (tr *tracer) headlessGatewayService(proxy string, svc rules.Service, cluster, host string) {
+	tr.t.OriginalDestination = true
+	tr.hop(proxy, "cluster type", Warn, fmt.Sprintf("%s is an ORIGINAL_DST cluster: %s is headless (clusterIP: None), so the sidecar sends the call to the address the client dialed for %s, not to the gateway pods", cluster, svc.Ref(), host),
+		Evidence{Resource: svc.Ref(), Field: "spec.clusterIP", Value: "None"})
+	tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d is routed to %s, but %s is headless (clusterIP: None): a sidecar's cluster for a headless Service sends each call to the address the client dialed (here %s's own address), not to the Service's pods, so the call never reaches the egress gateway. It works only where direct egress is allowed, and then without the gateway's policy.", strings.ToUpper(tr.t.Call), proxy, host, tr.t.Port, cluster, svc.Ref(), host)
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: svc.Ref(), Proxy: proxy,
+		Message: fmt.Sprintf("%s, which the client's route sends %s to, is headless (clusterIP: None): the sidecar's cluster %s is ORIGINAL_DST and sends the call straight to %s instead of to the gateway pods (unless istiod runs with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES=true).", svc.Ref(), host, cluster, host),
+		Fix:     fmt.Sprintf("Give the gateway a ClusterIP Service: clusterIP cannot be changed in place, so delete %s and create it again without clusterIP: None (or route the clients to another ClusterIP Service of the gateway pods).", svc.Ref())})
 }
 
 // otherGateways traces the call through the other gateway workloads the Service selects (the

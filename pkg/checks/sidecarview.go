@@ -57,6 +57,21 @@ func namespaceSidecar(snap *snapshot.Snapshot, ns string) *networkingv1.Sidecar 
 // Mirrors istiod pilot/pkg/model/push_context.go ServiceEndpointsByPort (instances indexed by host
 // name and namespace) and serviceentry/conversion.go convertServiceEntryToInstances.
 func endpointAddresses(snap *snapshot.Snapshot, reg *model.Registry, s rules.Service, port uint32) []string {
+	if s.Kind == rules.KindService {
+		// A headless Service's endpoints: the addresses of the pods its selector matches in
+		// its namespace (istiod reads them from the EndpointSlices Kubernetes writes for
+		// them; a live load reads the pods of gateway workloads only).
+		if s.Resolution != "Headless" || len(s.WorkloadSelector) == 0 {
+			return nil
+		}
+		var out []string
+		for _, p := range snap.Pods {
+			if p.Namespace == s.Namespace && p.DeletionTimestamp == nil && p.Status.PodIP != "" && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels) {
+				out = append(out, p.Status.PodIP)
+			}
+		}
+		return out
+	}
 	if s.Kind != rules.KindServiceEntry {
 		return nil
 	}

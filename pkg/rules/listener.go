@@ -284,7 +284,7 @@ func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 				ports = []ServicePort{*el.Port}
 			}
 			for _, sp := range ports {
-				for _, a := range p.listenerAddresses(s, sp) {
+				for _, a := range p.listenerAddresses(s, sp, el.Port != nil) {
 					b := builder{out: out, byKey: byKey, order: &order, proxy: p, view: v}
 					b.build(s, sp, a)
 				}
@@ -315,8 +315,10 @@ type bindAddr struct {
 // binds 0.0.0.0 with a prefix-range match); none: 0.0.0.0; resolution NONE entries without
 // addresses on TCP/sniffed ports get one listener per endpoint address, or 0.0.0.0 when they
 // have neither endpoints nor a workloadSelector (listener.go L501-L559; serviceentry
-// conversion.go convertServices).
-func (p SidecarProxy) listenerAddresses(s Service, sp ServicePort) []bindAddr {
+// conversion.go convertServices). Not under an egress listener with a port (ported): istiod
+// builds those per service, on its address or 0.0.0.0 (buildSidecarOutboundListeners, the
+// per-endpoint loop is in the catch-all branch only).
+func (p SidecarProxy) listenerAddresses(s Service, sp ServicePort, ported bool) []bindAddr {
 	var out []bindAddr
 	for _, a := range p.ServiceAddresses(s) {
 		if pfx, err := netip.ParsePrefix(a); err == nil {
@@ -333,7 +335,7 @@ func (p SidecarProxy) listenerAddresses(s Service, sp ServicePort) []bindAddr {
 		return out
 	}
 	cls := ListenerClass(sp.Protocol)
-	if (s.Resolution == "NONE" || s.Resolution == "Headless") && (cls == ClassTCP || cls == ClassAuto) {
+	if !ported && (s.Resolution == "NONE" || s.Resolution == "Headless") && (cls == ClassTCP || cls == ClassAuto) {
 		eps := s.EndpointAddresses
 		if p.Endpoints != nil {
 			eps = p.Endpoints(s, sp.Number)

@@ -322,6 +322,13 @@ func serviceDomains(s Service, p SidecarProxy) []string {
 	for _, a := range p.Aliases[s.Hostname] {
 		d = append(d, nameDomains(a, p.Namespace)...)
 	}
+	if s.Kind == KindService && s.Resolution == "Headless" {
+		// A headless Kubernetes Service also answers "*.<name>" for each of them (its pods'
+		// own DNS names, StatefulSets): generateVirtualHostDomains, wildcardDomainPrefix.
+		for _, x := range slices.Clone(d) {
+			d = append(d, "*."+x)
+		}
+	}
 	for _, a := range p.ServiceAddresses(s) {
 		if a != WildcardAddress && !strings.Contains(a, "/") {
 			d = append(d, a)
