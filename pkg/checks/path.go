@@ -37,7 +37,10 @@ const (
 	PathGatewayNoChain    = "GATEWAY_NO_FILTER_CHAIN_FOR_CALL"
 	PathAmbiguousService  = "GATEWAY_SERVICES_DISAGREE_ON_TARGET_PORT"
 	PathHTTP2Downgraded   = "GATEWAY_HOP_DOWNGRADES_HTTP2"
-	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
+	// PathHTTP2ThroughTCP: the sidecar speaks HTTP/2 to the gateway, whose TCP server passes
+	// the bytes on unchanged to the external host.
+	PathHTTP2ThroughTCP = "GATEWAY_TCP_SERVER_FORWARDS_HTTP2"
+	PathNotOriginated   = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
 	PathTLSToPlaintext    = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
@@ -73,6 +76,7 @@ func init() {
 		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
+		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
 		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
 		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
 		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace), or every backendRef of its rule weighs 0: the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
@@ -864,6 +868,60 @@ func distinguishingLabel(good, other map[string]string) (string, string) {
 	return "", ""
 }
 
+// http2ThroughTCP warns when the client's HTTP/1.1 call travels to the gateway as HTTP/2 (the
+// sidecar's cluster for the gateway Service has HTTP/2 options) and the gateway takes it with a
+// TCP filter chain (a tcp_proxy passes the bytes on unchanged): the external host then receives
+// HTTP/2 cleartext with prior knowledge, which servers that speak HTTP/1.1 only reject (the
+// client sees a reset or a 503). A warning: a server that accepts h2c works.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_builder.go setUpstreamProtocol (HTTP2 and
+// GRPC ports get HTTP/2 options) and cluster_traffic_policy.go shouldH2Upgrade
+// (connectionPool.http.h2UpgradePolicy, useClientProtocol, meshConfig.h2UpgradePolicy).
+func (tr *tracer) http2ThroughTCP(v SidecarView, proxy, gproxy string, svc rules.Service, cport uint32, subset string, drs *rules.DRLookup, cluster, origin, host string) {
+	var sp *rules.ServicePort
+	for i := range svc.Ports {
+		if svc.Ports[i].Number == cport {
+			sp = &svc.Ports[i]
+		}
+	}
+	if sp == nil {
+		return
+	}
+	ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace)
+	h := ch.ClusterHTTPSettings(cport, subset)
+	if h.GetUseClientProtocol() {
+		return // the sidecar keeps the client's HTTP/1.1
+	}
+	why, resource := "", svc.Ref()
+	switch {
+	case rules.IsHTTP2Protocol(sp.Protocol):
+		why = fmt.Sprintf("%s port %d is declared %s (port name %q)", svc.Ref(), cport, sp.Protocol, sp.Name)
+		if k := tr.kubeService(svc); k != nil {
+			for _, p := range k.Spec.Ports {
+				if uint32(p.Port) == cport && p.AppProtocol != nil && *p.AppProtocol != "" {
+					why = fmt.Sprintf("%s port %d is declared %s (appProtocol %q)", svc.Ref(), cport, sp.Protocol, *p.AppProtocol)
+				}
+			}
+		}
+	case !rules.IsHTTPProtocol(sp.Protocol):
+		return
+	case h.GetH2UpgradePolicy() == networking.ConnectionPoolSettings_HTTPSettings_UPGRADE:
+		why, resource = fmt.Sprintf("DestinationRule %s upgrades the cluster to HTTP/2 (connectionPool.http.h2UpgradePolicy: UPGRADE)", ch.Ref()), "DestinationRule "+ch.Ref()
+	case h.GetH2UpgradePolicy() != networking.ConnectionPoolSettings_HTTPSettings_DO_NOT_UPGRADE && v.Flags.MeshConfig.GetH2UpgradePolicy() == meshv1alpha1.MeshConfig_UPGRADE:
+		why, resource = "meshConfig.h2UpgradePolicy is UPGRADE", "meshConfig.h2UpgradePolicy"
+	default:
+		return
+	}
+	tr.hop(gproxy, "protocol", Warn, fmt.Sprintf("%s speaks HTTP/2 to the gateway (%s) and %s is a TCP filter chain: %s receives HTTP/2 cleartext", cluster, why, origin, host))
+	fix := fmt.Sprintf("Give the host an HTTP server on the gateway (protocol HTTP) and route it with an http route of %s: the gateway then speaks HTTP/1.1 to %s whatever the hop to it speaks.", strings.TrimPrefix(origin, "VirtualService "), host)
+	if resource == svc.Ref() {
+		fix += fmt.Sprintf(" Or declare port %d of %s HTTP (name it http-…, or appProtocol http), so that the sidecar keeps HTTP/1.1 on the hop.", cport, svc.Ref())
+	}
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathHTTP2ThroughTCP, Level: LevelWarning, Resource: resource, Proxy: proxy,
+		Message: fmt.Sprintf("The HTTP/1.1 call to %s:%d travels to the gateway as HTTP/2: %s, so the sidecar's cluster %s speaks HTTP/2 cleartext. The gateway takes the call with a TCP filter chain (%s), which passes those bytes on unchanged: %s receives HTTP/2 with prior knowledge, which a server that speaks HTTP/1.1 only rejects (the client sees a reset or 503 UC/UPE).", host, tr.t.Port, why, cluster, origin, host),
+		Fix:     fix})
+}
+
 // http2Downgrade warns when an HTTP/2 call (gRPC, h2c) goes to the gateway through a Service
 // port declared TCP or HTTP: the sidecar's cluster for it speaks HTTP/1.1 upstream, so the hop
 // to the gateway is HTTP/1.1 and gRPC's trailers (its status) do not come back; unless a
@@ -1201,6 +1259,12 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			// call does not bypass a gateway route for it.
 			continue
 		}
+		if _, hp := tr.httpPortForL4Call(v, host); hp != nil && len(vs.Spec.GetHttp()) > 0 && !meshL4Routes(vs, tr.t.Call) {
+			// On a port the entry declares HTTP, its tls/tcp routes are the gateway's only and
+			// its http routes take the sidecars' HTTP calls there: a TLS or TCP call is not what
+			// this configuration carries (preflight tries every kind the routes name).
+			continue
+		}
 		gws := rules.VSGateways(vs)
 		for _, g := range gws {
 			if g == rules.MeshGateway {
@@ -1220,7 +1284,11 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				// client's TLS takes the passthrough chain.
 				w.Resource = entry.Ref()
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with %s routes, but %s declares port %d as %s: the sidecar builds an HTTP listener chain there, which takes only plaintext HTTP and uses no tls or tcp routes, so the %s call from %s takes the passthrough chain and goes straight out.", ref, host, g, strings.ToLower(tr.t.Call), entry.Ref(), httpPort.Number, httpPort.Protocol, strings.ToUpper(tr.t.Call), proxy)
-				w.Fix = fmt.Sprintf("Declare port %d of %s with protocol TLS (the client speaks TLS there), so that %s's %s routes apply.", httpPort.Number, entry.Ref(), ref, strings.ToLower(tr.t.Call))
+				if tr.t.Call == rules.CallTLS {
+					w.Fix = fmt.Sprintf("Declare port %d of %s with protocol TLS (the client speaks TLS there), so that %s's %s routes apply.", httpPort.Number, entry.Ref(), ref, strings.ToLower(tr.t.Call))
+				} else {
+					w.Fix = fmt.Sprintf("If the clients' traffic on port %d is not HTTP, declare the port of %s with protocol TCP, so that %s's tcp routes apply; if it is HTTP, route it with http routes instead.", httpPort.Number, entry.Ref(), ref)
+				}
 			case len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0:
 				// Generated from a Gateway API route attached to a Gateway: sidecars are routed
 				// by mesh routes, HTTPRoutes whose parentRef is the host's ServiceEntry or
@@ -1254,6 +1322,39 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 	}
+}
+
+// meshL4Routes: vs has a route of the call's kind (tls or tcp) that applies to sidecars (a
+// match without gateways in a VirtualService bound to "mesh", or naming "mesh").
+func meshL4Routes(vs *networkingv1.VirtualService, kind string) bool {
+	bound := slices.Contains(rules.VSGateways(vs), rules.MeshGateway)
+	applies := func(gws []string) bool {
+		if len(gws) == 0 {
+			return bound
+		}
+		return slices.Contains(gws, rules.MeshGateway)
+	}
+	for _, r := range vs.Spec.GetTcp() {
+		if len(r.GetMatch()) == 0 && bound {
+			return true
+		}
+		for _, m := range r.GetMatch() {
+			if applies(m.GetGateways()) {
+				return true
+			}
+		}
+	}
+	if kind != rules.CallTLS {
+		return false
+	}
+	for _, r := range vs.Spec.GetTls() {
+		for _, m := range r.GetMatch() {
+			if applies(m.GetGateways()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scopeSelectsVS: an egress listener of v's Sidecar scope selects vs.
@@ -2201,6 +2302,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
+		if kind == rules.CallHTTP {
+			tr.http2ThroughTCP(v, proxy, gproxy, svc, cport, subset, drs, res.Cluster, chain.Origin, host)
+		}
 		// A route that splits the connections by weight with a backend istiod refused: that
 		// share goes to UnknownService and the gateway closes it (weighted_clusters of the
 		// tcp_proxy, networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters).

@@ -276,6 +276,11 @@ func pathVerdictLine(p *checks.PathTrace) string {
 				verdict = "OK for HTTP/1.1, but gRPC calls fail on the hop to the gateway (" + w.Resource + ")"
 				break
 			}
+			if w.Code == checks.PathHTTP2ThroughTCP {
+				// routed, but the host receives HTTP/2 cleartext
+				verdict = "ROUTED, but the host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject (" + w.Resource + ")"
+				break
+			}
 		}
 	}
 	fmt.Fprintf(&b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)

@@ -294,6 +294,42 @@ func exportedTo(list []*consolidated, proxyNs string) []*consolidated {
 	return out
 }
 
+// ClusterHTTPSettings returns the connectionPool.http settings of the cluster for port and
+// subset ("" = the default cluster) under the chosen rules (nil when none applies or none sets
+// them), merged as ClusterTLS merges tls: a port-level setting replaces the top-level policy, a
+// subset's connection pool overrides it, a subset port-level setting replaces it.
+//
+// Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy and
+// GetPortLevelTrafficPolicy.
+func (c *DRChoice) ClusterHTTPSettings(port uint32, subset string) *networking.ConnectionPoolSettings_HTTPSettings {
+	if c == nil {
+		return nil
+	}
+	portLevel := func(tp *networking.TrafficPolicy) (*networking.ConnectionPoolSettings, bool) {
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort() != nil && pl.GetPort().GetNumber() == port {
+				return pl.GetConnectionPool(), true
+			}
+		}
+		return tp.GetConnectionPool(), false
+	}
+	pool, _ := portLevel(c.TrafficPolicy)
+	if subset != "" {
+		for _, dr := range c.Rules {
+			for _, s := range dr.Spec.GetSubsets() {
+				if s.GetName() != subset || s.GetTrafficPolicy() == nil {
+					continue
+				}
+				if sp, hasPortLevel := portLevel(s.GetTrafficPolicy()); sp != nil || hasPortLevel {
+					pool = sp
+				}
+				return pool.GetHttp()
+			}
+		}
+	}
+	return pool.GetHttp()
+}
+
 // ClusterTLS returns the tls settings of the cluster for port and subset ("" = the default
 // cluster) under the chosen rules (nil when none applies or it sets no tls): a port-level
 // setting for the port replaces the whole top-level policy, its tls included even when it sets
