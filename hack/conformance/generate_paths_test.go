@@ -61,8 +61,12 @@ func init() {
 		// setting replaces the subset's policy: plaintext). mutual-top-level-subset-lb: the
 		// ISTIO_MUTUAL server, tls ISTIO_MUTUAL in the rule's top-level policy and a subset
 		// policy setting only loadBalancer (istiod keeps the top-level tls).
+		// http-into-tcp: HTTP on 80 to a TCP server on 8090 with a tcp route on to the entry
+		// (plaintext HTTP/1.1 passes through); http-into-tcp-h2: the same, and subset "p"
+		// upgrades to HTTP/2 (connectionPool.http.h2UpgradePolicy UPGRADE: the host receives
+		// HTTP/2 cleartext, GATEWAY_TCP_SERVER_FORWARDS_HTTP2).
 		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
-			"mutual-port-level-no-tls", "mutual-top-level-subset-lb"}},
+			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2"}},
 		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
 		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
@@ -289,6 +293,8 @@ spec:
 		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}"
 	case "mutual-port-level-no-tls":
 		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
+	case "http-into-tcp-h2":
+		drTLS = "\n    trafficPolicy:\n      connectionPool: {http: {h2UpgradePolicy: UPGRADE}}"
 	case "mutual-top-level-subset-lb":
 		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
 		drTLS = "\n    trafficPolicy:\n      loadBalancer: {simple: ROUND_ROBIN}"
@@ -323,6 +329,10 @@ spec:
 		server = fmt.Sprintf("  - port: {number: 8453, name: tls-path, protocol: TLS}\n    hosts: [%s]\n    tls: {mode: PASSTHROUGH}", hosts)
 		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}%s}", pathHost, pathHost, upSubset)
 		meshRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", pathHost, svcHost, svcPort)
+	case tlsVariant == "http-into-tcp" || tlsVariant == "http-into-tcp-h2":
+		server = fmt.Sprintf("  - port: {number: 8090, name: tcp-path, protocol: TCP}\n    hosts: [%s]", pathHost)
+		gwRoute = fmt.Sprintf("  tcp:\n  - route:\n    - destination: {host: %s, port: {number: %d}%s}", pathHost, upPort, upSubset)
+		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
 	default:
 		if mutualServer {
 			server = fmt.Sprintf("  - port: {number: 8453, name: https-path, protocol: HTTPS}\n    hosts: [%s]\n    tls: {mode: ISTIO_MUTUAL}", pathHost)

@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	upstreamhttp "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"maps"
 	"slices"
 	"sort"
@@ -207,6 +208,9 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 	if tr.Cause == checks.CauseNoEndpoints {
 		out += " (no endpoints)"
 	}
+	if slices.ContainsFunc(tr.Warnings, func(f checks.Finding) bool { return f.Code == checks.PathHTTP2ThroughTCP }) {
+		out += " (HTTP/2 into a TCP chain)"
+	}
 	for _, m := range tr.GatewayMirrors {
 		out += ", mirror " + m
 	}
@@ -336,6 +340,10 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if n, ok := out.endpoints[gw][cl]; ok && n == 0 && !plaintextToTLS { // the first failure only, as the plugin's trace
 		res += " (no endpoints)" // 503 UH at the gateway
 	}
+	if c.kind == rules.CallHTTP && r.RouteConfigMatched == "" && clusterHTTP2(sidecar, ip.cluster) {
+		// an HTTP/1.1 call the sidecar sends as HTTP/2 into a tcp_proxy: the host receives h2c
+		res += " (HTTP/2 into a TCP chain)"
+	}
 	// The clusters the matched route mirrors to (request_mirror_policies), each present or not.
 	if r.RouteConfigMatched != "" {
 		if rt := matchedRoute(ps.sim, r); rt != nil {
@@ -375,6 +383,26 @@ func chainWeightedClusters(sim *simulation.Simulation, listener, chain string) [
 		}
 	}
 	return nil
+}
+
+// clusterHTTP2: istiod's cluster name of the simulated proxy speaks HTTP/2 upstream (explicit
+// HTTP/2 protocol options in its envoy.extensions.upstreams.http.v3.HttpProtocolOptions).
+func clusterHTTP2(sim *simulation.Simulation, name string) bool {
+	for _, x := range sim.Clusters {
+		if x.GetName() != name {
+			continue
+		}
+		a := x.GetTypedExtensionProtocolOptions()["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+		if a == nil {
+			return false
+		}
+		var o upstreamhttp.HttpProtocolOptions
+		if err := a.UnmarshalTo(&o); err != nil {
+			return false
+		}
+		return o.GetExplicitHttpConfig().GetHttp2ProtocolOptions() != nil
+	}
+	return false
 }
 
 // tlsWord names a simulation TLS mode as the plugin's trace does.
@@ -452,6 +480,8 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 					o = "TLS originated twice"
 				} else if strings.HasSuffix(main, "(plaintext to a TLS port)") {
 					o = "plaintext to a TLS port"
+				} else if strings.HasSuffix(main, "(HTTP/2 into a TCP chain)") {
+					o = "HTTP/2 into a TCP chain"
 				}
 				if mirror != "" {
 					o += " (mirrored)"
