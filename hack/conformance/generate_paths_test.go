@@ -44,10 +44,16 @@ func init() {
 		// 18453, the gateway pods' container port), which the Service does not declare (no
 		// sidecar cluster for it). headless: egress-path with clusterIP None (a sidecar's
 		// cluster for it is ORIGINAL_DST: the call goes to the address the client dialed,
-		// cluster.go convertResolution). translation-off: egress-path labelled
+		// cluster.go convertResolution). alias: the client's route names team-p/egress-alias,
+		// an ExternalName Service (externalName egress-path.egress.svc.cluster.local, ports 8090
+		// and 8453): istiod routes to the external name's cluster (route.go
+		// GetDestinationCluster, for a service of the listener that declares the port).
+		// alias-short: externalName egress-path.egress (a cluster nothing builds).
+		// alias-no-port: the alias declares no port (the route keeps the alias's own name, a
+		// cluster nothing builds). translation-off: egress-path labelled
 		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
 		// translating) beside the newer alt Service.
-		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "headless", "translation-off"}},
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port", "translation-off"}},
 		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
 		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
 		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
@@ -258,7 +264,7 @@ spec:
 	const older = `"2023-01-01T00:00:00Z"`
 	target := "egress-path"
 	switch svcVariant {
-	case "own", "undeclared-port", "container-port", "headless":
+	case "own", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port":
 		service("egress-path", b.ts(), "", 18090, 18453)
 	case "older-alt", "client-to-alt":
 		service("egress-path-alt", older, "", 28090, 28453)
@@ -453,6 +459,9 @@ spec:
   hosts: [%s]
   gateways: [%s]
 %s`, cfgLabels, b.ts(), pathHost, gwRef, gwRoute))
+	if ah := pathAlias(b, svcVariant); ah != "" {
+		meshRoute = strings.ReplaceAll(meshRoute, "host: "+svcHost+",", "host: "+ah+",")
+	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
@@ -464,6 +473,31 @@ spec:
   gateways: [mesh]
 %s`, b.ts(), pathHost, meshRoute))
 	pathSidecar(b, d[dimPSidecar], passthrough, svcPort)
+}
+
+// pathAlias adds the ExternalName Service team-p/egress-alias of a path.service alias value
+// and returns its host name ("" for other values).
+func pathAlias(b *builder, v string) string {
+	target, ports := "egress-path.egress.svc.cluster.local", "\n  ports:\n  - {name: http-path, port: 8090}\n  - {name: tls-path, port: 8453}"
+	switch v {
+	case "alias":
+	case "alias-short":
+		target = "egress-path.egress"
+	case "alias-no-port":
+		ports = ""
+	default:
+		return ""
+	}
+	b.add(fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: egress-alias
+  namespace: team-p
+  creationTimestamp: %s
+spec:
+  type: ExternalName
+  externalName: %s%s`, b.ts(), target, ports))
+	return "egress-alias.team-p.svc.cluster.local"
 }
 
 // pathSidecar adds the Sidecar of a path.sidecar value in team-p; svcPort is the gateway

@@ -675,6 +675,15 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if c.trimmedBy != "" {
 			// The Service has the port; the Sidecar's egress listeners keep it out.
 			culprit, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, cport)
+		} else if al, full, found := aliasWithShortName(reg, chost); found {
+			// The route names an ExternalName Service whose externalName is not a full name:
+			// istiod routes to the cluster named after it as written (route.go
+			// GetDestinationCluster), which no Service or ServiceEntry builds.
+			culprit = al.Ref()
+			patch = newPatch("v1", "Service", al.Namespace, al.Name, fields{{"spec", fields{{"externalName", full}}}})
+			fix = patch.Text()
+			c.Reason += fmt.Sprintf("; the route names %s, an ExternalName Service whose externalName %q is not a full name: istiod routes to the cluster named after it as written, which nothing builds", al.Ref(), chost)
+			tr.t.Hops[len(tr.t.Hops)-1].Summary = path + ": the sidecar has no such cluster (" + c.Reason + ")"
 		} else if ok && s.Kind == rules.KindService && !hasPort(s, cport) {
 			// explain-listener's code for the same fault (a Service, typically the egress
 			// gateway's, without the port the route names).
@@ -691,6 +700,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			}
 			if r, f, ok := managedServicePortFix(tr.snap, s, cport, routeVSOf(res)); ok {
 				culprit, fix, patch = r, f, nil
+			}
+			if _, full, short := aliasWithShortName(reg, s.ExternalName); s.ExternalName != "" && short {
+				// an alias without the port whose externalName is not a full name either: the
+				// port alone leaves the route on a cluster nothing builds
+				fix, patch = fmt.Sprintf("Add port %d to %s and set its spec.externalName to %s (the full name: istiod routes to the cluster named after externalName as written).", cport, s.Ref(), full), nil
+				culprit = s.Ref()
 			}
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
@@ -787,6 +802,28 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if len(gws) > 1 && tr.t.Level != LevelError && tr.t.Cause == "" {
 		tr.otherGateways(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
 	}
+}
+
+// aliasWithShortName: an ExternalName Service whose externalName is host, a name no Service or
+// ServiceEntry declares, while its full form (<name>.<ns>.svc.cluster.local, the namespace
+// written or the alias's own) is a Service: the alias and that full name.
+func aliasWithShortName(reg *model.Registry, host string) (rules.Service, string, bool) {
+	if host == "" || len(reg.Shared(host)) > 0 || strings.HasSuffix(host, ".svc.cluster.local") {
+		return rules.Service{}, "", false
+	}
+	for _, s := range reg.All {
+		if s.Kind != rules.KindService || s.ExternalName != host {
+			continue
+		}
+		full := host + ".svc.cluster.local"
+		if !strings.Contains(host, ".") {
+			full = host + "." + s.Namespace + ".svc.cluster.local"
+		}
+		if slices.ContainsFunc(reg.Shared(full), func(x rules.Service) bool { return x.Kind == rules.KindService }) {
+			return s, full, true
+		}
+	}
+	return rules.Service{}, "", false
 }
 
 // headlessGatewayService: the client's route sends the call to a headless Service of gateway

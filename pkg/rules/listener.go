@@ -657,12 +657,17 @@ func (b builder) l4MatchApplies(gws []string, port uint32, src map[string]string
 // routeChain mirrors buildOutboundNetworkFilters: one destination gives its cluster, several a
 // weighted set. The port is the destination's, else the only port of the sidecar scope's
 // service for the host (ScopeService: push_context.go ServiceForHostname), else the listener
-// port (route.go GetDestinationCluster).
+// port; an ExternalName Service's destination is its external name (route.go
+// GetDestinationCluster).
 func (b builder) routeChain(rs []*networking.RouteDestination, listenPort uint32, vs *networkingv1.VirtualService) FilterChain {
 	c := FilterChain{VirtualService: vs.Namespace + "/" + vs.Name}
 	for _, r := range rs {
 		h := ResolveShortname(r.GetDestination().GetHost(), vs.Namespace)
-		name := ClusterName(b.destPort(h, r.GetDestination().GetPort().GetNumber(), listenPort), r.GetDestination().GetSubset(), h)
+		dst := h
+		if s, ok := b.out.scope[h]; ok && s.ExternalName != "" {
+			dst = s.ExternalName // an alias: its external name's cluster, as written
+		}
+		name := ClusterName(b.destPort(h, r.GetDestination().GetPort().GetNumber(), listenPort), r.GetDestination().GetSubset(), dst)
 		if h == "" {
 			name = UnknownServiceCluster // a refused Gateway API backend (GetDestinationCluster)
 		}

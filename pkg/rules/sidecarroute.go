@@ -221,7 +221,7 @@ func (o *SidecarOutbound) virtualHosts(v egressView, port uint32) []VirtualHost 
 	withVS := map[string]bool{}
 	suffix := ":" + strconv.Itoa(int(port))
 	for _, vs := range vses {
-		routes := o.httpRoutes(vs, port)
+		routes := o.httpRoutes(vs, port, byName)
 		if len(routes) == 0 {
 			continue
 		}
@@ -420,7 +420,7 @@ func sidecarSourceMatch(m *networking.HTTPMatchRequest, labels map[string]string
 // httpRoutes mirrors BuildHTTPRoutesForVirtualService on a sidecar (gateways {mesh}): a match is
 // kept when its port is unset or the listener port and sidecarSourceMatch accepts it; a route
 // whose matches are all dropped is skipped. Destinations use the destination port, else the listener port.
-func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint32) []RouteAction {
+func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint32, byName map[string]Service) []RouteAction {
 	var out []RouteAction
 	ref := vs.Namespace + "/" + vs.Name
 	for _, r := range vs.Spec.GetHttp() {
@@ -455,7 +455,7 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 		case r.GetRedirect() != nil:
 			act.DirectResponse = 1 // a redirect
 		case len(r.GetRoute()) == 1:
-			act.Cluster = routeCluster(r.GetRoute()[0].GetDestination(), port, vs.Namespace)
+			act.Cluster = routeCluster(r.GetRoute()[0].GetDestination(), port, vs.Namespace, byName)
 		default:
 			// Destinations with weight 0 are left out when there are several (route.go
 			// translateRoute: "Ignore 0 weighted clusters").
@@ -463,7 +463,7 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 				if w.GetWeight() == 0 {
 					continue
 				}
-				act.Weighted = append(act.Weighted, routeCluster(w.GetDestination(), port, vs.Namespace))
+				act.Weighted = append(act.Weighted, routeCluster(w.GetDestination(), port, vs.Namespace, byName))
 			}
 		}
 		out = append(out, act)
@@ -497,12 +497,19 @@ func FaultAbortsAll(r *networking.HTTPRoute) string {
 // unsupported kind). No such cluster exists; Gateway API routes answer 500 for it.
 const UnknownServiceCluster = "UnknownService"
 
-// routeCluster mirrors route.go GetDestinationCluster for a sidecar route on port.
-func routeCluster(d *networking.Destination, port uint32, vsNs string) string {
+// routeCluster mirrors route.go GetDestinationCluster for a sidecar route on port: byName are
+// the listener's services that declare port (httproute.go servicesByName); a destination that
+// is an ExternalName Service among them is routed to its external name's cluster, written as
+// the Service has it.
+func routeCluster(d *networking.Destination, port uint32, vsNs string, byName map[string]Service) string {
 	if d.GetHost() == "" {
 		return UnknownServiceCluster
 	}
-	return ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), strings.ToLower(ResolveShortname(d.GetHost(), vsNs)))
+	h := strings.ToLower(ResolveShortname(d.GetHost(), vsNs))
+	if s, ok := byName[h]; ok && s.ExternalName != "" {
+		h = s.ExternalName
+	}
+	return ClusterName(orPort(d.GetPort().GetNumber(), port), d.GetSubset(), h)
 }
 
 func orPort(p, def uint32) uint32 {
