@@ -360,7 +360,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	}
 	c.renderSidecarContexts()
 	res.ClientNamespaces = c.clientNS
-	res.Findings = mergeSameFault(mergePathAndGateway(c.findings))
+	res.Findings = mergeRouteCaused(mergeSameFault(mergePathAndGateway(c.findings)))
 	attributeGenerated(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
 	return res, c.narrowed.Load(), c.wideFallback.Load()

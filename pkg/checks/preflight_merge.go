@@ -104,6 +104,63 @@ var sameFaultIf = map[string][]sameFaultCond{
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 }
 
+// mergeRouteCaused folds a gateway verdict's PORT_NOT_DECLARED about an entry (its contexts all
+// "gateway G, host:P") into a ROUTE_CLUSTER_ABSENT finding about a VirtualService that names the
+// same missing cluster outbound|P||host on the same gateway: the route sending the host to a port
+// no entry declares (an older catch-all taking the traffic meant for another route, say) is the
+// fault, and declaring the port would only make that route's wrong destination work. The
+// entry's finding is listed in AlsoReportedAs, as mergeSameFault does.
+func mergeRouteCaused(fs []PreflightFinding) []PreflightFinding {
+	drop := map[int]bool{}
+	for i, f := range fs {
+		if f.Code != CausePortNotDeclared || len(f.Contexts) == 0 {
+			continue
+		}
+		target := -1
+		for _, c := range f.Contexts {
+			gw, hp, ok := strings.Cut(strings.TrimPrefix(c, "gateway "), ", ")
+			i := strings.LastIndex(hp, ":")
+			if !ok || !strings.HasPrefix(c, "gateway ") || i <= 0 {
+				target = -1
+				break
+			}
+			cluster := "outbound|" + hp[i+1:] + "||" + hp[:i]
+			j := slices.IndexFunc(fs, func(r PreflightFinding) bool {
+				return r.Code == ListenerClusterAbsent && r.Resource.Kind == "VirtualService" && strings.Contains(r.Message, cluster) &&
+					slices.ContainsFunc(r.Contexts, func(rc string) bool { return strings.HasPrefix(rc, "gateway "+gw+", ") })
+			})
+			if j < 0 || (target >= 0 && j != target) {
+				target = -1
+				break
+			}
+			target = j
+		}
+		if target < 0 {
+			continue
+		}
+		p := &fs[target]
+		for _, c := range f.Contexts {
+			if !slices.Contains(p.Contexts, c) {
+				p.Contexts = append(p.Contexts, c)
+			}
+		}
+		if alias := strings.TrimSpace(f.ID + " " + f.Code); !slices.Contains(p.AlsoReportedAs, alias) {
+			p.AlsoReportedAs = append(p.AlsoReportedAs, alias)
+		}
+		drop[i] = true
+	}
+	if len(drop) == 0 {
+		return fs
+	}
+	out := make([]PreflightFinding, 0, len(fs)-len(drop))
+	for i, f := range fs {
+		if !drop[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // sameFaultCond is one alias of sameFaultIf: the code it folds into, when the finding meets the
 // condition.
 type sameFaultCond struct {

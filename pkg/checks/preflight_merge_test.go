@@ -68,3 +68,29 @@ func TestMergeSameFault(t *testing.T) {
 		t.Errorf("lone export-audit finding: %+v", out)
 	}
 }
+
+// A gateway verdict's PORT_NOT_DECLARED on the entry for host:8080 is the same fault as the
+// ROUTE_CLUSTER_ABSENT of the VirtualService sending the host to that port on that gateway:
+// folded into it; on another gateway, or for another cluster, it stays.
+func TestMergeRouteCaused(t *testing.T) {
+	entry := PreflightFinding{ID: "EGR0103", Code: CausePortNotDeclared, Resource: ResourceRef{Kind: "ServiceEntry", Namespace: "team-a", Name: "geo"},
+		Contexts: []string{"gateway istio-system/istio-egressgateway, api.geo.io:8080"}}
+	route := PreflightFinding{ID: "EGR0322", Code: ListenerClusterAbsent, Resource: ResourceRef{Kind: "VirtualService", Namespace: "team-legacy", Name: "geo-old"},
+		Message:  "VirtualService team-legacy/geo-old routes api.geo.io on gateway istio-system/istio-egressgateway to port 8080, ... so there is no outbound|8080||api.geo.io: requests get 503 NC at the gateway.",
+		Contexts: []string{"gateway istio-system/istio-egressgateway, api.geo.io:80"}}
+	out := mergeRouteCaused([]PreflightFinding{entry, route})
+	if len(out) != 1 || out[0].Code != ListenerClusterAbsent || !slices.Contains(out[0].AlsoReportedAs, "EGR0103 "+CausePortNotDeclared) ||
+		!slices.Contains(out[0].Contexts, entry.Contexts[0]) {
+		t.Fatalf("folded: %+v", out)
+	}
+	other := entry
+	other.Contexts = []string{"gateway egress/other-gateway, api.geo.io:8080"}
+	if out := mergeRouteCaused([]PreflightFinding{other, route}); len(out) != 2 {
+		t.Errorf("another gateway's verdict was folded: %+v", out)
+	}
+	port := entry
+	port.Contexts = []string{"gateway istio-system/istio-egressgateway, api.geo.io:9090"}
+	if out := mergeRouteCaused([]PreflightFinding{port, route}); len(out) != 2 {
+		t.Errorf("another port's verdict was folded: %+v", out)
+	}
+}
