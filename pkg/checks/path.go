@@ -804,6 +804,26 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	}
 }
 
+// drSetsTLSOnPort: a DestinationRule for host sets tls for port (a port-level setting, or the
+// top-level policy): the configuration means to originate TLS there.
+func drSetsTLSOnPort(snap *snapshot.Snapshot, host string, port uint32) bool {
+	for _, dr := range snap.DestinationRules {
+		if !strings.EqualFold(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace), host) {
+			continue
+		}
+		tp := dr.Spec.GetTrafficPolicy()
+		if tp.GetTls() != nil {
+			return true
+		}
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // aliasWithShortName: an ExternalName Service whose externalName is host, a name no Service or
 // ServiceEntry declares, while its full form (<name>.<ns>.svc.cluster.local, the namespace
 // written or the alias's own) is a Service: the alias and that full name.
@@ -2412,6 +2432,18 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.t.Answer = notFoundAnswer(httpVS != "", httpVS != "" && generatedVS(tr.snap, httpVS))
 		if !slices.Contains(g.Answers, tr.t.Answer) {
 			msg += " " + tr.t.Answer.Sentence("the gateway")
+		}
+		if g.Cause == CausePortNotDeclared && ghost == host && gport != tr.t.Port && !drSetsTLSOnPort(tr.snap, host, gport) {
+			// The route sends the host to a port its entry lacks, while the entry declares
+			// the port the client called: the gateway's verdict for that port blames the
+			// route (ownPortAbsent), as why-missing --gateway --port says. Not when a
+			// DestinationRule originates TLS on the route's port (TLS origination at the
+			// gateway: the entry lacks that port).
+			if r2, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Port: tr.t.Port, Gateway: w.Ref()}); err == nil && len(r2.Gateways) > 0 &&
+				r2.Gateways[0].Cause == ListenerClusterAbsent && strings.HasPrefix(r2.Gateways[0].Culprit, "VirtualService ") {
+				g = r2.Gateways[0]
+				msg = g.Message
+			}
 		}
 		cause, culprit := g.Cause, g.Culprit
 		if culprit == "" && ghost != host && routeVSRef != "" {

@@ -106,8 +106,9 @@ var sameFaultIf = map[string][]sameFaultCond{
 
 // mergeRouteCaused folds a gateway verdict's PORT_NOT_DECLARED about an entry (its contexts all
 // "gateway G, host:P") into a ROUTE_CLUSTER_ABSENT finding about a VirtualService that names the
-// same missing cluster outbound|P||host on the same gateway: the route sending the host to a port
-// no entry declares (an older catch-all taking the traffic meant for another route, say) is the
+// same missing cluster outbound|P||host on the same gateway (in its message or contexts): the
+// route sending the host to a port no entry declares (an older catch-all taking the traffic
+// meant for another route, or a typo while the entry declares the port clients call) is the
 // fault, and declaring the port would only make that route's wrong destination work. The
 // entry's finding is listed in AlsoReportedAs, as mergeSameFault does.
 func mergeRouteCaused(fs []PreflightFinding) []PreflightFinding {
@@ -127,7 +128,7 @@ func mergeRouteCaused(fs []PreflightFinding) []PreflightFinding {
 			cluster := "outbound|" + hp[i+1:] + "||" + hp[:i]
 			j := slices.IndexFunc(fs, func(r PreflightFinding) bool {
 				return r.Code == ListenerClusterAbsent && r.Resource.Kind == "VirtualService" && strings.Contains(r.Message, cluster) &&
-					slices.ContainsFunc(r.Contexts, func(rc string) bool { return strings.HasPrefix(rc, "gateway "+gw+", ") })
+					(strings.Contains(r.Message, "gateway "+gw+" ") || slices.ContainsFunc(r.Contexts, func(rc string) bool { return strings.HasPrefix(rc, "gateway "+gw+", ") }))
 			})
 			if j < 0 || (target >= 0 && j != target) {
 				target = -1

@@ -1125,9 +1125,10 @@ func (e *evaluation) portOnOtherEntry(h string, port uint32) (used, other rules.
 // has no cluster (the entry the gateway uses does not declare it), although other ports' clusters
 // are there.
 func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef string, shadows bool) {
-	if d.Port == 0 || (e.port != 0 && !shadows) {
+	if d.Port == 0 || (e.port != 0 && !shadows && (d.Port == e.port || b.Server.GetPort().GetNumber() != e.port)) {
 		return // asked for one port: the verdict is about that port already (unless this
-		// route takes the traffic before the route for it)
+		// route takes the traffic before the route for it, or the server on the asked port
+		// sends the host to another port)
 	}
 	for _, c := range e.v.Clusters {
 		if c.FQDN == h && c.Port == d.Port && c.Subset == d.Subset {
@@ -1168,7 +1169,15 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 	}
 	e.fail(ListenerClusterAbsent, bindCulprit(b),
 		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
-		fmt.Sprintf("Route to one of ports %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", strings.Join(ports, ", "), d.Port, h, d.Port))
+		fmt.Sprintf("Route to %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", portsPhrase(ports), d.Port, h, d.Port))
+}
+
+// portsPhrase: "port 80" or "one of ports 80, 443".
+func portsPhrase(ports []string) string {
+	if len(ports) == 1 {
+		return "port " + ports[0] + " (the port the entry declares)"
+	}
+	return "one of ports " + strings.Join(ports, ", ")
 }
 
 // plaintextToTLSPort fails the verdict when an HTTP route bound on the gateway sends the host to
