@@ -50,10 +50,13 @@ func init() {
 		// GetDestinationCluster, for a service of the listener that declares the port).
 		// alias-short: externalName egress-path.egress (a cluster nothing builds).
 		// alias-no-port: the alias declares no port (the route keeps the alias's own name, a
-		// cluster nothing builds). translation-off: egress-path labelled
+		// cluster nothing builds). spans: egress-path selects {app: egress-gateway}, which a
+		// second gateway workload egress/egress-gateway-b (no Gateway of its own) carries too:
+		// the client's calls are balanced over both workloads' pods (the Service's endpoints),
+		// and those through egress-gateway-b fail. translation-off: egress-path labelled
 		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
 		// translating) beside the newer alt Service.
-		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port", "translation-off"}},
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port", "spans", "translation-off"}},
 		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
 		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
 		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
@@ -243,6 +246,7 @@ spec:
 	if svcVariant == "headless" {
 		ips["egress-path"] = "None"
 	}
+	svcSel := podSel
 	service := func(name, ts, labels string, http, tls uint32) {
 		if labels != "" {
 			labels = "\n  labels: " + labels
@@ -259,12 +263,16 @@ spec:
   selector: %s
   ports:
   - {name: http-path, port: 8090, targetPort: %d, protocol: TCP}
-  - {name: tls-path, port: 8453, targetPort: %d, protocol: TCP}`, name, labels, ts, ips[name], podSel, http, tls))
+  - {name: tls-path, port: 8453, targetPort: %d, protocol: TCP}`, name, labels, ts, ips[name], svcSel, http, tls))
 	}
 	const older = `"2023-01-01T00:00:00Z"`
 	target := "egress-path"
 	switch svcVariant {
 	case "own", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port":
+		service("egress-path", b.ts(), "", 18090, 18453)
+	case "spans":
+		spansWorkload(b)
+		svcSel = "{app: egress-gateway}"
 		service("egress-path", b.ts(), "", 18090, 18453)
 	case "older-alt", "client-to-alt":
 		service("egress-path-alt", older, "", 28090, 28453)
@@ -473,6 +481,47 @@ spec:
   gateways: [mesh]
 %s`, b.ts(), pathHost, meshRoute))
 	pathSidecar(b, d[dimPSidecar], passthrough, svcPort)
+}
+
+// spansWorkload adds a second gateway workload in egress, egress-gateway-b (Deployment and
+// Pod 10.10.0.21, labels {app: egress-gateway, istio: egress-b}), for path.service spans.
+func spansWorkload(b *builder) {
+	const labels = "{app: egress-gateway, istio: egress-b}"
+	b.add(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: egress-gateway-b
+  namespace: egress
+  labels: %[1]s
+  creationTimestamp: %[2]s
+spec:
+  selector:
+    matchLabels: %[1]s
+  template:
+    metadata:
+      labels: %[1]s
+    spec:
+      containers:
+      - name: istio-proxy
+        image: auto`, labels, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: egress-gateway-b-0
+  namespace: egress
+  labels: %[1]s
+  creationTimestamp: %[2]s
+spec:
+  containers:
+  - name: istio-proxy
+    image: auto
+status:
+  phase: Running
+  podIP: 10.10.0.21
+  podIPs: [{ip: 10.10.0.21}]
+  conditions:
+  - type: Ready
+    status: "True"`, labels, b.ts()))
 }
 
 // pathAlias adds the ExternalName Service team-p/egress-alias of a path.service alias value

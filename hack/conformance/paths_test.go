@@ -42,14 +42,15 @@ func (c pathCheck) String() string {
 // comparePaths traces every planned call of every client sidecar whose sidecar cluster (on
 // either side) is a Kubernetes Service selecting a gateway workload.
 func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []proxySpec, out *istiodOut) []pathCheck {
-	// Service host -> gateway workload refs it selects.
-	gwSvc := map[string]string{}
+	// Service host -> the first gateway workload it selects, and all of them (gwAll).
+	gwSvc, gwAll := map[string]string{}, map[string][]string{}
 	for _, svc := range snap.Services {
 		for _, g := range gateways {
 			if svc.Namespace == g.ns && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, g.labels) {
 				if _, seen := gwSvc[rules.KubeServiceHost(svc)]; !seen {
 					gwSvc[rules.KubeServiceHost(svc)] = g.ref
 				}
+				gwAll[rules.KubeServiceHost(svc)] = append(gwAll[rules.KubeServiceHost(svc)], g.ref)
 			}
 		}
 	}
@@ -105,6 +106,21 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 			if c.istiod == "" {
 				continue // not checkable (the client's TLS inside TLS to the gateway)
 			}
+			// A Service selecting several gateway workloads: the client's calls are balanced
+			// over all their pods. When the call works through the one followed and fails
+			// through another, that share fails (the plugin: GATEWAY_SERVICE_SELECTS_OTHER_GATEWAY).
+			_, _, chost, _ := parseCluster(ip.cluster)
+			if others := gwAll[chost]; len(others) > 1 && istiodPathWorks(c.istiod) && !strings.HasSuffix(c.istiod, ": original destination") {
+				for _, o := range others {
+					if o == gw {
+						continue
+					}
+					if oc := istiodPathOutcome(ps.sim, ip, out, o, call); oc != "" && !istiodPathWorks(oc) {
+						c.istiod += " | through " + o + ": fails"
+						break
+					}
+				}
+			}
 			res = append(res, c)
 		}
 	}
@@ -145,8 +161,25 @@ func crossRevisionPaths(t *testing.T, snap *snapshot.Snapshot, in *oracleInput, 
 	return out
 }
 
-// pluginPathOutcome: "sidecar <cluster>, gateway <listener> → <cluster>|<failure>".
+// pluginPathOutcome: "sidecar <cluster>, gateway <listener> → <cluster>|<failure>", and
+// " | through <workload>: fails" when the call also goes to another gateway workload's pods
+// where it fails (GATEWAY_SERVICE_SELECTS_OTHER_GATEWAY: the followed workload's hops decide the
+// rest).
 func pluginPathOutcome(tr *checks.PathTrace) string {
+	if tr.Cause == checks.GatewayServiceSpans {
+		own := *tr
+		own.Cause, own.Level = checks.PathOK, ""
+		own.Hops = nil
+		other := ""
+		for _, h := range tr.Hops {
+			if g, ok := strings.CutPrefix(h.Proxy, "gateway "); ok && g != tr.Gateway {
+				other = g
+				continue
+			}
+			own.Hops = append(own.Hops, h)
+		}
+		return pluginPathOutcome(&own) + " | through " + other + ": fails"
+	}
 	side := "sidecar " + orDash(tr.SidecarCluster)
 	switch tr.Cause {
 	case checks.ListenerClusterAbsent, checks.ListenerGatewayServiceLack:

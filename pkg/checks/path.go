@@ -3356,6 +3356,10 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 		return false
 	}
 	tr.hop(gproxy, "upstream tls", Fail, d.hop)
+	if d.patch == nil && d.fix != "" {
+		tr.failFix(PathNotOriginated, "", d.culprit, d.msg, d.fix, nil)
+		return true
+	}
 	tr.failPatch(PathNotOriginated, "", d.culprit, d.msg, d.patch)
 	return true
 }
@@ -3364,6 +3368,8 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 type notOriginatedDiag struct {
 	hop, msg, culprit string
 	patch             *Patch
+	// fix is advice when there is no patch (a client certificate to name).
+	fix string
 }
 
 // notOriginatedAt diagnoses the gateway's cluster (outbound|port|subset|host) sending plaintext
@@ -3467,6 +3473,14 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 				break
 			}
 		}
+		if raw := (&rules.DRChoice{Rules: []*networkingv1.DestinationRule{src}, TrafficPolicy: src.Spec.GetTrafficPolicy()}); rules.InvalidMutualTLS(rawClusterTLS(raw, port)) {
+			// MUTUAL without a client certificate: Istio's validation refuses the rule; one in
+			// place anyway gives a cluster without TLS (cluster_tls.go constructUpstreamTLS).
+			d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
+			d.msg += fmt.Sprintf(" DestinationRule %s/%s sets tls mode MUTUAL for port %d without credentialName and without clientCertificate and privateKey: Istio's validation refuses such a rule, and where one is in place istiod cannot build the client certificate and leaves the cluster without TLS.", src.Namespace, src.Name, port)
+			d.fix = fmt.Sprintf("In DestinationRule %s/%s, add credentialName to that tls setting: the name of a Secret in %s holding the client certificate, key and CA (or set clientCertificate and privateKey to files mounted in the gateway pods).", src.Namespace, src.Name, w.Namespace)
+			return d, true
+		}
 		tp := jsonMap(src.Spec.GetTrafficPolicy())
 		pls := asList(tp["portLevelSettings"])
 		found := false
@@ -3513,6 +3527,18 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// rawClusterTLS is the tls setting a rule gives the cluster for port before istiod's check of
+// the client certificate (DRChoice.ClusterTLS drops an invalid MUTUAL one).
+func rawClusterTLS(c *rules.DRChoice, port uint32) *networking.ClientTLSSettings {
+	tp := c.TrafficPolicy
+	for _, pl := range tp.GetPortLevelSettings() {
+		if pl.GetPort().GetNumber() == port {
+			return pl.GetTls()
+		}
+	}
+	return tp.GetTls()
 }
 
 // drSetsTLS: the rule originates TLS (SIMPLE or MUTUAL) at the top level or for the port.

@@ -1130,6 +1130,31 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 		// route takes the traffic before the route for it, or the server on the asked port
 		// sends the host to another port)
 	}
+	if e.port != 0 && d.Port != e.port && e.full != nil {
+		// The clusters of this verdict are the asked port's only: the route's own port is
+		// judged by the gateway's verdict for it. Only an entry that does not declare that
+		// port is this route's fault (its other failures are that verdict's own).
+		sub := evaluateNested(e, h, d.Port)
+		if sub.Present || sub.Cause != CausePortNotDeclared {
+			return
+		}
+		chosen, _ := rules.ServiceForProxy(model.Services(e.snap, e.flags.MeshConfig).Shared(h), e.w.Namespace)
+		if chosen == nil || hasPort(*chosen, d.Port) {
+			return
+		}
+		var ports []string
+		for _, p := range chosen.Ports {
+			ports = append(ports, fmt.Sprint(p.Number))
+		}
+		name := rules.ClusterName(d.Port, d.Subset, h)
+		e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
+			fmt.Sprintf("%s sends %s to %s, which %s does not have (%s declares ports %s)", vsRef, e.host, name, e.w.Ref(), chosen.Ref(), strings.Join(ports, ", ")),
+			Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
+		e.fail(ListenerClusterAbsent, bindCulprit(b),
+			fmt.Sprintf("%s routes %s on gateway %s to port %d, but %s, the entry for %s the gateway uses, declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, chosen.Ref(), h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
+			fmt.Sprintf("Route to %s, or declare port %d in %s.", portsPhrase(ports), d.Port, chosen.Ref()))
+		return
+	}
 	for _, c := range e.v.Clusters {
 		if c.FQDN == h && c.Port == d.Port && c.Subset == d.Subset {
 			if c.Present {
@@ -1209,7 +1234,7 @@ func (e *evaluation) plaintextToTLSPort(b rules.Binding, d rules.Dest, h string)
 		}
 		if diag, ok := notOriginatedAt(e.full, e.w, c.Name); ok {
 			e.step("upstream-tls", "the gateway originates TLS to a TLS port", Fail, diag.hop)
-			e.failPatch(PathNotOriginated, diag.culprit, diag.msg, "", diag.patch)
+			e.failPatch(PathNotOriginated, diag.culprit, diag.msg, diag.fix, diag.patch)
 		}
 		return
 	}

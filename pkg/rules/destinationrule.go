@@ -339,6 +339,25 @@ func (c *DRChoice) ClusterHTTPSettings(port uint32, subset string) *networking.C
 // Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy and
 // GetPortLevelTrafficPolicy, pilot/pkg/model/destination_rule.go MergeTrafficPolicy.
 func (c *DRChoice) ClusterTLS(port uint32, subset string) *networking.ClientTLSSettings {
+	t := c.clusterTLS(port, subset)
+	if InvalidMutualTLS(t) {
+		// istiod cannot build the client certificate: it logs the error and leaves the
+		// cluster without TLS (cluster_tls.go constructUpstreamTLS, applyUpstreamTLSSettings)
+		return nil
+	}
+	return t
+}
+
+// InvalidMutualTLS: tls mode MUTUAL without credentialName and without a client certificate and
+// private key. Istio's validation refuses it; applied anyway, istiod builds the cluster without
+// TLS (pilot/pkg/networking/core/cluster_tls.go constructUpstreamTLS: "client certificate and
+// private key must not be empty").
+func InvalidMutualTLS(t *networking.ClientTLSSettings) bool {
+	return t.GetMode() == networking.ClientTLSSettings_MUTUAL && t.GetCredentialName() == "" &&
+		(t.GetClientCertificate() == "" || t.GetPrivateKey() == "")
+}
+
+func (c *DRChoice) clusterTLS(port uint32, subset string) *networking.ClientTLSSettings {
 	if c == nil {
 		return nil
 	}
