@@ -915,6 +915,9 @@ spec:
 	if gatewayAPIObjects(b, d[dimGGwAPI]) {
 		gwRefs = append(gwRefs, "egress/egw-istio")
 	}
+	if d[dimPService] == "spans" {
+		gwRefs = append(gwRefs, "egress/egress-gateway-b") // path.service spans: compared too
+	}
 	roles := map[string]string{}
 	for _, r := range gwRefs {
 		if strings.HasPrefix(r, gwNs+"/") {
