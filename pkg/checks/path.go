@@ -1310,6 +1310,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		tr.t.Warnings = append(tr.t.Warnings, w)
 		return
 	}
+	if w, ok := tr.tcpRoutesOnTLSPort(v, x.Relevant(host, nil), host, proxy); ok {
+		tr.t.Warnings = append(tr.t.Warnings, w)
+		return
+	}
 	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if !routesCallKind(vs, tr.t.Call) {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
@@ -1379,6 +1383,52 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 	}
+}
+
+// tcpRoutesOnTLSPort: a TLS call to a port the entry declares TLS or HTTPS, and a mesh
+// VirtualService visible here sends the host to a gateway Service with tcp routes only: a
+// sidecar builds no tcp route chains on a TLS port (only tls routes, by SNI), so the call goes
+// straight out. A Kubernetes Gateway API TCPRoute with the entry as parent is such a route.
+//
+// Mirrors istiod pilot/pkg/networking/core/tls.go buildSidecarOutboundTCPFilterChainOpts
+// (nothing for a port whose protocol is TLS).
+func (tr *tracer) tcpRoutesOnTLSPort(v SidecarView, vses []*networkingv1.VirtualService, host, proxy string) (Finding, bool) {
+	if tr.t.Call != rules.CallTLS {
+		return Finding{}, false
+	}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok || !slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool {
+		return p.Number == tr.t.Port && (p.Protocol == "TLS" || p.Protocol == "HTTPS")
+	}) {
+		return Finding{}, false
+	}
+	for _, vs := range vses {
+		if len(vs.Spec.GetTls()) > 0 || !meshL4Routes(vs, rules.CallTCP) || !tr.routesToGatewayService(v, vs) ||
+			!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+			continue
+		}
+		ref := firstOrigin(tr.snap, vs.Namespace+"/"+vs.Name)
+		if !strings.Contains(ref, " ") {
+			ref = "VirtualService " + ref
+		}
+		fix := fmt.Sprintf("Route the host with a tls route in %s (match port %d and sniHosts [%s]) instead of the tcp route.", ref, tr.t.Port, host)
+		if !strings.HasPrefix(ref, "VirtualService ") {
+			fix = fmt.Sprintf("Replace %s with a TLSRoute (same parentRefs and backendRefs, hostnames [%s]).", ref, host)
+		}
+		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+			Message: fmt.Sprintf("%s sends %s to the egress gateway with tcp routes, but %s declares port %d as %s: on a TLS port a sidecar uses only tls routes (matched by SNI) and ignores tcp routes, so the call from %s goes straight out.", ref, host, s.Ref(), tr.t.Port, portProtocol(s, tr.t.Port), proxy),
+			Fix:     fix}, true
+	}
+	return Finding{}, false
+}
+
+func portProtocol(s rules.Service, port uint32) string {
+	for _, p := range s.Ports {
+		if p.Number == port {
+			return p.Protocol
+		}
+	}
+	return ""
 }
 
 // meshL4Routes: vs has a route of the call's kind (tls or tcp) that applies to sidecars (a
