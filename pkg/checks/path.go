@@ -3523,7 +3523,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 				break
 			}
 		}
-		if raw := (&rules.DRChoice{Rules: []*networkingv1.DestinationRule{src}, TrafficPolicy: src.Spec.GetTrafficPolicy()}); rules.InvalidMutualTLS(rawClusterTLS(raw, port)) {
+		if raw := (&rules.DRChoice{Rules: []*networkingv1.DestinationRule{src}, TrafficPolicy: src.Spec.GetTrafficPolicy()}); rules.InvalidMutualTLS(raw.ClusterTLSAsWritten(port, "")) {
 			// MUTUAL without a client certificate: Istio's validation refuses the rule; one in
 			// place anyway gives a cluster without TLS (cluster_tls.go constructUpstreamTLS).
 			d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
@@ -3577,18 +3577,6 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return s
-}
-
-// rawClusterTLS is the tls setting a rule gives the cluster for port before istiod's check of
-// the client certificate (DRChoice.ClusterTLS drops an invalid MUTUAL one).
-func rawClusterTLS(c *rules.DRChoice, port uint32) *networking.ClientTLSSettings {
-	tp := c.TrafficPolicy
-	for _, pl := range tp.GetPortLevelSettings() {
-		if pl.GetPort().GetNumber() == port {
-			return pl.GetTls()
-		}
-	}
-	return tp.GetTls()
 }
 
 // drSetsTLS: the rule originates TLS (SIMPLE or MUTUAL) at the top level or for the port.

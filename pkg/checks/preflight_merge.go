@@ -112,6 +112,16 @@ var sameFaultIf = map[string][]sameFaultCond{
 // fault, and declaring the port would only make that route's wrong destination work. The
 // entry's finding is listed in AlsoReportedAs, as mergeSameFault does.
 func mergeRouteCaused(fs []PreflightFinding) []PreflightFinding {
+	// the routes' findings, once: each entry finding is matched against these only
+	var routes []int
+	for j, r := range fs {
+		if r.Code == ListenerClusterAbsent && r.Resource.Kind == "VirtualService" {
+			routes = append(routes, j)
+		}
+	}
+	if len(routes) == 0 {
+		return fs
+	}
 	drop := map[int]bool{}
 	for i, f := range fs {
 		if f.Code != CausePortNotDeclared || len(f.Contexts) == 0 {
@@ -126,10 +136,15 @@ func mergeRouteCaused(fs []PreflightFinding) []PreflightFinding {
 				break
 			}
 			cluster := "outbound|" + hp[i+1:] + "||" + hp[:i]
-			j := slices.IndexFunc(fs, func(r PreflightFinding) bool {
-				return r.Code == ListenerClusterAbsent && r.Resource.Kind == "VirtualService" && strings.Contains(r.Message, cluster) &&
-					(strings.Contains(r.Message, "gateway "+gw+" ") || slices.ContainsFunc(r.Contexts, func(rc string) bool { return strings.HasPrefix(rc, "gateway "+gw+", ") }))
-			})
+			j := -1
+			for _, k := range routes {
+				r := fs[k]
+				if strings.Contains(r.Message, cluster) &&
+					(strings.Contains(r.Message, "gateway "+gw+" ") || slices.ContainsFunc(r.Contexts, func(rc string) bool { return strings.HasPrefix(rc, "gateway "+gw+", ") })) {
+					j = k
+					break
+				}
+			}
 			if j < 0 || (target >= 0 && j != target) {
 				target = -1
 				break
@@ -150,16 +165,7 @@ func mergeRouteCaused(fs []PreflightFinding) []PreflightFinding {
 		}
 		drop[i] = true
 	}
-	if len(drop) == 0 {
-		return fs
-	}
-	out := make([]PreflightFinding, 0, len(fs)-len(drop))
-	for i, f := range fs {
-		if !drop[i] {
-			out = append(out, f)
-		}
-	}
-	return out
+	return withoutDropped(fs, drop)
 }
 
 // sameFaultCond is one alias of sameFaultIf: the code it folds into, when the finding meets the
@@ -212,6 +218,11 @@ func mergeSameFault(fs []PreflightFinding) []PreflightFinding {
 		}
 		drop[i] = true
 	}
+	return withoutDropped(fs, drop)
+}
+
+// withoutDropped returns fs without the findings whose index drop marks (fs itself when none).
+func withoutDropped(fs []PreflightFinding, drop map[int]bool) []PreflightFinding {
 	if len(drop) == 0 {
 		return fs
 	}

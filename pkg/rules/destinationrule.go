@@ -339,7 +339,7 @@ func (c *DRChoice) ClusterHTTPSettings(port uint32, subset string) *networking.C
 // Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy and
 // GetPortLevelTrafficPolicy, pilot/pkg/model/destination_rule.go MergeTrafficPolicy.
 func (c *DRChoice) ClusterTLS(port uint32, subset string) *networking.ClientTLSSettings {
-	t := c.clusterTLS(port, subset)
+	t := c.ClusterTLSAsWritten(port, subset)
 	if InvalidMutualTLS(t) {
 		// istiod cannot build the client certificate: it logs the error and leaves the
 		// cluster without TLS (cluster_tls.go constructUpstreamTLS, applyUpstreamTLSSettings)
@@ -357,7 +357,9 @@ func InvalidMutualTLS(t *networking.ClientTLSSettings) bool {
 		(t.GetClientCertificate() == "" || t.GetPrivateKey() == "")
 }
 
-func (c *DRChoice) clusterTLS(port uint32, subset string) *networking.ClientTLSSettings {
+// ClusterTLSAsWritten is ClusterTLS before istiod's check of the client certificate (an invalid
+// MUTUAL setting is returned as written).
+func (c *DRChoice) ClusterTLSAsWritten(port uint32, subset string) *networking.ClientTLSSettings {
 	if c == nil {
 		return nil
 	}
