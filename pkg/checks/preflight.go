@@ -305,7 +305,11 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	audit := make(chan *AuditReport, 1)
 	go func() { audit <- ExportAudit(snap, AuditOptions{unshared: unshared}) }()
 	res.Checks = append(res.Checks, c.whyMissing())
-	res.Checks = append(res.Checks, c.exportAudit(<-audit), c.explainListener(), c.visibility())
+	// The client sidecars (most of explain-listener's work) read the snapshot and the shared
+	// caches only: they start once the gateway verdicts are done, beside export-audit, and
+	// their findings are added where they were before.
+	sidecars := c.startSidecars()
+	res.Checks = append(res.Checks, c.exportAudit(<-audit), c.explainListener(sidecars), c.visibility())
 	res.Checks[0].Notes = append(res.Checks[0].Notes, notes...)
 	if unk := model.DiscoveryUnknown(snap, ""); len(unk) > 0 {
 		nss := make([]string, 0, len(unk))
@@ -1002,7 +1006,31 @@ func (c *collector) exportAudit(rep *AuditReport) CheckRun {
 
 // ---- explain-listener ----
 
-func (c *collector) explainListener() CheckRun {
+// startSidecars predicts the sidecars of the client namespaces, one worker per CPU (each
+// predicted sidecar config is built, read and dropped by one worker), in the background; the
+// function it returns waits for them. Namespaces whose sidecars are modelled alike
+// (sidecarFingerprint) share the host findings, computed once.
+func (c *collector) startSidecars() func() []sidecarResult {
+	nss := ClientNamespaces(c.snap)
+	c.clientNS = nss
+	c.nsIndex = make(map[string]int, len(nss))
+	for i, ns := range nss {
+		c.nsIndex[ns] = i
+	}
+	out := make([]sidecarResult, len(nss))
+	cls := &hostClasses{m: map[string][]hostResult{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		parallelEach(len(nss), func(i int) { out[i] = c.sidecarNamespace(nss[i], cls) })
+	}()
+	return func() []sidecarResult {
+		<-done
+		return out
+	}
+}
+
+func (c *collector) explainListener(sidecars func() []sidecarResult) CheckRun {
 	run := CheckRun{Name: CheckExplainListener}
 	// Gateways: every port of the Gateway servers selecting each workload.
 	for _, w := range GatewayWorkloads(c.snap) {
@@ -1037,19 +1065,9 @@ func (c *collector) explainListener() CheckRun {
 			}
 		}
 	}
-	// Sidecars of the client namespaces, one worker per CPU (each predicted sidecar config is
-	// built, read and dropped by one worker); findings are added in namespace order afterwards,
-	// so the report does not depend on the schedule. Namespaces whose sidecars are modelled
-	// alike (sidecarFingerprint) share the host findings, computed once.
-	nss := ClientNamespaces(c.snap)
-	c.clientNS = nss
-	c.nsIndex = make(map[string]int, len(nss))
-	for i, ns := range nss {
-		c.nsIndex[ns] = i
-	}
-	out := make([]sidecarResult, len(nss))
-	cls := &hostClasses{m: map[string][]hostResult{}}
-	parallelEach(len(nss), func(i int) { out[i] = c.sidecarNamespace(nss[i], cls) })
+	// Sidecars of the client namespaces (startSidecars); findings are added in namespace order,
+	// so the report does not depend on the schedule.
+	out := sidecars()
 	paths := 0
 	for _, r := range out {
 		run.Targets += r.targets

@@ -465,7 +465,8 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 	// where touched), in the order of the whole sidecar's imports.
 	// (Calls of different hosts never coincide, and a private service never declares a host
 	// the public layer has: that taints its ports. So only one host's calls can repeat.)
-	asked := make([]hostPortCall, 0, len(b.calls)*2)
+	// (not sized by the public layer's calls: a namespace asks for few of them)
+	var asked []hostPortCall
 	askedSet := map[hostPortCall]bool{}
 	ask := func(qs []hostPortCall) {
 		for _, q := range qs {
