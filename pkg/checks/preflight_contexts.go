@@ -41,6 +41,16 @@ func (s nsSet) count() int {
 	return n
 }
 
+// first is the lowest index in the set (-1 when it is empty).
+func (s nsSet) first() int {
+	for i, w := range s {
+		if w != 0 {
+			return i*64 + bits.TrailingZeros64(w)
+		}
+	}
+	return -1
+}
+
 // members lists the indexes in the set, in order.
 func (s nsSet) members() []int {
 	var out []int
@@ -82,10 +92,9 @@ const listAtMost = 8
 // "sidecars in 3 namespaces (a, b, c)", "sidecars in every client namespace (200)", "sidecars
 // in every client namespace but a, b (198)".
 func renderSidecars(s nsSet, names []string) string {
-	idx := s.members()
-	n := len(idx)
+	n := s.count()
 	if n == 1 {
-		return "sidecar in " + names[idx[0]]
+		return "sidecar in " + names[s.first()]
 	}
 	if n > listAtMost {
 		var missing []string
@@ -101,9 +110,9 @@ func renderSidecars(s nsSet, names []string) string {
 			return fmt.Sprintf("sidecars in every client namespace but %s (%d)", strings.Join(missing, ", "), n)
 		}
 	}
-	list := make([]string, n)
-	for j, i := range idx {
-		list[j] = names[i]
+	list := make([]string, 0, n)
+	for _, i := range s.members() {
+		list = append(list, names[i])
 	}
 	return fmt.Sprintf("sidecars in %d namespaces (%s)", n, strings.Join(list, ", "))
 }
@@ -153,7 +162,7 @@ func (c *collector) renderSidecarContexts() {
 		}
 		es := make([]entry, 0, len(m))
 		for x, s := range m {
-			es = append(es, entry{x, s.members()[0], s})
+			es = append(es, entry{x, s.first(), s})
 		}
 		slices.SortFunc(es, func(a, b entry) int {
 			if a.first != b.first {
