@@ -1103,8 +1103,11 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 	if rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() {
 		// Istio mTLS towards a host outside the mesh wraps the application's TLS just the same.
 		if mode, dr := drTLSMode(snap, v, *imported, port); mode == "SIMPLE" || mode == "MUTUAL" || (mode == "ISTIO_MUTUAL" && imported.Location == "MESH_EXTERNAL") {
-			rep.add(ListenerDoubleTLS, dr, fmt.Sprintf("The sidecar passes the application's TLS through (SNI %s, tcp_proxy → %s), but %s sets tls.mode %s for the cluster: the proxy wraps the TLS stream in a second TLS session and the handshake fails (UF).", host, res.Cluster, dr, mode),
-				fmt.Sprintf("Drop tls %s for port %d in %s, or have the application speak plain HTTP to a port (for example 80) that the ServiceEntry maps to %d with targetPort, and originate TLS there.", mode, port, dr, port))
+			fix := fmt.Sprintf("Drop tls %s for port %d in %s, or have the application speak plain HTTP to a port (for example 80) that the ServiceEntry maps to %d with targetPort, and originate TLS there.", mode, port, dr, port)
+			if users, gwNs := gatewayOriginationUsers(snap, strings.TrimPrefix(dr, "DestinationRule "), host, port); len(users) > 0 {
+				fix = sidecarScopeFix(strings.TrimPrefix(dr, "DestinationRule "), port, gwNs, users)
+			}
+			rep.add(ListenerDoubleTLS, dr, fmt.Sprintf("The sidecar passes the application's TLS through (SNI %s, tcp_proxy → %s), but %s sets tls.mode %s for the cluster: the proxy wraps the TLS stream in a second TLS session and the handshake fails (UF).", host, res.Cluster, dr, mode), fix)
 		}
 	}
 	switch {
@@ -1871,6 +1874,29 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 	return out
 }
 
+// bindsElsewhere: VirtualService vs binds to a server other than server idx of gw among the
+// servers of the Gateways it lists (its routes of the other kind are used there).
+func bindsElsewhere(view *snapshot.Snapshot, vs *networkingv1.VirtualService, gw *networkingv1.Gateway, idx int, bopt rules.BindOptions) bool {
+	for _, name := range rules.VSGateways(vs) {
+		if name == rules.MeshGateway {
+			continue
+		}
+		g := findGateway(view, name)
+		if g == nil {
+			continue
+		}
+		for j := range g.Spec.Servers {
+			if g == gw && j == idx {
+				continue
+			}
+			if rules.Bind(g, j, vs, bopt).Bound() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp uint32, bopt rules.BindOptions, view *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, rep *ListenerReport, hostEntries []rules.Service) {
 	dest := func(d rules.Dest) string {
 		return gatewayDestCluster(view, mc, w.Namespace, d, s.GetPort().GetNumber())
@@ -2118,6 +2144,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 	rep.Listeners = append(rep.Listeners, lv)
 	for _, b := range unbound {
 		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+		if b.Reason == rules.BindRouteType && bindsElsewhere(view, b.VS, gw, idx, bopt) {
+			// Its routes are of the kind another server it lists takes (an HTTP server
+			// beside a PASSTHROUGH one for the same host): nothing is lost here.
+			continue
+		}
 		switch {
 		case b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS):
 			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),

@@ -1938,6 +1938,11 @@ func (tr *tracer) doubleTLS(v SidecarView, proxy string, res rules.CallResult, h
 		if f.Code == ListenerDoubleTLS {
 			tr.hop(proxy, "tls", Fail, path+": TLS from the application, TLS again from the sidecar's cluster")
 			var patch *Patch
+			dr := strings.TrimPrefix(f.Resource, "DestinationRule ")
+			if users, _ := gatewayOriginationUsers(tr.snap, dr, host, port); len(users) > 0 {
+				tr.fail(ListenerDoubleTLS, "", f.Resource, f.Message, f.Fix)
+				return true
+			}
 			if s, ok := v.Outbound.ScopeService(host); ok {
 				view := RevisionView(tr.snap, v.Revision)
 				mc := v.Flags.MeshConfig
@@ -3284,6 +3289,10 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 		msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", w.Ref(), host, cluster, dr, mode, host)
 		var patch *Patch
 		if port, subset, chost, ok := parseClusterName(cluster); ok {
+			if users := originatingRoutes(tr.snap, w, chost, port, subset); len(users) > 0 {
+				tr.fail(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, originationSubsetFix(dr, mode, port, users))
+				return true
+			}
 			if ch := gatewayDRChoice(tr.snap, w, chost); ch != nil && ch.Ref() == dr {
 				patch = disableTLSPatch(ch, port, subset)
 			}

@@ -189,6 +189,13 @@ func TestPreflightTracesPaths(t *testing.T) {
 					}
 				}
 			}
+			for _, w := range c.absent {
+				// what the fixture says the path does not raise, preflight does not raise as an
+				// Error either (a Warning may be about another call of the host)
+				if slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w && f.Level == LevelError }) {
+					t.Errorf("preflight raises Error %s: %v", w, codes)
+				}
+			}
 			for _, w := range c.warnings {
 				if w == ListenerHiddenPassthrough {
 					continue // as for REGISTRY_ONLY_BLACKHOLE: only a fault if the application calls the host
@@ -857,5 +864,44 @@ func TestGatewayVerdictNamesDuplicateEntryInUse(t *testing.T) {
 	}
 	if p.Cause != CausePortNotDeclared || p.Culprit != g.Culprit {
 		t.Fatalf("path cause %s, culprit %q", p.Cause, p.Culprit)
+	}
+}
+
+// TestDoubleTLSFixKeepsOrigination: where the DestinationRule that wraps a TLS call twice also
+// originates TLS for a gateway's http routes, the fix does not disable its tls (that breaks the
+// origination): at the gateway it gives the origination a subset of its own, at a sidecar it
+// keeps the rule for the gateway's namespace. The controls apply those fixes.
+func TestDoubleTLSFixKeepsOrigination(t *testing.T) {
+	want := map[string]string{
+		"double-tls-origination-shared-with-http-flow.yaml":       "subset of its own",
+		"double-tls-origination-shared-one-vs-both-sections.yaml": "subset of its own",
+		"double-tls-sidecar-applies-gateway-origination.yaml":     "Put the rule in the gateway's namespace istio-system with exportTo [\".\"]",
+		"double-tls-sidecar-applies-public-root-origination.yaml": "Set exportTo [\".\"] on it",
+		"gateway-origination-passthrough-double-tls.yaml":         "tls DISABLE for port 443",
+	}
+	for _, c := range readPathCases(t) {
+		sub, ok := want[filepath.Base(c.file)]
+		if !ok {
+			continue
+		}
+		delete(want, filepath.Base(c.file))
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fix := p.Fix
+		if p.Patch != nil {
+			fix += " " + p.Patch.note
+		}
+		if !strings.Contains(fix, sub) {
+			t.Errorf("%s: fix %q lacks %q", filepath.Base(c.file), fix, sub)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("fixtures not found: %v", want)
 	}
 }

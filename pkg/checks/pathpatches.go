@@ -445,3 +445,76 @@ func gatewayDRChoice(snap *snapshot.Snapshot, w Workload, host string) *rules.DR
 	}
 	return model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo()).For(w.Namespace, w.Labels, chosen.Hostname, chosen.Namespace)
 }
+
+// originatingRoutes lists the VirtualServices whose http routes, bound to a server of a
+// Gateway of workload w, send to the cluster (port, subset) of host: the TLS a DestinationRule
+// originates on that cluster serves them (an HTTP server whose route goes to port 443), so
+// disabling it there breaks them. Mirrors the gateway's route destinations
+// (pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig; rules.Bind) and the
+// one-cluster-per-(port, subset) rule (cluster.go buildOutboundClusters).
+func originatingRoutes(snap *snapshot.Snapshot, w Workload, host string, port uint32, subset string) []string {
+	view := RevisionView(snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	opt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
+	var out []string
+	for _, gw := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
+		vses := model.VirtualServices(view, opt.DefaultVSExportTo).WithGateway(rules.GatewayName(gw))
+		for i, s := range gw.Spec.Servers {
+			if rules.ServerRouteType(s) != rules.RouteHTTP {
+				continue
+			}
+			for _, vs := range vses {
+				b := rules.Bind(gw, i, vs, opt)
+				if !b.Bound() {
+					continue
+				}
+				for _, d := range b.Dests {
+					ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+					if d.Direct == 0 && !d.Idle && d.Port == port && d.Subset == subset && strings.EqualFold(d.Host, host) && !slices.Contains(out, ref) {
+						out = append(out, ref)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// originationSubsetFix: the fix when the TLS a passthrough route wraps a second time is also
+// the origination routes of the gateway rely on: a subset of its own for the origination.
+func originationSubsetFix(dr, mode string, port uint32, users []string) string {
+	return fmt.Sprintf("Originate TLS in a subset of its own: %s's tls for port %d also originates TLS for the gateway's http routes of %s, so removing it there would send them in plaintext. Move that tls into a subset of DestinationRule %s (for example subsets: [{name: tls-origination, trafficPolicy: {portLevelSettings: [{port: {number: %d}, tls: {mode: %s, ...}}]}}], with the tls settings it has now), point those http routes at subset tls-origination, and leave the cluster the passthrough route uses without tls.",
+		"DestinationRule "+dr, port, strings.Join(users, ", "), dr, port, mode)
+}
+
+// gatewayOriginationUsers: the egress gateways for which DestinationRule dr (the rule the
+// gateway applies to host) originates TLS on port for http routes (originatingRoutes), as
+// "gateway NS/NAME (VirtualService ...)", and the first such gateway's namespace. A sidecar that wraps an application's TLS twice with
+// that rule should not see it; disabling its tls would break the gateway's origination.
+func gatewayOriginationUsers(snap *snapshot.Snapshot, dr, host string, port uint32) ([]string, string) {
+	var out []string
+	ns := ""
+	for _, w := range GatewayWorkloads(snap) {
+		if ch := gatewayDRChoice(snap, w, host); ch == nil || ch.Ref() != dr {
+			continue
+		}
+		if users := originatingRoutes(snap, w, host, port, ""); len(users) > 0 {
+			out = append(out, fmt.Sprintf("gateway %s (%s)", w.Ref(), strings.Join(users, ", ")))
+			if ns == "" {
+				ns = w.Namespace
+			}
+		}
+	}
+	return out, ns
+}
+
+// sidecarScopeFix: the fix for a sidecar that applies a gateway's TLS origination rule to the
+// application's TLS: keep the rule for the gateway only.
+func sidecarScopeFix(dr string, port uint32, gwNs string, users []string) string {
+	where := fmt.Sprintf("Put the rule in the gateway's namespace %s with exportTo [\".\"] and delete it here", gwNs)
+	if ns, _, _ := strings.Cut(dr, "/"); ns == gwNs {
+		where = fmt.Sprintf("Set exportTo [\".\"] on it (it is in the gateway's namespace %s)", gwNs)
+	}
+	return fmt.Sprintf("Keep the origination for the gateway only: DestinationRule %s's tls for port %d originates TLS for %s, so removing it would send those calls in plaintext. %s: other namespaces' sidecars then do not apply it. Or send these TLS calls through the gateway as well.",
+		dr, port, strings.Join(users, "; "), where)
+}

@@ -1278,8 +1278,12 @@ func (e *evaluation) passthroughOriginates(b rules.Binding, d rules.Dest, h, vsR
 	e.step("upstream-tls", "a passthrough server's cluster sends the client's TLS as it is", Fail,
 		fmt.Sprintf("server %d of Gateway %s passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", b.ServerIndex, rules.GatewayName(b.Gateway), cluster, ch.Ref(), mode),
 		Evidence{Resource: "DestinationRule " + ch.Ref(), Field: "trafficPolicy.tls.mode", Value: mode})
-	e.failPatch(ListenerDoubleTLS, "DestinationRule "+ch.Ref(),
-		fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server, route of %s) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", rules.GatewayName(b.Gateway), e.host, vsRef, cluster, ch.Ref(), mode, h),
+	msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server, route of %s) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", rules.GatewayName(b.Gateway), e.host, vsRef, cluster, ch.Ref(), mode, h)
+	if users := originatingRoutes(e.snap, e.w, h, port, d.Subset); len(users) > 0 {
+		e.fail(ListenerDoubleTLS, "DestinationRule "+ch.Ref(), msg, originationSubsetFix(ch.Ref(), mode, port, users))
+		return
+	}
+	e.failPatch(ListenerDoubleTLS, "DestinationRule "+ch.Ref(), msg,
 		fmt.Sprintf("Originate TLS once: keep the passthrough and remove tls from DestinationRule %s for port %d, or have the client send plain HTTP to the gateway and keep the DestinationRule.", ch.Ref(), port),
 		disableTLSPatch(ch, port, d.Subset))
 }
