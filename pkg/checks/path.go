@@ -12,7 +12,9 @@ import (
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
@@ -1964,6 +1966,44 @@ func (tr *tracer) doubleTLS(v SidecarView, proxy string, res rules.CallResult, h
 	return false
 }
 
+// scaledToZero returns the first of the gateway workloads gws when every one is a Deployment
+// with spec.replicas 0 and no pod of it is in the input (live: none runs): the Service
+// selecting them has no endpoints, and the sidecar's cluster for it none (503 UH). nil
+// otherwise, and for pods and the workload a loader assumed.
+//
+// Mirrors the Service's EndpointSlices (kube-controller-manager's endpointslice controller
+// lists the pods the selector matches) as istiod reads them (pilot/pkg/serviceregistry/kube/
+// controller/endpointslice.go): no pod, no endpoint.
+func scaledToZero(snap *snapshot.Snapshot, gws []Workload) *appsv1.Deployment {
+	var first *appsv1.Deployment
+	for _, w := range gws {
+		if w.Kind != "Deployment" || w.Synthetic {
+			return nil
+		}
+		i := slices.IndexFunc(snap.Deployments, func(d *appsv1.Deployment) bool { return d.Namespace == w.Namespace && d.Name == w.Name })
+		if i < 0 {
+			return nil
+		}
+		d := snap.Deployments[i]
+		if d.Spec.Replicas == nil || *d.Spec.Replicas != 0 || d.Spec.Selector == nil {
+			return nil
+		}
+		sel, err := metav1LabelSelectorAsSelector(d)
+		if err != nil || sel.Empty() {
+			return nil
+		}
+		for _, p := range snap.Pods {
+			if p.Namespace == d.Namespace && sel.Matches(labels.Set(p.Labels)) {
+				return nil
+			}
+		}
+		if first == nil {
+			first = d
+		}
+	}
+	return first
+}
+
 // gatewayPodsOf returns the gateway workloads a Kubernetes Service selects (its namespace, its
 // selector).
 func gatewayPodsOf(snap *snapshot.Snapshot, s rules.Service) []Workload {
@@ -1981,11 +2021,39 @@ func kubeServiceOf(snap *snapshot.Snapshot, s rules.Service) *corev1.Service {
 // gatewayHop traces the call at the gateway the sidecar's cluster (a Service of gateway pods)
 // sends it to.
 func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws []Workload, res rules.CallResult, host string, port, cport uint32, subset, kind string, drs *rules.DRLookup) {
+	if len(gws) > 1 {
+		// follow a workload that runs (a Deployment scaled to zero takes no traffic)
+		gws = slices.Clone(gws)
+		slices.SortStableFunc(gws, func(a, b Workload) int {
+			za, zb := scaledToZero(tr.snap, []Workload{a}) != nil, scaledToZero(tr.snap, []Workload{b}) != nil
+			switch {
+			case za == zb:
+				return 0
+			case zb:
+				return -1
+			}
+			return 1
+		})
+	}
 	w := gws[0]
 	gproxy := "gateway " + w.Ref()
 	tr.t.Gateway = w.Ref()
 	if len(gws) > 1 {
 		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s selects %d gateway workloads; the trace follows %s.", svc.Ref(), len(gws), w.Ref()))
+	}
+	if d := scaledToZero(tr.snap, gws); d != nil {
+		why := fmt.Sprintf("Deployment %s/%s has spec.replicas 0 and no pod runs it, so %s has no endpoints", d.Namespace, d.Name, svc.Ref())
+		if len(gws) > 1 {
+			why = fmt.Sprintf("every gateway Deployment %s selects has spec.replicas 0 and no pod runs them, so it has no endpoints", svc.Ref())
+		}
+		tr.hop(proxy, "endpoints", Fail, why, Evidence{Resource: "Deployment " + d.Namespace + "/" + d.Name, Field: "spec.replicas", Value: "0"})
+		answer := "requests fail with 503 UH at the client sidecar"
+		if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
+			answer = "the client sidecar closes the connection (response flag UH)"
+		}
+		tr.fail(CauseNoEndpoints, "UH", "Deployment "+d.Namespace+"/"+d.Name, fmt.Sprintf("The %s call to %s is routed to %s: %s; %s.", strings.ToUpper(kind), host, svc.Ref(), why, answer),
+			fmt.Sprintf("Scale Deployment %s/%s up (spec.replicas 1 or more; a HorizontalPodAutoscaler does not scale a Deployment up from 0 replicas).", d.Namespace, d.Name))
+		return
 	}
 	k := tr.kubeService(svc)
 	target := cport
