@@ -42,7 +42,10 @@ const (
 	// PathHTTP2ThroughTCP: the sidecar speaks HTTP/2 to the gateway, whose TCP server passes
 	// the bytes on unchanged to the external host.
 	PathHTTP2ThroughTCP = "GATEWAY_TCP_SERVER_FORWARDS_HTTP2"
-	PathNotOriginated   = "TLS_NOT_ORIGINATED_AT_GATEWAY"
+	// PathGatewayOtherEntry: the gateway builds the host's cluster from another entry than the
+	// one the client's sidecar uses, with another destination.
+	PathGatewayOtherEntry = "GATEWAY_USES_OTHER_ENTRY"
+	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
 	PathTLSToPlaintext    = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
@@ -79,6 +82,7 @@ func init() {
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
+		CatalogEntry{PathGatewayOtherEntry, LevelWarning, "", "Several entries declare the host, and the egress gateway builds its cluster from another one than the client's sidecar uses (the sidecar takes its own namespace's entry first; the gateway, in its namespace, takes a Kubernetes Service first, then the oldest entry exported to it): the gateway sends the call to that entry's destination (a Kubernetes Service's pods, other static endpoints, another resolution), not to the one the client's entry declares."},
 		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
 		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
 		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace), or every backendRef of its rule weighs 0: the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
@@ -979,6 +983,80 @@ func (tr *tracer) http2ThroughTCP(v SidecarView, proxy, gproxy string, svc rules
 	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathHTTP2ThroughTCP, Level: LevelWarning, Resource: resource, Proxy: proxy,
 		Message: fmt.Sprintf("The HTTP/1.1 call to %s:%d travels to the gateway as HTTP/2: %s, so the sidecar's cluster %s speaks HTTP/2 cleartext. The gateway takes the call with a TCP filter chain (%s), which passes those bytes on unchanged: %s receives HTTP/2 with prior knowledge, which a server that speaks HTTP/1.1 only rejects (the client sees a reset or 503 UC/UPE).", host, tr.t.Port, why, cluster, origin, host),
 		Fix:     fix})
+}
+
+// otherEntryAtGateway warns when the gateway builds the cluster of host from another entry
+// than the one the client's sidecar uses for it, and the two lead elsewhere (a Kubernetes
+// Service's pods, other inline endpoints, another resolution). Two entries alike (the same
+// resolution and endpoints, for example DNS of the host name) lead to the same place.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go appendSidecarServices and selectServices (in the
+// proxy's namespace its own entry first; elsewhere a Kubernetes Service before a ServiceEntry,
+// then the oldest visible entry), and the EDS shards of the chosen service's namespace
+// (pilot/pkg/model/endpointshards.go ShardsForService).
+func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, reg *model.Registry, host, cluster string) bool {
+	client := importedEntry(v.Outbound, host)
+	if client == nil {
+		return false
+	}
+	chosen, _ := rules.ServiceForProxy(reg.Shared(host), w.Namespace)
+	if chosen == nil || chosen.Ref() == client.Ref() || sameDestination(*chosen, *client) {
+		return false
+	}
+	dest, noPods := entryDestination(tr.snap, *chosen)
+	clientDest, _ := entryDestination(tr.snap, *client)
+	why := "it takes the oldest entry exported to its namespace"
+	if chosen.Kind == rules.KindService {
+		why = "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first"
+	}
+	fix := fmt.Sprintf("Keep %s from the gateway's namespace %s: exportTo [\".\"] on it (or the namespaces that use it), or delete it if it is stale.", chosen.Ref(), w.Namespace)
+	if chosen.Kind == rules.KindService {
+		fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo: \".\", or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", chosen.Ref(), w.Namespace)
+	}
+	msg := fmt.Sprintf("%s and %s both declare %s. The client's sidecar uses %s (%s), but gateway %s builds %s from %s (%s), so the gateway sends the call to %s.", client.Ref(), chosen.Ref(), host, client.Ref(), clientDest, w.Ref(), cluster, chosen.Ref(), why, dest)
+	ev := Evidence{Resource: chosen.Ref(), Field: "spec.exportTo", Value: orDash(strings.Join(chosen.DeclaredExportTo, ","))}
+	if noPods {
+		// the Service selects no pod: its EDS cluster at the gateway is empty
+		tr.hop(gproxy, "endpoints", Fail, fmt.Sprintf("%s is built from %s, which selects no pod (the client's sidecar uses %s)", cluster, chosen.Ref(), client.Ref()), ev)
+		tr.fail(CauseNoEndpoints, "UH", chosen.Ref(), msg+" No pod matches its selector, so the cluster has no endpoints: the gateway answers 503 UH.", fix)
+		return true
+	}
+	tr.hop(gproxy, "entry", Warn, fmt.Sprintf("%s is built from %s (%s), not from %s, which the client's sidecar uses (%s)", cluster, chosen.Ref(), dest, client.Ref(), clientDest), ev)
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathGatewayOtherEntry, Level: LevelWarning, Resource: chosen.Ref(), Proxy: gproxy, Message: msg, Fix: fix})
+	return false
+}
+
+// sameDestination: two entries for one host that lead to the same place (ServiceEntries with
+// the same resolution and the same inline endpoints).
+func sameDestination(a, b rules.Service) bool {
+	if a.Kind != rules.KindServiceEntry || b.Kind != rules.KindServiceEntry || a.Resolution != b.Resolution {
+		return false
+	}
+	x, y := slices.Clone(a.EndpointAddresses), slices.Clone(b.EndpointAddresses)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y) && (len(x) > 0 || len(a.WorkloadSelector)+len(b.WorkloadSelector) == 0)
+}
+
+// entryDestination says where an entry's cluster sends calls, in a few words; noPods is set
+// for a Kubernetes Service with a selector that no pod (nor Deployment) read matches.
+func entryDestination(snap *snapshot.Snapshot, s rules.Service) (string, bool) {
+	switch {
+	case s.Kind == rules.KindService && s.ExternalName != "":
+		return "ExternalName " + s.ExternalName, false
+	case s.Kind == rules.KindService:
+		noPods := len(s.WorkloadSelector) > 0 && snap.WorkloadsRead(s.Namespace, s.WorkloadSelector) && !slices.ContainsFunc(snap.Pods, func(p *corev1.Pod) bool {
+			return p.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, p.Labels)
+		}) && !slices.ContainsFunc(snap.Deployments, func(d *appsv1.Deployment) bool {
+			return d.Namespace == s.Namespace && rules.LabelsSubsetOf(s.WorkloadSelector, d.Spec.Template.Labels)
+		})
+		return "the pods of the Kubernetes Service", noPods
+	case len(s.EndpointAddresses) > 0:
+		return fmt.Sprintf("resolution %s, endpoints %s", s.Resolution, strings.Join(s.EndpointAddresses, ", ")), false
+	case len(s.WorkloadSelector) > 0:
+		return fmt.Sprintf("resolution %s, the workloads its workloadSelector selects", s.Resolution), false
+	}
+	return "resolution " + s.Resolution + " of the host name", false
 }
 
 // http2Downgrade warns when an HTTP/2 call (gRPC, h2c) goes to the gateway through a Service
@@ -2588,6 +2666,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		detail += " (why-missing for the gateway: " + g.Cause + ")"
 	}
 	tr.hop(gproxy, "cluster", Pass, detail)
+	if ghost == host && tr.otherEntryAtGateway(v, gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster) {
+		return
+	}
 	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, expect, g.Cause == CauseNoEndpoints) {
 		return
 	}

@@ -764,6 +764,8 @@ func (e *evaluation) run() {
 				fix = fmt.Sprintf("%s declares a wildcard host: resolution DNS is not valid for it without endpoints. Declare the host names the clients call (for example one under %s) as entries of their own with resolution DNS and route those through the gateway, or let the wildcard's calls leave from the sidecars (resolution NONE or DYNAMIC_DNS works there).", st.chosen.Ref(), st.chosen.Hostname)
 			case st.chosen.Kind == rules.KindServiceEntry:
 				patch = refPatch(st.chosen.Ref(), fields{{"spec", fields{{"resolution", "DNS"}}}})
+			case st.chosen.Kind == rules.KindService:
+				fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo: \".\", or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", st.chosen.Ref(), e.w.Namespace)
 			}
 			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
 				fix, patch)
@@ -1228,6 +1230,15 @@ func (e *evaluation) endpointCount(s rules.Service) (int, string) {
 			return 0, "resolution STATIC with no endpoints and no selected workloads: EDS cluster with 0 endpoints"
 		}
 		return n, fmt.Sprintf("%d endpoints", n)
+	}
+	if s.Kind == rules.KindService && s.ExternalName == "" {
+		// A Kubernetes Service the gateway takes before a ServiceEntry for the same host (a
+		// Service left behind when the workload moved out of the cluster): its EDS cluster has
+		// the pods its selector matches. Counted only then: elsewhere EndpointSlices are not read.
+		others := slices.ContainsFunc(model.Services(e.snap, e.flags.MeshConfig).Shared(s.Hostname), func(o rules.Service) bool { return o.Kind == rules.KindServiceEntry })
+		if _, noPods := entryDestination(e.snap, s); others && noPods {
+			return 0, fmt.Sprintf("the gateway builds it from %s (outside a ServiceEntry's namespace a Kubernetes Service for the host comes first), and no pod matches that Service's selector (%s)", s.Ref(), labelsText(s.WorkloadSelector))
+		}
 	}
 	return -1, "endpoints of " + s.Kind + " " + s.Resolution + " are not counted"
 }

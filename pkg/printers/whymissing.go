@@ -276,6 +276,11 @@ func pathVerdictLine(p *checks.PathTrace) string {
 				verdict = "OK for HTTP/1.1, but gRPC calls fail on the hop to the gateway (" + w.Resource + ")"
 				break
 			}
+			if w.Code == checks.PathGatewayOtherEntry {
+				// routed, but to another entry's destination at the gateway
+				verdict = "ROUTED, but the gateway sends it where another entry for the host says (" + w.Resource + ")"
+				break
+			}
 			if w.Code == checks.PathHTTP2ThroughTCP {
 				// routed, but the host receives HTTP/2 cleartext
 				verdict = "ROUTED, but the host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject (" + w.Resource + ")"
