@@ -985,6 +985,49 @@ func (tr *tracer) http2ThroughTCP(v SidecarView, proxy, gproxy string, svc rules
 		Fix:     fix})
 }
 
+// chainOfSkippingServer fails the path when the gateway takes the call with the tcp_proxy of a
+// server that does not serve the host (a plain TCP server's chain takes every connection on
+// the port) because istiod skipped the server the routes for the host bind to in its favour
+// (rules.MergeGatewayServers: the older Gateway's server is merged first, and a plaintext port
+// takes one non-HTTP server only): the connection goes to the other server's destination.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go MergeGateways (canMergeProtocols, the skipped
+// server recorded as rejected) and gateway.go buildGatewayNetworkFiltersFromTCPRoutes.
+func (tr *tracer) chainOfSkippingServer(w Workload, gproxy string, target uint32, host, cluster, match, origin string) bool {
+	if _, _, chost, ok := parseClusterName(cluster); !ok || strings.EqualFold(chost, host) {
+		return false
+	}
+	// a route written for the host (sending it elsewhere on purpose) is not this fault
+	if ns, name, ok := strings.Cut(strings.TrimPrefix(origin, "VirtualService "), "/"); ok {
+		vs, _ := findObject(tr.snap, "VirtualService", ns, name).(*networkingv1.VirtualService)
+		if vs == nil || slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+			return h != "*" && rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+		}) {
+			return false
+		}
+	}
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	merged := rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w))
+	for _, ms := range merged {
+		if ms.Port != target || ms.Dropped == "" || ms.Conflict == "" || !serverCovers(ms, host) {
+			continue
+		}
+		i := slices.IndexFunc(merged, func(k rules.GatewayServer) bool { return k.Ref() == ms.Conflict })
+		if i < 0 {
+			continue
+		}
+		kept := merged[i]
+		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("filter chain %s → %s (%s, server %s): server %s, which serves %s, is skipped", match, cluster, origin, kept.Ref(), ms.Ref(), host),
+			Evidence{Resource: "Gateway " + rules.GatewayName(kept.Gateway), Field: "spec.servers", Value: fmt.Sprintf("#%d %s %d", kept.Index, kept.Server.GetPort().GetProtocol(), kept.Server.GetPort().GetNumber())})
+		tr.fail(PathWrongService, "", "Gateway "+rules.GatewayName(ms.Gateway),
+			fmt.Sprintf("The gateway takes the call to %s with the tcp_proxy of server %s (%s), which sends every connection on listener port %d to %s: istiod merges the older Gateway's server %s first and skips server %s, which serves %s, because the two cannot share the port (%s). The call never reaches %s's own cluster.", host, kept.Ref(), origin, target, cluster, kept.Ref(), ms.Ref(), host, ms.Dropped, host),
+			fmt.Sprintf("Give the two servers different ports: move server %s to another port of the gateway Service with a targetPort of its own (and send the mesh hop there), or move server %s off the port, or remove it if it is no longer used.", ms.Ref(), kept.Ref()))
+		return true
+	}
+	return false
+}
+
 // otherEntryAtGateway warns when the gateway builds the cluster of host from another entry
 // than the one the client's sidecar uses for it, and the two lead elsewhere (a Kubernetes
 // Service's pods, other inline endpoints, another resolution). Two entries alike (the same
@@ -2559,6 +2602,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.backendRefusedL4(gproxy, vs, host)
 			return
 		}
+		if tr.chainOfSkippingServer(w, gproxy, target, host, cluster, chain.Match, chain.Origin) {
+			return
+		}
 		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
 		if kind == rules.CallHTTP {
 			tr.http2ThroughTCP(v, proxy, gproxy, svc, cport, subset, drs, res.Cluster, chain.Origin, host)
@@ -2696,7 +2742,14 @@ func (tr *tracer) skippedForHost(w Workload, gproxy string, target uint32, host 
 		if ms.Port != target || ms.Dropped != rules.DropProtocolConflict || !serverCovers(ms, host) {
 			continue
 		}
-		// what the kept (plaintext) server's listener does with the call
+		if !slices.ContainsFunc(kept, func(k rules.GatewayServer) bool {
+			return rules.ListenerClass(strings.ToUpper(k.Server.GetPort().GetProtocol())) == rules.ClassHTTP
+		}) {
+			// a plain TCP server's chain takes every connection on the port, whatever it
+			// carries: traced as it goes (chainOfSkippingServer names where it ends)
+			continue
+		}
+		// what the kept (plaintext HTTP) server's listener does with the call
 		flag, answer := "NR", "404 NR"
 		switch {
 		case clientTLS(sent) || tr.t.Call == rules.CallTLS || tr.t.Call == rules.CallTCP:
@@ -2704,10 +2757,6 @@ func (tr *tracer) skippedForHost(w Workload, gproxy string, target uint32, host 
 		case sent != "plaintext":
 			// TLS the sidecar originates, read as plaintext HTTP: the gateway closes it
 			flag, answer = "UC", "the gateway closes the connection, 503 UC at the client's sidecar"
-		case !slices.ContainsFunc(kept, func(k rules.GatewayServer) bool {
-			return rules.ListenerClass(strings.ToUpper(k.Server.GetPort().GetProtocol())) == rules.ClassHTTP
-		}):
-			continue // plaintext HTTP into a TCP server's chain: traced as it goes
 		}
 		ref := "Gateway " + rules.GatewayName(ms.Gateway)
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("server %s for %s is skipped (%s holds the port)", ms.Ref(), host, orDash(ms.Conflict)))
