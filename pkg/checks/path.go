@@ -2725,6 +2725,29 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 }
 
+// sharedTargetPort: skipped server ms and a kept server on listener port target have
+// different ports that a Service of the gateway workload sends to the same targetPort: the
+// Service ("Service ns/name") and the kept server's port. Mirrors istiod pilot/pkg/model/
+// gateway.go resolvePorts (a server's port becomes the Service's targetPort).
+func sharedTargetPort(snap *snapshot.Snapshot, w Workload, kept []rules.GatewayServer, ms rules.GatewayServer, target uint32) (string, uint32, bool) {
+	mine := ms.Server.GetPort().GetNumber()
+	for _, k := range kept {
+		other := k.Server.GetPort().GetNumber()
+		if other == mine || k.Port != target {
+			continue
+		}
+		for _, sp := range gatewayServicePorts(snap, w) {
+			if t1, ok1 := sp.Ports[mine]; ok1 && t1 == target {
+				if t2, ok2 := sp.Ports[other]; ok2 && t2 == target {
+					name, _, _ := strings.Cut(sp.Host, ".")
+					return "Service " + sp.Namespace + "/" + name, other, true
+				}
+			}
+		}
+	}
+	return "", 0, false
+}
+
 // skippedForHost: no server kept on the listener port covers host, and a server for it that
 // istiod skipped there does (another protocol holds the port: a plaintext server, which only HTTP
 // servers share): the call meets the kept server's chain. The gateway's verdict for the host
@@ -2755,12 +2778,22 @@ func (tr *tracer) skippedForHost(w Workload, gproxy string, target uint32, host 
 		case clientTLS(sent) || tr.t.Call == rules.CallTLS || tr.t.Call == rules.CallTCP:
 			flag, answer = "reset", "the connection is reset"
 		case sent != "plaintext":
-			// TLS the sidecar originates, read as plaintext HTTP: the gateway closes it
-			flag, answer = "UC", "the gateway closes the connection, 503 UC at the client's sidecar"
+			// TLS the sidecar originates meets a plaintext HTTP listener: the handshake fails
+			// on connect (as for TLS_MISMATCH_BETWEEN_HOPS)
+			flag, answer = "UF", "the sidecar's TLS handshake fails, 503 UF at the client's sidecar"
 		}
 		ref := "Gateway " + rules.GatewayName(ms.Gateway)
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("server %s for %s is skipped (%s holds the port)", ms.Ref(), host, orDash(ms.Conflict)))
 		msg := fmt.Sprintf("%s The call to %s meets the listener of %s instead, which has nothing for it: %s.", droppedServerMessage(ms), host, orDash(ms.Conflict), answer)
+		if svcRef, other, ok := sharedTargetPort(tr.snap, w, kept, ms, target); ok {
+			// The servers' own ports differ: they meet on one listener only because the
+			// gateway's Service sends both ports to one targetPort (resolvePorts). The
+			// targetPort is the typo to fix, not the Gateway.
+			tr.fail(ListenerServerDropped, flag, svcRef,
+				fmt.Sprintf("%s sends port %d to targetPort %d, the targetPort of its port %d too, so the gateway has one listener (%d) for servers of both ports. %s", svcRef, ms.Server.GetPort().GetNumber(), target, other, target, msg),
+				fmt.Sprintf("Set targetPort of %s port %d to a container port of its own (the gateway listens on the targetPort; Istio's gateway charts use 8443 for 443 and 8080 for 80), so that server %s gets its own listener.", svcRef, ms.Server.GetPort().GetNumber(), ms.Ref()))
+			return true
+		}
 		fix := droppedServerFix(ms)
 		if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseRouteNotBound && r.Gateways[0].Culprit == ref {
 			g := r.Gateways[0]
