@@ -54,7 +54,8 @@ const userAgent = "kubectl-egress"
 // namespaces, and ConfigMaps in the Istio namespace only. Deployments (apps/v1) and Pods are
 // read only where a question needs them (workloadQueries): every one in the Istio namespace and
 // in opts.WorkloadNamespaces, and elsewhere those that gateway, istiod and ServiceEntry
-// workloadSelector labels select, or every one when there are too many distinct selectors. Of those
+// workloadSelector labels select, and those a Service selects whose host a ServiceEntry declares
+// too, or every one when there are too many distinct selectors. Of those
 // ConfigMaps, `istio` and `istio-<rev>` with a `mesh` key fill Snapshot.MeshConfigs under ""
 // and "<rev>"; the ConfigMaps themselves are not kept. The kinds are listed concurrently.
 // Objects keep their ObjectMeta except managedFields, which are dropped.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +27,8 @@ type workloadQuery struct {
 // mesh's own workloads) and in the namespaces a command names (extra); elsewhere the workloads
 // labelled istio=egressgateway, app=istiod or istio=pilot, those a Gateway's selector selects,
 // those deployed for a Kubernetes Gateway API Gateway (labelled with its name),
-// and in a ServiceEntry's namespace those its workloadSelector selects. More than
+// in a ServiceEntry's namespace those its workloadSelector selects, and in the namespace of a
+// Kubernetes Service whose host a ServiceEntry declares those the Service selects. More than
 // maxSelectorQueries queries, or a Gateway with an empty selector (every workload), become one
 // cluster-wide LIST.
 func workloadQueries(snap *snapshot.Snapshot, extra []string) []workloadQuery {
@@ -64,6 +66,23 @@ func workloadQueries(snap *snapshot.Snapshot, extra []string) []workloadQuery {
 	for _, se := range snap.ServiceEntries {
 		if sel := se.Spec.GetWorkloadSelector().GetLabels(); len(sel) > 0 && !nsAll[se.Namespace] {
 			add(workloadQuery{namespace: se.Namespace, selector: labels.SelectorFromSet(sel).String()})
+		}
+	}
+	// A Kubernetes Service whose host a ServiceEntry declares too: a proxy outside the entry's
+	// namespace takes the Service, whose endpoints are the pods its selector matches (a
+	// Service left behind when the workload moved out of the cluster has none).
+	seHosts := map[string]bool{}
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.GetHosts() {
+			seHosts[strings.ToLower(h)] = true
+		}
+	}
+	for _, svc := range snap.Services {
+		if len(seHosts) == 0 {
+			break
+		}
+		if len(svc.Spec.Selector) > 0 && !nsAll[svc.Namespace] && seHosts[svc.Name+"."+svc.Namespace+".svc.cluster.local"] {
+			add(workloadQuery{namespace: svc.Namespace, selector: labels.SelectorFromSet(svc.Spec.Selector).String()})
 		}
 	}
 	if len(out) > maxSelectorQueries {
