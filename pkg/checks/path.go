@@ -629,6 +629,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					break
 				}
 			}
+			tr.splitBypass(v, proxy, res, reg, ws, host)
 			if follow != ws[0] {
 				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s, the share the sidecar has no cluster for (the other shares may work).", strings.Join(ws, ", "), follow))
 			} else {
@@ -1924,6 +1925,46 @@ func (tr *tracer) otherShares(v SidecarView, proxy string, res rules.CallResult,
 		tr.t.Warnings = append(warnings, sub.t.Warnings...)
 		return
 	}
+}
+
+// splitBypass warns when the sidecar's route splits the call by weight between an egress
+// gateway's Service and the host's own cluster: that share leaves the sidecar directly and
+// bypasses the gateway (Envoy picks a weighted cluster per request or connection: route.go
+// applyHTTPRouteDestination, networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters).
+func (tr *tracer) splitBypass(v SidecarView, proxy string, res rules.CallResult, reg *model.Registry, ws []string, host string) {
+	var direct, viaGW []string
+	for _, c := range ws {
+		_, _, h, ok := parseClusterName(c)
+		if !ok {
+			continue
+		}
+		if strings.EqualFold(h, host) {
+			direct = append(direct, c)
+			continue
+		}
+		for _, s := range reg.Shared(h) {
+			if s.Kind == rules.KindService && len(gatewayPodsOf(tr.snap, s)) > 0 {
+				viaGW = append(viaGW, c)
+				break
+			}
+		}
+	}
+	if len(direct) == 0 || len(viaGW) == 0 {
+		return
+	}
+	ref := ""
+	switch {
+	case res.Route != nil && res.Route.VirtualService != "":
+		ref = "VirtualService " + res.Route.VirtualService
+	case res.Chain != nil && res.Chain.VirtualService != "":
+		ref = "VirtualService " + res.Chain.VirtualService
+	}
+	if ref == "" {
+		return
+	}
+	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: ref, Proxy: proxy,
+		Message: fmt.Sprintf("Part of the calls bypass the egress gateway: %s splits the call to %s by weight between %s (the gateway) and %s, which the sidecar sends straight to the host.", ref, host, strings.Join(viaGW, ", "), strings.Join(direct, ", ")),
+		Fix:     fmt.Sprintf("Send every share through the gateway: in %s, route the whole call to the gateway's Service (drop the share to %s, or give it weight 0), unless a share meant to leave directly is intended (a migration).", ref, host)})
 }
 
 // weightedClusters are the clusters a weighted route or tcp_proxy splits the call among.

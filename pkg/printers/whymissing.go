@@ -266,6 +266,9 @@ func pathVerdictLine(p *checks.PathTrace) string {
 		if verdict == "OK" && w.Code == checks.PathDirect {
 			// it works, but not the way the configuration says it should
 			verdict = "OK, but bypasses the egress gateway (" + w.Resource + ")"
+			if strings.HasPrefix(w.Message, "Part of the calls") {
+				verdict = "OK, but part of the calls bypass the egress gateway (" + w.Resource + ")"
+			}
 			break
 		}
 	}
