@@ -3730,8 +3730,23 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		root = view.IstioNamespace
 	}
 	applied := gatewayDRChoice(snap, w, host)
-	if applied != nil && applied.ClusterTLS(port, subset) != nil {
-		return notOriginatedDiag{}, false // the rule the gateway applies sets tls (DISABLE included): not this fault
+	var applTLS *networking.ClientTLSSettings
+	if applied != nil {
+		applTLS = applied.ClusterTLS(port, subset)
+	}
+	if t := applTLS; t != nil {
+		if t.GetMode() != networking.ClientTLSSettings_DISABLE {
+			return notOriginatedDiag{}, false // the rule the gateway applies originates TLS
+		}
+		// tls DISABLE set on purpose for this cluster (often for a passthrough flow on the same
+		// port), and a plaintext call sent to it: the cluster sends it as it is
+		ref := "DestinationRule " + applied.Ref()
+		return notOriginatedDiag{
+			hop:     fmt.Sprintf("%s sends plaintext to %s port %d, which %s declares %s: %s sets tls.mode DISABLE for it", cluster, host, port, chosen.Ref(), proto, ref),
+			msg:     fmt.Sprintf("Gateway %s forwards the call for %s in plaintext to %s: %s declares port %d as %s, so the external server expects TLS, and %s sets tls.mode DISABLE for that cluster. The server rejects the request (400, or a reset).", w.Ref(), host, cluster, chosen.Ref(), port, proto, ref),
+			culprit: ref,
+			fix:     fmt.Sprintf("Originate TLS for the plaintext calls in a subset of their own: add to %s subsets: [{name: tls-origination, trafficPolicy: {portLevelSettings: [{port: {number: %d}, tls: {mode: SIMPLE, sni: %s}}]}}] and point the gateway's http route at subset tls-origination; the DISABLE can stay for the calls that pass the client's TLS through.", ref, port, host),
+		}, true
 	}
 	// A rule for the host that sets tls but does not apply here.
 	var off *networkingv1.DestinationRule
