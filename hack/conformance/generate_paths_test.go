@@ -94,10 +94,11 @@ func init() {
 		// exportTo ["."] (the gateway does not see it: plaintext to 443). port-level-no-tls:
 		// top-level tls SIMPLE and a port-level setting for 443 without tls (istiod: a port-level
 		// setting replaces the whole policy, no TLS on 443). subset-tls: a subset "up" with tls
-		// SIMPLE, the gateway's route to subset up on 443. With the tls-passthrough calls the
-		// gateway's tls route already goes to 443: the client's TLS meets the rule's TLS (TLS
-		// originated twice).
-		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls"}},
+		// SIMPLE, the gateway's route to subset up on 443. disable-443: portLevelSettings 443 tls
+		// DISABLE, the route rewritten to 443 (an explicit DISABLE: plaintext to 443 all the
+		// same; a passthrough call works). With the tls-passthrough calls the gateway's tls
+		// route already goes to 443: the client's TLS meets the rule's TLS (TLS originated twice).
+		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls", "disable-443"}},
 		// path.mirror: the gateway's http route mirrors to mirror.example.com:80 (a mirror is a
 		// cluster of the route, request_mirror_policies, not a route). exported: a public entry
 		// other/path-mirror for the host. not-exported: the entry with exportTo ["."] (not
@@ -327,7 +328,7 @@ spec:
 	origVariant := d[dimPOrig]
 	upPort, upSubset := uint32(80), ""
 	switch origVariant {
-	case "simple-443", "client-ns-only", "port-level-no-tls", "subset-tls":
+	case "simple-443", "client-ns-only", "port-level-no-tls", "subset-tls", "disable-443":
 		upPort = 443
 	}
 	if origVariant == "subset-tls" {
@@ -598,6 +599,10 @@ func originationRule(b *builder, v string) {
 		}
 	case "simple-all-ports":
 		spec = "  trafficPolicy:\n    tls: {mode: SIMPLE, sni: " + pathHost + "}"
+	case "disable-443":
+		// tls DISABLE set on purpose for the port the gateway's route goes to (TLS): a plaintext
+		// call leaves the gateway in plaintext all the same
+		spec = "  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n      tls: {mode: DISABLE}"
 	case "port-level-no-tls":
 		spec = "  trafficPolicy:\n    tls: {mode: SIMPLE, sni: " + pathHost + "}\n    portLevelSettings:\n    - port: {number: 443}\n      connectionPool: {tcp: {maxConnections: 100}}"
 	case "subset-tls":

@@ -120,6 +120,7 @@ var catalogRefs = map[string]catalogRef{
 	PathMirrorAbsent:      {"EGR0133", "§2.4, §5 (NC, mirrored copies)", "pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent, TranslateRequestMirrorPolicy); pilot/pkg/model/push_context.go initVirtualServices (mirror hosts count as destinations)"},
 	PathAmbiguousService:  {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},
 	PathAnsweredByRoute:   {"EGR0139", "§5", "pilot/pkg/networking/core/route/route.go translateRoute (direct_response, redirect)"},
+	PathSidecarPlainToTLS: {"EGR0147", "§2.5, §5", "pilot/pkg/networking/core/route/route.go translateRoute; cluster_tls.go applyUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule"},
 	PathGatewayOtherEntry: {"EGR0146", "§4.2, §5", "pilot/pkg/model/sidecar.go appendSidecarServices, selectServices; pilot/pkg/model/endpointshards.go ShardsForService"},
 	PathHTTP2ThroughTCP:   {"EGR0145", "§2.3", "pilot/pkg/networking/core/cluster_builder.go setUpstreamProtocol; cluster_traffic_policy.go shouldH2Upgrade; pilot/pkg/networking/core/gateway.go buildGatewayNetworkFiltersFromTCPRoutes (tcp_proxy)"},
 	PathHTTP2Downgraded:   {"EGR0140", "§2.3", "pilot/pkg/networking/core/cluster_builder.go setUpstreamProtocol (HTTP/2 options for HTTP2/GRPC ports only)"},
@@ -285,7 +286,7 @@ var causePages = map[string]string{
 	PathBackendRefused: "gateway-binding",
 	PathOK:             "sidecar-to-gateway-path", PathMirrorAbsent: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
 	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path", GatewayPrivilegedPort: "sidecar-to-gateway-path",
-	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path", PathHTTP2Downgraded: "sidecar-to-gateway-path", PathHTTP2ThroughTCP: "sidecar-to-gateway-path", PathGatewayOtherEntry: "sidecar-to-gateway-path",
+	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path", PathHTTP2Downgraded: "sidecar-to-gateway-path", PathHTTP2ThroughTCP: "sidecar-to-gateway-path", PathGatewayOtherEntry: "sidecar-to-gateway-path", PathSidecarPlainToTLS: "tls-across-hops",
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", PathFaultAbort: "sidecar-to-gateway-path", GatewayServiceSpans: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
 	ListenerClusterAbsent: "sidecar-to-gateway-path",
 	// TLS on each hop.

@@ -1100,6 +1100,23 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		rep.add(ListenerHTTP2Undeclared, imported.Ref(), fmt.Sprintf("%s declares %s:%d as %s (port name %q): istiod makes the upstream connection HTTP/1.1, so gRPC/HTTP2-only upstreams fail while HTTP/1.1 calls work.", imported.Ref(), host, port, p.Protocol, p.Name),
 			"Declare ports[].protocol GRPC (or HTTP2).")
 	}
+	if cport, subset, chost, ok := parseClusterName(res.Cluster); ok && chost == host && res.Route != nil {
+		// the http route sends the plain call straight to a TLS port of the host (the path's
+		// SIDECAR_SENDS_PLAINTEXT_TO_TLS_PORT, the same finding)
+		_, drs, _ := sidecarDRs(snap, v)
+		if s, dr, bad := plainToTLSAt(snap, v, drs, res, host, cport, subset, kind); bad {
+			culprit := s.Ref()
+			if res.Route.VirtualService != "" {
+				culprit = "VirtualService " + res.Route.VirtualService
+			}
+			why := "no DestinationRule the sidecar applies originates TLS for it"
+			if dr != "" {
+				why = "DestinationRule " + dr + ", which the sidecar applies, originates no TLS for it"
+			}
+			rep.add(PathSidecarPlainToTLS, culprit, fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the sidecar sends in plaintext to port %d, declared %s by %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, port, res.Cluster, cport, strings.ToUpper(portProtocol(*s, cport)), s.Ref(), why),
+				fmt.Sprintf("Originate TLS at the sidecar: a DestinationRule for %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway).", host, v.Namespace, cport))
+		}
+	}
 	if rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() {
 		// Istio mTLS towards a host outside the mesh wraps the application's TLS just the same.
 		if mode, dr := drTLSMode(snap, v, *imported, port); mode == "SIMPLE" || mode == "MUTUAL" || (mode == "ISTIO_MUTUAL" && imported.Location == "MESH_EXTERNAL") {

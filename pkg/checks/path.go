@@ -45,6 +45,9 @@ const (
 	// PathGatewayOtherEntry: the gateway builds the host's cluster from another entry than the
 	// one the client's sidecar uses, with another destination.
 	PathGatewayOtherEntry = "GATEWAY_USES_OTHER_ENTRY"
+	// PathSidecarPlainToTLS: a sidecar's http route sends a plaintext call straight to a port
+	// the entry declares HTTPS/TLS, and no DestinationRule it applies originates TLS there.
+	PathSidecarPlainToTLS = "SIDECAR_SENDS_PLAINTEXT_TO_TLS_PORT"
 	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
 	PathTLSToPlaintext    = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
@@ -82,6 +85,7 @@ func init() {
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
+		CatalogEntry{PathSidecarPlainToTLS, LevelError, "", "A client sidecar's http route sends a plain HTTP call straight to a port the entry declares HTTPS or TLS (a route that rewrites port 80 to 443, or a weighted share of one), and no DestinationRule the sidecar applies originates TLS for that cluster: the external server receives plaintext on its TLS port and rejects it (400, or a reset)."},
 		CatalogEntry{PathGatewayOtherEntry, LevelWarning, "", "Several entries declare the host, and the egress gateway builds its cluster from another one than the client's sidecar uses (the sidecar takes its own namespace's entry first; the gateway, in its namespace, takes a Kubernetes Service first, then the oldest entry exported to it): the gateway sends the call to that entry's destination (a Kubernetes Service's pods, other static endpoints, another resolution), not to the one the client's entry declares."},
 		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
 		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
@@ -628,10 +632,16 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					follow = w
 					break
 				}
+				if port, subset, h, ok := parseClusterName(w); ok && strings.EqualFold(h, host) {
+					if _, _, bad := plainToTLSAt(tr.snap, v, drs, res, h, port, subset, kind); bad {
+						follow = w // a share sent in plaintext to a TLS port fails
+						break
+					}
+				}
 			}
 			tr.splitBypass(v, proxy, res, reg, ws, host)
 			if follow != ws[0] {
-				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s, the share the sidecar has no cluster for (the other shares may work).", strings.Join(ws, ", "), follow))
+				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s, the share that fails at the sidecar (the other shares may work).", strings.Join(ws, ", "), follow))
 			} else {
 				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("The route splits the call among %s by weight; the trace follows %s. Trace the others by calling their hosts (why-missing HOST --from %s).", strings.Join(ws, ", "), ws[0], v.Namespace))
 			}
@@ -796,6 +806,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches cluster %s of %s, which is no Istio gateway: what happens after is up to the workloads behind that Service (another controller's gateway, a proxy).", strings.ToUpper(kind), proxy, host, tr.t.Port, res.Cluster, svc.Ref())
 		}
 		if chost == host {
+			if tr.plainToTLSPort(v, proxy, res, drs, host, cport, subset, kind) {
+				return
+			}
 			tr.directWarning(v, res, proxy, host)
 			tr.endpointsHop(proxy, svc, host, cport)
 		}
@@ -1925,6 +1938,68 @@ func (tr *tracer) otherShares(v SidecarView, proxy string, res rules.CallResult,
 		tr.t.Warnings = append(warnings, sub.t.Warnings...)
 		return
 	}
+}
+
+// plainToTLSAt: the sidecar's cluster (cport, subset) of host, which an http route sends a
+// plaintext call (kind http or http2) to, is a port the entry declares HTTPS or TLS and the
+// DestinationRule the sidecar applies originates no TLS for it. Returns the entry and the rule
+// ("" for none).
+func plainToTLSAt(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, res rules.CallResult, host string, cport uint32, subset, kind string) (*rules.Service, string, bool) {
+	if (kind != rules.CallHTTP && kind != rules.CallHTTP2) || res.Route == nil {
+		return nil, "", false
+	}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok || s.Kind != rules.KindServiceEntry {
+		return nil, "", false
+	}
+	if proto := strings.ToUpper(portProtocol(s, cport)); proto != "HTTPS" && proto != "TLS" {
+		return nil, "", false
+	}
+	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	dr := ""
+	if ch != nil {
+		dr = ch.Ref()
+		if t := ch.ClusterTLS(cport, subset); t != nil && t.GetMode() != networking.ClientTLSSettings_DISABLE {
+			return nil, "", false
+		}
+	}
+	return &s, dr, true
+}
+
+// plainToTLSPort fails the path when the client's sidecar sends a plain HTTP call straight to a
+// TLS port of the host (plainToTLSAt): the upstream rejects the plaintext.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go translateRoute (the route's
+// destination port names the cluster) and cluster_tls.go applyUpstreamTLSSettings (no tls in
+// the DestinationRule the proxy applies, push_context.go destinationRule: no transport socket).
+func (tr *tracer) plainToTLSPort(v SidecarView, proxy string, res rules.CallResult, drs *rules.DRLookup, host string, cport uint32, subset, kind string) bool {
+	s, dr, ok := plainToTLSAt(tr.snap, v, drs, res, host, cport, subset, kind)
+	if !ok {
+		return false
+	}
+	vs := routeVSOf(res)
+	why := "no DestinationRule the sidecar applies originates TLS for it"
+	if dr != "" {
+		why = "DestinationRule " + dr + ", which the sidecar applies, originates no TLS for it"
+	}
+	tr.hop(proxy, "upstream tls", Fail, fmt.Sprintf("%s sends the plain HTTP call to %s port %d, which %s declares TLS: %s", res.Cluster, host, cport, s.Ref(), why))
+	culprit := "VirtualService " + vs
+	if vs == "" {
+		culprit = s.Ref()
+	}
+	target := "DestinationRule for " + host
+	if dr != "" {
+		target = "DestinationRule " + dr
+	}
+	fix := fmt.Sprintf("Originate TLS at the sidecar, as Istio's egress TLS origination task does: a %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway) instead.", target, v.Namespace, cport)
+	if len(weightedClusters(res)) > 1 {
+		// a share of a split: the other shares go elsewhere (through the gateway, usually)
+		fix = fmt.Sprintf("Drop the share to %s from the route of %s (send every share where the others go, through the egress gateway), or, if calls are meant to leave directly, originate TLS for it: a %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}].", res.Cluster, culprit, target, v.Namespace, cport)
+	}
+	tr.fail(PathSidecarPlainToTLS, "", culprit,
+		fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the client's sidecar sends in plaintext to port %d, declared %s by %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, tr.t.Port, res.Cluster, cport, strings.ToUpper(portProtocol(*s, cport)), s.Ref(), why),
+		fix)
+	return true
 }
 
 // splitBypass warns when the sidecar's route splits the call by weight between an egress
