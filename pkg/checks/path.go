@@ -1036,10 +1036,21 @@ func (tr *tracer) chainOfSkippingServer(w Workload, gproxy string, target uint32
 			Evidence{Resource: "Gateway " + rules.GatewayName(kept.Gateway), Field: "spec.servers", Value: fmt.Sprintf("#%d %s %d", kept.Index, kept.Server.GetPort().GetProtocol(), kept.Server.GetPort().GetNumber())})
 		tr.fail(PathWrongService, "", "Gateway "+rules.GatewayName(ms.Gateway),
 			fmt.Sprintf("The gateway takes the call to %s with the tcp_proxy of server %s (%s), which sends every connection on listener port %d to %s: istiod merges the older Gateway's server %s first and skips server %s, which serves %s, because the two cannot share the port (%s). The call never reaches %s's own cluster.", host, kept.Ref(), origin, target, cluster, kept.Ref(), ms.Ref(), host, ms.Dropped, host),
-			fmt.Sprintf("Give the two servers different ports: move server %s to another port of the gateway Service with a targetPort of its own (and send the mesh hop there), or move server %s off the port, or remove it if it is no longer used.", ms.Ref(), kept.Ref()))
+			skippedServerFix(ms, kept))
 		return true
 	}
 	return false
+}
+
+// skippedServerFix: the fix when server ms (for the call's host) was skipped for the TCP
+// server kept on the port.
+func skippedServerFix(ms, kept rules.GatewayServer) string {
+	fix := fmt.Sprintf("Give the two servers different ports: move server %s to another port of the gateway Service with a targetPort of its own (and send the mesh hop there), or move server %s off the port, or remove it if it is no longer used.", ms.Ref(), kept.Ref())
+	if p := strings.ToUpper(ms.Server.GetPort().GetProtocol()); p == "TLS" || p == "HTTPS" {
+		// TLS servers share a port by SNI: the TCP one can become one of them
+		fix += fmt.Sprintf(" Or make server %s a TLS server (protocol TLS, tls.mode PASSTHROUGH, hosts its destination's names) routed by sniHosts: TLS servers share a port by SNI.", kept.Ref())
+	}
+	return fix
 }
 
 // otherEntryAtGateway warns when the gateway builds the cluster of host from another entry
@@ -4707,6 +4718,10 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 		}
 		return ""
 	case sent == "the client's TLS" && expect == "the client's TLS":
+		return ""
+	case sent == "the client's TLS" && expect == "plaintext" && rules.ListenerClass(strings.ToUpper(s.GetPort().GetProtocol())) != rules.ClassHTTP:
+		// a plain TCP server's tcp_proxy forwards the bytes as they are, TLS included
+		// (gateway.go buildGatewayNetworkFiltersFromTCPRoutes): where they go is the route's
 		return ""
 	case sent == "TLS" && expect == "TLS it terminates":
 		return ""
