@@ -1074,8 +1074,14 @@ func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, 
 	dest, noPods := entryDestination(tr.snap, *chosen)
 	clientDest, _ := entryDestination(tr.snap, *client)
 	why := "it takes the oldest entry exported to its namespace"
-	if chosen.Kind == rules.KindService {
+	switch {
+	case chosen.Kind == rules.KindService:
 		why = "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first"
+	case chosen.Namespace == w.Namespace:
+		why = "an entry of the gateway's own namespace comes first"
+	case slices.Contains(chosen.DeclaredExportTo, w.Namespace) && !slices.Contains(chosen.DeclaredExportTo, "*"):
+		// push_context.go servicesExportedToNamespace: exported by name before public
+		why = fmt.Sprintf("it is exported to %s by name, and entries exported to a namespace by name come before public ones", w.Namespace)
 	}
 	fix := fmt.Sprintf("Keep %s from the gateway's namespace %s: exportTo [\".\"] on it (or the namespaces that use it), or delete it if it is stale.", chosen.Ref(), w.Namespace)
 	if chosen.Kind == rules.KindService {
@@ -1091,6 +1097,7 @@ func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, 
 	}
 	tr.hop(gproxy, "entry", Warn, fmt.Sprintf("%s is built from %s (%s), not from %s, which the client's sidecar uses (%s)", cluster, chosen.Ref(), dest, client.Ref(), clientDest), ev)
 	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathGatewayOtherEntry, Level: LevelWarning, Resource: chosen.Ref(), Proxy: gproxy, Message: msg, Fix: fix})
+	tr.t.Message = fmt.Sprintf("The %s call from sidecar %s to %s:%d is routed through gateway %s, which builds %s from %s, not from %s: the call goes to %s.", strings.ToUpper(tr.t.Call), v.Namespace, host, tr.t.Port, w.Ref(), cluster, chosen.Ref(), client.Ref(), dest)
 	return false
 }
 
@@ -2336,7 +2343,13 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// What the sidecar's cluster sends.
 	sent, sentFrom, tlsCulprit, sni := clusterTLS(v, drs, svc, cport, subset, kind)
 	if tr.gatewayHops != nil {
-		key := strings.Join([]string{w.Ref(), svc.Ref(), fmt.Sprint(cport), host, subset, kind, sent, sentFrom, sni}, "|")
+		// (the client's own entry for the host too: the gateway's may differ from it,
+		// otherEntryAtGateway)
+		clientEntry := ""
+		if ce := importedEntry(v.Outbound, host); ce != nil {
+			clientEntry = ce.Ref()
+		}
+		key := strings.Join([]string{w.Ref(), svc.Ref(), fmt.Sprint(cport), host, subset, kind, sent, sentFrom, sni, clientEntry}, "|")
 		if r, ok := tr.gatewayHops.get(key); ok {
 			tr.t.Hops = append(tr.t.Hops, r.hops...)
 			tr.t.Warnings = append(tr.t.Warnings, r.warnings...)

@@ -1107,7 +1107,7 @@ func httpRouteCatchesAll(r *networking.HTTPRoute) bool {
 func (e *evaluation) portOnOtherEntry(h string, port uint32) (used, other rules.Service, ok bool) {
 	shared := model.Services(e.snap, e.flags.MeshConfig).Shared(h)
 	chosen, _ := rules.ServiceForProxy(shared, e.w.Namespace)
-	if chosen == nil || chosen.Kind != rules.KindServiceEntry {
+	if chosen == nil || (chosen.Kind != rules.KindServiceEntry && chosen.Kind != rules.KindService) || chosen.ExternalName != "" {
 		return rules.Service{}, rules.Service{}, false
 	}
 	for _, s := range shared {
@@ -1119,6 +1119,18 @@ func (e *evaluation) portOnOtherEntry(h string, port uint32) (used, other rules.
 		}
 	}
 	return rules.Service{}, rules.Service{}, false
+}
+
+// otherEntryText: why the gateway uses entry used rather than other (which declares port) for
+// host, and the fix: for a Kubernetes Service, hide it from the gateway's namespace or delete it
+// (a Service left behind); for a ServiceEntry, one entry per host.
+func otherEntryText(used, other rules.Service, host string, port uint32, gwNs string) (string, string) {
+	if used.Kind == rules.KindService {
+		return "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first",
+			fmt.Sprintf("Keep %s from the gateway's namespace %s (annotate it networking.istio.io/exportTo: \".\"), or delete it if it is stale, so that the gateway uses %s; adding port %d to the Service would send the calls to its pods instead.", used.Ref(), gwNs, other.Ref(), port)
+	}
+	return "the entry of its own namespace first, else the oldest",
+		fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", host, port, used.Ref(), other.Ref())
 }
 
 // ownPortAbsent fails the verdict when the route names a port of the host for which the gateway
@@ -1187,9 +1199,10 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 		// Another entry of the host declares the port, but the gateway uses this one (its own
 		// namespace's first, then the oldest: push_context.go service index by hostname), as
 		// the traced path says (PORT_NOT_DECLARED on the entry in use).
+		why, fix := otherEntryText(used, other, h, d.Port, e.w.Namespace)
 		e.fail(ListenerClusterAbsent, used.Ref(),
-			fmt.Sprintf("%s routes %s on gateway %s to port %d; %s declares that port, but the gateway uses %s for %s (the entry of its own namespace first, else the oldest), which declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, other.Ref(), used.Ref(), h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
-			fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", h, d.Port, used.Ref(), other.Ref()))
+			fmt.Sprintf("%s routes %s on gateway %s to port %d; %s declares that port, but the gateway uses %s for %s (%s), which declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, other.Ref(), used.Ref(), h, why, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
+			fix)
 		return
 	}
 	e.fail(ListenerClusterAbsent, bindCulprit(b),

@@ -548,9 +548,9 @@ func (e *evaluation) run() {
 			msg, fix := fmt.Sprintf("%s declares host %s but not port %d, so outbound|%d||%s is never built.", chosen.Ref(), hn, e.port, e.port, hn), e.portFix(*chosen, hn)
 			if used, other, ok := e.portOnOtherEntry(hn, e.port); ok && used.Ref() == chosen.Ref() {
 				// Another entry of the host declares the port; the gateway uses this one.
-				why := "the entry of its own namespace first, else the oldest"
-				fix = fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", hn, e.port, chosen.Ref(), other.Ref())
-				if slices.Contains(chosen.DeclaredExportTo, e.w.Namespace) && chosen.Namespace != e.w.Namespace && !slices.Contains(chosen.DeclaredExportTo, "*") {
+				why, f := otherEntryText(*chosen, other, hn, e.port, e.w.Namespace)
+				fix = f
+				if chosen.Kind == rules.KindServiceEntry && slices.Contains(chosen.DeclaredExportTo, e.w.Namespace) && chosen.Namespace != e.w.Namespace && !slices.Contains(chosen.DeclaredExportTo, "*") {
 					// exported to the gateway's namespace by name: istiod lists such entries
 					// before those exported everywhere (push_context.go servicesExportedToNamespace)
 					why = fmt.Sprintf("%s is exported to %s by name, and istiod takes entries exported to a namespace by name before those exported to every namespace", chosen.Ref(), e.w.Namespace)
