@@ -3837,15 +3837,39 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		if t.GetMode() != networking.ClientTLSSettings_DISABLE {
 			return notOriginatedDiag{}, false // the rule the gateway applies originates TLS
 		}
-		// tls DISABLE set on purpose for this cluster (often for a passthrough flow on the same
-		// port), and a plaintext call sent to it: the cluster sends it as it is
+		// tls DISABLE set for this cluster, and a plaintext call sent to it: the cluster sends
+		// it as it is
 		ref := "DestinationRule " + applied.Ref()
-		return notOriginatedDiag{
+		d := notOriginatedDiag{
 			hop:     fmt.Sprintf("%s sends plaintext to %s port %d, which %s declares %s: %s sets tls.mode DISABLE for it", cluster, host, port, chosen.Ref(), proto, ref),
 			msg:     fmt.Sprintf("Gateway %s forwards the call for %s in plaintext to %s: %s declares port %d as %s, so the external server expects TLS, and %s sets tls.mode DISABLE for that cluster. The server rejects the request (400, or a reset).", w.Ref(), host, cluster, chosen.Ref(), port, proto, ref),
 			culprit: ref,
-			fix:     fmt.Sprintf("Originate TLS for the plaintext calls in a subset of their own: add to %s subsets: [{name: tls-origination, trafficPolicy: {portLevelSettings: [{port: {number: %d}, tls: {mode: SIMPLE, sni: %s}}]}}] and point the gateway's http route at subset tls-origination; the DISABLE can stay for the calls that pass the client's TLS through.", ref, port, host),
-		}, true
+		}
+		where := fmt.Sprintf("for port %d", port)
+		if subset != "" {
+			where = fmt.Sprintf("in subset %s", subset)
+		}
+		switch {
+		case len(gatewayRoutesTo(snap, w, rules.RouteTLS, host, port, subset)) > 0 || len(gatewayRoutesTo(snap, w, rules.RouteTCP, host, port, subset)) > 0:
+			// the DISABLE serves calls the gateway passes through to the same cluster
+			d.fix = fmt.Sprintf("Originate TLS for the plaintext calls in a subset of their own: add to %s subsets: [{name: tls-origination, trafficPolicy: {portLevelSettings: [{port: {number: %d}, tls: {mode: SIMPLE, sni: %s}}]}}] and point the gateway's http route at subset tls-origination; the DISABLE can stay for the calls the gateway passes through to the same cluster.", ref, port, host)
+		default:
+			d.fix = fmt.Sprintf("Remove the tls DISABLE %s from %s, or set tls.mode SIMPLE there, so that the gateway originates TLS to %s:%d.", where, ref, host, port)
+		}
+		// a rule for the host that would originate TLS, which the gateway's lookup does not
+		// reach: it stops at the first namespace with a match (push_context.go destinationRule)
+		for _, dr := range view.DestinationRules {
+			if slices.Contains(applied.Rules, dr) || !drSetsTLS(dr, port) || !rules.HostMatches(strings.ToLower(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace)), host) {
+				continue
+			}
+			if t := dr.Spec.GetTrafficPolicy().GetTls(); t != nil && t.GetMode() == networking.ClientTLSSettings_DISABLE {
+				continue
+			}
+			d.msg += fmt.Sprintf(" DestinationRule %s/%s would originate TLS, but the gateway's lookup stops at %s (the gateway's own namespace first, then the host's, then the root namespace), whose host %s matches first.", dr.Namespace, dr.Name, ref, applied.Rules[0].Spec.GetHost())
+			d.fix += fmt.Sprintf(" Or narrow %s (its host %s, its exportTo) so that the gateway reaches DestinationRule %s/%s.", ref, applied.Rules[0].Spec.GetHost(), dr.Namespace, dr.Name)
+			break
+		}
+		return d, true
 	}
 	// A rule for the host that sets tls but does not apply here.
 	var off *networkingv1.DestinationRule

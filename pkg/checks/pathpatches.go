@@ -453,6 +453,13 @@ func gatewayDRChoice(snap *snapshot.Snapshot, w Workload, host string) *rules.DR
 // (pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig; rules.Bind) and the
 // one-cluster-per-(port, subset) rule (cluster.go buildOutboundClusters).
 func originatingRoutes(snap *snapshot.Snapshot, w Workload, host string, port uint32, subset string) []string {
+	return gatewayRoutesTo(snap, w, rules.RouteHTTP, host, port, subset)
+}
+
+// gatewayRoutesTo lists the VirtualServices whose routes of type rt (rules.RouteHTTP,
+// RouteTLS, RouteTCP), bound to a server of a Gateway of workload w, send to the cluster (port,
+// subset) of host.
+func gatewayRoutesTo(snap *snapshot.Snapshot, w Workload, rt, host string, port uint32, subset string) []string {
 	view := RevisionView(snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
 	opt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
@@ -460,7 +467,7 @@ func originatingRoutes(snap *snapshot.Snapshot, w Workload, host string, port ui
 	for _, gw := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
 		vses := model.VirtualServices(view, opt.DefaultVSExportTo).WithGateway(rules.GatewayName(gw))
 		for i, s := range gw.Spec.Servers {
-			if rules.ServerRouteType(s) != rules.RouteHTTP {
+			if rules.ServerRouteType(s) != rt {
 				continue
 			}
 			for _, vs := range vses {
