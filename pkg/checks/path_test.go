@@ -878,6 +878,10 @@ func TestDoubleTLSFixKeepsOrigination(t *testing.T) {
 		"double-tls-sidecar-applies-gateway-origination.yaml":     "Put the rule in the gateway's namespace istio-system with exportTo [\".\"]",
 		"double-tls-sidecar-applies-public-root-origination.yaml": "Set exportTo [\".\"] on it",
 		"gateway-origination-passthrough-double-tls.yaml":         "tls DISABLE for port 443",
+		// a DISABLE that leaves a plaintext call plaintext: removed, unless it serves calls
+		// passed through to the same cluster
+		"tls-disabled-top-level-root-https-port.yaml":           "Remove the tls DISABLE for port 8443",
+		"tls-disabled-on-port-http-flow-needs-origination.yaml": "subset of their own",
 	}
 	for _, c := range readPathCases(t) {
 		sub, ok := want[filepath.Base(c.file)]
