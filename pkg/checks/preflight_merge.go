@@ -100,6 +100,10 @@ var sameFaultIf = map[string][]sameFaultCond{
 	// A Gateway's server istiod skips (explain-listener, per port) is why the routes bound to
 	// it are never built (the gateway verdict's ROUTE_NOT_BOUND about that Gateway).
 	ListenerServerDropped: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }}},
+	// A call the gateway's TCP server takes because istiod skipped the server for its host
+	// (the traced path's CALL_REACHES_ANOTHER_SERVICE about the skipped server's Gateway): the
+	// gateway verdict's ROUTE_NOT_BOUND about that Gateway.
+	PathWrongService: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }}},
 	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 }
