@@ -16,14 +16,7 @@ func TestPathFixesProven(t *testing.T) {
 	var proven, prose, refuted []string
 	kinds := map[string]int{}
 	for _, c := range readPathCases(t) {
-		snap, err := loadPathFixture(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, p := traceCase(t, c)
 		name := filepath.Base(c.file) + " (" + p.Cause + ")"
 		switch {
 		case !p.Failed():

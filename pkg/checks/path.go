@@ -1020,18 +1020,7 @@ func (tr *tracer) chainOfSkippingServer(w Workload, gproxy string, target uint32
 			return false
 		}
 	}
-	view := RevisionView(tr.snap, w.Revision)
-	flags := ReadIstiodFlags(view, w.Revision)
-	merged := rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w))
-	for _, ms := range merged {
-		if ms.Port != target || ms.Dropped == "" || ms.Conflict == "" || !serverCovers(ms, host) {
-			continue
-		}
-		i := slices.IndexFunc(merged, func(k rules.GatewayServer) bool { return k.Ref() == ms.Conflict })
-		if i < 0 {
-			continue
-		}
-		kept := merged[i]
+	if ms, kept, ok := skippedServerFor(tr.snap, w, target, host); ok {
 		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("filter chain %s → %s (%s, server %s): server %s, which serves %s, is skipped", match, cluster, origin, kept.Ref(), ms.Ref(), host),
 			Evidence{Resource: "Gateway " + rules.GatewayName(kept.Gateway), Field: "spec.servers", Value: fmt.Sprintf("#%d %s %d", kept.Index, kept.Server.GetPort().GetProtocol(), kept.Server.GetPort().GetNumber())})
 		tr.fail(PathWrongService, "", "Gateway "+rules.GatewayName(ms.Gateway),
@@ -4399,6 +4388,24 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 	return noServer{}, false
 }
 
+// skippedServerFor is the first server for host on listener port target of workload w that
+// istiod skipped in favour of another server kept there (rules.MergeGatewayServers), and that
+// kept server.
+func skippedServerFor(snap *snapshot.Snapshot, w Workload, target uint32, host string) (rules.GatewayServer, rules.GatewayServer, bool) {
+	view := RevisionView(snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	merged := rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(snap, w))
+	for _, ms := range merged {
+		if ms.Port != target || ms.Dropped == "" || ms.Conflict == "" || !serverCovers(ms, host) {
+			continue
+		}
+		if i := slices.IndexFunc(merged, func(k rules.GatewayServer) bool { return k.Ref() == ms.Conflict }); i >= 0 {
+			return ms, merged[i], true
+		}
+	}
+	return rules.GatewayServer{}, rules.GatewayServer{}, false
+}
+
 // skippedServer fails the path when a Gateway server for host on the listener port was skipped
 // by istiod as a duplicate of a kept server (a TLS host another server already serves on the
 // port): the routes bound to the skipped server are never built, and the kept server, which
@@ -4408,22 +4415,7 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 // Mirrors istiod pilot/pkg/model/gateway.go MergeGateways (CheckDuplicates: "skipping server on
 // gateway ..., duplicate host names"), through rules.MergeGatewayServers.
 func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, lead, end string) bool {
-	view := RevisionView(tr.snap, w.Revision)
-	flags := ReadIstiodFlags(view, w.Revision)
-	merged := rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w))
-	for _, ms := range merged {
-		if ms.Port != target || ms.Dropped == "" || ms.Conflict == "" || !serverCovers(ms, host) {
-			continue
-		}
-		var kept *rules.GatewayServer
-		for i := range merged {
-			if merged[i].Ref() == ms.Conflict {
-				kept = &merged[i]
-			}
-		}
-		if kept == nil {
-			continue
-		}
+	if ms, kept, ok := skippedServerFor(tr.snap, w, target, host); ok {
 		ref := "Gateway " + rules.GatewayName(kept.Gateway)
 		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and no route for %s binds to %s. %s",
 			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, host, kept.Ref(), end)
