@@ -150,6 +150,7 @@ func istiodPathWorks(o string) bool {
 		return true
 	}
 	main, _, _ := strings.Cut(o, ", mirror ")
+	main = strings.TrimSuffix(main, " (HTTP/2 into a TCP chain)") // a warning after the outcome
 	return strings.Contains(main, " → ") && !strings.HasSuffix(main, "(absent)") && !strings.HasSuffix(main, "(no endpoints)") && !strings.HasSuffix(main, "(TLS originated twice)") && !strings.HasSuffix(main, "(plaintext to a TLS port)")
 }
 

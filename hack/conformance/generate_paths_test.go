@@ -84,8 +84,15 @@ func init() {
 		// static-wle-other-ns: STATIC with workloadSelector {app: path-vm}, the only WorkloadEntry
 		// with that label in team-p (an entry selects workloads in its own namespace only:
 		// serviceentry/conversion.go, no endpoints); static-wle-same-ns: the WorkloadEntry in
-		// egress (one endpoint).
-		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints", "static-wle-other-ns", "static-wle-same-ns"}},
+		// egress (one endpoint). dup-older-no-endpoints: beside the DNS entry, a second public
+		// entry other/path-dup for the host, created earlier, STATIC without endpoints (istiod's
+		// gateway scope keeps the first service for a host: private, then exported by name, then
+		// public by creation time, sidecar.go appendSidecarServices; its cluster gets that entry's
+		// endpoints: none, 503 UH). dup-named-no-endpoints: the second entry newer but exported
+		// to egress by name (ahead of public ones). dup-newer-no-endpoints: the second entry
+		// public and newer (not used by the gateway).
+		dimension{dimPUpRes, []string{"dns", "dns", "none", "none-addresses", "static", "static-no-endpoints", "static-wle-other-ns", "static-wle-same-ns",
+			"dup-older-no-endpoints", "dup-named-no-endpoints", "dup-newer-no-endpoints"}},
 		// path.origination: TLS the gateway originates to path.example.com (a DestinationRule
 		// egress/path-origination for the host). none: no rule, the gateway's http route goes to
 		// port 80. simple-443: portLevelSettings 443 tls SIMPLE and the gateway's http route
@@ -228,6 +235,29 @@ spec:
   - {number: 80, name: http, protocol: HTTP}
   - {number: 443, name: tls, protocol: TLS}
 %s`, b.ts(), pathHost, upstreamResolution(d[dimPUpRes])))
+	if uv := d[dimPUpRes]; strings.HasPrefix(uv, "dup-") {
+		ts, exportTo := b.ts(), `["*"]`
+		switch uv {
+		case "dup-older-no-endpoints":
+			ts = `"2023-01-01T00:00:00Z"`
+		case "dup-named-no-endpoints":
+			exportTo = `[egress, other]`
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-dup
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  exportTo: %s
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  - {number: 443, name: tls, protocol: TLS}
+  resolution: STATIC`, ts, pathHost, exportTo))
+	}
 	if uv := d[dimPUpRes]; uv == "static-wle-other-ns" || uv == "static-wle-same-ns" {
 		weNs := "team-p"
 		if uv == "static-wle-same-ns" {

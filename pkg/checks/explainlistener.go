@@ -1723,7 +1723,7 @@ func droppedServerFix(ms rules.GatewayServer) string {
 		return fmt.Sprintf("Serve each host from one TLS server per port: remove the repeated hosts from %s (or from %s), or give the servers different bind addresses.", ms.Ref(), ms.Conflict)
 	}
 	if ms.Dropped == rules.DropProtocolConflict {
-		return fmt.Sprintf("Move %s to a port that no server of another protocol holds (TLS and HTTPS servers share a port by SNI, for example 443; a plaintext port takes HTTP servers only), and send the mesh hop to that port; or move %s off port %d.", ms.Ref(), orDash(ms.Conflict), ms.Port)
+		return fmt.Sprintf("Move %s to a port that no server of another protocol holds (TLS and HTTPS servers share a port by SNI, for example 443; a plaintext port takes HTTP servers only), and send the mesh hop to that port; or move %s to another port (both servers come to listener port %d).", ms.Ref(), orDash(ms.Conflict), ms.Port)
 	}
 	return fmt.Sprintf("Move %s to a port of its own, or merge it into %s.", ms.Ref(), orDash(ms.Conflict))
 }
