@@ -1063,6 +1063,9 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
 			why, culprit, fix := explainHidden(v, host, hidden)
 			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
+		} else if held, other, why, ok := shadowedPort(snap, v, host, port); ok {
+			text, fix := shadowedPortText(v, held, other, why, host, port)
+			rep.add(ListenerBlackHole, held.Ref(), strings.TrimSuffix(msg, ".")+": "+text, fix)
 		} else if ns, refs := undiscoveredDeclarations(snap, v.Revision, host); ns != "" {
 			why, fix, _ := undiscoveredText(snap, v.Revision, ns, refs, host)
 			rep.add(ListenerBlackHole, "Namespace "+ns, strings.TrimSuffix(msg, ".")+": "+why, fix)

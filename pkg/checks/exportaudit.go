@@ -763,7 +763,7 @@ func (a *auditor) duplicates() {
 			}
 			a.add(AuditFinding{Code: AuditDuplicateHost, Kind: chosen.Kind, Namespace: chosen.Namespace, Name: chosen.Name, ExportTo: chosen.ExportTo,
 				NeededIn: []string{ns}, MissingIn: nil,
-				Impact:  fmt.Sprintf("proxies in %s use %s for %s; %s ignored or merged", ns, chosen.Ref(), h, strings.Join(others, ", ")),
+				Impact:  fmt.Sprintf("proxies in %s use %s for %s; %s", ns, chosen.Ref(), h, ignoredOrMerged(*chosen, visible)),
 				Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (%s).", len(visible), h, ns, chosen.Ref(), rule),
 				Fix:     "keep one entry per host, or narrow the others' exportTo"})
 		}

@@ -381,6 +381,65 @@ func (tr *tracer) gatewayAPI(host string) {
 	p.gateway = nil
 }
 
+// ignoredOrMerged says what istiod does with the declarations of visible other than chosen:
+// ports merged into it (same namespace, resolution, labels, selector and exportTo: sidecar.go
+// canMergeServices), else ignored.
+// shadowedPortText is the message and fix of a call to a port the sidecar's declaration of the
+// host lacks while another visible one has it (shadowedPort).
+func shadowedPortText(v SidecarView, held, other rules.Service, why, host string, port uint32) (msg, fix string) {
+	msg = fmt.Sprintf("the sidecars of %s use %s for %s (a sidecar takes one declaration per host: its own namespace's first, then those exported to it by name, then public ones, oldest first), and it declares only %s. %s declares %d but is ignored there: %s.", v.Namespace, held.Ref(), host, portList(held.Ports), other.Ref(), port, why)
+	fix = fmt.Sprintf("Add port %d to %s, or delete it (or remove %s from its hosts) so that %s uses %s.", port, held.Ref(), host, v.Namespace, other.Ref())
+	return msg, fix
+}
+
+func ignoredOrMerged(chosen rules.Service, visible []rules.Service) string {
+	var ignored, merged []string
+	for _, s := range visible {
+		if s.Ref() == chosen.Ref() {
+			continue
+		}
+		if rules.NotMergedReason(chosen, s) == "" && !slices.Equal(chosen.Ports, s.Ports) {
+			merged = append(merged, s.Ref())
+		} else {
+			ignored = append(ignored, s.Ref())
+		}
+	}
+	var parts []string
+	if len(ignored) > 0 {
+		parts = append(parts, strings.Join(ignored, ", ")+" is ignored")
+	}
+	if len(merged) > 0 {
+		parts = append(parts, "the ports of "+strings.Join(merged, ", ")+" are merged into it")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shadowedPort finds, for a call to host:port that the sidecar has no listener for, the
+// declaration of the host the sidecar holds (without the port) and another one visible to it
+// that declares the port but that istiod neither uses nor merges, with the reason.
+func shadowedPort(snap *snapshot.Snapshot, v SidecarView, host string, port uint32) (held, other rules.Service, why string, ok bool) {
+	held, found := v.Outbound.ScopeService(host)
+	if !found || slices.ContainsFunc(held.Ports, func(p rules.ServicePort) bool { return p.Number == port }) {
+		return held, other, "", false
+	}
+	services := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(host)
+	if len(services) < 2 {
+		return held, other, "", false
+	}
+	_, visible := rules.ServiceForProxy(services, v.Namespace)
+	for _, s := range visible {
+		if s.Ref() == held.Ref() || slices.Contains(held.MergedFrom, s.Ref()) || !slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return p.Number == port }) {
+			continue
+		}
+		why = rules.NotMergedReason(held, s)
+		if why == "" {
+			why = "istiod keeps the first declaration's ports when the two declare the same ones"
+		}
+		return held, s, why, true
+	}
+	return held, other, "", false
+}
+
 // sidecarAmbiguityFix is the fix of SIDECARS_AMBIGUOUS_FOR_CLIENT (path and preflight).
 const sidecarAmbiguityFix = "Keep one Sidecar without workloadSelector per namespace, and make the workloadSelectors of the others disjoint."
 
@@ -400,14 +459,8 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 				chosen = &c
 			}
 		}
-		var others []string
-		for _, s := range visible {
-			if s.Ref() != chosen.Ref() {
-				others = append(others, s.Ref())
-			}
-		}
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: AuditDuplicateHost, Level: LevelWarning, Resource: chosen.Ref(),
-			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first); %s is ignored or merged.", len(visible), host, v.Namespace, chosen.Ref(), strings.Join(others, ", ")),
+			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first); %s.", len(visible), host, v.Namespace, chosen.Ref(), ignoredOrMerged(*chosen, visible)),
 			Fix:     "keep one entry per host, or narrow the others' exportTo"})
 	}
 	var candidates []string
@@ -599,6 +652,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if len(tr.hidden) > 0 {
 			why, culprit, fix := explainHidden(v, host, tr.hidden)
 			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
+			return
+		}
+		if held, other, why, ok := shadowedPort(tr.snap, v, host, port); ok {
+			// The sidecar holds another declaration of the host, without this port, and istiod
+			// does not merge the one that has it (sidecar.go appendSidecarServices,
+			// canMergeServices): the port is unknown to these sidecars.
+			text, fix := shadowedPortText(v, held, other, why, host, port)
+			tr.failFix(ListenerBlackHole, flag, held.Ref(), fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, text), fix, nil)
 			return
 		}
 		if ns, refs := undiscoveredDeclarations(tr.snap, v.Revision, host); ns != "" {

@@ -1205,6 +1205,15 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 			askedSet[q] = true
 		}
 	}
+	// Ports of a host that another declaration visible to the namespace has and the one its
+	// sidecars use lacks (a namespace's own entry shadowing a public one): the namespace's
+	// clients evidently call them, and the sidecars know no such port.
+	for _, q := range shadowedPortCalls(c.snap, v) {
+		if !askedSet[q] {
+			asked = append(asked, q)
+			askedSet[q] = true
+		}
+	}
 	// Hosts that another Sidecar of the namespace imports but the one istiod applies does not
 	// (several without workloadSelector: the oldest wins, silently): the namespace evidently
 	// calls them, so their calls are traced whatever they reach.
@@ -1341,6 +1350,35 @@ const routeOnlyKind = "VirtualService host"
 //
 // Mirrors istiod pilot/pkg/networking/core/route/route.go BuildSidecarVirtualHostWrapper
 // (VirtualService hosts that match no service keep their virtual host).
+// shadowedPortCalls lists host:port calls for the ports that a declaration of a host visible
+// to the sidecar has while the declaration the sidecar holds for the host lacks them and istiod
+// does not merge them (shadowedPort).
+func shadowedPortCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
+	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
+	var out []hostPortCall
+	for _, h := range reg.SharedHosts() {
+		held, ok := v.Outbound.ScopeService(h)
+		if !ok {
+			continue
+		}
+		_, visible := rules.ServiceForProxy(reg.Shared(h), v.Namespace)
+		for _, s := range visible {
+			if s.Ref() == held.Ref() || slices.Contains(held.MergedFrom, s.Ref()) {
+				continue
+			}
+			for _, p := range s.Ports {
+				if slices.ContainsFunc(held.Ports, func(x rules.ServicePort) bool { return x.Number == p.Number }) {
+					continue
+				}
+				if q := (hostPortCall{h, p.Number}); !slices.Contains(out, q) {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
 	var out []hostPortCall

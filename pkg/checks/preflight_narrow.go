@@ -190,7 +190,9 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 			b.calls = append(b.calls, sc)
 		}
 	}
-	for _, q := range routeOnlyCalls(c.snap, l.view) {
+	// then the ports of shadowed declarations (shadowedPortCalls), re-asked like route-only
+	// calls where a namespace touches the host
+	for _, q := range append(routeOnlyCalls(c.snap, l.view), shadowedPortCalls(c.snap, l.view)...) {
 		if seen[q] {
 			continue
 		}
@@ -512,7 +514,7 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 	// The hosts only a mesh route gives the narrow sidecar, among those the namespace's own
 	// resources touch (a route-only host of the public layer, or one its own VirtualService
 	// routes).
-	for _, q := range routeOnlyCalls(c.snap, v) {
+	for _, q := range append(routeOnlyCalls(c.snap, v), shadowedPortCalls(c.snap, v)...) {
 		if touched(q.host) {
 			ask([]hostPortCall{q})
 		}

@@ -236,7 +236,14 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			if sidecarFor != nil && sidecarDests == nil {
 				sidecarDests = sidecarDestinationHosts(sidecarFor)
 			}
-			if side && sidecarFor != nil && !importedBySidecar(sidecarFor, sidecarDests, s) {
+			if held, ok := heldInstead(sidecarFor, s); side && ok {
+				// The namespace's sidecars hold another declaration of the host (one per host
+				// name, sidecar.go appendSidecarServices) and istiod does not merge this one
+				// into it: DUPLICATE_HOST_VISIBLE and the traced calls say so; importing it
+				// would change nothing.
+				side = false
+				e.Sidecars += fmt.Sprintf("; sidecars in %s use %s for %s instead, and ignore this entry (%s)", opt.AsNamespace, held.Ref(), s.Hostname, rules.NotMergedReason(held, s))
+			} else if side && sidecarFor != nil && !importedBySidecar(sidecarFor, sidecarDests, s) {
 				// A Sidecar resource narrows what the namespace's proxies import (its egress
 				// hosts), whatever exportTo allows (pilot/pkg/model/sidecar.go selectServices).
 				side = false
@@ -302,6 +309,19 @@ func instead(registry *model.Registry, seNs, seName, host, ns, outboundMode stri
 // importedBySidecar: the Sidecar's egress listeners import the entry, or a VirtualService they
 // import routes to its host (collectImportedServices adds such destinations to CDS); dests are
 // those hosts (sidecarDestinationHosts).
+// heldInstead: the declaration of s's host that the sidecars of v hold when it is another one
+// and s is not merged into it.
+func heldInstead(v *SidecarView, s rules.Service) (rules.Service, bool) {
+	if v == nil {
+		return rules.Service{}, false
+	}
+	held, ok := v.Outbound.ScopeService(s.Hostname)
+	if !ok || held.Ref() == s.Ref() || slices.Contains(held.MergedFrom, s.Ref()) {
+		return rules.Service{}, false
+	}
+	return held, true
+}
+
 func importedBySidecar(v *SidecarView, dests map[string]bool, s rules.Service) bool {
 	for _, x := range v.Outbound.ImportedForHost(s.Hostname) {
 		if x.Ref() == s.Ref() {

@@ -50,6 +50,8 @@ type Registry struct {
 	All []rules.Service
 	// byHost holds, per host name, the entries in rules.ServicesForHost order.
 	byHost map[string][]rules.Service
+	// shared lists the host names with two or more entries, sorted.
+	shared []string
 	// entryServices holds the services of each ServiceEntry of the view, in view order;
 	// entryPos the position of each entry.
 	entryServices [][]rules.Service
@@ -132,9 +134,13 @@ func newRegistry(view *snapshot.Snapshot, opt rules.ServiceOptions) *Registry {
 		r.byHost[s.Hostname] = append(r.byHost[s.Hostname], s)
 	}
 	rules.SortByCreation(r.All)
-	for _, ss := range r.byHost {
+	for h, ss := range r.byHost {
 		rules.SortByCreation(ss)
+		if len(ss) > 1 {
+			r.shared = append(r.shared, h)
+		}
 	}
+	sort.Strings(r.shared)
 	r.hostNs = rules.HostNamespaceIndex(r.All)
 	r.exportIdx = rules.NewExportIndex(r.All)
 	r.exported = lazy.New(func(ns string) []rules.Service { return r.exportIdx.For(ns) })
@@ -160,6 +166,10 @@ func (r *Registry) ForHost(host string) []rules.Service {
 func (r *Registry) Shared(host string) []rules.Service {
 	return r.byHost[rules.NormalizeHost(host)]
 }
+
+// SharedHosts returns the host names two or more entries declare, sorted. Callers must not
+// modify it.
+func (r *Registry) SharedHosts() []string { return r.shared }
 
 // EntriesForHost returns the ServiceEntry services for a host name (no Kubernetes Services).
 func (r *Registry) EntriesForHost(host string) []rules.Service {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
@@ -355,6 +356,26 @@ func ServiceForProxy(services []Service, proxyNs string) (chosen *Service, visib
 		}
 	}
 	return chosen, visible
+}
+
+// NotMergedReason says why istiod does not merge the ports of b into a (canMerge false), ""
+// when it would merge them.
+func NotMergedReason(a, b Service) string {
+	switch {
+	case a.Kind != b.Kind:
+		return "a Kubernetes Service is never merged with a ServiceEntry"
+	case a.Namespace != b.Namespace:
+		return "entries of different namespaces are never merged"
+	case a.Resolution != b.Resolution:
+		return fmt.Sprintf("their resolutions differ (%s, %s)", a.Resolution, b.Resolution)
+	case !maps.Equal(a.Labels, b.Labels):
+		return "their labels differ"
+	case !maps.Equal(a.WorkloadSelector, b.WorkloadSelector):
+		return "their workloadSelectors differ"
+	case !sameSet(a.DeclaredExportTo, b.DeclaredExportTo):
+		return "their exportTo differ"
+	}
+	return ""
 }
 
 func samePorts(a, b []ServicePort) bool {
