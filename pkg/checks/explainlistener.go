@@ -2170,7 +2170,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			continue
 		}
 		switch {
-		case b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS):
+		case (b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b)):
 			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),
 				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))
 		case b.Reason == rules.BindRouteType && rt != rules.RouteTLS && len(b.VS.Spec.GetTls()) > 0:
