@@ -1519,6 +1519,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		tr.t.Warnings = append(tr.t.Warnings, w)
 		return
 	}
+	if w, ok := tr.meshSNIMissed(v, x.Relevant(host, nil), host, proxy); ok {
+		tr.t.Warnings = append(tr.t.Warnings, w)
+		return
+	}
 	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if !routesCallKind(vs, tr.t.Call) {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
@@ -1701,6 +1705,59 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 // port (and none is port); "" when a mesh route matches every port or port itself. istiod drops a
 // route whose match.port is not the listener's port (pilot/pkg/networking/core/route/route.go
 // TranslateRoute).
+// meshSNIMissed: a TLS call, and a mesh VirtualService visible here that sends the host to a
+// gateway Service has tls matches on the port whose SNI hosts leave the host out: with a tls
+// match on the service's chain istiod adds no default chain for it (tls.go
+// buildSidecarOutboundTLSFilterChainOpts, hasTLSMatch), so the SNI called takes the listener's
+// passthrough chain.
+func (tr *tracer) meshSNIMissed(v SidecarView, vses []*networkingv1.VirtualService, host, proxy string) (Finding, bool) {
+	if tr.t.Call != rules.CallTLS {
+		return Finding{}, false
+	}
+	for _, vs := range vses {
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !tr.routesToGatewayService(v, vs) ||
+			!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+			continue
+		}
+		at := meshSNIMiss(vs, tr.t.Port, host)
+		if at == "" {
+			continue
+		}
+		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+			Message: fmt.Sprintf("%s sends %s to the egress gateway, but its mesh tls route matches SNI %s only, not %s: the sidecar's listener has no filter chain for that SNI, so the TLS call from %s takes the passthrough chain and goes straight out.", ref, host, at, host, proxy),
+			Fix:     fmt.Sprintf("In %s, add %s to sniHosts of its mesh tls match (or give the host a tls match of its own).", ref, host)}, true
+	}
+	return Finding{}, false
+}
+
+// meshSNIMiss: the SNI hosts of vs's mesh tls matches on port (or without a port), when there
+// are some and none matches host; "" otherwise.
+func meshSNIMiss(vs *networkingv1.VirtualService, port uint32, host string) string {
+	bound := slices.Contains(rules.VSGateways(vs), rules.MeshGateway)
+	var snis []string
+	for _, r := range vs.Spec.GetTls() {
+		for _, m := range r.GetMatch() {
+			mesh := slices.Contains(m.GetGateways(), rules.MeshGateway) || (len(m.GetGateways()) == 0 && bound)
+			if !mesh || (m.GetPort() != 0 && m.GetPort() != port) {
+				continue
+			}
+			for _, h := range m.GetSniHosts() {
+				if rules.HostMatches(strings.ToLower(h), strings.ToLower(host)) {
+					return ""
+				}
+				if !slices.Contains(snis, h) {
+					snis = append(snis, h)
+				}
+			}
+		}
+	}
+	if len(snis) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(snis, ", ") + "]"
+}
+
 func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 	var ports []string
 	dests, _ := rules.MergedRoutes(vs, nil, nil)

@@ -429,16 +429,19 @@ func TestBypassWarningNamesReason(t *testing.T) {
 		file, host, from string
 		port             uint32
 		msg, fix         string
+		call             string
 	}{
-		{"bypass-vs-without-mesh.yaml", "api.example.com", "team-a", 80, `do not list "mesh"`, `Add "mesh"`},
-		{"bypass-vs-exported-only-to-gateway-namespace.yaml", "quote.freight-rates.example", "team-a", 80, "does not include team-a", "exportTo:"},
-		{"bypass-mesh-route-exported-elsewhere.yaml", "payments.example.org", "team-a", 80, "does not include team-a", `- "team-a"`},
+		{"bypass-vs-without-mesh.yaml", "api.example.com", "team-a", 80, `do not list "mesh"`, `Add "mesh"`, ""},
+		{"bypass-vs-exported-only-to-gateway-namespace.yaml", "quote.freight-rates.example", "team-a", 80, "does not include team-a", "exportTo:", ""},
+		{"bypass-mesh-route-exported-elsewhere.yaml", "payments.example.org", "team-a", 80, "does not include team-a", `- "team-a"`, ""},
+		{"bypass-mesh-tls-sni-lists-other-host.yaml", "api.maps-vendor.io", "team-a", 443, "matches SNI [tiles.maps-vendor.io] only", "add api.maps-vendor.io to sniHosts", "tls"},
+		{"bypass-mesh-tls-sni-other-host-without-port.yaml", "api.weather-vendor.io", "team-a", 443, "matches SNI [radar.weather-vendor.io] only", "add api.weather-vendor.io to sniHosts", "tls"},
 	} {
 		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from})
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
 		if err != nil {
 			t.Fatal(err)
 		}
