@@ -25,6 +25,7 @@ const (
 	dimPFault   = "path.fault"
 	dimPHeld    = "path.port-held"
 	dimPSidecar = "path.sidecar"
+	dimPOrder   = "path.route-order"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -170,7 +171,61 @@ func init() {
 		// [./*, istio-system/*]: neither the gateway Service nor the entry is imported, only
 		// the client's own mesh route.
 		dimension{dimPSidecar, []string{"none", "none", "none", "catch-all", "ported-call", "ported-both", "ported-no-egress-ns"}},
+		// path.route-order: a second VirtualService egress/path-order bound to the same Gateway
+		// for the path host, its http route to order.example.com:80 (a public entry
+		// other/path-order). istiod appends the routes of every VirtualService for a host to one
+		// virtual host (gateway.go buildGatewayHTTPRouteConfig, vHostDedupMap) in their order
+		// (creation time here), then moves catch-all routes after the others (route.go
+		// SortVHostRoutes). older-catchall: created first, no match (it takes every request;
+		// path-through-gw's routes never match). newer-exact-root: created after, uri exact "/"
+		// (not a catch-all: sorted ahead of path-through-gw's catch-all, it takes GET /).
+		// older-prefix: created first, uri prefix /api (GET / passes it by; header matches are
+		// not tried: istiod's simulation matches routes by path only).
+		dimension{dimPOrder, []string{"none", "none", "none", "older-catchall", "newer-exact-root", "older-prefix"}},
 	)
+}
+
+// routeOrderObjects adds the objects of a path.route-order value: the entry for
+// order.example.com and the VirtualService path-order bound to gwRef.
+func routeOrderObjects(b *builder, v, gwRef, cfgLabels string) {
+	if v == "none" || v == "" {
+		return
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-order
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [order.example.com]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 80, name: http, protocol: HTTP}
+  resolution: DNS`, b.ts()))
+	ts, match := `"2023-06-01T00:00:00Z"`, ""
+	switch v {
+	case "newer-exact-root":
+		ts, match = b.ts(), "\n  - match:\n    - uri: {exact: /}\n    route:"
+	case "older-prefix":
+		match = "\n  - match:\n    - uri: {prefix: /api}\n    route:"
+	}
+	route := "\n  - route:"
+	if match != "" {
+		route = match
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-order
+  namespace: egress%s
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  gateways: [%s]
+  http:%s
+    - destination: {host: order.example.com, port: {number: 80}}`, cfgLabels, ts, pathHost, gwRef, route))
 }
 
 // subsetLabels is the labels line of subset "p" for a path.subset-labels value ("" for none).
@@ -498,6 +553,11 @@ spec:
   hosts: [%s]
   gateways: [%s]
 %s`, cfgLabels, b.ts(), pathHost, gwRef, gwRoute))
+	if !passthrough && !strings.HasPrefix(tlsVariant, "http-into-tcp") {
+		// http routes order only on an HTTP server (a TCP one takes any connection, whatever
+		// host it is for)
+		routeOrderObjects(b, d[dimPOrder], gwRef, cfgLabels)
+	}
 	if ah := pathAlias(b, svcVariant); ah != "" {
 		meshRoute = strings.ReplaceAll(meshRoute, "host: "+svcHost+",", "host: "+ah+",")
 	}

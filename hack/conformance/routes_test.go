@@ -62,6 +62,8 @@ type routeCheck struct {
 	explained               bool
 	// pPlain: a route of that virtual host takes a plain GET / (the simulated request).
 	pPlain bool
+	// pFirstCluster: the cluster of the route GET / takes (its first weighted cluster).
+	pFirstCluster string
 	// pDirect, iDirect: the route GET / takes answers itself with this status (1: a redirect).
 	pDirect, iDirect int
 
@@ -275,8 +277,15 @@ func compareRoutes(t *testing.T, sc *scenario, snap *snapshot.Snapshot, proxies 
 				if c.kind == "http" && c.pRouted {
 					// The simulated request is GET /: the plugin routes it only when a route
 					// of the virtual host meets it (uri, headers, ...; a delegating root
-					// route's match too).
+					// route's match too), and to that route's cluster (the virtual host's
+					// routes in istiod's order: another VirtualService's route may come first).
 					explainGatewayCall(t, sc, snap, p.ref, c)
+					if c.pFirstCluster != "" && c.pFirstCluster != c.pCluster {
+						c.pCluster = c.pFirstCluster
+						_, _, dh, ok := parseCluster(c.pCluster)
+						c.pDerivable = ok && dh == h
+						c.pPresent = present[c.pCluster]
+					}
 					if c.pVHost != "" && !c.pPlain {
 						c.pRouted = false
 						c.pBinding += " (no route matches GET /)"
@@ -383,6 +392,7 @@ func explainGatewayCall(t *testing.T, sc *scenario, snap *snapshot.Snapshot, gw 
 			for _, r := range vh.Routes {
 				if r.Plain && !c.pPlain {
 					c.pDirect = r.DirectResponse
+					c.pFirstCluster = r.Cluster
 				}
 				c.pPlain = c.pPlain || r.Plain
 			}

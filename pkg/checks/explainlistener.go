@@ -47,6 +47,7 @@ const (
 	ListenerActualDiffers      = "ACTUAL_LISTENERS_DIFFER"
 	ListenerClusterAbsent      = "ROUTE_CLUSTER_ABSENT"
 	ListenerServerDropped      = "GATEWAY_SERVER_SKIPPED"
+	ListenerRouteShadowed      = "GATEWAY_ROUTE_SHADOWED"
 	ListenerHostsCrashIstiod   = "GATEWAY_HOSTS_CRASH_ISTIOD"
 )
 
@@ -75,6 +76,7 @@ func init() {
 		CatalogEntry{ListenerHTTPRoutesIgnored, LevelWarning, "", "A mesh VirtualService has http routes for a host whose port is TLS/TCP on sidecars: the sidecar builds an SNI/TCP chain and never applies them (traffic meant for the egress gateway goes direct)."},
 		CatalogEntry{ListenerActualDiffers, LevelWarning, "", "The proxy's config dump (--config-dump) has other listeners or filter chain destinations on the port than predicted: a stale push, a control-plane problem, or a gap in this tool's model."},
 		CatalogEntry{ListenerClusterAbsent, LevelError, "NC", "The call's path ends at a cluster the proxy does not have (not visible, subset undefined, port not declared): 503 NC."},
+		CatalogEntry{ListenerRouteShadowed, LevelWarning, "", "Two VirtualServices bound to a gateway serve one host: istiod joins their routes into one virtual host, in the VirtualServices' order with catch-all routes last, and an earlier catch-all route takes every request, so the later VirtualService's catch-all routes never match."},
 		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
 		CatalogEntry{ListenerHostsCrashIstiod, LevelError, "", "A Gateway server lists \"*/*\" before a host with a namespace part: istiod 1.31 panics while merging the gateway (index out of range), and the gateway gets no configuration from it."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
@@ -1485,6 +1487,17 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		gatewayServer(w, rules.GatewayName(ms.Gateway), ms.Index, ms.Server, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
 	}
 	mergeGatewayListeners(rep)
+	for _, rc := range rep.Routes {
+		for _, vh := range rc.VirtualHosts {
+			if opt.Host != "" && rules.MatchVirtualHost(&rules.RouteConfig{VirtualHosts: []rules.VirtualHost{vh}}, opt.Host) == nil {
+				continue
+			}
+			for _, sh := range rules.ShadowedRoutes(vh) {
+				msg, fix := shadowedRouteText(sh, rc.Name, vh.Name, w.Ref())
+				rep.add(ListenerRouteShadowed, "VirtualService "+sh.By, msg, fix)
+			}
+		}
+	}
 	if !found {
 		var have []string
 		for _, gw := range gws {
@@ -1731,6 +1744,14 @@ func droppedServerFix(ms rules.GatewayServer) string {
 	return fmt.Sprintf("Move %s to a port of its own, or merge it into %s.", ms.Ref(), orDash(ms.Conflict))
 }
 
+// shadowedRouteText is the message and fix of GATEWAY_ROUTE_SHADOWED: sh's routes in virtual host
+// vh of route configuration rds on gateway w never match.
+func shadowedRouteText(sh rules.ShadowedRoute, rds, vh, w string) (msg, fix string) {
+	msg = fmt.Sprintf("The routes of VirtualService %s for virtual host %s (route configuration %s on %s) never match: VirtualService %s comes first and its route there takes every request (no uri, header or other condition). istiod joins the routes of every VirtualService bound to the gateway for the same host into one virtual host, in the VirtualServices' order (oldest first), catch-all routes last.", sh.Shadowed, vh, rds, w, sh.By)
+	fix = fmt.Sprintf("Keep one VirtualService for the host on this gateway: move the routes of %s into %s, ahead of its catch-all route (or delete %s), or give %s's route a match that leaves the other requests out.", sh.Shadowed, sh.By, sh.By, sh.By)
+	return msg, fix
+}
+
 // mergeGatewayListeners joins what several servers of one listener produced, as the merged
 // gateway does: one listener per name with the servers' filter chains (identical chains once),
 // one route configuration per name whose virtual hosts merge per host name (later routes
@@ -1768,6 +1789,13 @@ func mergeGatewayListeners(rep *ListenerReport) {
 				continue
 			}
 			rcs[i].VirtualHosts[j].Routes = append(rcs[i].VirtualHosts[j].Routes, vh.Routes...)
+		}
+	}
+	// istiod sorts each virtual host's routes once all servers of the route configuration are
+	// in: catch-all routes last (route.go SortVHostRoutes)
+	for i := range rcs {
+		for j := range rcs[i].VirtualHosts {
+			rules.SortCatchAllLast(rcs[i].VirtualHosts[j].Routes)
 		}
 	}
 	rep.Routes = rcs
@@ -2036,7 +2064,8 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
 					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
-					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP)}
+					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP),
+						CatchAll: rules.GatewayHTTPRouteCatchAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)}
 					if d.Direct != 0 {
 						act.DirectResponse = d.Direct
 					} else {

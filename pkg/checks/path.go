@@ -2756,6 +2756,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				break
 			}
 		}
+		// Another VirtualService's routes for the host that an earlier catch-all route hides
+		// (GATEWAY_ROUTE_SHADOWED, as explain-listener --gateway says).
+		for _, sh := range rules.ShadowedRoutes(*vh) {
+			msg, fix := shadowedRouteText(sh, rds, vh.Name, w.Ref())
+			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: ListenerRouteShadowed, Level: LevelWarning, Resource: "VirtualService " + sh.By, Message: msg, Fix: fix})
+		}
 		if rt == nil {
 			// Every route has match conditions (uri, headers, ...) that GET / does not meet:
 			// requests that meet one are routed; which ones the application sends is not in

@@ -670,6 +670,7 @@ var defaultFields = map[string]string{
 	ListenerGatewayServiceLack:  "spec.ports",
 	ListenerHTTPRoutesIgnored:   "spec.http",
 	ListenerServerDropped:       "spec.servers",
+	ListenerRouteShadowed:       "spec.http",
 	ListenerHostsCrashIstiod:    "spec.servers[].hosts",
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",

@@ -284,6 +284,11 @@ func pathVerdictLine(p *checks.PathTrace) string {
 				verdict = "ROUTED, but the gateway sends it where another entry for the host says (" + w.Resource + ")"
 				break
 			}
+			if w.Code == checks.ListenerRouteShadowed {
+				// routed, by the earlier VirtualService's catch-all: the later one never applies
+				verdict = "ROUTED, but by an earlier VirtualService: another one's routes for the host never match (" + w.Resource + ")"
+				break
+			}
 			if w.Code == checks.PathHTTP2ThroughTCP {
 				// routed, but the host receives HTTP/2 cleartext
 				verdict = "ROUTED, but the host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject (" + w.Resource + ")"

@@ -373,6 +373,89 @@ func GatewayHTTPRouteMatch(d Dest, port uint32, gwName string, opt BindOptions) 
 	return match, plain
 }
 
+// GatewayHTTPRouteCatchAll: the http route destination d bound to a gateway server becomes a
+// catch-all Envoy route (route.go IsCatchAllRoute): no match, or an applying match whose uri is
+// unset, prefix "/" or regex ".*" with no header, method, authority, scheme or query condition;
+// for a delegated route the delegating root route's match must be one too (istiod merges them).
+func GatewayHTTPRouteCatchAll(d Dest, port uint32, gwName string, opt BindOptions) bool {
+	if !catchAllMatches(d.HTTP.GetMatch(), d.Root.Namespace, port, gwName, opt) {
+		return false
+	}
+	if d.Declared != d.Root {
+		for _, r := range d.Root.Spec.Http {
+			if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
+				return catchAllMatches(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
+			}
+		}
+	}
+	return true
+}
+
+func catchAllMatches(ms []*networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) bool {
+	if len(ms) == 0 {
+		return true
+	}
+	for _, m := range ms {
+		if !httpMatchApplies(m, vsNs, port, gwName, opt) || !plainMatch(m) {
+			continue
+		}
+		switch x := m.GetUri().GetMatchType().(type) {
+		case nil:
+			return true
+		case *networking.StringMatch_Prefix:
+			if x.Prefix == "/" {
+				return true
+			}
+		case *networking.StringMatch_Regex:
+			if x.Regex == ".*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SortCatchAllLast moves the catch-all routes of a gateway's virtual host after the others,
+// keeping the order within each group (route.go SortVHostRoutes, applied to every virtual host
+// of a gateway route configuration: gateway.go buildGatewayHTTPRouteConfig).
+func SortCatchAllLast(routes []RouteAction) {
+	slices.SortStableFunc(routes, func(a, b RouteAction) int {
+		switch {
+		case a.CatchAll == b.CatchAll:
+			return 0
+		case b.CatchAll:
+			return -1
+		}
+		return 1
+	})
+}
+
+// ShadowedRoute: the catch-all routes of VirtualService Shadowed in a gateway's virtual host
+// come after a catch-all route of VirtualService By, which takes every request first.
+type ShadowedRoute struct{ By, Shadowed string }
+
+// ShadowedRoutes lists, for a gateway virtual host whose routes are in istiod's order
+// (SortCatchAllLast), the VirtualServices whose catch-all routes follow another
+// VirtualService's catch-all route: Envoy takes the first route that matches, so they never
+// match (route.go SortVHostRoutes keeps the VirtualServices' order among catch-all routes).
+func ShadowedRoutes(vh VirtualHost) []ShadowedRoute {
+	var out []ShadowedRoute
+	first := ""
+	for _, r := range vh.Routes {
+		if !r.CatchAll || r.VirtualService == "" {
+			continue
+		}
+		if first == "" {
+			first = r.VirtualService
+			continue
+		}
+		if r.VirtualService != first && !slices.ContainsFunc(out, func(x ShadowedRoute) bool { return x.Shadowed == r.VirtualService }) {
+			out = append(out, ShadowedRoute{By: first, Shadowed: r.VirtualService})
+		}
+	}
+	return out
+}
+
 // gatewayMatch: the first applying match a plain request meets, else the first applying match;
 // "/*" and plain when there are no matches.
 func gatewayMatch(ms []*networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) (string, bool) {

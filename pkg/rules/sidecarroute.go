@@ -40,6 +40,10 @@ type RouteAction struct {
 	// Plain is false for routes a plain "GET /" request would not take (header, method,
 	// authority or query matches, non-"/" paths).
 	Plain bool `json:"-"`
+	// CatchAll marks a gateway route that matches every request (path prefix "/" or regex
+	// ".*", no header, method, authority, scheme or query match): istiod moves such routes
+	// after the others of their virtual host (route.go SortVHostRoutes, IsCatchAllRoute).
+	CatchAll bool `json:"-"`
 }
 
 // VirtualHost is one virtual host of a route configuration.
