@@ -218,11 +218,11 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.%s",
 			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason, extra), fix)
 	case reason == rules.WaypointUnsupportedTraffic:
-		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
+		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("label Gateway %s %s=service (or all)", wp, rules.LabelWaypointFor))
 	case reason == rules.WaypointAttachmentDenied:
-		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s is bound to waypoint %s, whose HBONE listener admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose HBONE listener admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the HBONE listener (port 15008) of Gateway %s, or use a waypoint in %s", se.Namespace, wp, se.Namespace))
 	case reason == rules.WaypointCrossNamespace:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
@@ -264,6 +265,19 @@ func specOf(obj any, key string) map[string]any {
 	s, _ := m[key].(map[string]any)
 	if s == nil {
 		s = map[string]any{}
+	}
+	if _, ok := obj.(*networkingv1.Gateway); ok && key == "spec" {
+		// tls.mode PASSTHROUGH is the zero value and the JSON form omits it: a fix that
+		// writes the servers back says it, as the manifest did (an unset mode reads the same)
+		for _, x := range asList(s["servers"]) {
+			srv, _ := x.(map[string]any)
+			port, _ := srv["port"].(map[string]any)
+			tls, _ := srv["tls"].(map[string]any)
+			proto, _ := port["protocol"].(string)
+			if tls != nil && tls["mode"] == nil && (strings.EqualFold(proto, "TLS") || strings.EqualFold(proto, "HTTPS")) {
+				tls["mode"] = "PASSTHROUGH"
+			}
+		}
 	}
 	return s
 }

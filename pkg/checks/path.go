@@ -2570,7 +2570,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	// TLS between the hops.
 	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
-		tr.hop(gproxy, "tls", Fail, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
+		what := fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect)
+		if sent == expect && sni != "" {
+			// the same TLS on both sides: the server name is what does not match
+			what = fmt.Sprintf("the sidecar sends %s with SNI %s (%s); the server expects %s for %s", sent, sni, sentFrom, expect, strings.Join(rules.SNIHostsForServer(srv), ", "))
+		}
+		tr.hop(gproxy, "tls", Fail, what)
 		// The rule that sets what the sidecar sends; when none does (the client's own bytes, no
 		// rule), the server's mode is what disagrees.
 		culprit := tlsCulprit

@@ -484,12 +484,12 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 			// (push_context.go initVirtualServices: exportToDefaults.virtualService).
 			return fmt.Sprintf("%s, which istiod generates from %s, lists Gateway %s, but a Gateway API route has no exportTo: its VirtualService takes meshConfig.defaultVirtualServiceExportTo, which hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, origin[0], gw, w.Namespace, w.Ref())
 		}
-		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref())
+		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: %s.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref(), unboundAnswer(b))
 	case rules.BindHostsDisjoint:
 		if ns, ok := serverNamespaceExcludes(b); ok {
-			return fmt.Sprintf("server %d of Gateway %s lists the host as %s: a server host \"namespace/host\" admits only VirtualServices of that namespace (\".\" is the Gateway's own, %s), and %s is in namespace %s, so the gateway never uses its routes: 404 NR.", b.ServerIndex, gw, fmtList(s.GetHosts()), ns, vsRef, b.VS.Namespace)
+			return fmt.Sprintf("server %d of Gateway %s lists the host as %s: a server host \"namespace/host\" admits only VirtualServices of that namespace (\".\" is the Gateway's own, %s), and %s is in namespace %s, so the gateway never uses its routes: %s.", b.ServerIndex, gw, fmtList(s.GetHosts()), ns, vsRef, b.VS.Namespace, unboundAnswer(b))
 		}
-		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: 404 NR.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw)
+		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: %s.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw, unboundAnswer(b))
 	case rules.BindRouteType:
 		msg := fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
 			b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), b.RouteType, vsRef)
@@ -610,6 +610,15 @@ func serverNamespaceExcludes(b rules.Binding) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unboundAnswer is what a call for the host gets at a server whose VirtualService does not
+// bind: 404 NR from an HTTP route configuration, no filter chain on a TLS or TCP server.
+func unboundAnswer(b rules.Binding) string {
+	if b.RouteType == rules.RouteHTTP || b.RouteType == "" {
+		return "404 NR"
+	}
+	return "the server gets no filter chain for it (the connection is refused or reset)"
 }
 
 func bindFailureFix(b rules.Binding, w Workload) string {

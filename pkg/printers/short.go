@@ -70,6 +70,14 @@ func fixSummary(fix, culprit string) string {
 			}
 		}
 	}
+	// a label map is written whole (the fix's labels replace the old ones): name the map, not
+	// its first key
+	for _, m := range []string{".matchLabels.", ".labels.", ".selector."} {
+		if i := strings.Index(path+".", m); i >= 0 && i+len(m) <= len(path)+1 {
+			path = path[:i+len(m)-1]
+			break
+		}
+	}
 	switch {
 	case path != "" && target != "":
 		return fmt.Sprintf("change %s of %s (%s)", path, target, below)
