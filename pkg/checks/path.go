@@ -381,9 +381,6 @@ func (tr *tracer) gatewayAPI(host string) {
 	p.gateway = nil
 }
 
-// ignoredOrMerged says what istiod does with the declarations of visible other than chosen:
-// ports merged into it (same namespace, resolution, labels, selector and exportTo: sidecar.go
-// canMergeServices), else ignored.
 // shadowedPortText is the message and fix of a call to a port the sidecar's declaration of the
 // host lacks while another visible one has it (shadowedPort).
 func shadowedPortText(v SidecarView, held, other rules.Service, why, host string, port uint32) (msg, fix string) {
@@ -392,6 +389,9 @@ func shadowedPortText(v SidecarView, held, other rules.Service, why, host string
 	return msg, fix
 }
 
+// ignoredOrMerged says what istiod does with the declarations of visible other than chosen:
+// ports merged into it (same namespace, resolution, labels, selector and exportTo: sidecar.go
+// canMergeServices), else ignored.
 func ignoredOrMerged(chosen rules.Service, visible []rules.Service) string {
 	var ignored, merged []string
 	for _, s := range visible {
@@ -1701,10 +1701,6 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 	return rules.Service{}, nil
 }
 
-// meshPortsMiss: the match ports ("80, 8080") of vs's mesh routes when every one of them names a
-// port (and none is port); "" when a mesh route matches every port or port itself. istiod drops a
-// route whose match.port is not the listener's port (pilot/pkg/networking/core/route/route.go
-// TranslateRoute).
 // meshSNIMissed: a TLS call, and a mesh VirtualService visible here that sends the host to a
 // gateway Service has tls matches on the port whose SNI hosts leave the host out: with a tls
 // match on the service's chain istiod adds no default chain for it (tls.go
@@ -1758,6 +1754,10 @@ func meshSNIMiss(vs *networkingv1.VirtualService, port uint32, host string) stri
 	return "[" + strings.Join(snis, ", ") + "]"
 }
 
+// meshPortsMiss: the match ports ("80, 8080") of vs's mesh routes when every one of them names a
+// port (and none is port); "" when a mesh route matches every port or port itself. istiod drops a
+// route whose match.port is not the listener's port (pilot/pkg/networking/core/route/route.go
+// TranslateRoute).
 func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 	var ports []string
 	dests, _ := rules.MergedRoutes(vs, nil, nil)

@@ -1342,15 +1342,6 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 // routeOnlyKind marks the calls of routeOnlyCalls among a layer's service calls.
 const routeOnlyKind = "VirtualService host"
 
-// routeOnlyCalls are the calls of the virtual hosts a mesh VirtualService gives sidecar v for a
-// host that no service on the listener's port declares, routed to an egress gateway's Service
-// (the entry lives where the sidecar does not see it, often in the egress gateway's namespace
-// only, or a Sidecar does not import it): one per host and HTTP listener port that some service
-// declaring the host has, sorted. istiod builds those virtual hosts all the same, and the calls
-// they take must be traced like any other.
-//
-// Mirrors istiod pilot/pkg/networking/core/route/route.go BuildSidecarVirtualHostWrapper
-// (VirtualService hosts that match no service keep their virtual host).
 // shadowedPortCalls lists host:port calls for the ports that a declaration of a host visible
 // to the sidecar has while the declaration the sidecar holds for the host lacks them and istiod
 // does not merge them (shadowedPort).
@@ -1380,6 +1371,15 @@ func shadowedPortCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 	return out
 }
 
+// routeOnlyCalls are the calls of the virtual hosts a mesh VirtualService gives sidecar v for a
+// host that no service on the listener's port declares, routed to an egress gateway's Service
+// (the entry lives where the sidecar does not see it, often in the egress gateway's namespace
+// only, or a Sidecar does not import it): one per host and HTTP listener port that some service
+// declaring the host has, sorted. istiod builds those virtual hosts all the same, and the calls
+// they take must be traced like any other.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go BuildSidecarVirtualHostWrapper
+// (VirtualService hosts that match no service keep their virtual host).
 func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
 	var out []hostPortCall

@@ -306,9 +306,6 @@ func instead(registry *model.Registry, seNs, seName, host, ns, outboundMode stri
 	return "hidden means absent, not blocked: DNS for " + host + " falls through to the upstream resolver and " + fallback
 }
 
-// importedBySidecar: the Sidecar's egress listeners import the entry, or a VirtualService they
-// import routes to its host (collectImportedServices adds such destinations to CDS); dests are
-// those hosts (sidecarDestinationHosts).
 // heldInstead: the declaration of s's host that the sidecars of v hold when it is another one
 // and s is not merged into it.
 func heldInstead(v *SidecarView, s rules.Service) (rules.Service, bool) {
@@ -322,6 +319,9 @@ func heldInstead(v *SidecarView, s rules.Service) (rules.Service, bool) {
 	return held, true
 }
 
+// importedBySidecar: the Sidecar's egress listeners import the entry, or a VirtualService they
+// import routes to its host (collectImportedServices adds such destinations to CDS); dests are
+// those hosts (sidecarDestinationHosts).
 func importedBySidecar(v *SidecarView, dests map[string]bool, s rules.Service) bool {
 	for _, x := range v.Outbound.ImportedForHost(s.Hostname) {
 		if x.Ref() == s.Ref() {
