@@ -1511,6 +1511,15 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		}
 		return
 	}
+	if held, other, why, ok := shadowedPort(tr.snap, v, host, tr.t.Port); ok && len(x.Relevant(host, nil)) > 0 {
+		// The port is unknown to these sidecars: another declaration of the host, without it,
+		// is the one they hold, so no route for the host applies on it.
+		text, fix := shadowedPortText(v, held, other, why, host, tr.t.Port)
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: held.Ref(),
+			Message: fmt.Sprintf("The call from %s to %s:%d does not go through the egress gateway: %s No route for the host applies on that port, so the sidecar sends the call straight out.", proxy, host, tr.t.Port, text),
+			Fix:     fix})
+		return
+	}
 	if w, ok := tr.consumerRouteElsewhere(v, x.Relevant(host, nil), host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 		return
