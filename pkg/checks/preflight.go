@@ -698,6 +698,21 @@ type gatewayTarget struct {
 	host string
 	port uint32
 	via  []string
+	// called: a VirtualService bound to the mesh lists the host (clients call it by that name)
+	called bool
+}
+
+// calledHost: host, or a wildcard covering it, is in called.
+func calledHost(called map[string]bool, host string) bool {
+	if called[host] {
+		return true
+	}
+	for h := range called {
+		if strings.HasPrefix(h, "*") && rules.HostMatches(h, host) {
+			return true
+		}
+	}
+	return false
 }
 
 // gatewayTargets lists, per gateway workload, the hosts VirtualServices route through it.
@@ -749,6 +764,9 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 		vsExport := flags.MeshConfig.GetDefaultVirtualServiceExportTo()
 		vsIndex := model.VirtualServices(view, vsExport)
 		ports := map[string][]uint32{} // host -> ports (0 = every port)
+		// called: the hosts a VirtualService bound to the mesh lists (the names clients call
+		// and their sidecars may send through a gateway)
+		called := map[string]bool{}
 		via := map[string][]string{}
 		var order []string
 		note := func(host string, port uint32, vsRef string) {
@@ -818,6 +836,11 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 				}
 				note(host, 0, vsRef)
 			}
+			if slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+				for _, h := range vs.Spec.Hosts {
+					called[strings.ToLower(rules.ResolveShortname(h, vs.Namespace))] = true
+				}
+			}
 		}
 		for _, host := range order {
 			ps := ports[host]
@@ -826,7 +849,7 @@ func gatewayTargets(snap *snapshot.Snapshot) []gatewayTarget {
 			}
 			slices.Sort(ps)
 			for _, p := range ps {
-				out = append(out, gatewayTarget{w: w, host: host, port: p, via: via[host]})
+				out = append(out, gatewayTarget{w: w, host: host, port: p, via: via[host], called: calledHost(called, host)})
 			}
 			// The entries' addresses on their HTTP ports: clients may call the IP, which then is
 			// the HTTP authority the gateway's virtual hosts must match (TLS and TCP clients still
@@ -915,6 +938,12 @@ func (c *collector) whyMissing() CheckRun {
 		fallback := workloadRef(t.w)
 		if len(t.via) > 0 {
 			fallback, _ = ParseResourceRef(t.via[0])
+		}
+		if v.Cause == CauseNoVirtualHost && !t.called && !rules.IsIP(t.host) {
+			// The host is only the destination of another host's gateway route: requests for
+			// its own name reach the gateway through no mesh route (the traced paths judge
+			// those that do), so the missing virtual host is nobody's call.
+			v.Cause = CauseOK
 		}
 		if v.Cause != CauseOK {
 			res, field := ParseResourceRef(v.Culprit)

@@ -286,7 +286,7 @@ func pathVerdictLine(p *checks.PathTrace) string {
 			}
 			if w.Code == checks.ListenerRouteShadowed {
 				// routed, by the earlier VirtualService's catch-all: the later one never applies
-				verdict = "ROUTED, but by an earlier VirtualService: another one's routes for the host never match (" + w.Resource + ")"
+				verdict = "ROUTED, but by an earlier VirtualService's catch-all route: another one's catch-all route never matches (" + w.Resource + ")"
 				break
 			}
 			if w.Code == checks.PathHTTP2ThroughTCP {
