@@ -654,6 +654,13 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
 			return
 		}
+		if w, ok := tr.meshSNIMissed(v, model.VirtualServices(RevisionView(tr.snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, proxy); ok {
+			// The host is declared, but a mesh tls match for it lists other SNI hosts: istiod
+			// builds no chain of its own for the host, and under REGISTRY_ONLY the listener's
+			// default chain drops the connection.
+			tr.failFix(ListenerBlackHole, flag, w.Resource, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1)), w.Fix, nil)
+			return
+		}
 		if held, other, why, ok := shadowedPort(tr.snap, v, host, port); ok {
 			// The sidecar holds another declaration of the host, without this port, and istiod
 			// does not merge the one that has it (sidecar.go appendSidecarServices,
@@ -1716,15 +1723,19 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 // buildSidecarOutboundTLSFilterChainOpts, hasTLSMatch), so the SNI called takes the listener's
 // passthrough chain.
 func (tr *tracer) meshSNIMissed(v SidecarView, vses []*networkingv1.VirtualService, host, proxy string) (Finding, bool) {
-	if tr.t.Call != rules.CallTLS {
+	return meshSNIMissedFor(tr.snap, v, vses, host, tr.t.Port, tr.t.Call, proxy)
+}
+
+func meshSNIMissedFor(snap *snapshot.Snapshot, v SidecarView, vses []*networkingv1.VirtualService, host string, port uint32, call, proxy string) (Finding, bool) {
+	if call != rules.CallTLS {
 		return Finding{}, false
 	}
 	for _, vs := range vses {
-		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !tr.routesToGatewayService(v, vs) ||
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !routesToGatewayServiceIn(snap, v, vs) ||
 			!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
 			continue
 		}
-		at := meshSNIMiss(vs, tr.t.Port, host)
+		at := meshSNIMiss(vs, port, host)
 		if at == "" {
 			continue
 		}
@@ -1909,12 +1920,16 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 // routesToGatewayService: a route of vs sends traffic to a Kubernetes Service (as the sidecar v
 // sees it) that selects gateway pods.
 func (tr *tracer) routesToGatewayService(v SidecarView, vs *networkingv1.VirtualService) bool {
+	return routesToGatewayServiceIn(tr.snap, v, vs)
+}
+
+func routesToGatewayServiceIn(snap *snapshot.Snapshot, v SidecarView, vs *networkingv1.VirtualService) bool {
 	dests, _ := rules.MergedRoutes(vs, nil, nil)
 	for _, d := range dests {
 		if d.Mirror || d.Idle || d.Host == "" {
 			continue
 		}
-		if s, ok := v.Outbound.ScopeService(strings.ToLower(d.Host)); ok && s.Kind == rules.KindService && len(gatewayPodsOf(tr.snap, s)) > 0 {
+		if s, ok := v.Outbound.ScopeService(strings.ToLower(d.Host)); ok && s.Kind == rules.KindService && len(gatewayPodsOf(snap, s)) > 0 {
 			return true
 		}
 	}
