@@ -104,6 +104,9 @@ var sameFaultIf = map[string][]sameFaultCond{
 	// (the traced path's CALL_REACHES_ANOTHER_SERVICE about the skipped server's Gateway): the
 	// gateway verdict's ROUTE_NOT_BOUND about that Gateway.
 	PathWrongService: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }}},
+	// A traced TLS call whose SNI no chain of the gateway's listener matches, blamed on the
+	// VirtualService whose tls routes leave the host out: its ROUTE_NOT_BOUND for the host.
+	PathGatewayNoChain: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 }

@@ -369,6 +369,21 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			e.failPatch(CauseRouteNotBound, culprit, bindFailureMessage(b, e.w), bindFailureFix(b, e.w), bindFailurePatch(b, e.w))
 			return
 		}
+		for _, b := range ra.bindings {
+			// bound with tls routes whose SNI hosts leave this host out, although the
+			// VirtualService lists it: the server's listener gets one chain per tls match
+			// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes), none for this name
+			if !b.Bound() || b.RouteType != rules.RouteTLS || !slices.ContainsFunc(b.VS.Spec.GetHosts(), func(h string) bool {
+				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, b.VS.Namespace)), e.host)
+			}) {
+				continue
+			}
+			vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			gw := rules.GatewayName(b.Gateway)
+			e.fail(CauseRouteNotBound, vsRef, fmt.Sprintf("%s binds server %d of Gateway %s (port %d) with tls routes for SNI %s only: connections for %s match no filter chain of the gateway's listener, which resets them.", vsRef, b.ServerIndex, gw, b.Server.GetPort().GetNumber(), fmtList(b.SNIHosts), e.host),
+				fmt.Sprintf("In %s, add %s to sniHosts of the tls match for Gateway %s (or give it a tls route of its own).", vsRef, e.host, gw))
+			return
+		}
 		if len(ra.relevant) > 0 {
 			vs := ra.relevant[0]
 			vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
