@@ -445,7 +445,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	out := v.Outbound
 	forHost := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).ForHost(rep.Host)
 	imported := importedEntry(out, rep.Host)
-	kinds := callKinds(call, imported, port)
+	kinds := callKinds(call, kindEntry(snap, v, rep.Host, port, imported), port)
 	if call == "" && len(kinds) == 1 && kinds[0] == rules.CallTCP && hasHCMOnPort(out, port) {
 		// A TCP entry sharing a port with an HTTP service: plain HTTP to its host is decided by
 		// the HCM chain, which is what users usually send on such ports.
@@ -474,6 +474,10 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
 			if c.trimmedBy != "" {
 				resource, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, c.Port)
+			} else if held, other, why, ok := shadowedPort(snap, v, c.FQDN, c.Port); ok && c.Subset == "" {
+				text, f := shadowedPortText(v, held, other, why, c.FQDN, c.Port)
+				resource, fix = held.Ref(), f
+				c.Reason += "; " + strings.TrimSuffix(text, ".")
 			} else if p := subsetClusterFix(snap, v, c, rep.Host, firstRet(callRouteTo(rep, c.Name))); p != nil {
 				// The subset is defined by no rule on the lookup path: the fix why-missing --from
 				// gives first (a rule there naming the Service by a short or partial name, its
@@ -686,6 +690,19 @@ func firstAddress(as []string) string {
 // shared with the predicted config: read only.
 func importedEntry(out *rules.SidecarOutbound, host string) *rules.Service {
 	return out.FirstImportedForHost(host)
+}
+
+// kindEntry is the declaration whose port protocol gives a call's kind: the one the sidecar
+// holds for the host, or, when that one lacks the port, another visible declaration that has it
+// and that istiod does not merge into it (shadowedPort: the call's protocol is still that port's).
+func kindEntry(snap *snapshot.Snapshot, v SidecarView, host string, port uint32, imported *rules.Service) *rules.Service {
+	if imported == nil || port == 0 || slices.ContainsFunc(imported.Ports, func(p rules.ServicePort) bool { return p.Number == port }) {
+		return imported
+	}
+	if _, other, _, ok := shadowedPort(snap, v, host, port); ok {
+		return &other
+	}
+	return imported
 }
 
 // callKinds: --call, else from the entry's port protocol (HTTP→http, HTTP2/GRPC→http2,

@@ -311,7 +311,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		}
 	}
 	tr.t.Port = port
-	kinds := callKinds(opt.Call, addressed, port)
+	kinds := callKinds(opt.Call, kindEntry(snap, v, host, port, addressed), port)
 	kind := kinds[0]
 	tr.t.Call = kind
 	if len(snap.Namespaces) > 0 && snap.Namespace(ns) == nil {
@@ -760,6 +760,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if c.trimmedBy != "" {
 			// The Service has the port; the Sidecar's egress listeners keep it out.
 			culprit, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, cport)
+		} else if held, other, why, found := shadowedPort(tr.snap, v, chost, cport); found {
+			// Another declaration of the host has the port, but the sidecar's cluster comes
+			// from the one it holds, without it.
+			text, f := shadowedPortText(v, held, other, why, chost, cport)
+			culprit, fix = held.Ref(), f
+			c.Reason += "; " + strings.TrimSuffix(text, ".")
 		} else if al, full, found := aliasWithShortName(reg, chost); found {
 			// The route names an ExternalName Service whose externalName is not a full name:
 			// istiod routes to the cluster named after it as written (route.go

@@ -99,7 +99,7 @@ func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, ki
 	client := "sidecar " + v.Namespace
 	imported := importedEntry(v.Outbound, q.host)
 	if kind == "" {
-		kind = callKinds("", imported, q.port)[0]
+		kind = callKinds("", kindEntry(c.snap, v, q.host, q.port, imported), q.port)[0]
 	}
 	addr := v.CallAddress(q.host, imported)
 	res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
