@@ -16,7 +16,7 @@ func TestPathFixesProven(t *testing.T) {
 	var proven, prose, refuted []string
 	kinds := map[string]int{}
 	for _, c := range readPathCases(t) {
-		_, p := traceCase(t, c)
+		_, p := tracePathCase(t, c)
 		name := filepath.Base(c.file) + " (" + p.Cause + ")"
 		switch {
 		case !p.Failed():

@@ -31,20 +31,6 @@ type pathCase struct {
 	warnedAt map[string]string
 }
 
-// traceCase loads a path fixture and traces the call its first line states.
-func traceCase(t *testing.T, c pathCase) (*snapshot.Snapshot, *PathTrace) {
-	t.Helper()
-	snap, err := loadPathFixture(c.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap, p
-}
-
 func readPathCases(t *testing.T) []pathCase {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("testdata", "paths", "*.yaml"))
@@ -906,7 +892,7 @@ func TestDoubleTLSFixKeepsOrigination(t *testing.T) {
 			continue
 		}
 		delete(want, filepath.Base(c.file))
-		_, p := traceCase(t, c)
+		_, p := tracePathCase(t, c)
 		fix := p.Fix
 		if p.Patch != nil {
 			fix += " " + p.Patch.note

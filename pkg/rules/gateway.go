@@ -309,14 +309,24 @@ func httpRouteApplies(d Dest, port uint32, gwName string, opt BindOptions) bool 
 	if !httpMatchesApply(d.HTTP.GetMatch(), d.Root.Namespace, port, gwName, opt) {
 		return false
 	}
-	if d.Declared != d.Root {
-		for _, r := range d.Root.Spec.Http {
-			if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
-				return httpMatchesApply(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
-			}
-		}
+	if r := delegatingRoute(d); r != nil {
+		return httpMatchesApply(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
 	}
 	return true
+}
+
+// delegatingRoute is the root's http route that delegates to d's VirtualService, nil for a
+// route declared in the root itself.
+func delegatingRoute(d Dest) *networking.HTTPRoute {
+	if d.Declared == d.Root {
+		return nil
+	}
+	for _, r := range d.Root.Spec.Http {
+		if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
+			return r
+		}
+	}
+	return nil
 }
 
 func httpMatchesApply(ms []*networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) bool {
@@ -358,17 +368,12 @@ func httpMatchApplies(m *networking.HTTPMatchRequest, vsNs string, port uint32, 
 // mergeHTTPMatchRequests.
 func GatewayHTTPRouteMatch(d Dest, port uint32, gwName string, opt BindOptions) (match string, plain bool) {
 	match, plain = gatewayMatch(d.HTTP.GetMatch(), d.Root.Namespace, port, gwName, opt)
-	if d.Declared != d.Root {
-		for _, r := range d.Root.Spec.Http {
-			if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
-				rm, rp := gatewayMatch(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
-				if len(d.HTTP.GetMatch()) == 0 {
-					match = rm
-				}
-				plain = plain && rp
-				break
-			}
+	if r := delegatingRoute(d); r != nil {
+		rm, rp := gatewayMatch(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
+		if len(d.HTTP.GetMatch()) == 0 {
+			match = rm
 		}
+		plain = plain && rp
 	}
 	return match, plain
 }
@@ -381,12 +386,8 @@ func GatewayHTTPRouteCatchAll(d Dest, port uint32, gwName string, opt BindOption
 	if !catchAllMatches(d.HTTP.GetMatch(), d.Root.Namespace, port, gwName, opt) {
 		return false
 	}
-	if d.Declared != d.Root {
-		for _, r := range d.Root.Spec.Http {
-			if dl := r.GetDelegate(); dl != nil && dl.GetName() == d.Declared.Name {
-				return catchAllMatches(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
-			}
-		}
+	if r := delegatingRoute(d); r != nil {
+		return catchAllMatches(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
 	}
 	return true
 }

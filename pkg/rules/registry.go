@@ -386,9 +386,7 @@ func samePorts(a, b []ServicePort) bool {
 // there is the entry's own spec.exportTo (nil when unset, serviceentry/conversion.go
 // convertServices), not the effective set: an unset exportTo never equals ["*"].
 func canMerge(a, b Service) bool {
-	return a.Namespace == b.Namespace && a.Resolution == b.Resolution && a.Kind == b.Kind &&
-		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.WorkloadSelector, b.WorkloadSelector) &&
-		sameSet(a.DeclaredExportTo, b.DeclaredExportTo)
+	return NotMergedReason(a, b) == ""
 }
 
 func sameSet(a, b []string) bool {
