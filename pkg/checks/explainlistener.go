@@ -105,6 +105,10 @@ type ExplainListenerOptions struct {
 type ListenerReport struct {
 	// tlsHosts are the SNI hosts of the passthrough chains built so far, by listener port.
 	tlsHosts map[uint32]map[string]bool
+	// noChains are the gateway servers that got no filter chain, by listener name: istiod
+	// omits the listener only when every server on its port got none (gateway.go
+	// buildGatewayListeners checks the merged chains), so they are judged after the merge.
+	noChains []noChainServer
 
 	SchemaVersion string `json:"schemaVersion"`
 	Source        string `json:"source"`
@@ -1475,12 +1479,17 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	}
 	found := false
 	privileged := map[uint32]bool{}
+	// onPort are the servers kept on each listener port asked about
+	onPort := map[uint32][]rules.GatewayServer{}
 	for _, ms := range rules.MergeGatewayServers(gws, targets) {
 		sp, lp := ms.Server.GetPort().GetNumber(), ms.Port
 		if sp != opt.Port && lp != opt.Port && !dialled[lp] {
 			continue
 		}
 		found = true
+		if ms.Dropped == "" {
+			onPort[lp] = append(onPort[lp], ms)
+		}
 		if lp != sp && !slices.Contains(rep.Notes, portMapNote(sp, lp)) {
 			rep.Notes = append(rep.Notes, portMapNote(sp, lp))
 		}
@@ -1506,6 +1515,16 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		gatewayServer(w, rules.GatewayName(ms.Gateway), ms.Index, ms.Server, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
 	}
 	mergeGatewayListeners(rep)
+	for _, nc := range rep.noChains {
+		// Another server on the port keeps the listener: this server's hosts just find no
+		// chain there, which the route findings (and a traced call) already say.
+		if i := slices.IndexFunc(rep.Listeners, func(l ListenerView) bool { return l.Name == nc.listener }); i < 0 || len(rep.Listeners[i].Chains) == 0 {
+			rep.add(ListenerNoChains, nc.gateway, nc.msg, nc.fix)
+		}
+	}
+	if rep.Host != "" {
+		passthroughChainMiss(snap, w, rep, onPort)
+	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
 			if opt.Host != "" && rules.MatchVirtualHost(&rules.RouteConfig{VirtualHosts: []rules.VirtualHost{vh}}, opt.Host) == nil {
@@ -1770,6 +1789,51 @@ func shadowedRouteText(sh rules.ShadowedRoute, rds, vh, w string) (msg, fix stri
 	fix = fmt.Sprintf("Keep one catch-all route for the host on this gateway: move the routes of %s into %s, ahead of its catch-all route (or delete %s), or give %s's route a match that leaves the other requests out.", sh.Shadowed, sh.By, sh.By, sh.By)
 	return msg, fix
 }
+
+// passthroughChainMiss reports the host's TLS call finding no filter chain on a listener that
+// another server keeps: a PASSTHROUGH server on the port lists the host, yet no chain of the
+// merged listener matches its server name, so the gateway resets the connection (the traced
+// path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL, with the same culprit; blind audit 28 #13).
+func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerReport, onPort map[uint32][]rules.GatewayServer) {
+	for _, l := range rep.Listeners {
+		if len(l.Chains) == 0 || slices.ContainsFunc(l.Chains, func(c ChainView) bool {
+			return len(c.SNI) == 0 || slices.ContainsFunc(c.SNI, func(s string) bool { return rules.HostMatches(s, rep.Host) })
+		}) {
+			continue
+		}
+		var lp uint32
+		if _, err := fmt.Sscanf(l.Name, "0.0.0.0_%d", &lp); err != nil {
+			continue
+		}
+		servers := onPort[lp]
+		takes := slices.ContainsFunc(servers, func(ms rules.GatewayServer) bool {
+			if rules.ServerRouteType(ms.Server) != rules.RouteTLS {
+				return false
+			}
+			for _, h := range ms.Server.GetHosts() {
+				if _, bare, ok := strings.Cut(h, "/"); ok {
+					h = bare
+				}
+				if rules.HostMatches(h, rep.Host) {
+					return true
+				}
+			}
+			return false
+		})
+		if !takes {
+			continue
+		}
+		d := noChainVerdict(&tracer{snap: snap}, w, servers, rep.Host, l.Name, servers[0].Server.GetPort().GetNumber())
+		fix := d.fix
+		if d.patch != nil {
+			fix = d.patch.Text()
+		}
+		rep.add(PathGatewayNoChain, d.culprit, d.why, fix)
+	}
+}
+
+// noChainServer is a gateway server that got no filter chain of its own.
+type noChainServer struct{ listener, gateway, msg, fix string }
 
 // mergeGatewayListeners joins what several servers of one listener produced, as the merged
 // gateway does: one listener per name with the servers' filter chains (identical chains once),
@@ -2206,7 +2270,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					}
 				}
 			}
-			rep.add(ListenerNoChains, gwRef, msg, fix)
+			rep.noChains = append(rep.noChains, noChainServer{listener: lv.Name, gateway: gwRef, msg: msg, fix: fix})
 		}
 	}
 	rep.Listeners = append(rep.Listeners, lv)

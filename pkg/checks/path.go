@@ -2667,20 +2667,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s", lname, host), "The gateway resets the connection.") {
 			return
 		}
-		if m, ok := tr.misboundRoute(w, servers, host); ok {
-			tr.failFix(PathGatewayNoChain, "reset", m.culprit, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s", lname, host, w.Ref(), upperFirst(m.why)), m.fix, m.patch)
-			return
-		}
-		if vs, snis, ok := sniMatchMisses(tr.snap, w, servers, host); ok {
-			// the server takes the host, and a VirtualService for it is bound there, but its tls
-			// matches name other server names: istiod builds one chain per sniHosts list
-			// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes)
-			tr.fail(PathGatewayNoChain, "reset", vs, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection. %s is bound to the server for %s, but its tls routes for the gateway match sniHosts %s only, and the gateway builds a filter chain per tls match (the server's hosts make none).", lname, host, w.Ref(), vs, host, snis),
-				fmt.Sprintf("Add %s to the sniHosts of the tls match of %s for the gateway (or add a tls route matching it).", host, vs))
-			return
-		}
-		tr.fail(PathGatewayNoChain, "reset", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref()),
-			fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, srv.GetPort().GetNumber(), host))
+		d := noChainVerdict(tr, w, servers, host, lname, srv.GetPort().GetNumber())
+		tr.failFix(PathGatewayNoChain, "reset", d.culprit, d.why, d.fix, d.patch)
 		return
 	}
 	cluster := ""
@@ -3762,6 +3750,25 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 		return noServer{why: g.Message, culprit: g.Culprit, fix: g.Fix, patch: g.Patch}, true
 	}
 	return noServer{}, false
+}
+
+// noChainVerdict says why no filter chain of the gateway's passthrough listener lname takes
+// server name host, though servers (those on the listener's port) are there: a VirtualService
+// for the host that does not bind to them (misboundRoute), one whose tls matches name other
+// server names (istiod builds one chain per sniHosts list, gateway.go
+// buildGatewayNetworkFiltersFromTLSRoutes), or no route at all (the Gateway).
+func noChainVerdict(tr *tracer, w Workload, servers []rules.GatewayServer, host, lname string, port uint32) noServer {
+	lead := fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref())
+	if m, ok := tr.misboundRoute(w, servers, host); ok {
+		m.why = lead + " " + upperFirst(m.why)
+		return m
+	}
+	if vs, snis, ok := sniMatchMisses(tr.snap, w, servers, host); ok {
+		return noServer{culprit: vs, why: fmt.Sprintf("%s %s is bound to the server for %s, but its tls routes for the gateway match sniHosts %s only, and the gateway builds a filter chain per tls match (the server's hosts make none).", lead, vs, host, snis),
+			fix: fmt.Sprintf("Add %s to the sniHosts of the tls match of %s for the gateway (or add a tls route matching it).", host, vs)}
+	}
+	return noServer{culprit: "Gateway " + rules.GatewayName(servers[0].Gateway), why: lead,
+		fix: fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, port, host)}
 }
 
 // unresolvedRoute is the gateway's verdict for host (why-missing) when it blames a

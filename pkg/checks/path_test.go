@@ -568,6 +568,19 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 			// 404 NR at the gateway: explain-listener --gateway must not say OK (blind audit 18 #10)
 			t.Errorf("%s: the path gets 404 NR at %s (%s); explain-listener --gateway reports no error", filepath.Base(c.file), p.Gateway, p.Culprit)
 		}
+		if p.Cause == PathGatewayNoChain && p.Flag == "reset" && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathGatewayNoChain && f.Resource == p.Culprit }) &&
+			!slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Level == LevelError && f.Resource == p.Culprit }) {
+			// no chain for the call's server name: explain-listener --gateway names the same
+			// culprit at Error, not OK (blind audit 28 #13)
+			t.Errorf("%s: the path blames %s for %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, p.Cause, rep.Findings)
+		}
+		for _, f := range rep.Findings {
+			// a listener is omitted only when no server of its port gets a chain (blind
+			// audit 28 #08): never beside a listener with chains
+			if f.Code == ListenerNoChains && slices.ContainsFunc(rep.Listeners, func(l ListenerView) bool { return len(l.Chains) > 0 && strings.Contains(f.Message, l.Name) }) {
+				t.Errorf("%s: %s says listener is omitted, yet it has chains: %s", filepath.Base(c.file), f.Code, f.Message)
+			}
+		}
 		if p.Cause == ListenerClusterAbsent && strings.HasPrefix(p.Culprit, "VirtualService ") && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerClusterAbsent && f.Resource == p.Culprit }) {
 			// the route that sends the host to a missing cluster: explain-listener --gateway
 			// names it too (blind audit 18 #23)

@@ -109,6 +109,9 @@ var sameFaultIf = map[string][]sameFaultCond{
 	PathGatewayNoChain: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
+	// http routes a passthrough server ignores (so the VirtualService has no tls route for
+	// it): the VirtualService's ROUTE_NOT_BOUND.
+	ListenerHTTPOnPassthrough: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 }
 
 // mergeRouteCaused folds a gateway verdict's PORT_NOT_DECLARED about an entry (its contexts all

@@ -508,6 +508,10 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 	case rules.BindRouteType:
 		msg := fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
 			b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), b.RouteType, vsRef)
+		if b.RouteType == rules.RouteTLS && len(b.VS.Spec.Http) > 0 {
+			// (createGatewayTCPFilterChainOpts reads only tls and tcp routes)
+			msg += " Its http routes are ignored on a server that does not terminate TLS."
+		}
 		if certUnused(b) {
 			msg += " The server has a certificate but tls.mode PASSTHROUGH (an unset mode means PASSTHROUGH): to terminate TLS and take http routes it needs tls.mode SIMPLE."
 		}
