@@ -296,7 +296,7 @@ func TestGatewayHTTPRouteMatch(t *testing.T) {
 		{"prefix /", []*networking.HTTPMatchRequest{prefix("/")}, nil, false, want{"/*", true}},
 		{"prefix /v1", []*networking.HTTPMatchRequest{prefix("/v1")}, nil, false, want{"/v1*", false}},
 		{"one of two matches is /", []*networking.HTTPMatchRequest{prefix("/v1"), prefix("/")}, nil, false, want{"/*", true}},
-		{"header match", []*networking.HTTPMatchRequest{{Headers: map[string]*networking.StringMatch{"x-team": {MatchType: &networking.StringMatch_Exact{Exact: "a"}}}}}, nil, false, want{"/*", false}},
+		{"header match", []*networking.HTTPMatchRequest{{Headers: map[string]*networking.StringMatch{"x-team": {MatchType: &networking.StringMatch_Exact{Exact: "a"}}}}}, nil, false, want{"/* (header x-team=a)", false}},
 		{"match for another port only", []*networking.HTTPMatchRequest{{Port: 8080}}, nil, false, want{"/*", false}},
 		{"delegate /assets/v2 under root /assets", []*networking.HTTPMatchRequest{prefix("/assets")}, []*networking.HTTPMatchRequest{prefix("/assets/v2")}, true, want{"/assets/v2*", false}},
 		{"delegate without match under root /assets", []*networking.HTTPMatchRequest{prefix("/assets")}, nil, true, want{"/assets*", false}},

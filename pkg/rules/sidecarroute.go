@@ -544,19 +544,50 @@ func plainMatch(m *networking.HTTPMatchRequest) bool {
 }
 
 func matchString(m *networking.HTTPMatchRequest) string {
-	u := m.GetUri()
-	if u == nil {
-		return "/*"
-	}
-	switch x := u.GetMatchType().(type) {
+	path := "/*"
+	switch x := m.GetUri().GetMatchType().(type) {
 	case *networking.StringMatch_Prefix:
-		return x.Prefix + "*"
+		path = x.Prefix + "*"
 	case *networking.StringMatch_Exact:
-		return x.Exact
+		path = x.Exact
 	case *networking.StringMatch_Regex:
-		return "regex " + x.Regex
+		path = "regex " + x.Regex
 	}
-	return "/*"
+	// the other conditions, so that a header route does not read as a catch-all "/*"
+	var conds []string
+	str := func(sm *networking.StringMatch) string {
+		switch x := sm.GetMatchType().(type) {
+		case *networking.StringMatch_Exact:
+			return "=" + x.Exact
+		case *networking.StringMatch_Prefix:
+			return "=" + x.Prefix + "*"
+		case *networking.StringMatch_Regex:
+			return "~" + x.Regex
+		}
+		return ""
+	}
+	for _, k := range sortedKeys(m.GetHeaders()) {
+		conds = append(conds, "header "+k+str(m.GetHeaders()[k]))
+	}
+	for _, k := range sortedKeys(m.GetWithoutHeaders()) {
+		conds = append(conds, "without header "+k)
+	}
+	for _, k := range sortedKeys(m.GetQueryParams()) {
+		conds = append(conds, "query "+k+str(m.GetQueryParams()[k]))
+	}
+	if m.GetMethod() != nil {
+		conds = append(conds, "method"+str(m.GetMethod()))
+	}
+	if m.GetAuthority() != nil {
+		conds = append(conds, "authority"+str(m.GetAuthority()))
+	}
+	if m.GetScheme() != nil {
+		conds = append(conds, "scheme"+str(m.GetScheme()))
+	}
+	if len(conds) == 0 {
+		return path
+	}
+	return path + " (" + strings.Join(conds, ", ") + ")"
 }
 
 // MatchVirtualHost picks the virtual host for an authority the way Envoy does: an exact domain,
