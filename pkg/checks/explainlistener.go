@@ -48,6 +48,7 @@ const (
 	ListenerClusterAbsent      = "ROUTE_CLUSTER_ABSENT"
 	ListenerServerDropped      = "GATEWAY_SERVER_SKIPPED"
 	ListenerRouteShadowed      = "GATEWAY_ROUTE_SHADOWED"
+	ListenerWildcardNotJoined  = "GATEWAY_WILDCARD_ROUTES_NOT_JOINED"
 	ListenerHostsCrashIstiod   = "GATEWAY_HOSTS_CRASH_ISTIOD"
 )
 
@@ -77,6 +78,7 @@ func init() {
 		CatalogEntry{ListenerActualDiffers, LevelWarning, "", "The proxy's config dump (--config-dump) has other listeners or filter chain destinations on the port than predicted: a stale push, a control-plane problem, or a gap in this tool's model."},
 		CatalogEntry{ListenerClusterAbsent, LevelError, "NC", "The call's path ends at a cluster the proxy does not have (not visible, subset undefined, port not declared): 503 NC."},
 		CatalogEntry{ListenerRouteShadowed, LevelWarning, "", "Two VirtualServices bound to a gateway serve one host: istiod joins their routes into one virtual host, in its order of VirtualServices with catch-all routes last, and the earlier catch-all route takes every request no other route takes, so the later VirtualService's catch-all routes never match."},
+		CatalogEntry{ListenerWildcardNotJoined, LevelWarning, "NR", "A gateway serves a host both through a VirtualService for that host and one for a wildcard covering it: they make two virtual hosts, Envoy picks the host's own, and the wildcard's routes never serve it, so the host's requests that its own routes do not match get 404 NR."},
 		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
 		CatalogEntry{ListenerHostsCrashIstiod, LevelError, "", "A Gateway server lists \"*/*\" before a host with a namespace part: istiod 1.31 panics while merging the gateway (index out of range), and the gateway gets no configuration from it."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
@@ -1534,6 +1536,10 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				msg, fix := shadowedRouteText(sh, rc.Name, vh.Name, w.Ref())
 				rep.add(ListenerRouteShadowed, "VirtualService "+sh.By, msg, fix)
 			}
+			if wv, name, ok := rules.UnjoinedWildcard(&rc, &vh); ok {
+				culprit, msg, fix := unjoinedWildcardText(snap, vh, *wv, name, rc.Name, w.Ref())
+				rep.add(ListenerWildcardNotJoined, culprit, msg, fix)
+			}
 		}
 	}
 	if !found {
@@ -1788,6 +1794,34 @@ func shadowedRouteText(sh rules.ShadowedRoute, rds, vh, w string) (msg, fix stri
 	msg = fmt.Sprintf("The catch-all routes of VirtualService %s (no uri, header or other condition) for virtual host %s (route configuration %s on %s) never match: VirtualService %s comes first and its catch-all route there takes every request that no more specific route takes. istiod joins the routes of every VirtualService bound to the gateway for the same host into one virtual host, in its order of VirtualServices (those of the gateway's namespace, then those exported to it by name, then public ones, each oldest first), and moves catch-all routes after the others; %s's routes with conditions still apply.", sh.Shadowed, vh, rds, w, sh.By, sh.Shadowed)
 	fix = fmt.Sprintf("Keep one catch-all route for the host on this gateway: move the routes of %s into %s, ahead of its catch-all route (or delete %s), or give %s's route a match that leaves the other requests out.", sh.Shadowed, sh.By, sh.By, sh.By)
 	return msg, fix
+}
+
+// unjoinedWildcardText is the culprit, message and fix of GATEWAY_WILDCARD_ROUTES_NOT_JOINED:
+// requests for name on gateway w use virtual host vh only, never the routes of the wildcard
+// virtual host wv (rules.UnjoinedWildcard). The culprit is the VirtualService of vh's first route.
+func unjoinedWildcardText(snap *snapshot.Snapshot, vh, wv rules.VirtualHost, name, rds, w string) (culprit, msg, fix string) {
+	vsOf := func(v rules.VirtualHost) []string {
+		var out []string
+		for _, r := range v.Routes {
+			if r.VirtualService != "" && !slices.Contains(out, "VirtualService "+r.VirtualService) {
+				out = append(out, "VirtualService "+r.VirtualService)
+			}
+		}
+		return out
+	}
+	own, wild := vsOf(vh), vsOf(wv)
+	culprit = routeCulprit(snap, vh.Routes[0].VirtualService)
+	msg = fmt.Sprintf("Requests for %s on %s (route configuration %s) use virtual host %s, built from %s, which has no route without conditions; the routes of %s, in virtual host %s, never serve %s. istiod builds a virtual host per host name that the VirtualServices bound to the gateway list and does not join a wildcard's routes into a more specific name's, and Envoy picks the most specific domain: requests for %s that no route of %s matches get 404 NR.",
+		name, w, rds, vh.Name, strings.Join(own, ", "), orNone(strings.Join(wild, ", ")), wv.Name, name, name, strings.Join(own, ", "))
+	send := ""
+	for _, r := range wv.Routes {
+		if r.CatchAll && r.Cluster != "" {
+			send = fmt.Sprintf(" (sending them where %s's catch-all route does: %s)", wv.Name, r.Cluster)
+			break
+		}
+	}
+	fix = fmt.Sprintf("Add a last route without match to %s%s, or move its routes into %s, ahead of the catch-all route, and delete it.", culprit, send, orNone(strings.Join(wild, ", ")))
+	return culprit, msg, fix
 }
 
 // passthroughChainMiss reports the host's TLS call finding no filter chain on a listener that

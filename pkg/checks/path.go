@@ -2683,9 +2683,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	var splitWeights []int32
 	if rds, ok := strings.CutPrefix(chain.Destination, "Route: "); ok {
 		var vh *rules.VirtualHost
+		var rc *rules.RouteConfig
 		for i := range lr.Routes {
 			if lr.Routes[i].Name == rds {
-				vh = rules.MatchVirtualHost(&lr.Routes[i], host)
+				rc = &lr.Routes[i]
+				vh = rules.MatchVirtualHost(rc, host)
 			}
 		}
 		if vh == nil || len(vh.Routes) == 0 || strings.HasPrefix(vh.Name, "blackhole:") {
@@ -2785,6 +2787,15 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			msg, fix := shadowedRouteText(sh, rds, vh.Name, w.Ref())
 			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: ListenerRouteShadowed, Level: LevelWarning, Resource: "VirtualService " + sh.By, Message: msg, Fix: fix})
 		}
+		// A wildcard VirtualService's routes that never serve the host, which has a virtual
+		// host of its own (GATEWAY_WILDCARD_ROUTES_NOT_JOINED, as explain-listener --gateway
+		// says).
+		var unjoined *struct{ Resource, short, Fix string }
+		if wv, name, ok := rules.UnjoinedWildcard(rc, vh); ok {
+			culprit, msg, fix := unjoinedWildcardText(tr.snap, *vh, *wv, name, rds, w.Ref())
+			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: ListenerWildcardNotJoined, Level: LevelWarning, Resource: culprit, Message: msg, Fix: fix})
+			unjoined = &struct{ Resource, short, Fix string }{culprit, fmt.Sprintf("The routes of virtual host %s do not take them either: istiod gives %s a virtual host of its own, and Envoy picks it over %s.", wv.Name, name, strings.Join(wv.Domains, ", ")), fix}
+		}
 		if rt == nil {
 			// Every route has match conditions (uri, headers, ...) that GET / does not meet:
 			// requests that meet one are routed; which ones the application sends is not in
@@ -2793,6 +2804,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Cause, tr.t.Level, tr.t.Culprit = PathRouteMatchAssumed, LevelWarning, routeCulprit(tr.snap, vh.Routes[0].VirtualService)
 			tr.t.Message = fmt.Sprintf("The call reaches virtual host %s of the gateway's route configuration %s on %s, whose routes all have match conditions that a request for / does not meet: requests that meet none get 404 NR at the gateway, the others are routed. The trace sends GET / and cannot tell which requests the application sends.", vh.Name, rds, w.Ref())
 			tr.t.Fix = "If the application's requests can miss every match, " + defaultRouteFix(tr.t.Culprit) + "; `kubectl egress explain-listener " + fmt.Sprintf("%s:%d --gateway %s", host, srv.GetPort().GetNumber(), w.Ref()) + "` lists the routes."
+			if unjoined != nil {
+				// the operator meant the wildcard's routes to take the rest: they do not
+				tr.t.Culprit = unjoined.Resource
+				tr.t.Message += " " + unjoined.short
+				tr.t.Fix = unjoined.Fix
+			}
 			return
 		}
 		if rt.Abort != "" {

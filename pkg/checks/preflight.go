@@ -671,6 +671,7 @@ var defaultFields = map[string]string{
 	ListenerHTTPRoutesIgnored:   "spec.http",
 	ListenerServerDropped:       "spec.servers",
 	ListenerRouteShadowed:       "spec.http",
+	ListenerWildcardNotJoined:   "spec.http",
 	ListenerHostsCrashIstiod:    "spec.servers[].hosts",
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",

@@ -457,6 +457,38 @@ func ShadowedRoutes(vh VirtualHost) []ShadowedRoute {
 	return out
 }
 
+// UnjoinedWildcard: virtual host vh of a gateway route configuration has no catch-all route, and
+// another virtual host of rc has a wildcard domain covering one of vh's domains. istiod builds one
+// virtual host per host name the bound VirtualServices list and never joins a wildcard's routes
+// into a more specific name's (gateway.go buildGatewayHTTPRouteConfig, vHostDedupMap keyed by
+// each intersecting host), and Envoy picks the most specific domain, so the wildcard's routes
+// never serve that name: its requests that vh's routes do not match get 404 NR. It returns the
+// wildcard virtual host, the most specific one when several cover the name.
+func UnjoinedWildcard(rc *RouteConfig, vh *VirtualHost) (*VirtualHost, string, bool) {
+	if len(vh.Routes) == 0 || slices.ContainsFunc(vh.Routes, func(r RouteAction) bool { return r.CatchAll }) {
+		return nil, "", false
+	}
+	var best *VirtualHost
+	bestDomain, name := "", ""
+	for _, d := range vh.Domains {
+		for i := range rc.VirtualHosts {
+			w := &rc.VirtualHosts[i]
+			if w.Name == vh.Name || len(w.Routes) == 0 {
+				continue
+			}
+			for _, wd := range w.Domains {
+				if wd == d || !strings.HasPrefix(wd, "*") || !HostMatches(wd, d) {
+					continue
+				}
+				if best == nil || len(wd) > len(bestDomain) {
+					best, bestDomain, name = w, wd, d
+				}
+			}
+		}
+	}
+	return best, name, best != nil
+}
+
 // gatewayMatch: the first applying match a plain request meets, else the first applying match;
 // "/*" and plain when there are no matches.
 func gatewayMatch(ms []*networking.HTTPMatchRequest, vsNs string, port uint32, gwName string, opt BindOptions) (string, bool) {

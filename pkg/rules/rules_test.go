@@ -335,3 +335,38 @@ func TestGatewayHTTPRouteMatch(t *testing.T) {
 		}
 	}
 }
+
+// UnjoinedWildcard: a virtual host without a catch-all route, beside wildcard virtual hosts
+// covering its name, names the most specific of them; a catch-all route of its own, or no
+// wildcard covering it, says nothing.
+func TestUnjoinedWildcard(t *testing.T) {
+	vh := func(name string, catchAll bool, domains ...string) VirtualHost {
+		return VirtualHost{Name: name, Domains: domains, Routes: []RouteAction{{Match: "/v2*", CatchAll: catchAll}}}
+	}
+	rc := &RouteConfig{Name: "http.8080", VirtualHosts: []VirtualHost{
+		vh("*:80", true, "*"),
+		vh("*.example.com:80", true, "*.example.com"),
+		vh("*.eu.example.com:80", true, "*.eu.example.com"),
+		vh("api.eu.example.com:80", false, "api.eu.example.com"),
+		vh("www.example.com:80", true, "www.example.com"),
+		vh("api.other.org:80", false, "api.other.org"),
+	}}
+	for _, c := range []struct {
+		vh, want string
+	}{
+		{"api.eu.example.com:80", "*.eu.example.com:80"},
+		{"www.example.com:80", ""},   // its own catch-all route
+		{"api.other.org:80", "*:80"}, // only "*" covers it
+		{"*.eu.example.com:80", ""},  // a catch-all of its own
+	} {
+		i := slices.IndexFunc(rc.VirtualHosts, func(v VirtualHost) bool { return v.Name == c.vh })
+		w, _, ok := UnjoinedWildcard(rc, &rc.VirtualHosts[i])
+		got := ""
+		if ok {
+			got = w.Name
+		}
+		if got != c.want {
+			t.Errorf("%s: wildcard %q, want %q", c.vh, got, c.want)
+		}
+	}
+}
