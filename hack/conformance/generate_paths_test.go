@@ -26,6 +26,7 @@ const (
 	dimPHeld    = "path.port-held"
 	dimPSidecar = "path.sidecar"
 	dimPOrder   = "path.route-order"
+	dimPSNI     = "path.sni"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -180,9 +181,78 @@ func init() {
 		// path-through-gw's routes never match). newer-exact-root: created after, uri exact "/"
 		// (not a catch-all: sorted ahead of path-through-gw's catch-all, it takes GET /).
 		// older-prefix: created first, uri prefix /api (GET / passes it by; header matches are
-		// not tried: istiod's simulation matches routes by path only).
-		dimension{dimPOrder, []string{"none", "none", "none", "older-catchall", "newer-exact-root", "older-prefix"}},
+		// not tried: istiod's simulation matches routes by path only). The wildcard values
+		// make path-through-gw list hosts ["*.example.com"] (its catch-all route still sends
+		// the path host on) and path-order list the path host: istiod builds one virtual host
+		// per host name the VirtualServices and the server share (vHostDedupMap keyed by each
+		// intersecting host), and Envoy picks the most specific domain. wildcard-split: the
+		// server lists "*.example.com" too, so the path host gets a virtual host of its own
+		// with path-order's route only, uri prefix /api (GET / gets 404 NR: the wildcard's
+		// routes never serve it). wildcard-exact-root: the same with uri exact "/" (GET / goes
+		// to order.example.com). wildcard-joined: the server keeps [path.example.com], so both
+		// VirtualServices intersect to the path host and share its virtual host (GET / passes
+		// the /api route by and takes path-through-gw's catch-all).
+		dimension{dimPOrder, []string{"none", "none", "none", "older-catchall", "newer-exact-root", "older-prefix", "wildcard-split", "wildcard-exact-root", "wildcard-joined"}},
+		// path.sni: the sniHosts of the tls matches on a passthrough path (path.tls
+		// tls-passthrough and passthrough-other-sni; other calls ignore it). mesh-other: the
+		// client's mesh tls match lists [other.example.com] only: the sidecar builds no chain
+		// of its own for the path host's SNI (tls.go buildSidecarOutboundTLSFilterChainOpts,
+		// hasTLSMatch), so the call takes the port's default chain and never reaches the
+		// gateway. mesh-wildcard: ["*.example.com"] (covers it). gateway-other: the gateway's
+		// tls match lists [other.example.com]: istiod builds the server's chains from the tls
+		// matches' server names that its hosts take, none here, and omits the listener when no
+		// server of the port has a chain (gateway.go buildGatewayListeners). gateway-other-kept:
+		// the same, and a second Gateway egress/path-sni-kept with a PASSTHROUGH server on 8453
+		// for other.example.com and its tls route keeps the listener: the call's SNI finds no
+		// chain there. gateway-wildcard: ["*.example.com"].
+		dimension{dimPSNI, []string{"none", "none", "none", "mesh-other", "mesh-wildcard", "gateway-other", "gateway-other-kept", "gateway-wildcard"}},
 	)
+}
+
+// sniObjects applies a path.sni value to the passthrough path's gateway and mesh tls routes,
+// and adds the second Gateway of gateway-other-kept (on the path's gateway pods).
+func sniObjects(b *builder, v string, gwRoute, meshRoute *string, upSubset string) {
+	sni := "sniHosts: [" + pathHost + "]"
+	switch v {
+	case "mesh-other":
+		*meshRoute = strings.Replace(*meshRoute, sni, "sniHosts: [other.example.com]", 1)
+	case "mesh-wildcard":
+		*meshRoute = strings.Replace(*meshRoute, sni, `sniHosts: ["*.example.com"]`, 1)
+	case "gateway-other", "gateway-other-kept":
+		*gwRoute = strings.Replace(*gwRoute, sni, "sniHosts: [other.example.com]", 1)
+	case "gateway-wildcard":
+		*gwRoute = strings.Replace(*gwRoute, sni, `sniHosts: ["*.example.com"]`, 1)
+	}
+	if v != "gateway-other-kept" {
+		return
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: path-sni-kept
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  selector: {istio: egress-dedicated}
+  servers:
+  - port: {number: 8453, name: tls-kept, protocol: TLS}
+    hosts: [other.example.com]
+    tls: {mode: PASSTHROUGH}`, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-sni-kept
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  hosts: [other.example.com]
+  gateways: [path-sni-kept]
+  tls:
+  - match:
+    - port: 8453
+      sniHosts: [other.example.com]
+    route:
+    - destination: {host: %s, port: {number: 443}%s}`, b.ts(), pathHost, upSubset))
 }
 
 // routeOrderObjects adds the objects of a path.route-order value: the entry for
@@ -206,9 +276,9 @@ spec:
   resolution: DNS`, b.ts()))
 	ts, match := `"2023-06-01T00:00:00Z"`, ""
 	switch v {
-	case "newer-exact-root":
+	case "newer-exact-root", "wildcard-exact-root":
 		ts, match = b.ts(), "\n  - match:\n    - uri: {exact: /}\n    route:"
-	case "older-prefix":
+	case "older-prefix", "wildcard-split", "wildcard-joined":
 		match = "\n  - match:\n    - uri: {prefix: /api}\n    route:"
 	}
 	route := "\n  - route:"
@@ -429,6 +499,7 @@ spec:
 		server = fmt.Sprintf("  - port: {number: 8453, name: tls-path, protocol: TLS}\n    hosts: [%s]\n    tls: {mode: PASSTHROUGH}", hosts)
 		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}%s}", pathHost, pathHost, upSubset)
 		meshRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", pathHost, svcHost, svcPort)
+		sniObjects(b, d[dimPSNI], &gwRoute, &meshRoute, upSubset)
 	case tlsVariant == "http-into-tcp" || tlsVariant == "http-into-tcp-h2":
 		server = fmt.Sprintf("  - port: {number: 8090, name: tcp-path, protocol: TCP}\n    hosts: [%s]", pathHost)
 		gwRoute = fmt.Sprintf("  tcp:\n  - route:\n    - destination: {host: %s, port: {number: %d}%s}", pathHost, upPort, upSubset)
@@ -533,6 +604,15 @@ spec:
 	case "empty":
 		gwSel = "{}"
 	}
+	vsHosts := pathHost
+	if o := d[dimPOrder]; strings.HasPrefix(o, "wildcard-") && !passthrough && !strings.HasPrefix(tlsVariant, "http-into-tcp") {
+		// path.route-order wildcard-*: path-through-gw for the wildcard, and for split and
+		// exact-root the server too
+		vsHosts = `"*.example.com"`
+		if o != "wildcard-joined" {
+			server = strings.Replace(server, "hosts: ["+pathHost+"]", `hosts: ["*.example.com"]`, 1)
+		}
+	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata:
@@ -552,7 +632,7 @@ metadata:
 spec:
   hosts: [%s]
   gateways: [%s]
-%s`, cfgLabels, b.ts(), pathHost, gwRef, gwRoute))
+%s`, cfgLabels, b.ts(), vsHosts, gwRef, gwRoute))
 	if !passthrough && !strings.HasPrefix(tlsVariant, "http-into-tcp") {
 		// http routes order only on an HTTP server (a TCP one takes any connection, whatever
 		// host it is for)

@@ -221,6 +221,14 @@ func pluginPathOutcome(tr *checks.PathTrace) string {
 		return side + ", gateway " + orDash(tr.GatewayListener) + ": no filter chain accepts the call"
 	case checks.PathGatewayNoRoute:
 		return side + ", gateway " + orDash(tr.GatewayListener) + ": no route"
+	case checks.PathRouteMatchAssumed:
+		// every route of the gateway's virtual host has conditions GET / does not meet: the
+		// simulated GET / gets no route there (what other requests get is not compared)
+		if slices.ContainsFunc(tr.Hops, func(h checks.Hop) bool {
+			return strings.HasPrefix(h.Proxy, "gateway ") && h.Step == "route" && h.Result == checks.Warn
+		}) {
+			return side + ", gateway " + orDash(tr.GatewayListener) + ": no route"
+		}
 	}
 	if tr.OriginalDestination {
 		return side + ": original destination"
