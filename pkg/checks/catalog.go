@@ -184,6 +184,7 @@ var catalogRefs = map[string]catalogRef{
 	ListenerActualDiffers:      {"EGR0321", "§3.7 (d), (e)", "the proxy's Envoy /config_dump against pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners"},
 	ListenerClusterAbsent:      {"EGR0322", "§3.7, §5 (503 NC)", "pilot/pkg/networking/core/cluster.go BuildClusters (the route's cluster is not generated); route/route.go GetDestinationCluster"},
 	ListenerWildcardNotJoined:  {"EGR0328", "§2.3", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (vHostDedupMap keyed by each intersecting host name); Envoy virtual host selection (most specific domain first)"},
+	ListenerWildcardSNIPartial: {"EGR0329", "§2.2", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts (hasTLSMatch: no chain of the service's own once a tls route applies), listener.go default chain"},
 	ListenerRouteShadowed:      {"EGR0327", "§2.3", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (vHostDedupMap: routes of later VirtualServices appended); route/route.go SortVHostRoutes, IsCatchAllRoute"},
 	ListenerServerDropped:      {"EGR0323", "§2.3, §4.3", "pilot/pkg/model/gateway.go mergeGateways, CheckDuplicates, canMergeProtocols"},
 	ListenerHostsCrashIstiod:   {"EGR0324", "§2.3", "pilot/pkg/model/gateway.go sanitizeServerHostNamespace (panics in istio 1.31)"},
@@ -271,7 +272,7 @@ var causePages = map[string]string{
 	CauseGatewayRefUnresolve: "gateway-binding", CauseRouteNotBound: "gateway-binding", CauseNoVirtualHost: "gateway-binding",
 	"LEGACY_GATEWAY_REF": "gateway-binding", "NO_ROUTE_THROUGH_GATEWAY": "gateway-binding", "DELEGATE_UNUSABLE": "gateway-binding",
 	"GATEWAY_ROUTES_TO_ITSELF": "gateway-binding", "DESTINATION_CLUSTER_ABSENT": "gateway-binding",
-	CauseGatewayNotApplied: "gateway-binding", ListenerHTTPOnPassthrough: "gateway-binding", ListenerTLSOnTerminating: "gateway-binding", ListenerRouteShadowed: "gateway-binding", ListenerWildcardNotJoined: "gateway-binding",
+	CauseGatewayNotApplied: "gateway-binding", ListenerHTTPOnPassthrough: "gateway-binding", ListenerTLSOnTerminating: "gateway-binding", ListenerRouteShadowed: "gateway-binding", ListenerWildcardNotJoined: "gateway-binding", ListenerWildcardSNIPartial: "tls-across-hops",
 	// Gateway servers and listeners.
 	ListenerNoChains: "gateway-servers", ListenerServerDropped: "gateway-servers", ListenerHostsCrashIstiod: "gateway-servers",
 	// DestinationRules and subsets.

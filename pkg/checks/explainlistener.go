@@ -49,6 +49,7 @@ const (
 	ListenerServerDropped      = "GATEWAY_SERVER_SKIPPED"
 	ListenerRouteShadowed      = "GATEWAY_ROUTE_SHADOWED"
 	ListenerWildcardNotJoined  = "GATEWAY_WILDCARD_ROUTES_NOT_JOINED"
+	ListenerWildcardSNIPartial = "WILDCARD_HOST_PARTLY_ROUTED"
 	ListenerHostsCrashIstiod   = "GATEWAY_HOSTS_CRASH_ISTIOD"
 )
 
@@ -79,6 +80,7 @@ func init() {
 		CatalogEntry{ListenerClusterAbsent, LevelError, "NC", "The call's path ends at a cluster the proxy does not have (not visible, subset undefined, port not declared): 503 NC."},
 		CatalogEntry{ListenerRouteShadowed, LevelWarning, "", "Two VirtualServices bound to a gateway serve one host: istiod joins their routes into one virtual host, in its order of VirtualServices with catch-all routes last, and the earlier catch-all route takes every request no other route takes, so the later VirtualService's catch-all routes never match."},
 		CatalogEntry{ListenerWildcardNotJoined, LevelWarning, "NR", "A gateway serves a host both through a VirtualService for that host and one for a wildcard covering it: they make two virtual hosts, Envoy picks the host's own, and the wildcard's routes never serve it, so the host's requests that its own routes do not match get 404 NR."},
+		CatalogEntry{ListenerWildcardSNIPartial, LevelWarning, "", "A mesh VirtualService's tls routes for a wildcard host name some server names under it only: sidecars build chains for those names and none for the rest of the wildcard, whose TLS calls take the port's default chain (PassthroughCluster, straight out; BlackHoleCluster under REGISTRY_ONLY)."},
 		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
 		CatalogEntry{ListenerHostsCrashIstiod, LevelError, "", "A Gateway server lists \"*/*\" before a host with a namespace part: istiod 1.31 panics while merging the gateway (index out of range), and the gateway gets no configuration from it."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
@@ -957,6 +959,56 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			add([]string{c.Service}, code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
 				l.Name, c.Cluster, c.Service, protoClass(c.Protocol), victims, tlsWords, exp),
 				fmt.Sprintf("Set spec.addresses on %s (its real IPs/CIDR, or a unique VIP with DNS capture), or declare the port as TLS (HTTPS) so the chain matches SNI %s only.", c.Service, c.Host))
+		}
+	}
+	// A wildcard TLS host whose only chains on the port come from a VirtualService's tls
+	// matches naming other server names (api.x.com under *.x.com): istiod builds no chain of
+	// the host's own once a tls route applies to it (tls.go
+	// buildSidecarOutboundTLSFilterChainOpts, hasTLSMatch), so the rest of the wildcard takes
+	// the listener's default chain (blind audit 28 #12).
+	for _, s := range out.Imported() {
+		if !strings.HasPrefix(s.Hostname, "*") || !rules.IsTLSProtocol(portOf(s, port).Protocol) {
+			continue
+		}
+		for _, l := range out.ListenersOnPort(port) {
+			if l.Bind != rules.WildcardAddress {
+				continue
+			}
+			own, vs, snis := false, "", []string{}
+			for _, c := range l.Chains {
+				if len(c.SNI) == 0 || slices.ContainsFunc(c.SNI, func(x string) bool { return rules.HostSubsetOf(s.Hostname, x) }) {
+					own = true // a chain for the whole wildcard (or every connection)
+					break
+				}
+				if c.VirtualService == "" || !slices.ContainsFunc(c.SNI, func(x string) bool { return rules.HostSubsetOf(x, s.Hostname) }) {
+					continue
+				}
+				if vs == "" {
+					vs = c.VirtualService
+				}
+				if c.VirtualService != vs {
+					continue
+				}
+				for _, x := range c.SNI {
+					if rules.HostSubsetOf(x, s.Hostname) && !slices.Contains(snis, x) {
+						snis = append(snis, x)
+					}
+				}
+			}
+			if own || vs == "" {
+				continue
+			}
+			vsRef := vs
+			if !strings.HasPrefix(vsRef, "VirtualService ") {
+				vsRef = "VirtualService " + vsRef
+			}
+			dflt := "the passthrough chain: PassthroughCluster, straight out without the VirtualService's route or the egress gateway"
+			if l.Default != nil && l.Default.Cluster == rules.BlackHoleCluster {
+				dflt = "the default chain: BlackHoleCluster (outboundTrafficPolicy REGISTRY_ONLY), so they are reset"
+			}
+			add([]string{s.Ref()}, ListenerWildcardSNIPartial, vsRef, fmt.Sprintf("%s routes %s on port %d by SNI %s only: sidecars in %s build filter chains of listener %s for those names and none for the rest of %s (a host with a tls route gets no chain of its own), so TLS calls to other %s names take %s.",
+				vsRef, s.Hostname, port, fmtList(snis), v.Namespace, l.Name, s.Hostname, s.Hostname, dflt),
+				fmt.Sprintf("Add the other names the clients call (or \"%s\") to the sniHosts of the tls match of %s, or narrow its hosts to %s if the rest of %s is not to be routed.", s.Hostname, vsRef, fmtList(snis), s.Hostname))
 		}
 	}
 	for _, s := range out.Imported() {

@@ -203,6 +203,11 @@ func TestPreflightTracesPaths(t *testing.T) {
 				if w == PathDirect && slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == PreflightNotDiscovered }) {
 					continue // the host's configuration is in a namespace istiod ignores: preflight reports the namespace
 				}
+				if w == PathDirect && slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+					return f.Code == ListenerWildcardSNIPartial && "VirtualService "+f.Resource.Namespace+"/"+f.Resource.Name == c.warnedAt[w]
+				}) {
+					continue // a name under a wildcard entry, which preflight cannot call: it names the route that leaves it out
+				}
 				if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w }) {
 					t.Errorf("preflight lacks warning %s: %v", w, codes)
 				}

@@ -672,6 +672,7 @@ var defaultFields = map[string]string{
 	ListenerServerDropped:       "spec.servers",
 	ListenerRouteShadowed:       "spec.http",
 	ListenerWildcardNotJoined:   "spec.http",
+	ListenerWildcardSNIPartial:  "spec.tls",
 	ListenerHostsCrashIstiod:    "spec.servers[].hosts",
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -125,6 +126,31 @@ func TestPreflightListenerFindings(t *testing.T) {
 		has := slices.ContainsFunc(rep.Findings, func(g Finding) bool { return g.Code == ListenerDoubleTLS })
 		if ctx := "sidecar in " + ns + ", api.example.com:443"; has != (f != nil && slices.Contains(ExpandContexts(f.Contexts, res.ClientNamespaces), ctx)) {
 			t.Errorf("namespace %s: explain-listener reports double TLS %v; contexts %v", ns, has, f.Contexts)
+		}
+	}
+}
+
+// WILDCARD_HOST_PARTLY_ROUTED: preflight names the mesh VirtualService whose tls match lists one
+// name under the wildcard it routes (blind audit 28 #12), and says nothing when the match lists
+// the wildcard itself.
+func TestPreflightWildcardHostPartlyRouted(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want bool
+	}{
+		{"wildcard-tls-route-names-one-host.yaml", true},
+		{"wildcard-tls-route-covers-wildcard-control.yaml", false},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(Preflight(snap).Findings, func(f PreflightFinding) bool {
+			return f.Code == ListenerWildcardSNIPartial && f.Resource.String() == "VirtualService team-a/docs-cdn-egress" && f.Field == "spec.tls" &&
+				strings.Contains(f.Message, `["www.docs-cdn.example"]`) && strings.Contains(f.Message, "PassthroughCluster")
+		})
+		if got != c.want {
+			t.Errorf("%s: %s reported %t, want %t", c.file, ListenerWildcardSNIPartial, got, c.want)
 		}
 	}
 }
