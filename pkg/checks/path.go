@@ -4937,6 +4937,15 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 		return ""
 	case sent == "TLS" && expect == "TLS it terminates":
 		return ""
+	case (sent == "the client's TLS inside Istio mTLS" && expect == "Istio mTLS" || sent == "the client's TLS inside TLS" && expect == "TLS it terminates") && rules.ServerRouteType(s) == rules.RouteTCP:
+		// A TLS server that terminates the outer TLS takes tcp routes: its tcp_proxy forwards
+		// the bytes inside, the client's own TLS, to the route's cluster (gateway.go
+		// createGatewayTCPFilterChainOpts, buildGatewayNetworkFiltersFromTCPRoutes), so the
+		// client's handshake reaches the host. Only the outer SNI must match the server.
+		if expect == "Istio mTLS" {
+			return tlsMismatch("Istio mTLS", sni, expect, s, host)
+		}
+		return ""
 	}
 	if clientTLS(sent) && expect != "plaintext" && expect != "the client's TLS" {
 		what := "terminates TLS with its own certificate"
