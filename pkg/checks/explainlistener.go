@@ -2388,11 +2388,15 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			"Set tls.credentialName to a kubernetes.io/tls Secret in the gateway's namespace, or use PASSTHROUGH.")
 	}
 	if rt == rules.RouteHTTP && proto != "HTTPS" {
+		// A declaration of the host with a plaintext HTTP port (this entry, or another one
+		// for the host, merged with it or not: blind audit 29 #15, #16): clients send plain
+		// HTTP through the server and the gateway originates TLS to the TLS port (Istio's
+		// egress TLS origination task), the setup this finding warns towards.
+		plainPort := func(e rules.Service) bool {
+			return slices.ContainsFunc(e.Ports, func(p rules.ServicePort) bool { return rules.IsHTTPProtocol(p.Protocol) })
+		}
 		for _, e := range hostEntries {
-			if slices.ContainsFunc(e.Ports, func(p rules.ServicePort) bool { return rules.IsHTTPProtocol(p.Protocol) }) {
-				// the entry has a plaintext HTTP port: clients send plain HTTP through the
-				// server and the gateway originates TLS to the TLS port (Istio's egress TLS
-				// origination task), the setup this finding warns towards
+			if slices.ContainsFunc(hostEntries, func(o rules.Service) bool { return o.Hostname == e.Hostname && plainPort(o) }) {
 				continue
 			}
 			for _, p := range e.Ports {

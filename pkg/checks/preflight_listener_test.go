@@ -154,3 +154,23 @@ func TestPreflightWildcardHostPartlyRouted(t *testing.T) {
 		}
 	}
 }
+
+// TLS_ENTRY_BEHIND_HTTP_SERVER is not raised for an entry whose host another declaration
+// declares with a plaintext HTTP port (merged with it or not): clients send plain HTTP through
+// the HTTP server (blind audit 29 #15, #16).
+func TestTLSEntryBehindHTTPServerSeesOtherDeclarations(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-same-namespace-entries-resolutions-differ.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "ledger.fin-api.example", Port: 80, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerTLSBehindHTTP }) {
+		t.Errorf("%s raised: %+v", ListenerTLSBehindHTTP, rep.Findings)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Level == LevelError }) {
+		t.Errorf("the gateway lacks outbound|80||ledger.fin-api.example, yet no Error: %+v", rep.Findings)
+	}
+}

@@ -1190,6 +1190,13 @@ func otherEntryText(used, other rules.Service, host string, port uint32, gwNs st
 		return "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first",
 			fmt.Sprintf("Keep %s from the gateway's namespace %s (annotate it networking.istio.io/exportTo: \".\"), or delete it if it is stale, so that the gateway uses %s; adding port %d to the Service would send the calls to its pods instead.", used.Ref(), gwNs, other.Ref(), port)
 	}
+	if used.Namespace == other.Namespace && used.Kind == other.Kind {
+		// two entries of one namespace the gateway would merge but for what tells them apart
+		// (sidecar.go canMergeServices): it keeps the older one's ports only
+		why := rules.NotMergedReason(used, other)
+		return fmt.Sprintf("both are in namespace %s, but %s, so istiod does not merge their ports and keeps the older entry", used.Namespace, why),
+			fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or give both entries the same resolution, labels, workloadSelector and exportTo so that istiod merges their ports.", host, port, used.Ref())
+	}
 	return "the entry of its own namespace first, else the oldest",
 		fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", host, port, used.Ref(), other.Ref())
 }
