@@ -946,6 +946,21 @@ func (a *auditor) exportedBeyondUse(meshMode string) {
 		for _, n := range a.neededIn(rules.KindServiceEntry, se.Namespace, se.Name) {
 			users[n] = true
 		}
+		// A mesh VirtualService for the host (routing it to an egress gateway, say) applies in
+		// the client namespaces it is visible to, and its routes there need the entry: without
+		// it the sidecars build no chain or virtual host for the host (blind audit 29 #10,
+		// where exporting the entry to its users only broke the calls).
+		for _, vs := range a.vsIndex.Relevant(services[0].Hostname, nil) {
+			if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+				continue
+			}
+			exp := rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport)
+			for _, ns := range clients {
+				if !users[ns] && rules.VirtualServiceVisible(vs.Namespace, exp, ns) {
+					users[ns] = true
+				}
+			}
+		}
 		var notImporting []string
 		for _, r := range restricted {
 			imported := false

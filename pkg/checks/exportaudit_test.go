@@ -91,6 +91,7 @@ func TestExportedBeyondUse(t *testing.T) {
 	stripe := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: stripe, namespace: vendors}\nspec:\n  hosts: [api.stripe.com]\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]\n"
 	db := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: partner-db, namespace: team-x}\nspec:\n  hosts: [db.partner.io]\n  EXPORT\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]\n"
 	dbRoute := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: db, namespace: apps}\nspec:\n  hosts: [db.partner.io]\n  exportTo: [\".\"]\n  http:\n  - timeout: 3s\n    route: [{destination: {host: db.partner.io}}]\n"
+	viaGateway := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: db-via-egress, namespace: team-x}\nspec:\n  hosts: [db.partner.io]\n  EXPORT\n  http:\n  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}}]\n"
 	registryOnly := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    outboundTrafficPolicy: {mode: REGISTRY_ONLY}\n"
 	for _, c := range []struct {
 		name    string
@@ -114,6 +115,12 @@ func TestExportedBeyondUse(t *testing.T) {
 			"", nil, nil},
 		{"REGISTRY_ONLY, one namespace routes to it",
 			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: ["*"]`, 1), dbRoute, registryOnly},
+			"ServiceEntry team-x/partner-db", []string{`- "apps"`}, []string{"web"}},
+		{"REGISTRY_ONLY, a public mesh VirtualService sends the host to the egress gateway: control",
+			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: ["*"]`, 1), strings.Replace(viaGateway, "EXPORT", "", 1), registryOnly},
+			"", nil, nil},
+		{"REGISTRY_ONLY, the mesh VirtualService to the egress gateway is exported to apps only",
+			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: ["*"]`, 1), strings.Replace(viaGateway, "EXPORT", `exportTo: [".", "apps"]`, 1), registryOnly},
 			"ServiceEntry team-x/partner-db", []string{`- "apps"`}, []string{"web"}},
 		{"ALLOW_ANY and no Sidecar: control",
 			[]string{ns("team-x", false), ns("apps", true), ns("web", true), strings.Replace(db, "EXPORT", `exportTo: ["*"]`, 1), dbRoute},
