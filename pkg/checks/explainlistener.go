@@ -78,7 +78,7 @@ func init() {
 		CatalogEntry{ListenerHTTPRoutesIgnored, LevelWarning, "", "A mesh VirtualService has http routes for a host whose port is TLS/TCP on sidecars: the sidecar builds an SNI/TCP chain and never applies them (traffic meant for the egress gateway goes direct)."},
 		CatalogEntry{ListenerActualDiffers, LevelWarning, "", "The proxy's config dump (--config-dump) has other listeners or filter chain destinations on the port than predicted: a stale push, a control-plane problem, or a gap in this tool's model."},
 		CatalogEntry{ListenerClusterAbsent, LevelError, "NC", "The call's path ends at a cluster the proxy does not have (not visible, subset undefined, port not declared): 503 NC."},
-		CatalogEntry{ListenerRouteShadowed, LevelWarning, "", "Two VirtualServices bound to a gateway serve one host: istiod joins their routes into one virtual host, in its order of VirtualServices with catch-all routes last, and the earlier catch-all route takes every request no other route takes, so the later VirtualService's catch-all routes never match."},
+		CatalogEntry{ListenerRouteShadowed, LevelWarning, "", "Two VirtualServices bound to a gateway serve one host: istiod joins their routes into one virtual host, in its order of VirtualServices with catch-all routes last, and the earlier catch-all route takes every request no other route takes, so the later VirtualService's catch-all routes never match; a route whose uri regex \"/.*\" matches every request is no catch-all for istiod, keeps its place, and hides every later route."},
 		CatalogEntry{ListenerWildcardNotJoined, LevelWarning, "NR", "A gateway serves a host both through a VirtualService for that host and one for a wildcard covering it: they make two virtual hosts, Envoy picks the host's own, and the wildcard's routes never serve it, so the host's requests that its own routes do not match get 404 NR."},
 		CatalogEntry{ListenerWildcardSNIPartial, LevelWarning, "", "A mesh VirtualService's tls routes for a wildcard host name some server names under it only: sidecars build chains for those names and none for the rest of the wildcard, whose TLS calls take the port's default chain (PassthroughCluster, straight out; BlackHoleCluster under REGISTRY_ONLY)."},
 		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
@@ -1843,6 +1843,11 @@ func droppedServerFix(ms rules.GatewayServer) string {
 // shadowedRouteText is the message and fix of GATEWAY_ROUTE_SHADOWED: sh's routes in virtual host
 // vh of route configuration rds on gateway w never match.
 func shadowedRouteText(sh rules.ShadowedRoute, rds, vh, w string) (msg, fix string) {
+	if sh.Regex != "" {
+		msg = fmt.Sprintf("The routes of VirtualService %s for virtual host %s (route configuration %s on %s) never match: VirtualService %s comes first with a route whose uri regex %q matches every request. istiod moves only catch-all routes (uri prefix \"/\", regex \".*\" or no match) after the others, so that route keeps its place ahead of %s's routes, and Envoy takes the first route that matches.", sh.Shadowed, vh, rds, w, sh.By, sh.Regex, sh.Shadowed)
+		fix = fmt.Sprintf("Replace the uri regex %q of %s's route with uri prefix \"/\" (or drop its match): istiod then sorts it after %s's routes, which take their requests first.", sh.Regex, sh.By, sh.Shadowed)
+		return msg, fix
+	}
 	msg = fmt.Sprintf("The catch-all routes of VirtualService %s (no uri, header or other condition) for virtual host %s (route configuration %s on %s) never match: VirtualService %s comes first and its catch-all route there takes every request that no more specific route takes. istiod joins the routes of every VirtualService bound to the gateway for the same host into one virtual host, in its order of VirtualServices (those of the gateway's namespace, then those exported to it by name, then public ones, each oldest first), and moves catch-all routes after the others; %s's routes with conditions still apply.", sh.Shadowed, vh, rds, w, sh.By, sh.Shadowed)
 	fix = fmt.Sprintf("Keep one catch-all route for the host on this gateway: move the routes of %s into %s, ahead of its catch-all route (or delete %s), or give %s's route a match that leaves the other requests out.", sh.Shadowed, sh.By, sh.By, sh.By)
 	return msg, fix
@@ -2234,7 +2239,8 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
 					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
 					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP),
-						CatchAll: rules.GatewayHTTPRouteCatchAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)}
+						CatchAll: rules.GatewayHTTPRouteCatchAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt),
+						TakesAll: rules.GatewayHTTPRouteTakesAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)}
 					if d.Direct != 0 {
 						act.DirectResponse = d.Direct
 					} else {

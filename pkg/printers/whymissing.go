@@ -285,8 +285,9 @@ func pathVerdictLine(p *checks.PathTrace) string {
 				break
 			}
 			if w.Code == checks.ListenerRouteShadowed {
-				// routed, by the earlier VirtualService's catch-all: the later one never applies
-				verdict = "ROUTED, but by an earlier VirtualService's catch-all route: another one's catch-all route never matches (" + w.Resource + ")"
+				// routed, by the earlier VirtualService's catch-all (or match-everything regex):
+				// routes of the later one never apply
+				verdict = "ROUTED, but an earlier VirtualService's route takes requests another one's routes are meant for (" + w.Resource + ")"
 				break
 			}
 			if w.Code == checks.PathHTTP2ThroughTCP {

@@ -416,6 +416,29 @@ func catchAllMatches(ms []*networking.HTTPMatchRequest, vsNs string, port uint32
 	return false
 }
 
+// GatewayHTTPRouteTakesAll: the gateway http route of d matches every request through a uri
+// regex that istiod does not count as a catch-all ("/.*": IsCatchAllRoute accepts prefix "/"
+// and regex ".*" only), with no other condition (a delegating root route's match too). Such a
+// route keeps its place in the virtual host (route.go SortVHostRoutes), and Envoy never tries
+// the routes after it.
+func GatewayHTTPRouteTakesAll(d Dest, port uint32, gwName string, opt BindOptions) bool {
+	takes := func(ms []*networking.HTTPMatchRequest) bool {
+		for _, m := range ms {
+			if httpMatchApplies(m, d.Root.Namespace, port, gwName, opt) && plainMatch(m) && m.GetUri().GetRegex() == "/.*" {
+				return true
+			}
+		}
+		return false
+	}
+	if !takes(d.HTTP.GetMatch()) {
+		return false
+	}
+	if r := delegatingRoute(d); r != nil {
+		return takes(r.GetMatch()) || catchAllMatches(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
+	}
+	return true
+}
+
 // SortCatchAllLast moves the catch-all routes of a gateway's virtual host after the others,
 // keeping the order within each group (route.go SortVHostRoutes, applied to every virtual host
 // of a gateway route configuration: gateway.go buildGatewayHTTPRouteConfig).
@@ -433,7 +456,13 @@ func SortCatchAllLast(routes []RouteAction) {
 
 // ShadowedRoute: the catch-all routes of VirtualService Shadowed in a gateway's virtual host
 // come after a catch-all route of VirtualService By, which takes every request first.
-type ShadowedRoute struct{ By, Shadowed string }
+type ShadowedRoute struct {
+	By, Shadowed string
+	// Regex is the uri regex of By's route when that route takes every request without being a
+	// catch-all (GatewayHTTPRouteTakesAll): then every later route of Shadowed never matches,
+	// not only its catch-all ones.
+	Regex string
+}
 
 // ShadowedRoutes lists, for a gateway virtual host whose routes are in istiod's order
 // (SortCatchAllLast), the VirtualServices whose catch-all routes follow another
@@ -442,7 +471,16 @@ type ShadowedRoute struct{ By, Shadowed string }
 func ShadowedRoutes(vh VirtualHost) []ShadowedRoute {
 	var out []ShadowedRoute
 	first := ""
-	for _, r := range vh.Routes {
+	for i, r := range vh.Routes {
+		if r.TakesAll && r.VirtualService != "" && first == "" {
+			// every later route, of whichever kind, is unreachable
+			for _, later := range vh.Routes[i+1:] {
+				if later.VirtualService != "" && later.VirtualService != r.VirtualService && !slices.ContainsFunc(out, func(x ShadowedRoute) bool { return x.Shadowed == later.VirtualService }) {
+					out = append(out, ShadowedRoute{By: r.VirtualService, Shadowed: later.VirtualService, Regex: "/.*"})
+				}
+			}
+			return out
+		}
 		if !r.CatchAll || r.VirtualService == "" {
 			continue
 		}

@@ -44,6 +44,9 @@ type RouteAction struct {
 	// ".*", no header, method, authority, scheme or query match): istiod moves such routes
 	// after the others of their virtual host (route.go SortVHostRoutes, IsCatchAllRoute).
 	CatchAll bool `json:"-"`
+	// TakesAll marks a gateway route that matches every request without being a catch-all
+	// for istiod (a uri regex "/.*"): it is not moved last, and no route after it matches.
+	TakesAll bool `json:"-"`
 }
 
 // VirtualHost is one virtual host of a route configuration.
