@@ -4600,6 +4600,39 @@ func skippedServerFor(snap *snapshot.Snapshot, w Workload, target uint32, host s
 func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, lead, end string) bool {
 	if ms, kept, ok := skippedServerFor(tr.snap, w, target, host); ok {
 		ref := "Gateway " + rules.GatewayName(kept.Gateway)
+		if dups := sharedServerHosts(ms.Server, kept.Server); len(dups) > 0 && !slices.ContainsFunc(dups, func(h string) bool { return rules.HostMatches(h, host) }) {
+			// Another host of the skipped server is the duplicate: istiod drops the whole
+			// server (model/gateway.go mergeGateways, CheckDuplicates), the called host with it.
+			// Taking the duplicates out of the skipped server keeps it, and the older server
+			// keeps serving them.
+			msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped as a whole because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves %s on the port (%s); istiod drops every host of the later server, %s included. %s",
+				lead, ms.Ref(), host, kept.Ref(), strings.Join(dups, ", "), ms.Dropped, host, end)
+			fix := fmt.Sprintf("Remove %s from the hosts of %s (%s serves it already), so that istiod keeps the server for %s.", strings.Join(dups, ", "), ms.Ref(), kept.Ref(), host)
+			servers := asList(specOf(ms.Gateway, "spec")["servers"])
+			if ms.Index < len(servers) {
+				if srv, _ := servers[ms.Index].(map[string]any); srv != nil {
+					var hosts []any
+					for _, h := range asList(srv["hosts"]) {
+						hs, _ := h.(string)
+						if _, bare, found := strings.Cut(hs, "/"); found {
+							hs = bare
+						}
+						if !slices.Contains(dups, hs) {
+							hosts = append(hosts, h)
+						}
+					}
+					if len(hosts) > 0 {
+						srv["hosts"] = hosts
+						p := newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+						p.note = fmt.Sprintf(" (%s removed from server %d)", strings.Join(dups, ", "), ms.Index)
+						tr.failPatch(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, p)
+						return true
+					}
+				}
+			}
+			tr.fail(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, fix)
+			return true
+		}
 		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and no route for %s binds to %s. %s",
 			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, host, kept.Ref(), end)
 		if tr.keptRouteTo != "" {
@@ -4634,6 +4667,24 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 		return true
 	}
 	return false
+}
+
+// sharedServerHosts: the hosts (namespace parts dropped) that servers a and b both list.
+func sharedServerHosts(a, b *networking.Server) []string {
+	bare := func(h string) string {
+		if _, x, found := strings.Cut(h, "/"); found {
+			return x
+		}
+		return h
+	}
+	var out []string
+	for _, h := range a.GetHosts() {
+		h = bare(h)
+		if slices.ContainsFunc(b.GetHosts(), func(o string) bool { return bare(o) == h }) && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // unboundRoute finds a VirtualService for host that lists the Gateway of one of the servers but

@@ -106,7 +106,11 @@ var sameFaultIf = map[string][]sameFaultCond{
 	PathWrongService: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "Gateway" }}},
 	// A traced TLS call whose SNI no chain of the gateway's listener matches, blamed on the
 	// VirtualService whose tls routes leave the host out: its ROUTE_NOT_BOUND for the host.
-	PathGatewayNoChain: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
+	// ... or on the Gateway whose server istiod skipped (a duplicate TLS host): its
+	// ROUTE_NOT_BOUND says the routes bound to that server are never built.
+	PathGatewayNoChain: {{CauseRouteNotBound, func(f PreflightFinding) bool {
+		return f.Resource.Kind == "VirtualService" || f.Resource.Kind == "Gateway"
+	}}},
 	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// http routes a passthrough server ignores (so the VirtualService has no tls route for
