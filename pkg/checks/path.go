@@ -1581,6 +1581,14 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				} else {
 					w.Fix = fmt.Sprintf("If the clients' traffic on port %d is not HTTP, declare the port of %s with protocol TCP, so that %s's tcp routes apply; if it is HTTP, route it with http routes instead.", httpPort.Number, entry.Ref(), ref)
 				}
+			case tr.t.Call == rules.CallTLS && tcpPortForTLSRoutes(v, vs, host, tr.t.Port) != nil:
+				// A TLS call to a port the entry declares TCP: tls routes apply on TLS and HTTPS
+				// ports only (tls.go buildSidecarOutboundTLSFilterChainOpts returns no chain
+				// elsewhere); the entry's own match-all tcp_proxy chain takes the call.
+				e := tcpPortForTLSRoutes(v, vs, host, tr.t.Port)
+				w.Resource = e.Ref()
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with tls routes, but %s declares port %d as TCP: sidecars apply tls routes on TLS and HTTPS ports only, so the TLS call from %s takes the entry's own tcp_proxy chain (no SNI match) straight to the host.", ref, host, g, e.Ref(), tr.t.Port, proxy)
+				w.Fix = fmt.Sprintf("Declare port %d of %s with protocol TLS (the client speaks TLS there), so that %s's tls routes apply.", tr.t.Port, e.Ref(), ref)
 			case len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0:
 				// Generated from a Gateway API route attached to a Gateway: sidecars are routed
 				// by mesh routes, HTTPRoutes whose parentRef is the host's ServiceEntry or
@@ -1703,6 +1711,24 @@ func scopeSelectsVS(v SidecarView, view *snapshot.Snapshot, vs *networkingv1.Vir
 		}
 	}
 	return false
+}
+
+// tcpPortForTLSRoutes: the entry the sidecar uses for host when it declares port as plain TCP and
+// vs has tls routes but no tcp routes for the mesh; nil otherwise.
+func tcpPortForTLSRoutes(v SidecarView, vs *networkingv1.VirtualService, host string, port uint32) *rules.Service {
+	if len(vs.Spec.GetTls()) == 0 || meshL4Routes(vs, rules.CallTCP) {
+		return nil
+	}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok || s.Kind != rules.KindServiceEntry {
+		return nil
+	}
+	for _, p := range s.Ports {
+		if p.Number == port && p.Protocol == rules.ProtoTCP {
+			return &s
+		}
+	}
+	return nil
 }
 
 // httpPortForL4Call: for a TLS or TCP call, the entry the sidecar uses for host and its port of

@@ -26,9 +26,11 @@ func (c *collector) tracePaths(v SidecarView, ns string, calls []hostPortCall, a
 }
 
 // l4RouteOnHTTPPort: when the call kind on q's port is HTTP, the kind (tls or tcp) of a mesh
-// VirtualService route for q's host on that port, "" when there is none.
+// VirtualService route for q's host on that port; when it is TCP, tls for a mesh tls route on
+// that port (clients speak TLS to a port the entry declares TCP); "" when there is none.
 func (c *collector) l4RouteOnHTTPPort(v SidecarView, q hostPortCall, kind string) string {
-	if rules.ListenerClass(strings.ToUpper(kind)) != rules.ClassHTTP {
+	tcp := kind == rules.CallTCP
+	if rules.ListenerClass(strings.ToUpper(kind)) != rules.ClassHTTP && !tcp {
 		return ""
 	}
 	x := model.VirtualServices(RevisionView(c.snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
@@ -42,6 +44,9 @@ func (c *collector) l4RouteOnHTTPPort(v SidecarView, q hostPortCall, kind string
 					return rules.CallTLS
 				}
 			}
+		}
+		if tcp {
+			continue
 		}
 		for _, r := range vs.Spec.GetTcp() {
 			for _, m := range r.GetMatch() {
