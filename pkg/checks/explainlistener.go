@@ -1578,6 +1578,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	}
 	if rep.Host != "" {
 		passthroughChainMiss(snap, w, rep, onPort)
+		httpRoutesNotOriginated(snap, w, rep)
 	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
@@ -1920,6 +1921,45 @@ func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerRepo
 			fix = d.patch.Text()
 		}
 		rep.add(PathGatewayNoChain, d.culprit, d.why, fix)
+	}
+}
+
+// httpRoutesNotOriginated reports the host's gateway http routes whose cluster is a port the entry
+// declares HTTPS or TLS while nothing originates TLS there: the gateway holds the request in
+// plaintext (an HTTP server, or a terminating one) and sends it so to a TLS port, as the traced
+// path says (TLS_NOT_ORIGINATED_AT_GATEWAY, notOriginatedAt; blind audit 29 #18, where
+// explain-listener --gateway said OK).
+func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	seen := map[string]bool{}
+	for i := range rep.Routes {
+		vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host)
+		if vh == nil {
+			continue
+		}
+		for _, r := range vh.Routes {
+			if r.Cluster == "" || seen[r.Cluster] {
+				continue
+			}
+			seen[r.Cluster] = true
+			port, subset, host, ok := parseClusterName(r.Cluster)
+			if !ok {
+				continue
+			}
+			if ch := gatewayDRChoice(snap, w, host); ch != nil {
+				if t := ch.ClusterTLS(port, subset); t != nil && t.GetMode().String() != "DISABLE" {
+					continue // the cluster originates TLS
+				}
+			}
+			d, ok := notOriginatedAt(snap, w, r.Cluster)
+			if !ok {
+				continue
+			}
+			fix := d.fix
+			if d.patch != nil {
+				fix = d.patch.Text()
+			}
+			rep.add(PathNotOriginated, d.culprit, d.msg, fix)
+		}
 	}
 }
 

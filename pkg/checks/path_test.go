@@ -925,3 +925,31 @@ func TestDoubleTLSFixKeepsOrigination(t *testing.T) {
 		t.Errorf("fixtures not found: %v", want)
 	}
 }
+
+// TestExplainGatewayNamesNotOriginated: on every path fixture that fails with
+// TLS_NOT_ORIGINATED_AT_GATEWAY, `explain-listener HOST:PORT --gateway GW` on the port the sidecar
+// dials reports it too, blaming the same resource (blind audit 29 #18: it said OK).
+func TestExplainGatewayNamesNotOriginated(t *testing.T) {
+	checked := 0
+	for _, c := range readPathCases(t) {
+		if c.cause != PathNotOriginated {
+			continue
+		}
+		snap, p := tracePathCase(t, c)
+		port, _, _, ok := parseClusterName(p.SidecarCluster)
+		if p.Gateway == "" || !ok {
+			continue
+		}
+		checked++
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: port, Gateway: p.Gateway})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathNotOriginated && f.Resource == p.Culprit }) {
+			t.Errorf("%s: the path blames %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, rep.Findings)
+		}
+	}
+	if checked < 3 {
+		t.Fatalf("only %d fixtures fail with %s through a gateway", checked, PathNotOriginated)
+	}
+}
