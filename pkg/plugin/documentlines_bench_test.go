@@ -21,7 +21,7 @@ func BenchmarkDocumentLines(b *testing.B) {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				idx := documentLines(text)
-				if idx[[2]string{"ServiceEntry", "se-0"}] == 0 {
+				if idx[[3]string{"ServiceEntry", "", "se-0"}] == 0 {
 					b.Fatal("se-0 not located")
 				}
 			}

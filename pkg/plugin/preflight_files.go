@@ -16,7 +16,7 @@ import (
 // is read once more here, as text, for the lines.
 func manifestIndex(files *snapshot.Snapshot) map[string]checks.SourceLocation {
 	idx := map[string]checks.SourceLocation{}
-	lines := map[string]map[[2]string]int{}
+	lines := map[string]map[[3]string]int{}
 	for key, file := range files.ObjectFiles {
 		kind, rest, _ := strings.Cut(key, "/")
 		ns, name, _ := strings.Cut(rest, "/")
@@ -33,7 +33,11 @@ func manifestIndex(files *snapshot.Snapshot) map[string]checks.SourceLocation {
 			lines[file] = l
 		}
 		ref := checks.ResourceRef{Kind: kind, Namespace: ns, Name: name}
-		idx[ref.String()] = checks.SourceLocation{File: file, Line: l[[2]string{kind, name}]}
+		line := l[[3]string{kind, ns, name}] // the document that names the namespace too
+		if line == 0 {
+			line = l[[3]string{kind, "", name}]
+		}
+		idx[ref.String()] = checks.SourceLocation{File: file, Line: line}
 	}
 	return idx
 }
@@ -62,7 +66,7 @@ var kindLineRE = regexp.MustCompile(`^kind:\s*["']?([A-Za-z]+)["']?\s*(#.*)?$`)
 // documentLine returns the 1-based line of the "kind: Kind" line of the YAML document (split at
 // "---" lines) that has kind and a "name: name" line; 0 when there is none.
 func documentLine(text, kind, name string) int {
-	return documentLines(text)[[2]string{kind, name}]
+	return documentLines(text)[[3]string{kind, "", name}]
 }
 
 var nameLineRE = regexp.MustCompile(`^\s+name:\s*(.*?)\s*(#.*)?$`)
@@ -70,24 +74,41 @@ var nameLineRE = regexp.MustCompile(`^\s+name:\s*(.*?)\s*(#.*)?$`)
 // flowNameRE is the name in a flow-style metadata line.
 var flowNameRE = regexp.MustCompile(`^metadata:\s*\{(?:.*[,{ ])?name:\s*([^,}\s]+)`)
 
+// namespaceLineRE and flowNamespaceRE find a document's namespace the same ways.
+var (
+	namespaceLineRE = regexp.MustCompile(`^\s+namespace:\s*(.*?)\s*(#.*)?$`)
+	flowNamespaceRE = regexp.MustCompile(`^metadata:\s*\{(?:.*[,{ ])?namespace:\s*([^,}\s]+)`)
+)
+
 // documentLines indexes a manifest file in one pass: for each kind and name, the line of the
 // kind: field of the first document (separated by lines starting with ---) that has that kind
 // and an indented name: field with that value (quotes optional). One pass per file, so locating
 // every object of a large manifest stays linear.
-func documentLines(text string) map[[2]string]int {
-	out := map[[2]string]int{}
+func documentLines(text string) map[[3]string]int {
+	out := map[[3]string]int{}
 	var kinds map[string]int
-	var names []string
+	var names, namespaces []string
+	unquote := func(v string) string {
+		v = strings.TrimPrefix(strings.TrimPrefix(v, `"`), `'`)
+		if strings.HasSuffix(v, `"`) || strings.HasSuffix(v, `'`) {
+			v = v[:len(v)-1]
+		}
+		return v
+	}
 	flush := func() {
 		for k, at := range kinds {
 			for _, n := range names {
-				key := [2]string{k, n}
-				if _, ok := out[key]; !ok {
-					out[key] = at
+				// keyed without a namespace, and with each namespace the document names (two
+				// objects of one kind and name in different namespaces: blind audit 29 #14)
+				for _, ns := range append([]string{""}, namespaces...) {
+					key := [3]string{k, ns, n}
+					if _, ok := out[key]; !ok {
+						out[key] = at
+					}
 				}
 			}
 		}
-		kinds, names = nil, names[:0]
+		kinds, names, namespaces = nil, names[:0], namespaces[:0]
 	}
 	for i, l := range strings.Split(text, "\n") {
 		l = strings.TrimRight(l, "\r")
@@ -106,12 +127,14 @@ func documentLines(text string) map[[2]string]int {
 			m = flowNameRE.FindStringSubmatch(l) // metadata: {name: a, namespace: b}
 		}
 		if m != nil {
-			v := m[1]
-			v = strings.TrimPrefix(strings.TrimPrefix(v, `"`), `'`)
-			if strings.HasSuffix(v, `"`) || strings.HasSuffix(v, `'`) {
-				v = v[:len(v)-1]
-			}
-			names = append(names, v)
+			names = append(names, unquote(m[1]))
+		}
+		m = namespaceLineRE.FindStringSubmatch(l)
+		if m == nil && strings.HasPrefix(l, "metadata:") {
+			m = flowNamespaceRE.FindStringSubmatch(l)
+		}
+		if m != nil {
+			namespaces = append(namespaces, unquote(m[1]))
 		}
 	}
 	flush()

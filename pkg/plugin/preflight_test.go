@@ -124,6 +124,18 @@ func TestDocumentLine(t *testing.T) {
 			t.Errorf("documentLine(%s %s) = %d, want %d", c.kind, c.name, got, c.line)
 		}
 	}
+	// one kind and name in two namespaces: each is found in its own document (blind audit 29
+	// #14 had both at the first)
+	two := "kind: ServiceEntry\nmetadata: {name: feed, namespace: old}\n---\nkind: ServiceEntry\nmetadata:\n  name: feed\n  namespace: new\n"
+	lines := documentLines(two)
+	for _, c := range []struct {
+		ns   string
+		line int
+	}{{"old", 1}, {"new", 4}, {"", 1}, {"other", 0}} {
+		if got := lines[[3]string{"ServiceEntry", c.ns, "feed"}]; got != c.line {
+			t.Errorf("ServiceEntry %s/feed at line %d, want %d", c.ns, got, c.line)
+		}
+	}
 }
 
 // TestPreflightSARIFUnreachable: -o sarif against a server that cannot be reached still writes a
