@@ -2418,8 +2418,13 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),
 				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))
 		case b.Reason == rules.BindRouteType && rt != rules.RouteTLS && len(b.VS.Spec.GetTls()) > 0:
-			rep.add(ListenerTLSOnTerminating, vsRef, fmt.Sprintf("%s supplies tls routes to server #%d (%s %s), which terminates TLS or is plaintext and takes %s routes.", vsRef, idx, proto, orDash(mode), rt),
-				"Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService a"+article(strings.ToUpper(rt))+" "+rt+" block.")
+			fix := "Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService a" + article(strings.ToUpper(rt)) + " " + rt + " block."
+			if mode == "ISTIO_MUTUAL" {
+				// the sidecars wrap the call in Istio mTLS for this server: PASSTHROUGH would hand
+				// that mTLS to the external host (blind audit 29 #02)
+				fix = "Give the VirtualService a" + article(strings.ToUpper(rt)) + " " + rt + " block for this server (it terminates the sidecars' Istio mTLS and forwards what is inside). tls.mode PASSTHROUGH fits only if the sidecars stop wrapping the call in Istio mTLS (no ISTIO_MUTUAL in the DestinationRule for the gateway Service)."
+			}
+			rep.add(ListenerTLSOnTerminating, vsRef, fmt.Sprintf("%s supplies tls routes to server #%d (%s %s), which terminates TLS or is plaintext and takes %s routes.", vsRef, idx, proto, orDash(mode), rt), fix)
 		}
 	}
 	if t := s.GetTls(); t != nil && t.GetMode() == networking.ServerTLSSettings_PASSTHROUGH && (t.GetCredentialName() != "" || t.GetServerCertificate() != "") {
