@@ -111,6 +111,12 @@ var sameFaultIf = map[string][]sameFaultCond{
 	PathGatewayNoChain: {{CauseRouteNotBound, func(f PreflightFinding) bool {
 		return f.Resource.Kind == "VirtualService" || f.Resource.Kind == "Gateway"
 	}}},
+	// A traced HTTP call that gets 404 NR at the gateway because the VirtualService meant for
+	// it does not bind (exportTo, hosts, match.port): that VirtualService's ROUTE_NOT_BOUND.
+	PathGatewayNoRoute: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
+	// export-audit's view of a VirtualService hidden from the gateway's namespace: the same
+	// VirtualService's ROUTE_NOT_BOUND (blind audit 29 #19: three Errors for one exportTo).
+	AuditVSNotExportedToGateway: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// http routes a passthrough server ignores (so the VirtualService has no tls route for
