@@ -2679,13 +2679,13 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// A passthrough server's chains match the client's SNI; any other server's listener has one
 	// chain for the call (HTTP routes by Host, TCP forwards, Istio mTLS was checked above).
 	var chain *ChainView
-	for i := range chains {
-		c := &chains[i]
-		if expect == "the client's TLS" && len(c.SNI) > 0 && !slices.ContainsFunc(c.SNI, func(s string) bool { return rules.HostMatches(s, host) }) {
-			continue
-		}
-		chain = c
-		break
+	if expect == "the client's TLS" {
+		// Envoy matches server names most specific first: an exact name, then the longest
+		// wildcard, then a chain without server names, whatever their order (blind audit 30
+		// #04: a *.x server listed before the exact one).
+		chain = bestSNIChain(chains, host)
+	} else if len(chains) > 0 {
+		chain = &chains[0]
 	}
 	if chain == nil {
 		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("no chain of %s matches server name %s", lname, host))
@@ -4696,6 +4696,33 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 		return true
 	}
 	return false
+}
+
+// bestSNIChain picks the chain Envoy's filter chain match gives a TLS connection with server
+// name host: a chain naming host exactly, else the one with the longest wildcard covering it, else
+// the first without server names; nil when none matches.
+func bestSNIChain(chains []ChainView, host string) *ChainView {
+	var best *ChainView
+	bestScore := 0
+	for i := range chains {
+		c := &chains[i]
+		score := 0
+		if len(c.SNI) == 0 {
+			score = 1
+		}
+		for _, s := range c.SNI {
+			switch {
+			case strings.EqualFold(s, host):
+				score = max(score, 1<<20)
+			case strings.HasPrefix(s, "*") && rules.HostSubsetOf(strings.ToLower(host), strings.ToLower(s)):
+				score = max(score, 2+len(s))
+			}
+		}
+		if score > bestScore {
+			best, bestScore = c, score
+		}
+	}
+	return best
 }
 
 // sharedServerHosts: the hosts (namespace parts dropped) that servers a and b both list.

@@ -953,3 +953,18 @@ func TestExplainGatewayNamesNotOriginated(t *testing.T) {
 		t.Fatalf("only %d fixtures fail with %s through a gateway", checked, PathNotOriginated)
 	}
 }
+
+// The gateway's passthrough chain for a TLS call is the one Envoy's filter chain match picks:
+// the exact server name before an earlier wildcard (blind audit 30 #04).
+func TestGatewayExactSNIChainFirst(t *testing.T) {
+	c := pathCase{file: filepath.Join("testdata", "paths", "gateway-exact-sni-chain-beats-earlier-wildcard-control.yaml"), host: "maps.geodata-hub.example", port: 443, from: "team-a", call: "tls"}
+	_, p := tracePathCase(t, c)
+	if want := "outbound|443||maps.geodata-hub.example"; p.GatewayCluster != want || p.Cause != PathOK {
+		t.Errorf("gateway cluster %q (cause %s), want %s", p.GatewayCluster, p.Cause, want)
+	}
+	for _, n := range p.Notes {
+		if strings.Contains(n, "takes the call") {
+			t.Errorf("note: %s", n)
+		}
+	}
+}
