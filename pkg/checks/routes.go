@@ -517,11 +517,11 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		}
 		return msg
 	case rules.BindNoMatchingRoute:
-		if httpRoutesMeantFor(b) {
+		if kind := routesMeantFor(b); kind != "" {
 			// (the client's own TLS reaches the server through the mesh tls route: a tls
 			// route at the gateway is the fix, not terminating TLS there)
-			return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes tls routes only; the tls routes of %s are for other gateways (their match.gateways), and its http routes for this Gateway are ignored on a server that does not terminate TLS: the listener gets no route for it.",
-				b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), vsRef)
+			return fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes tls routes only; the tls routes of %s are for other gateways (their match.gateways), and its %s routes for this Gateway are ignored on a server that does not terminate TLS: the listener gets no route for it.",
+				b.ServerIndex, gw, s.GetPort().GetNumber(), s.GetPort().GetProtocol(), tlsMode(b), vsRef, kind)
 		}
 		if why := matchExclusions(b); len(why) > 0 {
 			return fmt.Sprintf("no %s route of %s matches server %d of Gateway %s (port %d): %s.", b.RouteType, vsRef, b.ServerIndex, gw, s.GetPort().GetNumber(), strings.Join(why, "; "))
@@ -655,7 +655,7 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 	case rules.BindHostsDisjoint:
 		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
 	case rules.BindRouteType, rules.BindNoMatchingRoute:
-		if b.Reason == rules.BindNoMatchingRoute && !httpRoutesMeantFor(b) {
+		if b.Reason == rules.BindNoMatchingRoute && routesMeantFor(b) == "" {
 			return fmt.Sprintf("# %s\n# set match.port to %d (the Gateway server port, not the container port) and match.gateways to %s", vsRef, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway))
 		}
 		if certUnused(b) && len(b.VS.Spec.GetHttp()) > 0 && b.Reason == rules.BindRouteType {
@@ -664,7 +664,7 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 		if b.RouteType == rules.RouteTLS {
 			what := "route TLS passthrough by SNI on the gateway"
 			if b.Reason == rules.BindNoMatchingRoute {
-				what = "add this tls route for the gateway beside the existing ones, and drop the http route written for it (a passthrough server ignores it)"
+				what = "add this tls route for the gateway beside the existing ones, and drop the " + routesMeantFor(b) + " route written for it (a passthrough server ignores it)"
 			}
 			return fmt.Sprintf("# %s: %s\nspec:\n  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, what, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
 		}
@@ -673,6 +673,31 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 			return fmt.Sprintf("# %s: route the connections on the gateway with a tcp section (the server's protocol takes tcp routes)\nspec:\n  tcp:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
 		}
 		return fmt.Sprintf("# %s: route the requests on the gateway with an http section (the server's protocol takes http routes)\nspec:\n  http:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
+	}
+	return ""
+}
+
+// routesMeantFor: "http" or "tcp" when a tls server that no tls route of the VirtualService
+// matches has http (httpRoutesMeantFor) or tcp routes written for its Gateway, which a
+// passthrough server ignores (gateway.go createGatewayTCPFilterChainOpts builds it from tls
+// routes only; blind audit 30 #02); "" otherwise.
+func routesMeantFor(b rules.Binding) string {
+	if httpRoutesMeantFor(b) {
+		return "http"
+	}
+	if b.RouteType != rules.RouteTLS {
+		return ""
+	}
+	gwName := rules.GatewayName(b.Gateway)
+	for _, r := range b.VS.Spec.GetTcp() {
+		if len(r.GetMatch()) == 0 {
+			return "tcp"
+		}
+		for _, m := range r.GetMatch() {
+			if len(m.GetGateways()) == 0 || slices.ContainsFunc(m.GetGateways(), func(g string) bool { return rules.ResolveGatewayName(g, b.VS.Namespace) == gwName }) {
+				return "tcp"
+			}
+		}
 	}
 	return ""
 }
