@@ -1844,9 +1844,14 @@ func droppedServerFix(ms rules.GatewayServer) string {
 // shadowedRouteText is the message and fix of GATEWAY_ROUTE_SHADOWED: sh's routes in virtual host
 // vh of route configuration rds on gateway w never match.
 func shadowedRouteText(sh rules.ShadowedRoute, rds, vh, w string) (msg, fix string) {
-	if sh.Regex != "" {
-		msg = fmt.Sprintf("The routes of VirtualService %s for virtual host %s (route configuration %s on %s) never match: VirtualService %s comes first with a route whose uri regex %q matches every request. istiod moves only catch-all routes (uri prefix \"/\", regex \".*\" or no match) after the others, so that route keeps its place ahead of %s's routes, and Envoy takes the first route that matches.", sh.Shadowed, vh, rds, w, sh.By, sh.Regex, sh.Shadowed)
-		fix = fmt.Sprintf("Replace the uri regex %q of %s's route with uri prefix \"/\" (or drop its match): istiod then sorts it after %s's routes, which take their requests first.", sh.Regex, sh.By, sh.Shadowed)
+	if sh.Cond != "" {
+		every := "every request"
+		fix = fmt.Sprintf("Use uri prefix \"/\" instead of the %s in %s's route (or drop its match): istiod then sorts it after %s's routes, which take their requests first.", sh.Cond, sh.By, sh.Shadowed)
+		if strings.HasPrefix(sh.Cond, "header ") {
+			every = "every request that carries the header (clients send it as a rule)"
+			fix = fmt.Sprintf("Narrow the %s condition of %s's route to the values meant for it, or drop the route: %s's routes then take the other requests.", sh.Cond, sh.By, sh.Shadowed)
+		}
+		msg = fmt.Sprintf("VirtualService %s comes first in virtual host %s (route configuration %s on %s) with a route on %s, which matches %s, so the routes of VirtualService %s never see those requests. istiod moves only catch-all routes (uri prefix \"/\", regex \".*\" or no match, without header or query conditions) after the others, so that route keeps its place, and Envoy takes the first route that matches.", sh.By, vh, rds, w, sh.Cond, every, sh.Shadowed)
 		return msg, fix
 	}
 	msg = fmt.Sprintf("The catch-all routes of VirtualService %s (no uri, header or other condition) for virtual host %s (route configuration %s on %s) never match: VirtualService %s comes first and its catch-all route there takes every request that no more specific route takes. istiod joins the routes of every VirtualService bound to the gateway for the same host into one virtual host, in its order of VirtualServices (those of the gateway's namespace, then those exported to it by name, then public ones, each oldest first), and moves catch-all routes after the others; %s's routes with conditions still apply.", sh.Shadowed, vh, rds, w, sh.By, sh.Shadowed)

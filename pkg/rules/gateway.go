@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -416,27 +417,75 @@ func catchAllMatches(ms []*networking.HTTPMatchRequest, vsNs string, port uint32
 	return false
 }
 
-// GatewayHTTPRouteTakesAll: the gateway http route of d matches every request through a uri
-// regex that istiod does not count as a catch-all ("/.*": IsCatchAllRoute accepts prefix "/"
-// and regex ".*" only), with no other condition (a delegating root route's match too). Such a
-// route keeps its place in the virtual host (route.go SortVHostRoutes), and Envoy never tries
-// the routes after it.
-func GatewayHTTPRouteTakesAll(d Dest, port uint32, gwName string, opt BindOptions) bool {
-	takes := func(ms []*networking.HTTPMatchRequest) bool {
+// GatewayHTTPRouteTakesAll: what makes the gateway http route of d match every request without
+// istiod counting it as a catch-all (IsCatchAllRoute accepts prefix "/" and regex ".*" with no
+// header or query condition only): a uri regex "/.*", or header conditions that any value meets
+// (regex ".*", prefix "") on a path that matches everything, which take every request carrying
+// those headers (a User-Agent, say). Such a route keeps its place in the virtual host (route.go
+// SortVHostRoutes), and Envoy tries no route after it for those requests. "" otherwise (a
+// delegating root route's match must take everything too).
+func GatewayHTTPRouteTakesAll(d Dest, port uint32, gwName string, opt BindOptions) string {
+	takes := func(ms []*networking.HTTPMatchRequest) string {
 		for _, m := range ms {
-			if httpMatchApplies(m, d.Root.Namespace, port, gwName, opt) && plainMatch(m) && m.GetUri().GetRegex() == "/.*" {
-				return true
+			if !httpMatchApplies(m, d.Root.Namespace, port, gwName, opt) {
+				continue
+			}
+			if plainMatch(m) && m.GetUri().GetRegex() == "/.*" {
+				return `uri regex "/.*"`
+			}
+			if c := anyValueHeaders(m); c != "" {
+				return c
 			}
 		}
-		return false
+		return ""
 	}
-	if !takes(d.HTTP.GetMatch()) {
-		return false
+	c := takes(d.HTTP.GetMatch())
+	if c == "" {
+		return ""
 	}
-	if r := delegatingRoute(d); r != nil {
-		return takes(r.GetMatch()) || catchAllMatches(r.GetMatch(), d.Root.Namespace, port, gwName, opt)
+	if r := delegatingRoute(d); r != nil && takes(r.GetMatch()) == "" && !catchAllMatches(r.GetMatch(), d.Root.Namespace, port, gwName, opt) {
+		return ""
 	}
-	return true
+	return c
+}
+
+// anyValueHeaders: for a match whose path matches everything and whose only other conditions
+// are headers that any value meets, "header NAME (regex ".*")"; "" otherwise.
+func anyValueHeaders(m *networking.HTTPMatchRequest) string {
+	if len(m.GetHeaders()) == 0 || len(m.GetQueryParams()) > 0 || m.GetMethod() != nil || m.GetAuthority() != nil || m.GetScheme() != nil || len(m.GetWithoutHeaders()) > 0 {
+		return ""
+	}
+	switch x := m.GetUri().GetMatchType().(type) {
+	case nil:
+	case *networking.StringMatch_Prefix:
+		if x.Prefix != "/" && x.Prefix != "" {
+			return ""
+		}
+	case *networking.StringMatch_Regex:
+		if x.Regex != ".*" && x.Regex != "/.*" {
+			return ""
+		}
+	default:
+		return ""
+	}
+	var names []string
+	for _, k := range sortedKeys(m.GetHeaders()) {
+		v := m.GetHeaders()[k]
+		switch x := v.GetMatchType().(type) {
+		case *networking.StringMatch_Regex:
+			if x.Regex != ".*" {
+				return ""
+			}
+		case *networking.StringMatch_Prefix:
+			if x.Prefix != "" {
+				return ""
+			}
+		default:
+			return ""
+		}
+		names = append(names, k)
+	}
+	return fmt.Sprintf("header %s (any value)", strings.Join(names, ", "))
 }
 
 // SortCatchAllLast moves the catch-all routes of a gateway's virtual host after the others,
@@ -458,10 +507,10 @@ func SortCatchAllLast(routes []RouteAction) {
 // come after a catch-all route of VirtualService By, which takes every request first.
 type ShadowedRoute struct {
 	By, Shadowed string
-	// Regex is the uri regex of By's route when that route takes every request without being a
-	// catch-all (GatewayHTTPRouteTakesAll): then every later route of Shadowed never matches,
-	// not only its catch-all ones.
-	Regex string
+	// Cond is the condition of By's route when that route takes every request (or every one
+	// with some header) without being a catch-all (GatewayHTTPRouteTakesAll): then the later
+	// routes of Shadowed do not match those requests, not only its catch-all ones.
+	Cond string
 }
 
 // ShadowedRoutes lists, for a gateway virtual host whose routes are in istiod's order
@@ -472,11 +521,11 @@ func ShadowedRoutes(vh VirtualHost) []ShadowedRoute {
 	var out []ShadowedRoute
 	first := ""
 	for i, r := range vh.Routes {
-		if r.TakesAll && r.VirtualService != "" && first == "" {
+		if r.TakesAll != "" && r.VirtualService != "" && first == "" {
 			// every later route, of whichever kind, is unreachable
 			for _, later := range vh.Routes[i+1:] {
 				if later.VirtualService != "" && later.VirtualService != r.VirtualService && !slices.ContainsFunc(out, func(x ShadowedRoute) bool { return x.Shadowed == later.VirtualService }) {
-					out = append(out, ShadowedRoute{By: r.VirtualService, Shadowed: later.VirtualService, Regex: "/.*"})
+					out = append(out, ShadowedRoute{By: r.VirtualService, Shadowed: later.VirtualService, Cond: r.TakesAll})
 				}
 			}
 			return out

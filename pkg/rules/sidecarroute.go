@@ -44,9 +44,11 @@ type RouteAction struct {
 	// ".*", no header, method, authority, scheme or query match): istiod moves such routes
 	// after the others of their virtual host (route.go SortVHostRoutes, IsCatchAllRoute).
 	CatchAll bool `json:"-"`
-	// TakesAll marks a gateway route that matches every request without being a catch-all
-	// for istiod (a uri regex "/.*"): it is not moved last, and no route after it matches.
-	TakesAll bool `json:"-"`
+	// TakesAll describes the condition of a gateway route that matches every request (a uri
+	// regex "/.*"), or every request carrying a header any value matches (regex ".*"), without
+	// being a catch-all for istiod: it is not moved last, and the routes after it do not match
+	// those requests. "" for other routes.
+	TakesAll string `json:"-"`
 }
 
 // VirtualHost is one virtual host of a route configuration.
