@@ -958,7 +958,7 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			}
 			add([]string{c.Service}, code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
 				l.Name, c.Cluster, c.Service, protoClass(c.Protocol), victims, tlsWords, exp),
-				fmt.Sprintf("Set spec.addresses on %s (its real IPs/CIDR, or a unique VIP with DNS capture), or declare the port as TLS (HTTPS) so the chain matches SNI %s only.", c.Service, c.Host))
+				catchAllFix(code, c.Service, c.Host, tlsNamedPort(serviceByRef(out, c.Service), port)))
 		}
 	}
 	// A wildcard TLS host whose only chains on the port come from a VirtualService's tls
@@ -1016,6 +1016,31 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			add([]string{s.Ref()}, ListenerWildcardDNS, s.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS: there is no single name to resolve.", s.Ref(), s.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
 		}
 	}
+}
+
+// catchAllFix is the fix of a match-all tcp_proxy chain: on a TLS port whose name says the
+// clients speak TLS there (https, tls), declaring the port TLS comes first (it also lets tls
+// routes apply; addresses alone keep the chain plain TCP, blind audit 30 #10).
+func catchAllFix(code, svc, host string, tlsNamed bool) string {
+	if code == ListenerCatchAllTLSPort && tlsNamed {
+		return fmt.Sprintf("Declare the port of %s as TLS (HTTPS) so the chain matches SNI %s only (and the VirtualService's tls routes apply), or set spec.addresses on it (its real IPs/CIDR, or a unique VIP with DNS capture).", svc, host)
+	}
+	return fmt.Sprintf("Set spec.addresses on %s (its real IPs/CIDR, or a unique VIP with DNS capture), or declare the port as TLS (HTTPS) so the chain matches SNI %s only.", svc, host)
+}
+
+// tlsNamedPort: s declares port with a name that reads as TLS ("https", "tls", or either
+// followed by "-").
+func tlsNamedPort(s *rules.Service, port uint32) bool {
+	if s == nil {
+		return false
+	}
+	for _, p := range s.Ports {
+		n := strings.ToLower(p.Name)
+		if p.Number == port && (n == "https" || n == "tls" || strings.HasPrefix(n, "https-") || strings.HasPrefix(n, "tls-")) {
+			return true
+		}
+	}
+	return false
 }
 
 func protoClass(p string) string {
