@@ -755,6 +755,9 @@ func (a *auditor) duplicates() {
 				}
 				rule = "sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first"
 			}
+			if allMerged(*chosen, visible) {
+				continue // one service for the proxies: its ports merged
+			}
 			var others []string
 			for _, s := range visible {
 				if s.Ref() != chosen.Ref() {

@@ -414,6 +414,25 @@ func ignoredOrMerged(chosen rules.Service, visible []rules.Service) string {
 	return strings.Join(parts, "; ")
 }
 
+// allMerged: istiod merges every declaration of visible into chosen (one namespace, and the
+// same resolution, labels, workloadSelector and exportTo: sidecar.go canMergeServices), so the
+// proxies see one service and nothing is ambiguous (blind audit 30 #16: a warning whose fix,
+// narrowing an exportTo, would have stopped the merge). Not with DNS_ROUND_ROBIN, whose
+// single-endpoint cluster the merge overfills.
+func allMerged(chosen rules.Service, visible []rules.Service) bool {
+	if chosen.Resolution == "DNS_ROUND_ROBIN" {
+		// merged endpoints of a LOGICAL_DNS cluster: more than the one it takes (a rejected
+		// cluster on some Envoy versions), the fault this warning exists for
+		return false
+	}
+	for _, s := range visible {
+		if s.Ref() != chosen.Ref() && rules.NotMergedReason(chosen, s) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // shadowedPort finds, for a call to host:port that the sidecar has no listener for, the
 // declaration of the host the sidecar holds (without the port) and another one visible to it
 // that declares the port but that istiod neither uses nor merges, with the reason.
@@ -450,7 +469,7 @@ const sidecarAmbiguityFix = "Keep one Sidecar without workloadSelector per names
 func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string) {
 	view := RevisionView(tr.snap, v.Revision)
 	services := model.Services(view, v.Flags.MeshConfig).Shared(host)
-	if chosen, visible := rules.ServiceForProxy(services, v.Namespace); chosen != nil && len(visible) >= 2 {
+	if chosen, visible := rules.ServiceForProxy(services, v.Namespace); chosen != nil && len(visible) >= 2 && !allMerged(*chosen, visible) {
 		// the entry the sidecar holds (its own namespace's first: rules.EgressListener's choice,
 		// sidecar.go selectServices), which the trace above used
 		if held, ok := v.Outbound.ScopeService(host); ok {

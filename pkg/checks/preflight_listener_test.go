@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
 
 func findingKeys(fs []Finding) []string {
@@ -172,5 +174,28 @@ func TestTLSEntryBehindHTTPServerSeesOtherDeclarations(t *testing.T) {
 	}
 	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Level == LevelError }) {
 		t.Errorf("the gateway lacks outbound|80||ledger.fin-api.example, yet no Error: %+v", rep.Findings)
+	}
+}
+
+// DUPLICATE_HOST_VISIBLE is left out when istiod merges every declaration into the one used
+// (blind audit 30 #16), but not for DNS_ROUND_ROBIN, whose one-endpoint cluster the merge
+// overfills (shared case 27), nor when one declaration is not merged.
+func TestAllMerged(t *testing.T) {
+	se := func(ns, name, res string, labels map[string]string, port uint32) rules.Service {
+		return rules.Service{Kind: rules.KindServiceEntry, Namespace: ns, Name: name, Hostname: "api.example.com", Resolution: res, Labels: labels, Ports: []rules.ServicePort{{Number: port, Protocol: "TLS"}}}
+	}
+	a, b := se("vendors", "a", "DNS", nil, 443), se("vendors", "b", "DNS", nil, 80)
+	if !allMerged(a, []rules.Service{a, b}) {
+		t.Error("same namespace and attributes: merged")
+	}
+	if allMerged(a, []rules.Service{a, se("vendors", "c", "DNS", map[string]string{"team": "x"}, 80)}) {
+		t.Error("labels differ: not merged")
+	}
+	if allMerged(a, []rules.Service{a, se("other", "d", "DNS", nil, 80)}) {
+		t.Error("another namespace: not merged")
+	}
+	rr := se("vendors", "rr", "DNS_ROUND_ROBIN", nil, 443)
+	if allMerged(rr, []rules.Service{rr, se("vendors", "rr2", "DNS_ROUND_ROBIN", nil, 443)}) {
+		t.Error("DNS_ROUND_ROBIN: the merge is the fault")
 	}
 }
