@@ -1792,7 +1792,7 @@ func meshSNIMissedFor(snap *snapshot.Snapshot, v SidecarView, vses []*networking
 		}
 		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
 		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
-			Message: fmt.Sprintf("%s sends %s to the egress gateway, but its mesh tls route matches SNI %s only, not %s: the sidecar's listener has no filter chain for that SNI, so the TLS call from %s takes the passthrough chain and goes straight out.", ref, host, at, host, proxy),
+			Message: fmt.Sprintf("%s covers %s (its hosts) and routes TLS to the egress gateway, but its mesh tls route matches SNI %s only, not %s: the sidecar's listener has no filter chain for that SNI, so the TLS call from %s takes the passthrough chain and goes straight out.", ref, host, at, host, proxy),
 			Fix:     fmt.Sprintf("In %s, add %s to sniHosts of its mesh tls match (or give the host a tls match of its own).", ref, host)}, true
 	}
 	return Finding{}, false
