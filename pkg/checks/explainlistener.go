@@ -1933,10 +1933,7 @@ func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerRepo
 				return false
 			}
 			for _, h := range ms.Server.GetHosts() {
-				if _, bare, ok := strings.Cut(h, "/"); ok {
-					h = bare
-				}
-				if rules.HostMatches(h, rep.Host) {
+				if rules.HostMatches(bareServerHost(h), rep.Host) {
 					return true
 				}
 			}

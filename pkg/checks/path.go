@@ -4656,27 +4656,9 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 			msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped as a whole because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves %s on the port (%s); istiod drops every host of the later server, %s included. %s",
 				lead, ms.Ref(), host, kept.Ref(), strings.Join(dups, ", "), ms.Dropped, host, end)
 			fix := fmt.Sprintf("Remove %s from the hosts of %s (%s serves it already), so that istiod keeps the server for %s.", strings.Join(dups, ", "), ms.Ref(), kept.Ref(), host)
-			servers := asList(specOf(ms.Gateway, "spec")["servers"])
-			if ms.Index < len(servers) {
-				if srv, _ := servers[ms.Index].(map[string]any); srv != nil {
-					var hosts []any
-					for _, h := range asList(srv["hosts"]) {
-						hs, _ := h.(string)
-						if _, bare, found := strings.Cut(hs, "/"); found {
-							hs = bare
-						}
-						if !slices.Contains(dups, hs) {
-							hosts = append(hosts, h)
-						}
-					}
-					if len(hosts) > 0 {
-						srv["hosts"] = hosts
-						p := newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
-						p.note = fmt.Sprintf(" (%s removed from server %d)", strings.Join(dups, ", "), ms.Index)
-						tr.failPatch(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, p)
-						return true
-					}
-				}
+			if p := removeServerHostsPatch(ms, dups); p != nil {
+				tr.failPatch(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, p)
+				return true
 			}
 			tr.fail(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, fix)
 			return true
@@ -4688,33 +4670,50 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 				lead, ms.Ref(), host, kept.Ref(), ms.Dropped, kept.Ref(), tr.keptRouteTo, end)
 		}
 		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s, or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway))
-		servers := asList(specOf(kept.Gateway, "spec")["servers"])
-		if kept.Index < len(servers) {
-			if srv, _ := servers[kept.Index].(map[string]any); srv != nil {
-				var hosts []any
-				for _, h := range asList(srv["hosts"]) {
-					hs, _ := h.(string)
-					_, bare, found := strings.Cut(hs, "/")
-					if !found {
-						bare = hs
-					}
-					if bare != host {
-						hosts = append(hosts, h)
-					}
-				}
-				if len(hosts) > 0 && len(hosts) < len(asList(srv["hosts"])) {
-					srv["hosts"] = hosts
-					p := newPatch("networking.istio.io/v1", "Gateway", kept.Gateway.Namespace, kept.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
-					p.note = fmt.Sprintf(" (%s removed from server %d)", host, kept.Index)
-					tr.failPatch(cause, flag, ref, msg, p)
-					return true
-				}
-			}
+		if p := removeServerHostsPatch(kept, []string{host}); p != nil {
+			tr.failPatch(cause, flag, ref, msg, p)
+			return true
 		}
 		tr.fail(cause, flag, ref, msg, fix)
 		return true
 	}
 	return false
+}
+
+// removeServerHostsPatch is the Gateway patch that takes the hosts drop (namespace parts
+// ignored) out of server ms, the whole servers list written back (a merge patch replaces lists);
+// nil when the server lists none of them or would be left without hosts.
+func removeServerHostsPatch(ms rules.GatewayServer, drop []string) *Patch {
+	servers := asList(specOf(ms.Gateway, "spec")["servers"])
+	if ms.Index >= len(servers) {
+		return nil
+	}
+	srv, _ := servers[ms.Index].(map[string]any)
+	if srv == nil {
+		return nil
+	}
+	var hosts []any
+	for _, h := range asList(srv["hosts"]) {
+		hs, _ := h.(string)
+		if !slices.Contains(drop, bareServerHost(hs)) {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) == 0 || len(hosts) == len(asList(srv["hosts"])) {
+		return nil
+	}
+	srv["hosts"] = hosts
+	p := newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+	p.note = fmt.Sprintf(" (%s removed from server %d)", strings.Join(drop, ", "), ms.Index)
+	return p
+}
+
+// bareServerHost is a Gateway server host without its "namespace/" part.
+func bareServerHost(h string) string {
+	if _, bare, found := strings.Cut(h, "/"); found {
+		return bare
+	}
+	return h
 }
 
 // bestSNIChain picks the chain Envoy's filter chain match gives a TLS connection with server
@@ -4746,16 +4745,10 @@ func bestSNIChain(chains []ChainView, host string) *ChainView {
 
 // sharedServerHosts: the hosts (namespace parts dropped) that servers a and b both list.
 func sharedServerHosts(a, b *networking.Server) []string {
-	bare := func(h string) string {
-		if _, x, found := strings.Cut(h, "/"); found {
-			return x
-		}
-		return h
-	}
 	var out []string
 	for _, h := range a.GetHosts() {
-		h = bare(h)
-		if slices.ContainsFunc(b.GetHosts(), func(o string) bool { return bare(o) == h }) && !slices.Contains(out, h) {
+		h = bareServerHost(h)
+		if slices.ContainsFunc(b.GetHosts(), func(o string) bool { return bareServerHost(o) == h }) && !slices.Contains(out, h) {
 			out = append(out, h)
 		}
 	}
