@@ -2646,7 +2646,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// TLS between the hops.
 	if msg := tlsMismatch(sent, sni, expect, srv, host); msg != "" {
 		what := fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect)
-		if sent == expect && sni != "" {
+		if (sent == expect || strings.HasSuffix(sent, " inside "+expect)) && sni != "" {
 			// the same TLS on both sides: the server name is what does not match
 			what = fmt.Sprintf("the sidecar sends %s with SNI %s (%s); the server expects %s for %s", sent, sni, sentFrom, expect, strings.Join(rules.SNIHostsForServer(srv), ", "))
 		}
@@ -5062,7 +5062,9 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 		// createGatewayTCPFilterChainOpts, buildGatewayNetworkFiltersFromTCPRoutes), so the
 		// client's handshake reaches the host. Only the outer SNI must match the server.
 		if expect == "Istio mTLS" {
-			return tlsMismatch("Istio mTLS", sni, expect, s, host)
+			// The client speaks TLS over its sidecar's tcp_proxy: a failed upstream handshake
+			// closes the client's connection, there is no HTTP status to see.
+			return strings.Replace(tlsMismatch("Istio mTLS", sni, expect, s, host), "(503 UF)", "(the client's connection is closed during its TLS handshake; UF in the sidecar's access log)", 1)
 		}
 		return ""
 	}
