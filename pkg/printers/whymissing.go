@@ -96,7 +96,11 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	}
 	if p := r.Path; p != nil {
 		writePath(&b, p)
-		if len(r.Gateways) > 0 {
+		if len(r.Gateways) > 0 && p.Failed() && !pathReachesGateway(p) {
+			// The call stops before any gateway: what follows is what a gateway needs once the
+			// PATH's fix sends the call there, not the fix itself (blind audit 30 #09).
+			b.WriteString("\nThe gateways' clusters for the host (the call stops before any gateway: fix the PATH first; a gateway needs what follows only once the call gets there):\n\n")
+		} else if len(r.Gateways) > 0 {
 			b.WriteString("\nThe gateways' clusters for the host:\n\n")
 		} else {
 			b.WriteString("\n")
@@ -408,4 +412,14 @@ func Structured(w io.Writer, v any, format string) error {
 		return fmt.Errorf("format %q is not structured", format)
 	}
 	return err
+}
+
+// pathReachesGateway: some hop of the trace is at a gateway.
+func pathReachesGateway(p *checks.PathTrace) bool {
+	for _, h := range p.Hops {
+		if strings.HasPrefix(h.Proxy, "gateway ") {
+			return true
+		}
+	}
+	return p.Gateway != ""
 }
