@@ -191,8 +191,12 @@ func init() {
 		// routes never serve it). wildcard-exact-root: the same with uri exact "/" (GET / goes
 		// to order.example.com). wildcard-joined: the server keeps [path.example.com], so both
 		// VirtualServices intersect to the path host and share its virtual host (GET / passes
-		// the /api route by and takes path-through-gw's catch-all).
-		dimension{dimPOrder, []string{"none", "none", "none", "older-catchall", "newer-exact-root", "older-prefix", "wildcard-split", "wildcard-exact-root", "wildcard-joined"}},
+		// the /api route by and takes path-through-gw's catch-all). newer-regex-slash and
+		// newer-regex-dotstar: created after, uri regex "/.*" or ".*": istiod counts only
+		// regex ".*" (and prefix "/") as catch-all (route.go IsCatchAllRoute), so "/.*" is
+		// sorted ahead of path-through-gw's catch-all and takes GET /, while ".*" stays after
+		// it.
+		dimension{dimPOrder, []string{"none", "none", "none", "older-catchall", "newer-exact-root", "older-prefix", "wildcard-split", "wildcard-exact-root", "wildcard-joined", "newer-regex-slash", "newer-regex-dotstar"}},
 		// path.sni: the sniHosts of the tls matches on a passthrough path (path.tls
 		// tls-passthrough and passthrough-other-sni; other calls ignore it). mesh-other: the
 		// client's mesh tls match lists [other.example.com] only: the sidecar builds no chain
@@ -280,6 +284,10 @@ spec:
 		ts, match = b.ts(), "\n  - match:\n    - uri: {exact: /}\n    route:"
 	case "older-prefix", "wildcard-split", "wildcard-joined":
 		match = "\n  - match:\n    - uri: {prefix: /api}\n    route:"
+	case "newer-regex-slash":
+		ts, match = b.ts(), "\n  - match:\n    - uri: {regex: /.*}\n    route:"
+	case "newer-regex-dotstar":
+		ts, match = b.ts(), "\n  - match:\n    - uri: {regex: \".*\"}\n    route:"
 	}
 	route := "\n  - route:"
 	if match != "" {
