@@ -208,8 +208,13 @@ func init() {
 		// server of the port has a chain (gateway.go buildGatewayListeners). gateway-other-kept:
 		// the same, and a second Gateway egress/path-sni-kept with a PASSTHROUGH server on 8453
 		// for other.example.com and its tls route keeps the listener: the call's SNI finds no
-		// chain there. gateway-wildcard: ["*.example.com"].
-		dimension{dimPSNI, []string{"none", "none", "none", "mesh-other", "mesh-wildcard", "gateway-other", "gateway-other-kept", "gateway-wildcard"}},
+		// chain there. gateway-wildcard: ["*.example.com"]. gateway-wildcard-older: an older
+		// Gateway egress/path-sni-star with a PASSTHROUGH server on 8453 for "*.example.com"
+		// and its tls route to star.example.com: both servers are kept (gateway.go
+		// CheckDuplicates compares host strings) and their chains share the listener; Envoy
+		// picks the chain whose server name matches the SNI exactly before any wildcard one,
+		// whatever their order, so the path host's chain takes the call.
+		dimension{dimPSNI, []string{"none", "none", "none", "mesh-other", "mesh-wildcard", "gateway-other", "gateway-other-kept", "gateway-wildcard", "gateway-wildcard-older"}},
 	)
 }
 
@@ -226,6 +231,49 @@ func sniObjects(b *builder, v string, gwRoute, meshRoute *string, upSubset strin
 		*gwRoute = strings.Replace(*gwRoute, sni, "sniHosts: [other.example.com]", 1)
 	case "gateway-wildcard":
 		*gwRoute = strings.Replace(*gwRoute, sni, `sniHosts: ["*.example.com"]`, 1)
+	}
+	if v == "gateway-wildcard-older" {
+		b.add(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: path-sni-star
+  namespace: other
+  creationTimestamp: "2023-06-01T00:00:00Z"
+spec:
+  hosts: [star.example.com]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 443, name: tls, protocol: TLS}
+  resolution: DNS`)
+		b.add(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: path-sni-star
+  namespace: egress
+  creationTimestamp: "2023-06-01T00:00:00Z"
+spec:
+  selector: {istio: egress-dedicated}
+  servers:
+  - port: {number: 8453, name: tls-star, protocol: TLS}
+    hosts: ["*.example.com"]
+    tls: {mode: PASSTHROUGH}`)
+		b.add(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-sni-star
+  namespace: egress
+  creationTimestamp: "2023-06-01T00:00:00Z"
+spec:
+  hosts: ["*.example.com"]
+  gateways: [path-sni-star]
+  tls:
+  - match:
+    - port: 8453
+      sniHosts: ["*.example.com"]
+    route:
+    - destination: {host: star.example.com, port: {number: 443}}`)
+		return
 	}
 	if v != "gateway-other-kept" {
 		return

@@ -17,6 +17,8 @@ const (
 	CauseSubsetNotDefined    = "SUBSET_NOT_DEFINED"
 	CauseNoEndpoints         = "NO_ENDPOINTS"
 	CauseInputUnknown        = "INPUT_UNKNOWN"
+	// A gateway route that sends the call back to the gateway's own Service.
+	GatewayRoutesToItself = "GATEWAY_ROUTES_TO_ITSELF"
 	// Live evidence disagrees with the prediction (seed §3.7 steps d and e).
 	CauseProxyDisagrees = "PROXY_DISAGREES_WITH_CONFIG"
 	CauseModelDisagrees = "PREDICTION_DISAGREES_WITH_PROXY"
@@ -62,7 +64,7 @@ var Catalog = []CatalogEntry{
 	{"NO_ROUTE_THROUGH_GATEWAY", LevelInfo, "", "No VirtualService routes the host through this gateway; the cluster alone carries no traffic."},
 	{"DELEGATE_UNUSABLE", LevelWarning, "NR", "A delegated route names a VirtualService that is missing, has hosts, or is not exported to the root's namespace."},
 	{"FLAG_ROUTE_DISAGREEMENT", LevelWarning, "NR", "istiod keeps the cluster because a VirtualService lists the Gateway, although that VirtualService does not actually bind a server."},
-	{"GATEWAY_ROUTES_TO_ITSELF", LevelWarning, "", "A route bound on the gateway sends traffic to the gateway's own Service (a self-loop)."},
+	{GatewayRoutesToItself, LevelError, "loop", "A route bound on the gateway sends the call to a Service of the gateway's own pods: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches the host. Usually a rule meant for the sidecars (host → egress gateway) without match.gateways [mesh], in a VirtualService that also lists the Gateway: it applies at the gateway too, ahead of the rule written for it."},
 	{"DESTINATION_CLUSTER_ABSENT", LevelWarning, "NC", "A bound route for the host sends traffic to another cluster that the gateway does not have."},
 }
 
@@ -144,7 +146,7 @@ var catalogRefs = map[string]catalogRef{
 	"NO_ROUTE_THROUGH_GATEWAY":   {"EGR0115", "§2.3, §3.5", "pilot/pkg/model/push_context.go VirtualServicesForGateway"},
 	"DELEGATE_UNUSABLE":          {"EGR0116", "§2.3, §2.4", "pilot/pkg/model/virtualservice.go mergeVirtualServices, virtualServiceDestinations"},
 	"FLAG_ROUTE_DISAGREEMENT":    {"EGR0117", "§2.4 gate (2)", "pilot/pkg/model/push_context.go initVirtualServices (destinationsByGateway ignores exportTo, host intersection and match.port)"},
-	"GATEWAY_ROUTES_TO_ITSELF":   {"EGR0118", "§2.3", "pilot/pkg/networking/core/route/route.go GetDestinationCluster"},
+	"GATEWAY_ROUTES_TO_ITSELF":   {"EGR0118", "§2.3", "pilot/pkg/networking/core/gateway.go buildGatewayNetworkFiltersFromTLSRoutes, l4SingleMatch, isGatewayMatch (a match without gateways applies at every gateway of spec.gateways); route/route.go sourceMatchHTTP, GetDestinationCluster"},
 	"DESTINATION_CLUSTER_ABSENT": {"EGR0119", "§5 (503 NC)", "pilot/pkg/networking/core/route/route.go GetDestinationCluster"},
 
 	// export-audit (seed §4.2, §2.5).

@@ -1604,6 +1604,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	if rep.Host != "" {
 		passthroughChainMiss(snap, w, rep, onPort)
 		httpRoutesNotOriginated(snap, w, rep)
+		gatewaySelfRoutes(snap, w, rep)
 	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
@@ -1986,6 +1987,56 @@ func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerR
 				fix = d.patch.Text()
 			}
 			rep.add(PathNotOriginated, d.culprit, d.msg, fix)
+		}
+	}
+}
+
+// gatewaySelfRoutes reports the host's filter chain or route at the gateway whose cluster is a
+// Service of the gateway's own pods: the call comes back into the gateway (the traced path's
+// GATEWAY_ROUTES_TO_ITSELF, routesToItself; blind audit 31 #13, where explain-listener
+// --gateway said OK).
+func gatewaySelfRoutes(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	own := map[string]string{}
+	for _, svc := range snap.Services {
+		if svc.Namespace == w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+			own[strings.ToLower(rules.KubeServiceHost(svc))] = svc.Namespace + "/" + svc.Name
+		}
+	}
+	if len(own) == 0 {
+		return
+	}
+	report := func(cluster, origin string) bool {
+		_, _, h, ok := parseClusterName(cluster)
+		if !ok || own[strings.ToLower(h)] == "" {
+			return false
+		}
+		vsRef, _ := strings.CutPrefix(origin, "VirtualService ")
+		culprit := firstOrigin(snap, vsRef)
+		msg := fmt.Sprintf("The gateway's route for %s (%s) sends the call to %s, the gateway's own Service %s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", rep.Host, culprit, cluster, own[strings.ToLower(h)], rep.Host)
+		fix := "Send the gateway's route for " + rep.Host + " to " + rep.Host + " itself, not to the gateway's Service."
+		if vs := vsByRef(snap)[vsRef]; vs != nil {
+			if rule, bare := selfRouteRule(vs, strings.ToLower(h)); rule != "" && bare {
+				msg += fmt.Sprintf(" Its %s, written for the sidecars, has no match.gateways, so it applies at every gateway the VirtualService lists as well as to mesh.", rule)
+				fix = fmt.Sprintf("In VirtualService %s/%s, give %s a match with gateways: [mesh] (keeping its other conditions), so that it applies to the sidecars only.", vs.Namespace, vs.Name, rule)
+			}
+		}
+		rep.add(GatewayRoutesToItself, culprit, msg, fix)
+		return true
+	}
+	for _, l := range rep.Listeners {
+		if c := bestSNIChain(l.Chains, rep.Host); c != nil && len(c.SNI) > 0 && report(strings.TrimPrefix(c.Destination, "Cluster: "), c.Origin) {
+			return
+		}
+	}
+	for i := range rep.Routes {
+		vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host)
+		if vh == nil {
+			continue
+		}
+		for _, r := range vh.Routes {
+			if r.Cluster != "" && report(r.Cluster, "VirtualService "+r.VirtualService) {
+				return
+			}
 		}
 	}
 }

@@ -3053,6 +3053,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		detail += " (why-missing for the gateway: " + g.Cause + ")"
 	}
 	tr.hop(gproxy, "cluster", Pass, detail)
+	if tr.routesToItself(gproxy, w, ghost, cluster, routeVSRef, host) {
+		return
+	}
 	if ghost == host && tr.otherEntryAtGateway(v, gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster) {
 		return
 	}
@@ -5337,4 +5340,71 @@ func asUint32(v any) (uint32, bool) {
 		return n, true
 	}
 	return 0, false
+}
+
+// routesToItself: the gateway's route for the call sends it to a Service of the gateway's own
+// pods (the cluster of a Kubernetes Service in the workload's namespace whose selector the
+// workload's labels meet): the call comes back into the gateway's listener, loops, and never
+// reaches the host. Usually a rule meant for the sidecars (sending the host to the gateway)
+// with no match.gateways, in a VirtualService that also lists the Gateway: a match without
+// gateways applies at every gateway of spec.gateways as well as to mesh (gateway.go
+// buildGatewayNetworkFiltersFromTLSRoutes, l4SingleMatch and isGatewayMatch; route.go
+// sourceMatchHTTP for http routes), and being first it takes the SNI or the virtual host's
+// requests before the rule written for the gateway (blind audit 31 #13).
+func (tr *tracer) routesToItself(gproxy string, w Workload, ghost, cluster, vsRef, host string) bool {
+	var own *corev1.Service
+	for _, svc := range tr.snap.Services {
+		if svc.Namespace == w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) && strings.EqualFold(rules.KubeServiceHost(svc), ghost) {
+			own = svc
+			break
+		}
+	}
+	if own == nil {
+		return false
+	}
+	tr.hop(gproxy, "destination", Fail, fmt.Sprintf("%s is the cluster of Service %s/%s, which selects this gateway's own pods: the call comes back into the gateway", cluster, own.Namespace, own.Name))
+	culprit, by := "", ""
+	if vsRef != "" {
+		culprit = firstOrigin(tr.snap, vsRef)
+		by = " (" + culprit + ")"
+	}
+	msg := fmt.Sprintf("The gateway's route for %s%s sends the call to %s, the gateway's own Service %s/%s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", host, by, cluster, own.Namespace, own.Name, host)
+	fix := "Send the gateway's route for " + host + " to " + host + " itself, not to the gateway's Service."
+	if vs := vsByRef(tr.snap)[vsRef]; vs != nil {
+		if rule, bare := selfRouteRule(vs, ghost); rule != "" {
+			if bare {
+				msg += fmt.Sprintf(" Its %s, written for the sidecars, has no match.gateways, so it applies at every gateway the VirtualService lists as well as to mesh, and it comes before the rule written for the gateway.", rule)
+				fix = fmt.Sprintf("In VirtualService %s/%s, give %s a match with gateways: [mesh] (keeping its other conditions), so that it applies to the sidecars only and the gateway's own rule takes the call there.", vs.Namespace, vs.Name, rule)
+			}
+		}
+	}
+	tr.fail(GatewayRoutesToItself, "loop", culprit, msg, fix)
+	return true
+}
+
+// selfRouteRule: the first http, tls or tcp rule of vs whose destination is host ("tls[0]"),
+// and whether one of its matches (or its lack of any) leaves match.gateways empty.
+func selfRouteRule(vs *networkingv1.VirtualService, host string) (string, bool) {
+	dest := func(h string) bool {
+		return strings.EqualFold(rules.ResolveShortname(h, vs.Namespace), host)
+	}
+	for i, r := range vs.Spec.GetHttp() {
+		if slices.ContainsFunc(r.GetRoute(), func(d *networking.HTTPRouteDestination) bool { return dest(d.GetDestination().GetHost()) }) {
+			bare := len(r.GetMatch()) == 0 || slices.ContainsFunc(r.GetMatch(), func(m *networking.HTTPMatchRequest) bool { return len(m.GetGateways()) == 0 })
+			return fmt.Sprintf("http[%d]", i), bare
+		}
+	}
+	for i, r := range vs.Spec.GetTls() {
+		if slices.ContainsFunc(r.GetRoute(), func(d *networking.RouteDestination) bool { return dest(d.GetDestination().GetHost()) }) {
+			bare := slices.ContainsFunc(r.GetMatch(), func(m *networking.TLSMatchAttributes) bool { return len(m.GetGateways()) == 0 })
+			return fmt.Sprintf("tls[%d]", i), bare
+		}
+	}
+	for i, r := range vs.Spec.GetTcp() {
+		if slices.ContainsFunc(r.GetRoute(), func(d *networking.RouteDestination) bool { return dest(d.GetDestination().GetHost()) }) {
+			bare := len(r.GetMatch()) == 0 || slices.ContainsFunc(r.GetMatch(), func(m *networking.L4MatchAttributes) bool { return len(m.GetGateways()) == 0 })
+			return fmt.Sprintf("tcp[%d]", i), bare
+		}
+	}
+	return "", false
 }

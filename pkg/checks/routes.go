@@ -214,6 +214,11 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 	for _, b := range ra.bindings {
 		selecting[rules.GatewayName(b.Gateway)] = true
 	}
+	loop := func(vs *networkingv1.VirtualService, gw, host, extra string) {
+		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
+		e.warn(GatewayRoutesToItself, vsRef, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: the call comes back into the gateway and never leaves the mesh.%s", vsRef, gw, host, extra),
+			"set the gateway-side destination to the external host; a rule meant for the sidecars needs match.gateways [mesh]")
+	}
 	for _, vs := range ra.relevant {
 		dests, _ := e.vsIndex.Merged(vs)
 		for _, d := range dests {
@@ -221,10 +226,22 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 			if gw == "" || !own[strings.ToLower(d.Host)] {
 				continue
 			}
-			vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
-			e.warn("GATEWAY_ROUTES_TO_ITSELF", vsRef, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: a self-loop; the gateway-side route should go to the external host.", vsRef, gw, d.Host),
-				"set the gateway-side destination to the external host")
+			loop(vs, gw, d.Host, "")
 			return
+		}
+	}
+	// A rule without match.gateways applies at every gateway the VirtualService lists as well
+	// as to mesh (gateway.go l4SingleMatch, isGatewayMatch; route.go sourceMatchHTTP): the
+	// bindings' destinations are the routes that apply on each server.
+	for _, b := range ra.bindings {
+		if b.Reason != rules.BindOK || b.VS == nil {
+			continue
+		}
+		for _, d := range b.Dests {
+			if own[strings.ToLower(rules.ResolveShortname(d.Host, b.VS.Namespace))] {
+				loop(b.VS, rules.GatewayName(b.Gateway), d.Host, " A rule without match.gateways applies at every gateway the VirtualService lists as well as to mesh.")
+				return
+			}
 		}
 	}
 }
