@@ -821,6 +821,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
 			vsRef := routeVSOf(res)
 			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, s, cport, subset, host, root, vsRef)
+			// (subsetFixes puts exporting a rule that defines the subset first: blind audit
+			// 31 #12, where the fix created a second rule and never named this one)
+			hidden := unexportedSubsetRule(v, drs, view.DestinationRules, s, subset, root)
 			if short == nil {
 				// A rule with the subset that names the Service by a short or partial name in a
 				// namespace off the lookup path: say so (writing its host in full would not
@@ -838,7 +841,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					// sidecar is what points at nothing
 					culprit = firstOrigin(tr.snap, vsRef)
 				}
-				if patch == hostFix && strings.Contains(short.Spec.GetHost(), ".") {
+				if hidden != nil && patch.Ref() == "DestinationRule "+hidden.Namespace+"/"+hidden.Name && !patch.Create {
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its exportTo %s leaves %s out", hidden.Namespace, hidden.Name, fmtList(rules.EffectiveExportTo(hidden.Spec.ExportTo, drs.DefaultExportTo)), v.Namespace)
+				} else if patch == hostFix && strings.Contains(short.Spec.GetHost(), ".") {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is not the Service's full name: istiod reads a name with dots as written, a host no Service has", short.Namespace, short.Name, short.Spec.GetHost())
 				} else if patch == hostFix {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is a short name, which istiod reads in the rule's own namespace as %s", short.Namespace, short.Name, short.Spec.GetHost(), drs.Host(short))

@@ -199,12 +199,40 @@ func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Destin
 		// apply (in the Service's namespace, exported everywhere) fixes every client at once.
 		cands = append(sharedSubsetRules(cands, s.Namespace), cands...)
 	}
+	if hidden := unexportedSubsetRule(v, drs, view, s, subset, root); hidden != nil {
+		// the rule that defines the subset is on the lookup path but not exported to the
+		// client's namespace: exporting it is the fix, not a second rule (blind audit 31 #12)
+		cands = append([]*Patch{exportToPatch("DestinationRule "+hidden.Namespace+"/"+hidden.Name, hidden.Spec.ExportTo, hidden.Namespace, v.Namespace)}, cands...)
+	}
 	if short = shortHostRule(v, drs, view, s, subset, root); short != nil {
 		hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
 		hostFix.note = " (host written in full)"
 		cands = append([]*Patch{hostFix}, cands...)
 	}
 	return cands, short, hostFix
+}
+
+// unexportedSubsetRule is the oldest DestinationRule for the Service s in the Service's or the
+// root namespace (the client's lookup path after its own namespace) that defines subset but
+// whose exportTo leaves the client's namespace out: istiod does not give it to the client's
+// proxies (pilot/pkg/model/push_context.go destinationRule, getExportedDestinationRuleFromNamespace;
+// a root-namespace rule exported to "." is kept for the root namespace's own proxies). nil when
+// there is none.
+func unexportedSubsetRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, subset, root string) *networkingv1.DestinationRule {
+	rs := slices.Clone(view)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	for _, dr := range rs {
+		if dr.Namespace == v.Namespace || (dr.Namespace != root && dr.Namespace != s.Namespace) || drs.Host(dr) != strings.ToLower(s.Hostname) {
+			continue
+		}
+		if !slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
+			continue
+		}
+		if !rules.ServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo), v.Namespace) {
+			return dr
+		}
+	}
+	return nil
 }
 
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root

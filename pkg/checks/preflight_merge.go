@@ -87,6 +87,10 @@ var sameFault = map[string]string{
 var sameFaultIf = map[string][]sameFaultCond{
 	ListenerClusterAbsent: {{AuditSubsetUndefined, func(f PreflightFinding) bool {
 		return f.Resource.Kind == "VirtualService" && strings.Contains(f.Message, noSubsetReason)
+	}}, {AuditDRNotExportedToClient, func(f PreflightFinding) bool {
+		// ... or the DestinationRule that defines the subset but is not exported to the
+		// client's namespace: export-audit's DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE about it
+		return f.Resource.Kind == "DestinationRule" && strings.Contains(f.Message, noSubsetReason)
 	}}},
 	PathGatewayNotListen: {
 		// The traced call finds no listener because the Gateway it blames applies to no
