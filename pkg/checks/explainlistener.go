@@ -1605,6 +1605,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		passthroughChainMiss(snap, w, rep, onPort)
 		httpRoutesNotOriginated(snap, w, rep)
 		gatewaySelfRoutes(snap, w, rep)
+		gatewayRefusedBackends(snap, w, rep)
 	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
@@ -2037,6 +2038,40 @@ func gatewaySelfRoutes(snap *snapshot.Snapshot, w Workload, rep *ListenerReport)
 			if r.Cluster != "" && report(r.Cluster, "VirtualService "+r.VirtualService) {
 				return
 			}
+		}
+	}
+}
+
+// gatewayRefusedBackends reports the host's route or filter chain at the gateway whose cluster is
+// UnknownService, a Gateway API backend istiod refused (the traced path's
+// GATEWAY_API_BACKEND_REFUSED, backendRefusedText): requests get 500, connections are closed
+// (blind audit 32 #04, where explain-listener --gateway said OK beside a route to
+// UnknownService).
+func gatewayRefusedBackends(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	gproxy := "gateway " + w.Ref()
+	for i := range rep.Routes {
+		vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host)
+		if vh == nil {
+			continue
+		}
+		for _, r := range vh.Routes {
+			if r.Cluster == rules.UnknownServiceCluster || slices.Contains(r.Weighted, rules.UnknownServiceCluster) {
+				culprit, msg, fix := backendRefusedText(snap, r.VirtualService, rep.Host, gproxy, false)
+				rep.add(PathBackendRefused, culprit, msg, fix)
+				return
+			}
+		}
+	}
+	for _, l := range rep.Listeners {
+		c := bestSNIChain(l.Chains, rep.Host)
+		if c == nil || len(c.SNI) == 0 && len(l.Chains) != 1 {
+			continue
+		}
+		if strings.TrimPrefix(c.Destination, "Cluster: ") == rules.UnknownServiceCluster || slices.Contains(c.Weighted, rules.UnknownServiceCluster) {
+			vsRef, _ := strings.CutPrefix(c.Origin, "VirtualService ")
+			culprit, msg, fix := backendRefusedText(snap, vsRef, rep.Host, gproxy, true)
+			rep.add(PathBackendRefused, culprit, msg, fix)
+			return
 		}
 	}
 }

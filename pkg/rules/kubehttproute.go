@@ -788,10 +788,13 @@ func KubeGrantsNear(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs, 
 	var out []string
 	for _, g := range grants {
 		fromOK, fromNsOK := false, false
-		var kinds []string
+		var kinds, otherNs []string
 		for _, f := range g.Spec.From {
 			if string(f.Group) != gatewayAPIGroup {
 				continue
+			}
+			if string(f.Kind) == routeKind && string(f.Namespace) != fromNs && !slices.Contains(otherNs, string(f.Namespace)) {
+				otherNs = append(otherNs, string(f.Namespace))
 			}
 			if string(f.Namespace) == fromNs {
 				fromNsOK = true
@@ -813,6 +816,10 @@ func KubeGrantsNear(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs, 
 			out = append(out, fmt.Sprintf("%s would allow it, but it is in namespace %s: a ReferenceGrant must be in the namespace of what it grants (%s)", ref, g.Namespace, toNs))
 		case g.Namespace == toNs && fromNsOK && !fromOK:
 			out = append(out, fmt.Sprintf("%s allows %s from namespace %s, not %ss", ref, strings.Join(kinds, ", "), fromNs, routeKind))
+		case g.Namespace == toNs && !fromNsOK && toOK && len(otherNs) > 0:
+			// the grant exists for the Service, for another namespace's routes (a typo, or
+			// the route moved): the fix is its from.namespace
+			out = append(out, fmt.Sprintf("%s allows %ss from namespace %s, not %s", ref, routeKind, strings.Join(otherNs, ", "), fromNs))
 		case g.Namespace == toNs && fromOK && !toOK:
 			out = append(out, fmt.Sprintf("%s allows %ss from namespace %s, but to other Services than %s", ref, routeKind, fromNs, name))
 		}

@@ -144,7 +144,7 @@ func TestKubeGrantsNear(t *testing.T) {
 		grant("external", "other-ns", "HTTPRoute", "apps", ""),
 	}
 	got := KubeGrantsNear(grants, "HTTPRoute", "egress", "vendor", "external")
-	want := []string{"egress/misplaced would allow it, but it is in namespace egress", "external/grpc-only allows GRPCRoute from namespace egress, not HTTPRoutes", "external/other-svc allows HTTPRoutes from namespace egress, but to other Services than vendor"}
+	want := []string{"egress/misplaced would allow it, but it is in namespace egress", "external/grpc-only allows GRPCRoute from namespace egress, not HTTPRoutes", "external/other-svc allows HTTPRoutes from namespace egress, but to other Services than vendor", "external/other-ns allows HTTPRoutes from namespace apps, not egress"}
 	if len(got) != len(want) {
 		t.Fatalf("got %q", got)
 	}
@@ -156,7 +156,7 @@ func TestKubeGrantsNear(t *testing.T) {
 	if kubeGrantAllows(grants, "HTTPRoute", "egress", "vendor", "external") {
 		t.Error("no grant allows it")
 	}
-	if n := KubeGrantsNear(append(grants, grant("external", "ok", "HTTPRoute", "egress", "vendor")), "HTTPRoute", "egress", "vendor", "external"); len(n) != 3 {
+	if n := KubeGrantsNear(append(grants, grant("external", "ok", "HTTPRoute", "egress", "vendor")), "HTTPRoute", "egress", "vendor", "external"); len(n) != 4 {
 		t.Errorf("an allowing grant is near: %q", n)
 	}
 }
