@@ -2515,6 +2515,21 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					}
 				}
 			}
+			if origin := rules.GeneratedFrom(gw.Annotations, gw.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" {
+				kind := "TCPRoute"
+				if rules.ServerRouteType(s) == rules.RouteTLS {
+					kind = "TLSRoute"
+				}
+				// Routes of the kind exist, but istiod ignores the kind for its CRD: no
+				// route can attach, and the CRD is the fix (blind audit 32 #09, where the fix
+				// asked for a TLSRoute that was already there).
+				for _, k := range crdIgnoredKinds(view) {
+					if k.kind == kind && len(k.routes) > 0 {
+						msg += fmt.Sprintf(" %s %s, but istiod ignores every %s (%s), so none gives this listener a chain.", strings.Join(k.routes, ", "), existVerb(len(k.routes)), kind, k.why)
+						fix = crdUpgradeFix(k)
+					}
+				}
+			}
 			rep.noChains = append(rep.noChains, noChainServer{listener: lv.Name, gateway: gwRef, msg: msg, fix: fix})
 		}
 	}
@@ -2638,3 +2653,11 @@ func callRouteTo(rep *ListenerReport, cluster string) (string, string) {
 }
 
 func firstRet(a, _ string) string { return a }
+
+// existVerb: "exists" or "exist".
+func existVerb(n int) string {
+	if n == 1 {
+		return "exists"
+	}
+	return "exist"
+}

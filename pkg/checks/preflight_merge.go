@@ -92,6 +92,9 @@ var sameFaultIf = map[string][]sameFaultCond{
 		// client's namespace: export-audit's DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE about it
 		return f.Resource.Kind == "DestinationRule" && strings.Contains(f.Message, noSubsetReason)
 	}}},
+	// A traced call that goes straight out because istiod ignores the Gateway API routes for
+	// its host (their CRD): the CRD's GATEWAY_API_CRD_TOO_OLD.
+	PathDirect: {{PreflightCRDTooOld, func(f PreflightFinding) bool { return f.Resource.Kind == "CustomResourceDefinition" }}},
 	PathGatewayNotListen: {
 		// The traced call finds no listener because the Gateway it blames applies to no
 		// gateway workload (the namespace scope, a revision): the gateway verdict's
