@@ -912,7 +912,7 @@ func (c *collector) whyMissing() CheckRun {
 	if len(GatewayWorkloads(c.snap)) == 0 {
 		run.Notes = append(run.Notes, "no gateway workload (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway)")
 	} else if len(targets) == 0 {
-		run.Notes = append(run.Notes, "no VirtualService or Gateway API route sends a host through an egress gateway, so no gateway's clusters were checked")
+		run.Notes = append(run.Notes, "no route applies at an egress gateway (none is written, or none binds to a Gateway server that applies to a gateway workload), so no gateway's clusters were checked")
 	}
 	// The verdicts are worked out one worker per CPU and added in target order.
 	type verdict struct {
