@@ -33,7 +33,9 @@ func NearMatches(snap *snapshot.Snapshot, host string) []string {
 			switch {
 			case strings.HasPrefix(h, "*") && rules.HostMatches(h, host):
 				add(0, fmt.Sprintf("%s (%s) covers %s, but its clusters are named for %s, not for %s", h, ref, host, h, host))
-			case levenshtein(h, host) <= 2:
+			case h == host:
+				// the host itself (declared where the verdict does not look: another revision)
+			case levenshtein(h, host) <= 2 || sameButLastLabel(h, host):
 				add(2, fmt.Sprintf("%s (%s)", h, ref))
 			}
 		}
@@ -49,6 +51,7 @@ func NearMatches(snap *snapshot.Snapshot, host string) []string {
 		switch {
 		case host == svc.Name || host == short || host == short+".svc":
 			add(1, fmt.Sprintf("%s (Service %s/%s)", fq, svc.Namespace, svc.Name))
+		case fq == host:
 		case levenshtein(fq, host) <= 2:
 			add(2, fmt.Sprintf("%s (Service %s/%s)", fq, svc.Namespace, svc.Name))
 		}
@@ -62,6 +65,13 @@ func NearMatches(snap *snapshot.Snapshot, host string) []string {
 		res = append(res, c.text)
 	}
 	return res
+}
+
+// sameButLastLabel: a and b differ only in their last label (postman-echo.org for
+// postman-echo.com), a common slip in a backend or destination host.
+func sameButLastLabel(a, b string) bool {
+	i, j := strings.LastIndexByte(a, '.'), strings.LastIndexByte(b, '.')
+	return i > 0 && j > 0 && a[:i] == b[:j] && a != b
 }
 
 // levenshtein is the edit distance between a and b (bytes).

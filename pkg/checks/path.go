@@ -3077,6 +3077,20 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// that sends the call there is the resource to change, as why-missing says
 			cause, culprit = ListenerClusterAbsent, firstOrigin(tr.snap, routeVSRef)
 			msg = fmt.Sprintf("%s sends %s to %s at the gateway: %s", culprit, host, cluster, msg)
+			if g.Cause == CauseHostNotFound && (levenshtein(ghost, host) <= 2 || sameButLastLabel(ghost, host)) {
+				if decl := model.Services(gview, flags.MeshConfig).ForHost(host); len(decl) > 0 {
+					// the destination is a slip of the host called, which is declared: correct
+					// the route (blind audit 32 #06, where the fix declared the misspelt host,
+					// another domain)
+					what := "destination host"
+					if strings.HasPrefix(culprit, "HTTPRoute ") || strings.HasPrefix(culprit, "GRPCRoute ") || strings.HasPrefix(culprit, "TLSRoute ") || strings.HasPrefix(culprit, "TCPRoute ") {
+						what = "backendRef name"
+					}
+					tr.failFix(cause, "NC", culprit, msg, fmt.Sprintf("In %s, change the %s %s to %s, the host %s declares (%s is declared nowhere; declare it instead only if the gateway should send %s there).", culprit, what, ghost, host, decl[0].Ref(), ghost, host), nil)
+					tr.t.gateway = &g
+					return
+				}
+			}
 		}
 		tr.failFix(cause, "NC", culprit, msg, g.Fix, g.Patch)
 		tr.t.gateway = &g
@@ -4556,12 +4570,13 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		case !model.InRevision(g.Labels, w.Revision):
 			d.why = fmt.Sprintf("%s is labelled istio.io/rev=%s, but %s is served by revision %s", ref, g.Labels[RevisionLabel], w.Ref(), orDefault(w.Revision))
 			d.culprit = ref
-			var rev any // the default revision: no label
-			if w.Revision != "" {
-				rev = w.Revision
-			}
-			d.patch = newPatch("networking.istio.io/v1", "Gateway", g.Namespace, g.Name, fields{{"metadata", fields{{"labels", fields{{RevisionLabel, rev}}}}}})
-			d.patch.note = fmt.Sprintf(" (the revision serving %s)", w.Ref())
+			// The label removed: every istiod revision reads an unlabelled object
+			// (LabelsInRevision), so the Gateway applies whichever revision serves the gateway,
+			// and the VirtualServices and entries bound with it (read by the sidecars' revision
+			// too) can do the same (blind audit 31 #10: setting the gateway's revision here led
+			// to relabelling a mesh-bound VirtualService, which the sidecars then lost).
+			d.patch = newPatch("networking.istio.io/v1", "Gateway", g.Namespace, g.Name, fields{{"metadata", fields{{"labels", fields{{RevisionLabel, nil}}}}}})
+			d.patch.note = fmt.Sprintf(" (label removed: every istiod revision reads it, %s's %s included)", w.Ref(), orDefault(w.Revision))
 		case !rules.LabelsSubsetOf(g.Spec.Selector, w.Labels):
 			d.why = fmt.Sprintf("%s selects %s, which %s's pods (%s) do not carry", ref, fmtLabels(g.Spec.Selector), w.Ref(), fmtLabels(w.Labels))
 			if other, ok := otherWorkloadSelected(tr.snap, g, w); ok {
@@ -4840,7 +4855,10 @@ func (tr *tracer) otherRevisionGatewayRoute(w Workload, servers []rules.GatewayS
 			ref := "VirtualService " + vs.Namespace + "/" + vs.Name
 			label := vs.Labels[RevisionLabel]
 			fix := fmt.Sprintf("Remove the istio.io/rev label from %s (or set it to default), or run the gateway %s on revision %s.", ref, w.Ref(), label)
-			if model.RevKey(w.Revision) != "" {
+			if slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+				// bound to mesh as well: the sidecars' revision must read it too
+				fix = fmt.Sprintf("Remove the istio.io/rev label from %s: it is bound to mesh and to the gateway, which different istiod revisions serve, and every revision reads an unlabelled object.", ref)
+			} else if model.RevKey(w.Revision) != "" {
 				fix = fmt.Sprintf("Set the istio.io/rev label of %s to %s (or remove it), or run the gateway %s on revision %s.", ref, w.Revision, w.Ref(), label)
 			}
 			return noServer{
