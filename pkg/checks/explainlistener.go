@@ -1586,7 +1586,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				if !privileged[lp] {
 					privileged[lp] = true
 					culprit, reason, fix := privilegedPortVerdict(snap, w, sp, lp, why)
-					rep.add(GatewayPrivilegedPort, culprit, fmt.Sprintf("No listener 0.0.0.0_%d: %s. Connections to it are refused (503 UF at the client).", lp, reason), fix)
+					rep.add(GatewayPrivilegedPort, culprit, fmt.Sprintf("No listener 0.0.0.0_%d: %s. Connections to it are refused (503 UF for HTTP calls; TLS and TCP clients see the connection closed).", lp, reason), fix)
 				}
 				continue
 			}

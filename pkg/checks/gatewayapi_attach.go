@@ -35,7 +35,7 @@ const (
 func init() {
 	Catalog = append(Catalog,
 		CatalogEntry{Code: PreflightRouteNotAccepted, Level: LevelError,
-			Description: "An HTTPRoute, TLSRoute or TCPRoute names a Gateway of Istio's class in spec.parentRefs, but no listener of that Gateway accepts it (no listener with that sectionName or port, no listener hostname matching the route's hostnames, a namespace or route kind the listener does not allow). istiod reports Accepted=False in the route's status and the route does nothing at that gateway: HTTP requests get 404 NR there, and a TLS or TCP listener no other route serves is left out, so connections to it are refused (503 UF at the client's sidecar)."},
+			Description: "An HTTPRoute, TLSRoute or TCPRoute names a Gateway of Istio's class in spec.parentRefs, but no listener of that Gateway accepts it (no listener with that sectionName or port, no listener hostname matching the route's hostnames, a namespace or route kind the listener does not allow). istiod reports Accepted=False in the route's status and the route does nothing at that gateway: HTTP requests get 404 NR there, and a TLS or TCP listener no other route serves is left out, so connections to it are refused (503 UF for HTTP calls at the client's sidecar; TLS and TCP clients see the connection closed)."},
 		CatalogEntry{Code: PreflightMeshPortUndeclared, Level: LevelWarning,
 			Description: "A route (HTTPRoute, TLSRoute, TCPRoute) names a ServiceEntry or Service in spec.parentRefs with a port that the parent does not declare. istiod accepts it and makes every rule match that port only, so calls on the ports the parent does declare are not routed by it (they leave through the parent's own cluster, bypassing an egress gateway the route sends to)."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
@@ -72,7 +72,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	route := a.Route.Ref()
 	symptom := "requests for its hostnames get 404 NR there, or the gateway is never used"
 	if a.Route.Kind != "HTTPRoute" && a.Route.Kind != "GRPCRoute" {
-		symptom = "a listener no other route serves gets no filter chain, so istiod leaves it out and connections to it are refused (503 UF at the client's sidecar), or the gateway is never used"
+		symptom = "a listener no other route serves gets no filter chain, so istiod leaves it out and connections to it are refused (503 UF for HTTP calls at the client's sidecar; TLS and TCP clients see the connection closed), or the gateway is never used"
 	}
 	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: %s.",
 		route, a.Gateway, a.Index, attachMessage(a), a.Reason, symptom)
@@ -141,6 +141,21 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				continue
 			}
 			narrowed = append(narrowed, name)
+		}
+		if a.Route.Kind == "TCPRoute" {
+			// A TCPRoute meant for a TLS Passthrough listener: the route kind is the slip. A
+			// TLSRoute routes by SNI and keeps the client's TLS end to end; Terminate would end
+			// it at the gateway (blind audit 32 #08).
+			for _, name := range names {
+				l := listenerOf[name]
+				if ref.SectionName != nil && string(*ref.SectionName) != name {
+					continue
+				}
+				if l.Protocol == gatewayv1.TLSProtocolType && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gatewayv1.TLSModePassthrough) {
+					fix = fmt.Sprintf("Listener %s of Gateway %s passes TLS through (protocol TLS, mode Passthrough), which takes TLSRoutes only. If the clients speak TLS with SNI, replace %s with a TLSRoute on the same parentRef, with hostnames [the names they send as SNI] and the same backendRefs; otherwise attach %s to a listener of protocol TCP. (tls.mode Terminate would end the clients' TLS at the gateway.)", name, a.Gateway, route, route)
+					return msg, fix
+				}
+			}
 		}
 		if len(narrowed) > 0 {
 			fix = fmt.Sprintf("Add {kind: %s} to spec.listeners[].allowedRoutes.kinds of listener %s of Gateway %s (its protocol takes %ss; its kinds list leaves them out), or attach %s to another listener.",

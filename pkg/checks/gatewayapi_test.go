@@ -319,7 +319,7 @@ func TestRouteNotAcceptedL4(t *testing.T) {
 		{"gatewayapi-tcp-route-namespace-not-allowed.yaml", "TCPRoute shop/db-out", "spec.parentRefs[0]",
 			`namespace "shop" is not allowed by the parent (NotAllowedByListeners)`, "or move TCPRoute shop/db-out to namespace egress-gw"},
 		{"gatewayapi-tcp-route-on-passthrough-listener.yaml", "TCPRoute shop/db-out", "spec.parentRefs[0]",
-			"kind gateway.networking.k8s.io/v1/TCPRoute is not allowed (NotAllowedByListeners)", "TCP, or TLS with tls.mode Terminate"},
+			"kind gateway.networking.k8s.io/v1/TCPRoute is not allowed (NotAllowedByListeners)", "otherwise attach TCPRoute shop/db-out to a listener of protocol TCP"},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			var got []PreflightFinding

@@ -687,6 +687,14 @@ func (e *evaluation) run() {
 				u := ra.unresolved[0]
 				e.fail(CauseGatewayRefUnresolve, u.vsRef, u.message(e.w)+" istiod runs with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true, so without a bound reference the cluster is not pushed either.", u.fix())
 			} else if vsRef, alias, ok := e.aliasReference(ra, st.name); ok {
+				if origin := firstOrigin(e.snap, strings.TrimPrefix(vsRef, "VirtualService ")); origin != vsRef {
+					// generated from a Gateway API route: that route is what the user changes
+					// (blind audit 32 #16: the fix named the generated VirtualService)
+					e.fail(CauseNotReferenced, origin, fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters for the hosts its bound routes name, and %s routes to %s, an ExternalName Service (an alias for %s), not to %s itself: the route's cluster %s is not pushed.",
+						EnvFilterGatewayClusterConfig, e.w.Ref(), origin, alias.Hostname, st.name, st.name, rules.ClusterName(st.ports[0].Number, "", st.name)),
+						fmt.Sprintf("In %s, use the backendRef {group: networking.istio.io, kind: Hostname, name: %s, port: %d} instead of the Service alias %s, or run istiod without %s.", origin, st.name, st.ports[0].Number, alias.Hostname, EnvFilterGatewayClusterConfig))
+					continue
+				}
 				e.fail(CauseNotReferenced, vsRef, fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters for the hosts its bound routes name, and %s routes to %s, an ExternalName Service (an alias for %s), not to %s itself: the route's cluster %s is not pushed.",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), vsRef, alias.Hostname, st.name, st.name, rules.ClusterName(st.ports[0].Number, "", st.name)),
 					fmt.Sprintf("In %s, route to %s instead of %s (the alias), or run istiod without %s.", vsRef, st.name, alias.Hostname, EnvFilterGatewayClusterConfig))
