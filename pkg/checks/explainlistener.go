@@ -1606,6 +1606,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		httpRoutesNotOriginated(snap, w, rep)
 		gatewaySelfRoutes(snap, w, rep)
 		gatewayRefusedBackends(snap, w, rep)
+		gatewayEmptyClusters(snap, w, rep)
 	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
@@ -2071,6 +2072,52 @@ func gatewayRefusedBackends(snap *snapshot.Snapshot, w Workload, rep *ListenerRe
 			vsRef, _ := strings.CutPrefix(c.Origin, "VirtualService ")
 			culprit, msg, fix := backendRefusedText(snap, vsRef, rep.Host, gproxy, true)
 			rep.add(PathBackendRefused, culprit, msg, fix)
+			return
+		}
+	}
+}
+
+// hostClusters: the clusters the gateway's chains (by the host's SNI) and the host's virtual
+// host routes send the host's calls to, in listener and route order, once each.
+func hostClusters(rep *ListenerReport) []string {
+	var out []string
+	add := func(c string) {
+		if _, _, _, ok := parseClusterName(c); ok && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, l := range rep.Listeners {
+		if c := bestSNIChain(l.Chains, rep.Host); c != nil && (len(c.SNI) > 0 || len(l.Chains) == 1) {
+			add(strings.TrimPrefix(c.Destination, "Cluster: "))
+		}
+	}
+	for i := range rep.Routes {
+		if vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host); vh != nil {
+			for _, r := range vh.Routes {
+				add(r.Cluster)
+			}
+		}
+	}
+	return out
+}
+
+// gatewayEmptyClusters reports a cluster the host's chain or route uses at the gateway that has
+// no endpoints there (why-missing's NO_ENDPOINTS for it: resolution NONE at a gateway, STATIC
+// without endpoints): 503 UH for HTTP, a closed connection for TLS and TCP (blind audit 31 #20,
+// where explain-listener --gateway said OK and listed the cluster PRESENT).
+func gatewayEmptyClusters(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	for _, c := range hostClusters(rep) {
+		port, _, host, _ := parseClusterName(c)
+		r, err := WhyMissing(snap, WhyMissingOptions{Host: host, Port: port, Gateway: w.Ref()})
+		if err != nil || len(r.Gateways) == 0 {
+			continue
+		}
+		if g := r.Gateways[0]; g.Cause == CauseNoEndpoints {
+			fix := g.Fix
+			if g.Patch != nil {
+				fix = g.Patch.Text()
+			}
+			rep.add(CauseNoEndpoints, g.Culprit, g.Message, fix)
 			return
 		}
 	}
