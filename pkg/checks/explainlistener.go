@@ -550,7 +550,8 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		resource := s.Ref()
 		tr := &tracer{snap: snap}
 		for _, cv := range rep.Calls {
-			if p := tr.pickPatch(append(tr.routePortPatches(cv.Result, s), tr.servicePortPatches(s, c.Port, rep.Host)...)...); p != nil {
+			cands := append(tr.routePortPatches(cv.Result, s), tr.otherServicePatches(cv.Result, s, c.Port)...)
+			if p := tr.pickPatch(append(cands, tr.servicePortPatches(s, c.Port, rep.Host)...)...); p != nil {
 				fix = p.Text()
 				if p.Kind == "VirtualService" {
 					resource = p.Ref()

@@ -812,7 +812,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// A route destination without a port takes the listener's port (the Service has
 			// several): the route naming a port of the Service comes first, then the port added
 			// to the Service.
-			cands := append(tr.routePortPatches(res, s), tr.servicePortPatches(s, cport, host)...)
+			cands := append(tr.routePortPatches(res, s), tr.otherServicePatches(res, s, cport)...)
+			cands = append(cands, tr.servicePortPatches(s, cport, host)...)
 			if patch = tr.pickPatch(cands...); patch != nil {
 				fix = patch.Text()
 				if patch.Kind == "VirtualService" {
@@ -4944,6 +4945,64 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 			if changed {
 				patch := newPatch("networking.istio.io/v1", "VirtualService", vs.Namespace, vs.Name, fields{{"spec", fields{{sec, routes}}}})
 				patch.note = fmt.Sprintf(" (the route to %s names Service port %d, which a Gateway server uses)", s.Hostname, p)
+				out = append(out, patch)
+			}
+		}
+	}
+	return out
+}
+
+// otherServicePatches: when the route sends the call to a gateway Service s that lacks port,
+// another Kubernetes Service of the same gateway pods that declares it (an operator's second
+// Service for a port, say): the route naming that Service instead (blind audit 31 #05, where the
+// only fix added the port to s and never named the Service made for it).
+func (tr *tracer) otherServicePatches(res rules.CallResult, s rules.Service, port uint32) []*Patch {
+	ref := ""
+	switch {
+	case res.Route != nil && res.Route.VirtualService != "":
+		ref = res.Route.VirtualService
+	case res.Chain != nil && res.Chain.VirtualService != "":
+		ref = res.Chain.VirtualService
+	}
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil
+	}
+	vs, _ := findObject(tr.snap, "VirtualService", ns, name).(*networkingv1.VirtualService)
+	gws := gatewayPodsOf(tr.snap, s)
+	if vs == nil || len(gws) == 0 {
+		return nil
+	}
+	var out []*Patch
+	for _, k := range tr.snap.Services {
+		fq := rules.KubeServiceHost(k)
+		if fq == s.Hostname || len(k.Spec.Selector) == 0 || !slices.ContainsFunc(k.Spec.Ports, func(p corev1.ServicePort) bool { return uint32(p.Port) == port }) {
+			continue
+		}
+		if !slices.ContainsFunc(gws, func(w Workload) bool {
+			return k.Namespace == w.Namespace && rules.LabelsSubsetOf(k.Spec.Selector, w.Labels)
+		}) {
+			continue
+		}
+		for _, sec := range []string{"http", "tls", "tcp"} {
+			routes := asList(specOf(vs, "spec")[sec])
+			changed := false
+			for _, r := range routes {
+				rm, _ := r.(map[string]any)
+				for _, d := range asList(rm["route"]) {
+					dm, _ := d.(map[string]any)
+					dest, _ := dm["destination"].(map[string]any)
+					h, _ := dest["host"].(string)
+					if dest == nil || strings.ToLower(rules.ResolveShortname(h, vs.Namespace)) != s.Hostname {
+						continue
+					}
+					dest["host"] = fq
+					changed = true
+				}
+			}
+			if changed {
+				patch := newPatch("networking.istio.io/v1", "VirtualService", vs.Namespace, vs.Name, fields{{"spec", fields{{sec, routes}}}})
+				patch.note = fmt.Sprintf(" (the route names Service %s/%s, which selects the same gateway pods and declares port %d)", k.Namespace, k.Name, port)
 				out = append(out, patch)
 			}
 		}
