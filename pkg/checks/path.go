@@ -4602,7 +4602,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		case flags.ScopeGWToNs.Value && g.Namespace != w.Namespace:
 			d.why = fmt.Sprintf("%s is in namespace %s and istiod runs with PILOT_SCOPE_GATEWAY_TO_NAMESPACE=true: it applies only to gateway pods in %s", ref, g.Namespace, g.Namespace)
 			d.culprit = ref
-			d.fix = fmt.Sprintf("Create the Gateway in %s (the gateway pods' namespace) and point the VirtualServices bound to %s at %s/%s.", w.Namespace, rules.GatewayName(g), w.Namespace, g.Name)
+			d.fix = fmt.Sprintf("Create the Gateway in %s (the gateway pods' namespace) and point the VirtualServices bound to %s at %s/%s, in spec.gateways and in every match.gateways that names it.", w.Namespace, rules.GatewayName(g), w.Namespace, g.Name)
 		default:
 			d.why = fmt.Sprintf("%s has a server on the port but istiod skips it when merging the gateway's servers", ref)
 		}
