@@ -304,8 +304,8 @@ func pathVerdictLine(p *checks.PathTrace) string {
 	fmt.Fprintf(&b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
 	if p.Cause != checks.PathOK {
 		fmt.Fprintf(&b, "   cause %s", p.Cause)
-		if p.Flag != "" {
-			fmt.Fprintf(&b, " (%s)", p.Flag)
+		if f := pathFlag(p); f != "" {
+			fmt.Fprintf(&b, " (%s)", f)
 		}
 	}
 	if p.Culprit != "" {
@@ -422,4 +422,17 @@ func pathReachesGateway(p *checks.PathTrace) bool {
 		}
 	}
 	return p.Gateway != ""
+}
+
+// pathFlag is what the client sees, for the verdict line: the response flag, with the HTTP status
+// when a missing cluster answers one ("503 NC", "500 NC": a Gateway API route's missing or
+// refused backend answers 500, with the flag NC).
+func pathFlag(p *checks.PathTrace) string {
+	switch {
+	case p.Flag == "NC" && (p.Answer == checks.Answer500 || p.Answer == checks.Answer503):
+		return string(p.Answer)
+	case p.Flag == "500":
+		return "500 NC"
+	}
+	return p.Flag
 }
