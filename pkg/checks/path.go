@@ -3649,7 +3649,7 @@ func firstOrigin(snap *snapshot.Snapshot, vsRef string) string {
 func zeroWeightHTTPText(snap *snapshot.Snapshot, vsRef, proxy string) (culprit, msg, fix string) {
 	culprit = firstOrigin(snap, vsRef)
 	msg = fmt.Sprintf("Every backendRef of the rule of %s that takes the request weighs 0, so istiod turns the rule into a fixed answer: %s answers 500 to every request it matches, and nothing leaves the mesh (Gateway API: a rule without a backend of weight above 0 must return 500).", culprit, proxy)
-	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1) (the 500 is what a rule without a live backend answers; to block the traffic on purpose, say so with an AuthorizationPolicy rather than a weight of 0).", culprit)
+	fix = fmt.Sprintf("Give a backendRef of %s a weight above 0 (without weight it is 1). To block the traffic on purpose, use an AuthorizationPolicy rather than a weight of 0.", culprit)
 	return culprit, msg, fix
 }
 
