@@ -64,7 +64,7 @@ var Catalog = []CatalogEntry{
 	{"NO_ROUTE_THROUGH_GATEWAY", LevelInfo, "", "No VirtualService routes the host through this gateway; the cluster alone carries no traffic."},
 	{"DELEGATE_UNUSABLE", LevelWarning, "NR", "A delegated route names a VirtualService that is missing, has hosts, or is not exported to the root's namespace."},
 	{"FLAG_ROUTE_DISAGREEMENT", LevelWarning, "NR", "istiod keeps the cluster because a VirtualService lists the Gateway, although that VirtualService does not actually bind a server."},
-	{GatewayRoutesToItself, LevelError, "loop", "A route bound on the gateway sends the call to a Service of the gateway's own pods: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches the host. Usually a rule meant for the sidecars (host → egress gateway) without match.gateways [mesh], in a VirtualService that also lists the Gateway: it applies at the gateway too, ahead of the rule written for it."},
+	{GatewayRoutesToItself, LevelError, "", "A route bound on the gateway sends the call to a Service of the gateway's own pods: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches the host. Usually a rule meant for the sidecars (host → egress gateway) without match.gateways [mesh], in a VirtualService that also lists the Gateway: it applies at the gateway too, ahead of the rule written for it."},
 	{"DESTINATION_CLUSTER_ABSENT", LevelWarning, "NC", "A bound route for the host sends traffic to another cluster that the gateway does not have."},
 }
 
@@ -223,6 +223,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightRouteNotAccepted:   {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
 	PreflightMeshPortUndeclared: {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
 	PreflightCRDTooOld:          {"EGR0137", "—", "pkg/kube/kclient/crdwatcher.go minimumVersionFilter; pkg/config/schema/gatewayapi/minimumversions.go MinimumCRDVersions"},
+	PreflightSERejected:         {"EGR0148", "§2.2", "pkg/config/validation/validation.go ValidateServiceEntry (CIDR addresses only with resolution NONE or STATIC; the ServiceEntry CRD's validation rules say the same)"},
 	PreflightRouteStatusDiffers: {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
 }
 
@@ -308,6 +309,7 @@ var causePages = map[string]string{
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
 	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
+	PreflightSERejected: "service-entries",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

@@ -5493,7 +5493,7 @@ func (tr *tracer) routesToItself(gproxy string, w Workload, ghost, cluster, vsRe
 			}
 		}
 	}
-	tr.fail(GatewayRoutesToItself, "loop", culprit, msg, fix)
+	tr.fail(GatewayRoutesToItself, "", culprit, msg, fix)
 	return true
 }
 

@@ -333,6 +333,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range crdFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range seValidationFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range meshPortFindings(snap) {
 		c.add(f, "")
 	}
@@ -1469,12 +1472,19 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 	// #14 and 32 #15: preflight passed meshes whose calls every other command failed.
 	var vsx *model.VirtualServiceIndex
 	for _, vs := range v.Outbound.VirtualServices() {
+		// (cheap test first: a host of it the sidecar does not see)
+		if !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+			host := strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
+			return host != "" && !strings.Contains(host, "*") && !rules.IsIP(host) && v.Outbound.FirstImportedForHost(host) == nil
+		}) {
+			continue
+		}
 		if vsx == nil {
 			vsx = model.VirtualServices(RevisionView(snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
 		}
 		dests, _ := vsx.Merged(vs)
 		l4 := slices.ContainsFunc(dests, func(d rules.Dest) bool { return d.TLS != nil || d.TCP != nil })
-		if !l4 && !generatedVS(snap, vs.Namespace+"/"+vs.Name) {
+		if !l4 && (!strings.Contains(vs.Name, "~") || !generatedVS(snap, vs.Namespace+"/"+vs.Name)) {
 			continue
 		}
 		if !slices.ContainsFunc(dests, func(d rules.Dest) bool {
