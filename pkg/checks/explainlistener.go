@@ -1196,9 +1196,16 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			for _, h := range vs.Spec.GetHosts() {
 				if rules.HostMatches(rules.ResolveShortname(h, vs.Namespace), host) {
 					ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+					fix := fmt.Sprintf("For TLS from the application, route with a tls block (match sniHosts [%s], port %d, gateways [mesh]) to the egress gateway; or have the application send plain HTTP on a port declared HTTP and originate TLS at the gateway.", host, port)
+					if origin := firstOrigin(snap, vs.Namespace+"/"+vs.Name); origin != ref {
+						// generated from a Gateway API mesh route: say it in that API
+						// (blind audit 32 #01)
+						ref = origin
+						fix = fmt.Sprintf("For TLS from the application, send it with a TLSRoute whose parentRef is %s (port %d) and hostnames [%s], to the egress gateway; or have the application send plain HTTP on a port declared HTTP and originate TLS at the gateway.", imported.Ref(), port, host)
+					}
 					rep.add(ListenerHTTPRoutesIgnored, ref, fmt.Sprintf("%s has only http routes for %s, but %s declares port %d as %s: the sidecar builds a %s chain for it and ignores those routes, so traffic goes straight to %s and bypasses any egress gateway they name.",
 						ref, host, imported.Ref(), port, p.Protocol, strings.ToLower(protoClass(p.Protocol))+"/SNI", res.Cluster),
-						fmt.Sprintf("For TLS from the application, route with a tls block (match sniHosts [%s], port %d, gateways [mesh]) to the egress gateway; or have the application send plain HTTP on a port declared HTTP and originate TLS at the gateway.", host, port))
+						fix)
 					break
 				}
 			}

@@ -693,6 +693,7 @@ var defaultFields = map[string]string{
 // another kind (a route's VirtualService instead of the gateway's Service): no default then.
 var defaultFieldKinds = map[string]string{
 	ListenerGatewayServiceLack: "Service",
+	ListenerHTTPRoutesIgnored:  "VirtualService", // (not an HTTPRoute's: its rules are spec.rules)
 }
 
 // ---- why-missing ----
