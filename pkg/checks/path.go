@@ -5485,7 +5485,9 @@ func (tr *tracer) routesToItself(gproxy string, w Workload, ghost, cluster, vsRe
 	}
 	msg := fmt.Sprintf("The gateway's route for %s%s sends the call to %s, the gateway's own Service %s/%s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", host, by, cluster, own.Namespace, own.Name, host)
 	fix := "Send the gateway's route for " + host + " to " + host + " itself, not to the gateway's Service."
-	if vs := vsByRef(tr.snap)[vsRef]; vs != nil {
+	// (a VirtualService not bound to mesh has no sidecars' rule: its destination is the slip,
+	// blind audit 33 P04)
+	if vs := vsByRef(tr.snap)[vsRef]; vs != nil && slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
 		if rule, bare := selfRouteRule(vs, ghost); rule != "" {
 			if bare {
 				msg += fmt.Sprintf(" Its %s, written for the sidecars, has no match.gateways, so it applies at every gateway the VirtualService lists as well as to mesh, and it comes before the rule written for the gateway.", rule)

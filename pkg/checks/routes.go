@@ -215,9 +215,16 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 		selecting[rules.GatewayName(b.Gateway)] = true
 	}
 	loop := func(vs *networkingv1.VirtualService, gw, host, extra string) {
-		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
-		e.warn(GatewayRoutesToItself, vsRef, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: the call comes back into the gateway and never leaves the mesh.%s", vsRef, gw, host, extra),
-			"set the gateway-side destination to the external host; a rule meant for the sidecars needs match.gateways [mesh]")
+		fix := "Set the gateway-side destination to the external host."
+		if slices.Contains(rules.VSGateways(vs), rules.MeshGateway) && !strings.Contains(vs.Name, "~") {
+			fix = "Set the gateway-side destination to the external host; a rule meant for the sidecars needs match.gateways [mesh]."
+		} else {
+			extra = "" // no sidecars' rule: the destination is the slip (blind audit 33 P03, P04)
+		}
+		// (named by the Gateway API route it comes from, as the traced path names it, so that
+		// preflight reports the fault once)
+		res := firstOrigin(e.snap, vs.Namespace+"/"+vs.Name)
+		e.warn(GatewayRoutesToItself, res, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: the call comes back into the gateway and never leaves the mesh.%s", res, gw, host, extra), fix)
 	}
 	for _, vs := range ra.relevant {
 		dests, _ := e.vsIndex.Merged(vs)
