@@ -528,8 +528,17 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				c.Reason, fix = undeclaredDestination(snap, resource, c.FQDN)
 			}
 			vs, kind := callRouteTo(rep, c.Name)
-			status := notFoundAnswer(true, vs != "" && rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && generatedVS(snap, vs)).Text()
-			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): requests fail with %s.", rep.Host, c.Name, v.Namespace, c.Reason, status), fix)
+			if kind == "" && len(rep.Calls) > 0 {
+				kind = rep.Calls[0].Kind
+			}
+			http := kind == "" || rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP
+			answer := notFoundAnswer(http, vs != "" && http && generatedVS(snap, vs))
+			status := "requests fail with " + answer.Text()
+			if answer == AnswerClosed {
+				// a TLS or TCP call: no HTTP status (blind audit 33 K10)
+				status = "the sidecar closes the connection (response flag NC)"
+			}
+			rep.add(ListenerClusterAbsent, resource, fmt.Sprintf("The %s call ends at %s, which sidecars in %s do not have (%s): %s.", rep.Host, c.Name, v.Namespace, c.Reason, status), fix)
 		}
 		s, ok := v.Outbound.ScopeService(c.FQDN)
 		if c.Present || !ok || s.Kind != rules.KindService || hasPort(s, c.Port) || c.trimmedBy != "" {

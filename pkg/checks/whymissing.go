@@ -783,7 +783,7 @@ func (e *evaluation) run() {
 			case st.chosen.Kind == rules.KindService:
 				fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo: \".\", or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", st.chosen.Ref(), e.w.Namespace)
 			}
-			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: requests get 503 UH (no healthy upstream).", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
+			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: HTTP requests get 503 UH (no healthy upstream); TLS and TCP connections are closed.", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
 				fix, patch)
 		} else {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
