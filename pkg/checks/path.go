@@ -329,6 +329,10 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	}
+	if tr.t.Cause == PathOK && tr.t.Gateway == "" && strings.HasSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") && slices.ContainsFunc(tr.t.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
+		// a bypass: the call reaches the host, but through no gateway
+		tr.t.Message = strings.TrimSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") + "goes straight to the external host's cluster, through no egress gateway."
+	}
 	return tr.t, nil
 }
 
@@ -1907,7 +1911,12 @@ func (tr *tracer) otherRevisionRoute(v SidecarView, host, proxy string) (Finding
 		}
 		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
 		var fix string
-		if v.Revision == "" || v.Revision == "default" {
+		if slices.ContainsFunc(gws, func(g string) bool { return g != rules.MeshGateway }) {
+			// bound to a Gateway as well: the gateway's revision must keep reading it, and
+			// every revision reads an unlabelled object (blind audit 33 U02: the label set to
+			// the sidecars' revision cost the gateway its route)
+			fix = fmt.Sprintf("Remove the istio.io/rev label from %s: it is bound to mesh and to a Gateway, which different istiod revisions may serve, and every revision reads an unlabelled object.", ref)
+		} else if v.Revision == "" || v.Revision == "default" {
 			fix = fmt.Sprintf("Remove the istio.io/rev label from %s (or set it to default), or move the namespace %s to revision %s.", ref, v.Namespace, vs.Labels[RevisionLabel])
 		} else {
 			fix = fmt.Sprintf("Set the istio.io/rev label of %s to %s (or remove it), or move the namespace %s to revision %s.", ref, v.Revision, v.Namespace, vs.Labels[RevisionLabel])
