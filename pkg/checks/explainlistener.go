@@ -2573,7 +2573,9 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 				// A route meant for this Gateway that does not attach is the usual reason:
 				// name it, and its fix.
 				for _, a := range routeAttachments(view) {
-					if a.Gateway == o.Namespace+"/"+o.Name && a.Found && !a.Accepted && a.Route.Kind == kind {
+					// (a route of another kind that the listener refuses too: a TCPRoute on a
+					// TLS Passthrough listener, blind audit 33 X01)
+					if a.Gateway == o.Namespace+"/"+o.Name && a.Found && !a.Accepted {
 						msg += fmt.Sprintf(" %s names this Gateway but does not attach to it (spec.parentRefs[%d]: %s, %s).", a.Route.Ref(), a.Index, attachMessage(a), a.Reason)
 						_, fix = notAcceptedText(view, a)
 						break

@@ -4459,6 +4459,35 @@ func (tr *tracer) noKubeRoute(view *snapshot.Snapshot, w Workload, flags IstiodF
 				kind, extra = "TLSRoute", fmt.Sprintf(", hostnames [%s]", host)
 			}
 			port := tr.t.Port
+			// Routes meant for the listener that istiod does not take: refused by the listener
+			// (another kind, a namespace or hostname it does not admit), of a kind istiod ignores
+			// for its CRD, or labelled for another istiod revision. They are the fault, not a
+			// missing route (blind audit 33 X01, T02, U03).
+			gwRef := o.Namespace + "/" + o.Name
+			for _, a := range routeAttachments(view) {
+				if a.Gateway == gwRef && a.Found && !a.Accepted {
+					_, fix := notAcceptedText(view, a)
+					return noServer{why: fmt.Sprintf("%s names listener %s of Gateway %s but does not attach to it (spec.parentRefs[%d]: %s, %s), so istiod gives its server no filter chain and leaves the listener out", a.Route.Ref(), o.Section, gwRef, a.Index, attachMessage(a), a.Reason),
+						culprit: a.Route.Ref(), fix: fix}, true
+				}
+			}
+			for _, k := range crdIgnoredKinds(tr.snap) {
+				if k.kind == kind && len(k.routes) > 0 {
+					return noServer{why: fmt.Sprintf("no route attaches to listener %s of Gateway %s: %s %s, but istiod ignores every %s (%s), so the server gets no filter chain and the listener is left out", o.Section, gwRef, strings.Join(k.routes, ", "), existVerb(len(k.routes)), kind, k.why),
+						culprit: "CustomResourceDefinition " + k.crd, fix: crdUpgradeFix(k)}, true
+				}
+			}
+			for _, r := range rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes) {
+				if model.InRevision(r.Labels, w.Revision) {
+					continue
+				}
+				for _, ref := range r.ParentRefs {
+					if _, pk, pns := rules.KubeParentRefDefaults(ref, r.Namespace); pk == "Gateway" && pns == o.Namespace && string(ref.Name) == o.Name {
+						return noServer{why: fmt.Sprintf("%s names Gateway %s, but it is labelled istio.io/rev=%s and the gateway %s is served by revision %s, whose istiod does not read it: no route attaches to listener %s, so the listener is left out", r.Ref(), gwRef, r.Labels[RevisionLabel], w.Ref(), orDefault(w.Revision), o.Section),
+							culprit: r.Ref(), fix: fmt.Sprintf("Remove the istio.io/rev label from %s (every istiod revision reads an unlabelled object).", r.Ref())}, true
+					}
+				}
+			}
 			return noServer{
 				why:     fmt.Sprintf("no route attaches to listener %s of Gateway %s/%s, so istiod gives its server no filter chain and leaves the listener out", o.Section, o.Namespace, o.Name),
 				culprit: "Gateway " + o.Namespace + "/" + o.Name,

@@ -103,6 +103,11 @@ var sameFaultIf = map[string][]sameFaultCond{
 		// ... or because the VirtualService's routes do not bind to the server: its
 		// ROUTE_NOT_BOUND about that VirtualService.
 		{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }},
+		// ... or because the Gateway API route meant for the listener does not attach: its
+		// GATEWAY_API_ROUTE_NOT_ACCEPTED.
+		{PreflightRouteNotAccepted, func(f PreflightFinding) bool {
+			return strings.HasSuffix(f.Resource.Kind, "Route")
+		}},
 	},
 	// A Gateway's server istiod skips (explain-listener, per port) is why the routes bound to
 	// it are never built (the gateway verdict's ROUTE_NOT_BOUND about that Gateway).
