@@ -27,6 +27,11 @@ func fixSummary(fix, culprit string) string {
 	if style.Brief {
 		below = "YAML without --brief"
 	}
+	// advice in words before the YAML (a likely typo to correct first, say): that sentence is
+	// the summary, not the object after it (blind audit 33 V01)
+	if !strings.HasPrefix(lines[0], "#") && !strings.HasPrefix(lines[0], "apiVersion:") && strings.HasSuffix(strings.TrimSpace(lines[0]), ":") && strings.Contains(lines[0], " ") {
+		return strings.TrimSuffix(strings.TrimSpace(lines[0]), ":") + " (YAML below)"
+	}
 	// new objects (no "# Kind namespace/name" header naming the resource to change)
 	if objs := fixObjects(lines); len(objs) > 0 && !strings.HasPrefix(lines[0], "#") {
 		return fmt.Sprintf("apply %s (%s)", strings.Join(objs, " and "), below)
