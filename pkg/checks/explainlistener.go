@@ -1992,7 +1992,16 @@ func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerR
 			if !ok {
 				continue
 			}
-			if ch := gatewayDRChoice(snap, w, host); ch != nil {
+			ch := gatewayDRChoice(snap, w, host)
+			if subset != "" && (ch == nil || !slices.ContainsFunc(ch.Rules, func(dr *networkingv1.DestinationRule) bool {
+				return slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset })
+			})) {
+				// a subset no rule on the gateway's lookup path defines: the cluster does not
+				// exist there and nothing reaches the host, in plaintext or otherwise
+				// (ROUTE_CLUSTER_ABSENT says so; blind audit 33 R02)
+				continue
+			}
+			if ch != nil {
 				if t := ch.ClusterTLS(port, subset); t != nil && t.GetMode().String() != "DISABLE" {
 					continue // the cluster originates TLS
 				}
