@@ -4958,28 +4958,17 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 	var out []*Patch
 	for _, sec := range sections {
 		for _, p := range ports {
-			routes := asList(specOf(vs, "spec")[sec])
-			changed := false
-			for _, r := range routes {
-				rm, _ := r.(map[string]any)
-				for _, d := range asList(rm["route"]) {
-					dm, _ := d.(map[string]any)
-					dest, _ := dm["destination"].(map[string]any)
-					h, _ := dest["host"].(string)
-					if dest == nil || strings.ToLower(rules.ResolveShortname(h, vs.Namespace)) != s.Hostname {
-						continue
+			routes, changed := rewriteDestinations(vs, sec, s.Hostname, func(dest map[string]any) bool {
+				if pm, _ := dest["port"].(map[string]any); pm != nil && pm["number"] != nil {
+					// a port written: only the container port a Service port targets (the
+					// Service port, p, is what the route should name)
+					if n, ok := asUint32(pm["number"]); !ok || n == p || !slices.ContainsFunc(s.Ports, func(sp rules.ServicePort) bool { return sp.Number == p && sp.TargetPort == n }) {
+						return false
 					}
-					if pm, _ := dest["port"].(map[string]any); pm != nil && pm["number"] != nil {
-						// a port written: only the container port a Service port targets (the
-						// Service port, p, is what the route should name)
-						if n, ok := asUint32(pm["number"]); !ok || n == p || !slices.ContainsFunc(s.Ports, func(sp rules.ServicePort) bool { return sp.Number == p && sp.TargetPort == n }) {
-							continue
-						}
-					}
-					dest["port"] = map[string]any{"number": p}
-					changed = true
 				}
-			}
+				dest["port"] = map[string]any{"number": p}
+				return true
+			})
 			if changed {
 				patch := newPatch("networking.istio.io/v1", "VirtualService", vs.Namespace, vs.Name, fields{{"spec", fields{{sec, routes}}}})
 				patch.note = fmt.Sprintf(" (the route to %s names Service port %d, which a Gateway server uses)", s.Hostname, p)
@@ -5023,21 +5012,10 @@ func (tr *tracer) otherServicePatches(res rules.CallResult, s rules.Service, por
 			continue
 		}
 		for _, sec := range []string{"http", "tls", "tcp"} {
-			routes := asList(specOf(vs, "spec")[sec])
-			changed := false
-			for _, r := range routes {
-				rm, _ := r.(map[string]any)
-				for _, d := range asList(rm["route"]) {
-					dm, _ := d.(map[string]any)
-					dest, _ := dm["destination"].(map[string]any)
-					h, _ := dest["host"].(string)
-					if dest == nil || strings.ToLower(rules.ResolveShortname(h, vs.Namespace)) != s.Hostname {
-						continue
-					}
-					dest["host"] = fq
-					changed = true
-				}
-			}
+			routes, changed := rewriteDestinations(vs, sec, s.Hostname, func(dest map[string]any) bool {
+				dest["host"] = fq
+				return true
+			})
 			if changed {
 				patch := newPatch("networking.istio.io/v1", "VirtualService", vs.Namespace, vs.Name, fields{{"spec", fields{{sec, routes}}}})
 				patch.note = fmt.Sprintf(" (the route names Service %s/%s, which selects the same gateway pods and declares port %d)", k.Namespace, k.Name, port)
@@ -5046,6 +5024,29 @@ func (tr *tracer) otherServicePatches(res rules.CallResult, s rules.Service, por
 		}
 	}
 	return out
+}
+
+// rewriteDestinations applies edit to every route destination of section sec ("http", "tls",
+// "tcp") of a copy of vs whose host (resolved in vs's namespace) is host, and returns the
+// section's routes and whether edit changed any (edit reports it).
+func rewriteDestinations(vs *networkingv1.VirtualService, sec, host string, edit func(dest map[string]any) bool) ([]any, bool) {
+	routes := asList(specOf(vs, "spec")[sec])
+	changed := false
+	for _, r := range routes {
+		rm, _ := r.(map[string]any)
+		for _, d := range asList(rm["route"]) {
+			dm, _ := d.(map[string]any)
+			dest, _ := dm["destination"].(map[string]any)
+			h, _ := dest["host"].(string)
+			if dest == nil || strings.ToLower(rules.ResolveShortname(h, vs.Namespace)) != host {
+				continue
+			}
+			if edit(dest) {
+				changed = true
+			}
+		}
+	}
+	return routes, changed
 }
 
 // hopToOtherGateway is the culprit and fix when the mesh route sends the call to one gateway
