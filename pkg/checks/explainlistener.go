@@ -2039,15 +2039,7 @@ func gatewaySelfRoutes(snap *snapshot.Snapshot, w Workload, rep *ListenerReport)
 			return false
 		}
 		vsRef, _ := strings.CutPrefix(origin, "VirtualService ")
-		culprit := firstOrigin(snap, vsRef)
-		msg := fmt.Sprintf("The gateway's route for %s (%s) sends the call to %s, the gateway's own Service %s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", rep.Host, culprit, cluster, own[strings.ToLower(h)], rep.Host)
-		fix := "Send the gateway's route for " + rep.Host + " to " + rep.Host + " itself, not to the gateway's Service."
-		if vs := vsByRef(snap)[vsRef]; vs != nil && slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
-			if rule, bare := selfRouteRule(vs, strings.ToLower(h)); rule != "" && bare {
-				msg += fmt.Sprintf(" Its %s, written for the sidecars, has no match.gateways, so it applies at every gateway the VirtualService lists as well as to mesh.", rule)
-				fix = fmt.Sprintf("In VirtualService %s/%s, give %s a match with gateways: [mesh] (keeping its other conditions), so that it applies to the sidecars only.", vs.Namespace, vs.Name, rule)
-			}
-		}
+		culprit, msg, fix := selfLoopText(snap, vsRef, rep.Host, cluster, own[strings.ToLower(h)], h)
 		rep.add(GatewayRoutesToItself, culprit, msg, fix)
 		return true
 	}

@@ -4923,18 +4923,7 @@ func upperFirst(s string) string {
 // to one of s's ports that a Gateway server of s's gateway workload uses (the whole route section
 // written back: a merge patch replaces lists).
 func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Patch {
-	ref, section := "", ""
-	switch {
-	case res.Route != nil && res.Route.VirtualService != "":
-		ref, section = res.Route.VirtualService, "http"
-	case res.Chain != nil && res.Chain.VirtualService != "":
-		ref = res.Chain.VirtualService
-	}
-	ns, name, ok := strings.Cut(ref, "/")
-	if !ok {
-		return nil
-	}
-	vs, _ := findObject(tr.snap, "VirtualService", ns, name).(*networkingv1.VirtualService)
+	vs, section := tr.callVirtualService(res)
 	if vs == nil {
 		return nil
 	}
@@ -4984,18 +4973,7 @@ func (tr *tracer) routePortPatches(res rules.CallResult, s rules.Service) []*Pat
 // Service for a port, say): the route naming that Service instead (blind audit 31 #05, where the
 // only fix added the port to s and never named the Service made for it).
 func (tr *tracer) otherServicePatches(res rules.CallResult, s rules.Service, port uint32) []*Patch {
-	ref := ""
-	switch {
-	case res.Route != nil && res.Route.VirtualService != "":
-		ref = res.Route.VirtualService
-	case res.Chain != nil && res.Chain.VirtualService != "":
-		ref = res.Chain.VirtualService
-	}
-	ns, name, ok := strings.Cut(ref, "/")
-	if !ok {
-		return nil
-	}
-	vs, _ := findObject(tr.snap, "VirtualService", ns, name).(*networkingv1.VirtualService)
+	vs, _ := tr.callVirtualService(res)
 	gws := gatewayPodsOf(tr.snap, s)
 	if vs == nil || len(gws) == 0 {
 		return nil
@@ -5024,6 +5002,24 @@ func (tr *tracer) otherServicePatches(res rules.CallResult, s rules.Service, por
 		}
 	}
 	return out
+}
+
+// callVirtualService is the VirtualService whose route (section "http") or filter chain (section
+// "": tls or tcp) the sidecar's call took, nil when none did.
+func (tr *tracer) callVirtualService(res rules.CallResult) (*networkingv1.VirtualService, string) {
+	ref, section := "", ""
+	switch {
+	case res.Route != nil && res.Route.VirtualService != "":
+		ref, section = res.Route.VirtualService, "http"
+	case res.Chain != nil && res.Chain.VirtualService != "":
+		ref = res.Chain.VirtualService
+	}
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil, ""
+	}
+	vs, _ := findObject(tr.snap, "VirtualService", ns, name).(*networkingv1.VirtualService)
+	return vs, section
 }
 
 // rewriteDestinations applies edit to every route destination of section sec ("http", "tls",
@@ -5517,25 +5513,32 @@ func (tr *tracer) routesToItself(gproxy string, w Workload, ghost, cluster, vsRe
 		return false
 	}
 	tr.hop(gproxy, "destination", Fail, fmt.Sprintf("%s is the cluster of Service %s/%s, which selects this gateway's own pods: the call comes back into the gateway", cluster, own.Namespace, own.Name))
-	culprit, by := "", ""
-	if vsRef != "" {
-		culprit = firstOrigin(tr.snap, vsRef)
-		by = " (" + culprit + ")"
-	}
-	msg := fmt.Sprintf("The gateway's route for %s%s sends the call to %s, the gateway's own Service %s/%s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", host, by, cluster, own.Namespace, own.Name, host)
-	fix := "Send the gateway's route for " + host + " to " + host + " itself, not to the gateway's Service."
-	// (a VirtualService not bound to mesh has no sidecars' rule: its destination is the slip,
-	// blind audit 33 P04)
-	if vs := vsByRef(tr.snap)[vsRef]; vs != nil && slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
-		if rule, bare := selfRouteRule(vs, ghost); rule != "" {
-			if bare {
-				msg += fmt.Sprintf(" Its %s, written for the sidecars, has no match.gateways, so it applies at every gateway the VirtualService lists as well as to mesh, and it comes before the rule written for the gateway.", rule)
-				fix = fmt.Sprintf("In VirtualService %s/%s, give %s a match with gateways: [mesh] (keeping its other conditions), so that it applies to the sidecars only and the gateway's own rule takes the call there.", vs.Namespace, vs.Name, rule)
-			}
-		}
-	}
+	culprit, msg, fix := selfLoopText(tr.snap, vsRef, host, cluster, own.Namespace+"/"+own.Name, ghost)
 	tr.fail(GatewayRoutesToItself, "", culprit, msg, fix)
 	return true
+}
+
+// selfLoopText is GATEWAY_ROUTES_TO_ITSELF's culprit, message and fix for the gateway's route of
+// VirtualService vsRef ("namespace/name") that sends host to cluster, a cluster of the gateway's
+// own Service ownRef ("namespace/name") for the host ghost. Shared by the traced path and
+// explain-listener --gateway.
+func selfLoopText(snap *snapshot.Snapshot, vsRef, host, cluster, ownRef, ghost string) (culprit, msg, fix string) {
+	by := ""
+	if vsRef != "" {
+		culprit = firstOrigin(snap, vsRef)
+		by = " (" + culprit + ")"
+	}
+	msg = fmt.Sprintf("The gateway's route for %s%s sends the call to %s, the gateway's own Service %s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", host, by, cluster, ownRef, host)
+	fix = "Send the gateway's route for " + host + " to " + host + " itself, not to the gateway's Service."
+	// (a VirtualService not bound to mesh has no sidecars' rule: its destination is the slip,
+	// blind audit 33 P04)
+	if vs := vsByRef(snap)[vsRef]; vs != nil && slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+		if rule, bare := selfRouteRule(vs, strings.ToLower(ghost)); rule != "" && bare {
+			msg += fmt.Sprintf(" Its %s, written for the sidecars, has no match.gateways, so it applies at every gateway the VirtualService lists as well as to mesh, and it comes before the rule written for the gateway.", rule)
+			fix = fmt.Sprintf("In VirtualService %s/%s, give %s a match with gateways: [mesh] (keeping its other conditions), so that it applies to the sidecars only and the gateway's own rule takes the call there.", vs.Namespace, vs.Name, rule)
+		}
+	}
+	return culprit, msg, fix
 }
 
 // selfRouteRule: the first http, tls or tcp rule of vs whose destination is host ("tls[0]"),
