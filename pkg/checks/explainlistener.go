@@ -1159,7 +1159,9 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s, but its exportTo %s does not include %s: sidecars there treat the host as unknown%s.", s.Ref(), host, fmtList(s.ExportTo), v.Namespace, after),
 				fmt.Sprintf("Add %s to spec.exportTo of %s.", v.Namespace, s.Ref()))
 		}
-	case imported == nil && !rules.IsIP(host) && !matchedOtherEntry(res, host):
+	case imported == nil && !rules.IsIP(host) && !matchedOtherEntry(res, host) && otherRevisionDeclaration(snap, v.Revision, host) == nil:
+		// (declared for another istiod revision: the BlackHole or pass-through finding names
+		// the entry's label)
 		fix := fmt.Sprintf("Declare it: a ServiceEntry for %s with ports[].number %d and the protocol the client speaks", host, port)
 		if kind == rules.CallHTTP2 || kind == rules.CallHTTP {
 			fix += " (GRPC or HTTP2 for gRPC clients, which also makes the upstream connection HTTP/2)"
@@ -1183,6 +1185,9 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		} else if ns, refs := undiscoveredDeclarations(snap, v.Revision, host); ns != "" {
 			why, fix, _ := undiscoveredText(snap, v.Revision, ns, refs, host)
 			rep.add(ListenerBlackHole, "Namespace "+ns, strings.TrimSuffix(msg, ".")+": "+why, fix)
+		} else if se := otherRevisionDeclaration(snap, v.Revision, host); se != nil {
+			why, patch := revisionLabelText(se, host, "sidecar "+v.Namespace, v.Revision)
+			rep.add(ListenerBlackHole, "ServiceEntry "+se.Namespace+"/"+se.Name, strings.TrimSuffix(msg, ".")+": "+why, patch.Text())
 		} else {
 			rep.add(ListenerBlackHole, host, msg, fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s.", host, port, v.Namespace))
 		}

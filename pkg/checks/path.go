@@ -709,6 +709,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.failFix(ListenerBlackHole, flag, "Namespace "+ns, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, msg), fix, patch)
 			return
 		}
+		if se := otherRevisionDeclaration(tr.snap, v.Revision, host); se != nil {
+			// Declared, but labelled for another istiod revision than the one serving this
+			// sidecar (model.InRevision, istiod LabelsInRevision): the entry is not the
+			// sidecar's to import, and a second one is not the fix (blind audit 33 U01v).
+			msg, patch := revisionLabelText(se, host, proxy, v.Revision)
+			tr.failPatch(ListenerBlackHole, flag, "ServiceEntry "+se.Namespace+"/"+se.Name, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, msg), patch)
+			return
+		}
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
 			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one).", host, port, v.Namespace))
 		return
@@ -1572,7 +1580,11 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		// so the route builds nothing here and the call leaves as it is. The hidden entry is
 		// the fault, not a missing route (blind audit 32 #15).
 		for _, vs := range x.Relevant(host, nil) {
-			if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !tr.routesToGatewayService(v, vs) ||
+			// (the gateway's Service itself may be hidden from the sidecar by the same Sidecar:
+			// istiod adds the destinations of imported VirtualServices to the sidecar's services,
+			// sidecar.go collectImportedServices, so it is looked up in the whole registry; blind
+			// audit 33 Q02)
+			if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !routesToAnyGatewayService(tr.snap, model.Services(view, v.Flags.MeshConfig), vs) ||
 				!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
 				continue
 			}
@@ -1583,6 +1595,16 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				w.Fix = patch.Text()
 			}
 			tr.t.Warnings = append(tr.t.Warnings, w)
+			return
+		}
+	}
+	if _, ok := v.Outbound.ScopeService(host); !ok {
+		if se := otherRevisionDeclaration(tr.snap, v.Revision, host); se != nil {
+			// The host is declared only for another istiod revision: the routes meant to send
+			// it to the gateway build nothing on this sidecar (blind audit 33 U01v, ALLOW_ANY).
+			msg, patch := revisionLabelText(se, host, proxy, v.Revision)
+			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "ServiceEntry " + se.Namespace + "/" + se.Name,
+				Message: strings.TrimSuffix(msg, ".") + ", so no route for it applies here and the call goes straight out.", Fix: patch.Text()})
 			return
 		}
 	}
@@ -2030,6 +2052,23 @@ func routesToGatewayServiceIn(snap *snapshot.Snapshot, v SidecarView, vs *networ
 		}
 		if s, ok := v.Outbound.ScopeService(strings.ToLower(d.Host)); ok && s.Kind == rules.KindService && len(gatewayPodsOf(snap, s)) > 0 {
 			return true
+		}
+	}
+	return false
+}
+
+// routesToAnyGatewayService: a route of vs sends traffic to a Kubernetes Service of the registry
+// reg (whether a sidecar sees it or not) that selects gateway pods.
+func routesToAnyGatewayService(snap *snapshot.Snapshot, reg *model.Registry, vs *networkingv1.VirtualService) bool {
+	dests, _ := rules.MergedRoutes(vs, nil, nil)
+	for _, d := range dests {
+		if d.Mirror || d.Idle || d.Host == "" {
+			continue
+		}
+		for _, s := range reg.Shared(strings.ToLower(rules.ResolveShortname(d.Host, vs.Namespace))) {
+			if s.Kind == rules.KindService && len(gatewayPodsOf(snap, s)) > 0 {
+				return true
+			}
 		}
 	}
 	return false

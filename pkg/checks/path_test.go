@@ -208,6 +208,11 @@ func TestPreflightTracesPaths(t *testing.T) {
 				}) {
 					continue // a name under a wildcard entry, which preflight cannot call: it names the route that leaves it out
 				}
+				if w == PathDirect && slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+					return f.Code == VisNotImported && "Sidecar "+f.Resource.Namespace+"/"+f.Resource.Name == c.warnedAt[w]
+				}) {
+					continue // the Sidecar hides the host: preflight names it, with the same fix, once
+				}
 				if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w }) {
 					t.Errorf("preflight lacks warning %s: %v", w, codes)
 				}

@@ -1375,6 +1375,17 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 	return out
 }
 
+// declaredAnyRevision: the declarations of host in reg (the registry of sidecar v's istiod
+// revision), or, when there are none, those an istiod of another revision reads (an entry
+// labelled for another revision: the sidecar's istiod ignores it, and its clients' calls are
+// traced all the same; blind audit 33 U01v).
+func declaredAnyRevision(snap *snapshot.Snapshot, reg *model.Registry, v SidecarView, host string) []rules.Service {
+	if ss := reg.ForHost(host); len(ss) > 0 || len(snap.ServiceEntries) == len(RevisionView(snap, v.Revision).ServiceEntries) {
+		return ss
+	}
+	return model.Services(snap, v.Flags.MeshConfig).ForHost(host)
+}
+
 // routeOnlyKind marks the calls of routeOnlyCalls among a layer's service calls.
 const routeOnlyKind = "VirtualService host"
 
@@ -1449,7 +1460,7 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 				// The ports the host is declared with (by entries the sidecar does not see):
 				// the ports its clients call. A host declared nowhere is another fault (the
 				// route's destination does not exist), not a call to trace.
-				if !slices.ContainsFunc(reg.ForHost(host), func(s rules.Service) bool {
+				if !slices.ContainsFunc(declaredAnyRevision(snap, reg, v, host), func(s rules.Service) bool {
 					return slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return p.Number == l.Port })
 				}) {
 					continue
@@ -1500,7 +1511,7 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 			if host == "" || strings.Contains(host, "*") || rules.IsIP(host) || v.Outbound.FirstImportedForHost(host) != nil {
 				continue
 			}
-			for _, s := range reg.ForHost(host) {
+			for _, s := range declaredAnyRevision(snap, reg, v, host) {
 				for _, p := range s.Ports {
 					q := hostPortCall{host, p.Number}
 					if !seen[q] {

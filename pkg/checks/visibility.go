@@ -131,12 +131,26 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 	var sidecarDests map[string]bool
 	host := rules.NormalizeHost(opt.Host)
 	var sidecarFor *SidecarView
+	nsRev := snap.Revision
 	if opt.AsNamespace != "" {
+		nsRev = workloadRevision(snap, opt.AsNamespace, nil)
 		if sv := BuildSidecarView(snap, opt.AsNamespace, nil); sv.Scope.Sidecar != nil {
 			sidecarFor = &sv
 		}
 	}
-	for _, se := range view.ServiceEntries {
+	entries := view.ServiceEntries
+	var nsView *snapshot.Snapshot
+	if opt.AsNamespace != "" && model.RevKey(nsRev) != model.RevKey(snap.Revision) {
+		// The namespace's sidecars are served by another revision: its entries are listed too
+		// (blind audit 33 U01: an entry labelled for the namespace's revision was missing).
+		nsView = RevisionView(snap, nsRev)
+		for _, se := range nsView.ServiceEntries {
+			if !slices.Contains(entries, se) {
+				entries = append(slices.Clip(entries), se)
+			}
+		}
+	}
+	for _, se := range entries {
 		if opt.Namespace != "" && se.Namespace != opt.Namespace {
 			continue
 		}
@@ -144,6 +158,9 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			continue
 		}
 		ss := registry.ForEntry(se)
+		if len(ss) == 0 && nsView != nil {
+			ss = model.Services(nsView, mc).ForEntry(se)
+		}
 		if len(ss) == 0 {
 			continue
 		}
@@ -232,6 +249,13 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 				// collectImportedServices; istio-semantics R2.2 quirk).
 				side = true
 				e.Sidecars += "; sidecars in " + se.Namespace + " still get it: a VirtualService they use routes to it (istiod skips the visibility check for destinations in the proxy's own namespace)"
+			}
+			if side && !model.InRevision(se.Labels, nsRev) {
+				// The namespace's sidecars are served by an istiod revision that does not read
+				// the entry (its istio.io/rev label names another: model.InRevision, istiod
+				// LabelsInRevision); exportTo does not matter there (blind audit 33 U01v).
+				side = false
+				e.Sidecars += fmt.Sprintf("; sidecars in %s are served by istiod revision %s, which does not read this entry (labelled istio.io/rev=%s): remove the label for every revision to read it", opt.AsNamespace, orDefault(nsRev), se.Labels[RevisionLabel])
 			}
 			if sidecarFor != nil && sidecarDests == nil {
 				sidecarDests = sidecarDestinationHosts(sidecarFor)

@@ -463,10 +463,8 @@ func (e *evaluation) run() {
 			// Declared, but labelled for another istiod revision than the one serving this
 			// gateway (model.InRevision, istiod LabelsInRevision): blind audit 31 #10, where
 			// the verdict offered a second entry and called the host a typo of itself.
-			ref := "ServiceEntry " + se.Namespace + "/" + se.Name
-			patch := newPatch("networking.istio.io/v1", "ServiceEntry", se.Namespace, se.Name, fields{{"metadata", fields{{"labels", fields{{RevisionLabel, nil}}}}}})
-			patch.note = " (label removed: every istiod revision reads it)"
-			e.failPatch(CauseHostNotFound, ref, fmt.Sprintf("%s declares %s, but it is labelled istio.io/rev=%s and the gateway %s is served by revision %s, whose istiod does not read it: istiod has no cluster for the host there.", ref, e.host, se.Labels[RevisionLabel], e.w.Ref(), orDefault(e.w.Revision)), patch.Text(), patch)
+			msg, patch := revisionLabelText(se, e.host, "gateway "+e.w.Ref(), e.w.Revision)
+			e.failPatch(CauseHostNotFound, "ServiceEntry "+se.Namespace+"/"+se.Name, msg, patch.Text(), patch)
 		} else {
 			fix, nearText := serviceEntryTemplate(e.host, e.port, e.routeKindTo(e.host)), ""
 			if near := NearMatches(e.full, e.host); len(near) > 0 {
@@ -1554,6 +1552,17 @@ const NamespaceMetadataNameLabel = model.NamespaceMetadataNameLabel
 // (model.NamespaceLabels).
 func NamespaceLabels(snap *snapshot.Snapshot, ns string) map[string]string {
 	return model.NamespaceLabels(snap, ns)
+}
+
+// revisionLabelText says that ServiceEntry se declares host but is labelled for another istiod
+// revision than rev, the one serving proxy (a gateway or sidecar), and gives the fix: the label
+// removed, since every revision reads an unlabelled object (setting it to rev would cost the
+// proxies of the label's revision the entry).
+func revisionLabelText(se *networkingv1.ServiceEntry, host, proxy, rev string) (string, *Patch) {
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	patch := newPatch("networking.istio.io/v1", "ServiceEntry", se.Namespace, se.Name, fields{{"metadata", fields{{"labels", fields{{RevisionLabel, nil}}}}}})
+	patch.note = " (label removed: every istiod revision reads it)"
+	return fmt.Sprintf("%s declares %s, but it is labelled istio.io/rev=%s and the %s is served by revision %s, whose istiod does not read it: istiod has no cluster for the host there.", ref, host, se.Labels[RevisionLabel], proxy, orDefault(rev)), patch
 }
 
 // otherRevisionDeclaration is a ServiceEntry of the full input declaring host that the istiod
