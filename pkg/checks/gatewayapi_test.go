@@ -1014,3 +1014,44 @@ func TestRouteParentPortFixAndListenerNames(t *testing.T) {
 		t.Errorf("listener without chains: %+v", noChains)
 	}
 }
+
+// With PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true, a gateway TCPRoute whose backendRef is an
+// ExternalName Service gets no cluster for the external host (the filter keeps the alias's
+// name): the path blames the TCPRoute and the fix is a Hostname backendRef, which works when
+// applied (blind audit 33 W02; the HTTPRoute case is audit 32 #16).
+func TestGatewayAPIFilterFlagAliasBackendTCP(t *testing.T) {
+	file := filepath.Join("testdata", "gatewayapi", "filter-flag-tcproute-externalname-backend.yaml")
+	snap, err := loader.FromFiles([]string{file}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "db.payroll-saas.example", Port: 3306, From: "payroll", Call: "tcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CauseNotReferenced || p.Culprit != "TCPRoute egress-pay/mysql-out" || !strings.Contains(p.Fix, "kind: Hostname, name: db.payroll-saas.example, port: 3306") {
+		t.Fatalf("%s blaming %q: %s (fix %s)", p.Cause, p.Culprit, p.Message, p.Fix)
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixedFile := filepath.Join(t.TempDir(), "fixed.yaml")
+	fixedText := strings.Replace(string(raw), "{name: payroll-db-alias, port: 3306}", "{group: networking.istio.io, kind: Hostname, name: db.payroll-saas.example, port: 3306}", 1)
+	if err := os.WriteFile(fixedFile, []byte(fixedText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := loader.FromFiles([]string{fixedFile}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := TracePath(fixed, PathOptions{Host: "db.payroll-saas.example", Port: 3306, From: "payroll", Call: "tcp"}); err != nil || p.Cause != PathOK {
+		t.Errorf("with the Hostname backendRef: %v %+v", err, p)
+	}
+	pf := Preflight(snap)
+	for _, f := range pf.Findings {
+		if f.Code == "NO_ROUTE_THROUGH_GATEWAY" {
+			t.Errorf("preflight says no route carries the host, though the TCPRoute does (to its alias): %s", f.Message)
+		}
+	}
+}

@@ -771,6 +771,16 @@ func TestUndeclaredDestinationNamesNearHost(t *testing.T) {
 	if _, fix := undeclaredDestination(snap, "VirtualService team-a/api", "nothing-like-it.example"); !strings.Contains(fix, "route to a host that exists") {
 		t.Errorf("no near name: fix %q", fix)
 	}
+	// A Gateway API route names a Service by name and namespace (a backendRef name with dots
+	// is refused), never by its hostname (blind audit 33 V03).
+	_, fix := undeclaredDestination(snap, "TCPRoute team-a/db", "istio-egress-gateway.istio-system.svc.cluster.local")
+	if want := "set the backendRef name to istio-egressgateway (namespace istio-system), not istio-egress-gateway"; !strings.Contains(fix, want) || strings.Contains(fix, "write the destination host") {
+		t.Errorf("TCPRoute: fix %q lacks %q", fix, want)
+	}
+	c := pathCaseNamed(t, "gatewayapi-mesh-httproute-backend-service-typo.yaml")
+	if _, p := tracePathCase(t, c); !strings.Contains(p.Fix, "set the backendRef name to istio-egressgateway (namespace istio-system), not istio-egresgateway") {
+		t.Errorf("HTTPRoute backendRef slip: fix %q", p.Fix)
+	}
 }
 
 // TestBypassNamesUndeclaredMatchPort: a mesh route that matches only ports the entry does not

@@ -83,13 +83,15 @@ type routeAnalysis struct {
 	// dropped: the servers istiod skips when it merges the gateway's servers, by reference
 	// ("namespace/name#index").
 	dropped map[string]rules.GatewayServer
+	// gateways: the Gateways selecting the workload, by name ("namespace/name").
+	gateways map[string]bool
 }
 
 // analyseRoutes binds every VirtualService relevant to the host (its hosts match the authority,
 // or it routes to one of hostnames) to every server of every Gateway selecting the workload.
 func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []string) routeAnalysis {
-	ra := routeAnalysis{hostnames: hostnames}
 	selecting := map[string]bool{}
+	ra := routeAnalysis{hostnames: hostnames, gateways: selecting}
 	for _, g := range gws {
 		selecting[rules.GatewayName(g)] = true
 	}
@@ -336,6 +338,11 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 	}
 	e.selfLoops(ra)
 	if !ra.intent {
+		if vsRef, alias, ok := e.aliasReference(ra, e.host); ok {
+			// routed through an ExternalName alias of the host: a route does carry it
+			e.step(id, name, Skipped, fmt.Sprintf("no VirtualService binds %s itself on a Gateway of %s; %s routes to its alias %s", e.host, e.w.Ref(), firstOrigin(e.snap, strings.TrimPrefix(vsRef, "VirtualService ")), alias.Hostname), ra.refEvidence...)
+			return
+		}
 		e.step(id, name, Skipped, fmt.Sprintf("no VirtualService routes %s through a Gateway of %s", e.host, e.w.Ref()), ra.refEvidence...)
 		e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("No VirtualService routes %s through gateway %s; the cluster alone carries no traffic.", e.host, e.w.Ref()), "")
 		return
@@ -977,6 +984,19 @@ func (e *evaluation) aliasReference(ra routeAnalysis, host string) (vsRef string
 		for _, d := range b.Dests {
 			if t, svc, ok := routeAlias(e.snap, e.flags.MeshConfig, e.w.Namespace, strings.ToLower(d.Host)); ok && t == host {
 				return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, svc, true
+			}
+		}
+	}
+	// A route for every host (a TCPRoute's VirtualService has hosts ["*"]: it is no binding
+	// for the host's name) whose destination is an alias of host, bound to a Gateway of this
+	// workload: the same filter applies to it (blind audit 33 W02).
+	for _, alias := range model.Aliases(e.snap, e.flags.MeshConfig)[host] {
+		if !rules.ServiceVisible(alias.Namespace, alias.ExportTo, e.w.Namespace) {
+			continue
+		}
+		for _, vs := range e.vsIndex.RoutingTo(alias.Hostname) {
+			if slices.ContainsFunc(rules.VSGateways(vs), func(g string) bool { return ra.gateways[g] }) {
+				return "VirtualService " + vs.Namespace + "/" + vs.Name, alias, true
 			}
 		}
 	}
