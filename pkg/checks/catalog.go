@@ -220,11 +220,12 @@ var catalogRefs = map[string]catalogRef{
 	PreflightGatewayAPINotModelled: {"EGR0904", "—", "pilot/pkg/config/kube/gateway/conversion.go convertResources (not modelled by this tool yet)"},
 	PreflightGatewayAPIOtherClass:  {"EGR0907", "—", "pilot/pkg/config/kube/gatewaycommon/gatewayclass_collection.go GatewayClassesCollection, FetchGatewayClass; pilot/pkg/config/kube/gateway/gateway_collection.go GatewaysCollection (no Gateway and no status for a class of another controller)"},
 	// Gateway API route attachment (pkg/checks/gatewayapi_attach.go).
-	PreflightRouteNotAccepted:   {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
-	PreflightMeshPortUndeclared: {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
-	PreflightCRDTooOld:          {"EGR0137", "—", "pkg/kube/kclient/crdwatcher.go minimumVersionFilter; pkg/config/schema/gatewayapi/minimumversions.go MinimumCRDVersions"},
-	PreflightSERejected:         {"EGR0148", "§2.2", "pkg/config/validation/validation.go ValidateServiceEntry (CIDR addresses only with resolution NONE or STATIC; the ServiceEntry CRD's validation rules say the same)"},
-	PreflightRouteStatusDiffers: {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
+	PreflightRouteNotAccepted:       {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
+	PreflightMeshPortUndeclared:     {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
+	PreflightCRDTooOld:              {"EGR0137", "—", "pkg/kube/kclient/crdwatcher.go minimumVersionFilter; pkg/config/schema/gatewayapi/minimumversions.go MinimumCRDVersions"},
+	PreflightSERejected:             {"EGR0148", "§2.2", "pkg/config/validation/validation.go ValidateServiceEntry (CIDR addresses only with resolution NONE or STATIC; the ServiceEntry CRD's validation rules say the same)"},
+	PreflightHostnameStatusHarmless: {"EGR0908", "—", "pilot/pkg/config/kube/gateway/conversion.go buildDestination (Hostname: InvalidDestinationNotFound, destination kept); gatewaycommon/context.go GetService (ServiceIndex.HostnameAndNamespace by the route's namespace)"},
+	PreflightRouteStatusDiffers:     {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
 }
 
 // ID returns the entry's stable identifier ("EGR0104"), "" when catalogRefs has no row for it.
@@ -308,7 +309,7 @@ var causePages = map[string]string{
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
-	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
+	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
 	PreflightSERejected: "service-entries",
 }
 

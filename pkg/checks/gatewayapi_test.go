@@ -1055,3 +1055,34 @@ func TestGatewayAPIFilterFlagAliasBackendTCP(t *testing.T) {
 		}
 	}
 }
+
+// A gateway route's Hostname backendRef to an entry declared in another namespace: istiod
+// reports BackendNotFound (it looks the host up in the route's namespace only) and routes the
+// traffic all the same; preflight says so as an Info, and the path works (blind audit 32 #23).
+// The same route beside its entry raises nothing.
+func TestGatewayAPIHostnameBackendStatusMisleads(t *testing.T) {
+	c := pathCaseNamed(t, "gatewayapi-hostname-backend-entry-in-other-namespace.yaml")
+	snap, p := tracePathCase(t, c)
+	if p.Cause != PathOK {
+		t.Fatalf("path %s: %s", p.Cause, p.Message)
+	}
+	found := 0
+	for _, f := range Preflight(snap).Findings {
+		if f.Code == PreflightHostnameStatusHarmless {
+			found++
+			if f.Level != LevelInfo || f.Resource.Name != "status-out" || !strings.Contains(f.Message, "BackendNotFound") {
+				t.Errorf("finding: %+v", f)
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d GATEWAY_API_BACKEND_STATUS_MISLEADS findings, want 1", found)
+	}
+	control := pathCaseNamed(t, "gatewayapi-tls-egress-through-gateway.yaml")
+	snap, _ = tracePathCase(t, control)
+	for _, f := range Preflight(snap).Findings {
+		if f.Code == PreflightHostnameStatusHarmless {
+			t.Errorf("control: %+v", f)
+		}
+	}
+}
