@@ -1641,7 +1641,7 @@ func (c *collector) meshDests(vs *networkingv1.VirtualService) []rules.Dest {
 // exists or one of its routes matches every port. Clients are taken to call only those ports:
 // with a mesh route that sends port 80 to an egress gateway, the entry's port 443 is the
 // gateway's upstream (TLS origination) and sidecars never call it directly.
-func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, all bool) {
+func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, all, httpAll bool) {
 	found := false
 	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
 		covers := false
@@ -1659,8 +1659,15 @@ func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, 
 			}
 			found = true
 			p := matchPorts(d)
+			if len(p) == 0 && d.HTTP != nil {
+				// http routes for every port apply where the sidecar builds an HCM for the
+				// host: its HTTP (and protocol-sniffed) ports, not its TLS or TCP ones
+				// (listener.go buildSidecarOutboundListener; blind audit 35 T04)
+				httpAll = true
+				continue
+			}
 			if len(p) == 0 {
-				return nil, true
+				return nil, true, false
 			}
 			for _, x := range p {
 				if !slices.Contains(ports, x) {
@@ -1669,7 +1676,7 @@ func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, 
 			}
 		}
 	}
-	return ports, !found
+	return ports, !found, httpAll
 }
 
 // matchPorts returns the match.port values of a route; nil when some match (or the route) has

@@ -231,12 +231,19 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 
 // serviceCalls are the calls preflight traces for an imported service of sidecar v: each TCP
 // port of a ServiceEntry with an exact host that a mesh route can take (every port when none
-// names one).
+// names one; the HTTP ones for http routes that name none).
 func (c *collector) serviceCalls(v SidecarView, s rules.Service) []hostPortCall {
 	if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
 		return nil
 	}
-	meshPorts, all := c.meshRoutePorts(v, s.Hostname)
+	meshPorts, all, httpAll := c.meshRoutePorts(v, s.Hostname)
+	if httpAll && !all {
+		for _, p := range s.Ports {
+			if rules.ListenerClass(p.Protocol) != rules.ClassTCP && !slices.Contains(meshPorts, p.Number) {
+				meshPorts = append(meshPorts, p.Number)
+			}
+		}
+	}
 	if !all && !slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return slices.Contains(meshPorts, p.Number) }) {
 		// the mesh routes match only ports the entry does not declare: none applies, and every
 		// call of the entry's ports goes straight out (traced: the bypass warning)
