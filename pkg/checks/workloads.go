@@ -166,7 +166,7 @@ func workloadRevision(snap *snapshot.Snapshot, ns string, l map[string]string) s
 // false when none has that name (Kubernetes then puts no endpoint for the port in the
 // Service's EndpointSlices, and istiod no service target: pilot/pkg/serviceregistry/kube
 // FindPort). An unset targetPort is the port itself. 0 and ok: a name that cannot be resolved
-// from the input (the pod spec is not in it, or names no port at all, as minimal manifests do).
+// from the input (the pod spec is not in it, or lists no port at all, as minimal manifests do).
 func targetPort(snap *snapshot.Snapshot, w Workload, p corev1.ServicePort) (uint32, bool) {
 	switch {
 	case p.TargetPort.IntVal != 0:
@@ -187,18 +187,22 @@ func targetPort(snap *snapshot.Snapshot, w Workload, p corev1.ServicePort) (uint
 type namedPortsKey struct{ kind, ns, name string }
 
 // workloadNamedPorts maps each named container port of w's pod (its Deployment's pod template,
-// else its pods) to its number, keyed "name/PROTOCOL".
+// else its pods) to its number, keyed "name/PROTOCOL"; unnamed ports are keyed
+// "#number/PROTOCOL" (they resolve no name, but show the pod spec lists its ports).
 func workloadNamedPorts(snap *snapshot.Snapshot, w Workload) map[string]uint32 {
 	out := map[string]uint32{}
 	spec, _ := workloadPodSpec(snap, w)
 	add := func(spec *corev1.PodSpec) {
 		for _, c := range spec.Containers {
 			for _, cp := range c.Ports {
-				if cp.Name != "" {
-					k := cp.Name + "/" + protocolOrTCP(string(cp.Protocol))
-					if _, seen := out[k]; !seen {
-						out[k] = uint32(cp.ContainerPort)
-					}
+				k := cp.Name + "/" + protocolOrTCP(string(cp.Protocol))
+				if cp.Name == "" {
+					// an unnamed port ("#number/PROTOCOL"): the pod spec lists its ports, so
+					// a targetPort name it lacks is unresolved (blind audit 34 D4)
+					k = fmt.Sprintf("#%d/%s", cp.ContainerPort, protocolOrTCP(string(cp.Protocol)))
+				}
+				if _, seen := out[k]; !seen {
+					out[k] = uint32(cp.ContainerPort)
 				}
 			}
 		}
@@ -304,18 +308,26 @@ func protocolOrTCP(p string) string {
 // none.
 func namedPortsText(snap *snapshot.Snapshot, w Workload) string {
 	named := workloadNamedPorts(snap, w)
-	if len(named) == 0 {
-		return "the pods of " + w.Ref() + " name no container port"
-	}
-	var out []string
+	var out, unnamed []string
 	for n, p := range named {
 		name, proto, _ := strings.Cut(n, "/")
+		if strings.HasPrefix(name, "#") {
+			unnamed = append(unnamed, fmt.Sprint(p))
+			continue
+		}
 		if proto != "TCP" {
 			name += "/" + proto
 		}
 		out = append(out, fmt.Sprintf("%s=%d", name, p))
 	}
 	sort.Strings(out)
+	if len(out) == 0 {
+		if len(unnamed) > 0 {
+			sort.Strings(unnamed)
+			return "the pods of " + w.Ref() + " name no container port; they declare " + strings.Join(unnamed, ", ") + " without a name"
+		}
+		return "the pods of " + w.Ref() + " name no container port"
+	}
 	return "named ports of " + w.Ref() + ": " + strings.Join(out, ", ")
 }
 
