@@ -3279,6 +3279,15 @@ func (tr *tracer) routeForOtherGateway(view *snapshot.Snapshot, w Workload, flag
 					}
 				}
 				ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+				if ns, ok := shortNameMeantElsewhere(view, w, flags, vs, g); ok {
+					// A bare Gateway name is read in the VirtualService's namespace (istiod
+					// model/config.go resolveGatewayName), where a namesake selects another
+					// workload: the reference is wrong, not the mesh route (blind audit 34 B6).
+					_, name, _ := strings.Cut(g, "/")
+					return noServer{culprit: ref,
+						why: fmt.Sprintf("%s lists Gateway %q without a namespace, which istiod reads in the VirtualService's namespace as %s, a Gateway that selects gateway %s; Gateway %s/%s, which selects %s, gets no route for %s", ref, name, g, w2.Ref(), ns, name, w.Ref(), host),
+						fix: fmt.Sprintf("In %s, write %s/%s in spec.gateways and in every match.gateways that names %s.", ref, ns, name, name)}, true
+				}
 				culprit, where := ref, "the mesh route for "+host
 				if res.Route != nil && res.Route.VirtualService != "" {
 					// the route the client's sidecar took is to change
@@ -3292,6 +3301,22 @@ func (tr *tracer) routeForOtherGateway(view *snapshot.Snapshot, w Workload, flag
 		}
 	}
 	return noServer{}, false
+}
+
+// shortNameMeantElsewhere: VirtualService vs lists gateway g ("namespace/name") by its bare name
+// (resolved in vs's namespace), and a Gateway of that name in another namespace selects gateway
+// workload w: the namespace of that Gateway, true.
+func shortNameMeantElsewhere(view *snapshot.Snapshot, w Workload, flags IstiodFlags, vs *networkingv1.VirtualService, g string) (string, bool) {
+	ns, name, _ := strings.Cut(g, "/")
+	if ns != vs.Namespace || !slices.Contains(vs.Spec.GetGateways(), name) {
+		return "", false
+	}
+	for _, gw := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
+		if gw.Name == name && gw.Namespace != vs.Namespace {
+			return gw.Namespace, true
+		}
+	}
+	return "", false
 }
 
 // sniMatchMisses: a server among servers covers host, and a VirtualService listing host binds
@@ -4275,6 +4300,26 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		d.msg += fmt.Sprintf(" %s would originate TLS and is exported to namespace %s, but istiod's lookup for the gateway stops earlier, at DestinationRule %s/%s (host %s; the proxy's own namespace is searched first, and the most specific host there wins), which sets no tls for port %d.", ref, w.Namespace, applied.Rules[0].Namespace, applied.Rules[0].Name, applied.Rules[0].Spec.GetHost(), port)
 		off = nil
 	}
+	if off != nil && off.Spec.GetWorkloadSelector() != nil && off.Namespace != w.Namespace {
+		// A rule with a workloadSelector applies only to the selected workloads of its own
+		// namespace: istiod exports it to "." whatever its exportTo says (push_context.go
+		// setDestinationRules), and Istio's validation refuses an exportTo listing more
+		// (validation.go ValidateDestinationRule); so exporting it is no fix (blind audit 34 C4).
+		ref := "DestinationRule " + off.Namespace + "/" + off.Name
+		d.culprit = ref
+		d.msg += fmt.Sprintf(" %s would originate TLS, but it has a workloadSelector, and istiod applies such a rule only to the selected workloads of its own namespace (%s), never to another namespace's (the gateway runs in %s), whatever its exportTo says.", ref, off.Namespace, w.Namespace)
+		d.fix = fmt.Sprintf("Move %s to namespace %s, the gateway's (keep its workloadSelector there).", ref, w.Namespace)
+		if off.Namespace == chosen.Namespace || off.Namespace == root {
+			// without the selector, the rule is on the gateway's lookup path (the host's or
+			// the root namespace) once exported there
+			if rules.ServiceVisible(off.Namespace, rules.EffectiveExportTo(off.Spec.GetExportTo(), mc.GetDefaultDestinationRuleExportTo()), w.Namespace) {
+				d.fix = strings.TrimSuffix(d.fix, ".") + ", or remove its workloadSelector: its exportTo then applies, and it reaches the gateway."
+			} else {
+				d.fix = strings.TrimSuffix(d.fix, ".") + fmt.Sprintf(", or remove its workloadSelector and add %s to its exportTo.", w.Namespace)
+			}
+		}
+		return d, true
+	}
 	if off != nil {
 		ref := "DestinationRule " + off.Namespace + "/" + off.Name
 		d.culprit = ref
@@ -4614,6 +4659,20 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		if d, ok := tr.otherRevisionGatewayRoute(w, servers, host); ok {
 			d.why = "the Gateway servers on the port get no filter chain: " + d.why
 			return d
+		}
+		// A VirtualService for the host naming the Gateway by its bare name, read in its own
+		// namespace where a namesake is (blind audit 34 B6, TLS and TCP: no chain, no listener).
+		x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+		for _, vs := range x.Relevant(host, nil) {
+			for _, g := range rules.VSGateways(vs) {
+				if ns, ok := shortNameMeantElsewhere(view, w, flags, vs, g); ok {
+					ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+					_, name, _ := strings.Cut(g, "/")
+					return noServer{culprit: ref,
+						why: fmt.Sprintf("the Gateway servers on the port get no filter chain: %s lists Gateway %q without a namespace, which istiod reads in the VirtualService's namespace as %s, not %s/%s, the Gateway of %s", ref, name, g, ns, name, w.Ref()),
+						fix: fmt.Sprintf("In %s, write %s/%s in spec.gateways and in every match.gateways that names %s.", ref, ns, name, name)}
+				}
+			}
 		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
 	}
