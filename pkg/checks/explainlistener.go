@@ -1627,6 +1627,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		passthroughChainMiss(snap, w, rep, onPort)
 		httpRoutesNotOriginated(snap, w, rep)
 		gatewaySelfRoutes(snap, w, rep)
+		gatewayDoubleTLS(snap, w, rep)
 		gatewayRefusedBackends(snap, w, rep)
 		gatewayEmptyClusters(snap, w, rep)
 	}
@@ -2063,6 +2064,38 @@ func gatewaySelfRoutes(snap *snapshot.Snapshot, w Workload, rep *ListenerReport)
 			if r.Cluster != "" && report(r.Cluster, "VirtualService "+r.VirtualService) {
 				return
 			}
+		}
+	}
+}
+
+// gatewayDoubleTLS reports the host's passthrough chain at the gateway (an SNI chain without TLS
+// termination, a tcp_proxy to a cluster) whose cluster originates TLS (a DestinationRule on the
+// gateway's lookup path with tls.mode SIMPLE or MUTUAL for its port): the client's TLS is
+// wrapped in a second session, as the traced path says (TLS_ORIGINATED_TWICE, upstreamTLS;
+// blind audits 34 C1 and 35 T19, where explain-listener --gateway said OK).
+func gatewayDoubleTLS(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	for _, l := range rep.Listeners {
+		c := bestSNIChain(l.Chains, rep.Host)
+		if c == nil || len(c.SNI) == 0 || c.TLS != "" || !strings.HasPrefix(c.Destination, "Cluster: ") {
+			continue
+		}
+		cluster := strings.TrimPrefix(c.Destination, "Cluster: ")
+		port, subset, host, ok := parseClusterName(cluster)
+		if !ok {
+			continue
+		}
+		ch := gatewayDRChoice(snap, w, host)
+		if ch == nil {
+			continue
+		}
+		t := ch.ClusterTLS(port, subset)
+		if t == nil {
+			continue
+		}
+		if mode := t.GetMode().String(); mode == "SIMPLE" || mode == "MUTUAL" {
+			msg, fix, _ := gatewayDoubleTLSText(snap, w, cluster, rep.Host, mode, ch.Ref())
+			rep.add(ListenerDoubleTLS, "DestinationRule "+ch.Ref(), msg, fix)
+			return
 		}
 	}
 }

@@ -4015,6 +4015,25 @@ func (tr *tracer) unresolvedRoute(w Workload, host string) (GatewayVerdict, bool
 	return g, g.Cause == CauseGatewayRefUnresolve && g.Culprit != ""
 }
 
+// gatewayDoubleTLSText is the message and fix (a patch when it is one field) when gateway w
+// passes the client's TLS for host through (a PASSTHROUGH chain) to cluster, for which
+// DestinationRule dr sets tls.mode mode (SIMPLE or MUTUAL): TLS inside TLS. Shared by the
+// traced path and explain-listener --gateway.
+func gatewayDoubleTLSText(snap *snapshot.Snapshot, w Workload, cluster, host, mode, dr string) (msg, fix string, patch *Patch) {
+	msg = fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (the client's connection is closed; UF in the gateway's log).", w.Ref(), host, cluster, dr, mode, host)
+	if port, subset, chost, ok := parseClusterName(cluster); ok {
+		if users := originatingRoutes(snap, w, chost, port, subset); len(users) > 0 {
+			return msg, originationSubsetFix(dr, mode, port, users), nil
+		}
+		if ch := gatewayDRChoice(snap, w, chost); ch != nil && ch.Ref() == dr {
+			if patch = disableTLSPatch(ch, port, subset); patch != nil {
+				return msg, patch.Text(), patch
+			}
+		}
+	}
+	return msg, fmt.Sprintf("Originate TLS once: either have the client send plain HTTP to the gateway (HTTP server, route to port 443) and keep the DestinationRule, or keep the passthrough and remove tls from DestinationRule %s for port %s.", dr, clusterPortWord(cluster)), nil
+}
+
 // upstreamTLS records what the gateway's cluster originates to the host (the DestinationRule
 // tls.mode applying to the gateway for that port and subset, rules.DRChoice.ClusterTLS) and fails
 // the path when the gateway passes the client's TLS through (a PASSTHROUGH server) into a
@@ -4041,23 +4060,8 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 	}
 	if expect == "the client's TLS" {
 		tr.hop(gproxy, "upstream tls", Fail, fmt.Sprintf("the gateway passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", cluster, dr, mode))
-		msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", w.Ref(), host, cluster, dr, mode, host)
-		var patch *Patch
-		if port, subset, chost, ok := parseClusterName(cluster); ok {
-			if users := originatingRoutes(tr.snap, w, chost, port, subset); len(users) > 0 {
-				tr.fail(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, originationSubsetFix(dr, mode, port, users))
-				return true
-			}
-			if ch := gatewayDRChoice(tr.snap, w, chost); ch != nil && ch.Ref() == dr {
-				patch = disableTLSPatch(ch, port, subset)
-			}
-		}
-		if patch != nil {
-			tr.failPatch(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, patch)
-			return true
-		}
-		tr.fail(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg,
-			fmt.Sprintf("Originate TLS once: either have the client send plain HTTP to the gateway (HTTP server, route to port 443) and keep the DestinationRule, or keep the passthrough and remove tls from DestinationRule %s for port %s.", dr, clusterPortWord(cluster)))
+		msg, fix, patch := gatewayDoubleTLSText(tr.snap, w, cluster, host, mode, dr)
+		tr.failFix(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, fix, patch)
 		return true
 	}
 	if (mode == "SIMPLE" || mode == "MUTUAL") && expect != "the client's TLS" && !noEndpoints {

@@ -598,6 +598,12 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 			// names it too (blind audit 18 #23)
 			t.Errorf("%s: the path blames %s for %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, p.Cause, rep.Findings)
 		}
+		if p.Cause == ListenerDoubleTLS && p.Flag == "UF" && strings.HasPrefix(p.Culprit, "DestinationRule ") &&
+			!slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerDoubleTLS && f.Resource == p.Culprit }) {
+			// TLS inside TLS at the gateway: explain-listener --gateway names the same rule
+			// (blind audits 34 C1, 35 T19)
+			t.Errorf("%s: the path blames %s for %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, p.Cause, rep.Findings)
+		}
 		nr++
 	}
 	if checked < 20 {

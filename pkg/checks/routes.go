@@ -1428,7 +1428,7 @@ func (e *evaluation) passthroughOriginates(b rules.Binding, d rules.Dest, h, vsR
 	e.step("upstream-tls", "a passthrough server's cluster sends the client's TLS as it is", Fail,
 		fmt.Sprintf("server %d of Gateway %s passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", b.ServerIndex, rules.GatewayName(b.Gateway), cluster, ch.Ref(), mode),
 		Evidence{Resource: "DestinationRule " + ch.Ref(), Field: "trafficPolicy.tls.mode", Value: mode})
-	msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server, route of %s) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (503 UF, or a reset at the client).", rules.GatewayName(b.Gateway), e.host, vsRef, cluster, ch.Ref(), mode, h)
+	msg := fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server, route of %s) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (the client's connection is closed; UF in the gateway's log).", rules.GatewayName(b.Gateway), e.host, vsRef, cluster, ch.Ref(), mode, h)
 	if users := originatingRoutes(e.snap, e.w, h, port, d.Subset); len(users) > 0 {
 		e.fail(ListenerDoubleTLS, "DestinationRule "+ch.Ref(), msg, originationSubsetFix(ch.Ref(), mode, port, users))
 		return
