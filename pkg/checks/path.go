@@ -79,7 +79,7 @@ func init() {
 		CatalogEntry{PathGatewayNoChain, LevelError, "", "No filter chain of the gateway's listener matches the call (server names, TLS): the gateway resets the connection."},
 		CatalogEntry{PathSidecarsAmbiguous, LevelWarning, "", "Several Sidecars could apply to the client (more than one without workloadSelector in its namespace, or several whose selectors match the pod): istiod applies the oldest, silently."},
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
-		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService for the host routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port), and with it that entry's own routes. The connection reaches the wrong endpoints."},
+		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService for the host routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port), and with it that entry's own routes. The connection reaches the wrong endpoints. At an egress gateway: an opaque TCP server has one filter chain, and the first route bound to it takes every connection, so another host's route there never applies."},
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
@@ -1151,6 +1151,47 @@ func (tr *tracer) chainOfSkippingServer(w Workload, gproxy string, target uint32
 		return true
 	}
 	return false
+}
+
+// tcpRouteTakenByOther: the gateway's opaque TCP chain (origin, the VirtualService whose route
+// istiod put first) sends the call to cluster, another host's, while a VirtualService bound to a
+// Gateway of w routes host itself with a tcp route: that VirtualService, true. An ExternalName
+// alias of host is host.
+func tcpRouteTakenByOther(view *snapshot.Snapshot, w Workload, flags IstiodFlags, host, cluster, origin string) (string, bool) {
+	_, _, chost, ok := parseClusterName(cluster)
+	if !ok || strings.EqualFold(chost, host) {
+		return "", false
+	}
+	for _, a := range model.Aliases(view, flags.MeshConfig)[host] {
+		if strings.EqualFold(a.Hostname, chost) {
+			return "", false
+		}
+	}
+	mine := map[string]bool{}
+	for _, g := range gatewaysFor(view, w, flags.ScopeGWToNs.Value) {
+		mine[rules.GatewayName(g)] = true
+	}
+	x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, vs := range x.RoutingTo(host) {
+		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		if ref == origin || len(vs.Spec.GetTcp()) == 0 || !slices.ContainsFunc(rules.VSGateways(vs), func(g string) bool { return mine[g] }) {
+			continue
+		}
+		for _, r := range vs.Spec.GetTcp() {
+			gwMatch := len(r.GetMatch()) == 0
+			for _, m := range r.GetMatch() {
+				if len(m.GetGateways()) == 0 || slices.ContainsFunc(m.GetGateways(), func(g string) bool { return mine[rules.ResolveGatewayName(g, vs.Namespace)] }) {
+					gwMatch = true
+				}
+			}
+			if gwMatch && slices.ContainsFunc(r.GetRoute(), func(d *networking.RouteDestination) bool {
+				return strings.EqualFold(rules.ResolveShortname(d.GetDestination().GetHost(), vs.Namespace), host)
+			}) {
+				return ref, true
+			}
+		}
+	}
+	return "", false
 }
 
 // skippedServerFix: the fix when server ms (for the call's host) was skipped for the TCP
@@ -2379,6 +2420,12 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 		}
 		return false
 	}
+	if ownRouteSendsTo(v, host, res.Cluster) {
+		// Another entry's chain took the call, but it sends it where the host's own mesh route
+		// would (the same gateway Service and port): the hop does what was meant, and the
+		// trace goes on (blind audit 35 T12: two TCP entries routed to one gateway port).
+		return false
+	}
 	owner := ""
 	if res.Chain != nil {
 		owner = res.Chain.Service
@@ -2415,6 +2462,31 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 // host that matches host: a route or chain it built sends the call where its author meant to.
 // A tcp or tls route of a VirtualService for another host, carried by the chain that caught the
 // call (another entry's on a shared port), does not.
+// ownRouteSendsTo: a mesh VirtualService the sidecar v holds for host sends its tcp connections
+// to cluster (outbound|port||host, no subset) too.
+func ownRouteSendsTo(v SidecarView, host, cluster string) bool {
+	cport, subset, chost, ok := parseClusterName(cluster)
+	if !ok || subset != "" {
+		return false
+	}
+	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+			return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+		}) {
+			continue
+		}
+		for _, r := range vs.Spec.GetTcp() {
+			for _, d := range r.GetRoute() {
+				dst := d.GetDestination()
+				if strings.EqualFold(rules.ResolveShortname(dst.GetHost(), vs.Namespace), chost) && dst.GetSubset() == "" && (dst.GetPort().GetNumber() == 0 || dst.GetPort().GetNumber() == cport) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func vsRoutesHost(v SidecarView, ref, host string) bool {
 	if ref == "" {
 		return false
@@ -2813,6 +2885,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// (weights unknown for a tcp_proxy: nil)
 	var split []string
 	var splitWeights []int32
+	// tcpLoser: the VirtualService whose tcp route for the host never applies on the gateway's
+	// opaque TCP listener, taken by tcpOrigin's (tcpRouteTakenByOther)
+	tcpLoser, tcpOrigin := "", ""
 	if rds, ok := strings.CutPrefix(chain.Destination, "Route: "); ok {
 		var vh *rules.VirtualHost
 		var rc *rules.RouteConfig
@@ -3030,6 +3105,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if tr.chainOfSkippingServer(w, gproxy, target, host, cluster, chain.Match, chain.Origin) {
 			return
 		}
+		if len(chain.SNI) == 0 && chain.TLS == "" {
+			// checked once the cluster is known to be there (an absent one is the first fault)
+			tcpLoser, _ = tcpRouteTakenByOther(gview, w, flags, host, cluster, chain.Origin)
+			tcpOrigin = chain.Origin
+		}
 		tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
 		if kind == rules.CallHTTP {
 			tr.http2ThroughTCP(v, proxy, gproxy, svc, cport, subset, drs, res.Cluster, chain.Origin, host)
@@ -3155,6 +3235,20 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	}
 	tr.hop(gproxy, "cluster", Pass, detail)
 	if tr.routesToItself(gproxy, w, ghost, cluster, routeVSRef, host) {
+		return
+	}
+	if tcpLoser != "" {
+		// One TCP listener, one chain: the first route bound to its server takes every
+		// connection (gateway.go buildGatewayNetworkFiltersFromTCPRoutes), and the route
+		// written for this host never applies (blind audit 35 T12).
+		tr.hop(gproxy, "route", Fail, fmt.Sprintf("%s takes every connection of the listener; the route for %s (%s) never applies", tcpOrigin, host, tcpLoser))
+		culprit := firstOrigin(tr.snap, strings.TrimPrefix(tcpLoser, "VirtualService "))
+		origin := firstOrigin(tr.snap, strings.TrimPrefix(tcpOrigin, "VirtualService "))
+		fix := fmt.Sprintf("A TCP listener cannot tell hosts apart: give %s a gateway port of its own (a server on another port, a port of the gateway's Service targeting it, and the mesh route sending there), or have the clients speak TLS and route by SNI (TLS servers, tls routes with sniHosts).", host)
+		if kind, _, _ := strings.Cut(culprit, " "); strings.HasSuffix(kind, "Route") {
+			fix = fmt.Sprintf("A TCP listener cannot tell hosts apart: give %s a listener of its own (a TCP listener on another port, %s attached to it by sectionName, and the mesh route's backendRef on that port), or have the clients speak TLS and use a TLS listener with TLSRoutes by hostname.", host, culprit)
+		}
+		tr.fail(PathWrongService, "", culprit, fmt.Sprintf("The gateway's TCP listener on port %d has one filter chain, and %s, the first route bound to its server, takes every connection to %s: the call for %s reaches %s, and %s, which routes %s, never applies there.", target, origin, cluster, host, cluster, culprit, host), fix)
 		return
 	}
 	if ghost == host && tr.otherEntryAtGateway(v, gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster) {
