@@ -928,8 +928,23 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			all = append(all, *l.Default)
 		}
 		for _, c := range all {
-			if !c.MatchAll() || c.IsHCM() || c.Name != "" || c.Service == "" || strings.HasPrefix(c.Service, "VirtualService ") {
+			if !c.MatchAll() || c.IsHCM() || c.Name != "" || c.Service == "" {
 				continue
+			}
+			routedBy := ""
+			if vsRef, ok := strings.CutPrefix(c.Service, "VirtualService "); ok {
+				// A mesh tcp route for an entry without addresses: the chain istiod builds for
+				// the entry matches every connection all the same (no address to match), and
+				// sends them where the route says (blind audit 35 T14, TS2; classic P4).
+				entry, vs := catchAllEntryOfRoute(out, vsRef, port)
+				if entry == nil {
+					continue
+				}
+				routedBy = "VirtualService " + vsRef
+				if origin := rules.GeneratedFrom(vs.Annotations, vs.Namespace); len(origin) > 0 {
+					routedBy = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name // a Gateway API route
+				}
+				c.Service, c.Host = entry.Ref(), entry.Hostname
 			}
 			var others []string
 			tlsOnPort := port == 443 || port == 8443
@@ -941,7 +956,8 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 					if rules.IsTLSProtocol(p.Protocol) {
 						tlsOnPort = true
 					}
-					if s.Hostname != c.Host && rules.ListenerClass(p.Protocol) != rules.ClassHTTP && !slices.Contains(others, s.Hostname) {
+					if s.Hostname != c.Host && rules.ListenerClass(p.Protocol) != rules.ClassHTTP && len(s.Addresses) == 0 && !slices.Contains(others, s.Hostname) {
+						// (a service with addresses has listeners of its own: not captured)
 						others = append(others, s.Hostname)
 					}
 				}
@@ -966,9 +982,14 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			if s := serviceByRef(out, c.Service); s != nil {
 				exp = fmt.Sprintf(" The entry is exported to %s, so every namespace it reaches is affected.", strings.Join(s.ExportTo, ","))
 			}
-			add([]string{c.Service}, code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
-				l.Name, c.Cluster, c.Service, protoClass(c.Protocol), victims, tlsWords, exp),
-				catchAllFix(code, c.Service, c.Host, tlsNamedPort(serviceByRef(out, c.Service), port)))
+			via := ""
+			if routedBy != "" {
+				via = ", routed by " + routedBy
+				tlsWords = strings.Replace(tlsWords, fmt.Sprintf("proxied to %s", c.Host), fmt.Sprintf("sent to %s (and on to %s)", c.Cluster, c.Host), 1)
+			}
+			add([]string{c.Service}, code, c.Service, fmt.Sprintf("Listener %s has a match-all tcp_proxy chain (no SNI, no address match) to %s from %s (%s without addresses%s): it captures %s.%s Under REGISTRY_ONLY such traffic is not blocked.%s",
+				l.Name, c.Cluster, c.Service, protoClass(c.Protocol), via, victims, tlsWords, exp),
+				catchAllRouteFix(catchAllFix(code, c.Service, c.Host, tlsNamedPort(serviceByRef(out, c.Service), port)), routedBy))
 		}
 	}
 	// A wildcard TLS host whose only chains on the port come from a VirtualService's tls
@@ -1036,6 +1057,16 @@ func catchAllFix(code, svc, host string, tlsNamed bool) string {
 		return fmt.Sprintf("Declare the port of %s as TLS (HTTPS) so the chain matches SNI %s only (and the VirtualService's tls routes apply), or set spec.addresses on it (its real IPs/CIDR, or a unique VIP with DNS capture).", svc, host)
 	}
 	return fmt.Sprintf("Set spec.addresses on %s (its real IPs/CIDR, or a unique VIP with DNS capture), or declare the port as TLS (HTTPS) so the chain matches SNI %s only.", svc, host)
+}
+
+// catchAllRouteFix: fix as catchAllFix wrote it, in the Gateway API's words when a Gateway API
+// route (routedBy, "Kind namespace/name") carries the chain: a TLSRoute routes by SNI.
+func catchAllRouteFix(fix, routedBy string) string {
+	kind, _, _ := strings.Cut(routedBy, " ")
+	if kind != "TCPRoute" {
+		return fix
+	}
+	return strings.Replace(fix, "(and the VirtualService's tls routes apply)", "(and route it with a TLSRoute with hostnames instead of "+routedBy+")", 1)
 }
 
 // tlsNamedPort: s declares port with a name that reads as TLS ("https", "tls", or either
@@ -2066,6 +2097,31 @@ func gatewaySelfRoutes(snap *snapshot.Snapshot, w Workload, rep *ListenerReport)
 			}
 		}
 	}
+}
+
+// catchAllEntryOfRoute: the imported ServiceEntry without addresses (and not resolution NONE)
+// declaring port whose host VirtualService vsRef ("namespace/name") routes: the entry whose
+// match-all chain on the port carries that route's tcp_proxy; nil when none.
+func catchAllEntryOfRoute(out *rules.SidecarOutbound, vsRef string, port uint32) (*rules.Service, *networkingv1.VirtualService) {
+	for _, vs := range out.VirtualServices() {
+		if vs.Namespace+"/"+vs.Name != vsRef {
+			continue
+		}
+		for _, s := range out.Imported() {
+			if s.Kind != rules.KindServiceEntry || len(s.Addresses) > 0 || s.Resolution == "NONE" || strings.HasPrefix(s.Hostname, "*") ||
+				!slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool {
+					return p.Number == port && rules.ListenerClass(p.Protocol) == rules.ClassTCP
+				}) {
+				continue
+			}
+			if slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), s.Hostname)
+			}) {
+				return &s, vs
+			}
+		}
+	}
+	return nil, nil
 }
 
 // gatewayDoubleTLS reports the host's passthrough chain at the gateway (an SNI chain without TLS

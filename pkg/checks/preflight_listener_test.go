@@ -199,3 +199,78 @@ func TestAllMerged(t *testing.T) {
 		t.Error("DNS_ROUND_ROBIN: the merge is the fault")
 	}
 }
+
+// A TCP entry without addresses keeps its match-all chain on 0.0.0.0_<port> when a mesh tcp route
+// sends its host to the egress gateway: the chain carries the route, and every other host's
+// connections on the port go with it. preflight reports the catch-all on the entry, naming the
+// route (blind audit 35 T14, TS2; classic and Gateway API alike). With spec.addresses it does not.
+func TestCatchAllThroughMeshRoute(t *testing.T) {
+	const yaml = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: istio-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: crawler, labels: {istio-injection: enabled}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: istio-egressgateway, namespace: istio-system}
+spec:
+  selector: {matchLabels: {istio: egressgateway}}
+  template:
+    metadata: {labels: {istio: egressgateway}}
+    spec: {containers: [{name: istio-proxy, image: auto}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: istio-egressgateway, namespace: istio-system}
+spec:
+  clusterIP: 10.96.7.7
+  selector: {istio: egressgateway}
+  ports: [{name: tcp-ldaps, port: 636, targetPort: 8636}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: directory, namespace: crawler}
+spec:
+  hosts: [ldap.directory.example]
+  resolution: DNS
+  ports: [{number: 636, name: tcp-ldaps, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: ldap-egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 8636, name: tcp-ldaps, protocol: TCP}, hosts: ["*"]}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: directory, namespace: crawler}
+spec:
+  hosts: [ldap.directory.example]
+  gateways: [mesh, istio-system/ldap-egress]
+  tcp:
+  - match: [{gateways: [mesh], port: 636}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 636}}}]
+  - match: [{gateways: [istio-system/ldap-egress], port: 8636}]
+    route: [{destination: {host: ldap.directory.example, port: {number: 636}}}]
+`
+	find := func(y string) *PreflightFinding {
+		for _, f := range Preflight(loadYAML(t, y)).Findings {
+			if f.Code == ListenerCatchAllTCP && f.Resource.Name == "directory" {
+				return &f
+			}
+		}
+		return nil
+	}
+	f := find(yaml)
+	if f == nil || !strings.Contains(f.Message, "routed by VirtualService crawler/directory") {
+		t.Fatalf("no catch-all finding on the entry naming its mesh route: %+v", f)
+	}
+	if f := find(strings.Replace(yaml, "  resolution: DNS\n", "  addresses: [240.0.0.90]\n  resolution: DNS\n", 1)); f != nil {
+		t.Errorf("with spec.addresses: %s", f.Message)
+	}
+}
