@@ -1244,7 +1244,11 @@ func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, 
 	if noPods {
 		// the Service selects no pod: its EDS cluster at the gateway is empty
 		tr.hop(gproxy, "endpoints", Fail, fmt.Sprintf("%s is built from %s, which selects no pod (the client's sidecar uses %s)", cluster, chosen.Ref(), client.Ref()), ev)
-		tr.fail(CauseNoEndpoints, "UH", chosen.Ref(), msg+" No pod matches its selector, so the cluster has no endpoints: the gateway answers 503 UH.", fix)
+		answer := "the gateway answers 503 UH"
+		if tr.t.Call != rules.CallHTTP && tr.t.Call != rules.CallHTTP2 {
+			answer = "the gateway closes the connection (response flag UH)"
+		}
+		tr.fail(CauseNoEndpoints, "UH", chosen.Ref(), msg+" No pod matches its selector, so the cluster has no endpoints: "+answer+".", fix)
 		return true
 	}
 	tr.hop(gproxy, "entry", Warn, fmt.Sprintf("%s is built from %s (%s), not from %s, which the client's sidecar uses (%s)", cluster, chosen.Ref(), dest, client.Ref(), clientDest), ev)
@@ -1395,6 +1399,15 @@ func (tr *tracer) serviceInWrongNamespace(proxy string, svc rules.Service, clust
 	return tr.selectorWithoutPods(proxy, svc, cluster, host, kind, why, fix)
 }
 
+// uhWords is what a call of kind meets at proxy when its cluster has no endpoints: 503 UH for
+// HTTP, a closed connection (response flag UH) for TLS and TCP.
+func uhWords(kind, proxy string) string {
+	if kind == rules.CallHTTP || kind == rules.CallHTTP2 || kind == "" {
+		return "requests fail with 503 UH at " + proxy
+	}
+	return proxy + " closes the connection (response flag UH)"
+}
+
 // selectorWithoutPods fails the path at the client sidecar's endpoints (503 UH, or a closed
 // connection) because Kubernetes Service svc selects no pod (why says how); on live input whose
 // workloads with the selector were not all read it only warns. Returns whether it failed.
@@ -1402,7 +1415,7 @@ func (tr *tracer) selectorWithoutPods(proxy string, svc rules.Service, cluster, 
 	if !tr.snap.WorkloadsRead(svc.Namespace, svc.WorkloadSelector) {
 		// live: the workloads of the Service's namespace with its labels were not all read
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
-			Message: fmt.Sprintf("%s; unless other pods of %s carry those labels, cluster %s has no endpoints and requests fail with 503 UH at the client sidecar (kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s tells).", upperFirst(why), svc.Namespace, cluster, svc.Namespace, svc.Name),
+			Message: fmt.Sprintf("%s; unless other pods of %s carry those labels, cluster %s has no endpoints and %s (kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s tells).", upperFirst(why), svc.Namespace, cluster, uhWords(kind, "the client sidecar"), svc.Namespace, svc.Name),
 			Fix:     fix})
 		return false
 	}
@@ -1534,8 +1547,8 @@ func (tr *tracer) subsetWithoutPods(v SidecarView, proxy string, drs *rules.DRLo
 	}
 	tr.hop(proxy, "endpoints", Fail, fmt.Sprintf("%s: subset %s keeps the pods labelled %s; none of %s is", cluster, subset, labelsText(labels), strings.Join(names, ", ")),
 		Evidence{Resource: "DestinationRule " + def.Namespace + "/" + def.Name, Field: "spec.subsets[" + subset + "].labels", Value: labelsText(labels)})
-	msg := fmt.Sprintf("The %s call to %s:%d is routed to %s, a subset of %s whose labels %s match none of the gateway pods (%s): the cluster has no endpoints and requests fail with 503 UH at the client sidecar.",
-		strings.ToUpper(kind), host, port, cluster, svc.Ref(), labelsText(labels), strings.Join(names, ", "))
+	msg := fmt.Sprintf("The %s call to %s:%d is routed to %s, a subset of %s whose labels %s match none of the gateway pods (%s): the cluster has no endpoints and %s.",
+		strings.ToUpper(kind), host, port, cluster, svc.Ref(), labelsText(labels), strings.Join(names, ", "), uhWords(kind, "the client sidecar"))
 	msg += fmt.Sprintf(" Give subset %s the labels the gateway pods carry (the fix below uses the Service's selector, %s), or label the gateway pods %s.", subset, labelsText(svc.WorkloadSelector), labelsText(labels))
 	var subsets []any
 	for _, x := range asList(specOf(def, "spec")["subsets"]) {
