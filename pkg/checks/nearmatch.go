@@ -54,6 +54,10 @@ func NearMatches(snap *snapshot.Snapshot, host string) []string {
 		case fq == host:
 		case levenshtein(fq, host) <= 2:
 			add(2, fmt.Sprintf("%s (Service %s/%s)", fq, svc.Namespace, svc.Name))
+		case strings.HasPrefix(host, svc.Name+".") && strings.HasSuffix(host, ".svc."+rules.DefaultDomain) && strings.Count(host, ".") == strings.Count(fq, "."):
+			// the Service's name in another namespace (a gateway moved out of istio-system,
+			// say: blind audit 34 A1)
+			add(3, fmt.Sprintf("%s (Service %s/%s, the same name in namespace %s)", fq, svc.Namespace, svc.Name, svc.Namespace))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })

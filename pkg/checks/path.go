@@ -3795,7 +3795,7 @@ func undeclaredDestination(snap *snapshot.Snapshot, culprit, host string) (reaso
 		reason += fmt.Sprintf(" (istiod reads a destination host with dots as written, not as name.namespace: %s is no Service's name)", host)
 	}
 	if !strings.Contains(first, " ") {
-		fix = fmt.Sprintf("In %s, write the destination host %s (not %s), or create the Service or ServiceEntry for %s.", culprit, first, host, host)
+		fix = fmt.Sprintf("In %s, write the destination host %s (not %s); declare %s instead only if the route is meant to go there.", culprit, first, host, host)
 		if kind, _, _ := strings.Cut(culprit, " "); strings.HasSuffix(kind, "Route") {
 			// A Gateway API route names a Service by name and namespace, never by its
 			// hostname (conversion.go buildDestination refuses a name with dots), and an

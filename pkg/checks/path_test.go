@@ -777,6 +777,15 @@ func TestUndeclaredDestinationNamesNearHost(t *testing.T) {
 	if _, fix := undeclaredDestination(snap, "VirtualService team-a/api", "nothing-like-it.example"); !strings.Contains(fix, "route to a host that exists") {
 		t.Errorf("no near name: fix %q", fix)
 	}
+	// The gateway's Service name in another namespace (the gateway moved out of istio-system:
+	// blind audit 34 A1) is named too.
+	moved, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-service-named-targetport-unnamed-container-ports.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, fix := undeclaredDestination(moved, "VirtualService team-a/lab", "lab-egress.istio-system.svc.cluster.local"); !strings.Contains(fix, "write the destination host lab-egress.egress-lab.svc.cluster.local") {
+		t.Errorf("same Service name in another namespace: fix %q", fix)
+	}
 	// A Gateway API route names a Service by name and namespace (a backendRef name with dots
 	// is refused), never by its hostname (blind audit 33 V03).
 	_, fix := undeclaredDestination(snap, "TCPRoute team-a/db", "istio-egress-gateway.istio-system.svc.cluster.local")
