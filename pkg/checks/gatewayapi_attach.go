@@ -162,6 +162,21 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				}
 			}
 		}
+		if a.Route.Kind == "HTTPRoute" || a.Route.Kind == "GRPCRoute" {
+			// An HTTPRoute meant for a TLS Passthrough listener: the clients' TLS is not
+			// terminated there, so no http rule can read it; a TLSRoute routes it by SNI (the
+			// classic twin: a tls block with sniHosts; blind audit 35 T08).
+			for _, name := range names {
+				l := listenerOf[name]
+				if ref.SectionName != nil && string(*ref.SectionName) != name {
+					continue
+				}
+				if l.Protocol == gatewayv1.TLSProtocolType && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gatewayv1.TLSModePassthrough) {
+					fix = fmt.Sprintf("Listener %s of Gateway %s passes TLS through (protocol TLS, mode Passthrough), which takes TLSRoutes only: the gateway never reads the clients' HTTP inside their TLS. Replace %s with a TLSRoute on the same parentRef, with hostnames [the names the clients send as SNI] and backendRefs [{group: networking.istio.io, kind: Hostname, name: <the external host>, port: <its TLS port>}]; or, to route HTTP at the gateway, have the clients send plain HTTP to an HTTP listener and originate TLS there.", name, a.Gateway, route)
+					return msg, fix
+				}
+			}
+		}
 		if len(narrowed) > 0 {
 			fix = fmt.Sprintf("Add {kind: %s} to spec.listeners[].allowedRoutes.kinds of listener %s of Gateway %s (its protocol takes %ss; its kinds list leaves them out), or attach %s to another listener.",
 				a.Route.Kind, strings.Join(narrowed, ", "), a.Gateway, a.Route.Kind, route)

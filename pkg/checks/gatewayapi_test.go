@@ -1097,3 +1097,40 @@ func TestGatewayAPIHostnameBackendStatusMisleads(t *testing.T) {
 		}
 	}
 }
+
+// An HTTPRoute attached to a TLS Passthrough listener is refused; the fix is a TLSRoute on the
+// same parentRef (the gateway never reads HTTP inside the clients' TLS), not "a listener whose
+// protocol takes HTTPRoutes" (blind audit 35 T08).
+func TestHTTPRouteOnPassthroughListenerFix(t *testing.T) {
+	snap := loadYAML(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: vault-egress, namespace: secrets}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: tls, port: 8443, protocol: TLS, hostname: vault.keys.example, tls: {mode: Passthrough}, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: vault-out, namespace: secrets}
+spec:
+  parentRefs: [{name: vault-egress, sectionName: tls}]
+  hostnames: [vault.keys.example]
+  rules:
+  - backendRefs: [{group: networking.istio.io, kind: Hostname, name: vault.keys.example, port: 8200}]
+`)
+	var got []string
+	for _, f := range routeAttachFindings(snap) {
+		got = append(got, f.Code+": "+f.Fix)
+		if f.Code == PreflightRouteNotAccepted && strings.Contains(f.Fix, "Replace HTTPRoute secrets/vault-out with a TLSRoute") {
+			return
+		}
+	}
+	t.Errorf("no TLSRoute fix for an HTTPRoute on a Passthrough listener: %q", got)
+}
