@@ -592,7 +592,7 @@ func subsetClusterFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host, v
 		return nil
 	}
 	view, drs, root := sidecarDRs(snap, v)
-	if cands, _, _ := subsetFixes(v, drs, view.DestinationRules, s, c.Port, c.Subset, host, root, vsRef); len(cands) > 0 {
+	if cands, _, _ := subsetFixes(v, drs, view.DestinationRules, model.Aliases(view, v.Flags.MeshConfig)[s.Hostname], s, c.Port, c.Subset, host, root, vsRef); len(cands) > 0 {
 		return cands[0]
 	}
 	return nil

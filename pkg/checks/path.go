@@ -844,7 +844,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		} else if ok && subset != "" && c.Reason == noSubsetReason+subset {
 			// The subset is defined by no DestinationRule the sidecar applies to the host.
 			vsRef := routeVSOf(res)
-			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, s, cport, subset, host, root, vsRef)
+			aliases := model.Aliases(view, v.Flags.MeshConfig)[s.Hostname]
+			cands, short, hostFix := subsetFixes(v, drs, view.DestinationRules, aliases, s, cport, subset, host, root, vsRef)
 			// (subsetFixes puts exporting a rule that defines the subset first: blind audit
 			// 31 #12, where the fix created a second rule and never named this one)
 			hidden := unexportedSubsetRule(v, drs, view.DestinationRules, s, subset, root)
@@ -854,6 +855,19 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				// help there; the fix below puts the subset on the path).
 				if off := misnamedSubsetRule(drs, view.DestinationRules, s, subset, func(string) bool { return true }); off != nil {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but names the Service %q (not its full name) and is in namespace %s, which is not on the lookup path (the client's namespace, the Service's, the root namespace)", off.Namespace, off.Name, off.Spec.GetHost(), off.Namespace)
+				}
+			}
+			var aliasRule *networkingv1.DestinationRule
+			var aliasFix *Patch
+			if short == nil && hidden == nil {
+				// A rule that defines the subset for an ExternalName alias of the Service: the
+				// route's cluster is the Service's (route.go GetDestinationCluster follows the
+				// alias) and an alias gets no cluster of its own, so its rule's subsets apply
+				// nowhere (blind audit 34 D2).
+				if aliasRule = aliasSubsetRule(model.Aliases(view, v.Flags.MeshConfig)[s.Hostname], drs, view.DestinationRules, subset); aliasRule != nil {
+					aliasFix = newPatch("networking.istio.io/v1", "DestinationRule", aliasRule.Namespace, aliasRule.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
+					aliasFix.note = " (host: the Service the alias names)"
+					cands = append([]*Patch{aliasFix}, cands...)
 				}
 			}
 			if patch = tr.pickPatch(cands...); patch != nil {
@@ -867,6 +881,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				}
 				if hidden != nil && patch.Ref() == "DestinationRule "+hidden.Namespace+"/"+hidden.Name && !patch.Create {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its exportTo %s leaves %s out", hidden.Namespace, hidden.Name, fmtList(rules.EffectiveExportTo(hidden.Spec.ExportTo, drs.DefaultExportTo)), v.Namespace)
+				} else if patch == hostFix && isAliasOf(aliases, drs.Host(short)) {
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but for host %s, an ExternalName Service that aliases %s: istiod sends the route to %s's cluster and builds no cluster for the alias, so that rule's subsets apply nowhere", short.Namespace, short.Name, drs.Host(short), s.Hostname, s.Hostname)
 				} else if patch == hostFix && strings.Contains(short.Spec.GetHost(), ".") {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is not the Service's full name: istiod reads a name with dots as written, a host no Service has", short.Namespace, short.Name, short.Spec.GetHost())
 				} else if patch == hostFix {
@@ -3815,6 +3831,11 @@ func undeclaredDestination(snap *snapshot.Snapshot, culprit, host string) (reaso
 		}
 	}
 	return reason, fix
+}
+
+// isAliasOf: host is one of aliases' host names.
+func isAliasOf(aliases []rules.Service, host string) bool {
+	return slices.ContainsFunc(aliases, func(a rules.Service) bool { return strings.EqualFold(a.Hostname, host) })
 }
 
 // kubeServiceName splits a Kubernetes Service hostname "name.namespace.svc.<domain>" into its

@@ -192,14 +192,15 @@ func sidecarDRs(snap *snapshot.Snapshot, v SidecarView) (*snapshot.Snapshot, *ru
 // (shortHostRule, returned as short), its host written in full (hostFix); then, when the route
 // naming the subset (vsRef, "ns/name") is another namespace's, new rules in the Service's
 // namespace for every client (sharedSubsetRules); then subsetPatches.
-func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, host, root, vsRef string) (cands []*Patch, short *networkingv1.DestinationRule, hostFix *Patch) {
+func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, aliases []rules.Service, s rules.Service, port uint32, subset, host, root, vsRef string) (cands []*Patch, short *networkingv1.DestinationRule, hostFix *Patch) {
 	cands = subsetPatches(v, drs, view, s, port, subset, host)
 	if vsNs, _, _ := strings.Cut(vsRef, "/"); vsRef != "" && vsNs != v.Namespace {
 		// The route (vsRef, "ns/name") is shared with other namespaces: a rule they all
 		// apply (in the Service's namespace, exported everywhere) fixes every client at once.
 		cands = append(sharedSubsetRules(cands, s.Namespace), cands...)
 	}
-	if hidden := unexportedSubsetRule(v, drs, view, s, subset, root); hidden != nil {
+	hidden := unexportedSubsetRule(v, drs, view, s, subset, root)
+	if hidden != nil {
 		// the rule that defines the subset is on the lookup path but not exported to the
 		// client's namespace: exporting it is the fix, not a second rule (blind audit 31 #12)
 		cands = append([]*Patch{exportToPatch("DestinationRule "+hidden.Namespace+"/"+hidden.Name, hidden.Spec.ExportTo, hidden.Namespace, v.Namespace)}, cands...)
@@ -208,8 +209,38 @@ func subsetFixes(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Destin
 		hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
 		hostFix.note = " (host written in full)"
 		cands = append([]*Patch{hostFix}, cands...)
+	} else if hidden == nil {
+		// A rule that defines the subset for an ExternalName alias of the Service: the route's
+		// cluster is the Service's (route.go GetDestinationCluster follows the alias) and an
+		// alias gets no cluster of its own, so its rule's subsets apply nowhere (blind audit 34
+		// D2). Returned as short: its host is to be the Service's.
+		if short = aliasSubsetRule(aliases, drs, view, subset); short != nil {
+			hostFix = newPatch("networking.istio.io/v1", "DestinationRule", short.Namespace, short.Name, fields{{"spec", fields{{"host", s.Hostname}}}})
+			hostFix.note = " (host: the Service the alias names)"
+			cands = append([]*Patch{hostFix}, cands...)
+		}
 	}
 	return cands, short, hostFix
+}
+
+// aliasSubsetRule is the oldest DestinationRule whose host is one of aliases (the ExternalName
+// Services that alias the route's Service) and that defines subset, nil when none.
+func aliasSubsetRule(aliases []rules.Service, drs *rules.DRLookup, view []*networkingv1.DestinationRule, subset string) *networkingv1.DestinationRule {
+	if len(aliases) == 0 {
+		return nil
+	}
+	rs := slices.Clone(view)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	for _, dr := range rs {
+		h := drs.Host(dr)
+		if !slices.ContainsFunc(aliases, func(a rules.Service) bool { return strings.EqualFold(a.Hostname, h) }) {
+			continue
+		}
+		if slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
+			return dr
+		}
+	}
+	return nil
 }
 
 // unexportedSubsetRule is the oldest DestinationRule for the Service s in the Service's or the
