@@ -1915,7 +1915,11 @@ func droppedServerFix(ms rules.GatewayServer) string {
 		return fmt.Sprintf("Add port %d to the gateway's Service (istiod deploys it with one port per listener; a Service written by hand must list it), or move the listener to a port the Service has.", ms.Port)
 	}
 	if ms.Dropped == rules.DropDuplicateTLSHost {
-		return fmt.Sprintf("Serve each host from one TLS server per port: remove the repeated hosts from %s (or from %s), or give the servers different bind addresses.", ms.Ref(), ms.Conflict)
+		// The kept (older) server holds the host: removing it there lets the skipped one be
+		// built; removing it from the skipped server would leave that server without the host
+		// its routes bind to (blind audit 34 E4).
+		gw, _, _ := strings.Cut(ms.Conflict, "#")
+		return fmt.Sprintf("Serve each host from one TLS server per port: remove the repeated host from %s, the older server istiod keeps, so that %s is built; or bind the routes for it to Gateway %s instead; or give the servers different bind addresses.", orDash(ms.Conflict), ms.Ref(), orDash(gw))
 	}
 	if ms.Dropped == rules.DropProtocolConflict {
 		return fmt.Sprintf("Move %s to a port that no server of another protocol holds (TLS and HTTPS servers share a port by SNI, for example 443; a plaintext port takes HTTP servers only), and send the mesh hop to that port; or move %s to another port (both servers come to listener port %d).", ms.Ref(), orDash(ms.Conflict), ms.Port)
