@@ -1788,6 +1788,30 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				}
 			}
 		}
+		specificNoChainFix(rep, hostVerdict)
+	}
+}
+
+// genericNoChainFixes start the fixes of a listener without chains that name no resource's
+// specific fault (a route section to bind, a server to add).
+var genericNoChainFixes = []string{"Bind a VirtualService with the route section this server takes", "Add a server with port.number "}
+
+// specificNoChainFix gives a GATEWAY_LISTENER_WITHOUT_CHAINS finding whose fix is generic the
+// resource and fix of the gateway's own verdict for the host (why-missing --gateway), when it
+// names one: the reason a bound route makes no chain (its match.port, the server's host
+// namespace, PILOT_SCOPE_GATEWAY_TO_NAMESPACE...). Blind audit 34 X1: the generic fix, applied,
+// changed nothing.
+func specificNoChainFix(rep *ListenerReport, g GatewayVerdict) {
+	if g.Cause == "" || g.Cause == CauseOK || g.Culprit == "" || g.Fix == "" {
+		return
+	}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if f.Code != ListenerNoChains || !slices.ContainsFunc(genericNoChainFixes, func(p string) bool { return strings.HasPrefix(f.Fix, p) }) {
+			continue
+		}
+		f.Resource, f.Fix = g.Culprit, g.Fix
+		f.Message += " " + upperFirst(g.Message)
 	}
 }
 
