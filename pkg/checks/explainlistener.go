@@ -1702,7 +1702,15 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			host string
 			port uint32
 		}
-		asks := []hp{{rep.Host, opt.Port}}
+		// The port asked is the gateway's; the host's own port there is the one its entries
+		// declare: when none declares the gateway's port, the gateway's verdict is asked for
+		// the host's ports (why-missing picks them), not for a port the host does not have
+		// (blind audit 34 B5, where the fix added the gateway's port to a Redis entry).
+		hostPort := opt.Port
+		if len(hostEntries) > 0 && !slices.ContainsFunc(hostEntries, func(e rules.Service) bool { _, ok := portDeclared(e, opt.Port); return ok }) {
+			hostPort = 0
+		}
+		asks := []hp{{rep.Host, hostPort}}
 		for _, b := range rep.Bindings {
 			if b.Result != rules.BindOK || !b.CoversHost {
 				continue
@@ -1721,7 +1729,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				continue
 			}
 			g := r.Gateways[0]
-			if a.host == rep.Host && a.port == opt.Port {
+			if a.host == rep.Host && a.port == hostPort {
 				hostVerdict = g
 			}
 			if a.host == rep.Host && g.Cause == CauseNoVirtualHost {
@@ -1946,7 +1954,7 @@ func droppedServerFix(ms rules.GatewayServer) string {
 		return fmt.Sprintf("Serve each host from one TLS server per port: remove the repeated host from %s, the older server istiod keeps, so that %s is built; or bind the routes for it to Gateway %s instead; or give the servers different bind addresses.", orDash(ms.Conflict), ms.Ref(), orDash(gw))
 	}
 	if ms.Dropped == rules.DropProtocolConflict {
-		return fmt.Sprintf("Move %s to a port that no server of another protocol holds (TLS and HTTPS servers share a port by SNI, for example 443; a plaintext port takes HTTP servers only), and send the mesh hop to that port; or move %s to another port (both servers come to listener port %d).", ms.Ref(), orDash(ms.Conflict), ms.Port)
+		return fmt.Sprintf("Move %s to a port that no server of another protocol holds (TLS and HTTPS servers share a port by SNI, for example 443; a plaintext port takes HTTP servers only), send the mesh hop to that port, and set the match.port of the routes bound to it to the new port (a route binds a server only on its own port); or move %s to another port (both servers come to listener port %d).", ms.Ref(), orDash(ms.Conflict), ms.Port)
 	}
 	return fmt.Sprintf("Move %s to a port of its own, or merge it into %s.", ms.Ref(), orDash(ms.Conflict))
 }

@@ -598,6 +598,13 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 			// names it too (blind audit 18 #23)
 			t.Errorf("%s: the path blames %s for %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, p.Cause, rep.Findings)
 		}
+		for _, f := range rep.Findings {
+			// a listener without chains: never the generic fix when the path names the
+			// resource at fault (blind audit 34 X1)
+			if f.Code == ListenerNoChains && p.Failed() && p.Culprit != "" && slices.ContainsFunc(genericNoChainFixes, func(g string) bool { return strings.HasPrefix(f.Fix, g) }) {
+				t.Errorf("%s: the path blames %s (%s); explain-listener --gateway gives the generic fix %q", filepath.Base(c.file), p.Culprit, p.Cause, f.Fix)
+			}
+		}
 		if p.Cause == ListenerDoubleTLS && p.Flag == "UF" && strings.HasPrefix(p.Culprit, "DestinationRule ") &&
 			!slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerDoubleTLS && f.Resource == p.Culprit }) {
 			// TLS inside TLS at the gateway: explain-listener --gateway names the same rule
@@ -996,5 +1003,33 @@ func TestGatewayExactSNIChainFirst(t *testing.T) {
 		if strings.Contains(n, "takes the call") {
 			t.Errorf("note: %s", n)
 		}
+	}
+}
+
+// A gateway server without chains because the bound route's match.port is not the server's:
+// explain-listener --gateway names the route and its fix, as the path does, not "bind a
+// VirtualService" (there is one) nor "add port 443 to the entry" (the port is the gateway's;
+// blind audit 34 X1 and B5).
+func TestExplainGatewayNoChainNamesTheRoute(t *testing.T) {
+	c := pathCaseNamed(t, "gateway-tcp-route-match-port-not-server-port.yaml")
+	snap, p := tracePathCase(t, c)
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: 443, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Resource, "ServiceEntry ") && strings.Contains(f.Fix, "port 443 added") {
+			t.Errorf("the gateway's port offered to the entry: %s %s", f.Code, f.Fix)
+		}
+		if f.Code == ListenerNoChains {
+			found = true
+			if f.Resource != p.Culprit || !strings.Contains(f.Fix, "port: 443") {
+				t.Errorf("no-chain finding on %q, fix %q; the path blames %s", f.Resource, f.Fix, p.Culprit)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no %s finding: %+v", ListenerNoChains, rep.Findings)
 	}
 }
