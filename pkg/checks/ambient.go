@@ -567,10 +567,27 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		// Entries whose serviceEntryVisibility is NONE are not published to ztunnel at all
 		// (services.go serviceEntriesInfo): name them, since the client may expect one to apply.
 		var unpublished []string
+		var bound *networkingv1.ServiceEntry // an unpublished entry that names a waypoint
+		var boundTo rules.WaypointBinding
 		for _, s := range registry.ForHost(host) {
 			if s.Kind == rules.KindServiceEntry && s.Visibility.Visibility == rules.VisibilityNone {
 				unpublished = append(unpublished, s.Ref())
+				if se, _ := findObject(snap, "ServiceEntry", s.Namespace, s.Name).(*networkingv1.ServiceEntry); se != nil && bound == nil {
+					if b := waypointBinding(snap, view, se, rules.VisibilityPublic); b.Asked && !b.OptedOut && !b.Managed {
+						bound, boundTo = se, b
+					}
+				}
 			}
+		}
+		if bound != nil {
+			// The entry names a waypoint, and its visibility NONE keeps it from ztunnel: the
+			// calls bypass the waypoint, and istiod writes no status condition that says so
+			// (services.go serviceEntriesInfo returns nothing for NONE; istio/istio#60908).
+			// Blind audit 35 A10: the verdict said OK without a word of warning.
+			ref := "ServiceEntry " + bound.Namespace + "/" + bound.Name
+			p.Warnings = append(p.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+				Message: fmt.Sprintf("%s names waypoint %s (label %s on the %s), but its serviceEntryVisibility is NONE: istiod does not publish it to ztunnel, so the call from %s bypasses the waypoint, and no status condition says so.", ref, boundTo.Waypoint, rules.LabelUseWaypoint, strings.ToLower(boundTo.From), ns),
+				Fix:     fmt.Sprintf("Give %s the visibility PUBLIC or NAMESPACE (a meshConfig.serviceEntryVisibility policy that matches it before the one that makes it NONE), so that ztunnel knows it and sends its calls to the waypoint.", ref)})
 		}
 		if len(unpublished) > 0 {
 			msg += fmt.Sprintf(" %s %s the host with visibility NONE (meshConfig.serviceEntryVisibility): istiod does not publish %s to ztunnel, whatever waypoint %s.", strings.Join(unpublished, ", "),

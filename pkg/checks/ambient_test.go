@@ -467,6 +467,18 @@ func TestAmbientVisibilityNoneNamed(t *testing.T) {
 	if p.Cause != AmbientDirect || !strings.Contains(p.Message, "ServiceEntry sec/siem declares the host with visibility NONE") {
 		t.Errorf("%s %s", p.Cause, p.Message)
 	}
+	// The namespace names a waypoint: the call bypasses it, silently in istiod's status, so the
+	// path warns and preflight says so too (blind audit 35 A10).
+	if !slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+		return f.Code == PathDirect && f.Resource == "ServiceEntry sec/siem" && strings.Contains(f.Message, "bypasses the waypoint")
+	}) {
+		t.Errorf("no bypass warning: %+v", p.Warnings)
+	}
+	if !slices.ContainsFunc(Preflight(snap).Findings, func(f PreflightFinding) bool {
+		return f.Code == VisWaypointUnpublished && f.Resource.Name == "siem" && f.Level == LevelWarning
+	}) {
+		t.Errorf("preflight lacks %s", VisWaypointUnpublished)
+	}
 }
 
 // A sidecar client of a waypoint-bound entry: the call is traced as a sidecar's, with a note that

@@ -192,12 +192,13 @@ var catalogRefs = map[string]catalogRef{
 	ListenerHostsCrashIstiod:   {"EGR0324", "§2.3", "pilot/pkg/model/gateway.go sanitizeServerHostNamespace (panics in istio 1.31)"},
 
 	// visibility (seed 002).
-	VisStatusDrift:       {"EGR0401", "seed 002", "pilot/pkg/model/serviceentry_visibility.go; pilot/pkg/serviceregistry/serviceentry/conversion.go (Attributes.Visibility)"},
-	VisHiddenEverywhere:  {"EGR0402", "seed 002, §4.2", "pilot/pkg/model/push_context.go serviceExportTo"},
-	VisWaypointForbidden: {"EGR0403", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForService; status.go ReportWaypointCrossNamespaceForbidden"},
-	VisRuleNeverMatches:  {"EGR0404", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
-	VisPolicyMatchesAll:  {"EGR0405", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
-	VisNotImported:       {"EGR0406", "§4.2, seed 002", "pilot/pkg/model/sidecar.go selectServices, collectImportedServices"},
+	VisStatusDrift:         {"EGR0401", "seed 002", "pilot/pkg/model/serviceentry_visibility.go; pilot/pkg/serviceregistry/serviceentry/conversion.go (Attributes.Visibility)"},
+	VisHiddenEverywhere:    {"EGR0402", "seed 002, §4.2", "pilot/pkg/model/push_context.go serviceExportTo"},
+	VisWaypointForbidden:   {"EGR0403", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForService; status.go ReportWaypointCrossNamespaceForbidden"},
+	VisRuleNeverMatches:    {"EGR0404", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
+	VisPolicyMatchesAll:    {"EGR0405", "seed 002", "pilot/pkg/model/serviceentry_visibility.go (compilation of the policies)"},
+	VisNotImported:         {"EGR0406", "§4.2, seed 002", "pilot/pkg/model/sidecar.go selectServices, collectImportedServices"},
+	VisWaypointUnpublished: {"EGR0407", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go serviceEntriesInfo (nothing for visibility NONE); waypoints.go fetchWaypointForService"},
 
 	// ambient: ztunnel clients and waypoint bindings (pkg/checks/ambient.go, rules/waypoint.go).
 	AmbientViaWaypoint:       {"EGR0501", "seed 001 (ambient), seed 002", "pilot/pkg/serviceregistry/ambient/services.go serviceEntriesInfo, constructServiceEntries, selectWorkloadServices; waypoints.go fetchWaypointForService"},
@@ -300,7 +301,7 @@ var causePages = map[string]string{
 	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathTLSToPlaintext: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
 	ListenerNoCredential: "tls-across-hops", ListenerCertUnused: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
 	// meshConfig.serviceEntryVisibility.
-	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointForbidden: "visibility",
+	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointUnpublished: "ambient", VisWaypointForbidden: "visibility",
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
 	// Ambient clients and waypoints.
 	AmbientViaWaypoint: "ambient", AmbientDirect: "ambient", WaypointNotFound: "ambient", WaypointNotForServices: "ambient",

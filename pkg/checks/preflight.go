@@ -684,6 +684,7 @@ var defaultFields = map[string]string{
 	VisStatusDrift:              "status.conditions",
 	VisNotImported:              "spec.egress[].hosts",
 	VisWaypointForbidden:        "metadata.labels",
+	VisWaypointUnpublished:      "metadata.labels",
 	WaypointNotFound:            "metadata.labels",
 	WaypointNotForServices:      "metadata.labels",
 	WaypointNotAllowed:          "spec.listeners[].allowedRoutes",

@@ -25,12 +25,13 @@ const (
 
 // Visibility finding codes.
 const (
-	VisStatusDrift       = "VISIBILITY_STATUS_DRIFT"
-	VisHiddenEverywhere  = "VISIBILITY_HIDES_FROM_EVERYONE"
-	VisWaypointForbidden = "CROSS_NAMESPACE_WAYPOINT_FORBIDDEN"
-	VisRuleNeverMatches  = "VISIBILITY_RULE_NEVER_MATCHES"
-	VisPolicyMatchesAll  = "VISIBILITY_POLICY_MATCHES_ALL"
-	VisNotImported       = "NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS"
+	VisStatusDrift         = "VISIBILITY_STATUS_DRIFT"
+	VisHiddenEverywhere    = "VISIBILITY_HIDES_FROM_EVERYONE"
+	VisWaypointForbidden   = "CROSS_NAMESPACE_WAYPOINT_FORBIDDEN"
+	VisRuleNeverMatches    = "VISIBILITY_RULE_NEVER_MATCHES"
+	VisPolicyMatchesAll    = "VISIBILITY_POLICY_MATCHES_ALL"
+	VisNotImported         = "NOT_IMPORTED_BY_SIDECAR_EGRESS_HOSTS"
+	VisWaypointUnpublished = "WAYPOINT_ENTRY_NOT_PUBLISHED"
 )
 
 func init() {
@@ -40,6 +41,7 @@ func init() {
 		CatalogEntry{VisWaypointForbidden, LevelError, "", "A NAMESPACE-visibility entry is bound to a waypoint in another namespace; istiod refuses the binding (CrossNamespaceWaypointForbidden)."},
 		CatalogEntry{VisRuleNeverMatches, LevelWarning, "", "A matchingRule has no matcher or an invalid namespaceSelector; it never matches (fail closed)."},
 		CatalogEntry{VisNotImported, LevelWarning, "BlackHoleCluster/502", "The entry is exported to the namespace, but the Sidecar resource there does not import it (egress hosts): its proxies do not know the host (a Sidecar's egress hosts select among the services exported to its namespace; what they leave out is unknown there). Often intended (a Sidecar narrows egress on purpose); a fault when workloads there call the host."},
+		CatalogEntry{VisWaypointUnpublished, LevelWarning, "", "A ServiceEntry names a waypoint (istio.io/use-waypoint on it or its namespace), but its serviceEntryVisibility is NONE: istiod does not publish it to ztunnel at all, so ambient clients' calls to its host go straight out, through no waypoint, and istiod writes no status condition that says so (istio/istio#60908)."},
 		CatalogEntry{VisPolicyMatchesAll, LevelInfo, "", "A policy without matchingRules matches every ServiceEntry: later policies and defaultVisibility are never used."},
 	)
 }
@@ -132,7 +134,9 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 	host := rules.NormalizeHost(opt.Host)
 	var sidecarFor *SidecarView
 	nsRev := snap.Revision
+	nsAmbient := false
 	if opt.AsNamespace != "" {
+		nsAmbient, _ = ambientClient(snap, opt.AsNamespace, nil)
 		nsRev = workloadRevision(snap, opt.AsNamespace, nil)
 		if sv := BuildSidecarView(snap, opt.AsNamespace, nil); sv.Scope.Sidecar != nil {
 			sidecarFor = &sv
@@ -228,6 +232,15 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		}
 		// Waypoint binding (ambient): every refusal istiod reports, and a bound entry ztunnel
 		// cannot recognise calls to. A NONE entry is not published to ambient at all.
+		if v.Visibility == rules.VisibilityNone {
+			// A NONE entry is not published to ztunnel: a waypoint it names is never on its
+			// calls' path, and no condition says so (services.go serviceEntriesInfo; blind
+			// audit 35 A10).
+			if b := waypointBinding(snap, view, se, rules.VisibilityPublic); b.Asked && !b.OptedOut && !b.Managed {
+				e.Findings = append(e.Findings, finding(VisWaypointUnpublished, ref, fmt.Sprintf("%s names waypoint %s (label %s on the %s), but its serviceEntryVisibility is NONE: istiod does not publish it to ztunnel, so ambient clients' calls to %s bypass the waypoint, and no status condition says so.", ref, b.Waypoint, rules.LabelUseWaypoint, strings.ToLower(b.From), strings.Join(se.Spec.Hosts, ", ")),
+					fmt.Sprintf("Give %s the visibility PUBLIC or NAMESPACE (a meshConfig.serviceEntryVisibility policy that matches it before the one that makes it NONE), or remove the waypoint label if the entry is meant for no one.", ref)))
+			}
+		}
 		if v.Visibility != rules.VisibilityNone {
 			b := waypointBinding(snap, view, se, v.Visibility)
 			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b), bindingStatusFinding(snap, b, se)}
@@ -267,6 +280,9 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 				// would change nothing.
 				side = false
 				e.Sidecars += fmt.Sprintf("; sidecars in %s use %s for %s instead, and ignore this entry (%s)", opt.AsNamespace, held.Ref(), s.Hostname, rules.NotMergedReason(held, s))
+			} else if side && sidecarFor != nil && nsAmbient {
+				// (an ambient namespace: its workloads have no sidecar, and the Sidecar
+				// resource does not apply to them; blind audit 35 A14)
 			} else if side && sidecarFor != nil && !importedBySidecar(sidecarFor, sidecarDests, s) {
 				// A Sidecar resource narrows what the namespace's proxies import (its egress
 				// hosts), whatever exportTo allows (pilot/pkg/model/sidecar.go selectServices).
@@ -291,7 +307,13 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			}
 			amb := v.Visibility == rules.VisibilityPublic || (v.Visibility == rules.VisibilityNamespace && se.Namespace == opt.AsNamespace)
 			e.SidecarSees, e.AmbientSees = &side, &amb
-			if !side || !amb {
+			if nsAmbient {
+				// The namespace's workloads are ambient: what ztunnel sees decides, not
+				// exportTo, the Sidecar or REGISTRY_ONLY (blind audit 35 A13, A15).
+				if !amb {
+					e.Instead = fmt.Sprintf("%s is ambient: ztunnel does not know this entry there, so the calls go to %s's own addresses, through no waypoint (REGISTRY_ONLY and Sidecar resources do not apply to ambient workloads)", opt.AsNamespace, s.Hostname)
+				}
+			} else if !side || !amb {
 				mode := "ALLOW_ANY" // istiod's default mesh config
 				if p := mc.GetOutboundTrafficPolicy(); p != nil {
 					mode = p.GetMode().String()
