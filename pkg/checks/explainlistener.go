@@ -1277,7 +1277,11 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 				fmt.Sprintf("Originate TLS at the sidecar: a DestinationRule for %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway).", host, v.Namespace, cport))
 		}
 	}
-	if rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() {
+	if _, _, ch, ok := parseClusterName(res.Cluster); rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() && ok && strings.EqualFold(ch, imported.Hostname) {
+		// (only on the host's own cluster: a tls route to the egress gateway's Service takes
+		// that Service's rules, never the external host's; cluster.go buildOutboundClusters
+		// applies the DestinationRule per cluster host. Blind audit 36 XS: a made-up double TLS
+		// on the hop to the gateway, an Error on a working control.)
 		// Istio mTLS towards a host outside the mesh wraps the application's TLS just the same.
 		if mode, dr := drTLSMode(snap, v, *imported, port); mode == "SIMPLE" || mode == "MUTUAL" || (mode == "ISTIO_MUTUAL" && imported.Location == "MESH_EXTERNAL") {
 			fix := fmt.Sprintf("Drop tls %s for port %d in %s, or have the application speak plain HTTP to a port (for example 80) that the ServiceEntry maps to %d with targetPort, and originate TLS there.", mode, port, dr, port)
