@@ -1663,6 +1663,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		httpRoutesNotOriginated(snap, w, rep)
 		gatewaySelfRoutes(snap, w, rep)
 		gatewayDoubleTLS(snap, w, rep)
+		gatewayTCPChainOfOtherHost(snap, w, rep)
 		gatewayRefusedBackends(snap, w, rep)
 		gatewayEmptyClusters(snap, w, rep)
 	}
@@ -2162,6 +2163,35 @@ func catchAllEntryOfRoute(out *rules.SidecarOutbound, vsRef string, port uint32)
 		}
 	}
 	return nil, nil
+}
+
+// gatewayTCPChainOfOtherHost reports the gateway's opaque TCP chain (no SNI, no TLS termination)
+// that sends every connection to another host's cluster while a route bound to the gateway
+// routes the host itself: that route never applies (the path's CALL_REACHES_ANOTHER_SERVICE at
+// the gateway, tcpRouteTakenByOther; blind audit 36 N11a, N11b, where explain-listener --gateway
+// said OK).
+func gatewayTCPChainOfOtherHost(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	view := RevisionView(snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	for _, l := range rep.Listeners {
+		if len(l.Chains) != 1 {
+			continue
+		}
+		c := l.Chains[0]
+		if len(c.SNI) > 0 || c.TLS != "" || !strings.HasPrefix(c.Destination, "Cluster: ") {
+			continue
+		}
+		cluster := strings.TrimPrefix(c.Destination, "Cluster: ")
+		loser, ok := tcpRouteTakenByOther(view, w, flags, rep.Host, cluster, c.Origin)
+		if !ok {
+			continue
+		}
+		culprit := firstOrigin(snap, strings.TrimPrefix(loser, "VirtualService "))
+		origin := firstOrigin(snap, strings.TrimPrefix(c.Origin, "VirtualService "))
+		rep.add(PathWrongService, culprit, fmt.Sprintf("Listener %s has one filter chain, and %s, the first route bound to its server, takes every connection to %s: calls for %s reach %s, and %s, which routes %s, never applies there.", l.Name, origin, cluster, rep.Host, cluster, culprit, rep.Host),
+			tcpOneChainFix(rep.Host, culprit))
+		return
+	}
 }
 
 // gatewayDoubleTLS reports the host's passthrough chain at the gateway (an SNI chain without TLS

@@ -1169,6 +1169,15 @@ func (tr *tracer) chainOfSkippingServer(w Workload, gproxy string, target uint32
 	return false
 }
 
+// tcpOneChainFix: the fix when route culprit for host never applies on the gateway's opaque TCP
+// listener, another route taking every connection.
+func tcpOneChainFix(host, culprit string) string {
+	if kind, _, _ := strings.Cut(culprit, " "); strings.HasSuffix(kind, "Route") {
+		return fmt.Sprintf("A TCP listener cannot tell hosts apart: give %s a listener of its own (a TCP listener on another port, %s attached to it by sectionName, and the mesh route's backendRef on that port), or have the clients speak TLS and use a TLS listener with TLSRoutes by hostname.", host, culprit)
+	}
+	return fmt.Sprintf("A TCP listener cannot tell hosts apart: give %s a gateway port of its own (a server on another port, a port of the gateway's Service targeting it, and the mesh route sending there), or have the clients speak TLS and route by SNI (TLS servers, tls routes with sniHosts).", host)
+}
+
 // tcpRouteTakenByOther: the gateway's opaque TCP chain (origin, the VirtualService whose route
 // istiod put first) sends the call to cluster, another host's, while a VirtualService bound to a
 // Gateway of w routes host itself with a tcp route: that VirtualService, true. An ExternalName
@@ -3282,10 +3291,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.hop(gproxy, "route", Fail, fmt.Sprintf("%s takes every connection of the listener; the route for %s (%s) never applies", tcpOrigin, host, tcpLoser))
 		culprit := firstOrigin(tr.snap, strings.TrimPrefix(tcpLoser, "VirtualService "))
 		origin := firstOrigin(tr.snap, strings.TrimPrefix(tcpOrigin, "VirtualService "))
-		fix := fmt.Sprintf("A TCP listener cannot tell hosts apart: give %s a gateway port of its own (a server on another port, a port of the gateway's Service targeting it, and the mesh route sending there), or have the clients speak TLS and route by SNI (TLS servers, tls routes with sniHosts).", host)
-		if kind, _, _ := strings.Cut(culprit, " "); strings.HasSuffix(kind, "Route") {
-			fix = fmt.Sprintf("A TCP listener cannot tell hosts apart: give %s a listener of its own (a TCP listener on another port, %s attached to it by sectionName, and the mesh route's backendRef on that port), or have the clients speak TLS and use a TLS listener with TLSRoutes by hostname.", host, culprit)
-		}
+		fix := tcpOneChainFix(host, culprit)
 		tr.fail(PathWrongService, "", culprit, fmt.Sprintf("The gateway's TCP listener on port %d has one filter chain, and %s, the first route bound to its server, takes every connection to %s: the call for %s reaches %s, and %s, which routes %s, never applies there.", target, origin, cluster, host, cluster, culprit, host), fix)
 		return
 	}

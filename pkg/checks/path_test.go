@@ -605,6 +605,12 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 				t.Errorf("%s: the path blames %s (%s); explain-listener --gateway gives the generic fix %q", filepath.Base(c.file), p.Culprit, p.Cause, f.Fix)
 			}
 		}
+		if p.Cause == PathWrongService && strings.HasPrefix(p.Message, "The gateway's TCP listener") &&
+			!slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathWrongService && f.Resource == p.Culprit }) {
+			// one TCP chain for two hosts at the gateway: explain-listener --gateway names the
+			// route that never applies (blind audit 36 N11a, N11b)
+			t.Errorf("%s: the path blames %s for %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, p.Cause, rep.Findings)
+		}
 		if p.Cause == ListenerDoubleTLS && p.Flag == "UF" && strings.HasPrefix(p.Culprit, "DestinationRule ") &&
 			!slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerDoubleTLS && f.Resource == p.Culprit }) {
 			// TLS inside TLS at the gateway: explain-listener --gateway names the same rule
