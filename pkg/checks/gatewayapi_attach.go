@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -224,6 +225,7 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 func hostnameStatusFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	var byHost map[string][]string // host -> namespaces of the entries declaring it
+	var reg *model.Registry
 	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
 		if crdIgnoredKind(snap, r.Kind) {
 			continue
@@ -246,6 +248,27 @@ func hostnameStatusFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			host := rules.NormalizeHost(string(b.Name))
 			nss := byHost[host]
 			if len(nss) == 0 || slices.Contains(nss, r.Namespace) {
+				continue
+			}
+			// Only where the traffic does work: an entry visible to the namespace of a Gateway
+			// the route names (the gateway's pods run there); otherwise the route's failure is
+			// reported elsewhere and this condition is no false alarm (blind audit 36 N05d).
+			if reg == nil {
+				reg = model.Services(snap, ReadIstiodFlags(snap, snap.Revision).MeshConfig)
+			}
+			visible := false
+			for _, ref := range r.ParentRefs {
+				_, kind, pns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				if kind != "Gateway" {
+					continue
+				}
+				if slices.ContainsFunc(reg.Shared(host), func(x rules.Service) bool {
+					return x.Kind == rules.KindServiceEntry && rules.ServiceVisible(x.Namespace, x.ExportTo, pns)
+				}) {
+					visible = true
+				}
+			}
+			if !visible {
 				continue
 			}
 			res := ResourceRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
