@@ -1134,3 +1134,38 @@ spec:
 	}
 	t.Errorf("no TLSRoute fix for an HTTPRoute on a Passthrough listener: %q", got)
 }
+
+// A gateway TCPRoute whose backendRef names the ServiceEntry by its object name (read as a
+// Service, which does not exist): the fix names the entry by its host, with kind Hostname, in
+// why-missing and in the gateway's verdict, never a ServiceEntry for "<name>.<ns>.svc..."
+// (blind audit 36 N03b).
+func TestGatewayAPIBackendRefNamesEntryObject(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "paths", "gatewayapi-tcp-egress-through-gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const good = "{kind: Hostname, group: networking.istio.io, name: db.partner.example, port: 5432}"
+	if !strings.Contains(string(raw), good) {
+		t.Fatal("fixture changed: update this test")
+	}
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := loadYAML(t, string(base), strings.Replace(string(raw), good, "{name: orders-db, port: 5432}", 1))
+	p, err := TracePath(snap, PathOptions{Host: "db.partner.example", Port: 5432, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "kind: Hostname, name: db.partner.example, port: 5432"
+	if !p.Failed() || p.Culprit != "TCPRoute shop/db-out" || !strings.Contains(p.Fix, want) {
+		t.Errorf("path: %s blaming %q, fix %q", p.Cause, p.Culprit, p.Fix)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "db.partner.example", Port: 15432, Gateway: "egress-gw/db-egress-istio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Level == LevelError && strings.Contains(f.Fix, want) }) {
+		t.Errorf("explain-listener --gateway: %+v", rep.Findings)
+	}
+}

@@ -3726,6 +3726,15 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 	m := missingBackend{culprit: origin,
 		reason: fmt.Sprintf("; %s names it as a backendRef, but no Service %s/%s exists (istiod keeps the destination and sets the route's ResolvedRefs condition to False, reason BackendNotFound)", origin, ns, name),
 		fix:    fmt.Sprintf("In %s, point the backendRef at an existing Service (`kubectl get service -n %s`), or create Service %s/%s; `kubectl get %s -n %s -o yaml` shows the BackendNotFound condition.", origin, ns, ns, name, strings.ToLower(kind), routeNs)}
+	for _, se := range snap.ServiceEntries {
+		if se.Namespace == ns && se.Name == name && len(se.Spec.Hosts) > 0 {
+			// the backendRef names a ServiceEntry by its object name, read as a Service's: a
+			// route names an entry by its host, with kind Hostname (blind audit 36 N03b)
+			m.reason += fmt.Sprintf("; ServiceEntry %s/%s has that name, but a backendRef without kind names a Service, and an entry is named by its host", ns, name)
+			m.fix = fmt.Sprintf("In %s, name the entry by its host: backendRefs [{group: networking.istio.io, kind: Hostname, name: %s, port: %s}] (no namespace).", origin, se.Spec.Hosts[0], entryPortWord(se))
+			return m, true
+		}
+	}
 	if near := NearMatches(snap, chost); len(near) > 0 {
 		// a Service one or two edits from the name (blind audit 33 V03): the likely slip
 		first, _, _ := strings.Cut(near[0], " (")
@@ -3858,6 +3867,30 @@ func vsHasExactHost(vs *networkingv1.VirtualService, host string) bool {
 // isAliasOf: host is one of aliases' host names.
 func isAliasOf(aliases []rules.Service, host string) bool {
 	return slices.ContainsFunc(aliases, func(a rules.Service) bool { return strings.EqualFold(a.Hostname, host) })
+}
+
+// entryPortWord is the number of the entry's only (or first) port, "<its port>" when it has none.
+func entryPortWord(se *networkingv1.ServiceEntry) string {
+	if ps := se.Spec.GetPorts(); len(ps) > 0 {
+		return fmt.Sprint(ps[0].GetNumber())
+	}
+	return "<its port>"
+}
+
+// entryNamedLikeService: the ServiceEntry whose namespace and name are those of the Kubernetes
+// Service host ("name.ns.svc.<domain>"): a backendRef that names an entry by its object name
+// reads as that Service. nil when none.
+func entryNamedLikeService(snap *snapshot.Snapshot, host string) *networkingv1.ServiceEntry {
+	name, ns, ok := kubeServiceName(host)
+	if !ok {
+		return nil
+	}
+	for _, se := range snap.ServiceEntries {
+		if se.Namespace == ns && se.Name == name && len(se.Spec.Hosts) > 0 {
+			return se
+		}
+	}
+	return nil
 }
 
 // kubeServiceName splits a Kubernetes Service hostname "name.namespace.svc.<domain>" into its

@@ -465,6 +465,11 @@ func (e *evaluation) run() {
 			// the verdict offered a second entry and called the host a typo of itself.
 			msg, patch := revisionLabelText(se, e.host, "gateway "+e.w.Ref(), e.w.Revision)
 			e.failPatch(CauseHostNotFound, "ServiceEntry "+se.Namespace+"/"+se.Name, msg, patch.Text(), patch)
+		} else if se := entryNamedLikeService(e.full, e.host); se != nil && e.full.Unknown[snapshot.KindService] == "" {
+			// A route names ServiceEntry ns/name by its object name, which reads as a Service
+			// (a backendRef without kind): the entry is named by its host (blind audit 36 N03b).
+			e.fail(CauseHostNotFound, "", fmt.Sprintf("%s; no Service %s/%s exists, but ServiceEntry %s/%s has that name: a backendRef without kind names a Service, and an entry is named by its host.", what+"; istiod has no cluster for it anywhere", se.Namespace, se.Name, se.Namespace, se.Name),
+				fmt.Sprintf("If a route's backendRef names ServiceEntry %s/%s, name the entry by its host instead: {group: networking.istio.io, kind: Hostname, name: %s, port: %s} (no namespace).", se.Namespace, se.Name, se.Spec.Hosts[0], entryPortWord(se)))
 		} else {
 			fix, nearText := serviceEntryTemplate(e.host, e.port, e.routeKindTo(e.host)), ""
 			if near := NearMatches(e.full, e.host); len(near) > 0 {
