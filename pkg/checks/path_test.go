@@ -1039,3 +1039,31 @@ func TestExplainGatewayNoChainNamesTheRoute(t *testing.T) {
 		t.Errorf("no %s finding: %+v", ListenerNoChains, rep.Findings)
 	}
 }
+
+// A Sidecar that imports the namespace's mesh route but not the entry it routes: under
+// REGISTRY_ONLY the call is dropped, and the route in the namespace evidences it, so preflight
+// fails with the path's culprit (blind audit 36 N02c). Without the route in the namespace (a
+// producer's route elsewhere, which the Sidecar hides too) it stays the Sidecar import Warning.
+func TestPreflightSidecarImportsRouteNotEntry(t *testing.T) {
+	c := pathCaseNamed(t, "sidecar-imports-route-not-entry-registry-only-tcp.yaml")
+	snap, p := tracePathCase(t, c)
+	if !slices.ContainsFunc(Preflight(snap).Findings, func(f PreflightFinding) bool {
+		return f.Code == ListenerBlackHole && f.Level == LevelError && "Sidecar "+f.Resource.Namespace+"/"+f.Resource.Name == p.Culprit
+	}) {
+		t.Errorf("preflight lacks Error %s on %s", ListenerBlackHole, p.Culprit)
+	}
+	raw, err := os.ReadFile(c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.Replace(string(raw), "metadata: {name: searchcloud, namespace: team-a}", "metadata: {name: searchcloud, namespace: vendors}", 1)
+	for _, f := range Preflight(loadYAML(t, string(base), moved)).Findings {
+		if f.Level == LevelError && f.Code == ListenerBlackHole {
+			t.Errorf("route in the entry's namespace (hidden by the Sidecar too): %s on %s/%s", f.Code, f.Resource.Namespace, f.Resource.Name)
+		}
+	}
+}

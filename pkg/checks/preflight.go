@@ -1379,6 +1379,25 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 	return out
 }
 
+// noListenerForHostPort: a host of vs that sidecar v holds no service for is declared (in the
+// registry reg) with a port on which v has no listener at all.
+func noListenerForHostPort(snap *snapshot.Snapshot, reg *model.Registry, v SidecarView, vs *networkingv1.VirtualService) bool {
+	for _, h := range vs.Spec.GetHosts() {
+		host := strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
+		if host == "" || strings.Contains(host, "*") || rules.IsIP(host) || v.Outbound.FirstImportedForHost(host) != nil {
+			continue
+		}
+		for _, s := range declaredAnyRevision(snap, reg, v, host) {
+			for _, p := range s.Ports {
+				if len(v.Outbound.ListenersOnPort(p.Number)) == 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // declaredAnyRevision: the declarations of host in reg (the registry of sidecar v's istiod
 // revision), or, when there are none, those an istiod of another revision reads (an entry
 // labelled for another revision: the sidecar's istiod ignores it, and its clients' calls are
@@ -1500,7 +1519,11 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 		}
 		dests, _ := vsx.Merged(vs)
 		l4 := slices.ContainsFunc(dests, func(d rules.Dest) bool { return d.TLS != nil || d.TCP != nil })
-		if !l4 && (!strings.Contains(vs.Name, "~") || !generatedVS(snap, vs.Namespace+"/"+vs.Name)) {
+		if !l4 && (!strings.Contains(vs.Name, "~") || !generatedVS(snap, vs.Namespace+"/"+vs.Name)) && !noListenerForHostPort(snap, reg, v, vs) {
+			// (an http route builds a virtual host for its hosts on the listeners the sidecar
+			// has, which the loop above walks; with no listener on a port the host's entry
+			// declares, there is none: blind audit 36 N02c, a Sidecar that imports the route
+			// but not the entry)
 			continue
 		}
 		if !slices.ContainsFunc(dests, func(d rules.Dest) bool {

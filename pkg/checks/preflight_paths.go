@@ -110,7 +110,12 @@ func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, ki
 	res := v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})
 	// a Gateway API rule with every backend at weight 0 answers 500 at the sidecar itself
 	drained := res.DirectResponse == 500 && res.Route != nil && generatedVS(c.snap, res.Route.VirtualService)
-	if !always && !drained && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
+	// A call the sidecar drops (BlackHoleCluster, the 502 of block_all) while a mesh route it
+	// imports names the host: the namespace evidently calls it (a Sidecar that imports the
+	// route but not the entry, say: the route's destinations reach CDS, not the listeners;
+	// blind audit 36 N02c).
+	dropped := (res.Cluster == rules.BlackHoleCluster || res.DirectResponse == 502) && importsMeshRouteFor(v, q.host)
+	if !always && !drained && !dropped && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
 		return false, kind, nil
 	}
 	tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}
@@ -141,6 +146,18 @@ func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, ki
 		out = append(out, pendingFinding{f: NewPreflightFinding(w.Code, CheckWhyMissing, res, field, w.Message, w.Fix), host: q.host, port: q.port})
 	}
 	return true, kind, out
+}
+
+// importsMeshRouteFor: sidecar v imports a mesh VirtualService one of whose hosts is host.
+func importsMeshRouteFor(v SidecarView, host string) bool {
+	for _, vs := range v.Outbound.VirtualServicesMaybeFor(host) {
+		if slices.Contains(rules.VSGateways(vs), rules.MeshGateway) && slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+			return strings.EqualFold(rules.ResolveShortname(h, vs.Namespace), host)
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // toGateway says whether the sidecar's call goes to a Kubernetes Service that selects gateway
