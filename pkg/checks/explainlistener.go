@@ -506,8 +506,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 			} else if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
 				// "name" written without its namespace resolves in the VirtualService's namespace;
 				// the Service of that name is elsewhere.
-				resource = "VirtualService " + vs
-				fix = fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, svc)
+				resource, fix = shortNameFix(snap, vs, svc)
 			} else if mb, ok := missingBackendCulprit(snap, model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig), firstRet(callRouteTo(rep, c.Name)), c.FQDN); ok {
 				// a Gateway API route's backendRef names a Service that does not exist
 				resource, fix = mb.culprit, mb.fix

@@ -893,8 +893,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			culprit, fix = mc.culprit, mc.fix
 			c.Reason += mc.reason
 		} else if vs, full, short := shortNameElsewhere(tr.snap, v, chost, &ListenerReport{Calls: []CallView{{Result: res}}}); !ok && short {
-			culprit = "VirtualService " + vs
-			fix = fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, full)
+			culprit, fix = shortNameFix(tr.snap, vs, full)
 		} else if !ok {
 			// A Kubernetes Service hidden from the client's namespace (its exportTo annotation or
 			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
@@ -3738,7 +3737,11 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 	if near := NearMatches(snap, chost); len(near) > 0 {
 		// a Service one or two edits from the name (blind audit 33 V03): the likely slip
 		first, _, _ := strings.Cut(near[0], " (")
-		if nn, nns, ok := kubeServiceName(first); ok {
+		if nn, nns, ok := kubeServiceName(first); ok && nn == name {
+			// the same Service name in another namespace: the backendRef lacks its namespace
+			// (blind audit 36 N14b)
+			m.fix = fmt.Sprintf("In %s, set the backendRef's namespace to %s: Service %s is there, and a backendRef without a namespace means the route's own (%s). `kubectl get %s -n %s -o yaml` shows the BackendNotFound condition.", origin, nns, nn, ns, strings.ToLower(kind), routeNs)
+		} else if ok {
 			m.fix = fmt.Sprintf("In %s, set the backendRef name to %s (namespace %s), not %s; or create Service %s/%s. `kubectl get %s -n %s -o yaml` shows the BackendNotFound condition.", origin, nn, nns, name, ns, name, strings.ToLower(kind), routeNs)
 		}
 	}
@@ -3867,6 +3870,19 @@ func vsHasExactHost(vs *networkingv1.VirtualService, host string) bool {
 // isAliasOf: host is one of aliases' host names.
 func isAliasOf(aliases []rules.Service, host string) bool {
 	return slices.ContainsFunc(aliases, func(a rules.Service) bool { return strings.EqualFold(a.Hostname, host) })
+}
+
+// shortNameFix: the culprit and fix when VirtualService vs ("ns/name") names a Service by a short
+// name that resolves in its own namespace, while the Service (full, its host) is elsewhere. A
+// VirtualService generated from a Gateway API route is fixed in the route: its backendRef's
+// namespace (a dotted name there is refused; blind audit 36 N14b).
+func shortNameFix(snap *snapshot.Snapshot, vs, full string) (string, string) {
+	if origin := firstOrigin(snap, vs); !strings.HasPrefix(origin, "VirtualService ") {
+		if name, ns, ok := kubeServiceName(full); ok {
+			return origin, fmt.Sprintf("In %s, set the backendRef's namespace to %s: Service %s is there, and a backendRef without a namespace means the route's own.", origin, ns, name)
+		}
+	}
+	return "VirtualService " + vs, fmt.Sprintf("In VirtualService %s, write the destination host in full: %s (a name without a namespace is read in the VirtualService's namespace, where there is no such Service).", vs, full)
 }
 
 // entryPortWord is the number of the entry's only (or first) port, "<its port>" when it has none.
