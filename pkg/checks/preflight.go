@@ -1549,6 +1549,38 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 			}
 		}
 	}
+	// Gateway API mesh routes of the client's namespace whose parent is a ServiceEntry labelled
+	// for another istiod revision: this revision generates nothing for them (no parent), but the
+	// route says the namespace calls the entry's hosts (blind audit 36 N01b).
+	if len(snap.ServiceEntries) != len(RevisionView(snap, v.Revision).ServiceEntries) {
+		for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+			if r.Namespace != v.Namespace {
+				continue
+			}
+			for _, ref := range r.ParentRefs {
+				_, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				if kind != "ServiceEntry" {
+					continue
+				}
+				se, _ := findObject(snap, "ServiceEntry", ns, string(ref.Name)).(*networkingv1.ServiceEntry)
+				if se == nil || model.InRevision(se.Labels, v.Revision) {
+					continue
+				}
+				for _, h := range se.Spec.GetHosts() {
+					host := rules.NormalizeHost(h)
+					if strings.Contains(host, "*") || v.Outbound.FirstImportedForHost(host) != nil {
+						continue
+					}
+					for _, p := range se.Spec.GetPorts() {
+						if q := (hostPortCall{host, p.GetNumber()}); !seen[q] && p.GetProtocol() != "UDP" {
+							seen[q] = true
+							out = append(out, q)
+						}
+					}
+				}
+			}
+		}
+	}
 	slices.SortFunc(out, func(a, b hostPortCall) int {
 		if a.host != b.host {
 			return strings.Compare(a.host, b.host)
