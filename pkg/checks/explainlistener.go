@@ -1800,6 +1800,11 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				}
 			}
 		}
+		if d, ok := shortGatewayRef(view, w, flags, rep.Host); ok && (hostVerdict.Culprit == "" || hostVerdict.Cause == CauseOK) {
+			// the gateway's own verdict does not read bare Gateway names against namesakes
+			// (blind audit 36 N08b, N08c)
+			hostVerdict = GatewayVerdict{Cause: CauseRouteNotBound, Culprit: d.culprit, Message: d.why + ".", Fix: d.fix}
+		}
 		specificNoChainFix(rep, hostVerdict)
 	}
 }

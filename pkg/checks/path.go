@@ -3440,6 +3440,25 @@ func (tr *tracer) routeForOtherGateway(view *snapshot.Snapshot, w Workload, flag
 	return noServer{}, false
 }
 
+// shortGatewayRef: a VirtualService for host lists a Gateway by its bare name, which istiod reads
+// in the VirtualService's namespace where a namesake is, while the Gateway of that name that
+// selects w is elsewhere: that VirtualService, why, and the qualified name as the fix.
+func shortGatewayRef(view *snapshot.Snapshot, w Workload, flags IstiodFlags, host string) (noServer, bool) {
+	x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, vs := range x.Relevant(host, nil) {
+		for _, g := range rules.VSGateways(vs) {
+			if ns, ok := shortNameMeantElsewhere(view, w, flags, vs, g); ok {
+				ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+				_, name, _ := strings.Cut(g, "/")
+				return noServer{culprit: ref,
+					why: fmt.Sprintf("%s lists Gateway %q without a namespace, which istiod reads in the VirtualService's namespace as %s, not %s/%s, the Gateway of %s", ref, name, g, ns, name, w.Ref()),
+					fix: fmt.Sprintf("In %s, write %s/%s in spec.gateways and in every match.gateways that names %s.", ref, ns, name, name)}, true
+			}
+		}
+	}
+	return noServer{}, false
+}
+
 // shortNameMeantElsewhere: VirtualService vs lists gateway g ("namespace/name") by its bare name
 // (resolved in vs's namespace), and a Gateway of that name in another namespace selects gateway
 // workload w: the namespace of that Gateway, true.
@@ -4865,17 +4884,9 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		}
 		// A VirtualService for the host naming the Gateway by its bare name, read in its own
 		// namespace where a namesake is (blind audit 34 B6, TLS and TCP: no chain, no listener).
-		x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
-		for _, vs := range x.Relevant(host, nil) {
-			for _, g := range rules.VSGateways(vs) {
-				if ns, ok := shortNameMeantElsewhere(view, w, flags, vs, g); ok {
-					ref := "VirtualService " + vs.Namespace + "/" + vs.Name
-					_, name, _ := strings.Cut(g, "/")
-					return noServer{culprit: ref,
-						why: fmt.Sprintf("the Gateway servers on the port get no filter chain: %s lists Gateway %q without a namespace, which istiod reads in the VirtualService's namespace as %s, not %s/%s, the Gateway of %s", ref, name, g, ns, name, w.Ref()),
-						fix: fmt.Sprintf("In %s, write %s/%s in spec.gateways and in every match.gateways that names %s.", ref, ns, name, name)}
-				}
-			}
+		if d, ok := shortGatewayRef(view, w, flags, host); ok {
+			d.why = "the Gateway servers on the port get no filter chain: " + d.why
+			return d
 		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
 	}
