@@ -2720,6 +2720,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			}
 			if t != 0 {
 				target = t
+			} else if p.TargetPort.StrVal != "" {
+				// a named targetPort the input cannot resolve (no pod spec, or one listing no
+				// container ports): the trace assumes the Service port, and says so (blind
+				// audit 36 N07c: "targetPort 80" and OK, without a word)
+				tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s port %d targets the container port named %q, which the input does not resolve (%s): the trace assumes port %d. If the gateway pods name no port %q, the Service has no endpoints for it and the call fails there (UH).", svc.Ref(), cport, p.TargetPort.StrVal, namedPortsText(tr.snap, w), cport, p.TargetPort.StrVal))
 			}
 		}
 	}

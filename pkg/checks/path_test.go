@@ -1067,3 +1067,32 @@ func TestPreflightSidecarImportsRouteNotEntry(t *testing.T) {
 		}
 	}
 }
+
+// A named targetPort the input cannot resolve (the gateway pod spec lists no container ports):
+// the trace assumes the Service port and says so in a note, instead of printing a made-up
+// targetPort without a word (blind audit 36 N07c).
+func TestUnresolvedNamedTargetPortNoted(t *testing.T) {
+	c := pathCaseNamed(t, "gateway-service-named-targetport-unnamed-container-ports.yaml")
+	raw, err := os.ReadFile(c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ports = "        ports: [{containerPort: 8080}, {containerPort: 15090}]\n"
+	if !strings.Contains(string(raw), ports) {
+		t.Fatal("fixture changed: update this test")
+	}
+	snap := loadYAML(t, string(base), strings.Replace(string(raw), ports, "", 1))
+	p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.Contains(n, `targets the container port named "web", which the input does not resolve`)
+	}) {
+		t.Errorf("no note on the unresolved targetPort: %s %v", p.Cause, p.Notes)
+	}
+}
