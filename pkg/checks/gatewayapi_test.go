@@ -1140,19 +1140,8 @@ spec:
 // why-missing and in the gateway's verdict, never a ServiceEntry for "<name>.<ns>.svc..."
 // (blind audit 36 N03b).
 func TestGatewayAPIBackendRefNamesEntryObject(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "paths", "gatewayapi-tcp-egress-through-gateway.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const good = "{kind: Hostname, group: networking.istio.io, name: db.partner.example, port: 5432}"
-	if !strings.Contains(string(raw), good) {
-		t.Fatal("fixture changed: update this test")
-	}
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := loadYAML(t, string(base), strings.Replace(string(raw), good, "{name: orders-db, port: 5432}", 1))
+	snap := pathFixtureVariant(t, "gatewayapi-tcp-egress-through-gateway.yaml",
+		"{kind: Hostname, group: networking.istio.io, name: db.partner.example, port: 5432}", "{name: orders-db, port: 5432}")
 	p, err := TracePath(snap, PathOptions{Host: "db.partner.example", Port: 5432, From: "shop"})
 	if err != nil {
 		t.Fatal(err)
@@ -1174,19 +1163,8 @@ func TestGatewayAPIBackendRefNamesEntryObject(t *testing.T) {
 // own): the fix sets the namespace in the route, in why-missing and explain-listener --from alike,
 // never a dotted name in the generated VirtualService (blind audit 36 N14b).
 func TestGatewayAPIBackendRefMissingNamespace(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "paths", "gatewayapi-tcp-egress-through-gateway.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const good = "{name: db-egress-istio, namespace: egress-gw, port: 15432}"
-	if !strings.Contains(string(raw), good) {
-		t.Fatal("fixture changed: update this test")
-	}
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := loadYAML(t, string(base), strings.Replace(string(raw), good, "{name: db-egress-istio, port: 15432}", 1))
+	snap := pathFixtureVariant(t, "gatewayapi-tcp-egress-through-gateway.yaml",
+		"{name: db-egress-istio, namespace: egress-gw, port: 15432}", "{name: db-egress-istio, port: 15432}")
 	p, err := TracePath(snap, PathOptions{Host: "db.partner.example", Port: 5432, From: "shop"})
 	if err != nil {
 		t.Fatal(err)

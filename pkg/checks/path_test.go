@@ -1052,16 +1052,8 @@ func TestPreflightSidecarImportsRouteNotEntry(t *testing.T) {
 	}) {
 		t.Errorf("preflight lacks Error %s on %s", ListenerBlackHole, p.Culprit)
 	}
-	raw, err := os.ReadFile(c.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	moved := strings.Replace(string(raw), "metadata: {name: searchcloud, namespace: team-a}", "metadata: {name: searchcloud, namespace: vendors}", 1)
-	for _, f := range Preflight(loadYAML(t, string(base), moved)).Findings {
+	moved := pathFixtureVariant(t, filepath.Base(c.file), "metadata: {name: searchcloud, namespace: team-a}", "metadata: {name: searchcloud, namespace: vendors}")
+	for _, f := range Preflight(moved).Findings {
 		if f.Level == LevelError && f.Code == ListenerBlackHole {
 			t.Errorf("route in the entry's namespace (hidden by the Sidecar too): %s on %s/%s", f.Code, f.Resource.Namespace, f.Resource.Name)
 		}
@@ -1073,19 +1065,7 @@ func TestPreflightSidecarImportsRouteNotEntry(t *testing.T) {
 // targetPort without a word (blind audit 36 N07c).
 func TestUnresolvedNamedTargetPortNoted(t *testing.T) {
 	c := pathCaseNamed(t, "gateway-service-named-targetport-unnamed-container-ports.yaml")
-	raw, err := os.ReadFile(c.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const ports = "        ports: [{containerPort: 8080}, {containerPort: 15090}]\n"
-	if !strings.Contains(string(raw), ports) {
-		t.Fatal("fixture changed: update this test")
-	}
-	snap := loadYAML(t, string(base), strings.Replace(string(raw), ports, "", 1))
+	snap := pathFixtureVariant(t, filepath.Base(c.file), "        ports: [{containerPort: 8080}, {containerPort: 15090}]\n", "")
 	p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
 	if err != nil {
 		t.Fatal(err)
@@ -1095,4 +1075,23 @@ func TestUnresolvedNamedTargetPortNoted(t *testing.T) {
 	}) {
 		t.Errorf("no note on the unresolved targetPort: %s %v", p.Cause, p.Notes)
 	}
+}
+
+// pathFixtureVariant loads path fixture file (testdata/paths, after _base.yaml as every path
+// fixture is read) with the first occurrence of old replaced by new. It fails the test when old
+// is not in the fixture, so that a variant never silently equals the fixture it varies.
+func pathFixtureVariant(t *testing.T, file, old, new string) *snapshot.Snapshot {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "paths", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), old) {
+		t.Fatalf("%s no longer holds %q: update the test", file, old)
+	}
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadYAML(t, string(base), strings.Replace(string(raw), old, new, 1))
 }

@@ -1379,14 +1379,24 @@ func (c *collector) ambiguousImports(v SidecarView, ns string) []hostPortCall {
 	return out
 }
 
-// noListenerForHostPort: a host of vs that sidecar v holds no service for is declared (in the
-// registry reg) with a port on which v has no listener at all.
-func noListenerForHostPort(snap *snapshot.Snapshot, reg *model.Registry, v SidecarView, vs *networkingv1.VirtualService) bool {
+// unheldHosts are the exact host names of vs (short names resolved, lower-case) that sidecar v
+// holds no service for.
+func unheldHosts(v SidecarView, vs *networkingv1.VirtualService) []string {
+	var out []string
 	for _, h := range vs.Spec.GetHosts() {
 		host := strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
 		if host == "" || strings.Contains(host, "*") || rules.IsIP(host) || v.Outbound.FirstImportedForHost(host) != nil {
 			continue
 		}
+		out = append(out, host)
+	}
+	return out
+}
+
+// noListenerForHostPort: a host of vs that sidecar v holds no service for is declared (in the
+// registry reg) with a port on which v has no listener at all.
+func noListenerForHostPort(snap *snapshot.Snapshot, reg *model.Registry, v SidecarView, vs *networkingv1.VirtualService) bool {
+	for _, host := range unheldHosts(v, vs) {
 		for _, s := range declaredAnyRevision(snap, reg, v, host) {
 			for _, p := range s.Ports {
 				if len(v.Outbound.ListenersOnPort(p.Number)) == 0 {
@@ -1533,11 +1543,7 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 		}) {
 			continue
 		}
-		for _, h := range vs.Spec.GetHosts() {
-			host := strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
-			if host == "" || strings.Contains(host, "*") || rules.IsIP(host) || v.Outbound.FirstImportedForHost(host) != nil {
-				continue
-			}
+		for _, host := range unheldHosts(v, vs) {
 			for _, s := range declaredAnyRevision(snap, reg, v, host) {
 				for _, p := range s.Ports {
 					q := hostPortCall{host, p.Number}
