@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
 	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	appsv1 "k8s.io/api/apps/v1"
@@ -112,57 +111,57 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	var configMaps []*corev1.ConfigMap
 
 	all := metav1.NamespaceAll
-	nw := ic.NetworkingV1()
+	nwrc := ic.NetworkingV1().RESTClient()
 	tasks := []listTask{
 		{snapshot.KindNamespace, "namespaces", func(ctx context.Context) (err error) {
 			snap.Namespaces, err = listAll[*corev1.Namespace](ctx, pageFn(kc.CoreV1().Namespaces().List))
 			return err
 		}, nil},
 		{snapshot.KindServiceEntry, "serviceentries.networking.istio.io", func(ctx context.Context) (err error) {
-			snap.ServiceEntries, err = listAll[*networkingv1.ServiceEntry](ctx, pageFn(nw.ServiceEntries(all).List))
+			snap.ServiceEntries, err = listIstio(ctx, nwrc, "serviceentries", "", newServiceEntry)
 			return err
 		}, func(ctx context.Context, ns string) error {
-			items, err := listAll[*networkingv1.ServiceEntry](ctx, pageFn(nw.ServiceEntries(ns).List))
+			items, err := listIstio(ctx, nwrc, "serviceentries", ns, newServiceEntry)
 			snap.ServiceEntries = append(snap.ServiceEntries, items...)
 			return err
 		}},
 		{snapshot.KindVirtualService, "virtualservices.networking.istio.io", func(ctx context.Context) (err error) {
-			snap.VirtualServices, err = listAll[*networkingv1.VirtualService](ctx, pageFn(nw.VirtualServices(all).List))
+			snap.VirtualServices, err = listIstio(ctx, nwrc, "virtualservices", "", newVirtualService)
 			return err
 		}, func(ctx context.Context, ns string) error {
-			items, err := listAll[*networkingv1.VirtualService](ctx, pageFn(nw.VirtualServices(ns).List))
+			items, err := listIstio(ctx, nwrc, "virtualservices", ns, newVirtualService)
 			snap.VirtualServices = append(snap.VirtualServices, items...)
 			return err
 		}},
 		{snapshot.KindDestinationRule, "destinationrules.networking.istio.io", func(ctx context.Context) (err error) {
-			snap.DestinationRules, err = listAll[*networkingv1.DestinationRule](ctx, pageFn(nw.DestinationRules(all).List))
+			snap.DestinationRules, err = listIstio(ctx, nwrc, "destinationrules", "", newDestinationRule)
 			return err
 		}, func(ctx context.Context, ns string) error {
-			items, err := listAll[*networkingv1.DestinationRule](ctx, pageFn(nw.DestinationRules(ns).List))
+			items, err := listIstio(ctx, nwrc, "destinationrules", ns, newDestinationRule)
 			snap.DestinationRules = append(snap.DestinationRules, items...)
 			return err
 		}},
 		{snapshot.KindGateway, "gateways.networking.istio.io", func(ctx context.Context) (err error) {
-			snap.Gateways, err = listAll[*networkingv1.Gateway](ctx, pageFn(nw.Gateways(all).List))
+			snap.Gateways, err = listIstio(ctx, nwrc, "gateways", "", newGateway)
 			return err
 		}, func(ctx context.Context, ns string) error {
-			items, err := listAll[*networkingv1.Gateway](ctx, pageFn(nw.Gateways(ns).List))
+			items, err := listIstio(ctx, nwrc, "gateways", ns, newGateway)
 			snap.Gateways = append(snap.Gateways, items...)
 			return err
 		}},
 		{snapshot.KindSidecar, "sidecars.networking.istio.io", func(ctx context.Context) (err error) {
-			snap.Sidecars, err = listAll[*networkingv1.Sidecar](ctx, pageFn(nw.Sidecars(all).List))
+			snap.Sidecars, err = listIstio(ctx, nwrc, "sidecars", "", newSidecar)
 			return err
 		}, func(ctx context.Context, ns string) error {
-			items, err := listAll[*networkingv1.Sidecar](ctx, pageFn(nw.Sidecars(ns).List))
+			items, err := listIstio(ctx, nwrc, "sidecars", ns, newSidecar)
 			snap.Sidecars = append(snap.Sidecars, items...)
 			return err
 		}},
 		{snapshot.KindWorkloadEntry, "workloadentries.networking.istio.io", func(ctx context.Context) (err error) {
-			snap.WorkloadEntries, err = listAll[*networkingv1.WorkloadEntry](ctx, pageFn(nw.WorkloadEntries(all).List))
+			snap.WorkloadEntries, err = listIstio(ctx, nwrc, "workloadentries", "", newWorkloadEntry)
 			return err
 		}, func(ctx context.Context, ns string) error {
-			items, err := listAll[*networkingv1.WorkloadEntry](ctx, pageFn(nw.WorkloadEntries(ns).List))
+			items, err := listIstio(ctx, nwrc, "workloadentries", ns, newWorkloadEntry)
 			snap.WorkloadEntries = append(snap.WorkloadEntries, items...)
 			return err
 		}},

@@ -1,0 +1,181 @@
+package loader
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	istioscheme "istio.io/client-go/pkg/clientset/versioned/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// istioListsFromFixtures groups every Istio v1 object of the path fixtures (and of
+// testdata/istiolist.yaml, which sets the fields the fixtures leave out: status conditions,
+// durations, maps) by kind into LIST response bodies, each object with managedFields as the API
+// server returns them.
+func istioListsFromFixtures(t *testing.T) map[string][]byte {
+	t.Helper()
+	files, _ := filepath.Glob("../checks/testdata/paths/*.yaml")
+	files = append(files, "testdata/istiolist.yaml")
+	items := map[string][]map[string]any{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			var obj map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil || obj == nil {
+				continue
+			}
+			if obj["apiVersion"] != "networking.istio.io/v1" {
+				continue
+			}
+			md, _ := obj["metadata"].(map[string]any)
+			if md == nil {
+				continue
+			}
+			md["managedFields"] = []any{map[string]any{"manager": "kubectl", "operation": "Update", "fieldsType": "FieldsV1",
+				"fieldsV1": map[string]any{"f:spec": map[string]any{".": map[string]any{}}}}}
+			md["creationTimestamp"] = "2026-12-05T09:00:00Z"
+			md["uid"] = "0b4f7c1e-0000-4000-8000-000000000001"
+			md["resourceVersion"] = "42"
+			kind, _ := obj["kind"].(string)
+			items[kind] = append(items[kind], obj)
+		}
+	}
+	lists := map[string][]byte{}
+	for kind, objs := range items {
+		body, err := json.Marshal(map[string]any{"apiVersion": "networking.istio.io/v1", "kind": kind + "List",
+			"metadata": map[string]any{"resourceVersion": "42"}, "items": objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists[kind] = body
+	}
+	return lists
+}
+
+// sameObject fails unless the object decoded by decodePage equals the clientset's, field for
+// field, with the clientset's managedFields dropped as listAll drops them.
+func sameObject(t *testing.T, name string, gotTM, wantTM metav1.TypeMeta, gotOM, wantOM metav1.ObjectMeta, gotSpec, wantSpec, gotStatus, wantStatus proto.Message) {
+	t.Helper()
+	wantOM.ManagedFields = nil
+	if gotTM != wantTM {
+		t.Errorf("%s: TypeMeta %+v, clientset %+v", name, gotTM, wantTM)
+	}
+	if !reflect.DeepEqual(gotOM, wantOM) {
+		t.Errorf("%s: ObjectMeta %+v, clientset %+v", name, gotOM, wantOM)
+	}
+	if !proto.Equal(gotSpec, wantSpec) {
+		t.Errorf("%s: spec %v, clientset %v", name, gotSpec, wantSpec)
+	}
+	if !proto.Equal(gotStatus, wantStatus) {
+		t.Errorf("%s: status %v, clientset %v", name, gotStatus, wantStatus)
+	}
+}
+
+// TestIstioListDecodesLikeClientset: the live load's own decoding of Istio LIST pages gives the
+// objects the typed clientset gives for the same bytes.
+func TestIstioListDecodesLikeClientset(t *testing.T) {
+	lists := istioListsFromFixtures(t)
+	decode := istioscheme.Codecs.UniversalDeserializer()
+	ctx := context.Background()
+	seen := 0
+	for kind, body := range lists {
+		want, _, err := decode.Decode(body, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: clientset decode: %v", kind, err)
+		}
+		switch l := want.(type) {
+		case *networkingv1.ServiceEntryList:
+			got, _, err := decodePage(ctx, body, "serviceentries", newServiceEntry)
+			if err != nil || len(got) != len(l.Items) {
+				t.Fatalf("%s: %d objects, err %v; clientset %d", kind, len(got), err, len(l.Items))
+			}
+			for i, w := range l.Items {
+				sameObject(t, kind+" "+w.Name, got[i].TypeMeta, w.TypeMeta, got[i].ObjectMeta, w.ObjectMeta, &got[i].Spec, &w.Spec, &got[i].Status, &w.Status)
+			}
+			seen += len(got)
+		case *networkingv1.VirtualServiceList:
+			got, _, err := decodePage(ctx, body, "virtualservices", newVirtualService)
+			if err != nil || len(got) != len(l.Items) {
+				t.Fatalf("%s: %d objects, err %v; clientset %d", kind, len(got), err, len(l.Items))
+			}
+			for i, w := range l.Items {
+				sameObject(t, kind+" "+w.Name, got[i].TypeMeta, w.TypeMeta, got[i].ObjectMeta, w.ObjectMeta, &got[i].Spec, &w.Spec, &got[i].Status, &w.Status)
+			}
+			seen += len(got)
+		case *networkingv1.DestinationRuleList:
+			got, _, err := decodePage(ctx, body, "destinationrules", newDestinationRule)
+			if err != nil || len(got) != len(l.Items) {
+				t.Fatalf("%s: %d objects, err %v; clientset %d", kind, len(got), err, len(l.Items))
+			}
+			for i, w := range l.Items {
+				sameObject(t, kind+" "+w.Name, got[i].TypeMeta, w.TypeMeta, got[i].ObjectMeta, w.ObjectMeta, &got[i].Spec, &w.Spec, &got[i].Status, &w.Status)
+			}
+			seen += len(got)
+		case *networkingv1.GatewayList:
+			got, _, err := decodePage(ctx, body, "gateways", newGateway)
+			if err != nil || len(got) != len(l.Items) {
+				t.Fatalf("%s: %d objects, err %v; clientset %d", kind, len(got), err, len(l.Items))
+			}
+			for i, w := range l.Items {
+				sameObject(t, kind+" "+w.Name, got[i].TypeMeta, w.TypeMeta, got[i].ObjectMeta, w.ObjectMeta, &got[i].Spec, &w.Spec, &got[i].Status, &w.Status)
+			}
+			seen += len(got)
+		case *networkingv1.SidecarList:
+			got, _, err := decodePage(ctx, body, "sidecars", newSidecar)
+			if err != nil || len(got) != len(l.Items) {
+				t.Fatalf("%s: %d objects, err %v; clientset %d", kind, len(got), err, len(l.Items))
+			}
+			for i, w := range l.Items {
+				sameObject(t, kind+" "+w.Name, got[i].TypeMeta, w.TypeMeta, got[i].ObjectMeta, w.ObjectMeta, &got[i].Spec, &w.Spec, &got[i].Status, &w.Status)
+			}
+			seen += len(got)
+		case *networkingv1.WorkloadEntryList:
+			got, _, err := decodePage(ctx, body, "workloadentries", newWorkloadEntry)
+			if err != nil || len(got) != len(l.Items) {
+				t.Fatalf("%s: %d objects, err %v; clientset %d", kind, len(got), err, len(l.Items))
+			}
+			for i, w := range l.Items {
+				sameObject(t, kind+" "+w.Name, got[i].TypeMeta, w.TypeMeta, got[i].ObjectMeta, w.ObjectMeta, &got[i].Spec, &w.Spec, &got[i].Status, &w.Status)
+			}
+			seen += len(got)
+		default:
+			t.Fatalf("%s: unexpected %T", kind, want)
+		}
+	}
+	if len(lists) != 6 || seen < 100 {
+		t.Fatalf("compared %d kinds, %d objects: the fixtures no longer cover the six kinds", len(lists), seen)
+	}
+}
+
+// TestIstioListPageErrors: a page that is not a list, and a spec of the wrong shape, are errors
+// that name the resource or the object, and the object budget holds.
+func TestIstioListPageErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, _, err := decodePage(ctx, []byte(`{"items": 3}`), "serviceentries", newServiceEntry); err == nil || !strings.Contains(err.Error(), "list of serviceentries") {
+		t.Errorf("not a list: %v", err)
+	}
+	bad := `{"items": [{"kind": "ServiceEntry", "metadata": {"name": "a", "namespace": "n"}, "spec": {"hosts": "x"}}]}`
+	if _, _, err := decodePage(ctx, []byte(bad), "serviceentries", newServiceEntry); err == nil || !strings.Contains(err.Error(), "ServiceEntry n/a") {
+		t.Errorf("bad spec: %v", err)
+	}
+	two := `{"metadata": {"continue": "tok"}, "items": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b"}}]}`
+	bctx := context.WithValue(ctx, objectBudgetKey{}, &objectBudget{max: 1})
+	if _, _, err := decodePage(bctx, []byte(two), "serviceentries", newServiceEntry); err == nil {
+		t.Error("two objects under a budget of one: no error")
+	}
+	got, next, err := decodePage(ctx, []byte(two), "serviceentries", newServiceEntry)
+	if err != nil || len(got) != 2 || next != "tok" || got[1].Name != "b" {
+		t.Errorf("page of two: %d objects, continue %q, err %v", len(got), next, err)
+	}
+}
