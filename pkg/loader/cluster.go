@@ -27,9 +27,16 @@ import (
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// listPageSize is the page size of every LIST (continue tokens until done): large enough that
-// a mesh of 10,000 ServiceEntries is two round trips, small enough to bound one response.
+// listPageSize is the page size of the LISTs of Kubernetes kinds (continue tokens until done):
+// Pods and Deployments are several KB each, so a page stays well under --max-input-size.
 const listPageSize = 5000
+
+// istioPageSize is the page size of the LISTs of the networking.istio.io kinds: a mesh of
+// 20,000 ServiceEntries is one round trip. Each further page is a round trip the next waits
+// for, and the API server may serve a continued LIST from etcd rather than its watch cache
+// (on the benchmark's kube-apiserver 1.36 the second page of 5,000 took 0.5-0.7 s, the first
+// 0.1 s; docs/performance.md). 20,000 entries of a typical size are about 16 MB.
+const istioPageSize = 20000
 
 // Client-side rate limit used when the kubeconfig sets none (client-go's default, 5 requests/s
 // with a burst of 10, would queue the parallel LISTs and the selector queries behind each other).
@@ -47,7 +54,7 @@ const userAgent = "kubectl-egress"
 
 // FromCluster reads the live state of the cluster cfg points at into a Snapshot.
 //
-// It issues one paginated LIST (page size 5000) per kind and no per-object GETs: Namespaces,
+// It issues one paginated LIST (page size 5000, 20,000 for the Istio kinds) per kind and no per-object GETs: Namespaces,
 // ServiceEntries, VirtualServices, DestinationRules, Gateways, Sidecars and WorkloadEntries
 // (networking.istio.io/v1), EnvoyFilters (networking.istio.io/v1alpha3) and Services in all
 // namespaces, and ConfigMaps in the Istio namespace only. Deployments (apps/v1) and Pods are

@@ -72,13 +72,13 @@ func decodeMessage(raw json.RawMessage, m proto.Message) error {
 type newIstioObject[T any] func(metav1.TypeMeta, metav1.ObjectMeta) (obj *T, spec, status proto.Message)
 
 // listIstio lists resource (a networking.istio.io kind, in namespace ns or all namespaces when
-// ns is "") through rc in pages of listPageSize, as the pager of listAll does: an expired
+// ns is "") through rc in pages of istioPageSize, as the pager of listAll does: an expired
 // continue token restarts the LIST without pages. Each object counts against the load's object
 // budget.
 func listIstio[T any](ctx context.Context, rc rest.Interface, resource, ns string, newObj newIstioObject[T]) ([]*T, error) {
 	var out []*T
 	cont := ""
-	limit := int64(listPageSize)
+	limit := int64(istioPageSize)
 	for {
 		req := rc.Get().Resource(resource)
 		if ns != "" {
