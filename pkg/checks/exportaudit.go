@@ -818,6 +818,7 @@ func widenServiceExportTo(name string, declared []string, ownNs string) func([]s
 // widenedExportToAll is widenedExportTo with every namespace of add.
 func widenedExportToAll(declared []string, ownNs string, add []string) []string {
 	keep := widenedExportTo(declared, ownNs, add[0])
+	keep = slices.Grow(keep, len(add)-1)
 	first := len(keep) // keep[:first]: what the resource declares, and add[0]
 	private := slices.Contains(keep, rules.ExportPrivate)
 	// add is usually sorted and without repeats (a finding's MissingIn, every namespace of a
