@@ -3302,7 +3302,16 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	if ghost == host && tr.otherEntryAtGateway(v, gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster) {
 		return
 	}
-	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, expect, g.Cause == CauseNoEndpoints) {
+	upExpect := expect
+	if strings.HasPrefix(sent, "the client's TLS inside ") && rules.ServerRouteType(srv) == rules.RouteTCP {
+		// A server that terminates the outer session (Istio mTLS, or TLS the sidecar
+		// originated) and forwards with a tcp route hands the cluster what was inside, the
+		// client's own TLS, as a passthrough chain does (gateway.go
+		// createGatewayTCPFilterChainOpts, buildGatewayNetworkFiltersFromTCPRoutes; blind audit
+		// 37 #11, where every command said OK).
+		upExpect = "the client's TLS inside " + strings.TrimSuffix(expect, " it terminates")
+	}
+	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, upExpect, g.Cause == CauseNoEndpoints) {
 		return
 	}
 	if g.Cause == CauseNoEndpoints {
@@ -4242,8 +4251,13 @@ func (tr *tracer) unresolvedRoute(w Workload, host string) (GatewayVerdict, bool
 // passes the client's TLS for host through (a PASSTHROUGH chain) to cluster, for which
 // DestinationRule dr sets tls.mode mode (SIMPLE or MUTUAL): TLS inside TLS. Shared by the
 // traced path and explain-listener --gateway.
-func gatewayDoubleTLSText(snap *snapshot.Snapshot, w Workload, cluster, host, mode, dr string) (msg, fix string, patch *Patch) {
-	msg = fmt.Sprintf("Gateway %s passes the client's TLS for %s through (PASSTHROUGH server) to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (the client's connection is closed; UF in the gateway's log).", w.Ref(), host, cluster, dr, mode, host)
+func gatewayDoubleTLSText(snap *snapshot.Snapshot, w Workload, cluster, host, mode, dr, outer string) (msg, fix string, patch *Patch) {
+	how := "(PASSTHROUGH server)"
+	if outer != "the client's TLS" {
+		// a server that terminates the outer session and forwards what is inside
+		how = "(its server terminates the " + outer + " around it and a tcp route forwards what is inside)"
+	}
+	msg = fmt.Sprintf("Gateway %s passes the client's TLS for %s through %s to %s, but DestinationRule %s sets tls.mode %s for that cluster: the gateway wraps the client's TLS in a second TLS session and the handshake with %s fails (the client's connection is closed; UF in the gateway's log).", w.Ref(), host, how, cluster, dr, mode, host)
 	if port, subset, chost, ok := parseClusterName(cluster); ok {
 		if users := originatingRoutes(snap, w, chost, port, subset); len(users) > 0 {
 			return msg, originationSubsetFix(dr, mode, port, users), nil
@@ -4274,20 +4288,20 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 		// The gateway holds a plaintext call (HTTP or TCP from the client; Istio mTLS between the
 		// hops, when the server terminates it, leaves the client's bytes as they were). A TLS
 		// call is left alone: it may still carry the client's TLS.
-		plain := expect != "the client's TLS" && tr.t.Call != rules.CallTLS
+		plain := !strings.HasPrefix(expect, "the client's TLS") && tr.t.Call != rules.CallTLS
 		if plain && tr.notOriginated(gproxy, w, cluster) {
 			return true
 		}
 		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, host))
 		return false
 	}
-	if expect == "the client's TLS" {
+	if expect == "the client's TLS" || strings.HasPrefix(expect, "the client's TLS inside ") {
 		tr.hop(gproxy, "upstream tls", Fail, fmt.Sprintf("the gateway passes the client's TLS through to %s, which originates TLS again (DestinationRule %s tls.mode %s)", cluster, dr, mode))
-		msg, fix, patch := gatewayDoubleTLSText(tr.snap, w, cluster, host, mode, dr)
+		msg, fix, patch := gatewayDoubleTLSText(tr.snap, w, cluster, host, mode, dr, strings.TrimPrefix(expect, "the client's TLS inside "))
 		tr.failFix(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, fix, patch)
 		return true
 	}
-	if (mode == "SIMPLE" || mode == "MUTUAL") && expect != "the client's TLS" && !noEndpoints {
+	if (mode == "SIMPLE" || mode == "MUTUAL") && !noEndpoints {
 		// (without endpoints the gateway answers 503 UH before any handshake: that is reported)
 		if d, ok := tlsToPlaintextAt(tr.snap, w, cluster, mode, dr); ok {
 			tr.hop(gproxy, "upstream tls", Fail, d.hop)
