@@ -224,6 +224,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightRouteNotAccepted:       {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
 	PreflightMeshPortUndeclared:     {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
 	PreflightCRDTooOld:              {"EGR0137", "—", "pkg/kube/kclient/crdwatcher.go minimumVersionFilter; pkg/config/schema/gatewayapi/minimumversions.go MinimumCRDVersions"},
+	PreflightHTTPOnTCPPort:          {"EGR0149", "§2.3", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListener (the port's declared protocol decides the chain), buildOutboundCatchAllNetworkFiltersOnly (the default chain: BlackHoleCluster under REGISTRY_ONLY)"},
 	PreflightSERejected:             {"EGR0148", "§2.2", "pkg/config/validation/validation.go ValidateServiceEntry (CIDR addresses only with resolution NONE or STATIC; the ServiceEntry CRD's validation rules say the same)"},
 	PreflightHostnameStatusHarmless: {"EGR0908", "—", "pilot/pkg/config/kube/gateway/conversion.go buildDestination (Hostname: InvalidDestinationNotFound, destination kept); gatewaycommon/context.go GetService (ServiceIndex.HostnameAndNamespace by the route's namespace)"},
 	PreflightRouteStatusDiffers:     {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
@@ -311,7 +312,7 @@ var causePages = map[string]string{
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
 	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
-	PreflightSERejected: "service-entries",
+	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

@@ -1209,6 +1209,9 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
 		} else if w, ok := meshSNIMissedFor(snap, v, model.VirtualServices(RevisionView(snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, port, kind, "sidecar "+v.Namespace); ok {
 			rep.add(ListenerBlackHole, w.Resource, strings.TrimSuffix(msg, ".")+": "+strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1), w.Fix)
+		} else if entry, hp := httpPortForL4(v, host, port, kind); hp != nil {
+			text, fix := l4OnHTTPPortText(entry, hp, host, kind)
+			rep.add(ListenerBlackHole, entry.Ref(), strings.TrimSuffix(msg, ".")+": "+text, fix)
 		} else if held, other, why, ok := shadowedPort(snap, v, host, port); ok {
 			text, fix := shadowedPortText(v, held, other, why, host, port)
 			rep.add(ListenerBlackHole, held.Ref(), strings.TrimSuffix(msg, ".")+": "+text, fix)

@@ -320,6 +320,13 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if labels == nil {
 		tr.t.Notes = append(tr.t.Notes, "pod labels unknown (--from): Sidecars, DestinationRules and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
 	}
+	if opt.Call == "" && addressed != nil && rules.IsHTTPProtocol(kindPortProtocol(addressed, port)) {
+		if what, ok := wellKnownNonHTTPPorts[port]; ok {
+			// traced as the entry declares it, HTTP; the clients of a database or broker port
+			// rarely speak HTTP (HTTP_ON_WELL_KNOWN_TCP_PORT; blind audit 37 #17)
+			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("traced as an HTTP call because %s declares port %d as %s; %s clients do not speak HTTP: `--call tcp` traces their connections, which this port's HTTP chain does not take", addressed.Ref(), port, kindPortProtocol(addressed, port), what))
+		}
+	}
 	tr.hidden = hidden
 	tr.trace(v, client, imported, host, port, kind)
 	tr.ambiguity(v, host, labels)
@@ -334,6 +341,16 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		tr.t.Message = strings.TrimSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") + "goes straight to the external host's cluster, through no egress gateway."
 	}
 	return tr.t, nil
+}
+
+// kindPortProtocol is the protocol s declares for port ("" when it does not declare it).
+func kindPortProtocol(s *rules.Service, port uint32) string {
+	for _, p := range s.Ports {
+		if p.Number == port {
+			return p.Protocol
+		}
+	}
+	return ""
 }
 
 // sidecarWaypointNotes: the entries of host bound to a waypoint serve ambient clients only; a
@@ -693,6 +710,16 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// builds no chain of its own for the host, and under REGISTRY_ONLY the listener's
 			// default chain drops the connection.
 			tr.failFix(ListenerBlackHole, flag, w.Resource, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1)), w.Fix, nil)
+			return
+		}
+		if entry, hp := tr.httpPortForL4Call(v, host); hp != nil {
+			// A TLS or TCP call to a port the sidecar's entry declares HTTP: the listener has an
+			// HTTP chain, which takes plaintext HTTP only, and the default chain, which under
+			// REGISTRY_ONLY is BlackHoleCluster (listener.go buildSidecarOutboundListener,
+			// buildOutboundCatchAllNetworkFiltersOnly). The entry is there; its protocol is
+			// what to change (blind audit 37 #17: "declare a ServiceEntry", which existed).
+			text, fix := l4OnHTTPPortText(entry, hp, host, kind)
+			tr.fail(ListenerBlackHole, flag, entry.Ref(), fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, text), fix)
 			return
 		}
 		if held, other, why, ok := shadowedPort(tr.snap, v, host, port); ok {
@@ -1905,7 +1932,25 @@ func tcpPortForTLSRoutes(v SidecarView, vs *networkingv1.VirtualService, host st
 // httpPortForL4Call: for a TLS or TCP call, the entry the sidecar uses for host and its port of
 // the call when that port is HTTP-family; nil otherwise.
 func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, *rules.ServicePort) {
-	if tr.t.Call != rules.CallTLS && tr.t.Call != rules.CallTCP {
+	return httpPortForL4(v, host, tr.t.Port, tr.t.Call)
+}
+
+// l4OnHTTPPortText explains a TLS or TCP call (kind) to port hp of entry, which declares it
+// HTTP-family, under REGISTRY_ONLY, and says what to change.
+func l4OnHTTPPortText(entry rules.Service, hp *rules.ServicePort, host, kind string) (text, fix string) {
+	want := "TCP"
+	if kind == rules.CallTLS {
+		want = "TLS"
+	}
+	text = fmt.Sprintf("%s declares port %d as %s, so the sidecar's listener for it has an HTTP chain, which takes plaintext HTTP only, and the listener's default chain, which drops everything else. The entry's cluster outbound|%d||%s is never used for this call.", entry.Ref(), hp.Number, hp.Protocol, hp.Number, host)
+	fix = fmt.Sprintf("If the clients' traffic on port %d is not HTTP, declare the port of %s with protocol %s (name it %s-...); if it is HTTP, the call is an HTTP call and this trace does not apply.", hp.Number, entry.Ref(), want, strings.ToLower(want))
+	return text, fix
+}
+
+// httpPortForL4 is the entry the sidecars of v use for host and its port numbered port, when
+// that port is HTTP-family and call is TLS or TCP.
+func httpPortForL4(v SidecarView, host string, port uint32, call string) (rules.Service, *rules.ServicePort) {
+	if call != rules.CallTLS && call != rules.CallTCP {
 		return rules.Service{}, nil
 	}
 	s, ok := v.Outbound.ScopeService(host)
@@ -1913,7 +1958,7 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 		return rules.Service{}, nil
 	}
 	for i, p := range s.Ports {
-		if p.Number == tr.t.Port && rules.IsHTTPProtocol(p.Protocol) {
+		if p.Number == port && rules.IsHTTPProtocol(p.Protocol) {
 			return s, &s.Ports[i]
 		}
 	}

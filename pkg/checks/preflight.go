@@ -339,6 +339,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range seValidationFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range httpOnTCPPortFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range meshPortFindings(snap) {
 		c.add(f, "")
 	}

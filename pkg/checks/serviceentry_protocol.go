@@ -1,0 +1,50 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// PreflightHTTPOnTCPPort: a ServiceEntry declares a well-known database or messaging port
+// (PostgreSQL's 5432, MySQL's 3306, ...) as HTTP, HTTP2 or GRPC, so its clients' traffic, which
+// is not HTTP, never takes the entry's chain.
+const PreflightHTTPOnTCPPort = "HTTP_ON_WELL_KNOWN_TCP_PORT"
+
+func init() {
+	Catalog = append(Catalog, CatalogEntry{Code: PreflightHTTPOnTCPPort, Level: LevelWarning,
+		Description: "A ServiceEntry declares a well-known port of a protocol that is not HTTP (PostgreSQL 5432, MySQL 3306, Redis 6379, ...) as HTTP, HTTP2 or GRPC. Sidecars build an HTTP chain for the port, which takes plaintext HTTP only: the database or broker connections fall to the listener's default chain, which drops them under REGISTRY_ONLY (BlackHoleCluster) and sends them out directly, without the entry, under ALLOW_ANY."})
+}
+
+// wellKnownNonHTTPPorts are ports whose protocol is never HTTP in practice, with its name.
+var wellKnownNonHTTPPorts = map[uint32]string{
+	22: "SSH", 25: "SMTP", 1433: "SQL Server", 1521: "Oracle", 2181: "ZooKeeper", 3306: "MySQL",
+	5432: "PostgreSQL", 5672: "AMQP", 6379: "Redis", 9042: "Cassandra", 9092: "Kafka",
+	11211: "memcached", 27017: "MongoDB",
+}
+
+// httpOnTCPPortFindings: HTTP_ON_WELL_KNOWN_TCP_PORT for every ServiceEntry port numbered like a
+// well-known database or messaging port and declared HTTP-family (preflight). istiod builds an
+// HTTP connection manager chain for an HTTP-family port of a service (listener.go
+// buildSidecarOutboundListener: the port's protocol decides the chain, not the traffic), and
+// traffic that is not HTTP takes the listener's default chain (buildOutboundCatchAllNetworkFiltersOnly:
+// BlackHoleCluster under REGISTRY_ONLY, PassthroughCluster otherwise). Blind audit 37 #17.
+func httpOnTCPPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, se := range snap.ServiceEntries {
+		for i, p := range se.Spec.GetPorts() {
+			what, ok := wellKnownNonHTTPPorts[p.GetNumber()]
+			proto := strings.ToUpper(p.GetProtocol())
+			if !ok || !rules.IsHTTPProtocol(proto) {
+				continue
+			}
+			ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+			out = append(out, NewPreflightFinding(PreflightHTTPOnTCPPort, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, fmt.Sprintf("spec.ports[%d].protocol", i),
+				fmt.Sprintf("%s declares port %d (%s's port) as %s: sidecars build an HTTP chain for it, which takes plaintext HTTP only, so %s connections take the listener's default chain, which drops them under REGISTRY_ONLY and sends them out directly, without the entry, under ALLOW_ANY.", ref, p.GetNumber(), what, proto, what),
+				fmt.Sprintf("In %s, declare port %d with protocol TCP (name it tcp-...), or TLS if the clients speak TLS there.", ref, p.GetNumber())))
+		}
+	}
+	return out
+}
