@@ -5076,10 +5076,68 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		if d, ok := tr.unreachableServer(w, mine, cport, target, host); ok {
 			return d
 		}
+		if d, ok := tr.routedToOtherServicePort(w, mine, svc, cport, target, res, host); ok {
+			return d
+		}
 		return noServer{why: fmt.Sprintf("no Gateway has a server whose port translates to %d", target)}
 	}
 	first.why = strings.Join(reasons, "; ")
 	return first
+}
+
+// routedToOtherServicePort: a server of a Gateway applying to w covers host and listens on
+// the targetPort of another port of svc, the Service the mesh route calls: the gateway is
+// ready for the host, and the mesh route's destination port is what is wrong (blind audit 37
+// #01 and #29, where the culprit was the gateway workload and the fix a second server). The
+// culprit is the VirtualService whose route the sidecar took; the fix is the Service port that
+// reaches the server. Mirrors istiod pilot/pkg/model/gateway.go resolvePorts (a server port is
+// a Service port, listened on at its targetPort) through rules.MergeGatewayServers.
+func (tr *tracer) routedToOtherServicePort(w Workload, mine []*networkingv1.Gateway, svc rules.Service, cport, target uint32, res rules.CallResult, host string) (noServer, bool) {
+	origin := ""
+	switch {
+	case res.Route != nil && res.Route.VirtualService != "":
+		origin = res.Route.VirtualService
+	case res.Chain != nil && res.Chain.VirtualService != "":
+		origin = res.Chain.VirtualService // a tls or tcp route's chain
+	default:
+		return noServer{}, false
+	}
+	for _, ms := range rules.MergeGatewayServers(mine, gatewayTargetPorts(tr.snap, w)) {
+		if ms.Dropped != "" || ms.Port == target || !serverCovers(ms, host) || !serverTakesCall(ms, tr.t.Call) {
+			continue
+		}
+		for _, sp := range svc.Ports {
+			t := sp.TargetPort
+			if t == 0 {
+				t = sp.Number
+			}
+			if t != ms.Port || sp.Number == cport {
+				continue
+			}
+			vs := routeCulprit(tr.snap, origin)
+			return noServer{
+				why:     fmt.Sprintf("the gateway's server for %s, %s, is on port %d, which %s reaches through its port %d (targetPort %d); %s sends the call to port %d instead", host, ms.Ref(), ms.Server.GetPort().GetNumber(), svc.Ref(), sp.Number, ms.Port, vs, cport),
+				culprit: vs,
+				fix: fmt.Sprintf("In %s, set the mesh route's destination port to %d (%s port %d reaches the server for %s); move any DestinationRule portLevelSettings for port %d of %s to port %d with it.",
+					vs, sp.Number, svc.Ref(), sp.Number, host, cport, svc.Hostname, sp.Number),
+			}, true
+		}
+	}
+	return noServer{}, false
+}
+
+// serverTakesCall reports whether a server of ms's protocol can carry a call of kind call (an
+// HTTP call to an HTTP or HTTPS server, a TLS call to a TLS or HTTPS server, a TCP call to a
+// TCP server), so pointing the mesh route at it is a fix and not a second fault.
+func serverTakesCall(ms rules.GatewayServer, call string) bool {
+	p := strings.ToUpper(ms.Server.GetPort().GetProtocol())
+	switch call {
+	case rules.CallTLS:
+		return p == "TLS" || p == "HTTPS"
+	case rules.CallTCP:
+		return p == "TCP"
+	}
+	return rules.IsHTTPProtocol(p) || p == "HTTPS"
 }
 
 // unreachableServer: a server of a Gateway applying to w covers host but listens on a port
