@@ -755,6 +755,10 @@ func (a *auditor) duplicates() {
 				}
 				rule = "sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first"
 			}
+			fix := "keep one entry per host, or narrow the others' exportTo"
+			if r, f, ok := kubeServicePrecedence(*chosen, visible, h); ok {
+				rule, fix = r, f
+			}
 			if allMerged(*chosen, visible) {
 				continue // one service for the proxies: its ports merged
 			}
@@ -768,7 +772,7 @@ func (a *auditor) duplicates() {
 				NeededIn: []string{ns}, MissingIn: nil,
 				Impact:  fmt.Sprintf("proxies in %s use %s for %s; %s", ns, chosen.Ref(), h, ignoredOrMerged(*chosen, visible)),
 				Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (%s).", len(visible), h, ns, chosen.Ref(), rule),
-				Fix:     "keep one entry per host, or narrow the others' exportTo"})
+				Fix:     fix})
 		}
 	}
 }

@@ -446,6 +446,30 @@ func ignoredOrMerged(chosen rules.Service, visible []rules.Service) string {
 	return strings.Join(parts, "; ")
 }
 
+// kubeServicePrecedence: chosen is a Kubernetes Service and a ServiceEntry declares its host
+// too. istiod prefers the Kubernetes Service for a hostname whatever the ages (sidecar.go
+// selectServices and pickBestVisibleNamespace: a Kubernetes service before the oldest
+// ServiceEntry; push_context.go initServiceRegistry: "domain squatting"), so narrowing the
+// entry's exportTo changes nothing: the entry needs its own host (blind audit 37 #16, where
+// the warning said "oldest first" and its fix left the call on the Service).
+func kubeServicePrecedence(chosen rules.Service, visible []rules.Service, host string) (rule, fix string, ok bool) {
+	if chosen.Kind != rules.KindService {
+		return "", "", false
+	}
+	var entries []string
+	for _, s := range visible {
+		if s.Kind == rules.KindServiceEntry {
+			entries = append(entries, s.Ref())
+		}
+	}
+	if len(entries) == 0 {
+		return "", "", false
+	}
+	rule = "istiod prefers a Kubernetes Service to the ServiceEntries of other namespaces for the same host, whatever their ages"
+	fix = fmt.Sprintf("To send %s's calls where %s points, give %s its own host (and call that host), or delete %s; narrowing exportTo does not change which one is used.", host, strings.Join(entries, ", "), strings.Join(entries, ", "), chosen.Ref())
+	return rule, fix, true
+}
+
 // allMerged: istiod merges every declaration of visible into chosen (one namespace, and the
 // same resolution, labels, workloadSelector and exportTo: sidecar.go canMergeServices), so the
 // proxies see one service and nothing is ambiguous (blind audit 30 #16: a warning whose fix,
@@ -510,9 +534,13 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 				chosen = &c
 			}
 		}
+		rule, fix := "sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first", "keep one entry per host, or narrow the others' exportTo"
+		if r, f, ok := kubeServicePrecedence(*chosen, visible, host); ok {
+			rule, fix = r, f
+		}
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: AuditDuplicateHost, Level: LevelWarning, Resource: chosen.Ref(),
-			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (sidecars take an entry of their own namespace first, then entries exported to the namespace, then public ones, oldest first); %s.", len(visible), host, v.Namespace, chosen.Ref(), ignoredOrMerged(*chosen, visible)),
-			Fix:     "keep one entry per host, or narrow the others' exportTo"})
+			Message: fmt.Sprintf("%d entries declare %s and are visible in %s: %s is used (%s); %s.", len(visible), host, v.Namespace, chosen.Ref(), rule, ignoredOrMerged(*chosen, visible)),
+			Fix:     fix})
 	}
 	var candidates []string
 	for _, sc := range view.Sidecars {

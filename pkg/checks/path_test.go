@@ -1095,3 +1095,22 @@ func pathFixtureVariant(t *testing.T, file, old, new string) *snapshot.Snapshot 
 	}
 	return loadYAML(t, string(base), strings.Replace(string(raw), old, new, 1))
 }
+
+// TestKubeServicePrecedenceText: when a Kubernetes Service and an older ServiceEntry of another
+// namespace declare one host, the duplicate-host warning names the Service, states istiod's
+// preference for Kubernetes Services rather than "oldest first", and proposes the entry's own
+// host, not a narrower exportTo (blind audit 37 #16).
+func TestKubeServicePrecedenceText(t *testing.T) {
+	_, p := tracePathCase(t, pathCaseNamed(t, "kube-service-and-entry-same-host-service-wins.yaml"))
+	i := slices.IndexFunc(p.Warnings, func(f Finding) bool { return f.Code == AuditDuplicateHost })
+	if i < 0 {
+		t.Fatalf("no %s: %+v", AuditDuplicateHost, p.Warnings)
+	}
+	w := p.Warnings[i]
+	if !strings.Contains(w.Message, "prefers a Kubernetes Service") || strings.Contains(w.Message, "oldest first") {
+		t.Errorf("message states the wrong rule: %s", w.Message)
+	}
+	if !strings.Contains(w.Fix, "its own host") || strings.Contains(w.Fix, "narrow the others") {
+		t.Errorf("fix: %s", w.Fix)
+	}
+}
