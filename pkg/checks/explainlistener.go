@@ -473,7 +473,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 			cv.Explanation = explainCall(v, res, rep.Host, port, k, addr, imported, forHost)
 		}
 		rep.Calls = append(rep.Calls, cv)
-		hostCallFindings(snap, v, res, rep, imported, forHost, k, port)
+		hostCallFindings(snap, v, res, rep, imported, forHost, k, port, call != "")
 		refusedBackendFinding(snap, v, res, rep)
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)
@@ -1158,7 +1158,7 @@ func sidecarRefText(v SidecarView) string {
 }
 
 // hostCallFindings: what the call for the asked host reveals.
-func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResult, rep *ListenerReport, imported *rules.Service, forHost []rules.Service, kind string, port uint32) {
+func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResult, rep *ListenerReport, imported *rules.Service, forHost []rules.Service, kind string, port uint32, forced bool) {
 	host := rep.Host
 	switch {
 	case imported == nil && reachesScopeCluster(v, res, host, port):
@@ -1209,6 +1209,15 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
 		} else if w, ok := meshSNIMissedFor(snap, v, model.VirtualServices(RevisionView(snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, port, kind, "sidecar "+v.Namespace); ok {
 			rep.add(ListenerBlackHole, w.Resource, strings.TrimSuffix(msg, ".")+": "+strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1), w.Fix)
+		} else if entry, tp := l4PortForHTTPCall(v, host, port, kind); tp != nil {
+			text, fix := httpOnL4PortText(entry, tp, host)
+			rep.add(ListenerBlackHole, entry.Ref(), strings.TrimSuffix(msg, ".")+": "+text, fix)
+			if !forced {
+				// The entry declares the port TCP or TLS and a call of its kind works (why-missing
+				// traces that one); this HTTP call is one the port's HTTP chain invites, not one
+				// the configuration promises: a Warning unless --call says the clients make it.
+				rep.Findings[len(rep.Findings)-1].Level = LevelWarning
+			}
 		} else if entry, hp := httpPortForL4(v, host, port, kind); hp != nil {
 			text, fix := l4OnHTTPPortText(entry, hp, host, kind)
 			rep.add(ListenerBlackHole, entry.Ref(), strings.TrimSuffix(msg, ".")+": "+text, fix)

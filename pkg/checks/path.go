@@ -740,6 +740,11 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.failFix(ListenerBlackHole, flag, w.Resource, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1)), w.Fix, nil)
 			return
 		}
+		if entry, tp := l4PortForHTTPCall(v, host, port, kind); tp != nil {
+			text, fix := httpOnL4PortText(entry, tp, host)
+			tr.fail(ListenerBlackHole, flag, entry.Ref(), fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, text), fix)
+			return
+		}
 		if entry, hp := tr.httpPortForL4Call(v, host); hp != nil {
 			// A TLS or TCP call to a port the sidecar's entry declares HTTP: the listener has an
 			// HTTP chain, which takes plaintext HTTP only, and the default chain, which under
@@ -1972,6 +1977,35 @@ func l4OnHTTPPortText(entry rules.Service, hp *rules.ServicePort, host, kind str
 	}
 	text = fmt.Sprintf("%s declares port %d as %s, so the sidecar's listener for it has an HTTP chain, which takes plaintext HTTP only, and the listener's default chain, which drops everything else. The entry's cluster outbound|%d||%s is never used for this call.", entry.Ref(), hp.Number, hp.Protocol, hp.Number, host)
 	fix = fmt.Sprintf("If the clients' traffic on port %d is not HTTP, declare the port of %s with protocol %s (name it %s-...); if it is HTTP, the call is an HTTP call and this trace does not apply.", hp.Number, entry.Ref(), want, strings.ToLower(want))
+	return text, fix
+}
+
+// l4PortForHTTPCall is the entry the sidecars of v use for host and its port numbered port,
+// when that port is TCP or TLS-family and call is HTTP-family: the HTTP request is taken by the
+// port's HTTP chain (another service declares the port HTTP) or the listener's default chain,
+// and the entry adds no virtual host.
+func l4PortForHTTPCall(v SidecarView, host string, port uint32, call string) (rules.Service, *rules.ServicePort) {
+	if rules.ListenerClass(strings.ToUpper(call)) != rules.ClassHTTP {
+		return rules.Service{}, nil
+	}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok || s.Kind != rules.KindServiceEntry {
+		return rules.Service{}, nil
+	}
+	for i, p := range s.Ports {
+		if p.Number == port && p.Protocol != "" && !rules.IsHTTPProtocol(p.Protocol) {
+			return s, &s.Ports[i]
+		}
+	}
+	return rules.Service{}, nil
+}
+
+// httpOnL4PortText explains an HTTP call to port tp of entry, which declares it TCP or TLS,
+// under REGISTRY_ONLY, and says what to change (blind audit 37 #15: "declare a ServiceEntry"
+// for an entry that existed).
+func httpOnL4PortText(entry rules.Service, tp *rules.ServicePort, host string) (text, fix string) {
+	text = fmt.Sprintf("%s declares port %d as %s, so it gives the sidecars no virtual host for %s: the HTTP request is taken by the port's HTTP chain or the listener's default chain, neither of which knows the host, and REGISTRY_ONLY refuses it.", entry.Ref(), tp.Number, tp.Protocol, host)
+	fix = fmt.Sprintf("If the clients speak plain HTTP to %s:%d, declare the port of %s with protocol HTTP (name it http-...); if they speak TLS, trace a TLS call (--call tls).", host, tp.Number, entry.Ref())
 	return text, fix
 }
 
