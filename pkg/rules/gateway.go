@@ -511,6 +511,10 @@ type ShadowedRoute struct {
 	// with some header) without being a catch-all (GatewayHTTPRouteTakesAll): then the later
 	// routes of Shadowed do not match those requests, not only its catch-all ones.
 	Cond string
+	// Prefix is set when By's route matches uri prefix Prefix only (no other condition) and
+	// comes before a route of Shadowed whose path it covers (ShadowedMatch, Shadowed's match):
+	// those requests never reach Shadowed's route.
+	Prefix, ShadowedMatch string
 }
 
 // ShadowedRoutes lists, for a gateway virtual host whose routes are in istiod's order
@@ -530,6 +534,19 @@ func ShadowedRoutes(vh VirtualHost) []ShadowedRoute {
 			}
 			return out
 		}
+		if r.VirtualService != "" && !r.CatchAll {
+			if p, ok := prefixOnly(r.Match); ok {
+				// A route on a uri prefix and nothing else keeps its place (it is no
+				// catch-all) and takes every later route's requests whose path starts with it.
+				for _, later := range vh.Routes[i+1:] {
+					if later.VirtualService == "" || later.VirtualService == r.VirtualService || later.CatchAll || !pathCoveredBy(later.Match, p) ||
+						slices.ContainsFunc(out, func(x ShadowedRoute) bool { return x.Shadowed == later.VirtualService }) {
+						continue
+					}
+					out = append(out, ShadowedRoute{By: r.VirtualService, Shadowed: later.VirtualService, Prefix: p, ShadowedMatch: later.Match})
+				}
+			}
+		}
 		if !r.CatchAll || r.VirtualService == "" {
 			continue
 		}
@@ -542,6 +559,25 @@ func ShadowedRoutes(vh VirtualHost) []ShadowedRoute {
 		}
 	}
 	return out
+}
+
+// prefixOnly: a route match string (matchString) that is a uri prefix without other conditions,
+// and the prefix.
+func prefixOnly(match string) (string, bool) {
+	if strings.ContainsRune(match, ' ') || !strings.HasSuffix(match, "*") || match == "/*" {
+		return "", false
+	}
+	return strings.TrimSuffix(match, "*"), true
+}
+
+// pathCoveredBy: every request a route match string (matchString) takes has a path that starts
+// with prefix p (a uri prefix or exact path starting with p; a regex is not judged).
+func pathCoveredBy(match, p string) bool {
+	path, _, _ := strings.Cut(match, " ")
+	if strings.HasPrefix(match, "regex ") || path == "/*" {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimSuffix(path, "*"), p)
 }
 
 // UnjoinedWildcard: virtual host vh of a gateway route configuration has no catch-all route, and
