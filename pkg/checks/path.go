@@ -1323,6 +1323,19 @@ func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, 
 	if chosen.Kind == rules.KindService {
 		fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo: \".\", or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", chosen.Ref(), w.Namespace)
 	}
+	if !rules.ServiceVisible(client.Namespace, client.ExportTo, w.Namespace) && chosen.Kind == rules.KindServiceEntry {
+		// The client's entry is not exported to the gateway: hiding the other one would leave
+		// the gateway without any entry for the host (blind audit 37 #20). Exported by name,
+		// the client's entry comes before a public one there (push_context.go
+		// servicesExportedToNamespace).
+		fix = fmt.Sprintf("Export %s to the gateway's namespace: add %s to its exportTo (an entry exported to a namespace by name comes before public ones, so the gateway then builds %s from it)", client.Ref(), w.Namespace, cluster)
+		if slices.Contains(chosen.DeclaredExportTo, w.Namespace) && !slices.Contains(chosen.DeclaredExportTo, "*") {
+			fix += fmt.Sprintf(", and keep %s from %s (exportTo [\".\"] on it, or delete it if it is stale)", chosen.Ref(), w.Namespace)
+		} else {
+			fix += fmt.Sprintf("; delete %s if it is stale", chosen.Ref())
+		}
+		fix += ". Hiding " + chosen.Ref() + " alone would leave the gateway with no entry for the host."
+	}
 	msg := fmt.Sprintf("%s and %s both declare %s. The client's sidecar uses %s (%s), but gateway %s builds %s from %s (%s), so the gateway sends the call to %s.", client.Ref(), chosen.Ref(), host, client.Ref(), clientDest, w.Ref(), cluster, chosen.Ref(), why, dest)
 	ev := Evidence{Resource: chosen.Ref(), Field: "spec.exportTo", Value: orDash(strings.Join(chosen.DeclaredExportTo, ","))}
 	if noPods {

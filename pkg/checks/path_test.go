@@ -1114,3 +1114,24 @@ func TestKubeServicePrecedenceText(t *testing.T) {
 		t.Errorf("fix: %s", w.Fix)
 	}
 }
+
+// TestGatewayOtherEntryFixExportsClientEntry: when the client's entry is not exported to the
+// gateway's namespace, the fix of GATEWAY_USES_OTHER_ENTRY exports it there (hiding the other
+// entry alone would leave the gateway with none), and with that fix applied the gateway uses the
+// client's entry (blind audit 37 #20).
+func TestGatewayOtherEntryFixExportsClientEntry(t *testing.T) {
+	file := "gateway-uses-public-stale-entry-client-entry-private.yaml"
+	_, p := tracePathCase(t, pathCaseNamed(t, file))
+	i := slices.IndexFunc(p.Warnings, func(f Finding) bool { return f.Code == PathGatewayOtherEntry })
+	if i < 0 || !strings.Contains(p.Warnings[i].Fix, "add istio-system to its exportTo") {
+		t.Fatalf("warning: %+v", p.Warnings)
+	}
+	snap := pathFixtureVariant(t, file, `exportTo: ["."]`, `exportTo: [".", istio-system]`)
+	q, err := TracePath(snap, PathOptions{Host: "payments.acquirer-gw.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Failed() || slices.ContainsFunc(q.Warnings, func(f Finding) bool { return f.Code == PathGatewayOtherEntry }) {
+		t.Errorf("with the fix: %s, %+v", q.Cause, q.Warnings)
+	}
+}
