@@ -319,6 +319,10 @@ func preflightShort(r *checks.PreflightReport) string {
 		return s
 	}
 	f := checks.WorstPreflightFinding(r.Findings)
+	if f.Level == checks.LevelInfo {
+		// informational findings are listed below; none is a "worst" to act on first
+		return s
+	}
 	line := fmt.Sprintf("  Worst: %s [%s] %s", f.Level, f.Code, f.Resource)
 	if f.Field != "" {
 		line += " (" + f.Field + ")"

@@ -301,6 +301,22 @@ func pathVerdictLine(p *checks.PathTrace) string {
 			}
 		}
 	}
+	if verdict == "OK" {
+		// the call works, and a warning says something about it that --brief would hide
+		// (blind audit 37: the entry actually used, named only in a warning)
+		n, first := 0, -1
+		for i, w := range p.Warnings {
+			if w.Level == checks.LevelWarning {
+				if first < 0 {
+					first = i
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			verdict = fmt.Sprintf("OK, with %d warning(s) (first: %s %s)", n, p.Warnings[first].Code, p.Warnings[first].Resource)
+		}
+	}
 	fmt.Fprintf(&b, "PATH %s %s:%d from %s: %s", strings.ToUpper(p.Call), p.Host, p.Port, p.Client, verdict)
 	if p.Cause != checks.PathOK {
 		fmt.Fprintf(&b, "   cause %s", p.Cause)
