@@ -1726,7 +1726,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				rule = fmt.Sprintf("istiod gives a host the VirtualService whose hosts match it most specifically, and %s names %s exactly while %s matches it by a wildcard only", applied, host, ref)
 			}
 			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "VirtualService " + applied,
-				Message: fmt.Sprintf("VirtualService %s routes %s through a gateway for mesh clients, but the sidecar in %s uses VirtualService %s for the host: %s, so %s's mesh route is ignored here and the call goes straight out.", ref, host, v.Namespace, applied, rule, ref),
+				Message: fmt.Sprintf("VirtualService %s routes %s through a gateway for mesh clients, but the client's sidecar uses VirtualService %s for the host: %s, so %s's mesh route is ignored there and the call goes straight out.", ref, host, applied, rule, ref),
 				Fix:     fmt.Sprintf("Keep one mesh VirtualService for %s: move %s's mesh route into VirtualService %s (or remove %s from %s's hosts).", host, ref, applied, host, applied)})
 			return
 		}
