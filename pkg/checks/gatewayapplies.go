@@ -59,6 +59,10 @@ func (e *evaluation) stepGatewayApplies(full *snapshot.Snapshot) {
 				continue
 			}
 			e.cause = ""
+			// "no VirtualService routes the host through this gateway" (the route step's Info)
+			// is what this failure explains: the route names a Gateway that applies nowhere
+			// (blind audit 37 #05/#06, where the Info sat beside the Error contradicting it)
+			e.v.Warnings = slices.DeleteFunc(e.v.Warnings, func(f Finding) bool { return f.Code == "NO_ROUTE_THROUGH_GATEWAY" })
 			e.step("gateway-applies", "the Gateway the route names applies to the workload", Fail, why,
 				gatewaySelectionEvidence(g),
 				Evidence{Resource: e.w.Kind + " " + e.w.Ref(), Field: "labels", Value: fmtLabels(e.w.Labels)})
