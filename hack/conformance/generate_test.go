@@ -208,7 +208,11 @@ var dimensions = []dimension{
 	// istio-system from namespace other) routing to the host. istiod takes private, then
 	// exported-by-name, then public VirtualServices. direct-response and redirect: the private
 	// VirtualService answers itself (a directResponse; a redirect for /old before a route).
-	{dimGVSOrder, []string{"none", "none", "private-dot", "private-named", "exported-by-name", "direct-response", "redirect"}},
+	// prefix-public and prefix-private: the older public VirtualService's route is on uri prefix
+	// /v1 (to noise.example.com), and a newer one in istio-system routes /v1/upload to the host,
+	// public (the /v1 route comes first and takes its requests: GATEWAY_ROUTE_SHADOWED) or
+	// private (it comes first).
+	{dimGVSOrder, []string{"none", "none", "private-dot", "private-named", "exported-by-name", "direct-response", "redirect", "prefix-public", "prefix-private"}},
 	// gap.gatewayDestPort: a Gateway istio-system/port-gw (HTTP 8082, host dbj.example.net) and a
 	// VirtualService in namespace other bound to it, routing to dbj.example.net without a port;
 	// entries for the host in istio-system (exportTo ".", port 8080) and in other (port 9090),
@@ -1447,7 +1451,7 @@ spec:
   servers:
   - port: {number: 8081, name: http-order, protocol: HTTP}
     hosts: [order.example.net]`, b.ts()))
-	vs := func(name, ns, exportTo, dest string) {
+	vsMatch := func(name, ns, exportTo, match, dest string) {
 		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
@@ -1459,8 +1463,19 @@ spec:
   gateways: [istio-system/order-gw]
   exportTo: %s
   http:
-  - route:
-    - destination: {host: %s, port: {number: 80}}`, name, ns, b.ts(), exportTo, dest))
+  - %sroute:
+    - destination: {host: %s, port: {number: 80}}`, name, ns, b.ts(), exportTo, match, dest))
+	}
+	vs := func(name, ns, exportTo, dest string) { vsMatch(name, ns, exportTo, "", dest) }
+	switch v {
+	case "prefix-public", "prefix-private":
+		vsMatch("order-public", "other", `["*"]`, "match: [{uri: {prefix: /v1}}]\n    ", noiseHost)
+		exportTo := `["*"]`
+		if v == "prefix-private" {
+			exportTo = `["."]`
+		}
+		vsMatch("order-upload", "istio-system", exportTo, "match: [{uri: {prefix: /v1/upload}}]\n    ", "order.example.net")
+		return
 	}
 	vs("order-public", "other", `["*"]`, noiseHost)
 	switch v {

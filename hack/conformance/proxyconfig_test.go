@@ -9,6 +9,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,12 @@ func compareConfigs(t *testing.T, snap *snapshot.Snapshot, proxies, clients []pr
 		}
 		diff := checks.DiffProxyConfig(rep, d, "istiod", nil)
 		c.compared, c.diffs = diff.Compared, diff.Differences
+		if strings.HasPrefix(name, "gateway ") {
+			// the order of a gateway virtual host's routes (GATEWAY_ROUTE_SHADOWED rests on it)
+			n, diffs := routeOrderDiffs(rep, d)
+			c.compared["route orders"] = n
+			c.diffs = append(c.diffs, diffs...)
+		}
 		res = append(res, c)
 	}
 	for _, p := range proxies {
@@ -86,6 +93,45 @@ func compareConfigs(t *testing.T, snap *snapshot.Snapshot, proxies, clients []pr
 	return res
 }
 
+// routeOrderDiffs compares, for every virtual host of the plugin's predicted route
+// configurations that istiod's dump has too, the clusters of its routes in order (a route
+// splitting by weight counts each of its clusters): istiod's order of the VirtualServices bound
+// to a gateway, with catch-all routes moved last (route.go SortVHostRoutes), decides which route
+// takes a request. It returns the virtual hosts compared and the differences.
+func routeOrderDiffs(rep *checks.ProxyConfigReport, d *envoy.Dump) (int, []checks.ResourceDiff) {
+	actual := map[string][]string{}
+	for _, rc := range d.Routes {
+		for _, vh := range rc.VirtualHosts {
+			actual[rc.Name+"/"+vh.Name] = vh.Clusters
+		}
+	}
+	n := 0
+	var out []checks.ResourceDiff
+	for _, rc := range rep.Routes {
+		for _, vh := range rc.VirtualHosts {
+			a, ok := actual[rc.Name+"/"+vh.Name]
+			if !ok {
+				continue
+			}
+			var p []string
+			for _, r := range vh.Routes {
+				switch {
+				case len(r.Weighted) > 0:
+					p = append(p, r.Weighted...)
+				case r.Cluster != "":
+					p = append(p, r.Cluster)
+				}
+			}
+			n++
+			if !slices.Equal(p, a) {
+				out = append(out, checks.ResourceDiff{Section: checks.SectionRoutes, Name: rc.Name + "/" + vh.Name, State: checks.DiffDifferent,
+					Detail: fmt.Sprintf("route order: predicted %s, istiod %s", strings.Join(p, " "), strings.Join(a, " "))})
+			}
+		}
+	}
+	return n, out
+}
+
 // writeConfigTables reports whole-config agreement per resource kind: resources compared on the
 // plugin's side, and those that differ (missing from istiod, extra in istiod, different).
 func writeConfigTables(w *strings.Builder, label string, rs []*result) {
@@ -115,5 +161,6 @@ func writeConfigTables(w *strings.Builder, label string, rs []*result) {
 		fmt.Fprintf(w, "%s: %d predicted; missing from istiod %d, extra in istiod %d, different %d\n", s, compared[s],
 			differ[s+" "+checks.DiffMissing], differ[s+" "+checks.DiffExtra], differ[s+" "+checks.DiffDifferent])
 	}
+	fmt.Fprintf(w, "gateway virtual hosts whose route order was compared (counted in routes, different): %d\n", compared["route orders"])
 	w.WriteString("\n")
 }
