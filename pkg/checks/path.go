@@ -416,6 +416,12 @@ func (tr *tracer) gatewayAPI(host string) {
 // shadowedPortText is the message and fix of a call to a port the sidecar's declaration of the
 // host lacks while another visible one has it (shadowedPort).
 func shadowedPortText(v SidecarView, held, other rules.Service, why, host string, port uint32) (msg, fix string) {
+	if rule, kfix, ok := kubeServicePrecedence(held, []rules.Service{held, other}, host); ok {
+		// Adding the port to the Kubernetes Service would send the calls to its pods, not where
+		// the entry points (blind audit 38 #21).
+		msg = fmt.Sprintf("the sidecars of %s use %s for %s (%s), and it declares only %s. %s declares %d but is ignored there.", v.Namespace, held.Ref(), host, rule, portList(held.Ports), other.Ref(), port)
+		return msg, kfix
+	}
 	msg = fmt.Sprintf("the sidecars of %s use %s for %s (a sidecar takes one declaration per host: its own namespace's first, then those exported to it by name, then public ones, oldest first), and it declares only %s. %s declares %d but is ignored there: %s.", v.Namespace, held.Ref(), host, portList(held.Ports), other.Ref(), port, why)
 	fix = fmt.Sprintf("Add port %d to %s, or delete it (or remove %s from its hosts) so that %s uses %s.", port, held.Ref(), host, v.Namespace, other.Ref())
 	return msg, fix
@@ -2942,7 +2948,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.fail(PathGatewayNotListen, "UF", d.culprit, msg, d.fix)
 		default:
 			tr.fail(PathGatewayNotListen, "UF", w.Kind+" "+w.Ref(), msg,
-				fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it; or send the mesh hop to the Service port whose target the existing server uses.", w.Ref(), cport, target, host))
+				fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it.", w.Ref(), cport, target, host))
 		}
 		return
 	}
@@ -5210,7 +5216,8 @@ func serverTakesCall(ms rules.GatewayServer, call string) bool {
 	case rules.CallTLS:
 		return p == "TLS" || p == "HTTPS"
 	case rules.CallTCP:
-		return p == "TCP"
+		// a TCP call in Istio mTLS to a TLS server terminating it (its tcp routes forward it)
+		return p == "TCP" || p == "TLS" && ms.Server.GetTls().GetMode() == networking.ServerTLSSettings_ISTIO_MUTUAL
 	}
 	return rules.IsHTTPProtocol(p) || p == "HTTPS"
 }

@@ -1113,6 +1113,11 @@ func TestKubeServicePrecedenceText(t *testing.T) {
 	if !strings.Contains(w.Fix, "its own host") || strings.Contains(w.Fix, "narrow the others") {
 		t.Errorf("fix: %s", w.Fix)
 	}
+	// the Service lacks the port the entry declares: the fix is not to add it to the Service
+	_, q := tracePathCase(t, pathCaseNamed(t, "registry-only-kube-service-lacks-port-entry-declares-it.yaml"))
+	if !strings.Contains(q.Message, "prefers a Kubernetes Service") || strings.Contains(q.Fix, "Add port") || !strings.Contains(q.Fix, "its own host") {
+		t.Errorf("port the Service lacks: %s / fix %s", q.Message, q.Fix)
+	}
 }
 
 // TestGatewayOtherEntryFixExportsClientEntry: when the client's entry is not exported to the

@@ -21,7 +21,7 @@ func init() {
 // wellKnownNonHTTPPorts are ports whose protocol is never HTTP in practice, with its name.
 var wellKnownNonHTTPPorts = map[uint32]string{
 	22: "SSH", 25: "SMTP", 1433: "SQL Server", 1521: "Oracle", 2181: "ZooKeeper", 3306: "MySQL",
-	5432: "PostgreSQL", 5672: "AMQP", 6379: "Redis", 9042: "Cassandra", 9092: "Kafka",
+	5432: "PostgreSQL", 5671: "AMQP over TLS", 5672: "AMQP", 6379: "Redis", 6380: "Redis over TLS", 9042: "Cassandra", 9092: "Kafka",
 	11211: "memcached", 27017: "MongoDB",
 }
 
