@@ -1251,6 +1251,26 @@ func (e *evaluation) portOnOtherEntry(h string, port uint32) (used, other rules.
 	return rules.Service{}, rules.Service{}, false
 }
 
+// hiddenPortEntry: a ServiceEntry of host h that declares port but is not exported to the
+// gateway's namespace, while the entry the gateway uses (a ServiceEntry) lacks the port: the
+// entry meant for the call is hidden from the gateway (blind audit 38 #31, where the fix added
+// the port to another team's entry). Exported to the gateway's namespace by name, it would come
+// before a public one there (push_context.go servicesExportedToNamespace).
+func (e *evaluation) hiddenPortEntry(h string, port uint32, used rules.Service) (rules.Service, bool) {
+	if used.Kind != rules.KindServiceEntry {
+		return rules.Service{}, false
+	}
+	for _, s := range model.Services(e.snap, e.flags.MeshConfig).Shared(h) {
+		if s.Ref() == used.Ref() || s.Kind != rules.KindServiceEntry || rules.ServiceVisible(s.Namespace, s.ExportTo, e.w.Namespace) {
+			continue
+		}
+		if slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return p.Number == port }) {
+			return s, true
+		}
+	}
+	return rules.Service{}, false
+}
+
 // otherEntryText: why the gateway uses entry used rather than other (which declares port) for
 // host, and the fix: for a Kubernetes Service, hide it from the gateway's namespace or delete it
 // (a Service left behind); for a ServiceEntry, one entry per host.

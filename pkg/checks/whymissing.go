@@ -577,6 +577,13 @@ func (e *evaluation) run() {
 					fix = fmt.Sprintf("# %s (%s removed from exportTo: the gateway then uses %s)\nspec:\n  exportTo: %s", chosen.Ref(), e.w.Namespace, other.Ref(), fmtList(keep))
 				}
 				msg = fmt.Sprintf("%s declares port %d of %s, but the gateway uses %s (%s), which declares ports %s: outbound|%d||%s is never built.", other.Ref(), e.port, hn, chosen.Ref(), why, strings.Join(declared, ", "), e.port, hn)
+			} else if hidden, ok := e.hiddenPortEntry(hn, e.port, *chosen); ok {
+				msg = fmt.Sprintf("%s declares port %d of %s, but its exportTo %s leaves out the gateway's namespace %s, so the gateway uses %s, which declares ports %s: outbound|%d||%s is never built.", hidden.Ref(), e.port, hn, fmtList(hidden.DeclaredExportTo), e.w.Namespace, chosen.Ref(), strings.Join(declared, ", "), e.port, hn)
+				fix = fmt.Sprintf("Add %s to spec.exportTo of %s (an entry exported to a namespace by name comes before public ones there, so the gateway then uses it), rather than adding port %d to %s.", e.w.Namespace, hidden.Ref(), e.port, chosen.Ref())
+				e.fail(CausePortNotDeclared, hidden.Ref(), msg, fix)
+				e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true,
+					Reason: fmt.Sprintf("%s, the entry this gateway uses for %s, does not declare port %d; %s does and is not exported to %s", chosen.Ref(), hn, e.port, hidden.Ref(), e.w.Namespace)})
+				continue
 			}
 			e.fail(CausePortNotDeclared, chosen.Ref(), msg, fix)
 			e.v.Clusters = append(e.v.Clusters, Cluster{Name: rules.ClusterName(e.port, "", hn), FQDN: hn, Port: e.port, Direction: "outbound", Needed: true,
