@@ -482,7 +482,15 @@ func topLevelDisable(ch *rules.DRChoice, port uint32, portEntry func(map[string]
 			pe = append(pe, field{"tls", fields{{"mode", "DISABLE"}}})
 			tp["portLevelSettings"] = append(asList(tp["portLevelSettings"]), pe)
 		}
-		p := newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"trafficPolicy", tp}}}})
+		// portLevelSettings first: it is what changes, and the one-line summary of a fix names
+		// the first field (blind audit 38 #01 named connectionPool.tcp.maxConnections)
+		ordered := fields{{"portLevelSettings", tp["portLevelSettings"]}}
+		for _, k := range sortedKeysOf(tp) {
+			if k != "portLevelSettings" {
+				ordered = append(ordered, field{k, tp[k]})
+			}
+		}
+		p := newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"trafficPolicy", ordered}}}})
 		p.note = fmt.Sprintf(" (tls DISABLE for port %d: the application's TLS passes through as it is)", port)
 		return p
 	}
