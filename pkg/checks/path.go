@@ -642,6 +642,10 @@ func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, h
 		case tr.t.Message != "":
 		case res.Cluster == rules.PassthroughCluster && res.Error == "":
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d leaves the mesh through PassthroughCluster, to the address the application connected to, through no gateway.", strings.ToUpper(kind), client, host, port)
+		case imported != nil && imported.Kind == rules.KindService && tr.t.Gateway == "" && res.Cluster == rules.ClusterName(port, "", host):
+			// a Kubernetes Service's own cluster: its pods, not an external host (blind audit
+			// 38 #20, where a Service that shadows an entry read as "the external host")
+			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the cluster of %s (its pods) on every hop.", strings.ToUpper(kind), client, host, port, imported.Ref())
 		default:
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the external host's cluster on every hop.", strings.ToUpper(kind), client, host, port)
 		}
