@@ -1331,7 +1331,7 @@ func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, 
 	}
 	fix := fmt.Sprintf("Keep %s from the gateway's namespace %s: exportTo [\".\"] on it (or the namespaces that use it), or delete it if it is stale.", chosen.Ref(), w.Namespace)
 	if chosen.Kind == rules.KindService {
-		fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo: \".\", or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", chosen.Ref(), w.Namespace)
+		fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo with the namespaces that call its pods, leaving %s out (\".\" alone hides it from every other namespace), or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", chosen.Ref(), w.Namespace, w.Namespace)
 	}
 	if !rules.ServiceVisible(client.Namespace, client.ExportTo, w.Namespace) && chosen.Kind == rules.KindServiceEntry {
 		// The client's entry is not exported to the gateway: hiding the other one would leave

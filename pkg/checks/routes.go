@@ -1277,7 +1277,7 @@ func (e *evaluation) hiddenPortEntry(h string, port uint32, used rules.Service) 
 func otherEntryText(used, other rules.Service, host string, port uint32, gwNs string) (string, string) {
 	if used.Kind == rules.KindService {
 		return "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first",
-			fmt.Sprintf("Keep %s from the gateway's namespace %s (annotate it networking.istio.io/exportTo: \".\"), or delete it if it is stale, so that the gateway uses %s; adding port %d to the Service would send the calls to its pods instead.", used.Ref(), gwNs, other.Ref(), port)
+			fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo with the namespaces that call its pods, leaving %s out (\".\" alone hides it from every other namespace), or delete it if it is stale, so that the gateway uses %s; adding port %d to the Service would send the calls to its pods instead.", used.Ref(), gwNs, gwNs, other.Ref(), port)
 	}
 	if used.Namespace == other.Namespace && used.Kind == other.Kind {
 		// two entries of one namespace the gateway would merge but for what tells them apart
