@@ -31,6 +31,12 @@ import (
 func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc dynamic.Interface, snap *snapshot.Snapshot) error {
 	groups, err := disc.ServerGroups()
 	if err != nil {
+		if isTimeout(ctx, err) {
+			// the load's deadline (the discovery client's timeout is the same limit, and can
+			// fire a moment before the context's): a timeout of the load like any list's, not a
+			// discovery the load goes on without, so the error names every list unanswered
+			return err
+		}
 		snap.GatewayAPIUnread = "cannot discover the served API groups: " + oneLine(err.Error())
 		return nil
 	}
