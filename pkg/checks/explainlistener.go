@@ -2224,7 +2224,7 @@ func gatewayDoubleTLS(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) 
 	for _, l := range rep.Listeners {
 		c := bestSNIChain(l.Chains, rep.Host)
 		outer := "the client's TLS"
-		if c != nil && c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" && entryPortsAllTLS(snap, rep.Host) {
+		if c != nil && c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" && entryPortsAllTLS(gatewayRegistry(snap, w), rep.Host) {
 			// A server that terminates the outer session and forwards with a tcp route hands
 			// the cluster what was inside: the client's own TLS when the host's entry declares
 			// TLS ports only (the traced path's upExpect; blind audit 37 #11).
@@ -2259,16 +2259,23 @@ func gatewayDoubleTLS(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) 
 	}
 }
 
-// entryPortsAllTLS reports whether the ServiceEntries that declare host declare TLS or HTTPS
-// ports only, so a sidecar calling it sends the application's own TLS.
-func entryPortsAllTLS(snap *snapshot.Snapshot, host string) bool {
+// gatewayRegistry returns the service registry a gateway's istiod builds (its revision view
+// under that istiod's mesh config; model.Services, built once).
+func gatewayRegistry(snap *snapshot.Snapshot, w Workload) *model.Registry {
+	view := RevisionView(snap, w.Revision)
+	return model.Services(view, ReadIstiodFlags(view, w.Revision).MeshConfig)
+}
+
+// entryPortsAllTLS reports whether the ServiceEntries of the gateway's registry (its revision
+// view) that declare host declare TLS or HTTPS ports only (and at least one).
+func entryPortsAllTLS(reg *model.Registry, host string) bool {
 	found := false
-	for _, se := range snap.ServiceEntries {
-		if !slices.Contains(se.Spec.GetHosts(), host) {
+	for _, s := range reg.Shared(host) {
+		if s.Kind != rules.KindServiceEntry {
 			continue
 		}
-		for _, p := range se.Spec.GetPorts() {
-			if pr := strings.ToUpper(p.GetProtocol()); pr != "TLS" && pr != "HTTPS" {
+		for _, p := range s.Ports {
+			if p.Protocol != "TLS" && p.Protocol != "HTTPS" {
 				return false
 			}
 			found = true
