@@ -163,7 +163,7 @@ func nameTableAddress(t *dnsProto.NameTable, h string) string {
 // ("" = none; both "" with compared false when the call is not a DNS-captured ServiceEntry
 // call, or the plugin's entry has a CIDR, which no name table lists).
 func dnsCall(d *sidecarDNS, v checks.SidecarView, call listenerCall) (out listenerCall, istiodAddr, pluginAddr string, compared bool) {
-	if d == nil || !d.capture || call.source != "service-entry" {
+	if d == nil || !d.capture || !strings.HasPrefix(call.source, "service-entry") {
 		return call, "", "", false
 	}
 	istiodAddr = nameTableAddress(d.table, call.host)

@@ -75,9 +75,14 @@ func init() {
 		// http-into-tcp: HTTP on 80 to a TCP server on 8090 with a tcp route on to the entry
 		// (plaintext HTTP/1.1 passes through); http-into-tcp-h2: the same, and subset "p"
 		// upgrades to HTTP/2 (connectionPool.http.h2UpgradePolicy UPGRADE: the host receives
-		// HTTP/2 cleartext, GATEWAY_TCP_SERVER_FORWARDS_HTTP2).
+		// HTTP/2 cleartext, GATEWAY_TCP_SERVER_FORWARDS_HTTP2). tls-mutual-tcp-forward: TLS on
+		// 443, the subset originates ISTIO_MUTUAL (sni path.example.com) to a TLS server on 8453
+		// with tls mode ISTIO_MUTUAL, whose tcp route forwards what is inside the terminated
+		// session (the client's own TLS) to the entry's 443 (gateway.go
+		// buildGatewayNetworkFiltersFromTCPRoutes): with path.origination's TLS on 443 the
+		// client's TLS meets a second session (TLS originated twice).
 		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
-			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2"}},
+			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2", "tls-mutual-tcp-forward"}},
 		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
 		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
@@ -515,7 +520,7 @@ spec:
 	}
 	drTLS, drTop := "", ""
 	switch tlsVariant {
-	case "http-istio-mutual", "http-tls-to-plain":
+	case "http-istio-mutual", "http-tls-to-plain", "tls-mutual-tcp-forward":
 		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}"
 	case "mutual-port-level-no-tls":
 		drTLS = "\n    trafficPolicy:\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
@@ -554,6 +559,10 @@ spec:
 		}
 		server = fmt.Sprintf("  - port: {number: 8453, name: tls-path, protocol: TLS}\n    hosts: [%s]\n    tls: {mode: PASSTHROUGH}", hosts)
 		gwRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 8453\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}%s}", pathHost, pathHost, upSubset)
+		if tlsVariant == "tls-mutual-tcp-forward" {
+			server = strings.Replace(server, "PASSTHROUGH", "ISTIO_MUTUAL", 1)
+			gwRoute = fmt.Sprintf("  tcp:\n  - match:\n    - port: 8453\n    route:\n    - destination: {host: %s, port: {number: 443}%s}", pathHost, upSubset)
+		}
 		meshRoute = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", pathHost, svcHost, svcPort)
 		sniObjects(b, d[dimPSNI], &gwRoute, &meshRoute, upSubset)
 	case tlsVariant == "http-into-tcp" || tlsVariant == "http-into-tcp-h2":

@@ -71,7 +71,7 @@ func orDash(s string) string {
 // listenerCheck is one call (sidecar namespace, host, port, call kind).
 type listenerCheck struct {
 	ns      string // the sidecar's namespace
-	source  string // "service-entry", "kube-service", "unknown"
+	source  string // "service-entry", "service-entry-cross" (a call of another kind than the port declares), "kube-service", "unknown"
 	ref     string // the registry entry the host comes from ("" for the unknown host)
 	host    string
 	port    uint32
@@ -182,6 +182,18 @@ func callKindsFor(proto string) []string {
 	return nil
 }
 
+// crossCallKinds are the calls of a kind other than a port's protocol says: TCP on an HTTP-family
+// port, HTTP on a TCP or TLS one.
+func crossCallKinds(proto string) []string {
+	switch proto {
+	case rules.ProtoHTTP, rules.ProtoHTTPProxy, rules.ProtoHTTP2, rules.ProtoGRPC, rules.ProtoGRPCWeb:
+		return []string{rules.CallTCP}
+	case rules.ProtoHTTPS, rules.ProtoTLS, rules.ProtoTCP, rules.ProtoMongo, rules.ProtoMySQL, rules.ProtoRedis:
+		return []string{rules.CallHTTP}
+	}
+	return nil
+}
+
 // callAddress is the destination IP for an entry's addresses: the first one (a CIDR → its first
 // usable address, a /32 → that IP), else defaultCallAddress.
 func callAddress(addrs []string) string {
@@ -244,6 +256,13 @@ func plannedCalls(snap *snapshot.Snapshot, listenerPorts map[uint32]bool) []list
 				note(p.GetNumber(), kinds)
 				for _, k := range kinds {
 					add(listenerCall{source: "service-entry", ref: "ServiceEntry " + se.Namespace + "/" + se.Name, host: h, proto: proto, kind: k, address: addr, port: p.GetNumber()})
+				}
+				// The traffic the port's protocol does not say: a database client on a port
+				// declared HTTP, plaintext HTTP on a port declared TCP or TLS (what the client
+				// sends is not what the entry declares; the listener istiod builds for the
+				// declared protocol decides).
+				for _, k := range crossCallKinds(proto) {
+					add(listenerCall{source: "service-entry-cross", ref: "ServiceEntry " + se.Namespace + "/" + se.Name, host: h, proto: proto, kind: k, address: addr, port: p.GetNumber()})
 				}
 			}
 		}
@@ -543,7 +562,7 @@ func writeListenerTables(w *strings.Builder, rs []*result) {
 	fmt.Fprintf(w, "calls by Sidecar resource: %s\n\n", fmtCounts(sidecars))
 	extra := []dimension{
 		{"listener.namespace", []string{"team-a", "team-b", "app", "other", "egress", "istio-system"}},
-		{"listener.host", []string{"service-entry", "kube-service", "unknown"}},
+		{"listener.host", []string{"service-entry", "service-entry-cross", "kube-service", "unknown"}},
 		{"listener.call", listenerCallKinds},
 		{"listener.protocol", []string{"HTTP", "HTTP2", "GRPC", "HTTPS", "TLS", "TCP", "MYSQL", "MONGO", "REDIS", "unset"}},
 	}

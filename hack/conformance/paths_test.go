@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	upstreamhttp "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
@@ -302,9 +303,8 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	case rules.CallHTTP2:
 		call.Protocol, call.HostHeader = simulation.HTTP2, c.host
 	case rules.CallTLS:
-		if mode != simulation.Plaintext {
-			return "" // the client's TLS inside TLS: the simulation has one TLS layer
-		}
+		// With TLS from the sidecar's cluster (below) the client's TLS travels inside it: the
+		// simulation has one TLS layer, the outer one; what is inside is opaque bytes.
 		call.Protocol, call.TLS, call.Sni = simulation.TCP, simulation.TLS, c.host
 	case rules.CallTCP:
 		call.Protocol = simulation.TCP
@@ -338,7 +338,7 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 		}
 	}
 	if cl == "" && r.RouteConfigMatched == "" {
-		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched); len(w) > 0 {
+		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched, call.Sni); len(w) > 0 {
 			cl = "weighted:" + strings.Join(w, ",")
 		}
 	}
@@ -368,11 +368,17 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	res := side + ", gateway " + lname + " → " + cl
 	// What the gateway's cluster originates upstream (its transport socket); a passthrough chain
 	// (no downstream TLS context) forwards the client's own TLS into it: TLS inside TLS.
-	terminates := chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched)
+	terminates := chainTerminatesTLS(ps.sim, r.ListenerMatched, r.FilterChainMatched, call.Sni)
+	innerTLS := c.kind == rules.CallTLS && mode != simulation.Plaintext
+	if innerTLS && !terminates {
+		return "" // the sidecar's own TLS passed through: not checkable (what the host gets is two layers)
+	}
 	plaintextToTLS := false
 	if up, _ := clusterTLS(ps.sim, cl); up != simulation.Plaintext {
 		res += " [" + tlsWord(up) + "]"
-		if c.kind == rules.CallTLS && !terminates {
+		if c.kind == rules.CallTLS && (!terminates || innerTLS) {
+			// the client's TLS passed through, or carried inside a session the gateway
+			// terminates and forwarded by a tcp route: it meets the cluster's TLS
 			return res + " (TLS originated twice)"
 		}
 	} else if c.kind != rules.CallTLS {
@@ -406,29 +412,61 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 
 // chainWeightedClusters: the clusters the tcp_proxy of a matched filter chain splits the
 // connections among (nil when it names one cluster).
-func chainWeightedClusters(sim *simulation.Simulation, listener, chain string) []string {
+func chainWeightedClusters(sim *simulation.Simulation, listener, chain, sni string) []string {
+	fc := matchedChain(sim, listener, chain, sni)
+	for _, f := range fc.GetFilters() {
+		tp := &tcpv3.TcpProxy{}
+		if f.GetTypedConfig() == nil || f.GetTypedConfig().UnmarshalTo(tp) != nil {
+			continue
+		}
+		var out []string
+		for _, w := range tp.GetWeightedClusters().GetClusters() {
+			out = append(out, w.GetName())
+		}
+		return out
+	}
+	return nil
+}
+
+// matchedChain is the filter chain a call matched: the simulation names it, and gateway chains
+// have no names, so among unnamed ones the chain is the one Envoy picks by server name (an
+// exact name, else the longest wildcard covering it, else a chain without names).
+func matchedChain(sim *simulation.Simulation, listener, chain, sni string) *listenerv3.FilterChain {
+	var best *listenerv3.FilterChain
+	bestScore := -1
 	for _, l := range sim.Listeners {
 		if l.GetName() != listener {
 			continue
 		}
 		for _, fc := range l.GetFilterChains() {
-			if fc.GetName() != chain {
+			if chain != "" {
+				if fc.GetName() == chain {
+					return fc
+				}
 				continue
 			}
-			for _, f := range fc.GetFilters() {
-				tp := &tcpv3.TcpProxy{}
-				if f.GetTypedConfig() == nil || f.GetTypedConfig().UnmarshalTo(tp) != nil {
-					continue
+			if fc.GetName() != "" {
+				continue
+			}
+			score := -1
+			names := fc.GetFilterChainMatch().GetServerNames()
+			if len(names) == 0 {
+				score = 0
+			}
+			for _, n := range names {
+				switch {
+				case strings.EqualFold(n, sni):
+					score = max(score, 1<<20)
+				case strings.HasPrefix(n, "*.") && strings.HasSuffix(strings.ToLower(sni), strings.ToLower(n[1:])):
+					score = max(score, len(n))
 				}
-				var out []string
-				for _, w := range tp.GetWeightedClusters().GetClusters() {
-					out = append(out, w.GetName())
-				}
-				return out
+			}
+			if score > bestScore {
+				best, bestScore = fc, score
 			}
 		}
 	}
-	return nil
+	return best
 }
 
 // clusterHTTP2: istiod's cluster name of the simulated proxy speaks HTTP/2 upstream (explicit
@@ -461,18 +499,8 @@ func tlsWord(m simulation.TLSMode) string {
 
 // chainTerminatesTLS reports whether the filter chain a call matched has a downstream TLS
 // context (the gateway terminates the client's TLS) rather than passing it through.
-func chainTerminatesTLS(sim *simulation.Simulation, listener, chain string) bool {
-	for _, l := range sim.Listeners {
-		if l.GetName() != listener {
-			continue
-		}
-		for _, fc := range l.GetFilterChains() {
-			if fc.GetName() == chain && fc.GetTransportSocket() != nil {
-				return true
-			}
-		}
-	}
-	return false
+func chainTerminatesTLS(sim *simulation.Simulation, listener, chain, sni string) bool {
+	return matchedChain(sim, listener, chain, sni).GetTransportSocket() != nil
 }
 
 // clusterTLS reads what istiod's sidecar cluster originates: plaintext (no transport socket, or

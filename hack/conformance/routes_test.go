@@ -334,7 +334,7 @@ func simulate(ps *proxySim, c *routeCheck, cds map[string]bool) {
 	}
 	if cl == "" && r.RouteConfigMatched == "" {
 		// a tcp_proxy splitting the connections by weight: its first cluster, as for routes
-		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched); len(w) > 0 {
+		if w := chainWeightedClusters(ps.sim, r.ListenerMatched, r.FilterChainMatched, call.Sni); len(w) > 0 {
 			cl = w[0]
 		}
 	}

@@ -2070,51 +2070,64 @@ func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerRepo
 	}
 }
 
-// httpRoutesNotOriginated reports the host's gateway http routes whose cluster is a port the entry
-// declares HTTPS or TLS while nothing originates TLS there: the gateway holds the request in
-// plaintext (an HTTP server, or a terminating one) and sends it so to a TLS port, as the traced
+// httpRoutesNotOriginated reports the host's gateway http routes (and tcp filter chains of a TCP
+// server or a TLS-terminating one) whose cluster is a port the entry declares HTTPS or TLS while
+// nothing originates TLS there: the gateway holds the request in plaintext (an HTTP or TCP
+// server, or a terminating one) and sends it so to a TLS port, as the traced
 // path says (TLS_NOT_ORIGINATED_AT_GATEWAY, notOriginatedAt; blind audit 29 #18, where
 // explain-listener --gateway said OK).
 func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
 	seen := map[string]bool{}
+	check := func(cluster string) {
+		if cluster == "" || seen[cluster] {
+			return
+		}
+		seen[cluster] = true
+		port, subset, host, ok := parseClusterName(cluster)
+		if !ok {
+			return
+		}
+		ch := gatewayDRChoice(snap, w, host)
+		if subset != "" && (ch == nil || !slices.ContainsFunc(ch.Rules, func(dr *networkingv1.DestinationRule) bool {
+			return slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset })
+		})) {
+			// a subset no rule on the gateway's lookup path defines: the cluster does not
+			// exist there and nothing reaches the host, in plaintext or otherwise
+			// (ROUTE_CLUSTER_ABSENT says so; blind audit 33 R02)
+			return
+		}
+		if ch != nil {
+			if t := ch.ClusterTLS(port, subset); t != nil && t.GetMode().String() != "DISABLE" {
+				return // the cluster originates TLS
+			}
+		}
+		d, ok := notOriginatedAt(snap, w, cluster)
+		if !ok {
+			return
+		}
+		fix := d.fix
+		if d.patch != nil {
+			fix = d.patch.Text()
+		}
+		rep.add(PathNotOriginated, d.culprit, d.msg, fix)
+	}
 	for i := range rep.Routes {
 		vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host)
 		if vh == nil {
 			continue
 		}
 		for _, r := range vh.Routes {
-			if r.Cluster == "" || seen[r.Cluster] {
-				continue
-			}
-			seen[r.Cluster] = true
-			port, subset, host, ok := parseClusterName(r.Cluster)
-			if !ok {
-				continue
-			}
-			ch := gatewayDRChoice(snap, w, host)
-			if subset != "" && (ch == nil || !slices.ContainsFunc(ch.Rules, func(dr *networkingv1.DestinationRule) bool {
-				return slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset })
-			})) {
-				// a subset no rule on the gateway's lookup path defines: the cluster does not
-				// exist there and nothing reaches the host, in plaintext or otherwise
-				// (ROUTE_CLUSTER_ABSENT says so; blind audit 33 R02)
-				continue
-			}
-			if ch != nil {
-				if t := ch.ClusterTLS(port, subset); t != nil && t.GetMode().String() != "DISABLE" {
-					continue // the cluster originates TLS
-				}
-			}
-			d, ok := notOriginatedAt(snap, w, r.Cluster)
-			if !ok {
-				continue
-			}
-			fix := d.fix
-			if d.patch != nil {
-				fix = d.patch.Text()
-			}
-			rep.add(PathNotOriginated, d.culprit, d.msg, fix)
+			check(r.Cluster)
 		}
+	}
+	// tcp routes holding the connection in plaintext: a TCP server's chain, or a chain that
+	// terminates TLS (a passthrough chain carries the client's own TLS)
+	for _, l := range rep.Listeners {
+		c := bestSNIChain(l.Chains, rep.Host)
+		if c == nil || !strings.HasPrefix(c.Destination, "Cluster: ") || len(c.SNI) > 0 && (c.TLS == "" || c.TLS == "PASSTHROUGH" || c.TLS == "AUTO_PASSTHROUGH") {
+			continue
+		}
+		check(strings.TrimPrefix(c.Destination, "Cluster: "))
 	}
 }
 

@@ -4763,6 +4763,19 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 	}
 	name := strings.TrimRight(truncate("originate-tls-"+strings.ReplaceAll(host, ".", "-"), 63), "-")
 	d.patch = newObject("networking.istio.io/v1", "DestinationRule", w.Namespace, name, spec)
+	if off == nil {
+		// No rule for the host sets tls: what is missing is the rule the route to the TLS port
+		// relies on, and the route is the resource that asks for it (blind audit 39 C01, C07,
+		// where the entry, correct as written, was named).
+		vses := gatewayRoutesTo(snap, w, rules.RouteHTTP, host, port, subset)
+		if len(vses) == 0 {
+			vses = gatewayRoutesTo(snap, w, rules.RouteTCP, host, port, subset)
+		}
+		if len(vses) == 1 {
+			d.culprit = vses[0]
+			d.msg += fmt.Sprintf(" %s sends the gateway's plaintext call to port %d and relies on a DestinationRule to originate TLS there; none does.", vses[0], port)
+		}
+	}
 	return d, true
 }
 
@@ -5205,6 +5218,45 @@ func (tr *tracer) routedToOtherServicePort(w Workload, mine []*networkingv1.Gate
 				culprit: vs,
 				fix: fmt.Sprintf("In %s, set the mesh route's destination port to %d (%s port %d reaches the server for %s); move any DestinationRule portLevelSettings for port %d of %s to port %d with it.",
 					vs, sp.Number, svc.Ref(), sp.Number, host, cport, svc.Hostname, sp.Number),
+			}, true
+		}
+	}
+	if tr.t.Call != rules.CallTLS {
+		return noServer{}, false
+	}
+	// A passthrough listener behind another Service port with a filter chain for the call's
+	// server name, which no server lists: a VirtualService bound to a PASSTHROUGH server gets a
+	// chain for every sniHosts of its tls matches, whatever the server's hosts
+	// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes; blind audit 38 #34).
+	for _, sp := range svc.Ports {
+		t := sp.TargetPort
+		if t == 0 {
+			t = sp.Number
+		}
+		if sp.Number == cport || t == target {
+			continue
+		}
+		lr, err := ExplainListener(tr.snap, ExplainListenerOptions{Gateway: w.Ref(), Port: t, Host: host})
+		if err != nil {
+			continue
+		}
+		lname := fmt.Sprintf("0.0.0.0_%d", t)
+		for _, l := range lr.Listeners {
+			c := bestSNIChain(l.Chains, host)
+			if l.Name != lname || c == nil || len(c.SNI) == 0 || c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" {
+				continue
+			}
+			vs := routeCulprit(tr.snap, origin)
+			from := ""
+			if c.Origin != "" {
+				from = " (from " + c.Origin + ")"
+			}
+			return noServer{
+				why: fmt.Sprintf("the gateway's listener %s, which %s reaches through its port %d (targetPort %d), has a filter chain for SNI %s%s; %s sends the call to port %d instead",
+					lname, svc.Ref(), sp.Number, t, host, from, vs, cport),
+				culprit: vs,
+				fix: fmt.Sprintf("In %s, set the mesh route's destination port to %d (%s port %d reaches the gateway's filter chain for %s); move any DestinationRule portLevelSettings for port %d of %s to port %d with it. Also list %s in the hosts of the Gateway server that passes it through, so the chain does not rest on the route alone.",
+					vs, sp.Number, svc.Ref(), sp.Number, host, cport, svc.Hostname, sp.Number, host),
 			}, true
 		}
 	}

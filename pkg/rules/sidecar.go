@@ -550,7 +550,8 @@ func bestVisible(byNs map[string]Service, proxyNs string) (Service, bool) {
 
 // trimToPorts mirrors serviceMatchingVirtualServicePorts: no port named (or one destination
 // without port) keeps every port; else only the named ports, nil when the entry has none of
-// them.
+// them. A service without ports (an ExternalName Service declaring none) is kept: none of its
+// ports is missing.
 func trimToPorts(s Service, ports map[uint32]bool) *Service {
 	if len(ports) == 0 || ports[0] {
 		return &s
@@ -561,7 +562,11 @@ func trimToPorts(s Service, ports map[uint32]bool) *Service {
 			kept = append(kept, p)
 		}
 	}
-	if len(kept) == 0 {
+	switch {
+	case len(kept) == len(s.Ports):
+		// every port (a service without ports, an ExternalName alias, is kept whole)
+		return &s
+	case len(kept) == 0:
 		return nil
 	}
 	s.Ports = kept
