@@ -98,6 +98,7 @@ type catalogRef struct {
 // that identifiers are unique and in the group of their command.
 var catalogRefs = map[string]catalogRef{
 	AuditSvcNotExportedToClient: {"EGR0210", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
+	AuditDRTLSNotExportedToGW:   {"EGR0214", "§2.5, §4.2, §5 (400 / reset)", "pilot/pkg/model/push_context.go destinationRule, getExportedDestinationRuleFromNamespace; pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings"},
 	AuditDRNotExportedToClient:  {"EGR0213", "§2.5, §4.2", "pilot/pkg/model/push_context.go destinationRule, getExportedDestinationRuleFromNamespace (exportTo of the service's and the root namespace's rules)"},
 	AuditSEExportedEverywhere:   {"EGR0212", "§4.2", "pilot/pkg/model/push_context.go IsServiceVisible, servicesExportedToNamespace; pilot/pkg/model/sidecar.go selectServices"},
 	AuditSvcNotExportedToGW:     {"EGR0211", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
@@ -283,7 +284,7 @@ var causePages = map[string]string{
 	ListenerNoChains: "gateway-servers", ListenerServerDropped: "gateway-servers", ListenerHostsCrashIstiod: "gateway-servers",
 	// DestinationRules and subsets.
 	CauseSubsetNotDefined: "destinationrule-subsets", AuditDRNotOnLookupPath: "destinationrule-subsets",
-	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets", AuditDRNotExportedToClient: "destinationrule-subsets",
+	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets", AuditDRNotExportedToClient: "destinationrule-subsets", AuditDRTLSNotExportedToGW: "tls-across-hops",
 	// Sidecar listeners, ports and protocols.
 	ListenerCatchAllTCP: "listeners-and-tcp", ListenerCatchAllTLSPort: "listeners-and-tcp", ListenerChainDropped: "listeners-and-tcp",
 	ListenerWellKnownPort: "listeners-and-tcp", ListenerHTTPShadowsTCP: "listeners-and-tcp", ListenerHTTP2Undeclared: "listeners-and-tcp",

@@ -32,6 +32,7 @@ const (
 	AuditSvcNotExportedToGW     = "SERVICE_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
 	AuditSEExportedEverywhere   = "SE_EXPORTED_BEYOND_USE"
 	AuditDRNotExportedToClient  = "DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
+	AuditDRTLSNotExportedToGW   = "DR_TLS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
 )
 
 func init() {
@@ -42,6 +43,7 @@ func init() {
 		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that)."},
 		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that the DestinationRule the proxy applies for the host does not define: no rule defines it, or a rule of the proxy's own namespace hides the one that does."},
 		CatalogEntry{AuditDRNotExportedToClient, LevelError, "NC", "A route needs a subset that a DestinationRule on the proxy's lookup path (the service's namespace or the root namespace) defines, but the rule's exportTo leaves the proxy's namespace out."},
+		CatalogEntry{AuditDRTLSNotExportedToGW, LevelError, "", "A gateway's route sends plaintext to a port the entry declares HTTPS or TLS, and the DestinationRule that would originate TLS there sits on the gateway's lookup path (the host's or the root namespace) but its exportTo leaves the gateway's namespace out: the external server gets plaintext (400, or a reset)."},
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
 		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (a Sidecar only selects among the services already exported to its namespace)."},
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
@@ -456,8 +458,35 @@ func (a *auditor) gateway(w Workload) {
 				continue
 			}
 			a.destination(d, w.Namespace, w.Labels, "gateway "+w.Ref(), true)
+			a.originationHidden(w, d, vsRef)
 		}
 	}
+}
+
+// originationHidden: the gateway's http route d sends plaintext to a port the entry declares
+// HTTPS or TLS, and the DestinationRule that would originate TLS there is on the gateway's
+// lookup path but not exported to its namespace (the traced path's TLS_NOT_ORIGINATED_AT_GATEWAY,
+// notOriginatedAt, names the same rule; blind audit 39 G04, where export-audit found no gap).
+func (a *auditor) originationHidden(w Workload, d rules.Dest, vsRef string) {
+	if d.Kind != rules.RouteHTTP || d.Mirror || d.Idle || d.Direct != 0 || d.Port == 0 || d.Host == "" {
+		return
+	}
+	diag, ok := notOriginatedAt(a.snap, w, rules.ClusterName(d.Port, d.Subset, strings.ToLower(d.Host)))
+	if !ok || diag.hidden == nil {
+		return
+	}
+	dr := diag.hidden
+	a.need("DestinationRule", dr.Namespace, dr.Name, w.Namespace)
+	if a.merge(AuditDRTLSNotExportedToGW, "DestinationRule", dr.Namespace, dr.Name, w.Namespace, w.Namespace) {
+		return
+	}
+	ref := "DestinationRule " + dr.Namespace + "/" + dr.Name
+	exp := rules.EffectiveExportTo(dr.Spec.GetExportTo(), a.flags.MeshConfig.GetDefaultDestinationRuleExportTo())
+	a.add(AuditFinding{Code: AuditDRTLSNotExportedToGW, Kind: "DestinationRule", Namespace: dr.Namespace, Name: dr.Name, ExportTo: exp,
+		NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
+		Impact:  fmt.Sprintf("plaintext to %s port %d at gateway %s (route from %s): the server answers 400 or resets", d.Host, d.Port, w.Ref(), vsRef),
+		Message: fmt.Sprintf("%s originates TLS for %s port %d, which the entry declares HTTPS or TLS, but its exportTo %s excludes %s, the namespace of gateway %s, whose route from %s sends plaintext there.", ref, d.Host, d.Port, fmtList(exp), w.Namespace, w.Ref(), vsRef),
+		widen:   widenExportTo(ref, dr.Spec.GetExportTo(), dr.Namespace)})
 }
 
 // withAnyGateway returns the root VirtualServices listing one of the gateways in names

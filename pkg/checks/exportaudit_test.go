@@ -350,3 +350,40 @@ spec:
 		}
 	}
 }
+
+// TestExportAuditNamesHiddenOriginationRule: on every path fixture that fails with
+// TLS_NOT_ORIGINATED_AT_GATEWAY because the rule that would originate TLS is not exported to the
+// gateway's namespace (the path's fix exports it), export-audit reports
+// DR_TLS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE for the same rule; on the other such fixtures it does
+// not (a rule off the lookup path, a DISABLE, no rule at all: exporting is no fix there).
+func TestExportAuditNamesHiddenOriginationRule(t *testing.T) {
+	hidden, other := 0, 0
+	for _, c := range readPathCases(t) {
+		if c.cause != PathNotOriginated {
+			continue
+		}
+		snap, p := tracePathCase(t, c)
+		rep := ExportAudit(snap, AuditOptions{})
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Code == AuditDRTLSNotExportedToGW {
+				got = append(got, "DestinationRule "+f.Namespace+"/"+f.Name)
+			}
+		}
+		exports := p.Patch != nil && strings.Contains(p.Patch.Text(), "exportTo")
+		switch {
+		case exports:
+			hidden++
+			if !slices.Contains(got, p.Culprit) {
+				t.Errorf("%s: the path exports %s to the gateway's namespace; export-audit reports %v", filepath.Base(c.file), p.Culprit, got)
+			}
+		case len(got) > 0:
+			t.Errorf("%s: the path's fix is not an exportTo (%s); export-audit reports %v", filepath.Base(c.file), p.Cause, got)
+		default:
+			other++
+		}
+	}
+	if hidden < 2 || other < 2 {
+		t.Fatalf("fixtures: %d with a hidden origination rule, %d other (want 2 or more of each)", hidden, other)
+	}
+}

@@ -4553,6 +4553,9 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 type notOriginatedDiag struct {
 	hop, msg, culprit string
 	patch             *Patch
+	// hidden is the rule that would originate TLS, on the gateway's lookup path but not exported
+	// to its namespace (export-audit's DR_TLS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE).
+	hidden *networkingv1.DestinationRule
 	// fix is advice when there is no patch (a client certificate to name).
 	fix string
 }
@@ -4697,6 +4700,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		d.msg += fmt.Sprintf(" %s would originate TLS, but the gateway (namespace %s) does not apply it: istiod looks for rules in the proxy's namespace, then the host's (%s), then the root namespace (%s), and only at rules exported to the proxy's namespace.", ref, w.Namespace, chosen.Namespace, root)
 		if off.Namespace == chosen.Namespace || off.Namespace == root {
 			d.patch = exportToPatch(ref, off.Spec.GetExportTo(), off.Namespace, w.Namespace)
+			d.hidden = off
 			return d, true
 		}
 		// Off the lookup path: exporting it would not help; the same tls in a rule the gateway

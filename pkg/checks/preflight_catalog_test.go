@@ -19,7 +19,7 @@ func TestCatalogIDs(t *testing.T) {
 			"GATEWAY_ROUTES_TO_ITSELF", "DESTINATION_CLUSTER_ABSENT",
 			PathOK, PathDirect, PathSidecarNoRoute, PathSidecarNoChain, PathGatewayNotListen, GatewayPrivilegedPort, PathTLSMismatch, PathGatewayNoRoute,
 			PathGatewayNoChain, PathAmbiguousService, PathHTTP2Downgraded, PathHTTP2ThroughTCP, PathGatewayOtherEntry, PathSidecarPlainToTLS, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathAnsweredByRoute, PathFaultAbort, GatewayServiceSpans, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathTLSToPlaintext, PathBackendRefused, PreflightRouteNotAccepted, PreflightCRDTooOld, PreflightMeshPortUndeclared, PreflightSERejected, PreflightHTTPOnTCPPort},
-		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath, AuditDRNotExportedToClient,
+		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath, AuditDRNotExportedToClient, AuditDRTLSNotExportedToGW,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
 			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere},
 		"03": {ListenerCatchAllTCP, ListenerCatchAllTLSPort, ListenerChainDropped, ListenerWellKnownPort, ListenerHTTPShadowsTCP,

@@ -92,6 +92,10 @@ var sameFaultIf = map[string][]sameFaultCond{
 		// client's namespace: export-audit's DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE about it
 		return f.Resource.Kind == "DestinationRule" && strings.Contains(f.Message, noSubsetReason)
 	}}},
+	// A gateway sending plaintext to a TLS port because the rule that would originate TLS is not
+	// exported to its namespace: export-audit's DR_TLS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE about
+	// that rule.
+	PathNotOriginated: {{AuditDRTLSNotExportedToGW, func(f PreflightFinding) bool { return f.Resource.Kind == "DestinationRule" }}},
 	// A traced call that goes straight out because istiod ignores the Gateway API routes for
 	// its host (their CRD): the CRD's GATEWAY_API_CRD_TOO_OLD.
 	PathDirect: {{PreflightCRDTooOld, func(f PreflightFinding) bool { return f.Resource.Kind == "CustomResourceDefinition" }}},
