@@ -44,7 +44,10 @@ func init() {
 		// to it. undeclared-port: the client routes to port 8091, which egress-path does not
 		// declare. container-port: the client routes to egress-path's target port (18090 or
 		// 18453, the gateway pods' container port), which the Service does not declare (no
-		// sidecar cluster for it). headless: egress-path with clusterIP None (a sidecar's
+		// sidecar cluster for it). other-port: the client routes to egress-path's other port
+		// (8453 when the path's server listens behind 8090, and the other way round): the
+		// gateway is ready behind the port the route does not name (GATEWAY_NOT_LISTENING_ON_
+		// TARGET_PORT or a chain that does not take the call). headless: egress-path with clusterIP None (a sidecar's
 		// cluster for it is ORIGINAL_DST: the call goes to the address the client dialed,
 		// cluster.go convertResolution). alias: the client's route names team-p/egress-alias,
 		// an ExternalName Service (externalName egress-path.egress.svc.cluster.local, ports 8090
@@ -58,7 +61,7 @@ func init() {
 		// and those through egress-gateway-b fail. translation-off: egress-path labelled
 		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
 		// translating) beside the newer alt Service.
-		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port", "spans", "translation-off"}},
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "other-port", "headless", "alias", "alias-short", "alias-no-port", "spans", "translation-off"}},
 		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
 		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
 		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
@@ -485,7 +488,7 @@ spec:
 	const older = `"2023-01-01T00:00:00Z"`
 	target := "egress-path"
 	switch svcVariant {
-	case "own", "undeclared-port", "container-port", "headless", "alias", "alias-short", "alias-no-port":
+	case "own", "undeclared-port", "container-port", "other-port", "headless", "alias", "alias-short", "alias-no-port":
 		service("egress-path", b.ts(), "", 18090, 18453)
 	case "spans":
 		spansWorkload(b)
@@ -517,6 +520,8 @@ spec:
 		svcPort = 8091
 	case "container-port":
 		svcPort += 10000 // the target port of 8090 / 8453
+	case "other-port":
+		svcPort = 8090 + 8453 - svcPort
 	}
 	drTLS, drTop := "", ""
 	switch tlsVariant {

@@ -655,6 +655,7 @@ var defaultFields = map[string]string{
 	AuditSvcNotExportedToClient: "metadata.annotations[networking.istio.io/exportTo]",
 	AuditSvcNotExportedToGW:     "metadata.annotations[networking.istio.io/exportTo]",
 	AuditDRNotOnLookupPath:      "metadata.namespace",
+	AuditDRTLSNotExportedToGW:   "spec.exportTo",
 	AuditSubsetUndefined:        "spec.http[].route[].destination.subset",
 	AuditDuplicateHost:          "spec.hosts",
 	AuditDRShadowed:             "spec.host",

@@ -90,9 +90,12 @@ func listIstio[T any](ctx context.Context, rc rest.Interface, resource, ns strin
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		body, err := req.Do(ctx).Raw()
+		res := req.Do(ctx)
+		body, err := res.Raw()
 		if err != nil {
-			if cont != "" && apierrors.IsResourceExpired(err) {
+			// Raw keeps the unstructured error; Error decodes the server's Status, whose reason
+			// says a continue token is too old (Expired, 410), as a typed client's List does.
+			if e := res.Error(); cont != "" && apierrors.IsResourceExpired(e) {
 				out, cont, limit = out[:0], "", 0
 				continue
 			}

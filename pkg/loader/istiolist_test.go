@@ -3,16 +3,22 @@ package loader
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	istioclient "istio.io/client-go/pkg/clientset/versioned"
 	istioscheme "istio.io/client-go/pkg/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -177,5 +183,79 @@ func TestIstioListPageErrors(t *testing.T) {
 	got, next, err := decodePage(ctx, []byte(two), "serviceentries", newServiceEntry)
 	if err != nil || len(got) != 2 || next != "tok" || got[1].Name != "b" {
 		t.Errorf("page of two: %d objects, continue %q, err %v", len(got), next, err)
+	}
+}
+
+// TestListIstioPagesAndRestarts drives listIstio against an HTTP server that answers the LIST of
+// ServiceEntries in two pages, then, in a second run, answers the continued LIST with 410 Gone (an
+// expired continue token): the pager follows the continue token, and on 410 restarts the LIST
+// without pages and returns each object once. The live suite cannot create the 20,000 objects a
+// second page needs; this drives the same client-go REST client over HTTP.
+func TestListIstioPagesAndRestarts(t *testing.T) {
+	item := func(name string) string {
+		return `{"apiVersion":"networking.istio.io/v1","kind":"ServiceEntry","metadata":{"name":"` + name +
+			`","namespace":"ns"},"spec":{"hosts":["` + name + `.example.com"],"resolution":"DNS"}}`
+	}
+	list := func(cont string, names ...string) string {
+		items := make([]string, len(names))
+		for i, n := range names {
+			items[i] = item(n)
+		}
+		return `{"apiVersion":"networking.istio.io/v1","kind":"ServiceEntryList","metadata":{"continue":"` + cont + `"},"items":[` + strings.Join(items, ",") + `]}`
+	}
+	for _, tc := range []struct {
+		name    string
+		expire  bool
+		want    []string
+		queries []string
+	}{
+		{"two pages", false, []string{"a", "b", "c"}, []string{"limit=20000", "continue=tok1&limit=20000"}},
+		{"continue expired", true, []string{"a", "b", "c"}, []string{"limit=20000", "continue=tok1&limit=20000", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var queries []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/apis/networking.istio.io/v1/serviceentries" {
+					http.NotFound(w, r)
+					return
+				}
+				q := r.URL.Query()
+				queries = append(queries, q.Encode())
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case q.Get("continue") == "" && q.Get("limit") != "":
+					fmt.Fprint(w, list("tok1", "a"))
+				case q.Get("continue") == "tok1" && tc.expire:
+					w.WriteHeader(http.StatusGone)
+					fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"The provided continue parameter is too old"}`)
+				case q.Get("continue") == "tok1":
+					fmt.Fprint(w, list("", "b", "c"))
+				default:
+					fmt.Fprint(w, list("", "a", "b", "c")) // the whole list, unpaged
+				}
+			}))
+			defer srv.Close()
+			ic, err := istioclient.NewForConfig(&rest.Config{Host: srv.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := listIstio(context.Background(), ic.NetworkingV1().RESTClient(), "serviceentries", "", newServiceEntry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, se := range got {
+				names = append(names, se.Name)
+				if len(se.Spec.GetHosts()) != 1 || se.Spec.GetHosts()[0] != se.Name+".example.com" {
+					t.Errorf("%s: spec not decoded: %v", se.Name, se.Spec.GetHosts())
+				}
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("objects %v, want %v", names, tc.want)
+			}
+			if !slices.Equal(queries, tc.queries) {
+				t.Errorf("requests %q, want %q", queries, tc.queries)
+			}
+		})
 	}
 }
