@@ -1799,6 +1799,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		tr.t.Warnings = append(tr.t.Warnings, w)
 		return
 	}
+	if w, ok := tr.meshOnlyRouteMissed(v, x.Relevant(host, nil), host, proxy); ok {
+		tr.t.Warnings = append(tr.t.Warnings, w)
+		return
+	}
 	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if !routesCallKind(vs, tr.t.Call) {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
@@ -1876,6 +1880,50 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 	}
+}
+
+// meshOnlyRouteMissed: the mesh route meant to send the host to the egress gateway sits in a
+// VirtualService of its own (gateways [mesh] only; the gateway's routes in another one), and it
+// does not apply to this client: its mesh routes match other ports only, its exportTo (or the
+// mesh default) leaves the client's namespace out, or the client's Sidecar does not import it.
+// That VirtualService is to blame, not the gateway-side one for not listing "mesh" (blind audit
+// 40 T19, T20). Mirrors istiod pilot/pkg/networking/core/route/route.go (a match port other than
+// the listener's drops the route), push_context.go initVirtualServices (exportTo, the mesh
+// default) and virtualservice.go SelectVirtualServices.
+func (tr *tracer) meshOnlyRouteMissed(v SidecarView, vses []*networkingv1.VirtualService, host, proxy string) (Finding, bool) {
+	view := RevisionView(tr.snap, v.Revision)
+	for _, vs := range vses {
+		gws := rules.VSGateways(vs)
+		if !slices.Contains(gws, rules.MeshGateway) || slices.ContainsFunc(gws, func(g string) bool { return g != rules.MeshGateway }) ||
+			!routesCallKind(vs, tr.t.Call) || !tr.routesToGatewayService(v, vs) || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 {
+			// (a Gateway API mesh route's generated VirtualService: its route is blamed below)
+			continue
+		}
+		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		exportTo := rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+		w := Finding{Code: PathDirect, Level: LevelWarning, Resource: ref}
+		switch {
+		case meshPortsMiss(vs, tr.t.Port) != "":
+			w.Message = fmt.Sprintf("%s sends %s from sidecars to the egress gateway, but its mesh routes match port %s only, and the call from %s is to port %d (the entry's port): none applies, so the sidecar sends the call straight out.", ref, host, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port)
+			w.Fix = fmt.Sprintf("In %s, set match.port of the mesh route to %d (the port clients call, as the ServiceEntry declares it), or remove the port match.", ref, tr.t.Port)
+		case !rules.VirtualServiceVisible(vs.Namespace, exportTo, v.Namespace):
+			from := "its exportTo"
+			if len(vs.Spec.ExportTo) == 0 {
+				from = "meshConfig.defaultVirtualServiceExportTo (it sets no exportTo of its own)"
+			}
+			w.Message = fmt.Sprintf("%s sends %s from sidecars to the egress gateway, but %s, %s, does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out.", ref, host, from, exportToText(exportTo), v.Namespace, v.Namespace)
+			w.Fix = exportToYAML(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+		case v.Scope.Sidecar != nil && !scopeSelectsVS(v, view, vs):
+			sc := v.Scope.Ref()
+			w.Resource = "Sidecar " + sc
+			w.Message = fmt.Sprintf("%s sends %s from sidecars to the egress gateway, but Sidecar %s (egress hosts %s) does not import it: a sidecar uses only the VirtualServices whose namespace and hosts its Sidecar's egress hosts select, so the call from %s goes straight out.", ref, host, sc, fmtList(egressHosts(v.Scope)), proxy)
+			w.Fix = fmt.Sprintf("Add %q (or %q) to the egress hosts of Sidecar %s, so that its proxies use %s.", vs.Namespace+"/"+host, vs.Namespace+"/*", sc, ref)
+		default:
+			continue
+		}
+		return w, true
+	}
+	return Finding{}, false
 }
 
 // tcpRoutesOnTLSPort: a TLS call to a port the entry declares TLS or HTTPS, and a mesh
@@ -4339,6 +4387,44 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 	}
 	if g, ok := tr.unresolvedRoute(w, host); ok {
 		return noServer{why: g.Message, culprit: g.Culprit, fix: g.Fix, patch: g.Patch}, true
+	}
+	if d, ok := tr.routeForHostNotListingIt(w, servers, host); ok {
+		return d, true
+	}
+	return noServer{}, false
+}
+
+// routeForHostNotListingIt: a VirtualService that names the Gateway of one of the servers and
+// sends traffic to host, but whose hosts do not include host (a typo, another domain): istiod
+// takes the routes for a host at a gateway only from the VirtualServices whose hosts match it
+// (gateway.go pickMatchingGatewayHosts, buildGatewayNetworkFiltersFromTLSRoutes;
+// httproute.go buildGatewayHTTPRouteConfig), so that route is never used for host (blind audit
+// 40 T12, where the gateway workload was blamed).
+func (tr *tracer) routeForHostNotListingIt(w Workload, servers []rules.GatewayServer, host string) (noServer, bool) {
+	view := RevisionView(tr.snap, w.Revision)
+	for _, ms := range servers {
+		gwName := rules.GatewayName(ms.Gateway)
+		for _, vs := range view.VirtualServices {
+			if !slices.Contains(rules.VSGateways(vs), gwName) || slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+			}) {
+				continue
+			}
+			dests, _ := rules.MergedRoutes(vs, nil, nil)
+			if !slices.ContainsFunc(dests, func(d rules.Dest) bool { return strings.EqualFold(d.Host, host) && !d.Mirror }) {
+				continue
+			}
+			ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+			fix := fmt.Sprintf("In %s, list %s in spec.hosts", ref, host)
+			if len(vs.Spec.GetTls()) > 0 {
+				fix += " and in the sniHosts of its tls match"
+			}
+			return noServer{
+				why:     fmt.Sprintf("%s names Gateway %s and sends traffic to %s, but its hosts %s do not include %s, and a gateway takes the routes for a host only from VirtualServices listing it", ref, gwName, host, fmtList(vs.Spec.GetHosts()), host),
+				culprit: ref,
+				fix:     fix + ".",
+			}, true
+		}
 	}
 	return noServer{}, false
 }
