@@ -2355,6 +2355,29 @@ func foreignClassGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gatew
 	return nil
 }
 
+// tlsListenerWithoutTLS: the Kubernetes Gateway (of a class Istio serves) whose pods w are has a
+// TLS or HTTPS listener on the port the call reaches (the Service port cport, or its target)
+// without a tls section: istiod skips such a listener (pilot/pkg/config/kube/gateway/
+// conversion.go buildListener: "no TLS section is defined, skipping listener creation").
+func tlsListenerWithoutTLS(snap *snapshot.Snapshot, w Workload, cport, target uint32) (*gatewayv1.Gateway, gatewayv1.Listener, bool) {
+	name := w.Labels["gateway.networking.k8s.io/gateway-name"]
+	if name == "" {
+		return nil, gatewayv1.Listener{}, false
+	}
+	for _, g := range snap.KubeGateways {
+		if g.Namespace != w.Namespace || g.Name != name || !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			continue
+		}
+		for _, l := range g.Spec.Listeners {
+			if (uint32(l.Port) == cport || uint32(l.Port) == target) && l.TLS == nil &&
+				(l.Protocol == gatewayv1.TLSProtocolType || l.Protocol == gatewayv1.HTTPSProtocolType) {
+				return g, l, true
+			}
+		}
+	}
+	return nil, gatewayv1.Listener{}, false
+}
+
 // consumerRouteElsewhere: a Kubernetes Gateway API mesh route for host (its parentRef the
 // host's ServiceEntry or Service) sits in a third namespace, neither the client's nor the
 // service's: istiod builds its HTTP routes only for the sidecars of its own namespace
@@ -2980,6 +3003,19 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// listener.
 			m.why = "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(m.why, ".")
 			d = m
+		}
+		if kg, l, ok := tlsListenerWithoutTLS(tr.snap, w, cport, target); ok && len(servers) == 0 {
+			// A TLS or HTTPS listener of the pods' Kubernetes Gateway without a tls section:
+			// istiod creates no server for it (blind audit 40 H13, where the gateway workload
+			// was blamed with a classic Gateway for fix).
+			mode := "Passthrough"
+			if l.Protocol == gatewayv1.HTTPSProtocolType {
+				mode = "Terminate, with certificateRefs naming the Secret of the certificate"
+			}
+			d.culprit = "Gateway " + kg.Namespace + "/" + kg.Name
+			d.why = fmt.Sprintf("listener %s of Gateway %s/%s (port %d, protocol %s) has no tls section, and istiod creates no server for a %s listener without one", l.Name, kg.Namespace, kg.Name, l.Port, l.Protocol, l.Protocol)
+			d.fix = fmt.Sprintf("Give listener %s of Gateway %s/%s a tls section: tls.mode %s.", l.Name, kg.Namespace, kg.Name, mode)
+			d.patch = nil
 		}
 		if kg := foreignClassGatewayOf(tr.snap, w); kg != nil && len(servers) == 0 {
 			// The pods belong to a Kubernetes Gateway whose class Istio does not serve: istiod
