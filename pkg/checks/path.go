@@ -4184,6 +4184,19 @@ func managedServicePortFix(snap *snapshot.Snapshot, s rules.Service, cport uint3
 		return "", "", false
 	}
 	gw := k.Namespace + "/" + k.Labels[rules.KubeGatewayNameLabel]
+	for _, g := range snap.KubeGateways {
+		if g.Namespace != k.Namespace || g.Name != k.Labels[rules.KubeGatewayNameLabel] {
+			continue
+		}
+		for _, l := range g.Spec.Listeners {
+			if uint32(l.Port) == cport {
+				// The Gateway listens on the port and the Service lacks it: the Service is not
+				// the one istiod deploys (written by hand, or not yet rewritten; blind audit 40
+				// H14, where the fix proposed the listener that exists).
+				return s.Ref(), fmt.Sprintf("Add port %d (targetPort %d) to %s: Gateway %s has listener %s on that port, and istiod deploys the Gateway's Service with one port per listener (a Service written by hand must list each).", cport, cport, s.Ref(), gw, l.Name), true
+			}
+		}
+	}
 	return origin, fmt.Sprintf("In %s, set the backendRef port to a port of %s (%s: istiod gives it one port per listener of Gateway %s), or add a listener on port %d to Gateway %s and attach the gateway's route for the host to it too (a parentRef with a sectionName or port names one listener only).", origin, s.Ref(), portList(s.Ports), gw, cport, gw), true
 }
 
