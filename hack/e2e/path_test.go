@@ -23,6 +23,9 @@ type pathFixture struct {
 	cause    string
 	warnings []string
 	absent   []string // warnings that must not be raised
+	// filesOnly is why the fixture cannot be applied to an API server ("# files only: ..." in
+	// its header: a manifest the current CRDs' validation refuses, which only files hold).
+	filesOnly string
 }
 
 func readPathFixtures(t *testing.T) []pathFixture {
@@ -37,7 +40,21 @@ func readPathFixtures(t *testing.T) []pathFixture {
 		if err != nil {
 			t.Fatal(err)
 		}
-		line, _ := bufio.NewReader(fh).ReadString('\n')
+		rd := bufio.NewReader(fh)
+		line, _ := rd.ReadString('\n')
+		filesOnly := ""
+		for {
+			l, err := rd.ReadString('\n')
+			if !strings.HasPrefix(l, "#") {
+				break
+			}
+			if why, ok := strings.CutPrefix(strings.TrimSpace(l), "# files only: "); ok {
+				filesOnly = why
+			}
+			if err != nil {
+				break
+			}
+		}
 		fh.Close()
 		spec, ok := strings.CutPrefix(strings.TrimSpace(line), "# path: ")
 		if !ok {
@@ -46,7 +63,7 @@ func readPathFixtures(t *testing.T) []pathFixture {
 		call, want, _ := strings.Cut(spec, " => ")
 		fields := strings.Fields(call)
 		host, port, _ := strings.Cut(fields[0], ":")
-		c := pathFixture{file: f, args: append([]string{host, "--port", port}, fields[1:]...)}
+		c := pathFixture{file: f, args: append([]string{host, "--port", port}, fields[1:]...), filesOnly: filesOnly}
 		for i, w := range strings.Fields(want) {
 			switch {
 			case strings.HasPrefix(w, "+"):
@@ -112,6 +129,9 @@ func TestWhyMissingPath(t *testing.T) {
 	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
 	for _, c := range readPathFixtures(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(c.file), ".yaml"), func(t *testing.T) {
+			if c.filesOnly != "" {
+				t.Skipf("files only (the unit tests trace it offline): %s", c.filesOnly)
+			}
 			file, _ := filepath.Abs(c.file)
 			applyFiles(t, base, file)
 			readyWaypoints(t)

@@ -3013,7 +3013,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				mode = "Terminate, with certificateRefs naming the Secret of the certificate"
 			}
 			d.culprit = "Gateway " + kg.Namespace + "/" + kg.Name
-			d.why = fmt.Sprintf("listener %s of Gateway %s/%s (port %d, protocol %s) has no tls section, and istiod creates no server for a %s listener without one", l.Name, kg.Namespace, kg.Name, l.Port, l.Protocol, l.Protocol)
+			d.why = fmt.Sprintf("listener %s of Gateway %s/%s (port %d, protocol %s) has no tls section, and istiod creates no server for a %s listener without one (the Gateway API CRDs' validation also refuses it: applying this Gateway fails with \"tls mode must be set\" where the CRDs check it)", l.Name, kg.Namespace, kg.Name, l.Port, l.Protocol, l.Protocol)
 			d.fix = fmt.Sprintf("Give listener %s of Gateway %s/%s a tls section: tls.mode %s.", l.Name, kg.Namespace, kg.Name, mode)
 			d.patch = nil
 		}
