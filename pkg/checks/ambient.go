@@ -32,6 +32,7 @@ const (
 	WaypointStatusDrift      = "WAYPOINT_STATUS_DRIFT"
 	WaypointNotWaypointClass = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
 	AmbientLabelWithSidecar  = "AMBIENT_LABEL_WITH_SIDECAR"
+	WaypointAnnotation       = "USE_WAYPOINT_AS_ANNOTATION"
 )
 
 func init() {
@@ -45,6 +46,7 @@ func init() {
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
 		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
 		CatalogEntry{WaypointNotWaypointClass, LevelWarning, "", "A ServiceEntry is bound to a Gateway whose class is not a waypoint class (istio-waypoint): istiod binds the entry to it all the same, but the proxy deployed for that class is a gateway, not a waypoint, and may not accept the HBONE connections ztunnel sends it (port 15008)."},
+		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
@@ -168,6 +170,32 @@ func waypointBinding(snap, view *snapshot.Snapshot, se *networkingv1.ServiceEntr
 	}
 	return rules.BindWaypoint(rules.WaypointInput{Entry: se, Namespace: nsMeta, Visibility: visibility,
 		Gateways: view.KubeGateways, GatewayClasses: view.GatewayClasses})
+}
+
+// waypointAnnotationFinding: the entry asks for no waypoint by label, but it (or its namespace)
+// carries istio.io/use-waypoint (or use-waypoint-namespace) as an annotation, which istiod does
+// not read (pilot/pkg/serviceregistry/ambient/waypoints.go GetUseWaypoint reads labels only;
+// blind audit 40 W12, where nothing hinted at it).
+func waypointAnnotationFinding(snap *snapshot.Snapshot, b rules.WaypointBinding, se *networkingv1.ServiceEntry) *Finding {
+	if b.Asked || b.OptedOut {
+		return nil
+	}
+	res, ann := "ServiceEntry "+se.Namespace+"/"+se.Name, se.Annotations
+	if _, ok := ann[rules.LabelUseWaypoint]; !ok {
+		n := snap.Namespace(se.Namespace)
+		if n == nil {
+			return nil
+		}
+		res, ann = "Namespace "+se.Namespace, n.Annotations
+	}
+	name, ok := ann[rules.LabelUseWaypoint]
+	if !ok {
+		return nil
+	}
+	f := finding(WaypointAnnotation, res,
+		fmt.Sprintf("%s sets %s=%s as an annotation, but istiod reads it only as a label: no waypoint is bound to %s, and ambient clients' calls to its hosts go straight out.", res, rules.LabelUseWaypoint, name, "ServiceEntry "+se.Namespace+"/"+se.Name),
+		fmt.Sprintf("Move %s (and %s-namespace, if set) from metadata.annotations to metadata.labels of %s.", rules.LabelUseWaypoint, rules.LabelUseWaypoint, res))
+	return &f
 }
 
 // bindingFinding is the finding for a refused binding, nil when istiod binds the entry (or it
@@ -696,6 +724,9 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			summary += "; a wildcard entry does nothing for ambient clients until it is bound to a waypoint (istiod's " + string(conditionWaypointMissing) + " condition)"
 		}
 		if f := bindingStatusFinding(snap, b, se); f != nil {
+			p.Warnings = append(p.Warnings, *f)
+		}
+		if f := waypointAnnotationFinding(snap, b, se); f != nil {
 			p.Warnings = append(p.Warnings, *f)
 		}
 		if f := otherDeclarationWaypoint(snap, view, decls, ref, ns, host); f != nil {

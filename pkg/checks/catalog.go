@@ -209,6 +209,7 @@ var catalogRefs = map[string]catalogRef{
 	WaypointNotAllowed:       {"EGR0505", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go makeAllowedRoutes, findBoundListener, makeWaypointSelector, AllowsAttachmentFromNamespace; status.go ReportWaypointAttachmentDenied"},
 	WaypointNoStatusAddress:  {"EGR0506", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (a Gateway without status.addresses is no waypoint)"},
 	AmbientNoAddress:         {"EGR0507", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go constructServiceEntries; pilot/pkg/networking/serviceentry/ip_autoallocation.go ShouldV2AutoAllocateIP, GetHostAddressesFromServiceEntry"},
+	WaypointAnnotation:       {"EGR0512", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go GetUseWaypoint (labels only)"},
 	AmbientLabelWithSidecar:  {"EGR0511", "seed 002", "cni/pkg/util/enablement_selector.go CompiledEnablementSelectors.Matches (a pod with a sidecar is not enrolled in ambient); manifests/charts/istio-control/istio-discovery/templates/mutatingwebhook.yaml (the injection selectors)"},
 	WaypointNotWaypointClass: {"EGR0510", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (any class with status addresses is a waypoint); pilot/pkg/config/kube/gateway deploymentcontroller.go (waypoint proxies for waypoint classes only)"},
 	WaypointStatusDrift:      {"EGR0509", "seed 002", "pilot/pkg/model/service.go ServiceInfo.GetConditions (istio.io/WaypointBound); pilot/pkg/serviceregistry/ambient/status.go"},
@@ -308,7 +309,7 @@ var causePages = map[string]string{
 	// Ambient clients and waypoints.
 	AmbientViaWaypoint: "ambient", AmbientDirect: "ambient", WaypointNotFound: "ambient", WaypointNotForServices: "ambient",
 	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient",
-	WaypointStatusDrift: "ambient", WaypointNotWaypointClass: "ambient", AmbientLabelWithSidecar: "ambient",
+	WaypointStatusDrift: "ambient", WaypointNotWaypointClass: "ambient", AmbientLabelWithSidecar: "ambient", WaypointAnnotation: "ambient",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
