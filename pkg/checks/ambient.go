@@ -52,6 +52,13 @@ func init() {
 	)
 }
 
+// AmbientClient reports whether the workloads of namespace ns are ambient (ztunnel captures
+// them, no sidecar): ambientClient for a pod whose labels are unknown.
+func AmbientClient(snap *snapshot.Snapshot, ns string) bool {
+	ok, _ := ambientClient(snap, ns, nil)
+	return ok
+}
+
 // ambientClient reports whether workloads in ns (with pod labels l, nil when unknown) are ambient:
 // ambientClientFor without the pod's annotations.
 func ambientClient(snap *snapshot.Snapshot, ns string, l map[string]string) (bool, string) {

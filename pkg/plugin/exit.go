@@ -106,14 +106,20 @@ func namespaceMustExist(g *GlobalOptions, snap *snapshot.Snapshot, flag, ns stri
 // hostMustExist refuses (exit 2, one line, near matches) a host that nothing in the input names:
 // no ServiceEntry or Service declares it and no route, Gateway, DestinationRule or Sidecar
 // names it. A host a route names but no entry declares is a diagnosis (HOST_NOT_FOUND), not this.
-func hostMustExist(snap *snapshot.Snapshot, host string) error {
+//
+// from is the client namespace (--from, "" when none): for an ambient client the line says that
+// ztunnel sends its calls to an undeclared host straight out (REGISTRY_ONLY binds sidecars only).
+func hostMustExist(snap *snapshot.Snapshot, host, from string) error {
 	if host == "" || checks.HostReferenced(snap, host) {
 		return nil
 	}
 	msg := fmt.Sprintf("no ServiceEntry, Service or route in %s names %s", inputName(snap), host)
-	if near := checks.NearMatches(snap, host); len(near) > 0 {
+	switch near := checks.NearMatches(snap, host); {
+	case len(near) > 0:
 		msg += "; did you mean " + strings.Join(near, "; ") + "?"
-	} else {
+	case from != "" && checks.AmbientClient(snap, from):
+		msg += fmt.Sprintf("; namespace %s is ambient, and ztunnel sends its calls to a host no entry declares straight out, whatever outboundTrafficPolicy says: declare it in a ServiceEntry only to route it, through a waypoint for example (%s)", from, checks.DocURLOf(checks.AmbientDirect))
+	default:
 		msg += "; to reach it through the mesh, declare it in a ServiceEntry (" + checks.DocURLOf(checks.CauseHostNotFound) + ")"
 	}
 	return usageErr("%s", msg)

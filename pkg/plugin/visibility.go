@@ -95,7 +95,7 @@ func (o *VisibilityOptions) Run(ctx context.Context) error {
 	if err := namespaceMustExist(o.GlobalOptions, snap, "--as-namespace", o.AsNamespace, false); err != nil {
 		return err
 	}
-	if err := hostMustExist(snap, o.Host); err != nil {
+	if err := hostMustExist(snap, o.Host, ""); err != nil {
 		return err
 	}
 	rep := checks.Visibility(snap, checks.VisibilityOptions{Host: o.Host, Namespace: o.namespace, AsNamespace: o.AsNamespace})

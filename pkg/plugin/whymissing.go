@@ -240,7 +240,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
-	if err := hostMustExist(snap, o.Host); err != nil {
+	if err := hostMustExist(snap, o.Host, o.From); err != nil {
 		return err
 	}
 	if err := o.readLive(ctx, snap); err != nil {
