@@ -770,6 +770,14 @@ func bindFailurePatch(b rules.Binding, w Workload) *Patch {
 		if b.Gateway == nil || len(b.VS.Spec.Hosts) == 0 {
 			return nil
 		}
+		if h := routedServerHost(b); h != "" {
+			// The VirtualService routes to a host the server serves but does not list it: its
+			// hosts are what is wrong (adding its hosts to the server would bind it for them
+			// only, and the host would still get no route; blind audit 40 T11).
+			p := newPatch("networking.istio.io/v1", "VirtualService", b.VS.Namespace, b.VS.Name, fields{{"spec", fields{{"hosts", append(asList(specOf(b.VS, "spec")["hosts"]), h)}}}})
+			p.note = fmt.Sprintf(" (the host it routes to, which server %d of Gateway %s serves)", b.ServerIndex, rules.GatewayName(b.Gateway))
+			return p
+		}
 		servers := asList(specOf(b.Gateway, "spec")["servers"])
 		if b.ServerIndex < 0 || b.ServerIndex >= len(servers) {
 			return nil
@@ -786,6 +794,36 @@ func bindFailurePatch(b rules.Binding, w Workload) *Patch {
 		return matchFixPatch(b)
 	}
 	return nil
+}
+
+// routedServerHost: a host the VirtualService of a hosts-disjoint binding routes to (a
+// destination, not a mirror) that the server's hosts cover and the VirtualService's hosts do not
+// ("" when none).
+func routedServerHost(b rules.Binding) string {
+	if b.Server == nil {
+		return ""
+	}
+	dests, _ := rules.MergedRoutes(b.VS, nil, nil)
+	for _, d := range dests {
+		h := strings.ToLower(d.Host)
+		if d.Mirror || h == "" || slices.ContainsFunc(b.VS.Spec.GetHosts(), func(vh string) bool {
+			return rules.HostMatches(strings.ToLower(rules.ResolveShortname(vh, b.VS.Namespace)), h)
+		}) {
+			continue
+		}
+		for _, sh := range b.Server.GetHosts() {
+			ns, name, ok := strings.Cut(sh, "/")
+			if !ok {
+				name = sh
+			} else if ns != "*" && ns != "." && ns != b.VS.Namespace || ns == "." && b.Gateway.Namespace != b.VS.Namespace {
+				continue
+			}
+			if rules.HostMatches(strings.ToLower(name), h) {
+				return h
+			}
+		}
+	}
+	return ""
 }
 
 // routeMatches lists the match blocks of the VirtualService's section for the server's route
