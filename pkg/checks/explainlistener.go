@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -103,6 +104,9 @@ type ExplainListenerOptions struct {
 	// prediction when set; DumpSource names it.
 	Dump       *envoy.Dump
 	DumpSource string
+	// nested marks the calls explain-listener makes itself for a gateway's other ports
+	// (chainBehindOtherPort): they look no further.
+	nested bool
 }
 
 // ListenerReport is the answer of explain-listener.
@@ -1671,6 +1675,9 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 	}
 	if rep.Host != "" {
 		passthroughChainMiss(snap, w, rep, onPort)
+		if !opt.nested {
+			chainBehindOtherPort(snap, w, rep)
+		}
 		httpRoutesNotOriginated(snap, w, rep)
 		gatewaySelfRoutes(snap, w, rep)
 		gatewayDoubleTLS(snap, w, rep)
@@ -2068,6 +2075,89 @@ func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerRepo
 		}
 		rep.add(PathGatewayNoChain, d.culprit, d.why, fix)
 	}
+}
+
+// chainBehindOtherPort reports the host's TLS call finding no filter chain on the asked listener
+// while a passthrough chain for its server name waits on a listener behind another port of the
+// same gateway Service, and a mesh route sends the host to the asked port: that route's
+// destination port is the fault (the traced path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL with the
+// same culprit, routedToOtherServicePort; blind audit 41 Q20).
+func chainBehindOtherPort(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
+	if slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathGatewayNoChain }) {
+		return
+	}
+	for _, l := range rep.Listeners {
+		if len(l.Chains) == 0 || slices.ContainsFunc(l.Chains, func(c ChainView) bool {
+			return len(c.SNI) == 0 || slices.ContainsFunc(c.SNI, func(s string) bool { return rules.HostMatches(s, rep.Host) })
+		}) {
+			continue
+		}
+		var lp uint32
+		if _, err := fmt.Sscanf(l.Name, "0.0.0.0_%d", &lp); err != nil {
+			continue
+		}
+		for _, sp := range gatewayServicePorts(snap, w) {
+			var dialled, others []uint32
+			for _, p := range slices.Sorted(maps.Keys(sp.Ports)) {
+				t := sp.Ports[p]
+				if t == 0 {
+					t = p
+				}
+				if t == lp {
+					dialled = append(dialled, p)
+				} else {
+					others = append(others, p)
+				}
+			}
+			if len(dialled) == 0 {
+				continue
+			}
+			vs := meshRouteToGatewayPort(snap, rep.Host, sp.Host, dialled)
+			if vs == "" {
+				continue
+			}
+			for _, p := range others {
+				t := sp.Ports[p]
+				if t == 0 {
+					t = p
+				}
+				o, err := ExplainListener(snap, ExplainListenerOptions{Gateway: w.Ref(), Port: t, Host: rep.Host, nested: true})
+				if err != nil {
+					continue
+				}
+				oname := fmt.Sprintf("0.0.0.0_%d", t)
+				for _, ol := range o.Listeners {
+					c := bestSNIChain(ol.Chains, rep.Host)
+					if ol.Name != oname || c == nil || len(c.SNI) == 0 || c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" {
+						continue
+					}
+					rep.add(PathGatewayNoChain, vs, fmt.Sprintf("Listener %s has no filter chain for server name %s: the gateway resets the connection. Listener %s, which Service %s reaches through its port %d, has one, and %s sends the call to the port that reaches %s.", l.Name, rep.Host, oname, sp.Host, p, vs, l.Name),
+						fmt.Sprintf("In %s, set the mesh route's destination port to %d (Service %s port %d reaches the gateway's filter chain for %s).", vs, p, sp.Host, p, rep.Host))
+					return
+				}
+			}
+		}
+	}
+}
+
+// meshRouteToGatewayPort is the mesh route (a VirtualService bound to mesh whose hosts cover
+// host, or the Gateway API route it was generated from) that sends host to Service svcHost on one
+// of ports; "" when none.
+func meshRouteToGatewayPort(snap *snapshot.Snapshot, host, svcHost string, ports []uint32) string {
+	for _, vs := range snap.VirtualServices {
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+			return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+		}) {
+			continue
+		}
+		dests, _ := rules.MergedRoutes(vs, nil, nil)
+		if slices.ContainsFunc(dests, func(d rules.Dest) bool {
+			return !d.Mirror && strings.EqualFold(d.Host, svcHost) && slices.Contains(ports, d.Port)
+		}) {
+			return firstOrigin(snap, vs.Namespace+"/"+vs.Name)
+		}
+	}
+	return ""
 }
 
 // httpRoutesNotOriginated reports the host's gateway http routes (and tcp filter chains of a TCP

@@ -2998,7 +2998,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		d := tr.whyNoServer(w, svc, cport, target, len(servers) > 0, res, host)
-		if m, ok := tr.misboundRoute(w, servers, host); ok {
+		if o, ok := tr.routedToOtherServicePort(w, gatewaysFor(gview, w, flags.ScopeGWToNs.Value), svc, cport, target, res, host); ok && len(servers) > 0 {
+			// The gateway is ready for the host behind another port of the Service: the mesh
+			// route's port is the fault, ahead of a route that does not bind to this port's
+			// servers (blind audit 41 Q19, where the gateway-side route was blamed).
+			d = o
+		} else if m, ok := tr.misboundRoute(w, servers, host); ok {
 			// Servers on the port, but the route meant for them does not bind: no chain, no
 			// listener.
 			m.why = "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(m.why, ".")
@@ -3134,6 +3139,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("no chain of %s matches server name %s", lname, host))
 		if tr.skippedServer(w, target, host, PathGatewayNoChain, "reset",
 			fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s", lname, host), "The gateway resets the connection.") {
+			return
+		}
+		if o, ok := tr.routedToOtherServicePort(w, gatewaysFor(gview, w, flags.ScopeGWToNs.Value), svc, cport, target, res, host); ok {
+			// a chain for the host waits behind another port of the Service (blind audit 41
+			// Q20, where the Gateway was blamed)
+			tr.failFix(PathGatewayNoChain, "reset", o.culprit, fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s, and %s: the gateway resets the connection.", lname, host, o.why), o.fix, nil)
 			return
 		}
 		d := noChainVerdict(tr, w, servers, host, lname, srv.GetPort().GetNumber())
