@@ -386,7 +386,16 @@ func (c *collector) narrowNamespace(hdr SidecarView, proxy rules.SidecarProxy, d
 	for _, vs := range vses {
 		dests, _ := vsx.Merged(vs)
 		for _, dd := range dests {
-			pub(strings.ToLower(dd.Host))
+			h := strings.ToLower(dd.Host)
+			pub(h)
+			// an ExternalName Service routes to its external name's cluster (route.go
+			// GetDestinationCluster): that host's services too (blind audit 41 Q07, a false
+			// ROUTE_CLUSTER_ABSENT for an alias of the gateway Service)
+			for _, a := range reg.Shared(h) {
+				if a.ExternalName != "" {
+					pub(a.ExternalName)
+				}
+			}
 		}
 		for _, h := range vs.Spec.Hosts {
 			if h = strings.ToLower(rules.ResolveShortname(h, vs.Namespace)); strings.HasPrefix(h, "*") && h != "*" {
