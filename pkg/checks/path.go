@@ -4400,10 +4400,17 @@ func refusedBackendText(b gatewayv1.BackendRef, o rules.ObjectRef, why string, g
 	switch why {
 	case rules.KubeBackendNoGrant:
 		near := ""
-		if n := rules.KubeGrantsNear(grants, o.Kind, o.Namespace, string(b.Name), toNs); len(n) > 0 {
+		n := rules.KubeGrantsNear(grants, o.Kind, o.Namespace, string(b.Name), toNs)
+		if len(n) > 0 {
 			near = " (ReferenceGrant " + strings.Join(n, "; ReferenceGrant ") + ")"
 		}
-		return fmt.Sprintf("backendRef %s is a Service in namespace %s, and no ReferenceGrant there allows %ss from namespace %s%s", b.Name, toNs, o.Kind, o.Namespace, near),
+		msg := fmt.Sprintf("backendRef %s is a Service in namespace %s, and no ReferenceGrant there allows %ss from namespace %s%s", b.Name, toNs, o.Kind, o.Namespace, near)
+		if len(n) > 0 {
+			// a grant meant for it that is slightly wrong: correcting it is the fix (blind audit
+			// 40 H07, where only a new grant was proposed)
+			return msg, fmt.Sprintf("Correct the ReferenceGrant meant for it (%s): it must be in namespace %s with from: [{group: gateway.networking.k8s.io, kind: %s, namespace: %s}] and to: [{group: \"\", kind: Service, name: %s}] (Gateway API: ReferenceGrant, https://gateway-api.sigs.k8s.io/api-types/referencegrant/); or point %s at a Service in namespace %s or at a ServiceEntry host (group networking.istio.io, kind Hostname).", n[0], toNs, o.Kind, o.Namespace, b.Name, route, o.Namespace)
+		}
+		return msg,
 			fmt.Sprintf("Add a ReferenceGrant in namespace %s with from: [{group: gateway.networking.k8s.io, kind: %s, namespace: %s}] and to: [{group: \"\", kind: Service, name: %s}] (Gateway API: ReferenceGrant, https://gateway-api.sigs.k8s.io/api-types/referencegrant/), or point %s at a Service in namespace %s or at a ServiceEntry host (group networking.istio.io, kind Hostname).", toNs, o.Kind, o.Namespace, b.Name, route, o.Namespace)
 	case rules.KubeBackendHostnameNamespace:
 		return fmt.Sprintf("backendRef %s is a Hostname with namespace %s, and a Hostname backend takes no namespace", b.Name, toNs),

@@ -1140,3 +1140,23 @@ func TestGatewayOtherEntryFixExportsClientEntry(t *testing.T) {
 		t.Errorf("with the fix: %s, %+v", q.Cause, q.Warnings)
 	}
 }
+
+// TestRefusedBackendFixesNearGrant: a ReferenceGrant meant for the route but wrong in one field
+// (here its from.kind) is what the fix corrects, by name, rather than a second grant (blind audit
+// 40 H07); without one, the fix adds a grant.
+func TestRefusedBackendFixesNearGrant(t *testing.T) {
+	_, p := tracePathCase(t, pathCaseNamed(t, "gatewayapi-tls-grant-for-other-route-kind.yaml"))
+	if p.Cause != PathBackendRefused || !strings.HasPrefix(p.Fix, "Correct the ReferenceGrant meant for it (proxy/egress-tlsroutes-to-sni-proxy allows TCPRoute") ||
+		!strings.Contains(p.Fix, "kind: TLSRoute, namespace: egress") {
+		t.Errorf("cause %s, fix %q", p.Cause, p.Fix)
+	}
+	for _, c := range readPathCases(t) {
+		if c.cause != PathBackendRefused {
+			continue
+		}
+		_, q := tracePathCase(t, c)
+		if strings.HasPrefix(q.Fix, "Correct the ReferenceGrant") != strings.Contains(q.Message, "(ReferenceGrant ") {
+			t.Errorf("%s: the fix corrects a grant exactly when the message names a near one: %q / %q", filepath.Base(c.file), q.Message, q.Fix)
+		}
+	}
+}
