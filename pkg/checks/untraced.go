@@ -71,6 +71,11 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 		dests, _ := idx.Merged(vs)
 		for _, d := range dests {
 			s, ok := svcByHost[strings.ToLower(d.Host)]
+			if ok && s.ExternalName != "" {
+				// an ExternalName Service: istiod routes to its external name's cluster
+				// (route.go GetDestinationCluster)
+				s, ok = svcByHost[s.ExternalName]
+			}
 			if !ok || d.Mirror {
 				continue
 			}
