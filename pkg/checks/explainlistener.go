@@ -2121,23 +2121,38 @@ func chainBehindOtherPort(snap *snapshot.Snapshot, w Workload, rep *ListenerRepo
 				if t == 0 {
 					t = p
 				}
-				o, err := ExplainListener(snap, ExplainListenerOptions{Gateway: w.Ref(), Port: t, Host: rep.Host, nested: true})
-				if err != nil {
+				if passthroughChainAt(snap, w, t, rep.Host) == nil {
 					continue
 				}
-				oname := fmt.Sprintf("0.0.0.0_%d", t)
-				for _, ol := range o.Listeners {
-					c := bestSNIChain(ol.Chains, rep.Host)
-					if ol.Name != oname || c == nil || len(c.SNI) == 0 || c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" {
-						continue
-					}
-					rep.add(PathGatewayNoChain, vs, fmt.Sprintf("Listener %s has no filter chain for server name %s: the gateway resets the connection. Listener %s, which Service %s reaches through its port %d, has one, and %s sends the call to the port that reaches %s.", l.Name, rep.Host, oname, sp.Host, p, vs, l.Name),
-						fmt.Sprintf("In %s, set the mesh route's destination port to %d (Service %s port %d reaches the gateway's filter chain for %s).", vs, p, sp.Host, p, rep.Host))
-					return
-				}
+				rep.add(PathGatewayNoChain, vs, fmt.Sprintf("Listener %s has no filter chain for server name %s: the gateway resets the connection. Listener 0.0.0.0_%d, which Service %s reaches through its port %d, has one, and %s sends the call to the port that reaches %s.", l.Name, rep.Host, t, sp.Host, p, vs, l.Name),
+					fmt.Sprintf("In %s, set the mesh route's destination port to %d (Service %s port %d reaches the gateway's filter chain for %s).", vs, p, sp.Host, p, rep.Host))
+				return
 			}
 		}
 	}
+}
+
+// passthroughChainAt is the passthrough filter chain (a server-name match, TLS not terminated)
+// for host on gateway w's listener at port target, nil when there is none. The report it reads
+// looks at no other port (nested).
+func passthroughChainAt(snap *snapshot.Snapshot, w Workload, target uint32, host string) *ChainView {
+	o, err := ExplainListener(snap, ExplainListenerOptions{Gateway: w.Ref(), Port: target, Host: host, nested: true})
+	if err != nil {
+		return nil
+	}
+	name := fmt.Sprintf("0.0.0.0_%d", target)
+	for _, l := range o.Listeners {
+		if c := bestSNIChain(l.Chains, host); l.Name == name && c != nil && len(c.SNI) > 0 && !c.terminatesTLS() {
+			return c
+		}
+	}
+	return nil
+}
+
+// terminatesTLS: the gateway chain terminates the client's TLS (SIMPLE, MUTUAL, ISTIO_MUTUAL,
+// ...) rather than passing it through.
+func (c ChainView) terminatesTLS() bool {
+	return c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH"
 }
 
 // meshRouteToGatewayPort is the mesh route (a VirtualService bound to mesh whose hosts cover
@@ -2214,7 +2229,7 @@ func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerR
 	// terminates TLS (a passthrough chain carries the client's own TLS)
 	for _, l := range rep.Listeners {
 		c := bestSNIChain(l.Chains, rep.Host)
-		if c == nil || !strings.HasPrefix(c.Destination, "Cluster: ") || len(c.SNI) > 0 && (c.TLS == "" || c.TLS == "PASSTHROUGH" || c.TLS == "AUTO_PASSTHROUGH") {
+		if c == nil || !strings.HasPrefix(c.Destination, "Cluster: ") || len(c.SNI) > 0 && !c.terminatesTLS() {
 			continue
 		}
 		check(strings.TrimPrefix(c.Destination, "Cluster: "))
@@ -2327,7 +2342,7 @@ func gatewayDoubleTLS(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) 
 	for _, l := range rep.Listeners {
 		c := bestSNIChain(l.Chains, rep.Host)
 		outer := "the client's TLS"
-		if c != nil && c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" && entryPortsAllTLS(gatewayRegistry(snap, w), rep.Host) {
+		if c != nil && c.terminatesTLS() && entryPortsAllTLS(gatewayRegistry(snap, w), rep.Host) {
 			// A server that terminates the outer session and forwards with a tcp route hands
 			// the cluster what was inside: the client's own TLS when the host's entry declares
 			// TLS ports only (the traced path's upExpect; blind audit 37 #11).

@@ -5393,16 +5393,8 @@ func (tr *tracer) routedToOtherServicePort(w Workload, mine []*networkingv1.Gate
 		if sp.Number == cport || t == target {
 			continue
 		}
-		lr, err := ExplainListener(tr.snap, ExplainListenerOptions{Gateway: w.Ref(), Port: t, Host: host})
-		if err != nil {
-			continue
-		}
 		lname := fmt.Sprintf("0.0.0.0_%d", t)
-		for _, l := range lr.Listeners {
-			c := bestSNIChain(l.Chains, host)
-			if l.Name != lname || c == nil || len(c.SNI) == 0 || c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH" {
-				continue
-			}
+		if c := passthroughChainAt(tr.snap, w, t, host); c != nil {
 			vs := routeCulprit(tr.snap, origin)
 			from := ""
 			if c.Origin != "" {

@@ -798,7 +798,8 @@ func bindFailurePatch(b rules.Binding, w Workload) *Patch {
 
 // routedServerHost: a host the VirtualService of a hosts-disjoint binding routes to (a
 // destination, not a mirror) that the server's hosts cover and the VirtualService's hosts do not
-// ("" when none).
+// ("" when none). Mirrors istiod pilot/pkg/networking/core/gateway.go pickMatchingGatewayHosts
+// (a VirtualService's routes serve only the server hosts its own hosts match).
 func routedServerHost(b rules.Binding) string {
 	if b.Server == nil {
 		return ""
