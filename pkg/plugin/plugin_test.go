@@ -244,3 +244,31 @@ func TestHelpFits120Columns(t *testing.T) {
 	}
 	walk(NewRootCommand(genericiooptions.NewTestIOStreamsDiscard()), nil)
 }
+
+// TestUnknownHostFromAmbientNamespace: for an ambient client namespace the one-line refusal of a
+// host nothing declares says that ztunnel sends such calls straight out (REGISTRY_ONLY binds
+// sidecars only), not that a ServiceEntry is needed to reach it; a sidecar namespace of the same
+// input keeps the ServiceEntry advice.
+func TestUnknownHostFromAmbientNamespace(t *testing.T) {
+	in := mesh + `---
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: legacy, labels: {istio-injection: enabled}}
+`
+	for _, c := range []struct{ from, want, not string }{
+		{"shop", "namespace shop is ambient, and ztunnel sends its calls to a host no entry declares straight out", "to reach it through the mesh"},
+		{"legacy", "to reach it through the mesh, declare it in a ServiceEntry", "ztunnel"},
+	} {
+		code, stdout, stderr := run(t, in, "why-missing", "api.nowhere-declared.io", "--from", c.from, "-f", "-")
+		if code != ExitError || stdout != "" || strings.Count(stderr, "\n") != 1 {
+			t.Fatalf("--from %s: exit %d, stdout %q, stderr %q", c.from, code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, c.want) || strings.Contains(stderr, c.not) {
+			t.Errorf("--from %s: stderr %q, want %q and not %q", c.from, stderr, c.want, c.not)
+		}
+	}
+}
