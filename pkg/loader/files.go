@@ -18,7 +18,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	networkingapi "istio.io/api/networking/v1alpha3"
-	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -794,7 +793,7 @@ func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail 
 		if err := strict(nil, &networkingapi.ServiceEntry{}); err != nil {
 			return err
 		}
-		obj, err := decodeAs[networkingv1.ServiceEntry](js)
+		obj, err := decodeIstio(js, newServiceEntry)
 		if err != nil {
 			return fail(err)
 		}
@@ -806,7 +805,7 @@ func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail 
 		if err := strict(nil, &networkingapi.VirtualService{}); err != nil {
 			return err
 		}
-		obj, err := decodeAs[networkingv1.VirtualService](js)
+		obj, err := decodeIstio(js, newVirtualService)
 		if err != nil {
 			return fail(err)
 		}
@@ -818,7 +817,7 @@ func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail 
 		if err := strict(nil, &networkingapi.DestinationRule{}); err != nil {
 			return err
 		}
-		obj, err := decodeAs[networkingv1.DestinationRule](js)
+		obj, err := decodeIstio(js, newDestinationRule)
 		if err != nil {
 			return fail(err)
 		}
@@ -830,7 +829,7 @@ func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail 
 		if err := strict(nil, &networkingapi.Gateway{}); err != nil {
 			return err
 		}
-		obj, err := decodeAs[networkingv1.Gateway](js)
+		obj, err := decodeIstio(js, newGateway)
 		if err != nil {
 			return fail(err)
 		}
@@ -842,7 +841,7 @@ func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail 
 		if err := strict(nil, &networkingapi.Sidecar{}); err != nil {
 			return err
 		}
-		obj, err := decodeAs[networkingv1.Sidecar](js)
+		obj, err := decodeIstio(js, newSidecar)
 		if err != nil {
 			return fail(err)
 		}
@@ -854,7 +853,7 @@ func (l *fileLoader) loadIstio(head objectHead, version string, js []byte, fail 
 		if err := strict(nil, &networkingapi.WorkloadEntry{}); err != nil {
 			return err
 		}
-		obj, err := decodeAs[networkingv1.WorkloadEntry](js)
+		obj, err := decodeIstio(js, newWorkloadEntry)
 		if err != nil {
 			return fail(err)
 		}
@@ -911,6 +910,26 @@ func (l *fileLoader) loadList(path string, line int, head objectHead, items json
 func decodeAs[T any](js []byte) (*T, error) {
 	obj := new(T)
 	if err := json.Unmarshal(js, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// decodeIstio decodes one networking.istio.io object of a manifest the way the live load decodes
+// the objects of a LIST page (decodePage): the envelope with encoding/json, managedFields
+// skipped, the spec and status with protojson, and what protojson refuses with the message's own
+// jsonpb decoding (as decodeAs would). The objects are the same (TestDecodeIstioLikeDecodeAs);
+// protojson parses a spec once where jsonpb parses it three times.
+func decodeIstio[T any](js []byte, newObj newIstioObject[T]) (*T, error) {
+	var w wireObject
+	if err := json.Unmarshal(js, &w); err != nil {
+		return nil, err
+	}
+	obj, spec, status := newObj(w.TypeMeta, w.Metadata.ObjectMeta)
+	if err := decodeMessage(w.Spec, spec); err != nil {
+		return nil, err
+	}
+	if err := decodeMessage(w.Status, status); err != nil {
 		return nil, err
 	}
 	return obj, nil

@@ -259,3 +259,68 @@ func TestListIstioPagesAndRestarts(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeIstioLikeDecodeAs: a manifest's Istio object decoded by decodeIstio (protojson, as
+// the live load) equals the object decodeAs gives (the typed object's own JSON decoding, jsonpb
+// for the spec), managedFields apart, for every Istio object of the path fixtures and of
+// testdata/istiolist.yaml.
+func TestDecodeIstioLikeDecodeAs(t *testing.T) {
+	seen := 0
+	for kind, body := range istioListsFromFixtures(t) {
+		var list struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(body, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, js := range list.Items {
+			switch kind {
+			case "ServiceEntry":
+				sameDecoding(t, kind, js, newServiceEntry, func(o *networkingv1.ServiceEntry) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message) {
+					return o.TypeMeta, o.ObjectMeta, &o.Spec, &o.Status
+				})
+			case "VirtualService":
+				sameDecoding(t, kind, js, newVirtualService, func(o *networkingv1.VirtualService) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message) {
+					return o.TypeMeta, o.ObjectMeta, &o.Spec, &o.Status
+				})
+			case "DestinationRule":
+				sameDecoding(t, kind, js, newDestinationRule, func(o *networkingv1.DestinationRule) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message) {
+					return o.TypeMeta, o.ObjectMeta, &o.Spec, &o.Status
+				})
+			case "Gateway":
+				sameDecoding(t, kind, js, newGateway, func(o *networkingv1.Gateway) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message) {
+					return o.TypeMeta, o.ObjectMeta, &o.Spec, &o.Status
+				})
+			case "Sidecar":
+				sameDecoding(t, kind, js, newSidecar, func(o *networkingv1.Sidecar) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message) {
+					return o.TypeMeta, o.ObjectMeta, &o.Spec, &o.Status
+				})
+			case "WorkloadEntry":
+				sameDecoding(t, kind, js, newWorkloadEntry, func(o *networkingv1.WorkloadEntry) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message) {
+					return o.TypeMeta, o.ObjectMeta, &o.Spec, &o.Status
+				})
+			default:
+				continue
+			}
+			seen++
+		}
+	}
+	if seen < 500 {
+		t.Fatalf("compared %d objects; the fixtures hold more", seen)
+	}
+}
+
+func sameDecoding[T any](t *testing.T, kind string, js []byte, newObj newIstioObject[T], parts func(*T) (metav1.TypeMeta, metav1.ObjectMeta, proto.Message, proto.Message)) {
+	t.Helper()
+	got, err := decodeIstio(js, newObj)
+	if err != nil {
+		t.Fatalf("%s: decodeIstio: %v", kind, err)
+	}
+	want, err := decodeAs[T](js)
+	if err != nil {
+		t.Fatalf("%s: decodeAs: %v", kind, err)
+	}
+	gtm, gom, gspec, gstatus := parts(got)
+	wtm, wom, wspec, wstatus := parts(want)
+	sameObject(t, kind+" "+wom.Namespace+"/"+wom.Name, gtm, wtm, gom, wom, gspec, wspec, gstatus, wstatus)
+}
