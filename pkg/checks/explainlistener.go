@@ -2157,15 +2157,18 @@ func (c ChainView) terminatesTLS() bool {
 
 // meshRouteToGatewayPort is the mesh route (a VirtualService bound to mesh whose hosts cover
 // host, or the Gateway API route it was generated from) that sends host to Service svcHost on one
-// of ports; "" when none.
+// of ports; "" when none. explain-listener --gateway asks it with no client in view, so every
+// VirtualService of the input counts, whichever namespaces it is exported to (the model's index
+// of the whole input, its merged routes).
 func meshRouteToGatewayPort(snap *snapshot.Snapshot, host, svcHost string, ports []uint32) string {
-	for _, vs := range snap.VirtualServices {
+	x := model.VirtualServices(snap, nil)
+	for _, vs := range x.Relevant(strings.ToLower(host), nil) {
 		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
-			return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+			return h != "*" && rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
 		}) {
 			continue
 		}
-		dests, _ := rules.MergedRoutes(vs, nil, nil)
+		dests, _ := x.Merged(vs)
 		if slices.ContainsFunc(dests, func(d rules.Dest) bool {
 			return !d.Mirror && strings.EqualFold(d.Host, svcHost) && slices.Contains(ports, d.Port)
 		}) {

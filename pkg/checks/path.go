@@ -4468,16 +4468,16 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 // httproute.go buildGatewayHTTPRouteConfig), so that route is never used for host (blind audit
 // 40 T12, where the gateway workload was blamed).
 func (tr *tracer) routeForHostNotListingIt(w Workload, servers []rules.GatewayServer, host string) (noServer, bool) {
-	view := RevisionView(tr.snap, w.Revision)
+	x := model.VirtualServices(RevisionView(tr.snap, w.Revision), nil)
 	for _, ms := range servers {
 		gwName := rules.GatewayName(ms.Gateway)
-		for _, vs := range view.VirtualServices {
-			if !slices.Contains(rules.VSGateways(vs), gwName) || slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+		for _, vs := range x.WithGateway(gwName) {
+			if slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
 				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
 			}) {
 				continue
 			}
-			dests, _ := rules.MergedRoutes(vs, nil, nil)
+			dests, _ := x.Merged(vs)
 			if !slices.ContainsFunc(dests, func(d rules.Dest) bool { return strings.EqualFold(d.Host, host) && !d.Mirror }) {
 				continue
 			}
