@@ -1716,6 +1716,12 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			msg += fmt.Sprintf(" %s has a server on port %d but selects %s, which no gateway workload carries (the pods of %s carry %s).", culprit, opt.Port, labelsText(g.Spec.Selector), w.Ref(), labelsText(w.Labels))
 			fix = fmt.Sprintf("Set spec.selector of %s to %s (the labels of the pods of %s).", culprit, labelsText(gatewaySelectorFor(w.Labels)), w.Ref())
 		}
+		if kg, sk, ok := skippedKubeListenerAt(snap, w, opt.Port, opt.Port); ok {
+			// the pods' Kubernetes Gateway has a listener on the port, but istiod makes no
+			// server of it (the traced path's no-listener verdict says the same)
+			why, kfix := skippedKubeListenerText(kg, sk)
+			culprit, msg, fix = "Gateway "+kg.Namespace+"/"+kg.Name, msg+" "+upperFirst(why)+".", kfix
+		}
 		rep.add(ListenerNoChains, culprit, msg, fix)
 	}
 	if rep.Host != "" {

@@ -2355,27 +2355,84 @@ func foreignClassGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gatew
 	return nil
 }
 
-// tlsListenerWithoutTLS: the Kubernetes Gateway (of a class Istio serves) whose pods w are has a
-// TLS or HTTPS listener on the port the call reaches (the Service port cport, or its target)
-// without a tls section: istiod skips such a listener (pilot/pkg/config/kube/gateway/
-// conversion.go buildListener: "no TLS section is defined, skipping listener creation").
-func tlsListenerWithoutTLS(snap *snapshot.Snapshot, w Workload, cport, target uint32) (*gatewayv1.Gateway, gatewayv1.Listener, bool) {
+// skippedKubeListenerAt: a listener of the Kubernetes Gateway (of a class Istio serves) whose
+// pods w are, on the port the call reaches (the Service port cport, or its target), for which
+// istiod generates no server (rules.KubeGatewaySkippedListeners: a conflict with an earlier
+// listener, an HTTPS or TLS listener without a tls section, a protocol Istio's gateways do not
+// serve, certificate references istiod refuses). Blind audit 40 H13 (a TLS listener without
+// tls), where the gateway workload was blamed with a classic Gateway for fix.
+func skippedKubeListenerAt(snap *snapshot.Snapshot, w Workload, cport, target uint32) (*gatewayv1.Gateway, rules.SkippedKubeListener, bool) {
 	name := w.Labels["gateway.networking.k8s.io/gateway-name"]
 	if name == "" {
-		return nil, gatewayv1.Listener{}, false
+		return nil, rules.SkippedKubeListener{}, false
 	}
 	for _, g := range snap.KubeGateways {
 		if g.Namespace != w.Namespace || g.Name != name || !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
 			continue
 		}
-		for _, l := range g.Spec.Listeners {
-			if (uint32(l.Port) == cport || uint32(l.Port) == target) && l.TLS == nil &&
-				(l.Protocol == gatewayv1.TLSProtocolType || l.Protocol == gatewayv1.HTTPSProtocolType) {
-				return g, l, true
+		// A listener of a protocol Istio does not serve (UDP next to a TCP one) is named last:
+		// the listener meant for the call is the one to mend.
+		var best *rules.SkippedKubeListener
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces) {
+			if p := uint32(sk.Listener.Port); (p == cport || p == target) && (best == nil || best.Reason == rules.ListenerSkipProtocol && sk.Reason != rules.ListenerSkipProtocol) {
+				best = &sk
 			}
 		}
+		if best != nil {
+			return g, *best, true
+		}
 	}
-	return nil, gatewayv1.Listener{}, false
+	return nil, rules.SkippedKubeListener{}, false
+}
+
+// skippedKubeListenerText says why istiod generates no server for listener sk of Kubernetes
+// Gateway g, and how to make it generate one.
+func skippedKubeListenerText(g *gatewayv1.Gateway, sk rules.SkippedKubeListener) (why, fix string) {
+	l := sk.Listener
+	ref := "Gateway " + g.Namespace + "/" + g.Name
+	hostname := "*"
+	if l.Hostname != nil && *l.Hostname != "" {
+		hostname = string(*l.Hostname)
+	}
+	switch sk.Reason {
+	case rules.ListenerSkipNoTLS:
+		mode := "Passthrough"
+		if l.Protocol == gatewayv1.HTTPSProtocolType {
+			mode = "Terminate, with certificateRefs naming the Secret of the certificate"
+		}
+		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) has no tls section, and istiod creates no server for a %s listener without one (the Gateway API CRDs' validation also refuses it: applying this Gateway fails with \"tls mode must be set\" where the CRDs check it)", l.Name, ref, l.Port, l.Protocol, l.Protocol),
+			fmt.Sprintf("Give listener %s of %s a tls section: tls.mode %s.", l.Name, ref, mode)
+	case rules.ListenerSkipConflict:
+		var prior gatewayv1.Listener
+		for _, x := range g.Spec.Listeners {
+			if string(x.Name) == sk.Prior {
+				prior = x
+			}
+		}
+		httpLike := func(p gatewayv1.ProtocolType) bool {
+			return p == gatewayv1.HTTPProtocolType || p == gatewayv1.HTTPSProtocolType || p == gatewayv1.TLSProtocolType
+		}
+		how := "the same protocol on the same port"
+		fix := fmt.Sprintf("Give listener %s of %s a port of its own.", l.Name, ref)
+		switch {
+		case httpLike(l.Protocol) && httpLike(prior.Protocol):
+			how = fmt.Sprintf("HTTP, HTTPS and TLS listeners share a port only with distinct hostnames, and both have hostname %s", hostname)
+			fix = fmt.Sprintf("Give listener %s of %s a port of its own, or a hostname other than listener %s's (HTTP, HTTPS and TLS listeners may share a port when their hostnames differ).", l.Name, ref, sk.Prior)
+		case l.Protocol != prior.Protocol:
+			how = fmt.Sprintf("a %s listener cannot share a port with a %s one", l.Protocol, prior.Protocol)
+		}
+		if !httpLike(prior.Protocol) && prior.Protocol != gatewayv1.TCPProtocolType {
+			// the earlier listener gets no server either (UDP, a protocol istiod refuses)
+			fix = fmt.Sprintf("Give listener %s of %s a port of its own, or remove listener %s, which Istio's gateways do not serve (protocol %s).", l.Name, ref, sk.Prior, prior.Protocol)
+		}
+		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) conflicts with its earlier listener %s (%s), so istiod generates nothing for it (its status says Conflicted)", l.Name, ref, l.Port, l.Protocol, sk.Prior, how), fix
+	case rules.ListenerSkipProtocol:
+		return fmt.Sprintf("listener %s of %s (port %d) has protocol %s, which Istio's gateways do not serve, so istiod generates no server for it", l.Name, ref, l.Port, l.Protocol),
+			fmt.Sprintf("Set the protocol of listener %s of %s to HTTP, HTTPS, TLS or TCP (upper case).", l.Name, ref)
+	default:
+		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) names certificates istiod refuses in tls.certificateRefs (more than two, or none of kind Secret), so it generates no server for it", l.Name, ref, l.Port, l.Protocol),
+			fmt.Sprintf("Name one or two Secrets (kind Secret, no group) in tls.certificateRefs of listener %s of %s.", l.Name, ref)
+	}
 }
 
 // consumerRouteElsewhere: a Kubernetes Gateway API mesh route for host (its parentRef the
@@ -3009,17 +3066,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			m.why = "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(m.why, ".")
 			d = m
 		}
-		if kg, l, ok := tlsListenerWithoutTLS(tr.snap, w, cport, target); ok && len(servers) == 0 {
-			// A TLS or HTTPS listener of the pods' Kubernetes Gateway without a tls section:
-			// istiod creates no server for it (blind audit 40 H13, where the gateway workload
-			// was blamed with a classic Gateway for fix).
-			mode := "Passthrough"
-			if l.Protocol == gatewayv1.HTTPSProtocolType {
-				mode = "Terminate, with certificateRefs naming the Secret of the certificate"
-			}
+		if kg, sk, ok := skippedKubeListenerAt(tr.snap, w, cport, target); ok && len(servers) == 0 {
+			// A listener of the pods' Kubernetes Gateway on the port for which istiod creates
+			// no server (no tls section, a conflict, a protocol or certificates it refuses).
 			d.culprit = "Gateway " + kg.Namespace + "/" + kg.Name
-			d.why = fmt.Sprintf("listener %s of Gateway %s/%s (port %d, protocol %s) has no tls section, and istiod creates no server for a %s listener without one (the Gateway API CRDs' validation also refuses it: applying this Gateway fails with \"tls mode must be set\" where the CRDs check it)", l.Name, kg.Namespace, kg.Name, l.Port, l.Protocol, l.Protocol)
-			d.fix = fmt.Sprintf("Give listener %s of Gateway %s/%s a tls section: tls.mode %s.", l.Name, kg.Namespace, kg.Name, mode)
+			d.why, d.fix = skippedKubeListenerText(kg, sk)
 			d.patch = nil
 		}
 		if kg := foreignClassGatewayOf(tr.snap, w); kg != nil && len(servers) == 0 {

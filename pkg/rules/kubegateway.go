@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -410,6 +411,16 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig) (out *network
 // Mirrors istiod pilot/pkg/config/kube/gatewaycommon/listener_conflict.go
 // ComputeGatewayListenerConflicts, firstConflictingPrior and listenersDistinct.
 func kubeListenerConflicts(gw *gatewayv1.Gateway) map[string]bool {
+	out := map[string]bool{}
+	for name := range kubeListenerConflictsWith(gw) {
+		out[name] = true
+	}
+	return out
+}
+
+// kubeListenerConflictsWith is kubeListenerConflicts with, for each conflicted listener, the
+// name of the earlier listener it conflicts with (the first one, as firstConflictingPrior).
+func kubeListenerConflictsWith(gw *gatewayv1.Gateway) map[string]string {
 	tcpUDP := func(p gatewayv1.ProtocolType) bool {
 		return p == gatewayv1.TCPProtocolType || p == gatewayv1.UDPProtocolType
 	}
@@ -435,21 +446,55 @@ func kubeListenerConflicts(gw *gatewayv1.Gateway) map[string]bool {
 		}
 		return a.Protocol != b.Protocol
 	}
-	out := map[string]bool{}
+	out := map[string]string{}
 	var accepted []gatewayv1.Listener
 	for _, l := range gw.Spec.Listeners {
-		conflict := false
-		for _, prior := range accepted {
-			if !distinct(l, prior) {
-				conflict = true
-				break
-			}
-		}
-		if conflict {
-			out[string(l.Name)] = true
+		if i := slices.IndexFunc(accepted, func(prior gatewayv1.Listener) bool { return !distinct(l, prior) }); i >= 0 {
+			out[string(l.Name)] = string(accepted[i].Name)
 			continue
 		}
 		accepted = append(accepted, l)
+	}
+	return out
+}
+
+// Why istiod generates no server for a listener of a Gateway of an Istio class.
+const (
+	ListenerSkipConflict = "conflict"    // it conflicts with an earlier listener of the Gateway
+	ListenerSkipNoTLS    = "no-tls"      // an HTTPS or TLS listener without a tls section
+	ListenerSkipProtocol = "protocol"    // a protocol Istio's gateways do not serve
+	ListenerSkipTLSRefs  = "certificate" // tls.certificateRefs istiod refuses
+)
+
+// SkippedKubeListener is a listener of a Kubernetes Gateway that istiod turns into no server.
+type SkippedKubeListener struct {
+	Listener gatewayv1.Listener
+	Reason   string // a ListenerSkip constant
+	Prior    string // ListenerSkipConflict: the earlier listener it conflicts with
+}
+
+// KubeGatewaySkippedListeners lists the listeners of gw (a Gateway of a class Istio serves) for
+// which istiod generates no server, with the reason, in listener order: those ConvertKubeGateways
+// leaves out. Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go buildListener (no TLS
+// section: "skipping listener creation"; listenerProtocolToIstio; buildTLS) and gatewaycommon
+// ComputeGatewayListenerConflicts.
+func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace) []SkippedKubeListener {
+	var out []SkippedKubeListener
+	conflicts := kubeListenerConflictsWith(gw)
+	for _, l := range gw.Spec.Listeners {
+		if prior, ok := conflicts[string(l.Name)]; ok {
+			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipConflict, Prior: prior})
+			continue
+		}
+		server, valid := kubeGatewayServer(gw, l, namespaces)
+		switch {
+		case server == nil:
+			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipNoTLS})
+		case !valid && server.GetPort().GetProtocol() == "":
+			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipProtocol})
+		case !valid:
+			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipTLSRefs})
+		}
 	}
 	return out
 }
