@@ -2234,15 +2234,101 @@ func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerR
 			check(r.Cluster)
 		}
 	}
-	// tcp routes holding the connection in plaintext: a TCP server's chain, or a chain that
-	// terminates TLS (a passthrough chain carries the client's own TLS)
+	// tcp routes holding the connection in plaintext: a chain that terminates the client's own
+	// TLS (SIMPLE, MUTUAL); a TCP server's chain or one ending Istio mTLS carries what the
+	// sidecar sent, plaintext only when the mesh routes send the client's HTTP there and none
+	// its own TLS (blind audit 42 R04: the client's TLS inside Istio mTLS was flagged). A
+	// passthrough chain carries the client's own TLS.
 	for _, l := range rep.Listeners {
 		c := bestSNIChain(l.Chains, rep.Host)
 		if c == nil || !strings.HasPrefix(c.Destination, "Cluster: ") || len(c.SNI) > 0 && !c.terminatesTLS() {
 			continue
 		}
+		if !c.terminatesTLS() || c.TLS == "ISTIO_MUTUAL" {
+			var lp uint32
+			if _, err := fmt.Sscanf(l.Name, "0.0.0.0_%d", &lp); err != nil {
+				continue
+			}
+			if plain, clientTLS := meshHopKinds(snap, w, rep.Host, lp); !plain || clientTLS {
+				continue
+			}
+		}
 		check(strings.TrimPrefix(c.Destination, "Cluster: "))
 	}
+}
+
+// meshHopKinds says how the mesh routes for host (VirtualServices bound to mesh) carry its
+// calls to gateway w's listener port lp (through a port of a Service of w that targets it):
+// plain when an http route sends the client's HTTP there, clientTLS when a tls route sends the
+// client's own TLS. A tcp route carries what the client sends to the ports it matches: the
+// client's TLS on a port the host's entries declare TLS or HTTPS, plaintext on another.
+func meshHopKinds(snap *snapshot.Snapshot, w Workload, host string, lp uint32) (plain, clientTLS bool) {
+	declared := map[uint32]bool{} // entry port -> TLS or HTTPS
+	for _, s := range gatewayRegistry(snap, w).Shared(host) {
+		if s.Kind == rules.KindServiceEntry {
+			for _, p := range s.Ports {
+				declared[p.Number] = declared[p.Number] || p.Protocol == "TLS" || p.Protocol == "HTTPS"
+			}
+		}
+	}
+	tcpPorts := func(r *networking.TCPRoute) []uint32 {
+		var ports []uint32
+		for _, m := range r.GetMatch() {
+			if len(m.GetGateways()) > 0 && !slices.Contains(m.GetGateways(), rules.MeshGateway) {
+				continue
+			}
+			if m.GetPort() == 0 {
+				return slices.Collect(maps.Keys(declared))
+			}
+			ports = append(ports, m.GetPort())
+		}
+		if len(r.GetMatch()) == 0 {
+			return slices.Collect(maps.Keys(declared))
+		}
+		return ports
+	}
+	targets := map[string]map[uint32]bool{}
+	for _, sp := range gatewayServicePorts(snap, w) {
+		for p, t := range sp.Ports {
+			if t == 0 {
+				t = p
+			}
+			if t == lp {
+				if targets[strings.ToLower(sp.Host)] == nil {
+					targets[strings.ToLower(sp.Host)] = map[uint32]bool{}
+				}
+				targets[strings.ToLower(sp.Host)][p] = true
+			}
+		}
+	}
+	x := model.VirtualServices(snap, nil)
+	for _, vs := range x.Relevant(strings.ToLower(host), nil) {
+		if !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+			continue
+		}
+		dests, _ := x.Merged(vs)
+		for _, d := range dests {
+			ports := targets[strings.ToLower(d.Host)]
+			if d.Mirror || d.Idle || ports == nil || d.Port != 0 && !ports[d.Port] {
+				continue
+			}
+			switch d.Kind {
+			case rules.RouteHTTP:
+				plain = true
+			case rules.RouteTLS:
+				clientTLS = true
+			case rules.RouteTCP:
+				for _, p := range tcpPorts(d.TCP) {
+					if tls, ok := declared[p]; ok && tls {
+						clientTLS = true
+					} else if ok {
+						plain = true
+					}
+				}
+			}
+		}
+	}
+	return plain, clientTLS
 }
 
 // gatewaySelfRoutes reports the host's filter chain or route at the gateway whose cluster is a

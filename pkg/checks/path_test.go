@@ -997,6 +997,35 @@ func TestExplainGatewayNamesNotOriginated(t *testing.T) {
 	}
 }
 
+// TestExplainGatewayNoFalseNotOriginated: on every path fixture whose call gets through a gateway
+// (PATH_OK), explain-listener --gateway on the port the sidecar dials does not say that TLS is
+// not originated (blind audit 42 R04: the client's TLS inside Istio mTLS, forwarded by a tcp
+// route, was called plaintext and given an origination that would wrap it twice).
+func TestExplainGatewayNoFalseNotOriginated(t *testing.T) {
+	checked := 0
+	for _, c := range readPathCases(t) {
+		if c.cause != PathOK {
+			continue
+		}
+		snap, p := tracePathCase(t, c)
+		port, _, _, ok := parseClusterName(p.SidecarCluster)
+		if p.Gateway == "" || !ok {
+			continue
+		}
+		checked++
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: port, Gateway: p.Gateway})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.IndexFunc(rep.Findings, func(f Finding) bool { return f.Code == PathNotOriginated }); i >= 0 {
+			t.Errorf("%s: the path gets through; explain-listener --gateway: %s", filepath.Base(c.file), rep.Findings[i].Message)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d fixtures get through a gateway", checked)
+	}
+}
+
 // The gateway's passthrough chain for a TLS call is the one Envoy's filter chain match picks:
 // the exact server name before an earlier wildcard (blind audit 30 #04).
 func TestGatewayExactSNIChainFirst(t *testing.T) {
