@@ -490,6 +490,11 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				text, f := shadowedPortText(v, held, other, why, c.FQDN, c.Port)
 				resource, fix = held.Ref(), f
 				c.Reason += "; " + strings.TrimSuffix(text, ".")
+			} else if r, why, f, ok := subsetClusterTypo(snap, v, c, firstRet(callRouteTo(rep, c.Name))); ok {
+				// the route's subset is one slip away from one the applied rule defines
+				// (why-missing --from blames the route alike)
+				resource, fix = r, f
+				c.Reason += "; " + why
 			} else if p := subsetClusterFix(snap, v, c, rep.Host, firstRet(callRouteTo(rep, c.Name))); p != nil {
 				// The subset is defined by no rule on the lookup path: the fix why-missing --from
 				// gives first (a rule there naming the Service by a short or partial name, its
@@ -582,6 +587,18 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 		}
 		rep.add(ListenerGatewayServiceLack, resource, fmt.Sprintf("Routes send %s traffic to %s, but %s declares ports %s, not %d: that cluster does not exist and %s.", rep.Host, c.Name, s.Ref(), strings.Join(ports, ","), c.Port, status), fix)
 	}
+}
+
+// subsetClusterTypo is subsetTypo for a sidecar's absent subset cluster c.
+func subsetClusterTypo(snap *snapshot.Snapshot, v SidecarView, c Cluster, vsRef string) (culprit, reason, fix string, ok bool) {
+	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
+		return "", "", "", false
+	}
+	s, found := v.Outbound.ScopeService(c.FQDN)
+	if !found {
+		return "", "", "", false
+	}
+	return subsetTypo(snap, v, s, c.Subset, vsRef)
 }
 
 // subsetClusterFix is the first fix of a subset cluster c that no rule on the sidecar's lookup

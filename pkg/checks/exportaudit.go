@@ -697,12 +697,30 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 				Fix: fmt.Sprintf("In DestinationRule %s/%s, write spec.host in full: %s (and keep the rule in the client's namespace, %s's or the root namespace).", mis.Namespace, mis.Name, h, chosen.Namespace)})
 			return
 		}
+		msg := fmt.Sprintf("%s routes to subset %q of %s, which no DestinationRule defines.", vsRef, d.Subset, h)
+		fix := fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s", strings.ReplaceAll(h, ".", "-"), chosen.Namespace, h, d.Subset)
+		if dr != nil && len(dr.Rules) > 0 {
+			// A rule applies to the proxy for the host (a new rule elsewhere on the lookup
+			// path would not: the first one found wins, blind audit 42 R26): define the
+			// subset there, or correct a slip in the route's subset name.
+			applied := dr.Rules[0].Namespace + "/" + dr.Rules[0].Name
+			if near := nearSubset(dr, d.Subset); near != "" {
+				msg, fix = subsetTypoText(vsRef, d.Subset, near, applied, h)
+				msg = upperFirst(msg) + "."
+			} else {
+				msg = fmt.Sprintf("%s routes to subset %q of %s, which DestinationRule %s, the rule %s applies to the host, does not define (nor does any other).", vsRef, d.Subset, h, applied, proxy)
+				fix = fmt.Sprintf("Define subset %q in DestinationRule %s (with the labels of its endpoints, or none).", d.Subset, applied)
+				if len(dr.Subsets) > 0 {
+					fix = strings.TrimSuffix(fix, ".") + fmt.Sprintf(", or route to one of its subsets (%s).", strings.Join(dr.Subsets, ", "))
+				}
+			}
+		}
 		a.add(AuditFinding{Code: AuditSubsetUndefined, Kind: "VirtualService", Namespace: d.Declared.Namespace, Name: d.Declared.Name,
 			Field:    fmt.Sprintf("spec.%s[%d].route[].destination.subset", d.Kind, d.RouteIndex),
 			ExportTo: rules.EffectiveExportTo(d.Declared.Spec.ExportTo, a.vsExport), NeededIn: []string{ns}, MissingIn: []string{ns},
 			Impact:  fmt.Sprintf("%s at %s: %s is never built", answer, proxy, cluster),
-			Message: fmt.Sprintf("%s routes to subset %q of %s, which no DestinationRule defines.", vsRef, d.Subset, h),
-			Fix:     fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s", strings.ReplaceAll(h, ".", "-"), chosen.Namespace, h, d.Subset)})
+			Message: msg,
+			Fix:     fix})
 		return
 	}
 	drRef := "DestinationRule " + definer.Namespace + "/" + definer.Name

@@ -940,7 +940,12 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					cands = append([]*Patch{aliasFix}, cands...)
 				}
 			}
-			if patch = tr.pickPatch(cands...); patch != nil {
+			if r, why, f, ok := subsetTypo(tr.snap, v, s, subset, vsRef); ok {
+				// the rule the sidecar applies defines a subset one slip away: the route's
+				// subset is the typo (blind audit 42 R26)
+				culprit, fix = r, f
+				c.Reason += "; " + why
+			} else if patch = tr.pickPatch(cands...); patch != nil {
 				fix = patch.Text()
 				if !patch.Create {
 					culprit = patch.Ref()

@@ -1189,3 +1189,35 @@ func TestRefusedBackendFixesNearGrant(t *testing.T) {
 		}
 	}
 }
+
+// A mesh route naming a subset one slip away from one the applied DestinationRule defines: the
+// path, explain-listener's cluster finding and export-audit all blame the route and correct its
+// subset, not a second definition (blind audit 42 R26; HTTP and TCP, the rule in the Service's
+// and in the client's namespace).
+func TestSubsetSlipBlamesRoute(t *testing.T) {
+	for _, tc := range []struct{ file, vs, near string }{
+		{"subset-name-slip-http-route.yaml", "VirtualService orders/stripe-mesh", `"stripe-api"`},
+		{"subset-name-slip-tcp-route.yaml", "VirtualService db-routes/pg-replica-mesh", `"replica"`},
+	} {
+		c := pathCaseNamed(t, tc.file)
+		snap, p := tracePathCase(t, c)
+		if p.Culprit != tc.vs || !strings.Contains(p.Fix, "set the destination's subset to "+tc.near) {
+			t.Errorf("%s: path blames %q, fix %q", tc.file, p.Culprit, p.Fix)
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: c.port, From: c.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+			return f.Code == ListenerClusterAbsent && f.Resource == tc.vs && strings.Contains(f.Fix, tc.near)
+		}) {
+			t.Errorf("%s: explain-listener findings %+v", tc.file, rep.Findings)
+		}
+		ea := ExportAudit(snap, AuditOptions{})
+		if !slices.ContainsFunc(ea.Findings, func(f AuditFinding) bool {
+			return f.Code == AuditSubsetUndefined && "VirtualService "+f.Namespace+"/"+f.Name == tc.vs && strings.Contains(f.Fix, tc.near)
+		}) {
+			t.Errorf("%s: export-audit findings %+v", tc.file, ea.Findings)
+		}
+	}
+}

@@ -63,6 +63,57 @@ func jsonMap(v any) map[string]any {
 	return m
 }
 
+// nearSubset is the subset of ch (the DestinationRules a proxy applies to the host) whose name
+// is one slip away from subset: the same once case, '-', '_' and '.' are ignored, or an edit
+// distance of 1 (2 for names of 8 characters or more). "" when none, or when ch defines subset.
+// A route naming such a subset has a typo: the fix is the route's subset, not a second
+// definition beside the right one (blind audit 42 R26: docu-flow for docuflow).
+func nearSubset(ch *rules.DRChoice, subset string) string {
+	if ch == nil || ch.HasSubset(subset) {
+		return ""
+	}
+	norm := func(x string) string {
+		return strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(x))
+	}
+	limit := 1
+	if len(subset) >= 8 {
+		limit = 2
+	}
+	for _, name := range ch.Subsets {
+		if norm(name) == norm(subset) || levenshtein(name, subset) <= limit {
+			return name
+		}
+	}
+	return ""
+}
+
+// subsetTypo: the route vsRef ("ns/name") of sidecar v names subset of Service s, which the
+// rule the sidecar applies to s does not define while it defines a name one slip away
+// (nearSubset), and no rule defines subset under a short name, an alias or a narrower exportTo
+// (the other explanations subsetFixes gives): culprit is the route, with the reason and fix.
+func subsetTypo(snap *snapshot.Snapshot, v SidecarView, s rules.Service, subset, vsRef string) (culprit, reason, fix string, ok bool) {
+	if vsRef == "" || subset == "" {
+		return "", "", "", false
+	}
+	view, drs, root := sidecarDRs(snap, v)
+	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	near := nearSubset(ch, subset)
+	if near == "" || shortHostRule(v, drs, view.DestinationRules, s, subset, root) != nil || unexportedSubsetRule(v, drs, view.DestinationRules, s, subset, root) != nil ||
+		aliasSubsetRule(model.Aliases(view, v.Flags.MeshConfig)[s.Hostname], drs, view.DestinationRules, subset) != nil {
+		return "", "", "", false
+	}
+	culprit = firstOrigin(snap, vsRef)
+	reason, fix = subsetTypoText(culprit, subset, near, ch.Rules[0].Namespace+"/"+ch.Rules[0].Name, s.Hostname)
+	return culprit, reason, fix, true
+}
+
+// subsetTypoText is the reason and fix of a route (vs, "VirtualService ns/name" or the Gateway
+// API route it was generated from) naming subset where DestinationRule dr defines near.
+func subsetTypoText(vs, subset, near, dr, host string) (reason, fix string) {
+	return fmt.Sprintf("%s names subset %q, and DestinationRule %s, which the sidecar applies to %s, defines %q: a slip in the route's subset", vs, subset, dr, host, near),
+		fmt.Sprintf("In %s, set the destination's subset to %q (the name DestinationRule %s defines).", vs, near, dr)
+}
+
 // subsetPatches are the candidate fixes of a route to a subset no DestinationRule on the
 // sidecar's lookup path defines: the subset added to the rule the sidecar applies to the host
 // (the first of the merged rules), or, when none applies, a new rule in the client's namespace
