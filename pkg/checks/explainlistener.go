@@ -1792,6 +1792,15 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				culprit, msg, fix := w.Ref(), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s.", rds, rep.Host, w.Ref()), fmt.Sprintf("Bind a route for %s to a Gateway server on this port (why-missing %s --gateway %s says which route does not bind and why).", rep.Host, rep.Host, w.Ref())
 				if g.Cause != CauseOK && g.Cause != "" && g.Culprit != "" {
 					culprit, msg, fix = g.Culprit, msg+" "+upperFirst(g.Message), g.Fix
+				} else {
+					// a route written for the gateway but bound to mesh only (the traced
+					// path's verdict, blind audit 42 R24)
+					for _, lp := range slices.Sorted(maps.Keys(onPort)) {
+						if d, ok := (&tracer{snap: snap}).gatewayRouteBoundToMeshOnly(w, onPort[lp], rep.Host); ok {
+							culprit, msg, fix = d.culprit, msg+" "+upperFirst(d.why)+".", d.fix
+							break
+						}
+					}
 				}
 				rep.add(PathGatewayNoRoute, culprit, msg, fix)
 			}
@@ -1846,6 +1855,16 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			// the gateway's own verdict does not read bare Gateway names against namesakes
 			// (blind audit 36 N08b, N08c)
 			hostVerdict = GatewayVerdict{Cause: CauseRouteNotBound, Culprit: d.culprit, Message: d.why + ".", Fix: d.fix}
+		}
+		if hostVerdict.Culprit == "" || hostVerdict.Cause == CauseOK {
+			// a route for the host written for the gateway but bound to mesh only (the traced
+			// path's verdict, blind audit 42 R24)
+			for _, lp := range slices.Sorted(maps.Keys(onPort)) {
+				if d, ok := (&tracer{snap: snap}).gatewayRouteBoundToMeshOnly(w, onPort[lp], rep.Host); ok {
+					hostVerdict = GatewayVerdict{Cause: CauseRouteNotBound, Culprit: d.culprit, Message: d.why + ".", Fix: d.fix}
+					break
+				}
+			}
 		}
 		specificNoChainFix(rep, hostVerdict)
 	}

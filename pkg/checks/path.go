@@ -4514,6 +4514,41 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 	if d, ok := tr.routeForHostNotListingIt(w, servers, host); ok {
 		return d, true
 	}
+	if d, ok := tr.gatewayRouteBoundToMeshOnly(w, servers, host); ok {
+		return d, true
+	}
+	return noServer{}, false
+}
+
+// gatewayRouteBoundToMeshOnly: a VirtualService in the namespace of the gateway or of one of
+// the servers' Gateways that routes host to the external host itself but lists only mesh in its
+// gateways: it was written for the gateway (the routes out), yet istiod indexes it for sidecars
+// only (push_context.go initVirtualServices, getGatewayNames; VirtualServicesForGateway returns
+// nothing for the Gateway), so the servers get no route and no filter chain (blind audit 42
+// R24, where the gateway workload was blamed with a generic fix).
+func (tr *tracer) gatewayRouteBoundToMeshOnly(w Workload, servers []rules.GatewayServer, host string) (noServer, bool) {
+	nss := map[string]bool{w.Namespace: true}
+	for _, ms := range servers {
+		nss[ms.Gateway.Namespace] = true
+	}
+	x := model.VirtualServices(RevisionView(tr.snap, w.Revision), nil)
+	for _, vs := range x.Relevant(strings.ToLower(host), nil) {
+		if !nss[vs.Namespace] || !slices.Equal(rules.VSGateways(vs), []string{rules.MeshGateway}) || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 {
+			continue
+		}
+		dests, _ := x.Merged(vs)
+		if !slices.ContainsFunc(dests, func(d rules.Dest) bool { return strings.EqualFold(d.Host, host) && !d.Mirror }) ||
+			slices.ContainsFunc(dests, func(d rules.Dest) bool { return !strings.EqualFold(d.Host, host) && !d.Mirror }) {
+			continue // it must route the host to itself only: no mesh hop to a gateway
+		}
+		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		gw := rules.GatewayName(servers[0].Gateway)
+		return noServer{
+			why:     fmt.Sprintf("%s routes %s to the external host from namespace %s, the gateway's side, but its gateways list only mesh, so it applies to sidecars and istiod binds no route to Gateway %s", ref, host, vs.Namespace, gw),
+			culprit: ref,
+			fix:     fmt.Sprintf("In %s, set spec.gateways to [%s] (the Gateway whose server takes %s; add mesh only if sidecars should use this route too).", ref, gw, host),
+		}, true
+	}
 	return noServer{}, false
 }
 
@@ -5671,10 +5706,11 @@ func (tr *tracer) unboundRoute(w Workload, servers []rules.GatewayServer, host s
 	view := RevisionView(tr.snap, w.Revision)
 	flags := ReadIstiodFlags(view, w.Revision)
 	opt := rules.BindOptions{ProxyNamespace: w.Namespace, ProxyLabels: w.Labels, DefaultVSExportTo: flags.MeshConfig.GetDefaultVirtualServiceExportTo(), AllVS: view.VirtualServices}
+	x := model.VirtualServices(view, nil)
 	for _, ms := range servers {
 		gwName := rules.GatewayName(ms.Gateway)
-		for _, vs := range view.VirtualServices {
-			if !slices.Contains(rules.VSGateways(vs), gwName) || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+		for _, vs := range x.WithGateway(gwName) {
+			if !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
 				return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
 			}) {
 				continue

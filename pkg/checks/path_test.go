@@ -1221,3 +1221,31 @@ func TestSubsetSlipBlamesRoute(t *testing.T) {
 		}
 	}
 }
+
+// A route out of the gateway written in the gateway's namespace but bound to mesh only: the
+// path and explain-listener --gateway on the port the sidecar dials both blame it and set its
+// gateways (blind audit 42 R24; TLS passthrough with no listener, HTTP with 404 NR).
+func TestGatewayRouteBoundToMeshOnly(t *testing.T) {
+	for _, tc := range []struct{ file, vs, gw string }{
+		{"gateway-route-bound-to-mesh-only-tls.yaml", "VirtualService egress-media/blobvault-out", "egress-media/blobvault-gw"},
+		{"gateway-route-bound-to-mesh-only-http.yaml", "VirtualService istio-system/fxquotes-out", "istio-system/fxquotes-egress"},
+	} {
+		c := pathCaseNamed(t, tc.file)
+		snap, p := tracePathCase(t, c)
+		want := "set spec.gateways to [" + tc.gw + "]"
+		if p.Culprit != tc.vs || !strings.Contains(p.Fix, want) {
+			t.Errorf("%s: path blames %q, fix %q", tc.file, p.Culprit, p.Fix)
+		}
+		port, _, _, ok := parseClusterName(p.SidecarCluster)
+		if !ok || p.Gateway == "" {
+			t.Fatalf("%s: no gateway hop (%s)", tc.file, p.SidecarCluster)
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: port, Gateway: p.Gateway})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Resource == tc.vs && strings.Contains(f.Fix, want) }) {
+			t.Errorf("%s: explain-listener --gateway findings %+v", tc.file, rep.Findings)
+		}
+	}
+}
