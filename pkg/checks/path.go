@@ -833,6 +833,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		}
 		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
+		if tr.plainHTTPOnTLSPort(v, proxy, res, host, port, kind, path) {
+			return
+		}
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
 		if len(tr.hidden) > 0 {
 			tr.hiddenPassthroughWarning(v, host, port)
@@ -2601,6 +2604,35 @@ func plainToTLSAt(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, r
 		}
 	}
 	return &s, dr, true
+}
+
+// plainHTTPOnTLSPort fails the path when a plain HTTP call reaches the sidecar on a port the
+// host's entry declares HTTPS or TLS: the sidecar's listener for such a port matches server
+// names (TLS inspection), a plaintext request carries none, so it falls to PassthroughCluster and
+// leaves as it is, in plaintext, for the external server's TLS port, which rejects it; http
+// routes for the host never apply on that port (blind audit 42 R28, where the call was "OK, but
+// bypasses the gateway").
+//
+// Mirrors istiod pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners (an HTTPS or
+// TLS port gets tls.go buildSidecarOutboundTLSFilterChainOpts chains matching server names, and
+// the listener's passthrough filter chain takes what matches none).
+func (tr *tracer) plainHTTPOnTLSPort(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, path string) bool {
+	if kind != rules.CallHTTP && kind != rules.CallHTTP2 || res.Cluster != rules.PassthroughCluster || res.Error != "" {
+		return false
+	}
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok || s.Kind != rules.KindServiceEntry {
+		return false
+	}
+	proto := strings.ToUpper(portProtocol(s, port))
+	if proto != "HTTPS" && proto != "TLS" {
+		return false
+	}
+	tr.hop(proxy, "listener", Fail, path+fmt.Sprintf(": the listener for port %d matches TLS server names (%s declares it %s), and a plain HTTP request has none", port, s.Ref(), proto))
+	msg := fmt.Sprintf("The plain %s call to %s:%d meets the client's sidecar on a port %s declares %s: the sidecar matches such a port by TLS server name, a plaintext request carries none, so it leaves through PassthroughCluster, in plaintext and through no gateway, for the external server's TLS port, which rejects it (400, or a reset). HTTP routes for %s never apply on this port.", strings.ToUpper(kind), host, port, s.Ref(), proto, host)
+	fix := fmt.Sprintf("Have the application send plain HTTP to a port %s declares HTTP (add one, say {number: 80, name: http, protocol: HTTP}) and originate TLS for port %d on the way out, at the sidecar or at the egress gateway, as Istio's egress TLS origination task does; or have the application speak TLS itself on port %d.", s.Ref(), port, port)
+	tr.fail(PathSidecarPlainToTLS, "", s.Ref(), msg, fix)
+	return true
 }
 
 // plainToTLSPort fails the path when the client's sidecar sends a plain HTTP call straight to a

@@ -170,6 +170,13 @@ func TestPreflightTracesPaths(t *testing.T) {
 				// it, and preflight traces the call.
 				return
 			}
+			if c.cause == PathSidecarPlainToTLS && (c.call == rules.CallHTTP || c.call == rules.CallHTTP2) && strings.HasPrefix(c.culprit, "ServiceEntry") {
+				// Plain HTTP on a port the entry declares HTTPS or TLS: only the application's
+				// protocol makes it a fault, and preflight traces the declared calls only
+				// (explain-listener's HTTP_ROUTES_IGNORED_ON_TCP_PORT warns where a mesh http
+				// route for the host shows the intent).
+				return
+			}
 			if c.cause == PathWrongService && c.call != "" {
 				// A call of a kind the entry does not declare (--call): preflight traces the
 				// declared calls only, and reports the match-all chain on the port as a Warning.
