@@ -320,7 +320,7 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 			if d.namespace == "" {
 				return nil, fmt.Errorf("service %s without namespace", d.name)
 			}
-			kube = append(kube, d.text)
+			kube = append(kube, withDefaultTargetPorts(d))
 			spec, _ := d.raw["spec"].(map[string]any)
 			s := svc{ns: ns, name: d.name, selector: strMap(spec["selector"])}
 			for _, p := range anyList(spec["ports"]) {
@@ -607,6 +607,32 @@ func strMap(v any) map[string]string {
 		out[k] = fmt.Sprint(x)
 	}
 	return out
+}
+
+// withDefaultTargetPorts is a Service's manifest as the API server stores it: a port without
+// targetPort targets its own port number (Kubernetes' defaulting of ServicePort.targetPort).
+// istiod reads the target port from the Service (a gateway's listener is on the targetPort of
+// the Service port its server names) and the fake client applies no defaults, so without this a
+// Service written without targetPort - the one istiod deploys for a Gateway API Gateway has none
+// - gives istiod listeners on port 0. Only istiod's input is changed: the plugin applies the
+// same default itself.
+func withDefaultTargetPorts(d doc) string {
+	spec, _ := d.raw["spec"].(map[string]any)
+	changed := false
+	for _, p := range anyList(spec["ports"]) {
+		if _, ok := p["targetPort"]; !ok && p["port"] != nil {
+			p["targetPort"] = p["port"]
+			changed = true
+		}
+	}
+	if !changed {
+		return d.text
+	}
+	b, err := yaml.Marshal(d.raw)
+	if err != nil {
+		return d.text
+	}
+	return string(b)
 }
 
 func anyList(v any) []map[string]any {

@@ -48,6 +48,8 @@ func caseFile(t *testing.T, name string) string {
 type counts struct {
 	Namespaces, ServiceEntries, VirtualServices, DestinationRules, Gateways, Sidecars,
 	WorkloadEntries, EnvoyFilters, Services, Deployments, Pods, MeshConfigs int
+	// the Kubernetes Gateway API objects (the Gateway API twins of testdata/cases)
+	KubeGateways, GatewayClasses, HTTPRoutes, GRPCRoutes, TLSRoutes, TCPRoutes, ReferenceGrants int
 }
 
 func countOf(s *snapshot.Snapshot) counts {
@@ -57,6 +59,9 @@ func countOf(s *snapshot.Snapshot) counts {
 		Gateways: len(s.Gateways), Sidecars: len(s.Sidecars), WorkloadEntries: len(s.WorkloadEntries),
 		EnvoyFilters: len(s.EnvoyFilters), Services: len(s.Services), Deployments: len(s.Deployments),
 		Pods: len(s.Pods), MeshConfigs: len(s.MeshConfigs),
+		KubeGateways: len(s.KubeGateways), GatewayClasses: len(s.GatewayClasses), HTTPRoutes: len(s.HTTPRoutes),
+		GRPCRoutes: len(s.GRPCRoutes), TLSRoutes: len(s.TLSRoutes), TCPRoutes: len(s.TCPRoutes),
+		ReferenceGrants: len(s.ReferenceGrants),
 	}
 }
 
@@ -97,10 +102,14 @@ func TestFromFilesAllCases(t *testing.T) {
 			}
 			c := countOf(snap)
 			got := c.Namespaces + c.ServiceEntries + c.VirtualServices + c.DestinationRules + c.Gateways +
-				c.Sidecars + c.WorkloadEntries + c.EnvoyFilters + c.Services + c.Deployments + c.Pods
+				c.Sidecars + c.WorkloadEntries + c.EnvoyFilters + c.Services + c.Deployments + c.Pods +
+				c.KubeGateways + c.GatewayClasses + c.HTTPRoutes + c.GRPCRoutes + c.TLSRoutes + c.TCPRoutes + c.ReferenceGrants
 			if snap.Assumptions.SyntheticGateway {
 				got--
 			}
+			// a Service and a Deployment the loader adds for each Gateway API Gateway whose
+			// Service the file lacks (the twins write them out: none expected)
+			got -= 2 * len(snap.Assumptions.SyntheticKubeGateways)
 			if got != want {
 				t.Errorf("loaded %d objects, file has %d top-level kinds: %+v", got, want, c)
 			}
