@@ -59,10 +59,9 @@ var cases = []egressCase{
 	// The Gateway API twins of the rows above (testdata/cases/gatewayapi-<file>, README "Gateway
 	// API twins"): the same fault through a Gateway of class istio, its Service and Deployment,
 	// and HTTPRoutes/TLSRoutes; the same cause as the classic row, for the Gateway's Deployment.
-	// Not here: gatewayapi-gateway-bare-name-resolves-in-route-namespace.yaml (the plugin answers
-	// OK where the classic file gets GATEWAY_REF_UNRESOLVED) and
-	// gatewayapi-ip-authority-not-in-gateway-virtual-hosts.yaml (NO_VIRTUAL_HOST as the classic
-	// file, but the culprit names the VirtualService istiod generates, not the HTTPRoute).
+	// The culprit is the Gateway API route where the classic row blames a VirtualService.
+	{"gatewayapi-gateway-bare-name-resolves-in-route-namespace.yaml", "maps.example.com", 80, "mesh-egress/maps-gateway-istio", true, "GATEWAY_REF_UNRESOLVED", "HTTPRoute web/maps-via-gateway"},
+	{"gatewayapi-ip-authority-not-in-gateway-virtual-hosts.yaml", "192.0.2.40", 8000, "istio-system/plant-gw-istio", true, "NO_VIRTUAL_HOST", "HTTPRoute factory/plc-from-gateway"},
 	{"gatewayapi-se-exportto-private-hidden-from-gateway.yaml", fxExportPrivateHost, 8080, "istio-egress/egress-rates-istio", false, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", fxExportPrivateSE},
 	{"gatewayapi-gateway-service-lacks-mesh-hop-port.yaml", "search.example.org", 9243, "outbound/search-passthrough-istio", true, "OK", ""},
 	{"gatewayapi-resolution-none-forwarded-by-gateway.yaml", "blobs.example.net", 80, "istio-system/blob-gw-istio", true, "NO_ENDPOINTS", "ServiceEntry uploads/blob-store"},

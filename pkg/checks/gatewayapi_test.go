@@ -1199,7 +1199,6 @@ func TestGatewayAPIBackendRefMissingNamespace(t *testing.T) {
 //     names the VirtualService istiod generates from the HTTPRoute, not the HTTPRoute (its cause
 //     and its path's culprit are asserted).
 func TestGatewayAPITwinsAgreeWithClassic(t *testing.T) {
-	const culpritNotAsserted = "-"
 	for _, c := range []struct {
 		classic              string // in testdata/cases; the twin is gatewayapi-<classic>
 		host                 string
@@ -1217,7 +1216,9 @@ func TestGatewayAPITwinsAgreeWithClassic(t *testing.T) {
 		{"resolution-none-forwarded-by-gateway.yaml", "blobs.example.net", 80, "istio-system/egress-uploads", "istio-system/blob-gw-istio",
 			true, CauseNoEndpoints, "ServiceEntry uploads/blob-store", "uploads", CauseNoEndpoints, "ServiceEntry uploads/blob-store"},
 		{"ip-authority-not-in-gateway-virtual-hosts.yaml", "192.0.2.40", 8000, "istio-system/plant-egress", "istio-system/plant-gw-istio",
-			true, CauseNoVirtualHost, culpritNotAsserted, "factory", CauseNoVirtualHost, "HTTPRoute factory/plc-from-gateway"},
+			true, CauseNoVirtualHost, "HTTPRoute factory/plc-from-gateway", "factory", CauseNoVirtualHost, "HTTPRoute factory/plc-from-gateway"},
+		{"gateway-bare-name-resolves-in-route-namespace.yaml", "maps.example.com", 80, "mesh-egress/egress-gw", "mesh-egress/maps-gateway-istio",
+			true, CauseGatewayRefUnresolve, "HTTPRoute web/maps-via-gateway", "web", PathGatewayNoRoute, "HTTPRoute web/maps-via-gateway"},
 		{"http-entry-gets-hcm-listener.yaml", "pkgs.example.org", 8000, "istio-system/egress-builds", "istio-system/egress-builds-istio",
 			true, CauseOK, "", "builds", PathOK, ""},
 		{"http-entry-unreferenced-with-cluster-filter.yaml", "pager.example.com", 8080, "istio-system/egress-alerts", "istio-system/pager-gw-istio",
@@ -1255,7 +1256,7 @@ func TestGatewayAPITwinsAgreeWithClassic(t *testing.T) {
 			if tv.Cause != cv.Cause || tv.Present != cv.Present {
 				t.Errorf("twin: present=%v cause %s, classic present=%v cause %s\ntwin: %s", tv.Present, tv.Cause, cv.Present, cv.Cause, tv.Message)
 			}
-			if c.culprit != culpritNotAsserted && tv.Culprit != c.culprit {
+			if tv.Culprit != c.culprit {
 				t.Errorf("twin: culprit %q, want %q", tv.Culprit, c.culprit)
 			}
 			if c.from == "" {

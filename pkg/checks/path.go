@@ -5192,25 +5192,39 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 		// (no namespace: the route's own) where no such Gateway is: istiod resolves the
 		// parentRef there, owns no such parent, and writes no status for it
 		// (conversion.go toInternalParentReference, extractParentReferenceInfo).
-		for _, a := range routeAttachments(tr.snap) {
-			ns, name, _ := strings.Cut(a.Gateway, "/")
-			if a.Accepted || name != origin[0].Name || ns == origin[0].Namespace || !routeConcerns(a.Route, host) || crdIgnoredKind(tr.snap, a.Route.Kind) {
-				continue
-			}
-			how := "namespace " + ns
-			if a.Route.ParentRefs[a.Index].Namespace == nil {
-				how = "no namespace, so the route's own, " + ns
-			}
-			why := fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s, where there is no such Gateway (the gateway is %s); istiod attaches the route to nothing and writes no status for that parentRef", a.Route.Ref(), a.Index, name, how, gw)
-			if a.Found {
-				// another Gateway of that name, which does not take the route either
-				why = fmt.Sprintf("the Gateway servers on the port get no filter chain: %s's spec.parentRefs[%d] names Gateway %s with %s: Gateway %s, not %s, which does not accept it (%s: %s)", a.Route.Ref(), a.Index, name, how, a.Gateway, gw, a.Reason, attachMessage(a))
-			}
-			fix := fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s (and let the listener's allowedRoutes admit namespace %s).", a.Route.Ref(), a.Index, origin[0].Namespace, a.Route.Namespace)
-			return noServer{why: why, culprit: a.Route.Ref(), fix: fix}, true
+		if culprit, why, fix, ok := misparentedKubeRoute(tr.snap, origin[0].Namespace, origin[0].Name, host); ok {
+			return noServer{why: "the Gateway servers on the port get no filter chain: " + why, culprit: culprit, fix: fix}, true
 		}
 	}
 	return noServer{}, false
+}
+
+// misparentedKubeRoute: a Gateway API route for host whose parentRef names Gateway gwNs/gwName's
+// name in another namespace (no namespace: the route's own), where no such Gateway is (istiod
+// resolves the parentRef there, owns no such parent and writes no status for it: conversion.go
+// toInternalParentReference, extractParentReferenceInfo), or where another Gateway of that name
+// does not take it. The route is the culprit; the fix is its parentRef's namespace. The Gateway
+// API form of a VirtualService's gateway short name resolved in its own namespace.
+func misparentedKubeRoute(snap *snapshot.Snapshot, gwNs, gwName, host string) (culprit, why, fix string, ok bool) {
+	gw := gwNs + "/" + gwName
+	for _, a := range routeAttachments(snap) {
+		ns, name, _ := strings.Cut(a.Gateway, "/")
+		if a.Accepted || name != gwName || ns == gwNs || !routeConcerns(a.Route, host) || crdIgnoredKind(snap, a.Route.Kind) {
+			continue
+		}
+		how := "namespace " + ns
+		if a.Route.ParentRefs[a.Index].Namespace == nil {
+			how = "no namespace, so the route's own, " + ns
+		}
+		why = fmt.Sprintf("%s's spec.parentRefs[%d] names Gateway %s with %s, where there is no such Gateway (the gateway is %s); istiod attaches the route to nothing and writes no status for that parentRef", a.Route.Ref(), a.Index, name, how, gw)
+		if a.Found {
+			// another Gateway of that name, which does not take the route either
+			why = fmt.Sprintf("%s's spec.parentRefs[%d] names Gateway %s with %s: Gateway %s, not %s, which does not accept it (%s: %s)", a.Route.Ref(), a.Index, name, how, a.Gateway, gw, a.Reason, attachMessage(a))
+		}
+		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s (and let the listener's allowedRoutes admit namespace %s).", a.Route.Ref(), a.Index, gwNs, a.Route.Namespace)
+		return a.Route.Ref(), why, fix, true
+	}
+	return "", "", "", false
 }
 
 // refusedAtSidecar is what the client sees when the gateway refuses the sidecar's connection:

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -343,6 +344,15 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			e.step(id, name, Skipped, fmt.Sprintf("no VirtualService binds %s itself on a Gateway of %s; %s routes to its alias %s", e.host, e.w.Ref(), firstOrigin(e.snap, strings.TrimPrefix(vsRef, "VirtualService ")), alias.Hostname), ra.refEvidence...)
 			return
 		}
+		if gwName := e.w.Labels["gateway.networking.k8s.io/gateway-name"]; gwName != "" {
+			if culprit, why, fix, ok := misparentedKubeRoute(e.snap, e.w.Namespace, gwName, e.host); ok {
+				// a Gateway API route meant for this gateway whose parentRef resolves in
+				// another namespace: the Gateway API form of an unresolved gateway reference
+				e.step(id, name, Fail, why, ra.refEvidence...)
+				e.fail(CauseGatewayRefUnresolve, culprit, upperFirst(why)+". No route binds on the gateway for this host: 404 NR at the gateway.", fix)
+				return
+			}
+		}
 		e.step(id, name, Skipped, fmt.Sprintf("no VirtualService routes %s through a Gateway of %s", e.host, e.w.Ref()), ra.refEvidence...)
 		e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("No VirtualService routes %s through gateway %s; the cluster alone carries no traffic.", e.host, e.w.Ref()), "")
 		return
@@ -366,6 +376,22 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			for _, d := range b.Dests {
 				if slices.Contains(ra.hostnames, strings.ToLower(d.Host)) {
 					vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+					if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 {
+						// generated from a Gateway API route: its hostnames are what to change
+						// (the generated VirtualService cannot be edited)
+						route := firstOrigin(e.snap, b.VS.Namespace+"/"+b.VS.Name)
+						fix := fmt.Sprintf("Add %s to spec.hostnames of %s (the listener's hostname must admit it too), or call the service by one of the route's hostnames.", e.host, route)
+						if net.ParseIP(e.host) != nil {
+							fix = fmt.Sprintf("Call the service by one of the hostnames of %s (%s): a Gateway API route's hostnames are names, never addresses.", route, strings.Join(b.Hosts, ", "))
+						}
+						gw := "Gateway " + rules.GatewayName(b.Gateway)
+						if g := rules.GeneratedFrom(b.Gateway.Annotations, b.Gateway.Namespace); len(g) > 0 {
+							gw = g[0].Kind + " " + g[0].Namespace + "/" + g[0].Name
+						}
+						e.fail(CauseNoVirtualHost, route,
+							fmt.Sprintf("%s is attached to port %d of %s with hostnames %s, but requests for %q match none of them: 404 NR at the gateway.", route, b.Server.GetPort().GetNumber(), gw, fmtList(b.Hosts), e.host), fix)
+						return
+					}
 					e.fail(CauseNoVirtualHost, vsRef,
 						fmt.Sprintf("%s binds server port %d of Gateway %s with virtual hosts %s, but requests for %q match none of them: 404 NR at the gateway. Server hosts %s are not the limiting factor; the VirtualService hosts are.",
 							vsRef, b.Server.GetPort().GetNumber(), rules.GatewayName(b.Gateway), fmtList(b.Hosts), e.host, fmtList(b.Server.GetHosts())),
