@@ -1279,3 +1279,21 @@ func TestGatewayAPITwinsAgreeWithClassic(t *testing.T) {
 		})
 	}
 }
+
+// The fix of an unresolved gateway reference writes the VirtualService's whole gateways list
+// with the entry replaced: spec.gateways is replaced as a whole, so mesh must stay in it (blind
+// audit 42 R23, where the fix listed the Gateway alone and would have unbound the mesh route).
+func TestUnresolvedGatewayFixKeepsOtherEntries(t *testing.T) {
+	snap, err := loader.FromFiles([]string{filepath.Join("..", "..", "testdata", "cases", "gateway-bare-name-resolves-in-route-namespace.yaml")}, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "maps.example.com", Port: 80, Gateway: "mesh-egress/egress-gw"})
+	if err != nil || len(rep.Gateways) != 1 {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	g := rep.Gateways[0]
+	if g.Cause != CauseGatewayRefUnresolve || !strings.Contains(g.Fix, "  - mesh-egress/maps-gateway   # was \"maps-gateway\"\n  - mesh") {
+		t.Errorf("%s, fix:\n%s", g.Cause, g.Fix)
+	}
+}

@@ -65,7 +65,23 @@ func (u unresolvedRef) fix() string {
 	if len(u.suggestions) > 0 {
 		target = u.suggestions[0]
 	}
-	fix := fmt.Sprintf("# %s\nspec:\n  gateways:\n  - %s   # was %q", u.vsRef, target, u.entry)
+	// the whole list, the entry replaced: spec.gateways is replaced as a whole, so the other
+	// entries (mesh, say) must stay (blind audit 42 R23)
+	var items strings.Builder
+	replaced := false
+	for _, g := range u.vs.Spec.GetGateways() {
+		if g == u.entry && !replaced {
+			fmt.Fprintf(&items, "\n  - %s   # was %q", target, u.entry)
+			replaced = true
+			continue
+		}
+		fmt.Fprintf(&items, "\n  - %s", g)
+	}
+	if !replaced {
+		items.Reset()
+		fmt.Fprintf(&items, "\n  - %s   # was %q", target, u.entry)
+	}
+	fix := fmt.Sprintf("# %s\nspec:\n  gateways:%s", u.vsRef, items.String())
 	if u.inMatches {
 		fix += fmt.Sprintf("\n  # and in every http[].match[].gateways / tls[].match[].gateways / tcp[].match[].gateways: %s instead of %q", target, u.entry)
 	}
