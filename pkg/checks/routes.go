@@ -1367,7 +1367,10 @@ func otherEntryText(used, other rules.Service, host string, port uint32, gwNs st
 		return fmt.Sprintf("both are in namespace %s, but %s, so istiod does not merge their ports and keeps the older entry", used.Namespace, why),
 			fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or give both entries the same resolution, labels, workloadSelector and exportTo so that istiod merges their ports.", host, port, used.Ref())
 	}
-	return "the entry of its own namespace first, else the oldest",
+	// DefaultSidecarScopeForGateway reads servicesExportedToNamespace: the entries private to
+	// the gateway's namespace or exported to it by name first, then public ones by creation time
+	// (a public entry of the gateway's own namespace gets no precedence; blind audit 42 V1)
+	return "a gateway takes the entries private to its namespace or exported to it by name first, then public ones, oldest first",
 		fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", host, port, used.Ref(), other.Ref())
 }
 
