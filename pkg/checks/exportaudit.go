@@ -704,9 +704,14 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			// path would not: the first one found wins, blind audit 42 R26): define the
 			// subset there, or correct a slip in the route's subset name.
 			applied := dr.Rules[0].Namespace + "/" + dr.Rules[0].Name
-			if near := nearSubset(dr, d.Subset); near != "" {
+			if near := nearSubset(dr, d.Subset, d.Declared.Namespace); near != "" {
 				msg, fix = subsetTypoText(vsRef, d.Subset, near, applied, h)
 				msg = upperFirst(msg) + "."
+			} else if dr.Step == "proxy namespace" && dr.Rules[0].Namespace != d.Declared.Namespace {
+				// one client namespace's own rule: the others the route reaches apply the
+				// shared ones (blind audit 43 F13), so say both
+				msg = fmt.Sprintf("%s routes to subset %q of %s, which no DestinationRule defines: neither DestinationRule %s, which sidecars in %s apply to the host, nor a rule in %s or the root namespace, which the route's other client namespaces apply.", vsRef, d.Subset, h, applied, dr.Rules[0].Namespace, chosen.Namespace)
+				fix = fmt.Sprintf("Define subset %q in a DestinationRule for %s in namespace %s, exported to the namespaces the route reaches, and in DestinationRule %s, which takes precedence for sidecars in %s; or route to a subset these rules define.", d.Subset, h, chosen.Namespace, applied, dr.Rules[0].Namespace)
 			} else {
 				msg = fmt.Sprintf("%s routes to subset %q of %s, which DestinationRule %s, the rule %s applies to the host, does not define (nor does any other).", vsRef, d.Subset, h, applied, proxy)
 				fix = fmt.Sprintf("Define subset %q in DestinationRule %s (with the labels of its endpoints, or none).", d.Subset, applied)

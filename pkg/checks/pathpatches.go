@@ -68,8 +68,14 @@ func jsonMap(v any) map[string]any {
 // distance of 1 (2 for names of 8 characters or more). "" when none, or when ch defines subset.
 // A route naming such a subset has a typo: the fix is the route's subset, not a second
 // definition beside the right one (blind audit 42 R26: docu-flow for docuflow).
-func nearSubset(ch *rules.DRChoice, subset string) string {
-	if ch == nil || ch.HasSubset(subset) {
+//
+// For a finding about the route itself (export-audit's, one for every client namespace: vsNs
+// set), the rule speaks for the route's author only when it is shared (the Service's or the
+// root namespace's) or lives in the route's namespace: a near name in one client namespace's own
+// rule says nothing about the others (blind audit 43 F13). For one client's call (vsNs "") the
+// rule that client applies decides.
+func nearSubset(ch *rules.DRChoice, subset, vsNs string) string {
+	if ch == nil || ch.HasSubset(subset) || len(ch.Rules) == 0 || vsNs != "" && ch.Step == "proxy namespace" && ch.Rules[0].Namespace != vsNs {
 		return ""
 	}
 	norm := func(x string) string {
@@ -97,7 +103,7 @@ func subsetTypo(snap *snapshot.Snapshot, v SidecarView, s rules.Service, subset,
 	}
 	view, drs, root := sidecarDRs(snap, v)
 	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
-	near := nearSubset(ch, subset)
+	near := nearSubset(ch, subset, "")
 	if near == "" || shortHostRule(v, drs, view.DestinationRules, s, subset, root) != nil || unexportedSubsetRule(v, drs, view.DestinationRules, s, subset, root) != nil ||
 		aliasSubsetRule(model.Aliases(view, v.Flags.MeshConfig)[s.Hostname], drs, view.DestinationRules, subset) != nil {
 		return "", "", "", false
