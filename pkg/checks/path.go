@@ -4564,22 +4564,34 @@ func (tr *tracer) gatewayRouteBoundToMeshOnly(w Workload, servers []rules.Gatewa
 		nss[ms.Gateway.Namespace] = true
 	}
 	x := model.VirtualServices(RevisionView(tr.snap, w.Revision), nil)
-	for _, vs := range x.Relevant(strings.ToLower(host), nil) {
-		if !nss[vs.Namespace] || !slices.Equal(rules.VSGateways(vs), []string{rules.MeshGateway}) || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 {
-			continue
+	// the gateway's side first; then, with nothing bound for the host, a route out written
+	// anywhere (blind audit 43 F16: in a platform namespace, without gateways)
+	for _, gwSide := range []bool{true, false} {
+		for _, vs := range x.Relevant(strings.ToLower(host), nil) {
+			if nss[vs.Namespace] != gwSide || !slices.Equal(rules.VSGateways(vs), []string{rules.MeshGateway}) || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 {
+				continue
+			}
+			dests, _ := x.Merged(vs)
+			if !slices.ContainsFunc(dests, func(d rules.Dest) bool { return strings.EqualFold(d.Host, host) && !d.Mirror }) ||
+				slices.ContainsFunc(dests, func(d rules.Dest) bool { return !strings.EqualFold(d.Host, host) && !d.Mirror }) {
+				continue // it must route the host to itself only: no mesh hop to a gateway
+			}
+			ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+			gw := rules.GatewayName(servers[0].Gateway)
+			bound := "its gateways list only mesh"
+			if len(vs.Spec.GetGateways()) == 0 {
+				bound = "it lists no gateways, which means mesh only"
+			}
+			where := "to the external host from namespace " + vs.Namespace + ", the gateway's side"
+			if !gwSide {
+				where = "to the external host itself, as a route out of the gateway does"
+			}
+			return noServer{
+				why:     fmt.Sprintf("%s routes %s %s, but %s, so it applies to sidecars and istiod binds no route to Gateway %s", ref, host, where, bound, gw),
+				culprit: ref,
+				fix:     fmt.Sprintf("In %s, set spec.gateways to [%s] (the Gateway whose server takes %s; add mesh only if sidecars should use this route too).", ref, gw, host),
+			}, true
 		}
-		dests, _ := x.Merged(vs)
-		if !slices.ContainsFunc(dests, func(d rules.Dest) bool { return strings.EqualFold(d.Host, host) && !d.Mirror }) ||
-			slices.ContainsFunc(dests, func(d rules.Dest) bool { return !strings.EqualFold(d.Host, host) && !d.Mirror }) {
-			continue // it must route the host to itself only: no mesh hop to a gateway
-		}
-		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
-		gw := rules.GatewayName(servers[0].Gateway)
-		return noServer{
-			why:     fmt.Sprintf("%s routes %s to the external host from namespace %s, the gateway's side, but its gateways list only mesh, so it applies to sidecars and istiod binds no route to Gateway %s", ref, host, vs.Namespace, gw),
-			culprit: ref,
-			fix:     fmt.Sprintf("In %s, set spec.gateways to [%s] (the Gateway whose server takes %s; add mesh only if sidecars should use this route too).", ref, gw, host),
-		}, true
 	}
 	return noServer{}, false
 }

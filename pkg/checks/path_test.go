@@ -1239,6 +1239,7 @@ func TestGatewayRouteBoundToMeshOnly(t *testing.T) {
 	for _, tc := range []struct{ file, vs, gw string }{
 		{"gateway-route-bound-to-mesh-only-tls.yaml", "VirtualService egress-media/blobvault-out", "egress-media/blobvault-gw"},
 		{"gateway-route-bound-to-mesh-only-http.yaml", "VirtualService istio-system/fxquotes-out", "istio-system/fxquotes-egress"},
+		{"gateway-route-without-gateways-elsewhere-http.yaml", "VirtualService shared-routes/chatops-out", "istio-system/chatops-egress"},
 	} {
 		c := pathCaseNamed(t, tc.file)
 		snap, p := tracePathCase(t, c)
