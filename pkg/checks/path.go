@@ -215,6 +215,15 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 	if tr.t.Cause != "" {
 		return
 	}
+	if ref, ok := strings.CutPrefix(culprit, "Gateway "); ok {
+		// a Gateway istiod generates from a Kubernetes Gateway's listener cannot be edited:
+		// name the Gateway it comes from
+		if ns, name, ok := strings.Cut(ref, "/"); ok && strings.Contains(name, "~") {
+			if o := generatedOrigin(tr.snap, ResourceRef{Kind: "Gateway", Namespace: ns, Name: name}); len(o) > 0 {
+				culprit = o[0].Kind + " " + o[0].Namespace + "/" + o[0].Name
+			}
+		}
+	}
 	tr.t.Cause, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = cause, flag, culprit, msg, fix
 	// A hop that fails fails the call, whatever level the cause has as a standalone finding.
 	tr.t.Level = LevelError
@@ -3190,6 +3199,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// The gateway accepts the connection, finds no filter chain for plaintext on a
 			// server that expects TLS and closes it: upstream connection termination.
 			flag = "UC"
+		}
+		if kg, sk, ok := skippedKubeListenerAt(tr.snap, w, cport, target); ok && sent == "plaintext" && (sk.Listener.Protocol == gatewayv1.HTTPProtocolType || sk.Listener.Protocol == gatewayv1.TCPProtocolType) {
+			// the pods' Kubernetes Gateway has a plaintext listener on the port that istiod
+			// makes no server of (a conflict with the TLS listener that took the port, blind
+			// audit 43 F04): that listener, not the sidecar's TLS, is what to mend
+			why, fix := skippedKubeListenerText(kg, sk)
+			tr.fail(PathTLSMismatch, flag, "Gateway "+kg.Namespace+"/"+kg.Name, msg+" "+upperFirst(why)+".", fix)
+			return
 		}
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
 			if tlsCulprit == "" && p.Create && sent == "plaintext" {
