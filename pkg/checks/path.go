@@ -2094,6 +2094,11 @@ func l4PortForHTTPCall(v SidecarView, host string, port uint32, call string) (ru
 func httpOnL4PortText(entry rules.Service, tp *rules.ServicePort, host string) (text, fix string) {
 	text = fmt.Sprintf("%s declares port %d as %s, so it gives the sidecars no virtual host for %s: the HTTP request is taken by the port's HTTP chain or the listener's default chain, neither of which knows the host, and REGISTRY_ONLY refuses it.", entry.Ref(), tp.Number, tp.Protocol, host)
 	fix = fmt.Sprintf("If the clients speak plain HTTP to %s:%d, declare the port of %s with protocol HTTP (name it http-...); if they speak TLS, trace a TLS call (--call tls).", host, tp.Number, entry.Ref())
+	if p := strings.ToUpper(tp.Protocol); p == "TLS" || p == "HTTPS" {
+		// the server speaks TLS there: declaring the port HTTP alone would send it plaintext
+		// (blind audit 43 F18)
+		fix = fmt.Sprintf("If the clients speak plain HTTP to %s:%d, the server expects TLS on that port: give %s a plain HTTP port for them (say {number: 80, name: http, protocol: HTTP}) and originate TLS for port %d on the way out, at the sidecar or the egress gateway (a DestinationRule with tls.mode SIMPLE), or have the clients speak TLS; if they already do, trace a TLS call (--call tls).", host, tp.Number, entry.Ref(), tp.Number)
+	}
 	return text, fix
 }
 

@@ -1260,3 +1260,13 @@ func TestGatewayRouteBoundToMeshOnly(t *testing.T) {
 		}
 	}
 }
+
+// Plain HTTP to a port the entry declares HTTPS or TLS under REGISTRY_ONLY: the fix does not
+// stop at declaring the port HTTP (plaintext would reach the server's TLS port) but gives the
+// clients a plain port and originates TLS on the way out (blind audit 43 F18).
+func TestRegistryOnlyPlainHTTPOnTLSPortFix(t *testing.T) {
+	_, p := tracePathCase(t, pathCaseNamed(t, "registry-only-plain-http-to-https-port.yaml"))
+	if p.Cause != ListenerBlackHole || !strings.Contains(p.Fix, "originate TLS for port 443") || !strings.Contains(p.Fix, "the server expects TLS on that port") {
+		t.Errorf("%s: fix %q", p.Cause, p.Fix)
+	}
+}
