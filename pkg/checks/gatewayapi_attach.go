@@ -93,7 +93,21 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 			listenerOf[string(l.Name)] = l
 		}
 	}
+	var skipped *rules.SkippedKubeListener
+	if g := kubeGatewayOf(snap, a.Gateway); g != nil && ref.SectionName != nil && a.Reason == rules.KubeRouteNoMatchingParent {
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces) {
+			if string(sk.Listener.Name) == string(*ref.SectionName) {
+				skipped = &sk
+			}
+		}
+	}
 	switch {
+	case skipped != nil:
+		// the listener named exists, but istiod makes no server of it, so it is no parent
+		// (blind audit 43 F04, where the fix proposed the very listener that is missing)
+		why, lfix := skippedKubeListenerText(kubeGatewayOf(snap, a.Gateway), *skipped)
+		msg += " " + upperFirst(why) + "."
+		fix = lfix
 	case a.Reason == rules.KubeRouteNoMatchingParent && ref.SectionName == nil && ref.Port != nil:
 		// the port alone is wrong
 		fix = fmt.Sprintf("In %s, set spec.parentRefs[%d].port to a listener port of Gateway %s (%s), or remove it to attach to every listener that allows the route.",

@@ -1270,3 +1270,23 @@ func TestRegistryOnlyPlainHTTPOnTLSPortFix(t *testing.T) {
 		t.Errorf("%s: fix %q", p.Cause, p.Fix)
 	}
 }
+
+// A route whose sectionName names a listener istiod makes no server of (a conflict): preflight's
+// not-accepted finding says why and mends the listener, instead of proposing the same sectionName
+// (blind audit 43 F04).
+func TestRouteToSkippedListenerNamesTheConflict(t *testing.T) {
+	c := pathCaseNamed(t, "gatewayapi-http-listener-conflicts-with-https-same-hostname.yaml")
+	snap, err := loadPathFixture(c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Preflight(snap)
+	if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+		return f.Code == PreflightRouteNotAccepted && strings.Contains(f.Message, "conflicts with its earlier listener secure") && strings.HasPrefix(f.Fix, "Give listener plain of Gateway media-out/wire-gw a port of its own")
+	}) {
+		for _, f := range res.Findings {
+			t.Logf("%s %s: %s / %s", f.Code, f.Resource, f.Message, f.Fix)
+		}
+		t.Error("no route-not-accepted finding naming the listener conflict")
+	}
+}
