@@ -1290,3 +1290,18 @@ func TestRouteToSkippedListenerNamesTheConflict(t *testing.T) {
 		t.Error("no route-not-accepted finding naming the listener conflict")
 	}
 }
+
+// A route naming a Gateway that does not exist, where one Gateway selecting the gateway has a
+// server for the host: the fix names that Gateway, not a placeholder (blind audit 44 F03). And
+// subset v3 where v1 and v2 exist is no slip: the rule, not the route's subset, is changed
+// (blind audit 44 F09).
+func TestGatewayRefFixNamesTheGatewayAndVersionsAreNoSlips(t *testing.T) {
+	_, p := tracePathCase(t, pathCaseNamed(t, "gateway-ref-names-another-gateway-name.yaml"))
+	if !strings.Contains(p.Fix, "- istio-system/stormwatch-egw   # was \"egress-stormwatch\"") {
+		t.Errorf("gateway ref fix: %q", p.Fix)
+	}
+	_, p = tracePathCase(t, pathCaseNamed(t, "subset-v3-missing-v1-v2-defined.yaml"))
+	if strings.Contains(p.Fix, "set the destination's subset") || strings.Contains(p.Message, "slip") || !strings.Contains(p.Fix, "v3") {
+		t.Errorf("subset v3: %s / %s", p.Message, p.Fix)
+	}
+}

@@ -64,8 +64,9 @@ func jsonMap(v any) map[string]any {
 }
 
 // nearSubset is the subset of ch (the DestinationRules a proxy applies to the host) whose name
-// is one slip away from subset: the same once case, '-', '_' and '.' are ignored, or an edit
-// distance of 1 (2 for names of 8 characters or more). "" when none, or when ch defines subset.
+// is one slip away from subset: the same once case, '-', '_' and '.' are ignored, or (for
+// names of 4 characters or more with the same digits, and only one such name) an edit distance
+// of 1 (2 for names of 8 characters or more). "" when none, or when ch defines subset.
 // A route naming such a subset has a typo: the fix is the route's subset, not a second
 // definition beside the right one (blind audit 42 R26: docu-flow for docuflow).
 //
@@ -85,12 +86,29 @@ func nearSubset(ch *rules.DRChoice, subset, vsNs string) string {
 	if len(subset) >= 8 {
 		limit = 2
 	}
+	digits := func(x string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, x)
+	}
+	var near []string
 	for _, name := range ch.Subsets {
-		if norm(name) == norm(subset) || levenshtein(name, subset) <= limit {
+		switch {
+		case norm(name) == norm(subset):
 			return name
+		case len(subset) >= 4 && digits(name) == digits(subset) && levenshtein(name, subset) <= limit:
+			// short names and names that differ in a number (v1, v3; pool-2, pool-3) are
+			// other versions, not slips (blind audit 44 F09)
+			near = append(near, name)
 		}
 	}
-	return ""
+	if len(near) == 1 {
+		return near[0]
+	}
+	return "" // none, or several: no telling which was meant
 }
 
 // subsetTypo: the route vsRef ("ns/name") of sidecar v names subset of Service s, which the

@@ -148,6 +148,23 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 						u.suggestions = append(u.suggestions, rules.GatewayName(sg))
 					}
 				}
+				if len(u.suggestions) == 0 && !e.namesWorkload(name) {
+					// another name: the one Gateway selecting the workload with a server for
+					// the host, when there is exactly one (blind audit 44 F03, where the fix
+					// was a placeholder)
+					var covering []string
+					for _, sg := range gws {
+						for i, srv := range sg.Spec.GetServers() {
+							if serverCovers(rules.GatewayServer{Gateway: sg, Index: i, Server: srv}, e.host) {
+								covering = append(covering, rules.GatewayName(sg))
+								break
+							}
+						}
+					}
+					if len(covering) == 1 {
+						u.suggestions = covering
+					}
+				}
 				if len(u.suggestions) == 0 && e.namesWorkload(name) {
 					// The name of the gateway workload (its Deployment or Service), not of a
 					// Gateway resource: the Gateways that select it are what to list.
