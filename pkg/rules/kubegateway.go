@@ -214,15 +214,11 @@ func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayC
 		if len(services) == 0 {
 			continue // a hard failure in istiod: no config
 		}
-		conflicts := kubeListenerConflicts(gw)
-		for _, l := range gw.Spec.Listeners {
-			if conflicts[string(l.Name)] {
-				continue
-			}
-			server, valid := kubeGatewayServer(gw, l, namespaces)
-			if server == nil || !valid {
+		for _, d := range kubeListenerDecisions(gw, namespaces) {
+			if d.server == nil {
 				continue // GatewaysCollection keeps the configs of programmed listeners only
 			}
+			l, server := d.skip.Listener, d.server
 			out = append(out, &networkingv1.Gateway{
 				TypeMeta: metav1.TypeMeta{APIVersion: "networking.istio.io/v1", Kind: "Gateway"},
 				ObjectMeta: metav1.ObjectMeta{
@@ -480,21 +476,46 @@ type SkippedKubeListener struct {
 // ComputeGatewayListenerConflicts.
 func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace) []SkippedKubeListener {
 	var out []SkippedKubeListener
+	for _, d := range kubeListenerDecisions(gw, namespaces) {
+		if d.server == nil {
+			out = append(out, d.skip)
+		}
+	}
+	return out
+}
+
+// kubeListenerDecision is what istiod makes of one listener: its server, or (server nil) why
+// none, in skip (whose Listener is set either way).
+type kubeListenerDecision struct {
+	server *networking.Server
+	skip   SkippedKubeListener
+}
+
+// kubeListenerDecisions decides, for every listener of gw in order, the server istiod generates
+// or why it generates none: the one decision ConvertKubeGateways (the servers, which the
+// conformance suite compares with istiod's) and KubeGatewaySkippedListeners (the rest) read.
+func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace) []kubeListenerDecision {
+	out := make([]kubeListenerDecision, 0, len(gw.Spec.Listeners))
 	conflicts := kubeListenerConflictsWith(gw)
 	for _, l := range gw.Spec.Listeners {
+		d := kubeListenerDecision{skip: SkippedKubeListener{Listener: l}}
 		if prior, ok := conflicts[string(l.Name)]; ok {
-			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipConflict, Prior: prior})
+			d.skip.Reason, d.skip.Prior = ListenerSkipConflict, prior
+			out = append(out, d)
 			continue
 		}
 		server, valid := kubeGatewayServer(gw, l, namespaces)
 		switch {
 		case server == nil:
-			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipNoTLS})
+			d.skip.Reason = ListenerSkipNoTLS
 		case !valid && server.GetPort().GetProtocol() == "":
-			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipProtocol})
+			d.skip.Reason = ListenerSkipProtocol
 		case !valid:
-			out = append(out, SkippedKubeListener{Listener: l, Reason: ListenerSkipTLSRefs})
+			d.skip.Reason = ListenerSkipTLSRefs
+		default:
+			d.server = server
 		}
+		out = append(out, d)
 	}
 	return out
 }
