@@ -1792,15 +1792,8 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				culprit, msg, fix := w.Ref(), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s.", rds, rep.Host, w.Ref()), fmt.Sprintf("Bind a route for %s to a Gateway server on this port (why-missing %s --gateway %s says which route does not bind and why).", rep.Host, rep.Host, w.Ref())
 				if g.Cause != CauseOK && g.Cause != "" && g.Culprit != "" {
 					culprit, msg, fix = g.Culprit, msg+" "+upperFirst(g.Message), g.Fix
-				} else {
-					// a route written for the gateway but bound to mesh only (the traced
-					// path's verdict, blind audit 42 R24)
-					for _, lp := range slices.Sorted(maps.Keys(onPort)) {
-						if d, ok := (&tracer{snap: snap}).gatewayRouteBoundToMeshOnly(w, onPort[lp], rep.Host); ok {
-							culprit, msg, fix = d.culprit, msg+" "+upperFirst(d.why)+".", d.fix
-							break
-						}
-					}
+				} else if d, ok := meshOnlyRouteOnPorts(snap, w, onPort, rep.Host); ok {
+					culprit, msg, fix = d.culprit, msg+" "+upperFirst(d.why)+".", d.fix
 				}
 				rep.add(PathGatewayNoRoute, culprit, msg, fix)
 			}
@@ -1857,17 +1850,25 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			hostVerdict = GatewayVerdict{Cause: CauseRouteNotBound, Culprit: d.culprit, Message: d.why + ".", Fix: d.fix}
 		}
 		if hostVerdict.Culprit == "" || hostVerdict.Cause == CauseOK {
-			// a route for the host written for the gateway but bound to mesh only (the traced
-			// path's verdict, blind audit 42 R24)
-			for _, lp := range slices.Sorted(maps.Keys(onPort)) {
-				if d, ok := (&tracer{snap: snap}).gatewayRouteBoundToMeshOnly(w, onPort[lp], rep.Host); ok {
-					hostVerdict = GatewayVerdict{Cause: CauseRouteNotBound, Culprit: d.culprit, Message: d.why + ".", Fix: d.fix}
-					break
-				}
+			if d, ok := meshOnlyRouteOnPorts(snap, w, onPort, rep.Host); ok {
+				hostVerdict = GatewayVerdict{Cause: CauseRouteNotBound, Culprit: d.culprit, Message: d.why + ".", Fix: d.fix}
 			}
 		}
 		specificNoChainFix(rep, hostVerdict)
 	}
+}
+
+// meshOnlyRouteOnPorts is the traced path's gatewayRouteBoundToMeshOnly for the servers kept on
+// the listener ports asked about (onPort), the lowest port first: a route for the host written
+// for the gateway but bound to mesh only (blind audit 42 R24).
+func meshOnlyRouteOnPorts(snap *snapshot.Snapshot, w Workload, onPort map[uint32][]rules.GatewayServer, host string) (noServer, bool) {
+	tr := &tracer{snap: snap}
+	for _, lp := range slices.Sorted(maps.Keys(onPort)) {
+		if d, ok := tr.gatewayRouteBoundToMeshOnly(w, onPort[lp], host); ok {
+			return d, true
+		}
+	}
+	return noServer{}, false
 }
 
 // genericNoChainFixes start the fixes of a listener without chains that name no resource's
@@ -2298,6 +2299,12 @@ func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerR
 // plain when an http route sends the client's HTTP there, clientTLS when a tls route sends the
 // client's own TLS. A tcp route carries what the client sends to the ports it matches: the
 // client's TLS on a port the host's entries declare TLS or HTTPS, plaintext on another.
+//
+// Mirrors what the sidecar builds for those calls: an HTTP connection manager for http routes
+// (pilot/pkg/networking/core/httproute.go BuildSidecarOutboundVirtualHosts: the request is
+// re-sent in plaintext, or in Istio mTLS the gateway ends), tls.go
+// buildSidecarOutboundTLSFilterChainOpts for tls routes (the client's bytes passed through) and
+// buildSidecarOutboundTCPFilterChainOpts for tcp routes (the client's bytes on the matched port).
 func meshHopKinds(snap *snapshot.Snapshot, w Workload, host string, lp uint32) (plain, clientTLS bool) {
 	declared := map[uint32]bool{} // entry port -> TLS or HTTPS
 	for _, s := range gatewayRegistry(snap, w).Shared(host) {

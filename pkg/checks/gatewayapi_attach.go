@@ -84,7 +84,8 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 		route, a.Gateway, a.Index, attachMessage(a), a.Reason, symptom)
 	var names, ports []string
 	listenerOf := map[string]gatewayv1.Listener{}
-	if g := kubeGatewayOf(snap, a.Gateway); g != nil {
+	g := kubeGatewayOf(snap, a.Gateway)
+	if g != nil {
 		for _, l := range g.Spec.Listeners {
 			names = append(names, string(l.Name))
 			if p := fmt.Sprint(l.Port); !slices.Contains(ports, p) {
@@ -94,7 +95,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 		}
 	}
 	var skipped *rules.SkippedKubeListener
-	if g := kubeGatewayOf(snap, a.Gateway); g != nil && ref.SectionName != nil && a.Reason == rules.KubeRouteNoMatchingParent {
+	if g != nil && ref.SectionName != nil && a.Reason == rules.KubeRouteNoMatchingParent {
 		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces) {
 			if string(sk.Listener.Name) == string(*ref.SectionName) {
 				skipped = &sk
@@ -105,7 +106,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	case skipped != nil:
 		// the listener named exists, but istiod makes no server of it, so it is no parent
 		// (blind audit 43 F04, where the fix proposed the very listener that is missing)
-		why, lfix := skippedKubeListenerText(kubeGatewayOf(snap, a.Gateway), *skipped)
+		why, lfix := skippedKubeListenerText(g, *skipped)
 		msg += " " + upperFirst(why) + "."
 		fix = lfix
 	case a.Reason == rules.KubeRouteNoMatchingParent && ref.SectionName == nil && ref.Port != nil:
