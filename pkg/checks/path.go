@@ -217,7 +217,7 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 	}
 	if ref, ok := strings.CutPrefix(culprit, "Gateway "); ok {
 		// a Gateway istiod generates from a Kubernetes Gateway's listener cannot be edited:
-		// name the Gateway it comes from
+		// name the Gateway it comes from (as gatewayRef does for a Gateway object)
 		if ns, name, ok := strings.Cut(ref, "/"); ok && strings.Contains(name, "~") {
 			if o := generatedOrigin(tr.snap, ResourceRef{Kind: "Gateway", Namespace: ns, Name: name}); len(o) > 0 {
 				culprit = o[0].Kind + " " + o[0].Namespace + "/" + o[0].Name
@@ -4321,6 +4321,15 @@ func managedServicePortFix(snap *snapshot.Snapshot, s rules.Service, cport uint3
 	return origin, fmt.Sprintf("In %s, set the backendRef port to a port of %s (%s: istiod gives it one port per listener of Gateway %s), or add a listener on port %d to Gateway %s and attach the gateway's route for the host to it too (a parentRef with a sectionName or port names one listener only).", origin, s.Ref(), portList(s.Ports), gw, cport, gw), true
 }
 
+// gatewayRef names Gateway g for an operator: "Gateway ns/name", or the Kubernetes Gateway an
+// internal Gateway istiod generates comes from (the generated one cannot be edited).
+func gatewayRef(g *networkingv1.Gateway) string {
+	if origin := rules.GeneratedFrom(g.Annotations, g.Namespace); len(origin) > 0 {
+		return origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
+	}
+	return "Gateway " + rules.GatewayName(g)
+}
+
 // firstOrigin names the Kubernetes Gateway API route the VirtualService vsRef ("namespace/name")
 // was generated from (the first, for a merged one), else the VirtualService.
 func firstOrigin(snap *snapshot.Snapshot, vsRef string) string {
@@ -5493,11 +5502,7 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			if ms.Dropped != rules.DropNoServicePort || (ms.Port != target && ms.Server.GetPort().GetNumber() != target) {
 				continue
 			}
-			culprit := "Gateway " + rules.GatewayName(ms.Gateway)
-			if origin := rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace); len(origin) > 0 {
-				culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
-			}
-			return noServer{why: strings.TrimSuffix(droppedServerMessage(ms), "."), culprit: culprit, fix: droppedServerFix(ms)}
+			return noServer{why: strings.TrimSuffix(droppedServerMessage(ms), "."), culprit: gatewayRef(ms.Gateway), fix: droppedServerFix(ms)}
 		}
 		if d, ok := tr.unreachableServer(w, mine, cport, target, host); ok {
 			return d

@@ -417,12 +417,8 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 						if net.ParseIP(e.host) != nil {
 							fix = fmt.Sprintf("Call the service by one of the hostnames of %s (%s): a Gateway API route's hostnames are names, never addresses.", route, strings.Join(b.Hosts, ", "))
 						}
-						gw := "Gateway " + rules.GatewayName(b.Gateway)
-						if g := rules.GeneratedFrom(b.Gateway.Annotations, b.Gateway.Namespace); len(g) > 0 {
-							gw = g[0].Kind + " " + g[0].Namespace + "/" + g[0].Name
-						}
 						e.fail(CauseNoVirtualHost, route,
-							fmt.Sprintf("%s is attached to port %d of %s with hostnames %s, but requests for %q match none of them: 404 NR at the gateway.", route, b.Server.GetPort().GetNumber(), gw, fmtList(b.Hosts), e.host), fix)
+							fmt.Sprintf("%s is attached to port %d of %s with hostnames %s, but requests for %q match none of them: 404 NR at the gateway.", route, b.Server.GetPort().GetNumber(), gatewayRef(b.Gateway), fmtList(b.Hosts), e.host), fix)
 						return
 					}
 					e.fail(CauseNoVirtualHost, vsRef,
@@ -449,10 +445,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			if ms, ok := ra.dropped[fmt.Sprintf("%s#%d", rules.GatewayName(b.Gateway), b.ServerIndex)]; ok && b.Reason == rules.BindServerSkipped {
 				// why istiod skips the server (the same words as explain-listener's
 				// GATEWAY_SERVER_SKIPPED): the server, not the route, is to change
-				culprit = "Gateway " + rules.GatewayName(ms.Gateway)
-				if origin := rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace); len(origin) > 0 {
-					culprit = origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
-				}
+				culprit = gatewayRef(ms.Gateway)
 				e.fail(CauseRouteNotBound, culprit, fmt.Sprintf("The routes of %s on this gateway are never built. %s", bindCulprit(b), droppedServerMessage(ms)), droppedServerFix(ms))
 				return
 			}
