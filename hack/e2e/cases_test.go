@@ -70,6 +70,8 @@ var cases = []egressCase{
 	{"gatewayapi-http-entry-bound-route-with-cluster-filter.yaml", boundHost, 8080, "istio-system/pager-gw-istio", true, "OK", ""},
 	{"gatewayapi-se-exported-by-name-not-to-gateway-namespace.yaml", "tax.example.com", 80, "istio-system/tax-egress-istio", false, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry checkout/tax-service"},
 	{"gatewayapi-dr-exportto-names-own-namespace-control.yaml", "stock.example.net", 443, "edge-egress/stock-mtls-istio", true, "OK", ""},
+	{"tls-passthrough-server-given-http-routes.yaml", "vault.example.net", 9443, "istio-system/egress-tls", true, "ROUTE_NOT_BOUND", "VirtualService vault-client/vault-egress"},
+	{"gatewayapi-tls-passthrough-server-given-http-routes.yaml", "vault.example.net", 9443, "istio-system/egress-tls-istio", true, "ROUTE_NOT_BOUND", "HTTPRoute vault-client/vault-from-egress"},
 	{"01-se-exportto-dot-hidden-from-egress-gateway.yaml", "api.example.com", 80, egressGW, false, "NOT_EXPORTED_TO_GATEWAY_NAMESPACE", "ServiceEntry team-a/api-example"},
 	{"06-gateway-short-name-resolves-in-vs-namespace.yaml", "api.example.com", 80, egressGW, true, "GATEWAY_REF_UNRESOLVED", "VirtualService team-a/api-via-egress"},
 	{"07-gateway-ref-legacy-fqdn-form-control.yaml", "api.example.com", 80, egressGW, true, "OK", ""},

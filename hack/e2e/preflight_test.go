@@ -38,6 +38,7 @@ var preflightCases = []struct {
 	{"gateway-bare-name-resolves-in-route-namespace.yaml", []string{"GATEWAY_REF_UNRESOLVED VirtualService web/maps-via-gateway"}},
 	{fxFQDNControl, nil},
 	{"tls-passthrough-server-given-http-routes.yaml", []string{"GATEWAY_LISTENER_WITHOUT_CHAINS Gateway istio-system/vault-passthrough", "HTTP_ROUTES_ON_PASSTHROUGH_SERVER VirtualService vault-client/vault-egress", "HTTP_ROUTES_IGNORED_ON_TCP_PORT VirtualService vault-client/vault-egress"}},
+	{"gatewayapi-tls-passthrough-server-given-http-routes.yaml", []string{"GATEWAY_LISTENER_WITHOUT_CHAINS Gateway istio-system/egress-tls", "GATEWAY_API_ROUTE_NOT_ACCEPTED HTTPRoute vault-client/vault-from-egress", "HTTP_ROUTES_IGNORED_ON_TCP_PORT HTTPRoute vault-client/vault-to-egress"}},
 	{"gateway-service-lacks-mesh-hop-port.yaml", []string{"GATEWAY_SERVICE_LACKS_PORT Service outbound/outbound-gateway"}},
 	{"route-names-undeclared-gateway-subset.yaml", []string{"SUBSET_NOT_DEFINED_ANYWHERE VirtualService newsroom/feeds-egress"}},
 	{"tcp-entries-share-port-without-vips.yaml", []string{"FILTER_CHAIN_DROPPED ServiceEntry analytics/warehouse-replica", "TCP_CATCH_ALL_ON_PORT ServiceEntry analytics/warehouse-primary"}},

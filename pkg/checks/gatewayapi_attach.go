@@ -404,6 +404,22 @@ func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 	return strings.Join(out, "; ") + ": its rules never reach this gateway (preflight's GATEWAY_API_ROUTE_NOT_ACCEPTED says how to attach it)"
 }
 
+// refusedKubeRoute: the first route that names host (in its hostnames or as a backendRef) and
+// names Gateway gateway ("ns/name") in a parentRef the Gateway refuses. A route without
+// hostnames counts only through its backendRefs: it does not single out this host.
+func refusedKubeRoute(snap *snapshot.Snapshot, gateway, host string) (rules.KubeRouteParentStatus, bool) {
+	for _, a := range routeAttachments(snap) {
+		if a.Gateway != gateway || a.Accepted || !a.Found || crdIgnoredKind(snap, a.Route.Kind) {
+			continue
+		}
+		if slices.ContainsFunc(a.Route.Hostnames, func(h gatewayv1.Hostname) bool { return rules.HostMatches(string(h), host) }) ||
+			slices.ContainsFunc(a.Route.BackendRefs, func(b gatewayv1.BackendRef) bool { return strings.EqualFold(string(b.Name), host) }) {
+			return a, true
+		}
+	}
+	return rules.KubeRouteParentStatus{}, false
+}
+
 // routeConcerns: the route's hostnames match host (none: every host) or a backendRef names it.
 func routeConcerns(r rules.KubeRoute, host string) bool {
 	if len(r.Hostnames) == 0 {

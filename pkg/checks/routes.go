@@ -385,6 +385,17 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				e.fail(CauseGatewayRefUnresolve, culprit, upperFirst(why)+". No route binds on the gateway for this host: 404 NR at the gateway.", fix)
 				return
 			}
+			if a, ok := refusedKubeRoute(e.snap, e.w.Namespace+"/"+gwName, e.host); ok {
+				// a Gateway API route for the host names this Gateway, which refuses it (the
+				// listener's allowedRoutes or protocol, its hostname, a missing sectionName):
+				// the Gateway API form of a VirtualService that names the Gateway but binds
+				// no server (istiod's route conversion writes Accepted=False on that parent
+				// and generates nothing for it)
+				msg, fix := notAcceptedText(e.snap, a)
+				e.step(id, name, Fail, fmt.Sprintf("%s names Gateway %s but is not attached to it (%s)", a.Route.Ref(), a.Gateway, a.Reason), ra.refEvidence...)
+				e.fail(CauseRouteNotBound, a.Route.Ref(), msg, fix)
+				return
+			}
 		}
 		e.step(id, name, Skipped, fmt.Sprintf("no VirtualService routes %s through a Gateway of %s", e.host, e.w.Ref()), ra.refEvidence...)
 		e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("No VirtualService routes %s through gateway %s; the cluster alone carries no traffic.", e.host, e.w.Ref()), "")

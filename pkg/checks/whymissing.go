@@ -276,7 +276,8 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 			e.v.Notes = append(e.v.Notes, n)
 		}
 		if name := e.w.Labels[rules.KubeGatewayNameLabel]; name != "" {
-			if n := routeAttachNote(e.snap, e.w.Namespace+"/"+name, rules.NormalizeHost(e.host)); n != "" {
+			// (not when the verdict already blames that route for it)
+			if n := routeAttachNote(e.snap, e.w.Namespace+"/"+name, rules.NormalizeHost(e.host)); n != "" && (e.v.Culprit == "" || !strings.HasPrefix(n, e.v.Culprit+" ")) {
 				e.v.Notes = append(e.v.Notes, n)
 			}
 		}
