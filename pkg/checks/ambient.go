@@ -296,11 +296,14 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 }
 
 // routesOnEntry lists the Gateway API routes with the ServiceEntry se as a parent (group
-// networking.istio.io, kind ServiceEntry): for ambient clients bound to a waypoint, the waypoint
-// applies them (istiod's mesh routes), which is not traced.
-func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry) []string {
-	var out []string
+// networking.istio.io, kind ServiceEntry; the waypoint applies them), split by the call's port:
+// a parentRef with a port makes istiod match that port only (route_collections.go
+// augmentPortMatch and its TLS/TCP forms), so a route attached on another port does not apply
+// to the call (elsewhere: "<route> (port N)").
+func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32) (applies, elsewhere []string) {
 	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+		var ports []string
+		all := false
 		for _, pr := range r.ParentRefs {
 			ns := r.Namespace
 			if pr.Namespace != nil {
@@ -308,12 +311,21 @@ func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry) []str
 			}
 			if pr.Group != nil && string(*pr.Group) == "networking.istio.io" && pr.Kind != nil && string(*pr.Kind) == "ServiceEntry" &&
 				string(pr.Name) == se.Name && ns == se.Namespace {
-				out = append(out, r.Ref())
-				break
+				if pr.Port == nil || uint32(*pr.Port) == port || port == 0 {
+					all = true
+					break
+				}
+				ports = append(ports, fmt.Sprint(*pr.Port))
 			}
 		}
+		switch {
+		case all:
+			applies = append(applies, r.Ref())
+		case len(ports) > 0:
+			elsewhere = append(elsewhere, fmt.Sprintf("%s (port %s)", r.Ref(), strings.Join(ports, ", ")))
+		}
 	}
-	return out
+	return applies, elsewhere
 }
 
 // notReady: the waypoint's Gateway has no status addresses and its status is known (read from a
@@ -803,13 +815,27 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		return p, nil
 	}
 	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"
-	if attached := routesOnEntry(snap, se); len(attached) > 0 {
+	routesResult := NotChecked
+	attached, elsewhere := routesOnEntry(snap, se, port)
+	if len(attached) > 0 {
 		verb := plural(len(attached), "attaches", "attach")
 		routesHop = fmt.Sprintf("%s %s to %s and %s at the waypoint; the waypoint's configuration (these routes, DestinationRules, TLS origination) is not traced", strings.Join(attached, ", "), verb, ref, plural(len(attached), "applies", "apply"))
 		p.Notes = append(p.Notes, fmt.Sprintf("%s %s to %s: the waypoint applies %s, and where %s the call is not traced here", strings.Join(attached, ", "), verb, ref,
 			plural(len(attached), "it", "them"), plural(len(attached), "it sends", "they send")))
+	} else if len(elsewhere) > 0 {
+		// attached to the entry on other ports only: the waypoint does not apply them to this
+		// call and sends it to the host itself (blind audit 45 A5b)
+		routesResult = Warn
+		routesHop = fmt.Sprintf("%s %s to %s on another port only: on port %d the waypoint does not apply %s and sends the call to %s:%d itself", strings.Join(elsewhere, ", "),
+			plural(len(elsewhere), "attaches", "attach"), ref, port, plural(len(elsewhere), "it", "them"), host, port)
+		for _, f := range meshPortFindings(snap) {
+			// the route names a port the entry does not declare: it routes no call at all
+			if slices.ContainsFunc(elsewhere, func(e string) bool { return strings.HasPrefix(e, f.Resource.String()+" (") }) {
+				p.Warnings = append(p.Warnings, finding(f.Code, f.Resource.String(), f.Message, f.Fix))
+			}
+		}
 	}
-	tr.hop("waypoint "+b.Waypoint.String(), "routes", NotChecked, routesHop)
+	tr.hop("waypoint "+b.Waypoint.String(), "routes", routesResult, routesHop)
 	p.Cause, p.Level = AmbientViaWaypoint, LevelInfo
 	p.Message = fmt.Sprintf("The call from %s to %s:%d goes from ztunnel to waypoint %s, which istiod binds %s to.", client, host, port, b.Waypoint, ref)
 	return p, nil

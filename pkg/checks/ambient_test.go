@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -583,5 +584,38 @@ func TestAmbientMissingWaypointOffersOneThere(t *testing.T) {
 	}
 	if p.Cause != WaypointNotFound || !strings.HasPrefix(p.Fix, "to use waypoint apps/egress-wp, set istio.io/use-waypoint=egress-wp") {
 		t.Fatalf("cause %s, fix %q", p.Cause, p.Fix)
+	}
+}
+
+// A Gateway API route attached to a waypoint-bound entry on another port than the call's does
+// not apply to the call (istiod adds the parentRef's port to every match): the routes hop says
+// so as a warning, and names the route and its port; on the route's own port it applies.
+func TestAmbientRouteAttachedOnOtherPort(t *testing.T) {
+	for _, file := range []string{"ambient-waypoint-route-attached-on-other-port.yaml", "ambient-waypoint-route-on-undeclared-port.yaml"} {
+		c := pathCaseNamed(t, file)
+		snap, p := tracePathCase(t, c)
+		hop := func(p *PathTrace) Hop {
+			for _, h := range p.Hops {
+				if h.Step == "routes" {
+					return h
+				}
+			}
+			t.Fatalf("%s: no routes hop: %+v", file, p.Hops)
+			return Hop{}
+		}
+		if h := hop(p); h.Result != Warn || !strings.Contains(h.Summary, "on another port only: on port "+strconv.Itoa(int(c.port))+" the waypoint does not apply it") {
+			t.Errorf("%s: routes hop %s: %s", file, h.Result, h.Summary)
+		}
+		if file != "ambient-waypoint-route-attached-on-other-port.yaml" {
+			continue
+		}
+		// the control: the call on the route's port
+		q, err := TracePath(snap, PathOptions{Host: c.host, Port: 8443, From: c.from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := hop(q); h.Result != NotChecked || !strings.Contains(h.Summary, "TLSRoute archive/archive-v2 attaches to ServiceEntry archive/reports and applies at the waypoint") || len(q.Warnings) != 0 {
+			t.Errorf("port 8443: routes hop %s: %s; warnings %+v", h.Result, h.Summary, q.Warnings)
+		}
 	}
 }
