@@ -1536,6 +1536,11 @@ func uhWords(kind, proxy string) string {
 // connection) because Kubernetes Service svc selects no pod (why says how); on live input whose
 // workloads with the selector were not all read it only warns. Returns whether it failed.
 func (tr *tracer) selectorWithoutPods(proxy string, svc rules.Service, cluster, host, kind, why, fix string) bool {
+	return tr.selectorWithoutPodsBlaming(proxy, svc, svc.Ref(), cluster, host, kind, why, fix)
+}
+
+// selectorWithoutPodsBlaming is selectorWithoutPods with another culprit than the Service.
+func (tr *tracer) selectorWithoutPodsBlaming(proxy string, svc rules.Service, culprit, cluster, host, kind, why, fix string) bool {
 	if !tr.snap.WorkloadsRead(svc.Namespace, svc.WorkloadSelector) {
 		// live: the workloads of the Service's namespace with its labels were not all read
 		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: CauseNoEndpoints, Level: LevelWarning, Resource: svc.Ref(),
@@ -1548,7 +1553,7 @@ func (tr *tracer) selectorWithoutPods(proxy string, svc rules.Service, cluster, 
 	if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
 		answer = "The client sidecar closes the connection (response flag UH)."
 	}
-	tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer), fix)
+	tr.fail(CauseNoEndpoints, "UH", culprit, fmt.Sprintf("The %s call to %s is routed to %s, whose Service has no endpoints: %s. %s", strings.ToUpper(kind), host, cluster, why, answer), fix)
 	return true
 }
 
@@ -1567,7 +1572,27 @@ func (tr *tracer) serviceMissesGateway(proxy string, svc rules.Service, cluster,
 	}
 	why := fmt.Sprintf("%s selects %s, and no pod of namespace %s carries those labels: gateway %s has %s", svc.Ref(), labelsText(svc.WorkloadSelector), svc.Namespace, w.Ref(), labelsText(w.Labels))
 	fix := fmt.Sprintf("Set spec.selector of %s to labels of the gateway's pods (for example %s), so that it has endpoints.", svc.Ref(), labelsText(gatewaySelectorHint(w.Labels)))
+	if gw := kubeGatewayServing(tr.snap, svc); gw != nil && w.Kind == "Deployment" {
+		// the Service of a Gateway API Gateway: istiod's deployment controller owns it (and
+		// reapplies its selector), so the pods are to change (blind audit 45 G1b)
+		why += fmt.Sprintf(" (the Service istiod deploys for Gateway API Gateway %s/%s selects its pods by that label)", gw.Namespace, gw.Name)
+		fix = fmt.Sprintf("Give the pods of Deployment %s the label %s (spec.template.metadata.labels, and spec.selector.matchLabels, which cannot change in place: recreate the Deployment, or delete it and let istiod deploy it for Gateway %s/%s).",
+			w.Ref(), labelsText(svc.WorkloadSelector), gw.Namespace, gw.Name)
+		return tr.selectorWithoutPodsBlaming(proxy, svc, "Deployment "+w.Ref(), cluster, host, kind, why, fix)
+	}
 	return tr.selectorWithoutPods(proxy, svc, cluster, host, kind, why, fix)
+}
+
+// kubeGatewayServing: the Gateway API Gateway (of an Istio class, managed) whose Service istiod
+// deploys as svc (<name>-<class>, or its name-override), nil when svc is no such Service.
+func kubeGatewayServing(snap *snapshot.Snapshot, svc rules.Service) *gatewayv1.Gateway {
+	for _, gw := range snap.KubeGateways {
+		if gw != nil && gw.Namespace == svc.Namespace && rules.KubeGatewayServiceName(gw) == svc.Name &&
+			rules.KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), snap.GatewayClasses) && rules.KubeGatewayManaged(gw) {
+			return gw
+		}
+	}
+	return nil
 }
 
 // gatewayMissedBy: Kubernetes Service svc selects no pod or Deployment template of its

@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -36,8 +37,11 @@ func addSyntheticKubeGateways(snap *snapshot.Snapshot) {
 		name := rules.KubeGatewayServiceName(gw)
 		sel := map[string]string{rules.KubeGatewayNameLabel: gw.Name}
 		if existing := findService(snap, gw.Namespace, name); existing != nil {
-			// The Service is given: a Deployment only when no workload carries its selector.
-			if len(existing.Spec.Selector) > 0 && !hasWorkload(snap, gw.Namespace, existing.Spec.Selector) {
+			// The Service is given: a Deployment only when no workload carries its selector
+			// and the input has no Deployment of that name (one whose pods lack the selector is
+			// the gateway's, mislabelled: the Service then has no endpoints, which the checks
+			// report; assuming a second one would hide it).
+			if len(existing.Spec.Selector) > 0 && !hasWorkload(snap, gw.Namespace, existing.Spec.Selector) && !hasDeployment(snap, gw.Namespace, name) {
 				snap.Deployments = append(snap.Deployments, kubeGatewayDeployment(gw, name, existing.Spec.Selector))
 				snap.Assumptions.SyntheticKubeGateways = append(snap.Assumptions.SyntheticKubeGateways, gw.Namespace+"/"+name)
 			}
@@ -111,6 +115,11 @@ func findService(snap *snapshot.Snapshot, ns, name string) *corev1.Service {
 }
 
 // hasWorkload: a Deployment (its pod template) or Pod in ns carries every label of sel.
+// hasDeployment: the input holds Deployment ns/name.
+func hasDeployment(snap *snapshot.Snapshot, ns, name string) bool {
+	return slices.ContainsFunc(snap.Deployments, func(d *appsv1.Deployment) bool { return d != nil && d.Namespace == ns && d.Name == name })
+}
+
 func hasWorkload(snap *snapshot.Snapshot, ns string, sel map[string]string) bool {
 	for _, d := range snap.Deployments {
 		if d != nil && d.Namespace == ns && isSubset(sel, d.Spec.Template.Labels) {
