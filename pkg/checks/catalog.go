@@ -229,6 +229,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightHTTPOnTCPPort:          {"EGR0149", "§2.3", "pilot/pkg/networking/core/listener.go buildSidecarOutboundListener (the port's declared protocol decides the chain), buildOutboundCatchAllNetworkFiltersOnly (the default chain: BlackHoleCluster under REGISTRY_ONLY)"},
 	PreflightSERejected:             {"EGR0148", "§2.2", "pkg/config/validation/validation.go ValidateServiceEntry (CIDR addresses only with resolution NONE or STATIC; the ServiceEntry CRD's validation rules say the same)"},
 	PreflightHostnameStatusHarmless: {"EGR0908", "—", "pilot/pkg/config/kube/gateway/conversion.go buildDestination (Hostname: InvalidDestinationNotFound, destination kept); gatewaycommon/context.go GetService (ServiceIndex.HostnameAndNamespace by the route's namespace)"},
+	PreflightGatewayNotProgrammed:   {"EGR0909", "—", "pilot/pkg/config/kube/gateway/conversion.go setProgrammedCondition; gatewaycommon SetProgrammedCondition (the status istiod writes: the data plane's readiness)"},
 	PreflightRouteStatusDiffers:     {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
 }
 
@@ -313,7 +314,7 @@ var causePages = map[string]string{
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
-	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
+	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightGatewayNotProgrammed: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding",
 	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries",
 }
 

@@ -34,6 +34,9 @@ const (
 	// PreflightHostnameStatusHarmless: a Hostname backendRef whose host is declared, but not in
 	// the route's namespace: istiod reports BackendNotFound and routes the traffic all the same.
 	PreflightHostnameStatusHarmless = "GATEWAY_API_BACKEND_STATUS_MISLEADS"
+	// PreflightGatewayNotProgrammed: istiod's status for a Gateway of Istio's class, written for
+	// its current generation, says Programmed=False: the data plane behind it is not ready.
+	PreflightGatewayNotProgrammed = "GATEWAY_API_GATEWAY_NOT_PROGRAMMED"
 )
 
 func init() {
@@ -44,6 +47,8 @@ func init() {
 			Description: "A route (HTTPRoute, TLSRoute, TCPRoute) names a ServiceEntry or Service in spec.parentRefs with a port that the parent does not declare. istiod accepts it and makes every rule match that port only, so calls on the ports the parent does declare are not routed by it (they leave through the parent's own cluster, bypassing an egress gateway the route sends to)."},
 		CatalogEntry{Code: PreflightHostnameStatusHarmless, Level: LevelInfo,
 			Description: "A route's backendRef of kind Hostname names a host that a ServiceEntry declares, but in another namespace than the route's. istiod looks a Hostname backend up in the route's own namespace only, so the route's status says ResolvedRefs=False (BackendNotFound); it keeps the destination all the same, and traffic reaches the host wherever the proxy sees the entry. The condition is not the fault: do not \"fix\" a working route because of it."},
+		CatalogEntry{Code: PreflightGatewayNotProgrammed, Level: LevelWarning,
+			Description: "istiod's status for a Gateway of Istio's class, written for the Gateway's current generation, says Programmed=False: the gateway's Service has no usable address or no ready pod serves it (for example AddressNotAssigned). istiod still generates the listeners and routes this tool predicts from the configuration, but no proxy may serve them: calls sent to the gateway fail whatever the routes say. The status is the live state: check the Service and pods istiod deploys for the Gateway."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
 			Description: "The status istiod wrote for a route's parentRef (Accepted True or False), for the route's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
 	)
@@ -228,6 +233,48 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 	}
 	return out
+}
+
+// gatewayNotProgrammed: the Programmed=False condition istiod (its gateway controller) wrote
+// for Gateway g's current generation, as "Programmed=False (reason: message)"; "" when there is
+// none (no status, True, or written for an older generation). Mirrors istiod
+// pilot/pkg/config/kube/gateway/conversion.go setProgrammedCondition and
+// gatewaycommon.SetProgrammedCondition (Programmed is the data plane's readiness: an address
+// for the Gateway's Service, usable addresses), blind audit 45 G9b.
+func gatewayNotProgrammed(g *gatewayv1.Gateway) string {
+	for _, c := range g.Status.Conditions {
+		if c.Type == string(gatewayv1.GatewayConditionProgrammed) && c.Status == metav1.ConditionFalse && c.ObservedGeneration >= g.Generation {
+			return fmt.Sprintf("Programmed=False (%s: %s)", c.Reason, c.Message)
+		}
+	}
+	return ""
+}
+
+// gatewayStatusFindings: GATEWAY_API_GATEWAY_NOT_PROGRAMMED for every Gateway of Istio's
+// gateway class whose status, for its current generation, says Programmed=False (preflight).
+// Waypoints are left to the ambient checks (a waypoint without addresses binds nothing).
+func gatewayStatusFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, g := range snap.KubeGateways {
+		if g == nil || !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			continue
+		}
+		cond := gatewayNotProgrammed(g)
+		if cond == "" {
+			continue
+		}
+		out = append(out, NewPreflightFinding(PreflightGatewayNotProgrammed, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "status.conditions",
+			gatewayNotProgrammedText(g, cond), gatewayNotProgrammedFix(g)))
+	}
+	return out
+}
+
+func gatewayNotProgrammedText(g *gatewayv1.Gateway, cond string) string {
+	return fmt.Sprintf("istiod's status for Gateway %s/%s, written for its current generation, says %s. istiod generates the listeners and routes predicted here from the configuration whatever this condition says; the condition is about the data plane: the addresses of the Service istiod deploys for the Gateway, or its pods. If calls through this gateway fail while the prediction is OK, look there first.", g.Namespace, g.Name, cond)
+}
+
+func gatewayNotProgrammedFix(g *gatewayv1.Gateway) string {
+	return fmt.Sprintf("Read the condition's message and check the Service and pods istiod deploys for the Gateway (kubectl get service,deployment,pods -n %s -l %s=%s): a Service of type LoadBalancer waiting for an external address keeps the condition False (an egress gateway needs none: annotate the Gateway networking.istio.io/service-type: ClusterIP), and pods that do not start serve nothing.", g.Namespace, rules.KubeGatewayNameLabel, g.Name)
 }
 
 // hostnameStatusFindings: GATEWAY_API_BACKEND_STATUS_MISLEADS for every Hostname backendRef of

@@ -1356,3 +1356,53 @@ func TestUnresolvedGatewayFixKeepsOtherEntries(t *testing.T) {
 		t.Errorf("%s, fix:\n%s", g.Cause, g.Fix)
 	}
 }
+
+// A Gateway of Istio's class whose status, for its current generation, says Programmed=False is
+// reported (preflight: GATEWAY_API_GATEWAY_NOT_PROGRAMMED; why-missing: a note on the gateway's
+// verdict); a condition for an older generation, Programmed=True, or a waypoint's are not.
+func TestGatewayNotProgrammed(t *testing.T) {
+	doc := func(name, class string, generation, observed int, status string) string {
+		return fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: %s, namespace: edge, generation: %d}
+spec:
+  gatewayClassName: %s
+  listeners: [{name: tls, hostname: mq.example.org, port: 5671, protocol: TLS, tls: {mode: Passthrough}}]
+status:
+  conditions:
+  - {type: Programmed, status: "%s", reason: AddressNotAssigned, message: address pending, observedGeneration: %d, lastTransitionTime: "2026-01-01T00:00:00Z"}
+`, name, generation, class, status, observed)
+	}
+	base := "apiVersion: v1\nkind: Namespace\nmetadata: {name: edge}\n---\napiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: mq, namespace: edge}\nspec:\n  hosts: [mq.example.org]\n  resolution: DNS\n  ports: [{number: 5671, name: tls, protocol: TLS}]\n"
+	for _, c := range []struct {
+		gw   string
+		want bool
+	}{
+		{doc("mq-gw", "istio", 3, 3, "False"), true},
+		{doc("mq-gw", "istio", 4, 3, "False"), false}, // written for an older generation
+		{doc("mq-gw", "istio", 2, 2, "True"), false},
+		{doc("mq-gw", "istio-waypoint", 1, 1, "False"), false}, // the ambient checks' concern
+	} {
+		snap := loadYAML(t, base+"---\n"+c.gw)
+		var got []PreflightFinding
+		for _, f := range Preflight(snap).Findings {
+			if f.Code == PreflightGatewayNotProgrammed {
+				got = append(got, f)
+			}
+		}
+		if (len(got) == 1) != c.want || len(got) > 1 {
+			t.Errorf("%s\nfindings %+v, want %v", c.gw, got, c.want)
+			continue
+		}
+		if !c.want {
+			continue
+		}
+		if got[0].Resource.String() != "Gateway edge/mq-gw" || !strings.Contains(got[0].Message, "Programmed=False (AddressNotAssigned: address pending)") || !strings.Contains(got[0].Fix, "gateway.networking.k8s.io/gateway-name=mq-gw") {
+			t.Errorf("finding %+v", got[0])
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: "mq.example.org", Port: 5671, Gateway: "edge/mq-gw-istio"})
+		if err != nil || len(rep.Gateways) != 1 || !slices.ContainsFunc(rep.Gateways[0].Notes, func(n string) bool { return strings.Contains(n, PreflightGatewayNotProgrammed) }) {
+			t.Errorf("why-missing: %v %+v", err, rep)
+		}
+	}
+}

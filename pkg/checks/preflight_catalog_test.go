@@ -29,7 +29,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough, ListenerRouteShadowed, ListenerWildcardNotJoined, ListenerWildcardSNIPartial},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported, VisWaypointUnpublished},
 		"05": {AmbientViaWaypoint, AmbientDirect, WaypointNotFound, WaypointNotForServices, WaypointNotAllowed, WaypointNoStatusAddress, AmbientNoAddress, AmbientSettingIgnored, WaypointStatusDrift, WaypointNotWaypointClass, AmbientLabelWithSidecar, WaypointAnnotation},
-		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers, PreflightGatewayAPIOtherClass, PreflightHostnameStatusHarmless},
+		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers, PreflightGatewayAPIOtherClass, PreflightHostnameStatusHarmless, PreflightGatewayNotProgrammed},
 	}
 	groupOf := map[string]string{}
 	for g, codes := range groups {

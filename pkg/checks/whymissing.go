@@ -276,6 +276,11 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 			e.v.Notes = append(e.v.Notes, n)
 		}
 		if name := e.w.Labels[rules.KubeGatewayNameLabel]; name != "" {
+			if g := kubeGatewayOf(e.snap, e.w.Namespace+"/"+name); g != nil {
+				if cond := gatewayNotProgrammed(g); cond != "" {
+					e.v.Notes = append(e.v.Notes, gatewayNotProgrammedText(g, cond)+" ("+PreflightGatewayNotProgrammed+")")
+				}
+			}
 			// (not when the verdict already blames that route for it)
 			if n := routeAttachNote(e.snap, e.w.Namespace+"/"+name, rules.NormalizeHost(e.host)); n != "" && (e.v.Culprit == "" || !strings.HasPrefix(n, e.v.Culprit+" ")) {
 				e.v.Notes = append(e.v.Notes, n)
