@@ -529,25 +529,35 @@ func ambientOutcome(snap, view *snapshot.Snapshot, flags IstiodFlags, d ambientD
 // (istiod's canonical entry, ambient/services.go selectWorkloadServices).
 func otherDeclarationWaypoint(snap, view *snapshot.Snapshot, decls map[string]ambientDecl, ref, ns, host string) *Finding {
 	var others []string
+	wps := map[string]rules.WaypointBinding{}
 	for r, x := range decls {
 		if r == ref || x.se == nil || (x.svc.Visibility.Visibility == rules.VisibilityNamespace && x.se.Namespace != ns) {
 			continue // a NAMESPACE-visible entry of another namespace is meant for that namespace only
 		}
 		if b := waypointBinding(snap, view, x.se, x.svc.Visibility.Visibility); b.Asked && !b.OptedOut {
-			others = append(others, fmt.Sprintf("%s (waypoint %s)", r, b.Waypoint))
+			o := fmt.Sprintf("%s (waypoint %s)", r, b.Waypoint)
+			others = append(others, o)
+			wps[o] = b
 		}
 	}
 	if len(others) == 0 {
 		return nil
 	}
 	sort.Strings(others)
+	// the labels that bind the declaration in use to the first other's waypoint (its namespace
+	// too when the waypoint is in another one: blind audit 45 A3a)
+	wp := wps[others[0]].Waypoint
+	labels := fmt.Sprintf("%s=%s", rules.LabelUseWaypoint, wp.Name)
+	if refNs, _, _ := strings.Cut(strings.TrimPrefix(ref, "ServiceEntry "), "/"); wp.Namespace != refNs {
+		labels += fmt.Sprintf(" and %s=%s (the waypoint must admit routes from namespace %s)", rules.LabelUseWaypointNamespace, wp.Namespace, refNs)
+	}
 	which := "the canonical declaration (the oldest public one)"
 	if decls[ref].svc.Namespace == ns {
 		which = "the declaration in their own namespace"
 	}
 	return &Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
 		Message: fmt.Sprintf("%s also %s %s and %s for a waypoint, but ztunnel gives clients in %s %s, %s, which asks for none: their calls bypass the waypoint.", strings.Join(others, ", "), plural(len(others), "declares", "declare"), host, plural(len(others), "asks", "ask"), ns, ref, which),
-		Fix:     fmt.Sprintf("Keep one declaration of %s: delete %s, or label it %s as well (or declare the host in namespace %s with that label).", host, ref, rules.LabelUseWaypoint, ns)}
+		Fix:     fmt.Sprintf("Keep one declaration of %s: delete %s, or label it as the other is: %s.", host, ref, labels)}
 }
 
 // traceAmbient is the path of a call from an ambient client (no sidecar): ztunnel finds the entry

@@ -619,3 +619,34 @@ func TestAmbientRouteAttachedOnOtherPort(t *testing.T) {
 		}
 	}
 }
+
+// The fix of a declaration that bypasses another's waypoint gives the labels that bind it to
+// that waypoint, its namespace included when the waypoint is in another namespace (blind audit
+// 45 A3a: the fix named istio.io/use-waypoint alone, which looks the waypoint up in the entry's
+// own namespace).
+func TestAmbientOtherDeclarationFixLabels(t *testing.T) {
+	for _, file := range []string{"ambient-duplicate-host-own-entry-asks-no-waypoint.yaml", "ambient-duplicate-host-namespace-bound-entry-not-used.yaml"} {
+		c := pathCaseNamed(t, file)
+		_, p := tracePathCase(t, c)
+		found := false
+		for _, w := range p.Warnings {
+			if w.Code != PathDirect {
+				continue
+			}
+			found = true
+			if !strings.Contains(w.Fix, "label it as the other is: istio.io/use-waypoint=") {
+				t.Errorf("%s: fix %q", file, w.Fix)
+			}
+			// the waypoint's namespace is named when it is not the culprit's
+			wpNs := w.Message[strings.Index(w.Message, "(waypoint ")+len("(waypoint "):]
+			wpNs, _, _ = strings.Cut(wpNs, "/")
+			culpritNs, _, _ := strings.Cut(strings.TrimPrefix(w.Resource, "ServiceEntry "), "/")
+			if (wpNs != culpritNs) != strings.Contains(w.Fix, "istio.io/use-waypoint-namespace="+wpNs) {
+				t.Errorf("%s: waypoint namespace %s, culprit's %s, fix %q", file, wpNs, culpritNs, w.Fix)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s warning: %+v", file, PathDirect, p.Warnings)
+		}
+	}
+}
