@@ -164,6 +164,31 @@ type ListenerView struct {
 	Extra  map[string]string `json:"-"`
 }
 
+// chainsServe: listener lv has a filter chain from another VirtualService than vs for every
+// host of vs (its SNI matches the host, or it matches every name).
+func chainsServe(lv ListenerView, vs *networkingv1.VirtualService) bool {
+	own := "VirtualService " + vs.Namespace + "/" + vs.Name
+	hosts := vs.Spec.GetHosts()
+	if len(hosts) == 0 || len(lv.Chains) == 0 {
+		return false
+	}
+	for _, h := range hosts {
+		h = strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
+		if !slices.ContainsFunc(lv.Chains, func(c ChainView) bool {
+			if strings.Contains(c.Origin, own) {
+				return false
+			}
+			if len(c.SNI) == 0 {
+				return c.Destination != "" && !strings.HasPrefix(c.Destination, "(")
+			}
+			return slices.ContainsFunc(c.SNI, func(sni string) bool { return rules.HostMatches(sni, h) })
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
 // ChainView is one filter chain in proxy-config columns.
 type ChainView struct {
 	Match       string `json:"match"`
@@ -3088,6 +3113,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			continue
 		}
 		switch {
+		case ((b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b))) && chainsServe(lv, b.VS):
+			// another VirtualService's tls routes give the server a chain for every host of
+			// this one: its http routes are idle there, and nothing fails (istiod gateway.go
+			// buildGatewayNetworkFiltersFromTLSRoutes builds the chains from each bound
+			// VirtualService's tls routes; blind audit 46 R6e)
 		case (b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b)):
 			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),
 				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))

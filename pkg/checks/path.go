@@ -1576,8 +1576,8 @@ func (tr *tracer) serviceMissesGateway(proxy string, svc rules.Service, cluster,
 		// the Service of a Gateway API Gateway: istiod's deployment controller owns it (and
 		// reapplies its selector), so the pods are to change (blind audit 45 G1b)
 		why += fmt.Sprintf(" (the Service istiod deploys for Gateway API Gateway %s/%s selects its pods by that label)", gw.Namespace, gw.Name)
-		fix = fmt.Sprintf("Give the pods of Deployment %s the label %s (spec.template.metadata.labels, and spec.selector.matchLabels, which cannot change in place: recreate the Deployment, or delete it and let istiod deploy it for Gateway %s/%s).",
-			w.Ref(), labelsText(svc.WorkloadSelector), gw.Namespace, gw.Name)
+		fix = fmt.Sprintf("Add the label %s to the pods of Deployment %s (spec.template.metadata.labels; spec.selector.matchLabels may stay as it is), or delete the Deployment and let istiod deploy it for Gateway %s/%s.",
+			labelsText(svc.WorkloadSelector), w.Ref(), gw.Namespace, gw.Name)
 		return tr.selectorWithoutPodsBlaming(proxy, svc, "Deployment "+w.Ref(), cluster, host, kind, why, fix)
 	}
 	return tr.selectorWithoutPods(proxy, svc, cluster, host, kind, why, fix)

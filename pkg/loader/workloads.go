@@ -56,6 +56,14 @@ func workloadQueries(snap *snapshot.Snapshot, extra []string) []workloadQuery {
 	if len(snap.KubeGateways) > 0 {
 		// The pods istiod deploys for Gateway API Gateways carry the Gateway's name.
 		add(workloadQuery{selector: rules.KubeGatewayNameLabel})
+		// Every workload of the namespaces of Istio's Gateways too: a Deployment of the
+		// gateway whose pods (and own labels) lack that label is what leaves the Gateway's
+		// Service without endpoints, and only a read of its namespace finds it.
+		for _, ns := range kubeGatewayNamespaces(snap) {
+			if !nsAll[ns] {
+				add(workloadQuery{namespace: ns})
+			}
+		}
 	}
 	for _, g := range snap.Gateways {
 		if len(g.Spec.Selector) == 0 {
@@ -89,6 +97,18 @@ func workloadQueries(snap *snapshot.Snapshot, extra []string) []workloadQuery {
 		return everything
 	}
 	return out
+}
+
+// kubeGatewayNamespaces: the namespaces of the Gateway API Gateways of Istio's gateway class,
+// sorted.
+func kubeGatewayNamespaces(snap *snapshot.Snapshot) []string {
+	nss := map[string]bool{}
+	for _, g := range snap.KubeGateways {
+		if g != nil && rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			nss[g.Namespace] = true
+		}
+	}
+	return sortedKeys(nss)
 }
 
 // workloadScope records the queries in the snapshot (snapshot.WorkloadsRead).

@@ -8,6 +8,7 @@ import (
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -25,6 +26,21 @@ func TestWorkloadQueries(t *testing.T) {
 	if got != want {
 		t.Errorf("queries:\n got  %s\n want %s", got, want)
 	}
+
+	// Gateway API Gateways of Istio's class: the gateway-name label, and every workload of their
+	// namespaces (a gateway Deployment whose labels lack the name is found there); the Istio
+	// namespace is read whole already, and another controller's Gateway adds nothing.
+	kg := func(ns, class string) *gatewayv1.Gateway {
+		return &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: "k", Namespace: ns}, Spec: gatewayv1.GatewaySpec{GatewayClassName: gatewayv1.ObjectName(class)}}
+	}
+	snap.KubeGateways = []*gatewayv1.Gateway{kg("web-egress", "istio"), kg("istio-system", "istio"), kg("other", "acme"), kg("web-egress", "istio")}
+	snap.GatewayClasses = []*gatewayv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: gatewayv1.GatewayClassSpec{ControllerName: "acme.io/gateway"}}}
+	got = fmt.Sprint(workloadQueries(snap, nil))
+	want = "[{istio-system } { istio=egressgateway} { app=istiod} { istio=pilot} { gateway.networking.k8s.io/gateway-name} {web-egress } { app=egress,team=a} {team-a app=vm}]"
+	if got != want {
+		t.Errorf("Gateway API queries:\n got  %s\n want %s", got, want)
+	}
+	snap.KubeGateways, snap.GatewayClasses = nil, nil
 
 	// A Gateway selecting every workload, or too many selectors: one cluster-wide LIST.
 	snap.Gateways = append(snap.Gateways, gw(nil))

@@ -1,0 +1,72 @@
+package checks
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A VirtualService with http routes only, bound to a TLS PASSTHROUGH server that another
+// VirtualService's tls routes give a chain for each of its hosts, loses nothing: no
+// HTTP_ROUTES_ON_PASSTHROUGH_SERVER (blind audit 46 R6e, an Error on a working listener). Without
+// the tls VirtualService the finding stands.
+func TestHTTPRoutesOnPassthroughServedByOtherVS(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: bank, namespace: team-a}
+spec:
+  hosts: [api.bank.example]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: bank-pass, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: 443, name: tls, protocol: TLS}
+    hosts: [api.bank.example]
+    tls: {mode: PASSTHROUGH}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: bank-http-legacy, namespace: team-a}
+spec:
+  hosts: [api.bank.example]
+  gateways: [istio-system/bank-pass]
+  http:
+  - route: [{destination: {host: api.bank.example, port: {number: 443}}}]
+`
+	tlsVS := `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: bank-tls, namespace: team-a}
+spec:
+  hosts: [api.bank.example]
+  gateways: [istio-system/bank-pass]
+  tls:
+  - match: [{port: 443, sniHosts: [api.bank.example]}]
+    route: [{destination: {host: api.bank.example, port: {number: 443}}}]
+`
+	for _, c := range []struct {
+		docs string
+		want bool
+	}{{common + "---\n" + tlsVS, false}, {common, true}} {
+		snap := loadYAML(t, string(base)+"\n---\n"+c.docs)
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "api.bank.example", Port: 443, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+			return f.Code == ListenerHTTPOnPassthrough && f.Resource == "VirtualService team-a/bank-http-legacy"
+		})
+		if got != c.want {
+			t.Errorf("with tls VirtualService %v: HTTP_ROUTES_ON_PASSTHROUGH_SERVER %v, want %v: %+v", !c.want, got, c.want, rep.Findings)
+		}
+	}
+}
