@@ -591,7 +591,7 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 && len(b.VS.Spec.ExportTo) == 0 {
 			// A Gateway API route has no exportTo: its VirtualService takes the mesh default
 			// (push_context.go initVirtualServices: exportToDefaults.virtualService).
-			return fmt.Sprintf("%s, which istiod generates from %s, lists Gateway %s, but a Gateway API route has no exportTo: its VirtualService takes meshConfig.defaultVirtualServiceExportTo, which hides it from namespace %s, where gateway pod %s evaluates it: 404 NR.", vsRef, origin[0], gw, w.Namespace, w.Ref())
+			return fmt.Sprintf("%s, which istiod generates from %s, lists Gateway %s, but a Gateway API route has no exportTo: its VirtualService takes meshConfig.defaultVirtualServiceExportTo, which hides it from namespace %s, where gateway pod %s evaluates it: %s.", vsRef, origin[0], gw, w.Namespace, w.Ref(), unboundAnswer(b))
 		}
 		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: %s.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref(), unboundAnswer(b))
 	case rules.BindHostsDisjoint:
@@ -671,6 +671,11 @@ func bindCulprit(b rules.Binding) string {
 		return "Gateway " + rules.GatewayName(b.Gateway)
 	}
 	if origin := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace); len(origin) > 0 {
+		if b.Reason == rules.BindNotVisible && len(b.VS.Spec.ExportTo) == 0 && b.Gateway != nil && origin[0].Namespace == b.Gateway.Namespace {
+			// the route is in the Gateway's namespace already: only the mesh default that
+			// leaves its own namespace out hides it (blind audit 46 R4e)
+			return "meshConfig"
+		}
 		return origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
 	}
 	return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
@@ -679,6 +684,9 @@ func bindCulprit(b rules.Binding) string {
 // generatedNotVisibleFix: a Gateway API route's VirtualService hidden from the gateway by the
 // mesh default exportTo; the route itself has no exportTo to widen.
 func generatedNotVisibleFix(origin rules.ObjectRef, w Workload) string {
+	if origin.Namespace == w.Namespace {
+		return fmt.Sprintf("Add \".\" (or %q) to meshConfig.defaultVirtualServiceExportTo: %s %s is in the gateway's namespace already, but a Gateway API route has no exportTo, and the mesh default exports the VirtualService istiod generates from it to other namespaces only.", w.Namespace, origin.Kind, origin.Namespace+"/"+origin.Name)
+	}
 	return fmt.Sprintf("A Gateway API route has no exportTo: create %s %s in namespace %s (the gateway's; the listener's allowedRoutes must admit it), or add %q to meshConfig.defaultVirtualServiceExportTo.", origin.Kind, origin.Name, w.Namespace, w.Namespace)
 }
 
