@@ -3408,6 +3408,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 						fmt.Sprintf("In %s, %s.", route, unconvertedFix(why)))
 					return
 				}
+				if route, lh, ok := routeHostOutsideListener(tr.snap, o, host); ok {
+					// the route attaches for its other hostnames; istiod generates nothing for
+					// one outside a wildcard listener hostname (conversion.go
+					// hostnameAllowedByIsolation; blind audit 46 R1e)
+					tr.fail(PathGatewayNoRoute, "NR", route, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s attaches to Gateway %s/%s with hostnames that include %s, but listener %s serves %s only (its hostname): istiod accepts a route when one of its hostnames matches the listener's, and builds no virtual host at the gateway for the others.", rds, host, w.Ref(), route, o.Namespace, o.Name, host, o.Section, lh),
+						kubeListenerHostFix(route, o, host, servers[0].Server.GetPort().GetNumber()))
+					return
+				}
 				tr.fail(PathGatewayNoRoute, "NR", "Gateway "+o.Namespace+"/"+o.Name, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. No HTTPRoute for %s attaches to %s (its parentRefs, sectionName or port, hostnames, and the listener's allowedRoutes decide).", rds, host, w.Ref(), host, o),
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
@@ -5334,6 +5342,38 @@ func misparentedKubeRoute(snap *snapshot.Snapshot, gwNs, gwName, host string) (c
 		return a.Route.Ref(), why, fix, true
 	}
 	return "", "", "", false
+}
+
+// routeHostOutsideListener: a route accepted by listener o (a generated Gateway's origin) that
+// names host in its hostnames while the listener's hostname does not cover host: the route and
+// the listener's hostname.
+func routeHostOutsideListener(snap *snapshot.Snapshot, o rules.ObjectRef, host string) (string, string, bool) {
+	g := kubeGatewayOf(snap, o.Namespace+"/"+o.Name)
+	if g == nil {
+		return "", "", false
+	}
+	lh := ""
+	for _, l := range g.Spec.Listeners {
+		if string(l.Name) == o.Section && l.Hostname != nil {
+			lh = string(*l.Hostname)
+		}
+	}
+	if lh == "" || rules.HostMatches(lh, host) {
+		return "", "", false
+	}
+	for _, a := range routeAttachments(snap) {
+		if a.Gateway == g.Namespace+"/"+g.Name && a.Accepted && slices.ContainsFunc(a.Route.Hostnames, func(h gatewayv1.Hostname) bool { return strings.EqualFold(string(h), host) }) {
+			return a.Route.Ref(), lh, true
+		}
+	}
+	return "", "", false
+}
+
+// kubeListenerHostFix: the fix for route hostname hosts outside the hostname of listener l (a
+// generated Gateway's origin) on port.
+func kubeListenerHostFix(route string, l rules.ObjectRef, hosts string, port uint32) string {
+	return fmt.Sprintf("Widen the hostname of listener %s of Gateway %s/%s to cover %s (a wildcard such as *.<domain>, or none), or add a listener for %s on port %d that admits %s; or remove %s from the hostnames of %s and call a host the listener serves. Do not edit the generated VirtualService: istiod rewrites it.",
+		l.Section, l.Namespace, l.Name, hosts, hosts, port, route, hosts, route)
 }
 
 // refusedAtSidecar is what the client sees when the gateway refuses the sidecar's connection:

@@ -598,6 +598,10 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		if ns, ok := serverNamespaceExcludes(b); ok {
 			return fmt.Sprintf("server %d of Gateway %s lists the host as %s: a server host \"namespace/host\" admits only VirtualServices of that namespace (\".\" is the Gateway's own, %s), and %s is in namespace %s, so the gateway never uses its routes: %s.", b.ServerIndex, gw, fmtList(s.GetHosts()), ns, vsRef, b.VS.Namespace, unboundAnswer(b))
 		}
+		if route, listener, ok := kubeHostsDisjoint(b); ok {
+			return fmt.Sprintf("%s attaches to Gateway %s/%s with hostnames that include %s, but listener %s serves %s only (its hostname): istiod accepts a route when one of its hostnames matches the listener's, and builds no virtual host at the gateway for the others, so requests for %s get %s.",
+				route, listener.Namespace, listener.Name, strings.Join(b.VS.Spec.Hosts, ", "), listener.Section, kubeServerHosts(s), strings.Join(b.VS.Spec.Hosts, ", "), unboundAnswer(b))
+		}
 		return fmt.Sprintf("%s hosts %s do not intersect server %d hosts %s of Gateway %s, so the gateway never uses its routes: %s.", vsRef, fmtList(b.VS.Spec.Hosts), b.ServerIndex, fmtList(s.GetHosts()), gw, unboundAnswer(b))
 	case rules.BindRouteType:
 		msg := fmt.Sprintf("server %d of Gateway %s (port %d, protocol %s, tls mode %s) takes %s routes, but %s has none: the listener gets no route for it.",
@@ -681,6 +685,37 @@ func bindCulprit(b rules.Binding) string {
 	return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 }
 
+// kubeHostsDisjoint: a hosts-disjoint binding between objects istiod generates from the
+// Kubernetes Gateway API (a route's VirtualService for one of its hostnames, a listener's
+// Gateway): the route and the listener (ObjectRef of the Gateway, Section the listener) to
+// name. istiod accepts a route whose hostnames intersect the listener's at all (conversion.go
+// referenceAllowed: the others "will be filtered at runtime") and generates one VirtualService per
+// hostname (route_collections.go), so the ones outside the listener's hostname bind nothing
+// (blind audit 46 R1e, whose fix edited the generated VirtualService).
+func kubeHostsDisjoint(b rules.Binding) (string, rules.ObjectRef, bool) {
+	if b.Gateway == nil {
+		return "", rules.ObjectRef{}, false
+	}
+	vo := rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace)
+	go_ := rules.GeneratedFrom(b.Gateway.Annotations, b.Gateway.Namespace)
+	if len(vo) == 0 || len(go_) == 0 || go_[0].Kind != "Gateway" {
+		return "", rules.ObjectRef{}, false
+	}
+	return vo[0].Kind + " " + vo[0].Namespace + "/" + vo[0].Name, go_[0], true
+}
+
+// kubeServerHosts: a generated server's hosts without their "namespace/" part.
+func kubeServerHosts(s *networking.Server) string {
+	var hs []string
+	for _, h := range s.GetHosts() {
+		if _, host, ok := strings.Cut(h, "/"); ok {
+			h = host
+		}
+		hs = append(hs, h)
+	}
+	return strings.Join(hs, ", ")
+}
+
 // generatedNotVisibleFix: a Gateway API route's VirtualService hidden from the gateway by the
 // mesh default exportTo; the route itself has no exportTo to widen.
 func generatedNotVisibleFix(origin rules.ObjectRef, w Workload) string {
@@ -755,6 +790,9 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 		}
 		return fmt.Sprintf("# %s\nspec:\n  exportTo: [%q, %q]", vsRef, ".", w.Namespace)
 	case rules.BindHostsDisjoint:
+		if route, l, ok := kubeHostsDisjoint(b); ok {
+			return kubeListenerHostFix(route, l, strings.Join(b.VS.Spec.Hosts, ", "), s.GetPort().GetNumber())
+		}
 		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
 	case rules.BindRouteType, rules.BindNoMatchingRoute:
 		if b.Reason == rules.BindNoMatchingRoute && routesMeantFor(b) == "" {
@@ -840,6 +878,9 @@ func bindFailurePatch(b rules.Binding, w Workload) *Patch {
 	case rules.BindHostsDisjoint:
 		if b.Gateway == nil || len(b.VS.Spec.Hosts) == 0 {
 			return nil
+		}
+		if _, _, ok := kubeHostsDisjoint(b); ok {
+			return nil // generated objects: bindFailureFix names the listener and the route
 		}
 		if h := routedServerHost(b); h != "" {
 			// The VirtualService routes to a host the server serves but does not list it: its
