@@ -164,6 +164,13 @@ type ListenerView struct {
 	Extra  map[string]string `json:"-"`
 }
 
+// vsHostsCover: a host of vs (short names resolved in its namespace, wildcards matching) covers host.
+func vsHostsCover(vs *networkingv1.VirtualService, host string) bool {
+	return slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+		return rules.HostMatches(strings.ToLower(rules.ResolveShortname(h, vs.Namespace)), host)
+	})
+}
+
 // chainsServe: listener lv has a filter chain from another VirtualService than vs for every
 // host of vs (its SNI matches the host, or it matches every name).
 func chainsServe(lv ListenerView, vs *networkingv1.VirtualService) bool {
@@ -3113,11 +3120,13 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			continue
 		}
 		switch {
-		case ((b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b))) && chainsServe(lv, b.VS):
+		case ((b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b))) && (chainsServe(lv, b.VS) || rep.Host != "" && !vsHostsCover(b.VS, rep.Host)):
 			// another VirtualService's tls routes give the server a chain for every host of
 			// this one: its http routes are idle there, and nothing fails (istiod gateway.go
 			// buildGatewayNetworkFiltersFromTLSRoutes builds the chains from each bound
-			// VirtualService's tls routes; blind audit 46 R6e)
+			// VirtualService's tls routes; blind audit 46 R6e); or the question names another
+			// host than this VirtualService's (audit 47 N6b; preflight, and a question without
+			// a host, still report it)
 		case (b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b)):
 			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),
 				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))

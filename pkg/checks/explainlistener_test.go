@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -53,12 +54,18 @@ spec:
   - match: [{port: 443, sniHosts: [api.bank.example]}]
     route: [{destination: {host: api.bank.example, port: {number: 443}}}]
 `
+	// the tls VirtualService for another host only: the http one's host has no chain (asked
+	// about it, the finding stands); asked about the other host, it is not that question's
+	// (audit 47 N6b)
+	otherTLS := strings.ReplaceAll(strings.ReplaceAll(tlsVS, "api.bank.example", "files.bank.example"), "name: bank-tls", "name: files-tls")
+	gwBoth := strings.Replace(common, "hosts: [api.bank.example]\n    tls: {mode: PASSTHROUGH}", "hosts: [api.bank.example, files.bank.example]\n    tls: {mode: PASSTHROUGH}", 1)
 	for _, c := range []struct {
-		docs string
-		want bool
-	}{{common + "---\n" + tlsVS, false}, {common, true}} {
+		docs, host string
+		want       bool
+	}{{common + "---\n" + tlsVS, "api.bank.example", false}, {common, "api.bank.example", true},
+		{gwBoth + "---\n" + otherTLS, "api.bank.example", true}, {gwBoth + "---\n" + otherTLS, "files.bank.example", false}} {
 		snap := loadYAML(t, string(base)+"\n---\n"+c.docs)
-		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "api.bank.example", Port: 443, Gateway: "istio-system/istio-egressgateway"})
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: 443, Gateway: "istio-system/istio-egressgateway"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +73,7 @@ spec:
 			return f.Code == ListenerHTTPOnPassthrough && f.Resource == "VirtualService team-a/bank-http-legacy"
 		})
 		if got != c.want {
-			t.Errorf("with tls VirtualService %v: HTTP_ROUTES_ON_PASSTHROUGH_SERVER %v, want %v: %+v", !c.want, got, c.want, rep.Findings)
+			t.Errorf("%s (%d documents): HTTP_ROUTES_ON_PASSTHROUGH_SERVER %v, want %v: %+v", c.host, strings.Count(c.docs, "---")+1, got, c.want, rep.Findings)
 		}
 	}
 }

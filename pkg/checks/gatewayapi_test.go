@@ -1406,3 +1406,43 @@ status:
 		}
 	}
 }
+
+// The fix for a Gateway API gateway Deployment whose pods lack the label the Gateway's Service
+// selects: add the pod label where the Deployment's selector allows it, else recreate it (a
+// selector pinning another value of that key cannot change in place; audit 47).
+func TestGatewayPodsLabelFix(t *testing.T) {
+	for file, want := range map[string]string{
+		"gatewayapi-gateway-pods-lack-gateway-name-label.yaml":    "spec.selector.matchLabels may stay as it is",
+		"gatewayapi-gateway-pods-labelled-for-other-gateway.yaml": "Delete Deployment sec-egress/vault-gw-istio and let istiod deploy it",
+	} {
+		_, p := tracePathCase(t, pathCaseNamed(t, file))
+		if p.Cause != CauseNoEndpoints || !strings.Contains(p.Fix, want) {
+			t.Errorf("%s: %s, fix %q, want %q", file, p.Cause, p.Fix, want)
+		}
+	}
+}
+
+// A route hostname outside its listener's hostname: the gateway's verdict blames the route
+// (ROUTE_NOT_BOUND) with the listener fix, for an exact listener hostname (istiod generates a
+// VirtualService that binds nothing) and a wildcard one (istiod generates nothing for it);
+// never a fix on a generated VirtualService (blind audits 46 R1e, 47 N1a).
+func TestRouteHostnameOutsideListenerVerdict(t *testing.T) {
+	for file, gw := range map[string]string{
+		"gatewayapi-route-hostname-outside-listener-hostname.yaml": "newsroom-egress/cdn-gw-istio",
+		"gatewayapi-route-hostname-outside-wildcard-listener.yaml": "pay-egress/pay-gw-istio",
+	} {
+		c := pathCaseNamed(t, file)
+		snap, p := tracePathCase(t, c)
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: c.host, Port: c.port, Gateway: gw})
+		if err != nil || len(rep.Gateways) != 1 {
+			t.Fatalf("%s: %v", file, err)
+		}
+		v := rep.Gateways[0]
+		if v.Cause != CauseRouteNotBound || v.Culprit != c.culprit || !strings.Contains(v.Fix, "Widen the hostname of listener") || strings.Contains(v.Fix, "~") {
+			t.Errorf("%s: %s %s, fix %q", file, v.Cause, v.Culprit, v.Fix)
+		}
+		if p.Fix != v.Fix {
+			t.Errorf("%s: the path's fix %q differs from the gateway verdict's %q", file, p.Fix, v.Fix)
+		}
+	}
+}

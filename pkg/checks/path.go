@@ -1578,9 +1578,38 @@ func (tr *tracer) serviceMissesGateway(proxy string, svc rules.Service, cluster,
 		why += fmt.Sprintf(" (the Service istiod deploys for Gateway API Gateway %s/%s selects its pods by that label)", gw.Namespace, gw.Name)
 		fix = fmt.Sprintf("Add the label %s to the pods of Deployment %s (spec.template.metadata.labels; spec.selector.matchLabels may stay as it is), or delete the Deployment and let istiod deploy it for Gateway %s/%s.",
 			labelsText(svc.WorkloadSelector), w.Ref(), gw.Namespace, gw.Name)
+		if d := deploymentOf(tr.snap, w); d != nil && d.Spec.Selector != nil && selectorPinsOther(d.Spec.Selector.MatchLabels, svc.WorkloadSelector) {
+			// its selector pins another value of that key: the pods cannot take the label
+			// without a selector change, which Kubernetes refuses in place (audit 47)
+			fix = fmt.Sprintf("Delete Deployment %s and let istiod deploy it for Gateway %s/%s (its spec.selector.matchLabels pins %s, which cannot change in place), or recreate it with the label %s in both spec.selector.matchLabels and spec.template.metadata.labels.",
+				w.Ref(), gw.Namespace, gw.Name, labelsText(d.Spec.Selector.MatchLabels), labelsText(svc.WorkloadSelector))
+		}
 		return tr.selectorWithoutPodsBlaming(proxy, svc, "Deployment "+w.Ref(), cluster, host, kind, why, fix)
 	}
 	return tr.selectorWithoutPods(proxy, svc, cluster, host, kind, why, fix)
+}
+
+// deploymentOf: the Deployment of workload w, nil when w is no Deployment of the input.
+func deploymentOf(snap *snapshot.Snapshot, w Workload) *appsv1.Deployment {
+	if w.Kind != "Deployment" {
+		return nil
+	}
+	for _, d := range snap.Deployments {
+		if d.Namespace == w.Namespace && d.Name == w.Name {
+			return d
+		}
+	}
+	return nil
+}
+
+// selectorPinsOther: matchLabels sets a key of want to another value.
+func selectorPinsOther(matchLabels, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := matchLabels[k]; ok && got != v {
+			return true
+		}
+	}
+	return false
 }
 
 // kubeGatewayServing: the Gateway API Gateway (of an Istio class, managed) whose Service istiod

@@ -385,6 +385,20 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				e.fail(CauseGatewayRefUnresolve, culprit, upperFirst(why)+". No route binds on the gateway for this host: 404 NR at the gateway.", fix)
 				return
 			}
+			if g := kubeGatewayOf(e.snap, e.w.Namespace+"/"+gwName); g != nil {
+				for _, l := range g.Spec.Listeners {
+					o := rules.ObjectRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name, Section: string(l.Name)}
+					if route, lh, ok := routeHostOutsideListener(e.snap, o, e.host); ok {
+						// accepted for its other hostnames; istiod generates nothing for this one
+						// (a wildcard listener hostname: conversion.go hostnameAllowedByIsolation),
+						// so no route binds it at the gateway (audit 47 N1a)
+						why := fmt.Sprintf("%s attaches to Gateway %s/%s with hostnames that include %s, but listener %s serves %s only (its hostname): istiod accepts a route when one of its hostnames matches the listener's, and builds no virtual host at the gateway for the others", route, g.Namespace, g.Name, e.host, l.Name, lh)
+						e.step(id, name, Fail, why, ra.refEvidence...)
+						e.fail(CauseRouteNotBound, route, upperFirst(why)+": 404 NR.", kubeListenerHostFix(route, o, e.host, uint32(l.Port)))
+						return
+					}
+				}
+			}
 			if a, ok := refusedKubeRoute(e.snap, e.w.Namespace+"/"+gwName, e.host); ok {
 				// a Gateway API route for the host names this Gateway, which refuses it (the
 				// listener's allowedRoutes or protocol, its hostname, a missing sectionName):
