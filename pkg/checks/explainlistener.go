@@ -3129,7 +3129,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			// a host, still report it)
 		case (b.Reason == rules.BindRouteType && rt == rules.RouteTLS && hasHTTP(b.VS)) || (b.Reason == rules.BindNoMatchingRoute && httpRoutesMeantFor(b)):
 			rep.add(ListenerHTTPOnPassthrough, vsRef, fmt.Sprintf("%s lists %s and its hosts match, but server #%d is %s/PASSTHROUGH, which only takes tls (sniHosts) or tcp routes; its http routes are ignored there.", vsRef, gwRef, idx, proto),
-				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (port 80) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))
+				fmt.Sprintf("Either route TLS: a tls block with match sniHosts [%s] and port %d; or terminate/originate: make the server HTTP (and the entry's port HTTP) and let the sidecar send plain HTTP.", strings.Join(b.VS.Spec.GetHosts(), ","), s.GetPort().GetNumber()))
 		case b.Reason == rules.BindRouteType && rt != rules.RouteTLS && len(b.VS.Spec.GetTls()) > 0:
 			fix := "Use tls.mode PASSTHROUGH on the server for SNI routing, or give the VirtualService a" + article(strings.ToUpper(rt)) + " " + rt + " block."
 			if mode == "ISTIO_MUTUAL" {

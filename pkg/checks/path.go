@@ -4665,7 +4665,7 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 		if culprit, msg, fix, ok := unconvertedRoute(tr.snap, b.VS); ok {
 			return noServer{why: msg, culprit: culprit, fix: fix}, true
 		}
-		d := noServer{why: bindFailureMessage(b, w), culprit: bindCulprit(b), fix: bindFailureFix(b, w), patch: bindFailurePatch(b, w)}
+		d := noServer{why: bindFailureMessage(b, w), culprit: bindCulprit(b), fix: bindFailureFix(tr.snap, b, w), patch: bindFailurePatch(b, w)}
 		if d.patch != nil {
 			d.fix = d.patch.Text()
 		}

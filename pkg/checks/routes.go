@@ -474,7 +474,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				e.fail(CauseRouteNotBound, culprit, fmt.Sprintf("The routes of %s on this gateway are never built. %s", bindCulprit(b), droppedServerMessage(ms)), droppedServerFix(ms))
 				return
 			}
-			e.failPatch(CauseRouteNotBound, culprit, bindFailureMessage(b, e.w), bindFailureFix(b, e.w), bindFailurePatch(b, e.w))
+			e.failPatch(CauseRouteNotBound, culprit, bindFailureMessage(b, e.w), bindFailureFix(e.snap, b, e.w), bindFailurePatch(b, e.w))
 			return
 		}
 		for _, b := range ra.bindings {
@@ -699,6 +699,33 @@ func bindCulprit(b rules.Binding) string {
 	return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 }
 
+// entryTLSPort: the port to name in a passthrough route's destination for the first host of
+// vs: the one TLS or HTTPS port the ServiceEntries declaring that host declare, else the
+// server's port (istiod uses an explicit destination port as given, networkfilter.go
+// buildOutboundNetworkFilters: the gateway's server port names no cluster of the external host
+// when the entry declares another one; audit 48 P2a).
+func entryTLSPort(snap *snapshot.Snapshot, vs *networkingv1.VirtualService, serverPort uint32) uint32 {
+	if snap == nil || len(vs.Spec.GetHosts()) == 0 {
+		return serverPort
+	}
+	host := strings.ToLower(rules.ResolveShortname(vs.Spec.Hosts[0], vs.Namespace))
+	var ports []uint32
+	for _, se := range snap.ServiceEntries {
+		if !slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
+			continue
+		}
+		for _, p := range se.Spec.GetPorts() {
+			if pr := strings.ToUpper(p.GetProtocol()); (pr == "TLS" || pr == "HTTPS") && !slices.Contains(ports, p.GetNumber()) {
+				ports = append(ports, p.GetNumber())
+			}
+		}
+	}
+	if len(ports) == 1 {
+		return ports[0]
+	}
+	return serverPort
+}
+
 // kubeHostsDisjoint: a hosts-disjoint binding between objects istiod generates from the
 // Kubernetes Gateway API (a route's VirtualService for one of its hostnames, a listener's
 // Gateway): the route and the listener (ObjectRef of the Gateway, Section the listener) to
@@ -791,7 +818,7 @@ func unboundAnswer(b rules.Binding) string {
 	return "the server gets no filter chain for it (the connection is refused or reset)"
 }
 
-func bindFailureFix(b rules.Binding, w Workload) string {
+func bindFailureFix(snap *snapshot.Snapshot, b rules.Binding, w Workload) string {
 	if p := bindFailurePatch(b, w); p != nil {
 		return p.Text()
 	}
@@ -820,7 +847,7 @@ func bindFailureFix(b rules.Binding, w Workload) string {
 			if b.Reason == rules.BindNoMatchingRoute {
 				what = "add this tls route for the gateway beside the existing ones, and drop the " + routesMeantFor(b) + " route written for it (a passthrough server ignores it)"
 			}
-			return fmt.Sprintf("# %s: %s\nspec:\n  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, what, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], s.GetPort().GetNumber())
+			return fmt.Sprintf("# %s: %s\nspec:\n  tls:\n  - match:\n    - gateways: [%s]\n      port: %d\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, what, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), b.VS.Spec.Hosts[0], b.VS.Spec.Hosts[0], entryTLSPort(snap, b.VS, s.GetPort().GetNumber()))
 		}
 		h := b.VS.Spec.Hosts[0]
 		if b.RouteType == rules.RouteTCP {
