@@ -77,3 +77,50 @@ spec:
 		}
 	}
 }
+
+// The tls route a fix writes for a PASSTHROUGH server names, as its destination port, the port
+// the host's ServiceEntry declares for TLS: istiod uses an explicit destination port as given,
+// and the server's port (8443 here) names no cluster of the host (audit 48 P2a).
+func TestPassthroughFixDestinationPort(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := loadYAML(t, string(base)+`
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: web, namespace: team-a}
+spec:
+  hosts: [web.shop.example]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: pt, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: 8443, name: tls, protocol: TLS}
+    hosts: ["*.shop.example"]
+    tls: {mode: PASSTHROUGH}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: web-http, namespace: team-a}
+spec:
+  hosts: [web.shop.example]
+  gateways: [istio-system/pt]
+  http:
+  - route: [{destination: {host: web.shop.example, port: {number: 443}}}]
+`)
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "web.shop.example", Port: 443, Gateway: "istio-system/istio-egressgateway"})
+	if err != nil || len(rep.Gateways) != 1 {
+		t.Fatal(err)
+	}
+	v := rep.Gateways[0]
+	if v.Cause != CauseRouteNotBound || !strings.Contains(v.Fix, "port: 8443") || !strings.Contains(v.Fix, "destination: {host: web.shop.example, port: {number: 443}}") {
+		t.Errorf("%s, fix:\n%s", v.Cause, v.Fix)
+	}
+}
