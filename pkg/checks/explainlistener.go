@@ -2292,7 +2292,7 @@ func httpRoutesNotOriginated(snap *snapshot.Snapshot, w Workload, rep *ListenerR
 		if d.patch != nil {
 			fix = d.patch.Text()
 		}
-		rep.add(PathNotOriginated, d.culprit, d.msg, fix)
+		rep.add(PathNotOriginated, editableCulprit(snap, d.culprit), d.msg, fix)
 	}
 	for i := range rep.Routes {
 		vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host)

@@ -215,15 +215,7 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 	if tr.t.Cause != "" {
 		return
 	}
-	if ref, ok := strings.CutPrefix(culprit, "Gateway "); ok {
-		// a Gateway istiod generates from a Kubernetes Gateway's listener cannot be edited:
-		// name the Gateway it comes from (as gatewayRef does for a Gateway object)
-		if ns, name, ok := strings.Cut(ref, "/"); ok && strings.Contains(name, "~") {
-			if o := generatedOrigin(tr.snap, ResourceRef{Kind: "Gateway", Namespace: ns, Name: name}); len(o) > 0 {
-				culprit = o[0].Kind + " " + o[0].Namespace + "/" + o[0].Name
-			}
-		}
-	}
+	culprit = editableCulprit(tr.snap, culprit)
 	tr.t.Cause, tr.t.Flag, tr.t.Culprit, tr.t.Message, tr.t.Fix = cause, flag, culprit, msg, fix
 	// A hop that fails fails the call, whatever level the cause has as a standalone finding.
 	tr.t.Level = LevelError
@@ -232,6 +224,20 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 			tr.t.Flag = c.Flag
 		}
 	}
+}
+
+// editableCulprit: culprit, or, when it is a Gateway or VirtualService istiod generates from the
+// Kubernetes Gateway API (which cannot be edited), the object it comes from (as gatewayRef does
+// for a Gateway; audit 49 case 04 named a generated VirtualService).
+func editableCulprit(snap *snapshot.Snapshot, culprit string) string {
+	if kind, ref, ok := strings.Cut(culprit, " "); ok && (kind == "Gateway" || kind == "VirtualService") {
+		if ns, name, ok := strings.Cut(ref, "/"); ok && strings.Contains(name, "~") {
+			if o := generatedOrigin(snap, ResourceRef{Kind: kind, Namespace: ns, Name: name}); len(o) > 0 {
+				return o[0].Kind + " " + o[0].Namespace + "/" + o[0].Name
+			}
+		}
+	}
+	return culprit
 }
 
 // failPatch is fail with a fix that is a manifest change: the fix text is the patch's.
