@@ -1446,3 +1446,19 @@ func TestRouteHostnameOutsideListenerVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A DestinationRule whose tls is written for a port the entry declares plaintext, while the
+// gateway's route goes to the TLS port: the fix moves that setting to the TLS port (one port-level
+// setting in the patch), rather than adding one and leaving TLS originated to the plaintext port
+// (audit 49 case 06).
+func TestDRTLSOnPlaintextPortFixMoves(t *testing.T) {
+	for file, ports := range map[string][2]string{
+		"gatewayapi-dr-tls-on-plaintext-port.yaml":                   {"80", "443"},
+		"gatewayapi-dr-tls-on-plaintext-port-gateway-namespace.yaml": {"8080", "8443"},
+	} {
+		_, p := tracePathCase(t, pathCaseNamed(t, file))
+		if p.Cause != PathNotOriginated || !strings.Contains(p.Fix, "moves from port "+ports[0]) || strings.Count(p.Fix, "- port:") != 1 || !strings.Contains(p.Fix, "number: "+ports[1]) {
+			t.Errorf("%s: %s, fix:\n%s", file, p.Cause, p.Fix)
+		}
+	}
+}

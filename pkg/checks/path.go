@@ -226,6 +226,24 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 	}
 }
 
+// plainPortsOf: the ports the ServiceEntries declaring host declare with a plaintext protocol
+// (HTTP, HTTP2, GRPC, TCP).
+func plainPortsOf(snap *snapshot.Snapshot, host string) []uint32 {
+	var out []uint32
+	for _, se := range snap.ServiceEntries {
+		if !slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
+			continue
+		}
+		for _, p := range se.Spec.GetPorts() {
+			switch strings.ToUpper(p.GetProtocol()) {
+			case "HTTP", "HTTP2", "GRPC", "TCP":
+				out = append(out, p.GetNumber())
+			}
+		}
+	}
+	return out
+}
+
 // editableCulprit: culprit, or, when it is a Gateway or VirtualService istiod generates from the
 // Kubernetes Gateway API (which cannot be edited), the object it comes from (as gatewayRef does
 // for a Gateway; audit 49 case 04 named a generated VirtualService).
@@ -5168,6 +5186,27 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 				found = true
 			}
 		}
+		moved := uint32(0)
+		if !found {
+			// tls written for a port the entry declares plaintext (the gateway's route goes to
+			// the TLS port): move that setting to the TLS port rather than add one beside it,
+			// which would leave TLS originated to a plaintext port (audit 49 case 06)
+			plain := plainPortsOf(snap, host)
+			for _, pl := range pls {
+				pm, _ := pl.(map[string]any)
+				pp, _ := pm["port"].(map[string]any)
+				n, _ := pp["number"].(float64)
+				t, _ := pm["tls"].(map[string]any)
+				if pm == nil || pp == nil || t == nil || t["mode"] == "DISABLE" || !slices.Contains(plain, uint32(n)) {
+					continue
+				}
+				moved = uint32(n)
+				pp["number"] = port
+				pm["tls"] = tlsPolicy
+				found = true
+				break
+			}
+		}
 		if !found {
 			// A port-level setting replaces the whole policy for its port (istiod
 			// cluster_builder.go selectTrafficPolicyComponents): keep the top-level parts.
@@ -5181,6 +5220,9 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		}
 		d.patch = newPatch("networking.istio.io/v1", "DestinationRule", src.Namespace, src.Name, fields{{"spec", fields{{"trafficPolicy", fields{{"portLevelSettings", pls}}}}}})
 		d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: tls for port %d)", host, port)
+		if moved != 0 {
+			d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: its tls setting moves from port %d, which the entry declares plaintext, to port %d)", host, moved, port)
+		}
 		d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
 		if !shadowed {
 			d.msg += fmt.Sprintf(" DestinationRule %s/%s applies to the gateway for %s but sets no tls for port %d (a port-level setting without tls replaces the top-level tls for its port).", src.Namespace, src.Name, host, port)
