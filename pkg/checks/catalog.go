@@ -118,6 +118,7 @@ var catalogRefs = map[string]catalogRef{
 	GatewayPrivilegedPort: {"EGR0142", "§2.3, §5 (503 UF)", "pilot/pkg/networking/core/gateway.go buildGatewayListeners (unprivileged pods skip ports below 1024); pilot/pkg/model/context.go Proxy.IsUnprivileged; pkg/bootstrap/config.go GetNodeMetaData"},
 	GatewayServiceSpans:   {"EGR0144", "§2.3, §4.4", "pilot/pkg/serviceregistry/kube/controller/endpointslice.go (a Service's endpoints: every ready pod its selector matches); pilot/pkg/networking/core/gateway.go buildGatewayListeners (per workload)"},
 	PathFaultAbort:        {"EGR0143", "§5", "pilot/pkg/networking/core/route/route.go TranslateFault (abort percentage → the HTTP fault filter's FaultAbort)"},
+	PathOriginationUnused: {"EGR0150", "§2.5", "pilot/pkg/networking/core/cluster_builder.go applyDestinationRule (the port-level policy of the cluster's own port), cluster_tls.go buildUpstreamTLSSettings"},
 	PathTLSToPlaintext:    {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule"},
 	PathNotOriginated:     {"EGR0134", "§2.5, §5 (400 / reset)", "pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule (lookup path, exportTo)"},
 	PathMirrorAbsent:      {"EGR0133", "§2.4, §5 (NC, mirrored copies)", "pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent, TranslateRequestMirrorPolicy); pilot/pkg/model/push_context.go initVirtualServices (mirror hosts count as destinations)"},
@@ -302,7 +303,7 @@ var causePages = map[string]string{
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", PathFaultAbort: "sidecar-to-gateway-path", GatewayServiceSpans: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
 	ListenerClusterAbsent: "sidecar-to-gateway-path",
 	// TLS on each hop.
-	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathTLSToPlaintext: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
+	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathTLSToPlaintext: "tls-across-hops", PathOriginationUnused: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
 	ListenerNoCredential: "tls-across-hops", ListenerCertUnused: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
 	// meshConfig.serviceEntryVisibility.
 	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointUnpublished: "ambient", VisWaypointForbidden: "visibility",

@@ -50,7 +50,10 @@ const (
 	PathSidecarPlainToTLS = "SIDECAR_SENDS_PLAINTEXT_TO_TLS_PORT"
 	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
 	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
-	PathTLSToPlaintext    = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
+	PathTLSToPlaintext = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
+	// PathOriginationUnused: the gateway sends the call in plaintext to a plaintext port of the
+	// host, while the DestinationRule that applies to it originates TLS on the host's TLS port.
+	PathOriginationUnused = "TLS_ORIGINATION_NOT_USED"
 	PathWrongService      = "CALL_REACHES_ANOTHER_SERVICE"
 	PathRouteMatchAssumed = "ROUTE_MATCH_NOT_TRACED"
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
@@ -82,6 +85,7 @@ func init() {
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService for the host routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port), and with it that entry's own routes. The connection reaches the wrong endpoints. At an egress gateway: an opaque TCP server has one filter chain, and the first route bound to it takes every connection, so another host's route there never applies."},
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only."},
+		CatalogEntry{PathOriginationUnused, LevelWarning, "", "The egress gateway sends the call in plaintext to a port the entry declares plain HTTP, while the DestinationRule that applies to the gateway for that host originates TLS on the host's TLS port: the call works, but leaves the mesh unencrypted, and the TLS origination is never used. Usually the gateway's route was meant to go to the TLS port (443)."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
@@ -224,6 +228,56 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 			tr.t.Flag = c.Flag
 		}
 	}
+}
+
+// originationUnused warns (TLS_ORIGINATION_NOT_USED) when the gateway's cluster goes to a port
+// the host's entries declare plaintext while the DestinationRule the gateway applies to the host
+// originates TLS (SIMPLE or MUTUAL) on one of its TLS ports: valid configuration whose call leaves
+// unencrypted (istiod cluster_builder.go applyDestinationRule takes the port-level policy of the
+// cluster's own port; audit 49 case 09).
+func (tr *tracer) originationUnused(w Workload, cluster string) {
+	port, subset, host, ok := parseClusterName(cluster)
+	if !ok || !slices.Contains(plainPortsOf(tr.snap, host), port) {
+		return
+	}
+	for _, se := range tr.snap.ServiceEntries {
+		for _, p := range se.Spec.GetPorts() {
+			if p.GetNumber() == port && p.GetTargetPort() != 0 && p.GetTargetPort() != port &&
+				slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
+				return // a port with its own targetPort (Istio's TLS origination task) is not judged
+			}
+		}
+	}
+	ch := gatewayDRChoice(tr.snap, w, host)
+	if ch == nil {
+		return
+	}
+	for _, p := range tlsPortsOf(tr.snap, host) {
+		t := ch.ClusterTLS(p, subset)
+		if t == nil || (t.GetMode().String() != "SIMPLE" && t.GetMode().String() != "MUTUAL") {
+			continue
+		}
+		tr.t.Warnings = append(tr.t.Warnings, finding(PathOriginationUnused, "DestinationRule "+ch.Ref(),
+			fmt.Sprintf("Gateway %s sends the call to %s in plaintext (port %d, declared plain HTTP), while DestinationRule %s originates TLS for %s on port %d: the call leaves the mesh unencrypted and the TLS origination is never used.", w.Ref(), cluster, port, ch.Ref(), host, p),
+			fmt.Sprintf("If the call is meant to leave encrypted, point the gateway's route at port %d of %s (the DestinationRule originates TLS there); otherwise remove that tls setting.", p, host)))
+		return
+	}
+}
+
+// tlsPortsOf: the ports the ServiceEntries declaring host declare TLS or HTTPS.
+func tlsPortsOf(snap *snapshot.Snapshot, host string) []uint32 {
+	var out []uint32
+	for _, se := range snap.ServiceEntries {
+		if !slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
+			continue
+		}
+		for _, p := range se.Spec.GetPorts() {
+			if pr := strings.ToUpper(p.GetProtocol()); (pr == "TLS" || pr == "HTTPS") && !slices.Contains(out, p.GetNumber()) {
+				out = append(out, p.GetNumber())
+			}
+		}
+	}
+	return out
 }
 
 // plainPortsOf: the ports the ServiceEntries declaring host declare with a plaintext protocol
@@ -4869,6 +4923,9 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 			return true
 		}
 		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, host))
+		if plain {
+			tr.originationUnused(w, cluster)
+		}
 		return false
 	}
 	if expect == "the client's TLS" || strings.HasPrefix(expect, "the client's TLS inside ") {
