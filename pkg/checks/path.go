@@ -237,22 +237,19 @@ func (tr *tracer) fail(cause, flag, culprit, msg, fix string) {
 // cluster's own port; audit 49 case 09).
 func (tr *tracer) originationUnused(w Workload, cluster string) {
 	port, subset, host, ok := parseClusterName(cluster)
-	if !ok || !slices.Contains(plainPortsOf(tr.snap, host), port) {
+	if !ok {
 		return
 	}
-	for _, se := range tr.snap.ServiceEntries {
-		for _, p := range se.Spec.GetPorts() {
-			if p.GetNumber() == port && p.GetTargetPort() != 0 && p.GetTargetPort() != port &&
-				slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
-				return // a port with its own targetPort (Istio's TLS origination task) is not judged
-			}
-		}
+	ports := entryPortsOf(tr.snap, host)
+	if !slices.Contains(ports.plain, port) || slices.Contains(ports.retargeted, port) {
+		// (a port with its own targetPort, Istio's TLS origination task, is not judged)
+		return
 	}
 	ch := gatewayDRChoice(tr.snap, w, host)
 	if ch == nil {
 		return
 	}
-	for _, p := range tlsPortsOf(tr.snap, host) {
+	for _, p := range ports.tls {
 		t := ch.ClusterTLS(p, subset)
 		if t == nil || (t.GetMode().String() != "SIMPLE" && t.GetMode().String() != "MUTUAL") {
 			continue
@@ -264,34 +261,30 @@ func (tr *tracer) originationUnused(w Workload, cluster string) {
 	}
 }
 
-// tlsPortsOf: the ports the ServiceEntries declaring host declare TLS or HTTPS.
-func tlsPortsOf(snap *snapshot.Snapshot, host string) []uint32 {
-	var out []uint32
-	for _, se := range snap.ServiceEntries {
-		if !slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
-			continue
-		}
-		for _, p := range se.Spec.GetPorts() {
-			if pr := strings.ToUpper(p.GetProtocol()); (pr == "TLS" || pr == "HTTPS") && !slices.Contains(out, p.GetNumber()) {
-				out = append(out, p.GetNumber())
-			}
+// entryPorts are the ports the ServiceEntries declaring a host declare: with a plaintext
+// protocol (HTTP, HTTP2, GRPC, TCP), with TLS or HTTPS, and those whose targetPort differs from
+// their number.
+type entryPorts struct{ plain, tls, retargeted []uint32 }
+
+// entryPortsOf reads the ports of host's ServiceEntries from the model's registry (indexed by
+// host, built once per snapshot).
+func entryPortsOf(snap *snapshot.Snapshot, host string) entryPorts {
+	var out entryPorts
+	add := func(list *[]uint32, n uint32) {
+		if !slices.Contains(*list, n) {
+			*list = append(*list, n)
 		}
 	}
-	return out
-}
-
-// plainPortsOf: the ports the ServiceEntries declaring host declare with a plaintext protocol
-// (HTTP, HTTP2, GRPC, TCP).
-func plainPortsOf(snap *snapshot.Snapshot, host string) []uint32 {
-	var out []uint32
-	for _, se := range snap.ServiceEntries {
-		if !slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
-			continue
-		}
-		for _, p := range se.Spec.GetPorts() {
-			switch strings.ToUpper(p.GetProtocol()) {
+	for _, svc := range model.Services(snap, ReadIstiodFlags(snap, snap.Revision).MeshConfig).EntriesForHost(host) {
+		for _, p := range svc.Ports {
+			switch strings.ToUpper(p.Protocol) {
 			case "HTTP", "HTTP2", "GRPC", "TCP":
-				out = append(out, p.GetNumber())
+				add(&out.plain, p.Number)
+			case "TLS", "HTTPS":
+				add(&out.tls, p.Number)
+			}
+			if p.TargetPort != 0 && p.TargetPort != p.Number {
+				add(&out.retargeted, p.Number)
 			}
 		}
 	}
@@ -5248,7 +5241,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 			// tls written for a port the entry declares plaintext (the gateway's route goes to
 			// the TLS port): move that setting to the TLS port rather than add one beside it,
 			// which would leave TLS originated to a plaintext port (audit 49 case 06)
-			plain := plainPortsOf(snap, host)
+			plain := entryPortsOf(snap, host).plain
 			for _, pl := range pls {
 				pm, _ := pl.(map[string]any)
 				pp, _ := pm["port"].(map[string]any)

@@ -708,19 +708,7 @@ func entryTLSPort(snap *snapshot.Snapshot, vs *networkingv1.VirtualService, serv
 	if snap == nil || len(vs.Spec.GetHosts()) == 0 {
 		return serverPort
 	}
-	host := strings.ToLower(rules.ResolveShortname(vs.Spec.Hosts[0], vs.Namespace))
-	var ports []uint32
-	for _, se := range snap.ServiceEntries {
-		if !slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
-			continue
-		}
-		for _, p := range se.Spec.GetPorts() {
-			if pr := strings.ToUpper(p.GetProtocol()); (pr == "TLS" || pr == "HTTPS") && !slices.Contains(ports, p.GetNumber()) {
-				ports = append(ports, p.GetNumber())
-			}
-		}
-	}
-	if len(ports) == 1 {
+	if ports := entryPortsOf(snap, rules.ResolveShortname(vs.Spec.Hosts[0], vs.Namespace)).tls; len(ports) == 1 {
 		return ports[0]
 	}
 	return serverPort
