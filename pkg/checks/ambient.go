@@ -305,12 +305,7 @@ func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port 
 		var ports []string
 		all := false
 		for _, pr := range r.ParentRefs {
-			ns := r.Namespace
-			if pr.Namespace != nil {
-				ns = string(*pr.Namespace)
-			}
-			if pr.Group != nil && string(*pr.Group) == "networking.istio.io" && pr.Kind != nil && string(*pr.Kind) == "ServiceEntry" &&
-				string(pr.Name) == se.Name && ns == se.Namespace {
+			if kind, ns := rules.KubeParentKind(pr, r.Namespace); kind == rules.KubeParentServiceEntry && string(pr.Name) == se.Name && ns == se.Namespace {
 				if pr.Port == nil || uint32(*pr.Port) == port || port == 0 {
 					all = true
 					break

@@ -320,8 +320,8 @@ func hostnameStatusFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			}
 			visible := false
 			for _, ref := range r.ParentRefs {
-				_, kind, pns := rules.KubeParentRefDefaults(ref, r.Namespace)
-				if kind != "Gateway" {
+				kind, pns := rules.KubeParentKind(ref, r.Namespace)
+				if kind != rules.KubeParentGateway {
 					continue
 				}
 				if slices.ContainsFunc(reg.Shared(host), func(x rules.Service) bool {
@@ -439,10 +439,7 @@ func selectorRefusal(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (cu
 // "ns/name", which routes for host name that Gateway but do not attach to it, and why.
 func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 	var out []string
-	for _, a := range routeAttachments(snap) {
-		if a.Gateway != gateway || a.Accepted || !a.Found || !routeConcerns(a.Route, host) || crdIgnoredKind(snap, a.Route.Kind) {
-			continue
-		}
+	for _, a := range refusedRoutes(snap, host, routeConcerns, func(a rules.KubeRouteParentStatus) bool { return a.Gateway == gateway && a.Found }) {
 		out = append(out, fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s)", a.Route.Ref(), gateway, a.Index, attachMessage(a), a.Reason))
 	}
 	if len(out) == 0 {
@@ -455,43 +452,45 @@ func routeAttachNote(snap *snapshot.Snapshot, gateway, host string) string {
 // names Gateway gateway ("ns/name") in a parentRef the Gateway refuses. A route without
 // hostnames counts only through its backendRefs: it does not single out this host.
 func refusedKubeRoute(snap *snapshot.Snapshot, gateway, host string) (rules.KubeRouteParentStatus, bool) {
-	for _, a := range routeAttachments(snap) {
-		if a.Gateway != gateway || a.Accepted || !a.Found || crdIgnoredKind(snap, a.Route.Kind) {
-			continue
-		}
-		if slices.ContainsFunc(a.Route.Hostnames, func(h gatewayv1.Hostname) bool { return rules.HostMatches(string(h), host) }) ||
-			slices.ContainsFunc(a.Route.BackendRefs, func(b gatewayv1.BackendRef) bool { return strings.EqualFold(string(b.Name), host) }) {
-			return a, true
-		}
+	if rs := refusedRoutes(snap, host, routeNamesHost, func(a rules.KubeRouteParentStatus) bool { return a.Gateway == gateway && a.Found }); len(rs) > 0 {
+		return rs[0], true
 	}
 	return rules.KubeRouteParentStatus{}, false
 }
 
+// refusedRoutes: the parentRefs (routeAttachments, in its order) that their parent does not
+// accept, of routes of kinds istiod reads (crdIgnoredKind) that concern host by for (routeConcerns
+// or routeNamesHost), for which keep is true. The one query behind the gateway verdict's refused
+// route, its note, and a parentRef naming the Gateway in the wrong namespace.
+func refusedRoutes(snap *snapshot.Snapshot, host string, concerns func(rules.KubeRoute, string) bool, keep func(rules.KubeRouteParentStatus) bool) []rules.KubeRouteParentStatus {
+	var out []rules.KubeRouteParentStatus
+	for _, a := range routeAttachments(snap) {
+		if !a.Accepted && keep(a) && concerns(a.Route, host) && !crdIgnoredKind(snap, a.Route.Kind) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // routeConcerns: the route's hostnames match host (none: every host) or a backendRef names it.
 func routeConcerns(r rules.KubeRoute, host string) bool {
-	if len(r.Hostnames) == 0 {
-		return true
-	}
-	for _, h := range r.Hostnames {
-		if rules.HostMatches(string(h), host) {
-			return true
-		}
-	}
-	for _, b := range r.BackendRefs {
-		if strings.EqualFold(string(b.Name), host) {
-			return true
-		}
-	}
-	return false
+	return len(r.Hostnames) == 0 || routeNamesHost(r, host)
+}
+
+// routeNamesHost: a hostname of the route matches host, or a backendRef names it (a route
+// without hostnames does not single out a host).
+func routeNamesHost(r rules.KubeRoute, host string) bool {
+	return slices.ContainsFunc(r.Hostnames, func(h gatewayv1.Hostname) bool { return rules.HostMatches(string(h), host) }) ||
+		slices.ContainsFunc(r.BackendRefs, func(b gatewayv1.BackendRef) bool { return strings.EqualFold(string(b.Name), host) })
 }
 
 // meshPortFindings: GATEWAY_API_MESH_PORT_UNDECLARED for every Service or ServiceEntry parentRef
 // of a route whose port the parent does not declare (istiod route_collections.go: the port is
 // added to every match, augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch).
 func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
-	declared := func(group, kind, ns, name string) ([]string, bool) {
-		switch {
-		case group == "networking.istio.io" && kind == "ServiceEntry":
+	declared := func(kind, ns, name string) ([]string, bool) {
+		switch kind {
+		case rules.KubeParentServiceEntry:
 			for _, se := range snap.ServiceEntries {
 				if se.Namespace == ns && se.Name == name {
 					var ps []string
@@ -501,7 +500,7 @@ func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 					return ps, true
 				}
 			}
-		case (group == "" || group == "core") && kind == "Service":
+		case rules.KubeParentService:
 			for _, svc := range snap.Services {
 				if svc.Namespace == ns && svc.Name == name {
 					var ps []string
@@ -523,8 +522,8 @@ func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			if ref.Port == nil {
 				continue
 			}
-			group, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
-			ports, ok := declared(group, kind, ns, string(ref.Name))
+			kind, ns := rules.KubeParentKind(ref, r.Namespace)
+			ports, ok := declared(kind, ns, string(ref.Name))
 			if !ok || slices.Contains(ports, fmt.Sprint(*ref.Port)) {
 				continue
 			}

@@ -2404,14 +2404,20 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 	// A mesh route for the host whose parentRef names the host's entry in a namespace without
 	// it (no namespace: the route's own): istiod attaches it to nothing (conversion.go
 	// referenceAllowed: NoMatchingParent, "parent service entry ... not found").
+	//
+	// A mesh route for the host whose parentRef sets a port other than the one called: istiod
+	// makes every rule of it match that port only (route_collections.go augmentPortMatch,
+	// augmentTLSPortMatch, augmentTCPPortMatch), so the call to the entry's port is not routed
+	// by it. It applies to the sidecars of its own namespace and the parent's.
 	if s, ok := v.Outbound.ScopeService(host); ok {
-		want := "ServiceEntry"
+		want := rules.KubeParentServiceEntry
 		if s.Kind == rules.KindService {
-			want = "Service"
+			want = rules.KubeParentService
 		}
-		for _, r := range rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes) {
+		routes := rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes)
+		for _, r := range routes {
 			for i, ref := range r.ParentRefs {
-				_, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				kind, ns := rules.KubeParentKind(ref, r.Namespace)
 				if kind != want || string(ref.Name) != s.Name || ns == s.Namespace || tr.hasMeshParent(kind, ns, s.Name) {
 					continue
 				}
@@ -2425,22 +2431,12 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s.", rref, i, s.Namespace)}
 			}
 		}
-	}
-	// A mesh route for the host whose parentRef sets a port other than the one called: istiod
-	// makes every rule of it match that port only (route_collections.go augmentPortMatch,
-	// augmentTLSPortMatch, augmentTCPPortMatch), so the call to the entry's port is not routed
-	// by it. It applies to the sidecars of its own namespace and the parent's.
-	if s, ok := v.Outbound.ScopeService(host); ok {
-		want := "ServiceEntry"
-		if s.Kind == rules.KindService {
-			want = "Service"
-		}
-		for _, r := range rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes) {
+		for _, r := range routes {
 			if r.Namespace != v.Namespace && r.Namespace != s.Namespace {
 				continue
 			}
 			for i, ref := range r.ParentRefs {
-				_, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				kind, ns := rules.KubeParentKind(ref, r.Namespace)
 				if kind != want || string(ref.Name) != s.Name || ns != s.Namespace || ref.Port == nil || uint32(*ref.Port) == tr.t.Port {
 					continue
 				}
@@ -5451,11 +5447,12 @@ func (tr *tracer) unattachedRoute(view *snapshot.Snapshot, w Workload, flags Ist
 // API form of a VirtualService's gateway short name resolved in its own namespace.
 func misparentedKubeRoute(snap *snapshot.Snapshot, gwNs, gwName, host string) (culprit, why, fix string, ok bool) {
 	gw := gwNs + "/" + gwName
-	for _, a := range routeAttachments(snap) {
+	elsewhere := func(a rules.KubeRouteParentStatus) bool {
 		ns, name, _ := strings.Cut(a.Gateway, "/")
-		if a.Accepted || name != gwName || ns == gwNs || !routeConcerns(a.Route, host) || crdIgnoredKind(snap, a.Route.Kind) {
-			continue
-		}
+		return name == gwName && ns != gwNs
+	}
+	for _, a := range refusedRoutes(snap, host, routeConcerns, elsewhere) {
+		ns, name, _ := strings.Cut(a.Gateway, "/")
 		how := "namespace " + ns
 		if a.Route.ParentRefs[a.Index].Namespace == nil {
 			how = "no namespace, so the route's own, " + ns
@@ -5555,7 +5552,7 @@ func (tr *tracer) noKubeRoute(view *snapshot.Snapshot, w Workload, flags IstiodF
 					continue
 				}
 				for _, ref := range r.ParentRefs {
-					if _, pk, pns := rules.KubeParentRefDefaults(ref, r.Namespace); pk == "Gateway" && pns == o.Namespace && string(ref.Name) == o.Name {
+					if pk, pns := rules.KubeParentKind(ref, r.Namespace); pk == rules.KubeParentGateway && pns == o.Namespace && string(ref.Name) == o.Name {
 						return noServer{why: fmt.Sprintf("%s names Gateway %s, but it is labelled istio.io/rev=%s and the gateway %s is served by revision %s, whose istiod does not read it: no route attaches to listener %s, so the listener is left out", r.Ref(), gwRef, r.Labels[RevisionLabel], w.Ref(), orDefault(w.Revision), o.Section),
 							culprit: r.Ref(), fix: fmt.Sprintf("Remove the istio.io/rev label from %s (every istiod revision reads an unlabelled object).", r.Ref())}, true
 					}

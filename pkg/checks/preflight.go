@@ -1571,8 +1571,8 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 				continue
 			}
 			for _, ref := range r.ParentRefs {
-				_, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
-				if kind != "ServiceEntry" {
+				kind, ns := rules.KubeParentKind(ref, r.Namespace)
+				if kind != rules.KubeParentServiceEntry {
 					continue
 				}
 				se, _ := findObject(snap, "ServiceEntry", ns, string(ref.Name)).(*networkingv1.ServiceEntry)

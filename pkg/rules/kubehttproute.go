@@ -126,8 +126,8 @@ type kubeRouteParent struct {
 func kubeRouteParents(parents map[string][]*kubeParent, refs []gatewayv1.ParentReference, hostnames []gatewayv1.Hostname, routeNs, routeKind string) []kubeRouteParent {
 	var out []kubeRouteParent
 	for _, ref := range refs {
-		group, kind, ns := KubeParentRefDefaults(ref, routeNs)
-		if group != gatewayAPIGroup || kind != "Gateway" {
+		kind, ns := KubeParentKind(ref, routeNs)
+		if kind != KubeParentGateway {
 			continue // mesh (Service, ServiceEntry) and ListenerSet parents: not modelled here
 		}
 		current := parents[ns+"/"+string(ref.Name)]
@@ -285,8 +285,8 @@ func KubeRouteParentStatuses(routes []KubeRoute, in KubeRouteInputs) []KubeRoute
 	var out []KubeRouteParentStatus
 	for _, route := range routes {
 		for i, ref := range route.ParentRefs {
-			group, kind, ns := KubeParentRefDefaults(ref, route.Namespace)
-			if group != gatewayAPIGroup || kind != "Gateway" {
+			kind, ns := KubeParentKind(ref, route.Namespace)
+			if kind != KubeParentGateway {
 				continue
 			}
 			st := KubeRouteParentStatus{Route: route, Index: i, Gateway: ns + "/" + string(ref.Name)}
@@ -932,6 +932,33 @@ func KubeParentRefDefaults(ref gatewayv1.ParentReference, routeNs string) (group
 	return group, kind, ns
 }
 
+// The kinds of parent a Gateway API route can name that istiod converts (KubeParentKind).
+const (
+	KubeParentGateway      = "Gateway"
+	KubeParentService      = "Service"
+	KubeParentServiceEntry = "ServiceEntry"
+)
+
+// KubeParentKind classifies a parentRef as istiod does before resolving it: KubeParentGateway
+// (a gateway.networking.k8s.io Gateway), KubeParentService (a core Service) or
+// KubeParentServiceEntry (a networking.istio.io ServiceEntry), or "" for anything else
+// (ListenerSets, other groups, and group "core": istiod matches the Service's group "" exactly
+// in its schemas, collection.Schemas FindByGroupKind); ns is the parent's namespace (the route's when unset). The last
+// two are mesh parents: the route applies to sidecars and waypoints, not to a gateway.
+//
+// Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go toInternalParentReference
+// (gatewaycommon.NormalizeReference with the Gateway default, allowedParentReferences).
+func KubeParentKind(ref gatewayv1.ParentReference, routeNs string) (kind, ns string) {
+	group, kind, ns := KubeParentRefDefaults(ref, routeNs)
+	switch {
+	case group == gatewayAPIGroup && kind == KubeParentGateway,
+		group == "" && kind == KubeParentService,
+		group == "networking.istio.io" && kind == KubeParentServiceEntry:
+		return kind, ns
+	}
+	return "", ns
+}
+
 // kubeMeshParent is a route's mesh parent (a Service or ServiceEntry parentRef) as
 // HTTPRouteCollection builds its VirtualServices: the hosts (the Service's cluster-local name,
 // or the ServiceEntry's hosts) and the parentRef's port (0: none).
@@ -947,15 +974,15 @@ type kubeMeshParent struct {
 func kubeMeshParents(refs []gatewayv1.ParentReference, routeNs string, in KubeRouteInputs) []kubeMeshParent {
 	var out []kubeMeshParent
 	for _, ref := range refs {
-		group, kind, ns := KubeParentRefDefaults(ref, routeNs)
+		kind, ns := KubeParentKind(ref, routeNs)
 		var m kubeMeshParent
-		switch {
-		case (group == "" || group == "core") && kind == "Service":
+		switch kind {
+		case KubeParentService:
 			if !slices.ContainsFunc(in.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(ref.Name) }) {
 				continue
 			}
 			m.hosts = []string{string(ref.Name) + "." + ns + ".svc.cluster.local"}
-		case group == "networking.istio.io" && kind == "ServiceEntry":
+		case KubeParentServiceEntry:
 			i := slices.IndexFunc(in.ServiceEntries, func(se *networkingv1.ServiceEntry) bool { return se.Namespace == ns && se.Name == string(ref.Name) })
 			if i < 0 {
 				continue
@@ -1024,12 +1051,7 @@ func KubeHTTPRouteUnmodelledFilters(r *gatewayv1.HTTPRoute) []string {
 // have no filters, so this is all the model needs of them.
 func KubeParentRefsModelled(refs []gatewayv1.ParentReference, routeNs string) bool {
 	for _, p := range refs {
-		group, kind, _ := KubeParentRefDefaults(p, routeNs)
-		switch {
-		case group == gatewayAPIGroup && kind == "Gateway":
-		case (group == "" || group == "core") && kind == "Service":
-		case group == "networking.istio.io" && kind == "ServiceEntry":
-		default:
+		if kind, _ := KubeParentKind(p, routeNs); kind == "" {
 			return false
 		}
 	}

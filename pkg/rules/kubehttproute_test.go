@@ -160,3 +160,50 @@ func TestKubeGrantsNear(t *testing.T) {
 		t.Errorf("an allowing grant is near: %q", n)
 	}
 }
+
+// TestKubeParentKind: istiod's toInternalParentReference converts Gateways, core Services and
+// networking.istio.io ServiceEntries; the group defaults to gateway.networking.k8s.io, so a
+// kind without its group, or the Service with group "core", is a parent istiod refuses
+// ("unsupported parent").
+func TestKubeParentKind(t *testing.T) {
+	str := func(s string) *string { return &s }
+	ref := func(group, kind, ns *string) gatewayv1.ParentReference {
+		r := gatewayv1.ParentReference{Name: "p"}
+		if group != nil {
+			g := gatewayv1.Group(*group)
+			r.Group = &g
+		}
+		if kind != nil {
+			k := gatewayv1.Kind(*kind)
+			r.Kind = &k
+		}
+		if ns != nil {
+			n := gatewayv1.Namespace(*ns)
+			r.Namespace = &n
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name             string
+		ref              gatewayv1.ParentReference
+		wantKind, wantNs string
+	}{
+		{"defaults", ref(nil, nil, nil), KubeParentGateway, "route-ns"},
+		{"gateway in another namespace", ref(str(gatewayAPIGroup), str("Gateway"), str("gw")), KubeParentGateway, "gw"},
+		{"core Service, empty group", ref(str(""), str("Service"), nil), KubeParentService, "route-ns"},
+		{"core Service in another namespace", ref(str(""), str("Service"), str("apps")), KubeParentService, "apps"},
+		{"group core: not a group istiod knows", ref(str("core"), str("Service"), str("apps")), "", "apps"},
+		{"Service without its group", ref(nil, str("Service"), nil), "", "route-ns"},
+		{"ServiceEntry", ref(str("networking.istio.io"), str("ServiceEntry"), str("ext")), KubeParentServiceEntry, "ext"},
+		{"ServiceEntry without its group", ref(nil, str("ServiceEntry"), nil), "", "route-ns"},
+		{"ListenerSet", ref(str(gatewayAPIGroup), str("ListenerSet"), nil), "", "route-ns"},
+	} {
+		kind, ns := KubeParentKind(c.ref, "route-ns")
+		if kind != c.wantKind || ns != c.wantNs {
+			t.Errorf("%s: got (%q, %q), want (%q, %q)", c.name, kind, ns, c.wantKind, c.wantNs)
+		}
+		if modelled := KubeParentRefsModelled([]gatewayv1.ParentReference{c.ref}, "route-ns"); modelled != (c.wantKind != "") {
+			t.Errorf("%s: KubeParentRefsModelled = %v", c.name, modelled)
+		}
+	}
+}
