@@ -33,6 +33,7 @@ const (
 	WaypointNotWaypointClass = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
 	AmbientLabelWithSidecar  = "AMBIENT_LABEL_WITH_SIDECAR"
 	WaypointAnnotation       = "USE_WAYPOINT_AS_ANNOTATION"
+	AmbientDNSCaptureOff     = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
 )
 
 func init() {
@@ -48,6 +49,7 @@ func init() {
 		CatalogEntry{WaypointNotWaypointClass, LevelWarning, "", "A ServiceEntry is bound to a Gateway whose class is not a waypoint class (istio-waypoint): istiod binds the entry to it all the same, but the proxy deployed for that class is a gateway, not a waypoint, and may not accept the HBONE connections ztunnel sends it (port 15008)."},
 		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
+		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -713,14 +715,14 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	// ambient.dnsCapture), which the input does not carry; a pod may say so itself with the
 	// annotation ambient.istio.io/dns-capture (istio cni/pkg/nodeagent/net.go).
 	dns := "when they resolve the host through ztunnel's DNS proxy (on by default; whether it is on is not in the input: without it they must dial it themselves)"
-	dnsResult := Pass
+	dnsResult, dnsOff := Pass, ""
 	if v, ok := podAnnotations(snap, workload)[dnsCaptureAnnotation]; ok {
 		switch on, err := strconv.ParseBool(v); {
 		case err == nil && on:
 			dns = "when it resolves the host: the pod asks for ztunnel's DNS proxy (" + dnsCaptureAnnotation + "=" + v + ")"
 		case err == nil:
 			dns = "only if it dials it itself: the pod opts out of ztunnel's DNS proxy (" + dnsCaptureAnnotation + "=" + v + "), so cluster DNS answers for the host, and its addresses do not match the entry"
-			dnsResult = Warn
+			dnsResult, dnsOff = Warn, dnsCaptureAnnotation+"="+v
 		}
 	}
 	switch {
@@ -817,6 +819,22 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			}
 		}
 		tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
+		return p, nil
+	}
+	if dnsOff != "" && auto {
+		// The pod resolves the host through cluster DNS, and the only address ztunnel knows the
+		// host by is the one istiod allocated (services.go constructServiceEntries,
+		// ip_autoallocation.go), which only ztunnel's DNS proxy gives out (istio-cni
+		// nodeagent/net.go reads annotation.AmbientDnsCapture per pod): nothing the pod dials
+		// matches the entry, so the call bypasses the waypoint (blind audit 51 b3).
+		for i := range p.Hops {
+			if p.Hops[i].Step == "address" {
+				p.Hops[i].Result = Fail
+			}
+		}
+		tr.fail(AmbientDNSCaptureOff, "", "Pod "+workload,
+			fmt.Sprintf("Pod %s opts out of ztunnel's DNS proxy (%s), and ztunnel knows %s only by the address istiod allocated to %s (status.addresses), which only the DNS proxy gives out: the pod dials the address cluster DNS gives for the host, ztunnel does not match it with the entry, and the call bypasses waypoint %s.", workload, dnsOff, host, ref, b.Waypoint),
+			fmt.Sprintf("remove the annotation %s from the pod's template (ztunnel's DNS proxy is on by default), or give %s a virtual IP in spec.addresses and make the client dial it", dnsOff, ref))
 		return p, nil
 	}
 	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"

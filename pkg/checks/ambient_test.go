@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -334,23 +335,44 @@ spec:
 }
 
 // A pod that opts out of ztunnel's DNS proxy (ambient.istio.io/dns-capture=false) resolves the
-// host through cluster DNS: the address hop warns that its calls match the entry only if it
-// dials the entry's address itself.
+// host through cluster DNS. When the entry has a virtual IP of its own (spec.addresses) the
+// address hop warns that its calls match the entry only if it dials that address itself; when
+// ztunnel knows the host only by the address istiod allocated, which only the DNS proxy gives
+// out, the call bypasses the waypoint: AMBIENT_POD_WITHOUT_DNS_CAPTURE, blaming the pod (blind
+// audit 51 b3). Two shapes: an HTTP entry in another namespace bound through its namespace's
+// label, and a TLS entry bound by its own label in the client's namespace.
 func TestAmbientPodWithoutDNSCapture(t *testing.T) {
-	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
-		annotation string
-		want       Result
-	}{{"false", Warn}, {"true", Pass}, {"", Pass}} {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "client", Labels: map[string]string{"app": "client"}}}
+		fixture, ns, host string
+		port              uint32
+		dropAddresses     bool
+		annotation        string
+		want              Result
+		cause             string
+	}{
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, false, "false", Warn, AmbientViaWaypoint},
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, false, "true", Pass, AmbientViaWaypoint},
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, false, "", Pass, AmbientViaWaypoint},
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, true, "false", Fail, AmbientDNSCaptureOff},
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, true, "", Warn, AmbientViaWaypoint}, // the allocated address is not in the files
+		{"ambient-waypoint-bound-same-namespace.yaml", "apps", "api.example.com", 443, false, "false", Fail, AmbientDNSCaptureOff},
+		{"ambient-waypoint-bound-same-namespace.yaml", "apps", "api.example.com", 443, false, "true", Warn, AmbientViaWaypoint}, // the same
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.fixture))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.dropAddresses {
+			for _, se := range snap.ServiceEntries {
+				se.Spec.Addresses = nil
+			}
+		}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: tc.ns, Name: "client", Labels: map[string]string{"app": "client"}}}
 		if tc.annotation != "" {
 			pod.Annotations = map[string]string{"ambient.istio.io/dns-capture": tc.annotation}
 		}
 		snap.Pods = []*corev1.Pod{pod}
-		p, err := TracePath(snap, PathOptions{Host: "shop-api.vendor.example", Port: 80, Pod: "shop/client"})
+		p, err := TracePath(snap, PathOptions{Host: tc.host, Port: tc.port, Pod: tc.ns + "/client"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,8 +382,12 @@ func TestAmbientPodWithoutDNSCapture(t *testing.T) {
 				got = h.Result
 			}
 		}
-		if got != tc.want || p.Client != "ambient shop/client" || p.Cause != AmbientViaWaypoint {
-			t.Errorf("dns-capture %q: address hop %s, client %s, cause %s", tc.annotation, got, p.Client, p.Cause)
+		name := fmt.Sprintf("%s addresses dropped %v, dns-capture %q", tc.fixture, tc.dropAddresses, tc.annotation)
+		if got != tc.want || p.Client != "ambient "+tc.ns+"/client" || p.Cause != tc.cause {
+			t.Errorf("%s: address hop %s, client %s, cause %s; want %s, %s", name, got, p.Client, p.Cause, tc.want, tc.cause)
+		}
+		if tc.cause == AmbientDNSCaptureOff && (p.Culprit != "Pod "+tc.ns+"/client" || !strings.Contains(p.Fix, "ambient.istio.io/dns-capture=false") || !strings.Contains(p.Fix, "spec.addresses")) {
+			t.Errorf("%s: culprit %q, fix %q", name, p.Culprit, p.Fix)
 		}
 	}
 }
