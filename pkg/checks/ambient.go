@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"net/netip"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,6 +34,7 @@ const (
 	WaypointNotWaypointClass = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
 	AmbientLabelWithSidecar  = "AMBIENT_LABEL_WITH_SIDECAR"
 	WaypointAnnotation       = "USE_WAYPOINT_AS_ANNOTATION"
+	WaypointRouteIgnored     = "WAYPOINT_ROUTE_IGNORED"
 	AmbientDNSCaptureOff     = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
 )
 
@@ -50,6 +52,7 @@ func init() {
 		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
+		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -298,12 +301,19 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 }
 
 // routesOnEntry lists the Gateway API routes with the ServiceEntry se as a parent (group
-// networking.istio.io, kind ServiceEntry; the waypoint applies them), split by the call's port:
-// a parentRef with a port makes istiod match that port only (route_collections.go
+// networking.istio.io, kind ServiceEntry) that waypoint wp applies, split by the call's port: a
+// parentRef with a port makes istiod match that port only (route_collections.go
 // augmentPortMatch and its TLS/TCP forms), so a route attached on another port does not apply
-// to the call (elsewhere: "<route> (port N)").
-func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32) (applies, elsewhere []string) {
+// to the call (elsewhere: "<route> (port N)"). Routes in a namespace other than the entry's and
+// the waypoint's are ignored by the waypoint (ignored; waypointIgnoredRoutes).
+func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32, wp rules.WaypointRef) (applies, elsewhere, ignored []string) {
 	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+		if r.Namespace != se.Namespace && r.Namespace != wp.Namespace {
+			if attachedTo(r, se) {
+				ignored = append(ignored, r.Ref())
+			}
+			continue
+		}
 		var ports []string
 		all := false
 		for _, pr := range r.ParentRefs {
@@ -322,7 +332,57 @@ func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port 
 			elsewhere = append(elsewhere, fmt.Sprintf("%s (port %s)", r.Ref(), strings.Join(ports, ", ")))
 		}
 	}
-	return applies, elsewhere
+	return applies, elsewhere, ignored
+}
+
+// attachedTo: a parentRef of route r names the ServiceEntry se.
+func attachedTo(r rules.KubeRoute, se *networkingv1.ServiceEntry) bool {
+	return slices.ContainsFunc(r.ParentRefs, func(pr gatewayv1.ParentReference) bool {
+		kind, ns := rules.KubeParentKind(pr, r.Namespace)
+		return kind == rules.KubeParentServiceEntry && string(pr.Name) == se.Name && ns == se.Namespace
+	})
+}
+
+// waypointIgnoredRoutes: WAYPOINT_ROUTE_IGNORED for the Gateway API routes attached to the
+// ServiceEntry se, which istiod binds to waypoint b, from a namespace other than the entry's and
+// the waypoint's: the waypoint reads the VirtualServices istiod generates from routes (in the
+// route's namespace) of those two namespaces only, so it does not apply them; they apply only to
+// sidecars in their own namespace (blind audit 51 e2).
+//
+// Mirrors istiod pilot/pkg/networking/core/listener_waypoint.go getVirtualServiceForWaypoint;
+// pilot/pkg/config/kube/gateway/route_collections.go (the VirtualService's namespace is the
+// route's).
+func waypointIgnoredRoutes(snap *snapshot.Snapshot, b rules.WaypointBinding, se *networkingv1.ServiceEntry) *Finding {
+	if !b.Asked || !b.Accepted {
+		return nil
+	}
+	_, _, ignored := routesOnEntry(snap, se, 0, b.Waypoint)
+	if len(ignored) == 0 {
+		return nil
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	where := se.Namespace
+	if b.Waypoint.Namespace != se.Namespace {
+		where += " (the entry's) or " + b.Waypoint.Namespace + " (the waypoint's)"
+	}
+	var nss []string
+	for _, r := range ignored {
+		_, rest, _ := strings.Cut(r, " ")
+		ns, _, _ := strings.Cut(rest, "/")
+		if !slices.Contains(nss, ns) {
+			nss = append(nss, ns)
+		}
+	}
+	only := fmt.Sprintf("the entry's namespace (%s) and its own (%s)", se.Namespace, b.Waypoint.Namespace)
+	if b.Waypoint.Namespace == se.Namespace {
+		only = "namespace " + se.Namespace + " (the entry's and its own)"
+	}
+	f := finding(WaypointRouteIgnored, ignored[0],
+		fmt.Sprintf("%s %s to %s, which istiod binds to waypoint %s, from namespace %s: the waypoint applies only routes in %s, so it ignores %s; %s only to sidecars in %s.",
+			strings.Join(ignored, ", "), plural(len(ignored), "attaches", "attach"), ref, b.Waypoint, strings.Join(nss, ", "), only,
+			plural(len(ignored), "it", "them"), plural(len(ignored), "it applies", "they apply"), strings.Join(nss, ", ")),
+		fmt.Sprintf("Move %s to namespace %s (keep its parentRef to %s).", strings.Join(ignored, ", "), where, ref))
+	return &f
 }
 
 // notReady: the waypoint's Gateway has no status addresses and its status is known (read from a
@@ -839,7 +899,14 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"
 	routesResult := NotChecked
-	attached, elsewhere := routesOnEntry(snap, se, port)
+	attached, elsewhere, _ := routesOnEntry(snap, se, port, b.Waypoint)
+	if f := waypointIgnoredRoutes(snap, b, se); f != nil {
+		p.Warnings = append(p.Warnings, *f)
+		if len(attached) == 0 {
+			routesResult = Warn
+			routesHop = "the waypoint ignores " + f.Resource + " (in a namespace other than the entry's and its own); " + routesHop
+		}
+	}
 	if len(attached) > 0 {
 		verb := plural(len(attached), "attaches", "attach")
 		routesHop = fmt.Sprintf("%s %s to %s and %s at the waypoint; the waypoint's configuration (these routes, DestinationRules, TLS origination) is not traced", strings.Join(attached, ", "), verb, ref, plural(len(attached), "applies", "apply"))

@@ -697,6 +697,7 @@ var defaultFields = map[string]string{
 	WaypointNotAllowed:          "spec.listeners[].allowedRoutes",
 	WaypointNoStatusAddress:     "status.addresses",
 	AmbientNoAddress:            "spec.addresses",
+	WaypointRouteIgnored:        "metadata.namespace",
 	WaypointStatusDrift:         "status.conditions",
 }
 

@@ -243,7 +243,7 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		}
 		if v.Visibility != rules.VisibilityNone {
 			b := waypointBinding(snap, view, se, v.Visibility)
-			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b), bindingStatusFinding(snap, b, se), waypointAnnotationFinding(snap, b, se)}
+			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b), bindingStatusFinding(snap, b, se), waypointAnnotationFinding(snap, b, se), waypointIgnoredRoutes(snap, b, se)}
 			for _, x := range ss {
 				fs = append(fs, noAddressFinding(b, se, x.Hostname, flags.IPAutoallocateOn()))
 			}
