@@ -982,9 +982,13 @@ func ambientIgnoredFinding(ns string, what []string, resource string) *Finding {
 }
 
 // AmbientNamespaceFindings are, for every namespace whose workloads are ambient, the settings of
-// the sidecar world in force there that do nothing for them (preflight).
+// the sidecar world in force there that do nothing for them (preflight), and, per ServiceEntry,
+// an exportTo that leaves ambient namespaces out while the entry's visibility publishes it to
+// them (ztunnel does not read exportTo: services.go serviceEntriesInfo; blind audit 51 d3).
 func AmbientNamespaceFindings(snap *snapshot.Snapshot) []Finding {
 	var out []Finding
+	byRev := map[string][]string{}
+	var revs []string
 	for _, n := range snap.Namespaces {
 		if amb, _ := ambientClient(snap, n.Name, nil); !amb {
 			continue
@@ -994,6 +998,39 @@ func AmbientNamespaceFindings(snap *snapshot.Snapshot) []Finding {
 		what, res := ambientIgnoredSettings(snap, flags, n.Name)
 		if f := ambientIgnoredFinding(n.Name, what, res); f != nil {
 			out = append(out, *f)
+		}
+		if _, ok := byRev[rev]; !ok {
+			revs = append(revs, rev)
+		}
+		byRev[rev] = append(byRev[rev], n.Name)
+	}
+	for _, rev := range revs {
+		view := RevisionView(snap, rev)
+		seen := map[string]bool{}
+		for _, s := range model.Services(view, ReadIstiodFlags(view, rev).MeshConfig).All {
+			if s.Kind != rules.KindServiceEntry || seen[s.Ref()] || s.Visibility.Visibility == rules.VisibilityNone || s.Visibility.Visibility == rules.VisibilityNamespace {
+				continue
+			}
+			exportTo := s.UncappedExportTo
+			if exportTo == nil {
+				exportTo = s.ExportTo
+			}
+			var left []string
+			for _, ns := range byRev[rev] {
+				if ns != s.Namespace && !rules.ServiceVisible(s.Namespace, exportTo, ns) {
+					left = append(left, ns)
+				}
+			}
+			if len(left) == 0 {
+				continue
+			}
+			seen[s.Ref()] = true
+			sort.Strings(left)
+			f := finding(AmbientSettingIgnored, s.Ref(),
+				fmt.Sprintf("The exportTo %s of %s leaves out namespace%s %s, whose workloads are ambient: ztunnel does not read exportTo, so they reach %s all the same (only the entry's visibility, meshConfig.serviceEntryVisibility, limits ambient clients).", fmtList(exportTo), s.Ref(), plural(len(left), "", "s"), strings.Join(left, ", "), s.Hostname),
+				"limit ambient workloads with a waypoint and AuthorizationPolicies, or the entry's visibility (meshConfig.serviceEntryVisibility NAMESPACE), not with exportTo")
+			f.Resource = s.Ref() + " spec.exportTo"
+			out = append(out, f)
 		}
 	}
 	return out

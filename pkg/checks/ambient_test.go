@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 	"os"
 	"path/filepath"
 	"slices"
@@ -674,5 +675,75 @@ func TestAmbientOtherDeclarationFixLabels(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no %s warning: %+v", file, PathDirect, p.Warnings)
 		}
+	}
+}
+
+// preflight's exportTo warning for ambient namespaces (blind audit 51 d3): an entry whose exportTo
+// leaves an ambient namespace out, while its visibility publishes it to ztunnel, gets
+// AMBIENT_IGNORES_SIDECAR_SETTING on spec.exportTo naming the namespaces; an exportTo that names
+// them, or a NAMESPACE visibility (which limits ambient clients itself), gets none.
+func TestAmbientExportToFinding(t *testing.T) {
+	exportFindings := func(snap *snapshot.Snapshot) []string {
+		var out []string
+		for _, f := range AmbientNamespaceFindings(snap) {
+			if strings.HasSuffix(f.Resource, " spec.exportTo") {
+				out = append(out, f.Resource+": "+f.Message)
+			}
+		}
+		return out
+	}
+	// shape 1: the HTTP entry of istio-egress, exportTo ["."], ambient client shop
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := exportFindings(snap)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "ServiceEntry istio-egress/vendor spec.exportTo: ") || !strings.Contains(got[0], "leaves out namespace shop,") {
+		t.Errorf("exportTo [.]: %q", got)
+	}
+	if snap, err = loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-bound-egress-namespace.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	snap.ServiceEntries[0].Spec.ExportTo = []string{".", "shop"}
+	if got := exportFindings(snap); len(got) != 0 {
+		t.Errorf("exportTo naming shop: %q", got)
+	}
+	// shape 2: a TLS entry exported to one namespace, two ambient namespaces left out; then
+	// the mesh's serviceEntryVisibility makes it NAMESPACE, which does limit ambient clients
+	entry := `
+apiVersion: v1
+kind: Namespace
+metadata: {name: a, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: b, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: vault}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: kms, namespace: vault}
+spec:
+  hosts: [kms.example.org]
+  exportTo: [ops]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+`
+	got = exportFindings(loadYAML(t, entry))
+	if len(got) != 1 || !strings.Contains(got[0], "leaves out namespaces a, b,") {
+		t.Errorf("exportTo [ops]: %q", got)
+	}
+	if got := exportFindings(loadYAML(t, entry, `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |-
+    serviceEntryVisibility: {defaultVisibility: NAMESPACE}
+`)); len(got) != 0 {
+		t.Errorf("NAMESPACE visibility: %q", got)
 	}
 }
