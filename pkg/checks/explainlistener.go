@@ -1723,10 +1723,11 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		}
 	}
 	if rep.Host != "" {
-		passthroughChainMiss(snap, w, rep, onPort)
+		passthroughChainMiss(snap, w, rep, onPort, false)
 		if !opt.nested {
 			chainBehindOtherPort(snap, w, rep)
 		}
+		passthroughChainMiss(snap, w, rep, onPort, true)
 		httpRoutesNotOriginated(snap, w, rep)
 		gatewaySelfRoutes(snap, w, rep)
 		gatewayDoubleTLS(snap, w, rep)
@@ -2116,8 +2117,11 @@ func unjoinedWildcardText(snap *snapshot.Snapshot, vh, wv rules.VirtualHost, nam
 // passthroughChainMiss reports the host's TLS call finding no filter chain on a listener that
 // another server keeps: a PASSTHROUGH server on the port lists the host, yet no chain of the
 // merged listener matches its server name, so the gateway resets the connection (the traced
-// path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL, with the same culprit; blind audit 28 #13).
-func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerReport, onPort map[uint32][]rules.GatewayServer) {
+// path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL, with the same culprit; blind audit 28 #13). With
+// others, the listeners whose tls servers do not list the host (after chainBehindOtherPort,
+// which names a mesh route's port instead when a chain for the name waits behind another port):
+// the name matches no chain there either, which is no OK (blind audit 50 f3d).
+func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerReport, onPort map[uint32][]rules.GatewayServer, others bool) {
 	for _, l := range rep.Listeners {
 		if len(l.Chains) == 0 || slices.ContainsFunc(l.Chains, func(c ChainView) bool {
 			return len(c.SNI) == 0 || slices.ContainsFunc(c.SNI, func(s string) bool { return rules.HostMatches(s, rep.Host) })
@@ -2140,9 +2144,15 @@ func passthroughChainMiss(snap *snapshot.Snapshot, w Workload, rep *ListenerRepo
 			}
 			return false
 		})
-		if !takes {
+		if takes == others || !slices.ContainsFunc(servers, func(ms rules.GatewayServer) bool { return rules.ServerRouteType(ms.Server) == rules.RouteTLS }) {
 			continue
 		}
+		if others && slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathGatewayNoChain }) {
+			return // chainBehindOtherPort named the fault
+		}
+		// A server that lists the host, or (others; blind audit 50 f3d) tls servers whose hosts
+		// leave it out while they have chains for other names: either way the called name
+		// matches no chain, and the gateway closes the connection.
 		d := noChainVerdict(&tracer{snap: snap}, w, servers, rep.Host, l.Name, servers[0].Server.GetPort().GetNumber())
 		fix := d.fix
 		if d.patch != nil {

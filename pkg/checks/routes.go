@@ -696,6 +696,12 @@ func bindCulprit(b rules.Binding) string {
 		}
 		return origin[0].Kind + " " + origin[0].Namespace + "/" + origin[0].Name
 	}
+	if b.Reason == rules.BindHostsDisjoint && b.Gateway != nil && len(b.VS.Spec.Hosts) > 0 && routedServerHost(b) == "" {
+		// the VirtualService is written for the called host and the server does not list it:
+		// the server's hosts are what to change, as the fix does (bindFailurePatch; blind
+		// audit 50 f3d, f3e)
+		return "Gateway " + rules.GatewayName(b.Gateway)
+	}
 	return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
 }
 
