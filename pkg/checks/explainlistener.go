@@ -1723,6 +1723,22 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		}
 	}
 	if rep.Host != "" {
+		// A call on the Service port lands on a targetPort without a listener while a server
+		// for the host listens on a port no Service targets (the traced path's
+		// GATEWAY_NOT_LISTENING_ON_TARGET_PORT, with its culprit and fix; blind audit 50 f2f,
+		// where the Service's label kept the server on the Service port).
+		for _, t := range slices.Sorted(maps.Keys(dialled)) {
+			if slices.ContainsFunc(rep.Listeners, func(l ListenerView) bool { return l.Name == fmt.Sprintf("0.0.0.0_%d", t) }) {
+				continue
+			}
+			if d, ok := (&tracer{snap: snap}).unreachableServer(w, gws, opt.Port, t, rep.Host); ok {
+				fix := d.fix
+				if d.patch != nil {
+					fix = d.patch.Text()
+				}
+				rep.add(PathGatewayNotListen, d.culprit, fmt.Sprintf("A call to port %d of the gateway's Service reaches port %d of %s, where it has no listener: %s.", opt.Port, t, w.Ref(), d.why), fix)
+			}
+		}
 		passthroughChainMiss(snap, w, rep, onPort, false)
 		if !opt.nested {
 			chainBehindOtherPort(snap, w, rep)
@@ -2816,7 +2832,7 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
 			continue
 		}
-		if _, off := svc.Labels["experimental.istio.io/disable-gateway-port-translation"]; off {
+		if _, off := svc.Labels[disablePortTranslationLabel]; off {
 			continue
 		}
 		svcs = append(svcs, svc)

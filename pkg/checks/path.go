@@ -5855,25 +5855,84 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 		}
 		ref := "Gateway " + rules.GatewayName(ms.Gateway)
 		d := noServer{
-			why: fmt.Sprintf("server %s, which serves %s, is on port %d and listens there, a port no Service of the gateway pods targets, so no call reaches it; write it on port %d, the Service port the sidecar calls (istiod then listens on its targetPort %d)",
-				ms.Ref(), host, ms.Port, cport, target),
+			why: fmt.Sprintf("server %s, which serves %s, is on port %d and listens there, a port no Service of the gateway pods targets, so no call reaches it; write it on port %d, the Service port the sidecar calls (istiod then listens on its targetPort %d), or make that Service port target %d",
+				ms.Ref(), host, ms.Port, cport, target, ms.Port),
 			culprit: ref,
 		}
+		want, note := cport, fmt.Sprintf(" (server %d on port %d, the Service port the sidecar calls)", ms.Index, cport)
+		if svc := untranslatedService(tr.snap, w, cport); svc != nil && ms.Server.GetPort().GetNumber() == cport {
+			// The server is written on the Service port already: the Service's label turns the
+			// translation off, so istiod listens on the port as written (resolvePorts skips a
+			// labelled Service for a Gateway that selects by labels; blind audit 50 f2f).
+			d.why = fmt.Sprintf("server %s, which serves %s, is on port %d, the Service port the sidecar calls, but Service %s/%s carries the label %s, so istiod does not translate it to the targetPort %d and listens on port %d as written, which no Service of the gateway pods targets: no call reaches it",
+				ms.Ref(), host, cport, svc.Namespace, svc.Name, disablePortTranslationLabel, target, cport)
+			want, note = target, fmt.Sprintf(" (server %d on port %d, the targetPort, as the label %s on Service %s/%s wants; or remove that label and keep port %d)", ms.Index, target, disablePortTranslationLabel, svc.Namespace, svc.Name, cport)
+			d.culprit = "Service " + svc.Namespace + "/" + svc.Name
+		}
+		// The Gateway's server moved to the port, else the Service changed so that the server
+		// is reached where it is (its label removed, or its port's targetPort set to the
+		// server's): the first that makes the call work when traced again, since a route
+		// matching the server's port may hold the server where it is (blind audit 50 f2f, f4b).
+		var cands []*Patch
 		servers := asList(specOf(ms.Gateway, "spec")["servers"])
 		if ms.Index < len(servers) {
 			if srv, _ := servers[ms.Index].(map[string]any); srv != nil {
 				if port, _ := srv["port"].(map[string]any); port != nil {
-					port["number"] = cport
-					d.patch = newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
-					d.patch.note = fmt.Sprintf(" (server %d on port %d, the Service port the sidecar calls)", ms.Index, cport)
-					return d, true
+					port["number"] = want
+					p := newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+					p.note = note
+					cands = append(cands, p)
 				}
 			}
 		}
-		d.fix = fmt.Sprintf("Set port.number of server %s to %d.", ms.Ref(), cport)
+		if svc := untranslatedService(tr.snap, w, cport); svc != nil && ms.Server.GetPort().GetNumber() == cport {
+			// first: the server is written as Istio documents it (on the Service port)
+			p := newPatch("v1", "Service", svc.Namespace, svc.Name, fields{{"metadata", fields{{"labels", fields{{disablePortTranslationLabel, nil}}}}}})
+			p.note = fmt.Sprintf(" (remove the label %s: istiod then listens on the targetPort %d for server %s)", disablePortTranslationLabel, target, ms.Ref())
+			cands = append([]*Patch{p}, cands...)
+		} else if o, ok := gatewayPortOwners(tr.snap, w)[cport]; ok {
+			ports := asList(specOf(o.svc, "spec")["ports"])
+			for _, x := range ports {
+				if pm, _ := x.(map[string]any); pm != nil && fmt.Sprint(pm["port"]) == fmt.Sprint(cport) {
+					pm["targetPort"] = ms.Port
+					p := newPatch("v1", "Service", o.svc.Namespace, o.svc.Name, fields{{"spec", fields{{"ports", ports}}}})
+					p.note = fmt.Sprintf(" (port %d targets %d, where server %s listens)", cport, ms.Port, ms.Ref())
+					cands = append(cands, p)
+					break
+				}
+			}
+		}
+		if len(cands) > 0 {
+			d.patch = tr.pickPatch(cands...)
+			return d, true
+		}
+		d.fix = fmt.Sprintf("Set port.number of server %s to %d%s.", ms.Ref(), want, note)
 		return d, true
 	}
 	return noServer{}, false
+}
+
+// disablePortTranslationLabel on a gateway's Service makes istiod bind the servers of Gateways
+// that select the pods by labels on their port as written (model.DisableGatewayPortTranslationLabel).
+const disablePortTranslationLabel = "experimental.istio.io/disable-gateway-port-translation"
+
+// untranslatedService: the oldest Service selecting w's pods that has port cport and carries
+// disablePortTranslationLabel (istiod pilot/pkg/model/gateway.go resolvePorts skips it), nil
+// when none does.
+func untranslatedService(snap *snapshot.Snapshot, w Workload, cport uint32) *corev1.Service {
+	var out *corev1.Service
+	for _, svc := range snap.Services {
+		if _, off := svc.Labels[disablePortTranslationLabel]; !off || svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+			continue
+		}
+		if !slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return uint32(p.Port) == cport }) {
+			continue
+		}
+		if out == nil || svc.CreationTimestamp.Before(&out.CreationTimestamp) {
+			out = svc
+		}
+	}
+	return out
 }
 
 // skippedServerFor is the first server for host on listener port target of workload w that
