@@ -18,7 +18,7 @@ func TestCatalogIDs(t *testing.T) {
 			CauseNoEndpoints, "LEGACY_GATEWAY_REF", "NO_ROUTE_THROUGH_GATEWAY", "DELEGATE_UNUSABLE", "FLAG_ROUTE_DISAGREEMENT",
 			"GATEWAY_ROUTES_TO_ITSELF", "DESTINATION_CLUSTER_ABSENT",
 			PathOK, PathDirect, PathSidecarNoRoute, PathSidecarNoChain, PathGatewayNotListen, GatewayPrivilegedPort, PathTLSMismatch, PathGatewayNoRoute,
-			PathGatewayNoChain, PathAmbiguousService, PathHTTP2Downgraded, PathHTTP2ThroughTCP, PathGatewayOtherEntry, PathSidecarPlainToTLS, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathAnsweredByRoute, PathFaultAbort, GatewayServiceSpans, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathTLSToPlaintext, PathOriginationUnused, PathBackendRefused, PreflightRouteNotAccepted, PreflightCRDTooOld, PreflightMeshPortUndeclared, PreflightSERejected, PreflightHTTPOnTCPPort},
+			PathGatewayNoChain, PathAmbiguousService, PathHTTP2Downgraded, PathHTTP2ThroughTCP, PathGatewayOtherEntry, PathSidecarPlainToTLS, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathAnsweredByRoute, PathFaultAbort, GatewayServiceSpans, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathTLSToPlaintext, PathOriginationUnused, PathBackendRefused, PreflightRouteNotAccepted, PreflightCRDTooOld, PreflightMeshPortUndeclared, PreflightDRPortUndeclared, PreflightSERejected, PreflightHTTPOnTCPPort},
 		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath, AuditDRNotExportedToClient, AuditDRTLSNotExportedToGW,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
 			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere},
