@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"net/netip"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"slices"
@@ -22,20 +23,21 @@ import (
 // waypoint a ServiceEntry is bound to (istio.io/use-waypoint). CROSS_NAMESPACE_WAYPOINT_FORBIDDEN
 // (visibility.go) is the fourth refusal.
 const (
-	AmbientViaWaypoint       = "AMBIENT_VIA_WAYPOINT"
-	AmbientDirect            = "AMBIENT_NO_WAYPOINT"
-	WaypointNotFound         = "WAYPOINT_NOT_FOUND"
-	WaypointNotForServices   = "WAYPOINT_NOT_FOR_SERVICES"
-	WaypointNotAllowed       = "WAYPOINT_ATTACHMENT_DENIED"
-	WaypointNoStatusAddress  = "WAYPOINT_NO_STATUS_ADDRESS"
-	AmbientNoAddress         = "AMBIENT_ENTRY_WITHOUT_ADDRESS"
-	AmbientSettingIgnored    = "AMBIENT_IGNORES_SIDECAR_SETTING"
-	WaypointStatusDrift      = "WAYPOINT_STATUS_DRIFT"
-	WaypointNotWaypointClass = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
-	AmbientLabelWithSidecar  = "AMBIENT_LABEL_WITH_SIDECAR"
-	WaypointAnnotation       = "USE_WAYPOINT_AS_ANNOTATION"
-	WaypointRouteIgnored     = "WAYPOINT_ROUTE_IGNORED"
-	AmbientDNSCaptureOff     = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
+	AmbientViaWaypoint        = "AMBIENT_VIA_WAYPOINT"
+	AmbientDirect             = "AMBIENT_NO_WAYPOINT"
+	WaypointNotFound          = "WAYPOINT_NOT_FOUND"
+	WaypointNotForServices    = "WAYPOINT_NOT_FOR_SERVICES"
+	WaypointNotAllowed        = "WAYPOINT_ATTACHMENT_DENIED"
+	WaypointNoStatusAddress   = "WAYPOINT_NO_STATUS_ADDRESS"
+	AmbientNoAddress          = "AMBIENT_ENTRY_WITHOUT_ADDRESS"
+	AmbientSettingIgnored     = "AMBIENT_IGNORES_SIDECAR_SETTING"
+	WaypointStatusDrift       = "WAYPOINT_STATUS_DRIFT"
+	WaypointNotWaypointClass  = "WAYPOINT_NOT_OF_WAYPOINT_CLASS"
+	AmbientLabelWithSidecar   = "AMBIENT_LABEL_WITH_SIDECAR"
+	WaypointAnnotation        = "USE_WAYPOINT_AS_ANNOTATION"
+	WaypointRouteIgnored      = "WAYPOINT_ROUTE_IGNORED"
+	WaypointBackendUndeclared = "WAYPOINT_ROUTE_BACKEND_UNDECLARED"
+	AmbientDNSCaptureOff      = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
 )
 
 func init() {
@@ -52,6 +54,7 @@ func init() {
 		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
+		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds, 503 NC."},
 		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
@@ -306,7 +309,7 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 // augmentPortMatch and its TLS/TCP forms), so a route attached on another port does not apply
 // to the call (elsewhere: "<route> (port N)"). Routes in a namespace other than the entry's and
 // the waypoint's are ignored by the waypoint (ignored; waypointIgnoredRoutes).
-func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32, wp rules.WaypointRef) (applies, elsewhere, ignored []string) {
+func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32, wp rules.WaypointRef) (applies []rules.KubeRoute, elsewhere, ignored []string) {
 	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
 		if r.Namespace != se.Namespace && r.Namespace != wp.Namespace {
 			if attachedTo(r, se) {
@@ -327,12 +330,72 @@ func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port 
 		}
 		switch {
 		case all:
-			applies = append(applies, r.Ref())
+			applies = append(applies, r)
 		case len(ports) > 0:
 			elsewhere = append(elsewhere, fmt.Sprintf("%s (port %s)", r.Ref(), strings.Join(ports, ", ")))
 		}
 	}
 	return applies, elsewhere, ignored
+}
+
+// waypointBackendsUndeclared: WAYPOINT_ROUTE_BACKEND_UNDECLARED for the backendRefs of the routes
+// a waypoint applies (kind Hostname, or Service) that name a host no ServiceEntry or Service
+// declares: istiod keeps such a destination (its status says BackendNotFound) and the waypoint
+// routes the calls (or the share of them) sent there to a cluster nobody builds, 503 NC (blind
+// audit 51 e3).
+//
+// Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go buildDestination
+// (InvalidDestinationNotFound keeps the destination), pilot/pkg/networking/core/route/route.go
+// GetDestinationCluster.
+func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, routes []rules.KubeRoute) *Finding {
+	registry := model.Services(view, flags.MeshConfig)
+	var bad []string
+	first := ""
+	for _, r := range routes {
+		for _, b := range r.BackendRefs {
+			group, kind := "", "Service"
+			if b.Group != nil {
+				group = string(*b.Group)
+			}
+			if b.Kind != nil {
+				kind = string(*b.Kind)
+			}
+			host := ""
+			switch {
+			case group == "networking.istio.io" && kind == "Hostname":
+				host = strings.ToLower(string(b.Name))
+				if len(registry.Shared(host)) > 0 || strings.Contains(host, "*") {
+					continue
+				}
+			case group == "" && kind == "Service":
+				ns := r.Namespace
+				if b.Namespace != nil {
+					ns = string(*b.Namespace)
+				}
+				if slices.ContainsFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(b.Name) }) {
+					continue
+				}
+				host = string(b.Name) + "." + ns + ".svc.cluster.local"
+			default:
+				continue
+			}
+			port := ""
+			if b.Port != nil {
+				port = fmt.Sprintf(":%d", *b.Port)
+			}
+			bad = append(bad, fmt.Sprintf("%s → %s %s%s", r.Ref(), kind, host, port))
+			if first == "" {
+				first = r.Ref()
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	f := finding(WaypointBackendUndeclared, first,
+		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares (%s): istiod keeps them (the route's status says ResolvedRefs=False, BackendNotFound), and the waypoint sends the calls (or their share) meant for them to clusters nobody builds: 503 NC.", first, strings.Join(bad, "; ")),
+		"Declare each backend host with a ServiceEntry (kind Hostname: its spec.hosts and the port), create the Service, or point the backendRef at a host that is declared.")
+	return &f
 }
 
 // attachedTo: a parentRef of route r names the ServiceEntry se.
@@ -899,7 +962,18 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"
 	routesResult := NotChecked
-	attached, elsewhere, _ := routesOnEntry(snap, se, port, b.Waypoint)
+	applying, elsewhere, _ := routesOnEntry(snap, se, port, b.Waypoint)
+	var attached []string
+	for _, r := range applying {
+		attached = append(attached, r.Ref())
+	}
+	if f := waypointBackendsUndeclared(snap, view, flags, applying); f != nil {
+		// the calls (or the share of them) sent to such a backend fail
+		tr.hop("waypoint "+b.Waypoint.String(), "routes", Pass, fmt.Sprintf("%s %s to %s and %s at the waypoint", strings.Join(attached, ", "), plural(len(attached), "attaches", "attach"), ref, plural(len(attached), "applies", "apply")))
+		tr.hop("waypoint "+b.Waypoint.String(), "cluster", Fail, "no cluster for a backend the routes send calls to: "+strings.TrimPrefix(f.Message, f.Resource+" "))
+		tr.fail(f.Code, "NC", f.Resource, f.Message, f.Fix)
+		return p, nil
+	}
 	if f := waypointIgnoredRoutes(snap, b, se); f != nil {
 		p.Warnings = append(p.Warnings, *f)
 		if len(attached) == 0 {

@@ -247,6 +247,10 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			for _, x := range ss {
 				fs = append(fs, noAddressFinding(b, se, x.Hostname, flags.IPAutoallocateOn()))
 			}
+			if b.Asked && b.Accepted {
+				applying, _, _ := routesOnEntry(snap, se, 0, b.Waypoint)
+				fs = append(fs, waypointBackendsUndeclared(snap, view, flags, applying))
+			}
 			for _, f := range fs {
 				if f != nil {
 					e.Findings = append(e.Findings, *f)
