@@ -410,7 +410,8 @@ func attachedTo(r rules.KubeRoute, se *networkingv1.ServiceEntry) bool {
 // ServiceEntry se, which istiod binds to waypoint b, from a namespace other than the entry's and
 // the waypoint's: the waypoint reads the VirtualServices istiod generates from routes (in the
 // route's namespace) of those two namespaces only, so it does not apply them; they apply only to
-// sidecars in their own namespace (blind audit 51 e2).
+// sidecars (blind audit 51 e2). Without such routes, the same for VirtualServices bound to the
+// mesh for the entry's hosts.
 //
 // Mirrors istiod pilot/pkg/networking/core/listener_waypoint.go getVirtualServiceForWaypoint;
 // pilot/pkg/config/kube/gateway/route_collections.go (the VirtualService's namespace is the
@@ -420,6 +421,23 @@ func waypointIgnoredRoutes(snap *snapshot.Snapshot, b rules.WaypointBinding, se 
 		return nil
 	}
 	_, _, ignored := routesOnEntry(snap, se, 0, b.Waypoint)
+	verb := plural(len(ignored), "attaches", "attach") + " to"
+	if len(ignored) == 0 {
+		// A VirtualService (bound to the mesh) for the entry's hosts from another namespace:
+		// the waypoint reads VirtualServices of those two namespaces only, too (blind audit 52).
+		for _, vs := range snap.VirtualServices {
+			if vs.Namespace == se.Namespace || vs.Namespace == b.Waypoint.Namespace || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
+				continue
+			}
+			if slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+				h = strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
+				return slices.ContainsFunc(se.Spec.GetHosts(), func(x string) bool { return rules.HostMatches(h, strings.ToLower(x)) })
+			}) {
+				ignored = append(ignored, "VirtualService "+vs.Namespace+"/"+vs.Name)
+			}
+		}
+		verb = plural(len(ignored), "routes", "route") + " the hosts of"
+	}
 	if len(ignored) == 0 {
 		return nil
 	}
@@ -441,10 +459,10 @@ func waypointIgnoredRoutes(snap *snapshot.Snapshot, b rules.WaypointBinding, se 
 		only = "namespace " + se.Namespace + " (the entry's and its own)"
 	}
 	f := finding(WaypointRouteIgnored, ignored[0],
-		fmt.Sprintf("%s %s to %s, which istiod binds to waypoint %s, from namespace %s: the waypoint applies only routes in %s, so it ignores %s; %s only to sidecars in %s.",
-			strings.Join(ignored, ", "), plural(len(ignored), "attaches", "attach"), ref, b.Waypoint, strings.Join(nss, ", "), only,
-			plural(len(ignored), "it", "them"), plural(len(ignored), "it applies", "they apply"), strings.Join(nss, ", ")),
-		fmt.Sprintf("Move %s to namespace %s (keep its parentRef to %s).", strings.Join(ignored, ", "), where, ref))
+		fmt.Sprintf("%s %s %s, which istiod binds to waypoint %s, from namespace %s: the waypoint applies only routes in %s, so it ignores %s; %s only to sidecars.",
+			strings.Join(ignored, ", "), verb, ref, b.Waypoint, strings.Join(nss, ", "), only,
+			plural(len(ignored), "it", "them"), plural(len(ignored), "it applies", "they apply")),
+		fmt.Sprintf("Move %s to namespace %s (keep what it names: %s).", strings.Join(ignored, ", "), where, ref))
 	return &f
 }
 
@@ -970,7 +988,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	if f := waypointBackendsUndeclared(snap, view, flags, applying); f != nil {
 		// the calls (or the share of them) sent to such a backend fail
 		tr.hop("waypoint "+b.Waypoint.String(), "routes", Pass, fmt.Sprintf("%s %s to %s and %s at the waypoint", strings.Join(attached, ", "), plural(len(attached), "attaches", "attach"), ref, plural(len(attached), "applies", "apply")))
-		tr.hop("waypoint "+b.Waypoint.String(), "cluster", Fail, "no cluster for a backend the routes send calls to: "+strings.TrimPrefix(f.Message, f.Resource+" "))
+		tr.hop("waypoint "+b.Waypoint.String(), "cluster", Fail, "the routes send calls to a backend nobody declares: "+f.Message)
 		tr.fail(f.Code, "NC", f.Resource, f.Message, f.Fix)
 		return p, nil
 	}

@@ -747,3 +747,50 @@ data:
 		t.Errorf("NAMESPACE visibility: %q", got)
 	}
 }
+
+// A VirtualService bound to the mesh for a waypoint-bound entry's host, from a namespace other
+// than the entry's and the waypoint's, is ignored by the waypoint like a Gateway API route
+// there (getVirtualServiceForWaypoint filters every VirtualService by namespace; blind audit 52):
+// WAYPOINT_ROUTE_IGNORED names it; one in the entry's namespace, or one bound to a gateway
+// only, gets none.
+func TestWaypointIgnoresClassicVirtualService(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "paths", "ambient-waypoint-route-in-client-namespace-ignored.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := strings.Cut(string(raw), "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute")
+	for _, tc := range []struct {
+		ns, gateways string
+		want         string
+	}{
+		{"pricing", "", "VirtualService pricing/quotes"},
+		{"pricing", "[mesh]", "VirtualService pricing/quotes"},
+		{"fx", "", ""},
+		{"pricing", "[egress-wp/some-gateway]", ""},
+	} {
+		vs := fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: quotes, namespace: %s}
+spec:
+  hosts: [quotes.fx.example]
+`, tc.ns)
+		if tc.gateways != "" {
+			vs += "  gateways: " + tc.gateways + "\n"
+		}
+		vs += "  http:\n  - route: [{destination: {host: backup.fx.example}}]\n"
+		snap := loadYAML(t, base+vs)
+		p, err := TracePath(snap, PathOptions{Host: "quotes.fx.example", Port: 80, From: "pricing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, w := range p.Warnings {
+			if w.Code == WaypointRouteIgnored {
+				got = w.Resource
+			}
+		}
+		if got != tc.want || p.Cause != AmbientViaWaypoint {
+			t.Errorf("VirtualService in %s, gateways %q: ignored %q, cause %s; want %q", tc.ns, tc.gateways, got, p.Cause, tc.want)
+		}
+	}
+}

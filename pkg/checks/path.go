@@ -5897,7 +5897,15 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 					pm["targetPort"] = ms.Port
 					p := newPatch("v1", "Service", o.svc.Namespace, o.svc.Name, fields{{"spec", fields{{"ports", ports}}}})
 					p.note = fmt.Sprintf(" (port %d targets %d, where server %s listens)", cport, ms.Port, ms.Ref())
-					cands = append(cands, p)
+					if routeMatchesPort(tr.snap, ms.Gateway, ms.Server.GetPort().GetNumber()) {
+						// a route matching the server's port holds the server where it is: moving
+						// it alone leaves the route behind (without a client to trace the
+						// candidates with, as explain-listener --gateway, this one comes first;
+						// blind audit 52 n6a)
+						cands = append([]*Patch{p}, cands...)
+					} else {
+						cands = append(cands, p)
+					}
 					break
 				}
 			}
@@ -5910,6 +5918,33 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 		return d, true
 	}
 	return noServer{}, false
+}
+
+// routeMatchesPort: a VirtualService bound to Gateway gw has a route match on port (the
+// server's port number, as Gateway routes match it: gateway.go isPortMatch).
+func routeMatchesPort(snap *snapshot.Snapshot, gw *networkingv1.Gateway, port uint32) bool {
+	name := rules.GatewayName(gw)
+	for _, vs := range snap.VirtualServices {
+		if !slices.Contains(rules.VSGateways(vs), name) {
+			continue
+		}
+		for _, r := range vs.Spec.GetHttp() {
+			if slices.ContainsFunc(r.GetMatch(), func(m *networking.HTTPMatchRequest) bool { return m.GetPort() == port }) {
+				return true
+			}
+		}
+		for _, r := range vs.Spec.GetTls() {
+			if slices.ContainsFunc(r.GetMatch(), func(m *networking.TLSMatchAttributes) bool { return m.GetPort() == port }) {
+				return true
+			}
+		}
+		for _, r := range vs.Spec.GetTcp() {
+			if slices.ContainsFunc(r.GetMatch(), func(m *networking.L4MatchAttributes) bool { return m.GetPort() == port }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // disablePortTranslationLabel on a gateway's Service makes istiod bind the servers of Gateways
