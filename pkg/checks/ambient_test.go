@@ -390,6 +390,14 @@ func TestAmbientPodWithoutDNSCapture(t *testing.T) {
 		if tc.cause == AmbientDNSCaptureOff && (p.Culprit != "Pod "+tc.ns+"/client" || !strings.Contains(p.Fix, "ambient.istio.io/dns-capture=false") || !strings.Contains(p.Fix, "spec.addresses")) {
 			t.Errorf("%s: culprit %q, fix %q", name, p.Culprit, p.Fix)
 		}
+		// preflight says the same of the pod (the pods in the input)
+		var pre []string
+		for _, f := range ambientDNSCaptureFindings(snap) {
+			pre = append(pre, f.Resource.String()+": "+f.Message)
+		}
+		if want := tc.cause == AmbientDNSCaptureOff; (len(pre) == 1 && strings.HasPrefix(pre[0], "Pod "+tc.ns+"/client: ") && strings.Contains(pre[0], tc.host)) != want || len(pre) > 1 {
+			t.Errorf("%s: preflight %q, want a finding on the pod: %v", name, pre, want)
+		}
 	}
 }
 

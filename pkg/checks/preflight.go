@@ -351,6 +351,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range drPortFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range ambientDNSCaptureFindings(snap) {
+		c.add(f, "")
+	}
 	for _, ns := range ClientNamespaces(snap) {
 		if f := ambientLabelIgnored(snap, ns, nil, nil); f != nil {
 			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Namespace", Name: ns}, "metadata.labels", f.Message, f.Fix), "")
