@@ -3532,6 +3532,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(d.why)), d.fix)
 				return
 			}
+			if d, ok := tr.unreachableServer(w, gatewaysFor(gview, w, flags.ScopeGWToNs.Value), cport, target, host); ok {
+				// the host's own server listens on a port no Service targets, while another
+				// Gateway's server holds the listener the call reaches: that server is the
+				// fault, not the other Gateway (blind audit 52 n6b)
+				fix := d.fix
+				if d.patch != nil {
+					fix = d.patch.Text()
+				}
+				tr.failFix(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. The call reaches port %d, whose listener serves other Gateways' servers; %s.", rds, host, w.Ref(), target, d.why), fix, d.patch)
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
@@ -5849,15 +5860,22 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 			reached[t] = true
 		}
 	}
-	for _, ms := range rules.MergeGatewayServers(mine, gatewayTargetPorts(tr.snap, w)) {
+	merged := rules.MergeGatewayServers(mine, gatewayTargetPorts(tr.snap, w))
+	// other servers on the listener the call reaches: pointing the Service's port elsewhere
+	// would take it from them (blind audit 52 n6b)
+	held := slices.ContainsFunc(merged, func(ms rules.GatewayServer) bool { return ms.Dropped == "" && ms.Port == target })
+	for _, ms := range merged {
 		if ms.Dropped != "" || ms.Port == target || reached[ms.Port] || !serverCovers(ms, host) || len(rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace)) > 0 {
 			continue
 		}
 		ref := "Gateway " + rules.GatewayName(ms.Gateway)
 		d := noServer{
-			why: fmt.Sprintf("server %s, which serves %s, is on port %d and listens there, a port no Service of the gateway pods targets, so no call reaches it; write it on port %d, the Service port the sidecar calls (istiod then listens on its targetPort %d), or make that Service port target %d",
-				ms.Ref(), host, ms.Port, cport, target, ms.Port),
+			why: fmt.Sprintf("server %s, which serves %s, is on port %d and listens there, a port no Service of the gateway pods targets, so no call reaches it; write it on port %d, the Service port the sidecar calls (istiod then listens on its targetPort %d)",
+				ms.Ref(), host, ms.Port, cport, target),
 			culprit: ref,
+		}
+		if !held {
+			d.why += fmt.Sprintf(", or make that Service port target %d", ms.Port)
 		}
 		want, note := cport, fmt.Sprintf(" (server %d on port %d, the Service port the sidecar calls)", ms.Index, cport)
 		if svc := untranslatedService(tr.snap, w, cport); svc != nil && ms.Server.GetPort().GetNumber() == cport {
@@ -5890,7 +5908,7 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 			p := newPatch("v1", "Service", svc.Namespace, svc.Name, fields{{"metadata", fields{{"labels", fields{{disablePortTranslationLabel, nil}}}}}})
 			p.note = fmt.Sprintf(" (remove the label %s: istiod then listens on the targetPort %d for server %s)", disablePortTranslationLabel, target, ms.Ref())
 			cands = append([]*Patch{p}, cands...)
-		} else if o, ok := gatewayPortOwners(tr.snap, w)[cport]; ok {
+		} else if o, ok := gatewayPortOwners(tr.snap, w)[cport]; ok && !held {
 			ports := asList(specOf(o.svc, "spec")["ports"])
 			for _, x := range ports {
 				if pm, _ := x.(map[string]any); pm != nil && fmt.Sprint(pm["port"]) == fmt.Sprint(cport) {
