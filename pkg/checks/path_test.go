@@ -1305,3 +1305,37 @@ func TestGatewayRefFixNamesTheGatewayAndVersionsAreNoSlips(t *testing.T) {
 		t.Errorf("subset v3: %s / %s", p.Message, p.Fix)
 	}
 }
+
+// No verdict names an object istiod generates from a Gateway API object (its name carries "~"):
+// the traced path and why-missing's gateway verdicts on every path fixture name the user's route
+// or Gateway instead (blind audit 53 t-f3a, where the gateway verdict named the generated
+// VirtualService while the path named the HTTPRoute).
+func TestVerdictsNameNoGeneratedObject(t *testing.T) {
+	checked := 0
+	for _, c := range readPathCases(t) {
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(p.Culprit, "~") {
+			t.Errorf("%s: the path blames %s", filepath.Base(c.file), p.Culprit)
+		}
+		r, err := WhyMissing(snap, WhyMissingOptions{Host: c.host})
+		if err != nil {
+			continue
+		}
+		for _, g := range r.Gateways {
+			checked++
+			if strings.Contains(g.Culprit, "~") {
+				t.Errorf("%s: why-missing --gateway %s blames %s", filepath.Base(c.file), g.Gateway, g.Culprit)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no gateway verdict checked")
+	}
+}

@@ -179,7 +179,9 @@ func (e *evaluation) fail(cause, culprit, msg, fix string) {
 		return
 	}
 	e.cause = cause
-	e.v.Cause, e.v.Culprit, e.v.Message, e.v.Fix = cause, culprit, msg, fix
+	// a VirtualService or Gateway istiod generates from a Gateway API object is named by that
+	// object, as the traced path does (blind audit 53 t-f3a)
+	e.v.Cause, e.v.Culprit, e.v.Message, e.v.Fix = cause, editableCulprit(e.snap, culprit), msg, fix
 }
 
 // failPatch is fail with a fix that is a manifest change (nil: none, fix is the text).
