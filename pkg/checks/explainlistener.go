@@ -1782,6 +1782,13 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			msg += fmt.Sprintf(" %s has a server on port %d but selects %s, which no gateway workload carries (the pods of %s carry %s).", culprit, opt.Port, labelsText(g.Spec.Selector), w.Ref(), labelsText(w.Labels))
 			fix = fmt.Sprintf("Set spec.selector of %s to %s (the labels of the pods of %s).", culprit, labelsText(gatewaySelectorFor(w.Labels)), w.Ref())
 		}
+		if kg := istioKubeGatewayOf(snap, w); kg != nil {
+			// the pods of a Gateway API Gateway: its listeners are the servers, and istiod adds
+			// each listener's port to the Service it deploys (blind audit 53 t-f4a, where the fix
+			// was a classic Gateway server)
+			culprit = "Gateway " + kg.Namespace + "/" + kg.Name
+			fix = fmt.Sprintf("Add a listener on port %d to %s (the protocol and tls mode the call needs, a hostname covering %s): istiod then serves it and adds port %d to the Service it deploys for the Gateway; or send the call to a port the Gateway has a listener on.", opt.Port, culprit, orDash(rep.Host), opt.Port)
+		}
 		if kg, sk, ok := skippedKubeListenerAt(snap, w, opt.Port, opt.Port); ok {
 			// the pods' Kubernetes Gateway has a listener on the port, but istiod makes no
 			// server of it (the traced path's no-listener verdict says the same)

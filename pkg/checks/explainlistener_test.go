@@ -124,3 +124,36 @@ spec:
 		t.Errorf("%s, fix:\n%s", v.Cause, v.Fix)
 	}
 }
+
+// explain-listener --gateway on a port no server uses: for the pods of a Gateway API Gateway the
+// fix is a listener on that Gateway (istiod adds the port to the Service it deploys), not a
+// classic Gateway server (blind audit 53 t-f4a); the classic egress gateway keeps the server fix.
+func TestExplainGatewayNoServerFixByAPI(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gatewayapi-dr-tls-on-plaintext-port.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		gateway, culprit, fix string
+	}{
+		{"news2-egress/news2-gw-istio", "Gateway news2-egress/news2-gw", "Add a listener on port 8443 to Gateway news2-egress/news2-gw"},
+		{"istio-system/istio-egressgateway", "istio-system/istio-egressgateway", "Add a server with port.number 8443"},
+	} {
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: tc.gateway, Port: 8443, Host: "edition.news2.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			if f.Code == ListenerNoChains {
+				found = true
+				if f.Resource != tc.culprit || !strings.HasPrefix(f.Fix, tc.fix) {
+					t.Errorf("%s: %s %q, fix %q", tc.gateway, f.Code, f.Resource, f.Fix)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s in %+v", tc.gateway, ListenerNoChains, rep.Findings)
+		}
+	}
+}

@@ -2521,6 +2521,21 @@ func foreignClassGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gatew
 	return nil
 }
 
+// istioKubeGatewayOf: the Kubernetes Gateway of a class Istio serves whose pods w are (label
+// gateway.networking.k8s.io/gateway-name, the Gateway's namespace); nil otherwise.
+func istioKubeGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gateway {
+	name := w.Labels["gateway.networking.k8s.io/gateway-name"]
+	if name == "" {
+		return nil
+	}
+	for _, g := range snap.KubeGateways {
+		if g.Namespace == w.Namespace && g.Name == name && rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			return g
+		}
+	}
+	return nil
+}
+
 // skippedKubeListenerAt: a listener of the Kubernetes Gateway (of a class Istio serves) whose
 // pods w are, on the port the call reaches (the Service port cport, or its target), for which
 // istiod generates no server (rules.KubeGatewaySkippedListeners: a conflict with an earlier
