@@ -4874,6 +4874,17 @@ func noChainVerdict(tr *tracer, w Workload, servers []rules.GatewayServer, host,
 		return noServer{culprit: vs, why: fmt.Sprintf("%s %s is bound to the server for %s, but its tls routes for the gateway match sniHosts %s only, and the gateway builds a filter chain per tls match (the server's hosts make none).", lead, vs, host, snis),
 			fix: fmt.Sprintf("Add %s to the sniHosts of the tls match of %s for the gateway (or add a tls route matching it).", host, vs)}
 	}
+	if origin := rules.GeneratedFrom(servers[0].Gateway.Annotations, servers[0].Gateway.Namespace); len(origin) > 0 && origin[0].Kind == "Gateway" {
+		// a Gateway API listener: the fix is a listener (or its hostname) and a TLSRoute, not a
+		// classic server and VirtualService (blind audit 53 t-f3d)
+		o := origin[0]
+		why := lead
+		if a, ok := refusedKubeRoute(tr.snap, o.Namespace+"/"+o.Name, host); ok {
+			why += fmt.Sprintf(" %s names Gateway %s/%s for %s but does not attach to it (%s: %s).", a.Route.Ref(), o.Namespace, o.Name, host, a.Reason, attachMessage(a))
+		}
+		return noServer{culprit: "Gateway " + o.Namespace + "/" + o.Name, why: why,
+			fix: fmt.Sprintf("Add a listener on port %d to Gateway %s/%s for %s (protocol TLS, tls.mode Passthrough, hostname %s), or widen the hostname of listener %s to cover it; then attach a TLSRoute with hostname %s to that listener.", port, o.Namespace, o.Name, host, host, o.Section, host)}
+	}
 	return noServer{culprit: "Gateway " + rules.GatewayName(servers[0].Gateway), why: lead,
 		fix: fmt.Sprintf("Add %s to the hosts of a server on port %d and route it with a VirtualService tls block (sniHosts [%s]).", host, port, host)}
 }
