@@ -1313,14 +1313,7 @@ func TestGatewayRefFixNamesTheGatewayAndVersionsAreNoSlips(t *testing.T) {
 func TestVerdictsNameNoGeneratedObject(t *testing.T) {
 	checked := 0
 	for _, c := range readPathCases(t) {
-		snap, err := loadPathFixture(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap, p := tracePathCase(t, c)
 		if strings.Contains(p.Culprit, "~") {
 			t.Errorf("%s: the path blames %s", filepath.Base(c.file), p.Culprit)
 		}
