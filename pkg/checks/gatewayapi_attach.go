@@ -458,6 +458,34 @@ func refusedKubeRoute(snap *snapshot.Snapshot, gateway, host string) (rules.Kube
 	return rules.KubeRouteParentStatus{}, false
 }
 
+// listenerMeantFor: the listener of the refused parentRef a's Gateway the route is meant for:
+// the one its sectionName names, else the first whose protocol takes the route's kind.
+func listenerMeantFor(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (rules.ObjectRef, bool) {
+	g := kubeGatewayOf(snap, a.Gateway)
+	if g == nil {
+		return rules.ObjectRef{}, false
+	}
+	ref := a.Route.ParentRefs[a.Index]
+	for _, l := range g.Spec.Listeners {
+		if ref.SectionName != nil && string(*ref.SectionName) == string(l.Name) || ref.SectionName == nil && kindTakes(l, a.Route.Kind) {
+			return rules.ObjectRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name, Section: string(l.Name)}, true
+		}
+	}
+	return rules.ObjectRef{}, false
+}
+
+// kubeListenerPort: the port of listener l (an ObjectRef with Section), 0 when unknown.
+func kubeListenerPort(snap *snapshot.Snapshot, l rules.ObjectRef) int32 {
+	if g := kubeGatewayOf(snap, l.Namespace+"/"+l.Name); g != nil {
+		for _, x := range g.Spec.Listeners {
+			if string(x.Name) == l.Section {
+				return int32(x.Port)
+			}
+		}
+	}
+	return 0
+}
+
 // refusedRoutes: the parentRefs (routeAttachments, in its order) that their parent does not
 // accept, of routes of kinds istiod reads (crdIgnoredKind) that concern host by for (routeConcerns
 // or routeNamesHost), for which keep is true. The one query behind the gateway verdict's refused

@@ -1462,3 +1462,39 @@ func TestDRTLSOnPlaintextPortFixMoves(t *testing.T) {
 		}
 	}
 }
+
+// A route refused for its hostnames (NoMatchingListenerHostname): when the route is written for
+// the asked host, the listener's hostname is what to change and the gateway verdict names the
+// Gateway (blind audit 53 t-f3d); when the route names another host (a typo), the route stays
+// the culprit.
+func TestRefusedHostnameVerdictCulprit(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, culprit, fix string
+	}{
+		{"gatewayapi-tls-listener-hostname-other-host-route-refused.yaml", "Gateway blob-egress/blob-gw", "Widen the hostname of listener api of Gateway blob-egress/blob-gw"},
+		{"gatewayapi-tls-route-hostname-not-on-listener.yaml", "TLSRoute default/forward-cnn-from-egress-gateway", ""},
+	} {
+		c := pathCaseNamed(t, tc.fixture)
+		snap, err := loadPathFixture(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := WhyMissing(snap, WhyMissingOptions{Host: c.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, g := range r.Gateways {
+			if g.Cause != CauseRouteNotBound {
+				continue
+			}
+			found = true
+			if g.Culprit != tc.culprit || !strings.HasPrefix(g.Fix, tc.fix) {
+				t.Errorf("%s: culprit %q, fix %q", tc.fixture, g.Culprit, g.Fix)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no ROUTE_NOT_BOUND verdict in %+v", tc.fixture, r.Gateways)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"net"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"slices"
 	"strings"
 
@@ -406,8 +407,17 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				// no server (istiod's route conversion writes Accepted=False on that parent
 				// and generates nothing for it)
 				msg, fix := notAcceptedText(e.snap, a)
+				culprit := a.Route.Ref()
+				if l, ok := listenerMeantFor(e.snap, a); ok && a.Reason == rules.KubeRouteNoMatchingListenerHostname &&
+					slices.ContainsFunc(a.Route.Hostnames, func(h gatewayv1.Hostname) bool { return rules.HostMatches(string(h), e.host) }) {
+					culprit = "Gateway " + l.Namespace + "/" + l.Name
+					// the route is written for the host and the listener's hostname leaves it
+					// out: the listener is what to change (a name added to the route that the
+					// listener matches attaches it for that name only; blind audit 53 t-f3d)
+					fix = kubeListenerHostFix(a.Route.Ref(), l, e.host, uint32(kubeListenerPort(e.snap, l)))
+				}
 				e.step(id, name, Fail, fmt.Sprintf("%s names Gateway %s but is not attached to it (%s)", a.Route.Ref(), a.Gateway, a.Reason), ra.refEvidence...)
-				e.fail(CauseRouteNotBound, a.Route.Ref(), msg, fix)
+				e.fail(CauseRouteNotBound, culprit, msg, fix)
 				return
 			}
 		}
