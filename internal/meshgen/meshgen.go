@@ -26,6 +26,13 @@ type Options struct {
 	Seed         uint64
 	// Control adds istio-system, istiod and the egress gateway workload.
 	Control bool
+	// Ambient makes every odd namespace an ambient one (istio.io/dataplane-mode=ambient instead
+	// of sidecar injection) with a waypoint of its own; every third entry there is bound to it
+	// (istio.io/use-waypoint) and every sixth, if HTTP, has an HTTPRoute attached to the entry
+	// (parentRef kind ServiceEntry, a Hostname backend) in place of its VirtualService, and every tenth ambient namespace
+	// also attaches a route to the previous namespace's first bound entry (a route the waypoint
+	// ignores). Off, the output is the anchor mesh byte for byte.
+	Ambient bool
 }
 
 // Entries returns the number of ServiceEntries the options produce.
@@ -51,7 +58,13 @@ func Write(w io.Writer, o Options) error {
 	if o.Control {
 		doc(controlPlane)
 	}
+	ambient := func(n int) bool { return o.Ambient && n%2 == 1 }
 	for n := 0; n < o.Namespaces; n++ {
+		if ambient(n) {
+			doc("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-%03d\n  labels:\n    istio.io/dataplane-mode: ambient\n    team: t%d", n, n%10)
+			doc("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: waypoint\n  namespace: ns-%03d\n  labels: {istio.io/waypoint-for: service}\nspec:\n  gatewayClassName: istio-waypoint\n  listeners:\n  - {name: mesh, port: 15008, protocol: HBONE}", n)
+			continue
+		}
 		doc("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-%03d\n  labels:\n    istio-injection: enabled\n    team: t%d", n, n%10)
 	}
 	protos := []string{"HTTP", "HTTPS", "TLS", "TCP", "HTTP"}
@@ -68,9 +81,24 @@ func Write(w io.Writer, o Options) error {
 			if proto == "TCP" {
 				addr = fmt.Sprintf("\n  addresses: [\"240.%d.%d.%d\"]", n%250, i%250, 1+r.IntN(250))
 			}
-			doc("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: se-%d\n  namespace: %s\nspec:\n  hosts: [%s]%s\n  exportTo: %s\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports:\n  - number: %d\n    name: p-%s\n    protocol: %s",
-				i, ns, h, addr, exp, port, lower(proto), proto)
-			if i%2 == 0 {
+			labels := ""
+			bound := ambient(n) && i%3 == 0
+			if bound {
+				labels = "\n  labels: {istio.io/use-waypoint: waypoint}"
+			}
+			doc("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: se-%d\n  namespace: %s%s\nspec:\n  hosts: [%s]%s\n  exportTo: %s\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports:\n  - number: %d\n    name: p-%s\n    protocol: %s",
+				i, ns, labels, h, addr, exp, port, lower(proto), proto)
+			routed := bound && i%6 == 0 && proto == "HTTP"
+			if routed {
+				doc("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: route-%d\n  namespace: %s\nspec:\n  parentRefs:\n  - {group: networking.istio.io, kind: ServiceEntry, name: se-%d}\n  rules:\n  - backendRefs:\n    - {group: networking.istio.io, kind: Hostname, name: %s, port: %d}",
+					i, ns, i, h, port)
+			}
+			if bound && i == 0 && n%10 == 1 && n > 1 {
+				// Attached from another namespace: ignored by the waypoint.
+				doc("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: foreign-route\n  namespace: ns-%03d\nspec:\n  parentRefs:\n  - {group: networking.istio.io, kind: ServiceEntry, name: se-0, namespace: %s}\n  rules:\n  - backendRefs:\n    - {group: networking.istio.io, kind: Hostname, name: %s, port: %d}",
+					n-1, ns, h, port)
+			}
+			if i%2 == 0 && !routed {
 				if proto == "HTTP" {
 					doc("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: vs-%d\n  namespace: %s\nspec:\n  hosts: [%s]\n  gateways: [istio-system/egress-gw, mesh]\n  http:\n  - route:\n    - destination:\n        host: %s\n        port: {number: %d}",
 						i, ns, h, h, port)

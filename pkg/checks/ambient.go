@@ -4,7 +4,6 @@ import (
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
 	"net/netip"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"slices"
 	"sort"
 	"strconv"
@@ -310,11 +309,9 @@ func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Fin
 // to the call (elsewhere: "<route> (port N)"). Routes in a namespace other than the entry's and
 // the waypoint's are ignored by the waypoint (ignored; waypointIgnoredRoutes).
 func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32, wp rules.WaypointRef) (applies []rules.KubeRoute, elsewhere, ignored []string) {
-	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+	for _, r := range model.RoutesByEntry(snap).Attached(se) {
 		if r.Namespace != se.Namespace && r.Namespace != wp.Namespace {
-			if attachedTo(r, se) {
-				ignored = append(ignored, r.Ref())
-			}
+			ignored = append(ignored, r.Ref())
 			continue
 		}
 		var ports []string
@@ -398,14 +395,6 @@ func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags
 	return &f
 }
 
-// attachedTo: a parentRef of route r names the ServiceEntry se.
-func attachedTo(r rules.KubeRoute, se *networkingv1.ServiceEntry) bool {
-	return slices.ContainsFunc(r.ParentRefs, func(pr gatewayv1.ParentReference) bool {
-		kind, ns := rules.KubeParentKind(pr, r.Namespace)
-		return kind == rules.KubeParentServiceEntry && string(pr.Name) == se.Name && ns == se.Namespace
-	})
-}
-
 // waypointIgnoredRoutes: WAYPOINT_ROUTE_IGNORED for the Gateway API routes attached to the
 // ServiceEntry se, which istiod binds to waypoint b, from a namespace other than the entry's and
 // the waypoint's: the waypoint reads the VirtualServices istiod generates from routes (in the
@@ -425,14 +414,8 @@ func waypointIgnoredRoutes(snap *snapshot.Snapshot, b rules.WaypointBinding, se 
 	if len(ignored) == 0 {
 		// A VirtualService (bound to the mesh) for the entry's hosts from another namespace:
 		// the waypoint reads VirtualServices of those two namespaces only, too (blind audit 52).
-		for _, vs := range snap.VirtualServices {
-			if vs.Namespace == se.Namespace || vs.Namespace == b.Waypoint.Namespace || !slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
-				continue
-			}
-			if slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
-				h = strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
-				return slices.ContainsFunc(se.Spec.GetHosts(), func(x string) bool { return rules.HostMatches(h, strings.ToLower(x)) })
-			}) {
+		for _, vs := range model.MeshVirtualServicesByHost(snap).Matching(se.Spec.GetHosts()) {
+			if vs.Namespace != se.Namespace && vs.Namespace != b.Waypoint.Namespace {
 				ignored = append(ignored, "VirtualService "+vs.Namespace+"/"+vs.Name)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -18,17 +19,31 @@ import (
 // nothing derived from an earlier iteration is reused. Sizes: 1k and 10k always; 50k with
 // -bench-50k (it takes minutes to generate and parse). Figures: docs/performance.md.
 
-var benchMeshes sync.Map // entries -> []byte (YAML)
+var benchMeshes sync.Map // benchKey -> []byte (YAML)
+
+type benchKey struct {
+	entries int
+	ambient bool
+}
 
 func benchSnapshot(b *testing.B, entries int) *snapshot.Snapshot {
+	return benchMesh(b, entries, false)
+}
+
+// benchMesh: the anchor mesh, or with ambient its ambient dimension (meshgen Options.Ambient:
+// ambient namespaces with waypoints, waypoint-bound entries and routes attached to them).
+func benchMesh(b *testing.B, entries int, ambient bool) *snapshot.Snapshot {
 	b.Helper()
-	v, ok := benchMeshes.Load(entries)
+	key := benchKey{entries, ambient}
+	v, ok := benchMeshes.Load(key)
 	if !ok {
 		var buf bytes.Buffer
-		if err := meshgen.Write(&buf, meshgen.ForEntries(entries)); err != nil {
+		o := meshgen.ForEntries(entries)
+		o.Ambient = ambient
+		if err := meshgen.Write(&buf, o); err != nil {
 			b.Fatal(err)
 		}
-		v, _ = benchMeshes.LoadOrStore(entries, buf.Bytes())
+		v, _ = benchMeshes.LoadOrStore(key, buf.Bytes())
 	}
 	snap, err := loader.FromFiles([]string{"-"}, bytes.NewReader(v.([]byte)), loader.Options{Lenient: true})
 	if err != nil {
@@ -67,11 +82,15 @@ func BenchmarkPreflight(b *testing.B) {
 
 // benchEach runs fn on a fresh snapshot of every size.
 func benchEach(b *testing.B, fn func(b *testing.B, snap *snapshot.Snapshot)) {
+	benchEachMesh(b, false, fn)
+}
+
+func benchEachMesh(b *testing.B, ambient bool, fn func(b *testing.B, snap *snapshot.Snapshot)) {
 	for _, n := range benchSizes() {
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				snap := benchSnapshot(b, n)
+				snap := benchMesh(b, n, ambient)
 				b.StartTimer()
 				fn(b, snap)
 			}
@@ -142,6 +161,26 @@ func BenchmarkExplainListener(b *testing.B) {
 	benchEach(b, func(b *testing.B, snap *snapshot.Snapshot) {
 		if _, err := ExplainListener(snap, ExplainListenerOptions{Port: 80, From: "ns-000"}); err != nil {
 			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkPreflightAmbient: preflight on the ambient dimension of the generated mesh (half the
+// namespaces ambient, each with a waypoint; waypoint-bound entries with routes attached).
+func BenchmarkPreflightAmbient(b *testing.B) {
+	benchEachMesh(b, true, func(b *testing.B, snap *snapshot.Snapshot) {
+		res := Preflight(snap)
+		if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == WaypointRouteIgnored }) {
+			b.Fatal("the ambient mesh's ignored routes were not reported")
+		}
+	})
+}
+
+// BenchmarkVisibilityAmbient: visibility -A on the ambient dimension.
+func BenchmarkVisibilityAmbient(b *testing.B) {
+	benchEachMesh(b, true, func(b *testing.B, snap *snapshot.Snapshot) {
+		if rep := Visibility(snap, VisibilityOptions{}); len(rep.Entries) == 0 {
+			b.Fatal("no entries")
 		}
 	})
 }

@@ -63,7 +63,7 @@ type routeAttachmentsKey struct{}
 func routeAttachments(snap *snapshot.Snapshot) []rules.KubeRouteParentStatus {
 	return snap.Derived(routeAttachmentsKey{}, func() any {
 		in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
-		return rules.KubeRouteParentStatuses(rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes), in)
+		return rules.KubeRouteParentStatuses(model.KubeRoutes(snap), in)
 	}).([]rules.KubeRouteParentStatus)
 }
 
@@ -288,7 +288,7 @@ func hostnameStatusFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	var byHost map[string][]string // host -> namespaces of the entries declaring it
 	var reg *model.Registry
-	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+	for _, r := range model.KubeRoutes(snap) {
 		if crdIgnoredKind(snap, r.Kind) {
 			continue
 		}
@@ -542,7 +542,7 @@ func meshPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		return nil, false
 	}
 	var out []PreflightFinding
-	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+	for _, r := range model.KubeRoutes(snap) {
 		if crdIgnoredKind(snap, r.Kind) {
 			continue
 		}

@@ -2414,7 +2414,7 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 		if s.Kind == rules.KindService {
 			want = rules.KubeParentService
 		}
-		routes := rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes)
+		routes := model.KubeRoutes(tr.snap)
 		for _, r := range routes {
 			for i, ref := range r.ParentRefs {
 				kind, ns := rules.KubeParentKind(ref, r.Namespace)
@@ -4696,7 +4696,7 @@ func shareSentence(refused, total int32, what string) string {
 
 // kubeRouteBackends: the backendRefs of the rules of the Gateway API route o names.
 func kubeRouteBackends(snap *snapshot.Snapshot, o rules.ObjectRef) []gatewayv1.BackendRef {
-	for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+	for _, r := range model.KubeRoutes(snap) {
 		if r.Kind == o.Kind && r.Namespace == o.Namespace && r.Name == o.Name {
 			return r.BackendRefs
 		}
@@ -5584,7 +5584,7 @@ func (tr *tracer) noKubeRoute(view *snapshot.Snapshot, w Workload, flags IstiodF
 						culprit: "CustomResourceDefinition " + k.crd, fix: crdUpgradeFix(k)}, true
 				}
 			}
-			for _, r := range rules.KubeRoutes(tr.snap.HTTPRoutes, tr.snap.GRPCRoutes, tr.snap.TLSRoutes, tr.snap.TCPRoutes) {
+			for _, r := range model.KubeRoutes(tr.snap) {
 				if model.InRevision(r.Labels, w.Revision) {
 					continue
 				}

@@ -1573,7 +1573,7 @@ func routeOnlyCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 	// for another istiod revision: this revision generates nothing for them (no parent), but the
 	// route says the namespace calls the entry's hosts (blind audit 36 N01b).
 	if len(snap.ServiceEntries) != len(RevisionView(snap, v.Revision).ServiceEntries) {
-		for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+		for _, r := range model.KubeRoutes(snap) {
 			if r.Namespace != v.Namespace {
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/internal/meshgen"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
@@ -19,11 +20,12 @@ import (
 // inputs returns the snapshots the index tests run on: this package's fixture, a generated
 // mesh, the repository's case fixtures, and the shared case files when they are beside the
 // repository.
-func inputs(t *testing.T) map[string]*snapshot.Snapshot {
+func inputs(t *testing.T, withPaths ...bool) map[string]*snapshot.Snapshot {
+	routes := len(withPaths) > 0 && withPaths[0]
 	t.Helper()
 	out := map[string]*snapshot.Snapshot{}
-	load := func(name string, paths []string, stdin []byte) {
-		s, err := loader.FromFiles(paths, bytes.NewReader(stdin), loader.Options{})
+	load := func(name string, paths []string, stdin []byte, lenient ...bool) {
+		s, err := loader.FromFiles(paths, bytes.NewReader(stdin), loader.Options{Lenient: len(lenient) > 0})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -44,6 +46,25 @@ func inputs(t *testing.T) map[string]*snapshot.Snapshot {
 	for _, f := range append(append(repo, files...), gaps...) {
 		if _, err := os.Stat(f); err == nil {
 			load(filepath.Base(f), []string{f}, nil)
+		}
+	}
+	if routes {
+		buf.Reset()
+		amb := meshgen.ForEntries(600)
+		amb.Ambient = true
+		if err := meshgen.Write(&buf, amb); err != nil {
+			t.Fatal(err)
+		}
+		load("meshgen-ambient-600", []string{"-"}, buf.Bytes())
+		// The path fixtures of pkg/checks (each read with their shared base), where the
+		// Gateway API and ambient shapes are; leniently, as their tests read them (a fixture may
+		// replace an object of the base).
+		base := filepath.Join("..", "checks", "testdata", "paths", "_base.yaml")
+		paths, _ := filepath.Glob(filepath.Join("..", "checks", "testdata", "paths", "*.yaml"))
+		for _, f := range paths {
+			if f != base {
+				load("paths/"+filepath.Base(f), []string{base, f}, nil, true)
+			}
 		}
 	}
 	return out
@@ -193,5 +214,55 @@ func TestDerivedBelongsToItsSnapshot(t *testing.T) {
 	}
 	if got := len(Services(snap, nil).All); got <= len(snap.Services) {
 		t.Fatalf("registry of the original lost its entries: %d", got)
+	}
+}
+
+// The route and VirtualService indexes of the ambient checks answer what a scan of every route
+// and VirtualService answers, in the same order.
+func TestEntryRouteIndexesMatchScan(t *testing.T) {
+	attached := 0
+	for name, snap := range inputs(t, true) {
+		routes := KubeRoutes(snap)
+		byEntry := RoutesByEntry(snap)
+		vsIdx := MeshVirtualServicesByHost(snap)
+		for _, se := range snap.ServiceEntries {
+			var want []string
+			for _, r := range routes {
+				if slices.ContainsFunc(r.ParentRefs, func(pr gatewayv1.ParentReference) bool {
+					kind, ns := rules.KubeParentKind(pr, r.Namespace)
+					return kind == rules.KubeParentServiceEntry && string(pr.Name) == se.Name && ns == se.Namespace
+				}) {
+					want = append(want, r.Ref())
+				}
+			}
+			var got []string
+			for _, r := range byEntry.Attached(se) {
+				got = append(got, r.Ref())
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: routes on ServiceEntry %s/%s: index %v, scan %v", name, se.Namespace, se.Name, got, want)
+			}
+			attached += len(got)
+			hosts := append(slices.Clone(se.Spec.GetHosts()), "*.example.com", "*")
+			for _, h := range hosts {
+				var wantVS, gotVS []string
+				for _, vs := range snap.VirtualServices {
+					if slices.Contains(rules.VSGateways(vs), rules.MeshGateway) && slices.ContainsFunc(vs.Spec.GetHosts(), func(x string) bool {
+						return rules.HostMatches(strings.ToLower(rules.ResolveShortname(x, vs.Namespace)), strings.ToLower(h))
+					}) {
+						wantVS = append(wantVS, vs.Namespace+"/"+vs.Name)
+					}
+				}
+				for _, vs := range vsIdx.Matching([]string{h}) {
+					gotVS = append(gotVS, vs.Namespace+"/"+vs.Name)
+				}
+				if !slices.Equal(gotVS, wantVS) {
+					t.Errorf("%s: mesh VirtualServices for %s: index %v, scan %v", name, h, gotVS, wantVS)
+				}
+			}
+		}
+	}
+	if attached < 100 {
+		t.Fatalf("only %d routes attached to entries in the inputs: the test compares too little", attached)
 	}
 }
