@@ -350,13 +350,7 @@ func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags
 	first := ""
 	for _, r := range routes {
 		for _, b := range r.BackendRefs {
-			group, kind := "", "Service"
-			if b.Group != nil {
-				group = string(*b.Group)
-			}
-			if b.Kind != nil {
-				kind = string(*b.Kind)
-			}
+			group, kind := rules.KubeBackendGroupKind(b)
 			host := ""
 			switch {
 			case group == "networking.istio.io" && kind == "Hostname":

@@ -4731,13 +4731,7 @@ func refusedBackendText(b gatewayv1.BackendRef, o rules.ObjectRef, why string, g
 		return fmt.Sprintf("backendRef %s is a Hostname with namespace %s, and a Hostname backend takes no namespace", b.Name, toNs),
 			fmt.Sprintf("Remove namespace from the Hostname backendRef %s of %s.", b.Name, route)
 	}
-	group, kind := "", "Service"
-	if b.Group != nil {
-		group = string(*b.Group)
-	}
-	if b.Kind != nil {
-		kind = string(*b.Kind)
-	}
+	group, kind := rules.KubeBackendGroupKind(b)
 	if group == "" {
 		group = "core"
 	}

@@ -647,7 +647,7 @@ func kubeBackendDestination(r gatewayv1.BackendRef, ns, routeKind string, in Kub
 	if KubeBackendHardError(r) != "" {
 		return nil, false
 	}
-	group, kind := kubeBackendKind(r)
+	group, kind := KubeBackendGroupKind(r)
 	toNs := ns
 	if r.Namespace != nil {
 		toNs = string(*r.Namespace)
@@ -666,7 +666,7 @@ func kubeBackendDestination(r gatewayv1.BackendRef, ns, routeKind string, in Kub
 // Mirrors istiod conversion.go buildDestination (the ConfigErrors of reason InvalidDestination,
 // which isInvalidBackend does not turn into a 500 route) and its port check.
 func KubeBackendHardError(r gatewayv1.BackendRef) string {
-	group, kind := kubeBackendKind(r)
+	group, kind := KubeBackendGroupKind(r)
 	switch {
 	case group == "" && kind == "Service":
 		if strings.Contains(string(r.Name), ".") {
@@ -703,7 +703,10 @@ func KubeRouteHardError(r KubeRoute, grants []*gatewayv1beta1.ReferenceGrant, en
 	return ""
 }
 
-func kubeBackendKind(r gatewayv1.BackendRef) (group, kind string) {
+// KubeBackendGroupKind is a backendRef's group and kind with the Gateway API's defaults (group "",
+// kind Service), as istiod reads them (pilot/pkg/config/kube/gateway/conversion.go
+// buildDestination).
+func KubeBackendGroupKind(r gatewayv1.BackendRef) (group, kind string) {
 	group, kind = "", "Service"
 	if r.Group != nil {
 		group = string(*r.Group)
@@ -733,7 +736,7 @@ const (
 //
 // Mirrors istiod conversion.go buildDestination (the grant check, then the kind).
 func KubeBackendRefusal(r gatewayv1.BackendRef, ns, routeKind string, grants []*gatewayv1beta1.ReferenceGrant, enforceGrants bool) string {
-	group, kind := kubeBackendKind(r)
+	group, kind := KubeBackendGroupKind(r)
 	toNs := ns
 	if r.Namespace != nil {
 		toNs = string(*r.Namespace)
