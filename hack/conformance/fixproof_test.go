@@ -70,6 +70,12 @@ func proveFixes(t *testing.T, sc *scenario, pcs []pathCheck) []fixProof {
 		}
 		p := patches[k]
 		patched, err := patchScenarioYAML(sc.YAML, p)
+		if d := p.Derived(); d != nil && err == nil {
+			// the change istiod's deployment controller makes from it (a Gateway API Gateway's
+			// annotations copied onto the Service it deploys): the manifests hold that Service
+			// written out, and the harness runs no deployment controller
+			patched, err = patchScenarioYAML(patched, d)
+		}
 		var after *result
 		if err == nil {
 			psc := &scenario{Name: sc.Name + " + fix " + p.Ref(), YAML: patched, Gateways: sc.Gateways, ProxyRole: sc.ProxyRole, pathsOnly: true}

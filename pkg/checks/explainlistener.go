@@ -557,7 +557,9 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				// exportTo, or the mesh default for its kind): that resource is to blame.
 				resource = h.Ref()
 				if h.Kind == rules.KindService {
-					fix = serviceExportToYAML(h.Ref(), h.Name, h.DeclaredExportTo, h.Namespace, v.Namespace)
+					var p *Patch
+					resource, p = kubeServiceExportFix(snap, h, v.Namespace)
+					fix = p.Text()
 				} else {
 					fix = exportToYAML(h.Ref(), h.DeclaredExportTo, h.Namespace, v.Namespace)
 				}
@@ -1258,7 +1260,7 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		// host from these sidecars (exportTo, the Sidecar's imports), or a namespace istiod
 		// does not discover.
 		if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
-			why, culprit, fix := explainHidden(v, host, hidden)
+			why, culprit, fix := explainHidden(snap, v, host, hidden)
 			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
 		} else if w, ok := meshSNIMissedFor(snap, v, model.VirtualServices(RevisionView(snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, port, kind, "sidecar "+v.Namespace); ok {
 			rep.add(ListenerBlackHole, w.Resource, strings.TrimSuffix(msg, ".")+": "+strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1), w.Fix)

@@ -919,15 +919,37 @@ func widenedExportTo(declared []string, ownNs, addNs string) []string {
 	return keep
 }
 
-// serviceExportToYAML is the annotation that adds namespace addNs to a Kubernetes Service's
+// serviceExportToPatch is the annotation that adds namespace addNs to a Kubernetes Service's
 // exportTo (keeping what it declares; "." when it declares nothing and the mesh default hid it).
-func serviceExportToYAML(ref, name string, declared []string, ownNs, addNs string) string {
-	return serviceExportToPatch(name, declared, ownNs, addNs).Text()
-}
-
-// serviceExportToPatch is serviceExportToYAML's change as a patch.
 func serviceExportToPatch(name string, declared []string, ownNs, addNs string) *Patch {
 	return serviceExportToPatchAll(name, declared, ownNs, []string{addNs})
+}
+
+// kubeServiceExportFix: the culprit and the patch that widen Kubernetes Service s's exportTo to
+// addNs. For the Service istiod deploys for a Gateway API Gateway, which its deployment
+// controller re-applies, that is the Gateway: the annotation goes in its
+// spec.infrastructure.annotations (or its own annotations without infrastructure), which istiod
+// copies onto the Service (gatewaycommon/deploymentcontroller.go extractInfrastructureAnnotations,
+// kube-gateway.yaml; blind audit 53 t-f1g, whose fix edited the generated Service).
+func kubeServiceExportFix(snap *snapshot.Snapshot, s rules.Service, addNs string) (string, *Patch) {
+	p := serviceExportToPatch(s.Name, s.DeclaredExportTo, s.Namespace, addNs)
+	if snap == nil {
+		return s.Ref(), p
+	}
+	g := kubeGatewayServing(snap, s)
+	if g == nil {
+		return s.Ref(), p
+	}
+	value := strings.Join(widenedExportToAll(s.DeclaredExportTo, s.Namespace, []string{addNs}), ",")
+	ann := fields{{"annotations", fields{{"networking.istio.io/exportTo", value}}}}
+	gp := newPatch("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, fields{{"metadata", ann}})
+	if g.Spec.Infrastructure != nil && g.Spec.Infrastructure.Annotations != nil {
+		// (istiod copies these instead of the Gateway's own annotations when they are set)
+		gp = newPatch("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, fields{{"spec", fields{{"infrastructure", ann}}}})
+	}
+	gp.note = fmt.Sprintf(" (istiod copies it onto Service %s/%s, which it deploys and rewrites)", s.Namespace, s.Name)
+	gp.derived = p
+	return "Gateway " + g.Namespace + "/" + g.Name, gp
 }
 
 // serviceExportToPatchAll is serviceExportToPatch adding every namespace of add.

@@ -35,6 +35,9 @@ type Patch struct {
 	note string
 	// set is Merge as an ordered tree (fields, []any, string, int, bool, nil), rendered by Text.
 	set fields
+	// derived is the change istiod makes from this one to an object the input holds (the
+	// Service it deploys for a Gateway API Gateway): what proveFix applies.
+	derived *Patch
 }
 
 // field is one key of an ordered mapping.
@@ -81,6 +84,13 @@ func newObject(apiVersion, kind, ns, name string, spec fields) *Patch {
 	p.Create = true
 	return p
 }
+
+// Derived is the change istiod itself makes from this one to an object the input holds: for a
+// Gateway API Gateway's annotations, the Service its deployment controller deploys and rewrites
+// from them. nil for most patches. Whoever proves the fix on manifests that hold the derived
+// object written out (the conformance harness, which runs no deployment controller) applies it
+// as well.
+func (p *Patch) Derived() *Patch { return p.derived }
 
 // Ref is "Kind namespace/name".
 func (p *Patch) Ref() string {
@@ -407,7 +417,16 @@ type FixCheck struct {
 // "this makes the call work", so a change after which the path fails further on is reported as
 // not enough on its own (with the next failure), not as the fix.
 func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
-	after, err := ApplyPatch(snap, p.Patch)
+	patch := p.Patch
+	if patch.derived != nil {
+		// a Gateway API Gateway's change: the input holds what istiod derives from it (the
+		// Service it deploys), so that change is applied
+		patch = patch.derived
+	} else if patch.Kind == "Gateway" && strings.HasPrefix(patch.APIVersion, "gateway.networking.k8s.io/") {
+		// ApplyPatch edits Istio's kinds: the fix stays unchecked rather than called invalid
+		return
+	}
+	after, err := ApplyPatch(snap, patch)
 	if err != nil {
 		p.FixCheck = &FixCheck{Result: FixInvalid, Message: err.Error()}
 		return

@@ -692,7 +692,7 @@ func hiddenEntries(snap *snapshot.Snapshot, v SidecarView, host string, imported
 
 // explainHidden says why the client does not see host although entries declare it, naming the
 // resource to change and the change: exportTo, else the Sidecar's egress hosts.
-func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, culprit string, fix *Patch) {
+func explainHidden(snap *snapshot.Snapshot, v SidecarView, host string, hidden []rules.Service) (why, culprit string, fix *Patch) {
 	for _, s := range hidden {
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			// exported here, so the Sidecar's egress hosts leave it out
@@ -703,7 +703,8 @@ func explainHidden(v SidecarView, host string, hidden []rules.Service) (why, cul
 	}
 	s := hidden[0]
 	if s.Kind == rules.KindService {
-		return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), serviceExportToPatch(s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
+		culprit, p := kubeServiceExportFix(snap, s, v.Namespace)
+		return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), culprit, p
 	}
 	return fmt.Sprintf("%s declares %s but is exported to %s, not %s", s.Ref(), host, fmtList(s.ExportTo), v.Namespace), s.Ref(), exportToPatch(s.Ref(), s.DeclaredExportTo, s.Namespace, v.Namespace)
 }
@@ -819,7 +820,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			flag = "reset"
 		}
 		if len(tr.hidden) > 0 {
-			why, culprit, fix := explainHidden(v, host, tr.hidden)
+			why, culprit, fix := explainHidden(tr.snap, v, host, tr.hidden)
 			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
 			return
 		}
@@ -1057,8 +1058,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// meshConfig.defaultServiceExportTo): the export-audit finding's fix.
 			for _, s := range reg.Shared(chost) {
 				if s.Kind == rules.KindService && !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
-					patch = serviceExportToPatch(s.Name, s.DeclaredExportTo, s.Namespace, v.Namespace)
-					culprit, fix = s.Ref(), patch.Text()
+					culprit, patch = kubeServiceExportFix(tr.snap, s, v.Namespace)
+					fix = patch.Text()
 				}
 			}
 			if vsRef := routeVSOf(res); patch == nil && vsRef != "" && len(reg.ForHost(chost)) == 0 && tr.snap.Unknown[snapshot.KindService] == "" && tr.snap.Unknown[snapshot.KindServiceEntry] == "" {
@@ -1900,7 +1901,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
 				continue
 			}
-			why, culprit, patch := explainHidden(v, host, tr.hidden)
+			why, culprit, patch := explainHidden(tr.snap, v, host, tr.hidden)
 			w := Finding{Code: PathDirect, Level: LevelWarning, Resource: culprit,
 				Message: fmt.Sprintf("%s sends %s from the sidecars in %s to the egress gateway. %s: a mesh route applies only to hosts the sidecar holds a service for, so it builds nothing for %s there and the call from %s goes straight out.", firstOrigin(tr.snap, vs.Namespace+"/"+vs.Name), host, v.Namespace, why, host, proxy)}
 			if patch != nil {

@@ -1035,7 +1035,7 @@ func (e *evaluation) stepNotExported(hn string, group []rules.Service) {
 	}
 	patch := exportToPatch(culprit.Ref(), culprit.DeclaredExportTo, culprit.Namespace, e.w.Namespace)
 	if culprit.Kind == rules.KindService {
-		patch = serviceExportToPatch(culprit.Name, culprit.DeclaredExportTo, culprit.Namespace, e.w.Namespace)
+		_, patch = kubeServiceExportFix(e.snap, culprit, e.w.Namespace)
 	}
 	fix := patch.Text()
 	if v := culprit.Visibility; v.Configured && v.ApplyToSidecars && !slices.Equal(culprit.ExportTo, culprit.UncappedExportTo) {
