@@ -115,7 +115,11 @@ func init() {
 		// DISABLE, the route rewritten to 443 (an explicit DISABLE: plaintext to 443 all the
 		// same; a passthrough call works). With the tls-passthrough calls the gateway's tls
 		// route already goes to 443: the client's TLS meets the rule's TLS (TLS originated twice).
-		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls", "disable-443"}},
+		// target-443-*: the entry's port 80 gets targetPort 443 (Istio's TLS origination task),
+		// the route stays on 80; none: no rule (plaintext to the server's 443); port-80:
+		// portLevelSettings 80 tls SIMPLE (works); written-443: the setting written for 443, which
+		// the entry also declares (TLS), so port 80 gets none (blind audit 54 c1).
+		dimension{dimPOrig, []string{"none", "none", "simple-443", "simple-all-ports", "client-ns-only", "port-level-no-tls", "subset-tls", "disable-443", "target-443-none", "target-443-port-80", "target-443-written-443"}},
 		// path.mirror: the gateway's http route mirrors to mirror.example.com:80 (a mirror is a
 		// cluster of the route, request_mirror_policies, not a route). exported: a public entry
 		// other/path-mirror for the host. not-exported: the entry with exportTo ["."] (not
@@ -421,9 +425,9 @@ spec:
   exportTo: ["*"]
   location: MESH_EXTERNAL
   ports:
-  - {number: 80, name: http, protocol: HTTP}
+  - {number: 80, name: http, protocol: HTTP%s}
   - {number: 443, name: tls, protocol: TLS}
-%s`, b.ts(), pathHost, upstreamResolution(d[dimPUpRes])))
+%s`, b.ts(), pathHost, target443(d[dimPOrig]), upstreamResolution(d[dimPUpRes])))
 	if uv := d[dimPUpRes]; strings.HasPrefix(uv, "dup-") {
 		ts, exportTo := b.ts(), `["*"]`
 		switch uv {
@@ -830,8 +834,13 @@ spec:
 func originationRule(b *builder, v string) {
 	ns, spec := "egress", ""
 	switch v {
-	case "none", "":
+	case "none", "", "target-443-none":
 		return
+	case "target-443-port-80":
+		spec = "  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 80}\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
+	case "target-443-written-443":
+		// written for the targetPort, which is also the entry's TLS port: port 80 keeps no tls
+		spec = "  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
 	case "simple-443", "client-ns-only":
 		spec = "  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n      tls: {mode: SIMPLE, sni: " + pathHost + "}"
 		if v == "client-ns-only" {
@@ -857,6 +866,15 @@ metadata:
 spec:
   host: %s
 %s`, ns, b.ts(), pathHost, spec))
+}
+
+// target443: the targetPort of the path entry's port 80 for path.origination target-443-*
+// (Istio's TLS origination task: plain HTTP port 80 sent to the server's TLS port 443).
+func target443(v string) string {
+	if strings.HasPrefix(v, "target-443-") {
+		return ", targetPort: 443"
+	}
+	return ""
 }
 
 // mirrorEntry adds the entry for the mirror host of a path.mirror value.

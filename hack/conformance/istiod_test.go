@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	meshconfig "istio.io/api/mesh/v1alpha1"
+	networking "istio.io/api/networking/v1alpha3"
 	"istio.io/istio/pilot/pkg/config/kube/crd"
 	"istio.io/istio/pilot/pkg/features"
 	"istio.io/istio/pilot/pkg/model"
@@ -30,6 +31,7 @@ import (
 	"istio.io/istio/pkg/config/constants"
 	"istio.io/istio/pkg/config/mesh"
 	"istio.io/istio/pkg/config/protocol"
+	"istio.io/istio/pkg/config/schema/gvk"
 	dnsserver "istio.io/istio/pkg/dns/server"
 	"istio.io/istio/pkg/kube/multicluster"
 	"istio.io/istio/pkg/test"
@@ -777,6 +779,26 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
+// entryTargets443: port sp of service svc comes from a ServiceEntry port other than 443 whose
+// targetPort is 443 (the server's TLS port, as in Istio's TLS origination task): a plaintext
+// call sent there unencrypted meets a TLS server, like one to a port declared HTTPS or TLS.
+func entryTargets443(configs []config.Config, svc *model.Service, sp *model.Port) bool {
+	if sp.Port == 443 {
+		return false
+	}
+	for _, c := range configs {
+		if c.GroupVersionKind.Kind != gvk.ServiceEntry.Kind || c.Name != svc.Attributes.Name || c.Namespace != svc.Attributes.Namespace {
+			continue
+		}
+		for _, p := range c.Spec.(*networking.ServiceEntry).GetPorts() {
+			if p.GetNumber() == uint32(sp.Port) && p.GetTargetPort() == 443 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // runIstiod builds CDS for every proxy of in with the given flag values and returns, per
 // workload ref, the set of cluster names. Validation errors inside the harness, and any Fatal,
 // come back as an error.
@@ -849,7 +871,7 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			ps.tlsPorts = map[string]bool{}
 			for _, svc := range proxy.SidecarScope.Services() {
 				for _, sp := range svc.Ports {
-					if sp.Protocol == protocol.HTTPS || sp.Protocol == protocol.TLS {
+					if sp.Protocol == protocol.HTTPS || sp.Protocol == protocol.TLS || entryTargets443(in.configs, svc, sp) {
 						ps.tlsPorts[fmt.Sprintf("%s:%d", svc.Hostname, sp.Port)] = true
 					}
 				}

@@ -86,7 +86,7 @@ func init() {
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only."},
 		CatalogEntry{PathOriginationUnused, LevelWarning, "", "The egress gateway sends the call in plaintext to a port the entry declares plain HTTP, while the DestinationRule that applies to the gateway for that host originates TLS on the host's TLS port: the call works, but leaves the mesh unencrypted, and the TLS origination is never used. Usually the gateway's route was meant to go to the TLS port (443)."},
-		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS: no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
+		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS, or to a plaintext port whose targetPort is 443 (the external server's TLS port, as in Istio's TLS origination task): no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
 		CatalogEntry{PathSidecarPlainToTLS, LevelError, "", "A client sidecar's http route sends a plain HTTP call straight to a port the entry declares HTTPS or TLS (a route that rewrites port 80 to 443, or a weighted share of one), and no DestinationRule the sidecar applies originates TLS for that cluster: the external server receives plaintext on its TLS port and rejects it (400, or a reset)."},
@@ -5098,13 +5098,26 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		return notOriginatedDiag{}, false
 	}
 	proto := ""
+	target := uint32(0) // the targetPort 443 of a plaintext port (Istio's TLS origination task)
 	for _, p := range chosen.Ports {
 		if p.Number == port {
 			proto = strings.ToUpper(p.Protocol)
+			if p.TargetPort == 443 && p.Number != 443 {
+				target = 443
+			}
 		}
 	}
-	if proto != "HTTPS" && proto != "TLS" {
+	targetDeclared := slices.ContainsFunc(chosen.Ports, func(p rules.ServicePort) bool { return target != 0 && p.Number == target })
+	if proto == "HTTPS" || proto == "TLS" {
+		target = 0
+	} else if target == 0 {
 		return notOriginatedDiag{}, false
+	} else {
+		// A plaintext port sent to the external server's port 443 (ports[].targetPort: the
+		// endpoint port istiod gives the cluster, serviceentry/conversion.go
+		// convertServiceEntryToInstances): the server there expects TLS, which only a
+		// DestinationRule's tls for the declared port originates (blind audit 54 c1, e2).
+		proto = fmt.Sprintf("%s with targetPort %d", proto, target)
 	}
 	root := mc.GetRootNamespace()
 	if root == "" {
@@ -5253,6 +5266,12 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 			d.fix = fmt.Sprintf("In DestinationRule %s/%s, add credentialName to that tls setting: the name of a Secret in %s holding the client certificate, key and CA (or set clientCertificate and privateKey to files mounted in the gateway pods).", src.Namespace, src.Name, w.Namespace)
 			return d, true
 		}
+		if strings.HasPrefix(src.Spec.GetHost(), "*") {
+			// a rule for every host under a wildcard: an sni names one of them; without it
+			// Envoy sends each request's Host as SNI (istiod cluster_tls.go
+			// setAutoSniAndAutoSanValidation: auto_sni when the DestinationRule sets no sni)
+			tlsPolicy = slices.DeleteFunc(slices.Clone(tlsPolicy), func(f field) bool { return f.Key == "sni" })
+		}
 		tp := jsonMap(src.Spec.GetTrafficPolicy())
 		pls := asList(tp["portLevelSettings"])
 		found := false
@@ -5268,14 +5287,16 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		if !found {
 			// tls written for a port the entry declares plaintext (the gateway's route goes to
 			// the TLS port): move that setting to the TLS port rather than add one beside it,
-			// which would leave TLS originated to a plaintext port (audit 49 case 06)
+			// which would leave TLS originated to a plaintext port (audit 49 case 06); or
+			// written for the targetPort, which port-level settings never match (istiod
+			// util.go GetPortLevelTrafficPolicy compares the declared port; blind audit 54 c1)
 			plain := entryPortsOf(snap, host).plain
 			for _, pl := range pls {
 				pm, _ := pl.(map[string]any)
 				pp, _ := pm["port"].(map[string]any)
 				n, _ := pp["number"].(float64)
 				t, _ := pm["tls"].(map[string]any)
-				if pm == nil || pp == nil || t == nil || t["mode"] == "DISABLE" || !slices.Contains(plain, uint32(n)) {
+				if pm == nil || pp == nil || t == nil || t["mode"] == "DISABLE" || !slices.Contains(plain, uint32(n)) && (target == 0 || targetDeclared || uint32(n) != target) {
 					continue
 				}
 				moved = uint32(n)
@@ -5298,11 +5319,15 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		}
 		d.patch = newPatch("networking.istio.io/v1", "DestinationRule", src.Namespace, src.Name, fields{{"spec", fields{{"trafficPolicy", fields{{"portLevelSettings", pls}}}}}})
 		d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: tls for port %d)", host, port)
-		if moved != 0 {
+		if moved != 0 && moved == target {
+			d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: its tls setting moves from port %d, the targetPort, to port %d, the port the entry declares)", host, moved, port)
+		} else if moved != 0 {
 			d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: its tls setting moves from port %d, which the entry declares plaintext, to port %d)", host, moved, port)
 		}
 		d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
-		if !shadowed {
+		if moved != 0 && moved == target {
+			d.msg += fmt.Sprintf(" DestinationRule %s/%s sets tls for port %d, the targetPort: istiod matches port-level settings against the port the entry declares (%d), so that setting never applies.", src.Namespace, src.Name, target, port)
+		} else if !shadowed {
 			d.msg += fmt.Sprintf(" DestinationRule %s/%s applies to the gateway for %s but sets no tls for port %d (a port-level setting without tls replaces the top-level tls for its port).", src.Namespace, src.Name, host, port)
 		}
 		return d, true
