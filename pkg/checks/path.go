@@ -1948,6 +1948,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	}
 	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
 		if !routesCallKind(vs, tr.t.Call) {
+			if w, ok := tr.l4RoutesOnHTTPPort(v, vs, host, proxy); ok {
+				tr.t.Warnings = append(tr.t.Warnings, w)
+				return
+			}
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
 			// call does not bypass a gateway route for it.
 			continue
@@ -2195,6 +2199,46 @@ func tcpPortForTLSRoutes(v SidecarView, vs *networkingv1.VirtualService, host st
 // the call when that port is HTTP-family; nil otherwise.
 func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, *rules.ServicePort) {
 	return httpPortForL4(v, host, tr.t.Port, tr.t.Call)
+}
+
+// l4RoutesOnHTTPPort: an HTTP call to a port the entry declares HTTP, and a mesh VirtualService
+// visible here that sends the host through a Gateway with tls or tcp routes only: on an HTTP
+// port the sidecar builds an HTTP chain, where tls and tcp routes never apply (istiod
+// listener.go buildSidecarOutboundListener; httproute.go builds virtual hosts from http routes
+// only), so the HTTP call goes straight out, and the client's TLS, which those routes are
+// written for, takes the listener's default chain (BlackHoleCluster under REGISTRY_ONLY). The
+// protocol of the port is the likely fault (blind audit 54 d3).
+func (tr *tracer) l4RoutesOnHTTPPort(v SidecarView, vs *networkingv1.VirtualService, host, proxy string) (Finding, bool) {
+	if rules.ListenerClass(strings.ToUpper(tr.t.Call)) != rules.ClassHTTP || len(vs.Spec.GetHttp()) > 0 || len(vs.Spec.GetTls())+len(vs.Spec.GetTcp()) == 0 {
+		return Finding{}, false
+	}
+	gws := rules.VSGateways(vs)
+	g := ""
+	for _, x := range gws {
+		if x != rules.MeshGateway {
+			g = x
+			break
+		}
+	}
+	if g == "" || !slices.Contains(gws, rules.MeshGateway) || !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+		return Finding{}, false
+	}
+	entry, hp := httpPortForL4(v, host, tr.t.Port, rules.CallTLS)
+	if hp == nil {
+		return Finding{}, false
+	}
+	kind, want := "tls", "TLS"
+	if len(vs.Spec.GetTls()) == 0 {
+		kind, want = "tcp", "TCP"
+	}
+	ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+	other := "takes the listener's default chain and goes straight out"
+	if v.Scope.OutboundTrafficPolicy == rules.RegistryOnly {
+		other = "takes the listener's default chain, BlackHoleCluster under REGISTRY_ONLY: the connection is closed"
+	}
+	return Finding{Code: PathDirect, Level: LevelWarning, Resource: entry.Ref(),
+		Message: fmt.Sprintf("%s routes %s through Gateway %s with %s routes only, but %s declares port %d as %s: the sidecar builds an HTTP chain for that port, where %s routes never apply, so the plain %s call from %s goes straight out, and a %s call (what those routes are written for) %s.", ref, host, g, kind, entry.Ref(), hp.Number, hp.Protocol, kind, strings.ToUpper(tr.t.Call), proxy, want, other),
+		Fix:     fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...), so that %s's %s routes apply; if they send plain HTTP, route them with http routes instead.", want, hp.Number, entry.Ref(), want, strings.ToLower(want), ref, kind)}, true
 }
 
 // l4OnHTTPPortText explains a TLS or TCP call (kind) to port hp of entry, which declares it
