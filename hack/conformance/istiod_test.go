@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -787,7 +788,8 @@ func entryTargets443(configs []config.Config, svc *model.Service, sp *model.Port
 		return false
 	}
 	for _, c := range configs {
-		if c.GroupVersionKind.Kind != gvk.ServiceEntry.Kind || c.Name != svc.Attributes.Name || c.Namespace != svc.Attributes.Namespace {
+		// (a ServiceEntry's services are named after their host: serviceentry/conversion.go)
+		if c.GroupVersionKind.Kind != gvk.ServiceEntry.Kind || c.Namespace != svc.Attributes.Namespace || !slices.Contains(c.Spec.(*networking.ServiceEntry).GetHosts(), string(svc.Hostname)) {
 			continue
 		}
 		for _, p := range c.Spec.(*networking.ServiceEntry).GetPorts() {

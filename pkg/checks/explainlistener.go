@@ -1050,7 +1050,10 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 	// matches naming other server names (api.x.com under *.x.com): istiod builds no chain of
 	// the host's own once a tls route applies to it (tls.go
 	// buildSidecarOutboundTLSFilterChainOpts, hasTLSMatch), so the rest of the wildcard takes
-	// the listener's default chain (blind audit 28 #12).
+	// the listener's default chain (blind audit 28 #12). The VirtualService applies to the
+	// wildcard entry also when its hosts only lie under the wildcard (tls.go getConfigsForHost:
+	// host.Name.Matches, either direction), where narrowing its hosts changes nothing (blind
+	// audit 54 e6): the fix says so.
 	for _, s := range out.Imported() {
 		if !strings.HasPrefix(s.Hostname, "*") || !rules.IsTLSProtocol(portOf(s, port).Protocol) {
 			continue
@@ -1093,7 +1096,7 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			}
 			add([]string{s.Ref()}, ListenerWildcardSNIPartial, vsRef, fmt.Sprintf("%s routes %s on port %d by SNI %s only: sidecars in %s build filter chains of listener %s for those names and none for the rest of %s (a host with a tls route gets no chain of its own), so TLS calls to other %s names take %s.",
 				vsRef, s.Hostname, port, fmtList(snis), v.Namespace, l.Name, s.Hostname, s.Hostname, dflt),
-				fmt.Sprintf("Add the other names the clients call (or \"%s\") to the sniHosts of the tls match of %s, or narrow its hosts to %s if the rest of %s is not to be routed.", s.Hostname, vsRef, fmtList(snis), s.Hostname))
+				fmt.Sprintf("Add the other names the clients call (or \"%s\") to the sniHosts of the tls match of %s, routed where those calls should go. If the rest of %s is not to be routed and the hosts of %s name %s itself (or a wider wildcard), narrow them to %s; hosts that already lie under %s do not help, since istiod applies a VirtualService to every entry whose name matches one of its hosts in either direction.", s.Hostname, vsRef, s.Hostname, vsRef, s.Hostname, fmtList(snis), s.Hostname))
 		}
 	}
 	for _, s := range out.Imported() {
@@ -1784,6 +1787,13 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			msg += fmt.Sprintf(" %s has a server on port %d but selects %s, which no gateway workload carries (the pods of %s carry %s).", culprit, opt.Port, labelsText(g.Spec.Selector), w.Ref(), labelsText(w.Labels))
 			fix = fmt.Sprintf("Set spec.selector of %s to %s (the labels of the pods of %s).", culprit, labelsText(gatewaySelectorFor(w.Labels)), w.Ref())
 		}
+		if c, m, f, ok := serverBehindOtherServicePort(snap, w, gws, opt.Port, rep.Host); ok {
+			// the host's server listens behind another port of the gateway's Service: the
+			// calls are sent to the wrong Service port, as the traced path says (blind audit
+			// 54 d2, where a new server on the port was proposed, which the route's port match
+			// would leave without a chain)
+			culprit, msg, fix = c, msg+" "+m, f
+		}
 		if kg := istioKubeGatewayOf(snap, w); kg != nil {
 			// the pods of a Gateway API Gateway: its listeners are the servers, and istiod adds
 			// each listener's port to the Service it deploys (blind audit 53 t-f4a, where the fix
@@ -2263,6 +2273,44 @@ func passthroughChainAt(snap *snapshot.Snapshot, w Workload, target uint32, host
 // ...) rather than passing it through.
 func (c ChainView) terminatesTLS() bool {
 	return c.TLS != "" && c.TLS != "PASSTHROUGH" && c.TLS != "AUTO_PASSTHROUGH"
+}
+
+// serverBehindOtherServicePort: a server for host of a Gateway applying to w listens on the
+// targetPort of another port of a Service of w than port (the port asked, which lands where no
+// server listens): callers of that Service port reach it. The culprit is the mesh
+// VirtualService sending host to port, the fix the Service port that reaches the server (the
+// traced path's routedToOtherServicePort); without such a route, the Gateway. Mirrors istiod
+// pilot/pkg/model/gateway.go resolvePorts through rules.MergeGatewayServers.
+func serverBehindOtherServicePort(snap *snapshot.Snapshot, w Workload, gws []*networkingv1.Gateway, port uint32, host string) (culprit, msg, fix string, ok bool) {
+	if host == "" {
+		return "", "", "", false
+	}
+	for _, ms := range rules.MergeGatewayServers(gws, gatewayTargetPorts(snap, w)) {
+		if ms.Dropped != "" || !serverCovers(ms, host) {
+			continue
+		}
+		for _, sp := range gatewayServicePorts(snap, w) {
+			if _, has := sp.Ports[port]; !has {
+				continue
+			}
+			for _, p := range slices.Sorted(maps.Keys(sp.Ports)) {
+				t := sp.Ports[p]
+				if t == 0 {
+					t = p
+				}
+				if p == port || t != ms.Port {
+					continue
+				}
+				svc := "Service " + sp.Namespace + "/" + strings.SplitN(sp.Host, ".", 2)[0]
+				msg = fmt.Sprintf("The server for %s, %s, is on port %d, which %s reaches through its port %d (targetPort %d): calls to port %d never reach it.", host, ms.Ref(), ms.Server.GetPort().GetNumber(), svc, p, t, port)
+				if vs := meshRouteToGatewayPort(snap, host, sp.Host, []uint32{port}); vs != "" {
+					return vs, msg, fmt.Sprintf("In %s, set the mesh route's destination port to %d (%s port %d reaches the server for %s); move any DestinationRule portLevelSettings for port %d of %s to port %d with it.", vs, p, svc, p, host, port, sp.Host, p), true
+				}
+				return "Gateway " + rules.GatewayName(ms.Gateway), msg, fmt.Sprintf("Send the calls for %s to port %d of %s, which reaches the server; or write server %s on port %d (istiod then listens on that port's targetPort), with the routes bound to it matching that port.", host, p, svc, ms.Ref(), port), true
+			}
+		}
+	}
+	return "", "", "", false
 }
 
 // meshRouteToGatewayPort is the mesh route (a VirtualService bound to mesh whose hosts cover

@@ -157,3 +157,53 @@ func TestExplainGatewayNoServerFixByAPI(t *testing.T) {
 		}
 	}
 }
+
+// explain-listener --gateway for a Service port whose targetPort has no listener, where the
+// host's server listens behind another port of the same Service: the fix sends the calls to that
+// port (the mesh route's destination port when a mesh route sends them, else the calls
+// themselves), as the traced path does, not a new server on the port asked, which the routes'
+// port matches would leave without a chain (blind audit 54 d2). Two shapes: TLS passthrough
+// with a mesh route, plain HTTP without one.
+func TestExplainGatewayServerBehindOtherServicePort(t *testing.T) {
+	gw := func(ns, name, sel string, ports string) []string {
+		return []string{
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: " + ns + ", labels: {app: " + sel + "}}\nspec:\n  selector: {matchLabels: {app: " + sel + "}}\n  template:\n    metadata: {labels: {app: " + sel + "}}\n    spec: {containers: [{name: istio-proxy, image: auto}]}",
+			"apiVersion: v1\nkind: Service\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec:\n  selector: {app: " + sel + "}\n  ports: " + ports,
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		docs          []string
+		gateway, host string
+		port          uint32
+		culprit, fix  string
+	}{
+		{"tls with a mesh route",
+			append(gw("edge", "edge-gw", "edge-gw", "[{name: https, port: 443, targetPort: 8443}, {name: tls-alt, port: 8443, targetPort: 9443}]"),
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: shipping, labels: {istio-injection: enabled}}",
+				"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: carrier, namespace: shipping}\nspec:\n  hosts: [api.carrier.example]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]",
+				"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: carrier, namespace: edge}\nspec:\n  selector: {app: edge-gw}\n  servers: [{port: {number: 8443, name: tls, protocol: TLS}, hosts: [api.carrier.example], tls: {mode: PASSTHROUGH}}]",
+				"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: carrier, namespace: shipping}\nspec:\n  hosts: [api.carrier.example]\n  gateways: [mesh, edge/carrier]\n  tls:\n  - match: [{gateways: [mesh], port: 443, sniHosts: [api.carrier.example]}]\n    route: [{destination: {host: edge-gw.edge.svc.cluster.local, port: {number: 443}}}]\n  - match: [{gateways: [edge/carrier], port: 8443, sniHosts: [api.carrier.example]}]\n    route: [{destination: {host: api.carrier.example, port: {number: 443}}}]"),
+			"edge/edge-gw", "api.carrier.example", 443, "VirtualService shipping/carrier", "In VirtualService shipping/carrier, set the mesh route's destination port to 8443 (Service edge/edge-gw port 8443"},
+		{"http without a mesh route",
+			append(gw("outbound", "out-gw", "out-gw", "[{name: http, port: 80, targetPort: 8080}, {name: http-alt, port: 8080, targetPort: 9080}]"),
+				"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: feeds, namespace: outbound}\nspec:\n  hosts: [feeds.news.example]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]",
+				"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: feeds, namespace: outbound}\nspec:\n  selector: {app: out-gw}\n  servers: [{port: {number: 8080, name: http, protocol: HTTP}, hosts: [feeds.news.example]}]"),
+			"outbound/out-gw", "feeds.news.example", 80, "Gateway outbound/feeds", "Send the calls for feeds.news.example to port 8080 of Service outbound/out-gw"},
+	} {
+		snap := loadYAML(t, tc.docs...)
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: tc.gateway, Port: tc.port, Host: tc.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerNoChains })
+		if i < 0 {
+			t.Errorf("%s: no %s in %+v", tc.name, ListenerNoChains, rep.Findings)
+			continue
+		}
+		if f := rep.Findings[i]; f.Resource != tc.culprit || !strings.HasPrefix(f.Fix, tc.fix) {
+			t.Errorf("%s: %q, fix %q", tc.name, f.Resource, f.Fix)
+		}
+	}
+}
