@@ -3245,8 +3245,13 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
 					answer = "the client sidecar closes the connection (response flag UH)"
 				}
-				tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s port %d: %s; %s.", strings.ToUpper(kind), host, svc.Ref(), cport, why, answer),
-					fmt.Sprintf("Set targetPort of %s port %d to the name or number of the gateway container's port (%s).", svc.Ref(), cport, namedPortsText(tr.snap, w)))
+				fix := fmt.Sprintf("Set targetPort of %s port %d to the name or number of the gateway container's port (%s).", svc.Ref(), cport, namedPortsText(tr.snap, w))
+				if c, ok := untargetedContainerPort(tr.snap, w, k, p.Protocol); ok {
+					// the one container port no other port of the Service targets: the port
+					// meant (blind audit 54 d1, where the fix listed only the metrics port)
+					fix = fmt.Sprintf("Set targetPort of %s port %d to %d, the container port of the pods of %s that no other port of the Service targets, or name that container port %q.", svc.Ref(), cport, c, w.Ref(), p.TargetPort.StrVal)
+				}
+				tr.fail(CauseNoEndpoints, "UH", svc.Ref(), fmt.Sprintf("The %s call to %s is routed to %s port %d: %s; %s.", strings.ToUpper(kind), host, svc.Ref(), cport, why, answer), fix)
 				return
 			}
 			if t != 0 {

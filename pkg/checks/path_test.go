@@ -1332,3 +1332,19 @@ func TestVerdictsNameNoGeneratedObject(t *testing.T) {
 		t.Fatal("no gateway verdict checked")
 	}
 }
+
+// A gateway Service port whose named targetPort no container port has: the fix names the one
+// container port no other port of the Service targets, on two shapes (every container port
+// unnamed; only the metrics port named), where it listed only the named ports (blind audit 54
+// d1).
+func TestNamedTargetPortFixNamesContainerPort(t *testing.T) {
+	for _, tc := range []struct{ fixture, fix string }{
+		{"gateway-service-named-targetport-unnamed-container-ports.yaml", "Set targetPort of Service egress-lab/lab-egress port 80 to 8080,"},
+		{"gateway-service-named-targetport-only-metrics-named.yaml", "Set targetPort of Service istio-system/istio-egressgateway port 443 to 8443,"},
+	} {
+		_, tr := tracePathCase(t, pathCaseNamed(t, tc.fixture))
+		if tr.Cause != CauseNoEndpoints || !strings.HasPrefix(tr.Fix, tc.fix) {
+			t.Errorf("%s: %s, fix %q", tc.fixture, tr.Cause, tr.Fix)
+		}
+	}
+}

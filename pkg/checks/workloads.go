@@ -186,6 +186,30 @@ func targetPort(snap *snapshot.Snapshot, w Workload, p corev1.ServicePort) (uint
 
 type namedPortsKey struct{ kind, ns, name string }
 
+// untargetedContainerPort: the only container port of w's pods (protocol proto; Istio's own
+// ports 15000-15099 left out) that no port of Service svc targets, by number or by name.
+func untargetedContainerPort(snap *snapshot.Snapshot, w Workload, svc *corev1.Service, proto corev1.Protocol) (uint32, bool) {
+	named := workloadNamedPorts(snap, w)
+	targeted := map[uint32]bool{}
+	for _, p := range svc.Spec.Ports {
+		if t, ok := targetPort(snap, w, p); ok && t != 0 {
+			targeted[t] = true
+		}
+	}
+	var cands []uint32
+	for k, n := range named {
+		_, pr, _ := strings.Cut(k, "/")
+		if pr != protocolOrTCP(string(proto)) || targeted[n] || (n >= 15000 && n < 15100) || slices.Contains(cands, n) {
+			continue
+		}
+		cands = append(cands, n)
+	}
+	if len(cands) != 1 {
+		return 0, false
+	}
+	return cands[0], true
+}
+
 // workloadNamedPorts maps each named container port of w's pod (its Deployment's pod template,
 // else its pods) to its number, keyed "name/PROTOCOL"; unnamed ports are keyed
 // "#number/PROTOCOL" (they resolve no name, but show the pod spec lists its ports).
