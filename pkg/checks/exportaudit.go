@@ -33,6 +33,7 @@ const (
 	AuditSEExportedEverywhere   = "SE_EXPORTED_BEYOND_USE"
 	AuditDRNotExportedToClient  = "DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
 	AuditDRTLSNotExportedToGW   = "DR_TLS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
+	AuditVSMeshNoClient         = "VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT"
 )
 
 func init() {
@@ -47,6 +48,7 @@ func init() {
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
 		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (a Sidecar only selects among the services already exported to its namespace)."},
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
+		CatalogEntry{AuditVSMeshNoClient, LevelWarning, "", "A VirtualService that sends a host through an egress gateway binds the mesh, but its exportTo leaves out its own namespace, whose pods run sidecars, and lists no other namespace with sidecars: no sidecar applies its mesh routes, and the calls go straight out, bypassing the gateway."},
 		CatalogEntry{AuditSvcNotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a Kubernetes Service (the egress gateway's own, for example) that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from that namespace."},
 		CatalogEntry{AuditSvcNotExportedToGW, LevelError, "NC", "A route bound to a gateway targets a Kubernetes Service that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from the gateway pod's namespace."},
 		CatalogEntry{AuditSEExportedEverywhere, LevelInfo, "", "A ServiceEntry is exported to every namespace while the mesh restricts egress (REGISTRY_ONLY, or Sidecars that import only some hosts); exporting it only to the namespaces that use it keeps it out of the others' registries."},
@@ -195,6 +197,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 			a.client(ns)
 		}
 	}
+	a.meshRoutesUnseen()
 	a.sidecarImports()
 	a.duplicates()
 	meshMode := ""
@@ -556,6 +559,42 @@ func (a *auditor) client(ns string) {
 		for i, d := range r.dests {
 			a.clientDestination(r.shares[i], d, ns)
 		}
+	}
+}
+
+// meshRoutesUnseen: VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT for a VirtualService that binds the mesh
+// and a Gateway (the egress pattern), in a namespace whose pods run sidecars, whose exportTo
+// leaves that namespace out and is seen by no namespace with sidecars: its mesh routes apply
+// nowhere (blind audit 54 a3, where the path warned and export-audit found no gap).
+//
+// Mirrors istiod pilot/pkg/model/push_context.go initVirtualServices (exportTo without "." or
+// the own namespace: exportedToNamespaceByGateway only) and virtualservice.go
+// SelectVirtualServices.
+func (a *auditor) meshRoutesUnseen() {
+	if a.meshRoutes == nil {
+		a.meshRoutes = a.indexMeshRoutes()
+	}
+	clients := ClientNamespaces(a.snap)
+	for _, r := range *a.meshRoutes {
+		vs := r.vs
+		gws := rules.VSGateways(vs)
+		other := ""
+		for _, g := range gws {
+			if g != rules.MeshGateway {
+				other = g
+				break
+			}
+		}
+		if other == "" || !slices.Contains(gws, rules.MeshGateway) || !slices.Contains(clients, vs.Namespace) ||
+			slices.ContainsFunc(clients, func(ns string) bool { return rules.VirtualServiceVisible(vs.Namespace, r.exportTo, ns) }) {
+			continue
+		}
+		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		a.add(AuditFinding{Code: AuditVSMeshNoClient, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: r.exportTo,
+			NeededIn: []string{vs.Namespace}, MissingIn: []string{vs.Namespace},
+			Impact:  fmt.Sprintf("calls from sidecars in %s bypass the egress gateway (its mesh routes are not built there)", vs.Namespace),
+			Message: fmt.Sprintf("%s sends %s through Gateway %s and binds the mesh, but its exportTo %s leaves out its own namespace %s (a VirtualService's namespace sees it only when exportTo lists \".\" or the namespace) and lists no other namespace with sidecars: no sidecar applies its mesh routes, so the calls go straight out.", ref, strings.Join(vs.Spec.GetHosts(), ", "), other, fmtList(r.exportTo), vs.Namespace),
+			widen:   widenExportTo(ref, vs.Spec.ExportTo, vs.Namespace)})
 	}
 }
 

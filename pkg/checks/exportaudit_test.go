@@ -387,3 +387,56 @@ func TestExportAuditNamesHiddenOriginationRule(t *testing.T) {
 		t.Fatalf("fixtures: %d with a hidden origination rule, %d other (want 2 or more of each)", hidden, other)
 	}
 }
+
+// VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT: a mesh-and-gateway VirtualService exported where no
+// sidecar runs, not to its own (injected) namespace, on two shapes (tls routes exported to the
+// gateway's namespace only; http routes exported to the gateway's and a namespace without
+// sidecars), and a control whose exportTo lists another namespace with sidecars (blind audit
+// 54 a3).
+func TestExportAuditMeshRoutesSeenByNoClient(t *testing.T) {
+	base := []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: istio-system}",
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: istio-egressgateway, namespace: istio-system, labels: {istio: egressgateway}}\nspec:\n  selector: {matchLabels: {istio: egressgateway}}\n  template:\n    metadata: {labels: {istio: egressgateway}}\n    spec: {containers: [{name: istio-proxy, image: auto}]}",
+		"apiVersion: v1\nkind: Service\nmetadata: {name: istio-egressgateway, namespace: istio-system}\nspec:\n  selector: {istio: egressgateway}\n  ports: [{name: http2, port: 80, targetPort: 8080}, {name: https, port: 443, targetPort: 8443}]",
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: billing, labels: {istio-injection: enabled}}",
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {istio.io/rev: stable}}",
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}",
+		"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: out, namespace: istio-system}\nspec:\n  selector: {istio: egressgateway}\n  servers:\n  - {port: {number: 80, name: http, protocol: HTTP}, hosts: ['*']}\n  - {port: {number: 443, name: tls, protocol: TLS}, hosts: ['*'], tls: {mode: PASSTHROUGH}}",
+	}
+	for _, tc := range []struct {
+		name string
+		docs []string
+		want string // the VirtualService reported, "" for none
+	}{
+		{"tls, gateway namespace only", []string{
+			"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: xero, namespace: billing}\nspec:\n  hosts: [api.xero.example]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: xero, namespace: billing}\nspec:\n  hosts: [api.xero.example]\n  exportTo: [istio-system]\n  gateways: [mesh, istio-system/out]\n  tls:\n  - match: [{gateways: [mesh], port: 443, sniHosts: [api.xero.example]}]\n    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 443}}}]\n  - match: [{gateways: [istio-system/out], port: 443, sniHosts: [api.xero.example]}]\n    route: [{destination: {host: api.xero.example, port: {number: 443}}}]"},
+			"billing/xero"},
+		{"http, gateway and a namespace without sidecars", []string{
+			"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: catalog, namespace: shop}\nspec:\n  hosts: [catalog.vendor.example]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: catalog-out, namespace: shop}\nspec:\n  hosts: [catalog.vendor.example]\n  exportTo: [istio-system, monitoring]\n  gateways: [istio-system/out, mesh]\n  http:\n  - match: [{gateways: [mesh]}]\n    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}}]\n  - match: [{gateways: [istio-system/out]}]\n    route: [{destination: {host: catalog.vendor.example}}]"},
+			"shop/catalog-out"},
+		{"control: exported to another namespace with sidecars", []string{
+			"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: catalog, namespace: shop}\nspec:\n  hosts: [catalog.vendor.example]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: catalog-out, namespace: shop}\nspec:\n  hosts: [catalog.vendor.example]\n  exportTo: [istio-system, billing]\n  gateways: [istio-system/out, mesh]\n  http:\n  - match: [{gateways: [mesh]}]\n    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}}]\n  - match: [{gateways: [istio-system/out]}]\n    route: [{destination: {host: catalog.vendor.example}}]"},
+			""},
+	} {
+		rep := ExportAudit(loadYAML(t, append(slices.Clone(base), tc.docs...)...), AuditOptions{})
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Code == AuditVSMeshNoClient {
+				got = append(got, f.Namespace+"/"+f.Name)
+				if f.Level != LevelWarning || !strings.Contains(f.Fix, "exportTo") {
+					t.Errorf("%s: %s %s, fix %q", tc.name, f.Code, f.Level, f.Fix)
+				}
+			}
+		}
+		want := []string{}
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%s: reported %v, want %v", tc.name, got, want)
+		}
+	}
+}

@@ -662,6 +662,7 @@ var defaultFields = map[string]string{
 	AuditVSNotExportedToGateway: "spec.exportTo",
 	AuditSENotExportedToClient:  "spec.exportTo",
 	AuditSvcNotExportedToClient: "metadata.annotations[networking.istio.io/exportTo]",
+	AuditVSMeshNoClient:         "spec.exportTo",
 	AuditSvcNotExportedToGW:     "metadata.annotations[networking.istio.io/exportTo]",
 	AuditDRNotOnLookupPath:      "metadata.namespace",
 	AuditDRTLSNotExportedToGW:   "spec.exportTo",

@@ -133,6 +133,9 @@ var sameFaultIf = map[string][]sameFaultCond{
 	// export-audit's view of a VirtualService hidden from the gateway's namespace: the same
 	// VirtualService's ROUTE_NOT_BOUND (blind audit 29 #19: three Errors for one exportTo).
 	AuditVSNotExportedToGateway: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
+	// export-audit's view of a mesh VirtualService no sidecar sees: the traced path's
+	// PATH_BYPASSES_GATEWAY about the same VirtualService (blind audit 54 a3).
+	AuditVSMeshNoClient: {{PathDirect, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// tls routes a terminating server ignores: the VirtualService's ROUTE_NOT_BOUND.
 	ListenerTLSOnTerminating: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// http routes a passthrough server ignores (so the VirtualService has no tls route for
