@@ -577,15 +577,8 @@ func (a *auditor) meshRoutesUnseen() {
 	clients := ClientNamespaces(a.snap)
 	for _, r := range *a.meshRoutes {
 		vs := r.vs
-		gws := rules.VSGateways(vs)
-		other := ""
-		for _, g := range gws {
-			if g != rules.MeshGateway {
-				other = g
-				break
-			}
-		}
-		if other == "" || !slices.Contains(gws, rules.MeshGateway) || !slices.Contains(clients, vs.Namespace) ||
+		other, ok := meshAndGateway(vs)
+		if !ok || !slices.Contains(clients, vs.Namespace) ||
 			slices.ContainsFunc(clients, func(ns string) bool { return rules.VirtualServiceVisible(vs.Namespace, r.exportTo, ns) }) {
 			continue
 		}

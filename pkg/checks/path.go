@@ -2212,15 +2212,8 @@ func (tr *tracer) l4RoutesOnHTTPPort(v SidecarView, vs *networkingv1.VirtualServ
 	if rules.ListenerClass(strings.ToUpper(tr.t.Call)) != rules.ClassHTTP || len(vs.Spec.GetHttp()) > 0 || len(vs.Spec.GetTls())+len(vs.Spec.GetTcp()) == 0 {
 		return Finding{}, false
 	}
-	gws := rules.VSGateways(vs)
-	g := ""
-	for _, x := range gws {
-		if x != rules.MeshGateway {
-			g = x
-			break
-		}
-	}
-	if g == "" || !slices.Contains(gws, rules.MeshGateway) || !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+	g, ok := meshAndGateway(vs)
+	if !ok || !rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
 		return Finding{}, false
 	}
 	entry, hp := httpPortForL4(v, host, tr.t.Port, rules.CallTLS)
@@ -2239,6 +2232,21 @@ func (tr *tracer) l4RoutesOnHTTPPort(v SidecarView, vs *networkingv1.VirtualServ
 	return Finding{Code: PathDirect, Level: LevelWarning, Resource: entry.Ref(),
 		Message: fmt.Sprintf("%s routes %s through Gateway %s with %s routes only, but %s declares port %d as %s: the sidecar builds an HTTP chain for that port, where %s routes never apply, so the plain %s call from %s goes straight out, and a %s call (what those routes are written for) %s.", ref, host, g, kind, entry.Ref(), hp.Number, hp.Protocol, kind, strings.ToUpper(tr.t.Call), proxy, want, other),
 		Fix:     fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...), so that %s's %s routes apply; if they send plain HTTP, route them with http routes instead.", want, hp.Number, entry.Ref(), want, strings.ToLower(want), ref, kind)}, true
+}
+
+// meshAndGateway: the first Gateway VirtualService vs names besides "mesh", when it names both
+// (the egress pattern: one VirtualService for the sidecar hop and the gateway hop).
+func meshAndGateway(vs *networkingv1.VirtualService) (gateway string, ok bool) {
+	gws := rules.VSGateways(vs)
+	if !slices.Contains(gws, rules.MeshGateway) {
+		return "", false
+	}
+	for _, g := range gws {
+		if g != rules.MeshGateway {
+			return g, true
+		}
+	}
+	return "", false
 }
 
 // l4OnHTTPPortText explains a TLS or TCP call (kind) to port hp of entry, which declares it
