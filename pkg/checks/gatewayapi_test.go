@@ -1498,3 +1498,32 @@ func TestRefusedHostnameVerdictCulprit(t *testing.T) {
 		}
 	}
 }
+
+// preflight's GATEWAY_API_ROUTE_NOT_ACCEPTED for a route refused for its hostnames: when every
+// name of the route is a declared host, the fix widens the listener's hostname first, as
+// why-missing --gateway does (blind audit 53 t-f3d); a route naming a host nobody declares (a
+// typo) keeps the route-first fix.
+func TestPreflightRefusedHostnameFix(t *testing.T) {
+	for _, tc := range []struct{ fixture, fix string }{
+		{"gatewayapi-tls-listener-hostname-other-host-route-refused.yaml", "Widen the hostname of listener"},
+		{"gatewayapi-tls-route-hostname-not-on-listener.yaml", "Make TLSRoute default/forward-cnn-from-egress-gateway's spec.hostnames include"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.fixture))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range Preflight(snap).Findings {
+			if f.Code != PreflightRouteNotAccepted || !strings.Contains(f.Message, "hostname") {
+				continue
+			}
+			found = true
+			if !strings.HasPrefix(f.Fix, tc.fix) {
+				t.Errorf("%s: %s fix %q", tc.fixture, f.Resource, f.Fix)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s about hostnames", tc.fixture, PreflightRouteNotAccepted)
+		}
+	}
+}
