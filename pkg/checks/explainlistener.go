@@ -1342,8 +1342,14 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			if dr != "" {
 				why = "DestinationRule " + dr + ", which the sidecar applies, originates no TLS for it"
 			}
-			rep.add(PathSidecarPlainToTLS, culprit, fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the sidecar sends in plaintext to port %d, declared %s by %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, port, res.Cluster, cport, strings.ToUpper(portProtocol(*s, cport)), s.Ref(), why),
-				fmt.Sprintf("Originate TLS at the sidecar: a DestinationRule for %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway).", host, v.Namespace, cport))
+			fix := fmt.Sprintf("Originate TLS at the sidecar: a DestinationRule for %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway).", host, v.Namespace, cport)
+			if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(snap, dr, t) {
+				// the origination written for the targetPort (the path's verdict, plainToTLSPort)
+				culprit = "DestinationRule " + dr
+				why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the targetPort, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
+				fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (its targetPort stays %d).", dr, t, cport, s.Ref(), t)
+			}
+			rep.add(PathSidecarPlainToTLS, culprit, fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the sidecar sends in plaintext to port %d, %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, port, res.Cluster, cport, declaredTLSWords(*s, cport), why), fix)
 		}
 	}
 	if _, _, ch, ok := parseClusterName(res.Cluster); rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() && ok && strings.EqualFold(ch, imported.Hostname) {

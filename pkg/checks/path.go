@@ -89,7 +89,7 @@ func init() {
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS, or to a plaintext port whose targetPort is 443 (the external server's TLS port, as in Istio's TLS origination task): no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
-		CatalogEntry{PathSidecarPlainToTLS, LevelError, "", "A client sidecar's http route sends a plain HTTP call straight to a port the entry declares HTTPS or TLS (a route that rewrites port 80 to 443, or a weighted share of one), and no DestinationRule the sidecar applies originates TLS for that cluster: the external server receives plaintext on its TLS port and rejects it (400, or a reset)."},
+		CatalogEntry{PathSidecarPlainToTLS, LevelError, "", "A client sidecar's http route sends a plain HTTP call straight to a port the entry declares HTTPS or TLS (a route that rewrites port 80 to 443, or a weighted share of one), or to a plain HTTP port whose targetPort is 443 (Istio's TLS origination task without its DestinationRule, or with the tls written for port 443), and no DestinationRule the sidecar applies originates TLS for that cluster: the external server receives plaintext on its TLS port and rejects it (400, or a reset)."},
 		CatalogEntry{PathGatewayOtherEntry, LevelWarning, "", "Several entries declare the host, and the egress gateway builds its cluster from another one than the client's sidecar uses (the sidecar takes its own namespace's entry first; the gateway, in its namespace, takes a Kubernetes Service first, then the oldest entry exported to it): the gateway sends the call to that entry's destination (a Kubernetes Service's pods, other static endpoints, another resolution), not to the one the client's entry declares."},
 		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
 		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
@@ -2125,6 +2125,51 @@ func (tr *tracer) tcpRoutesOnTLSPort(v SidecarView, vses []*networkingv1.Virtual
 	return Finding{}, false
 }
 
+// tlsTargetOf: 443 when port of entry s is a plaintext port whose targetPort is 443, the
+// external server's TLS port (Istio's TLS origination task declares port 80 HTTP with
+// targetPort 443 and originates TLS for port 80: without that origination the plaintext call
+// reaches the TLS port; blind audit 54 c1); else 0.
+func tlsTargetOf(s rules.Service, port uint32) uint32 {
+	for _, p := range s.Ports {
+		if p.Number == port && p.Number != 443 && p.TargetPort == 443 && !rules.IsTLSProtocol(p.Protocol) {
+			return 443
+		}
+	}
+	return 0
+}
+
+// drPortLevelTLS: DestinationRule ref ("ns/name") has a portLevelSettings entry for port with a
+// tls mode other than DISABLE (top level or in a subset).
+func drPortLevelTLS(snap *snapshot.Snapshot, ref string, port uint32) bool {
+	ns, name, _ := strings.Cut(ref, "/")
+	dr, _ := findObject(snap, "DestinationRule", ns, name).(*networkingv1.DestinationRule)
+	if dr == nil {
+		return false
+	}
+	pols := []*networking.TrafficPolicy{dr.Spec.GetTrafficPolicy()}
+	for _, ss := range dr.Spec.GetSubsets() {
+		pols = append(pols, ss.GetTrafficPolicy())
+	}
+	for _, tp := range pols {
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil && pl.GetTls().GetMode() != networking.ClientTLSSettings_DISABLE {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// declaredTLSWords: how port of entry s is a TLS port, for messages: "declared HTTPS by
+// ServiceEntry ns/name", or "declared HTTP by ServiceEntry ns/name with targetPort 443".
+func declaredTLSWords(s rules.Service, port uint32) string {
+	w := fmt.Sprintf("declared %s by %s", strings.ToUpper(portProtocol(s, port)), s.Ref())
+	if t := tlsTargetOf(s, port); t != 0 {
+		w += fmt.Sprintf(" with targetPort %d, the server's TLS port", t)
+	}
+	return w
+}
+
 func portProtocol(s rules.Service, port uint32) string {
 	for _, p := range s.Ports {
 		if p.Number == port {
@@ -2836,7 +2881,7 @@ func plainToTLSAt(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, r
 	if !ok || s.Kind != rules.KindServiceEntry {
 		return nil, "", false
 	}
-	if proto := strings.ToUpper(portProtocol(s, cport)); proto != "HTTPS" && proto != "TLS" {
+	if proto := strings.ToUpper(portProtocol(s, cport)); proto != "HTTPS" && proto != "TLS" && tlsTargetOf(s, cport) == 0 {
 		return nil, "", false
 	}
 	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
@@ -2895,7 +2940,7 @@ func (tr *tracer) plainToTLSPort(v SidecarView, proxy string, res rules.CallResu
 	if dr != "" {
 		why = "DestinationRule " + dr + ", which the sidecar applies, originates no TLS for it"
 	}
-	tr.hop(proxy, "upstream tls", Fail, fmt.Sprintf("%s sends the plain HTTP call to %s port %d, which %s declares TLS: %s", res.Cluster, host, cport, s.Ref(), why))
+	tr.hop(proxy, "upstream tls", Fail, fmt.Sprintf("%s sends the plain HTTP call to %s port %d, %s: %s", res.Cluster, host, cport, declaredTLSWords(*s, cport), why))
 	culprit := "VirtualService " + vs
 	if vs == "" {
 		culprit = s.Ref()
@@ -2905,12 +2950,19 @@ func (tr *tracer) plainToTLSPort(v SidecarView, proxy string, res rules.CallResu
 		target = "DestinationRule " + dr
 	}
 	fix := fmt.Sprintf("Originate TLS at the sidecar, as Istio's egress TLS origination task does: a %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway) instead.", target, v.Namespace, cport)
+	if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(tr.snap, dr, t) {
+		// the origination written for the targetPort: port-level settings match the declared
+		// port only (istiod util.go GetPortLevelTrafficPolicy; blind audit 54 c1, at the sidecar)
+		culprit = "DestinationRule " + dr
+		why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the targetPort, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
+		fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (its targetPort stays %d).", dr, t, cport, s.Ref(), t)
+	}
 	if len(weightedClusters(res)) > 1 {
 		// a share of a split: the other shares go elsewhere (through the gateway, usually)
 		fix = fmt.Sprintf("Drop the share to %s from the route of %s (send every share where the others go, through the egress gateway), or, if calls are meant to leave directly, originate TLS for it: a %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}].", res.Cluster, culprit, target, v.Namespace, cport)
 	}
 	tr.fail(PathSidecarPlainToTLS, "", culprit,
-		fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the client's sidecar sends in plaintext to port %d, declared %s by %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, tr.t.Port, res.Cluster, cport, strings.ToUpper(portProtocol(*s, cport)), s.Ref(), why),
+		fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the client's sidecar sends in plaintext to port %d, %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, tr.t.Port, res.Cluster, cport, declaredTLSWords(*s, cport), why),
 		fix)
 	return true
 }
@@ -5154,16 +5206,8 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 	if chosen == nil {
 		return notOriginatedDiag{}, false
 	}
-	proto := ""
-	target := uint32(0) // the targetPort 443 of a plaintext port (Istio's TLS origination task)
-	for _, p := range chosen.Ports {
-		if p.Number == port {
-			proto = strings.ToUpper(p.Protocol)
-			if p.TargetPort == 443 && p.Number != 443 {
-				target = 443
-			}
-		}
-	}
+	proto := strings.ToUpper(portProtocol(*chosen, port))
+	target := tlsTargetOf(*chosen, port) // the targetPort 443 of a plaintext port
 	targetDeclared := slices.ContainsFunc(chosen.Ports, func(p rules.ServicePort) bool { return target != 0 && p.Number == target })
 	if proto == "HTTPS" || proto == "TLS" {
 		target = 0
