@@ -1343,7 +1343,10 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 				why = "DestinationRule " + dr + ", which the sidecar applies, originates no TLS for it"
 			}
 			fix := fmt.Sprintf("Originate TLS at the sidecar: a DestinationRule for %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway).", host, v.Namespace, cport)
-			if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(snap, dr, t) {
+			if ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace); ch != nil && rules.SidecarDropsCredential(ch, ch.ClusterTLS(cport, subset)) {
+				culprit = "DestinationRule " + dr
+				why, fix = credentialDroppedText(dr, ch.ClusterTLS(cport, subset).GetCredentialName())
+			} else if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(snap, dr, t) {
 				// the origination written for the targetPort (the path's verdict, plainToTLSPort)
 				culprit = "DestinationRule " + dr
 				why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the targetPort, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)

@@ -2138,6 +2138,13 @@ func tlsTargetOf(s rules.Service, port uint32) uint32 {
 	return 0
 }
 
+// credentialDroppedText: why a sidecar sends plaintext although DestinationRule dr ("ns/name")
+// sets tls with credentialName cred, and the fix.
+func credentialDroppedText(dr, cred string) (why, fix string) {
+	return fmt.Sprintf("DestinationRule %s sets tls with credentialName %s but has no workloadSelector, and istiod gives sidecars no TLS context from such a rule (it would hand the credential to every sidecar the rule reaches), so the sidecar sends plaintext", dr, cred),
+		fmt.Sprintf("Add a workloadSelector to DestinationRule %s that selects the client pods (credentials for sidecars need one), or originate TLS at the egress gateway, where credentialName works without one; or drop credentialName if the server's certificate can be checked with the CA bundle the proxy has.", dr)
+}
+
 // drPortLevelTLS: DestinationRule ref ("ns/name") has a portLevelSettings entry for port with a
 // tls mode other than DISABLE (top level or in a subset).
 func drPortLevelTLS(snap *snapshot.Snapshot, ref string, port uint32) bool {
@@ -2888,7 +2895,7 @@ func plainToTLSAt(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, r
 	dr := ""
 	if ch != nil {
 		dr = ch.Ref()
-		if t := ch.ClusterTLS(cport, subset); t != nil && t.GetMode() != networking.ClientTLSSettings_DISABLE {
+		if t := ch.ClusterTLS(cport, subset); t != nil && t.GetMode() != networking.ClientTLSSettings_DISABLE && !rules.SidecarDropsCredential(ch, t) {
 			return nil, "", false
 		}
 	}
@@ -2950,7 +2957,12 @@ func (tr *tracer) plainToTLSPort(v SidecarView, proxy string, res rules.CallResu
 		target = "DestinationRule " + dr
 	}
 	fix := fmt.Sprintf("Originate TLS at the sidecar, as Istio's egress TLS origination task does: a %s visible to %s with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}]; or route the call to the entry's plain HTTP port (or through the egress gateway) instead.", target, v.Namespace, cport)
-	if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(tr.snap, dr, t) {
+	if ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace); ch != nil && rules.SidecarDropsCredential(ch, ch.ClusterTLS(cport, subset)) {
+		// the rule originates TLS with a credentialName but selects no workload: istiod gives
+		// sidecars no TLS context from it (blind audit 55 p05)
+		culprit = "DestinationRule " + dr
+		why, fix = credentialDroppedText(dr, ch.ClusterTLS(cport, subset).GetCredentialName())
+	} else if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(tr.snap, dr, t) {
 		// the origination written for the targetPort: port-level settings match the declared
 		// port only (istiod util.go GetPortLevelTrafficPolicy; blind audit 54 c1, at the sidecar)
 		culprit = "DestinationRule " + dr

@@ -348,6 +348,22 @@ func (c *DRChoice) ClusterTLS(port uint32, subset string) *networking.ClientTLSS
 	return t
 }
 
+// SidecarDropsCredential: istiod gives a sidecar no TLS context for tls t (SIMPLE or MUTUAL with
+// a credentialName that is not a configmap:// reference) from rules c without a
+// workloadSelector: such a cluster of a sidecar sends plaintext. Gateways are not concerned.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_tls.go buildUpstreamClusterTLSContext
+// (privilegedCredentialLookup && cb.sidecarProxy() && !opts.isDrWithSelector).
+func SidecarDropsCredential(c *DRChoice, t *networking.ClientTLSSettings) bool {
+	if c == nil || t == nil || t.GetCredentialName() == "" || strings.HasPrefix(t.GetCredentialName(), "configmap://") {
+		return false
+	}
+	if m := t.GetMode(); m != networking.ClientTLSSettings_SIMPLE && m != networking.ClientTLSSettings_MUTUAL {
+		return false
+	}
+	return len(c.Rules) == 0 || c.Rules[0].Spec.GetWorkloadSelector() == nil
+}
+
 // InvalidMutualTLS: tls mode MUTUAL without credentialName and without a client certificate and
 // private key. Istio's validation refuses it; applied anyway, istiod builds the cluster without
 // TLS (pilot/pkg/networking/core/cluster_tls.go constructUpstreamTLS: "client certificate and
