@@ -1348,3 +1348,58 @@ func TestNamedTargetPortFixNamesContainerPort(t *testing.T) {
 		}
 	}
 }
+
+// why-missing --gateway for a host that is only a mirror destination of a route bound at the
+// gateway: its cluster is present and no request is addressed to it there, so the verdict is
+// OK (it was NO_VIRTUAL_HOST, "calls fail": blind audit 57 #304). Two shapes: mirror with the
+// cluster filter on, mirrors with a percentage on the classic egress gateway; and the primary
+// destination of the same route stays OK too.
+func TestMirrorOnlyHostAtGatewayOK(t *testing.T) {
+	gw := func(ns string) []string {
+		return []string{
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: egw, namespace: " + ns + ", labels: {istio: egw-" + ns + "}}\nspec:\n  selector: {matchLabels: {istio: egw-" + ns + "}}\n  template:\n    metadata: {labels: {istio: egw-" + ns + "}}\n    spec: {containers: [{name: istio-proxy, image: auto}]}",
+			"apiVersion: v1\nkind: Service\nmetadata: {name: egw, namespace: " + ns + "}\nspec:\n  selector: {istio: egw-" + ns + "}\n  ports: [{name: http, port: 80, targetPort: 8080}]",
+			"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: out, namespace: " + ns + "}\nspec:\n  selector: {istio: egw-" + ns + "}\n  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ['*']}]",
+		}
+	}
+	entry := func(ns, host string) string {
+		return "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: " + strings.Split(host, ".")[0] + ", namespace: " + ns + "}\nspec:\n  hosts: [" + host + "]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]"
+	}
+	for _, tc := range []struct {
+		name    string
+		docs    []string
+		gateway string
+	}{
+		{"mirror, filter on", append(gw("egress-search"),
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: istio-system}",
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}\nspec:\n  selector: {matchLabels: {app: istiod}}\n  template:\n    metadata: {labels: {app: istiod}}\n    spec: {containers: [{name: discovery, image: pilot, env: [{name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: \"true\"}]}]}",
+			entry("egress-search", "vendor-a.search.example"), entry("egress-search", "vendor-b.search.example"),
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: search, namespace: egress-search}\nspec:\n  hosts: [vendor-a.search.example]\n  gateways: [out]\n  http:\n  - route: [{destination: {host: vendor-a.search.example, port: {number: 80}}}]\n    mirror: {host: vendor-b.search.example, port: {number: 80}}"),
+			"egress-search/egw"},
+		{"mirrors with a percentage", append(gw("edge"),
+			entry("apps", "primary.feeds.example"), entry("apps", "shadow.feeds.example"),
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: feeds, namespace: apps}\nspec:\n  hosts: [primary.feeds.example]\n  gateways: [edge/out]\n  http:\n  - route: [{destination: {host: primary.feeds.example}}]\n    mirrors:\n    - destination: {host: shadow.feeds.example}\n      percentage: {value: 10}"),
+			"edge/egw"},
+	} {
+		snap := loadYAML(t, tc.docs...)
+		for _, host := range []string{"vendor-b.search.example", "shadow.feeds.example", "vendor-a.search.example", "primary.feeds.example"} {
+			declared := false
+			for _, se := range snap.ServiceEntries {
+				declared = declared || se.Spec.Hosts[0] == host
+			}
+			if !declared {
+				continue
+			}
+			r, err := WhyMissing(snap, WhyMissingOptions{Host: host, Port: 80, Gateway: tc.gateway})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range r.Gateways {
+				if g.Cause != CauseOK || !g.Present {
+					t.Errorf("%s, %s: %s present=%v %s", tc.name, host, g.Cause, g.Present, g.Message)
+				}
+			}
+		}
+	}
+}

@@ -426,6 +426,16 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 		return
 	}
 	if len(ra.covering) == 0 {
+		if vsRef, ok := mirrorOnlyAt(ra.bindings, ra.hostnames); ok && e.anyPresent() {
+			// The host is only a mirror destination of a route bound at the gateway: istiod
+			// keeps its cluster (push_context.go virtualServiceDestinations counts mirrors) and
+			// Envoy sends copies of the requests there; no request is addressed to it through
+			// the gateway, so no virtual host is missing (blind audit 57 #304, where this was
+			// "calls fail").
+			e.step(id, name, Pass, fmt.Sprintf("%s is a mirror destination of %s, bound at %s: the gateway sends copies of that route's requests to it", e.host, vsRef, e.w.Ref()), append(ra.refEvidence, ev...)...)
+			e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("%s is only a mirror destination at gateway %s (of %s): requests addressed to %s itself through the gateway would get 404 NR, since no route binds it there.", e.host, e.w.Ref(), vsRef, e.host), "")
+			return
+		}
 		e.step(id, name, Fail, fmt.Sprintf("no VirtualService binds a server of %s for %s", e.w.Ref(), e.host), append(ra.refEvidence, ev...)...)
 		if e.filterOn && e.anyPresent() {
 			e.warn("FLAG_ROUTE_DISAGREEMENT", "", "istiod keeps the cluster because a VirtualService lists a Gateway of this workload, but that VirtualService does not bind a server for the host.", "")
@@ -1655,4 +1665,27 @@ func (e *evaluation) passthroughOriginates(b rules.Binding, d rules.Dest, h, vsR
 	e.failPatch(ListenerDoubleTLS, "DestinationRule "+ch.Ref(), msg,
 		fmt.Sprintf("Originate TLS once: keep the passthrough and remove tls from DestinationRule %s for port %d, or have the client send plain HTTP to the gateway and keep the DestinationRule.", ch.Ref(), port),
 		disableTLSPatch(ch, port, d.Subset))
+}
+
+// mirrorOnlyAt: among the bound http routes, the host (any of hostnames) is a mirror destination
+// of one (its VirtualService "VirtualService ns/name") and the primary destination of none.
+func mirrorOnlyAt(bindings []rules.Binding, hostnames []string) (string, bool) {
+	mirrored := ""
+	for _, b := range bindings {
+		if !b.Bound() || b.RouteType != rules.RouteHTTP {
+			continue
+		}
+		for _, d := range b.Dests {
+			if !slices.Contains(hostnames, strings.ToLower(d.Host)) {
+				continue
+			}
+			if !d.Mirror {
+				return "", false
+			}
+			if mirrored == "" {
+				mirrored = "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
+			}
+		}
+	}
+	return mirrored, mirrored != ""
 }

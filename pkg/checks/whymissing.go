@@ -246,6 +246,9 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 		for _, f := range e.v.Warnings {
 			if f.Code == "NO_ROUTE_THROUGH_GATEWAY" {
 				routed = "no VirtualService routes the host through this gateway (nothing is wrong with the cluster itself)"
+				if strings.Contains(f.Message, "is only a mirror destination") {
+					routed = "a route bound to the gateway mirrors requests to it"
+				}
 			}
 		}
 		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s; %s. If `istioctl proxy-config clusters` does not show it, compare with the live state (checks d and e): istiod may not have pushed the configuration yet.",
