@@ -48,7 +48,7 @@ func init() {
 		CatalogEntry{AuditDuplicateHost, LevelWarning, "", "Two or more entries for one host are visible in one namespace; istiod uses one of them."},
 		CatalogEntry{AuditSidecarImportHidden, LevelError, "NC/BlackHoleCluster", "A Sidecar's egress hosts import a host from a namespace, but no entry for it there is exported to the Sidecar's namespace: the import brings nothing (a Sidecar only selects among the services already exported to its namespace)."},
 		CatalogEntry{AuditSidecarImportUnknown, LevelWarning, "", "A Sidecar's egress hosts name a host that no ServiceEntry or Service in that namespace declares (the namespace part selects the entry's namespace, not the host's domain)."},
-		CatalogEntry{AuditVSMeshNoClient, LevelWarning, "", "A VirtualService that sends a host through an egress gateway binds the mesh, but its exportTo leaves out its own namespace, whose pods run sidecars, and lists no other namespace with sidecars: no sidecar applies its mesh routes, and the calls go straight out, bypassing the gateway."},
+		CatalogEntry{AuditVSMeshNoClient, LevelWarning, "", "A VirtualService that sends a host through an egress gateway binds the mesh, but its exportTo reaches no namespace whose pods run sidecars (it leaves out its own, or its own runs none): no sidecar applies its mesh routes, and the calls go straight out, bypassing the gateway."},
 		CatalogEntry{AuditSvcNotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a Kubernetes Service (the egress gateway's own, for example) that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from that namespace."},
 		CatalogEntry{AuditSvcNotExportedToGW, LevelError, "NC", "A route bound to a gateway targets a Kubernetes Service that its networking.istio.io/exportTo annotation or meshConfig.defaultServiceExportTo hides from the gateway pod's namespace."},
 		CatalogEntry{AuditSEExportedEverywhere, LevelInfo, "", "A ServiceEntry is exported to every namespace while the mesh restricts egress (REGISTRY_ONLY, or Sidecars that import only some hosts); exporting it only to the namespaces that use it keeps it out of the others' registries."},
@@ -578,16 +578,26 @@ func (a *auditor) meshRoutesUnseen() {
 	for _, r := range *a.meshRoutes {
 		vs := r.vs
 		other, ok := meshAndGateway(vs)
-		if !ok || !slices.Contains(clients, vs.Namespace) ||
+		if !ok || len(clients) == 0 ||
 			slices.ContainsFunc(clients, func(ns string) bool { return rules.VirtualServiceVisible(vs.Namespace, r.exportTo, ns) }) {
 			continue
 		}
 		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		hosts := strings.Join(vs.Spec.GetHosts(), ", ")
+		if slices.Contains(clients, vs.Namespace) {
+			a.add(AuditFinding{Code: AuditVSMeshNoClient, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: r.exportTo,
+				NeededIn: []string{vs.Namespace}, MissingIn: []string{vs.Namespace},
+				Impact:  fmt.Sprintf("calls from sidecars in %s bypass the egress gateway (its mesh routes are not built there)", vs.Namespace),
+				Message: fmt.Sprintf("%s sends %s through Gateway %s and binds the mesh, but its exportTo %s leaves out its own namespace %s (a VirtualService's namespace sees it only when exportTo lists \".\" or the namespace) and lists no other namespace with sidecars: no sidecar applies its mesh routes, so the calls go straight out.", ref, hosts, other, fmtList(r.exportTo), vs.Namespace),
+				widen:   widenExportTo(ref, vs.Spec.ExportTo, vs.Namespace)})
+			continue
+		}
+		// its own namespace runs no sidecars either (a namespace for configuration): the
+		// clients' namespaces are not known from the input (blind audit 55 p12)
 		a.add(AuditFinding{Code: AuditVSMeshNoClient, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: r.exportTo,
-			NeededIn: []string{vs.Namespace}, MissingIn: []string{vs.Namespace},
-			Impact:  fmt.Sprintf("calls from sidecars in %s bypass the egress gateway (its mesh routes are not built there)", vs.Namespace),
-			Message: fmt.Sprintf("%s sends %s through Gateway %s and binds the mesh, but its exportTo %s leaves out its own namespace %s (a VirtualService's namespace sees it only when exportTo lists \".\" or the namespace) and lists no other namespace with sidecars: no sidecar applies its mesh routes, so the calls go straight out.", ref, strings.Join(vs.Spec.GetHosts(), ", "), other, fmtList(r.exportTo), vs.Namespace),
-			widen:   widenExportTo(ref, vs.Spec.ExportTo, vs.Namespace)})
+			Impact:  "calls from sidecars bypass the egress gateway (its mesh routes are built in no namespace with sidecars)",
+			Message: fmt.Sprintf("%s sends %s through Gateway %s and binds the mesh, but its exportTo %s reaches no namespace whose pods run sidecars (its own, %s, runs none; namespaces with sidecars: %s): no sidecar applies its mesh routes, so the calls go straight out.", ref, hosts, other, fmtList(r.exportTo), vs.Namespace, fmtNamespaces(clients)),
+			Fix:     fmt.Sprintf("Add the namespaces whose pods call %s to spec.exportTo of %s (or \"*\"), keeping %s for the gateway.", hosts, ref, fmtList(r.exportTo))})
 	}
 }
 
