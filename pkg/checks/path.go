@@ -2536,6 +2536,28 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d].namespace: %s.", rref, i, s.Namespace)}
 			}
 		}
+		// A mesh route whose parentRef names the entry (or Service) by kind and name with a
+		// group istiod does not read as a mesh parent (kind ServiceEntry without group
+		// networking.istio.io, which defaults to gateway.networking.k8s.io; a Service with
+		// group "core"): istiod ignores that parent, generates nothing from it, and writes no
+		// status for it (conversion.go toInternalParentReference, extractParentReferenceInfo;
+		// blind audit 56 g1a, g1b).
+		for _, r := range routes {
+			for i, ref := range r.ParentRefs {
+				group, kind, ns := rules.KubeParentRefDefaults(ref, r.Namespace)
+				if k, _ := rules.KubeParentKind(ref, r.Namespace); k != "" || kind != want || string(ref.Name) != s.Name || ns != s.Namespace {
+					continue
+				}
+				wantGroup := "networking.istio.io"
+				if want == rules.KubeParentService {
+					wantGroup = `"" (the core group)`
+				}
+				rref := r.Kind + " " + r.Namespace + "/" + r.Name
+				return Finding{Code: PathDirect, Level: LevelWarning, Resource: rref,
+					Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s) at the gateway, and %s was meant to send sidecars there, but its spec.parentRefs[%d] names %s %s with group %s, which istiod does not read as a mesh parent (a missing group means gateway.networking.k8s.io): it ignores that parent and generates nothing from it, so the sidecar sends the call from %s straight out.", route, host, gwNs, gwName, listener, rref, i, kind, s.Name, group, proxy),
+					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d].group: %s.", rref, i, wantGroup)}
+			}
+		}
 		for _, r := range routes {
 			if r.Namespace != v.Namespace && r.Namespace != s.Namespace {
 				continue
