@@ -92,6 +92,52 @@ func ambientClientFor(snap *snapshot.Snapshot, ns string, l, a map[string]string
 	return false, ""
 }
 
+// noProxyClient: PATH_BYPASSES_GATEWAY when the client pods (in ns, labels l and annotations a,
+// nil when unknown) get no sidecar and are not enrolled in ambient although a label asks about
+// the data plane: the namespace's (or the pod's) istio.io/dataplane-mode has a value istio-cni
+// does not match ("Ambient"; only "ambient" enrols), or the pod opts out with "none". Such
+// pods run no proxy: their calls leave directly, through no sidecar, waypoint or egress
+// gateway, whatever the trace of a sidecar says (blind audit 56 a1a, a1b).
+//
+// Mirrors istio-cni cni/pkg/util/enablement_selector.go CompiledEnablementSelectors.Matches
+// (the chart's selectors: namespace or pod label istio.io/dataplane-mode=ambient, exact; pod
+// label none excludes).
+func noProxyClient(snap *snapshot.Snapshot, ns, workload string, l, a map[string]string) *Finding {
+	nl := NamespaceLabels(snap, ns)
+	if sidecarInjected(nl, l, a) {
+		return nil
+	}
+	nv, nok := nl[rules.LabelDataplaneMode]
+	pv, pok := l[rules.LabelDataplaneMode]
+	what, value, fix := "", "", ""
+	switch {
+	case pok && pv == "none" && nok && nv == "ambient":
+		what, value = "Pod "+workload, pv
+		if workload == "" {
+			what = "the pod"
+		}
+		fix = fmt.Sprintf("Remove the label %s=none from %s (its namespace enrols it in ambient), or give it a sidecar.", rules.LabelDataplaneMode, what)
+	case pok && pv != "ambient" && pv != "none":
+		what, value = "Pod "+workload, pv
+		if workload == "" {
+			what = "the pod"
+		}
+		fix = fmt.Sprintf("Set the label %s=ambient (lower case) on %s, or give it a sidecar.", rules.LabelDataplaneMode, what)
+	case !pok && nok && nv != "ambient":
+		what, value = "Namespace "+ns, nv
+		fix = fmt.Sprintf("Set the label %s=ambient (lower case, as istio-cni matches it) on Namespace %s, or enable sidecar injection there (istio-injection=enabled), and restart the pods.", rules.LabelDataplaneMode, ns)
+	default:
+		return nil
+	}
+	gets, runs := "its pods get", "the pods of "+ns+" run no proxy at all. Their calls"
+	if !strings.HasPrefix(what, "Namespace ") {
+		gets, runs = "it gets", "it runs no proxy at all. Its calls"
+	}
+	f := finding(PathDirect, what, fmt.Sprintf("%s is labelled %s=%s, and %s no sidecar: istio-cni enrols pods in ambient only for the value ambient (exactly)%s, so %s leave directly, through no sidecar, waypoint or egress gateway; the trace above shows what a sidecar would do.",
+		what, rules.LabelDataplaneMode, value, gets, map[bool]string{true: ", and a pod labelled none is left out", false: ""}[value == "none"], runs), fix)
+	return &f
+}
+
 // ambientLabelIgnored is the AMBIENT_LABEL_WITH_SIDECAR finding for a pod in ns with labels l
 // and annotations a (nil when unknown): the namespace or the pod asks for ambient, but the pod
 // gets a sidecar, which opts it out of ambient. nil otherwise.

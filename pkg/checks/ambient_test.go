@@ -802,3 +802,34 @@ spec:
 		}
 	}
 }
+
+// A pod that opts out of ambient (istio.io/dataplane-mode=none) in an ambient namespace, without
+// a sidecar, runs no proxy: the path warns and names the Pod (blind audit 56 a1b); the same pod
+// without the label is an ambient client; a namespace label with another value is the path
+// fixture ambient-client-label-value-not-ambient.yaml.
+func TestNoProxyClientPodOptedOut(t *testing.T) {
+	docs := []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: ledger, labels: {istio.io/dataplane-mode: ambient}}",
+		"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: fx, namespace: ledger}\nspec:\n  hosts: [rates.fx.example]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]",
+	}
+	pod := func(labels string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: recon, namespace: ledger, labels: {" + labels + "}}\nspec: {containers: [{name: app, image: app}]}"
+	}
+	for _, tc := range []struct {
+		labels string
+		warn   bool
+	}{
+		{"app: recon, istio.io/dataplane-mode: none", true},
+		{"app: recon", false},
+	} {
+		snap := loadYAML(t, append(slices.Clone(docs), pod(tc.labels))...)
+		p, err := TracePath(snap, PathOptions{Host: "rates.fx.example", Port: 80, Pod: "ledger/recon"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect && f.Resource == "Pod ledger/recon" })
+		if got != tc.warn {
+			t.Errorf("%s: warned %v (client %s, warnings %+v)", tc.labels, got, p.Client, p.Warnings)
+		}
+	}
+}

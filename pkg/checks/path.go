@@ -416,6 +416,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	}
+	if f := noProxyClient(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
+		tr.t.Warnings = append(tr.t.Warnings, *f)
+	}
 	if tr.t.Cause == PathOK && tr.t.Gateway == "" && strings.HasSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") && slices.ContainsFunc(tr.t.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
 		// a bypass: the call reaches the host, but through no gateway
 		tr.t.Message = strings.TrimSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") + "goes straight to the external host's cluster, through no egress gateway."

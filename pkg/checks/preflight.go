@@ -354,6 +354,18 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range ambientDNSCaptureFindings(snap) {
 		c.add(f, "")
 	}
+	// Namespaces (and pods, below) that ask about the data plane with a value istio-cni does not
+	// enrol, and get no sidecar: their pods run no proxy (the path's PATH_BYPASSES_GATEWAY)
+	for _, n := range snap.Namespaces {
+		if f := noProxyClient(snap, n.Name, "", nil, nil); f != nil {
+			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Namespace", Name: n.Name}, "metadata.labels", f.Message, f.Fix), "")
+		}
+	}
+	for _, p := range snap.Pods {
+		if f := noProxyClient(snap, p.Namespace, p.Namespace+"/"+p.Name, p.Labels, p.Annotations); f != nil && strings.HasPrefix(f.Resource, "Pod ") {
+			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}, "metadata.labels", f.Message, f.Fix), "")
+		}
+	}
 	for _, ns := range ClientNamespaces(snap) {
 		if f := ambientLabelIgnored(snap, ns, nil, nil); f != nil {
 			c.add(NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Namespace", Name: ns}, "metadata.labels", f.Message, f.Fix), "")
