@@ -1950,11 +1950,11 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 		return
 	}
 	for _, vs := range append(x.Relevant(host, nil), wildcardGatewayRoutes(view, host)...) {
+		if w, ok := tr.l4RoutesOnHTTPPort(v, vs, host, proxy); ok {
+			tr.t.Warnings = append(tr.t.Warnings, w)
+			return
+		}
 		if !routesCallKind(vs, tr.t.Call) {
-			if w, ok := tr.l4RoutesOnHTTPPort(v, vs, host, proxy); ok {
-				tr.t.Warnings = append(tr.t.Warnings, w)
-				return
-			}
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
 			// call does not bypass a gateway route for it.
 			continue
@@ -2264,7 +2264,7 @@ func (tr *tracer) httpPortForL4Call(v SidecarView, host string) (rules.Service, 
 // written for, takes the listener's default chain (BlackHoleCluster under REGISTRY_ONLY). The
 // protocol of the port is the likely fault (blind audit 54 d3).
 func (tr *tracer) l4RoutesOnHTTPPort(v SidecarView, vs *networkingv1.VirtualService, host, proxy string) (Finding, bool) {
-	if rules.ListenerClass(strings.ToUpper(tr.t.Call)) != rules.ClassHTTP || len(vs.Spec.GetHttp()) > 0 || len(vs.Spec.GetTls())+len(vs.Spec.GetTcp()) == 0 {
+	if rules.ListenerClass(strings.ToUpper(tr.t.Call)) != rules.ClassHTTP || !httpRoutesMissPort(vs, tr.t.Port) || !l4RoutesCoverPort(vs, tr.t.Port) {
 		return Finding{}, false
 	}
 	g, ok := meshAndGateway(vs)
@@ -2284,9 +2284,52 @@ func (tr *tracer) l4RoutesOnHTTPPort(v SidecarView, vs *networkingv1.VirtualServ
 	if v.Scope.OutboundTrafficPolicy == rules.RegistryOnly {
 		other = "takes the listener's default chain, BlackHoleCluster under REGISTRY_ONLY: the connection is closed"
 	}
+	only := kind + " routes only"
+	if len(vs.Spec.GetHttp()) > 0 {
+		only = fmt.Sprintf("%s routes (its http routes match other ports only)", kind)
+	}
 	return Finding{Code: PathDirect, Level: LevelWarning, Resource: entry.Ref(),
-		Message: fmt.Sprintf("%s routes %s through Gateway %s with %s routes only, but %s declares port %d as %s: the sidecar builds an HTTP chain for that port, where %s routes never apply, so the plain %s call from %s goes straight out, and a %s call (what those routes are written for) %s.", ref, host, g, kind, entry.Ref(), hp.Number, hp.Protocol, kind, strings.ToUpper(tr.t.Call), proxy, want, other),
+		Message: fmt.Sprintf("%s routes %s through Gateway %s with %s, but %s declares port %d as %s: the sidecar builds an HTTP chain for that port, where %s routes never apply, so the plain %s call from %s goes straight out, and a %s call (what those routes are written for) %s.", ref, host, g, only, entry.Ref(), hp.Number, hp.Protocol, kind, strings.ToUpper(tr.t.Call), proxy, want, other),
 		Fix:     fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...), so that %s's %s routes apply; if they send plain HTTP, route them with http routes instead.", want, hp.Number, entry.Ref(), want, strings.ToLower(want), ref, kind)}, true
+}
+
+// httpRoutesMissPort: no http route of vs can match a request on port (each has matches, and
+// each match names another port).
+func httpRoutesMissPort(vs *networkingv1.VirtualService, port uint32) bool {
+	for _, r := range vs.Spec.GetHttp() {
+		if len(r.GetMatch()) == 0 {
+			return false
+		}
+		for _, m := range r.GetMatch() {
+			if m.GetPort() == 0 || m.GetPort() == port {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// l4RoutesCoverPort: a tls or tcp route of vs can match a connection on port (no match, or a
+// match without a port or with that port).
+func l4RoutesCoverPort(vs *networkingv1.VirtualService, port uint32) bool {
+	for _, r := range vs.Spec.GetTls() {
+		for _, m := range r.GetMatch() {
+			if m.GetPort() == 0 || m.GetPort() == port {
+				return true
+			}
+		}
+	}
+	for _, r := range vs.Spec.GetTcp() {
+		if len(r.GetMatch()) == 0 {
+			return true
+		}
+		for _, m := range r.GetMatch() {
+			if m.GetPort() == 0 || m.GetPort() == port {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // meshAndGateway: the first Gateway VirtualService vs names besides "mesh", when it names both
