@@ -564,6 +564,15 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				path = e.w.Namespace + ", then the service's namespace"
 			}
 			answer := e.notFound(notFoundAnswerFor(d.Kind, b.VS))
+			if near := nearSubset(dr, d.Subset, ""); dr.Ref() != "" && near != "" {
+				// The rule the gateway applies defines a subset one slip away: the route's
+				// subset name is the fault (blind audit 57 #111, where adding the misspelt
+				// subset, without the origination the real one carries, was the fix)
+				msg, fix := subsetTypoText(vsRef, d.Subset, near, dr.Ref(), h)
+				msg = strings.Replace(msg, "which the sidecar applies to", "which the gateway applies to", 1)
+				e.fail(CauseSubsetNotDefined, vsRef, fmt.Sprintf("%s: %s is absent, %s.", upperFirst(msg), cn, answer), fix)
+				return
+			}
 			if dr.Ref() != "" {
 				// A rule applies to the host on the gateway but lacks the subset: add it there. A
 				// new rule in the gateway's namespace would come first on the lookup path and
