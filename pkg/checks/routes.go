@@ -593,6 +593,17 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 					exportToYAML(ref, hid.Spec.ExportTo, hid.Namespace, e.w.Namespace))
 				return
 			}
+			if off := offPathSubsetRule(e.snap, h, d.Subset); off != nil {
+				// A rule off the gateway's lookup path defines the subset (a client's or a
+				// third namespace): moving it is the fix, as export-audit's
+				// DR_NOT_ON_LOOKUP_PATH says (blind audit 57 #102, where a new rule without the
+				// subset's settings was proposed).
+				ref := "DestinationRule " + off.Namespace + "/" + off.Name
+				e.fail(CauseSubsetNotDefined, ref, fmt.Sprintf("%s routes to subset %q of %s; %s defines it, but in namespace %s, which is not on the gateway's lookup path (%s): istiod never reads it for gateway pod %s, and %s is absent, %s.",
+					vsRef, d.Subset, h, ref, off.Namespace, path, e.w.Ref(), cn, answer),
+					fmt.Sprintf("Move %s (with its subsets and policies) to namespace %s, the gateway's, or to the namespace of the entry that declares %s; a namespace elsewhere is never on the gateway's lookup path, whatever the rule's exportTo.", ref, e.w.Namespace, h))
+				return
+			}
 			e.fail(CauseSubsetNotDefined, vsRef, fmt.Sprintf("%s routes to subset %q of %s, but no DestinationRule on the gateway's lookup path (%s) defines it: %s is absent, %s.",
 				vsRef, d.Subset, h, path, cn, answer),
 				fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  host: %s\n  subsets:\n  - name: %s\n    labels: {}   # the endpoint labels of this subset", strings.ReplaceAll(h, ".", "-"), e.w.Namespace, h, d.Subset))
@@ -1697,4 +1708,21 @@ func mirrorOnlyAt(bindings []rules.Binding, hostnames []string) (string, bool) {
 		}
 	}
 	return mirrored, mirrored != ""
+}
+
+// offPathSubsetRule: a DestinationRule for host h (its host matching h exactly, as written or
+// resolved) that defines subset, wherever it is; nil when none does. Callers have found no rule
+// on the proxy's lookup path that defines it.
+func offPathSubsetRule(snap *snapshot.Snapshot, h, subset string) *networkingv1.DestinationRule {
+	for _, dr := range snap.DestinationRules {
+		if !strings.EqualFold(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace), h) {
+			continue
+		}
+		for _, ss := range dr.Spec.GetSubsets() {
+			if ss.GetName() == subset {
+				return dr
+			}
+		}
+	}
+	return nil
 }
