@@ -792,10 +792,26 @@ func entryTargets443(configs []config.Config, svc *model.Service, sp *model.Port
 		if c.GroupVersionKind.Kind != gvk.ServiceEntry.Kind || c.Namespace != svc.Attributes.Namespace || !slices.Contains(c.Spec.(*networking.ServiceEntry).GetHosts(), string(svc.Hostname)) {
 			continue
 		}
-		for _, p := range c.Spec.(*networking.ServiceEntry).GetPorts() {
-			if p.GetNumber() == uint32(sp.Port) && p.GetTargetPort() == 443 {
-				return true
+		se := c.Spec.(*networking.ServiceEntry)
+		for _, p := range se.GetPorts() {
+			if p.GetNumber() != uint32(sp.Port) {
+				continue
 			}
+			// the endpoints' port: an inline endpoint's ports[name], else targetPort, else the
+			// number (serviceentry/conversion.go convertEndpoint); every endpoint on 443
+			if len(se.GetEndpoints()) == 0 {
+				return p.GetTargetPort() == 443
+			}
+			for _, e := range se.GetEndpoints() {
+				n := e.GetPorts()[p.GetName()]
+				if n == 0 {
+					n = p.GetTargetPort()
+				}
+				if n != 443 {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return false

@@ -1349,8 +1349,8 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			} else if t := tlsTargetOf(*s, cport); t != 0 && dr != "" && drPortLevelTLS(snap, dr, t) {
 				// the origination written for the targetPort (the path's verdict, plainToTLSPort)
 				culprit = "DestinationRule " + dr
-				why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the targetPort, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
-				fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (its targetPort stays %d).", dr, t, cport, s.Ref(), t)
+				why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the port its endpoints listen on, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
+				fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (the endpoints stay on port %d).", dr, t, cport, s.Ref(), t)
 			}
 			rep.add(PathSidecarPlainToTLS, culprit, fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the sidecar sends in plaintext to port %d, %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, port, res.Cluster, cport, declaredTLSWords(*s, cport), why), fix)
 		}

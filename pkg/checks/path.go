@@ -2134,7 +2134,11 @@ func (tr *tracer) tcpRoutesOnTLSPort(v SidecarView, vses []*networkingv1.Virtual
 // reaches the TLS port; blind audit 54 c1); else 0.
 func tlsTargetOf(s rules.Service, port uint32) uint32 {
 	for _, p := range s.Ports {
-		if p.Number == port && p.Number != 443 && p.TargetPort == 443 && !rules.IsTLSProtocol(p.Protocol) {
+		t := p.TargetPort
+		if p.EndpointPort != 0 {
+			t = p.EndpointPort // inline endpoints' ports (an endpoint's ports map wins; blind audit 55 p04)
+		}
+		if p.Number == port && p.Number != 443 && t == 443 && !rules.IsTLSProtocol(p.Protocol) {
 			return 443
 		}
 	}
@@ -2175,7 +2179,7 @@ func drPortLevelTLS(snap *snapshot.Snapshot, ref string, port uint32) bool {
 func declaredTLSWords(s rules.Service, port uint32) string {
 	w := fmt.Sprintf("declared %s by %s", strings.ToUpper(portProtocol(s, port)), s.Ref())
 	if t := tlsTargetOf(s, port); t != 0 {
-		w += fmt.Sprintf(" with targetPort %d, the server's TLS port", t)
+		w += fmt.Sprintf(" with its endpoints on port %d, the server's TLS port", t)
 	}
 	return w
 }
@@ -3034,8 +3038,8 @@ func (tr *tracer) plainToTLSPort(v SidecarView, proxy string, res rules.CallResu
 		// the origination written for the targetPort: port-level settings match the declared
 		// port only (istiod util.go GetPortLevelTrafficPolicy; blind audit 54 c1, at the sidecar)
 		culprit = "DestinationRule " + dr
-		why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the targetPort, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
-		fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (its targetPort stays %d).", dr, t, cport, s.Ref(), t)
+		why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the port its endpoints listen on, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
+		fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (the endpoints stay on port %d).", dr, t, cport, s.Ref(), t)
 	}
 	if len(weightedClusters(res)) > 1 {
 		// a share of a split: the other shares go elsewhere (through the gateway, usually)
@@ -5298,7 +5302,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		// endpoint port istiod gives the cluster, serviceentry/conversion.go
 		// convertServiceEntryToInstances): the server there expects TLS, which only a
 		// DestinationRule's tls for the declared port originates (blind audit 54 c1, e2).
-		proto = fmt.Sprintf("%s with targetPort %d", proto, target)
+		proto = fmt.Sprintf("%s with its endpoints on port %d", proto, target)
 	}
 	root := mc.GetRootNamespace()
 	if root == "" {
@@ -5501,13 +5505,13 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		d.patch = newPatch("networking.istio.io/v1", "DestinationRule", src.Namespace, src.Name, fields{{"spec", fields{{"trafficPolicy", fields{{"portLevelSettings", pls}}}}}})
 		d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: tls for port %d)", host, port)
 		if moved != 0 && moved == target {
-			d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: its tls setting moves from port %d, the targetPort, to port %d, the port the entry declares)", host, moved, port)
+			d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: its tls setting moves from port %d, the port its endpoints listen on, to port %d, the port the entry declares)", host, moved, port)
 		} else if moved != 0 {
 			d.patch.note = fmt.Sprintf(" (the rule the gateway applies to %s: its tls setting moves from port %d, which the entry declares plaintext, to port %d)", host, moved, port)
 		}
 		d.culprit = "DestinationRule " + src.Namespace + "/" + src.Name
 		if moved != 0 && moved == target {
-			d.msg += fmt.Sprintf(" DestinationRule %s/%s sets tls for port %d, the targetPort: istiod matches port-level settings against the port the entry declares (%d), so that setting never applies.", src.Namespace, src.Name, target, port)
+			d.msg += fmt.Sprintf(" DestinationRule %s/%s sets tls for port %d, the port its endpoints listen on: istiod matches port-level settings against the port the entry declares (%d), so that setting never applies.", src.Namespace, src.Name, target, port)
 		} else if !shadowed {
 			d.msg += fmt.Sprintf(" DestinationRule %s/%s applies to the gateway for %s but sets no tls for port %d (a port-level setting without tls replaces the top-level tls for its port).", src.Namespace, src.Name, host, port)
 		}

@@ -36,6 +36,10 @@ type ServicePort struct {
 	// TargetPort is the ServiceEntry port's targetPort or a Kubernetes Service port's numeric
 	// targetPort (0 = unset or named).
 	TargetPort uint32
+	// EndpointPort is, for a ServiceEntry with inline endpoints, the port every endpoint
+	// serves this port on (its ports[name], else targetPort, else the number), 0 when they
+	// differ or there are no inline endpoints (serviceentry/conversion.go convertEndpoint).
+	EndpointPort uint32
 }
 
 // Service is one registry entry (a ServiceEntry host or a Kubernetes Service) for one hostname,
@@ -135,7 +139,22 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []S
 	uncapped := EffectiveExportTo(se.Spec.ExportTo, opt.DefaultExportTo)
 	var ports []ServicePort
 	for _, p := range se.Spec.Ports {
-		ports = append(ports, ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: ParseProtocol(p.GetProtocol()), TargetPort: p.GetTargetPort()})
+		ep := uint32(0)
+		for i, e := range se.Spec.GetEndpoints() {
+			n := e.GetPorts()[p.GetName()]
+			if n == 0 {
+				n = p.GetTargetPort()
+			}
+			if n == 0 {
+				n = p.GetNumber()
+			}
+			if i > 0 && n != ep {
+				ep = 0
+				break
+			}
+			ep = n
+		}
+		ports = append(ports, ServicePort{Number: p.GetNumber(), Name: p.GetName(), Protocol: ParseProtocol(p.GetProtocol()), TargetPort: p.GetTargetPort(), EndpointPort: ep})
 	}
 	out := make([]Service, 0, len(se.Spec.Hosts))
 	for _, h := range se.Spec.Hosts {
