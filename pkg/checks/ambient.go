@@ -37,6 +37,7 @@ const (
 	WaypointRouteIgnored      = "WAYPOINT_ROUTE_IGNORED"
 	WaypointBackendUndeclared = "WAYPOINT_ROUTE_BACKEND_UNDECLARED"
 	AmbientDNSCaptureOff      = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
+	WaypointHTTPPortNotHTTP   = "WAYPOINT_HTTP_PORT_GETS_NON_HTTP"
 )
 
 func init() {
@@ -53,6 +54,7 @@ func init() {
 		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
+		CatalogEntry{WaypointHTTPPortNotHTTP, LevelError, "", "A ServiceEntry bound to a waypoint declares the called port as HTTP (or HTTP2, gRPC), but the client sends TLS or raw TCP there (an https:// or grpcs:// client, a database driver): the waypoint serves an HTTP port with an HTTP filter chain only, which cannot parse the bytes, so the connection is reset at the waypoint. Declare the port's protocol as the clients speak it (TLS for TLS clients, TCP otherwise)."},
 		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds, 503 NC."},
 		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
@@ -999,6 +1001,21 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		tr.fail(AmbientDNSCaptureOff, "", "Pod "+workload,
 			fmt.Sprintf("Pod %s opts out of ztunnel's DNS proxy (%s), and ztunnel knows %s only by the address istiod allocated to %s (status.addresses), which only the DNS proxy gives out: the pod dials the address cluster DNS gives for the host, ztunnel does not match it with the entry, and the call bypasses waypoint %s.", workload, dnsOff, host, ref, b.Waypoint),
 			fmt.Sprintf("remove the annotation %s from the pod's template (ztunnel's DNS proxy is on by default), or give %s a virtual IP in spec.addresses and make the client dial it", dnsOff, ref))
+		return p, nil
+	}
+	if sp, ok := portDeclared(d.svc, port); ok && rules.IsHTTPProtocol(sp.Protocol) && (p.Call == rules.CallTLS || p.Call == rules.CallTCP) {
+		// The waypoint builds only an HTTP connection manager chain for a port the entry
+		// declares HTTP (listener_waypoint.go buildWaypointInboundVIP: port.Protocol.IsHTTP()
+		// gets httpChain alone): TLS or TCP bytes do not parse as HTTP (blind audit 56 a4a, a4b).
+		want := "TCP"
+		if p.Call == rules.CallTLS {
+			want = "TLS"
+		}
+		wp := "waypoint " + b.Waypoint.String()
+		tr.hop(wp, "listener", Fail, fmt.Sprintf("%s declares port %d as %s: the waypoint's chain for it is HTTP only, and the %s call is not HTTP", ref, port, sp.Protocol, strings.ToUpper(p.Call)))
+		tr.fail(WaypointHTTPPortNotHTTP, "", ref,
+			fmt.Sprintf("%s declares port %d of %s as %s, so waypoint %s serves it with an HTTP filter chain only; the %s call from %s is not HTTP, and the waypoint resets the connection.", ref, port, host, sp.Protocol, b.Waypoint, strings.ToUpper(p.Call), client),
+			fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...); if they send plain HTTP, trace the call with --call http.", want, port, ref, want, strings.ToLower(want)))
 		return p, nil
 	}
 	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"

@@ -177,6 +177,12 @@ func TestPreflightTracesPaths(t *testing.T) {
 				// route for the host shows the intent).
 				return
 			}
+			if c.cause == WaypointHTTPPortNotHTTP && c.call != "" {
+				// TLS or TCP on a port the entry declares HTTP, at a waypoint: only the
+				// application's protocol makes it a fault, and preflight traces the declared
+				// calls only.
+				return
+			}
 			if c.cause == PathWrongService && c.call != "" {
 				// A call of a kind the entry does not declare (--call): preflight traces the
 				// declared calls only, and reports the match-all chain on the port as a Warning.
