@@ -94,6 +94,68 @@ func ambientClientFor(snap *snapshot.Snapshot, ns string, l, a map[string]string
 	return false, ""
 }
 
+// waypointDoubleTLS: the entry (service svc, "ServiceEntry ns/name" ref) declares port of host
+// TLS or HTTPS, so waypoint b forwards the client's TLS through a tcp chain, to a cluster that
+// takes the DestinationRule's tls: SIMPLE or MUTUAL there wraps the client's TLS in a second
+// session (blind audit 56 a3a, a3b). The rule is the one the waypoint's namespace looks up.
+//
+// Mirrors istiod pilot/pkg/networking/core/listener_waypoint.go (a TLS port gets the tcp
+// chain), cluster_waypoint.go buildWaypointInboundVIP and buildWaypointTLSContext,
+// pilot/pkg/model/push_context.go destinationRule.
+func waypointDoubleTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.WaypointBinding, svc rules.Service, ref, host string, port uint32) (hop, culprit, msg, fix string, ok bool) {
+	sp, declared := portDeclared(svc, port)
+	if !declared || !rules.IsTLSProtocol(sp.Protocol) {
+		return "", "", "", "", false
+	}
+	root := flags.MeshConfig.GetRootNamespace()
+	if root == "" {
+		root = view.IstioNamespace
+	}
+	ch := model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo()).For(b.Waypoint.Namespace, nil, host, svc.Namespace)
+	if ch == nil {
+		return "", "", "", "", false
+	}
+	t := ch.ClusterTLS(port, "")
+	if t.GetMode() != networking.ClientTLSSettings_SIMPLE && t.GetMode() != networking.ClientTLSSettings_MUTUAL {
+		return "", "", "", "", false
+	}
+	dr := "DestinationRule " + ch.Ref()
+	return fmt.Sprintf("the waypoint forwards the client's TLS on port %d (declared %s) to a cluster that originates TLS again (%s tls.mode %s)", port, sp.Protocol, dr, t.GetMode()),
+		dr,
+		fmt.Sprintf("%s declares port %d of %s as %s, so waypoint %s passes the client's TLS through; %s, which the waypoint applies to the host, sets tls.mode %s for that port, so the waypoint wraps the client's TLS in a second TLS session and the handshake with %s fails.", ref, port, host, sp.Protocol, b.Waypoint, dr, t.GetMode(), host),
+		fmt.Sprintf("Originate TLS once: remove the tls setting for port %d from %s (the client already speaks TLS), or have the client send plain HTTP to a port the entry declares HTTP and keep the origination for that port.", port, dr),
+		true
+}
+
+// waypointDoubleTLSFindings: TLS_ORIGINATED_TWICE for every waypoint-bound entry of the default
+// revision whose TLS or HTTPS port gets TLS originated again at the waypoint (preflight).
+func waypointDoubleTLSFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	view := RevisionView(snap, "")
+	flags := ReadIstiodFlags(view, "")
+	registry := model.Services(view, flags.MeshConfig)
+	var out []PreflightFinding
+	for _, se := range view.ServiceEntries {
+		ss := registry.ForEntry(se)
+		if len(ss) == 0 || ss[0].Visibility.Visibility == rules.VisibilityNone {
+			continue
+		}
+		b := waypointBinding(snap, view, se, ss[0].Visibility.Visibility)
+		if !b.Asked || !b.Accepted {
+			continue
+		}
+		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		for _, s := range ss {
+			for _, p := range s.Ports {
+				if _, culprit, msg, fix, ok := waypointDoubleTLS(view, flags, b, s, ref, s.Hostname, p.Number); ok {
+					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
+					out = append(out, NewPreflightFinding(ListenerDoubleTLS, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", msg, fix))
+				}
+			}
+		}
+	}
+	return out
+}
+
 // noProxyClient: PATH_BYPASSES_GATEWAY when the client pods (in ns, labels l and annotations a,
 // nil when unknown) get no sidecar and are not enrolled in ambient although a label asks about
 // the data plane: the namespace's (or the pod's) istio.io/dataplane-mode has a value istio-cni
@@ -1017,6 +1079,13 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			fmt.Sprintf("%s declares port %d of %s as %s, so waypoint %s serves it with an HTTP filter chain only; the %s call from %s is not HTTP, and the waypoint resets the connection.", ref, port, host, sp.Protocol, b.Waypoint, strings.ToUpper(p.Call), client),
 			fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...); if they send plain HTTP, trace the call with --call http.", want, port, ref, want, strings.ToLower(want)))
 		return p, nil
+	}
+	if p.Call == rules.CallTLS {
+		if hop, culprit, msg, fix, ok := waypointDoubleTLS(view, flags, b, d.svc, ref, host, port); ok {
+			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, hop)
+			tr.fail(ListenerDoubleTLS, "", culprit, msg, fix)
+			return p, nil
+		}
 	}
 	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"
 	routesResult := NotChecked

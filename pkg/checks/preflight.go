@@ -354,6 +354,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range ambientDNSCaptureFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range waypointDoubleTLSFindings(snap) {
+		c.add(f, "")
+	}
 	// Namespaces (and pods, below) that ask about the data plane with a value istio-cni does not
 	// enrol, and get no sidecar: their pods run no proxy (the path's PATH_BYPASSES_GATEWAY)
 	for _, n := range snap.Namespaces {
