@@ -1843,6 +1843,116 @@ func gatewayServiceFix(s rules.Service, port uint32) string {
 	return fix
 }
 
+// catchAllBeforeGatewayRoute: the route the call took on the sidecar matches every request and
+// sends it straight out, and a later route of the same virtual host sends the host to an egress
+// gateway's Service: Envoy takes the first route that matches, so the gateway route is never
+// used. For Gateway API mesh routes this is creation order: istiod merges the mesh HTTPRoutes
+// of one namespace for one host into one VirtualService, oldest first, and sorts the rules by
+// match precedence only (pilot/pkg/config/kube/gateway/route_collections.go mergeHTTPRoutes,
+// conversion.go sortHTTPRoutes, stable for equal matches); for a VirtualService it is the order
+// of its http routes (route.go BuildHTTPRoutesForVirtualService). Blind audit 56 g5a.
+func (tr *tracer) catchAllBeforeGatewayRoute(v SidecarView, res rules.CallResult, host, proxy string) (Finding, bool) {
+	if res.Route == nil || res.RouteConfig == "" || res.Route.Match != "/*" || !res.Route.Plain || res.Route.DirectResponse != 0 {
+		return Finding{}, false
+	}
+	rc := v.Outbound.Route(res.RouteConfig)
+	if rc == nil {
+		return Finding{}, false
+	}
+	var vh *rules.VirtualHost
+	for i := range rc.VirtualHosts {
+		if rc.VirtualHosts[i].Name == res.VirtualHost {
+			vh = &rc.VirtualHosts[i]
+		}
+	}
+	if vh == nil {
+		return Finding{}, false
+	}
+	taken := slices.IndexFunc(vh.Routes, func(r rules.RouteAction) bool { return r.Plain })
+	if taken < 0 || vh.Routes[taken].VirtualService != res.Route.VirtualService {
+		return Finding{}, false
+	}
+	for _, later := range vh.Routes[taken+1:] {
+		if later.VirtualService != res.Route.VirtualService {
+			continue
+		}
+		gw := ""
+		for _, c := range append([]string{later.Cluster}, later.Weighted...) {
+			_, _, h, ok := parseClusterName(c)
+			if !ok {
+				continue
+			}
+			if s, ok := v.Outbound.ScopeService(h); ok && s.Kind == rules.KindService && len(gatewayPodsOf(tr.snap, s)) > 0 {
+				gw = s.Ref()
+				break
+			}
+		}
+		if gw == "" {
+			continue
+		}
+		by, byGen := routeOriginOf(tr.snap, res.Route.VirtualService, res.Route.Name)
+		shadowed, _ := routeOriginOf(tr.snap, later.VirtualService, later.Name)
+		if byGen && by != shadowed {
+			return Finding{Code: PathDirect, Level: LevelWarning, Resource: by,
+				Message: fmt.Sprintf("%s and %s both route %s for the sidecars in %s: istiod joins the mesh routes of one namespace for a host into one route table, the oldest route first, and %s's rule matches every request, so it takes them all and %s's rule to %s is never used: the call from %s goes straight out.", by, shadowed, host, v.Namespace, by, shadowed, gw, proxy),
+				Fix:     fmt.Sprintf("Delete %s (or narrow its rule's matches), so that %s's rule to the egress gateway takes the calls.", by, shadowed)}, true
+		}
+		name := func(r string) string {
+			if r == "" {
+				return ""
+			}
+			return " (" + r + ")"
+		}
+		ref := "VirtualService " + res.Route.VirtualService
+		fix := fmt.Sprintf("In %s, remove the catch-all route that goes straight out, or move the route to %s before it.", ref, gw)
+		if vs := vsByRef(RevisionView(tr.snap, v.Revision))[res.Route.VirtualService]; vs != nil {
+			var gws []string
+			for _, g := range rules.VSGateways(vs) {
+				if g != rules.MeshGateway {
+					gws = append(gws, g)
+				}
+			}
+			if len(gws) > 0 {
+				// the route serves the gateway hop too: keep it there
+				fix = fmt.Sprintf("In %s, give the catch-all route that goes straight out the match gateways [%s], so that it applies at the egress gateway only, or move the route to %s before it.", ref, strings.Join(gws, ", "), gw)
+			}
+		}
+		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+			Message: fmt.Sprintf("%s has an http route%s that matches every request and sends %s straight out, before its route%s to %s: Envoy takes the first route that matches, so the route to the egress gateway is never used and the call from %s goes straight out.", ref, name(res.Route.Name), host, name(later.Name), gw, proxy),
+			Fix:     fix}, true
+	}
+	return Finding{}, false
+}
+
+// routeOriginOf names the object an http route (name) of VirtualService vsRef comes from: for
+// a VirtualService generated from Gateway API routes, the HTTPRoute or GRPCRoute whose rule it
+// is (istiod names the rules "namespace.name.index", or by the rule's own name:
+// pilot/pkg/config/kube/gateway/conversion.go convertHTTPRoute), and true; otherwise the
+// VirtualService itself and false.
+func routeOriginOf(snap *snapshot.Snapshot, vsRef, name string) (string, bool) {
+	ns, vsName, _ := strings.Cut(vsRef, "/")
+	origins := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: vsName})
+	if len(origins) == 0 {
+		return "VirtualService " + vsRef, false
+	}
+	for _, o := range origins {
+		if strings.HasPrefix(name, o.Namespace+"."+o.Name+".") {
+			return o.Kind + " " + o.Namespace + "/" + o.Name, true
+		}
+	}
+	for _, o := range origins {
+		if o.Kind != "HTTPRoute" || name == "" {
+			continue
+		}
+		for _, r := range snap.HTTPRoutes {
+			if r.Namespace == o.Namespace && r.Name == o.Name && slices.ContainsFunc(r.Spec.Rules, func(x gatewayv1.HTTPRouteRule) bool { return x.Name != nil && string(*x.Name) == name }) {
+				return o.Kind + " " + o.Namespace + "/" + o.Name, true
+			}
+		}
+	}
+	return origins[0].Kind + " " + origins[0].Namespace + "/" + origins[0].Name, true
+}
+
 // directWarning warns when the client's call goes straight out although a VirtualService routes
 // the host through a gateway (a mesh route that does not apply to this client, for example).
 // A call a mesh VirtualService route itself sends straight out is deliberate: no warning.
@@ -1857,6 +1967,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	view := RevisionView(tr.snap, v.Revision)
 	x := model.VirtualServices(view, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
 	if applied != "" {
+		if w, ok := tr.catchAllBeforeGatewayRoute(v, res, host, proxy); ok {
+			tr.t.Warnings = append(tr.t.Warnings, w)
+			return
+		}
 		// Another mesh VirtualService for the host sends it to a gateway, but the sidecar took
 		// this one's route: istiod keeps one VirtualService per host on a sidecar's route
 		// configuration (the first in its order: pilot/pkg/networking/core/httproute.go

@@ -49,6 +49,9 @@ type RouteAction struct {
 	// being a catch-all for istiod: it is not moved last, and the routes after it do not match
 	// those requests. "" for other routes.
 	TakesAll string `json:"-"`
+	// Name is the http route's name in its VirtualService (for one generated from a Gateway
+	// API route, "namespace.name.index" or the rule's name), "" when unnamed.
+	Name string `json:"-"`
 }
 
 // VirtualHost is one virtual host of a route configuration.
@@ -446,7 +449,7 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 		if len(r.GetMatch()) > 0 && len(kept) == 0 {
 			continue
 		}
-		act := RouteAction{VirtualService: ref, Match: "/*", Plain: len(kept) == 0}
+		act := RouteAction{VirtualService: ref, Match: "/*", Plain: len(kept) == 0, Name: r.GetName()}
 		for _, m := range kept {
 			if plainMatch(m) {
 				act.Plain = true
