@@ -4059,6 +4059,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// an older VirtualService on the gateway catches the call before the one written
 			// for the host: that one is to blame, not the destination it sends to
 			tr.t.Answer = notFoundAnswer(httpVS != "", httpVS != "" && generatedVS(tr.snap, httpVS))
+			if by, other := firstOrigin(tr.snap, routeVSRef), firstOrigin(tr.snap, shadowed); !strings.HasPrefix(by, "VirtualService ") {
+				// two Gateway API routes attached to the listener for one host: the older one's
+				// route is taken, and it is the one to remove
+				tr.fail(ListenerClusterAbsent, "NC", by,
+					fmt.Sprintf("%s and %s both attach to the gateway's listener for %s, and istiod takes the route of the first of them in its order (%s): it sends the call to %s, which the gateway does not have (%s), and %s's route is never used. %s", by, other, host, gatewayVSOrderText, cluster, strings.TrimSuffix(g.Message, "."), other, tr.t.Answer.Sentence("the gateway")),
+					fmt.Sprintf("Delete %s (or detach it from the listener, or take %s out of its hostnames), so that %s's route applies.", by, host, other))
+				return
+			}
 			tr.fail(ListenerClusterAbsent, "NC", "VirtualService "+routeVSRef,
 				fmt.Sprintf("VirtualService %s takes the call for %s at the gateway before VirtualService %s, which routes the host there too (%s), and sends it to %s, which the gateway does not have (%s). %s", routeVSRef, host, shadowed, gatewayVSOrderText, cluster, strings.TrimSuffix(g.Message, "."), tr.t.Answer.Sentence("the gateway")),
 				fmt.Sprintf("Keep %s out of VirtualService %s (narrow its hosts, or its match to other names or ports), or remove it, so that VirtualService %s's route applies.", host, routeVSRef, shadowed))
@@ -4393,7 +4401,16 @@ func (tr *tracer) shadowedRoute(w Workload, servers []rules.GatewayServer, taken
 				continue
 			}
 			ref := vs.Namespace + "/" + vs.Name
-			if ref == taken || len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
+			if gen := rules.GeneratedFrom(vs.Annotations, vs.Namespace); len(gen) > 0 {
+				// a VirtualService generated from a Gateway API route shadows another only when
+				// the one taken is generated from another route (two TLSRoutes for one SNI, the
+				// older wins: blind audit 56 g5b)
+				takenNs, takenName, _ := strings.Cut(taken, "/")
+				if tg := generatedOrigin(tr.snap, ResourceRef{Kind: "VirtualService", Namespace: takenNs, Name: takenName}); len(tg) == 0 || tg[0] == gen[0] {
+					continue
+				}
+			}
+			if ref == taken || !slices.ContainsFunc(vs.Spec.GetHosts(), func(h string) bool {
 				return strings.EqualFold(rules.ResolveShortname(h, vs.Namespace), host)
 			}) {
 				continue

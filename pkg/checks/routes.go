@@ -1274,6 +1274,13 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 		if before == "" && e.cause == ListenerClusterAbsent && shadowing != "" {
 			ref := bindCulprit(taking)
 			e.v.Culprit = ref
+			if other := firstOrigin(e.snap, shadowing); !strings.HasPrefix(ref, "VirtualService ") && !strings.HasPrefix(other, "VirtualService ") {
+				// two Gateway API routes attached to the listener for one host
+				e.v.Message = fmt.Sprintf("%s and %s both attach to gateway %s for %s, and istiod takes the route of the first of them in its order (%s): %s", ref, other, e.w.Ref(), e.host, gatewayVSOrderText, e.v.Message)
+				e.v.Fix = fmt.Sprintf("Delete %s (or detach it from the listener, or take %s out of its hostnames), so that %s's route applies.", ref, e.host, other)
+				e.v.Patch = nil
+				return
+			}
 			e.v.Message = fmt.Sprintf("%s takes the traffic for %s on gateway %s before VirtualService %s, which routes the host there too (%s): %s", ref, e.host, e.w.Ref(), shadowing, gatewayVSOrderText, e.v.Message)
 			e.v.Fix = fmt.Sprintf("Keep %s out of %s (narrow its hosts, or its match to other names or ports), or remove it, so that VirtualService %s's route applies.", e.host, ref, shadowing)
 			e.v.Patch = nil
@@ -1427,8 +1434,20 @@ func (e *evaluation) shadowedBy(ra routeAnalysis, b rules.Binding) string {
 		if !vsNamesHost(b.VS, e.host) || !slices.ContainsFunc(b.VS.Spec.GetHttp(), httpRouteCatchesAll) {
 			return ""
 		}
+	case rules.RouteTLS:
+		// a chain per SNI, the most specific wins; a later route for the same SNI is skipped
+		// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes, model.CheckDuplicates)
+		if !tlsSNINamesHost(b.VS, e.host) {
+			return ""
+		}
+		for _, o := range same[1:] {
+			if o.VS != b.VS && tlsSNINamesHost(o.VS, e.host) {
+				return o.VS.Namespace + "/" + o.VS.Name
+			}
+		}
+		return ""
 	default:
-		return "" // tls: a chain per SNI, the most specific wins
+		return ""
 	}
 	for _, o := range same[1:] {
 		if o.VS != b.VS && vsNamesHost(o.VS, e.host) {
@@ -1436,6 +1455,18 @@ func (e *evaluation) shadowedBy(ra routeAnalysis, b rules.Binding) string {
 		}
 	}
 	return ""
+}
+
+// tlsSNINamesHost: a tls route of vs matches SNI host exactly.
+func tlsSNINamesHost(vs *networkingv1.VirtualService, host string) bool {
+	for _, r := range vs.Spec.GetTls() {
+		for _, m := range r.GetMatch() {
+			if slices.ContainsFunc(m.GetSniHosts(), func(h string) bool { return strings.EqualFold(h, host) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // vsNamesHost: a host of vs (resolved in its namespace) is host itself.
