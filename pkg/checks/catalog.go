@@ -97,6 +97,7 @@ type catalogRef struct {
 // A unit test checks that every Catalog entry has a row, that every row has a Catalog entry, and
 // that identifiers are unique and in the group of their command.
 var catalogRefs = map[string]catalogRef{
+	AuditDelegateNotExported:    {"EGR0216", "§2.3, §4.2", "pilot/pkg/model/virtualservice.go mergeVirtualServices (delegate not exported to the root's namespace)"},
 	AuditVSMeshNoClient:         {"EGR0215", "§4.2", "pilot/pkg/model/push_context.go initVirtualServices (exportedToNamespaceByGateway); pilot/pkg/model/virtualservice.go SelectVirtualServices"},
 	AuditSvcNotExportedToClient: {"EGR0210", "§4.2", "pilot/pkg/model/push_context.go initServiceRegistry, IsServiceVisible; pilot/pkg/serviceregistry/kube/conversion.go ConvertService (networking.istio.io/exportTo)"},
 	AuditDRTLSNotExportedToGW:   {"EGR0214", "§2.5, §4.2, §5 (400 / reset)", "pilot/pkg/model/push_context.go destinationRule, getExportedDestinationRuleFromNamespace; pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings"},
@@ -280,7 +281,7 @@ var causePages = map[string]string{
 	ListenerNoneNoAddresses: "service-entries", ListenerWildcardDNS: "service-entries", ListenerStrictDNS: "service-entries",
 	// exportTo.
 	CauseNotExported: "exportto", AuditSENotExportedToGateway: "exportto", AuditVSNotExportedToGateway: "exportto",
-	AuditSENotExportedToClient: "exportto", AuditDuplicateHost: "exportto", AuditSvcNotExportedToClient: "exportto", AuditVSMeshNoClient: "exportto",
+	AuditSENotExportedToClient: "exportto", AuditDuplicateHost: "exportto", AuditSvcNotExportedToClient: "exportto", AuditVSMeshNoClient: "exportto", AuditDelegateNotExported: "exportto",
 	AuditSvcNotExportedToGW: "exportto", AuditSEExportedEverywhere: "exportto",
 	// PILOT_FILTER_GATEWAY_CLUSTER_CONFIG.
 	CauseNotReferenced: "gateway-cluster-filter", "FLAG_ROUTE_DISAGREEMENT": "gateway-cluster-filter",

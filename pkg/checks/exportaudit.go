@@ -34,12 +34,14 @@ const (
 	AuditDRNotExportedToClient  = "DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE"
 	AuditDRTLSNotExportedToGW   = "DR_TLS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE"
 	AuditVSMeshNoClient         = "VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT"
+	AuditDelegateNotExported    = "VS_DELEGATE_NOT_EXPORTED_TO_ROOT_NAMESPACE"
 )
 
 func init() {
 	Catalog = append(Catalog,
 		CatalogEntry{AuditSENotExportedToGateway, LevelError, "NC", "A ServiceEntry is the destination of a route bound to a gateway, but its exportTo excludes the gateway pod's namespace, where istiod decides what the gateway sees."},
 		CatalogEntry{AuditVSNotExportedToGateway, LevelError, "NR", "A VirtualService lists a Gateway, but its exportTo excludes the namespace of the gateway pods, where it is evaluated."},
+		CatalogEntry{AuditDelegateNotExported, LevelError, "NR", "A VirtualService bound to a gateway delegates http routes to a VirtualService whose exportTo leaves out the root's namespace: istiod drops the delegating route, so the gateway gets no route from it."},
 		CatalogEntry{AuditSENotExportedToClient, LevelError, "NC", "A mesh route visible in a client namespace targets a host no entry exports to that namespace."},
 		CatalogEntry{AuditDRNotOnLookupPath, LevelError, "NC", "A route needs a subset that only a DestinationRule off the proxy's lookup path defines (istiod looks in the proxy's namespace, then the service's, then the root namespace; exportTo does not change that)."},
 		CatalogEntry{AuditSubsetUndefined, LevelError, "NC", "A route names a subset that the DestinationRule the proxy applies for the host does not define: no rule defines it, or a rule of the proxy's own namespace hides the one that does."},
@@ -455,7 +457,21 @@ func (a *auditor) gateway(w Workload) {
 				Message: fmt.Sprintf("%s lists Gateway %s, but exportTo %s excludes %s, the namespace of gateway pod %s where it is evaluated.", vsRef, gw, fmtList(exp), w.Namespace, w.Ref()),
 				widen:   widenExportTo(vsRef, vs.Spec.ExportTo, vs.Namespace)})
 		}
-		dests, _ := a.vsIndex.Merged(vs)
+		dests, problems := a.vsIndex.Merged(vs)
+		for _, p := range problems {
+			// a delegate istiod drops for not being exported to the root's namespace
+			// (virtualservice.go mergeVirtualServices; blind audit 57 #124)
+			if p.Delegate == nil || p.Missing {
+				continue
+			}
+			dexp := rules.EffectiveExportTo(p.Delegate.Spec.ExportTo, a.vsExport)
+			dref := "VirtualService " + p.Name
+			a.add(AuditFinding{Code: AuditDelegateNotExported, Kind: "VirtualService", Namespace: p.Delegate.Namespace, Name: p.Delegate.Name, ExportTo: dexp,
+				NeededIn: []string{vs.Namespace}, MissingIn: []string{vs.Namespace},
+				Impact:  fmt.Sprintf("404 NR at gateway %s: the delegating route of %s yields nothing", w.Ref(), vsRef),
+				Message: fmt.Sprintf("%s delegates http routes to %s, whose exportTo %s leaves out %s, the root's namespace: istiod drops the delegating route, so gateway %s gets no route from it.", vsRef, dref, fmtList(dexp), vs.Namespace, w.Ref()),
+				widen:   widenExportTo(dref, p.Delegate.Spec.ExportTo, p.Delegate.Namespace)})
+		}
 		for _, d := range dests {
 			if !a.routeUsedBy(d, gw, vs.Namespace) {
 				continue

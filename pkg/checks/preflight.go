@@ -678,6 +678,7 @@ var defaultFields = map[string]string{
 	AuditSENotExportedToClient:  "spec.exportTo",
 	AuditSvcNotExportedToClient: "metadata.annotations[networking.istio.io/exportTo]",
 	AuditVSMeshNoClient:         "spec.exportTo",
+	AuditDelegateNotExported:    "spec.exportTo",
 	AuditSvcNotExportedToGW:     "metadata.annotations[networking.istio.io/exportTo]",
 	AuditDRNotOnLookupPath:      "metadata.namespace",
 	AuditDRTLSNotExportedToGW:   "spec.exportTo",

@@ -21,7 +21,7 @@ func TestCatalogIDs(t *testing.T) {
 			PathGatewayNoChain, PathAmbiguousService, PathHTTP2Downgraded, PathHTTP2ThroughTCP, PathGatewayOtherEntry, PathSidecarPlainToTLS, CauseGatewayNotApplied, PathWrongService, PathRouteMatchAssumed, PathAnsweredByRoute, PathFaultAbort, GatewayServiceSpans, PathSidecarsAmbiguous, PathMirrorAbsent, PathNotOriginated, PathTLSToPlaintext, PathOriginationUnused, PathBackendRefused, PreflightRouteNotAccepted, PreflightCRDTooOld, PreflightMeshPortUndeclared, PreflightDRPortUndeclared, PreflightSERejected, PreflightHTTPOnTCPPort},
 		"02": {AuditSENotExportedToGateway, AuditVSNotExportedToGateway, AuditSENotExportedToClient, AuditDRNotOnLookupPath, AuditDRNotExportedToClient, AuditDRTLSNotExportedToGW,
 			AuditSubsetUndefined, AuditDuplicateHost, AuditDRShadowed, AuditSidecarImportHidden, AuditSidecarImportUnknown,
-			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere, AuditVSMeshNoClient},
+			AuditSvcNotExportedToClient, AuditSvcNotExportedToGW, AuditSEExportedEverywhere, AuditVSMeshNoClient, AuditDelegateNotExported},
 		"03": {ListenerCatchAllTCP, ListenerCatchAllTLSPort, ListenerChainDropped, ListenerWellKnownPort, ListenerHTTPShadowsTCP,
 			ListenerHTTP2Undeclared, ListenerHostNotInRegistry, ListenerNotImported, ListenerDoubleTLS, ListenerNoneNoAddresses,
 			ListenerWildcardDNS, ListenerStrictDNS, ListenerNoChains, ListenerHTTPOnPassthrough, ListenerTLSOnTerminating,

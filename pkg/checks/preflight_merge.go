@@ -133,6 +133,12 @@ var sameFaultIf = map[string][]sameFaultCond{
 	// export-audit's view of a VirtualService hidden from the gateway's namespace: the same
 	// VirtualService's ROUTE_NOT_BOUND (blind audit 29 #19: three Errors for one exportTo).
 	AuditVSNotExportedToGateway: {{CauseRouteNotBound, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
+	// export-audit's view of a delegate VirtualService hidden from its root's namespace: the
+	// traced path's GATEWAY_NO_ROUTE_FOR_HOST, or the gateway verdict's
+	// NOT_REFERENCED_BY_BOUND_ROUTE (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG), about the same
+	// delegate (blind audit 57 #124).
+	AuditDelegateNotExported: {{PathGatewayNoRoute, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }},
+		{CauseNotReferenced, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},
 	// export-audit's view of a mesh VirtualService no sidecar sees: the traced path's
 	// PATH_BYPASSES_GATEWAY about the same VirtualService (blind audit 54 a3).
 	AuditVSMeshNoClient: {{PathDirect, func(f PreflightFinding) bool { return f.Resource.Kind == "VirtualService" }}},

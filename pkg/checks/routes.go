@@ -669,6 +669,9 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 		}
 		return msg
 	case rules.BindNoMatchingRoute:
+		if len(b.Dropped) > 0 {
+			return fmt.Sprintf("the http route of %s for server %d of Gateway %s (port %d) delegates to VirtualService %s, which %s: istiod drops a delegating route whose delegate is missing, has hosts or is not exported to the root's namespace, so %s yields no route on the server: %s.", vsRef, b.ServerIndex, gw, s.GetPort().GetNumber(), b.Dropped[0].Name, delegateProblemText(b.Dropped[0]), vsRef, unboundAnswer(b))
+		}
 		if kind := routesMeantFor(b); kind != "" {
 			// (the client's own TLS reaches the server through the mesh tls route: a tls
 			// route at the gateway is the fix, not terminating TLS there)
@@ -723,6 +726,10 @@ func hiddenSubsetRule(snap *snapshot.Snapshot, host, subset, proxyNs, rootNs str
 // bindCulprit is the resource to change for a VirtualService that does not bind: the Gateway API
 // route istiod generated it from, else the VirtualService.
 func bindCulprit(b rules.Binding) string {
+	if b.Reason == rules.BindNoMatchingRoute && len(b.Dropped) > 0 && b.Dropped[0].Delegate != nil {
+		// the delegate is what to change (its exportTo, or its hosts)
+		return "VirtualService " + b.Dropped[0].Name
+	}
 	if _, ok := serverNamespaceExcludes(b); ok {
 		// the server's "namespace/host" form keeps the VirtualService out: the Gateway's host
 		// is what to change (bindFailurePatch edits it)
@@ -843,6 +850,32 @@ func serverNamespaceExcludes(b rules.Binding) (string, bool) {
 	return "", false
 }
 
+// droppedDelegateBinding: a binding of a VirtualService to one of the workload's servers whose
+// delegating http route applies there but yields nothing (rules.Binding.Dropped).
+func droppedDelegateBinding(ra routeAnalysis) (rules.Binding, bool) {
+	for _, b := range ra.bindings {
+		if b.Reason == rules.BindNoMatchingRoute && len(b.Dropped) > 0 && ra.gateways[rules.GatewayName(b.Gateway)] {
+			return b, true
+		}
+	}
+	return rules.Binding{}, false
+}
+
+// delegateProblemText says why istiod drops a delegating route (rules.DelegateProblem).
+func delegateProblemText(p rules.DelegateProblem) string {
+	switch {
+	case p.Delegate == nil:
+		return "does not exist"
+	case p.HasHosts:
+		return fmt.Sprintf("has hosts %s (a delegate must have none)", fmtList(p.Delegate.Spec.Hosts))
+	}
+	exp := p.Delegate.Spec.ExportTo
+	if len(exp) == 0 {
+		return fmt.Sprintf("is not exported to namespace %s, the root's (meshConfig.defaultVirtualServiceExportTo)", p.Root.Namespace)
+	}
+	return fmt.Sprintf("is not exported to namespace %s, the root's (exportTo %s)", p.Root.Namespace, fmtList(exp))
+}
+
 // unboundAnswer is what a call for the host gets at a server whose VirtualService does not
 // bind: 404 NR from an HTTP route configuration, no filter chain on a TLS or TCP server.
 func unboundAnswer(b rules.Binding) string {
@@ -870,6 +903,9 @@ func bindFailureFix(snap *snapshot.Snapshot, b rules.Binding, w Workload) string
 		}
 		return fmt.Sprintf("# Gateway %s server %d\nspec:\n  servers:\n  - hosts:\n%s    - %q", rules.GatewayName(b.Gateway), b.ServerIndex, indent(yamlItems(s.GetHosts()), "  "), b.VS.Spec.Hosts[0])
 	case rules.BindRouteType, rules.BindNoMatchingRoute:
+		if b.Reason == rules.BindNoMatchingRoute && len(b.Dropped) > 0 {
+			return fmt.Sprintf("Create VirtualService %s without hosts (a delegate), with the http routes for %s, or point the delegate of %s's route at an existing one.", b.Dropped[0].Name, strings.Join(b.VS.Spec.Hosts, ", "), vsRef)
+		}
 		if b.Reason == rules.BindNoMatchingRoute && routesMeantFor(b) == "" {
 			return fmt.Sprintf("# %s\n# set match.port to %d (the Gateway server port, not the container port) and match.gateways to %s", vsRef, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway))
 		}
@@ -944,6 +980,18 @@ func httpRoutesMeantFor(b rules.Binding) bool {
 // first host added to the Gateway server's hosts (the whole servers list written back: a merge
 // patch replaces lists). nil for the others.
 func bindFailurePatch(b rules.Binding, w Workload) *Patch {
+	if b.Reason == rules.BindNoMatchingRoute && len(b.Dropped) > 0 {
+		p := b.Dropped[0]
+		switch {
+		case p.Delegate != nil && !p.Missing:
+			return exportToPatch("VirtualService "+p.Name, p.Delegate.Spec.ExportTo, p.Delegate.Namespace, b.VS.Namespace)
+		case p.Delegate != nil && p.HasHosts:
+			q := newPatch("networking.istio.io/v1", "VirtualService", p.Delegate.Namespace, p.Delegate.Name, fields{{"spec", fields{{"hosts", []string{}}}}})
+			q.note = " (a delegate has no hosts: the root VirtualService names them)"
+			return q
+		}
+		return nil
+	}
 	switch b.Reason {
 	case rules.BindNotVisible:
 		if len(rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace)) > 0 && len(b.VS.Spec.ExportTo) == 0 {

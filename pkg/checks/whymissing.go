@@ -719,6 +719,11 @@ func (e *evaluation) run() {
 				e.fail(CauseNotReferenced, vsRef, fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters for the hosts its bound routes name, and %s routes to %s, an ExternalName Service (an alias for %s), not to %s itself: the route's cluster %s is not pushed.",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), vsRef, alias.Hostname, st.name, st.name, rules.ClusterName(st.ports[0].Number, "", st.name)),
 					fmt.Sprintf("In %s, route to %s instead of %s (the alias), or run istiod without %s.", vsRef, st.name, alias.Hostname, EnvFilterGatewayClusterConfig))
+			} else if b, ok := droppedDelegateBinding(ra); ok {
+				// the bound VirtualService delegates its routes for the host to one istiod drops:
+				// the delegate's destinations are never counted (blind audit 57 #124)
+				e.failPatch(CauseNotReferenced, bindCulprit(b), fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and %s",
+					EnvFilterGatewayClusterConfig, e.w.Ref(), bindFailureMessage(b, e.w)), bindFailureFix(e.snap, b, e.w), bindFailurePatch(b, e.w))
 			} else {
 				e.fail(CauseNotReferenced, "", fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and none routes to %s. %s",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), st.name, gatewaysSummary(gws)), e.boundVSTemplate(gws, st.name, st.ports[0]))

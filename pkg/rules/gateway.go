@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -156,6 +157,10 @@ type Binding struct {
 	Dests []Dest
 	// SNIHosts are the sniHosts of the TLS matches that apply (TLS passthrough servers).
 	SNIHosts []string
+	// Dropped are the problems of the delegated http routes whose delegating route applies on
+	// this server but yields nothing (the delegate is missing, has hosts, or is not exported to
+	// the root's namespace: virtualservice.go mergeVirtualServices drops the route).
+	Dropped []DelegateProblem
 }
 
 // Bound reports whether the VirtualService yields routes on the server.
@@ -225,7 +230,7 @@ func Bind(gw *networkingv1.Gateway, serverIdx int, vs *networkingv1.VirtualServi
 		return b
 	}
 	port := s.GetPort().GetNumber()
-	dests, _ := MergedRoutes(vs, opt.AllVS, opt.DefaultVSExportTo)
+	dests, problems := MergedRoutes(vs, opt.AllVS, opt.DefaultVSExportTo)
 	for _, d := range dests {
 		if d.Kind != b.RouteType {
 			continue
@@ -286,6 +291,17 @@ func Bind(gw *networkingv1.Gateway, serverIdx int, vs *networkingv1.VirtualServi
 	}
 	if len(b.Dests) == 0 {
 		b.Reason = BindNoMatchingRoute
+		if b.RouteType == RouteHTTP {
+			for _, p := range problems {
+				for i, r := range vs.Spec.Http {
+					if dg := r.GetDelegate(); dg != nil && cmp.Or(dg.GetNamespace(), vs.Namespace)+"/"+dg.GetName() == p.Name &&
+						httpRouteApplies(Dest{Kind: RouteHTTP, HTTP: r, RouteIndex: i, Declared: vs, Root: vs}, port, gwName, opt) {
+						b.Dropped = append(b.Dropped, p)
+						break
+					}
+				}
+			}
+		}
 		return b
 	}
 	b.Reason = BindOK

@@ -64,8 +64,11 @@ type Dest struct {
 type DelegateProblem struct {
 	Root     *networkingv1.VirtualService
 	Name     string // "namespace/name" of the delegate
-	Missing  bool   // no such VirtualService
-	Exported bool   // false: its exportTo excludes the root's namespace
+	Missing  bool   // no such VirtualService, or one with hosts (HasHosts)
+	HasHosts bool   // the VirtualService exists but has hosts: it is no delegate
+	// Delegate is the delegate VirtualService when it exists.
+	Delegate *networkingv1.VirtualService
+	Exported bool // false: its exportTo excludes the root's namespace
 }
 
 // MergedRoutes returns the destinations of a root VirtualService (one with hosts), with
@@ -90,12 +93,12 @@ func MergedRoutes(root *networkingv1.VirtualService, all []*networkingv1.Virtual
 			}
 			del := findVS(all, ns, d.GetName())
 			if del == nil || len(del.Spec.Hosts) > 0 {
-				problems = append(problems, DelegateProblem{Root: root, Name: ns + "/" + d.GetName(), Missing: true})
+				problems = append(problems, DelegateProblem{Root: root, Name: ns + "/" + d.GetName(), Missing: true, HasHosts: del != nil, Delegate: del})
 				continue
 			}
 			exp := EffectiveExportTo(del.Spec.ExportTo, defaultVSExportTo)
 			if !slices.Contains(exp, ExportPublic) && !VirtualServiceVisible(del.Namespace, exp, root.Namespace) {
-				problems = append(problems, DelegateProblem{Root: root, Name: ns + "/" + d.GetName(), Exported: false})
+				problems = append(problems, DelegateProblem{Root: root, Name: ns + "/" + d.GetName(), Exported: false, Delegate: del})
 				continue
 			}
 			for j, dr := range del.Spec.Http {
