@@ -50,12 +50,12 @@ func init() {
 		CatalogEntry{WaypointNoStatusAddress, LevelError, "", "The waypoint's Gateway, read from the cluster (or from a file that carries its status), has no addresses in its status: istiod makes a waypoint of it only once they are written (when the waypoint has a ready pod); until then it refuses the binding (WaypointIsNotReady) and calls to the host go straight out. Manifest files without status: there the waypoint is taken as ready, and the traced path says so in a note."},
 		CatalogEntry{AmbientNoAddress, LevelError, "", "A ServiceEntry bound to a waypoint has no address ztunnel knows the host by (no spec.addresses, and no allocated one: resolution NONE, a wildcard host without DYNAMIC_DNS, allocation off or opted out): clients reach the host's own addresses, which ztunnel does not match with the entry, so the calls bypass the waypoint."},
 		CatalogEntry{WaypointStatusDrift, LevelWarning, "", "The entry's istio.io/WaypointBound status condition disagrees with the predicted binding. A condition for an older generation of the entry is stale (trust the prediction); one for the current generation is istiod's own answer (trust it, and look for what the input lacks: another istiod revision, the waypoint's readiness)."},
-		CatalogEntry{WaypointNotWaypointClass, LevelWarning, "", "A ServiceEntry is bound to a Gateway whose class is not a waypoint class (istio-waypoint): istiod binds the entry to it all the same, but the proxy deployed for that class is a gateway, not a waypoint, and may not accept the HBONE connections ztunnel sends it (port 15008)."},
+		CatalogEntry{WaypointNotWaypointClass, LevelError, "", "A ServiceEntry is bound to a Gateway whose class is not a waypoint class (istio-waypoint): istiod binds the entry to it all the same, but the proxy deployed for that class is a gateway, not a waypoint. For Istio's gateway class (istio) that proxy does not accept the HBONE connections ztunnel sends it (port 15008), so every call fails; for another controller's class it may not."},
 		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
 		CatalogEntry{WaypointHTTPPortNotHTTP, LevelError, "", "A ServiceEntry bound to a waypoint declares the called port as HTTP (or HTTP2, gRPC), but the client sends TLS or raw TCP there (an https:// or grpcs:// client, a database driver): the waypoint serves an HTTP port with an HTTP filter chain only, which cannot parse the bytes, so the connection is reset at the waypoint. Declare the port's protocol as the clients speak it (TLS for TLS clients, TCP otherwise)."},
-		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds, 503 NC."},
+		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds: 500 for an HTTPRoute or GRPCRoute (Gateway API semantics), a closed connection for a TLSRoute or TCPRoute (response flag NC)."},
 		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
@@ -127,9 +127,10 @@ func waypointDoubleTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Waypo
 		true
 }
 
-// waypointDoubleTLSFindings: TLS_ORIGINATED_TWICE for every waypoint-bound entry of the default
-// revision whose TLS or HTTPS port gets TLS originated again at the waypoint (preflight).
-func waypointDoubleTLSFindings(snap *snapshot.Snapshot) []PreflightFinding {
+// waypointEntryFindings: for every waypoint-bound entry of the default revision (preflight),
+// WAYPOINT_NOT_OF_WAYPOINT_CLASS when the Gateway it is bound to is of Istio's gateway class, and
+// TLS_ORIGINATED_TWICE for each TLS or HTTPS port that gets TLS originated again at the waypoint.
+func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	view := RevisionView(snap, "")
 	flags := ReadIstiodFlags(view, "")
 	registry := model.Services(view, flags.MeshConfig)
@@ -144,6 +145,13 @@ func waypointDoubleTLSFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			continue
 		}
 		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, snap.GatewayClasses) {
+			// the path's WAYPOINT_NOT_OF_WAYPOINT_CLASS: no call gets through such a "waypoint"
+			out = append(out, NewPreflightFinding(WaypointNotWaypointClass, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: b.Waypoint.Namespace, Name: b.Waypoint.Name}, "spec.gatewayClassName",
+				fmt.Sprintf("%s is bound to Gateway %s, of class %s: istiod deploys the pods of that class as a gateway, not a waypoint, and only a waypoint accepts the HBONE tunnel (port 15008) ztunnel sends calls through, so every call from an ambient client to %s fails.", ref, b.Waypoint, b.Class, strings.Join(se.Spec.Hosts, ", ")),
+				fmt.Sprintf("Point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`), or change Gateway %s's gatewayClassName to %s.", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint, rules.WaypointClass)))
+			continue
+		}
 		for _, s := range ss {
 			for _, p := range s.Ports {
 				if _, culprit, msg, fix, ok := waypointDoubleTLS(view, flags, b, s, ref, s.Hostname, p.Number); ok {
@@ -154,6 +162,13 @@ func waypointDoubleTLSFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 	}
 	return out
+}
+
+// warningFinding is finding at Warning level whatever the catalog's level for code.
+func warningFinding(code, resource, msg, fix string) Finding {
+	f := finding(code, resource, msg, fix)
+	f.Level = LevelWarning
+	return f
 }
 
 // noProxyClient: PATH_BYPASSES_GATEWAY when the client pods (in ns, labels l and annotations a,
@@ -448,8 +463,9 @@ func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port 
 // waypointBackendsUndeclared: WAYPOINT_ROUTE_BACKEND_UNDECLARED for the backendRefs of the routes
 // a waypoint applies (kind Hostname, or Service) that name a host no ServiceEntry or Service
 // declares: istiod keeps such a destination (its status says BackendNotFound) and the waypoint
-// routes the calls (or the share of them) sent there to a cluster nobody builds, 503 NC (blind
-// audit 51 e3).
+// routes the calls (or the share of them) sent there to a cluster nobody builds: 500 NC for
+// http routes (gateway semantics), a closed connection for tls and tcp routes (blind audit 51
+// e3, 59 a08a).
 //
 // Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go buildDestination
 // (InvalidDestinationNotFound keeps the destination), pilot/pkg/networking/core/route/route.go
@@ -493,8 +509,15 @@ func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags
 	if len(bad) == 0 {
 		return nil
 	}
+	// A Gateway API http route answers 500 when its cluster is missing (route.go
+	// applyHTTPRouteDestination: ClusterNotFoundResponseCode INTERNAL_SERVER_ERROR under gateway
+	// semantics); a tls or tcp route's connection is closed (blind audit 59 a08a).
+	answer := "500 (a Gateway API route answers 500 when its backend's cluster is missing, response flag NC)"
+	if !strings.HasPrefix(first, "HTTPRoute ") && !strings.HasPrefix(first, "GRPCRoute ") {
+		answer = "the connection is closed (response flag NC)"
+	}
 	f := finding(WaypointBackendUndeclared, first,
-		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares (%s): istiod keeps them (the route's status says ResolvedRefs=False, BackendNotFound), and the waypoint sends the calls (or their share) meant for them to clusters nobody builds: 503 NC.", first, strings.Join(bad, "; ")),
+		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares (%s): istiod keeps them (the route's status says ResolvedRefs=False, BackendNotFound), and the waypoint sends the calls (or their share) meant for them to clusters nobody builds: %s.", first, strings.Join(bad, "; "), answer),
 		"Declare each backend host with a ServiceEntry (kind Hostname: its spec.hosts and the port), create the Service, or point the backendRef at a host that is declared.")
 	return &f
 }
@@ -1031,12 +1054,24 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		tr.fail(f.Code, "", f.Resource, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
 		return p, nil
 	}
+	if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, snap.GatewayClasses) {
+		// A Gateway of Istio's gateway class is deployed as a gateway (proxy router), not a
+		// waypoint: istiod builds the HBONE listener on port 15008 only for waypoint proxies
+		// (listener.go buildWaypointListeners; gateway conversion rejects an HBONE listener
+		// outside waypoints), so ztunnel's tunnel to it is refused and no call gets through
+		// (blind audit 59 a03b).
+		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("bound to Gateway %s, of class %s: its proxy is a gateway, which does not accept ztunnel's HBONE tunnel (port 15008)", b.Waypoint, b.Class), ev)
+		tr.fail(WaypointNotWaypointClass, "", "Gateway "+b.Waypoint.String(),
+			fmt.Sprintf("%s is bound to Gateway %s, of class %s: istiod binds an entry to any Gateway it is pointed at, but deploys the pods of class %s as a gateway, not a waypoint, and only a waypoint accepts the HBONE tunnel (port 15008) ztunnel sends the calls through, so every call from %s to %s fails (connection reset).", ref, b.Waypoint, b.Class, b.Class, client, host),
+			fmt.Sprintf("Point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`), or change Gateway %s's gatewayClassName to %s.", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint, rules.WaypointClass))
+		return p, nil
+	}
 	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
 	if b.NoStatusAddress {
 		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status for Gateway %s (manifest files usually do not): istiod binds entries to a waypoint only once its status has addresses (a ready pod); this answer takes it as ready", b.Waypoint))
 	}
 	if b.Class != "" && !strings.Contains(b.Class, "waypoint") {
-		p.Warnings = append(p.Warnings, finding(WaypointNotWaypointClass, "Gateway "+b.Waypoint.String(), fmt.Sprintf("Gateway %s is of class %s: istiod binds %s to it all the same, but deploys waypoint proxies only for waypoint classes (%s); the proxy of class %s may not accept the HBONE connections (port 15008) ztunnel sends it.", b.Waypoint, b.Class, ref, rules.WaypointClass, b.Class),
+		p.Warnings = append(p.Warnings, warningFinding(WaypointNotWaypointClass, "Gateway "+b.Waypoint.String(), fmt.Sprintf("Gateway %s is of class %s: istiod binds %s to it all the same, but deploys waypoint proxies only for waypoint classes (%s); the proxy of class %s may not accept the HBONE connections (port 15008) ztunnel sends it.", b.Waypoint, b.Class, ref, rules.WaypointClass, b.Class),
 			fmt.Sprintf("point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`)", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace)))
 	}
 	if f := noAddressFinding(b, se, host, flags.IPAutoallocateOn()); f != nil {

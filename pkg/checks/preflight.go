@@ -354,7 +354,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range ambientDNSCaptureFindings(snap) {
 		c.add(f, "")
 	}
-	for _, f := range waypointDoubleTLSFindings(snap) {
+	for _, f := range waypointEntryFindings(snap) {
 		c.add(f, "")
 	}
 	// Namespaces (and pods, below) that ask about the data plane with a value istio-cni does not
