@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1406,6 +1407,61 @@ func TestMirrorOnlyHostAtGatewayOK(t *testing.T) {
 					t.Errorf("%s, %s: %s present=%v %s", tc.name, host, g.Cause, g.Present, g.Message)
 				}
 			}
+		}
+	}
+}
+
+// why-missing --gateway for a host that is the destination of a route bound at the gateway for
+// other names (an ingress gateway's backend Service, an egress route to another host): its
+// cluster is there and used, so the verdict is OK with no FLAG_ROUTE_DISAGREEMENT (blind audit
+// 58: the warning on every ingress backend with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true). Two
+// shapes, and a control: a VirtualService that lists the Gateway but binds no server still
+// gets the warning.
+func TestRouteDestinationAtGatewayOK(t *testing.T) {
+	istiod := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: istiod, namespace: istio-system, labels: {app: istiod}}\nspec:\n  selector: {matchLabels: {app: istiod}}\n  template:\n    metadata: {labels: {app: istiod}}\n    spec: {containers: [{name: discovery, image: pilot, env: [{name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: \"true\"}]}]}"
+	gw := func(ns, app string, port int) []string {
+		return []string{
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}",
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + app + ", namespace: " + ns + ", labels: {istio: " + app + "}}\nspec:\n  selector: {matchLabels: {istio: " + app + "}}\n  template:\n    metadata: {labels: {istio: " + app + "}}\n    spec: {containers: [{name: istio-proxy, image: auto}]}",
+			fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata: {name: %s, namespace: %s}\nspec:\n  selector: {istio: %s}\n  ports: [{name: http, port: %d, targetPort: 8080}]", app, ns, app, port),
+			fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: %s}\nspec:\n  selector: {istio: %s}\n  servers: [{port: {number: %d, name: http, protocol: HTTP}, hosts: ['*']}]", ns, app, port),
+		}
+	}
+	for _, tc := range []struct {
+		name, gateway, host string
+		docs                []string
+		warn                bool
+	}{
+		{"ingress backend Service", "istio-system/ingress", "frontend.web.svc.cluster.local", append(gw("istio-system", "ingress", 80), istiod,
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: web}",
+			"apiVersion: v1\nkind: Service\nmetadata: {name: frontend, namespace: web}\nspec:\n  selector: {app: frontend}\n  ports: [{name: http, port: 80}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: shop, namespace: web}\nspec:\n  hosts: [shop.example.com]\n  gateways: [istio-system/gw]\n  http:\n  - route: [{destination: {host: frontend, port: {number: 80}}}]"), false},
+		{"egress route to a second host", "edge/egw", "v2.billing-api.example", append(gw("edge", "egw", 8081), istiod,
+			"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: billing, namespace: edge}\nspec:\n  hosts: [billing-api.example, v2.billing-api.example]\n  resolution: DNS\n  ports: [{number: 443, name: https, protocol: HTTPS}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: billing, namespace: edge}\nspec:\n  hosts: [billing-api.example]\n  gateways: [gw]\n  http:\n  - route: [{destination: {host: v2.billing-api.example, port: {number: 443}}}]"), false},
+		{"control: the route binds no server", "edge/egw", "v2.billing-api.example", append(gw("edge", "egw", 8081), istiod,
+			"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: billing, namespace: edge}\nspec:\n  hosts: [billing-api.example, v2.billing-api.example]\n  resolution: DNS\n  ports: [{number: 443, name: https, protocol: HTTPS}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: billing, namespace: edge}\nspec:\n  hosts: [billing-api.example]\n  gateways: [gw]\n  http:\n  - match: [{port: 9999}]\n    route: [{destination: {host: v2.billing-api.example, port: {number: 443}}}]"), true},
+	} {
+		snap := loadYAML(t, tc.docs...)
+		var port uint32 = 80
+		if strings.HasSuffix(tc.host, ".example") {
+			port = 443
+		}
+		r, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host, Port: port, Gateway: tc.gateway})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Gateways) != 1 {
+			t.Fatalf("%s: %d gateways", tc.name, len(r.Gateways))
+		}
+		g := r.Gateways[0]
+		warned := slices.ContainsFunc(g.Warnings, func(f Finding) bool { return f.Code == "FLAG_ROUTE_DISAGREEMENT" })
+		if warned != tc.warn {
+			t.Errorf("%s: FLAG_ROUTE_DISAGREEMENT %v, want %v (%s %s)", tc.name, warned, tc.warn, g.Cause, g.Message)
+		}
+		if !tc.warn && (g.Cause != CauseOK || !g.Present) {
+			t.Errorf("%s: %s present=%v %s", tc.name, g.Cause, g.Present, g.Message)
 		}
 	}
 }

@@ -436,6 +436,16 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 			e.warn("NO_ROUTE_THROUGH_GATEWAY", "", fmt.Sprintf("%s is only a mirror destination at gateway %s (of %s): requests addressed to %s itself through the gateway would get 404 NR, since no route binds it there.", e.host, e.w.Ref(), vsRef, e.host), "")
 			return
 		}
+		if vsRef, hosts, ok := destinationOnlyAt(ra.bindings, ra.hostnames); ok && e.anyPresent() {
+			// The host is the destination of a route bound at the gateway for other names (an
+			// ingress gateway's backend Service, say): istiod keeps its cluster for that route
+			// and requests for those names reach it. Nothing addressed to the host itself is
+			// expected through the gateway (blind audit 58: FLAG_ROUTE_DISAGREEMENT on every
+			// ingress backend).
+			e.step(id, name, Pass, fmt.Sprintf("%s is the destination of %s's route for %s, bound at %s", e.host, vsRef, strings.Join(hosts, ", "), e.w.Ref()), append(ra.refEvidence, ev...)...)
+			e.v.Notes = append(e.v.Notes, fmt.Sprintf("%s reaches %s through gateway %s as the destination of %s's route for %s; requests addressed to %s itself through the gateway would get 404 NR, since no route binds that name there.", e.host, rules.ClusterName(e.port, "", e.host), e.w.Ref(), vsRef, strings.Join(hosts, ", "), e.host))
+			return
+		}
 		e.step(id, name, Fail, fmt.Sprintf("no VirtualService binds a server of %s for %s", e.w.Ref(), e.host), append(ra.refEvidence, ev...)...)
 		if e.filterOn && e.anyPresent() {
 			e.warn("FLAG_ROUTE_DISAGREEMENT", "", "istiod keeps the cluster because a VirtualService lists a Gateway of this workload, but that VirtualService does not bind a server for the host.", "")
@@ -1787,6 +1797,27 @@ func mirrorOnlyAt(bindings []rules.Binding, hostnames []string) (string, bool) {
 		}
 	}
 	return mirrored, mirrored != ""
+}
+
+// destinationOnlyAt: a VirtualService bound at the gateway routes other names (its bound hosts,
+// none of hostnames) to one of hostnames, with a route that takes traffic (not a mirror, not weight 0): its
+// reference and those hosts.
+func destinationOnlyAt(bindings []rules.Binding, hostnames []string) (string, []string, bool) {
+	for _, b := range bindings {
+		if !b.Bound() || len(b.Hosts) == 0 || slices.ContainsFunc(b.Hosts, func(h string) bool {
+			return slices.ContainsFunc(hostnames, func(n string) bool { return rules.HostMatches(strings.ToLower(h), n) })
+		}) {
+			// (a route for the entry's own names, called by another authority, an address
+			// say: that authority has no virtual host)
+			continue
+		}
+		for _, d := range b.Dests {
+			if !d.Mirror && !d.Idle && slices.Contains(hostnames, strings.ToLower(d.Host)) {
+				return "VirtualService " + b.VS.Namespace + "/" + b.VS.Name, b.Hosts, true
+			}
+		}
+	}
+	return "", nil, false
 }
 
 // offPathSubsetRule: a DestinationRule for host h (its host matching h exactly, as written or
