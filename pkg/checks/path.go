@@ -3839,10 +3839,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
 			}
-			if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseRouteNotBound && r.Gateways[0].Culprit != "" {
+			if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && (r.Gateways[0].Cause == CauseRouteNotBound || r.Gateways[0].Cause == CauseGatewayNotApplied) && r.Gateways[0].Culprit != "" {
 				// why-missing's verdict on the gateway says which route does not bind and why
-				// (a server skipped as a duplicate, hosts, route type, exportTo): the same
-				// resource and fix
+				// (a server skipped as a duplicate, hosts, route type, exportTo), or that the
+				// Gateway the route names applies to no workload while another Gateway keeps
+				// the listener (blind audit 58 f2-01): the same resource and fix
 				g := r.Gateways[0]
 				tr.failFix(PathGatewayNoRoute, "NR", g.Culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), g.Message), g.Fix, g.Patch)
 				return
@@ -5184,6 +5185,12 @@ func (tr *tracer) routeForHostNotListingIt(w Workload, servers []rules.GatewaySe
 // buildGatewayNetworkFiltersFromTLSRoutes), or no route at all (the Gateway).
 func noChainVerdict(tr *tracer, w Workload, servers []rules.GatewayServer, host, lname string, port uint32) noServer {
 	lead := fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref())
+	if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseGatewayNotApplied && r.Gateways[0].Culprit != "" {
+		// the Gateway the host's route names applies to no workload, while another Gateway's
+		// server keeps the listener (blind audit 58 f2-05)
+		g := r.Gateways[0]
+		return noServer{culprit: g.Culprit, why: lead + " " + g.Message, fix: g.Fix, patch: g.Patch}
+	}
 	if m, ok := tr.misboundRoute(w, servers, host); ok {
 		m.why = lead + " " + upperFirst(m.why)
 		return m
@@ -5989,6 +5996,12 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 		if d, ok := shortGatewayRef(view, w, flags, host); ok {
 			d.why = "the Gateway servers on the port get no filter chain: " + d.why
 			return d
+		}
+		if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseGatewayNotApplied && r.Gateways[0].Culprit != "" {
+			// the host's own Gateway applies to no workload, and the other servers on the
+			// port have no route: the host's Gateway is to fix, not another server
+			g := r.Gateways[0]
+			return noServer{culprit: g.Culprit, why: "the Gateway servers on the port get no filter chain, and the one for the host is not among them: " + strings.TrimSuffix(g.Message, "."), fix: g.Fix, patch: g.Patch}
 		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
 	}
