@@ -1239,7 +1239,12 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		case isOriginalDst(v, res.Cluster):
 			code, after = ListenerHiddenPassthrough, "; the call leaves through "+res.Cluster+" (another entry's pass-through, resolution NONE), without the entry's DestinationRule, routes or egress gateway"
 		}
-		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+		if x, _ := sidecarExclusion(v, s.Namespace, host); x != "" && rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+			// an exclusion removes it whatever the list imports (blind audit 58 f6-02)
+			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s excludes it with egress host %q: sidecars in %s treat the host as unknown%s.",
+				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), x, v.Namespace, after),
+				fmt.Sprintf("Remove (or narrow) the exclusion %q from the egress hosts of Sidecar %s.", x, v.Scope.Ref()))
+		} else if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s (egress hosts %s) does not import it: sidecars in %s treat the host as unknown%s.",
 				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), fmtList(egressHosts(v.Scope)), v.Namespace, after),
 				fmt.Sprintf("Add \"%s/%s\" (or \"%s/*\") to the egress hosts of Sidecar %s.", s.Namespace, host, s.Namespace, v.Scope.Ref()))

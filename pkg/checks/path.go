@@ -700,6 +700,13 @@ func explainHidden(snap *snapshot.Snapshot, v SidecarView, host string, hidden [
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			// exported here, so the Sidecar's egress hosts leave it out
 			sc := v.Scope.Ref()
+			if entry, p := sidecarExclusion(v, s.Namespace, host); entry != "" {
+				// an exclusion "~ns/host" removes the host whatever the list imports (Istio
+				// 1.31: sidecar.go convertIstioListenerToWrapper, hostClassification.Excluded;
+				// blind audit 58 f6-02, where the fix added an import the exclusion overrides)
+				return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s excludes it: its egress host %q removes %s whatever else the list imports", s.Ref(), host, v.Namespace, sc, entry, host),
+					"Sidecar " + sc, p
+			}
 			return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s does not import it (its egress hosts name no %s/%s or %s/*)", s.Ref(), host, v.Namespace, sc, s.Namespace, host, s.Namespace),
 				"Sidecar " + sc, sidecarImportPatch(v, s.Namespace+"/"+host)
 		}
@@ -7028,6 +7035,52 @@ func tlsPatch(v SidecarView, drs *rules.DRLookup, expect string, svc rules.Servi
 	}
 	tp, _ := spec["trafficPolicy"].(map[string]any)
 	return newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"trafficPolicy", setPortTLS(tp)}}}})
+}
+
+// sidecarExclusion: the egress host of the client's Sidecar (an exclusion "~ns/name", "~/name"
+// for every namespace) that removes host declared in namespace ns, and a patch dropping it; ""
+// when none does.
+func sidecarExclusion(v SidecarView, ns, host string) (string, *Patch) {
+	sc := v.Scope.Sidecar
+	if sc == nil {
+		return "", nil
+	}
+	for _, l := range sc.Spec.GetEgress() {
+		for _, h := range l.GetHosts() {
+			xns, name, ok := strings.Cut(h, "/")
+			if !ok || !strings.HasPrefix(xns, "~") {
+				continue
+			}
+			xns = strings.TrimPrefix(xns, "~")
+			switch xns {
+			case "":
+				xns = "*"
+			case ".":
+				xns = sc.Namespace
+			}
+			if (xns != "*" && xns != ns) || !rules.HostSubsetOf(host, name) {
+				continue
+			}
+			egress := asList(specOf(sc, "spec")["egress"])
+			for _, e := range egress {
+				m, _ := e.(map[string]any)
+				if m == nil {
+					continue
+				}
+				var kept []any
+				for _, x := range asList(m["hosts"]) {
+					if x != h {
+						kept = append(kept, x)
+					}
+				}
+				m["hosts"] = kept
+			}
+			p := newPatch("networking.istio.io/v1", "Sidecar", sc.Namespace, sc.Name, fields{{"spec", fields{{"egress", egress}}}})
+			p.note = fmt.Sprintf(" (without the exclusion %q; narrow it instead to keep it for other hosts)", h)
+			return h, p
+		}
+	}
+	return "", nil
 }
 
 // sidecarImportPatch adds host ("namespace/host") to the egress hosts of the client's Sidecar

@@ -292,9 +292,16 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 				// hosts), whatever exportTo allows (pilot/pkg/model/sidecar.go selectServices).
 				side = false
 				sc := sidecarFor.Scope
+				fix := fmt.Sprintf("add %q (or %q) to the egress hosts of Sidecar %s", se.Namespace+"/"+s.Hostname, se.Namespace+"/*", sc.Ref())
+				why := "does not import it"
+				if x, _ := sidecarExclusion(*sidecarFor, se.Namespace, s.Hostname); x != "" {
+					// an exclusion removes it whatever the list imports (blind audit 58 f6-02)
+					why = fmt.Sprintf("excludes it with %q", x)
+					fix = fmt.Sprintf("remove (or narrow) the exclusion %q from the egress hosts of Sidecar %s, if these proxies are to reach %s", x, sc.Ref(), s.Hostname)
+				}
 				e.Findings = append(e.Findings, finding(VisNotImported, "Sidecar "+sc.Ref(),
-					fmt.Sprintf("%s is exported to %s, but Sidecar %s (egress hosts %s) does not import it: the host is unknown to proxies in %s.", ref, fmtList(s.ExportTo), sc.Ref(), fmtList(egressHosts(sc)), opt.AsNamespace),
-					fmt.Sprintf("add %q (or %q) to the egress hosts of Sidecar %s", se.Namespace+"/"+s.Hostname, se.Namespace+"/*", sc.Ref())))
+					fmt.Sprintf("%s is exported to %s, but Sidecar %s (egress hosts %s) %s: the host is unknown to proxies in %s.", ref, fmtList(s.ExportTo), sc.Ref(), fmtList(egressHosts(sc)), why, opt.AsNamespace),
+					fix))
 			} else if side && sidecarFor != nil {
 				if kept, all := sidecarKeptPorts(sidecarFor, sidecarDests, s); len(all) > 0 && len(kept) == 0 {
 					// Every egress listener has a port and the entry declares none of them.
