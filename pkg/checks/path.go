@@ -7034,6 +7034,17 @@ func tlsPatch(v SidecarView, drs *rules.DRLookup, expect string, svc rules.Servi
 		return newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"subsets", subsets}}}})
 	}
 	tp, _ := spec["trafficPolicy"].(map[string]any)
+	if h := target.Spec.GetHost(); strings.Contains(h, "*") && !strings.EqualFold(h, svc.Hostname) && len(target.Spec.GetWorkloadSelector().GetMatchLabels()) == 0 {
+		// A wildcard rule (a mesh-wide "*.local" one, say) serves every host it covers: editing
+		// it changes the TLS of all of them (blind audit 58 f3-05). A rule for the gateway's
+		// Service alone, in the same namespace, takes precedence for it (an exact host is the
+		// most specific match: model/config.go MostSpecificHostMatch) and keeps the wildcard
+		// rule's other settings.
+		p := newObject("networking.istio.io/v1", "DestinationRule", target.Namespace, strings.ReplaceAll(strings.Split(svc.Hostname, ".")[0], "_", "-")+"-tls",
+			fields{{"host", svc.Hostname}, {"trafficPolicy", setPortTLS(tp)}})
+		p.note = fmt.Sprintf(" (for %s alone: %s %s keeps applying to the other hosts it covers)", svc.Hostname, target.Kind, target.Namespace+"/"+target.Name)
+		return p
+	}
 	return newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"trafficPolicy", setPortTLS(tp)}}}})
 }
 
