@@ -1931,6 +1931,17 @@ func (tr *tracer) catchAllBeforeGatewayRoute(v SidecarView, res rules.CallResult
 	return Finding{}, false
 }
 
+// routeKindRef: ref names a route: a VirtualService, or the Gateway API route one is generated
+// from (blind audit 59 g05b: a TCPRoute's backend port).
+func routeKindRef(ref string) bool {
+	for _, k := range []string{"VirtualService ", "HTTPRoute ", "GRPCRoute ", "TLSRoute ", "TCPRoute "} {
+		if strings.HasPrefix(ref, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // routeOriginOf names the object an http route (name) of VirtualService vsRef comes from: for
 // a VirtualService generated from Gateway API routes, the HTTPRoute or GRPCRoute whose rule it
 // is (istiod names the rules "namespace.name.index", or by the rule's own name:
@@ -4101,7 +4112,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// DestinationRule originates TLS on the route's port (TLS origination at the
 			// gateway: the entry lacks that port).
 			if r2, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Port: tr.t.Port, Gateway: w.Ref()}); err == nil && len(r2.Gateways) > 0 &&
-				r2.Gateways[0].Cause == ListenerClusterAbsent && strings.HasPrefix(r2.Gateways[0].Culprit, "VirtualService ") {
+				r2.Gateways[0].Cause == ListenerClusterAbsent && routeKindRef(r2.Gateways[0].Culprit) {
 				g = r2.Gateways[0]
 				msg = g.Message
 			}

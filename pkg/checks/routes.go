@@ -1637,9 +1637,16 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 		e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
 			fmt.Sprintf("%s sends %s to %s, which %s does not have (%s declares ports %s)", vsRef, e.host, name, e.w.Ref(), chosen.Ref(), strings.Join(ports, ", ")),
 			Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
-		e.fail(ListenerClusterAbsent, bindCulprit(b),
-			fmt.Sprintf("%s routes %s on gateway %s to port %d, but %s, the entry for %s the gateway uses, declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, chosen.Ref(), h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
-			fmt.Sprintf("Route to %s, or declare port %d in %s.", portsPhrase(ports), d.Port, chosen.Ref()))
+		culprit, fix := bindCulprit(b), fmt.Sprintf("Route to %s, or declare port %d in %s.", portsPhrase(ports), d.Port, chosen.Ref())
+		what := vsRef
+		if !strings.HasPrefix(culprit, "VirtualService ") {
+			// a Gateway API route: its backendRef's port is what to change (blind audit 59 g05b)
+			what = culprit
+			fix = fmt.Sprintf("In %s, set the port of the backendRef for %s to %s, which %s declares (declaring port %d there instead would send the gateway to a port the external service may not serve).", culprit, h, strings.Join(ports, " or "), chosen.Ref(), d.Port)
+		}
+		e.fail(ListenerClusterAbsent, culprit,
+			fmt.Sprintf("%s routes %s on gateway %s to port %d, but %s, the entry for %s the gateway uses, declares ports %s, so there is no %s: requests get %s at the gateway.", what, e.host, e.w.Ref(), d.Port, chosen.Ref(), h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
+			fix)
 		return
 	}
 	for _, c := range e.v.Clusters {
