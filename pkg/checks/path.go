@@ -1985,6 +1985,15 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	view := RevisionView(tr.snap, v.Revision)
 	x := model.VirtualServices(view, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo())
 	if applied != "" {
+		if r, gw, ok := meshAndGatewayParents(tr.snap, applied); ok {
+			// the mesh half of a route written for both hops sends the sidecars where the
+			// gateway half sends the gateway: straight to the host (blind audit 59 g08b)
+			ref := r.Kind + " " + r.Namespace + "/" + r.Name
+			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+				Message: fmt.Sprintf("%s attaches both to %s and to Gateway %s, and istiod applies the same rules to both parents: the sidecars get its backend (%s) as their route too, so the call from %s goes straight out and never reaches the gateway.", ref, meshParentText(r), gw, host, proxy),
+				Fix:     splitRouteFix(r, gw, host)})
+			return
+		}
 		if w, ok := tr.catchAllBeforeGatewayRoute(v, res, host, proxy); ok {
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return
@@ -7255,6 +7264,12 @@ func selfLoopText(snap *snapshot.Snapshot, vsRef, host, cluster, ownRef, ghost s
 	}
 	msg = fmt.Sprintf("The gateway's route for %s%s sends the call to %s, the gateway's own Service %s: the call comes back into the gateway, goes round until a timeout or a connection limit stops it, and never reaches %s.", host, by, cluster, ownRef, host)
 	fix = "Send the gateway's route for " + host + " to " + host + " itself, not to the gateway's Service."
+	if r, gw, ok := meshAndGatewayParents(snap, vsRef); ok {
+		// one Gateway API route for both hops: its rules apply to both parents (blind audit 59
+		// g08a), so its backend cannot be right for both
+		msg += fmt.Sprintf(" %s attaches both to %s (the sidecars' hop) and to Gateway %s, and istiod applies the same rules to both parents.", r.Kind+" "+r.Namespace+"/"+r.Name, meshParentText(r), gw)
+		return culprit, msg, splitRouteFix(r, gw, host)
+	}
 	// (a VirtualService not bound to mesh has no sidecars' rule: its destination is the slip,
 	// blind audit 33 P04)
 	if vs := vsByRef(snap)[vsRef]; vs != nil && slices.Contains(rules.VSGateways(vs), rules.MeshGateway) {
@@ -7264,6 +7279,55 @@ func selfLoopText(snap *snapshot.Snapshot, vsRef, host, cluster, ownRef, ghost s
 		}
 	}
 	return culprit, msg, fix
+}
+
+// meshAndGatewayParents: the Gateway API route that VirtualService vsRef is generated from has
+// both a mesh parent (a ServiceEntry or Service) and a Gateway parent: the route and the name of
+// that Gateway. istiod converts the same rules for each parent (route_collections.go: one set of
+// rules per route, the parents only choose where they apply), so one backend serves both hops.
+func meshAndGatewayParents(snap *snapshot.Snapshot, vsRef string) (rules.KubeRoute, string, bool) {
+	ns, name, _ := strings.Cut(vsRef, "/")
+	origins := generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: ns, Name: name})
+	if len(origins) == 0 {
+		return rules.KubeRoute{}, "", false
+	}
+	o := origins[0]
+	for _, r := range model.KubeRoutes(snap) {
+		if r.Kind != o.Kind || r.Namespace != o.Namespace || r.Name != o.Name {
+			continue
+		}
+		mesh, gw := false, ""
+		for _, pr := range r.ParentRefs {
+			switch kind, pns := rules.KubeParentKind(pr, r.Namespace); kind {
+			case rules.KubeParentServiceEntry, rules.KubeParentService:
+				mesh = true
+			case rules.KubeParentGateway:
+				if gw == "" {
+					gw = pns + "/" + string(pr.Name)
+				}
+			}
+		}
+		return r, gw, mesh && gw != ""
+	}
+	return rules.KubeRoute{}, "", false
+}
+
+// meshParentText names the mesh parents of route r.
+func meshParentText(r rules.KubeRoute) string {
+	var out []string
+	for _, pr := range r.ParentRefs {
+		if kind, pns := rules.KubeParentKind(pr, r.Namespace); kind == rules.KubeParentServiceEntry || kind == rules.KubeParentService {
+			out = append(out, kind+" "+pns+"/"+string(pr.Name))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// splitRouteFix: the fix for a Gateway API route attached to both hops (meshAndGatewayParents):
+// two routes, each with its own parent and backend.
+func splitRouteFix(r rules.KubeRoute, gw, host string) string {
+	gwNs, gwName, _ := strings.Cut(gw, "/")
+	return fmt.Sprintf("Split %s %s/%s into two %ss: one with the parentRef %s only, whose backendRef is the Gateway's Service (%s-istio in namespace %s); one with the parentRef Gateway %s only, whose backendRef is the external host (group networking.istio.io, kind Hostname, name %s).", r.Kind, r.Namespace, r.Name, r.Kind, meshParentText(r), gwName, gwNs, gw, host)
 }
 
 // selfRouteRule: the first http, tls or tcp rule of vs whose destination is host ("tls[0]"),

@@ -261,6 +261,10 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 		// (named by the Gateway API route it comes from, as the traced path names it, so that
 		// preflight reports the fault once)
 		res := firstOrigin(e.snap, vs.Namespace+"/"+vs.Name)
+		if r, g, ok := meshAndGatewayParents(e.snap, vs.Namespace+"/"+vs.Name); ok {
+			// one Gateway API route for both hops (blind audit 59 g08a)
+			fix = splitRouteFix(r, g, e.host)
+		}
 		e.warn(GatewayRoutesToItself, res, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: the call comes back into the gateway and never leaves the mesh.%s", res, gw, host, extra), fix)
 	}
 	for _, vs := range ra.relevant {
