@@ -164,6 +164,17 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	return out
 }
 
+// ignoredAuthz counts the AuthorizationPolicies the input holds (kinds the checks do not read).
+func ignoredAuthz(snap *snapshot.Snapshot) int {
+	n := 0
+	for k, c := range snap.Ignored {
+		if strings.HasSuffix(k, " AuthorizationPolicy") {
+			n += c
+		}
+	}
+	return n
+}
+
 // warningFinding is finding at Warning level whatever the catalog's level for code.
 func warningFinding(code, resource, msg, fix string) Finding {
 	f := finding(code, resource, msg, fix)
@@ -1122,7 +1133,13 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			return p, nil
 		}
 	}
-	routesHop := "the waypoint's own configuration (routes, DestinationRules, TLS origination) is not traced"
+	routesHop := "the waypoint's own configuration (routes, AuthorizationPolicies, connection settings) is not traced"
+	if n := ignoredAuthz(snap); n > 0 {
+		// The input holds AuthorizationPolicies, which this tool does not read: one attached to
+		// the waypoint (targetRefs) can deny the call with 403 (blind audit 59 a06a, where the
+		// verdict said OK for a call the waypoint denies).
+		p.Notes = append(p.Notes, fmt.Sprintf("the input holds %d %s, which this tool does not evaluate: one attached to waypoint %s (targetRefs) or to the entry can deny the call (HTTP 403, or a reset for TCP); check them with `kubectl get authorizationpolicy -A`", n, plural(n, "AuthorizationPolicy", "AuthorizationPolicies"), b.Waypoint))
+	}
 	routesResult := NotChecked
 	applying, elsewhere, _ := routesOnEntry(snap, se, port, b.Waypoint)
 	var attached []string
@@ -1145,7 +1162,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	if len(attached) > 0 {
 		verb := plural(len(attached), "attaches", "attach")
-		routesHop = fmt.Sprintf("%s %s to %s and %s at the waypoint; the waypoint's configuration (these routes, DestinationRules, TLS origination) is not traced", strings.Join(attached, ", "), verb, ref, plural(len(attached), "applies", "apply"))
+		routesHop = fmt.Sprintf("%s %s to %s and %s at the waypoint; the waypoint's configuration (what these routes do, AuthorizationPolicies, connection settings) is not traced", strings.Join(attached, ", "), verb, ref, plural(len(attached), "applies", "apply"))
 		p.Notes = append(p.Notes, fmt.Sprintf("%s %s to %s: the waypoint applies %s, and where %s the call is not traced here", strings.Join(attached, ", "), verb, ref,
 			plural(len(attached), "it", "them"), plural(len(attached), "it sends", "they send")))
 	} else if len(elsewhere) > 0 {

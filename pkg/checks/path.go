@@ -413,6 +413,11 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
 	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
+	if n := ignoredAuthz(snap); n > 0 && tr.t.Level != LevelError {
+		// (this tool does not evaluate authorization: an egress gateway's or the client's
+		// AuthorizationPolicy can still deny a call whose configuration is right)
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("the input holds %d %s, which this tool does not evaluate: one that applies to the client or to the egress gateway can deny the call (HTTP 403 \"RBAC: access denied\", or a reset for TCP); check them with `kubectl get authorizationpolicy -A`", n, plural(n, "AuthorizationPolicy", "AuthorizationPolicies")))
+	}
 	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	}

@@ -1465,3 +1465,42 @@ func TestRouteDestinationAtGatewayOK(t *testing.T) {
 		}
 	}
 }
+
+// The tool does not evaluate AuthorizationPolicies: a traced call that the configuration lets
+// through says so when the input holds any (a waypoint's or the gateway's policy can still deny
+// it with 403; blind audit 59 a06a), and says nothing of them when there are none. Two shapes: a
+// sidecar client through the egress gateway, an ambient client through a waypoint.
+func TestPathNotesUnreadAuthorizationPolicies(t *testing.T) {
+	authz := "apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: egress-allow, namespace: istio-system}\nspec:\n  selector: {matchLabels: {istio: egressgateway}}\n  action: ALLOW\n  rules: [{from: [{source: {namespaces: [team-a]}}]}]"
+	for _, tc := range []struct{ fixture, host, from string }{
+		{"gateway-origination-http-to-443.yaml", "api.example.com", "team-a"},
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop-api.vendor.example", "shop"},
+	} {
+		for _, withAuthz := range []bool{false, true} {
+			base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := os.ReadFile(filepath.Join("testdata", "paths", tc.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs := []string{string(base), string(body)}
+			if withAuthz {
+				docs = append(docs, authz)
+			}
+			snap := loadYAML(t, docs...)
+			p, err := TracePath(snap, PathOptions{Host: tc.host, Port: 80, From: tc.from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "AuthorizationPolic") })
+			if p.Level == LevelError {
+				t.Fatalf("%s: the call fails (%s): pick a fixture whose call works", tc.fixture, p.Cause)
+			}
+			if noted != withAuthz {
+				t.Errorf("%s (AuthorizationPolicy in input: %v): note %v: %q", tc.fixture, withAuthz, noted, p.Notes)
+			}
+		}
+	}
+}
