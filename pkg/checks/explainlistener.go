@@ -1775,6 +1775,10 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			if opt.Host != "" && rules.MatchVirtualHost(&rules.RouteConfig{VirtualHosts: []rules.VirtualHost{vh}}, opt.Host) == nil {
 				continue
 			}
+			if by, lost, ok := kubeShadowedRule(snap, vh); ok {
+				msg, fix := kubeShadowedRuleText(by, lost, vh.Name, rc.Name, w.Ref())
+				rep.add(ListenerRouteShadowed, by, msg, fix)
+			}
 			for _, sh := range rules.ShadowedRoutes(vh) {
 				msg, fix := shadowedRouteText(sh, rc.Name, vh.Name, w.Ref())
 				rep.add(ListenerRouteShadowed, "VirtualService "+sh.By, msg, fix)
@@ -2114,6 +2118,43 @@ func droppedServerFix(ms rules.GatewayServer) string {
 
 // shadowedRouteText is the message and fix of GATEWAY_ROUTE_SHADOWED: sh's routes in virtual host
 // vh of route configuration rds on gateway w never match.
+// kubeShadowedRule: in gateway virtual host vh (in istiod's order), a catch-all rule of a Gateway
+// API route that comes after another route's catch-all rule in the same generated
+// VirtualService, so it never matches: istiod merges the HTTPRoutes and GRPCRoutes attached to
+// one listener for one hostname into one VirtualService (route_collections.go mergeHTTPRoutes),
+// sorts their rules (conversion.go sortHTTPRoutes: a rule without matches after the others,
+// equal ones oldest route first) and keeps catch-alls last (route.go SortVHostRoutes); Envoy
+// takes the first route that matches (blind audit 59 g06a: a GRPCRoute without matches behind
+// an HTTPRoute on "/"). Returns the routes taking and losing the requests.
+func kubeShadowedRule(snap *snapshot.Snapshot, vh rules.VirtualHost) (by, shadowed string, ok bool) {
+	first := -1
+	for i, r := range vh.Routes {
+		if !r.CatchAll || r.Name == "" {
+			continue
+		}
+		origin, gen := routeOriginOf(snap, r.VirtualService, r.Name)
+		if !gen {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		f := vh.Routes[first]
+		if fo, _ := routeOriginOf(snap, f.VirtualService, f.Name); f.VirtualService == r.VirtualService && fo != origin {
+			return fo, origin, true
+		}
+	}
+	return "", "", false
+}
+
+// kubeShadowedRuleText is GATEWAY_ROUTE_SHADOWED's message and fix for kubeShadowedRule.
+func kubeShadowedRuleText(by, shadowed, vh, rds, w string) (msg, fix string) {
+	msg = fmt.Sprintf("%s and %s both attach to the gateway's listener for virtual host %s (route configuration %s on %s), and each has a rule that matches every request: istiod merges the routes attached to one listener for one hostname, sorts their rules (a rule without matches after the others, equal ones oldest route first), and Envoy takes the first that matches, so %s's rule takes every request and %s's rule never matches.", by, shadowed, vh, rds, w, by, shadowed)
+	fix = fmt.Sprintf("Give the rule of %s a match (for a GRPCRoute a method or service, for an HTTPRoute a path or header) so that istiod sorts it ahead, or narrow the rule of %s, or attach them to different listeners or hostnames.", shadowed, by)
+	return msg, fix
+}
+
 func shadowedRouteText(sh rules.ShadowedRoute, rds, vh, w string) (msg, fix string) {
 	if sh.Prefix != "" {
 		msg = fmt.Sprintf("VirtualService %s comes first in virtual host %s (route configuration %s on %s) with a route on uri prefix %s, which also takes the requests of VirtualService %s's route on %s: istiod joins the routes of the VirtualServices bound to the gateway for one host in their order (those of the gateway's namespace exported only there, exportTo \".\", then those exported to it by name, then public ones, each oldest first), moves only catch-all routes last, and Envoy takes the first route that matches, so %s's route never sees its requests.", sh.By, vh, rds, w, sh.Prefix, sh.Shadowed, sh.ShadowedMatch, sh.Shadowed)
@@ -3064,7 +3105,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					// routes): a plain GET / that meets none of them gets 404 NR.
 					m, plain := rules.GatewayHTTPRouteMatch(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)
 					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
-					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP),
+					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP), Name: d.HTTP.GetName(),
 						CatchAll: rules.GatewayHTTPRouteCatchAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt),
 						TakesAll: rules.GatewayHTTPRouteTakesAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)}
 					if d.Direct != 0 {

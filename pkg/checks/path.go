@@ -3913,6 +3913,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		// Another VirtualService's routes for the host that an earlier catch-all route hides
 		// (GATEWAY_ROUTE_SHADOWED, as explain-listener --gateway says).
+		if by, lost, ok := kubeShadowedRule(tr.snap, *vh); ok {
+			msg, fix := kubeShadowedRuleText(by, lost, vh.Name, rds, w.Ref())
+			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: ListenerRouteShadowed, Level: LevelWarning, Resource: by, Message: msg, Fix: fix})
+		}
 		for _, sh := range rules.ShadowedRoutes(*vh) {
 			msg, fix := shadowedRouteText(sh, rds, vh.Name, w.Ref())
 			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: ListenerRouteShadowed, Level: LevelWarning, Resource: "VirtualService " + sh.By, Message: msg, Fix: fix})

@@ -291,7 +291,7 @@ func pathVerdictLine(p *checks.PathTrace) string {
 			if w.Code == checks.ListenerRouteShadowed {
 				// routed, by the earlier VirtualService's catch-all (or match-everything regex):
 				// routes of the later one never apply
-				verdict = "ROUTED, but an earlier VirtualService's route takes requests another one's routes are meant for (" + w.Resource + ")"
+				verdict = "ROUTED, but an earlier route takes requests another route is meant for (" + w.Resource + ")"
 				break
 			}
 			if w.Code == checks.PathHTTP2ThroughTCP {
