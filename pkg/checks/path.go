@@ -3730,6 +3730,15 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.fail(PathTLSMismatch, flag, "Gateway "+kg.Namespace+"/"+kg.Name, msg+" "+upperFirst(why)+".", fix)
 			return
 		}
+		if _, kept, ok := skippedServerFor(tr.snap, w, target, host); ok && rules.GatewayName(kept.Gateway) == rules.GatewayName(sel.Gateway) {
+			// The server the sidecar's TLS meets is an older one for the same host, kept while
+			// istiod skipped the server written for this TLS (model/gateway.go mergeGateways,
+			// CheckDuplicates): the older server is the fault, not the client's TLS settings
+			// (blind audit 58 f5-03).
+			if tr.skippedServer(w, target, host, PathTLSMismatch, flag, strings.TrimSuffix(msg, "."), "") {
+				return
+			}
+		}
 		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
 			if tlsCulprit == "" && p.Create && sent == "plaintext" {
 				// nothing makes the sidecar originate the TLS the server expects: the rule to
@@ -6449,7 +6458,7 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 			msg = fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and the route bound to %s sends the host to %s. %s",
 				lead, ms.Ref(), host, kept.Ref(), ms.Dropped, kept.Ref(), tr.keptRouteTo, end)
 		}
-		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s, or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway))
+		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s (delete Gateway %s if it serves nothing else), or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway), rules.GatewayName(kept.Gateway))
 		if p := removeServerHostsPatch(kept, []string{host}); p != nil {
 			tr.failPatch(cause, flag, ref, msg, p)
 			return true
