@@ -6452,8 +6452,8 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 			tr.fail(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, fix)
 			return true
 		}
-		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and no route for %s binds to %s. %s",
-			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, host, kept.Ref(), end)
+		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s). %s",
+			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, end)
 		if tr.keptRouteTo != "" {
 			msg = fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s), and the route bound to %s sends the host to %s. %s",
 				lead, ms.Ref(), host, kept.Ref(), ms.Dropped, kept.Ref(), tr.keptRouteTo, end)
