@@ -243,6 +243,7 @@ func compareKubeConversion(t *testing.T, scenarios []kubeGatewayScenario, kind c
 		// istiod watches v1 (TLSRoute and TCPRoute, which have the same fields at both).
 		asV1 := strings.ReplaceAll(sc.yaml, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute")
 		asV1 = strings.ReplaceAll(asV1, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TCPRoute")
+		asV1 = withDefaultHTTPRouteMatchesYAML(asV1) // (the API server's CRD defaults)
 		err = test.Wrap(func(tt test.Failer) {
 			configs, _, err := crd.ParseInputs(asV1)
 			if err != nil {

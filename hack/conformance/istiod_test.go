@@ -310,6 +310,9 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 			// and TCPRoutes at v1 whatever version they were written at (compareKubeConversion
 			// says why).
 			text := d.text
+			if d.kind == "HTTPRoute" {
+				text = withDefaultHTTPRouteMatches(d)
+			}
 			if d.kind == "TLSRoute" || d.kind == "TCPRoute" {
 				text = strings.Replace(text, "gateway.networking.k8s.io/v1alpha2", "gateway.networking.k8s.io/v1", 1)
 			}
@@ -636,6 +639,72 @@ func withDefaultTargetPorts(d doc) string {
 		return d.text
 	}
 	return string(b)
+}
+
+// withDefaultHTTPRouteMatches is an HTTPRoute's manifest as the API server stores it: the
+// Gateway API CRD defaults a rule's omitted matches to [{path: {type: PathPrefix, value: /}}] and
+// a match's omitted path (its type, its value) to PathPrefix "/". istiod sorts the rules with
+// those paths (conversion.go sortHTTPRoutes), the fake client applies no CRD defaults, and the
+// plugin applies the same defaults itself (rules.defaultedHTTPMatches). Only istiod's input is
+// changed.
+func withDefaultHTTPRouteMatches(d doc) string {
+	if !defaultHTTPRouteMatches(d.raw) {
+		return d.text
+	}
+	b, err := yaml.Marshal(d.raw)
+	if err != nil {
+		return d.text
+	}
+	return string(b)
+}
+
+// defaultHTTPRouteMatches applies those defaults to a decoded HTTPRoute, reporting a change.
+func defaultHTTPRouteMatches(raw map[string]any) bool {
+	spec, _ := raw["spec"].(map[string]any)
+	root := func() map[string]any { return map[string]any{"type": "PathPrefix", "value": "/"} }
+	changed := false
+	for _, r := range anyList(spec["rules"]) {
+		ms := anyList(r["matches"])
+		if len(ms) == 0 {
+			r["matches"] = []any{map[string]any{"path": root()}}
+			changed = true
+			continue
+		}
+		for _, m := range ms {
+			p, ok := m["path"].(map[string]any)
+			if !ok {
+				m["path"] = root()
+				changed = true
+				continue
+			}
+			if _, ok := p["type"]; !ok {
+				p["type"], changed = "PathPrefix", true
+			}
+			if _, ok := p["value"]; !ok {
+				p["value"], changed = "/", true
+			}
+		}
+	}
+	return changed
+}
+
+// withDefaultHTTPRouteMatchesYAML applies defaultHTTPRouteMatches to every HTTPRoute of a
+// multi-document manifest (istiod's input only).
+func withDefaultHTTPRouteMatchesYAML(text string) string {
+	docs := strings.Split(text, "\n---\n")
+	for i, d := range docs {
+		if !strings.Contains(d, "kind: HTTPRoute") {
+			continue
+		}
+		var raw map[string]any
+		if err := yaml.Unmarshal([]byte(d), &raw); err != nil || raw["kind"] != "HTTPRoute" || !defaultHTTPRouteMatches(raw) {
+			continue
+		}
+		if b, err := yaml.Marshal(raw); err == nil {
+			docs[i] = strings.TrimSuffix(string(b), "\n")
+		}
+	}
+	return strings.Join(docs, "\n---\n")
 }
 
 func anyList(v any) []map[string]any {

@@ -1847,6 +1847,12 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			if b.Result != rules.BindOK || !b.CoversHost {
 				continue
 			}
+			if b.RouteType == rules.RouteTLS && !tlsChainFrom(rep, b.VirtualService, rep.Host) {
+				// its tls routes make no chain the host's connections take (a duplicate SNI
+				// istiod skips, or a wildcard behind the exact name): its destinations carry
+				// none of them (blind audit 60 r2c, r2d, r2e)
+				continue
+			}
 			for _, n := range b.Destinations {
 				if port, _, h, ok := parseClusterName(n); ok && !slices.Contains(asks, hp{h, port}) {
 					asks = append(asks, hp{h, port})
@@ -2118,6 +2124,17 @@ func droppedServerFix(ms rules.GatewayServer) string {
 
 // shadowedRouteText is the message and fix of GATEWAY_ROUTE_SHADOWED: sh's routes in virtual host
 // vh of route configuration rds on gateway w never match.
+// tlsChainFrom: a filter chain of the report's listeners comes from VirtualService vs
+// ("namespace/name") and is the one Envoy picks for server name host (bestSNIChain).
+func tlsChainFrom(rep *ListenerReport, vs, host string) bool {
+	for _, l := range rep.Listeners {
+		if c := bestSNIChain(l.Chains, host); c != nil && c.Origin == "VirtualService "+vs {
+			return true
+		}
+	}
+	return false
+}
+
 // kubeShadowedRule: in gateway virtual host vh (in istiod's order), a catch-all rule of a Gateway
 // API route that comes after another route's catch-all rule in the same generated
 // VirtualService, so it never matches: istiod merges the HTTPRoutes and GRPCRoutes attached to

@@ -5449,6 +5449,102 @@ func (tr *tracer) notOriginated(gproxy string, w Workload, cluster string) bool 
 	return true
 }
 
+// portLevelWipesTLS: the rule the gateway applies originates TLS (its top-level or subset
+// tls), but a portLevelSettings entry for the port, without tls, replaces the whole policy for
+// that port, tls included: port-level settings do not inherit (istiod
+// pilot/pkg/networking/util/util.go GetPortLevelTrafficPolicy, MergeSubsetTrafficPolicy;
+// model/destination_rule.go MergeTrafficPolicy). The culprit is that entry; the fix adds the
+// tls to it (blind audit 58 f3-04, 55 p02).
+func portLevelWipesTLS(applied *rules.DRChoice, w Workload, host, cluster, entry string, port uint32, subset, proto string) (notOriginatedDiag, bool) {
+	if applied == nil {
+		return notOriginatedDiag{}, false
+	}
+	originating := func(t *networking.ClientTLSSettings) bool {
+		return t != nil && t.GetMode() != networking.ClientTLSSettings_DISABLE
+	}
+	portEntry := func(tp *networking.TrafficPolicy) (int, bool) {
+		for i, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == port {
+				return i, pl.GetTls() == nil
+			}
+		}
+		return -1, false
+	}
+	for _, dr := range applied.Rules {
+		ref := "DestinationRule " + dr.Namespace + "/" + dr.Name
+		spec := specOf(dr, "spec")
+		if subset != "" {
+			for si, ss := range dr.Spec.GetSubsets() {
+				if ss.GetName() != subset {
+					continue
+				}
+				i, bare := portEntry(ss.GetTrafficPolicy())
+				inherited := ss.GetTrafficPolicy().GetTls()
+				if inherited == nil {
+					inherited = dr.Spec.GetTrafficPolicy().GetTls()
+				}
+				if i < 0 || !bare || !originating(inherited) {
+					return notOriginatedDiag{}, false
+				}
+				subsets := asList(spec["subsets"])
+				sm, _ := subsets[si].(map[string]any)
+				tp, _ := sm["trafficPolicy"].(map[string]any)
+				pls := asList(tp["portLevelSettings"])
+				pm, _ := pls[i].(map[string]any)
+				if pm == nil {
+					return notOriginatedDiag{}, false
+				}
+				pm["tls"] = tlsFields(inherited)
+				return portWipeDiag(ref, fmt.Sprintf("subsets[%d].trafficPolicy.portLevelSettings[%d]", si, i), w, host, cluster, entry, port, proto, inherited,
+					newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"subsets", subsets}}}})), true
+			}
+			continue
+		}
+		i, bare := portEntry(dr.Spec.GetTrafficPolicy())
+		if i < 0 || !bare || !originating(dr.Spec.GetTrafficPolicy().GetTls()) {
+			continue
+		}
+		tp, _ := spec["trafficPolicy"].(map[string]any)
+		pls := asList(tp["portLevelSettings"])
+		pm, _ := pls[i].(map[string]any)
+		if pm == nil {
+			continue
+		}
+		pm["tls"] = tlsFields(dr.Spec.GetTrafficPolicy().GetTls())
+		return portWipeDiag(ref, fmt.Sprintf("trafficPolicy.portLevelSettings[%d]", i), w, host, cluster, entry, port, proto, dr.Spec.GetTrafficPolicy().GetTls(),
+			newPatch("networking.istio.io/v1", "DestinationRule", dr.Namespace, dr.Name, fields{{"spec", fields{{"trafficPolicy", tp}}}})), true
+	}
+	return notOriginatedDiag{}, false
+}
+
+// tlsFields is t as a manifest map (mode, sni, credentialName, subjectAltNames as set).
+func tlsFields(t *networking.ClientTLSSettings) map[string]any {
+	m := map[string]any{"mode": t.GetMode().String()}
+	if t.GetSni() != "" {
+		m["sni"] = t.GetSni()
+	}
+	if t.GetCredentialName() != "" {
+		m["credentialName"] = t.GetCredentialName()
+	}
+	if len(t.GetSubjectAltNames()) > 0 {
+		var sans []any
+		for _, x := range t.GetSubjectAltNames() {
+			sans = append(sans, x)
+		}
+		m["subjectAltNames"] = sans
+	}
+	return m
+}
+
+func portWipeDiag(ref, field string, w Workload, host, cluster, entry string, port uint32, proto string, inherited *networking.ClientTLSSettings, p *Patch) notOriginatedDiag {
+	return notOriginatedDiag{
+		hop:     fmt.Sprintf("%s sends plaintext to %s port %d, which %s declares %s: %s's %s for port %d sets no tls and replaces the tls.mode %s written above it", cluster, host, port, entry, proto, ref, field, port, inherited.GetMode()),
+		msg:     fmt.Sprintf("Gateway %s forwards the call for %s in plaintext to %s: %s declares port %d as %s, so the external server expects TLS. %s originates it (tls.mode %s), but its %s, an entry for port %d without tls, replaces the whole policy for that port, tls included (port-level settings do not inherit the others). The server rejects the request (400, or a reset).", w.Ref(), host, cluster, entry, port, proto, ref, inherited.GetMode(), field, port),
+		culprit: ref,
+		patch:   p,
+	}
+}
+
 // notOriginatedDiag is what notOriginatedAt found: the hop summary, message, culprit and fix.
 type notOriginatedDiag struct {
 	hop, msg, culprit string
@@ -5532,6 +5628,9 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 			d.fix += fmt.Sprintf(" Or narrow %s (its host %s, its exportTo) so that the gateway reaches DestinationRule %s/%s.", ref, applied.Rules[0].Spec.GetHost(), dr.Namespace, dr.Name)
 			break
 		}
+		return d, true
+	}
+	if d, ok := portLevelWipesTLS(applied, w, host, cluster, chosen.Ref(), port, subset, proto); ok {
 		return d, true
 	}
 	// A rule for the host that sets tls but does not apply here.

@@ -1348,9 +1348,17 @@ func (e *evaluation) stepRouteDestinations(ra routeAnalysis) {
 			e.v.Patch = nil
 		}
 	}()
+	// claimed: the SNI hosts (as written) earlier tls routes of each server already match
+	claimed := map[string]map[string]bool{}
 	for _, b := range ra.covering {
 		if e.cause != before {
 			break // the verdict is set: shadowing says whether its binding took the traffic
+		}
+		if b.RouteType == rules.RouteTLS && e.tlsDuplicateSkipped(ra, b, claimed) {
+			// istiod skips a tls route whose SNI hosts an earlier one of the server already
+			// matches, and Envoy prefers an exact server name to a wildcard: this route takes
+			// no connection for the host (blind audit 60 r2c, r2d, r2e)
+			continue
 		}
 		shadowing, taking = e.shadowedBy(ra, b), b
 		vsRef := "VirtualService " + b.VS.Namespace + "/" + b.VS.Name
@@ -1517,6 +1525,40 @@ func (e *evaluation) shadowedBy(ra routeAnalysis, b rules.Binding) string {
 		}
 	}
 	return ""
+}
+
+// tlsDuplicateSkipped: the tls routes of binding b take no connection for the host: every SNI
+// host of theirs that matches it is one an earlier binding of the same server already claimed
+// (istiod keeps the first: gateway.go buildGatewayNetworkFiltersFromTLSRoutes,
+// model.CheckDuplicates), or they match it by a wildcard only while a binding of the server
+// names it exactly (Envoy picks the most specific server name). Claims b's SNI hosts otherwise.
+func (e *evaluation) tlsDuplicateSkipped(ra routeAnalysis, b rules.Binding, claimed map[string]map[string]bool) bool {
+	key := fmt.Sprintf("%s#%d", rules.GatewayName(b.Gateway), b.ServerIndex)
+	var mine []string
+	for _, h := range b.SNIHosts {
+		if rules.HostMatches(strings.ToLower(h), e.host) {
+			mine = append(mine, strings.ToLower(h))
+		}
+	}
+	if len(mine) == 0 {
+		return false
+	}
+	if claimed[key] == nil {
+		claimed[key] = map[string]bool{}
+	}
+	if !slices.Contains(mine, e.host) && slices.ContainsFunc(ra.covering, func(o rules.Binding) bool {
+		return o.Gateway == b.Gateway && o.ServerIndex == b.ServerIndex && o.RouteType == rules.RouteTLS &&
+			slices.ContainsFunc(o.SNIHosts, func(h string) bool { return strings.EqualFold(h, e.host) })
+	}) {
+		return true
+	}
+	if !slices.ContainsFunc(mine, func(h string) bool { return !claimed[key][h] }) {
+		return true
+	}
+	for _, h := range mine {
+		claimed[key][h] = true
+	}
+	return false
 }
 
 // tlsSNINamesHost: a tls route of vs matches SNI host exactly.

@@ -481,7 +481,7 @@ func ConvertHTTPAndGRPCRoutes(routes []*gatewayv1.HTTPRoute, grpc []*gatewayv1.G
 func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs, mesh bool) ([]*networking.HTTPRoute, bool) {
 	var out []*networking.HTTPRoute
 	for n, r := range obj.Spec.Rules {
-		for _, m := range kubeRuleMatches(r.Matches) {
+		for _, m := range kubeRuleMatches(defaultedHTTPMatches(r.Matches)) {
 			route := &networking.HTTPRoute{Name: kubeRuleName(obj.ObjectMeta, n, r.Name)}
 			if m != nil {
 				mr, ok := kubeHTTPMatch(*m)
@@ -503,6 +503,37 @@ func kubeHTTPRouteRules(obj *gatewayv1.HTTPRoute, in KubeRouteInputs, mesh bool)
 		}
 	}
 	return out, true
+}
+
+// defaultedHTTPMatches is an HTTPRoute rule's matches as the API server stores them: the CRD
+// defaults an omitted matches list to [{path: {type: PathPrefix, value: "/"}}], and a match's
+// omitted path (or its type or value) to PathPrefix "/" (gateway-api apis/v1 httproute_types.go,
+// kubebuilder defaults). Manifests read from files lack them; istiod sorts the rules with them
+// (conversion.go sortHTTPRoutes ranks a path prefix above no path, blind audit 60 r1e/r1f). The
+// input is not modified.
+func defaultedHTTPMatches(ms []gatewayv1.HTTPRouteMatch) []gatewayv1.HTTPRouteMatch {
+	prefix, root := gatewayv1.PathMatchPathPrefix, "/"
+	if len(ms) == 0 {
+		return []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: &prefix, Value: &root}}}
+	}
+	out := make([]gatewayv1.HTTPRouteMatch, len(ms))
+	for i, m := range ms {
+		out[i] = m
+		switch {
+		case m.Path == nil:
+			out[i].Path = &gatewayv1.HTTPPathMatch{Type: &prefix, Value: &root}
+		case m.Path.Type == nil || m.Path.Value == nil:
+			p := *m.Path
+			if p.Type == nil {
+				p.Type = &prefix
+			}
+			if p.Value == nil {
+				p.Value = &root
+			}
+			out[i].Path = &p
+		}
+	}
+	return out
 }
 
 // kubeRuleMatches splits a rule as HTTPRouteCollection and GRPCRouteCollection do: one Istio
