@@ -403,6 +403,13 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose HBONE listener admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the HBONE listener (port 15008) of Gateway %s, or use a waypoint in %s", se.Namespace, wp, se.Namespace))
+		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, nil) {
+			// a Gateway of Istio's gateway class runs as a gateway, not a waypoint: admitting
+			// the entry would make every call fail (WAYPOINT_NOT_OF_WAYPOINT_CLASS; blind audit
+			// 60 r4e, where the fix did that)
+			f.Message += fmt.Sprintf(" Gateway %s is of class %s, not a waypoint: admitting the entry would not help, since its pods run as a gateway, which refuses ztunnel's HBONE tunnel.", wp, b.Class)
+			f.Fix = fmt.Sprintf("point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`), or remove the label to let calls go straight out", rules.LabelUseWaypoint, rules.WaypointClass, se.Namespace)
+		}
 	case reason == rules.WaypointCrossNamespace:
 		f = finding(VisWaypointForbidden, ref, fmt.Sprintf("cannot bind to waypoint %q in another namespace: cross-namespace waypoint binding is not permitted for a ServiceEntry with NAMESPACE visibility (condition %s False, reason %s).", wp, ConditionWaypointBound, b.Reason),
 			"use a waypoint in "+se.Namespace+", or give the entry PUBLIC visibility: meshConfig.serviceEntryVisibility decides it (its policies' matchingRules, else defaultVisibility; `kubectl egress visibility` shows which one applies)")

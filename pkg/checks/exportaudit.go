@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	networkingapi "istio.io/api/networking/v1alpha3"
 	"slices"
 	"sort"
 	"strconv"
@@ -426,7 +427,7 @@ func (a *auditor) add(f AuditFinding) {
 		}
 		return
 	}
-	if c, ok := Lookup(f.Code); ok {
+	if c, ok := Lookup(f.Code); ok && f.Level == "" {
 		f.Level = c.Level
 	}
 	a.findings[key] = &f
@@ -466,9 +467,15 @@ func (a *auditor) gateway(w Workload) {
 			}
 			dexp := rules.EffectiveExportTo(p.Delegate.Spec.ExportTo, a.vsExport)
 			dref := "VirtualService " + p.Name
-			a.add(AuditFinding{Code: AuditDelegateNotExported, Kind: "VirtualService", Namespace: p.Delegate.Namespace, Name: p.Delegate.Name, ExportTo: dexp,
+			impact, level := fmt.Sprintf("404 NR at gateway %s: the delegating route of %s yields nothing", w.Ref(), vsRef), ""
+			if slices.ContainsFunc(vs.Spec.GetHttp(), func(r *networkingapi.HTTPRoute) bool { return r.GetDelegate() == nil && len(r.GetMatch()) == 0 }) {
+				// the root keeps a route without conditions: the requests the delegate was to
+				// route go there instead, not to a 404 (blind audit 60 r3d)
+				impact, level = fmt.Sprintf("at gateway %s the delegated routes never apply: their requests take %s's other route", w.Ref(), vsRef), LevelWarning
+			}
+			a.add(AuditFinding{Code: AuditDelegateNotExported, Level: level, Kind: "VirtualService", Namespace: p.Delegate.Namespace, Name: p.Delegate.Name, ExportTo: dexp,
 				NeededIn: []string{vs.Namespace}, MissingIn: []string{vs.Namespace},
-				Impact:  fmt.Sprintf("404 NR at gateway %s: the delegating route of %s yields nothing", w.Ref(), vsRef),
+				Impact:  impact,
 				Message: fmt.Sprintf("%s delegates http routes to %s, whose exportTo %s leaves out %s, the root's namespace: istiod drops the delegating route, so gateway %s gets no route from it.", vsRef, dref, fmtList(dexp), vs.Namespace, w.Ref()),
 				widen:   widenExportTo(dref, p.Delegate.Spec.ExportTo, p.Delegate.Namespace)})
 		}

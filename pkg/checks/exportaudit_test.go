@@ -445,3 +445,45 @@ func TestExportAuditMeshRoutesSeenByNoClient(t *testing.T) {
 		}
 	}
 }
+
+// A delegate VirtualService not exported to its root's namespace: istiod drops the delegating
+// route. An Error when nothing else of the root takes the requests (404 NR at the gateway), a
+// Warning when the root keeps a route without conditions that takes them (blind audit 60 r3d),
+// on two shapes (a classic egress gateway, a delegate in another namespace than the entry).
+func TestAuditDelegateNotExported(t *testing.T) {
+	gw := "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: egress, namespace: istio-system}\nspec:\n  selector: {istio: egressgateway}\n  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ['*']}]"
+	pod := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: istio-egressgateway, namespace: istio-system}\nspec:\n  selector: {matchLabels: {istio: egressgateway}}\n  template:\n    metadata: {labels: {istio: egressgateway}}\n    spec: {containers: [{name: istio-proxy, image: auto}]}"
+	se := "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: api, namespace: apps}\nspec:\n  hosts: [api.vendor.example]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]"
+	delegate := func(ns string) string {
+		return "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: api-routes, namespace: " + ns + "}\nspec:\n  exportTo: [\".\"]\n  http:\n  - route: [{destination: {host: api.vendor.example, port: {number: 80}}}]"
+	}
+	root := func(ns string, fallback bool) string {
+		s := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: api-root, namespace: istio-system}\nspec:\n  hosts: [api.vendor.example]\n  gateways: [egress]\n  http:\n  - match: [{uri: {prefix: /v1}}]\n    delegate: {name: api-routes, namespace: " + ns + "}"
+		if fallback {
+			s += "\n  - route: [{destination: {host: api.vendor.example, port: {number: 80}}}]"
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name, ns  string
+		fallback  bool
+		wantLevel string
+	}{
+		{"no fallback, delegate beside the entry", "apps", false, LevelError},
+		{"fallback route, delegate in its own namespace", "routing", true, LevelWarning},
+	} {
+		rep := ExportAudit(snap(t, "false", "false", gw, pod, se, delegate(tc.ns), root(tc.ns, tc.fallback)), AuditOptions{})
+		found := false
+		for _, f := range rep.Findings {
+			if f.Code == AuditDelegateNotExported {
+				found = true
+				if f.Level != tc.wantLevel || f.Namespace != tc.ns || f.Name != "api-routes" {
+					t.Errorf("%s: %s %s %s/%s, want %s on %s/api-routes", tc.name, f.Code, f.Level, f.Namespace, f.Name, tc.wantLevel, tc.ns)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s in %v", tc.name, AuditDelegateNotExported, codes(rep))
+		}
+	}
+}
