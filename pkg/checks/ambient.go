@@ -38,6 +38,7 @@ const (
 	WaypointBackendUndeclared = "WAYPOINT_ROUTE_BACKEND_UNDECLARED"
 	AmbientDNSCaptureOff      = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
 	WaypointHTTPPortNotHTTP   = "WAYPOINT_HTTP_PORT_GETS_NON_HTTP"
+	AmbientRouteNoWaypoint    = "AMBIENT_ROUTE_WITHOUT_WAYPOINT"
 )
 
 func init() {
@@ -54,6 +55,7 @@ func init() {
 		CatalogEntry{WaypointAnnotation, LevelWarning, "", "A ServiceEntry (or its namespace) carries istio.io/use-waypoint as an annotation: istiod reads it only as a label, so no waypoint is bound and ambient clients' calls go straight out."},
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
+		CatalogEntry{AmbientRouteNoWaypoint, LevelWarning, "", "Gateway API routes attach to a ServiceEntry that no waypoint serves: for ambient clients ztunnel sends the calls straight to the host and applies no route (istiod marks the route's parent status: not respected in ambient mode), so their rewrites, timeouts and backends apply to sidecar clients only."},
 		CatalogEntry{WaypointHTTPPortNotHTTP, LevelError, "", "A ServiceEntry bound to a waypoint declares the called port as HTTP (or HTTP2, gRPC), but the client sends TLS or raw TCP there (an https:// or grpcs:// client, a database driver): the waypoint serves an HTTP port with an HTTP filter chain only, which cannot parse the bytes, so the connection is reset at the waypoint. Declare the port's protocol as the clients speak it (TLS for TLS clients, TCP otherwise)."},
 		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds: 500 for an HTTPRoute or GRPCRoute (Gateway API semantics), a closed connection for a TLSRoute or TCPRoute (response flag NC)."},
 		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
@@ -135,16 +137,26 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	flags := ReadIstiodFlags(view, "")
 	registry := model.Services(view, flags.MeshConfig)
 	var out []PreflightFinding
+	ambientClients := slices.ContainsFunc(snap.Namespaces, func(n *corev1.Namespace) bool { return n.Labels[rules.LabelDataplaneMode] == "ambient" })
 	for _, se := range view.ServiceEntries {
 		ss := registry.ForEntry(se)
 		if len(ss) == 0 || ss[0].Visibility.Visibility == rules.VisibilityNone {
 			continue
 		}
 		b := waypointBinding(snap, view, se, ss[0].Visibility.Visibility)
+		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		if !b.Asked && ambientClients {
+			// the path's AMBIENT_ROUTE_WITHOUT_WAYPOINT: routes on an entry no waypoint
+			// serves do nothing for the mesh's ambient clients
+			for _, r := range model.RoutesByEntry(snap).Attached(se) {
+				out = append(out, NewPreflightFinding(AmbientRouteNoWaypoint, CheckPreflight, ResourceRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}, "spec.parentRefs",
+					fmt.Sprintf("%s attaches to %s, but no waypoint serves the entry: ztunnel sends ambient clients' calls straight to %s and applies no route, so it does nothing for them (routes apply at sidecars and waypoints only).", r.Ref(), ref, strings.Join(se.Spec.Hosts, ", ")),
+					fmt.Sprintf("If the route is meant for ambient clients, label %s (or its namespace) %s=<waypoint> with a waypoint that serves it.", ref, rules.LabelUseWaypoint)))
+			}
+		}
 		if !b.Asked || !b.Accepted {
 			continue
 		}
-		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
 		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, snap.GatewayClasses) {
 			// the path's WAYPOINT_NOT_OF_WAYPOINT_CLASS: no call gets through such a "waypoint"
 			out = append(out, NewPreflightFinding(WaypointNotWaypointClass, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: b.Waypoint.Namespace, Name: b.Waypoint.Name}, "spec.gatewayClassName",
@@ -1026,6 +1038,22 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		}
 		if f := otherDeclarationWaypoint(snap, view, decls, ref, ns, host); f != nil {
 			p.Warnings = append(p.Warnings, *f)
+		}
+		if rs := model.RoutesByEntry(snap).Attached(se); len(rs) > 0 {
+			// the routes attached to the entry apply at waypoints and sidecars only: for this
+			// ambient client they do nothing (istiod's route status: "route will not be
+			// respected" in ambient mode, gateway conversion createRouteStatus; blind audit 59
+			// a07b)
+			var refs []string
+			for _, r := range rs {
+				refs = append(refs, r.Ref())
+			}
+			how := fmt.Sprintf("label %s (or its namespace) %s=<waypoint> with a waypoint that serves it (`istioctl waypoint apply -n %s --enroll-namespace`)", ref, rules.LabelUseWaypoint, se.Namespace)
+			if b.OptedOut {
+				how = fmt.Sprintf("remove %s=none from %s and bind it to a waypoint", rules.LabelUseWaypoint, ref)
+			}
+			p.Warnings = append(p.Warnings, finding(AmbientRouteNoWaypoint, refs[0], fmt.Sprintf("%s %s to %s, but no waypoint serves the entry: ztunnel sends %s's calls straight to %s and applies no route, so %s nothing for ambient clients (routes apply at sidecars and waypoints only).", strings.Join(refs, ", "), plural(len(refs), "attaches", "attach"), ref, client, host, plural(len(refs), "it does", "they do")),
+				fmt.Sprintf("If the route is meant for ambient clients, %s.", how)))
 		}
 		tr.hop(proxy, "waypoint", Skipped, summary)
 		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)
