@@ -1733,9 +1733,16 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 			fix)
 		return
 	}
-	e.fail(ListenerClusterAbsent, bindCulprit(b),
-		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
-		fmt.Sprintf("Route to %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", portsPhrase(ports), d.Port, h, d.Port))
+	culprit, what := bindCulprit(b), vsRef
+	fix := fmt.Sprintf("Route to %s, or declare port %d in the entry the gateway uses (why-missing %s --port %d names it).", portsPhrase(ports), d.Port, h, d.Port)
+	if !strings.HasPrefix(culprit, "VirtualService ") {
+		// a Gateway API route: its backendRef's port (blind audit 60 r9a)
+		what = culprit
+		fix = fmt.Sprintf("In %s, set the port of the backendRef for %s to %s, which the entry the gateway uses declares (declaring port %d there instead would send the gateway to a port the external service may not serve).", culprit, h, strings.Join(ports, " or "), d.Port)
+	}
+	e.fail(ListenerClusterAbsent, culprit,
+		fmt.Sprintf("%s routes %s on gateway %s to port %d, but the entry for %s the gateway uses declares ports %s, so there is no %s: requests get %s at the gateway.", what, e.host, e.w.Ref(), d.Port, h, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
+		fix)
 }
 
 // portsPhrase: "port 80" or "one of ports 80, 443".
