@@ -2158,7 +2158,13 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			case !rules.VirtualServiceVisible(vs.Namespace, exportTo, v.Namespace):
 				// Mirrors istiod push_context.go initVirtualServices: exportTo lists the
 				// namespaces that see it; its own is one of them only when listed ("." or by name).
-				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its exportTo %s does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out (a VirtualService's own namespace sees it only when exportTo lists \".\" or the namespace).", ref, host, g, exportToText(exportTo), v.Namespace, v.Namespace)
+				from := "its exportTo " + exportToText(exportTo)
+				if len(vs.Spec.ExportTo) == 0 {
+					// (it sets none: the mesh default decides; blind audit 58 f1-01, where the
+					// text read as if the VirtualService said ".")
+					from = "it sets no exportTo, and meshConfig.defaultVirtualServiceExportTo " + exportToText(exportTo)
+				}
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but %s does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out (a VirtualService's own namespace sees it only when exportTo lists \".\" or the namespace).", ref, host, g, from, v.Namespace, v.Namespace)
 				w.Fix = exportToYAML(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
 			case v.Scope.Sidecar != nil && !scopeSelectsVS(v, view, vs):
 				// The client's Sidecar egress hosts select no VirtualService of vs's namespace
