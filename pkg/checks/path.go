@@ -5681,7 +5681,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		shadowed = true
 		offTLS()
 		ref := "DestinationRule " + off.Namespace + "/" + off.Name
-		d.msg += fmt.Sprintf(" %s would originate TLS and is exported to namespace %s, but istiod's lookup for the gateway stops earlier, at DestinationRule %s/%s (host %s; the proxy's own namespace is searched first, and the most specific host there wins), which sets no tls for port %d.", ref, w.Namespace, applied.Rules[0].Namespace, applied.Rules[0].Name, applied.Rules[0].Spec.GetHost(), port)
+		d.msg += fmt.Sprintf(" %s would originate TLS and is exported to namespace %s, but istiod's lookup for the gateway stops earlier, at DestinationRule %s/%s (host %s; istiod looks in the gateway's namespace, then the host's, then the root namespace, and stops at the first step with a matching rule, here the %s), which sets no tls for port %d.", ref, w.Namespace, applied.Rules[0].Namespace, applied.Rules[0].Name, applied.Rules[0].Spec.GetHost(), orDash(applied.Step), port)
 		off = nil
 	}
 	if off != nil && off.Spec.GetWorkloadSelector() != nil && off.Namespace != w.Namespace {
