@@ -1504,3 +1504,14 @@ func TestPathNotesUnreadAuthorizationPolicies(t *testing.T) {
 		}
 	}
 }
+
+// The gateway sends plaintext to an HTTPS port because istiod merged two rules for the host and
+// kept the older one's top-level policy: the message names the rule whose tls is dropped and
+// the merge, not a port-level setting the rules do not have (blind audit 58 f5-01).
+func TestNotOriginatedNamesMergedRule(t *testing.T) {
+	c := pathCaseNamed(t, "gateway-merged-drs-older-policy-drops-tls.yaml")
+	_, p := tracePathCase(t, c)
+	if p.Cause != PathNotOriginated || !strings.Contains(p.Message, "istio-system/push-tls") || !strings.Contains(p.Message, "merges") || strings.Contains(p.Message, "port-level setting without tls") {
+		t.Errorf("%s %s: %s", p.Cause, p.Culprit, p.Message)
+	}
+}
