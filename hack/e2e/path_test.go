@@ -102,14 +102,25 @@ func applyFiles(t *testing.T, files ...string) {
 // once a waypoint has a ready pod (there is no istiod here): without them istiod makes no waypoint
 // of the Gateway, and the plugin, reading the cluster, says so. The files carry no status, which
 // the plugin takes as a ready waypoint: live and offline then agree.
+//
+// A Gateway of another class labelled istio.io/waypoint-for (one a fixture uses as a waypoint,
+// wrongly) gets them too: istiod writes addresses for any Gateway whose Service has one.
 func readyWaypoints(t *testing.T) {
 	t.Helper()
-	r := kubectl(t, "get", "gateways.gateway.networking.k8s.io", "-A", "--kubeconfig", env.kubeconfig, "-o",
-		`jsonpath={range .items[?(@.spec.gatewayClassName=="istio-waypoint")]}{.metadata.namespace}{" "}{.metadata.name}{"\n"}{end}`)
-	if r.code != 0 {
-		t.Fatalf("kubectl get gateways: %s", r)
+	var lines []string
+	for _, filter := range []string{`@.spec.gatewayClassName=="istio-waypoint"`, `@.metadata.labels.istio\.io/waypoint-for`} {
+		r := kubectl(t, "get", "gateways.gateway.networking.k8s.io", "-A", "--kubeconfig", env.kubeconfig, "-o",
+			`jsonpath={range .items[?(`+filter+`)]}{.metadata.namespace}{" "}{.metadata.name}{"\n"}{end}`)
+		if r.code != 0 {
+			t.Fatalf("kubectl get gateways: %s", r)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			if !slices.Contains(lines, l) {
+				lines = append(lines, l)
+			}
+		}
 	}
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, line := range lines {
 		ns, name, ok := strings.Cut(line, " ")
 		if !ok {
 			continue

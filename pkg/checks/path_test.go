@@ -1511,7 +1511,7 @@ func TestPathNotesUnreadAuthorizationPolicies(t *testing.T) {
 func TestNotOriginatedNamesMergedRule(t *testing.T) {
 	c := pathCaseNamed(t, "gateway-merged-drs-older-policy-drops-tls.yaml")
 	_, p := tracePathCase(t, c)
-	if p.Cause != PathNotOriginated || !strings.Contains(p.Message, "istio-system/push-tls") || !strings.Contains(p.Message, "merges") || strings.Contains(p.Message, "port-level setting without tls") {
+	if p.Cause != PathNotOriginated || !strings.Contains(p.Message, "istio-system/tls-push") || !strings.Contains(p.Message, "merges") || strings.Contains(p.Message, "port-level setting without tls") {
 		t.Errorf("%s %s: %s", p.Cause, p.Culprit, p.Message)
 	}
 }
