@@ -3886,12 +3886,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
 			}
-			if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && (r.Gateways[0].Cause == CauseRouteNotBound || r.Gateways[0].Cause == CauseGatewayNotApplied) && r.Gateways[0].Culprit != "" {
+			if g, ok := tr.hostVerdict(w, host); ok && (g.Cause == CauseRouteNotBound || g.Cause == CauseGatewayNotApplied) && g.Culprit != "" {
 				// why-missing's verdict on the gateway says which route does not bind and why
 				// (a server skipped as a duplicate, hosts, route type, exportTo), or that the
 				// Gateway the route names applies to no workload while another Gateway keeps
 				// the listener (blind audit 58 f2-01): the same resource and fix
-				g := r.Gateways[0]
 				tr.failFix(PathGatewayNoRoute, "NR", g.Culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), g.Message), g.Fix, g.Patch)
 				return
 			}
@@ -4290,8 +4289,7 @@ func (tr *tracer) skippedForHost(w Workload, gproxy string, target uint32, host 
 			return true
 		}
 		fix := droppedServerFix(ms)
-		if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseRouteNotBound && r.Gateways[0].Culprit == ref {
-			g := r.Gateways[0]
+		if g, ok := tr.hostVerdict(w, host); ok && g.Cause == CauseRouteNotBound && g.Culprit == ref {
 			tr.failFix(CauseRouteNotBound, flag, ref, msg, g.Fix, g.Patch)
 			tr.t.gateway = &g
 			return true
@@ -5236,10 +5234,9 @@ func (tr *tracer) routeForHostNotListingIt(w Workload, servers []rules.GatewaySe
 // buildGatewayNetworkFiltersFromTLSRoutes), or no route at all (the Gateway).
 func noChainVerdict(tr *tracer, w Workload, servers []rules.GatewayServer, host, lname string, port uint32) noServer {
 	lead := fmt.Sprintf("The gateway's listener %s has no filter chain for server name %s: %s resets the connection.", lname, host, w.Ref())
-	if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseGatewayNotApplied && r.Gateways[0].Culprit != "" {
+	if g, ok := tr.gatewayNotApplied(w, host); ok {
 		// the Gateway the host's route names applies to no workload, while another Gateway's
 		// server keeps the listener (blind audit 58 f2-05)
-		g := r.Gateways[0]
 		return noServer{culprit: g.Culprit, why: lead + " " + g.Message, fix: g.Fix, patch: g.Patch}
 	}
 	if m, ok := tr.misboundRoute(w, servers, host); ok {
@@ -5272,12 +5269,26 @@ func noChainVerdict(tr *tracer, w Workload, servers []rules.GatewayServer, host,
 // for the host. Mirrors istiod pilot/pkg/model/config.go resolveGatewayName with
 // push_context.go VirtualServicesForGateway (a route binds only the Gateway it names).
 func (tr *tracer) unresolvedRoute(w Workload, host string) (GatewayVerdict, bool) {
+	g, ok := tr.hostVerdict(w, host)
+	return g, ok && g.Cause == CauseGatewayRefUnresolve && g.Culprit != ""
+}
+
+// gatewayNotApplied: why-missing's verdict for host on w is GATEWAY_DOES_NOT_APPLY, naming the
+// Gateway the host's route names (stepGatewayApplies), while the call reached a listener or
+// port that other Gateways' servers hold.
+func (tr *tracer) gatewayNotApplied(w Workload, host string) (GatewayVerdict, bool) {
+	g, ok := tr.hostVerdict(w, host)
+	return g, ok && g.Cause == CauseGatewayNotApplied && g.Culprit != ""
+}
+
+// hostVerdict is why-missing's verdict for host (every declared port) on gateway workload w,
+// the one the path's gateway hop defers to; ok is false when there is none.
+func (tr *tracer) hostVerdict(w Workload, host string) (GatewayVerdict, bool) {
 	r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()})
 	if err != nil || len(r.Gateways) == 0 {
 		return GatewayVerdict{}, false
 	}
-	g := r.Gateways[0]
-	return g, g.Cause == CauseGatewayRefUnresolve && g.Culprit != ""
+	return r.Gateways[0], true
 }
 
 // gatewayDoubleTLSText is the message and fix (a patch when it is one field) when gateway w
@@ -6166,10 +6177,9 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			d.why = "the Gateway servers on the port get no filter chain: " + d.why
 			return d
 		}
-		if r, err := WhyMissing(tr.snap, WhyMissingOptions{Host: host, Gateway: w.Ref()}); err == nil && len(r.Gateways) > 0 && r.Gateways[0].Cause == CauseGatewayNotApplied && r.Gateways[0].Culprit != "" {
+		if g, ok := tr.gatewayNotApplied(w, host); ok {
 			// the host's own Gateway applies to no workload, and the other servers on the
 			// port have no route: the host's Gateway is to fix, not another server
-			g := r.Gateways[0]
 			return noServer{culprit: g.Culprit, why: "the Gateway servers on the port get no filter chain, and the one for the host is not among them: " + strings.TrimSuffix(g.Message, "."), fix: g.Fix, patch: g.Patch}
 		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}

@@ -1860,8 +1860,10 @@ func mirrorOnlyAt(bindings []rules.Binding, hostnames []string) (string, bool) {
 }
 
 // destinationOnlyAt: a VirtualService bound at the gateway routes other names (its bound hosts,
-// none of hostnames) to one of hostnames, with a route that takes traffic (not a mirror, not weight 0): its
-// reference and those hosts.
+// none of hostnames) to one of hostnames, with a route that takes traffic (not a mirror, not
+// weight 0): its reference and those hosts. istiod keeps the destination's cluster for that
+// route (push_context.go virtualServiceDestinations, with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG),
+// and the virtual hosts are the bound names (gateway.go buildGatewayHTTPRouteConfig).
 func destinationOnlyAt(bindings []rules.Binding, hostnames []string) (string, []string, bool) {
 	for _, b := range bindings {
 		if !b.Bound() || len(b.Hosts) == 0 || slices.ContainsFunc(b.Hosts, func(h string) bool {
