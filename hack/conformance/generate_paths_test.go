@@ -27,6 +27,8 @@ const (
 	dimPSidecar = "path.sidecar"
 	dimPOrder   = "path.route-order"
 	dimPSNI     = "path.sni"
+	dimPMeshOrd = "path.mesh-order"
+	dimPDeleg   = "path.delegate"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -84,8 +86,15 @@ func init() {
 		// session (the client's own TLS) to the entry's 443 (gateway.go
 		// buildGatewayNetworkFiltersFromTCPRoutes): with path.origination's TLS on 443 the
 		// client's TLS meets a second session (TLS originated twice).
+		// mutual-top-port-level-no-tls: tls ISTIO_MUTUAL and a port-level setting for 8453
+		// without tls, both in the rule's top-level policy (plaintext: a port-level setting
+		// does not inherit the policy's tls). mutual-top-subset-port-level-no-tls: tls
+		// ISTIO_MUTUAL at top level, and subset "p" has only a port-level setting for 8453
+		// without tls (util.go MergeSubsetTrafficPolicy: the subset's port-level setting replaces
+		// the merged tls too: plaintext).
 		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
-			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2", "tls-mutual-tcp-forward"}},
+			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2", "tls-mutual-tcp-forward",
+			"mutual-top-port-level-no-tls", "mutual-top-subset-port-level-no-tls"}},
 		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
 		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
@@ -183,7 +192,14 @@ func init() {
 		// gateway Service's port for egress/*. ported-no-egress-ns: the call's port with hosts
 		// [./*, istio-system/*]: neither the gateway Service nor the entry is imported, only
 		// the client's own mesh route.
-		dimension{dimPSidecar, []string{"none", "none", "none", "catch-all", "ported-call", "ported-both", "ported-no-egress-ns"}},
+		// excluded-gateway: hosts [*/*, ~egress/<gateway Service>] (Istio 1.31 exclusions:
+		// sidecar.go selectServices skips a service an exclusion of its own namespace or of
+		// every namespace names; virtual services are not excluded): no cluster for the gateway
+		// Service. excluded-gateway-other-ns: the exclusion written for namespace other (no
+		// effect). excluded-host: hosts [*/*, ~/path.example.com] (the entry is not imported;
+		// the client's route still is).
+		dimension{dimPSidecar, []string{"none", "none", "none", "catch-all", "ported-call", "ported-both", "ported-no-egress-ns",
+			"excluded-gateway", "excluded-gateway-other-ns", "excluded-host"}},
 		// path.route-order: a second VirtualService egress/path-order bound to the same Gateway
 		// for the path host, its http route to order.example.com:80 (a public entry
 		// other/path-order). istiod appends the routes of every VirtualService for a host to one
@@ -226,7 +242,33 @@ func init() {
 		// CheckDuplicates compares host strings) and their chains share the listener; Envoy
 		// picks the chain whose server name matches the SNI exactly before any wildcard one,
 		// whatever their order, so the path host's chain takes the call.
-		dimension{dimPSNI, []string{"none", "none", "none", "mesh-other", "mesh-wildcard", "gateway-other", "gateway-other-kept", "gateway-wildcard", "gateway-wildcard-older"}},
+		// gateway-dup-older-dead: a VirtualService egress/path-sni-dup bound to path-gw, created
+		// before path-through-gw, with a tls route for the path host's SNI to dead.example.com
+		// (no entry): istiod keeps only the first route for a server name on a gateway listener
+		// (gateway.go buildGatewayNetworkFiltersFromTLSRoutes skips a match whose SNI hosts
+		// model.CheckDuplicates finds kept), so
+		// the call goes to a cluster nothing builds. gateway-dup-newer-dead: the same VirtualService
+		// created after path-through-gw (skipped: the call works).
+		dimension{dimPSNI, []string{"none", "none", "none", "mesh-other", "mesh-wildcard", "gateway-other", "gateway-other-kept", "gateway-wildcard", "gateway-wildcard-older",
+			"gateway-dup-older-dead", "gateway-dup-newer-dead"}},
+		// path.mesh-order: a route of the client's own sidecar that sends the call straight to
+		// path.example.com (port 80, or 443 with sniHosts [path.example.com] on a passthrough
+		// path) instead of to the gateway. catchall-first: a route without match first in
+		// path-via-gw's http routes (HTTP calls only; route.go: the first matching route wins,
+		// and SortVHostRoutes only moves catch-alls at gateways). older-vs: a second
+		// VirtualService team-p/path-direct for the host, created before path-via-gw: for a
+		// sidecar istiod keeps the first VirtualService per host (httproute.go
+		// buildSidecarVirtualHostsFromConfigAndRegistry; tls.go for the SNI chains), so the call
+		// bypasses the gateway. newer-vs: path-direct created after path-via-gw (ignored).
+		dimension{dimPMeshOrd, []string{"none", "none", "none", "catchall-first", "older-vs", "newer-vs"}},
+		// path.delegate: the gateway's http route delegated (HTTP paths only). delegate:
+		// path-through-gw's http is one delegate route to other/path-delegate, a VirtualService
+		// without hosts holding the routes (virtualservice.go mergeVirtualServicesIfNeeded).
+		// not-exported: the delegate exportTo ["."] (the root in egress does not see it: the
+		// delegate route is dropped, 404 NR). with-hosts: the delegate lists the path host (and
+		// exportTo [egress]): a VirtualService with hosts is not a delegate, so the root's
+		// delegate route is dropped the same way.
+		dimension{dimPDeleg, []string{"none", "none", "none", "delegate", "not-exported", "with-hosts"}},
 	)
 }
 
@@ -243,6 +285,30 @@ func sniObjects(b *builder, v string, gwRoute, meshRoute *string, upSubset strin
 		*gwRoute = strings.Replace(*gwRoute, sni, "sniHosts: [other.example.com]", 1)
 	case "gateway-wildcard":
 		*gwRoute = strings.Replace(*gwRoute, sni, `sniHosts: ["*.example.com"]`, 1)
+	}
+	if (v == "gateway-dup-older-dead" || v == "gateway-dup-newer-dead") && strings.HasPrefix(*gwRoute, "  tls:") {
+		// a second VirtualService bound to path-gw whose tls route for the path host's SNI goes
+		// to dead.example.com (no entry: no cluster); istiod keeps the first route for an SNI
+		ts := `"2023-06-01T00:00:00Z"`
+		if v == "gateway-dup-newer-dead" {
+			ts = b.ts()
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-sni-dup
+  namespace: egress
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  gateways: [path-gw]
+  tls:
+  - match:
+    - port: 8453
+      sniHosts: [%s]
+    route:
+    - destination: {host: dead.example.com, port: {number: 443}}`, ts, pathHost, pathHost))
+		return
 	}
 	if v == "gateway-wildcard-older" {
 		b.add(`apiVersion: networking.istio.io/v1
@@ -538,6 +604,11 @@ spec:
 	case "mutual-top-level-subset-lb":
 		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
 		drTLS = "\n    trafficPolicy:\n      loadBalancer: {simple: ROUND_ROBIN}"
+	case "mutual-top-port-level-no-tls":
+		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n    portLevelSettings:\n    - port: {number: 8453}\n      loadBalancer: {simple: ROUND_ROBIN}\n"
+	case "mutual-top-subset-port-level-no-tls":
+		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
+		drTLS = "\n    trafficPolicy:\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
 	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: DestinationRule
@@ -646,6 +717,24 @@ spec:
 			gwRoute = fault(gwRoute, "{httpStatus: 429}")
 		}
 	}
+	if dv := d[dimPDeleg]; dv != "none" && dv != "" && strings.HasPrefix(gwRoute, "  http:") {
+		hosts, exportTo := "", ""
+		switch dv {
+		case "not-exported":
+			exportTo = "\n  exportTo: [\".\"]"
+		case "with-hosts":
+			hosts, exportTo = "\n  hosts: ["+pathHost+"]", "\n  exportTo: [egress]"
+		}
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-delegate
+  namespace: other
+  creationTimestamp: %s
+spec:%s%s
+%s`, b.ts(), hosts, exportTo, gwRoute))
+		gwRoute = "  http:\n  - delegate: {name: path-delegate, namespace: other}"
+	}
 	originationRule(b, origVariant)
 	mirrorEntry(b, d[dimPMirror])
 	cfgLabels := ""
@@ -715,6 +804,30 @@ spec:
 	if ah := pathAlias(b, svcVariant); ah != "" {
 		meshRoute = strings.ReplaceAll(meshRoute, "host: "+svcHost+",", "host: "+ah+",")
 	}
+	direct := fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s, port: {number: 80}}", pathHost)
+	if passthrough {
+		direct = fmt.Sprintf("  tls:\n  - match:\n    - port: 443\n      sniHosts: [%s]\n    route:\n    - destination: {host: %s, port: {number: 443}}", pathHost, pathHost)
+	}
+	directVS := func(ts string) {
+		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: path-direct
+  namespace: team-p
+  creationTimestamp: %s
+spec:
+  hosts: [%s]
+  gateways: [mesh]
+%s`, ts, pathHost, direct))
+	}
+	switch d[dimPMeshOrd] {
+	case "catchall-first":
+		if strings.HasPrefix(meshRoute, "  http:\n") {
+			meshRoute = strings.Replace(meshRoute, "  http:\n", direct+"\n", 1)
+		}
+	case "older-vs":
+		directVS(`"2023-06-01T00:00:00Z"`)
+	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
@@ -725,6 +838,9 @@ spec:
   hosts: [%s]
   gateways: [mesh]
 %s`, b.ts(), pathHost, meshRoute))
+	if d[dimPMeshOrd] == "newer-vs" {
+		directVS(b.ts())
+	}
 	pathSidecar(b, d[dimPSidecar], passthrough, svcPort)
 }
 
@@ -816,6 +932,12 @@ func pathSidecar(b *builder, v string, passthrough bool, svcPort uint32) {
 			fmt.Sprintf("  - port: {number: %d, name: %s-gw, protocol: %s}\n    hosts: [\"egress/*\"]", svcPort, strings.ToLower(proto), proto)
 	case "ported-no-egress-ns":
 		egress = "  - port: " + callPort + "\n    hosts: [\"./*\", \"istio-system/*\"]"
+	case "excluded-gateway":
+		egress = "  - hosts: [\"*/*\", \"~egress/egress-path.egress.svc.cluster.local\"]"
+	case "excluded-gateway-other-ns":
+		egress = "  - hosts: [\"*/*\", \"~other/egress-path.egress.svc.cluster.local\"]"
+	case "excluded-host":
+		egress = "  - hosts: [\"*/*\", \"~/" + pathHost + "\"]"
 	default:
 		return
 	}

@@ -343,10 +343,11 @@ func pluginPath(r rules.CallResult) listenerPath {
 	switch {
 	case r.Route != nil:
 		switch {
+		case r.Route.Abort != "":
+			// (the fault filter aborts before the router picks a cluster, weighted or not)
+			p.cluster = faultAbortTarget
 		case len(r.Route.Weighted) > 0:
 			p.cluster = "weighted:" + strings.Join(r.Route.Weighted, ",")
-		case r.Route.Abort != "":
-			p.cluster = faultAbortTarget
 		case r.Route.DirectResponse > 0:
 			p.cluster = fmt.Sprintf("direct:%d", r.Route.DirectResponse)
 		default:

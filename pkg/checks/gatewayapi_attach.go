@@ -77,6 +77,39 @@ func kubeGatewayOf(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
 	return nil
 }
 
+// meshHTTPRoutesTo: the HTTPRoutes and GRPCRoutes attached to a ServiceEntry or Service (the
+// sidecars' routes) with a backendRef to the Service of Gateway g ("Kind namespace/name").
+func meshHTTPRoutesTo(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []string {
+	if g == nil {
+		return nil
+	}
+	svcs := rules.KubeGatewayServices(g)
+	var out []string
+	for _, r := range model.KubeRoutes(snap) {
+		if r.Kind != "HTTPRoute" && r.Kind != "GRPCRoute" {
+			continue
+		}
+		mesh := slices.ContainsFunc(r.ParentRefs, func(pr gatewayv1.ParentReference) bool {
+			kind, _ := rules.KubeParentKind(pr, r.Namespace)
+			return kind == rules.KubeParentServiceEntry || kind == rules.KubeParentService
+		})
+		toGateway := slices.ContainsFunc(r.BackendRefs, func(b gatewayv1.BackendRef) bool {
+			if (b.Group != nil && *b.Group != "") || (b.Kind != nil && *b.Kind != "Service") {
+				return false
+			}
+			ns := r.Namespace
+			if b.Namespace != nil {
+				ns = string(*b.Namespace)
+			}
+			return slices.Contains(svcs, string(b.Name)+"."+ns+".svc.cluster.local")
+		})
+		if mesh && toGateway {
+			out = append(out, r.Ref())
+		}
+	}
+	return out
+}
+
 // notAcceptedText is the message and fix for a parentRef no listener accepts.
 func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (msg, fix string) {
 	ref := a.Route.ParentRefs[a.Index]
@@ -204,6 +237,12 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				}
 				if l.Protocol == gatewayv1.TLSProtocolType && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gatewayv1.TLSModePassthrough) {
 					fix = fmt.Sprintf("Listener %s of Gateway %s passes TLS through (protocol TLS, mode Passthrough), which takes TLSRoutes only: the gateway never reads the clients' HTTP inside their TLS. Replace %s with a TLSRoute on the same parentRef, with hostnames [the names the clients send as SNI] and backendRefs [{group: networking.istio.io, kind: Hostname, name: <the external host>, port: <its TLS port>}]; or, to route HTTP at the gateway, have the clients send plain HTTP to an HTTP listener and originate TLS there.", name, a.Gateway, route)
+					if mesh := meshHTTPRoutesTo(snap, g); len(mesh) > 0 {
+						// the sidecars' hop of the same setup is an HTTPRoute too: on a TLS
+						// port the sidecar ignores it, so the gateway-side fix alone sends
+						// the call straight out (blind audit 61 case 08)
+						fix += fmt.Sprintf(" Replace %s, which sends the sidecars' calls to this Gateway, with a TLSRoute on the same parentRef and backendRef as well: the clients' TLS reaches the sidecar on a TLS port, where only TLSRoutes apply, so without it the call leaves directly and bypasses the gateway.", strings.Join(mesh, " and "))
+					}
 					return msg, fix
 				}
 			}

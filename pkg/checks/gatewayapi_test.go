@@ -1103,8 +1103,12 @@ func TestGatewayAPIHostnameBackendStatusMisleads(t *testing.T) {
 // An HTTPRoute attached to a TLS Passthrough listener is refused; the fix is a TLSRoute on the
 // same parentRef (the gateway never reads HTTP inside the clients' TLS), not "a listener whose
 // protocol takes HTTPRoutes" (blind audit 35 T08).
+//
+// With the sidecars' hop an HTTPRoute too (on the entry, backendRef the Gateway's Service), the
+// fix converts that one as well: alone, the gateway-side TLSRoute leaves the call bypassing the
+// gateway (blind audit 61 case 08).
 func TestHTTPRouteOnPassthroughListenerFix(t *testing.T) {
-	snap := loadYAML(t, `
+	const gatewaySide = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: istio}
@@ -1126,15 +1130,46 @@ spec:
   hostnames: [vault.keys.example]
   rules:
   - backendRefs: [{group: networking.istio.io, kind: Hostname, name: vault.keys.example, port: 8200}]
-`)
-	var got []string
-	for _, f := range routeAttachFindings(snap) {
-		got = append(got, f.Code+": "+f.Fix)
-		if f.Code == PreflightRouteNotAccepted && strings.Contains(f.Fix, "Replace HTTPRoute secrets/vault-out with a TLSRoute") {
-			return
+`
+	const meshSide = `
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: vault, namespace: apps}
+spec:
+  hosts: [vault.keys.example]
+  ports: [{number: 8200, name: tls, protocol: TLS}]
+  resolution: DNS
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: vault-to-egress, namespace: apps}
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: vault}]
+  rules:
+  - backendRefs: [{name: vault-egress-istio, namespace: secrets, port: 8443}]
+`
+	fixOf := func(docs string) (string, []string) {
+		var got []string
+		for _, f := range routeAttachFindings(loadYAML(t, docs)) {
+			got = append(got, f.Code+": "+f.Fix)
+			if f.Code == PreflightRouteNotAccepted && strings.Contains(f.Fix, "Replace HTTPRoute secrets/vault-out with a TLSRoute") {
+				return f.Fix, got
+			}
 		}
+		return "", got
 	}
-	t.Errorf("no TLSRoute fix for an HTTPRoute on a Passthrough listener: %q", got)
+	fix, got := fixOf(gatewaySide)
+	if fix == "" {
+		t.Fatalf("no TLSRoute fix for an HTTPRoute on a Passthrough listener: %q", got)
+	}
+	if strings.Contains(fix, "sidecars' calls") {
+		t.Errorf("no mesh route, but the fix names one: %s", fix)
+	}
+	fix, got = fixOf(gatewaySide + meshSide)
+	if !strings.Contains(fix, "Replace HTTPRoute apps/vault-to-egress, which sends the sidecars' calls to this Gateway, with a TLSRoute") {
+		t.Errorf("the fix leaves the sidecars' HTTPRoute: %q", got)
+	}
 }
 
 // A gateway TCPRoute whose backendRef names the ServiceEntry by its object name (read as a

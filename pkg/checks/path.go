@@ -5071,10 +5071,8 @@ func shareSentence(refused, total int32, what string) string {
 
 // kubeRouteBackends: the backendRefs of the rules of the Gateway API route o names.
 func kubeRouteBackends(snap *snapshot.Snapshot, o rules.ObjectRef) []gatewayv1.BackendRef {
-	for _, r := range model.KubeRoutes(snap) {
-		if r.Kind == o.Kind && r.Namespace == o.Namespace && r.Name == o.Name {
-			return r.BackendRefs
-		}
+	if r, ok := model.KubeRoute(snap, o.Kind, o.Namespace, o.Name); ok {
+		return r.BackendRefs
 	}
 	return nil
 }
@@ -7444,24 +7442,22 @@ func meshAndGatewayParents(snap *snapshot.Snapshot, vsRef string) (rules.KubeRou
 		return rules.KubeRoute{}, "", false
 	}
 	o := origins[0]
-	for _, r := range model.KubeRoutes(snap) {
-		if r.Kind != o.Kind || r.Namespace != o.Namespace || r.Name != o.Name {
-			continue
-		}
-		mesh, gw := false, ""
-		for _, pr := range r.ParentRefs {
-			switch kind, pns := rules.KubeParentKind(pr, r.Namespace); kind {
-			case rules.KubeParentServiceEntry, rules.KubeParentService:
-				mesh = true
-			case rules.KubeParentGateway:
-				if gw == "" {
-					gw = pns + "/" + string(pr.Name)
-				}
+	r, ok := model.KubeRoute(snap, o.Kind, o.Namespace, o.Name)
+	if !ok {
+		return rules.KubeRoute{}, "", false
+	}
+	mesh, gw := false, ""
+	for _, pr := range r.ParentRefs {
+		switch kind, pns := rules.KubeParentKind(pr, r.Namespace); kind {
+		case rules.KubeParentServiceEntry, rules.KubeParentService:
+			mesh = true
+		case rules.KubeParentGateway:
+			if gw == "" {
+				gw = pns + "/" + string(pr.Name)
 			}
 		}
-		return r, gw, mesh && gw != ""
 	}
-	return rules.KubeRoute{}, "", false
+	return r, gw, mesh && gw != ""
 }
 
 // meshParentText names the mesh parents of route r.

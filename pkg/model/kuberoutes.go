@@ -21,6 +21,25 @@ func KubeRoutes(snap *snapshot.Snapshot) []rules.KubeRoute {
 	})
 }
 
+type kubeRouteByRefKey struct{}
+
+// KubeRoute returns the Gateway API route of kind (HTTPRoute, GRPCRoute, TLSRoute or TCPRoute),
+// namespace and name, from an index built once per snapshot; ok is false when there is none.
+func KubeRoute(snap *snapshot.Snapshot, kind, namespace, name string) (rules.KubeRoute, bool) {
+	byRef := memo(snap, kubeRouteByRefKey{}, func() map[string]rules.KubeRoute {
+		m := map[string]rules.KubeRoute{}
+		for _, r := range KubeRoutes(snap) {
+			k := r.Kind + "/" + r.Namespace + "/" + r.Name
+			if _, dup := m[k]; !dup {
+				m[k] = r
+			}
+		}
+		return m
+	})
+	r, ok := byRef[kind+"/"+namespace+"/"+name]
+	return r, ok
+}
+
 type entryRoutesKey struct{}
 
 // RoutesOnEntries indexes the Gateway API routes by the ServiceEntries their parentRefs name
