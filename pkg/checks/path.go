@@ -619,7 +619,14 @@ const sidecarAmbiguityFix = "Keep one Sidecar without workloadSelector per names
 func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string) {
 	view := RevisionView(tr.snap, v.Revision)
 	services := model.Services(view, v.Flags.MeshConfig).Shared(host)
-	if chosen, visible := rules.ServiceForProxy(services, v.Namespace); chosen != nil && len(visible) >= 2 && !allMerged(*chosen, visible) {
+	chosen, visible := rules.ServiceForProxy(services, v.Namespace)
+	// an entry the client's Sidecar excludes ("~ns/host") is not in its scope: no ambiguity
+	// with it (sidecar.go selectServices; blind audit 60 r7c)
+	visible = slices.DeleteFunc(slices.Clone(visible), func(s rules.Service) bool {
+		x, _ := sidecarExclusion(v, s.Namespace, host)
+		return x != ""
+	})
+	if chosen != nil && len(visible) >= 2 && !allMerged(*chosen, visible) {
 		// the entry the sidecar holds (its own namespace's first: rules.EgressListener's choice,
 		// sidecar.go selectServices), which the trace above used
 		if held, ok := v.Outbound.ScopeService(host); ok {
