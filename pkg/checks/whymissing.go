@@ -250,6 +250,11 @@ func evaluateWith(snap *snapshot.Snapshot, w Workload, host string, port uint32,
 					routed = "a route bound to the gateway mirrors requests to it"
 				}
 			}
+			if f.Code == GatewayRoutesToItself {
+				// the cluster is there, but the route for the host does not lead to it
+				// (blind audit 60 r10b: "reaches it" beside this Error)
+				routed = "the route bound to the gateway for the host sends it back to the gateway's own Service, not to this cluster (" + GatewayRoutesToItself + " below)"
+			}
 		}
 		e.v.Message = fmt.Sprintf("%s is predicted in the CDS of gateway %s; %s. If `istioctl proxy-config clusters` does not show it, compare with the live state (checks d and e): istiod may not have pushed the configuration yet.",
 			clusterList(neededClusters(e.v.Clusters)), w.Ref(), routed)
