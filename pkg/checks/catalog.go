@@ -212,6 +212,8 @@ var catalogRefs = map[string]catalogRef{
 	WaypointNotAllowed:        {"EGR0505", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go makeAllowedRoutes, findBoundListener, makeWaypointSelector, AllowsAttachmentFromNamespace; status.go ReportWaypointAttachmentDenied"},
 	WaypointNoStatusAddress:   {"EGR0506", "seed 002", "pilot/pkg/serviceregistry/ambient/waypoints.go gatewayToWaypointTransform (a Gateway without status.addresses is no waypoint)"},
 	AmbientRouteNoWaypoint:    {"EGR0517", "seed 002", "pilot/pkg/config/kube/gateway/conversion.go createRouteStatus (ResolvedWaypoints: not respected in ambient mode); pilot/pkg/serviceregistry/ambient (ztunnel applies no routes)"},
+	WaypointSkipsInternalDNS:  {"EGR0518", "seed 002", "pilot/pkg/networking/core/waypoint.go findWaypointResources (DYNAMIC_DNS only for MESH_EXTERNAL services)"},
+	WaypointDynamicDNSPort:    {"EGR0519", "seed 002", "pilot/pkg/networking/core/cluster_waypoint.go (DynamicDNS: HTTP ports, TLS only with ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS); listener_waypoint.go buildWaypointInboundVIP"},
 	WaypointHTTPPortNotHTTP:   {"EGR0516", "seed 002", "pilot/pkg/networking/core/listener_waypoint.go buildWaypointInboundVIP (an HTTP port gets the HTTP chain only)"},
 	WaypointBackendUndeclared: {"EGR0515", "seed 002", "pilot/pkg/config/kube/gateway/conversion.go buildDestination (InvalidDestinationNotFound keeps the destination); pilot/pkg/networking/core/route/route.go GetDestinationCluster; listener_waypoint.go"},
 	WaypointRouteIgnored:      {"EGR0514", "seed 002", "pilot/pkg/networking/core/listener_waypoint.go getVirtualServiceForWaypoint (routes of the service's and the waypoint's namespaces only); pilot/pkg/config/kube/gateway/route_collections.go (the generated VirtualService is in the route's namespace)"},
@@ -318,7 +320,7 @@ var causePages = map[string]string{
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
 	// Ambient clients and waypoints.
 	AmbientViaWaypoint: "ambient", AmbientDirect: "ambient", WaypointNotFound: "ambient", WaypointNotForServices: "ambient",
-	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient", AmbientDNSCaptureOff: "ambient", WaypointRouteIgnored: "ambient", WaypointBackendUndeclared: "ambient", WaypointHTTPPortNotHTTP: "ambient", AmbientRouteNoWaypoint: "ambient",
+	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient", AmbientDNSCaptureOff: "ambient", WaypointRouteIgnored: "ambient", WaypointBackendUndeclared: "ambient", WaypointHTTPPortNotHTTP: "ambient", AmbientRouteNoWaypoint: "ambient", WaypointSkipsInternalDNS: "ambient", WaypointDynamicDNSPort: "ambient",
 	WaypointStatusDrift: "ambient", WaypointNotWaypointClass: "ambient", AmbientLabelWithSidecar: "ambient", WaypointAnnotation: "ambient",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",

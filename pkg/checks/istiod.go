@@ -42,13 +42,20 @@ type IstiodFlags struct {
 	// IPAutoallocate is PILOT_ENABLE_IP_AUTOALLOCATE (istiod's default: true; see
 	// IPAutoallocateOn).
 	IPAutoallocate Flag
-	MeshConfig     *meshv1alpha1.MeshConfig
-	MeshConfigAt   string // ConfigMap "ns/name", "" when none (defaults apply)
-	MeshUnknown    string // why the mesh config is unknown
+	// WildcardTLS is ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS (default false): waypoints
+	// serve the TLS ports of DYNAMIC_DNS entries only with it.
+	WildcardTLS  Flag
+	MeshConfig   *meshv1alpha1.MeshConfig
+	MeshConfigAt string // ConfigMap "ns/name", "" when none (defaults apply)
+	MeshUnknown  string // why the mesh config is unknown
 }
 
 // EnvIPAutoallocate turns istiod's ServiceEntry IP allocator on (default true in Istio 1.31).
 const EnvIPAutoallocate = "PILOT_ENABLE_IP_AUTOALLOCATE"
+
+// EnvWildcardTLS lets waypoints serve the TLS ports of DYNAMIC_DNS entries (default false in
+// Istio 1.31: pilot/pkg/features/experimental.go EnableWildcardHostServiceEntriesForTLS).
+const EnvWildcardTLS = "ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS"
 
 // IPAutoallocateOn: the allocator's flag with istiod's default (true) when unset, unreadable
 // or not a boolean (pkg/env keeps the default on a parse error).
@@ -131,6 +138,7 @@ func readIstiodFlags(snap *snapshot.Snapshot, rev string) IstiodFlags {
 	f.FilterGW = readFlag(snap, d, EnvFilterGatewayClusterConfig, snap.Assumptions.FilterGatewayClusters)
 	f.ScopeGWToNs = readFlag(snap, d, EnvScopeGatewayToNamespace, nil)
 	f.IPAutoallocate = readFlag(snap, d, EnvIPAutoallocate, nil)
+	f.WildcardTLS = readFlag(snap, d, EnvWildcardTLS, nil)
 	if m := snap.MeshConfigs[revKey(rev)]; m != nil {
 		f.MeshConfig, f.MeshConfigAt = m.Config, m.Ref
 	} else if m := snap.MeshConfigs[""]; m != nil {

@@ -1555,3 +1555,31 @@ spec:
 		}
 	}
 }
+
+// A waypoint serves the TLS ports of DYNAMIC_DNS entries only when istiod runs with
+// ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS=true: with it, the fixture's call goes through the
+// waypoint; with a value istiod does not read as true, it still fails.
+func TestWaypointDynamicDNSTLSFlag(t *testing.T) {
+	read := func(name string) string {
+		raw, err := os.ReadFile(filepath.Join("testdata", "paths", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	const container = "spec: {containers: [{name: discovery, image: pilot}]}"
+	base, fixture := read("_base.yaml"), read("ambient-wildcard-dynamic-dns-tls-port-flag-off.yaml")
+	if !strings.Contains(base, container) {
+		t.Fatalf("_base.yaml no longer holds %q: update the test", container)
+	}
+	for v, want := range map[string]string{"true": AmbientViaWaypoint, "yes": WaypointDynamicDNSPort, "false": WaypointDynamicDNSPort} {
+		withEnv := strings.Replace(base, container, "spec: {containers: [{name: discovery, image: pilot, env: [{name: "+EnvWildcardTLS+`, value: "`+v+`"}]}]}`, 1)
+		p, err := TracePath(loadYAML(t, withEnv, fixture), PathOptions{Host: "logs.eu-west.telemetry-saas.example", Port: 443, From: "collector", Call: "tls"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != want {
+			t.Errorf("%s=%s: cause %s, want %s: %s", EnvWildcardTLS, v, p.Cause, want, p.Message)
+		}
+	}
+}
