@@ -480,9 +480,13 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 			ref, wp, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("label Gateway %s %s=service (or all)", wp, rules.LabelWaypointFor))
 	case reason == rules.WaypointAttachmentDenied:
-		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose HBONE listener admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
-			ref, wp, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
-			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the HBONE listener (port 15008) of Gateway %s, or use a waypoint in %s", se.Namespace, wp, se.Namespace))
+		listener := b.Listener
+		if listener == "" {
+			listener = "HBONE listener (port 15008)"
+		}
+		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose %s admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+			ref, wp, listener, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
+			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the %s of Gateway %s, or use a waypoint in %s", se.Namespace, listener, wp, se.Namespace))
 		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, nil) {
 			// a Gateway of Istio's gateway class runs as a gateway, not a waypoint: admitting
 			// the entry would make every call fail (WAYPOINT_NOT_OF_WAYPOINT_CLASS; blind audit

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"net/netip"
 	"sort"
 	"strings"
@@ -112,6 +113,9 @@ type WaypointBinding struct {
 	// AllowedFrom is the waypoint's allowedRoutes namespaces.from of its HBONE listener (or of
 	// the listener its inbound-binding annotation names): "All", "Same" or "Selector".
 	AllowedFrom string
+	// Listener names the listener AllowedFrom is read from ("HBONE listener (port 15008)", or
+	// the one the inbound-binding annotation names), "" when there is none.
+	Listener string
 	// NoStatusAddress: the Gateway has no status.addresses. istiod makes a waypoint of a
 	// Gateway only once they are written (the waypoint has a ready pod); before that the
 	// binding is refused with WaypointIsNotReady.
@@ -198,8 +202,8 @@ func BindWaypoint(in WaypointInput) WaypointBinding {
 	if tt, ok := g.Labels[LabelWaypointFor]; ok {
 		b.TrafficType, b.TrafficTypeFrom = tt, "Gateway"
 	}
-	from, sel := waypointAllowedRoutes(g, in.GatewayClasses)
-	b.AllowedFrom = string(from)
+	from, sel, listener := waypointAllowedRoutes(g, in.GatewayClasses)
+	b.AllowedFrom, b.Listener = string(from), listener
 	if from == gatewayv1.NamespacesFromSelector && sel == nil {
 		b.AllowedFrom = AllowedFromSelectorNone
 	}
@@ -242,7 +246,7 @@ const inboundBindingAnnotation = "ambient.istio.io/waypoint-inbound-binding"
 //
 // Mirrors istiod ambient/waypoints.go makeInboundBinding, makeAllowedRoutes, findBoundListener,
 // makeWaypointSelector.
-func waypointAllowedRoutes(g *gatewayv1.Gateway, classes []*gatewayv1.GatewayClass) (gatewayv1.FromNamespaces, labels.Selector) {
+func waypointAllowedRoutes(g *gatewayv1.Gateway, classes []*gatewayv1.GatewayClass) (gatewayv1.FromNamespaces, labels.Selector, string) {
 	ann, ok := g.Annotations[inboundBindingAnnotation]
 	if !ok {
 		for _, c := range classes {
@@ -291,19 +295,33 @@ func waypointAllowedRoutes(g *gatewayv1.Gateway, classes []*gatewayv1.GatewayCla
 		}
 		return from, sel
 	}
+	if l, ok := boundListener(g, match); ok {
+		from, sel := selector(l)
+		what := fmt.Sprintf("HBONE listener (port %d)", l.Port)
+		if l.Protocol != "HBONE" || l.Port != 15008 {
+			what = fmt.Sprintf("listener %s (port %d, named by the annotation %s: %s)", l.Name, l.Port, inboundBindingAnnotation, ann)
+		}
+		return from, sel, what
+	}
+	return gatewayv1.NamespacesFromSame, nil, ""
+}
+
+// boundListener is the listener waypointAllowedRoutes reads: the first that match (from the
+// inbound-binding annotation, nil without one) selects, else the HBONE listener on 15008.
+func boundListener(g *gatewayv1.Gateway, match func(gatewayv1.Listener) bool) (gatewayv1.Listener, bool) {
 	if match != nil {
 		for _, l := range g.Spec.Listeners {
 			if match(l) {
-				return selector(l)
+				return l, true
 			}
 		}
 	}
 	for _, l := range g.Spec.Listeners {
 		if l.Protocol == "HBONE" && l.Port == 15008 {
-			return selector(l)
+			return l, true
 		}
 	}
-	return gatewayv1.NamespacesFromSame, nil
+	return gatewayv1.Listener{}, false
 }
 
 // AmbientAddresses returns the addresses ztunnel knows the entry's host by, which clients must

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,33 +139,38 @@ func TestWaypointAllowedRoutes(t *testing.T) {
 		gw   *gatewayv1.Gateway
 		want gatewayv1.FromNamespaces
 		sel  string
+		// listener: a part of the text naming the listener read ("" for none)
+		listener string
 	}{
-		{"istio-waypoint defaults to same namespace", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{GatewayClassName: WaypointClass}}, gatewayv1.NamespacesFromSame, ""},
-		{"istio-waypoint matching listener with no allowed routes", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008}}}}, gatewayv1.NamespacesFromSame, ""},
-		{"istio-waypoint matching listener with allowed routes", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008, AllowedRoutes: allowAll}}}}, gatewayv1.NamespacesFromAll, ""},
+		{"istio-waypoint defaults to same namespace", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{GatewayClassName: WaypointClass}}, gatewayv1.NamespacesFromSame, "", ""},
+		{"istio-waypoint matching listener with no allowed routes", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008}}}}, gatewayv1.NamespacesFromSame, "", "HBONE listener (port 15008)"},
+		{"istio-waypoint matching listener with allowed routes", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008, AllowedRoutes: allowAll}}}}, gatewayv1.NamespacesFromAll, "", "HBONE listener (port 15008)"},
 		{"istio-waypoint matching listener with selector", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008,
 			AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSelector), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "test"}}}}}}}},
-			gatewayv1.NamespacesFromSelector, "app=test"},
+			gatewayv1.NamespacesFromSelector, "app=test", "HBONE"},
 		// From: Selector without a selector admits nothing (makeWaypointSelector: a nil
 		// selector); the binding is refused with AttachmentDenied.
 		{"istio-waypoint matching listener with Selector and no selector", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008,
 			AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSelector)}}}}}},
-			gatewayv1.NamespacesFromSelector, ""},
-		{"sandwiched waypoint defaults to same namespace", sandwich("PROXY/15088", gatewayv1.Listener{Protocol: "istio.io/PROXY", Port: 15088}), gatewayv1.NamespacesFromSame, ""},
+			gatewayv1.NamespacesFromSelector, "", "HBONE"},
+		{"sandwiched waypoint defaults to same namespace", sandwich("PROXY/15088", gatewayv1.Listener{Name: "proxy", Protocol: "istio.io/PROXY", Port: 15088}), gatewayv1.NamespacesFromSame, "", "listener proxy (port 15088, named by the annotation " + inboundBindingAnnotation + ": PROXY/15088)"},
 		{"sandwiched waypoint with listener with allowed routes", sandwich("PROXY/15088",
 			gatewayv1.Listener{Name: "should be ignored", Protocol: "istio.io/PROXY", Port: 15089, AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSame)}}},
-			gatewayv1.Listener{Name: "should be used", Protocol: "istio.io/PROXY", Port: 15088, AllowedRoutes: allowAll}), gatewayv1.NamespacesFromAll, ""},
+			gatewayv1.Listener{Name: "should be used", Protocol: "istio.io/PROXY", Port: 15088, AllowedRoutes: allowAll}), gatewayv1.NamespacesFromAll, "", "listener should be used (port 15088"},
 		{"sandwiched waypoint with listener with allowed routes on port 0", sandwich("PROXY",
-			gatewayv1.Listener{Name: "should be used", Protocol: "istio.io/PROXY", Port: 15015, AllowedRoutes: allowAll}), gatewayv1.NamespacesFromAll, ""},
+			gatewayv1.Listener{Name: "should be used", Protocol: "istio.io/PROXY", Port: 15015, AllowedRoutes: allowAll}), gatewayv1.NamespacesFromAll, "", "listener should be used (port 15015"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			from, sel := waypointAllowedRoutes(tc.gw, nil)
+			from, sel, listener := waypointAllowedRoutes(tc.gw, nil)
 			got := ""
 			if sel != nil {
 				got = sel.String()
 			}
 			if from != tc.want || got != tc.sel {
 				t.Errorf("from %s selector %q, want %s %q", from, got, tc.want, tc.sel)
+			}
+			if !strings.Contains(listener, tc.listener) || (tc.listener == "") != (listener == "") {
+				t.Errorf("listener %q, want one naming %q", listener, tc.listener)
 			}
 		})
 	}
