@@ -140,9 +140,18 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "\n%s [%s] %s: %s\n", f.Level, f.Code, f.Resource, f.Message)
+		fmt.Fprintf(w, "\n%s [%s] %s%s\n", f.Level, f.Code, resourcePrefix(f.Resource), f.Message)
 		writeWhy(w, f.Code)
 		writeFix(w, f.Fix)
 	}
 	return emit(out, buf.Bytes())
+}
+
+// resourcePrefix is "<resource>: " before a finding's message, "" for a finding about no one
+// resource (a verdict that could not be given).
+func resourcePrefix(resource string) string {
+	if resource == "" {
+		return ""
+	}
+	return resource + ": "
 }

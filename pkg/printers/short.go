@@ -275,7 +275,7 @@ func explainListenerShort(r *checks.ListenerReport) string {
 	if f == nil || f.Level == checks.LevelInfo {
 		return "OK: " + what + "\n"
 	}
-	s := fmt.Sprintf("%s: %s; %s %s", levelVerdict(f.Level), what, f.Code, f.Resource)
+	s := strings.TrimSuffix(fmt.Sprintf("%s: %s; %s %s", levelVerdict(f.Level), what, f.Code, f.Resource), " ")
 	if n := len(r.Findings) - 1; n > 0 {
 		s += moreFindings(n)
 	}

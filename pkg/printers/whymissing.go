@@ -383,7 +383,7 @@ func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 	_ = indented(b, []string{"PROXY", "STEP", "RESULT", "WHAT HAPPENS"}, rows)
 	fixed := false
 	for _, f := range p.Warnings {
-		fmt.Fprintf(b, "  %s [%s] %s: %s\n", f.Level, f.Code, f.Resource, f.Message)
+		fmt.Fprintf(b, "  %s [%s] %s%s\n", f.Level, f.Code, resourcePrefix(f.Resource), f.Message)
 		if f.Code == checks.PathDirect && f.Fix != "" && !fixed && p.Fix == "" {
 			// the bypass the verdict line names: how to send the call through the gateway
 			// (blind audit 33: bypass verdicts showed no fix)
