@@ -830,10 +830,7 @@ type ambientDecl struct {
 func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host string) (map[string]ambientDecl, rules.AmbientSelection) {
 	decls := map[string]ambientDecl{}
 	var in []rules.AmbientService
-	for _, se := range view.ServiceEntries {
-		if !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return rules.NormalizeHost(h) == host }) {
-			continue
-		}
+	for _, se := range entriesByHost(view)[host] {
 		ss := registry.ForEntry(se)
 		vis := rules.VisibilityPublic
 		if len(ss) > 0 {
@@ -864,6 +861,26 @@ func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host
 	}
 	sort.Slice(in, func(i, j int) bool { return in[i].Ref < in[j].Ref })
 	return decls, rules.SelectAmbientServices(in)
+}
+
+type entriesByHostKey struct{}
+
+// entriesByHost indexes the view's ServiceEntries by each host they declare (normalised), in the
+// view's order, once per view: ambientDeclarations asks it for every host of a mesh.
+func entriesByHost(view *snapshot.Snapshot) map[string][]*networkingv1.ServiceEntry {
+	return view.Derived(entriesByHostKey{}, func() any {
+		m := map[string][]*networkingv1.ServiceEntry{}
+		for _, se := range view.ServiceEntries {
+			var seen []string
+			for _, h := range se.Spec.Hosts {
+				if n := rules.NormalizeHost(h); !slices.Contains(seen, n) {
+					seen = append(seen, n)
+					m[n] = append(m[n], se)
+				}
+			}
+		}
+		return m
+	}).(map[string][]*networkingv1.ServiceEntry)
 }
 
 // ambientHostForAddress returns the host (and its entry) that ztunnel knows by the address ip:
@@ -1544,24 +1561,40 @@ func AmbientTies(snap *snapshot.Snapshot) []ambientTie {
 		}
 	}
 	sort.Strings(nss)
+	// the hosts declared more than once and their declarations depend on the revision's view
+	// only: computed once per revision, not once per namespace
+	type declared struct {
+		host  string
+		decls map[string]ambientDecl
+		sel   rules.AmbientSelection
+	}
+	perRev := map[string][]declared{}
 	for _, ns := range nss {
 		rev := workloadRevision(snap, ns, nil)
 		view := RevisionView(snap, rev)
-		registry := model.Services(view, ReadIstiodFlags(view, rev).MeshConfig)
-		count := map[string]int{}
-		var hosts []string
-		for _, s := range registry.All {
-			if strings.HasPrefix(s.Hostname, "*") {
-				continue
+		dup, ok := perRev[rev]
+		if !ok {
+			registry := model.Services(view, ReadIstiodFlags(view, rev).MeshConfig)
+			count := map[string]int{}
+			var hosts []string
+			for _, s := range registry.All {
+				if strings.HasPrefix(s.Hostname, "*") {
+					continue
+				}
+				if count[s.Hostname]++; count[s.Hostname] == 2 {
+					hosts = append(hosts, s.Hostname)
+				}
 			}
-			if count[s.Hostname]++; count[s.Hostname] == 2 {
-				hosts = append(hosts, s.Hostname)
+			sort.Strings(hosts)
+			for _, h := range hosts {
+				decls, sel := ambientDeclarations(view, registry, h)
+				dup = append(dup, declared{h, decls, sel})
 			}
+			perRev[rev] = dup
 		}
-		sort.Strings(hosts)
-		for _, h := range hosts {
-			decls, sel := ambientDeclarations(view, registry, h)
-			ref, tied := sel.For(ns)
+		for _, x := range dup {
+			h, decls := x.host, x.decls
+			ref, tied := x.sel.For(ns)
 			if len(tied) > 1 {
 				p, err := TracePath(snap, PathOptions{Host: h, From: ns})
 				if err == nil && p.Cause == CauseInputUnknown {
