@@ -3889,6 +3889,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 						kubeListenerHostFix(route, o, host, servers[0].Server.GetPort().GetNumber()))
 					return
 				}
+				if route, why, fix, ok := isolatedRoute(tr.snap, o, host); ok {
+					// the route attaches to a wildcard listener, which loses the host to
+					// the listener written for it (listener isolation; blind audit 59 g11a)
+					tr.fail(PathGatewayNoRoute, "NR", route, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), why), fix)
+					return
+				}
 				tr.fail(PathGatewayNoRoute, "NR", "Gateway "+o.Namespace+"/"+o.Name, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. No HTTPRoute for %s attaches to %s (its parentRefs, sectionName or port, hostnames, and the listener's allowedRoutes decide).", rds, host, w.Ref(), host, o),
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
@@ -6056,6 +6062,60 @@ func routeHostOutsideListener(snap *snapshot.Snapshot, o rules.ObjectRef, host s
 		}
 	}
 	return "", "", false
+}
+
+// isolatedRoute: a route accepted by Gateway o's other listener on the same port, whose wildcard
+// hostname covers host, with host among the route's hostnames, while listener o.Section (no
+// route attaches to it) is written for host itself: istiod hands host to the more specific
+// listener only and drops it from the wildcard listener's routes (listener isolation), so the
+// route serves the host nowhere. The route, the message and the fix.
+//
+// Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo (a
+// listener's hostnames of more specific sibling listeners on its port are banned) and
+// hostnameAllowedByIsolation.
+func isolatedRoute(snap *snapshot.Snapshot, o rules.ObjectRef, host string) (route, why, fix string, ok bool) {
+	g := kubeGatewayOf(snap, o.Namespace+"/"+o.Name)
+	if g == nil {
+		return "", "", "", false
+	}
+	// the listener written for host itself, on the port of listener o.Section (the one the call
+	// reached: that, or a wildcard sibling)
+	var port gatewayv1.PortNumber
+	for _, l := range g.Spec.Listeners {
+		if string(l.Name) == o.Section {
+			port = l.Port
+		}
+	}
+	var own *gatewayv1.Listener
+	for i, l := range g.Spec.Listeners {
+		if l.Port == port && l.Hostname != nil && strings.EqualFold(string(*l.Hostname), host) {
+			own = &g.Spec.Listeners[i]
+		}
+	}
+	if own == nil {
+		return "", "", "", false
+	}
+	for _, a := range routeAttachments(snap) {
+		if a.Gateway != g.Namespace+"/"+g.Name || !a.Accepted || !slices.ContainsFunc(a.Route.Hostnames, func(h gatewayv1.Hostname) bool { return strings.EqualFold(string(h), host) }) {
+			continue
+		}
+		ref := a.Route.ParentRefs[a.Index]
+		for _, l := range g.Spec.Listeners {
+			if l.Name == own.Name || l.Port != own.Port || l.Hostname == nil || !strings.HasPrefix(string(*l.Hostname), "*") || !rules.HostMatches(string(*l.Hostname), host) {
+				continue
+			}
+			if ref.SectionName != nil && *ref.SectionName != l.Name {
+				continue
+			}
+			r := a.Route.Ref()
+			why = fmt.Sprintf("%s attaches to listener %s of Gateway %s/%s (hostname %s, which covers %s), but the Gateway also has listener %s on the same port for %s itself: istiod gives %s to that more specific listener only and drops it from the routes of listener %s (listener isolation), and no route attaches to listener %s. The route's status says Accepted all the same.",
+				r, l.Name, g.Namespace, g.Name, *l.Hostname, host, own.Name, host, host, l.Name, own.Name)
+			fix = fmt.Sprintf("Attach %s to listener %s too (a parentRef with sectionName: %s; the listener's allowedRoutes must admit namespace %s), or remove listener %s so that listener %s serves %s.",
+				r, own.Name, own.Name, a.Route.Namespace, own.Name, l.Name, host)
+			return r, why, fix, true
+		}
+	}
+	return "", "", "", false
 }
 
 // kubeListenerHostFix: the fix for route hostname hosts outside the hostname of listener l (a

@@ -1583,3 +1583,49 @@ func TestWaypointDynamicDNSTLSFlag(t *testing.T) {
 		}
 	}
 }
+
+// Listener isolation: the fix printed for a route that loses its host to a more specific
+// listener works as written (attach it to that listener too, and let the listener admit the
+// route's namespace), and so does the alternative (remove the specific listener).
+func TestListenerIsolationFixes(t *testing.T) {
+	const file = "gatewayapi-http-listener-isolation-wildcard-route-loses-host.yaml"
+	const specific = `  - name: billing
+    hostname: billing.partner-api.example
+    port: 80
+    protocol: HTTP
+`
+	attach := pathFixtureVariant(t, file, `  parentRefs: [{name: partner-out, namespace: partner-egress, sectionName: any-partner}]`,
+		`  parentRefs: [{name: partner-out, namespace: partner-egress, sectionName: any-partner}, {name: partner-out, namespace: partner-egress, sectionName: billing}]`)
+	// (the second edit on the same fixture: the listener admits the route's namespace)
+	raw, err := os.ReadFile(filepath.Join("testdata", "paths", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := strings.Replace(strings.Replace(string(raw), `sectionName: any-partner}]`, `sectionName: any-partner}, {name: partner-out, namespace: partner-egress, sectionName: billing}]`, 1),
+		specific, specific+"    allowedRoutes: {namespaces: {from: All}}\n", 1)
+	for name, snap := range map[string]*snapshot.Snapshot{
+		"attached to both, billing admits ledger": loadYAML(t, string(base), both),
+		"billing removed":                         pathFixtureVariant(t, file, specific, ""),
+	} {
+		p, err := TracePath(snap, PathOptions{Host: "billing.partner-api.example", Port: 80, From: "ledger"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != PathOK {
+			t.Errorf("%s: cause %s: %s", name, p.Cause, p.Message)
+		}
+	}
+	// attached to both, but billing still admits its own namespace only: the route is refused
+	// there, and the verdict stays a failure
+	p, err := TracePath(attach, PathOptions{Host: "billing.partner-api.example", Port: 80, From: "ledger"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause == PathOK {
+		t.Errorf("attached to billing, which does not admit ledger: OK")
+	}
+}
