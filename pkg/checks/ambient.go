@@ -572,73 +572,79 @@ func routesOnEntry(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port 
 // Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go buildDestination
 // (InvalidDestinationNotFound keeps the destination), pilot/pkg/networking/core/route/route.go
 // GetDestinationCluster.
-func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, routes []rules.KubeRoute) *Finding {
+func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, routes []rules.KubeRoute) []Finding {
+	var out []Finding
+	for _, r := range routes {
+		if f := routeBackendsUndeclared(snap, view, flags, r); f != nil {
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+// routeBackendsUndeclared is waypointBackendsUndeclared for one route r, nil when its backends
+// are declared.
+func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r rules.KubeRoute) *Finding {
 	registry := model.Services(view, flags.MeshConfig)
 	var bad []string
-	first := ""
-	for _, r := range routes {
-		for _, b := range r.BackendRefs {
-			group, kind := rules.KubeBackendGroupKind(b)
-			host, undeclaredPort := "", ""
-			// the backend's port must be one the host declares: the waypoint builds a cluster
-			// per declared port and names inbound-vip|<backend port>|… (listener_waypoint.go
-			// getWaypointDestinationCluster; blind audit 62 k7b)
-			portIn := func(ports []uint32) bool {
-				return b.Port == nil || slices.Contains(ports, uint32(*b.Port))
+	for _, b := range r.BackendRefs {
+		group, kind := rules.KubeBackendGroupKind(b)
+		host, undeclaredPort := "", ""
+		// the backend's port must be one the host declares: the waypoint builds a cluster
+		// per declared port and names inbound-vip|<backend port>|… (listener_waypoint.go
+		// getWaypointDestinationCluster; blind audit 62 k7b)
+		portIn := func(ports []uint32) bool {
+			return b.Port == nil || slices.Contains(ports, uint32(*b.Port))
+		}
+		portsText := func(ports []uint32) string {
+			slices.Sort(ports)
+			if ports = slices.Compact(ports); len(ports) == 0 {
+				return "it declares none"
 			}
-			portsText := func(ports []uint32) string {
-				slices.Sort(ports)
-				if ports = slices.Compact(ports); len(ports) == 0 {
-					return "it declares none"
-				}
-				return "its ports are " + joinPorts(ports)
-			}
-			switch {
-			case group == "networking.istio.io" && kind == "Hostname":
-				host = strings.ToLower(string(b.Name))
-				if strings.Contains(host, "*") {
-					continue
-				}
-				if svcs := registry.Shared(host); len(svcs) > 0 {
-					var ports []uint32
-					for _, s := range svcs {
-						for _, p := range s.Ports {
-							ports = append(ports, p.Number)
-						}
-					}
-					if portIn(ports) {
-						continue
-					}
-					undeclaredPort = fmt.Sprintf(" (declared, but not on port %d: %s)", *b.Port, portsText(ports))
-				}
-			case group == "" && kind == "Service":
-				ns := r.Namespace
-				if b.Namespace != nil {
-					ns = string(*b.Namespace)
-				}
-				if i := slices.IndexFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(b.Name) }); i >= 0 {
-					var ports []uint32
-					for _, p := range snap.Services[i].Spec.Ports {
-						ports = append(ports, uint32(p.Port))
-					}
-					if portIn(ports) {
-						continue
-					}
-					undeclaredPort = fmt.Sprintf(" (the Service exists, but has no port %d: %s)", *b.Port, portsText(ports))
-				}
-				host = string(b.Name) + "." + ns + ".svc.cluster.local"
-			default:
+			return "its ports are " + joinPorts(ports)
+		}
+		switch {
+		case group == "networking.istio.io" && kind == "Hostname":
+			host = strings.ToLower(string(b.Name))
+			if strings.Contains(host, "*") {
 				continue
 			}
-			port := ""
-			if b.Port != nil {
-				port = fmt.Sprintf(":%d", *b.Port)
+			if svcs := registry.Shared(host); len(svcs) > 0 {
+				var ports []uint32
+				for _, s := range svcs {
+					for _, p := range s.Ports {
+						ports = append(ports, p.Number)
+					}
+				}
+				if portIn(ports) {
+					continue
+				}
+				undeclaredPort = fmt.Sprintf(" (declared, but not on port %d: %s)", *b.Port, portsText(ports))
 			}
-			bad = append(bad, fmt.Sprintf("%s → %s %s%s%s", r.Ref(), kind, host, port, undeclaredPort))
-			if first == "" {
-				first = r.Ref()
+		case group == "" && kind == "Service":
+			ns := r.Namespace
+			if b.Namespace != nil {
+				ns = string(*b.Namespace)
 			}
+			if i := slices.IndexFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(b.Name) }); i >= 0 {
+				var ports []uint32
+				for _, p := range snap.Services[i].Spec.Ports {
+					ports = append(ports, uint32(p.Port))
+				}
+				if portIn(ports) {
+					continue
+				}
+				undeclaredPort = fmt.Sprintf(" (the Service exists, but has no port %d: %s)", *b.Port, portsText(ports))
+			}
+			host = string(b.Name) + "." + ns + ".svc.cluster.local"
+		default:
+			continue
 		}
+		port := ""
+		if b.Port != nil {
+			port = fmt.Sprintf(":%d", *b.Port)
+		}
+		bad = append(bad, fmt.Sprintf("%s %s%s%s", kind, host, port, undeclaredPort))
 	}
 	if len(bad) == 0 {
 		return nil
@@ -647,11 +653,11 @@ func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags
 	// applyHTTPRouteDestination: ClusterNotFoundResponseCode INTERNAL_SERVER_ERROR under gateway
 	// semantics); a tls or tcp route's connection is closed (blind audit 59 a08a).
 	answer := "500 (a Gateway API route answers 500 when its backend's cluster is missing, response flag NC)"
-	if !strings.HasPrefix(first, "HTTPRoute ") && !strings.HasPrefix(first, "GRPCRoute ") {
+	if r.Kind != "HTTPRoute" && r.Kind != "GRPCRoute" {
 		answer = "the connection is closed (response flag NC)"
 	}
-	f := finding(WaypointBackendUndeclared, first,
-		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares on the port named (%s): istiod keeps them, and the waypoint sends the calls (or their share) meant for them to clusters nobody builds: %s.", first, strings.Join(bad, "; "), answer),
+	f := finding(WaypointBackendUndeclared, r.Ref(),
+		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares on the port named (%s): istiod keeps them, and the waypoint sends the calls (or their share) meant for them to clusters nobody builds: %s.", r.Ref(), strings.Join(bad, "; "), answer),
 		"Declare each backend host with a ServiceEntry (kind Hostname: its spec.hosts and the port), create the Service or add the port to it, or point the backendRef at a host and port that are declared.")
 	return &f
 }
@@ -987,7 +993,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		}
 	}
 	decls, sel := ambientDeclarations(view, registry, host)
-	if len(decls) == 0 && !rules.IsIP(host) && !strings.HasPrefix(host, "*") {
+	if r, _ := sel.For(ns); r == "" && !rules.IsIP(host) && !strings.HasPrefix(host, "*") {
 		// ztunnel's DNS proxy answers a name no service declares with the address of the most
 		// specific wildcard host covering it ("*.example.com" before "*.com"): the call is the
 		// wildcard entry's (ztunnel src/dns/server.rs find_server, get_wildcards; blind audit
@@ -995,7 +1001,10 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		labels := strings.Split(host, ".")
 		for i := 1; i < len(labels); i++ {
 			wild := "*." + strings.Join(labels[i:], ".")
-			if d, s := ambientDeclarations(view, registry, wild); len(d) > 0 {
+			// (a wildcard whose only declarations are another namespace's, NAMESPACE
+			// visibility, is not one ztunnel gives this client: the next one may be; blind
+			// audit 63 b2-04)
+			if d, s := ambientDeclarations(view, registry, wild); len(d) > 0 && s.Canonical+s.ByNamespace[ns] != "" {
 				viaIP = fmt.Sprintf("no entry declares %s itself; ztunnel matches it with %s, the most specific wildcard host covering it (its DNS proxy answers the name with that entry's address, when it has one), so the trace follows %s", host, wild, wild)
 				host, decls, sel = wild, d, s
 				break
@@ -1256,7 +1265,9 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	if b.NoStatusAddress {
 		p.Notes = append(p.Notes, fmt.Sprintf("the input carries no status for Gateway %s (manifest files usually do not): istiod binds entries to a waypoint only once its status has addresses (a ready pod); this answer takes it as ready", b.Waypoint))
 	}
-	if b.Class != "" && !strings.Contains(b.Class, "waypoint") {
+	if b.Class != "" && !strings.Contains(b.Class, "waypoint") && !rules.KubeGatewayWaypointClass(b.Class, snap.GatewayClasses) {
+		// (a class of any name whose GatewayClass names istiod's mesh controller gets waypoint
+		// pods: gatewaycommon classinfo.go; blind audit 63 b4-07)
 		p.Warnings = append(p.Warnings, warningFinding(WaypointNotWaypointClass, "Gateway "+b.Waypoint.String(), fmt.Sprintf("Gateway %s is of class %s: istiod binds %s to it all the same, but deploys waypoint proxies only for waypoint classes (%s); the proxy of class %s may not accept the HBONE connections (port 15008) ztunnel sends it.", b.Waypoint, b.Class, ref, rules.WaypointClass, b.Class),
 			fmt.Sprintf("point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`)", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace)))
 	}
@@ -1335,7 +1346,8 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	for _, r := range applying {
 		attached = append(attached, r.Ref())
 	}
-	if f := waypointBackendsUndeclared(snap, view, flags, applying); f != nil {
+	if fs := waypointBackendsUndeclared(snap, view, flags, applying); len(fs) > 0 {
+		f := fs[0]
 		// the calls (or the share of them) sent to such a backend fail
 		tr.hop("waypoint "+b.Waypoint.String(), "routes", Pass, fmt.Sprintf("%s %s to %s and %s at the waypoint", strings.Join(attached, ", "), plural(len(attached), "attaches", "attach"), ref, plural(len(attached), "applies", "apply")))
 		tr.hop("waypoint "+b.Waypoint.String(), "cluster", Fail, "the routes send calls to a backend nobody declares: "+f.Message)

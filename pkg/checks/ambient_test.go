@@ -833,3 +833,121 @@ func TestNoProxyClientPodOptedOut(t *testing.T) {
 		}
 	}
 }
+
+// Blind audit 63: a custom waypoint class (its GatewayClass names istiod's mesh controller) gets
+// no WAYPOINT_NOT_OF_WAYPOINT_CLASS warning; a name under two wildcards is matched with the
+// most specific one this client is given (a NAMESPACE-visibility wildcard of another namespace
+// is skipped); every route with an undeclared backend gets its own finding, with its kind's
+// symptom.
+func TestWaypointAudit63(t *testing.T) {
+	const common = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio.io/dataplane-mode: ambient}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: pool}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: other}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: corp-waypoints}
+spec: {controllerName: istio.io/mesh-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: pool-wp, namespace: pool}
+spec:
+  gatewayClassName: corp-waypoints
+  listeners: [{name: mesh, port: 15008, protocol: HBONE, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: any-vendor, namespace: pool, labels: {istio.io/use-waypoint: pool-wp}}
+spec:
+  hosts: ["*.vendor.example"]
+  resolution: DYNAMIC_DNS
+  ports: [{number: 80, name: http, protocol: HTTP}, {number: 5432, name: tcp-pg, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: eu-vendor, namespace: other}
+spec:
+  hosts: ["*.eu.vendor.example"]
+  resolution: DYNAMIC_DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+`
+	const nsVisibility = `
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
+    serviceEntryVisibility:
+      policies:
+      - visibility: NAMESPACE
+        matchingRules:
+        - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}
+`
+	p, err := TracePath(loadYAML(t, common+nsVisibility), PathOptions{Host: "api.eu.vendor.example", Port: 80, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != AmbientViaWaypoint || p.Host != "*.vendor.example" {
+		t.Errorf("NAMESPACE-visibility *.eu.vendor.example of another namespace: cause %s host %s: %s", p.Cause, p.Host, p.Message)
+	}
+	for _, w := range p.Warnings {
+		if w.Code == WaypointNotWaypointClass {
+			t.Errorf("class corp-waypoints names istiod's mesh controller: %+v", w)
+		}
+	}
+	p, err = TracePath(loadYAML(t, common), PathOptions{Host: "api.eu.vendor.example", Port: 80, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Host != "*.eu.vendor.example" || p.Cause != AmbientDirect {
+		t.Errorf("public *.eu.vendor.example (no waypoint) is the most specific: cause %s host %s", p.Cause, p.Host)
+	}
+
+	routes := `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web-shim, namespace: pool}
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: any-vendor}]
+  rules: [{backendRefs: [{name: vendor-proxy, port: 8080}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vendor-proxy, namespace: pool}
+spec: {ports: [{name: http, port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TCPRoute
+metadata: {name: pg-shim, namespace: pool}
+spec:
+  parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: any-vendor, port: 5432}]
+  rules: [{backendRefs: [{group: networking.istio.io, kind: Hostname, name: db.vendor.example, port: 5432}]}]
+`
+	rep := Visibility(loadYAML(t, common+routes), VisibilityOptions{})
+	got := map[string]string{}
+	for _, e := range rep.Entries {
+		for _, f := range e.Findings {
+			if f.Code == WaypointBackendUndeclared {
+				got[f.Resource] = f.Message
+			}
+		}
+	}
+	if !strings.Contains(got["HTTPRoute pool/web-shim"], "answers 500") || !strings.Contains(got["HTTPRoute pool/web-shim"], "has no port 8080: its ports are 80") {
+		t.Errorf("HTTPRoute pool/web-shim: %q", got["HTTPRoute pool/web-shim"])
+	}
+	if m := got["TCPRoute pool/pg-shim"]; !strings.Contains(m, "Hostname db.vendor.example:5432") || !strings.Contains(m, "the connection is closed") || strings.Contains(m, "500") {
+		t.Errorf("TCPRoute pool/pg-shim: %q", m)
+	}
+}

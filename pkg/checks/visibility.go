@@ -249,7 +249,9 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			}
 			if b.Asked && b.Accepted {
 				applying, _, _ := routesOnEntry(snap, se, 0, b.Waypoint)
-				fs = append(fs, waypointBackendsUndeclared(snap, view, flags, applying))
+				for _, f := range waypointBackendsUndeclared(snap, view, flags, applying) {
+					fs = append(fs, &f)
+				}
 			}
 			for _, f := range fs {
 				if f != nil {

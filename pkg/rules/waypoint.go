@@ -248,10 +248,12 @@ const inboundBindingAnnotation = "ambient.istio.io/waypoint-inbound-binding"
 // makeWaypointSelector.
 func waypointAllowedRoutes(g *gatewayv1.Gateway, classes []*gatewayv1.GatewayClass) (gatewayv1.FromNamespaces, labels.Selector, string) {
 	ann, ok := g.Annotations[inboundBindingAnnotation]
+	on := "the Gateway's"
 	if !ok {
 		for _, c := range classes {
 			if c.Name == string(g.Spec.GatewayClassName) {
 				ann, ok = c.Annotations[inboundBindingAnnotation]
+				on = "GatewayClass " + c.Name + "'s"
 			}
 		}
 	}
@@ -299,7 +301,7 @@ func waypointAllowedRoutes(g *gatewayv1.Gateway, classes []*gatewayv1.GatewayCla
 		from, sel := selector(l)
 		what := fmt.Sprintf("HBONE listener (port %d)", l.Port)
 		if l.Protocol != "HBONE" || l.Port != 15008 {
-			what = fmt.Sprintf("listener %s (port %d, named by the annotation %s: %s)", l.Name, l.Port, inboundBindingAnnotation, ann)
+			what = fmt.Sprintf("listener %s (port %d, named by %s annotation %s: %s)", l.Name, l.Port, on, inboundBindingAnnotation, ann)
 		}
 		return from, sel, what
 	}

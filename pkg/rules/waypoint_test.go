@@ -153,7 +153,7 @@ func TestWaypointAllowedRoutes(t *testing.T) {
 		{"istio-waypoint matching listener with Selector and no selector", &gatewayv1.Gateway{Spec: gatewayv1.GatewaySpec{Listeners: []gatewayv1.Listener{{Protocol: "HBONE", Port: 15008,
 			AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSelector)}}}}}},
 			gatewayv1.NamespacesFromSelector, "", "HBONE"},
-		{"sandwiched waypoint defaults to same namespace", sandwich("PROXY/15088", gatewayv1.Listener{Name: "proxy", Protocol: "istio.io/PROXY", Port: 15088}), gatewayv1.NamespacesFromSame, "", "listener proxy (port 15088, named by the annotation " + inboundBindingAnnotation + ": PROXY/15088)"},
+		{"sandwiched waypoint defaults to same namespace", sandwich("PROXY/15088", gatewayv1.Listener{Name: "proxy", Protocol: "istio.io/PROXY", Port: 15088}), gatewayv1.NamespacesFromSame, "", "listener proxy (port 15088, named by the Gateway's annotation " + inboundBindingAnnotation + ": PROXY/15088)"},
 		{"sandwiched waypoint with listener with allowed routes", sandwich("PROXY/15088",
 			gatewayv1.Listener{Name: "should be ignored", Protocol: "istio.io/PROXY", Port: 15089, AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: fromNs(gatewayv1.NamespacesFromSame)}}},
 			gatewayv1.Listener{Name: "should be used", Protocol: "istio.io/PROXY", Port: 15088, AllowedRoutes: allowAll}), gatewayv1.NamespacesFromAll, "", "listener should be used (port 15088"},
