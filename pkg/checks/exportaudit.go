@@ -847,6 +847,7 @@ func (a *auditor) duplicates() {
 		hs = append(hs, h)
 	}
 	sort.Strings(hs)
+	sidecarOf := map[string]*networkingv1.Sidecar{}
 	for _, h := range hs {
 		services := a.registry.ForHost(h)
 		if len(services) < 2 {
@@ -858,7 +859,18 @@ func (a *auditor) duplicates() {
 		}
 		sort.Strings(nss)
 		for _, ns := range nss {
-			chosen, visible := rules.ServiceForProxy(services, ns)
+			scoped := services
+			if !gatewayNs[ns] {
+				// an entry the namespace's Sidecar excludes is not in its proxies' scope
+				// (blind audit 63 b5)
+				sc, ok := sidecarOf[ns]
+				if !ok {
+					sc = namespaceSidecar(a.snap, ns)
+					sidecarOf[ns] = sc
+				}
+				scoped = withoutExcluded(services, sc, h)
+			}
+			chosen, visible := rules.ServiceForProxy(scoped, ns)
 			if len(visible) < 2 {
 				continue
 			}

@@ -1629,3 +1629,44 @@ func TestListenerIsolationFixes(t *testing.T) {
 		t.Errorf("attached to billing, which does not admit ledger: OK")
 	}
 }
+
+// export-audit (and preflight, which reports it) honours the Sidecar exclusions of each client
+// namespace as the traced path does: an entry every egress listener of the namespace's Sidecar
+// excludes is no duplicate there, and the one its proxies use is the other (blind audit 63 b5).
+func TestExportAuditDuplicateHostHonoursExclusions(t *testing.T) {
+	const file = "duplicate-host-two-public-entries.yaml"
+	const old = "  ports: [{number: 443, name: tls, protocol: TLS}, {number: 80, name: http, protocol: HTTP}]"
+	sidecar := func(hosts ...string) string {
+		return old + `
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress:
+  - hosts: ["` + strings.Join(hosts, `", "`) + `"]`
+	}
+	dupIn := func(hosts ...string) map[string]string {
+		out := map[string]string{}
+		for _, f := range ExportAudit(pathFixtureVariant(t, file, old, sidecar(hosts...)), AuditOptions{}).Findings {
+			if f.Code == AuditDuplicateHost {
+				for _, ns := range f.NeededIn {
+					out[ns] = f.Namespace + "/" + f.Name
+				}
+			}
+		}
+		return out
+	}
+	if got := dupIn("*/*"); got["team-a"] == "" {
+		t.Errorf("no exclusion: no duplicate in team-a: %v", got)
+	}
+	if got := dupIn("*/*", "~support/status.vendor.io"); got["team-a"] != "" {
+		t.Errorf("support's entry excluded: duplicate in team-a: %v", got)
+	}
+	if got := dupIn("*/*", "~billing/status.vendor.io"); got["team-a"] != "" {
+		t.Errorf("billing's entry excluded: duplicate in team-a: %v", got)
+	}
+	if got := dupIn("*/*", "~istio-system/status.vendor.io"); got["team-a"] == "" {
+		t.Errorf("exclusion for a namespace that declares neither: no duplicate in team-a: %v", got)
+	}
+}
