@@ -238,9 +238,18 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	return ra
 }
 
-// selfLoops warns about bound gateway routes whose destination is a Service selecting the
-// gateway workload itself: the gateway would send the traffic back to itself.
-func (e *evaluation) selfLoops(ra routeAnalysis) {
+// selfLoop is a bound gateway route whose destination is a Service selecting the gateway
+// workload itself (findSelfLoop).
+type selfLoop struct {
+	vs    *networkingv1.VirtualService
+	gw    string // the Gateway whose server the route is bound to
+	host  string // the destination, as written
+	extra string // a sentence for a rule without match.gateways
+}
+
+// findSelfLoop returns the first bound gateway route that sends the traffic back to the gateway
+// itself.
+func (e *evaluation) findSelfLoop(ra routeAnalysis) (selfLoop, bool) {
 	own := map[string]bool{}
 	for _, svc := range e.snap.Services {
 		if svc.Namespace == e.w.Namespace && len(svc.Spec.Selector) > 0 && rules.LabelsSubsetOf(svc.Spec.Selector, e.w.Labels) {
@@ -251,22 +260,6 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 	for _, b := range ra.bindings {
 		selecting[rules.GatewayName(b.Gateway)] = true
 	}
-	loop := func(vs *networkingv1.VirtualService, gw, host, extra string) {
-		fix := "Set the gateway-side destination to the external host."
-		if slices.Contains(rules.VSGateways(vs), rules.MeshGateway) && !strings.Contains(vs.Name, "~") {
-			fix = "Set the gateway-side destination to the external host; a rule meant for the sidecars needs match.gateways [mesh]."
-		} else {
-			extra = "" // no sidecars' rule: the destination is the slip (blind audit 33 P03, P04)
-		}
-		// (named by the Gateway API route it comes from, as the traced path names it, so that
-		// preflight reports the fault once)
-		res := firstOrigin(e.snap, vs.Namespace+"/"+vs.Name)
-		if r, g, ok := meshAndGatewayParents(e.snap, vs.Namespace+"/"+vs.Name); ok {
-			// one Gateway API route for both hops (blind audit 59 g08a)
-			fix = splitRouteFix(r, g, e.host)
-		}
-		e.warn(GatewayRoutesToItself, res, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: the call comes back into the gateway and never leaves the mesh.%s", res, gw, host, extra), fix)
-	}
 	for _, vs := range ra.relevant {
 		dests, _ := e.vsIndex.Merged(vs)
 		for _, d := range dests {
@@ -274,8 +267,7 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 			if gw == "" || !own[strings.ToLower(d.Host)] {
 				continue
 			}
-			loop(vs, gw, d.Host, "")
-			return
+			return selfLoop{vs: vs, gw: gw, host: d.Host}, true
 		}
 	}
 	// A rule without match.gateways applies at every gateway the VirtualService lists as well
@@ -287,11 +279,42 @@ func (e *evaluation) selfLoops(ra routeAnalysis) {
 		}
 		for _, d := range b.Dests {
 			if own[strings.ToLower(rules.ResolveShortname(d.Host, b.VS.Namespace))] {
-				loop(b.VS, rules.GatewayName(b.Gateway), d.Host, " A rule without match.gateways applies at every gateway the VirtualService lists as well as to mesh.")
-				return
+				return selfLoop{vs: b.VS, gw: rules.GatewayName(b.Gateway), host: d.Host, extra: " A rule without match.gateways applies at every gateway the VirtualService lists as well as to mesh."}, true
 			}
 		}
 	}
+	return selfLoop{}, false
+}
+
+// selfLoopFix is the fix for a self-loop l, and the resource to name (the Gateway API route a
+// generated VirtualService comes from).
+func (e *evaluation) selfLoopFix(l selfLoop) (res, fix, extra string) {
+	extra = l.extra
+	fix = "Set the gateway-side destination to the external host."
+	if slices.Contains(rules.VSGateways(l.vs), rules.MeshGateway) && !strings.Contains(l.vs.Name, "~") {
+		fix = "Set the gateway-side destination to the external host; a rule meant for the sidecars needs match.gateways [mesh]."
+	} else {
+		extra = "" // no sidecars' rule: the destination is the slip (blind audit 33 P03, P04)
+	}
+	// (named by the Gateway API route it comes from, as the traced path names it, so that
+	// preflight reports the fault once)
+	res = firstOrigin(e.snap, l.vs.Namespace+"/"+l.vs.Name)
+	if r, g, ok := meshAndGatewayParents(e.snap, l.vs.Namespace+"/"+l.vs.Name); ok {
+		// one Gateway API route for both hops (blind audit 59 g08a)
+		fix = splitRouteFix(r, g, e.host)
+	}
+	return res, fix, extra
+}
+
+// selfLoops warns about bound gateway routes whose destination is a Service selecting the
+// gateway workload itself: the gateway would send the traffic back to itself.
+func (e *evaluation) selfLoops(ra routeAnalysis) {
+	l, ok := e.findSelfLoop(ra)
+	if !ok {
+		return
+	}
+	res, fix, extra := e.selfLoopFix(l)
+	e.warn(GatewayRoutesToItself, res, fmt.Sprintf("%s has a route for Gateway %s whose destination is %s, the gateway's own Service: the call comes back into the gateway and never leaves the mesh.%s", res, l.gw, l.host, extra), fix)
 }
 
 // routeGateway returns the Gateway (among gws) that a route's match.gateways names, or "".

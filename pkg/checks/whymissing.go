@@ -729,6 +729,13 @@ func (e *evaluation) run() {
 				// the delegate's destinations are never counted (blind audit 57 #124)
 				e.failPatch(CauseNotReferenced, bindCulprit(b), fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and %s",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), bindFailureMessage(b, e.w)), bindFailureFix(e.snap, b, e.w), bindFailurePatch(b, e.w))
+			} else if l, ok := e.findSelfLoop(ra); ok {
+				// the route bound for the host sends it back to the gateway's own Service: a
+				// new route would not win over it; its destination is what to change (blind
+				// audit 63 b7-03, b7-04)
+				res, fix, _ := e.selfLoopFix(l)
+				e.fail(CauseNotReferenced, res, fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and the route bound for %s (%s) sends it to %s, the gateway's own Service, not to %s: no route references %s.",
+					EnvFilterGatewayClusterConfig, e.w.Ref(), e.host, res, l.host, st.name, st.name), fix+" That route then references "+st.name+", and istiod pushes its cluster to the gateway.")
 			} else {
 				e.fail(CauseNotReferenced, "", fmt.Sprintf("istiod runs with %s=true: gateway %s only gets clusters that a VirtualService bound to one of its Gateways routes to, and none routes to %s. %s",
 					EnvFilterGatewayClusterConfig, e.w.Ref(), st.name, gatewaysSummary(gws)), e.boundVSTemplate(gws, st.name, st.ports[0]))
