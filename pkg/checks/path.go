@@ -2264,7 +2264,16 @@ func (tr *tracer) tcpRoutesOnTLSPort(v SidecarView, vses []*networkingv1.Virtual
 		return Finding{}, false
 	}
 	for _, vs := range vses {
-		if len(vs.Spec.GetTls()) > 0 || !meshL4Routes(vs, rules.CallTCP) || !tr.routesToGatewayService(v, vs) ||
+		// tcp routes, or http routes only (an HTTPRoute on the entry, blind audit 63 b6-01):
+		// neither applies on a TLS port
+		kind := "tcp"
+		if len(vs.Spec.GetTcp()) == 0 && len(vs.Spec.GetHttp()) > 0 {
+			if slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return rules.IsHTTPProtocol(p.Protocol) }) {
+				continue // http routes meant for the entry's HTTP port (meshOnlyRouteMissed and the others say so)
+			}
+			kind = "http"
+		}
+		if len(vs.Spec.GetTls()) > 0 || (kind == "tcp" && !meshL4Routes(vs, rules.CallTCP)) || !tr.routesToGatewayService(v, vs) ||
 			!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
 			continue
 		}
@@ -2272,12 +2281,12 @@ func (tr *tracer) tcpRoutesOnTLSPort(v SidecarView, vses []*networkingv1.Virtual
 		if !strings.Contains(ref, " ") {
 			ref = "VirtualService " + ref
 		}
-		fix := fmt.Sprintf("Route the host with a tls route in %s (match port %d and sniHosts [%s]) instead of the tcp route.", ref, tr.t.Port, host)
+		fix := fmt.Sprintf("Route the host with a tls route in %s (match port %d and sniHosts [%s]) instead of the %s route.", ref, tr.t.Port, host, kind)
 		if !strings.HasPrefix(ref, "VirtualService ") {
 			fix = fmt.Sprintf("Replace %s with a TLSRoute (same parentRefs and backendRefs, hostnames [%s]).", ref, host)
 		}
 		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
-			Message: fmt.Sprintf("%s sends %s to the egress gateway with tcp routes, but %s declares port %d as %s: on a TLS port a sidecar uses only tls routes (matched by SNI) and ignores tcp routes, so the call from %s goes straight out.", ref, host, s.Ref(), tr.t.Port, portProtocol(s, tr.t.Port), proxy),
+			Message: fmt.Sprintf("%s sends %s to the egress gateway with %s routes, but %s declares port %d as %s: on a TLS port a sidecar uses only tls routes (matched by SNI) and ignores %s routes, so the call from %s goes straight out.", ref, host, kind, s.Ref(), tr.t.Port, portProtocol(s, tr.t.Port), kind, proxy),
 			Fix:     fix}, true
 	}
 	return Finding{}, false
