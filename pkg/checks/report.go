@@ -229,9 +229,25 @@ func (r *Report) Fails() bool {
 		return true
 	}
 	for _, g := range r.Gateways {
-		if e, ok := Lookup(g.Cause); ok && e.Level == LevelError {
+		if _, ok := g.CallsFail(); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// CallsFail: the gateway's verdict names a fault calls meet although the cluster may be
+// present: its cause is an Error, or one of its findings is (a route that loops back to the
+// gateway, say: blind audit 63 b7, where the verdict said OK and the exit code was 0 beside
+// that Error). The Error finding is returned (the cause itself when it is the Error).
+func (g GatewayVerdict) CallsFail() (Finding, bool) {
+	if e, ok := Lookup(g.Cause); ok && e.Level == LevelError {
+		return Finding{Code: g.Cause, Level: LevelError, Resource: g.Culprit, Message: g.Message, Fix: g.Fix}, true
+	}
+	for _, w := range g.Warnings {
+		if w.Level == LevelError {
+			return w, true
+		}
+	}
+	return Finding{}, false
 }

@@ -179,11 +179,11 @@ func whyMissingShort(r *checks.Report) string {
 		// The cluster is there, but the verdict names a fault (a Gateway that applies to no
 		// workload, no endpoints, ...): that fault is the answer.
 		for _, g := range r.Gateways {
-			if e, ok := checks.Lookup(g.Cause); ok && e.Level == checks.LevelError {
-				if g.Culprit == "" {
-					return fmt.Sprintf("PRESENT, but calls fail: %s has its cluster on gateway %s: cause %s\n", target, g.Gateway, g.Cause) + fixLine(g.Fix, g.Culprit)
+			if f, ok := g.CallsFail(); ok {
+				if f.Resource == "" {
+					return fmt.Sprintf("PRESENT, but calls fail: %s has its cluster on gateway %s: cause %s\n", target, g.Gateway, f.Code) + fixLine(f.Fix, f.Resource)
 				}
-				return fmt.Sprintf("PRESENT, but calls fail: %s has its cluster on gateway %s: cause %s, culprit %s\n", target, g.Gateway, g.Cause, g.Culprit) + fixLine(g.Fix, g.Culprit)
+				return fmt.Sprintf("PRESENT, but calls fail: %s has its cluster on gateway %s: cause %s, culprit %s\n", target, g.Gateway, f.Code, f.Resource) + fixLine(f.Fix, f.Resource)
 			}
 		}
 		where := "gateway " + r.Gateways[0].Gateway

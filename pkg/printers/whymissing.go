@@ -134,7 +134,7 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		case !g.Present:
 			verdict = "ABSENT"
 		default:
-			if e, ok := checks.Lookup(g.Cause); ok && e.Level == checks.LevelError {
+			if _, ok := g.CallsFail(); ok {
 				// the cluster is there, but the verdict names a fault calls meet
 				verdict = "PRESENT, but calls fail:"
 			}
