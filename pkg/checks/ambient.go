@@ -41,6 +41,7 @@ const (
 	AmbientRouteNoWaypoint    = "AMBIENT_ROUTE_WITHOUT_WAYPOINT"
 	WaypointSkipsInternalDNS  = "WAYPOINT_SKIPS_INTERNAL_DYNAMIC_DNS"
 	WaypointDynamicDNSPort    = "WAYPOINT_DYNAMIC_DNS_PORT_UNSERVED"
+	AmbientDynamicDNSNoWP     = "AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT"
 )
 
 func init() {
@@ -63,6 +64,7 @@ func init() {
 		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
 		CatalogEntry{WaypointSkipsInternalDNS, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS and location MESH_INTERNAL is bound to a waypoint: istiod binds it, so ztunnel sends the calls to the waypoint, but the waypoint serves DYNAMIC_DNS entries only when they are MESH_EXTERNAL and builds nothing for this one (istiod logs \"DYNAMIC_DNS is supported only for MESH_EXTERNAL services\"): the waypoint closes the connections. Set location: MESH_EXTERNAL."},
 		CatalogEntry{WaypointDynamicDNSPort, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS is bound to a waypoint, and the called port is one the waypoint does not serve for such entries: its dynamic forward proxy takes HTTP ports, and TLS ports only when istiod runs with ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS=true (off by default: a TLS client could send any SNI). The waypoint builds no cluster for the port, so the calls fail there."},
+		CatalogEntry{AmbientDynamicDNSNoWP, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS is bound to no waypoint, and ambient clients call it: istiod gives it an address, which ztunnel's DNS proxy hands out for the host (and for every name under a wildcard host), but the entry has no endpoints, and only a waypoint resolves its hosts on demand: ztunnel has nowhere to send the calls, and they fail. Istio supports DYNAMIC_DNS entries for ambient clients only through a waypoint used as the egress gateway."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -131,6 +133,32 @@ func waypointDoubleTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Waypo
 		fmt.Sprintf("%s declares port %d of %s as %s, so waypoint %s passes the client's TLS through; %s, which the waypoint applies to the host, sets tls.mode %s for that port, so the waypoint wraps the client's TLS in a second TLS session and the handshake with %s fails.", ref, port, host, sp.Protocol, b.Waypoint, dr, t.GetMode(), host),
 		fmt.Sprintf("Originate TLS once: remove the tls setting for port %d from %s (the client already speaks TLS), or have the client send plain HTTP to a port the entry declares HTTP and keep the origination for that port.", port, dr),
 		true
+}
+
+// dynamicDNSWithoutWaypoint: AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT for an entry with resolution
+// DYNAMIC_DNS that no waypoint serves (b.Asked false, or opted out), called by ambient clients
+// (ns "" in preflight): its allocated address leads nowhere (blind audit 63 b2-02).
+//
+// Mirrors istiod pilot/pkg/serviceregistry/ambient/services.go serviceEntryServiceBuilder ("has
+// dynamic DNS resolution but no valid waypoint"); releasenotes/notes/se-wildcard-host.yaml
+// (1.31: requires ambient mode and a waypoint configured as an egress gateway).
+func dynamicDNSWithoutWaypoint(b rules.WaypointBinding, se *networkingv1.ServiceEntry, ns string) *Finding {
+	if (b.Asked && !b.OptedOut) || se.Spec.GetResolution() != networking.ServiceEntry_DYNAMIC_DNS {
+		return nil
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	who := "ambient clients"
+	if ns != "" {
+		who = "ambient clients in " + ns
+	}
+	how := "no waypoint"
+	if b.OptedOut {
+		how = "no waypoint (it opts out with " + rules.LabelUseWaypoint + "=none)"
+	}
+	f := finding(AmbientDynamicDNSNoWP, ref,
+		fmt.Sprintf("%s has resolution DYNAMIC_DNS and %s: istiod gives it an address, which ztunnel's DNS proxy hands out to %s for %s, but the entry has no endpoints, and only a waypoint resolves its hosts on demand, so ztunnel has nowhere to send the calls and they fail (istiod logs \"has dynamic DNS resolution but no valid waypoint\").", ref, how, who, strings.Join(se.Spec.GetHosts(), ", ")),
+		fmt.Sprintf("Bind %s to a waypoint that serves it as the egress gateway (label it, or its namespace, %s=<waypoint>; `istioctl waypoint apply -n %s --enroll-namespace`), with location MESH_EXTERNAL; or, for a few known hosts, declare them with resolution DNS.", ref, rules.LabelUseWaypoint, se.Namespace))
+	return &f
 }
 
 // internalDynamicDNS: WAYPOINT_SKIPS_INTERNAL_DYNAMIC_DNS for an entry with resolution
@@ -205,6 +233,11 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 		b := waypointBinding(snap, view, se, ss[0].Visibility.Visibility)
 		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+		if ambientClients {
+			if f := dynamicDNSWithoutWaypoint(b, se, ""); f != nil && !b.Managed {
+				out = append(out, NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, "spec.resolution", f.Message, f.Fix))
+			}
+		}
 		if !b.Asked && ambientClients {
 			// the path's AMBIENT_ROUTE_WITHOUT_WAYPOINT: routes on an entry no waypoint
 			// serves do nothing for the mesh's ambient clients
@@ -1174,7 +1207,8 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		if b.OptedOut {
 			summary = "the entry opts out of waypoints (" + rules.LabelUseWaypoint + "=none)"
 		}
-		if strings.HasPrefix(host, "*") {
+		if strings.HasPrefix(host, "*") && se.Spec.GetResolution() != networking.ServiceEntry_DYNAMIC_DNS {
+			// (a DYNAMIC_DNS one does worse: AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT below)
 			// istiod marks such an entry WaypointMissing (NoWaypointForWildcardService):
 			// pilot/pkg/model/service.go ServiceInfo.GetConditions.
 			summary += "; a wildcard entry does nothing for ambient clients until it is bound to a waypoint (istiod's " + string(conditionWaypointMissing) + " condition)"
@@ -1203,6 +1237,11 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			}
 			p.Warnings = append(p.Warnings, finding(AmbientRouteNoWaypoint, refs[0], fmt.Sprintf("%s %s to %s, but no waypoint serves the entry: ztunnel sends %s's calls straight to %s and applies no route, so %s nothing for ambient clients (routes apply at sidecars and waypoints only).", strings.Join(refs, ", "), plural(len(refs), "attaches", "attach"), ref, client, host, plural(len(refs), "it does", "they do")),
 				fmt.Sprintf("If the route is meant for ambient clients, %s.", how)))
+		}
+		if f := dynamicDNSWithoutWaypoint(b, se, ns); f != nil {
+			tr.hop(proxy, "waypoint", Fail, summary+"; the entry has resolution DYNAMIC_DNS, which only a waypoint resolves", Evidence{Resource: ref, Field: "spec.resolution", Value: "DYNAMIC_DNS"})
+			tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
+			return p, nil
 		}
 		tr.hop(proxy, "waypoint", Skipped, summary)
 		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)

@@ -910,8 +910,8 @@ data:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Host != "*.eu.vendor.example" || p.Cause != AmbientDirect {
-		t.Errorf("public *.eu.vendor.example (no waypoint) is the most specific: cause %s host %s", p.Cause, p.Host)
+	if p.Host != "*.eu.vendor.example" || p.Cause != AmbientDynamicDNSNoWP {
+		t.Errorf("public *.eu.vendor.example (DYNAMIC_DNS, no waypoint) is the most specific: cause %s host %s", p.Cause, p.Host)
 	}
 
 	routes := `
