@@ -61,7 +61,7 @@ func init() {
 		CatalogEntry{AmbientRouteNoWaypoint, LevelWarning, "", "Gateway API routes attach to a ServiceEntry that no waypoint serves: for ambient clients ztunnel sends the calls straight to the host and applies no route (istiod marks the route's parent status: not respected in ambient mode), so their rewrites, timeouts and backends apply to sidecar clients only."},
 		CatalogEntry{WaypointHTTPPortNotHTTP, LevelError, "", "A ServiceEntry bound to a waypoint declares the called port as HTTP (or HTTP2, gRPC), but the client sends TLS or raw TCP there (an https:// or grpcs:// client, a database driver): the waypoint serves an HTTP port with an HTTP filter chain only, which cannot parse the bytes, so the connection is reset at the waypoint. Declare the port's protocol as the clients speak it (TLS for TLS clients, TCP otherwise)."},
 		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds: 500 for an HTTPRoute or GRPCRoute (Gateway API semantics), a closed connection for a TLSRoute or TCPRoute (response flag NC)."},
-		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the route is in a namespace other than the entry's and the waypoint's: the waypoint applies only routes of those two namespaces, so it ignores this one (which applies only to sidecars in its own namespace)."},
+		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the waypoint does not apply it: the route is in a namespace other than the entry's and the waypoint's (the waypoint applies only routes of those two namespaces; this one applies only to sidecars in its own namespace), or istiod cannot convert it (a backendRef without a port)."},
 		CatalogEntry{WaypointSkipsInternalDNS, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS and location MESH_INTERNAL is bound to a waypoint: istiod binds it, so ztunnel sends the calls to the waypoint, but the waypoint serves DYNAMIC_DNS entries only when they are MESH_EXTERNAL and builds nothing for this one (istiod logs \"DYNAMIC_DNS is supported only for MESH_EXTERNAL services\"): the waypoint closes the connections. Set location: MESH_EXTERNAL."},
 		CatalogEntry{WaypointDynamicDNSPort, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS is bound to a waypoint, and the called port is one the waypoint does not serve for such entries: its dynamic forward proxy takes HTTP ports, and TLS ports only when istiod runs with ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS=true (off by default: a TLS client could send any SNI). The waypoint builds no cluster for the port, so the calls fail there."},
 		CatalogEntry{AmbientDynamicDNSNoWP, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS is bound to no waypoint, and ambient clients call it: istiod gives it an address, which ztunnel's DNS proxy hands out for the host (and for every name under a wildcard host), but the entry has no endpoints, and only a waypoint resolves its hosts on demand: ztunnel has nowhere to send the calls, and they fail. Istio supports DYNAMIC_DNS entries for ambient clients only through a waypoint used as the egress gateway."},
@@ -1381,6 +1381,19 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	routesResult := NotChecked
 	applying, elsewhere, _ := routesOnEntry(snap, se, port, b.Waypoint)
+	// a route istiod cannot convert (a backendRef without a port: conversion.go buildDestination
+	// "port is required in backendRef") generates nothing, so the waypoint does not apply it
+	// (blind audit 63 b3-07)
+	applying = slices.DeleteFunc(slices.Clone(applying), func(r rules.KubeRoute) bool {
+		why := rules.KubeRouteHardError(r, snap.ReferenceGrants, false)
+		if why == "" {
+			return false
+		}
+		p.Warnings = append(p.Warnings, warningFinding(WaypointRouteIgnored, r.Ref(),
+			fmt.Sprintf("%s attaches to %s, but istiod converts none of its rules (%s): it generates nothing for the route, so waypoint %s does not apply it and routes the calls to %s as if it did not exist.", r.Ref(), ref, why, b.Waypoint, host),
+			fmt.Sprintf("In %s, %s.", r.Ref(), unconvertedFix(why))))
+		return true
+	})
 	var attached []string
 	for _, r := range applying {
 		attached = append(attached, r.Ref())
