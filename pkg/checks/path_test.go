@@ -1521,18 +1521,6 @@ func TestNotOriginatedNamesMergedRule(t *testing.T) {
 // where the warning asked for the very change the exclusion makes). Without the exclusion, or
 // with one written for a namespace that declares neither entry, the warning stays.
 func TestDuplicateHostIgnoresSidecarExclusion(t *testing.T) {
-	const file = "duplicate-host-two-public-entries.yaml"
-	const old = "  ports: [{number: 443, name: tls, protocol: TLS}, {number: 80, name: http, protocol: HTTP}]"
-	sidecar := func(excluded string) string {
-		return old + `
----
-apiVersion: networking.istio.io/v1
-kind: Sidecar
-metadata: {name: default, namespace: team-a}
-spec:
-  egress:
-  - hosts: ["*/*", "` + excluded + `"]`
-	}
 	for _, tc := range []struct {
 		excluded string
 		warn     bool
@@ -1541,8 +1529,7 @@ spec:
 		{"~/status.vendor.io.example", true},
 		{"~istio-system/status.vendor.io", true},
 	} {
-		snap := pathFixtureVariant(t, file, old, sidecar(tc.excluded))
-		p, err := TracePath(snap, PathOptions{Host: "status.vendor.io", Port: 443, From: "team-a"})
+		p, err := TracePath(duplicateHostWithSidecar(t, "*/*", tc.excluded), PathOptions{Host: "status.vendor.io", Port: 443, From: "team-a"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1634,21 +1621,9 @@ func TestListenerIsolationFixes(t *testing.T) {
 // namespace as the traced path does: an entry every egress listener of the namespace's Sidecar
 // excludes is no duplicate there, and the one its proxies use is the other (blind audit 63 b5).
 func TestExportAuditDuplicateHostHonoursExclusions(t *testing.T) {
-	const file = "duplicate-host-two-public-entries.yaml"
-	const old = "  ports: [{number: 443, name: tls, protocol: TLS}, {number: 80, name: http, protocol: HTTP}]"
-	sidecar := func(hosts ...string) string {
-		return old + `
----
-apiVersion: networking.istio.io/v1
-kind: Sidecar
-metadata: {name: default, namespace: team-a}
-spec:
-  egress:
-  - hosts: ["` + strings.Join(hosts, `", "`) + `"]`
-	}
 	dupIn := func(hosts ...string) map[string]string {
 		out := map[string]string{}
-		for _, f := range ExportAudit(pathFixtureVariant(t, file, old, sidecar(hosts...)), AuditOptions{}).Findings {
+		for _, f := range ExportAudit(duplicateHostWithSidecar(t, hosts...), AuditOptions{}).Findings {
 			if f.Code == AuditDuplicateHost {
 				for _, ns := range f.NeededIn {
 					out[ns] = f.Namespace + "/" + f.Name
@@ -1669,4 +1644,20 @@ spec:
 	if got := dupIn("*/*", "~istio-system/status.vendor.io"); got["team-a"] == "" {
 		t.Errorf("exclusion for a namespace that declares neither: no duplicate in team-a: %v", got)
 	}
+}
+
+// duplicateHostWithSidecar is fixture duplicate-host-two-public-entries.yaml (status.vendor.io
+// declared in billing and in support) with a Sidecar in team-a whose one egress listener has
+// hosts.
+func duplicateHostWithSidecar(t *testing.T, hosts ...string) *snapshot.Snapshot {
+	t.Helper()
+	const old = "  ports: [{number: 443, name: tls, protocol: TLS}, {number: 80, name: http, protocol: HTTP}]"
+	return pathFixtureVariant(t, "duplicate-host-two-public-entries.yaml", old, old+`
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress:
+  - hosts: ["`+strings.Join(hosts, `", "`)+`"]`)
 }
