@@ -77,6 +77,29 @@ func kubeGatewayOf(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
 	return nil
 }
 
+// passthroughBackend: the external host a route on TLS Passthrough listener l is for (the
+// route's one exact hostname, else the listener's exact hostname) and the TLS port an entry
+// declares for it; ok false when either is not known.
+func passthroughBackend(snap *snapshot.Snapshot, r rules.KubeRoute, l gatewayv1.Listener) (string, uint32, bool) {
+	host := ""
+	if len(r.Hostnames) == 1 && !strings.Contains(string(r.Hostnames[0]), "*") {
+		host = string(r.Hostnames[0])
+	} else if len(r.Hostnames) == 0 && l.Hostname != nil && !strings.Contains(string(*l.Hostname), "*") {
+		host = string(*l.Hostname)
+	}
+	if host == "" {
+		return "", 0, false
+	}
+	for _, svc := range model.Services(snap, ReadIstiodFlags(snap, "").MeshConfig).Shared(strings.ToLower(host)) {
+		for _, p := range svc.Ports {
+			if p.Protocol == "TLS" || p.Protocol == "HTTPS" {
+				return host, p.Number, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
 // meshHTTPRoutesTo: the HTTPRoutes and GRPCRoutes attached to a ServiceEntry or Service (the
 // sidecars' routes) with a backendRef to the Service of Gateway g ("Kind namespace/name").
 func meshHTTPRoutesTo(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []string {
@@ -236,7 +259,13 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 					continue
 				}
 				if l.Protocol == gatewayv1.TLSProtocolType && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gatewayv1.TLSModePassthrough) {
-					fix = fmt.Sprintf("Listener %s of Gateway %s passes TLS through (protocol TLS, mode Passthrough), which takes TLSRoutes only: the gateway never reads the clients' HTTP inside their TLS. Replace %s with a TLSRoute on the same parentRef, with hostnames [the names the clients send as SNI] and backendRefs [{group: networking.istio.io, kind: Hostname, name: <the external host>, port: <its TLS port>}]; or, to route HTTP at the gateway, have the clients send plain HTTP to an HTTP listener and originate TLS there.", name, a.Gateway, route)
+					names, backend := "the names the clients send as SNI", "<the external host>, port: <its TLS port>"
+					if h, p, ok := passthroughBackend(snap, a.Route, l); ok {
+						// (the host the route or the listener names, and the TLS port its
+						// entry declares: blind audit 63 b6-01, where these were placeholders)
+						names, backend = h, fmt.Sprintf("%s, port: %d", h, p)
+					}
+					fix = fmt.Sprintf("Listener %s of Gateway %s passes TLS through (protocol TLS, mode Passthrough), which takes TLSRoutes only: the gateway never reads the clients' HTTP inside their TLS. Replace %s with a TLSRoute on the same parentRef, with hostnames [%s] and backendRefs [{group: networking.istio.io, kind: Hostname, name: %s}]; or, to route HTTP at the gateway, have the clients send plain HTTP to an HTTP listener and originate TLS there.", name, a.Gateway, route, names, backend)
 					if mesh := meshHTTPRoutesTo(snap, g); len(mesh) > 0 {
 						// the sidecars' hop of the same setup is an HTTPRoute too: on a TLS
 						// port the sidecar ignores it, so the gateway-side fix alone sends

@@ -1170,6 +1170,10 @@ spec:
 	if !strings.Contains(fix, "Replace HTTPRoute apps/vault-to-egress, which sends the sidecars' calls to this Gateway, with a TLSRoute") {
 		t.Errorf("the fix leaves the sidecars' HTTPRoute: %q", got)
 	}
+	// the entry declares the host's TLS port: the fix names both, not placeholders
+	if !strings.Contains(fix, "hostnames [vault.keys.example] and backendRefs [{group: networking.istio.io, kind: Hostname, name: vault.keys.example, port: 8200}]") {
+		t.Errorf("the fix does not name the host and its TLS port: %q", fix)
+	}
 }
 
 // A gateway TCPRoute whose backendRef names the ServiceEntry by its object name (read as a
