@@ -155,9 +155,15 @@ func dynamicDNSWithoutWaypoint(b rules.WaypointBinding, se *networkingv1.Service
 	if b.OptedOut {
 		how = "no waypoint (it opts out with " + rules.LabelUseWaypoint + "=none)"
 	}
+	fix := fmt.Sprintf("Bind %s to a waypoint that serves it as the egress gateway (label it, or its namespace, %s=<waypoint>; `istioctl waypoint apply -n %s --enroll-namespace`), with location MESH_EXTERNAL; or, for a few known hosts, declare them with resolution DNS.", ref, rules.LabelUseWaypoint, se.Namespace)
+	if b.OptedOut {
+		// (its namespace may name a waypoint already: the entry's own label is the blocker;
+		// rerun of blind audit 63 b1-08)
+		fix = fmt.Sprintf("Remove the label %s=none from %s so that it takes its namespace's waypoint (or set it to a waypoint that serves it), with location MESH_EXTERNAL; or, for a few known hosts, declare them with resolution DNS.", rules.LabelUseWaypoint, ref)
+	}
 	f := finding(AmbientDynamicDNSNoWP, ref,
 		fmt.Sprintf("%s has resolution DYNAMIC_DNS and %s: istiod gives it an address, which ztunnel's DNS proxy hands out to %s for %s, but the entry has no endpoints, and only a waypoint resolves its hosts on demand, so ztunnel has nowhere to send the calls and they fail (istiod logs \"has dynamic DNS resolution but no valid waypoint\").", ref, how, who, strings.Join(se.Spec.GetHosts(), ", ")),
-		fmt.Sprintf("Bind %s to a waypoint that serves it as the egress gateway (label it, or its namespace, %s=<waypoint>; `istioctl waypoint apply -n %s --enroll-namespace`), with location MESH_EXTERNAL; or, for a few known hosts, declare them with resolution DNS.", ref, rules.LabelUseWaypoint, se.Namespace))
+		fix)
 	return &f
 }
 
@@ -175,7 +181,7 @@ func internalDynamicDNS(b rules.WaypointBinding, se *networkingv1.ServiceEntry) 
 	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
 	f := finding(WaypointSkipsInternalDNS, ref,
 		fmt.Sprintf("%s has resolution DYNAMIC_DNS and location %s, and is bound to waypoint %s: istiod binds it, so ztunnel sends the calls for %s to the waypoint, but the waypoint serves DYNAMIC_DNS entries only when they are MESH_EXTERNAL and builds no listener or cluster for this one (istiod logs \"DYNAMIC_DNS is supported only for MESH_EXTERNAL services\"), so it closes the connections.", ref, se.Spec.GetLocation(), b.Waypoint, strings.Join(se.Spec.GetHosts(), ", ")),
-		fmt.Sprintf("Set spec.location: MESH_EXTERNAL on %s, or remove the field (MESH_EXTERNAL is its default): an external host is what DYNAMIC_DNS is for.", ref))
+		fmt.Sprintf("Set spec.location: MESH_EXTERNAL on %s, or remove the field (MESH_EXTERNAL is its default): an external host is what DYNAMIC_DNS is for. The waypoint then serves its HTTP ports, and its TLS ports only when istiod runs with %s=true.", ref, EnvWildcardTLS))
 	return &f
 }
 

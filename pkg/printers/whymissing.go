@@ -127,19 +127,20 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	}
 	for _, g := range r.Gateways {
 		b.WriteString("\n")
-		verdict := "PRESENT"
+		verdict, cause := "PRESENT", g.Cause
 		switch {
 		case g.Cause == checks.CauseInputUnknown:
 			verdict = "UNKNOWN"
 		case !g.Present:
 			verdict = "ABSENT"
 		default:
-			if _, ok := g.CallsFail(); ok {
-				// the cluster is there, but the verdict names a fault calls meet
-				verdict = "PRESENT, but calls fail:"
+			if f, ok := g.CallsFail(); ok {
+				// the cluster is there, but the verdict names a fault calls meet (the Error
+				// finding's code when the cause itself is OK: a route looping back)
+				verdict, cause = "PRESENT, but calls fail:", f.Code
 			}
 		}
-		fmt.Fprintf(&b, "GATEWAY %s: %s   cause %s", g.Gateway, verdict, g.Cause)
+		fmt.Fprintf(&b, "GATEWAY %s: %s   cause %s", g.Gateway, verdict, cause)
 		if g.Culprit != "" {
 			fmt.Fprintf(&b, "   culprit %s", g.Culprit)
 		}
