@@ -84,9 +84,9 @@ these steps say "not checked" and the verdict rests on the prediction; --no-live
 proxy-config all POD -o json) instead, with -f too.
 
 Exit codes: 0 the call works through every gateway asked; 1 it fails somewhere (a cluster
-absent, a route that does not bind, no endpoints, a route naming HOST that no entry declares, or
-the traced --from/--pod call fails); 2 usage, input or read error, or a HOST or --from namespace
-that nothing in the input names (with near matches).`,
+absent, a route that does not bind or loops back to the gateway, no endpoints, a route naming
+HOST that no entry declares, or the traced --from/--pod call fails); 2 usage, input or read
+error, or a HOST or --from namespace that nothing in the input names (with near matches).`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
   NAME why-missing httpbin.org
 
