@@ -135,6 +135,34 @@ func waypointDoubleTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Waypo
 		true
 }
 
+// clientSideWaypointLabel: a note when the client's namespace (not the entry's) carries
+// istio.io/use-waypoint while the entry asks for none: istiod reads the label of the entry and
+// of the entry's namespace only, and a client namespace's label binds the traffic sent to its
+// own workloads (blind audit 56 a2a). A note, not a warning: a namespace waypoint for the
+// namespace's own services is the usual setup, and its direct egress may be intended.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/ambient/waypoints.go fetchWaypointForTarget (the
+// object, then its own namespace), fetchWaypointForWorkload.
+func clientSideWaypointLabel(snap *snapshot.Snapshot, ns string, se *networkingv1.ServiceEntry) (string, bool) {
+	if ns == se.Namespace {
+		return "", false
+	}
+	wp := NamespaceLabels(snap, ns)[rules.LabelUseWaypoint]
+	if wp == "" || wp == "none" {
+		return "", false
+	}
+	wpNs := NamespaceLabels(snap, ns)[rules.LabelUseWaypointNamespace]
+	if wpNs == "" {
+		wpNs = ns
+	}
+	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+	how := fmt.Sprintf("label %s %s=%s", ref, rules.LabelUseWaypoint, wp)
+	if wpNs != se.Namespace {
+		how += fmt.Sprintf(" and %s=%s (the waypoint must then admit namespace %s)", rules.LabelUseWaypointNamespace, wpNs, se.Namespace)
+	}
+	return fmt.Sprintf("namespace %s carries %s=%s, which binds waypoint %s/%s to traffic sent to the workloads and services of %s, not to their outbound calls; for the call to go through it, %s", ns, rules.LabelUseWaypoint, wp, wpNs, wp, ns, how), true
+}
+
 // dynamicDNSWithoutWaypoint: AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT for an entry with resolution
 // DYNAMIC_DNS that no waypoint serves (b.Asked false, or opted out), called by ambient clients
 // (ns "" in preflight): its allocated address leads nowhere (blind audit 63 b2-02).
@@ -1244,6 +1272,9 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			p.Warnings = append(p.Warnings, finding(AmbientRouteNoWaypoint, refs[0], fmt.Sprintf("%s %s to %s, but no waypoint serves the entry: ztunnel sends %s's calls straight to %s and applies no route, so %s nothing for ambient clients (routes apply at sidecars and waypoints only).", strings.Join(refs, ", "), plural(len(refs), "attaches", "attach"), ref, client, host, plural(len(refs), "it does", "they do")),
 				fmt.Sprintf("If the route is meant for ambient clients, %s.", how)))
 		}
+		if n, ok := clientSideWaypointLabel(snap, ns, se); ok {
+			p.Notes = append(p.Notes, n)
+		}
 		if f := dynamicDNSWithoutWaypoint(b, se, ns); f != nil {
 			tr.hop(proxy, "waypoint", Fail, summary+"; the entry has resolution DYNAMIC_DNS, which only a waypoint resolves", Evidence{Resource: ref, Field: "spec.resolution", Value: "DYNAMIC_DNS"})
 			tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
@@ -1323,6 +1354,11 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		return p, nil
 	}
 	if sp, ok := portDeclared(d.svc, port); ok {
+		if se.Spec.GetResolution() == networking.ServiceEntry_DYNAMIC_DNS && strings.EqualFold(sp.Protocol, "TLS") && flags.WildcardTLS.Value {
+			// the answer rests on the flag: say where it was read (blind audit 63 B1, an
+			// istiod Deployment outside the Istio namespace)
+			p.Notes = append(p.Notes, fmt.Sprintf("the waypoint serves TLS port %d of this DYNAMIC_DNS entry because istiod runs with %s=%s (%s)", port, EnvWildcardTLS, flags.WildcardTLS.Raw, flags.WildcardTLS.Source))
+		}
 		if f := dynamicDNSPortUnserved(b, se, flags, sp); f != nil {
 			tr.hop("waypoint "+b.Waypoint.String(), "cluster", Fail, fmt.Sprintf("port %d (%s) of %s, a DYNAMIC_DNS entry: the waypoint builds no cluster for it", port, sp.Protocol, ref),
 				Evidence{Resource: ref, Field: "spec.ports", Value: fmt.Sprintf("%d/%s", port, sp.Protocol)})

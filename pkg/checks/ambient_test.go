@@ -971,3 +971,28 @@ func TestWaypointRouteWithoutBackendPort(t *testing.T) {
 		t.Errorf("warnings: %+v", p.Warnings)
 	}
 }
+
+// A client namespace's istio.io/use-waypoint does not bind its outbound calls: the path notes it
+// when the entry it calls asks for no waypoint (blind audit 56 a2a), and says nothing once the
+// entry carries the label.
+func TestUseWaypointOnClientNamespaceNoted(t *testing.T) {
+	c := pathCaseNamed(t, "ambient-use-waypoint-on-client-namespace.yaml")
+	_, p := tracePathCase(t, c)
+	noted := func(p *PathTrace) bool {
+		return slices.ContainsFunc(p.Notes, func(n string) bool {
+			return strings.Contains(n, "binds waypoint newsroom/newsroom-wp to traffic sent to the workloads")
+		})
+	}
+	if !noted(p) {
+		t.Errorf("no note about the client namespace's label: %q", p.Notes)
+	}
+	snap := pathFixtureVariant(t, "ambient-use-waypoint-on-client-namespace.yaml", "metadata: {name: news-wire, namespace: wire-feeds}",
+		"metadata: {name: news-wire, namespace: wire-feeds, labels: {istio.io/use-waypoint: newsroom-wp, istio.io/use-waypoint-namespace: newsroom}}")
+	p, err := TracePath(snap, PathOptions{Host: "feeds.news-wire.example", Port: 443, From: "newsroom", Call: "tls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if noted(p) {
+		t.Errorf("the entry is labelled, yet the note stays: %q", p.Notes)
+	}
+}

@@ -1125,6 +1125,19 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			}
 			tr.directWarning(v, res, proxy, host)
 			tr.endpointsHop(proxy, svc, host, cport)
+			if kind == rules.CallTCP && res.Chain != nil && !res.Chain.IsHCM() && slices.ContainsFunc(svc.Ports, func(p rules.ServicePort) bool {
+				return p.Number == cport && strings.HasPrefix(strings.ToLower(p.Name), "http")
+			}) {
+				// a TCP entry whose port is named http-…, on a port with an HCM chain: its
+				// raw TCP works, but plain HTTP requests take the HCM chain (blind audit 57
+				// #116, where why-missing said OK and only explain-listener --call http
+				// showed it)
+				for _, f := range sidecarHostFindings(tr.snap, v, host, cport) {
+					if f.Code == ListenerHTTPShadowsTCP {
+						tr.t.Warnings = append(tr.t.Warnings, f)
+					}
+				}
+			}
 		}
 		return
 	}

@@ -1568,6 +1568,11 @@ func TestWaypointDynamicDNSTLSFlag(t *testing.T) {
 		if p.Cause != want {
 			t.Errorf("%s=%s: cause %s, want %s: %s", EnvWildcardTLS, v, p.Cause, want, p.Message)
 		}
+		// an answer that rests on the flag says where it was read (blind audit 63 B1)
+		noted := slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "Deployment istio-system/istiod container discovery") })
+		if noted != (v == "true") {
+			t.Errorf("%s=%s: note naming istiod's Deployment %v: %q", EnvWildcardTLS, v, noted, p.Notes)
+		}
 	}
 }
 
@@ -1660,4 +1665,18 @@ metadata: {name: default, namespace: team-a}
 spec:
   egress:
   - hosts: ["`+strings.Join(hosts, `", "`)+`"]`)
+}
+
+// The same TCP entry behind an HCM chain, its port named tcp-…: nothing says its clients speak
+// HTTP, so the TCP path carries no HTTP_CHAIN_SHADOWS_TCP_ENTRY (explain-listener and preflight
+// still list the shared port).
+func TestTCPEntryBehindHCMChainControl(t *testing.T) {
+	snap := pathFixtureVariant(t, "sidecar-tcp-entry-named-http-behind-hcm-chain.yaml", "name: http-ledger", "name: tcp-ledger")
+	p, err := TracePath(snap, PathOptions{Host: "ledger.bank-partner.example", Port: 9090, From: "payments", Call: "tcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != PathOK || slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == ListenerHTTPShadowsTCP }) {
+		t.Errorf("cause %s, warnings %+v", p.Cause, p.Warnings)
+	}
 }
