@@ -225,11 +225,10 @@ func dynamicDNSPortUnserved(b rules.WaypointBinding, se *networkingv1.ServiceEnt
 		return nil
 	}
 	ref := "ServiceEntry " + se.Namespace + "/" + se.Name
-	proto := strings.ToUpper(sp.Protocol)
-	switch {
-	case proto == "HTTP":
+	switch sp.Protocol {
+	case rules.ProtoHTTP:
 		return nil
-	case proto == "TLS":
+	case rules.ProtoTLS:
 		if flags.WildcardTLS.Value {
 			return nil
 		}
@@ -288,7 +287,7 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			out = append(out, NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, "spec.location", f.Message, f.Fix))
 		}
 		for i, p := range se.Spec.GetPorts() {
-			if f := dynamicDNSPortUnserved(b, se, flags, rules.ServicePort{Number: p.GetNumber(), Protocol: p.GetProtocol(), Name: p.GetName()}); f != nil {
+			if f := dynamicDNSPortUnserved(b, se, flags, rules.ServicePort{Number: p.GetNumber(), Protocol: rules.ParseProtocol(p.GetProtocol()), Name: p.GetName()}); f != nil {
 				out = append(out, NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, fmt.Sprintf("spec.ports[%d]", i), f.Message, f.Fix))
 			}
 		}
@@ -654,6 +653,13 @@ func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags
 func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r rules.KubeRoute) *Finding {
 	registry := model.Services(view, flags.MeshConfig)
 	var bad []string
+	portsText := func(ports []uint32) string {
+		slices.Sort(ports)
+		if ports = slices.Compact(ports); len(ports) == 0 {
+			return "it declares none"
+		}
+		return "its ports are " + joinPorts(ports)
+	}
 	for _, b := range r.BackendRefs {
 		group, kind := rules.KubeBackendGroupKind(b)
 		host, undeclaredPort := "", ""
@@ -662,13 +668,6 @@ func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r
 		// getWaypointDestinationCluster; blind audit 62 k7b)
 		portIn := func(ports []uint32) bool {
 			return b.Port == nil || slices.Contains(ports, uint32(*b.Port))
-		}
-		portsText := func(ports []uint32) string {
-			slices.Sort(ports)
-			if ports = slices.Compact(ports); len(ports) == 0 {
-				return "it declares none"
-			}
-			return "its ports are " + joinPorts(ports)
 		}
 		switch {
 		case group == "networking.istio.io" && kind == "Hostname":
@@ -903,7 +902,7 @@ type ambientDecl struct {
 func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host string) (map[string]ambientDecl, rules.AmbientSelection) {
 	decls := map[string]ambientDecl{}
 	var in []rules.AmbientService
-	for _, se := range entriesByHost(view)[host] {
+	for _, se := range model.ServiceEntriesByHost(view)[host] {
 		ss := registry.ForEntry(se)
 		vis := rules.VisibilityPublic
 		if len(ss) > 0 {
@@ -934,26 +933,6 @@ func ambientDeclarations(view *snapshot.Snapshot, registry *model.Registry, host
 	}
 	sort.Slice(in, func(i, j int) bool { return in[i].Ref < in[j].Ref })
 	return decls, rules.SelectAmbientServices(in)
-}
-
-type entriesByHostKey struct{}
-
-// entriesByHost indexes the view's ServiceEntries by each host they declare (normalised), in the
-// view's order, once per view: ambientDeclarations asks it for every host of a mesh.
-func entriesByHost(view *snapshot.Snapshot) map[string][]*networkingv1.ServiceEntry {
-	return view.Derived(entriesByHostKey{}, func() any {
-		m := map[string][]*networkingv1.ServiceEntry{}
-		for _, se := range view.ServiceEntries {
-			var seen []string
-			for _, h := range se.Spec.Hosts {
-				if n := rules.NormalizeHost(h); !slices.Contains(seen, n) {
-					seen = append(seen, n)
-					m[n] = append(m[n], se)
-				}
-			}
-		}
-		return m
-	}).(map[string][]*networkingv1.ServiceEntry)
 }
 
 // ambientHostForAddress returns the host (and its entry) that ztunnel knows by the address ip:
@@ -1071,11 +1050,13 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			// (a wildcard whose only declarations are another namespace's, NAMESPACE
 			// visibility, is not one ztunnel gives this client: the next one may be; blind
 			// audit 63 b2-04)
-			if d, s := ambientDeclarations(view, registry, wild); len(d) > 0 && s.Canonical+s.ByNamespace[ns] != "" {
-				viaIP = fmt.Sprintf("no entry declares %s itself; ztunnel matches it with %s, the most specific wildcard host covering it (its DNS proxy answers the name with that entry's address, when it has one), so the trace follows %s", host, wild, wild)
-				host, decls, sel = wild, d, s
-				break
+			d, s := ambientDeclarations(view, registry, wild)
+			if r, _ := s.For(ns); r == "" {
+				continue
 			}
+			viaIP = fmt.Sprintf("no entry declares %s itself; ztunnel matches it with %s, the most specific wildcard host covering it (its DNS proxy answers the name with that entry's address, when it has one), so the trace follows %s", host, wild, wild)
+			host, decls, sel = wild, d, s
+			break
 		}
 	}
 	ref, tied := sel.For(ns)
@@ -1354,7 +1335,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		return p, nil
 	}
 	if sp, ok := portDeclared(d.svc, port); ok {
-		if se.Spec.GetResolution() == networking.ServiceEntry_DYNAMIC_DNS && strings.EqualFold(sp.Protocol, "TLS") && flags.WildcardTLS.Value {
+		if se.Spec.GetResolution() == networking.ServiceEntry_DYNAMIC_DNS && sp.Protocol == rules.ProtoTLS && flags.WildcardTLS.Value {
 			// the answer rests on the flag: say where it was read (blind audit 63 B1, an
 			// istiod Deployment outside the Istio namespace)
 			p.Notes = append(p.Notes, fmt.Sprintf("the waypoint serves TLS port %d of this DYNAMIC_DNS entry because istiod runs with %s=%s (%s)", port, EnvWildcardTLS, flags.WildcardTLS.Raw, flags.WildcardTLS.Source))
@@ -1681,18 +1662,10 @@ func AmbientTies(snap *snapshot.Snapshot) []ambientTie {
 		dup, ok := perRev[rev]
 		if !ok {
 			registry := model.Services(view, ReadIstiodFlags(view, rev).MeshConfig)
-			count := map[string]int{}
-			var hosts []string
-			for _, s := range registry.All {
-				if strings.HasPrefix(s.Hostname, "*") {
+			for _, h := range registry.SharedHosts() {
+				if strings.HasPrefix(h, "*") {
 					continue
 				}
-				if count[s.Hostname]++; count[s.Hostname] == 2 {
-					hosts = append(hosts, s.Hostname)
-				}
-			}
-			sort.Strings(hosts)
-			for _, h := range hosts {
 				decls, sel := ambientDeclarations(view, registry, h)
 				dup = append(dup, declared{h, decls, sel})
 			}

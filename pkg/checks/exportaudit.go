@@ -847,7 +847,7 @@ func (a *auditor) duplicates() {
 		hs = append(hs, h)
 	}
 	sort.Strings(hs)
-	sidecarOf := map[string]*networkingv1.Sidecar{}
+	scopeOf := map[string]rules.SidecarScope{}
 	for _, h := range hs {
 		services := a.registry.ForHost(h)
 		if len(services) < 2 {
@@ -863,12 +863,12 @@ func (a *auditor) duplicates() {
 			if !gatewayNs[ns] {
 				// an entry the namespace's Sidecar excludes is not in its proxies' scope
 				// (blind audit 63 b5)
-				sc, ok := sidecarOf[ns]
+				sc, ok := scopeOf[ns]
 				if !ok {
-					sc = namespaceSidecar(a.snap, ns)
-					sidecarOf[ns] = sc
+					sc = rules.NewSidecarScope(namespaceSidecar(a.snap, ns), "")
+					scopeOf[ns] = sc
 				}
-				scoped = withoutExcluded(services, sc, h)
+				scoped = withoutExcluded(services, sc, ns, h)
 			}
 			chosen, visible := rules.ServiceForProxy(scoped, ns)
 			if len(visible) < 2 {

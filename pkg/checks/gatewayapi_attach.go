@@ -92,7 +92,7 @@ func passthroughBackend(snap *snapshot.Snapshot, r rules.KubeRoute, l gatewayv1.
 	}
 	for _, svc := range model.Services(snap, ReadIstiodFlags(snap, "").MeshConfig).Shared(strings.ToLower(host)) {
 		for _, p := range svc.Ports {
-			if p.Protocol == "TLS" || p.Protocol == "HTTPS" {
+			if rules.IsTLSProtocol(p.Protocol) {
 				return host, p.Number, true
 			}
 		}
@@ -117,7 +117,7 @@ func meshHTTPRoutesTo(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []string {
 			return kind == rules.KubeParentServiceEntry || kind == rules.KubeParentService
 		})
 		toGateway := slices.ContainsFunc(r.BackendRefs, func(b gatewayv1.BackendRef) bool {
-			if (b.Group != nil && *b.Group != "") || (b.Kind != nil && *b.Kind != "Service") {
+			if group, kind := rules.KubeBackendGroupKind(b); group != "" || kind != "Service" {
 				return false
 			}
 			ns := r.Namespace

@@ -620,7 +620,7 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 	view := RevisionView(tr.snap, v.Revision)
 	// an entry the client's Sidecar excludes ("~ns/host") is not in its scope: no ambiguity
 	// with it (sidecar.go selectServices; blind audit 60 r7c)
-	services := withoutExcluded(model.Services(view, v.Flags.MeshConfig).Shared(host), v.Scope.Sidecar, host)
+	services := withoutExcluded(model.Services(view, v.Flags.MeshConfig).Shared(host), v.Scope, v.Namespace, host)
 	chosen, visible := rules.ServiceForProxy(services, v.Namespace)
 	if chosen != nil && len(visible) >= 2 && !allMerged(*chosen, visible) {
 		// the entry the sidecar holds (its own namespace's first: rules.EgressListener's choice,
@@ -7303,45 +7303,15 @@ func tlsPatch(v SidecarView, drs *rules.DRLookup, expect string, svc rules.Servi
 	return newPatch("networking.istio.io/v1", "DestinationRule", target.Namespace, target.Name, fields{{"spec", fields{{"trafficPolicy", setPortTLS(tp)}}}})
 }
 
-// excludedByEveryListener: every egress listener of Sidecar sc excludes host declared
-// in namespace ns ("~ns/host", "~/host"): exclusions are per listener (sidecar.go
-// convertIstioListenerToWrapper), so a listener without one still imports the host (blind audit
-// 63 b5-06).
-func excludedByEveryListener(sc *networkingv1.Sidecar, ns, host string) bool {
-	if sc == nil || len(sc.Spec.GetEgress()) == 0 {
-		return false
-	}
-	for _, l := range sc.Spec.GetEgress() {
-		excluded := false
-		for _, h := range l.GetHosts() {
-			xns, name, ok := strings.Cut(h, "/")
-			if !ok || !strings.HasPrefix(xns, "~") {
-				continue
-			}
-			switch xns = strings.TrimPrefix(xns, "~"); xns {
-			case "":
-				xns = "*"
-			case ".":
-				xns = sc.Namespace
-			}
-			if (xns == "*" || xns == ns) && rules.HostSubsetOf(host, name) {
-				excluded = true
-			}
-		}
-		if !excluded {
-			return false
-		}
-	}
-	return true
-}
-
-// withoutExcluded: services without those Sidecar sc excludes for host in every egress
-// listener (services itself when it excludes none).
-func withoutExcluded(services []rules.Service, sc *networkingv1.Sidecar, host string) []rules.Service {
-	if sc == nil || !slices.ContainsFunc(services, func(s rules.Service) bool { return excludedByEveryListener(sc, s.Namespace, host) }) {
+// withoutExcluded: services without those the Sidecar scope of a proxy in proxyNs excludes for
+// host in every egress listener (rules.SidecarScope.ExcludedEverywhere; blind audits 60 r7c, 63
+// b5-06), services itself when it excludes none.
+func withoutExcluded(services []rules.Service, scope rules.SidecarScope, proxyNs, host string) []rules.Service {
+	excluded := func(s rules.Service) bool { return scope.ExcludedEverywhere(proxyNs, s.Namespace, host) }
+	if scope.Sidecar == nil || !slices.ContainsFunc(services, excluded) {
 		return services
 	}
-	return slices.DeleteFunc(slices.Clone(services), func(s rules.Service) bool { return excludedByEveryListener(sc, s.Namespace, host) })
+	return slices.DeleteFunc(slices.Clone(services), excluded)
 }
 
 // sidecarExclusion: the egress host of the client's Sidecar (an exclusion "~ns/name", "~/name"

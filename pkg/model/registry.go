@@ -225,3 +225,24 @@ func (r *Registry) ExportedTo(ns string) []rules.Service { return r.exported.Get
 // ExportIndex is rules.NewExportIndex(All), built once: what a sidecar's egress listener sees
 // before its imports (rules.SidecarProxy.Exported).
 func (r *Registry) ExportIndex() *rules.ExportIndex { return r.exportIdx }
+
+type entriesByHostKey struct{}
+
+// ServiceEntriesByHost indexes the snapshot's ServiceEntries by each host they declare
+// (normalised), in the snapshot's order, built once per snapshot (a revision's view has its own).
+// Callers must not modify it.
+func ServiceEntriesByHost(snap *snapshot.Snapshot) map[string][]*networkingv1.ServiceEntry {
+	return memo(snap, entriesByHostKey{}, func() map[string][]*networkingv1.ServiceEntry {
+		m := map[string][]*networkingv1.ServiceEntry{}
+		for _, se := range snap.ServiceEntries {
+			var seen []string
+			for _, h := range se.Spec.Hosts {
+				if n := rules.NormalizeHost(h); !slices.Contains(seen, n) {
+					seen = append(seen, n)
+					m[n] = append(m[n], se)
+				}
+			}
+		}
+		return m
+	})
+}

@@ -169,6 +169,32 @@ func (l EgressListener) importsByNamespace(proxyNs string) map[string]*hostImpor
 	return out
 }
 
+// Excludes reports whether the listener's exclusions ("~ns/host", "~/host") remove host, declared
+// in namespace svcNs, from the scope of a proxy in proxyNs.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go selectServices (hostClassification.Excluded, for the
+// service's namespace and for every namespace).
+func (l EgressListener) Excludes(proxyNs, svcNs, host string) bool {
+	m := l.importsByNamespace(proxyNs)
+	nsH, wild := m[svcNs], m["*"]
+	return (nsH != nil && nsH.isExcluded(host)) || (wild != nil && wild.isExcluded(host))
+}
+
+// ExcludedEverywhere reports whether every egress listener of the scope excludes host declared in
+// svcNs (Excludes): exclusions are per listener, so one listener without it still imports the
+// host. A scope without egress listeners excludes nothing.
+func (s SidecarScope) ExcludedEverywhere(proxyNs, svcNs, host string) bool {
+	if len(s.Egress) == 0 {
+		return false
+	}
+	for _, l := range s.Egress {
+		if !l.Excludes(proxyNs, svcNs, host) {
+			return false
+		}
+	}
+	return true
+}
+
 func (hi *hostImports) isExcluded(h string) bool {
 	for _, e := range hi.excluded {
 		if HostSubsetOf(h, e) {

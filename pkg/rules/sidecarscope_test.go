@@ -55,3 +55,36 @@ func TestTCPRouteDestinationPortFromScopeService(t *testing.T) {
 		t.Errorf("got listener %q cluster %q", r.Listener, r.Cluster)
 	}
 }
+
+// TestExcludedEverywhere: an exclusion removes a host only in the listener that lists it, for
+// the service's namespace ("~ns/host", "." being the proxy's) or every namespace ("~/host"), by
+// host subset (istiod sidecar.go selectServices, hostClassification.Excluded).
+func TestExcludedEverywhere(t *testing.T) {
+	scope := func(listeners ...[]string) SidecarScope {
+		s := SidecarScope{Sidecar: &networkingv1.Sidecar{}}
+		for _, hosts := range listeners {
+			s.Egress = append(s.Egress, EgressListener{Hosts: hosts})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name     string
+		s        SidecarScope
+		svcNs    string
+		excluded bool
+	}{
+		{"namespace exclusion", scope([]string{"*/*", "~billing/api.example.com"}), "billing", true},
+		{"another namespace's", scope([]string{"*/*", "~billing/api.example.com"}), "support", false},
+		{"every namespace", scope([]string{"*/*", "~/api.example.com"}), "support", true},
+		{"dot is the proxy's namespace", scope([]string{"*/*", "~./api.example.com"}), "web", true},
+		{"wildcard exclusion", scope([]string{"*/*", "~billing/*.example.com"}), "billing", true},
+		{"another host", scope([]string{"*/*", "~billing/other.example.com"}), "billing", false},
+		{"one listener of two", scope([]string{"~billing/api.example.com"}, []string{"*/*"}), "billing", false},
+		{"both listeners", scope([]string{"~billing/api.example.com"}, []string{"*/*", "~/api.example.com"}), "billing", true},
+		{"no listeners", SidecarScope{}, "billing", false},
+	} {
+		if got := c.s.ExcludedEverywhere("web", c.svcNs, "api.example.com"); got != c.excluded {
+			t.Errorf("%s: excluded %v, want %v", c.name, got, c.excluded)
+		}
+	}
+}
