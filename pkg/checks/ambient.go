@@ -464,8 +464,18 @@ func waypointBinding(snap, view *snapshot.Snapshot, se *networkingv1.ServiceEntr
 	if n := snap.Namespace(se.Namespace); n != nil || len(snap.Namespaces) == 0 {
 		nsMeta = &metav1.ObjectMeta{Name: se.Namespace, Labels: NamespaceLabels(snap, se.Namespace)}
 	}
-	return rules.BindWaypoint(rules.WaypointInput{Entry: se, Namespace: nsMeta, Visibility: visibility,
+	b := rules.BindWaypoint(rules.WaypointInput{Entry: se, Namespace: nsMeta, Visibility: visibility,
 		Gateways: view.KubeGateways, GatewayClasses: view.GatewayClasses})
+	if b.Asked && !b.Accepted && b.Gateway != nil && notReady(snap, b) {
+		// istiod makes no waypoint of a Gateway without status addresses, so it refuses the
+		// binding as not ready before it looks at allowedRoutes, the traffic type or the
+		// entry's visibility (ambient/waypoints.go gatewayToWaypointTransform returns nil,
+		// fetchWaypointForTarget then ReportWaypointIsNotReady); every caller reports an
+		// accepted binding to a Gateway that is not ready as WaypointIsNotReady. Found by
+		// hack/conformance TestConformanceAmbient.
+		b.Accepted, b.Reason, b.Message = true, "", ""
+	}
+	return b
 }
 
 // waypointAnnotationFinding: the entry asks for no waypoint by label, but it (or its namespace)

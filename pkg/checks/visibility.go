@@ -78,6 +78,14 @@ type VisibilityEntry struct {
 	Sidecars string `json:"sidecars"`
 	// Ambient describes ztunnel/waypoints: "all namespaces", "own namespace only", "not published".
 	Ambient string `json:"ambient"`
+	// Waypoint is the waypoint ("namespace/name") istiod binds the entry to, for an entry that
+	// asks for one (istio.io/use-waypoint on it or its namespace); WaypointRefused is the reason
+	// of the istio.io/WaypointBound condition istiod writes when it refuses the binding.
+	Waypoint        string `json:"waypoint,omitempty"`
+	WaypointRefused string `json:"waypointRefused,omitempty"`
+	// AmbientAddresses are, per host, the addresses ztunnel knows the host by (spec.addresses,
+	// else the ones istiod allocated in the entry's status); a host without any is left out.
+	AmbientAddresses map[string][]string `json:"ambientAddresses,omitempty"`
 	// Status is the entry's VisibilityApplied condition reason ("" when absent).
 	Status string `json:"status,omitempty"`
 	// For AsNamespace: whether a sidecar/gateway and an ambient workload there get the entry,
@@ -243,6 +251,23 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 		}
 		if v.Visibility != rules.VisibilityNone {
 			b := waypointBinding(snap, view, se, v.Visibility)
+			switch {
+			case !b.Asked:
+			case b.Accepted && notReady(snap, b):
+				e.WaypointRefused = rules.WaypointNotReady
+			case b.Accepted:
+				e.Waypoint = b.Waypoint.String()
+			default:
+				e.WaypointRefused = b.Reason
+			}
+			for _, x := range ss {
+				if addrs, _, _ := rules.AmbientAddresses(se, x.Hostname, flags.IPAutoallocateOn()); len(addrs) > 0 {
+					if e.AmbientAddresses == nil {
+						e.AmbientAddresses = map[string][]string{}
+					}
+					e.AmbientAddresses[x.Hostname] = addrs
+				}
+			}
 			fs := []*Finding{bindingFinding(b, se, snap.GatewayAPIUnread), statusAddressFinding(snap, b), bindingStatusFinding(snap, b, se), waypointAnnotationFinding(snap, b, se), waypointIgnoredRoutes(snap, b, se)}
 			for _, x := range ss {
 				fs = append(fs, noAddressFinding(b, se, x.Hostname, flags.IPAutoallocateOn()))

@@ -36,7 +36,14 @@ func Visibility(w io.Writer, r *checks.VisibilityReport, format string) error {
 	}
 	var rows [][]string
 	for _, e := range r.Entries {
-		row := []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), e.Policy, e.Visibility, e.Sidecars, e.Ambient, orDash(e.Status)}
+		ambient := e.Ambient
+		switch {
+		case e.Waypoint != "":
+			ambient += ", via waypoint " + e.Waypoint
+		case e.WaypointRefused != "":
+			ambient += ", waypoint refused (" + e.WaypointRefused + ")"
+		}
+		row := []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), e.Policy, e.Visibility, e.Sidecars, ambient, orDash(e.Status)}
 		if r.AsNamespace != "" {
 			sees := yesNo(e.SidecarSees)
 			if len(e.SidecarPorts) > 0 {
