@@ -16,6 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
 
 // A namespace labelled for ambient and for sidecar injection gets sidecars (ztunnel does not
@@ -168,6 +169,80 @@ func TestWaypointWithoutStatusAddress(t *testing.T) {
 	r := Visibility(snap, VisibilityOptions{})
 	if fs := r.Entries[0].Findings; len(fs) != 1 || fs[0].Code != WaypointNoStatusAddress {
 		t.Errorf("visibility: %+v", fs)
+	}
+	if e := r.Entries[0]; e.WaypointRefused != rules.WaypointNotReady || e.Waypoint != "" {
+		t.Errorf("visibility binding: waypoint %q refused %q", e.Waypoint, e.WaypointRefused)
+	}
+	// A waypoint that is not ready and would also refuse the entry (workload traffic only):
+	// istiod makes no waypoint of the Gateway, so the refusal is WaypointIsNotReady, not
+	// UnsupportedTrafficType (ambient/waypoints.go gatewayToWaypointTransform, then
+	// fetchWaypointForTarget; found by hack/conformance TestConformanceAmbient).
+	for _, g := range snap.KubeGateways {
+		g.Labels = map[string]string{rules.LabelWaypointFor: rules.WaypointForWorkload}
+	}
+	if p, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 443, From: "apps"}); err != nil || p.Cause != WaypointNoStatusAddress {
+		t.Errorf("not ready and workload-only: %v %s %s", err, p.Cause, p.Message)
+	}
+	if e := Visibility(snap, VisibilityOptions{}).Entries[0]; e.WaypointRefused != rules.WaypointNotReady {
+		t.Errorf("not ready and workload-only, visibility: refused %q", e.WaypointRefused)
+	}
+	// Ready: the traffic type refuses it.
+	for _, g := range snap.KubeGateways {
+		g.Status.Addresses = []gatewayv1.GatewayStatusAddress{{Value: "10.96.0.9"}}
+	}
+	if e := Visibility(snap, VisibilityOptions{}).Entries[0]; e.WaypointRefused != rules.WaypointUnsupportedTraffic {
+		t.Errorf("ready and workload-only, visibility: refused %q", e.WaypointRefused)
+	}
+}
+
+// TestWaypointIsNotAGatewayTarget: --gateway naming a waypoint's workload (or its Gateway) is a
+// clear error in explain-listener, proxy-config and why-missing, not a gateway's predicted
+// configuration with false "no listener" errors (blind audit 64 c04); a Gateway of the istio
+// class is still a gateway.
+func TestWaypointIsNotAGatewayTarget(t *testing.T) {
+	deploy := func(name string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ` + name + `, namespace: egress}
+spec:
+  selector: {matchLabels: {gateway.networking.k8s.io/gateway-name: ` + name + `}}
+  template:
+    metadata: {labels: {gateway.networking.k8s.io/gateway-name: ` + name + `}}
+    spec: {containers: [{name: istio-proxy, image: proxyv2}]}`
+	}
+	snap := loadYAML(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: egress}`, `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: wp, namespace: egress}
+spec:
+  gatewayClassName: istio-waypoint
+  listeners: [{name: mesh, port: 15008, protocol: HBONE}]`, deploy("wp"), `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: egw, namespace: egress}
+spec:
+  gatewayClassName: istio
+  listeners: [{name: http, port: 80, protocol: HTTP}]`, deploy("egw-istio"), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: api, namespace: egress}
+spec:
+  hosts: [api.example.com]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]`)
+	for _, ref := range []string{"egress/wp"} {
+		_, err := ExplainListener(snap, ExplainListenerOptions{Host: "api.example.com", Port: 80, Gateway: ref})
+		if err == nil || !strings.Contains(err.Error(), "is a waypoint (Gateway egress/wp, class istio-waypoint)") {
+			t.Errorf("explain-listener --gateway %s: %v", ref, err)
+		}
+		if _, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: ref}); err == nil || !strings.Contains(err.Error(), "is a waypoint") {
+			t.Errorf("proxy-config --gateway %s: %v", ref, err)
+		}
+		if _, err := WhyMissing(snap, WhyMissingOptions{Host: "api.example.com", Gateway: ref}); err == nil || !strings.Contains(err.Error(), "is a waypoint") {
+			t.Errorf("why-missing --gateway %s: %v", ref, err)
+		}
+	}
+	if _, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "egress/egw-istio"}); err != nil {
+		t.Errorf("proxy-config of the istio-class gateway: %v", err)
 	}
 }
 

@@ -102,6 +102,37 @@ func ownedByDeployment(snap *snapshot.Snapshot, ns string, l map[string]string) 
 // when one selects it). A Deployment or Pod that is not otherwise a gateway workload is still
 // accepted: the user named it.
 func FindWorkload(snap *snapshot.Snapshot, ref string) (Workload, error) {
+	w, err := findWorkload(snap, ref)
+	if err != nil {
+		return w, err
+	}
+	if gw := waypointOf(snap, w); gw != "" {
+		// A waypoint proxy gets istiod's waypoint configuration (listener_waypoint.go,
+		// cluster_waypoint.go: connect_terminate, main_internal, inbound-vip clusters), not a
+		// gateway's; predicting it as a gateway gave false "no listener" errors (blind audit 64).
+		return Workload{}, fmt.Errorf("--gateway %s is a waypoint (%s): its configuration is a waypoint's, not a gateway's, and is not predicted here; for calls through it use `kubectl egress why-missing HOST --from NAMESPACE` with an ambient client namespace, and `kubectl egress visibility -A` for the entries bound to it", ref, gw)
+	}
+	return w, nil
+}
+
+// waypointOf names the waypoint Gateway ("Gateway ns/name, class C") whose pods workload w
+// runs, or "" when w is not a waypoint: its pods carry the Gateway's name label and the
+// Gateway's class is a waypoint class, or istiod's mesh-controller managed label
+// (gatewaycommon classinfo.go; rules.KubeGatewayWaypointClass).
+func waypointOf(snap *snapshot.Snapshot, w Workload) string {
+	name := w.Labels[rules.KubeGatewayNameLabel]
+	for _, g := range snap.KubeGateways {
+		if name != "" && g.Namespace == w.Namespace && g.Name == name && rules.KubeGatewayWaypointClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			return fmt.Sprintf("Gateway %s/%s, class %s", g.Namespace, g.Name, g.Spec.GatewayClassName)
+		}
+	}
+	if w.Labels[rules.LabelGatewayManaged] == "istio.io-mesh-controller" {
+		return "its pods are labelled " + rules.LabelGatewayManaged + "=istio.io-mesh-controller"
+	}
+	return ""
+}
+
+func findWorkload(snap *snapshot.Snapshot, ref string) (Workload, error) {
 	ns, name, ok := strings.Cut(ref, "/")
 	if !ok || ns == "" || name == "" {
 		return Workload{}, fmt.Errorf("--gateway %q: want NAMESPACE/NAME of the gateway Deployment or Pod", ref)
