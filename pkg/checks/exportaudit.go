@@ -451,7 +451,17 @@ func (a *auditor) gateway(w Workload) {
 		vsRef := "VirtualService " + vs.Namespace + "/" + vs.Name
 		a.need("VirtualService", vs.Namespace, vs.Name, w.Namespace)
 		exp := rules.EffectiveExportTo(vs.Spec.ExportTo, a.vsExport)
-		if !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
+		if origin := rules.GeneratedFrom(vs.Annotations, vs.Namespace); len(origin) > 0 && origin[0].Kind != "Gateway" && !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
+			// Generated from a Gateway API route, which has no exportTo: the mesh default
+			// hides it, and the finding names the route (what the user wrote) with a fix
+			// that can be applied (blind audit 64 c06).
+			o := origin[0]
+			a.add(AuditFinding{Code: AuditVSNotExportedToGateway, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, ExportTo: exp,
+				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
+				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
+				Message: fmt.Sprintf("%s %s/%s is attached to Gateway %s, but a Gateway API route has no exportTo: the VirtualService istiod generates from it takes meshConfig.defaultVirtualServiceExportTo, %s, which excludes %s, the namespace of gateway pod %s where it is evaluated.", o.Kind, o.Namespace, o.Name, gw, fmtList(exp), w.Namespace, w.Ref()),
+				Fix:     generatedNotVisibleFix(o, w)})
+		} else if !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
 			a.add(AuditFinding{Code: AuditVSNotExportedToGateway, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: exp,
 				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
 				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
@@ -601,17 +611,34 @@ func (a *auditor) meshRoutesUnseen() {
 	for _, r := range *a.meshRoutes {
 		vs := r.vs
 		other, ok := meshAndGateway(vs)
+		through := "through Gateway " + other
+		if !ok && routesToAnyGatewayService(a.snap, a.registry, vs) {
+			// a mesh-only route to a gateway's Service (the egress pattern in two objects, as
+			// Gateway API mesh routes always are; blind audit 64 c07/c07b)
+			ok, through = true, "to an egress gateway's Service"
+		}
 		if !ok || len(clients) == 0 ||
 			slices.ContainsFunc(clients, func(ns string) bool { return rules.VirtualServiceVisible(vs.Namespace, r.exportTo, ns) }) {
 			continue
 		}
 		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
 		hosts := strings.Join(vs.Spec.GetHosts(), ", ")
+		if origin := rules.GeneratedFrom(vs.Annotations, vs.Namespace); len(origin) > 0 && origin[0].Kind != "Gateway" {
+			// generated from a Gateway API mesh route, which has no exportTo: the mesh default
+			// decides, and the fix is where the route lives or the default
+			o := origin[0]
+			oref := o.Kind + " " + o.Namespace + "/" + o.Name
+			a.add(AuditFinding{Code: AuditVSMeshNoClient, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, ExportTo: r.exportTo,
+				Impact:  "calls from sidecars bypass the egress gateway (the route is built in no namespace with sidecars)",
+				Message: fmt.Sprintf("%s sends %s from sidecars %s, but a Gateway API route has no exportTo: the VirtualService istiod generates from it takes meshConfig.defaultVirtualServiceExportTo, %s, which reaches no namespace whose pods run sidecars (namespaces with sidecars: %s): no sidecar applies it, so the calls go straight out.", oref, hosts, through, fmtList(r.exportTo), fmtNamespaces(clients)),
+				Fix:     fmt.Sprintf("Create a copy of %s in each namespace whose pods call %s (there it applies to that namespace's sidecars), or add those namespaces (or \"*\") to meshConfig.defaultVirtualServiceExportTo.", oref, hosts)})
+			continue
+		}
 		if slices.Contains(clients, vs.Namespace) {
 			a.add(AuditFinding{Code: AuditVSMeshNoClient, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: r.exportTo,
 				NeededIn: []string{vs.Namespace}, MissingIn: []string{vs.Namespace},
 				Impact:  fmt.Sprintf("calls from sidecars in %s bypass the egress gateway (its mesh routes are not built there)", vs.Namespace),
-				Message: fmt.Sprintf("%s sends %s through Gateway %s and binds the mesh, but its exportTo %s leaves out its own namespace %s (a VirtualService's namespace sees it only when exportTo lists \".\" or the namespace) and lists no other namespace with sidecars: no sidecar applies its mesh routes, so the calls go straight out.", ref, hosts, other, fmtList(r.exportTo), vs.Namespace),
+				Message: fmt.Sprintf("%s sends %s %s and binds the mesh, but its exportTo %s leaves out its own namespace %s (a VirtualService's namespace sees it only when exportTo lists \".\" or the namespace) and lists no other namespace with sidecars: no sidecar applies its mesh routes, so the calls go straight out.", ref, hosts, through, fmtList(r.exportTo), vs.Namespace),
 				widen:   widenExportTo(ref, vs.Spec.ExportTo, vs.Namespace)})
 			continue
 		}
@@ -619,9 +646,18 @@ func (a *auditor) meshRoutesUnseen() {
 		// clients' namespaces are not known from the input (blind audit 55 p12)
 		a.add(AuditFinding{Code: AuditVSMeshNoClient, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: r.exportTo,
 			Impact:  "calls from sidecars bypass the egress gateway (its mesh routes are built in no namespace with sidecars)",
-			Message: fmt.Sprintf("%s sends %s through Gateway %s and binds the mesh, but its exportTo %s reaches no namespace whose pods run sidecars (its own, %s, runs none; namespaces with sidecars: %s): no sidecar applies its mesh routes, so the calls go straight out.", ref, hosts, other, fmtList(r.exportTo), vs.Namespace, fmtNamespaces(clients)),
-			Fix:     fmt.Sprintf("Add the namespaces whose pods call %s to spec.exportTo of %s (or \"*\"), keeping %s for the gateway.", hosts, ref, fmtList(r.exportTo))})
+			Message: fmt.Sprintf("%s sends %s %s and binds the mesh, but its exportTo %s reaches no namespace whose pods run sidecars (its own, %s, runs none; namespaces with sidecars: %s): no sidecar applies its mesh routes, so the calls go straight out.", ref, hosts, through, fmtList(r.exportTo), vs.Namespace, fmtNamespaces(clients)),
+			Fix:     meshNoClientFix(hosts, ref, r.exportTo, other != "")})
 	}
+}
+
+// meshNoClientFix: widen the exportTo of a mesh route that reaches no namespace with sidecars;
+// one that also binds a Gateway keeps what it has for the gateway.
+func meshNoClientFix(hosts, ref string, exportTo []string, bindsGateway bool) string {
+	if bindsGateway {
+		return fmt.Sprintf("Add the namespaces whose pods call %s to spec.exportTo of %s (or \"*\"), keeping %s for the gateway.", hosts, ref, fmtList(exportTo))
+	}
+	return fmt.Sprintf("Add the namespaces whose pods call %s to spec.exportTo of %s (or \"*\").", hosts, ref)
 }
 
 // meshRoute is a VirtualService listing "mesh" (or no gateways) with its destinations used by

@@ -487,3 +487,39 @@ func TestAuditDelegateNotExported(t *testing.T) {
 		}
 	}
 }
+
+// TestExportAuditGatewayAPIRoutes: a Gateway API route has no exportTo, so a route hidden by
+// meshConfig.defaultVirtualServiceExportTo is named itself (not the VirtualService istiod
+// generates from it) with a fix that can be applied: move it, or change the mesh default; and
+// a mesh route (Gateway API or a mesh-only VirtualService) to an egress gateway's Service that
+// no namespace with sidecars sees is VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT (blind audit 64 c06,
+// c07, c07b; controls with the mesh default widened).
+func TestExportAuditGatewayAPIRoutes(t *testing.T) {
+	for _, c := range []struct {
+		file, want, fix string
+	}{
+		{"exportaudit-route-hidden-by-mesh-default.yaml", "VS_NOT_EXPORTED_TO_GATEWAY_NAMESPACE HTTPRoute platform/echo-from-egress", "create HTTPRoute echo-from-egress in namespace istio-system"},
+		{"exportaudit-route-hidden-by-mesh-default-control.yaml", "", ""},
+		{"exportaudit-mesh-route-reaches-no-client.yaml", "VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT TLSRoute egress/stripe-to-egress", "meshConfig.defaultVirtualServiceExportTo"},
+		{"exportaudit-mesh-vs-reaches-no-client.yaml", "VS_MESH_ROUTES_EXPORTED_TO_NO_CLIENT VirtualService egress/stripe-to-egress", "to spec.exportTo of VirtualService egress/stripe-to-egress (or \"*\")."},
+		{"exportaudit-mesh-route-reaches-no-client-control.yaml", "", ""},
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", c.file)}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		fix := ""
+		for _, f := range ExportAudit(snap, AuditOptions{}).Findings {
+			got = append(got, f.Code+" "+f.Kind+" "+f.Namespace+"/"+f.Name)
+			fix = f.Fix
+		}
+		want := []string(nil)
+		if c.want != "" {
+			want = []string{c.want}
+		}
+		if !slices.Equal(got, want) || !strings.Contains(fix, c.fix) || (c.fix == "") != (fix == "") {
+			t.Errorf("%s: findings %v (fix %q), want %v (fix with %q)", c.file, got, fix, want, c.fix)
+		}
+	}
+}

@@ -729,6 +729,9 @@ var defaultFields = map[string]string{
 var defaultFieldKinds = map[string]string{
 	ListenerGatewayServiceLack: "Service",
 	ListenerHTTPRoutesIgnored:  "VirtualService", // (not an HTTPRoute's: its rules are spec.rules)
+	// (a Gateway API route has no exportTo: the finding names the route, and no field)
+	AuditVSNotExportedToGateway: "VirtualService",
+	AuditVSMeshNoClient:         "VirtualService",
 }
 
 // ---- why-missing ----
