@@ -1566,3 +1566,26 @@ func TestPreflightRefusedHostnameFix(t *testing.T) {
 		}
 	}
 }
+
+// TestHostNotFoundKubeServiceFix: a route to a cluster-local Service name that no Service
+// declares is fixed by creating the Service (or pointing the route at one), never by a
+// MESH_EXTERNAL ServiceEntry for an in-cluster name (blind audit 64 c13).
+func TestHostNotFoundKubeServiceFix(t *testing.T) {
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "gateway-backendref-service-missing-proxy.yaml")}, nil, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range Preflight(snap).Findings {
+		if f.Code != CauseHostNotFound {
+			continue
+		}
+		found = true
+		if !strings.Contains(f.Fix, "Create Service corp-proxy in namespace istio-egress with port 3128") || strings.Contains(f.Fix, "MESH_EXTERNAL") {
+			t.Errorf("fix: %s", f.Fix)
+		}
+	}
+	if !found {
+		t.Error("no HOST_NOT_FOUND finding")
+	}
+}
