@@ -1769,6 +1769,8 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		gatewayTCPChainOfOtherHost(snap, w, rep)
 		gatewayRefusedBackends(snap, w, rep)
 		gatewayEmptyClusters(snap, w, rep)
+	} else {
+		gatewayRefusedBackends(snap, w, rep)
 	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
@@ -2734,6 +2736,36 @@ func entryPortsAllTLS(reg *model.Registry, host string) bool {
 // UnknownService).
 func gatewayRefusedBackends(snap *snapshot.Snapshot, w Workload, rep *ListenerReport) {
 	gproxy := "gateway " + w.Ref()
+	if rep.Host == "" {
+		// The port view (no host asked): any chain or route of the port to UnknownService
+		// (blind audit 64 c10, where --port said OK beside a TCP listener going nowhere).
+		for _, l := range rep.Listeners {
+			for _, c := range l.Chains {
+				if strings.TrimPrefix(c.Destination, "Cluster: ") == rules.UnknownServiceCluster || slices.Contains(c.Weighted, rules.UnknownServiceCluster) {
+					vsRef, _ := strings.CutPrefix(c.Origin, "VirtualService ")
+					what := fmt.Sprintf("connections on port %d", l.Port)
+					if len(c.SNI) > 0 {
+						what = c.SNI[0]
+					}
+					culprit, msg, fix := backendRefusedText(snap, vsRef, what, gproxy, true)
+					rep.add(PathBackendRefused, culprit, msg, fix)
+					return
+				}
+			}
+		}
+		for _, rc := range rep.Routes {
+			for _, vh := range rc.VirtualHosts {
+				for _, r := range vh.Routes {
+					if r.Cluster == rules.UnknownServiceCluster || slices.Contains(r.Weighted, rules.UnknownServiceCluster) {
+						culprit, msg, fix := backendRefusedText(snap, r.VirtualService, strings.Join(vh.Domains, ", "), gproxy, false)
+						rep.add(PathBackendRefused, culprit, msg, fix)
+						return
+					}
+				}
+			}
+		}
+		return
+	}
 	for i := range rep.Routes {
 		vh := rules.MatchVirtualHost(&rep.Routes[i], rep.Host)
 		if vh == nil {

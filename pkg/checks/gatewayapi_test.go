@@ -1589,3 +1589,30 @@ func TestHostNotFoundKubeServiceFix(t *testing.T) {
 		t.Error("no HOST_NOT_FOUND finding")
 	}
 }
+
+// TestExplainListenerPortViewRefusedBackend: explain-listener --port without a host reports a
+// gateway listener whose chain goes to UnknownService (a backend istiod refused: here a TCPRoute's
+// cross-namespace Service without a ReferenceGrant), as the HOST:PORT form does; the control has
+// the grant (blind audit 64 c10).
+func TestExplainListenerPortViewRefusedBackend(t *testing.T) {
+	for file, want := range map[string]string{
+		"gateway-tcproute-refgrant-missing-port-view.yaml":         "GATEWAY_API_BACKEND_REFUSED TCPRoute dmz/smtp-out",
+		"gateway-tcproute-refgrant-missing-port-view-control.yaml": "",
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", file)}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "dmz/smtp-egress-istio", Port: 2525})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, f.Code+" "+f.Resource)
+		}
+		if strings.Join(got, "; ") != want {
+			t.Errorf("%s: findings %v, want %q", file, got, want)
+		}
+	}
+}

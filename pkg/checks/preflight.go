@@ -1129,6 +1129,11 @@ func (c *collector) explainListener(sidecars func() []sidecarResult) CheckRun {
 				continue
 			}
 			for _, f := range rep.Findings {
+				if f.Code == PathBackendRefused {
+					// (the port view's copy of what why-missing's gateway check and the traced
+					// paths report for each host, with the host)
+					continue
+				}
 				res, field := ParseResourceRef(f.Resource)
 				if res.Kind == "" && res.Namespace != "" {
 					res.Kind = "Gateway"
