@@ -73,9 +73,17 @@ type viewKey struct{ rev string }
 // DestinationRules, Gateways, Sidecars, WorkloadEntries, EnvoyFilters); Kubernetes objects are
 // shared by every revision. The view is built once per snapshot and revision, so indexes kept
 // with it are shared by every question about that revision.
+//
+// The view of a view for the same revision is the view itself (a copy changed after it was
+// made is not): asking again must neither convert its Gateway API objects twice nor build its
+// indexes again.
 func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
+	if p := snap.ViewOf; p != nil && snap.ViewRev == RevKey(rev) && View(p, rev) == snap {
+		return snap
+	}
 	return memo(snap, viewKey{RevKey(rev)}, func() *snapshot.Snapshot {
 		v := *snap
+		v.ViewOf, v.ViewRev = snap, RevKey(rev)
 		v.ServiceEntries = filterRev[*networkingv1.ServiceEntry](snap.ServiceEntries, rev)
 		v.VirtualServices = filterRev[*networkingv1.VirtualService](snap.VirtualServices, rev)
 		v.DestinationRules = filterRev[*networkingv1.DestinationRule](snap.DestinationRules, rev)

@@ -113,6 +113,11 @@ type Snapshot struct {
 	// Load says how a live load went (zero for files).
 	Load LoadStats
 
+	// ViewOf is the snapshot this one is a revision view of (pkg/model View), ViewRev that
+	// revision's key; nil for a snapshot as loaded.
+	ViewOf  *Snapshot
+	ViewRev string
+
 	// derived is what pkg/model built from this snapshot (see Derived).
 	derived *derived
 }
