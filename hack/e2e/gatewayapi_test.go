@@ -73,9 +73,14 @@ func TestGatewayAPI(t *testing.T) {
 	kc := restrictedUser(t, "no-gateway-api", []rbacv1.PolicyRule{
 		{APIGroups: []string{"", "apps", "networking.istio.io"}, Resources: []string{"*"}, Verbs: read},
 	})
+	// No verdict rests on routes nobody read (blind audit 65 R1): INPUT_UNKNOWN, exit 2, and
+	// preflight is incomplete.
 	r = egress(t, "why-missing", "edition.cnn.com", "--from", "default", "--kubeconfig", kc)
-	if !strings.Contains(r.stdout, "Kubernetes Gateway API routes could not be read (forbidden to list") {
-		t.Errorf("why-missing without Gateway API rights: no note saying so\n%s", r)
+	if r.code != 2 || !strings.Contains(r.stdout, "Kubernetes Gateway API routes could not be read (forbidden to list") || !strings.Contains(r.stdout, "INPUT_UNKNOWN") {
+		t.Errorf("why-missing without Gateway API rights: want exit 2, INPUT_UNKNOWN and a note saying why\n%s", r)
+	}
+	if r = egress(t, "preflight", "--kubeconfig", kc); r.code != 2 || strings.Contains(r.stdout, "PASS") {
+		t.Errorf("preflight without Gateway API rights: want exit 2 (incomplete)\n%s", r)
 	}
 }
 
@@ -155,7 +160,7 @@ func TestGatewayAPICRDTooOld(t *testing.T) {
 		{APIGroups: []string{"", "apps", "networking.istio.io", "gateway.networking.k8s.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
 	})
 	r = egress(t, "why-missing", "edition.cnn.com", "--port", "443", "--from", "default", "--call", "tls", "--kubeconfig", kc)
-	if !strings.Contains(r.stdout, "the Gateway API CRDs could not be read (forbidden to get customresourcedefinitions") {
-		t.Errorf("without the CRD rule: no note saying the CRDs could not be read\n%s", r)
+	if r.code != 2 || !strings.Contains(r.stdout, "the Gateway API CRDs could not be read (forbidden to get customresourcedefinitions") || !strings.Contains(r.stdout, "INPUT_UNKNOWN") {
+		t.Errorf("without the CRD rule (TLSRoutes exist, so whether istiod reads them is unknown): want exit 2, INPUT_UNKNOWN and a note\n%s", r)
 	}
 }

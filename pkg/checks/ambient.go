@@ -522,6 +522,11 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 	}
 	var f Finding
 	switch reason := b.Reason; {
+	case reason == rules.WaypointNotReady && b.Gateway == nil && unread != "" && b.Waypoint.Name != "":
+		// Not in the input, and Gateway API objects could not be read: whether the waypoint
+		// exists is unknown, so no fault and no "create it" (blind audit 65 R3').
+		f = finding(CauseInputUnknown, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), and whether that Gateway exists cannot be told: Gateway API objects could not be read (%s).", ref, wp, rules.LabelUseWaypoint, labelled, unread),
+			"Grant list on gateways.gateway.networking.k8s.io (deploy/clusterrole.yaml has every permission the plugin needs), or run with -f on the rendered manifests.")
 	case reason == rules.WaypointNotReady && b.Waypoint.Name == "":
 		// istio.io/use-waypoint is set but empty: istiod looks for a Gateway without a name
 		// (the entry's label, even empty, hides its namespace's).

@@ -1,6 +1,10 @@
 package checks
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
 
 // Cause codes: the stable `cause` of a GatewayVerdict, one per decision-tree outcome of the
 // seed's §3.7 procedure. Codes are never renamed or reused; retired codes stay listed here.
@@ -360,6 +364,10 @@ func PluralKind(kind string) string {
 	switch {
 	case kind == "":
 		return "resources"
+	case kind == snapshot.KindGatewayAPI:
+		return "Kubernetes Gateway API objects"
+	case kind == snapshot.KindGatewayAPICRD:
+		return "Gateway API CRDs"
 	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
 		return kind[:len(kind)-1] + "ies"
 	case strings.HasSuffix(kind, "s"):

@@ -214,7 +214,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	// the ServiceEntry visibility cap; Sidecars' imports are audited and show where entries are
 	// used.
 	for _, k := range []string{snapshot.KindNamespace, snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindDestinationRule,
-		snapshot.KindGateway, snapshot.KindService, snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap, snapshot.KindSidecar} {
+		snapshot.KindGateway, snapshot.KindService, snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap, snapshot.KindSidecar, snapshot.KindGatewayAPI, snapshot.KindGatewayAPICRD} {
 		if k == snapshot.KindConfigMap && flags.MeshUnknown == "" {
 			continue // the mesh ConfigMap itself was read
 		}

@@ -194,7 +194,7 @@ type PreflightResult struct {
 // preflightNeeds are the kinds whose absence makes a preflight incomplete.
 var preflightNeeds = []string{snapshot.KindNamespace, snapshot.KindServiceEntry, snapshot.KindVirtualService,
 	snapshot.KindDestinationRule, snapshot.KindGateway, snapshot.KindSidecar, snapshot.KindService,
-	snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap}
+	snapshot.KindDeployment, snapshot.KindPod, snapshot.KindConfigMap, snapshot.KindGatewayAPI, snapshot.KindGatewayAPICRD}
 
 // OptionalInputs handles the kinds only some meshes' configuration depends on: WorkloadEntries
 // (endpoints of entries with a workloadSelector) and EnvoyFilters (which keep gateway clusters

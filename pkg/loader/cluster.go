@@ -289,6 +289,15 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	if len(meshErrs) > 0 {
 		snap.Unknown[snapshot.KindConfigMap] = "cannot parse " + strings.Join(meshErrs, "; ")
 	}
+	// Gateway API routes route egress like VirtualServices (gateway and mesh routes alike):
+	// a verdict that did not read them rests on what it could not read (blind audit 65 R1, R2,
+	// R4: a confident OK, or an invented cause, under partial RBAC).
+	if snap.GatewayAPIUnread != "" {
+		snap.Unknown[snapshot.KindGatewayAPI] = snap.GatewayAPIUnread
+	}
+	if snap.GatewayAPICRDsUnread != "" && len(snap.TLSRoutes)+len(snap.TCPRoutes)+len(snap.GRPCRoutes) > 0 {
+		snap.Unknown[snapshot.KindGatewayAPICRD] = snap.GatewayAPICRDsUnread + "; istiod ignores the TLSRoutes, TCPRoutes and GRPCRoutes read if their CRD is older than it supports"
+	}
 	return snap, nil
 }
 

@@ -215,7 +215,8 @@ func (o *ExplainListenerOptions) Run(ctx context.Context) error {
 	}
 	// Every kind a proxy's listeners depend on must have been read: no answer rests on an unread
 	// input (the mesh ConfigMap's outbound policy and defaults, a namespace's Sidecar).
-	needs := []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway, snapshot.KindDestinationRule, snapshot.KindService, snapshot.KindConfigMap}
+	needs := []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway, snapshot.KindDestinationRule, snapshot.KindService, snapshot.KindConfigMap,
+		snapshot.KindGatewayAPI, snapshot.KindGatewayAPICRD}
 	proxy := "gateway " + o.Gateway
 	if o.Gateway == "" {
 		needs = append(needs, snapshot.KindSidecar)

@@ -169,7 +169,7 @@ func (o *ProxyConfigOptions) Run(ctx context.Context) error {
 	// an unread input (the mesh ConfigMap's defaults and outbound policy, the namespaces' labels,
 	// a namespace's Sidecar, the endpoints WorkloadEntries add, the clusters EnvoyFilters keep).
 	needs := []string{snapshot.KindServiceEntry, snapshot.KindVirtualService, snapshot.KindGateway, snapshot.KindDestinationRule,
-		snapshot.KindService, snapshot.KindNamespace, snapshot.KindPod}
+		snapshot.KindService, snapshot.KindNamespace, snapshot.KindPod, snapshot.KindGatewayAPI, snapshot.KindGatewayAPICRD}
 	if o.Gateway == "" {
 		needs = append(needs, snapshot.KindSidecar)
 	}

@@ -32,6 +32,11 @@ const (
 	KindDeployment      = "Deployment"
 	KindPod             = "Pod"
 	KindConfigMap       = "ConfigMap"
+	// KindGatewayAPI is the Unknown key for Kubernetes Gateway API objects that could not be
+	// read (GatewayAPIUnread); KindGatewayAPICRD for the CRDs that decide whether istiod reads
+	// the TLSRoutes, TCPRoutes and GRPCRoutes that were read (GatewayAPICRDsUnread).
+	KindGatewayAPI    = "GatewayAPI"
+	KindGatewayAPICRD = "GatewayAPICRD"
 )
 
 // Snapshot is everything the checks may read. Slices are in no particular order; checks sort
