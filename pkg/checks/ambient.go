@@ -1298,6 +1298,17 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	}
 	if f := bindingFinding(b, se, ""); f != nil {
 		if d := bindingStatusFinding(snap, b, se); d != nil {
+			if !conditionStale(se) {
+				// istiod's own condition for this version of the entry disagrees with the
+				// predicted refusal (it says bound, or refused for another reason): the input
+				// lacks what decides, so no verdict, as in the other direction (blind audit 65
+				// W4, where the call failed beside "trust the condition").
+				tr.hop(proxy, "waypoint", Unknown, fmt.Sprintf("predicted refused by waypoint %s (%s), but the entry's %s condition, written for its current version, says otherwise", b.Waypoint, b.Reason, ConditionWaypointBound), ev)
+				p.Cause, p.Level = CauseInputUnknown, LevelError
+				p.Message = "No verdict for this path: " + d.Message
+				p.Fix = d.Fix
+				return p, nil
+			}
 			p.Warnings = append(p.Warnings, *d)
 		}
 		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("istiod does not bind the entry to waypoint %s (%s): ztunnel sends the call straight out", b.Waypoint, b.Reason), ev)
