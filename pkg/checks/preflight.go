@@ -639,6 +639,21 @@ func NewPreflightFinding(code, check string, res ResourceRef, field, msg, fix st
 	return f
 }
 
+// hasFinding: a finding with code on res was added already.
+func (c *collector) hasFinding(code string, res ResourceRef) bool {
+	return slices.ContainsFunc(c.findings, func(f PreflightFinding) bool { return f.Code == code && f.Resource == res })
+}
+
+// sawKey: the pending finding p is one already added (its contexts are to be merged in).
+func (c *collector) sawKey(p pendingFinding) bool {
+	k := p.key
+	if k == "" {
+		k = p.f.key()
+	}
+	_, ok := c.seen[k]
+	return ok
+}
+
 func (c *collector) add(f PreflightFinding, context string) {
 	c.addKeyed(&f, f.key(), context)
 }
@@ -1129,12 +1144,11 @@ func (c *collector) explainListener(sidecars func() []sidecarResult) CheckRun {
 				continue
 			}
 			for _, f := range rep.Findings {
-				if f.Code == PathBackendRefused {
-					// (the port view's copy of what why-missing's gateway check and the traced
-					// paths report for each host, with the host)
+				res, field := ParseResourceRef(f.Resource)
+				if f.Code == PathBackendRefused && c.hasFinding(PathBackendRefused, res) {
+					// (why-missing's gateway check reported it, with the host)
 					continue
 				}
-				res, field := ParseResourceRef(f.Resource)
 				if res.Kind == "" && res.Namespace != "" {
 					res.Kind = "Gateway"
 					if res.Namespace == w.Namespace && res.Name == w.Name && findGateway(view, res.Namespace+"/"+res.Name) == nil {
@@ -1153,6 +1167,11 @@ func (c *collector) explainListener(sidecars func() []sidecarResult) CheckRun {
 		run.Targets += r.targets
 		paths += r.paths
 		for _, p := range r.pending {
+			if p.f.Code == PathBackendRefused && c.hasFinding(PathBackendRefused, p.f.Resource) && !c.sawKey(p) {
+				// a gateway's port already reported the refused backend on the same route:
+				// once is enough (blind audit 66 e02, p02)
+				continue
+			}
 			if p.key == "" {
 				p.key = p.f.key()
 			}
