@@ -486,24 +486,29 @@ func (e *evaluation) run() {
 			// (a backendRef without kind): the entry is named by its host (blind audit 36 N03b).
 			e.fail(CauseHostNotFound, "", fmt.Sprintf("%s; no Service %s/%s exists, but ServiceEntry %s/%s has that name: a backendRef without kind names a Service, and an entry is named by its host.", what+"; istiod has no cluster for it anywhere", se.Namespace, se.Name, se.Namespace, se.Name),
 				fmt.Sprintf("If a route's backendRef names ServiceEntry %s/%s, name the entry by its host instead: {group: networking.istio.io, kind: Hostname, name: %s, port: %s} (no namespace).", se.Namespace, se.Name, se.Spec.Hosts[0], entryPortWord(se)))
-		} else if name, ns, ok := kubeServiceName(e.host); ok && len(NearMatches(e.full, e.host)) == 0 {
-			// A cluster-local Service name (a backendRef of kind Service, or a route to
-			// <name>.<ns>.svc.cluster.local): the fix is the Service, not a MESH_EXTERNAL
-			// entry for an in-cluster name (blind audit 64 c13).
-			port := ""
-			if e.port != 0 {
-				port = fmt.Sprintf(" with port %d", e.port)
-			}
-			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere: it is the name of Kubernetes Service "+ns+"/"+name+", which does not exist.",
-				fmt.Sprintf("Create Service %s in namespace %s%s, or point the route at a Service that exists (or, for a host outside the cluster, at its external name through a ServiceEntry).", name, ns, port))
 		} else {
 			fix, nearText := serviceEntryTemplate(e.host, e.port, e.routeKindTo(e.host)), ""
+			if name, ns, ok := kubeServiceName(e.host); ok {
+				// A cluster-local Service name (a backendRef of kind Service, or a route to
+				// <name>.<ns>.svc.cluster.local): the fix is the Service, not a MESH_EXTERNAL
+				// entry for an in-cluster name (blind audits 64 c13, 66 h02-h05).
+				port := ""
+				if e.port != 0 {
+					port = fmt.Sprintf(" with port %d", e.port)
+				}
+				what += " (the name of Kubernetes Service " + ns + "/" + name + ", which does not exist)"
+				fix = fmt.Sprintf("Create Service %s in namespace %s%s, or point the route at a Service that exists (a host outside the cluster is reached by its external name, through a ServiceEntry).", name, ns, port)
+			}
 			if near := NearMatches(e.full, e.host); len(near) > 0 {
 				// a host one or two edits from a declared one (a typo in a route's destination
 				// or backendRef, say): correcting the name comes first
 				nearText = " (near it: " + strings.Join(near, "; ") + ")"
 				if first, _, _ := strings.Cut(near[0], " ("); !strings.Contains(first, " ") && !strings.HasPrefix(first, "*") {
-					fix = fmt.Sprintf("If %s is a typo of %s, correct the host where a route names it; to reach %s itself, declare it:\n%s", e.host, first, e.host, fix)
+					if _, _, svc := kubeServiceName(e.host); svc {
+						fix = fmt.Sprintf("If %s is a typo of %s, correct the host where a route names it. Otherwise: %s", e.host, first, fix)
+					} else {
+						fix = fmt.Sprintf("If %s is a typo of %s, correct the host where a route names it; to reach %s itself, declare it:\n%s", e.host, first, e.host, fix)
+					}
 				}
 			}
 			e.fail(CauseHostNotFound, "", what+"; istiod has no cluster for it anywhere"+nearText+".", fix)

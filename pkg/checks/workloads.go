@@ -81,6 +81,10 @@ func gatewayWorkloads(snap *snapshot.Snapshot) []Workload {
 		out = append(out, Workload{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, Labels: p.Labels,
 			Revision: workloadRevision(snap, p.Namespace, p.Labels)})
 	}
+	// A waypoint's proxy is not a gateway: istiod gives it a waypoint's configuration
+	// (cluster.go and listener.go, case model.Waypoint), so no gateway verdict applies to it
+	// (blind audit 66 g06, where an idle waypoint got ABSENT verdicts).
+	out = slices.DeleteFunc(out, func(w Workload) bool { return waypointOf(snap, w) != "" })
 	sort.Slice(out, func(i, j int) bool { return out[i].Ref() < out[j].Ref() })
 	return out
 }
