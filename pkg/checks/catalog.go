@@ -246,7 +246,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightSERejected:             {"EGR0148", "§2.2", "pkg/config/validation/validation.go ValidateServiceEntry (CIDR addresses only with resolution NONE or STATIC; the ServiceEntry CRD's validation rules say the same)"},
 	PreflightHostnameStatusHarmless: {"EGR0908", "—", "pilot/pkg/config/kube/gateway/conversion.go buildDestination (Hostname: InvalidDestinationNotFound, destination kept); gatewaycommon/context.go GetService (ServiceIndex.HostnameAndNamespace by the route's namespace)"},
 	PreflightGatewayNotProgrammed:   {"EGR0909", "—", "pilot/pkg/config/kube/gateway/conversion.go setProgrammedCondition; gatewaycommon SetProgrammedCondition (the status istiod writes: the data plane's readiness)"},
-	PreflightRouteStatusDiffers:     {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus (the status istiod writes, compared with this tool's prediction)"},
+	PreflightRouteStatusDiffers:     {"EGR0906", "—", "pilot/pkg/config/kube/gateway/conditions.go createRouteStatus, gateway_collection.go FinalGatewayStatusCollection (the status istiod writes, compared with this tool's prediction)"},
 }
 
 // ID returns the entry's stable identifier ("EGR0104"), "" when catalogRefs has no row for it.

@@ -50,7 +50,7 @@ func init() {
 		CatalogEntry{Code: PreflightGatewayNotProgrammed, Level: LevelWarning,
 			Description: "istiod's status for a Gateway of Istio's class, written for the Gateway's current generation, says Programmed=False: the gateway's Service has no usable address or no ready pod serves it (for example AddressNotAssigned). istiod still generates the listeners and routes this tool predicts from the configuration, but no proxy may serve them: calls sent to the gateway fail whatever the routes say. The status is the live state: check the Service and pods istiod deploys for the Gateway."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
-			Description: "The status istiod wrote for a route's parentRef (Accepted True or False), for the route's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
+			Description: "The status istiod wrote for a route's parentRef (Accepted True or False), for the route's current generation, or for a Gateway listener (attachedRoutes), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
 	)
 }
 
@@ -311,6 +311,59 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 	}
 	return out
+}
+
+// attachedRoutesFindings: GATEWAY_API_STATUS_DISAGREES for every listener of a Gateway of
+// Istio's class whose status.listeners[].attachedRoutes, written for the Gateway's current
+// generation, is not the number of routes predicted to attach to it (preflight; issue #17: the
+// status next to the prediction, and which to trust). Routes istiod ignores for their CRD are
+// not counted.
+//
+// Mirrors istiod gateway_collection.go FinalGatewayStatusCollection and route_collections.go
+// gatewayRouteAttachmentCountCollection (rules.KubeListenerAttachedRoutes).
+func attachedRoutesFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	var attached map[string]map[string][]string
+	for _, g := range snap.KubeGateways {
+		if g == nil || len(g.Status.Listeners) == 0 || !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) || !gatewayStatusCurrent(g) {
+			continue
+		}
+		if attached == nil {
+			var routes []rules.KubeRoute
+			for _, r := range model.KubeRoutes(snap) {
+				if !crdIgnoredKind(snap, r.Kind) {
+					routes = append(routes, r)
+				}
+			}
+			attached = rules.KubeListenerAttachedRoutes(routes, rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants})
+		}
+		ref := g.Namespace + "/" + g.Name
+		for _, l := range g.Status.Listeners {
+			want := attached[ref][string(l.Name)]
+			if int(l.AttachedRoutes) == len(want) {
+				continue
+			}
+			which := "none"
+			if len(want) > 0 {
+				which = strings.Join(want, ", ")
+			}
+			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "status.listeners["+string(l.Name)+"].attachedRoutes",
+				fmt.Sprintf("For listener %s of Gateway %s istiod's status says attachedRoutes %d, but from the same configuration kubectl-egress predicts %d (%s). istiod's status is what it programmed.", l.Name, ref, l.AttachedRoutes, len(want), which),
+				"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the routes and their parentRefs, the Namespaces whose labels an allowedRoutes selector reads, the route kinds' CRDs."))
+		}
+	}
+	return out
+}
+
+// gatewayStatusCurrent: Gateway g's status was written for its current generation (a condition
+// observed at it).
+func gatewayStatusCurrent(g *gatewayv1.Gateway) bool {
+	for _, c := range g.Status.Conditions {
+		if c.ObservedGeneration >= g.Generation {
+			return true
+		}
+	}
+	return false
 }
 
 // gatewayNotProgrammed: the Programmed=False condition istiod (its gateway controller) wrote

@@ -1616,3 +1616,28 @@ func TestExplainListenerPortViewRefusedBackend(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachedRoutesStatus: a Gateway listener's status.attachedRoutes, written for the Gateway's
+// current generation, that is not the number of routes predicted to attach is
+// GATEWAY_API_STATUS_DISAGREES on the Gateway (issue #17; blind audit 65 ST8); a status that
+// agrees raises nothing.
+func TestAttachedRoutesStatus(t *testing.T) {
+	for file, want := range map[string]bool{"gateway-status-attached-routes-disagree.yaml": true, "gateway-status-attached-routes-agree.yaml": false} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", file)}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, f := range Preflight(snap).Findings {
+			if f.Code == PreflightRouteStatusDiffers && strings.HasSuffix(f.Field, ".attachedRoutes") {
+				got = true
+				if !strings.Contains(f.Message, "attachedRoutes 0, but from the same configuration kubectl-egress predicts 1 (HTTPRoute team-a/forward-api-from-egress)") {
+					t.Errorf("%s: %s", file, f.Message)
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%s: attachedRoutes finding %v, want %v", file, got, want)
+		}
+	}
+}

@@ -336,6 +336,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range gatewayStatusFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range attachedRoutesFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range crdFindings(snap) {
 		c.add(f, "")
 	}

@@ -312,6 +312,41 @@ func KubeRouteParentStatuses(routes []KubeRoute, in KubeRouteInputs) []KubeRoute
 	return out
 }
 
+// KubeListenerAttachedRoutes lists, per Gateway ("namespace/name") and listener name, the routes
+// ("Kind namespace/name") that attach to the listener: their number is what istiod writes in the
+// Gateway's status.listeners[].attachedRoutes. A route counts once per listener any of its parentRefs is
+// not denied on (a parentRef without sectionName counts on every listener that admits it);
+// listeners istiod drops for a conflict get none.
+//
+// Mirrors istiod route_collections.go gatewayRouteAttachmentCountCollection (filteredReferences
+// of extractParentReferenceInfo, one RouteAttachment per route and listener) and
+// gateway_collection.go FinalGatewayStatusCollection.
+func KubeListenerAttachedRoutes(routes []KubeRoute, in KubeRouteInputs) map[string]map[string][]string {
+	parents := kubeParents(in)
+	out := map[string]map[string][]string{}
+	for _, route := range routes {
+		seen := map[string]bool{}
+		for _, ref := range route.ParentRefs {
+			kind, ns := KubeParentKind(ref, route.Namespace)
+			if kind != KubeParentGateway {
+				continue
+			}
+			gw := ns + "/" + string(ref.Name)
+			for _, p := range parents[gw] {
+				if reason, _ := kubeReferenceDenied(p, ref, route.Hostnames, route.Namespace, route.Kind); reason != "" || seen[gw+"#"+p.section] {
+					continue
+				}
+				seen[gw+"#"+p.section] = true
+				if out[gw] == nil {
+					out[gw] = map[string][]string{}
+				}
+				out[gw][p.section] = append(out[gw][p.section], route.Ref())
+			}
+		}
+	}
+	return out
+}
+
 // allowedByIsolation mirrors hostnameAllowedByIsolation: a route hostname under a wildcard
 // listener is left to another listener of the same port with a more exact hostname that covers
 // it.
