@@ -35,6 +35,27 @@ type WhyMissingOptions struct {
 // It is a pure function of the snapshot. Errors: the named gateway workload does not exist, or
 // there is no gateway workload at all.
 func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error) {
+	return whyMissing(snap, opt)
+}
+
+// NewReport is a why-missing report for host before any gateway verdict: the entries and
+// Services that declare it (as the revision istiod reads them), and near matches when none
+// does. Without a gateway workload, the report a traced path goes in (blind audit 65 P1, where
+// it said no entry declared a host its own path used).
+func NewReport(snap *snapshot.Snapshot, host string, port uint32) *Report {
+	host = rules.NormalizeHost(host)
+	rep := &Report{SchemaVersion: SchemaVersion, Host: host, Port: port, Source: snap.Source, Present: true, Gateways: []GatewayVerdict{}}
+	services := servicesFor(snap, host, ReadIstiodFlags(snap, snap.Revision).MeshConfig)
+	for _, s := range services {
+		rep.Services = append(rep.Services, serviceRef(s))
+	}
+	if len(services) == 0 {
+		rep.Suggestions = NearMatches(snap, host)
+	}
+	return rep
+}
+
+func whyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error) {
 	host := rules.NormalizeHost(opt.Host)
 	var wls []Workload
 	if opt.Gateway != "" {
@@ -64,16 +85,7 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 			return nil, errors.New(msg)
 		}
 	}
-	rep := &Report{SchemaVersion: SchemaVersion, Host: host, Port: opt.Port, Source: snap.Source, Present: true}
-
-	defaults := ReadIstiodFlags(snap, snap.Revision)
-	services := servicesFor(snap, host, defaults.MeshConfig)
-	for _, s := range services {
-		rep.Services = append(rep.Services, serviceRef(s))
-	}
-	if len(services) == 0 {
-		rep.Suggestions = NearMatches(snap, host)
-	}
+	rep := NewReport(snap, host, opt.Port)
 	for _, w := range wls {
 		v := diagnose(snap, w, host, opt.Port)
 		rep.Gateways = append(rep.Gateways, v)

@@ -251,7 +251,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		return usageErr("%v", err)
 	}
 	if rep == nil { // no gateway workload: the path may still be traced
-		rep = &checks.Report{SchemaVersion: checks.SchemaVersion, Host: o.Host, Port: uint32(o.Port), Source: snap.Source, Gateways: []checks.GatewayVerdict{}, Present: true}
+		rep = checks.NewReport(snap, o.Host, uint32(o.Port))
 	}
 	if o.From != "" || o.Pod != "" {
 		if rep.Path, err = checks.TracePath(snap, checks.PathOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Call: o.Call}); err != nil {
