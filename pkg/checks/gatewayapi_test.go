@@ -1641,3 +1641,33 @@ func TestAttachedRoutesStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteStatusWarningsOnVerdicts: a route status istiod wrote for the route's current
+// generation that disagrees with the prediction (Accepted=False where the listener admits the
+// route) is a warning on the traced path and on the gateway verdict for the hosts the route
+// names, not only in preflight (blind audit 65 ST3).
+func TestRouteStatusWarningsOnVerdicts(t *testing.T) {
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "route-status-accepted-false-disagrees.yaml")}, nil, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(ws []Finding) bool {
+		return slices.ContainsFunc(ws, func(f Finding) bool {
+			return f.Code == PreflightRouteStatusDiffers && f.Resource == "HTTPRoute team-a/forward-api-from-egress"
+		})
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(p.Warnings) {
+		t.Errorf("path: no status warning: %+v", p.Warnings)
+	}
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Gateways) == 0 || !has(rep.Gateways[0].Warnings) {
+		t.Errorf("gateway verdict: no status warning")
+	}
+}

@@ -1377,6 +1377,7 @@ func (e *evaluation) stepGatewayAPI() {
 		e.v.Assumptions = append(e.v.Assumptions, n)
 	}
 	e.v.Notes = append(e.v.Notes, otherClassNotes(e.snap, e.host)...)
+	e.v.Warnings = append(e.v.Warnings, routeStatusWarnings(e.snap, e.host)...)
 	objs := gatewayAPIForGateway(e.snap, e.host)
 	if len(objs) == 0 || e.cause == CauseInputUnknown {
 		return
