@@ -1588,6 +1588,11 @@ func TestHostNotFoundKubeServiceFix(t *testing.T) {
 	if !found {
 		t.Error("no HOST_NOT_FOUND finding")
 	}
+	// the host is named (by a backendRef), so why-missing answers instead of a usage error
+	// (blind audit 66 h04)
+	if !HostReferenced(snap, "corp-proxy.istio-egress.svc.cluster.local") {
+		t.Error("HostReferenced: a Service backendRef does not name its host")
+	}
 }
 
 // TestExplainListenerPortViewRefusedBackend: explain-listener --port without a host reports a

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -193,6 +194,36 @@ func HostReferenced(snap *snapshot.Snapshot, host string) bool {
 				if same(h) {
 					return true
 				}
+			}
+		}
+	}
+	// Gateway API routes: their hostnames and backends (a Hostname, or a Service by its
+	// cluster-local name), and the Gateways' listener hostnames (blind audit 66 h04, where a
+	// Service only a backendRef named was "named by nothing").
+	for _, r := range model.KubeRoutes(snap) {
+		for _, h := range r.Hostnames {
+			if same(string(h)) {
+				return true
+			}
+		}
+		for _, b := range r.BackendRefs {
+			group, kind := rules.KubeBackendGroupKind(b)
+			ns := r.Namespace
+			if b.Namespace != nil && *b.Namespace != "" {
+				ns = string(*b.Namespace)
+			}
+			switch {
+			case group == "networking.istio.io" && kind == "Hostname" && same(string(b.Name)):
+				return true
+			case group == "" && kind == "Service" && same(string(b.Name)+"."+ns+".svc."+rules.DefaultDomain):
+				return true
+			}
+		}
+	}
+	for _, g := range snap.KubeGateways {
+		for _, l := range g.Spec.Listeners {
+			if l.Hostname != nil && same(string(*l.Hostname)) {
+				return true
 			}
 		}
 	}
