@@ -456,9 +456,14 @@ func (a *auditor) gateway(w Workload) {
 			// hides it, and the finding names the route (what the user wrote) with a fix
 			// that can be applied (blind audit 64 c06).
 			o := origin[0]
+			impact := fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref())
+			if o.Kind == "TCPRoute" || o.Kind == "TLSRoute" {
+				// no tcp or tls route: no filter chain for it, the connection is closed
+				impact = fmt.Sprintf("connections closed at gateway %s: its %s routes are not built there, so no filter chain takes them", w.Ref(), strings.ToLower(strings.TrimSuffix(o.Kind, "Route")))
+			}
 			a.add(AuditFinding{Code: AuditVSNotExportedToGateway, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, ExportTo: exp,
 				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
-				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
+				Impact:  impact,
 				Message: fmt.Sprintf("%s %s/%s is attached to Gateway %s, but a Gateway API route has no exportTo: the VirtualService istiod generates from it takes meshConfig.defaultVirtualServiceExportTo, %s, which excludes %s, the namespace of gateway pod %s where it is evaluated.", o.Kind, o.Namespace, o.Name, gw, fmtList(exp), w.Namespace, w.Ref()),
 				Fix:     generatedNotVisibleFix(o, w)})
 		} else if !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
