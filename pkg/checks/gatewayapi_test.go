@@ -414,6 +414,18 @@ func TestGatewayAPICRDTooOld(t *testing.T) {
 			if c.ignored && (p.Cause != PathOK || p.Gateway != "") {
 				t.Errorf("with TLSRoutes ignored the call goes straight out: cause %s, gateway %q", p.Cause, p.Gateway)
 			}
+			// the gateway verdict for the host says so too (blind audit 65 C-gw)
+			rep, err := WhyMissing(snap, WhyMissingOptions{Host: "edition.cnn.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gwWarned := false
+			for _, g := range rep.Gateways {
+				gwWarned = gwWarned || slices.ContainsFunc(g.Warnings, func(f Finding) bool { return f.Code == PreflightCRDTooOld })
+			}
+			if gwWarned != c.ignored {
+				t.Errorf("gateway verdict %s warning %v, want %v", PreflightCRDTooOld, gwWarned, c.ignored)
+			}
 			if !c.ignored && c.fixture == "gatewayapi-tls-egress-through-gateway.yaml" && (p.Cause != PathOK || p.Gateway == "") {
 				t.Errorf("with TLSRoutes read the call goes through the gateway: cause %s, gateway %q", p.Cause, p.Gateway)
 			}
