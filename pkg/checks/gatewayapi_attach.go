@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -50,7 +52,7 @@ func init() {
 		CatalogEntry{Code: PreflightGatewayNotProgrammed, Level: LevelWarning,
 			Description: "istiod's status for a Gateway of Istio's class, written for the Gateway's current generation, says Programmed=False: the gateway's Service has no usable address or no ready pod serves it (for example AddressNotAssigned). istiod still generates the listeners and routes this tool predicts from the configuration, but no proxy may serve them: calls sent to the gateway fail whatever the routes say. The status is the live state: check the Service and pods istiod deploys for the Gateway."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
-			Description: "The status istiod wrote for a route's parentRef (Accepted True or False), for the route's current generation, or for a Gateway listener (attachedRoutes), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
+			Description: "The status istiod wrote for a route's parentRef (Accepted, or ResolvedRefs for its backends), for the route's current generation, or for a Gateway listener (attachedRoutes), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
 	)
 }
 
@@ -309,6 +311,94 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", a.Index, a.Gateway, cond, predicted),
 				"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway, its GatewayClass, the Namespaces whose labels an allowedRoutes selector reads."))
 		}
+	}
+	return out
+}
+
+// resolvedRefsFindings: GATEWAY_API_STATUS_DISAGREES for every route whose ResolvedRefs
+// condition, written by istiod for a parentRef and the route's current generation, says True
+// where a backendRef is predicted refused or not found, or False with reason BackendNotFound,
+// RefNotPermitted or InvalidKind where every backendRef is predicted resolved (issue #17; blind
+// audit 65 ST6). Other reasons are left alone (not modelled).
+//
+// Mirrors istiod conditions.go createRouteStatus (ResolvedRefs from the conversion's route
+// error) and conversion.go buildDestination: a grant for a cross-namespace Service backend of
+// a route attached to a Gateway, the kind, and the lookup of the Service (by name and
+// namespace) or of a Hostname (in the route's namespace: ServiceIndex.HostnameAndNamespace).
+func resolvedRefsFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, r := range model.KubeRoutes(snap) {
+		if len(r.StatusParents) == 0 || crdIgnoredKind(snap, r.Kind) {
+			continue
+		}
+		for _, p := range r.StatusParents {
+			if !strings.HasPrefix(string(p.ControllerName), "istio.io/") {
+				continue
+			}
+			var cond *metav1.Condition
+			for i := range p.Conditions {
+				if c := &p.Conditions[i]; c.Type == string(gatewayv1.RouteConditionResolvedRefs) && c.ObservedGeneration >= r.Generation {
+					cond = c
+				}
+			}
+			if cond == nil {
+				continue
+			}
+			kind, _ := rules.KubeParentKind(p.ParentRef, r.Namespace)
+			unresolved := unresolvedBackend(snap, r, kind == rules.KubeParentGateway)
+			var predicted string
+			switch {
+			case cond.Status == metav1.ConditionTrue && unresolved != "":
+				predicted = "ResolvedRefs=False: " + unresolved
+			case cond.Status == metav1.ConditionFalse && unresolved == "" && (cond.Reason == string(gatewayv1.RouteReasonBackendNotFound) || cond.Reason == string(gatewayv1.RouteReasonRefNotPermitted) || cond.Reason == string(gatewayv1.RouteReasonInvalidKind)):
+				predicted = "ResolvedRefs=True (every backendRef resolves)"
+			default:
+				continue
+			}
+			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ResourceRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}, "status.parents",
+				fmt.Sprintf("For parent %s istiod's status says ResolvedRefs=%s (%s: %s), but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", kubeParentText(p.ParentRef, r.Namespace), cond.Status, cond.Reason, cond.Message, predicted),
+				"Trust the status for what the route does, and check what this input may lack or hold differently from the cluster: the backend Services and ServiceEntries, the ReferenceGrants in the backends' namespaces."))
+			break // (the same backends for every parent: once per route)
+		}
+	}
+	return out
+}
+
+// unresolvedBackend: the first backendRef of route r istiod refuses or does not find, as text
+// ("" when every one resolves). enforceGrants: the parent is a Gateway.
+func unresolvedBackend(snap *snapshot.Snapshot, r rules.KubeRoute, enforceGrants bool) string {
+	for _, b := range r.BackendRefs {
+		ns := r.Namespace
+		if b.Namespace != nil && *b.Namespace != "" {
+			ns = string(*b.Namespace)
+		}
+		if why := rules.KubeBackendRefusal(b, r.Namespace, r.Kind, snap.ReferenceGrants, enforceGrants); why != "" {
+			return fmt.Sprintf("backendRef %s is refused (%s)", b.Name, why)
+		}
+		group, kind := rules.KubeBackendGroupKind(b)
+		switch {
+		case group == "" && kind == "Service":
+			if !slices.ContainsFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(b.Name) }) {
+				return fmt.Sprintf("backendRef Service %s/%s does not exist (BackendNotFound)", ns, b.Name)
+			}
+		case group == "networking.istio.io" && kind == "Hostname":
+			host := rules.NormalizeHost(string(b.Name))
+			if !slices.ContainsFunc(snap.ServiceEntries, func(se *networkingv1.ServiceEntry) bool {
+				return se.Namespace == r.Namespace && slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return rules.NormalizeHost(h) == host })
+			}) {
+				return fmt.Sprintf("no ServiceEntry in namespace %s declares Hostname %s (BackendNotFound)", r.Namespace, host)
+			}
+		}
+	}
+	return ""
+}
+
+// kubeParentText names a parentRef ("Gateway ns/name", "ServiceEntry ns/name", with its section).
+func kubeParentText(ref gatewayv1.ParentReference, routeNs string) string {
+	_, kind, ns := rules.KubeParentRefDefaults(ref, routeNs)
+	out := kind + " " + ns + "/" + string(ref.Name)
+	if ref.SectionName != nil && *ref.SectionName != "" {
+		out += " (" + string(*ref.SectionName) + ")"
 	}
 	return out
 }

@@ -1688,3 +1688,30 @@ func TestRouteStatusWarningsOnVerdicts(t *testing.T) {
 		t.Errorf("gateway verdict: no status warning")
 	}
 }
+
+// TestResolvedRefsStatus: a route's ResolvedRefs condition, written by istiod for the route's
+// current generation, that says True where a backendRef is predicted not found (a mesh route to
+// a Service that does not exist), or False (BackendNotFound) where every backendRef resolves,
+// is GATEWAY_API_STATUS_DISAGREES on the route; a status that agrees raises nothing (issue #17;
+// blind audit 65 ST6, ST6b).
+func TestResolvedRefsStatus(t *testing.T) {
+	for file, want := range map[string]string{
+		"route-status-resolvedrefs-true-disagrees.yaml":  "HTTPRoute team-a/direct-api-to-egress",
+		"route-status-resolvedrefs-false-disagrees.yaml": "HTTPRoute team-a/forward-api-from-egress",
+		"gateway-status-attached-routes-agree.yaml":      "",
+	} {
+		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", file)}, nil, loader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range Preflight(snap).Findings {
+			if f.Code == PreflightRouteStatusDiffers && strings.Contains(f.Message, "ResolvedRefs=") {
+				got = append(got, f.Resource.String())
+			}
+		}
+		if strings.Join(got, "; ") != want {
+			t.Errorf("%s: ResolvedRefs findings %v, want %q", file, got, want)
+		}
+	}
+}

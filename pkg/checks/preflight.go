@@ -339,6 +339,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range attachedRoutesFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range resolvedRefsFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range crdFindings(snap) {
 		c.add(f, "")
 	}
