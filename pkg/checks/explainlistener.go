@@ -3270,12 +3270,33 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 				fix = fmt.Sprintf("Attach a %s to listener %s of Gateway %s/%s (parentRefs [{name: %s, namespace: %s, sectionName: %s}]), in a namespace its allowedRoutes admits.", kind, o.Section, o.Namespace, o.Name, o.Name, o.Namespace, o.Section)
 				// A route meant for this Gateway that does not attach is the usual reason:
 				// name it, and its fix.
+				explained := false
 				for _, a := range routeAttachments(view) {
 					// (a route of another kind that the listener refuses too: a TCPRoute on a
 					// TLS Passthrough listener, blind audit 33 X01)
 					if a.Gateway == o.Namespace+"/"+o.Name && a.Found && !a.Accepted {
 						msg += fmt.Sprintf(" %s names this Gateway but does not attach to it (spec.parentRefs[%d]: %s, %s).", a.Route.Ref(), a.Index, attachMessage(a), a.Reason)
 						_, fix = notAcceptedText(view, a)
+						explained = true
+						break
+					}
+				}
+				if !explained {
+					// A route attaches, but the VirtualService istiod generates from it is
+					// hidden from the gateway's namespace by the mesh default exportTo (a route
+					// has no exportTo of its own; blind audit 66 e02, where the fix asked to
+					// attach a route that was attached).
+					for _, vs := range view.VirtualServices {
+						origin := rules.GeneratedFrom(vs.Annotations, vs.Namespace)
+						if len(origin) == 0 || origin[0].Kind == "Gateway" || !slices.Contains(rules.VSGateways(vs), gwRef) {
+							continue
+						}
+						exp := rules.EffectiveExportTo(vs.Spec.ExportTo, mc.GetDefaultVirtualServiceExportTo())
+						if rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
+							continue
+						}
+						msg += fmt.Sprintf(" %s %s/%s attaches to it, but a Gateway API route has no exportTo: the VirtualService istiod generates from it takes meshConfig.defaultVirtualServiceExportTo, %s, which excludes %s, the gateway's namespace.", origin[0].Kind, origin[0].Namespace, origin[0].Name, fmtList(exp), w.Namespace)
+						fix = generatedNotVisibleFix(origin[0], w)
 						break
 					}
 				}

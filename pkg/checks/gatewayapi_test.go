@@ -1715,3 +1715,29 @@ func TestResolvedRefsStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestListenerWithoutChainsRouteHidden: a Gateway API listener without chains because the one
+// route attached to it is hidden from the gateway's namespace by defaultVirtualServiceExportTo
+// names that route and the applicable fix, not "attach a TCPRoute" (blind audit 66 e02).
+func TestListenerWithoutChainsRouteHidden(t *testing.T) {
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "tcproute-hidden-by-mesh-default-listener-without-chains.yaml")}, nil, loader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "istio-egress/pg-egress-istio", Port: 5432})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Code == ListenerNoChains {
+			found = true
+			if !strings.Contains(f.Message, "TCPRoute db-team/rds-out attaches to it") || !strings.Contains(f.Fix, "create TCPRoute rds-out in namespace istio-egress") || strings.Contains(f.Fix, "Attach a TCPRoute") {
+				t.Errorf("message %q fix %q", f.Message, f.Fix)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no %s: %+v", ListenerNoChains, rep.Findings)
+	}
+}
