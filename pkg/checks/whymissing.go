@@ -27,17 +27,6 @@ type WhyMissingOptions struct {
 	Gateway string
 }
 
-// WhyMissing runs the seed's §3.7 procedure for opt.Host on every gateway workload (or the one
-// named) and returns one verdict per workload: whether the cluster(s) outbound|<port>|<subset>|<host>
-// are predicted in that gateway's CDS, the first failing step of the decision tree as a stable
-// cause code (see Catalog), evidence for every step and a fix.
-//
-// It is a pure function of the snapshot. Errors: the named gateway workload does not exist, or
-// there is no gateway workload at all.
-func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error) {
-	return whyMissing(snap, opt)
-}
-
 // NewReport is a why-missing report for host before any gateway verdict: the entries and
 // Services that declare it (as the revision istiod reads them), and near matches when none
 // does. Without a gateway workload, the report a traced path goes in (blind audit 65 P1, where
@@ -55,7 +44,14 @@ func NewReport(snap *snapshot.Snapshot, host string, port uint32) *Report {
 	return rep
 }
 
-func whyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error) {
+// WhyMissing runs the seed's §3.7 procedure for opt.Host on every gateway workload (or the one
+// named) and returns one verdict per workload: whether the cluster(s) outbound|<port>|<subset>|<host>
+// are predicted in that gateway's CDS, the first failing step of the decision tree as a stable
+// cause code (see Catalog), evidence for every step and a fix.
+//
+// It is a pure function of the snapshot. Errors: the named gateway workload does not exist, or
+// there is no gateway workload at all.
+func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error) {
 	host := rules.NormalizeHost(opt.Host)
 	var wls []Workload
 	if opt.Gateway != "" {
