@@ -615,6 +615,9 @@ func (a *auditor) meshRoutesUnseen() {
 	clients := ClientNamespaces(a.snap)
 	for _, r := range *a.meshRoutes {
 		vs := r.vs
+		if len(clients) == 0 || slices.ContainsFunc(clients, func(ns string) bool { return rules.VirtualServiceVisible(vs.Namespace, r.exportTo, ns) }) {
+			continue
+		}
 		other, ok := meshAndGateway(vs)
 		through := "through Gateway " + other
 		if !ok && routesToAnyGatewayService(a.snap, a.registry, vs) {
@@ -622,8 +625,7 @@ func (a *auditor) meshRoutesUnseen() {
 			// Gateway API mesh routes always are; blind audit 64 c07/c07b)
 			ok, through = true, "to an egress gateway's Service"
 		}
-		if !ok || len(clients) == 0 ||
-			slices.ContainsFunc(clients, func(ns string) bool { return rules.VirtualServiceVisible(vs.Namespace, r.exportTo, ns) }) {
+		if !ok {
 			continue
 		}
 		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
