@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -327,6 +326,7 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 // namespace) or of a Hostname (in the route's namespace: ServiceIndex.HostnameAndNamespace).
 func resolvedRefsFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
+	var services map[string]bool // "namespace/name", built on first use
 	for _, r := range model.KubeRoutes(snap) {
 		if len(r.StatusParents) == 0 || crdIgnoredKind(snap, r.Kind) {
 			continue
@@ -344,8 +344,14 @@ func resolvedRefsFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			if cond == nil {
 				continue
 			}
+			if services == nil {
+				services = map[string]bool{}
+				for _, svc := range snap.Services {
+					services[svc.Namespace+"/"+svc.Name] = true
+				}
+			}
 			kind, _ := rules.KubeParentKind(p.ParentRef, r.Namespace)
-			unresolved := unresolvedBackend(snap, r, kind == rules.KubeParentGateway)
+			unresolved := unresolvedBackend(snap, services, r, kind == rules.KubeParentGateway)
 			var predicted string
 			switch {
 			case cond.Status == metav1.ConditionTrue && unresolved != "":
@@ -365,8 +371,9 @@ func resolvedRefsFindings(snap *snapshot.Snapshot) []PreflightFinding {
 }
 
 // unresolvedBackend: the first backendRef of route r istiod refuses or does not find, as text
-// ("" when every one resolves). enforceGrants: the parent is a Gateway.
-func unresolvedBackend(snap *snapshot.Snapshot, r rules.KubeRoute, enforceGrants bool) string {
+// ("" when every one resolves). services holds the Services' "namespace/name"; enforceGrants:
+// the parent is a Gateway.
+func unresolvedBackend(snap *snapshot.Snapshot, services map[string]bool, r rules.KubeRoute, enforceGrants bool) string {
 	for _, b := range r.BackendRefs {
 		ns := r.Namespace
 		if b.Namespace != nil && *b.Namespace != "" {
@@ -378,14 +385,12 @@ func unresolvedBackend(snap *snapshot.Snapshot, r rules.KubeRoute, enforceGrants
 		group, kind := rules.KubeBackendGroupKind(b)
 		switch {
 		case group == "" && kind == "Service":
-			if !slices.ContainsFunc(snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == string(b.Name) }) {
+			if !services[ns+"/"+string(b.Name)] {
 				return fmt.Sprintf("backendRef Service %s/%s does not exist (BackendNotFound)", ns, b.Name)
 			}
 		case group == "networking.istio.io" && kind == "Hostname":
 			host := rules.NormalizeHost(string(b.Name))
-			if !slices.ContainsFunc(snap.ServiceEntries, func(se *networkingv1.ServiceEntry) bool {
-				return se.Namespace == r.Namespace && slices.ContainsFunc(se.Spec.GetHosts(), func(h string) bool { return rules.NormalizeHost(h) == host })
-			}) {
+			if !slices.ContainsFunc(model.ServiceEntriesByHost(snap)[host], func(se *networkingv1.ServiceEntry) bool { return se.Namespace == r.Namespace }) {
 				return fmt.Sprintf("no ServiceEntry in namespace %s declares Hostname %s (BackendNotFound)", r.Namespace, host)
 			}
 		}
@@ -464,11 +469,19 @@ func routeStatusWarnings(snap *snapshot.Snapshot, host string) []Finding {
 	if len(snap.HTTPRoutes)+len(snap.GRPCRoutes)+len(snap.TLSRoutes)+len(snap.TCPRoutes) == 0 {
 		return nil
 	}
-	var out []Finding
-	for _, f := range routeAttachFindings(snap) {
-		if f.Code != PreflightRouteStatusDiffers {
-			continue
+	// the disagreements are worked out once per snapshot (few, mostly none); each verdict
+	// then filters them by host
+	differs := snap.Derived(routeStatusDiffersKey{}, func() any {
+		var fs []PreflightFinding
+		for _, f := range routeAttachFindings(snap) {
+			if f.Code == PreflightRouteStatusDiffers {
+				fs = append(fs, f)
+			}
 		}
+		return fs
+	}).([]PreflightFinding)
+	var out []Finding
+	for _, f := range differs {
 		r, ok := model.KubeRoute(snap, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name)
 		if !ok || !kubeRouteNames(r, host) {
 			continue
@@ -477,6 +490,8 @@ func routeStatusWarnings(snap *snapshot.Snapshot, host string) []Finding {
 	}
 	return out
 }
+
+type routeStatusDiffersKey struct{}
 
 // kubeRouteNames: route r names host in its hostnames or as a Hostname backendRef.
 func kubeRouteNames(r rules.KubeRoute, host string) bool {
