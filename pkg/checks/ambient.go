@@ -464,18 +464,8 @@ func waypointBinding(snap, view *snapshot.Snapshot, se *networkingv1.ServiceEntr
 	if n := snap.Namespace(se.Namespace); n != nil || len(snap.Namespaces) == 0 {
 		nsMeta = &metav1.ObjectMeta{Name: se.Namespace, Labels: NamespaceLabels(snap, se.Namespace)}
 	}
-	b := rules.BindWaypoint(rules.WaypointInput{Entry: se, Namespace: nsMeta, Visibility: visibility,
-		Gateways: view.KubeGateways, GatewayClasses: view.GatewayClasses})
-	if b.Asked && !b.Accepted && b.Gateway != nil && notReady(snap, b) {
-		// istiod makes no waypoint of a Gateway without status addresses, so it refuses the
-		// binding as not ready before it looks at allowedRoutes, the traffic type or the
-		// entry's visibility (ambient/waypoints.go gatewayToWaypointTransform returns nil,
-		// fetchWaypointForTarget then ReportWaypointIsNotReady); every caller reports an
-		// accepted binding to a Gateway that is not ready as WaypointIsNotReady. Found by
-		// hack/conformance TestConformanceAmbient.
-		b.Accepted, b.Reason, b.Message = true, "", ""
-	}
-	return b
+	return rules.BindWaypoint(rules.WaypointInput{Entry: se, Namespace: nsMeta, Visibility: visibility,
+		Gateways: view.KubeGateways, GatewayClasses: view.GatewayClasses, Live: liveInput(snap)})
 }
 
 // waypointAnnotationFinding: the entry asks for no waypoint by label, but it (or its namespace)
@@ -601,7 +591,7 @@ func admitsText(from string) string {
 // addresses. Manifest files carry no status: there the waypoint is taken as ready, and the path
 // says so in a note.
 func statusAddressFinding(snap *snapshot.Snapshot, b rules.WaypointBinding) *Finding {
-	if !b.Asked || b.Gateway == nil || !notReady(snap, b) {
+	if !b.Asked || b.Gateway == nil || !b.NotReady {
 		return nil
 	}
 	wp := b.Waypoint.String()
@@ -797,17 +787,6 @@ func waypointIgnoredRoutes(snap *snapshot.Snapshot, b rules.WaypointBinding, se 
 	return &f
 }
 
-// notReady: the waypoint's Gateway has no status addresses and its status is known (read from a
-// cluster, or a file that carries some of its status): istiod makes no waypoint of it yet
-// (waypoints.go gatewayToWaypointTransform), so it refuses the binding (WaypointIsNotReady).
-func notReady(snap *snapshot.Snapshot, b rules.WaypointBinding) bool {
-	if !b.NoStatusAddress || b.Gateway == nil {
-		return false
-	}
-	st := b.Gateway.Status
-	return liveInput(snap) || len(st.Conditions) > 0 || len(st.Listeners) > 0
-}
-
 // conditionWaypointMissing is the condition istiod sets on a wildcard entry bound to no waypoint.
 const conditionWaypointMissing = "istio.io/WaypointMissing"
 
@@ -850,7 +829,7 @@ func bindingStatusFinding(snap *snapshot.Snapshot, b rules.WaypointBinding, se *
 	want, wantReason, predicted := "", "", "no waypoint is asked for (istiod writes no condition)"
 	switch {
 	case !b.Asked:
-	case b.Accepted && notReady(snap, b):
+	case b.Accepted && b.NotReady:
 		want, wantReason, predicted = "False", rules.WaypointNotReady, "refused: the waypoint's Gateway has no status addresses yet ("+rules.WaypointNotReady+")"
 	case b.Accepted:
 		want, wantReason, predicted = "True", ReasonWaypointAccepted, "bound to waypoint "+b.Waypoint.String()
@@ -1316,7 +1295,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		return p, nil
 	}
 	if f := bindingStatusFinding(snap, b, se); f != nil {
-		if !conditionStale(se) && !notReady(snap, b) {
+		if !conditionStale(se) && !b.NotReady {
 			// istiod's own answer for this version of the entry says it does not bind it: the
 			// input lacks what decides (another revision, the waypoint's readiness), so no verdict.
 			tr.hop(proxy, "waypoint", Unknown, fmt.Sprintf("predicted bound to waypoint %s, but the entry's %s condition, written for its current version, says otherwise", b.Waypoint, ConditionWaypointBound), ev)

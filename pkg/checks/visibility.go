@@ -253,7 +253,7 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 			b := waypointBinding(snap, view, se, v.Visibility)
 			switch {
 			case !b.Asked:
-			case b.Accepted && notReady(snap, b):
+			case b.Accepted && b.NotReady:
 				e.WaypointRefused = rules.WaypointNotReady
 			case b.Accepted:
 				e.Waypoint = b.Waypoint.String()

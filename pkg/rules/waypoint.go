@@ -91,6 +91,10 @@ type WaypointInput struct {
 	// Gateways and GatewayClasses are the Gateway API objects read.
 	Gateways       []*gatewayv1.Gateway
 	GatewayClasses []*gatewayv1.GatewayClass
+	// Live: the objects were read from a cluster, so a Gateway's status is what its controllers
+	// wrote. Otherwise (manifest files) a Gateway's status counts only when the file carries
+	// some of it (conditions or listeners).
+	Live bool
 }
 
 // WaypointBinding is istiod's answer for one ServiceEntry.
@@ -120,7 +124,13 @@ type WaypointBinding struct {
 	// Gateway only once they are written (the waypoint has a ready pod); before that the
 	// binding is refused with WaypointIsNotReady.
 	NoStatusAddress bool
-	// Accepted: istiod binds the entry to the waypoint (when NoStatusAddress is false).
+	// NotReady: the Gateway's status is known (Live, or the input carries some of it) and has
+	// no addresses. istiod makes no waypoint of it and refuses every binding as
+	// WaypointIsNotReady, before it looks at allowedRoutes, the traffic type or the entry's
+	// visibility; BindWaypoint then stops there, with Accepted set (the binding rules have
+	// nothing against it) and no Reason, and callers report the refusal as not ready.
+	NotReady bool
+	// Accepted: istiod binds the entry to the waypoint (when NotReady is false).
 	// Reason is istiod's WaypointBound reason when it does not, Message its message.
 	Accepted        bool
 	Reason, Message string
@@ -189,6 +199,8 @@ func BindWaypoint(in WaypointInput) WaypointBinding {
 	}
 	g := b.Gateway
 	b.NoStatusAddress = len(g.Status.Addresses) == 0
+	st := g.Status
+	b.NotReady = b.NoStatusAddress && (in.Live || len(st.Conditions) > 0 || len(st.Listeners) > 0)
 	b.Class = string(g.Spec.GatewayClassName)
 	b.TrafficType, b.TrafficTypeFrom = WaypointForService, "default"
 	for _, c := range in.GatewayClasses {
@@ -219,6 +231,13 @@ func BindWaypoint(in WaypointInput) WaypointBinding {
 		allowed = sel != nil && sel.Matches(labels.Set(nsLabels))
 	default:
 		allowed = g.Namespace == se.Namespace
+	}
+	if b.NotReady {
+		// gatewayToWaypointTransform makes no waypoint of the Gateway, so
+		// fetchWaypointForTarget reports it not ready before any other check (found by
+		// hack/conformance TestConformanceAmbient).
+		b.Accepted = true
+		return b
 	}
 	if !allowed {
 		b.Reason, b.Message = WaypointAttachmentDenied, `we are not permitted to attach to waypoint "`+ref.String()+`" (missing allowedRoutes?)`

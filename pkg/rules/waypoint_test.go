@@ -127,6 +127,47 @@ func TestBindWaypointNoStatusAddress(t *testing.T) {
 	}
 }
 
+// TestBindWaypointNotReadyFirst: a Gateway whose status is known and has no addresses is no
+// waypoint (gatewayToWaypointTransform returns nil), so fetchWaypointForTarget refuses the binding
+// as not ready before allowedRoutes, the traffic type or the entry's visibility count; manifest
+// files without any status take it as ready and apply the other checks.
+func TestBindWaypointNotReadyFirst(t *testing.T) {
+	crossLabels := map[string]string{LabelUseWaypoint: "wp", LabelUseWaypointNamespace: "egress"}
+	workload := map[string]string{LabelWaypointFor: WaypointForWorkload}
+	for _, tc := range []struct {
+		name       string
+		labels     map[string]string // the waypoint Gateway's
+		visibility string
+		live       bool
+		conditions bool // the file carries the Gateway's status conditions
+		notReady   bool
+		reason     string
+	}{
+		{name: "live: not ready before allowedRoutes", visibility: VisibilityPublic, live: true, notReady: true},
+		{name: "live: not ready before the traffic type", labels: workload, visibility: VisibilityPublic, live: true, notReady: true},
+		{name: "live: not ready before NAMESPACE visibility", visibility: VisibilityNamespace, live: true, notReady: true},
+		{name: "file with status conditions: not ready first", labels: workload, visibility: VisibilityPublic, conditions: true, notReady: true},
+		{name: "file without status: taken as ready, allowedRoutes refuses", visibility: VisibilityPublic, reason: WaypointAttachmentDenied},
+		{name: "file without status: taken as ready, allowedRoutes refuses before the traffic type", labels: workload, visibility: VisibilityPublic, reason: WaypointAttachmentDenied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gw := waypointGW("egress", "wp", nil, nil, tc.labels)
+			gw.Status.Addresses = nil
+			if tc.conditions {
+				gw.Status.Conditions = []metav1.Condition{{Type: "Programmed", Status: metav1.ConditionFalse}}
+			}
+			b := BindWaypoint(WaypointInput{Entry: seWithLabels("team-a", crossLabels), Namespace: &metav1.ObjectMeta{Name: "team-a"},
+				Visibility: tc.visibility, Gateways: []*gatewayv1.Gateway{gw}, Live: tc.live})
+			if b.NotReady != tc.notReady || b.Reason != tc.reason || !b.NoStatusAddress {
+				t.Fatalf("notReady %v reason %q, want %v %q (%+v)", b.NotReady, b.Reason, tc.notReady, tc.reason, b)
+			}
+			if tc.notReady && !b.Accepted {
+				t.Errorf("a not-ready waypoint must stop the other checks (Accepted set, no Reason): %+v", b)
+			}
+		})
+	}
+}
+
 // TestWaypointAllowedRoutes follows istiod ambient/waypoints_test.go TestMakeAllowedRoutes.
 func TestWaypointAllowedRoutes(t *testing.T) {
 	sandwich := func(ann string, ls ...gatewayv1.Listener) *gatewayv1.Gateway {
