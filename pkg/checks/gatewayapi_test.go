@@ -505,6 +505,16 @@ func TestMeshPortUndeclared(t *testing.T) {
 }
 
 // readTestdata reads testdata/<dir>/<name>.
+// loadGatewayAPIFixture loads testdata/gatewayapi/NAME (lenient: as --lenient does).
+func loadGatewayAPIFixture(t *testing.T, name string, lenient bool) *snapshot.Snapshot {
+	t.Helper()
+	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", name)}, nil, loader.Options{Lenient: lenient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 func readTestdata(t *testing.T, dir, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", dir, name))
@@ -623,10 +633,7 @@ func TestGatewayAPIMissingClusterAnswers500(t *testing.T) {
 		{"exportto-hides-entry-from-gateway-http.yaml", "api.example.com", "team-a", true},
 		{"exportto-hides-entry-from-gateway-tls.yaml", "models.hub.example", "ml", false},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
 		if err != nil {
 			t.Fatal(err)
@@ -688,10 +695,7 @@ func TestGatewayAPIParentRefInRouteNamespace(t *testing.T) {
 		// the route's own namespace has a Gateway of that name, which does not take TCPRoutes
 		{"parentref-without-namespace-other-gateway-tcp.yaml", "mq.broker.example", "team-x", PathGatewayNotListen, "TCPRoute team-x/mq-gw", "egress"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
 		if err != nil {
 			t.Fatal(err)
@@ -715,10 +719,7 @@ func TestGatewayAPIMeshBackendServiceMissing(t *testing.T) {
 		{"mesh-backendref-service-missing.yaml", "api.example.com", "team-a", "HTTPRoute team-a/api-mesh", 80},
 		{"mesh-backendref-service-missing-other-namespace.yaml", "reports.bank.example", "ledger", "HTTPRoute ledger/reports-mesh", 8080},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
 		if err != nil {
 			t.Fatal(err)
@@ -750,10 +751,7 @@ func TestGatewayAPIRouteHiddenByMeshDefaultExportTo(t *testing.T) {
 		{"mesh-default-vs-exportto-hides-gateway-route-http.yaml", "events.pager.example", "ops", PathGatewayNoRoute, "HTTPRoute ops/pager-out", "egress-ops"},
 		{"mesh-default-vs-exportto-hides-gateway-route-tls.yaml", "dw.snowflake.example", "data", PathGatewayNotListen, "TLSRoute data/dw-out", "edge"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
 		if err != nil {
 			t.Fatal(err)
@@ -811,10 +809,7 @@ func TestGatewayAPIMeshParentRefWrongNamespace(t *testing.T) {
 		{"mesh-parentref-entry-in-other-namespace-http.yaml", "assets.cdn.example", "frontend", "HTTPRoute frontend/cdn-via-egw", "namespace: shared-egress"},
 		{"mesh-parentref-entry-in-other-namespace-tls.yaml", "api.psp-gateway.example", "payments", "TLSRoute payments/psp-mesh", "namespace: payments"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
 		if err != nil {
 			t.Fatal(err)
@@ -837,10 +832,7 @@ func TestGatewayAPIListenerPortNotAServicePort(t *testing.T) {
 		{"manual-gateway-service-lacks-listener-port-tls.yaml", "partner.example.org", "team-a", "Gateway istio-system/partner-egress", "port 8443"},
 		{"manual-gateway-service-lacks-listener-port-http.yaml", "bi.vendor.example", "reporting", "Gateway istio-system/bi-egress", "port 8080"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
 		if err != nil || len(rep.Gateways) != 1 {
 			t.Fatalf("%s: %v", tc.file, err)
@@ -850,10 +842,7 @@ func TestGatewayAPIListenerPortNotAServicePort(t *testing.T) {
 			t.Errorf("%s: gateway %s blaming %q: %s", tc.file, g.Cause, g.Culprit, g.Message)
 		}
 	}
-	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "manual-gateway-service-lacks-listener-port-http.yaml")}, nil, loader.Options{Lenient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := loadGatewayAPIFixture(t, "manual-gateway-service-lacks-listener-port-http.yaml", true)
 	p, err := TracePath(snap, PathOptions{Host: "bi.vendor.example", From: "reporting"})
 	if err != nil {
 		t.Fatal(err)
@@ -885,10 +874,7 @@ func TestGatewayAPIListenerWithoutChainsFix(t *testing.T) {
 // hostnames, which are names: NO_VIRTUAL_HOST blamed on the gateway route, and the fix is to call
 // the name (an address cannot be a route hostname).
 func TestGatewayAPICallByEntryAddress(t *testing.T) {
-	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "call-by-entry-address-http.yaml")}, nil, loader.Options{Lenient: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := loadGatewayAPIFixture(t, "call-by-entry-address-http.yaml", true)
 	p, err := TracePath(snap, PathOptions{Host: "198.51.100.21", From: "fin"})
 	if err != nil {
 		t.Fatal(err)
@@ -911,10 +897,7 @@ func TestGatewayAPIGatewayRouteClusterAbsentAnswer(t *testing.T) {
 		{"gateway-route-backend-port-undeclared-http.yaml", "pay.vendor.io", "HTTPRoute egress/pay-from-egress", "500 NC", "500", 80},
 		{"gateway-route-backend-missing-tls.yaml", "secure.bank.example", "TLSRoute ledger/bank-gw", "closed connection", "reset", 443},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host})
 		if err != nil || len(rep.Gateways) != 1 {
 			t.Fatalf("%s: %v", tc.file, err)
@@ -947,10 +930,7 @@ func TestGatewayAPIGatewayBackendServiceMissing(t *testing.T) {
 		{"gateway-backendref-service-missing-http.yaml", "feed.news.example", "web", "HTTPRoute egress/news-gw", "500 NC"},
 		{"gateway-backendref-service-missing-tcp.yaml", "smtp.mail.example", "mailer", "TCPRoute egress/smtp-gw", "closes the connection"},
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", tc.file)}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, tc.file, true)
 		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
 		if err != nil {
 			t.Fatal(err)
@@ -1583,10 +1563,7 @@ func TestPreflightRefusedHostnameFix(t *testing.T) {
 // declares is fixed by creating the Service (or pointing the route at one), never by a
 // MESH_EXTERNAL ServiceEntry for an in-cluster name (blind audit 64 c13).
 func TestHostNotFoundKubeServiceFix(t *testing.T) {
-	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "gateway-backendref-service-missing-proxy.yaml")}, nil, loader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := loadGatewayAPIFixture(t, "gateway-backendref-service-missing-proxy.yaml", false)
 	found := false
 	for _, f := range Preflight(snap).Findings {
 		if f.Code != CauseHostNotFound {
@@ -1616,10 +1593,7 @@ func TestExplainListenerPortViewRefusedBackend(t *testing.T) {
 		"gateway-tcproute-refgrant-missing-port-view.yaml":         "GATEWAY_API_BACKEND_REFUSED TCPRoute dmz/smtp-out",
 		"gateway-tcproute-refgrant-missing-port-view-control.yaml": "",
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", file)}, nil, loader.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, file, false)
 		rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "dmz/smtp-egress-istio", Port: 2525})
 		if err != nil {
 			t.Fatal(err)
@@ -1640,10 +1614,7 @@ func TestExplainListenerPortViewRefusedBackend(t *testing.T) {
 // agrees raises nothing.
 func TestAttachedRoutesStatus(t *testing.T) {
 	for file, want := range map[string]bool{"gateway-status-attached-routes-disagree.yaml": true, "gateway-status-attached-routes-agree.yaml": false} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", file)}, nil, loader.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, file, false)
 		got := false
 		for _, f := range Preflight(snap).Findings {
 			if f.Code == PreflightRouteStatusDiffers && strings.HasSuffix(f.Field, ".attachedRoutes") {
@@ -1664,10 +1635,7 @@ func TestAttachedRoutesStatus(t *testing.T) {
 // route) is a warning on the traced path and on the gateway verdict for the hosts the route
 // names, not only in preflight (blind audit 65 ST3).
 func TestRouteStatusWarningsOnVerdicts(t *testing.T) {
-	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "route-status-accepted-false-disagrees.yaml")}, nil, loader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := loadGatewayAPIFixture(t, "route-status-accepted-false-disagrees.yaml", false)
 	has := func(ws []Finding) bool {
 		return slices.ContainsFunc(ws, func(f Finding) bool {
 			return f.Code == PreflightRouteStatusDiffers && f.Resource == "HTTPRoute team-a/forward-api-from-egress"
@@ -1700,10 +1668,7 @@ func TestResolvedRefsStatus(t *testing.T) {
 		"route-status-resolvedrefs-false-disagrees.yaml": "HTTPRoute team-a/forward-api-from-egress",
 		"gateway-status-attached-routes-agree.yaml":      "",
 	} {
-		snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", file)}, nil, loader.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadGatewayAPIFixture(t, file, false)
 		var got []string
 		for _, f := range Preflight(snap).Findings {
 			if f.Code == PreflightRouteStatusDiffers && strings.Contains(f.Message, "ResolvedRefs=") {
@@ -1720,10 +1685,7 @@ func TestResolvedRefsStatus(t *testing.T) {
 // route attached to it is hidden from the gateway's namespace by defaultVirtualServiceExportTo
 // names that route and the applicable fix, not "attach a TCPRoute" (blind audit 66 e02).
 func TestListenerWithoutChainsRouteHidden(t *testing.T) {
-	snap, err := loader.FromFiles([]string{filepath.Join("testdata", "gatewayapi", "tcproute-hidden-by-mesh-default-listener-without-chains.yaml")}, nil, loader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := loadGatewayAPIFixture(t, "tcproute-hidden-by-mesh-default-listener-without-chains.yaml", false)
 	rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: "istio-egress/pg-egress-istio", Port: 5432})
 	if err != nil {
 		t.Fatal(err)
