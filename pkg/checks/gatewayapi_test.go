@@ -1703,3 +1703,48 @@ func TestListenerWithoutChainsRouteHidden(t *testing.T) {
 		t.Errorf("no %s: %+v", ListenerNoChains, rep.Findings)
 	}
 }
+
+// TestGeneratedFixNamesItsOrigin: a finding on a generated object names the Gateway API object
+// it comes from, and its fix's reminder about parentRefs speaks of that object's kind; a
+// Gateway listener's fix carries none (blind audit 64 c20), and a fix that already names the
+// route to change gets no preface.
+func TestGeneratedFixNamesItsOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		file, code, kind string
+		wantFix          []string
+		notFix           []string
+	}{
+		{file: "manual-gateway-service-lacks-listener-port-tls.yaml", code: ListenerServerDropped, kind: "Gateway",
+			wantFix: []string{"is generated from Gateway istio-system/partner-egress, listener tls-8443: make the change there. Add port 8443"}, notFix: []string{"parentRef"}},
+		{file: "gateway-backendref-service-missing-tcp.yaml", code: CauseHostNotFound, kind: "TCPRoute",
+			wantFix: []string{"is generated from TCPRoute egress/smtp-gw: make the change there (a TCPRoute with the ServiceEntry"}, notFix: []string{"HTTPRoute"}},
+		{file: "gateway-backendref-service-missing-http.yaml", code: CauseHostNotFound, kind: "HTTPRoute",
+			wantFix: []string{"make the change there (an HTTPRoute with the ServiceEntry"}},
+		{file: "tcproute-hidden-by-mesh-default-listener-without-chains.yaml", code: ListenerNoChains, kind: "Gateway",
+			wantFix: []string{"A Gateway API route has no exportTo: create TCPRoute"}, notFix: []string{"make the change there"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			res := Preflight(loadGatewayAPIFixture(t, tc.file, false))
+			found := false
+			for _, f := range res.Findings {
+				if f.Code != tc.code || f.Resource.Kind != tc.kind {
+					continue
+				}
+				found = true
+				for _, w := range tc.wantFix {
+					if !strings.Contains(f.Fix, w) {
+						t.Errorf("fix %q lacks %q", f.Fix, w)
+					}
+				}
+				for _, w := range tc.notFix {
+					if strings.Contains(f.Fix, w) {
+						t.Errorf("fix %q has %q", f.Fix, w)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no %s on a %s in %+v", tc.code, tc.kind, res.Findings)
+			}
+		})
+	}
+}
