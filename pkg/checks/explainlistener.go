@@ -544,6 +544,11 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				resource = al.Ref()
 				fix = newPatch("v1", "Service", al.Namespace, al.Name, fields{{"spec", fields{{"externalName", full}}}}).Text()
 				c.Reason += fmt.Sprintf("; the route names %s, an ExternalName Service whose externalName %q is not a full name: istiod routes to the cluster named after it as written, which nothing builds", al.Ref(), c.FQDN)
+			} else if al, p, why, ok := aliasWithoutListenerPort(snap, v.Outbound, c.FQDN, port); ok {
+				// the route names an ExternalName Service without the listener's port
+				// (why-missing --from blames the alias alike)
+				resource, fix = al, p.Text()
+				c.Reason += "; " + why
 			} else if vs, svc, ok := shortNameElsewhere(snap, v, c.FQDN, rep); ok {
 				// "name" written without its namespace resolves in the VirtualService's namespace;
 				// the Service of that name is elsewhere.

@@ -410,6 +410,12 @@ type FixCheck struct {
 	Cause   string `json:"cause,omitempty"`
 	At      string `json:"at,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Culprit and Then, when the change is not enough: the culprit and fix of the next
+	// failure (blind audit 69 D4: two faults on one call, the second named only once the
+	// first was fixed). ThenProven: with both changes applied, the call works.
+	Culprit    string `json:"culprit,omitempty"`
+	Then       string `json:"then,omitempty"`
+	ThenProven bool   `json:"thenProven,omitempty"`
 }
 
 // proveFix applies p's patch to snap, traces the same call once more and records the outcome
@@ -447,5 +453,12 @@ func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
 			at = h.Proxy + " " + h.Step
 		}
 	}
-	p.FixCheck = &FixCheck{Result: FixInsufficient, Cause: q.Cause, At: at, Message: q.Message}
+	fc := &FixCheck{Result: FixInsufficient, Cause: q.Cause, At: at, Message: q.Message, Culprit: q.Culprit, Then: q.Fix}
+	if q.Patch != nil {
+		// one step further: the next change applied on top of this one (q was traced as a
+		// probe, so it carries no check of its own and this goes no deeper)
+		proveFix(after, opt, q)
+		fc.ThenProven = q.FixCheck != nil && q.FixCheck.Result == FixProven
+	}
+	p.FixCheck = fc
 }

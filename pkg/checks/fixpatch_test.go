@@ -110,3 +110,67 @@ func TestApplyPatchValidates(t *testing.T) {
 		t.Errorf("unknown field accepted")
 	}
 }
+
+// TestFixNotEnoughNamesTheNext: when the fix of the first fault leaves the call failing, the
+// check names the next fault's culprit and fix, and whether both changes together make the call
+// work (blind audit 69 D4: an ExternalName alias whose externalName ends in ".svc", and a subset
+// defined in a DestinationRule for the alias's host, which gets no cluster).
+func TestFixNotEnoughNamesTheNext(t *testing.T) {
+	snap := loadYAML(t, readTestdata(t, "paths", "_base.yaml"), `apiVersion: v1
+kind: Namespace
+metadata: {name: crm, labels: {istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: egress-alias, namespace: platform-tools}
+spec:
+  type: ExternalName
+  externalName: istio-egressgateway.istio-system.svc
+  ports: [{name: http, port: 80}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: chat-hooks, namespace: crm}
+spec:
+  hosts: [hooks.chat.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: chat-egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [hooks.chat.example]}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: egw-chat, namespace: crm}
+spec:
+  host: egress-alias.platform-tools.svc.cluster.local
+  subsets: [{name: chat}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: chat-via-egress, namespace: crm}
+spec:
+  hosts: [hooks.chat.example]
+  gateways: [mesh, istio-system/chat-egress]
+  http:
+  - match: [{gateways: [mesh], port: 80}]
+    route: [{destination: {host: egress-alias.platform-tools.svc.cluster.local, subset: chat, port: {number: 80}}}]
+  - match: [{gateways: [istio-system/chat-egress], port: 80}]
+    route: [{destination: {host: hooks.chat.example, port: {number: 80}}}]
+`)
+	p, err := TracePath(snap, PathOptions{Host: "hooks.chat.example", Port: 80, From: "crm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Culprit != "Service platform-tools/egress-alias" || p.Patch == nil || !strings.Contains(p.Fix, "externalName: istio-egressgateway.istio-system.svc.cluster.local") {
+		t.Fatalf("first fault: culprit %q fix %q", p.Culprit, p.Fix)
+	}
+	c := p.FixCheck
+	if c == nil || c.Result != FixInsufficient || c.Culprit != "DestinationRule crm/egw-chat" || !strings.Contains(c.Then, "host: istio-egressgateway.istio-system.svc.cluster.local") || !c.ThenProven {
+		t.Fatalf("next fault not named, or the two changes not proven together: %+v", c)
+	}
+}

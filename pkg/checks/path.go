@@ -990,6 +990,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			fix = patch.Text()
 			c.Reason += fmt.Sprintf("; the route names %s, an ExternalName Service whose externalName %q is not a full name: istiod routes to the cluster named after it as written, which nothing builds", al.Ref(), chost)
 			tr.t.Hops[len(tr.t.Hops)-1].Summary = path + ": the sidecar has no such cluster (" + c.Reason + ")"
+		} else if al, p, why, found := aliasWithoutListenerPort(tr.snap, v.Outbound, chost, port); found {
+			culprit, patch, fix = al, p, p.Text()
+			c.Reason += "; " + why
+			tr.t.Hops[len(tr.t.Hops)-1].Summary = path + ": the sidecar has no such cluster (" + c.Reason + ")"
 		} else if ok && s.Kind == rules.KindService && !hasPort(s, cport) {
 			// explain-listener's code for the same fault (a Service, typically the egress
 			// gateway's, without the port the route names).
@@ -1172,9 +1176,31 @@ func drSetsTLSOnPort(snap *snapshot.Snapshot, host string, port uint32) bool {
 	return false
 }
 
+// aliasWithoutListenerPort: the route's destination host is, in the sidecar's scope, an
+// ExternalName Service that does not declare port, the port of the listener the call takes.
+// istiod puts only the services with the listener's port in a sidecar route configuration's
+// services by name (httproute.go servicesByName), so it does not find the alias there and routes
+// to the alias's own name, for which no cluster is built (route.go GetDestinationCluster; blind
+// audit 69, a second case of D4). Returns the alias, the port added to it, and why.
+func aliasWithoutListenerPort(snap *snapshot.Snapshot, out *rules.SidecarOutbound, host string, port uint32) (string, *Patch, string, bool) {
+	s, ok := out.ScopeService(host)
+	if !ok || s.Kind != rules.KindService || s.ExternalName == "" || port == 0 || hasPort(s, port) {
+		return "", nil, "", false
+	}
+	k := kubeServiceOf(snap, s)
+	if k == nil {
+		return "", nil, "", false
+	}
+	ports := asList(specOf(k, "spec")["ports"])
+	ports = append(ports, fields{{"name", fmt.Sprintf("http-%d", port)}, {"port", port}})
+	p := newPatch("v1", "Service", k.Namespace, k.Name, fields{{"spec", fields{{"ports", ports}}}})
+	p.note = fmt.Sprintf(" (port %d added: the port the client calls)", port)
+	return s.Ref(), p, fmt.Sprintf("%s is routed to its externalName %s only on a port it declares, and it does not declare %d, the port of the listener the call takes", s.Ref(), s.ExternalName, port), true
+}
+
 // aliasWithShortName: an ExternalName Service whose externalName is host, a name no Service or
-// ServiceEntry declares, while its full form (<name>.<ns>.svc.cluster.local, the namespace
-// written or the alias's own) is a Service: the alias and that full name.
+// ServiceEntry declares, while its full form (<name>.<ns>.svc.cluster.local, from name, name.ns
+// or name.ns.svc, the namespace written or the alias's own) is a Service: the alias and that full name.
 func aliasWithShortName(reg *model.Registry, host string) (rules.Service, string, bool) {
 	if host == "" || len(reg.Shared(host)) > 0 || strings.HasSuffix(host, ".svc.cluster.local") {
 		return rules.Service{}, "", false
@@ -1183,9 +1209,14 @@ func aliasWithShortName(reg *model.Registry, host string) (rules.Service, string
 		if s.Kind != rules.KindService || s.ExternalName != host {
 			continue
 		}
-		full := host + ".svc.cluster.local"
-		if !strings.Contains(host, ".") {
+		var full string
+		switch {
+		case !strings.Contains(host, "."): // name
 			full = host + "." + s.Namespace + ".svc.cluster.local"
+		case strings.HasSuffix(host, ".svc"): // name.ns.svc (blind audit 69 D4)
+			full = host + ".cluster.local"
+		default: // name.ns
+			full = host + ".svc.cluster.local"
 		}
 		if slices.ContainsFunc(reg.Shared(full), func(x rules.Service) bool { return x.Kind == rules.KindService }) {
 			return s, full, true

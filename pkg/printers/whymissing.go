@@ -351,10 +351,24 @@ func fixCheckLine(p *checks.PathTrace) string {
 	if c.At != "" {
 		at = c.At + ": " + c.Cause
 	}
+	var line string
 	if at == "" {
-		return "Not enough on its own: after this change the call still fails (" + c.Message + ")."
+		line = "Not enough on its own: after this change the call still fails (" + c.Message + ")."
+	} else {
+		line = "Not enough on its own: after this change the call still fails at " + at + "."
 	}
-	return "Not enough on its own: after this change the call still fails at " + at + "."
+	if c.Then == "" {
+		return line
+	}
+	// the next failure's fix, indented under the line (the caller indents the first line)
+	then := "Then"
+	if c.Culprit != "" {
+		then += ", in " + c.Culprit
+	}
+	if c.ThenProven {
+		then += " (checked: with both changes applied, the call works)"
+	}
+	return line + "\n  " + then + ":\n    " + strings.ReplaceAll(strings.TrimRight(c.Then, "\n"), "\n", "\n    ")
 }
 
 // writePath prints a traced call: the verdict first, then the fix, then each hop.
