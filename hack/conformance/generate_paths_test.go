@@ -57,13 +57,16 @@ func init() {
 		// GetDestinationCluster, for a service of the listener that declares the port).
 		// alias-short: externalName egress-path.egress (a cluster nothing builds).
 		// alias-no-port: the alias declares no port (the route keeps the alias's own name, a
-		// cluster nothing builds). spans: egress-path selects {app: egress-gateway}, which a
+		// cluster nothing builds). alias-svc: externalName egress-path.egress.svc (not the full
+		// name either). alias-other-port: the alias declares only port 9443, not the listener's
+		// (istiod looks the alias up among the services of the listener's port, httproute.go
+		// servicesByName, so the route keeps the alias's own name; blind audit 69 D4). spans: egress-path selects {app: egress-gateway}, which a
 		// second gateway workload egress/egress-gateway-b (no Gateway of its own) carries too:
 		// the client's calls are balanced over both workloads' pods (the Service's endpoints),
 		// and those through egress-gateway-b fail. translation-off: egress-path labelled
 		// experimental.istio.io/disable-gateway-port-translation (istiod then ignores it when
 		// translating) beside the newer alt Service.
-		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "other-port", "headless", "alias", "alias-short", "alias-no-port", "spans", "translation-off"}},
+		dimension{dimPService, []string{"none", "own", "own", "older-alt", "newer-alt", "client-to-alt", "undeclared-port", "container-port", "other-port", "headless", "alias", "alias-short", "alias-no-port", "alias-svc", "alias-other-port", "spans", "translation-off"}},
 		// path.tls: the call and the TLS on the sidecar → gateway hop. http-plain: HTTP on 80
 		// to an HTTP server on 8090. http-istio-mutual: the subset originates ISTIO_MUTUAL (sni
 		// path.example.com) to an HTTPS ISTIO_MUTUAL server on 8453. http-no-origination: the
@@ -558,7 +561,7 @@ spec:
 	const older = `"2023-01-01T00:00:00Z"`
 	target := "egress-path"
 	switch svcVariant {
-	case "own", "undeclared-port", "container-port", "other-port", "headless", "alias", "alias-short", "alias-no-port":
+	case "own", "undeclared-port", "container-port", "other-port", "headless", "alias", "alias-short", "alias-no-port", "alias-svc", "alias-other-port":
 		service("egress-path", b.ts(), "", 18090, 18453)
 	case "spans":
 		spansWorkload(b)
@@ -895,6 +898,10 @@ func pathAlias(b *builder, v string) string {
 		target = "egress-path.egress"
 	case "alias-no-port":
 		ports = ""
+	case "alias-svc":
+		target = "egress-path.egress.svc"
+	case "alias-other-port":
+		ports = "\n  ports:\n  - {name: https-other, port: 9443}"
 	default:
 		return ""
 	}

@@ -250,6 +250,21 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				}
 			}
 		}
+		if a.Route.Kind == "TLSRoute" {
+			// A TLSRoute meant for a TCP listener, which takes TCPRoutes only (gatewaycommon
+			// GenerateGatewaySupportedKinds): the route kind is the slip. Turning the listener
+			// into a TLS one instead fails the clients that send no TLS (blind audit 68 G1).
+			for _, name := range names {
+				l := listenerOf[name]
+				if ref.SectionName != nil && string(*ref.SectionName) != name {
+					continue
+				}
+				if l.Protocol == gatewayv1.TCPProtocolType {
+					fix = fmt.Sprintf("Listener %s of Gateway %s is of protocol TCP, which takes TCPRoutes only: replace %s with a TCPRoute on the same parentRef with the same backendRefs (it forwards the connection as it comes, TLS or not). Make the listener protocol TLS, mode Passthrough, instead only if every client sends TLS with an SNI the route's hostnames match.", name, a.Gateway, route)
+					return msg, fix
+				}
+			}
+		}
 		if a.Route.Kind == "HTTPRoute" || a.Route.Kind == "GRPCRoute" {
 			// An HTTPRoute meant for a TLS Passthrough listener: the clients' TLS is not
 			// terminated there, so no http rule can read it; a TLSRoute routes it by SNI (the

@@ -330,7 +330,7 @@ func TestRouteNotAcceptedL4(t *testing.T) {
 		{"gatewayapi-tls-route-hostname-not-on-listener.yaml", "TLSRoute default/forward-cnn-from-egress-gateway", "spec.parentRefs[0]",
 			`no hostnames matched parent hostname "edition.cnn.com" (NoMatchingListenerHostname)`, "spec.hostnames include a name the listener's hostname matches"},
 		{"gatewayapi-tls-route-on-tcp-listener.yaml", "TLSRoute default/forward-cnn-from-egress-gateway", "spec.parentRefs[0]",
-			"kind gateway.networking.k8s.io/v1/TLSRoute is not allowed (NotAllowedByListeners)", "TLS, with tls.mode Passthrough or Terminate"},
+			"kind gateway.networking.k8s.io/v1/TLSRoute is not allowed (NotAllowedByListeners)", "Make the listener protocol TLS, mode Passthrough, instead only if every client sends TLS"},
 		{"gatewayapi-tcp-route-namespace-not-allowed.yaml", "TCPRoute shop/db-out", "spec.parentRefs[0]",
 			`namespace "shop" is not allowed by the parent (NotAllowedByListeners)`, "or move TCPRoute shop/db-out to namespace egress-gw"},
 		{"gatewayapi-tcp-route-on-passthrough-listener.yaml", "TCPRoute shop/db-out", "spec.parentRefs[0]",
@@ -1744,6 +1744,38 @@ func TestGeneratedFixNamesItsOrigin(t *testing.T) {
 			}
 			if !found {
 				t.Fatalf("no %s on a %s in %+v", tc.code, tc.kind, res.Findings)
+			}
+		})
+	}
+}
+
+// TestTLSRouteOnTCPListenerFix: a TLSRoute attached to a listener of protocol TCP is refused
+// (NotAllowedByListeners: gatewaycommon GenerateGatewaySupportedKinds gives a TCP listener
+// TCPRoutes only); the fix replaces the route with a TCPRoute, which the trace proves, rather
+// than asking for a TLS listener the plain-TCP clients would fail on (blind audit 68 G1, and a
+// second case with other names, ports and namespaces).
+func TestTLSRouteOnTCPListenerFix(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, from, route string
+		port                    uint32
+	}{
+		{"tlsroute-on-tcp-listener.yaml", "db.ledger-saas.net", "ledger-app", "TLSRoute ledger-app/ledger-db-from-egress", 6432},
+		{"tlsroute-on-tcp-listener-second.yaml", "amqp.mq-vendor.io", "orders", "TLSRoute orders/orders-mq-from-egress", 5671},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			snap := loadGatewayAPIFixture(t, tc.file, false)
+			p, err := TracePath(snap, PathOptions{Host: tc.host, Port: tc.port, From: tc.from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.Failed() || p.Culprit != tc.route || !strings.Contains(p.Fix, "is of protocol TCP, which takes TCPRoutes only: replace "+tc.route+" with a TCPRoute") {
+				t.Fatalf("culprit %q fix %q", p.Culprit, p.Fix)
+			}
+			res := Preflight(snap)
+			if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+				return f.Level == LevelError && strings.Contains(f.Fix, "replace "+tc.route+" with a TCPRoute")
+			}) {
+				t.Errorf("preflight gives no Error with the TCPRoute fix: %+v", res.Findings)
 			}
 		})
 	}
