@@ -304,6 +304,10 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
 					out = append(out, NewPreflightFinding(ListenerDoubleTLS, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", msg, fix))
 				}
+				if _, culprit, msg, fix, _, ok := waypointTLSToPort80(snap, view, flags, b, s, s.Hostname, p.Number); ok {
+					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
+					out = append(out, NewPreflightFinding(PathTLSToPlaintext, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", msg, fix))
+				}
 			}
 		}
 	}
@@ -1392,6 +1396,13 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			fmt.Sprintf("%s declares port %d of %s as %s, so waypoint %s serves it with an HTTP filter chain only; the %s call from %s is not HTTP, and the waypoint resets the connection.", ref, port, host, sp.Protocol, b.Waypoint, strings.ToUpper(p.Call), client),
 			fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...); if they send plain HTTP, trace the call with --call http.", want, port, ref, want, strings.ToLower(want)))
 		return p, nil
+	}
+	if p.Call == rules.CallHTTP || p.Call == rules.CallHTTP2 {
+		if hop, culprit, msg, fix, patch, ok := waypointTLSToPort80(snap, view, flags, b, d.svc, host, port); ok {
+			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, hop)
+			tr.failFix(PathTLSToPlaintext, "UF", culprit, msg, fix, patch)
+			return p, nil
+		}
 	}
 	if p.Call == rules.CallTLS {
 		if hop, culprit, msg, fix, ok := waypointDoubleTLS(view, flags, b, d.svc, ref, host, port); ok {

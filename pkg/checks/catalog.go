@@ -125,7 +125,7 @@ var catalogRefs = map[string]catalogRef{
 	GatewayServiceSpans:   {"EGR0144", "§2.3, §4.4", "pilot/pkg/serviceregistry/kube/controller/endpointslice.go (a Service's endpoints: every ready pod its selector matches); pilot/pkg/networking/core/gateway.go buildGatewayListeners (per workload)"},
 	PathFaultAbort:        {"EGR0143", "§5", "pilot/pkg/networking/core/route/route.go TranslateFault (abort percentage → the HTTP fault filter's FaultAbort)"},
 	PathOriginationUnused: {"EGR0150", "§2.5", "pilot/pkg/networking/core/cluster_builder.go applyDestinationRule (the port-level policy of the cluster's own port), cluster_tls.go buildUpstreamTLSSettings"},
-	PathTLSToPlaintext:    {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule"},
+	PathTLSToPlaintext:    {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; cluster_waypoint.go buildWaypointTLSContext; pilot/pkg/model/push_context.go destinationRule"},
 	PathNotOriginated:     {"EGR0134", "§2.5, §5 (400 / reset)", "pilot/pkg/networking/core/cluster_builder.go applyUpstreamTLSSettings; pilot/pkg/model/push_context.go destinationRule (lookup path, exportTo)"},
 	PathMirrorAbsent:      {"EGR0133", "§2.4, §5 (NC, mirrored copies)", "pilot/pkg/networking/core/route/route.go translateRoute (MirrorPercent, TranslateRequestMirrorPolicy); pilot/pkg/model/push_context.go initVirtualServices (mirror hosts count as destinations)"},
 	PathAmbiguousService:  {"EGR0128", "§2.3", "pilot/pkg/model/gateway.go resolvePorts; pilot/pkg/model/context.go SetServiceTargets (oldest Service first)"},

@@ -1363,6 +1363,18 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 				fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (the endpoints stay on port %d).", dr, t, cport, s.Ref(), t)
 			}
 			rep.add(PathSidecarPlainToTLS, culprit, fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the sidecar sends in plaintext to port %d, %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, port, res.Cluster, cport, declaredTLSWords(*s, cport), why), fix)
+		} else if s, ok := v.Outbound.ScopeService(host); ok && (kind == rules.CallHTTP || kind == rules.CallHTTP2) {
+			// TLS originated to a port whose server listens on 80 (the path's
+			// TLS_ORIGINATED_TO_PLAINTEXT_PORT at the sidecar, the same finding)
+			if sp, ok := plainPort80(s, cport); ok {
+				if ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace); ch != nil {
+					if t := ch.ClusterTLS(cport, subset); originatesTLS(t) && !rules.SidecarDropsCredential(ch, t) {
+						dr := "DestinationRule " + ch.Ref()
+						msg, fix, _ := tlsToPort80Text(snap, "The client's sidecar", s, sp, host, dr, t.GetMode())
+						rep.add(PathTLSToPlaintext, dr, msg, fix)
+					}
+				}
+			}
 		}
 	}
 	if _, _, ch, ok := parseClusterName(res.Cluster); rules.IsTLSProtocol(p.Protocol) && res.Chain != nil && !res.Chain.IsHCM() && ok && strings.EqualFold(ch, imported.Hostname) {

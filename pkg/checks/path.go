@@ -49,7 +49,8 @@ const (
 	// the entry declares HTTPS/TLS, and no DestinationRule it applies originates TLS there.
 	PathSidecarPlainToTLS = "SIDECAR_SENDS_PLAINTEXT_TO_TLS_PORT"
 	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
-	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP.
+	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP
+	// (a sidecar or waypoint: to a plaintext HTTP port served on 80, tlsport80.go).
 	PathTLSToPlaintext = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
 	// PathOriginationUnused: the gateway sends the call in plaintext to a plaintext port of the
 	// host, while the DestinationRule that applies to it originates TLS on the host's TLS port.
@@ -84,7 +85,7 @@ func init() {
 		CatalogEntry{PathRouteMatchAssumed, LevelWarning, "", "The call's virtual host has routes, but every one has match conditions (uri, headers, ...) that the traced request (GET /) does not meet: requests that meet none get 404 NR; which ones the application sends is not in the configuration."},
 		CatalogEntry{PathWrongService, LevelError, "", "The client sidecar sends the call to another service's cluster, although no VirtualService for the host routes it there: a filter chain of another entry on the port catches it (a chain istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's port), and with it that entry's own routes. The connection reaches the wrong endpoints. At an egress gateway: an opaque TCP server has one filter chain, and the first route bound to it takes every connection, so another host's route there never applies."},
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
-		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only."},
+		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only. A client sidecar calling the host directly, or a waypoint, is judged only when the server listens on port 80 (the port, its targetPort or its endpoints' port): there the fix is targetPort 443, as in Istio's egress TLS origination task."},
 		CatalogEntry{PathOriginationUnused, LevelWarning, "", "The egress gateway sends the call in plaintext to a port the entry declares plain HTTP, while the DestinationRule that applies to the gateway for that host originates TLS on the host's TLS port: the call works, but leaves the mesh unencrypted, and the TLS origination is never used. Usually the gateway's route was meant to go to the TLS port (443)."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS, or to a plaintext port whose targetPort is 443 (the external server's TLS port, as in Istio's TLS origination task): no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
@@ -1125,7 +1126,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches cluster %s of %s, which is no Istio gateway: what happens after is up to the workloads behind that Service (another controller's gateway, a proxy).", strings.ToUpper(kind), proxy, host, tr.t.Port, res.Cluster, svc.Ref())
 		}
 		if chost == host {
-			if tr.plainToTLSPort(v, proxy, res, drs, host, cport, subset, kind) {
+			if tr.plainToTLSPort(v, proxy, res, drs, host, cport, subset, kind) || tr.sidecarTLSToPort80(v, proxy, drs, host, cport, subset, kind) {
 				return
 			}
 			tr.directWarning(v, res, proxy, host)
