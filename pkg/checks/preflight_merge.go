@@ -17,7 +17,7 @@ func mergePathAndGateway(fs []PreflightFinding) []PreflightFinding {
 	out := make([]PreflightFinding, 0, len(fs))
 	for _, f := range fs {
 		k := place{f.ID, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name, f.Field}
-		if i, ok := first[k]; ok && f.Resource.Name != "" && (pathAndGateway(out[i], f) || faultPerResource[f.Code]) {
+		if i, ok := first[k]; ok && f.Resource.Name != "" && (pathAndGateway(out[i], f) || listenerAndPath(out[i], f) || faultPerResource[f.Code]) {
 			for _, c := range f.Contexts {
 				if !slices.Contains(out[i].Contexts, c) {
 					out[i].Contexts = append(out[i].Contexts, c)
@@ -65,6 +65,44 @@ func pathAndGateway(a, b PreflightFinding) bool {
 				host = hp[:i]
 			}
 			if slices.Contains(g, hp) || slices.Contains(g, host+":*") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listenerAndPath: one finding was seen only on client sidecars' listeners ("sidecar in NS,
+// port P"), the other only on traced paths ("path from sidecar in NS, KIND host:P"), for a
+// common namespace and port: the same chain seen from the listener and from the call (blind
+// audit 68 case 12: FILTER_CHAIN_DROPPED listed twice for one ServiceEntry).
+func listenerAndPath(a, b PreflightFinding) bool {
+	at := func(f PreflightFinding, path bool) []string {
+		var out []string
+		for _, c := range f.Contexts {
+			if path {
+				rest, ok := strings.CutPrefix(c, "path from sidecar in ")
+				ns, call, ok2 := strings.Cut(rest, ", ")
+				i := strings.LastIndex(call, ":")
+				if !ok || !ok2 || i < 0 {
+					return nil
+				}
+				out = append(out, ns+" "+call[i+1:])
+				continue
+			}
+			rest, ok := strings.CutPrefix(c, "sidecar in ")
+			ns, port, ok2 := strings.Cut(rest, ", port ")
+			if !ok || !ok2 {
+				return nil
+			}
+			out = append(out, ns+" "+port)
+		}
+		return out
+	}
+	for _, p := range [][2]PreflightFinding{{a, b}, {b, a}} {
+		l := at(p[0], false)
+		for _, np := range at(p[1], true) {
+			if slices.Contains(l, np) {
 				return true
 			}
 		}

@@ -94,3 +94,21 @@ func TestMergeRouteCaused(t *testing.T) {
 		t.Errorf("another port's verdict was folded: %+v", out)
 	}
 }
+
+// TestMergeListenerAndPath: a chain fault seen on a client sidecar's listener and on a call
+// traced from the same namespace to the same port is one finding with both contexts (blind audit
+// 68 case 12); another port, or another namespace, stays a finding of its own.
+func TestMergeListenerAndPath(t *testing.T) {
+	f := func(ctx string) PreflightFinding {
+		return PreflightFinding{ID: "EGR0303", Code: ListenerChainDropped, Resource: ResourceRef{Kind: "ServiceEntry", Namespace: "team-a", Name: "stats-db"}, Field: "spec.addresses", Contexts: []string{ctx}}
+	}
+	got := mergePathAndGateway([]PreflightFinding{f("sidecar in team-a, port 3306"), f("path from sidecar in team-a, TCP stats-db.example.org:3306")})
+	if len(got) != 1 || len(got[0].Contexts) != 2 {
+		t.Fatalf("listener and path of one call not merged: %+v", got)
+	}
+	for _, other := range []string{"path from sidecar in team-a, TCP stats-db.example.org:5432", "path from sidecar in team-b, TCP stats-db.example.org:3306"} {
+		if got := mergePathAndGateway([]PreflightFinding{f("sidecar in team-a, port 3306"), f(other)}); len(got) != 2 {
+			t.Errorf("%q merged with the listener of team-a port 3306: %+v", other, got)
+		}
+	}
+}
