@@ -320,7 +320,15 @@ func addPathVerdict(snap *snapshot.Snapshot, opt ExplainListenerOptions, rep *Li
 			break
 		}
 	}
-	if p.Failed() && !has(p.Cause) {
+	if p.Cause == CauseInputUnknown {
+		// no verdict on the call (two declarations tied, input not read): the run has none
+		// either, as why-missing exits 2 on it (blind audit 68 k5c: FAIL and exit 1 here)
+		why := strings.TrimSuffix(p.Message, ".")
+		if p.Fix != "" {
+			why += " (" + strings.TrimSuffix(p.Fix, ".") + ")"
+		}
+		rep.NoVerdict = append(rep.NoVerdict, why)
+	} else if p.Failed() && !has(p.Cause) {
 		msg := p.Message
 		if strings.HasPrefix(failing, "gateway ") {
 			msg = "Past this sidecar, at " + failing + ": " + msg

@@ -207,3 +207,27 @@ func TestExplainGatewayServerBehindOtherServicePort(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainListenerNoVerdictOnTie: when the traced call's answer rests on istiod's choice
+// between declarations the input cannot order (two entries with the same creation time),
+// explain-listener gives no verdict, as why-missing does (INPUT_UNKNOWN there), instead of an
+// Error finding (blind audit 68 k5c: FAIL and exit 1 here, exit 2 there).
+func TestExplainListenerNoVerdictOnTie(t *testing.T) {
+	snap := loadYAML(t, readTestdata(t, "ambient", "tie-same-creation-time.yaml"))
+	p, err := TracePath(snap, PathOptions{Host: "cdn.assets.example", Port: 80, From: "shop"})
+	if err != nil || p.Cause != CauseInputUnknown {
+		t.Fatalf("path: %v %+v", err, p)
+	}
+	rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "cdn.assets.example", Port: 80, From: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Code == CauseInputUnknown || f.Level == LevelError {
+			t.Errorf("a finding for an undecided call: %+v", f)
+		}
+	}
+	if len(rep.NoVerdict) != 1 || !strings.Contains(rep.NoVerdict[0], "same creation time") {
+		t.Errorf("no verdict not said: %q", rep.NoVerdict)
+	}
+}
