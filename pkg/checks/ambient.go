@@ -551,16 +551,16 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		f = finding(WaypointNotFound, labelRes, fmt.Sprintf("%s asks for waypoint %s (%s on %s), but there is no Gateway %s%s: istiod does not bind the entry (condition %s False, reason %s), and calls to its hosts go straight out.%s",
 			ref, wp, rules.LabelUseWaypoint, labelled, wp, unreadNote, ConditionWaypointBound, b.Reason, extra), fix)
 	case reason == rules.WaypointUnsupportedTraffic:
-		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
-			ref, wp, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),
+		f = finding(WaypointNotForServices, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (%s on %s), whose %s is %q (from its %s): it does not take service traffic, so istiod does not bind the entry (condition %s False, reason %s).",
+			ref, wp, rules.LabelUseWaypoint, labelled, rules.LabelWaypointFor, b.TrafficType, strings.ToLower(b.TrafficTypeFrom), ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("label Gateway %s %s=service (or all)", wp, rules.LabelWaypointFor))
 	case reason == rules.WaypointAttachmentDenied:
 		listener := b.Listener
 		if listener == "" {
 			listener = "HBONE listener (port 15008)"
 		}
-		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (its use-waypoint label), whose %s admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
-			ref, wp, listener, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
+		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (%s on %s), whose %s admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+			ref, wp, rules.LabelUseWaypoint, labelled, listener, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the %s of Gateway %s, or use a waypoint in %s", se.Namespace, listener, wp, se.Namespace))
 		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, nil) {
 			// a Gateway of Istio's gateway class runs as a gateway, not a waypoint: admitting
