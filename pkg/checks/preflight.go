@@ -403,7 +403,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	}
 	c.renderSidecarContexts()
 	res.ClientNamespaces = c.clientNS
-	res.Findings = mergeRouteCaused(mergeSameFault(mergePathAndGateway(c.findings)))
+	res.Findings = mergeFieldless(mergeRouteCaused(mergeSameFault(mergePathAndGateway(c.findings))))
 	attributeGenerated(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
 	return res, c.narrowed.Load(), c.wideFallback.Load()

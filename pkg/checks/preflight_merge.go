@@ -72,6 +72,52 @@ func pathAndGateway(a, b PreflightFinding) bool {
 	return false
 }
 
+// resourceWide are codes that preflight checks once per resource, with a field, and that the
+// why-missing verdicts it collects also carry as warnings, without one: a route status that
+// disagrees with the prediction, a route CRD istiod ignores. The verdict's copy is the same
+// fault (blind audit 67: EGR0906 and EGR0137 listed twice).
+var resourceWide = map[string]bool{PreflightRouteStatusDiffers: true, PreflightCRDTooOld: true}
+
+// mergeFieldless folds a finding of a resourceWide code without a field into a finding of the
+// same code about the same resource with one: its contexts are added. Otherwise it stays.
+func mergeFieldless(fs []PreflightFinding) []PreflightFinding {
+	type key struct{ code, kind, ns, name string }
+	withField := map[key]int{}
+	for i, f := range fs {
+		if resourceWide[f.Code] && f.Field != "" {
+			if _, ok := withField[key{f.Code, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}]; !ok {
+				withField[key{f.Code, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}] = i
+			}
+		}
+	}
+	if len(withField) == 0 {
+		return fs
+	}
+	drop := map[int]bool{}
+	for i, f := range fs {
+		if !resourceWide[f.Code] || f.Field != "" {
+			continue
+		}
+		j, ok := withField[key{f.Code, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name}]
+		if !ok {
+			continue
+		}
+		for _, c := range f.Contexts {
+			if !slices.Contains(fs[j].Contexts, c) {
+				fs[j].Contexts = append(fs[j].Contexts, c)
+			}
+		}
+		drop[i] = true
+	}
+	out := make([]PreflightFinding, 0, len(fs)-len(drop))
+	for i, f := range fs {
+		if !drop[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // listenerAndPath: one finding was seen only on client sidecars' listeners ("sidecar in NS,
 // port P"), the other only on traced paths ("path from sidecar in NS, KIND host:P"), for a
 // common namespace and port: the same chain seen from the listener and from the call (blind

@@ -112,3 +112,19 @@ func TestMergeListenerAndPath(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeFieldless: a why-missing verdict's copy of a route status disagreement (no field) is
+// folded into preflight's own finding about the same route (with its field); a copy about
+// another resource stays (blind audit 67, ST3 and C8).
+func TestMergeFieldless(t *testing.T) {
+	route := ResourceRef{Kind: "HTTPRoute", Namespace: "team-a", Name: "fwd"}
+	fs := []PreflightFinding{
+		{Code: PreflightRouteStatusDiffers, Check: CheckWhyMissing, Resource: route, Contexts: []string{"path from sidecar in team-a, HTTP api.example.com:80"}},
+		{Code: PreflightRouteStatusDiffers, Check: CheckPreflight, Resource: route, Field: "status.parents", Contexts: []string{"HTTPRoute team-a/fwd"}},
+		{Code: PreflightRouteStatusDiffers, Check: CheckWhyMissing, Resource: ResourceRef{Kind: "HTTPRoute", Namespace: "team-b", Name: "fwd"}},
+	}
+	got := mergeFieldless(fs)
+	if len(got) != 2 || got[0].Field != "status.parents" || len(got[0].Contexts) != 2 || got[1].Resource.Namespace != "team-b" {
+		t.Fatalf("%+v", got)
+	}
+}
