@@ -76,7 +76,7 @@ func TestGatewayAPI(t *testing.T) {
 	// No verdict rests on routes nobody read (blind audit 65 R1): INPUT_UNKNOWN, exit 2, and
 	// preflight is incomplete.
 	r = egress(t, "why-missing", "edition.cnn.com", "--from", "default", "--kubeconfig", kc)
-	if r.code != 2 || !strings.Contains(r.stdout, "Kubernetes Gateway API routes could not be read (forbidden to list") || !strings.Contains(r.stdout, "INPUT_UNKNOWN") {
+	if r.code != 2 || !strings.Contains(r.stdout, "HTTPRoutes") || !strings.Contains(r.stdout, "could not be read (forbidden to list") || !strings.Contains(r.stdout, "INPUT_UNKNOWN") {
 		t.Errorf("why-missing without Gateway API rights: want exit 2, INPUT_UNKNOWN and a note saying why\n%s", r)
 	}
 	if r = egress(t, "preflight", "--kubeconfig", kc); r.code != 2 || strings.Contains(r.stdout, "PASS") {

@@ -259,7 +259,19 @@ func gatewayAPIUnreadNote(snap *snapshot.Snapshot) string {
 	if snap.GatewayAPIUnread == "" {
 		return ""
 	}
-	return "Kubernetes Gateway API routes could not be read (" + snap.GatewayAPIUnread + "); if one routes this host, this answer does not know it"
+	what := "objects"
+	if len(snap.GatewayAPIUnreadKinds) > 0 {
+		var ks []string
+		for _, k := range snap.GatewayAPIUnreadKinds {
+			ks = append(ks, k+"s")
+		}
+		what = ks[0]
+		if n := len(ks); n > 1 {
+			what = strings.Join(ks[:n-1], ", ") + " and " + ks[n-1]
+		}
+	}
+	// (blind audit 67: "routes could not be read" when the ReferenceGrants were the ones)
+	return "Kubernetes Gateway API " + what + " could not be read (" + snap.GatewayAPIUnread + "); if they bear on this host, this answer does not know it"
 }
 
 // gatewayAPIFindings: one GATEWAY_API_NOT_MODELLED finding per Gateway API object that concerns

@@ -273,3 +273,49 @@ func TestWorstPreflightFinding(t *testing.T) {
 		t.Errorf("worst %s, want the only Error (Service)", w.Resource)
 	}
 }
+
+// TestPreflightUnreadGatewayAPIKinds: with ReferenceGrants, or the TLSRoutes, forbidden to the
+// user, the findings that rest on them (a backend refused for want of a grant, a listener
+// without chains for want of a route) are INPUT_UNKNOWN, not Errors asking to add what exists
+// (blind audit 67 R2, R2”). The snapshots are the fixtures without those objects, as a user
+// without the right to list them reads the cluster.
+func TestPreflightUnreadGatewayAPIKinds(t *testing.T) {
+	base := readTestdata(t, "paths", "_base.yaml")
+	for _, tc := range []struct {
+		file, kind, was string
+		drop            func(s *snapshot.Snapshot)
+	}{
+		{"gatewayapi-tls-backend-granted-forward-proxy.yaml", "ReferenceGrant", PathBackendRefused, func(s *snapshot.Snapshot) { s.ReferenceGrants = nil }},
+		{"gatewayapi-tls-egress-through-gateway.yaml", "TLSRoute", ListenerNoChains, func(s *snapshot.Snapshot) { s.TLSRoutes = nil }},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			snap := loadYAML(t, base, readTestdata(t, "paths", tc.file))
+			tc.drop(snap)
+			var kept []snapshot.GatewayAPIObject
+			for _, o := range snap.GatewayAPI {
+				if o.Kind != tc.kind {
+					kept = append(kept, o)
+				}
+			}
+			snap.GatewayAPI = kept
+			// as read by a user without the right: the fault is predicted
+			if !slices.ContainsFunc(Preflight(snap).Findings, func(f PreflightFinding) bool { return f.Code == tc.was && f.Level == LevelError }) {
+				t.Fatalf("without the %ss and without knowing it, no %s: the test does not test", tc.kind, tc.was)
+			}
+			snap = loadYAML(t, base, readTestdata(t, "paths", tc.file))
+			tc.drop(snap)
+			snap.GatewayAPI = kept
+			snap.GatewayAPIUnread = "forbidden to list " + strings.ToLower(tc.kind) + "s.gateway.networking.k8s.io"
+			snap.GatewayAPIUnreadKinds = []string{tc.kind}
+			fs := Preflight(snap).Findings
+			if slices.ContainsFunc(fs, func(f PreflightFinding) bool { return f.Code == tc.was }) {
+				t.Errorf("%s still stated with the %ss unread: %+v", tc.was, tc.kind, fs)
+			}
+			if !slices.ContainsFunc(fs, func(f PreflightFinding) bool {
+				return f.Code == CauseInputUnknown && strings.Contains(f.Message, "Not decided: "+tc.kind+"s could not be read") && strings.HasPrefix(f.Fix, "Run again with the right to list "+tc.kind+"s")
+			}) {
+				t.Errorf("no INPUT_UNKNOWN naming the unread %ss: %+v", tc.kind, fs)
+			}
+		})
+	}
+}

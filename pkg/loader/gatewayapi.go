@@ -112,9 +112,11 @@ func readGatewayAPI(ctx context.Context, disc discovery.DiscoveryInterface, dc d
 			return err // the object cap ends the load, as for every other kind
 		case apierrors.IsForbidden(err):
 			unread = append(unread, "forbidden to list "+s.resource+"."+snapshot.GatewayAPIGroup+" (deploy/clusterrole.yaml lists what kubectl-egress needs)")
+			snap.GatewayAPIUnreadKinds = append(snap.GatewayAPIUnreadKinds, kind)
 		case apierrors.IsNotFound(err):
 		default:
 			unread = append(unread, "cannot list "+s.resource+"."+snapshot.GatewayAPIGroup+": "+oneLine(err.Error()))
+			snap.GatewayAPIUnreadKinds = append(snap.GatewayAPIUnreadKinds, kind)
 		}
 		return nil
 	}

@@ -129,6 +129,7 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	out.Pods = overlay(base.Pods, over.Pods, added)
 	out.GatewayAPI = overlayGatewayAPI(base.GatewayAPI, over.GatewayAPI)
 	out.GatewayAPIUnread = base.GatewayAPIUnread
+	out.GatewayAPIUnreadKinds = base.GatewayAPIUnreadKinds
 	return out
 }
 

@@ -69,6 +69,9 @@ type Snapshot struct {
 	// the API is not installed).
 	GatewayAPI       []GatewayAPIObject
 	GatewayAPIUnread string
+	// GatewayAPIUnreadKinds are the kinds GatewayAPIUnread is about ("HTTPRoute",
+	// "ReferenceGrant", ...; nil when the served kinds could not be discovered at all).
+	GatewayAPIUnreadKinds []string
 	// KubeGateways are the Gateway API Gateways read, whole (rules.ConvertKubeGateways predicts
 	// the internal Istio Gateways istiod generates from them).
 	KubeGateways []*gatewayv1.Gateway
