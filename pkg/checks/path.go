@@ -670,7 +670,7 @@ func (tr *tracer) ambiguity(v SidecarView, host string, labels map[string]string
 // absence is said in a note.
 func (tr *tracer) unreadInputs() {
 	p := tr.t
-	var blocking []string
+	var blocking, kinds []string
 	for _, k := range slices.Sorted(maps.Keys(tr.snap.Unknown)) {
 		why := tr.snap.Unknown[k]
 		if k == snapshot.KindWorkloadEntry || k == snapshot.KindEnvoyFilter {
@@ -678,6 +678,7 @@ func (tr *tracer) unreadInputs() {
 			continue
 		}
 		blocking = append(blocking, fmt.Sprintf("%s (%s)", PluralKind(k), why))
+		kinds = append(kinds, k)
 	}
 	if len(blocking) == 0 {
 		return
@@ -689,8 +690,32 @@ func (tr *tracer) unreadInputs() {
 	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
 	p.Message = fmt.Sprintf("No verdict for this path: %s could not be read, and the configuration of the proxies on it depends on them. With what could be read: %s", strings.Join(blocking, ", "), tentative)
 	p.Patch = nil
-	p.Fix = "Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests."
+	p.Fix = unreadFix(kinds)
 	p.gateway = nil
+}
+
+// unreadFix is the fix of a verdict that rests on kinds that could not be read: the right to
+// list them, and for the Gateway API CRDs (whose bundle version decides which route kinds
+// istiod reads) the right to get customresourcedefinitions (blind audit 67 R4, where the fix
+// said list).
+func unreadFix(kinds []string) string {
+	crd, others := false, 0
+	for _, k := range kinds {
+		if k == snapshot.KindGatewayAPICRD {
+			crd = true
+		} else {
+			others++
+		}
+	}
+	const list = "Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests."
+	const get = "Grant get on customresourcedefinitions (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i get customresourcedefinitions` checks it), or run with -f on the rendered manifests and the Gateway API CRDs."
+	switch {
+	case crd && others == 0:
+		return get
+	case crd:
+		return strings.TrimSuffix(list, ", or run with -f on the rendered manifests.") + ", and get on customresourcedefinitions for the Gateway API CRDs; or run with -f on the rendered manifests."
+	}
+	return list
 }
 
 // hiddenEntries are the entries that declare host but that the client sidecar does not see

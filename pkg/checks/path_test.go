@@ -1680,3 +1680,17 @@ func TestTCPEntryBehindHCMChainControl(t *testing.T) {
 		t.Errorf("cause %s, warnings %+v", p.Cause, p.Warnings)
 	}
 }
+
+// TestUnreadFix: the right a fix asks for is the one missing: list for kinds, get on
+// customresourcedefinitions for the Gateway API CRDs (blind audit 67 R4).
+func TestUnreadFix(t *testing.T) {
+	if f := unreadFix([]string{snapshot.KindGatewayAPICRD}); !strings.Contains(f, "get on customresourcedefinitions") || strings.Contains(f, "Grant list") {
+		t.Errorf("CRDs only: %q", f)
+	}
+	if f := unreadFix([]string{snapshot.KindGatewayAPICRD, snapshot.KindServiceEntry}); !strings.Contains(f, "Grant list on those kinds") || !strings.Contains(f, "get on customresourcedefinitions") {
+		t.Errorf("CRDs and a kind: %q", f)
+	}
+	if f := unreadFix([]string{snapshot.KindServiceEntry}); strings.Contains(f, "customresourcedefinitions") {
+		t.Errorf("a kind only: %q", f)
+	}
+}

@@ -1336,7 +1336,7 @@ func (e *evaluation) stepUnknownInputs() {
 		}
 	}
 	sort.Strings(kinds)
-	var blocking []string
+	var blocking, blockingKinds []string
 	for _, k := range kinds {
 		why := e.snap.Unknown[k]
 		if k == snapshot.KindConfigMap && e.flags.MeshUnknown == "" {
@@ -1348,6 +1348,7 @@ func (e *evaluation) stepUnknownInputs() {
 		}
 		e.step("input:"+k, PluralKind(k)+" readable", Unknown, "unknown: "+why+"; the verdict depends on them")
 		blocking = append(blocking, fmt.Sprintf("%s (%s)", PluralKind(k), why))
+		blockingKinds = append(blockingKinds, k)
 	}
 	if why, ok := e.snap.Unknown[snapshot.KindDeployment]; ok {
 		e.v.Assumptions = append(e.v.Assumptions, fmt.Sprintf("Deployments could not be read (%s); gateway workloads and istiod were taken from Pods", why))
@@ -1362,7 +1363,7 @@ func (e *evaluation) stepUnknownInputs() {
 	e.cause = ""
 	e.fail(CauseInputUnknown, "", fmt.Sprintf("No verdict for gateway %s: %s could not be read, and what istiod builds depends on them. With what could be read: %s",
 		e.w.Ref(), strings.Join(blocking, ", "), tentative),
-		"Grant list on those kinds (deploy/clusterrole.yaml has every permission the plugin needs; `kubectl auth can-i list <kind> -A` checks one), or run with -f on the rendered manifests.")
+		unreadFix(blockingKinds))
 }
 
 // stepGatewayAPI: Kubernetes Gateway API objects that route the host are not modelled, so the
