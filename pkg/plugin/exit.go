@@ -114,6 +114,17 @@ func hostMustExist(snap *snapshot.Snapshot, host, from string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("no ServiceEntry, Service or route in %s names %s", inputName(snap), host)
+	var unread []string
+	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService, snapshot.KindVirtualService} {
+		if why, ok := snap.Unknown[k]; ok {
+			unread = append(unread, checks.PluralKind(k)+" ("+why+")")
+		}
+	}
+	if len(unread) > 0 {
+		// what could not be read may name it (blind audit 67 R6: a namespace-scoped user was
+		// told to declare a host whose ServiceEntry exists)
+		return usageErr("no ServiceEntry, Service or route that could be read names %s, and %s could not be read in full: name the client namespace with --from (answers are then given for what it sees), or run with the rights deploy/clusterrole.yaml grants", host, strings.Join(unread, ", "))
+	}
 	switch near := checks.NearMatches(snap, host); {
 	case len(near) > 0:
 		msg += "; did you mean " + strings.Join(near, "; ") + "?"

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 func TestValidateHost(t *testing.T) {
@@ -270,5 +272,20 @@ metadata: {name: legacy, labels: {istio-injection: enabled}}
 		if !strings.Contains(stderr, c.want) || strings.Contains(stderr, c.not) {
 			t.Errorf("--from %s: stderr %q, want %q and not %q", c.from, stderr, c.want, c.not)
 		}
+	}
+}
+
+// TestHostMustExistUnread: a host that nothing read names, when ServiceEntries could not be
+// listed cluster-wide, is not "declare it in a ServiceEntry" (one may exist) but says what could
+// not be read and how to get an answer (blind audit 67 R6).
+func TestHostMustExistUnread(t *testing.T) {
+	snap := &snapshot.Snapshot{Source: "cluster test", Unknown: map[string]string{snapshot.KindServiceEntry: "listed only in namespace team-a: forbidden cluster-wide"}}
+	err := hostMustExist(snap, "api.example.com", "")
+	if err == nil || !strings.Contains(err.Error(), "that could be read") || !strings.Contains(err.Error(), "ServiceEntries (listed only in namespace team-a") || strings.Contains(err.Error(), "declare it in a ServiceEntry") {
+		t.Fatalf("%v", err)
+	}
+	snap.Unknown = map[string]string{}
+	if err := hostMustExist(snap, "api.example.com", ""); err == nil || !strings.Contains(err.Error(), "declare it in a ServiceEntry") {
+		t.Fatalf("everything read: %v", err)
 	}
 }
