@@ -437,6 +437,7 @@ func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
 		p.FixCheck = &FixCheck{Result: FixInvalid, Message: err.Error()}
 		return
 	}
+	outer := !opt.probe // the check of the trace's own fix, not of the next one
 	opt.Port, opt.Call, opt.probe = p.Port, p.Call, true
 	q, err := tracePath(after, opt)
 	if err != nil {
@@ -454,9 +455,9 @@ func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
 		}
 	}
 	fc := &FixCheck{Result: FixInsufficient, Cause: q.Cause, At: at, Message: q.Message, Culprit: q.Culprit, Then: q.Fix}
-	if q.Patch != nil {
-		// one step further: the next change applied on top of this one (q was traced as a
-		// probe, so it carries no check of its own and this goes no deeper)
+	if q.Patch != nil && outer {
+		// one step further, and no more: the next change applied on top of this one (two
+		// fixes that undo each other must not chain forever)
 		proveFix(after, opt, q)
 		fc.ThenProven = q.FixCheck != nil && q.FixCheck.Result == FixProven
 	}
