@@ -1780,3 +1780,30 @@ func TestTLSRouteOnTCPListenerFix(t *testing.T) {
 		})
 	}
 }
+
+// TestResolvedRefsDisagreementOnPath: a traced call through a route whose stored ResolvedRefs
+// contradicts the prediction carries the disagreement as a warning, including a mesh route
+// that names the host only through its ServiceEntry parent (blind audit 67 ST6: why-missing
+// stated the predicted condition and said nothing of the stored one).
+func TestResolvedRefsDisagreementOnPath(t *testing.T) {
+	snap := loadGatewayAPIFixture(t, "route-status-resolvedrefs-true-disagrees.yaml", false)
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+		return f.Code == PreflightRouteStatusDiffers && f.Resource == "HTTPRoute team-a/direct-api-to-egress" && strings.Contains(f.Message, "ResolvedRefs=True")
+	}) {
+		t.Errorf("no ResolvedRefs disagreement on the path: %+v", p.Warnings)
+	}
+	// the preflight report lists it once
+	n := 0
+	for _, f := range Preflight(snap).Findings {
+		if f.Code == PreflightRouteStatusDiffers && f.Resource.String() == "HTTPRoute team-a/direct-api-to-egress" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("preflight lists the disagreement %d times", n)
+	}
+}
