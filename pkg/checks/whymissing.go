@@ -74,7 +74,9 @@ func WhyMissing(snap *snapshot.Snapshot, opt WhyMissingOptions) (*Report, error)
 			if objs := gatewayAPIFor(snap, host); len(objs) > 0 {
 				return nil, fmt.Errorf("no gateway workload found, and %s is routed by Kubernetes Gateway API resources (%s), which kubectl-egress does not model yet; compare with `istioctl proxy-config` on the gateway's pods", host, strings.Join(objs, ", "))
 			}
-			msg := "no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME"
+			// (blind audit 67: an ambient host, where the waypoint is the egress point, got no
+			// hint that --from traces the call)
+			msg := "no gateway workload found (no Deployment or Pod labelled istio=egressgateway or selected by a Gateway); name one with --gateway NAMESPACE/NAME, or trace a client's call with --from NAMESPACE (sidecar or ambient, through waypoints)"
 			if n := gatewayAPIUnreadNote(snap); n != "" {
 				msg += "; note: " + n
 			}
