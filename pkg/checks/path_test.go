@@ -1694,3 +1694,17 @@ func TestUnreadFix(t *testing.T) {
 		t.Errorf("a kind only: %q", f)
 	}
 }
+
+// TestTieFallsToNamespaceSaid: two public entries for one host created at the same time: the
+// gateway takes the one of the first namespace, and the message says the tie and what broke it
+// (blind audit 69 E5b: it said "oldest first" only).
+func TestTieFallsToNamespaceSaid(t *testing.T) {
+	snap := loadYAML(t, readTestdata(t, "gateway", "tie-public-entries-namespace-decides.yaml"))
+	p, err := TracePath(snap, PathOptions{Host: "collector.sink2.example", Port: 80, From: "zeta-apps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CausePortNotDeclared || p.Culprit != "ServiceEntry alpha-ops/sink" || !strings.Contains(p.Message, "were created at the same time, and istiod then takes the first by namespace (alpha-ops)") {
+		t.Fatalf("%s %s: %s", p.Cause, p.Culprit, p.Message)
+	}
+}

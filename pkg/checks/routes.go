@@ -1673,7 +1673,14 @@ func otherEntryText(used, other rules.Service, host string, port uint32, gwNs st
 	// DefaultSidecarScopeForGateway reads servicesExportedToNamespace: the entries private to
 	// the gateway's namespace or exported to it by name first, then public ones by creation time
 	// (a public entry of the gateway's own namespace gets no precedence; blind audit 42 V1)
-	return "a gateway takes the entries private to its namespace or exported to it by name first, then public ones, oldest first",
+	rule := "a gateway takes the entries private to its namespace or exported to it by name first, then public ones, oldest first"
+	if !used.Created.IsZero() && used.Created.Equal(&other.Created) && slices.Contains(used.ExportTo, "*") && slices.Contains(other.ExportTo, "*") {
+		// a tie in creation time falls to the namespace, then the name: for entries of one
+		// host the name is the host, so the namespace decides (model.SortServicesByCreationTime;
+		// blind audit 69 E5b, where the message said "oldest first" only)
+		rule += fmt.Sprintf("; %s and %s were created at the same time, and istiod then takes the first by namespace (%s)", used.Ref(), other.Ref(), used.Namespace)
+	}
+	return rule,
 		fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", host, port, used.Ref(), other.Ref())
 }
 
