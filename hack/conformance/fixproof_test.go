@@ -31,6 +31,10 @@ type fixProof struct {
 	// cluster).
 	result string
 	detail string
+	// then: for an "insufficient" fix whose next change the plugin says makes the call work with
+	// it (FixCheck.ThenProven): "proven" when istiod's path with both changes applied reaches
+	// the host's cluster, "refuted" when it does not or they cannot be applied, "" otherwise.
+	then, thenDetail string
 }
 
 // proveFixes applies each distinct patch of the failing paths to the scenario's manifests, runs
@@ -82,10 +86,41 @@ func proveFixes(t *testing.T, sc *scenario, pcs []pathCheck) []fixProof {
 			after = runScenario(t, psc)
 		}
 		for _, c := range byPatch[k] {
-			out = append(out, classifyFix(c, p, after, err))
+			fp := classifyFix(c, p, after, err)
+			if fc := c.trace.FixCheck; fp.result == "insufficient" && fc != nil && fc.ThenProven && fc.ThenPatch != nil {
+				fp.then, fp.thenDetail = proveThen(t, sc, patched, c, fc.ThenPatch)
+			}
+			out = append(out, fp)
 		}
 	}
 	return out
+}
+
+// proveThen applies the next change (FixCheck.ThenPatch) on top of the first and runs istiod
+// on the result: the plugin says the call then works.
+func proveThen(t *testing.T, sc *scenario, patched string, c pathCheck, p *checks.Patch) (string, string) {
+	both, err := patchScenarioYAML(patched, p)
+	if err != nil {
+		return "refuted", "cannot apply the next change: " + err.Error()
+	}
+	r := runScenario(t, &scenario{Name: sc.Name + " + fix + next " + p.Ref(), YAML: both, Gateways: sc.Gateways, ProxyRole: sc.ProxyRole, pathsOnly: true})
+	if r == nil || r.status != "compared" {
+		return "refuted", "istiod did not run on both changes"
+	}
+	var outcomes []string
+	for _, a := range r.pathChecks {
+		if a.ns != c.ns || a.host != c.host || a.port != c.port || a.kind != c.kind {
+			continue
+		}
+		outcomes = append(outcomes, a.istiod)
+		if !istiodPathWorks(a.istiod) {
+			return "refuted", "istiod with both changes: " + strings.Join(outcomes, " | ")
+		}
+	}
+	if len(outcomes) == 0 {
+		return "", ""
+	}
+	return "proven", ""
 }
 
 // classifyFix compares the plugin's fix check with istiod's path for the same call in the
@@ -260,6 +295,13 @@ func writeFixProofs(w *strings.Builder, sets ...[]*result) int {
 					tr := f.check.trace
 					refuted = append(refuted, fmt.Sprintf("  %s: %s: fix %s: %s", r.sc.Name, f.check, tr.Patch.Ref(), f.detail))
 				}
+				if f.then != "" {
+					counts["then "+f.then]++
+				}
+				if f.then == "refuted" {
+					tr := f.check.trace
+					refuted = append(refuted, fmt.Sprintf("  %s: %s: fix %s, then %s: %s", r.sc.Name, f.check, tr.Patch.Ref(), tr.FixCheck.ThenPatch.Ref(), f.thenDetail))
+				}
 			}
 		}
 	}
@@ -290,6 +332,7 @@ func writeFixProofs(w *strings.Builder, sets ...[]*result) int {
 	for _, k := range nexts {
 		fmt.Fprintf(w, "  not enough on its own: %s ×%d\n", k, next[k])
 	}
+	fmt.Fprintf(w, "  not enough on their own, with the next change the plugin names as well: proven by istiod %d, refuted %d\n", counts["then proven"], counts["then refuted"])
 	for _, l := range refuted {
 		w.WriteString(l + "\n")
 	}

@@ -416,6 +416,9 @@ type FixCheck struct {
 	Culprit    string `json:"culprit,omitempty"`
 	Then       string `json:"then,omitempty"`
 	ThenProven bool   `json:"thenProven,omitempty"`
+	// ThenPatch is Then as a manifest change (nil when it is advice); the conformance suite
+	// applies it on top of the first and regenerates with istiod.
+	ThenPatch *Patch `json:"thenPatch,omitempty"`
 }
 
 // proveFix applies p's patch to snap, traces the same call once more and records the outcome
@@ -454,7 +457,7 @@ func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
 			at = h.Proxy + " " + h.Step
 		}
 	}
-	fc := &FixCheck{Result: FixInsufficient, Cause: q.Cause, At: at, Message: q.Message, Culprit: q.Culprit, Then: q.Fix}
+	fc := &FixCheck{Result: FixInsufficient, Cause: q.Cause, At: at, Message: q.Message, Culprit: q.Culprit, Then: q.Fix, ThenPatch: q.Patch}
 	if q.Patch != nil && outer {
 		// one step further, and no more: the next change applied on top of this one (two
 		// fixes that undo each other must not chain forever)
