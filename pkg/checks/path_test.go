@@ -1708,3 +1708,19 @@ func TestTieFallsToNamespaceSaid(t *testing.T) {
 		t.Fatalf("%s %s: %s", p.Cause, p.Culprit, p.Message)
 	}
 }
+
+// TestTLSToPort80SaysTheTargetPort: the message names the declared port and how it reaches 80
+// (an explicit targetPort is not "no targetPort"; blind audit 70 F4b, F4c).
+func TestTLSToPort80SaysTheTargetPort(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "tls-originated-to-port-80-direct-portlevel.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "feeds.weather.example", Port: 8080, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != PathTLSToPlaintext || !strings.Contains(p.Message, "declares port 8080 HTTP2 with targetPort 80") {
+		t.Fatalf("%s: %s", p.Cause, p.Message)
+	}
+}

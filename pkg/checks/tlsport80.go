@@ -47,7 +47,14 @@ func originatesTLS(t *networking.ClientTLSSettings) bool {
 // rendering): targetPort 443 on the entry's port, as Istio's egress TLS origination task
 // writes it.
 func tlsToPort80Text(snap *snapshot.Snapshot, proxy string, svc rules.Service, p rules.ServicePort, host, dr string, mode networking.ClientTLSSettings_TLSmode) (msg, fix string, patch *Patch) {
-	msg = fmt.Sprintf("%s originates TLS to %s port 80 (%s sets tls.mode %s for it), but %s declares that port %s with no targetPort: servers on port 80 speak plain HTTP, so the TLS handshake fails (503 UF).", proxy, host, dr, mode, svc.Ref(), p.Protocol)
+	served := "with no targetPort"
+	switch {
+	case svc.Endpoints > 0 && p.EndpointPort != 0 && p.EndpointPort != p.Number:
+		served = fmt.Sprintf("served on port %d by its endpoints", p.EndpointPort)
+	case p.TargetPort != 0:
+		served = fmt.Sprintf("with targetPort %d", p.TargetPort)
+	}
+	msg = fmt.Sprintf("%s originates TLS to %s, whose server listens on port 80 (%s sets tls.mode %s for it), but %s declares port %d %s %s: servers on port 80 speak plain HTTP, so the TLS handshake fails (503 UF).", proxy, host, dr, mode, svc.Ref(), p.Number, p.Protocol, served)
 	fix = fmt.Sprintf("If the TLS origination is meant (Istio's egress TLS origination task), give port 80 of %s targetPort: 443, so the proxy sends the TLS to the server's TLS port; otherwise remove tls for port 80 from %s.", svc.Ref(), dr)
 	if se, _ := findObject(snap, snapshot.KindServiceEntry, svc.Namespace, svc.Name).(*networkingv1.ServiceEntry); se != nil {
 		ports := asList(specOf(se, "spec")["ports"])
