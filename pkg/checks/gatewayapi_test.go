@@ -1807,3 +1807,33 @@ func TestResolvedRefsDisagreementOnPath(t *testing.T) {
 		t.Errorf("preflight lists the disagreement %d times", n)
 	}
 }
+
+// TestReportSaysAWarningOnce: a route status disagreement on the traced call is not repeated
+// in the gateway verdict of the same report (blind audit 70 F7).
+func TestReportSaysAWarningOnce(t *testing.T) {
+	snap := loadGatewayAPIFixture(t, "route-status-resolvedrefs-true-disagrees.yaml", false)
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Path, err = TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"}); err != nil {
+		t.Fatal(err)
+	}
+	rep.DropRepeatedWarnings()
+	n := 0
+	for _, w := range rep.Path.Warnings {
+		if w.Code == PreflightRouteStatusDiffers {
+			n++
+		}
+	}
+	for _, g := range rep.Gateways {
+		for _, w := range g.Warnings {
+			if w.Code == PreflightRouteStatusDiffers {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the disagreement is said %d times", n)
+	}
+}

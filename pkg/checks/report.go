@@ -1,6 +1,10 @@
 package checks
 
-import "github.com/kubectl-egress/kubectl-egress/pkg/rules"
+import (
+	"slices"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+)
 
 // SchemaVersion identifies the JSON/YAML shape of a why-missing Report. It changes only when a
 // field is removed or its meaning changes; new fields may be added within a version.
@@ -250,4 +254,20 @@ func (g GatewayVerdict) CallsFail() (Finding, bool) {
 		}
 	}
 	return Finding{}, false
+}
+
+// DropRepeatedWarnings removes from each gateway verdict the warnings the traced path already
+// carries (the same code, resource and message: a route status disagreement, a route CRD
+// istiod ignores), so the report says each once (blind audit 70 F7).
+func (r *Report) DropRepeatedWarnings() {
+	if r.Path == nil || len(r.Path.Warnings) == 0 {
+		return
+	}
+	for i := range r.Gateways {
+		r.Gateways[i].Warnings = slices.DeleteFunc(r.Gateways[i].Warnings, func(w Finding) bool {
+			return slices.ContainsFunc(r.Path.Warnings, func(p Finding) bool {
+				return p.Code == w.Code && p.Resource == w.Resource && p.Message == w.Message
+			})
+		})
+	}
 }

@@ -257,6 +257,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		if rep.Path, err = checks.TracePath(snap, checks.PathOptions{Host: o.Host, Port: uint32(o.Port), From: o.From, Pod: o.Pod, Call: o.Call}); err != nil {
 			return usageErr("%v", err)
 		}
+		rep.DropRepeatedWarnings()
 	}
 	if rep.Path != nil && strings.HasPrefix(rep.Path.Client, "ambient ") && o.Gateway == "" {
 		// An ambient client's calls meet no sidecar-style egress gateway unless a route sends
