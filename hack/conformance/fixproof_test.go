@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -114,7 +116,10 @@ func proveThen(t *testing.T, sc *scenario, patched string, c pathCheck, p *check
 		}
 		outcomes = append(outcomes, a.istiod)
 		if !istiodPathWorks(a.istiod) {
-			return "refuted", "istiod with both changes: " + strings.Join(outcomes, " | ")
+			// the scenario as the first fix left it, to reproduce with the plugin
+			file := filepath.Join(*outFlag, strings.ReplaceAll(sc.Name, "/", "_")+"-first-fix.yaml")
+			_ = os.WriteFile(file, []byte("# conformance: the scenario with the first fix applied; the plugin says the next change ("+p.Ref()+") makes the call work, istiod does not\n"+patched), 0o644)
+			return "refuted", "istiod with both changes: " + strings.Join(outcomes, " | ") + " (reproducer: " + file + ")"
 		}
 	}
 	if len(outcomes) == 0 {

@@ -3857,6 +3857,18 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		// wildcard, then a chain without server names, whatever their order (blind audit 30
 		// #04: a *.x server listed before the exact one).
 		chain = bestSNIChain(chains, host)
+	} else if len(chains) > 1 && sent != "plaintext" {
+		// TLS between the hops (Istio mTLS, or the client's TLS inside it) on a listener that
+		// also holds other servers' chains: Envoy picks the chain by the server name the
+		// sidecar sends, most specific first, as above (conformance: a terminating server for
+		// the exact name beside an older passthrough *.x server took the wildcard's chain)
+		name := host
+		if sni != "" {
+			name = sni
+		}
+		if chain = bestSNIChain(chains, name); chain == nil {
+			chain = &chains[0]
+		}
 	} else if len(chains) > 0 {
 		chain = &chains[0]
 	}
