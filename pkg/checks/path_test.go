@@ -1720,7 +1720,7 @@ func TestTLSToPort80SaysTheTargetPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Cause != PathTLSToPlaintext || !strings.Contains(p.Message, "declares port 8080 HTTP2 with targetPort 80") {
+	if p.Cause != PathTLSToPlaintext || !strings.Contains(p.Message, "declares port 8080 HTTP2 with targetPort 80") || !strings.Contains(p.Message, "remove tls for port 8080 from") {
 		t.Fatalf("%s: %s", p.Cause, p.Message)
 	}
 }

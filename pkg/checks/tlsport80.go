@@ -55,7 +55,7 @@ func tlsToPort80Text(snap *snapshot.Snapshot, proxy string, svc rules.Service, p
 		served = fmt.Sprintf("with targetPort %d", p.TargetPort)
 	}
 	msg = fmt.Sprintf("%s originates TLS to %s, whose server listens on port 80 (%s sets tls.mode %s for it), but %s declares port %d %s %s: servers on port 80 speak plain HTTP, so the TLS handshake fails (503 UF).", proxy, host, dr, mode, svc.Ref(), p.Number, p.Protocol, served)
-	fix = fmt.Sprintf("If the TLS origination is meant (Istio's egress TLS origination task), give port 80 of %s targetPort: 443, so the proxy sends the TLS to the server's TLS port; otherwise remove tls for port 80 from %s.", svc.Ref(), dr)
+	fix = fmt.Sprintf("If the TLS origination is meant (Istio's egress TLS origination task), give port %d of %s targetPort: 443, so the proxy sends the TLS to the server's TLS port; otherwise remove tls for port %d from %s.", p.Number, svc.Ref(), p.Number, dr)
 	if se, _ := findObject(snap, snapshot.KindServiceEntry, svc.Namespace, svc.Name).(*networkingv1.ServiceEntry); se != nil {
 		ports := asList(specOf(se, "spec")["ports"])
 		for _, x := range ports {
@@ -64,9 +64,9 @@ func tlsToPort80Text(snap *snapshot.Snapshot, proxy string, svc rules.Service, p
 			}
 		}
 		patch = newPatch("networking.istio.io/v1", snapshot.KindServiceEntry, se.Namespace, se.Name, fields{{"spec", fields{{"ports", ports}}}})
-		patch.note = " (port 80 sends to the server's TLS port 443, as Istio's egress TLS origination task does)"
+		patch.note = fmt.Sprintf(" (port %d sends to the server's TLS port 443, as Istio's egress TLS origination task does)", p.Number)
 		fix = patch.Text()
-		msg += fmt.Sprintf(" If the TLS origination is not meant, remove tls for port 80 from %s instead of the change below.", dr)
+		msg += fmt.Sprintf(" If the TLS origination is not meant, remove tls for port %d from %s instead of the change below.", p.Number, dr)
 	}
 	return msg, fix, patch
 }
@@ -100,7 +100,7 @@ func (tr *tracer) sidecarTLSToPort80(v SidecarView, proxy string, drs *rules.DRL
 		return false
 	}
 	dr := "DestinationRule " + ch.Ref()
-	tr.hop(proxy, "upstream tls", Fail, fmt.Sprintf("outbound|%d|%s|%s originates TLS (%s tls.mode %s) to %s port 80, which %s declares %s", cport, subset, host, dr, t.GetMode(), host, s.Ref(), p.Protocol))
+	tr.hop(proxy, "upstream tls", Fail, fmt.Sprintf("outbound|%d|%s|%s originates TLS (%s tls.mode %s) to %s port 80 (port %d of %s, declared %s)", cport, subset, host, dr, t.GetMode(), host, p.Number, s.Ref(), p.Protocol))
 	msg, fix, patch := tlsToPort80Text(tr.snap, "The client's sidecar", s, p, host, dr, t.GetMode())
 	tr.failFix(PathTLSToPlaintext, "UF", dr, msg, fix, patch)
 	return true
@@ -132,5 +132,5 @@ func waypointTLSToPort80(snap, view *snapshot.Snapshot, flags IstiodFlags, b rul
 	}
 	dr := "DestinationRule " + ch.Ref()
 	msg, fix, patch = tlsToPort80Text(snap, "Waypoint "+b.Waypoint.String(), svc, p, host, dr, t.GetMode())
-	return fmt.Sprintf("the waypoint originates TLS (%s tls.mode %s) to %s port 80, which %s declares %s", dr, t.GetMode(), host, svc.Ref(), p.Protocol), dr, msg, fix, patch, true
+	return fmt.Sprintf("the waypoint originates TLS (%s tls.mode %s) to %s port 80 (port %d of %s, declared %s)", dr, t.GetMode(), host, p.Number, svc.Ref(), p.Protocol), dr, msg, fix, patch, true
 }
