@@ -30,7 +30,8 @@ const (
 	// parent does not declare.
 	PreflightMeshPortUndeclared = "GATEWAY_API_MESH_PORT_UNDECLARED"
 	// PreflightRouteStatusDiffers: istiod's status for the parentRef says otherwise than the
-	// prediction from the same generation of the route.
+	// prediction from the same generation of the route (Gateway and mesh parents, and status
+	// entries for parents the spec does not list).
 	PreflightRouteStatusDiffers = "GATEWAY_API_STATUS_DISAGREES"
 	// PreflightHostnameStatusHarmless: a Hostname backendRef whose host is declared, but not in
 	// the route's namespace: istiod reports BackendNotFound and routes the traffic all the same.
@@ -51,7 +52,7 @@ func init() {
 		CatalogEntry{Code: PreflightGatewayNotProgrammed, Level: LevelWarning,
 			Description: "istiod's status for a Gateway of Istio's class, written for the Gateway's current generation, says Programmed=False: the gateway's Service has no usable address or no ready pod serves it (for example AddressNotAssigned). istiod still generates the listeners and routes this tool predicts from the configuration, but no proxy may serve them: calls sent to the gateway fail whatever the routes say. The status is the live state: check the Service and pods istiod deploys for the Gateway."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
-			Description: "The status istiod wrote for a route's parentRef (Accepted, or ResolvedRefs for its backends), for the route's current generation, or for a Gateway listener (attachedRoutes), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. istiod's status is what it programmed: trust it, and check what the input lacks (a Namespace whose labels an allowedRoutes selector reads, the Gateway itself)."},
+			Description: "The status istiod wrote for a route's parentRef (Accepted, or ResolvedRefs for its backends), for the route's current generation, or for a Gateway listener (attachedRoutes), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. This covers Gateway parents and mesh parents (a Service or ServiceEntry: Accepted exactly when it exists), a status entry for a parent the route's spec.parentRefs does not list, and Accepted=True for a Gateway that does not exist: istiod writes status only for the spec's parentRefs and removes the rest. istiod's status is what it programmed: trust it, and check what the input lacks or holds differently from the cluster (a Namespace whose labels an allowedRoutes selector reads, the Gateway or parent itself, the route's spec). When the status agrees, the traced path says so in a note."},
 	)
 }
 
@@ -326,7 +327,84 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 				"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway, its GatewayClass, the Namespaces whose labels an allowedRoutes selector reads."))
 		}
 	}
+	return append(out, routeStatusUnownedFindings(snap)...)
+}
+
+// routeStatusUnownedFindings: GATEWAY_API_STATUS_DISAGREES where a route's status holds an
+// Accepted condition istiod wrote for the route's current generation that this configuration
+// does not explain (issue #17; blind audit 67 ST2, ST2c, ST10):
+//   - for a mesh parentRef (a Service or a ServiceEntry), Accepted differs from the prediction
+//     (accepted exactly when the parent exists);
+//   - for a Gateway parentRef istiod finds no parent for (no such Gateway of Istio's class):
+//     istiod writes no status for it, and removes what it wrote before;
+//   - for a parent spec.parentRefs does not list: istiod writes status only for the spec's
+//     parentRefs (under their spelling, section and port included) and removes the others.
+//
+// Mirrors istiod conditions.go createRouteStatus (ParentRef is the spec's OriginalReference;
+// its own entries no result names are deleted) and conversion.go referenceAllowed.
+func routeStatusUnownedFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	var routes []rules.KubeRoute
+	for _, r := range model.KubeRoutes(snap) {
+		if len(r.StatusParents) > 0 && !crdIgnoredKind(snap, r.Kind) {
+			routes = append(routes, r)
+		}
+	}
+	if len(routes) == 0 {
+		return nil
+	}
+	ref := func(r rules.KubeRoute) ResourceRef {
+		return ResourceRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+	}
+	in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Services: snap.Services, ServiceEntries: snap.ServiceEntries}
+	for _, a := range rules.KubeMeshParentStatuses(routes, in) {
+		accepted, cond, ok := statusAccepted(a.Route, a.Index)
+		if !ok || !a.Found || accepted == a.Accepted {
+			continue
+		}
+		predicted := fmt.Sprintf("Accepted=True (%s %s exists)", a.ParentKind, a.Gateway)
+		if !a.Accepted {
+			predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.Reason, a.Message)
+		}
+		out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ref(a.Route), "status.parents",
+			fmt.Sprintf("For spec.parentRefs[%d] (%s %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed: the sidecars' route for the parent's hosts follows it.", a.Index, a.ParentKind, a.Gateway, cond, predicted),
+			fmt.Sprintf("Trust the status for what the sidecars do, and check what this input may lack or hold differently from the cluster: the %s %s the parentRef names (its name and namespace).", a.ParentKind, a.Gateway)))
+	}
+	unfound := map[string]bool{} // "Kind namespace/name#index": a Gateway parentRef istiod finds no parent for
+	for _, a := range routeAttachments(snap) {
+		if !a.Found {
+			unfound[fmt.Sprintf("%s#%d", a.Route.Ref(), a.Index)] = true
+		}
+	}
+	for _, r := range routes {
+		for i := range r.ParentRefs {
+			if !unfound[fmt.Sprintf("%s#%d", r.Ref(), i)] {
+				continue
+			}
+			if _, cond, ok := statusAccepted(r, i); ok {
+				out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ref(r), "status.parents",
+					fmt.Sprintf("For spec.parentRefs[%d] (%s) istiod's status says %s, but in this configuration there is no such Gateway of Istio's class (with its Service and a listener istiod programs): istiod would attach the route to nothing and keep no status for that parentRef. The status was written for a configuration other than this input.", i, kubeParentText(r.ParentRefs[i], r.Namespace), cond),
+					"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway the parentRef names (its name and namespace), its GatewayClass and its Service."))
+			}
+		}
+		for _, p := range r.StatusParents {
+			if !strings.HasPrefix(string(p.ControllerName), "istio.io/") || !statusCurrent(p.Conditions, r.Generation) {
+				continue
+			}
+			if slices.ContainsFunc(r.ParentRefs, func(spec gatewayv1.ParentReference) bool { return sameParentRef(p.ParentRef, spec, r.Namespace) }) {
+				continue
+			}
+			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ref(r), "status.parents",
+				fmt.Sprintf("istiod's status holds an entry for parent %s, which spec.parentRefs does not list as written (section and port included): istiod writes status only for the spec's parentRefs and removes the others, so this status was written for another version of the route than this input holds, and says nothing about the parentRefs listed.", kubeParentText(p.ParentRef, r.Namespace)),
+				fmt.Sprintf("Compare this input with %s in the cluster (kubectl get %s -n %s %s -o yaml): trust the cluster's spec and status together, or apply this input and read the status istiod writes for it.", r.Ref(), strings.ToLower(r.Kind), r.Namespace, r.Name)))
+		}
+	}
 	return out
+}
+
+// statusCurrent: some condition was observed at generation gen or later.
+func statusCurrent(conds []metav1.Condition, gen int64) bool {
+	return slices.ContainsFunc(conds, func(c metav1.Condition) bool { return c.ObservedGeneration >= gen })
 }
 
 // resolvedRefsFindings: GATEWAY_API_STATUS_DISAGREES for every route whose ResolvedRefs
@@ -509,6 +587,55 @@ func routeStatusWarnings(snap *snapshot.Snapshot, host string) []Finding {
 }
 
 type routeStatusDiffersKey struct{}
+
+// routeStatusAgreeNotes: for every route that names host (as routeStatusWarnings reads it) and
+// holds status istiod wrote for its current generation, with no GATEWAY_API_STATUS_DISAGREES
+// among warnings, one note that the status was compared and agrees, with the conditions
+// compared (issue #17; blind audit 67 ST1: agreement was never stated, so "checked and agrees"
+// read like "not checked").
+func routeStatusAgreeNotes(snap *snapshot.Snapshot, host string, warnings []Finding) []string {
+	withStatus := snap.Derived(routesWithStatusKey{}, func() any {
+		var out []rules.KubeRoute
+		for _, r := range model.KubeRoutes(snap) {
+			if slices.ContainsFunc(r.StatusParents, func(p gatewayv1.RouteParentStatus) bool {
+				return strings.HasPrefix(string(p.ControllerName), "istio.io/") && statusCurrent(p.Conditions, r.Generation)
+			}) && !crdIgnoredKind(snap, r.Kind) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}).([]rules.KubeRoute)
+	var out []string
+	for _, r := range withStatus {
+		if !(kubeRouteNames(r, host) || kubeRouteParentDeclares(snap, r, host)) ||
+			slices.ContainsFunc(warnings, func(f Finding) bool {
+				return f.Code == PreflightRouteStatusDiffers && f.Resource == r.Kind+" "+r.Namespace+"/"+r.Name
+			}) {
+			continue
+		}
+		var parts []string
+		for _, p := range r.StatusParents {
+			if !strings.HasPrefix(string(p.ControllerName), "istio.io/") || !statusCurrent(p.Conditions, r.Generation) {
+				continue
+			}
+			var conds []string
+			for _, c := range p.Conditions {
+				if c.Type == string(gatewayv1.RouteConditionAccepted) || c.Type == string(gatewayv1.RouteConditionResolvedRefs) {
+					conds = append(conds, c.Type+"="+string(c.Status))
+				}
+			}
+			if len(conds) > 0 {
+				parts = append(parts, strings.Join(conds, " ")+" for "+kubeParentText(p.ParentRef, r.Namespace))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("istiod's status of %s (%s) agrees with this prediction", r.Ref(), strings.Join(parts, "; ")))
+		}
+	}
+	return out
+}
+
+type routesWithStatusKey struct{}
 
 // kubeRouteParentDeclares: a mesh parentRef of route r (a ServiceEntry or a Service) declares
 // host: a mesh route routes its parent's hosts (blind audit 67 ST6, a mesh HTTPRoute without

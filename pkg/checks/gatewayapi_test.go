@@ -1837,3 +1837,48 @@ func TestReportSaysAWarningOnce(t *testing.T) {
 		t.Errorf("the disagreement is said %d times", n)
 	}
 }
+
+// TestRouteStatusUnowned: a route status istiod wrote for the route's current generation that this
+// configuration does not explain is GATEWAY_API_STATUS_DISAGREES on the route: Accepted on a mesh
+// parent that differs from "the parent exists" (both directions), an entry for a parent the spec
+// does not list, Accepted=True for a Gateway parentRef istiod finds no parent for (issue #17;
+// blind audit 67 ST10, ST2, ST2c). A status that agrees raises nothing, and the traced path
+// says it agrees (ST1).
+func TestRouteStatusUnowned(t *testing.T) {
+	for _, tc := range []struct{ file, route, want string }{
+		{"route-status-mesh-parent-accepted-false-disagrees.yaml", "HTTPRoute team-a/direct-api-to-egress", "(ServiceEntry team-a/api-example) istiod's status says Accepted=False (NoMatchingParent: parent service entry: \"api-example\" not found), but from the same configuration kubectl-egress predicts Accepted=True (ServiceEntry team-a/api-example exists)"},
+		{"route-status-mesh-parent-accepted-true-disagrees.yaml", "HTTPRoute team-b/reports-canary", "(Service team-b/reports) istiod's status says Accepted=True (Accepted: Route was valid), but from the same configuration kubectl-egress predicts Accepted=False (NoMatchingParent: parent service: \"reports\" not found)"},
+		{"route-status-parent-not-in-spec.yaml", "HTTPRoute team-a/forward-api-from-egress", "status holds an entry for parent Gateway istio-system/egress-gateway (https), which spec.parentRefs does not list"},
+		{"route-status-accepted-true-gateway-missing.yaml", "HTTPRoute team-a/forward-api-from-egress", "For spec.parentRefs[0] (Gateway egress/egress-gateway (http)) istiod's status says Accepted=True (Accepted: Route was valid), but in this configuration there is no such Gateway"},
+		{"gateway-status-attached-routes-agree.yaml", "", ""},
+	} {
+		snap := loadGatewayAPIFixture(t, tc.file, false)
+		var got []string
+		for _, f := range Preflight(snap).Findings {
+			if f.Code == PreflightRouteStatusDiffers && f.Field == "status.parents" {
+				got = append(got, f.Resource.String())
+				if !strings.Contains(f.Message, tc.want) {
+					t.Errorf("%s: message %q, want it to contain %q", tc.file, f.Message, tc.want)
+				}
+			}
+		}
+		if strings.Join(got, "; ") != tc.route {
+			t.Errorf("%s: route status findings %v, want %q", tc.file, got, tc.route)
+		}
+	}
+	// the traced path: the agreement is stated where it holds, and not where the status
+	// disagrees
+	for file, wantNote := range map[string]bool{"gateway-status-attached-routes-agree.yaml": true, "route-status-parent-not-in-spec.yaml": false} {
+		p, err := TracePath(loadGatewayAPIFixture(t, file, false), PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := slices.ContainsFunc(p.Notes, func(n string) bool {
+			return n == "istiod's status of HTTPRoute team-a/forward-api-from-egress (Accepted=True ResolvedRefs=True for Gateway istio-system/egress-gateway (http)) agrees with this prediction"
+		})
+		warned := slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PreflightRouteStatusDiffers })
+		if note != wantNote || warned == wantNote {
+			t.Errorf("%s: agreement note %v, status warning %v; notes %q", file, note, warned, p.Notes)
+		}
+	}
+}

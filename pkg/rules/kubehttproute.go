@@ -264,9 +264,12 @@ func KubeRoutes(http []*gatewayv1.HTTPRoute, grpc []*gatewayv1.GRPCRoute, tls []
 type KubeRouteParentStatus struct {
 	Route KubeRoute
 	// Index is the parentRef's position in spec.parentRefs; Gateway is "namespace/name".
-	Index    int
-	Gateway  string
-	Accepted bool
+	Index   int
+	Gateway string
+	// ParentKind is KubeParentGateway, or KubeParentService / KubeParentServiceEntry for a mesh
+	// parent (KubeMeshParentStatuses; Gateway then holds the parent's "namespace/name").
+	ParentKind string
+	Accepted   bool
 	// Found: the Gateway exists, has an Istio class, a Service and at least one listener istiod
 	// programs. When false istiod does not own the parent and writes no status for it.
 	Found           bool
@@ -289,7 +292,7 @@ func KubeRouteParentStatuses(routes []KubeRoute, in KubeRouteInputs) []KubeRoute
 			if kind != KubeParentGateway {
 				continue
 			}
-			st := KubeRouteParentStatus{Route: route, Index: i, Gateway: ns + "/" + string(ref.Name)}
+			st := KubeRouteParentStatus{Route: route, Index: i, Gateway: ns + "/" + string(ref.Name), ParentKind: KubeParentGateway}
 			listeners := parents[st.Gateway]
 			st.Found = len(listeners) > 0
 			best := 0
@@ -1125,4 +1128,87 @@ func KubeParentRefsModelled(refs []gatewayv1.ParentReference, routeNs string) bo
 		}
 	}
 	return true
+}
+
+// KubeMeshParentStatuses returns the Accepted condition istiod writes for every mesh parentRef
+// (a Service or a ServiceEntry) of the routes: accepted when the parent object exists, else
+// NoMatchingParent with istiod's message. Found is false where istiod writes nothing for the
+// parentRef: the parent (or, without the label, its namespace) names in istio.io/use-waypoint a
+// waypoint whose GatewayClass belongs to another controller. Gateway holds the parent as
+// "namespace/name".
+//
+// Mirrors istiod conversion.go extractParentReferenceInfo (waypointManagedByAnotherController,
+// the one mesh parent) and referenceAllowed (its gvk.Service and gvk.ServiceEntry cases), and
+// conditions.go createRouteStatus.
+func KubeMeshParentStatuses(routes []KubeRoute, in KubeRouteInputs) []KubeRouteParentStatus {
+	var out []KubeRouteParentStatus
+	var services, entries map[string]map[string]string // "namespace/name" -> labels, built on first use
+	for _, route := range routes {
+		for i, ref := range route.ParentRefs {
+			kind, ns := KubeParentKind(ref, route.Namespace)
+			if kind != KubeParentService && kind != KubeParentServiceEntry {
+				continue
+			}
+			if services == nil {
+				services, entries = map[string]map[string]string{}, map[string]map[string]string{}
+				for _, s := range in.Services {
+					services[s.Namespace+"/"+s.Name] = s.Labels
+				}
+				for _, se := range in.ServiceEntries {
+					entries[se.Namespace+"/"+se.Name] = se.Labels
+				}
+			}
+			key := ns + "/" + string(ref.Name)
+			what, objects := "service", services
+			if kind == KubeParentServiceEntry {
+				what, objects = "service entry", entries
+			}
+			labels, exists := objects[key]
+			st := KubeRouteParentStatus{Route: route, Index: i, Gateway: key, ParentKind: kind, Found: true, Accepted: exists}
+			if exists && kubeWaypointOfAnotherController(labels, ns, in) {
+				st.Found = false
+			}
+			if !exists {
+				st.Reason, st.Message = KubeRouteNoMatchingParent, fmt.Sprintf("parent %s: %q not found", what, string(ref.Name))
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// kubeWaypointOfAnotherController mirrors istiod waypointManagedByAnotherController: the
+// istio.io/use-waypoint label of a mesh parent (labels; else of its namespace ns) names a
+// Gateway (in istio.io/use-waypoint-namespace, else ns) whose GatewayClass exists with a
+// controller other than Istio's.
+func kubeWaypointOfAnotherController(labels map[string]string, ns string, in KubeRouteInputs) bool {
+	name, found := labels["istio.io/use-waypoint"]
+	if !found {
+		labels = nil
+		for _, n := range in.Namespaces {
+			if n.Name == ns {
+				labels = n.Labels
+			}
+		}
+		name, found = labels["istio.io/use-waypoint"]
+	}
+	if !found || name == "" || strings.EqualFold(name, "none") {
+		return false
+	}
+	wns := ns
+	if v := labels["istio.io/use-waypoint-namespace"]; v != "" {
+		wns = v
+	}
+	for _, g := range in.Gateways {
+		if g.Namespace != wns || g.Name != name {
+			continue
+		}
+		for _, c := range in.Classes {
+			if c.Name == string(g.Spec.GatewayClassName) {
+				ctl := string(c.Spec.ControllerName)
+				return ctl != "istio.io/mesh-controller" && ctl != KubeGatewayController
+			}
+		}
+	}
+	return false
 }

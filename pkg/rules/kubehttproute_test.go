@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,6 +205,44 @@ func TestKubeParentKind(t *testing.T) {
 		}
 		if modelled := KubeParentRefsModelled([]gatewayv1.ParentReference{c.ref}, "route-ns"); modelled != (c.wantKind != "") {
 			t.Errorf("%s: KubeParentRefsModelled = %v", c.name, modelled)
+		}
+	}
+}
+
+// TestKubeMeshParentStatuses: a mesh parentRef is accepted when its Service or ServiceEntry
+// exists, else NoMatchingParent with istiod's message; a parent whose use-waypoint label (on it,
+// or on its namespace) names a waypoint of another controller's class gets no status (Found
+// false). Mirrors conversion.go referenceAllowed and waypointManagedByAnotherController.
+func TestKubeMeshParentStatuses(t *testing.T) {
+	se := &networkingv1.ServiceEntry{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "a"}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "b", Labels: map[string]string{"istio.io/use-waypoint": "other-wp"}}}
+	otherWP := &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: "other-wp", Namespace: "b"}, Spec: gatewayv1.GatewaySpec{GatewayClassName: "vendor"}}
+	vendor := &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "vendor"}, Spec: gatewayv1.GatewayClassSpec{ControllerName: "example.com/waypoints"}}
+	seGroup, seKind := gatewayv1.Group("networking.istio.io"), gatewayv1.Kind("ServiceEntry")
+	svcGroup, svcKind := gatewayv1.Group(""), gatewayv1.Kind("Service")
+	ns := gatewayv1.Namespace("b")
+	route := KubeRoute{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "a"}, Kind: "HTTPRoute", ParentRefs: []gatewayv1.ParentReference{
+		{Group: &seGroup, Kind: &seKind, Name: "api"},
+		{Group: &seGroup, Kind: &seKind, Name: "gone"},
+		{Group: &svcGroup, Kind: &svcKind, Name: "web", Namespace: &ns},
+		{Name: "some-gateway"},
+	}}
+	var got []string
+	for _, a := range KubeMeshParentStatuses([]KubeRoute{route}, KubeRouteInputs{ServiceEntries: []*networkingv1.ServiceEntry{se}, Services: []*corev1.Service{svc}}) {
+		got = append(got, fmt.Sprintf("%d %s %s found=%v accepted=%v %s %s", a.Index, a.ParentKind, a.Gateway, a.Found, a.Accepted, a.Reason, a.Message))
+	}
+	want := []string{
+		"0 ServiceEntry a/api found=true accepted=true  ",
+		`1 ServiceEntry a/gone found=true accepted=false NoMatchingParent parent service entry: "gone" not found`,
+		"2 Service b/web found=true accepted=true  ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	in := KubeRouteInputs{ServiceEntries: []*networkingv1.ServiceEntry{se}, Services: []*corev1.Service{svc}, Gateways: []*gatewayv1.Gateway{otherWP}, Classes: []*gatewayv1.GatewayClass{vendor}}
+	for _, a := range KubeMeshParentStatuses([]KubeRoute{route}, in) {
+		if wantFound := a.Gateway != "b/web"; a.Found != wantFound {
+			t.Errorf("%s: found %v, want %v (the waypoint of another controller)", a.Gateway, a.Found, wantFound)
 		}
 	}
 }
