@@ -463,11 +463,17 @@ func resolvedRefsFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	return out
 }
 
-// unresolvedBackend: the first backendRef of route r istiod refuses or does not find, as text
-// ("" when every one resolves). services holds the Services' "namespace/name"; enforceGrants:
+// unresolvedBackend: the first backendRef of route r of a weight other than 0 istiod refuses or
+// does not find, as text ("" when every one resolves). services holds the Services' "namespace/name"; enforceGrants:
 // the parent is a Gateway.
 func unresolvedBackend(snap *snapshot.Snapshot, services map[string]bool, r rules.KubeRoute, enforceGrants bool) string {
 	for _, b := range r.BackendRefs {
+		if b.Weight != nil && *b.Weight == 0 {
+			// istiod skips a backendRef of weight 0 before resolving it (conversion.go
+			// buildHTTPDestination, buildTCPDestination): it never makes ResolvedRefs False
+			// (found by the status conformance test)
+			continue
+		}
 		ns := r.Namespace
 		if b.Namespace != nil && *b.Namespace != "" {
 			ns = string(*b.Namespace)
