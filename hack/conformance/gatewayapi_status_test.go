@@ -168,6 +168,7 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 		s.SetStackTraceLevel(istiolog.NoneLevel)
 	}
 	scenarios := generateKubeRoutes(*seedFlag, max(*countFlag/3, 20))
+	scenarios = append(scenarios, generateKubeL4Routes(*seedFlag, max(*countFlag/6, 20))...)
 	files, _ := filepath.Glob(filepath.Join("testdata", "gatewayapi", "*.yaml"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
