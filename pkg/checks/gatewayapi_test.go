@@ -1777,6 +1777,31 @@ func TestTLSRouteOnTCPListenerFix(t *testing.T) {
 			}) {
 				t.Errorf("preflight gives no Error with the TCPRoute fix: %+v", res.Findings)
 			}
+			// The fix applied: the same route as a TCPRoute (no hostnames: TCPRoutes have
+			// none) makes the call work (audit 68 G1: the earlier fix did not).
+			text := readTestdata(t, "gatewayapi", tc.file)
+			_, name, _ := strings.Cut(tc.route, "/")
+			i := strings.Index(text, "kind: TLSRoute\nmetadata:\n  name: "+name+"\n")
+			if i < 0 {
+				t.Fatalf("no TLSRoute %s in %s", name, tc.file)
+			}
+			doc := text[i:]
+			if j := strings.Index(doc, "\n---"); j >= 0 {
+				doc = doc[:j]
+			}
+			fixed := strings.Replace(doc, "kind: TLSRoute", "kind: TCPRoute", 1)
+			fixed = fixed[:strings.Index(fixed, "  hostnames:\n")] + fixed[strings.Index(fixed, "  rules:\n"):]
+			fixedSnap, err := loader.FromFiles([]string{"-"}, strings.NewReader(strings.Replace(text, doc, fixed, 1)), loader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err = TracePath(fixedSnap, PathOptions{Host: tc.host, Port: tc.port, From: tc.from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Failed() {
+				t.Errorf("with the TCPRoute in its place: %s %s (%s)", p.Cause, p.Culprit, p.Message)
+			}
 		})
 	}
 }
