@@ -688,6 +688,11 @@ func (tr *tracer) unreadInputs() {
 	if p.Message != "" {
 		tentative += ": " + p.Message
 	}
+	if tr.snap.Unknown[snapshot.KindNamespace] != "" && strings.HasPrefix(p.Client, "sidecar ") {
+		// the client was taken for a sidecar: whether its namespace is ambient is in the
+		// namespace's labels, which could not be read (blind audit 67 N7)
+		tentative += fmt.Sprintf(" (taking the client for a sidecar: whether %s is ambient is in its namespace's labels, istio.io/dataplane-mode)", strings.TrimPrefix(p.Client, "sidecar "))
+	}
 	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
 	p.Message = fmt.Sprintf("No verdict for this path: %s could not be read, and the configuration of the proxies on it depends on them. With what could be read: %s", strings.Join(blocking, ", "), tentative)
 	p.Patch = nil

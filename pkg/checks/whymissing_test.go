@@ -571,3 +571,21 @@ spec:
 		}
 	}
 }
+
+// TestUnreadNamespacesClientAssumed: with Namespaces unreadable, the path's INPUT_UNKNOWN says
+// the client was taken for a sidecar, since whether its namespace is ambient is in the labels
+// that could not be read (blind audit 67 N7: "from sidecar analytics" for an ambient client).
+func TestUnreadNamespacesClientAssumed(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Unknown[snapshot.KindNamespace] = "forbidden to list namespaces"
+	p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CauseInputUnknown || !strings.Contains(p.Message, "(taking the client for a sidecar: whether team-a is ambient is in its namespace's labels, istio.io/dataplane-mode)") {
+		t.Errorf("cause %s message %q", p.Cause, p.Message)
+	}
+}
