@@ -657,11 +657,20 @@ func waypointBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags
 	return out
 }
 
+// sharePercent is w of total as a percentage, whole where it is ("10%", "33.3%").
+func sharePercent(w, total int) string {
+	if (w*100)%total == 0 {
+		return fmt.Sprintf("%d%%", w*100/total)
+	}
+	return fmt.Sprintf("%.1f%%", float64(w)*100/float64(total))
+}
+
 // routeBackendsUndeclared is waypointBackendsUndeclared for one route r, nil when its backends
 // are declared.
 func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r rules.KubeRoute) *Finding {
 	registry := model.Services(view, flags.MeshConfig)
 	var bad []string
+	var badIdx []int
 	portsText := func(ports []uint32) string {
 		slices.Sort(ports)
 		if ports = slices.Compact(ports); len(ports) == 0 {
@@ -669,7 +678,7 @@ func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r
 		}
 		return "its ports are " + joinPorts(ports)
 	}
-	for _, b := range r.BackendRefs {
+	for bi, b := range r.BackendRefs {
 		group, kind := rules.KubeBackendGroupKind(b)
 		host, undeclaredPort := "", ""
 		// the backend's port must be one the host declares: the waypoint builds a cluster
@@ -720,6 +729,7 @@ func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r
 			port = fmt.Sprintf(":%d", *b.Port)
 		}
 		bad = append(bad, fmt.Sprintf("%s %s%s%s", kind, host, port, undeclaredPort))
+		badIdx = append(badIdx, bi)
 	}
 	if len(bad) == 0 {
 		return nil
@@ -731,8 +741,13 @@ func routeBackendsUndeclared(snap, view *snapshot.Snapshot, flags IstiodFlags, r
 	if r.Kind != "HTTPRoute" && r.Kind != "GRPCRoute" {
 		answer = "the connection is closed (response flag NC)"
 	}
+	what := "the calls (or their share) meant for them"
+	if w, total, ok := r.BackendShare(badIdx); ok {
+		// a weighted split: the share that fails, first (blind audit 68 A3)
+		what = fmt.Sprintf("their share of the rule's calls, %s (weight %d of %d),", sharePercent(w, total), w, total)
+	}
 	f := finding(WaypointBackendUndeclared, r.Ref(),
-		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares on the port named (%s): istiod keeps them, and the waypoint sends the calls (or their share) meant for them to clusters nobody builds: %s.", r.Ref(), strings.Join(bad, "; "), answer),
+		fmt.Sprintf("%s names backends that no ServiceEntry or Service declares on the port named: %s. istiod keeps them, and the waypoint sends %s to clusters nobody builds: %s.", r.Ref(), strings.Join(bad, "; "), what, answer),
 		"Declare each backend host with a ServiceEntry (kind Hostname: its spec.hosts and the port), create the Service or add the port to it, or point the backendRef at a host and port that are declared.")
 	return &f
 }

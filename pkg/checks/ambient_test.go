@@ -1033,6 +1033,24 @@ spec:
 	if m := got["TCPRoute pool/pg-shim"]; !strings.Contains(m, "Hostname db.vendor.example:5432") || !strings.Contains(m, "the connection is closed") || strings.Contains(m, "500") {
 		t.Errorf("TCPRoute pool/pg-shim: %q", m)
 	}
+	// a weighted split: the failing share comes with its weight (blind audit 68 A3)
+	split := strings.Replace(routes, "rules: [{backendRefs: [{name: vendor-proxy, port: 8080}]}]",
+		"rules: [{backendRefs: [{name: vendor-proxy, port: 80, weight: 90}, {name: vendor-proxy, port: 8080, weight: 10}]}]", 1)
+	rep = Visibility(loadYAML(t, common+split), VisibilityOptions{})
+	found := false
+	for _, e := range rep.Entries {
+		for _, f := range e.Findings {
+			if f.Code == WaypointBackendUndeclared && f.Resource == "HTTPRoute pool/web-shim" {
+				found = true
+				if !strings.Contains(f.Message, "sends their share of the rule's calls, 10% (weight 10 of 100), to clusters nobody builds") {
+					t.Errorf("split: %q", f.Message)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("split: no finding for the 10% backend")
+	}
 }
 
 // A route on a waypoint-bound entry whose backendRef has no port is one istiod cannot convert:

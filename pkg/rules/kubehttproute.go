@@ -210,14 +210,51 @@ type KubeRoute struct {
 	ParentRefs []gatewayv1.ParentReference
 	// Hostnames are spec.hostnames (TCPRoutes have none).
 	Hostnames []gatewayv1.Hostname
-	// BackendRefs are the rules' backendRefs.
+	// BackendRefs are the rules' backendRefs; BackendRule[i] is the index in spec.rules of the
+	// rule BackendRefs[i] belongs to.
 	BackendRefs []gatewayv1.BackendRef
+	BackendRule []int
 	// StatusParents is status.parents as the input holds it.
 	StatusParents []gatewayv1.RouteParentStatus
 }
 
 // Ref is "Kind namespace/name".
 func (r KubeRoute) Ref() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+
+// BackendShare is the share of the requests (or connections) of its rule that the backendRefs
+// at positions bad receive by weight: their weight and the rule's total (a backendRef without
+// weight weighs 1, as istiod's buildHTTPDestination and buildTCPDestination count it). ok is
+// false when bad spans several rules, or when the rule has one backendRef of weight other than
+// 0 (it gets every request: no share to tell).
+func (r KubeRoute) BackendShare(bad []int) (weight, total int, ok bool) {
+	if len(bad) == 0 || len(r.BackendRule) != len(r.BackendRefs) {
+		return 0, 0, false
+	}
+	rule := r.BackendRule[bad[0]]
+	positive := 0
+	for i, b := range r.BackendRefs {
+		if r.BackendRule[i] != rule {
+			continue
+		}
+		w := 1
+		if b.Weight != nil {
+			w = int(*b.Weight)
+		}
+		total += w
+		if w > 0 {
+			positive++
+		}
+		if slices.Contains(bad, i) {
+			weight += w
+		}
+	}
+	for _, i := range bad {
+		if r.BackendRule[i] != rule {
+			return 0, 0, false
+		}
+	}
+	return weight, total, positive > 1 && total > 0
+}
 
 // KubeRoutes lists the HTTPRoutes, GRPCRoutes, TLSRoutes and TCPRoutes as KubeRoutes, in that
 // order.
@@ -229,30 +266,38 @@ func KubeRoutes(http []*gatewayv1.HTTPRoute, grpc []*gatewayv1.GRPCRoute, tls []
 	}
 	for _, r := range http {
 		k := route(r.ObjectMeta, "HTTPRoute", r.Spec.ParentRefs, r.Spec.Hostnames, r.Status.Parents)
-		for _, rule := range r.Spec.Rules {
+		for ri, rule := range r.Spec.Rules {
 			for _, b := range rule.BackendRefs {
 				k.BackendRefs = append(k.BackendRefs, b.BackendRef)
+				k.BackendRule = append(k.BackendRule, ri)
 			}
 		}
 	}
 	for _, r := range grpc {
 		k := route(r.ObjectMeta, "GRPCRoute", r.Spec.ParentRefs, r.Spec.Hostnames, r.Status.Parents)
-		for _, rule := range r.Spec.Rules {
+		for ri, rule := range r.Spec.Rules {
 			for _, b := range rule.BackendRefs {
 				k.BackendRefs = append(k.BackendRefs, b.BackendRef)
+				k.BackendRule = append(k.BackendRule, ri)
 			}
 		}
 	}
 	for _, r := range tls {
 		k := route(r.ObjectMeta, "TLSRoute", r.Spec.ParentRefs, r.Spec.Hostnames, r.Status.Parents)
-		for _, rule := range r.Spec.Rules {
+		for ri, rule := range r.Spec.Rules {
 			k.BackendRefs = append(k.BackendRefs, rule.BackendRefs...)
+			for range rule.BackendRefs {
+				k.BackendRule = append(k.BackendRule, ri)
+			}
 		}
 	}
 	for _, r := range tcp {
 		k := route(r.ObjectMeta, "TCPRoute", r.Spec.ParentRefs, nil, r.Status.Parents)
-		for _, rule := range r.Spec.Rules {
+		for ri, rule := range r.Spec.Rules {
 			k.BackendRefs = append(k.BackendRefs, rule.BackendRefs...)
+			for range rule.BackendRefs {
+				k.BackendRule = append(k.BackendRule, ri)
+			}
 		}
 	}
 	return out
