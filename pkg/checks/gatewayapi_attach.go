@@ -322,8 +322,12 @@ func routeAttachFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			if !a.Accepted {
 				predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.Reason, attachMessage(a))
 			}
+			consequence := "in the cluster the route attaches to that Gateway, so a failure traced here for its hostnames comes from how this input differs from what istiod saw"
+			if !accepted {
+				consequence = "in the cluster the route does not attach to that Gateway (requests for its hostnames get 404 NR there), though this input says it would"
+			}
 			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, res, "status.parents",
-				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed.", a.Index, a.Gateway, cond, predicted),
+				fmt.Sprintf("For spec.parentRefs[%d] (Gateway %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed: %s.", a.Index, a.Gateway, cond, predicted, consequence),
 				"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway, its GatewayClass, the Namespaces whose labels an allowedRoutes selector reads."))
 		}
 	}
@@ -366,8 +370,12 @@ func routeStatusUnownedFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		if !a.Accepted {
 			predicted = fmt.Sprintf("Accepted=False (%s: %s)", a.Reason, a.Message)
 		}
+		consequence := "in the cluster the parent exists and the sidecars get this route for its hosts"
+		if !accepted {
+			consequence = "in the cluster the sidecars do not get this route, so calls for the parent's hosts go where they would without it, not to the backends it names (such as an egress gateway)"
+		}
 		out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ref(a.Route), "status.parents",
-			fmt.Sprintf("For spec.parentRefs[%d] (%s %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed: the sidecars' route for the parent's hosts follows it.", a.Index, a.ParentKind, a.Gateway, cond, predicted),
+			fmt.Sprintf("For spec.parentRefs[%d] (%s %s) istiod's status says %s, but from the same configuration kubectl-egress predicts %s. istiod's status is what it programmed: %s.", a.Index, a.ParentKind, a.Gateway, cond, predicted, consequence),
 			fmt.Sprintf("Trust the status for what the sidecars do, and check what this input may lack or hold differently from the cluster: the %s %s the parentRef names (its name and namespace).", a.ParentKind, a.Gateway)))
 	}
 	unfound := map[string]bool{} // "Kind namespace/name#index": a Gateway parentRef istiod finds no parent for
@@ -395,7 +403,7 @@ func routeStatusUnownedFindings(snap *snapshot.Snapshot) []PreflightFinding {
 				continue
 			}
 			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ref(r), "status.parents",
-				fmt.Sprintf("istiod's status holds an entry for parent %s, which spec.parentRefs does not list as written (section and port included): istiod writes status only for the spec's parentRefs and removes the others, so this status was written for another version of the route than this input holds, and says nothing about the parentRefs listed.", kubeParentText(p.ParentRef, r.Namespace)),
+				fmt.Sprintf("istiod's status holds an entry for parent %s, which spec.parentRefs does not list as written%s: istiod writes status only for the spec's parentRefs and removes the others, so this status was written for another version of the route than this input holds, and says nothing about the parentRefs listed.", kubeParentText(p.ParentRef, r.Namespace), parentRefDifference(p.ParentRef, r.ParentRefs, r.Namespace)),
 				fmt.Sprintf("Compare this input with %s in the cluster (kubectl get %s -n %s %s -o yaml): trust the cluster's spec and status together, or apply this input and read the status istiod writes for it.", r.Ref(), strings.ToLower(r.Kind), r.Namespace, r.Name)))
 		}
 	}
@@ -450,7 +458,7 @@ func resolvedRefsFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			case cond.Status == metav1.ConditionTrue && unresolved != "":
 				predicted = "ResolvedRefs=False: " + unresolved
 			case cond.Status == metav1.ConditionFalse && unresolved == "" && (cond.Reason == string(gatewayv1.RouteReasonBackendNotFound) || cond.Reason == string(gatewayv1.RouteReasonRefNotPermitted) || cond.Reason == string(gatewayv1.RouteReasonInvalidKind)):
-				predicted = "ResolvedRefs=True (every backendRef resolves)"
+				predicted = "ResolvedRefs=True (every backendRef of a weight other than 0 resolves; istiod skips those of weight 0)"
 			default:
 				continue
 			}
@@ -497,14 +505,57 @@ func unresolvedBackend(snap *snapshot.Snapshot, services map[string]bool, r rule
 	return ""
 }
 
-// kubeParentText names a parentRef ("Gateway ns/name", "ServiceEntry ns/name", with its section).
+// kubeParentText names a parentRef ("Gateway ns/name", "ServiceEntry ns/name", with its section
+// and port).
 func kubeParentText(ref gatewayv1.ParentReference, routeNs string) string {
 	_, kind, ns := rules.KubeParentRefDefaults(ref, routeNs)
 	out := kind + " " + ns + "/" + string(ref.Name)
 	if ref.SectionName != nil && *ref.SectionName != "" {
 		out += " (" + string(*ref.SectionName) + ")"
 	}
+	if ref.Port != nil {
+		out += fmt.Sprintf(" port %d", *ref.Port)
+	}
 	return out
+}
+
+// parentRefDifference says how status parentRef st differs from the spec parentRef of the same
+// name closest to it (" (spec.parentRefs[1] names it with port 5432, the entry with 6432)"), or
+// "" when the spec names no parent of that name (blind audit 71 C04, C21: the message named a
+// parent the spec lists, without the field that differs).
+func parentRefDifference(st gatewayv1.ParentReference, spec []gatewayv1.ParentReference, routeNs string) string {
+	field := func(r gatewayv1.ParentReference) map[string]string {
+		g, k, ns := rules.KubeParentRefDefaults(r, routeNs)
+		m := map[string]string{"group": fmt.Sprintf("%q", g), "kind": k, "namespace": ns, "sectionName": "none", "port": "none"}
+		if r.SectionName != nil && *r.SectionName != "" {
+			m["sectionName"] = string(*r.SectionName)
+		}
+		if r.Port != nil {
+			m["port"] = fmt.Sprint(*r.Port)
+		}
+		return m
+	}
+	want := field(st)
+	best, bestIdx := []string(nil), -1
+	for i, r := range spec {
+		if r.Name != st.Name {
+			continue
+		}
+		got := field(r)
+		var diffs []string
+		for _, k := range []string{"group", "kind", "namespace", "sectionName", "port"} {
+			if got[k] != want[k] {
+				diffs = append(diffs, fmt.Sprintf("%s %s where the entry has %s", k, got[k], want[k]))
+			}
+		}
+		if bestIdx < 0 || len(diffs) < len(best) {
+			best, bestIdx = diffs, i
+		}
+	}
+	if bestIdx < 0 || len(best) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (spec.parentRefs[%d] names %s with %s)", bestIdx, st.Name, strings.Join(best, ", "))
 }
 
 // attachedRoutesFindings: GATEWAY_API_STATUS_DISAGREES for every listener of a Gateway of
@@ -578,13 +629,33 @@ func routeStatusWarnings(snap *snapshot.Snapshot, host string) []Finding {
 			}
 		}
 		// ... and the ResolvedRefs ones (blind audit 67 ST6: why-missing stated the predicted
-		// condition next to a stored one that says otherwise)
-		return append(fs, resolvedRefsFindings(snap)...)
+		// condition next to a stored one that says otherwise), and the Gateway listeners'
+		// attachedRoutes (blind audit 71 C20)
+		fs = append(fs, resolvedRefsFindings(snap)...)
+		return append(fs, attachedRoutesFindings(snap)...)
 	}).([]PreflightFinding)
 	var out []Finding
+	var naming []rules.KubeRoute // the routes that name host, on first use
 	for _, f := range differs {
-		r, ok := model.KubeRoute(snap, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name)
-		if !ok || !(kubeRouteNames(r, host) || kubeRouteParentDeclares(snap, r, host)) {
+		if f.Resource.Kind == "Gateway" {
+			// a Gateway's listener count: about host when a route naming host has it as parent
+			if naming == nil {
+				naming = []rules.KubeRoute{}
+				for _, r := range model.KubeRoutes(snap) {
+					if kubeRouteNames(r, host) {
+						naming = append(naming, r)
+					}
+				}
+			}
+			if !slices.ContainsFunc(naming, func(r rules.KubeRoute) bool {
+				return slices.ContainsFunc(r.ParentRefs, func(ref gatewayv1.ParentReference) bool {
+					kind, ns := rules.KubeParentKind(ref, r.Namespace)
+					return kind == rules.KubeParentGateway && ns == f.Resource.Namespace && string(ref.Name) == f.Resource.Name
+				})
+			}) {
+				continue
+			}
+		} else if r, ok := model.KubeRoute(snap, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name); !ok || !(kubeRouteNames(r, host) || kubeRouteParentDeclares(snap, r, host)) {
 			continue
 		}
 		out = append(out, Finding{Code: f.Code, Level: LevelWarning, Resource: f.Resource.String(), Message: f.Message, Fix: f.Fix})
