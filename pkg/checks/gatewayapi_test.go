@@ -1627,6 +1627,16 @@ func TestAttachedRoutesStatus(t *testing.T) {
 		if got != want {
 			t.Errorf("%s: attachedRoutes finding %v, want %v", file, got, want)
 		}
+		// the traced call through that Gateway carries it too (blind audit 71 C20)
+		p, err := TracePath(snap, PathOptions{Host: "api.example.com", Port: 80, From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if onPath := slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+			return f.Code == PreflightRouteStatusDiffers && f.Resource == "Gateway istio-system/egress-gateway"
+		}); onPath != want {
+			t.Errorf("%s: attachedRoutes warning on the path %v, want %v", file, onPath, want)
+		}
 	}
 }
 
@@ -1873,7 +1883,7 @@ func TestRouteStatusUnowned(t *testing.T) {
 	for _, tc := range []struct{ file, route, want string }{
 		{"route-status-mesh-parent-accepted-false-disagrees.yaml", "HTTPRoute team-a/direct-api-to-egress", "(ServiceEntry team-a/api-example) istiod's status says Accepted=False (NoMatchingParent: parent service entry: \"api-example\" not found), but from the same configuration kubectl-egress predicts Accepted=True (ServiceEntry team-a/api-example exists)"},
 		{"route-status-mesh-parent-accepted-true-disagrees.yaml", "HTTPRoute team-b/reports-canary", "(Service team-b/reports) istiod's status says Accepted=True (Accepted: Route was valid), but from the same configuration kubectl-egress predicts Accepted=False (NoMatchingParent: parent service: \"reports\" not found)"},
-		{"route-status-parent-not-in-spec.yaml", "HTTPRoute team-a/forward-api-from-egress", "status holds an entry for parent Gateway istio-system/egress-gateway (https), which spec.parentRefs does not list"},
+		{"route-status-parent-not-in-spec.yaml", "HTTPRoute team-a/forward-api-from-egress", "status holds an entry for parent Gateway istio-system/egress-gateway (https), which spec.parentRefs does not list as written (spec.parentRefs[0] names egress-gateway with sectionName http where the entry has https)"},
 		{"route-status-accepted-true-gateway-missing.yaml", "HTTPRoute team-a/forward-api-from-egress", "For spec.parentRefs[0] (Gateway egress/egress-gateway (http)) istiod's status says Accepted=True (Accepted: Route was valid), but in this configuration there is no such Gateway"},
 		{"gateway-status-attached-routes-agree.yaml", "", ""},
 	} {
