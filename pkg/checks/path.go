@@ -475,6 +475,7 @@ func (tr *tracer) gatewayAPI(host string) {
 	}
 	p.Warnings = append(p.Warnings, routeStatusWarnings(tr.snap, host)...)
 	p.Notes = append(p.Notes, routeStatusAgreeNotes(tr.snap, host, p.Warnings)...)
+	p.Warnings = append(p.Warnings, seRejectedWarnings(tr.snap, host)...)
 	ignored := crdIgnoredFor(tr.snap, host)
 	if len(ignored) > 0 && p.Cause == PathOK && p.Gateway == "" && !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
 		// The call goes straight out, and routes for the host that istiod ignores for their

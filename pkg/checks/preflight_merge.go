@@ -74,9 +74,9 @@ func pathAndGateway(a, b PreflightFinding) bool {
 
 // resourceWide are codes that preflight checks once per resource, with a field, and that the
 // why-missing verdicts it collects also carry as warnings, without one: a route status that
-// disagrees with the prediction, a route CRD istiod ignores. The verdict's copy is the same
-// fault (blind audit 67: EGR0906 and EGR0137 listed twice).
-var resourceWide = map[string]bool{PreflightRouteStatusDiffers: true, PreflightCRDTooOld: true}
+// disagrees with the prediction, a route CRD istiod ignores, an entry validation rejects. The
+// verdict's copy is the same fault (blind audit 67: EGR0906 and EGR0137 listed twice).
+var resourceWide = map[string]bool{PreflightRouteStatusDiffers: true, PreflightCRDTooOld: true, PreflightSERejected: true}
 
 // mergeFieldless folds a finding of a resourceWide code without a field into a finding of the
 // same code about the same resource with one: its contexts are added. Otherwise it stays.

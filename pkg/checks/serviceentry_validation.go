@@ -2,9 +2,11 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -15,7 +17,7 @@ const PreflightSERejected = "SE_REJECTED_BY_VALIDATION"
 
 func init() {
 	Catalog = append(Catalog, CatalogEntry{Code: PreflightSERejected, Level: LevelError,
-		Description: "A ServiceEntry in the manifests sets CIDR addresses (a.b.c.d/n) with resolution DNS or DNS_ROUND_ROBIN, which Istio's validation refuses (CIDR addresses are allowed only with resolution NONE or STATIC): the API server rejects the object (the CRD's rules, or istiod's validating webhook), so applying the manifests fails and the mesh never gets the entry. Checks of the other objects take the entry as written."})
+		Description: "A ServiceEntry in the manifests sets CIDR addresses (a.b.c.d/n) with resolution DNS or DNS_ROUND_ROBIN, which Istio's validation refuses (CIDR addresses are allowed only with resolution NONE or STATIC): the API server rejects the object (the CRD's rules, or istiod's validating webhook), so applying the manifests fails and the mesh never gets the entry. Checks of the other objects take the entry as written; a verdict about one of its hosts carries this finding as a warning."})
 }
 
 // seValidationFindings: SE_REJECTED_BY_VALIDATION for every ServiceEntry whose addresses hold a
@@ -48,3 +50,22 @@ func seValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	}
 	return out
 }
+
+// seRejectedWarnings: the SE_REJECTED_BY_VALIDATION findings of the entries that declare host,
+// as warnings on a verdict about host, which takes them as written (blind audit 71 S1: the
+// path said OK through an entry preflight called rejected, without a word of it).
+func seRejectedWarnings(snap *snapshot.Snapshot, host string) []Finding {
+	rejected := snap.Derived(seRejectedKey{}, func() any { return seValidationFindings(snap) }).([]PreflightFinding)
+	var out []Finding
+	for _, f := range rejected {
+		se, _ := findObject(snap, snapshot.KindServiceEntry, f.Resource.Namespace, f.Resource.Name).(*networkingv1.ServiceEntry)
+		if se == nil || !slices.Contains(se.Spec.Hosts, host) {
+			continue
+		}
+		out = append(out, Finding{Code: f.Code, Level: LevelWarning, Resource: f.Resource.String(),
+			Message: f.Message + " This verdict takes the entry as written: it holds only once the entry is fixed so that it can be applied.", Fix: f.Fix})
+	}
+	return out
+}
+
+type seRejectedKey struct{}

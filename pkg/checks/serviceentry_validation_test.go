@@ -35,4 +35,28 @@ func TestSERejectedByValidation(t *testing.T) {
 			t.Errorf("%s: %s on a valid entry", n, PreflightSERejected)
 		}
 	}
+	// once per entry (the why-missing copy folds into preflight's own), and a warning on a
+	// traced call to its host, not on one to a valid entry's host (blind audit 71 S1)
+	n := 0
+	for _, f := range Preflight(snap).Findings {
+		if f.Code == PreflightSERejected && f.Resource.Name == "cidr-dns" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("cidr-dns: %d %s findings, want 1", n, PreflightSERejected)
+	}
+	for host, want := range map[string]bool{"cidr-dns.example.com": true, "ip-dns.example.com": false} {
+		p, err := TracePath(snap, PathOptions{Host: host, Port: 5432, From: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, w := range p.Warnings {
+			warned = warned || w.Code == PreflightSERejected
+		}
+		if warned != want {
+			t.Errorf("%s: %s warning on the path %v, want %v", host, PreflightSERejected, warned, want)
+		}
+	}
 }

@@ -1377,6 +1377,7 @@ func (e *evaluation) stepGatewayAPI() {
 	}
 	e.v.Notes = append(e.v.Notes, otherClassNotes(e.snap, e.host)...)
 	e.v.Warnings = append(e.v.Warnings, routeStatusWarnings(e.snap, e.host)...)
+	e.v.Warnings = append(e.v.Warnings, seRejectedWarnings(e.snap, e.host)...)
 	// routes for the host istiod ignores for their CRD's version (GATEWAY_API_CRD_TOO_OLD), on
 	// the gateway verdict as on the traced path (blind audit 65 C-gw)
 	e.v.Warnings = append(e.v.Warnings, crdIgnoredFor(e.snap, e.host)...)
