@@ -134,6 +134,7 @@ var catalogRefs = map[string]catalogRef{
 	PathGatewayOtherEntry: {"EGR0146", "§4.2, §5", "pilot/pkg/model/sidecar.go appendSidecarServices, selectServices; pilot/pkg/model/endpointshards.go ShardsForService"},
 	PathHTTP2ThroughTCP:   {"EGR0145", "§2.3", "pilot/pkg/networking/core/cluster_builder.go setUpstreamProtocol; cluster_traffic_policy.go shouldH2Upgrade; pilot/pkg/networking/core/gateway.go buildGatewayNetworkFiltersFromTCPRoutes (tcp_proxy)"},
 	PathHTTP2Downgraded:   {"EGR0140", "§2.3", "pilot/pkg/networking/core/cluster_builder.go setUpstreamProtocol (HTTP/2 options for HTTP2/GRPC ports only)"},
+	PathAllWeightsZero:    {"EGR0152", "§5 (500)", "pilot/pkg/config/kube/gateway/conversion.go convertHTTPRoute, convertGRPCRoute (weightSum 0: DirectResponse 500), convertTCPRoute, convertTLSRoute (tcpWeightSum 0: the zero-weight destination internal.cluster.local)"},
 	PathBackendRefused:    {"EGR0135", "§5 (500)", "pilot/pkg/config/kube/gateway/conversion.go buildDestination (InvalidDestinationPermit, InvalidDestinationKind); pilot/pkg/networking/core/route/route.go GetDestinationCluster (UnknownService)"},
 	// why-missing causes (seed §3.7 decision tree) and warnings.
 	CauseOK:                      {"EGR0100", "§2.4, §3.7", "pilot/pkg/model/push_context.go IsServiceVisible, initVirtualServices (destinationsByGateway); pilot/pkg/networking/core/cluster.go convertResolution"},
@@ -311,8 +312,8 @@ var causePages = map[string]string{
 	AuditSidecarImportHidden: "sidecar-imports", AuditSidecarImportUnknown: "sidecar-imports", ListenerNotImported: "sidecar-imports",
 	ListenerHiddenPassthrough: "sidecar-imports", VisNotImported: "sidecar-imports", PathSidecarsAmbiguous: "sidecar-imports",
 	// The client sidecar → egress gateway hop.
-	PathBackendRefused: "gateway-binding",
-	PathOK:             "sidecar-to-gateway-path", PathMirrorAbsent: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
+	PathBackendRefused: "gateway-binding", PathAllWeightsZero: "gateway-binding",
+	PathOK: "sidecar-to-gateway-path", PathMirrorAbsent: "sidecar-to-gateway-path", PathDirect: "sidecar-to-gateway-path", PathSidecarNoRoute: "sidecar-to-gateway-path",
 	PathSidecarNoChain: "sidecar-to-gateway-path", PathGatewayNotListen: "sidecar-to-gateway-path", GatewayPrivilegedPort: "sidecar-to-gateway-path",
 	PathGatewayNoRoute: "sidecar-to-gateway-path", PathAmbiguousService: "sidecar-to-gateway-path", PathHTTP2Downgraded: "sidecar-to-gateway-path", PathHTTP2ThroughTCP: "sidecar-to-gateway-path", PathGatewayOtherEntry: "sidecar-to-gateway-path", PathSidecarPlainToTLS: "tls-across-hops",
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", PathFaultAbort: "sidecar-to-gateway-path", GatewayServiceSpans: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",

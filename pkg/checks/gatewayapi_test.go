@@ -448,8 +448,9 @@ func TestGatewayAPICRDTooOld(t *testing.T) {
 
 // TestZeroWeightTCPRoute: a TCPRoute whose backendRefs all weigh 0 sends its connections to a
 // cluster that exists nowhere (istiod conversion.go convertTCPRoute): the path fails at the
-// gateway with GATEWAY_API_BACKEND_REFUSED naming the route and asking for a weight, and
-// preflight reports it once, without a HOST_NOT_FOUND for the placeholder host.
+// gateway with GATEWAY_API_ALL_BACKENDS_WEIGHT_ZERO naming the route and asking for a weight
+// (blind audit 71 C26: it said BACKEND_REFUSED, where nothing is refused), and preflight
+// reports it once, without a HOST_NOT_FOUND for the placeholder host.
 func TestZeroWeightTCPRoute(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "gatewayapi", "tcp-route-weights-zero.yaml"))
 	if err != nil {
@@ -460,7 +461,7 @@ func TestZeroWeightTCPRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Cause != PathBackendRefused || p.Culprit != "TCPRoute media/ftp-out" || p.Flag != "NC" || !strings.Contains(p.Fix, "weight above 0") {
+	if p.Cause != PathAllWeightsZero || p.Culprit != "TCPRoute media/ftp-out" || p.Flag != "NC" || !strings.Contains(p.Fix, "weight above 0") {
 		t.Errorf("path: %s %s %s: %s / %s", p.Cause, p.Flag, p.Culprit, p.Message, p.Fix)
 	}
 	var codes []string
@@ -469,8 +470,8 @@ func TestZeroWeightTCPRoute(t *testing.T) {
 			codes = append(codes, f.Code+" "+f.Resource.Kind+" "+f.Resource.Namespace+"/"+f.Resource.Name)
 		}
 	}
-	if strings.Join(codes, ";") != PathBackendRefused+" TCPRoute media/ftp-out" {
-		t.Errorf("preflight errors %v, want one %s on the TCPRoute", codes, PathBackendRefused)
+	if strings.Join(codes, ";") != PathAllWeightsZero+" TCPRoute media/ftp-out" {
+		t.Errorf("preflight errors %v, want one %s on the TCPRoute", codes, PathAllWeightsZero)
 	}
 }
 

@@ -60,7 +60,9 @@ const (
 	PathSidecarsAmbiguous = "SIDECARS_AMBIGUOUS_FOR_CLIENT"
 	PathMirrorAbsent      = "GATEWAY_MIRROR_CLUSTER_ABSENT"
 	PathBackendRefused    = "GATEWAY_API_BACKEND_REFUSED"
-	PathAnsweredByRoute   = "ROUTE_ANSWERS_ITSELF"
+	// PathAllWeightsZero: every backendRef of the Gateway API rule that takes the call weighs 0.
+	PathAllWeightsZero  = "GATEWAY_API_ALL_BACKENDS_WEIGHT_ZERO"
+	PathAnsweredByRoute = "ROUTE_ANSWERS_ITSELF"
 	// PathFaultAbort: a route's fault injection aborts every request.
 	PathFaultAbort = "ROUTE_FAULT_ABORTS_EVERY_REQUEST"
 	// GatewayServiceSpans: the gateway Service selects the pods of several gateway
@@ -94,7 +96,8 @@ func init() {
 		CatalogEntry{PathGatewayOtherEntry, LevelWarning, "", "Several entries declare the host, and the egress gateway builds its cluster from another one than the client's sidecar uses (the sidecar takes its own namespace's entry first; the gateway, in its namespace, takes a Kubernetes Service first, then the oldest entry exported to it): the gateway sends the call to that entry's destination (a Kubernetes Service's pods, other static endpoints, another resolution), not to the one the client's entry declares."},
 		CatalogEntry{PathHTTP2Downgraded, LevelWarning, "", "An HTTP/2 call (gRPC) goes to the egress gateway through a Service port declared TCP or HTTP: the sidecar speaks HTTP/1.1 on that hop and gRPC loses its trailers."},
 		CatalogEntry{PathAnsweredByRoute, LevelWarning, "", "A route the call takes answers it itself, as a VirtualService says (a directResponse or a redirect, at the client's sidecar or at the gateway): nothing leaves the mesh for these requests. Intended when the route blocks or moves the host; a mistake when the route was meant to forward it."},
-		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace), or every backendRef of its rule weighs 0: the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
+		CatalogEntry{PathBackendRefused, LevelError, "500", "A Kubernetes Gateway API route sends the call to a backendRef istiod refuses (a Service in another namespace without a ReferenceGrant that allows it, a kind istiod does not support, a Hostname backend with a namespace): the route points at no cluster (UnknownService) and the proxy answers 500 for an HTTPRoute, or closes the connection of a TLSRoute or TCPRoute (NC)."},
+		CatalogEntry{PathAllWeightsZero, LevelError, "500", "Every backendRef of the Kubernetes Gateway API rule that takes the call has weight 0. Nothing is refused or missing: the Gateway API says such a rule sends nothing anywhere, so istiod answers its HTTP requests with 500 itself (a direct response), and sends TLS and TCP connections to a cluster that does not exist, which closes them (NC)."},
 	)
 }
 
@@ -854,7 +857,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		// 500 (conversion.go convertHTTPRoute, convertGRPCRoute: DirectResponse 500).
 		tr.hop(proxy, "route", Fail, path+" (every backendRef of the route weighs 0)")
 		culprit, msg, fix := zeroWeightHTTPText(tr.snap, res.Route.VirtualService, proxy)
-		tr.fail(PathBackendRefused, "500", culprit, msg, fix)
+		tr.fail(PathAllWeightsZero, "500", culprit, msg, fix)
 		return
 	case res.Route != nil && res.Route.Abort != "":
 		tr.hop(proxy, "route", Fail, path+" (fault abort: "+res.Route.Abort+" for every request)")
@@ -982,7 +985,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 	if res.Cluster == zeroWeightCluster && res.Chain != nil && !res.Chain.IsHCM() {
 		tr.hop(proxy, "cluster", Fail, path+": every backendRef of the route weighs 0")
 		culprit, msg, fix := zeroWeightText(tr.snap, res.Chain.VirtualService)
-		tr.fail(PathBackendRefused, "NC", culprit, msg+" The sidecar closes the connection.", fix)
+		tr.fail(PathAllWeightsZero, "NC", culprit, msg+" The sidecar closes the connection.", fix)
 		return
 	}
 	if res.Cluster == rules.UnknownServiceCluster && res.Chain != nil && !res.Chain.IsHCM() {
@@ -4077,7 +4080,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			if rt.DirectResponse == 500 && generatedVS(tr.snap, rt.VirtualService) {
 				tr.hop(gproxy, "route", Fail, fmt.Sprintf("route configuration %s, virtual host %s → direct response 500 (VirtualService %s): every backendRef of the route weighs 0", rds, vh.Name, rt.VirtualService))
 				culprit, msg, fix := zeroWeightHTTPText(tr.snap, rt.VirtualService, gproxy)
-				tr.fail(PathBackendRefused, "500", culprit, msg, fix)
+				tr.fail(PathAllWeightsZero, "500", culprit, msg, fix)
 				return
 			}
 			// A directResponse or redirect written in the VirtualService: the gateway answers
@@ -4141,7 +4144,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.hop(gproxy, "filter chain", Pass, fmt.Sprintf("filter chain %s → %s (%s)", chain.Match, cluster, chain.Origin))
 			tr.hop(gproxy, "cluster", Fail, cluster+" is no cluster: every backendRef of the route weighs 0")
 			culprit, msg, fix := zeroWeightText(tr.snap, vs)
-			tr.fail(PathBackendRefused, "NC", culprit, msg+" The gateway closes the connection.", fix)
+			tr.fail(PathAllWeightsZero, "NC", culprit, msg+" The gateway closes the connection.", fix)
 			return
 		}
 		if cluster == rules.UnknownServiceCluster {
