@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
 )
@@ -59,5 +60,40 @@ func TestSyncState(t *testing.T) {
 	}
 	if got := FindSync(all, "istio-egressgateway-5d8f", "istio-system"); got == nil || got.State("CDS") != Synced {
 		t.Errorf("FindSync: %+v", got)
+	}
+}
+
+// TestParseConfigDumpAsEnvoyWritesIt: a dump as Envoy's /config_dump and `istioctl
+// proxy-config all -o json` write it, with the bootstrap first and a ScopedRoutesConfigDump
+// before the routes, is read like the bare one, with the node id (blind audit 72 2.1: every
+// real dump was refused).
+func TestParseConfigDumpAsEnvoyWritesIt(t *testing.T) {
+	data, err := os.ReadFile("testdata/s5-gateway.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string][]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	bootstrap := json.RawMessage(`{"@type":"type.googleapis.com/envoy.admin.v3.BootstrapConfigDump","bootstrap":{"node":{"id":"router~10.244.0.9~istio-egressgateway-7d9c.istio-system~istio-system.svc.cluster.local"}}}`)
+	scoped := json.RawMessage(`{"@type":"type.googleapis.com/envoy.admin.v3.ScopedRoutesConfigDump"}`)
+	secrets := json.RawMessage(`{"@type":"type.googleapis.com/envoy.admin.v3.SecretsConfigDump"}`)
+	c := raw["configs"]
+	raw["configs"] = []json.RawMessage{bootstrap, c[0], c[1], scoped, c[2], secrets}
+	full, _ := json.Marshal(raw)
+	d, err := ParseConfigDump(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.HasCluster("outbound|80||httpbin.org") || len(d.Routes) != 1 || d.Routes[0].Name != "http.8080" {
+		t.Errorf("clusters %v routes %+v", d.ClusterNames(), d.Routes)
+	}
+	typ, pod, ns, ok := NodeOf(d.Node)
+	if !ok || typ != "router" || pod != "istio-egressgateway-7d9c" || ns != "istio-system" {
+		t.Errorf("node %q: %s %s %s %v", d.Node, typ, pod, ns, ok)
+	}
+	if _, _, _, ok := NodeOf("not-an-istio-node"); ok {
+		t.Error("a node id of another shape read as Istio's")
 	}
 }

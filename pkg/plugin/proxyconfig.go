@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/printers"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -264,6 +265,20 @@ func (o *ProxyConfigOptions) diff(ctx context.Context, snap *snapshot.Snapshot, 
 		if len(ev.Dump.Clusters)+len(ev.Dump.Listeners)+len(ev.Dump.Routes) == 0 {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: no clusters, listeners or routes in the dump", o.ConfigDump)}
 		}
+		podPrefix, pod := "", ""
+		switch {
+		case o.Gateway != "":
+			if w, err := checks.FindWorkload(snap, o.Gateway); err == nil && w.Kind == "Pod" {
+				pod = w.Name
+			} else if err == nil {
+				podPrefix = w.Name
+			}
+		case o.Pod != "":
+			_, pod, _ = strings.Cut(o.Pod, "/")
+		}
+		if err := otherProxyDump(ev.Dump, o.ConfigDump, strings.ToLower(rep.Proxy.Type), rep.Proxy.Namespace, podPrefix, pod); err != nil {
+			return err
+		}
 		checks.DiffProxyConfig(rep, ev.Dump, ev.DumpSource, o.sections())
 		return nil
 	}
@@ -303,4 +318,27 @@ func (o *ProxyConfigOptions) diff(ctx context.Context, snap *snapshot.Snapshot, 
 	}
 	checks.DiffProxyConfig(rep, ev.Dump, ev.DumpSource, o.sections())
 	return nil
+}
+
+// otherProxyDump: an error (exit 2) when the dump's node id (from its bootstrap) names a proxy
+// other than the one asked for: another type (sidecar, router, waypoint), namespace, or pod (pod:
+// that name; podPrefix: a pod of that Deployment); nil when it matches or the dump carries no
+// Istio node id. A dump of the wrong proxy otherwise reads as a change not pushed yet (blind
+// audit 72 3.3).
+func otherProxyDump(d *envoy.Dump, path, wantType, ns, podPrefix, pod string) error {
+	typ, gotPod, gotNs, ok := envoy.NodeOf(d.Node)
+	if !ok {
+		return nil
+	}
+	if typ == wantType && gotNs == ns && (pod == "" || gotPod == pod) && (podPrefix == "" || strings.HasPrefix(gotPod, podPrefix+"-")) {
+		return nil
+	}
+	want := strings.ToUpper(wantType) + " in namespace " + ns
+	switch {
+	case pod != "":
+		want = strings.ToUpper(wantType) + " " + ns + "/" + pod
+	case podPrefix != "":
+		want = strings.ToUpper(wantType) + " " + ns + "/" + podPrefix
+	}
+	return &exitError{code: ExitError, err: fmt.Errorf("%s is the dump of %s %s/%s (its node id %s), not of %s: take the dump of the proxy asked for, or ask for the one the dump is of", path, strings.ToUpper(typ), gotNs, gotPod, d.Node, want)}
 }

@@ -336,6 +336,13 @@ func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapsho
 		if err := loader.ReadDumpFile(snap, wls[0].Ref(), o.ConfigDump); err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
+		podPrefix, pod := wls[0].Name, ""
+		if wls[0].Kind == "Pod" {
+			podPrefix, pod = "", wls[0].Name
+		}
+		if ev := snap.Live[wls[0].Ref()]; ev != nil && ev.Dump != nil {
+			return otherProxyDump(ev.Dump, o.ConfigDump, "router", wls[0].Namespace, podPrefix, pod)
+		}
 		return nil
 	}
 	if o.NoLive || len(o.Files) > 0 || len(wls) == 0 {
