@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/envoy"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -167,6 +168,34 @@ func TestDiffProxyConfig(t *testing.T) {
 	}
 	if _, ok := diff.Compared[SectionRoutes]; ok {
 		t.Errorf("routes compared although not asked for")
+	}
+}
+
+// TestDiffProxyConfigUnknownClusterIP: a listener predicted on the placeholder of a cluster IP
+// the input does not give is the proxy's listener on that port with the same chains, and the
+// IP it learns is no extra virtual host domain (blind audit 72 2.8: every offline sidecar diff
+// reported both); a listener with other chains still differs.
+func TestDiffProxyConfigUnknownClusterIP(t *testing.T) {
+	const gwCluster = "outbound|443||istio-egressgateway.istio-system.svc.cluster.local"
+	rep := &ProxyConfigReport{
+		Listeners: []ListenerView{{Name: "<clusterIP of istio-system/istio-egressgateway>_443", Port: 443, Chains: []ChainView{{Match: "ALL", Destination: "Cluster: " + gwCluster}}}},
+		Routes:    []rules.RouteConfig{{Name: "80", VirtualHosts: []rules.VirtualHost{{Name: "gw:80", Domains: []string{"istio-egressgateway.istio-system.svc.cluster.local"}}}}},
+	}
+	dump := func(cluster string) *envoy.Dump {
+		return &envoy.Dump{
+			Listeners: []envoy.Listener{{Name: "10.96.12.34_443", Port: 443, Chains: []envoy.Chain{{Cluster: cluster}}}},
+			Routes:    []envoy.RouteConfig{{Name: "80", VirtualHosts: []envoy.VirtualHost{{Name: "gw:80", Domains: []string{"istio-egressgateway.istio-system.svc.cluster.local", "10.96.12.34"}}}}},
+		}
+	}
+	if diff := DiffProxyConfig(rep, dump(gwCluster), "test", nil); len(diff.Differences) != 0 {
+		t.Errorf("same chains: %+v", diff.Differences)
+	}
+	var got []string
+	for _, x := range DiffProxyConfig(rep, dump("outbound|443||other.example.com"), "test", nil).Differences {
+		got = append(got, x.Section+" "+x.State)
+	}
+	if !slices.Contains(got, "listeners MISSING") || !slices.Contains(got, "listeners EXTRA") {
+		t.Errorf("other chains: %v", got)
 	}
 }
 
