@@ -37,10 +37,12 @@ type ProxyConfigReport struct {
 	Proxy         ProxyInfo `json:"proxy"`
 	// Sections lists the sections predicted (clusters, listeners, routes); a section not
 	// listed was not asked for, one listed with no entries is empty.
-	Sections  []string            `json:"sections"`
-	Clusters  []Cluster           `json:"clusters,omitempty"`
-	Listeners []ListenerView      `json:"listeners,omitempty"`
-	Routes    []rules.RouteConfig `json:"routes,omitempty"`
+	Sections []string `json:"sections"`
+	// Clusters, Listeners and Routes: [] for a section asked for and empty, null for one not
+	// asked for (blind audit 72 1.25: an empty section was left out).
+	Clusters  []Cluster           `json:"clusters"`
+	Listeners []ListenerView      `json:"listeners"`
+	Routes    []rules.RouteConfig `json:"routes"`
 	Notes     []string            `json:"notes,omitempty"`
 	// Diff is the comparison with the proxy's actual configuration (--diff).
 	Diff *ProxyConfigDiff `json:"diff,omitempty"`
@@ -83,6 +85,7 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 		}
 		gatewayConfig(snap, w, opt, rep)
 		rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
+		rep.emptySections()
 		return rep, nil
 	}
 	ns, labels, workload, err := sidecarProxy(snap, opt.From, opt.Pod)
@@ -91,7 +94,22 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 	}
 	sidecarConfig(snap, ns, labels, workload, opt, rep)
 	rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
+	rep.emptySections()
 	return rep, nil
+}
+
+// emptySections makes every section asked for a list, empty when nothing is predicted.
+func (r *ProxyConfigReport) emptySections() {
+	for _, s := range r.Sections {
+		switch {
+		case s == SectionClusters && r.Clusters == nil:
+			r.Clusters = []Cluster{}
+		case s == SectionListeners && r.Listeners == nil:
+			r.Listeners = []ListenerView{}
+		case s == SectionRoutes && r.Routes == nil:
+			r.Routes = []rules.RouteConfig{}
+		}
+	}
 }
 
 // SidecarProxyConfig is ProxyConfig for the sidecar of a pod in ns with the given labels (nil:

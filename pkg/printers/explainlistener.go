@@ -93,7 +93,7 @@ func ExplainListener(w io.Writer, r *checks.ListenerReport, format string) error
 			if !c.Present {
 				state = "ABSENT: " + c.Reason
 			}
-			row := []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule), state}
+			row := []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(istioctlRef(c.DestinationRule)), state}
 			if r.ActualSource != "" {
 				row = append(row, strings.ToUpper(orDash(c.Actual)))
 			}

@@ -180,7 +180,7 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 			if !c.Present {
 				cds = "ABSENT"
 			}
-			row := []string{c.FQDN, strconv.Itoa(int(c.Port)), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(c.DestinationRule), cds}
+			row := []string{c.FQDN, strconv.Itoa(int(c.Port)), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(istioctlRef(c.DestinationRule)), cds}
 			if hasActual {
 				row = append(row, strings.ToUpper(orDash(c.Actual)))
 			}
