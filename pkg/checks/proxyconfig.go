@@ -420,6 +420,9 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 			switch {
 			case !ok:
 				add(SectionClusters, c.Name, DiffMissing, "predicted "+c.Type)
+			case a.Warming:
+				// (blind audit 72 2.9: a warming cluster counted as present)
+				add(SectionClusters, c.Name, DiffDifferent, "warming: Envoy has not finished initialising it (no endpoints yet, or DNS not resolved), so it does not serve requests")
 			case a.Type != "" && c.Type != "" && !sameClusterType(a.Type, c.Type):
 				add(SectionClusters, c.Name, DiffDifferent, fmt.Sprintf("type: predicted %s, proxy %s", c.Type, a.Type))
 			}
@@ -465,7 +468,12 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 				}
 			}
 			if !ok {
-				add(SectionListeners, l.Name, DiffMissing, fmt.Sprintf("%d filter chain(s) predicted", len(l.Chains)))
+				detail := fmt.Sprintf("%d filter chain(s) predicted", len(l.Chains))
+				if why, rejected := d.RejectedListeners[l.Name]; rejected {
+					// (blind audit 72 2.9: the reason in the dump was not shown)
+					detail += "; Envoy rejected it: " + why
+				}
+				add(SectionListeners, l.Name, DiffMissing, detail)
 				continue
 			}
 			var pd, ad []string

@@ -171,6 +171,28 @@ func TestDiffProxyConfig(t *testing.T) {
 	}
 }
 
+// TestDiffProxyConfigWarmingAndRejected: a cluster still warming differs (it serves nothing
+// yet), and a listener Envoy rejected is missing with Envoy's reason (blind audit 72 2.9).
+func TestDiffProxyConfigWarmingAndRejected(t *testing.T) {
+	rep := &ProxyConfigReport{
+		Clusters:  []Cluster{{Name: "outbound|80||a.example.com", Type: "STRICT_DNS"}},
+		Listeners: []ListenerView{{Name: "0.0.0.0_8080", Port: 8080, Chains: []ChainView{{Match: "ALL", Destination: "Route: http.8080"}}}},
+	}
+	d := &envoy.Dump{Clusters: []envoy.Cluster{{Name: "outbound|80||a.example.com", Type: "STRICT_DNS", Warming: true}},
+		RejectedListeners: map[string]string{"0.0.0.0_8080": "duplicate listener"}}
+	var got []string
+	for _, x := range DiffProxyConfig(rep, d, "test", nil).Differences {
+		got = append(got, x.Section+" "+x.State+" "+x.Detail)
+	}
+	want := []string{
+		"clusters DIFFERENT warming: Envoy has not finished initialising it (no endpoints yet, or DNS not resolved), so it does not serve requests",
+		"listeners MISSING 1 filter chain(s) predicted; Envoy rejected it: duplicate listener",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
 // TestDiffProxyConfigUnknownClusterIP: a listener predicted on the placeholder of a cluster IP
 // the input does not give is the proxy's listener on that port with the same chains, and the
 // IP it learns is no extra virtual host domain (blind audit 72 2.8: every offline sidecar diff

@@ -36,6 +36,9 @@ type Dump struct {
 	Clusters  []Cluster
 	Listeners []Listener
 	Routes    []RouteConfig
+	// RejectedListeners are the listeners Envoy refused (a dynamic listener with an error state
+	// and no active one), by name, with Envoy's reason.
+	RejectedListeners map[string]string
 	// Node is the proxy's node id from the dump's bootstrap ("" when the dump has none):
 	// "<type>~<ip>~<pod>.<namespace>~<domain>" for an Istio proxy (NodeOf reads it).
 	Node string
@@ -208,6 +211,12 @@ func (d *Dump) add(a *anypb.Any) error {
 			d.addListener(s.GetListener())
 		}
 		for _, s := range c.GetDynamicListeners() {
+			if s.GetActiveState() == nil && s.GetErrorState() != nil {
+				if d.RejectedListeners == nil {
+					d.RejectedListeners = map[string]string{}
+				}
+				d.RejectedListeners[s.GetName()] = s.GetErrorState().GetDetails()
+			}
 			d.addListener(s.GetActiveState().GetListener())
 		}
 	case "envoy.admin.v3.RoutesConfigDump":
