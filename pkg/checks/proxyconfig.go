@@ -541,6 +541,31 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 			if len(missing)+len(extra) > 0 {
 				add(SectionRoutes, rc.Name, DiffDifferent, describeSetDiff("virtual host domains", missing, extra))
 			}
+			// the outbound clusters each virtual host's routes send to (blind audit 72 2.4: a
+			// route retargeted to another cluster was no difference)
+			actualVH := map[string][]string{}
+			for _, vh := range a.VirtualHosts {
+				actualVH[vh.Name] = outboundOnly(vh.Clusters)
+			}
+			for _, vh := range rc.VirtualHosts {
+				got, ok := actualVH[vh.Name]
+				if !ok {
+					continue
+				}
+				var pc []string
+				for _, rt := range vh.Routes {
+					if rt.DirectResponse != 0 {
+						continue
+					}
+					pc = append(pc, rt.Weighted...)
+					if rt.Cluster != "" {
+						pc = append(pc, rt.Cluster)
+					}
+				}
+				if missing, extra := setDiff(outboundOnly(pc), got); len(missing)+len(extra) > 0 {
+					add(SectionRoutes, rc.Name, DiffDifferent, describeSetDiff("clusters of virtual host "+vh.Name, missing, extra))
+				}
+			}
 		}
 		for _, n := range sortedKeysOf(actual) {
 			if !predicted[n] && isOutboundRouteName(n) {
@@ -557,6 +582,18 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 	})
 	rep.Diff = diff
 	return diff
+}
+
+// outboundOnly: the outbound|… cluster names of cs, sorted, each once.
+func outboundOnly(cs []string) []string {
+	var out []string
+	for _, c := range cs {
+		if strings.HasPrefix(c, "outbound|") {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // placeholderListener: the proxy's listener that predicted listener l stands for when l's
