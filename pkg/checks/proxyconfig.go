@@ -85,6 +85,7 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 		}
 		gatewayConfig(snap, w, opt, rep)
 		rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
+		rep.danglingNotes()
 		rep.emptySections()
 		return rep, nil
 	}
@@ -94,8 +95,55 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 	}
 	sidecarConfig(snap, ns, labels, workload, opt, rep)
 	rep.Notes = append(rep.Notes, gatewayAPINotes(snap)...)
+	rep.danglingNotes()
 	rep.emptySections()
 	return rep, nil
+}
+
+// danglingNotes: a note for each outbound cluster a listener or route sends to that the proxy
+// gets no cluster for (predicted with every section): the requests or connections it takes fail
+// with 503 NC there (blind audit 72 1.23: the failure of several cases, shown nowhere).
+func (r *ProxyConfigReport) danglingNotes() {
+	if len(r.Sections) != 3 {
+		return
+	}
+	have := map[string]bool{}
+	for _, c := range r.Clusters {
+		if c.Present {
+			have[c.Name] = true
+		}
+	}
+	seen := map[string]bool{}
+	note := func(cluster, where, fails string) {
+		if !strings.HasPrefix(cluster, "outbound|") || have[cluster] || seen[cluster+where] {
+			return
+		}
+		seen[cluster+where] = true
+		r.Notes = append(r.Notes, fmt.Sprintf("%s sends to %s, which this proxy gets no cluster for: %s; `kubectl egress why-missing` on the host says why", where, cluster, fails))
+	}
+	const closed = "the connections it takes are closed (response flag NC)"
+	const answered = "the requests it takes get 503 NC (500 from a route of the Gateway API)"
+	for _, l := range r.Listeners {
+		for _, c := range l.Chains {
+			if d, ok := strings.CutPrefix(c.Destination, "Cluster: "); ok {
+				note(d, "listener "+l.Name, closed)
+			}
+		}
+	}
+	for _, rc := range r.Routes {
+		for _, vh := range rc.VirtualHosts {
+			for _, rt := range vh.Routes {
+				if rt.DirectResponse != 0 {
+					continue
+				}
+				where := fmt.Sprintf("route configuration %s (virtual host %s)", rc.Name, vh.Name)
+				note(rt.Cluster, where, answered)
+				for _, w := range rt.Weighted {
+					note(w, where, answered)
+				}
+			}
+		}
+	}
 }
 
 // emptySections makes every section asked for a list, empty when nothing is predicted.
