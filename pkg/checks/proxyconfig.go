@@ -160,6 +160,19 @@ func (r *ProxyConfigReport) emptySections() {
 	}
 }
 
+// sentRoutes is rc without the routes istiod does not send (those after a catch-all route of
+// their VirtualService: rules.RouteAction.Unsent), as the proxy holds it.
+func sentRoutes(rc rules.RouteConfig) rules.RouteConfig {
+	out := rules.RouteConfig{Name: rc.Name}
+	for _, vh := range rc.VirtualHosts {
+		if slices.ContainsFunc(vh.Routes, func(r rules.RouteAction) bool { return r.Unsent }) {
+			vh.Routes = slices.DeleteFunc(slices.Clone(vh.Routes), func(r rules.RouteAction) bool { return r.Unsent })
+		}
+		out.VirtualHosts = append(out.VirtualHosts, vh)
+	}
+	return out
+}
+
 // SidecarProxyConfig is ProxyConfig for the sidecar of a pod in ns with the given labels (nil:
 // unknown, as --from), every section.
 func SidecarProxyConfig(snap *snapshot.Snapshot, ns string, labels map[string]string) *ProxyConfigReport {
@@ -237,7 +250,7 @@ func sidecarConfig(snap *snapshot.Snapshot, ns string, labels map[string]string,
 	if rep.wants(opt, SectionRoutes) {
 		for _, name := range rds {
 			if rc := out.Route(name); rc != nil {
-				rep.Routes = append(rep.Routes, *rc)
+				rep.Routes = append(rep.Routes, sentRoutes(*rc))
 			}
 		}
 	}

@@ -40,6 +40,10 @@ type RouteAction struct {
 	// Plain is false for routes a plain "GET /" request would not take (header, method,
 	// authority or query matches, non-"/" paths).
 	Plain bool `json:"-"`
+	// Unsent marks a sidecar route that follows a catch-all route of its VirtualService: istiod
+	// does not send it (route.go BuildHTTPRoutesForVirtualService), and no request could take
+	// it. Kept for the checks that say what it meant to do; left out of proxy-config.
+	Unsent bool `json:"-"`
 	// CatchAll marks a gateway route that matches every request (path prefix "/" or regex
 	// ".*", no header, method, authority, scheme or query match): istiod moves such routes
 	// after the others of their virtual host (route.go SortVHostRoutes, IsCatchAllRoute).
@@ -435,6 +439,7 @@ func sidecarSourceMatch(m *networking.HTTPMatchRequest, labels map[string]string
 func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint32, byName map[string]Service) []RouteAction {
 	var out []RouteAction
 	ref := vs.Namespace + "/" + vs.Name
+	caughtAll := false
 	for _, r := range vs.Spec.GetHttp() {
 		var kept []*networking.HTTPMatchRequest
 		for _, m := range r.GetMatch() {
@@ -478,9 +483,34 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 				act.Weighted = append(act.Weighted, routeCluster(w.GetDestination(), port, vs.Namespace, byName))
 			}
 		}
+		act.Unsent = caughtAll
 		out = append(out, act)
+		// istiod stops at a catch-all route: no match, or a match Envoy takes for every
+		// request; the routes after it are never sent (route.go BuildHTTPRoutesForVirtualService,
+		// IsCatchAllRoute; found by the conformance suite's comparison of each virtual host's
+		// clusters). They are kept, marked, for the checks that name what they meant to do.
+		if len(r.GetMatch()) == 0 || slices.ContainsFunc(kept, catchAllMatch) {
+			caughtAll = true
+		}
 	}
 	return out
+}
+
+// catchAllMatch: Envoy's route for match m takes every request (route.go IsCatchAllRoute: path
+// prefix "/" or regex ".*", no header or query condition; a match without uri is prefix "/").
+func catchAllMatch(m *networking.HTTPMatchRequest) bool {
+	if !plainMatch(m) {
+		return false
+	}
+	switch x := m.GetUri().GetMatchType().(type) {
+	case nil:
+		return true
+	case *networking.StringMatch_Prefix:
+		return x.Prefix == "/"
+	case *networking.StringMatch_Regex:
+		return x.Regex == ".*"
+	}
+	return false
 }
 
 // FaultAbortsAll is the answer the fault abort of route r gives every request ("HTTP 503",
