@@ -391,8 +391,8 @@ func routeStatusUnownedFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			}
 			if _, cond, ok := statusAccepted(r, i); ok {
 				out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ref(r), "status.parents",
-					fmt.Sprintf("For spec.parentRefs[%d] (%s) istiod's status says %s, but in this configuration there is no such Gateway of Istio's class (with its Service and a listener istiod programs): istiod would attach the route to nothing and keep no status for that parentRef. The status was written for a configuration other than this input.", i, kubeParentText(r.ParentRefs[i], r.Namespace), cond),
-					"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway the parentRef names (its name and namespace), its GatewayClass and its Service."))
+					fmt.Sprintf("For spec.parentRefs[%d] (%s) istiod's status says %s, but in this configuration there is no such Gateway of Istio's class with a listener istiod programs: istiod would attach the route to nothing and keep no status for that parentRef. The status was written for a configuration other than this input.", i, kubeParentText(r.ParentRefs[i], r.Namespace), cond),
+					"Trust the status for what the gateway does, and check what this input may lack or hold differently from the cluster: the Gateway the parentRef names (its name and namespace) and its GatewayClass."))
 			}
 		}
 		for _, p := range r.StatusParents {
