@@ -246,3 +246,30 @@ func TestKubeMeshParentStatuses(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeRouteBackendShare: the weight share of backendRefs within their rule (istiod counts a
+// backendRef without weight as 1); none across rules, or for a rule with one backendRef that
+// takes every request.
+func TestKubeRouteBackendShare(t *testing.T) {
+	w := func(n int32) *int32 { return &n }
+	r := KubeRoute{
+		BackendRefs: []gatewayv1.BackendRef{{Weight: w(90)}, {Weight: w(10)}, {}, {Weight: w(0)}, {}},
+		BackendRule: []int{0, 0, 1, 1, 2},
+	}
+	for _, c := range []struct {
+		bad           []int
+		weight, total int
+		ok            bool
+	}{
+		{[]int{1}, 10, 100, true},
+		{[]int{0, 1}, 100, 100, true},
+		{[]int{2}, 0, 0, false}, // rule 1: one backendRef of weight above 0 takes every request
+		{[]int{4}, 0, 0, false}, // rule 2: one backendRef
+		{[]int{1, 2}, 0, 0, false},
+	} {
+		weight, total, ok := r.BackendShare(c.bad)
+		if ok != c.ok || ok && (weight != c.weight || total != c.total) {
+			t.Errorf("%v: %d of %d %v, want %d of %d %v", c.bad, weight, total, ok, c.weight, c.total, c.ok)
+		}
+	}
+}
