@@ -270,7 +270,7 @@ func (o *ProxyConfigOptions) diff(ctx context.Context, snap *snapshot.Snapshot, 
 		case o.Gateway != "":
 			if w, err := checks.FindWorkload(snap, o.Gateway); err == nil && w.Kind == "Pod" {
 				pod = w.Name
-			} else if err == nil {
+			} else if err == nil && !w.Synthetic {
 				podPrefix = w.Name
 			}
 		case o.Pod != "":

@@ -337,7 +337,10 @@ func (o *WhyMissingOptions) readLive(ctx context.Context, snap *snapshot.Snapsho
 			return &exitError{code: ExitError, err: err}
 		}
 		podPrefix, pod := wls[0].Name, ""
-		if wls[0].Kind == "Pod" {
+		switch {
+		case wls[0].Synthetic:
+			podPrefix = "" // a workload assumed, not read: its name is a guess
+		case wls[0].Kind == "Pod":
 			podPrefix, pod = "", wls[0].Name
 		}
 		if ev := snap.Live[wls[0].Ref()]; ev != nil && ev.Dump != nil {
