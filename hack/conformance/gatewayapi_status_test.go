@@ -15,8 +15,6 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +28,6 @@ import (
 	"istio.io/istio/pilot/test/xds"
 	"istio.io/istio/pkg/config"
 	"istio.io/istio/pkg/config/schema/collection"
-	istiolog "istio.io/istio/pkg/log"
 	"istio.io/istio/pkg/test"
 	"sigs.k8s.io/yaml"
 
@@ -100,9 +97,7 @@ func istiodStatuses(t *testing.T, name, yamlText string, docs []doc) map[string]
 			}
 		}
 	}
-	asV1 := strings.ReplaceAll(yamlText, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute")
-	asV1 = strings.ReplaceAll(asV1, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TCPRoute")
-	asV1 = withDefaultHTTPRouteMatchesYAML(asV1)
+	asV1 := asServedToIstiod(yamlText)
 	err := test.Wrap(func(tt test.Failer) {
 		configs, _, err := crd.ParseInputs(asV1)
 		if err != nil {
@@ -163,20 +158,10 @@ func withStatuses(docs []doc, written map[string]json.RawMessage) (string, error
 }
 
 func TestConformanceGatewayAPIStatus(t *testing.T) {
-	for _, s := range istiolog.Scopes() {
-		s.SetOutputLevel(istiolog.NoneLevel)
-		s.SetStackTraceLevel(istiolog.NoneLevel)
-	}
+	silenceIstiodLogs()
 	scenarios := generateKubeRoutes(*seedFlag, max(*countFlag/3, 20))
 	scenarios = append(scenarios, generateKubeL4Routes(*seedFlag, max(*countFlag/6, 20))...)
-	files, _ := filepath.Glob(filepath.Join("testdata", "gatewayapi", "*.yaml"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scenarios = append(scenarios, kubeGatewayScenario{filepath.Base(f), string(b)})
-	}
+	scenarios = append(scenarios, kubeTestdataScenarios(t)...)
 	var bad []string
 	routes, parents, mesh, accepted, refused, unresolved, listeners, attached := 0, 0, 0, 0, 0, 0, 0, 0
 	for _, sc := range scenarios {

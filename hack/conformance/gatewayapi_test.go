@@ -187,15 +187,7 @@ func gatewayShape(ns, name string, ann map[string]string, spec *networking.Gatew
 }
 
 func TestConformanceGatewayAPIGateways(t *testing.T) {
-	var scenarios []kubeGatewayScenario
-	files, _ := filepath.Glob(filepath.Join("testdata", "gatewayapi", "*.yaml"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scenarios = append(scenarios, kubeGatewayScenario{filepath.Base(f), string(b)})
-	}
+	scenarios := kubeTestdataScenarios(t)
 	scenarios = append(scenarios, generateKubeGateways(*seedFlag, max(*countFlag/3, 20))...)
 	r := compareKubeConversion(t, scenarios, gvk.Gateway,
 		func(snap *snapshot.Snapshot) []string {
@@ -226,10 +218,7 @@ type kubeConversion struct {
 // generates, each shaped by shape), and compares the sorted shapes.
 func compareKubeConversion(t *testing.T, scenarios []kubeGatewayScenario, kind config.GroupVersionKind, plugin func(*snapshot.Snapshot) []string, shape func(config.Config) string) *kubeConversion {
 	t.Helper()
-	for _, s := range istiolog.Scopes() {
-		s.SetOutputLevel(istiolog.NoneLevel)
-		s.SetStackTraceLevel(istiolog.NoneLevel)
-	}
+	silenceIstiodLogs()
 	r := &kubeConversion{}
 	for _, sc := range scenarios {
 		snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(sc.yaml), loader.Options{Lenient: true})
@@ -241,9 +230,7 @@ func compareKubeConversion(t *testing.T, scenarios []kubeGatewayScenario, kind c
 		// An API server serving a Gateway API CRD at v1alpha2 and v1 returns an object written
 		// at either version at both; the fake one istiod reads keeps the version written, and
 		// istiod watches v1 (TLSRoute and TCPRoute, which have the same fields at both).
-		asV1 := strings.ReplaceAll(sc.yaml, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute")
-		asV1 = strings.ReplaceAll(asV1, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TCPRoute")
-		asV1 = withDefaultHTTPRouteMatchesYAML(asV1) // (the API server's CRD defaults)
+		asV1 := asServedToIstiod(sc.yaml)
 		err = test.Wrap(func(tt test.Failer) {
 			configs, _, err := crd.ParseInputs(asV1)
 			if err != nil {
@@ -269,6 +256,39 @@ func compareKubeConversion(t *testing.T, scenarios []kubeGatewayScenario, kind c
 		r.bad = append(r.bad, fmt.Sprintf("%s:\n  plugin: %s\n  istiod: %s\n%s", sc.name, strings.Join(mine, "\n          "), strings.Join(theirs, "\n          "), sc.yaml))
 	}
 	return r
+}
+
+// kubeTestdataScenarios are the files under testdata/gatewayapi, as scenarios.
+func kubeTestdataScenarios(t *testing.T) []kubeGatewayScenario {
+	t.Helper()
+	var out []kubeGatewayScenario
+	files, _ := filepath.Glob(filepath.Join("testdata", "gatewayapi", "*.yaml"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, kubeGatewayScenario{filepath.Base(f), string(b)})
+	}
+	return out
+}
+
+// asServedToIstiod is a scenario's YAML as istiod's fake API server is given it: TLSRoutes and
+// TCPRoutes at v1 whatever version they were written at (an API server serving both versions
+// returns an object at either; istiod watches v1, and the two have the same fields), and
+// HTTPRoutes with the CRD's default matches.
+func asServedToIstiod(text string) string {
+	text = strings.ReplaceAll(text, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TLSRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute")
+	text = strings.ReplaceAll(text, "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute", "apiVersion: gateway.networking.k8s.io/v1\nkind: TCPRoute")
+	return withDefaultHTTPRouteMatchesYAML(text)
+}
+
+// silenceIstiodLogs turns off the logging of the istiod code the harness runs.
+func silenceIstiodLogs() {
+	for _, s := range istiolog.Scopes() {
+		s.SetOutputLevel(istiolog.NoneLevel)
+		s.SetStackTraceLevel(istiolog.NoneLevel)
+	}
 }
 
 // gatewayAPIBundleVersion gives every CRD the fake API server creates the Gateway API
