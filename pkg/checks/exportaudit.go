@@ -965,8 +965,36 @@ func exportToPatchAll(ref string, declared []string, ownNs string, add []string)
 
 // widenExportTo is the fix of an audit finding that exports the resource ("Kind ns/name") to
 // the namespaces it is missing in, written when the report is (AuditFinding.widen).
+//
+// Beyond maxListedNamespaces namespaces to add, it exports the resource to every namespace
+// instead and says how many need it: on a large mesh a resource hidden from the namespaces of a
+// route exported everywhere is missing in hundreds, and a fix listing each of them is neither
+// readable nor what an operator would apply (export-audit -o json still lists them, missingIn).
 func widenExportTo(ref string, declared []string, ownNs string) func([]string) string {
-	return func(missing []string) string { return exportToPatchAllText(ref, declared, ownNs, missing) }
+	return func(missing []string) string {
+		if n := addedNamespaces(declared, ownNs, missing); n > maxListedNamespaces {
+			p := refPatch(ref, fields{{"spec", fields{{"exportTo", []string{rules.ExportPublic}}}}})
+			p.note = everyNamespaceNote(n)
+			return p.Text()
+		}
+		return exportToPatchAllText(ref, declared, ownNs, missing)
+	}
+}
+
+// maxListedNamespaces is the most namespaces an exportTo fix lists (widenExportTo).
+const maxListedNamespaces = 10
+
+// addedNamespaces is how many namespaces widening declared to missing adds.
+func addedNamespaces(declared []string, ownNs string, missing []string) int {
+	if len(missing) <= maxListedNamespaces {
+		return len(missing) // (at most this many: no need to count exactly)
+	}
+	return len(widenedExportToAll(declared, ownNs, missing)) - len(keptExportTo(declared))
+}
+
+// everyNamespaceNote follows the resource in a fix that exports it to every namespace.
+func everyNamespaceNote(n int) string {
+	return fmt.Sprintf(" (%d more namespaces need it: \"*\" exports it to every namespace; export-audit -o json lists them under missingIn)", n)
 }
 
 // exportToPatchAllText is exportToPatchAll(...).Text() written directly: an audit of a large
@@ -987,8 +1015,17 @@ func exportToPatchAllText(ref string, declared []string, ownNs string, add []str
 }
 
 // widenServiceExportTo is widenExportTo for a Kubernetes Service's exportTo annotation.
+// (beyond maxListedNamespaces: "*", as widenExportTo).
 func widenServiceExportTo(name string, declared []string, ownNs string) func([]string) string {
-	return func(missing []string) string { return serviceExportToPatchAll(name, declared, ownNs, missing).Text() }
+	return func(missing []string) string {
+		if n := addedNamespaces(declared, ownNs, missing); n > maxListedNamespaces {
+			p := newPatch("v1", "Service", ownNs, name, fields{{"apiVersion", "v1"}, {"kind", "Service"},
+				{"metadata", fields{{"name", name}, {"namespace", ownNs}, {"annotations", fields{{"networking.istio.io/exportTo", rules.ExportPublic}}}}}})
+			p.note = everyNamespaceNote(n)
+			return p.Text()
+		}
+		return serviceExportToPatchAll(name, declared, ownNs, missing).Text()
+	}
 }
 
 // widenedExportToAll is widenedExportTo with every namespace of add.
@@ -1024,6 +1061,16 @@ func widenedExportToAll(declared []string, ownNs string, add []string) []string 
 // widenedExportTo is declared with addNs added ("." kept, "~" dropped, "." when it declares
 // nothing and the mesh default hid it).
 func widenedExportTo(declared []string, ownNs, addNs string) []string {
+	keep := keptExportTo(declared)
+	if addNs != ownNs || !slices.Contains(keep, rules.ExportPrivate) {
+		keep = append(keep, addNs)
+	}
+	return keep
+}
+
+// keptExportTo is what a widened exportTo keeps of declared ("~" dropped, "." when nothing is
+// left).
+func keptExportTo(declared []string) []string {
 	keep := []string{}
 	for _, x := range declared {
 		if x != rules.ExportNone {
@@ -1032,9 +1079,6 @@ func widenedExportTo(declared []string, ownNs, addNs string) []string {
 	}
 	if len(keep) == 0 {
 		keep = []string{rules.ExportPrivate}
-	}
-	if addNs != ownNs || !slices.Contains(keep, rules.ExportPrivate) {
-		keep = append(keep, addNs)
 	}
 	return keep
 }

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -521,5 +522,44 @@ func TestExportAuditGatewayAPIRoutes(t *testing.T) {
 		if !slices.Equal(got, want) || !strings.Contains(fix, c.fix) || (c.fix == "") != (fix == "") {
 			t.Errorf("%s: findings %v (fix %q), want %v (fix with %q)", c.file, got, fix, want, c.fix)
 		}
+	}
+}
+
+// TestWidenExportToEveryNamespace: an entry hidden from the client namespaces of a route that
+// is exported everywhere is missing in each of them; up to maxListedNamespaces the fix lists
+// them, beyond that it exports the entry to every namespace and says how many need it, and that
+// fix clears the finding.
+func TestWidenExportToEveryNamespace(t *testing.T) {
+	mesh := func(clients int, exportTo string) string {
+		docs := []string{"apiVersion: v1\nkind: Namespace\nmetadata: {name: istio-system}"}
+		for i := 0; i <= clients; i++ {
+			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-%02d, labels: {istio-injection: enabled}}", i))
+		}
+		docs = append(docs, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: api, namespace: team-00}\nspec:\n  hosts: [api.example.com]\n  exportTo: "+exportTo+"\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: api, namespace: team-00}\nspec:\n  hosts: [api.example.com]\n  http:\n  - timeout: 5s\n    route: [{destination: {host: api.example.com}}]")
+		return strings.Join(docs, "\n---\n")
+	}
+	fixOf := func(doc string) (string, bool) {
+		snap := loadYAML(t, doc)
+		for _, f := range ExportAudit(snap, AuditOptions{}).Findings {
+			if f.Code == AuditSENotExportedToClient && f.Name == "api" {
+				return f.Fix, true
+			}
+		}
+		return "", false
+	}
+	// 10 other client namespaces: listed.
+	fix, ok := fixOf(mesh(10, `["."]`))
+	if !ok || !strings.Contains(fix, `- "team-10"`) || strings.Contains(fix, `"*"`) {
+		t.Errorf("10 namespaces: want them listed, got %q (found %v)", fix, ok)
+	}
+	// 11: every namespace, with the count.
+	fix, ok = fixOf(mesh(11, `["."]`))
+	want := "# ServiceEntry team-00/api (11 more namespaces need it: \"*\" exports it to every namespace; export-audit -o json lists them under missingIn)\nspec:\n  exportTo:\n  - \"*\""
+	if !ok || fix != want {
+		t.Errorf("11 namespaces:\n got %q\nwant %q", fix, want)
+	}
+	if _, ok := fixOf(mesh(11, `["*"]`)); ok {
+		t.Errorf("the fix did not clear the finding")
 	}
 }

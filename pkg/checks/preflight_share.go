@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -45,10 +46,10 @@ type sharedLayer struct {
 	view SidecarView
 	ok   bool
 	// shapes and addrs: per port, the wildcard-listener shapes of the public services and the
-	// addresses of all public services (calls to them carry those addresses; a CIDR range
-	// matches calls by prefix).
+	// addresses of all public services with the hosts that declare each (calls to them carry
+	// those addresses; a CIDR range matches calls by prefix).
 	shapes map[uint32]uint8
-	addrs  map[uint32]map[string]bool
+	addrs  map[uint32]map[string][]string
 	cidr   map[uint32]bool
 	// ports: the ports of the public services of each host name (a namespace's own entry for
 	// the host replaces them there); catchAll: the ports on which a host's public entry is a
@@ -90,7 +91,7 @@ func (c *collector) sharedLayerFor(rev string) *sharedLayer {
 	if rev != c.snap.Revision {
 		labels = map[string]string{RevisionLabel: rev}
 	}
-	l := &sharedLayer{view: BuildSidecarView(c.snap, sharedNamespace, labels), shapes: map[uint32]uint8{}, addrs: map[uint32]map[string]bool{},
+	l := &sharedLayer{view: BuildSidecarView(c.snap, sharedNamespace, labels), shapes: map[uint32]uint8{}, addrs: map[uint32]map[string][]string{},
 		cidr: map[uint32]bool{}, ports: map[string][]uint32{}, catchAll: map[string][]uint32{}, always: map[string]bool{}}
 	c.layers.m[rev] = l
 	l.ok = l.view.Revision == rev && l.view.Scope.Sidecar == nil && !l.view.DNS.Capture && !l.view.Outbound.Proxy.AutoAllocated
@@ -106,11 +107,11 @@ func (c *collector) sharedLayerFor(rev string) *sharedLayer {
 			}
 			if len(s.Addresses) > 0 {
 				if l.addrs[p.Number] == nil {
-					l.addrs[p.Number] = map[string]bool{}
+					l.addrs[p.Number] = map[string][]string{}
 				}
 				for _, a := range s.Addresses {
-					l.addrs[p.Number][a] = true
-					l.cidr[p.Number] = l.cidr[p.Number] || strings.Contains(a, "/")
+					l.addrs[p.Number][a] = append(l.addrs[p.Number][a], s.Hostname)
+					l.cidr[p.Number] = l.cidr[p.Number] || isCIDR(a)
 				}
 			}
 			if !own {
@@ -196,6 +197,13 @@ func portShape(s rules.Service, p rules.ServicePort) (shape uint8, own bool) {
 	return shapeTCP, false
 }
 
+// isCIDR: address a is a range (a Kubernetes Service's placeholder address offline,
+// "<clusterIP of ns/name>", is not).
+func isCIDR(a string) bool {
+	_, err := netip.ParsePrefix(a)
+	return err == nil
+}
+
 // namespaceDelta is what a client namespace sees beyond the public layer, as the hosts and
 // ports whose calls it may change.
 type namespaceDelta struct {
@@ -263,12 +271,16 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 			case s.Kind != rules.KindServiceEntry:
 				d.tainted[p.Number] = true
 			case own:
-				// its own listener on each address: it catches calls to that address (to a
-				// range: by prefix)
-				if slices.ContainsFunc(s.Addresses, func(a string) bool {
-					return l.addrs[p.Number][a] || (len(l.addrs[p.Number]) > 0 && (l.cidr[p.Number] || strings.Contains(a, "/")))
-				}) {
-					d.tainted[p.Number] = true
+				// its own listener on each address: it catches calls to that address, that is
+				// the calls of the public hosts with that address on the port (to a range: by
+				// prefix, so any call on the port)
+				for _, a := range s.Addresses {
+					if len(l.addrs[p.Number]) > 0 && (l.cidr[p.Number] || isCIDR(a)) {
+						d.tainted[p.Number] = true
+					}
+					for _, h := range l.addrs[p.Number][a] {
+						d.touch(h)
+					}
 				}
 			case shape == shapeTCP || l.shapes[p.Number] != shape:
 				d.tainted[p.Number] = true
