@@ -1909,6 +1909,12 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 				// the listener's route configuration has no route for the host: 404 NR at the
 				// gateway; the resource to change is the gateway verdict's when it has one
 				culprit, msg, fix := w.Ref(), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s.", rds, rep.Host, w.Ref()), fmt.Sprintf("Bind a route for %s to a Gateway server on this port (why-missing %s --gateway %s says which route does not bind and why).", rep.Host, rep.Host, w.Ref())
+				if proto, ok := tlsSpeakingPort(hostEntries, hostPort); ok {
+					// the host's clients speak TLS: they never get as far as a route (blind audit
+					// 73 g07, where a TLS call was said to get 404 NR)
+					msg = fmt.Sprintf("The gateway's listener on port %d speaks HTTP (route configuration %s), but %s is declared %s, so its clients speak TLS: the HTTP connection manager cannot read the TLS handshake and answers with a plaintext 400, and the client sees a TLS handshake error or a reset, no HTTP status (DPE in the gateway's access log).", opt.Port, rds, rep.Host, proto)
+					fix = fmt.Sprintf("Serve %s on this port with a TLS server (tls.mode PASSTHROUGH, routed with a tls block by SNI), or have the client send plain HTTP and originate TLS at the gateway.", rep.Host)
+				}
 				if g.Cause != CauseOK && g.Cause != "" && g.Culprit != "" {
 					culprit, msg, fix = g.Culprit, msg+" "+upperFirst(g.Message), g.Fix
 				} else if d, ok := meshOnlyRouteOnPorts(snap, w, onPort, rep.Host); ok {
@@ -2019,6 +2025,29 @@ func specificNoChainFix(rep *ListenerReport, g GatewayVerdict) {
 //
 // Mirrors Envoy's virtual host selection over istiod's gateway route configuration
 // (pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig), as the path does.
+// tlsSpeakingPort: the host's entries declare port with a protocol whose clients speak TLS
+// (TLS, HTTPS), and which; when they do not declare port (a mesh route sends another port of
+// theirs to the gateway's), every port they declare is such.
+func tlsSpeakingPort(entries []rules.Service, port uint32) (string, bool) {
+	proto, declared, other := "", false, false
+	for _, s := range entries {
+		for _, p := range s.Ports {
+			tls := rules.IsTLSProtocol(p.Protocol)
+			if p.Number == port {
+				if tls {
+					return fmt.Sprintf("%s (port %d)", p.Protocol, port), true
+				}
+				declared = true
+			}
+			if tls && proto == "" {
+				proto = fmt.Sprintf("%s (port %d)", p.Protocol, p.Number)
+			}
+			other = other || !tls
+		}
+	}
+	return proto, !declared && !other && proto != ""
+}
+
 func routeMissing(rep *ListenerReport, host string) string {
 	for _, l := range rep.Listeners {
 		for _, c := range l.Chains {

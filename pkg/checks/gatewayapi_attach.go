@@ -135,6 +135,22 @@ func meshHTTPRoutesTo(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []string {
 	return out
 }
 
+// parentListenersHTTP: every listener of g that parentRef ref can name (by sectionName or port,
+// else all) has protocol HTTP or HTTPS.
+func parentListenersHTTP(g *gatewayv1.Gateway, ref gatewayv1.ParentReference) bool {
+	n := 0
+	for _, l := range g.Spec.Listeners {
+		if ref.SectionName != nil && string(*ref.SectionName) != string(l.Name) || ref.Port != nil && *ref.Port != l.Port {
+			continue
+		}
+		if l.Protocol != gatewayv1.HTTPProtocolType && l.Protocol != gatewayv1.HTTPSProtocolType {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // notAcceptedText is the message and fix for a parentRef no listener accepts.
 func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (msg, fix string) {
 	ref := a.Route.ParentRefs[a.Index]
@@ -142,6 +158,12 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	symptom := "requests for its hostnames get 404 NR there, or the gateway is never used"
 	if a.Route.Kind != "HTTPRoute" && a.Route.Kind != "GRPCRoute" {
 		symptom = "a listener no other route serves gets no filter chain, so istiod leaves it out and connections to it are refused (503 UF for HTTP calls at the client's sidecar; TLS and TCP clients see the connection closed), or the gateway is never used"
+		if g := kubeGatewayOf(snap, a.Gateway); g != nil && parentListenersHTTP(g, ref) {
+			// an HTTP listener keeps its HTTP connection manager whatever routes attach
+			// (gateway.go buildGatewayListeners: one chain per HTTP server, routes by RDS):
+			// the route's TLS or TCP clients meet it (blind audit 73 g07)
+			symptom = "the listeners it targets speak HTTP and keep their HTTP connection manager, which cannot read TLS or TCP bytes: those connections are closed (the client sees a TLS handshake error or a reset, no HTTP status), or the gateway is never used"
+		}
 	}
 	msg = fmt.Sprintf("%s does not attach to Gateway %s (spec.parentRefs[%d]): %s (%s). Its rules never reach that gateway: %s.",
 		route, a.Gateway, a.Index, attachMessage(a), a.Reason, symptom)

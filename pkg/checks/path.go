@@ -3852,7 +3852,13 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				// ingress's setup) is what to change first (tlsFix)
 				culprit = "Gateway " + rules.GatewayName(sel.Gateway)
 			}
-			tr.fail(PathTLSMismatch, flag, culprit, msg, tlsFix(sent, expect, svc, cport, host))
+			fix := tlsFix(sent, expect, svc, cport, host)
+			if gwName, listener, ok := rules.ParseKubeGatewayInternalName(sel.Gateway.Name); ok && expect == "plaintext" && clientTLS(sent) && !strings.Contains(sent, "inside") {
+				// the server is a Gateway API listener: its protocol and a TLSRoute are what to
+				// change (blind audit 73 g07)
+				fix = fmt.Sprintf("Make listener %s of Gateway %s/%s protocol TLS with tls.mode Passthrough (hostname %s) and attach a TLSRoute for %s to it, so the client's own TLS goes through to %s; or have the client send plain HTTP and originate TLS at the gateway (a DestinationRule for %s with tls.mode SIMPLE).", listener, sel.Gateway.Namespace, gwName, host, host, host, host)
+			}
+			tr.fail(PathTLSMismatch, flag, culprit, msg, fix)
 		}
 		return
 	}
@@ -7222,6 +7228,12 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 	}
 	switch expect {
 	case "plaintext":
+		if clientTLS(sent) && !strings.Contains(sent, "inside") {
+			// The client's own TLS reaches the server's HTTP connection manager as it is: a
+			// codec error, answered with a plaintext 400 the client's TLS stack cannot read
+			// (blind audit 73 g07, c07).
+			return fmt.Sprintf("The sidecar passes %s through to a gateway server that expects plain HTTP: the gateway's HTTP connection manager cannot read the TLS handshake and answers with a plaintext 400, so the client sees a TLS handshake error or a reset, no HTTP status (DPE in the gateway's access log).", sent)
+		}
 		return fmt.Sprintf("The sidecar sends %s to a gateway server that expects plaintext (HTTP or TCP without tls settings): the gateway reads TLS handshake bytes as %s and the call fails (503 UF, or 400 for HTTP).", sent, "plain traffic")
 	case "Istio mTLS":
 		if sent == "plaintext" {
@@ -7251,6 +7263,16 @@ func clientTLS(sent string) bool {
 func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) string {
 	switch expect {
 	case "plaintext":
+		if clientTLS(sent) {
+			// The TLS is the client's own (no DestinationRule made it): a server that passes
+			// it through by SNI is what fits, as in Istio's egress TLS passthrough task; the
+			// sidecar's Istio mTLS around it, when a DestinationRule adds one, goes too.
+			unwrap := ""
+			if strings.Contains(sent, "inside") {
+				unwrap = fmt.Sprintf(", and remove the tls settings for port %d from the DestinationRule of %s", port, svc.Hostname)
+			}
+			return fmt.Sprintf("Make the gateway server for %s a TLS server with tls.mode PASSTHROUGH (protocol TLS, routed with a tls block matching sniHosts %s)%s, so the client's own TLS goes through to %s; or have the client send plain HTTP and originate TLS at the gateway (a DestinationRule for %s with tls.mode SIMPLE).", host, host, unwrap, host, host)
+		}
 		return fmt.Sprintf("Remove the tls settings for port %d from the DestinationRule of %s (the gateway server is plaintext), or make the server HTTPS with tls.mode ISTIO_MUTUAL.", port, svc.Hostname)
 	case "Istio mTLS":
 		return fmt.Sprintf("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: egressgateway-for-%s\n  namespace: %s\nspec:\n  host: %s\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: %d}\n      tls:\n        mode: ISTIO_MUTUAL\n        sni: %s",

@@ -1724,3 +1724,56 @@ func TestTLSToPort80SaysTheTargetPort(t *testing.T) {
 		t.Fatalf("%s: %s", p.Cause, p.Message)
 	}
 }
+
+// TestClientTLSIntoHTTPServerFixes: where a client's own TLS meets a plain HTTP gateway server
+// (classic) or listener (Gateway API), every answer's fix is a server or listener that passes
+// TLS through, never a DestinationRule that does not exist nor an http section the client's TLS
+// could not use, and explain-listener does not promise a 404 to a TLS client (blind audit 73
+// c07, g07).
+func TestClientTLSIntoHTTPServerFixes(t *testing.T) {
+	for _, tc := range []struct {
+		file, host, gateway, passthrough string
+		port                             uint32
+	}{
+		{"tls-client-tls-into-plaintext-http-server.yaml", "ledger.example.org", "istio-system/istio-egressgateway", "mode: PASSTHROUGH", 8443},
+		{"gatewayapi-tls-client-tls-into-http-listener.yaml", "pay.vendor.test", "pay-egress/pay-gw-istio", "tls.mode Passthrough", 443},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, Port: tc.port, From: map[string]string{"ledger.example.org": "team-a", "pay.vendor.test": "shop"}[tc.host], Call: "tls"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.ToLower(p.Fix), "passthrough") || strings.Contains(p.Fix, "DestinationRule of") {
+			t.Errorf("%s: path fix %q", tc.file, p.Fix)
+		}
+		if strings.Contains(p.Message, "503") {
+			t.Errorf("%s: a TLS client of an HTTP server gets no 503: %q", tc.file, p.Message)
+		}
+		r, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host, Gateway: tc.gateway})
+		if err != nil || len(r.Gateways) == 0 {
+			t.Fatalf("%s: why-missing: %v", tc.file, err)
+		}
+		if g := r.Gateways[0]; !strings.Contains(g.Fix, tc.passthrough) || strings.Contains(g.Fix, "http:\n") {
+			t.Errorf("%s: gateway verdict %s fix %q", tc.file, g.Cause, g.Fix)
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Gateway: tc.gateway, Port: 443, Host: tc.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		saw := false
+		for _, f := range rep.Findings {
+			if f.Code == PathGatewayNoRoute {
+				saw = true
+				if strings.Contains(f.Message, "404 NR at") || !strings.Contains(f.Message, "TLS handshake") {
+					t.Errorf("%s: explain-listener %q", tc.file, f.Message)
+				}
+			}
+		}
+		if !saw {
+			t.Errorf("%s: explain-listener raised no %s: %+v", tc.file, PathGatewayNoRoute, rep.Findings)
+		}
+	}
+}

@@ -960,6 +960,13 @@ func bindFailureFix(snap *snapshot.Snapshot, b rules.Binding, w Workload) string
 		if b.RouteType == rules.RouteTCP {
 			return fmt.Sprintf("# %s: route the connections on the gateway with a tcp section (the server's protocol takes tcp routes)\nspec:\n  tcp:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
 		}
+		if len(b.VS.Spec.GetTls()) > 0 && s.GetTls() == nil && rules.ListenerClass(strings.ToUpper(s.GetPort().GetProtocol())) == rules.ClassHTTP {
+			// The VirtualService routes TLS by SNI: its clients speak TLS, which a plaintext HTTP
+			// server cannot read, so an http section would not help them (blind audit 73 c07);
+			// the server passing TLS through is what its routes were written for.
+			return fmt.Sprintf("# Gateway %s server %d: pass the clients' TLS through by SNI, which the tls routes of %s expect (an HTTP server cannot read TLS)\nspec:\n  servers:\n  - port: {number: %d, name: tls-%d, protocol: TLS}\n    tls:\n      mode: PASSTHROUGH\n    hosts:\n%s# (only if the clients send plain HTTP: route the requests with an http section of %s instead)",
+				rules.GatewayName(b.Gateway), b.ServerIndex, vsRef, s.GetPort().GetNumber(), s.GetPort().GetNumber(), indent(yamlItems(s.GetHosts()), "  "), vsRef)
+		}
 		return fmt.Sprintf("# %s: route the requests on the gateway with an http section (the server's protocol takes http routes)\nspec:\n  http:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
 	}
 	return ""
