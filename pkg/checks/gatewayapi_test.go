@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
@@ -1724,6 +1725,7 @@ func TestGeneratedFixNamesItsOrigin(t *testing.T) {
 		file, code, kind string
 		wantFix          []string
 		notFix           []string
+		yaml             bool // the fix is one object's YAML
 	}{
 		{file: "manual-gateway-service-lacks-listener-port-tls.yaml", code: ListenerServerDropped, kind: "Gateway",
 			wantFix: []string{"is generated from Gateway istio-system/partner-egress, listener tls-8443: make the change there. Add port 8443"}, notFix: []string{"parentRef"}},
@@ -1733,6 +1735,12 @@ func TestGeneratedFixNamesItsOrigin(t *testing.T) {
 			wantFix: []string{"make the change there (an HTTPRoute with the ServiceEntry"}},
 		{file: "tcproute-hidden-by-mesh-default-listener-without-chains.yaml", code: ListenerNoChains, kind: "Gateway",
 			wantFix: []string{"A Gateway API route has no exportTo: create TCPRoute"}, notFix: []string{"make the change there"}},
+		// an entry to create: in the route's namespace, as YAML that pastes whole (blind audit
+		// 73 g06), for an HTTPRoute and a TCPRoute
+		{file: "gateway-route-hostname-backend-undeclared-http.yaml", code: CauseHostNotFound, kind: "HTTPRoute",
+			wantFix: []string{"  name: api-vendor-example\n  namespace: out-gw\n", "looks its backends up from namespace out-gw"}, notFix: []string{"make the change there"}, yaml: true},
+		{file: "gateway-route-hostname-backend-undeclared-tcp.yaml", code: CauseHostNotFound, kind: "TCPRoute",
+			wantFix: []string{"  name: db-partner-test\n  namespace: db-gw\n", "looks its backends up from namespace db-gw"}, notFix: []string{"make the change there"}, yaml: true},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			res := Preflight(loadGatewayAPIFixture(t, tc.file, false))
@@ -1751,6 +1759,10 @@ func TestGeneratedFixNamesItsOrigin(t *testing.T) {
 					if strings.Contains(f.Fix, w) {
 						t.Errorf("fix %q has %q", f.Fix, w)
 					}
+				}
+				var obj map[string]any
+				if err := yaml.Unmarshal([]byte(f.Fix), &obj); tc.yaml && (err != nil || obj["kind"] != "ServiceEntry") {
+					t.Errorf("fix is not one object's YAML (%v): %q", err, f.Fix)
 				}
 			}
 			if !found {

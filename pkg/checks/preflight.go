@@ -472,7 +472,25 @@ func attributeGenerated(snap *snapshot.Snapshot, fs []PreflightFinding) {
 		if f.Fix != "" && f.Code != CauseInputUnknown && !strings.HasPrefix(f.Fix, "In ") && !strings.HasPrefix(f.Fix, "Attach ") && !strings.HasPrefix(f.Fix, "Install ") && !strings.HasPrefix(f.Fix, "A Gateway API route ") {
 			// (a fix that already names the Gateway API object to change, or the CRDs to
 			// install, stays as it is)
-			f.Fix = fmt.Sprintf("%s is generated from %s: make the change there%s. %s", what, strings.Join(names, " and "), parentRefHint(origin[0].Kind), f.Fix)
+			switch {
+			case strings.HasPrefix(f.Fix, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: ") && origin[0].Kind != "Gateway":
+				// an entry to create for a host the route names: istiod looks a Hostname
+				// backend up as the route's namespace sees it (conversion.go buildDestination,
+				// LookupHostname(hostname, route namespace)), so it goes there; the words are a
+				// comment, so the YAML pastes whole (blind audit 73 g06, where a sentence ran
+				// into it and the entry had no namespace)
+				fix := f.Fix
+				if !strings.Contains(fix, "\n  namespace: ") {
+					head, rest, _ := strings.Cut(fix, "\n  name: ")
+					name, tail, _ := strings.Cut(rest, "\n")
+					fix = head + "\n  name: " + name + "\n  namespace: " + origin[0].Namespace + "\n" + tail
+				}
+				f.Fix = fix + fmt.Sprintf("\n# %s is generated from %s, which looks its backends up from namespace %s: create the entry there, or correct the route's backendRef if the host is a typo", what, strings.Join(names, " and "), origin[0].Namespace)
+			case strings.HasPrefix(f.Fix, "apiVersion:") || strings.HasPrefix(f.Fix, "# "):
+				f.Fix += fmt.Sprintf("\n# %s is generated from %s: make the change there%s", what, strings.Join(names, " and "), parentRefHint(origin[0].Kind))
+			default:
+				f.Fix = fmt.Sprintf("%s is generated from %s: make the change there%s. %s", what, strings.Join(names, " and "), parentRefHint(origin[0].Kind), f.Fix)
+			}
 		}
 		f.Resource = ResourceRef{Kind: origin[0].Kind, Namespace: origin[0].Namespace, Name: origin[0].Name}
 		f.Field = ""
