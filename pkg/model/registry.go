@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
+	"sync"
 
 	meshv1alpha1 "istio.io/api/mesh/v1alpha1"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
@@ -62,7 +63,7 @@ type Registry struct {
 
 	exported  *lazy.Map[string, []rules.Service]
 	exportIdx *rules.ExportIndex
-	hostNs    map[string]map[string]rules.Service
+	hostNs    func() map[string]map[string]rules.Service
 }
 
 type cidrEntry struct {
@@ -141,7 +142,9 @@ func newRegistry(view *snapshot.Snapshot, opt rules.ServiceOptions) *Registry {
 		}
 	}
 	sort.Strings(r.shared)
-	r.hostNs = rules.HostNamespaceIndex(r.All)
+	// (built on first use: a question about one host through a gateway does not read it; r.All
+	// is in creation order already)
+	r.hostNs = sync.OnceValue(func() map[string]map[string]rules.Service { return rules.HostNamespaceIndexSorted(r.All) })
 	r.exportIdx = rules.NewExportIndex(r.All)
 	r.exported = lazy.New(func(ns string) []rules.Service { return r.exportIdx.For(ns) })
 	return r
@@ -216,7 +219,7 @@ func (r *Registry) ForAddress(ip string) []rules.Service {
 }
 
 // HostNamespaceIndex is rules.HostNamespaceIndex(All), built once. Callers must not modify it.
-func (r *Registry) HostNamespaceIndex() map[string]map[string]rules.Service { return r.hostNs }
+func (r *Registry) HostNamespaceIndex() map[string]map[string]rules.Service { return r.hostNs() }
 
 // ExportedTo returns the entries visible in namespace ns in istiod's order
 // (rules.ServicesExportedTo), computed once per namespace. Callers must not modify it.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -62,6 +63,9 @@ type GlobalOptions struct {
 	// LoadStats prints how a live load went (objects, requests, time) to stderr (hidden
 	// --load-stats, for hack/bench-live.sh).
 	LoadStats bool
+	// CPUProfile writes a Go CPU profile of the command to this file (hidden --cpu-profile, for
+	// docs/performance.md's profiles of live runs).
+	CPUProfile string
 }
 
 // NewRootCommand builds `kubectl egress` with its subcommands.
@@ -108,6 +112,8 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 	pf.IntVar(&g.OutputWidth, "output-width", 0, "wrap text output to this many columns; 0 turns wrapping off (default: the terminal's width when stdout is a terminal, no wrapping otherwise)")
 	pf.BoolVar(&g.LoadStats, "load-stats", false, "print how the live load went (objects, API requests, time) to stderr")
 	_ = pf.MarkHidden("load-stats")
+	pf.StringVar(&g.CPUProfile, "cpu-profile", "", "write a Go CPU profile of the command to this file")
+	_ = pf.MarkHidden("cpu-profile")
 	verbosity := addVerbosityFlag(pf)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if g.OutputWidth < 0 {
@@ -123,6 +129,21 @@ istiod computes it, which clusters, listeners and routes each egress gateway get
 		envoy.MaxBodyBytes = int64(g.MaxInputMiB) << 20
 		if g.MaxObjects <= 0 {
 			return usageErr("--max-objects %d: want a positive number", g.MaxObjects)
+		}
+		if g.CPUProfile != "" {
+			f, err := os.Create(g.CPUProfile)
+			if err != nil {
+				return usageErr("--cpu-profile: %v", err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				return usageErr("--cpu-profile: %v", err)
+			}
+			// (run whether the command succeeds or fails)
+			cobra.OnFinalize(func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			})
 		}
 		return nil
 	}

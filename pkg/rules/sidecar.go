@@ -390,6 +390,12 @@ func (l EgressListener) candidates(all []Service, index map[string]map[string]Se
 func HostNamespaceIndex(all []Service) map[string]map[string]Service {
 	sorted := slices.Clone(all)
 	SortByCreation(sorted)
+	return HostNamespaceIndexSorted(sorted)
+}
+
+// HostNamespaceIndexSorted is HostNamespaceIndex of services already in SortByCreation's order
+// (a registry's), without sorting a copy.
+func HostNamespaceIndexSorted(sorted []Service) map[string]map[string]Service {
 	index := map[string]map[string]Service{}
 	for _, s := range sorted {
 		byNs := index[s.Hostname]
