@@ -184,8 +184,14 @@ func init() {
 		// path.port-held: an older Gateway egress/held on the same pods with a plain-HTTP
 		// server on 8453 (for held.example.net) or a TCP one: the path's HTTPS/TLS server on
 		// 8453 cannot share a plaintext port and istiod skips it (gateway.go MergeGateways,
-		// canMergeProtocols); the path's HTTP server on 8090 is not affected.
-		dimension{dimPHeld, []string{"none", "none", "none", "older-http", "older-tcp"}},
+		// canMergeProtocols); the path's HTTP server on 8090 is not affected. older-passthrough:
+		// an older Gateway egress/held with a TLS PASSTHROUGH server on 8090 for
+		// held.example.net and a tls route to it: a plaintext server arriving on a port that only
+		// TLS servers hold is kept beside them (MergeGateways: "no existing plaintext server on
+		// this port"), and buildGatewayListeners appends both servers' chains to one listener,
+		// so the path's plaintext HTTP call takes the chain without server names (blind audit
+		// 74 case 12).
+		dimension{dimPHeld, []string{"none", "none", "none", "older-http", "older-tcp", "older-passthrough"}},
 		// path.sidecar: a Sidecar in team-p (istiod sidecar.go: a Sidecar egress listener with
 		// a port keeps only that port of the services it imports, and imports only the
 		// namespaces its hosts name). catch-all: egress hosts [*/*] without a port (the
@@ -743,6 +749,47 @@ spec:%s%s
 	cfgLabels := ""
 	if revVariant == "config-canary" || revVariant == "both-canary" {
 		cfgLabels = "\n  labels: {istio.io/rev: canary}"
+	}
+	if d[dimPHeld] == "older-passthrough" {
+		b.add(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: held
+  namespace: egress
+  creationTimestamp: "2000-01-01T00:00:00Z"
+spec:
+  hosts: [held.example.net]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 443, name: tls, protocol: TLS}
+  resolution: DNS`)
+		b.add(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: held
+  namespace: egress
+  creationTimestamp: "2000-01-01T00:00:00Z"
+spec:
+  selector: {istio: egress-dedicated}
+  servers:
+  - port: {number: 8090, name: tls-held, protocol: TLS}
+    hosts: [held.example.net]
+    tls: {mode: PASSTHROUGH}`)
+		b.add(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: held
+  namespace: egress
+  creationTimestamp: "2000-01-01T00:00:00Z"
+spec:
+  hosts: [held.example.net]
+  gateways: [held]
+  tls:
+  - match:
+    - port: 8090
+      sniHosts: [held.example.net]
+    route:
+    - destination: {host: held.example.net, port: {number: 443}}`)
 	}
 	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" {
 		proto, name := "HTTP", "http-held"

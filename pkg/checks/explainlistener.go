@@ -1905,7 +1905,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 					culprit = w.Ref()
 				}
 				rep.add(g.Cause, culprit, g.Message, g.Fix)
-			} else if rds := routeMissing(rep, rep.Host); a.host == rep.Host && rds != "" {
+			} else if rds := routeMissing(rep, rep.Host); a.host == rep.Host && rds != "" && !tlsChainServes(rep, hostEntries, hostPort, rep.Host) {
 				// the listener's route configuration has no route for the host: 404 NR at the
 				// gateway; the resource to change is the gateway verdict's when it has one
 				culprit, msg, fix := w.Ref(), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s.", rds, rep.Host, w.Ref()), fmt.Sprintf("Bind a route for %s to a Gateway server on this port (why-missing %s --gateway %s says which route does not bind and why).", rep.Host, rep.Host, w.Ref())
@@ -2046,6 +2046,21 @@ func tlsSpeakingPort(entries []rules.Service, port uint32) (string, bool) {
 		}
 	}
 	return proto, !declared && !other && proto != ""
+}
+
+// tlsChainServes: the host's clients speak TLS and a chain of the listener matches the host's
+// server name, so they never reach an HTTP chain's routes (blind audit 74 case 12: a
+// PASSTHROUGH server and a plaintext HTTP server kept on one port).
+func tlsChainServes(rep *ListenerReport, entries []rules.Service, port uint32, host string) bool {
+	if _, ok := tlsSpeakingPort(entries, port); !ok {
+		return false
+	}
+	for _, l := range rep.Listeners {
+		if c := bestSNIChain(l.Chains, host); c != nil && len(c.SNI) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func routeMissing(rep *ListenerReport, host string) string {

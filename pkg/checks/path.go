@@ -3769,16 +3769,41 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	// server name picks, and a terminating server's chain matches its hosts' names
 	// (gateway.go createGatewayTCPFilterChainOpts, SNIHostsForServer), so the server whose
 	// hosts the call's name matches decides what is expected.
-	if sent != "plaintext" && len(servers) > 1 {
-		name := host
-		if sni != "" {
-			name = sni
-		}
-		for _, ms := range servers {
-			if mode := serverExpects(ms.Server); mode != "the client's TLS" && mode != "plaintext" &&
-				slices.ContainsFunc(rules.SNIHostsForServer(ms.Server), func(h string) bool { return rules.HostMatches(h, name) }) {
-				sel, srv = ms, ms.Server
-				break
+	//
+	// A plaintext server kept beside TLS servers on the port (a TLS server came first, so
+	// mergeGateways keeps both under different protocols, and buildGatewayListeners appends
+	// their chains to one listener) gets a chain without a match: plaintext takes it, and so
+	// does TLS whose server name no TLS chain matches (blind audit 74 case 12, where a
+	// plaintext call was checked against the PASSTHROUGH server).
+	if len(servers) > 1 {
+		plain := slices.IndexFunc(servers, func(ms rules.GatewayServer) bool { return serverExpects(ms.Server) == "plaintext" })
+		if sent == "plaintext" {
+			if plain >= 0 {
+				sel, srv = servers[plain], servers[plain].Server
+			}
+		} else {
+			name := host
+			if sni != "" {
+				name = sni
+			}
+			matches := func(ms rules.GatewayServer) bool {
+				return slices.ContainsFunc(rules.SNIHostsForServer(ms.Server), func(h string) bool { return rules.HostMatches(h, name) })
+			}
+			found := false
+			for _, ms := range servers {
+				if mode := serverExpects(ms.Server); mode != "the client's TLS" && mode != "plaintext" && matches(ms) {
+					sel, srv, found = ms, ms.Server, true
+					break
+				}
+			}
+			if !found && plain >= 0 {
+				if i := slices.IndexFunc(servers, func(ms rules.GatewayServer) bool {
+					return serverExpects(ms.Server) == "the client's TLS" && matches(ms)
+				}); i >= 0 {
+					sel, srv = servers[i], servers[i].Server
+				} else {
+					sel, srv = servers[plain], servers[plain].Server
+				}
 			}
 		}
 	}
@@ -3887,6 +3912,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 	} else if len(chains) > 0 {
 		chain = &chains[0]
+		if sent == "plaintext" {
+			// plaintext carries no server name and no TLS: of a listener that holds TLS
+			// servers' chains too, it takes the chain that matches neither (a plaintext
+			// server's; blind audit 74 case 12)
+			if i := slices.IndexFunc(chains, func(c ChainView) bool { return len(c.SNI) == 0 && c.TLS == "" }); i >= 0 {
+				chain = &chains[i]
+			}
+		}
 	}
 	if chain == nil {
 		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("no chain of %s matches server name %s", lname, host))
