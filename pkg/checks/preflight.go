@@ -1395,7 +1395,7 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 	// (several without workloadSelector: the oldest wins, silently): the namespace evidently
 	// calls them, so their calls are traced whatever they reach.
 	always := map[hostPortCall]bool{}
-	for _, q := range c.ambiguousImports(v, ns) {
+	for _, q := range append(c.ambiguousImports(v, ns), hiddenOwnCalls(c.snap, v, ns)...) {
 		if !askedSet[q] {
 			asked = append(asked, q)
 			askedSet[q] = true
@@ -1561,6 +1561,46 @@ const routeOnlyKind = "VirtualService host"
 // shadowedPortCalls lists host:port calls for the ports that a declaration of a host visible
 // to the sidecar has while the declaration the sidecar holds for the host lacks them and istiod
 // does not merge them (shadowedPort).
+// sidecarSelects: some egress listener of scope selects service s for a proxy of namespace ns
+// (its egress hosts name s's namespace and host; rules.EgressListener.SelectServices).
+func sidecarSelects(scope rules.SidecarScope, s rules.Service, ns string) bool {
+	for _, el := range scope.Egress {
+		if len(el.SelectServices([]rules.Service{s}, ns)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenOwnCalls are the calls of the ServiceEntries of namespace ns that the namespace's own
+// Sidecar (without workloadSelector) does not import, though they are exported to ns: the
+// namespace declared the host for its clients, so their calls are traced (under
+// REGISTRY_ONLY they end in 502; blind audit 74 case 24, where preflight passed a namespace
+// whose Sidecar hid its own entry, with a warning only).
+func hiddenOwnCalls(snap *snapshot.Snapshot, v SidecarView, ns string) []hostPortCall {
+	if v.Scope.Sidecar == nil || v.Scope.Sidecar.Namespace != ns || v.Scope.Sidecar.Spec.GetWorkloadSelector() != nil {
+		return nil
+	}
+	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
+	var out []hostPortCall
+	for _, se := range RevisionView(snap, v.Revision).ServiceEntries {
+		if se.Namespace != ns {
+			continue
+		}
+		for _, s := range reg.ForEntry(se) {
+			if strings.HasPrefix(s.Hostname, "*") || !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) || importedEntry(v.Outbound, s.Hostname) != nil {
+				continue
+			}
+			for _, p := range s.Ports {
+				if q := (hostPortCall{s.Hostname, p.Number}); p.Protocol != "UDP" && !slices.Contains(out, q) {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func shadowedPortCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
 	var out []hostPortCall
@@ -1572,6 +1612,13 @@ func shadowedPortCalls(snap *snapshot.Snapshot, v SidecarView) []hostPortCall {
 		_, visible := rules.ServiceForProxy(reg.Shared(h), v.Namespace)
 		for _, s := range visible {
 			if s.Ref() == held.Ref() || slices.Contains(held.MergedFrom, s.Ref()) {
+				continue
+			}
+			if v.Scope.Sidecar != nil && !sidecarSelects(v.Scope, s, v.Namespace) {
+				// the namespace's Sidecar would not import this declaration even alone (its
+				// egress hosts name another namespace): nothing says its clients call these
+				// ports (blind audit 74 case 04, where such a call failed CI and the fix
+				// proposed deleting the other declaration, which changes nothing)
 				continue
 			}
 			for _, p := range s.Ports {

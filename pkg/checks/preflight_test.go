@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -317,5 +318,175 @@ func TestPreflightUnreadGatewayAPIKinds(t *testing.T) {
 				t.Errorf("no INPUT_UNKNOWN naming the unread %ss: %+v", tc.kind, fs)
 			}
 		})
+	}
+}
+
+// TestPreflightSidecarHidesOwnEntry: a namespace whose Sidecar (without workloadSelector) does
+// not import the ServiceEntry the namespace itself declares gets its calls traced: under
+// REGISTRY_ONLY they end in 502 and preflight fails on the Sidecar (blind audit 74 case 24,
+// where it passed with a warning); under ALLOW_ANY they leave as passthrough, a warning. Two
+// cases of the rule, REGISTRY_ONLY from the mesh and from the Sidecar itself.
+func TestPreflightSidecarHidesOwnEntry(t *testing.T) {
+	base := filepath.Join("testdata", "paths", "_base.yaml")
+	for _, tc := range []struct {
+		name, docs string
+		fails      bool
+	}{
+		{"mesh REGISTRY_ONLY", `apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
+    outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: pi, namespace: team-a}
+spec:
+  hosts: [api.pi.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress: [{hosts: ["istio-system/*"]}]`, true},
+		{"Sidecar REGISTRY_ONLY", `apiVersion: v1
+kind: Namespace
+metadata: {name: billing, labels: {istio-injection: enabled}}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ledger, namespace: billing}
+spec:
+  hosts: [ledger.partner.test]
+  exportTo: ["."]
+  resolution: DNS
+  ports: [{number: 8443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: narrow, namespace: billing}
+spec:
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+  egress: [{hosts: ["./payments.internal", "istio-system/*"]}]`, true},
+		{"ALLOW_ANY", `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: pi, namespace: team-a}
+spec:
+  hosts: [api.pi.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress: [{hosts: ["istio-system/*"]}]`, false},
+	} {
+		f := filepath.Join(t.TempDir(), "in.yaml")
+		if err := os.WriteFile(f, []byte(tc.docs), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := loader.FromFiles([]string{base, f}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Preflight(snap)
+		blackhole := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+			return f.Code == ListenerBlackHole && f.Level == LevelError && f.Resource.Kind == "Sidecar"
+		})
+		if blackhole != tc.fails {
+			t.Errorf("%s: REGISTRY_ONLY_BLACKHOLE on the Sidecar: %v, want %v\n%+v", tc.name, blackhole, tc.fails, res.Findings)
+		}
+	}
+}
+
+// TestPreflightShadowedPortNotImported: a port that only a declaration the namespace's Sidecar
+// does not import has (another namespace's entry for the host, outside the Sidecar's egress
+// hosts) is not a call of that namespace: no Error, and no fix proposing to delete the imported
+// declaration (blind audit 74 case 04, and a second case with other names and ports).
+func TestPreflightShadowedPortNotImported(t *testing.T) {
+	base := filepath.Join("testdata", "paths", "_base.yaml")
+	for _, tc := range []struct{ docs string }{
+		{`apiVersion: v1
+kind: Namespace
+metadata: {name: vendor-p}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: vendor-q}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: p, namespace: vendor-p, creationTimestamp: "2022-01-01T00:00:00Z"}
+spec:
+  hosts: [api.alpha.example]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: q, namespace: vendor-q, creationTimestamp: "2023-01-01T00:00:00Z"}
+spec:
+  hosts: [api.alpha.example]
+  resolution: DNS
+  ports: [{number: 9443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+  egress: [{hosts: ["vendor-q/*", "istio-system/*"]}]`},
+		{`apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: legacy}
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: old-db, namespace: legacy, creationTimestamp: "2020-05-01T00:00:00Z"}
+spec:
+  hosts: [db.omega.test]
+  addresses: [240.9.9.9]
+  resolution: STATIC
+  endpoints: [{address: 10.9.9.9}]
+  ports: [{number: 5432, name: tcp, protocol: TCP}, {number: 5433, name: tcp-ro, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: db, namespace: shop, creationTimestamp: "2024-05-01T00:00:00Z"}
+spec:
+  hosts: [db.omega.test]
+  addresses: [240.9.9.9]
+  resolution: STATIC
+  endpoints: [{address: 10.9.9.10}]
+  ports: [{number: 5432, name: tcp, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: only-own, namespace: shop}
+spec:
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+  egress: [{hosts: ["./*", "istio-system/*"]}]`},
+	} {
+		f := filepath.Join(t.TempDir(), "in.yaml")
+		if err := os.WriteFile(f, []byte(tc.docs), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := loader.FromFiles([]string{base, f}, nil, loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Preflight(snap).Findings {
+			if f.Level == LevelError || strings.Contains(f.Fix, "delete") {
+				t.Errorf("unexpected finding on a port no client is shown to use: %s %s: %s (fix %q)", f.Code, f.Resource, f.Message, f.Fix)
+			}
+		}
 	}
 }
