@@ -161,6 +161,11 @@ type auditor struct {
 	// needs maps a resource ref to the namespaces that need it (repeats removed when the report
 	// is written).
 	needs map[resKey]*[]string
+	// everyClient: needs lists that also hold every client namespace (clients), added when
+	// the list is read (a mesh route exported everywhere is needed in each: on a large mesh
+	// that is namespaces × routes names to copy, which preflight never reads).
+	everyClient map[*[]string]bool
+	clients     []string
 	// share replays a client destination's effects for namespaces that see it alike
 	// (exportaudit_share.go); nil when unshared.
 	share *auditShare
@@ -348,10 +353,7 @@ func AtLeast(level, threshold string) bool {
 }
 
 func (a *auditor) resource(kind, ns, name string, exp []string) AuditResource {
-	var needed []string
-	if p := a.needs[resKey{kind, ns, name}]; p != nil {
-		needed = *p
-	}
+	needed := a.neededIn(kind, ns, name)
 	sort.Strings(needed)
 	return AuditResource{Kind: kind, Namespace: ns, Name: name, ExportTo: exp, NeededIn: slices.Compact(needed)}
 }
@@ -384,6 +386,9 @@ func appendNs(l *[]string, ns string) {
 // neededIn lists the namespaces that need the resource (with repeats).
 func (a *auditor) neededIn(kind, ns, name string) []string {
 	if p := a.needs[resKey{kind, ns, name}]; p != nil {
+		if a.everyClient[p] {
+			return append(slices.Clone(*p), a.clients...)
+		}
 		return *p
 	}
 	return nil

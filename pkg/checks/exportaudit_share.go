@@ -211,7 +211,10 @@ func (a *auditor) clientsShared(nss []string) {
 	visible := make([][]bool, len(routes))
 	for ri, r := range routes {
 		if slices.Contains(r.exportTo, rules.ExportPublic) {
-			*r.needs = append(*r.needs, nss...)
+			if a.everyClient == nil {
+				a.everyClient = map[*[]string]bool{}
+			}
+			a.everyClient[r.needs], a.clients = true, nss
 			continue
 		}
 		vis := make([]bool, n)
