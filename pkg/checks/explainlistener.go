@@ -1914,6 +1914,10 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 					// 73 g07, where a TLS call was said to get 404 NR)
 					msg = fmt.Sprintf("The gateway's listener on port %d speaks HTTP (route configuration %s), but %s is declared %s, so its clients speak TLS: the HTTP connection manager cannot read the TLS handshake and answers with a plaintext 400, and the client sees a TLS handshake error or a reset, no HTTP status (DPE in the gateway's access log).", opt.Port, rds, rep.Host, proto)
 					fix = fmt.Sprintf("Serve %s on this port with a TLS server (tls.mode PASSTHROUGH, routed with a tls block by SNI), or have the client send plain HTTP and originate TLS at the gateway.", rep.Host)
+					if kg := istioKubeGatewayOf(snap, w); kg != nil {
+						// a Gateway API gateway: its listener and a TLSRoute (blind audit 75 c03)
+						fix = fmt.Sprintf("Serve %s on this port with a listener of Gateway %s/%s of protocol TLS, tls.mode Passthrough, and attach a TLSRoute for it; or have the client send plain HTTP and originate TLS at the gateway.", rep.Host, kg.Namespace, kg.Name)
+					}
 				}
 				if g.Cause != CauseOK && g.Cause != "" && g.Culprit != "" {
 					culprit, msg, fix = g.Culprit, msg+" "+upperFirst(g.Message), g.Fix
@@ -3451,8 +3455,12 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 						}
 					}
 					if covers {
-						rep.add(ListenerTLSBehindHTTP, e.Ref(), fmt.Sprintf("%s declares %s port %d as %s, but gateway server %s#%d on port %d is %s: if clients send TLS through it, TLS bytes reach an HTTP codec (400 Bad Request, garbled bytes).", e.Ref(), e.Hostname, p.Number, p.Protocol, gwRef, idx, s.GetPort().GetNumber(), proto),
-							"Either send plain HTTP to the gateway and originate TLS there (DestinationRule tls SIMPLE for the host's port), or make the server TLS with tls.mode PASSTHROUGH and route with a tls block.")
+						fix := "Either send plain HTTP to the gateway and originate TLS there (DestinationRule tls SIMPLE for the host's port), or make the server TLS with tls.mode PASSTHROUGH and route with a tls block."
+						if gwName, listener, ok := rules.ParseKubeGatewayInternalName(gw.Name); ok {
+							// a Gateway API listener: its protocol and a TLSRoute (blind audit 75 c03)
+							fix = fmt.Sprintf("Either send plain HTTP to the gateway and originate TLS there (DestinationRule tls SIMPLE for the host's port), or make listener %s of Gateway %s/%s protocol TLS with tls.mode Passthrough and attach a TLSRoute for %s.", listener, gw.Namespace, gwName, e.Hostname)
+						}
+						rep.add(ListenerTLSBehindHTTP, e.Ref(), fmt.Sprintf("%s declares %s port %d as %s, but gateway server %s#%d on port %d is %s: if clients send TLS through it, TLS bytes reach an HTTP codec (400 Bad Request, garbled bytes).", e.Ref(), e.Hostname, p.Number, p.Protocol, gwRef, idx, s.GetPort().GetNumber(), proto), fix)
 					}
 				}
 			}

@@ -3863,7 +3863,28 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				return
 			}
 		}
-		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
+		// The client's own TLS meeting a plain HTTP server: no DestinationRule of the sidecar's
+		// can make that work (without tls the sidecar passes the client's bytes as they are,
+		// with ISTIO_MUTUAL it wraps them), so the server is what to change; where a
+		// PASSTHROUGH server already holds the port for other names, the host belongs in its
+		// hosts, not in a new server that would take the plain HTTP server's place (blind
+		// audit 75 c01, c01c, c04, c06).
+		serverFault := expect == "plaintext" && clientTLS(sent)
+		if serverFault {
+			culprit = "Gateway " + rules.GatewayName(sel.Gateway)
+			if i := slices.IndexFunc(servers, func(ms rules.GatewayServer) bool { return serverExpects(ms.Server) == "the client's TLS" }); i >= 0 {
+				pt := servers[i]
+				culprit = "Gateway " + rules.GatewayName(pt.Gateway)
+				unwrap := ""
+				if strings.Contains(sent, "inside") {
+					unwrap = fmt.Sprintf(" and remove the tls settings for port %d from the DestinationRule of %s (the client's TLS must reach the gateway as it is)", cport, svc.Hostname)
+				}
+				msg += fmt.Sprintf(" %s has a PASSTHROUGH server on the port, but its hosts (%s) do not list %s, so the call takes the plain HTTP server's chain.", culprit, strings.Join(pt.Server.GetHosts(), ", "), host)
+				tr.fail(PathTLSMismatch, flag, culprit, msg, fmt.Sprintf("Add %s to the hosts of the PASSTHROUGH server of %s on port %d, with a tls route matching sniHosts %s bound to it%s.", host, culprit, pt.Server.GetPort().GetNumber(), host, unwrap))
+				return
+			}
+		}
+		if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil && !serverFault {
 			if tlsCulprit == "" && p.Create && sent == "plaintext" {
 				// nothing makes the sidecar originate the TLS the server expects: the rule to
 				// create is what is missing, not the Gateway's server
@@ -7261,6 +7282,11 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 	}
 	switch expect {
 	case "plaintext":
+		if clientTLS(sent) && strings.Contains(sent, "inside") {
+			// the sidecar's outer TLS meets the HTTP connection manager: its handshake fails,
+			// and the client, whose bytes the sidecar forwards, sees its connection closed
+			return fmt.Sprintf("The sidecar sends %s to a gateway server that expects plain HTTP: the sidecar's handshake with the gateway fails, so the client's connection is closed during its own TLS handshake, no HTTP status (UF in the sidecar's access log).", sent)
+		}
 		if clientTLS(sent) && !strings.Contains(sent, "inside") {
 			// The client's own TLS reaches the server's HTTP connection manager as it is: a
 			// codec error, answered with a plaintext 400 the client's TLS stack cannot read

@@ -1777,3 +1777,29 @@ func TestClientTLSIntoHTTPServerFixes(t *testing.T) {
 		}
 	}
 }
+
+// TestClientTLSServerFixNotDestinationRule: the fix for the client's own TLS meeting a plain HTTP
+// server changes the server (or lists the host in the PASSTHROUGH server that holds the port),
+// never a DestinationRule without tls (blind audit 75 c01, c06).
+func TestClientTLSServerFixNotDestinationRule(t *testing.T) {
+	for _, tc := range []struct {
+		file, host string
+		port       uint32
+		want       string
+	}{
+		{"tls-client-tls-into-http-server-dr-without-tls.yaml", "vault.sigma.example", 443, "a TLS server with tls.mode PASSTHROUGH"},
+		{"tls-client-tls-sni-not-listed-by-passthrough-server.yaml", "reports.tau.test", 8443, "Add reports.tau.test to the hosts of the PASSTHROUGH server of Gateway egress-cfg/tau-pass on port 443"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, Port: tc.port, From: "team-a", Call: "tls"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Fix, tc.want) || strings.Contains(p.Fix, "DISABLE") || p.Patch != nil {
+			t.Errorf("%s: fix %q (patch %v), want %q", tc.file, p.Fix, p.Patch != nil, tc.want)
+		}
+	}
+}
