@@ -1739,6 +1739,8 @@ func TestGeneratedFixNamesItsOrigin(t *testing.T) {
 		// 73 g06), for an HTTPRoute and a TCPRoute
 		{file: "gateway-route-hostname-backend-undeclared-http.yaml", code: CauseHostNotFound, kind: "HTTPRoute",
 			wantFix: []string{"  name: api-vendor-example\n  namespace: out-gw\n", "looks its backends up from namespace out-gw"}, notFix: []string{"make the change there"}, yaml: true},
+		{file: "gateway-route-hostname-backend-near-typo-http.yaml", code: CauseHostNotFound, kind: "HTTPRoute",
+			wantFix: []string{"# If doc.vendor.example is a typo of docs.vendor.example", "  name: doc-vendor-example\n  namespace: out-gw\n"}, notFix: []string{"make the change there"}, yaml: true},
 		{file: "gateway-route-hostname-backend-undeclared-tcp.yaml", code: CauseHostNotFound, kind: "TCPRoute",
 			wantFix: []string{"  name: db-partner-test\n  namespace: db-gw\n", "looks its backends up from namespace db-gw"}, notFix: []string{"make the change there"}, yaml: true},
 	} {

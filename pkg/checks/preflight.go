@@ -473,7 +473,8 @@ func attributeGenerated(snap *snapshot.Snapshot, fs []PreflightFinding) {
 			// (a fix that already names the Gateway API object to change, or the CRDs to
 			// install, stays as it is)
 			switch {
-			case strings.HasPrefix(f.Fix, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: ") && origin[0].Kind != "Gateway":
+			case origin[0].Kind != "Gateway" && (strings.HasPrefix(f.Fix, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n") ||
+				strings.HasPrefix(f.Fix, "# ") && strings.Contains(f.Fix, "\napiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n")):
 				// an entry to create for a host the route names: istiod looks a Hostname
 				// backend up as the route's namespace sees it (conversion.go buildDestination,
 				// LookupHostname(hostname, route namespace)), so it goes there; the words are a

@@ -67,10 +67,11 @@ func TestTableWrapsWithinColumnsToFit(t *testing.T) {
 
 func TestFixSummary(t *testing.T) {
 	for fix, want := range map[string]string{
-		"# ServiceEntry payments/fx-rates\nspec:\n  exportTo:\n  - \".\"\n  - \"istio-egress\"":                                                         "change spec.exportTo of ServiceEntry payments/fx-rates (YAML below)",
-		"# VirtualService a/b\nspec:\n  exportTo: [\".\", \"x\"]":                                                                                       "change spec.exportTo of VirtualService a/b (YAML below)",
-		"# Service a/b\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  namespace: a\n  annotations:\n    networking.istio.io/exportTo: \"a,x\"": "change metadata.annotations.networking.istio.io/exportTo of Service a/b (YAML below)",
-		"Declare it: a ServiceEntry for www.example.com.":                                                                                               "Declare it: a ServiceEntry for www.example.com.",
+		"# ServiceEntry payments/fx-rates\nspec:\n  exportTo:\n  - \".\"\n  - \"istio-egress\"": "change spec.exportTo of ServiceEntry payments/fx-rates (YAML below)",
+		"# VirtualService a/b\nspec:\n  exportTo: [\".\", \"x\"]":                               "change spec.exportTo of VirtualService a/b (YAML below)",
+		"# If api.x.example is a typo of api.y.example, correct the host where a route names it; to reach api.x.example itself, declare it:\napiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  namespace: apps\n  name: api-x-example\nspec:\n  hosts: [\"api.x.example\"]": "If api.x.example is a typo of api.y.example, correct the host where a route names it; to reach api.x.example itself, declare it (YAML below)",
+		"# Service a/b\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  namespace: a\n  annotations:\n    networking.istio.io/exportTo: \"a,x\"":                                                                                                                                        "change metadata.annotations.networking.istio.io/exportTo of Service a/b (YAML below)",
+		"Declare it: a ServiceEntry for www.example.com.": "Declare it: a ServiceEntry for www.example.com.",
 		"": "",
 		"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata:\n  name: egress-80\n  namespace: istio-system\nspec:\n  selector: {istio: x}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: pager\n  namespace: alerts\nspec:\n  hosts: [a]": "apply Gateway istio-system/egress-80 and VirtualService alerts/pager (YAML below)",
 	} {

@@ -32,6 +32,10 @@ func fixSummary(fix, culprit string) string {
 	if !strings.HasPrefix(lines[0], "#") && !strings.HasPrefix(lines[0], "apiVersion:") && strings.HasSuffix(strings.TrimSpace(lines[0]), ":") && strings.Contains(lines[0], " ") {
 		return strings.TrimSuffix(strings.TrimSpace(lines[0]), ":") + " (YAML below)"
 	}
+	// the same advice as a YAML comment ahead of a new object (the fix stays valid YAML)
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "# ") && strings.HasSuffix(strings.TrimSpace(lines[0]), ":") && strings.HasPrefix(lines[1], "apiVersion:") {
+		return strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(lines[0], "# ")), ":") + " (" + below + ")"
+	}
 	// new objects (no "# Kind namespace/name" header naming the resource to change)
 	if objs := fixObjects(lines); len(objs) > 0 && !strings.HasPrefix(lines[0], "#") {
 		return fmt.Sprintf("apply %s (%s)", strings.Join(objs, " and "), below)
