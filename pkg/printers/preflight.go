@@ -122,6 +122,15 @@ func groupAlike[T any, K comparable](items []T, details bool, key func(T) K) [][
 	return flat
 }
 
+// distinctResources is how many resources the findings are about.
+func distinctResources(fs []checks.PreflightFinding) int {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		seen[f.Resource.String()] = true
+	}
+	return len(seen)
+}
+
 func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error {
 	whatIf := r.Mode == checks.ModeWhatIf
 	fmt.Fprintf(w, "%s\n", preflightShort(r))
@@ -161,7 +170,13 @@ func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error 
 			f := g.findings[0]
 			res := f.Resource.String()
 			if n := len(g.findings); n > 1 {
-				res = fmt.Sprintf("%d %s, e.g. %s", n, checks.PluralKind(f.Resource.Kind), res)
+				// count resources, not findings: one resource seen from many namespaces is one
+				// resource (blind audit 75 c20, "14 ServiceEntries" for one)
+				if m := distinctResources(g.findings); m > 1 {
+					res = fmt.Sprintf("%d %s, e.g. %s", m, checks.PluralKind(f.Resource.Kind), res)
+				} else {
+					res = fmt.Sprintf("%s (%d findings)", res, n)
+				}
 				grouped = true
 			}
 			row := []string{f.Level, f.ID, f.Code, f.Check, res, orDash(f.Field)}
@@ -176,7 +191,11 @@ func preflightTable(w io.Writer, r *checks.PreflightReport, details bool) error 
 		for _, g := range groups {
 			writeFindingDetail(w, g.findings[0])
 			if n := len(g.findings); n > 1 {
-				fmt.Fprintf(w, "  and %d more %s finding(s) like it on other %s (--details lists each one)\n", n-1, g.findings[0].Code, checks.PluralKind(g.findings[0].Resource.Kind))
+				if m := distinctResources(g.findings); m > 1 {
+					fmt.Fprintf(w, "  and %d more %s finding(s) like it, on %d %s in all (--details lists each one)\n", n-1, g.findings[0].Code, m, checks.PluralKind(g.findings[0].Resource.Kind))
+				} else {
+					fmt.Fprintf(w, "  and %d more %s finding(s) like it on the same %s, seen from other places (--details lists each one)\n", n-1, g.findings[0].Code, g.findings[0].Resource.Kind)
+				}
 			}
 		}
 		if grouped {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -412,6 +413,31 @@ func TestPreflightTableGroupsAlikeFindings(t *testing.T) {
 	}
 	if got := checks.PluralKind("Gateway") + " " + checks.PluralKind("ServiceEntry") + " " + checks.PluralKind("Host") + " " + checks.PluralKind("WorkloadEntry"); got != "Gateways ServiceEntries Hosts WorkloadEntries" {
 		t.Errorf("plurals: %s", got)
+	}
+}
+
+// TestPreflightTableGroupsOneResource: alike findings about one resource seen from several
+// namespaces count as one resource, not as many (blind audit 75 c20: "14 ServiceEntries" for one).
+func TestPreflightTableGroupsOneResource(t *testing.T) {
+	var fs []checks.PreflightFinding
+	for i := 0; i < 6; i++ {
+		f := checks.NewPreflightFinding(checks.AuditSENotExportedToClient, checks.CheckExportAudit,
+			checks.ResourceRef{Kind: "ServiceEntry", Namespace: "ext", Name: "graph"}, "", fmt.Sprintf("hidden from ns-%d", i), "fix")
+		fs = append(fs, f)
+	}
+	r := &checks.PreflightReport{SchemaVersion: checks.PreflightSchemaVersion, Source: "test", Mode: checks.ModeOffline, FailOn: "Error", Findings: fs}
+	var b bytes.Buffer
+	if err := PreflightWith(&b, r, FormatTable, DefaultTool, false); err != nil {
+		t.Fatal(err)
+	}
+	g := b.String()
+	for _, want := range []string{"ServiceEntry ext/graph (6 findings)", "and 5 more SE_NOT_EXPORTED_TO_CLIENT_NAMESPACE finding(s) like it on the same ServiceEntry"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("table lacks %q:\n%s", want, g)
+		}
+	}
+	if strings.Contains(g, "6 ServiceEntries") || strings.Contains(g, "other ServiceEntries") {
+		t.Errorf("one resource counted as several:\n%s", g)
 	}
 }
 
