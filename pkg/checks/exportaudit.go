@@ -698,6 +698,23 @@ func (a *auditor) indexMeshRoutes() *[]meshRoute {
 	return &out
 }
 
+// anyHostSeen: a proxy of namespace ns holds a service for one of the VirtualService's hosts.
+func (a *auditor) anyHostSeen(vs *networkingv1.VirtualService, ns string) bool {
+	if vs == nil {
+		return true
+	}
+	for _, h := range vs.Spec.GetHosts() {
+		h = strings.ToLower(rules.ResolveShortname(h, vs.Namespace))
+		if strings.HasPrefix(h, "*") {
+			return true // (a wildcard host: not decided here)
+		}
+		if chosen, _ := rules.ServiceForProxy(a.registry.Shared(h), ns); chosen != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // destination checks that the proxy namespace ns sees the destination's service and subset.
 func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string, proxy string, gateway bool) {
 	// A mirror destination is a cluster of the route, not a route (route/route.go
@@ -732,6 +749,12 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		// route, a closed connection for a tls or tcp route (notFoundAnswer)
 		status := string(notFoundAnswerFor(d.Kind, d.Declared))
 		impact := fmt.Sprintf("%s at %s (route %s targets a cluster the proxy lacks)", status, proxy, vsRef)
+		if !gateway && d.Kind != rules.RouteHTTP && !a.anyHostSeen(d.Declared, ns) {
+			// a tls or tcp route applies on a sidecar only to the chains of services it holds:
+			// when none of the route's hosts is one, no chain takes the route and the call
+			// leaves as if there were none (blind audit 75 c21, where NC was promised)
+			impact = fmt.Sprintf("%s does not apply at %s (no service there declares its hosts, so no filter chain takes its %s route): calls leave through PassthroughCluster under ALLOW_ANY, or get BlackHoleCluster under REGISTRY_ONLY, without the route", vsRef, proxy, d.Kind)
+		}
 		if gateway {
 			impact = fmt.Sprintf("%s at %s (route from %s)", status, proxy, vsRef)
 		}

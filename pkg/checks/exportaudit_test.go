@@ -563,3 +563,32 @@ func TestWidenExportToEveryNamespace(t *testing.T) {
 		t.Errorf("the fix did not clear the finding")
 	}
 }
+
+// TestAuditImpactTLSRouteForHiddenHost: a mesh tls route for a host no service in the client
+// namespace declares is not built there (no chain takes it), so the impact is a call that
+// leaves without the route, not NC; an http route for it keeps its virtual host and answers
+// 503 NC (blind audit 75 c21).
+func TestAuditImpactTLSRouteForHiddenHost(t *testing.T) {
+	for _, tc := range []struct{ route, want string }{
+		{"tls:\n  - match: [{port: 443, sniHosts: [graph.social.example]}]\n    route: [{destination: {host: graph.social.example, port: {number: 443}}}]", "PassthroughCluster"},
+		{"http:\n  - route: [{destination: {host: graph.social.example, port: {number: 443}}}]", "503 NC"},
+	} {
+		snap := loadYAML(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: istio-system}",
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: ext}",
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {istio-injection: enabled}}",
+			"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: graph, namespace: ext}\nspec:\n  hosts: [graph.social.example]\n  exportTo: [\".\"]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]",
+			"apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: graph, namespace: ext}\nspec:\n  hosts: [graph.social.example]\n  "+tc.route)
+		found := false
+		for _, f := range ExportAudit(snap, AuditOptions{}).Findings {
+			if f.Code == AuditSENotExportedToClient {
+				found = true
+				if !strings.Contains(f.Impact, tc.want) {
+					t.Errorf("impact %q, want %q", f.Impact, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s", AuditSENotExportedToClient)
+		}
+	}
+}
