@@ -762,7 +762,20 @@ func hiddenSubsetRule(snap *snapshot.Snapshot, host, subset, proxyNs, rootNs str
 
 // bindCulprit is the resource to change for a VirtualService that does not bind: the Gateway API
 // route istiod generated it from, else the VirtualService.
+// tlsRoutesOnPlainHTTPServer: a VirtualService with tls routes (its clients speak TLS) meets a
+// plaintext HTTP server, which takes http routes only: the server is what to change (blind
+// audit 73 c07).
+func tlsRoutesOnPlainHTTPServer(b rules.Binding) bool {
+	s := b.Server
+	return b.VS != nil && len(b.VS.Spec.GetTls()) > 0 && s != nil && s.GetTls() == nil &&
+		rules.ListenerClass(strings.ToUpper(s.GetPort().GetProtocol())) == rules.ClassHTTP
+}
+
 func bindCulprit(b rules.Binding) string {
+	if b.Reason == rules.BindRouteType && tlsRoutesOnPlainHTTPServer(b) && b.Gateway != nil && len(rules.GeneratedFrom(b.VS.Annotations, b.VS.Namespace)) == 0 {
+		// the fix turns the server into a PASSTHROUGH one (bindFailureFix)
+		return "Gateway " + rules.GatewayName(b.Gateway)
+	}
 	if b.Reason == rules.BindNoMatchingRoute && len(b.Dropped) > 0 && b.Dropped[0].Delegate != nil {
 		// the delegate is what to change (its exportTo, or its hosts)
 		return "VirtualService " + b.Dropped[0].Name
@@ -960,7 +973,7 @@ func bindFailureFix(snap *snapshot.Snapshot, b rules.Binding, w Workload) string
 		if b.RouteType == rules.RouteTCP {
 			return fmt.Sprintf("# %s: route the connections on the gateway with a tcp section (the server's protocol takes tcp routes)\nspec:\n  tcp:\n  - match:\n    - gateways: [%s]\n      port: %d\n    route:\n    - destination: {host: %s, port: {number: %d}}", vsRef, rules.GatewayName(b.Gateway), s.GetPort().GetNumber(), h, s.GetPort().GetNumber())
 		}
-		if len(b.VS.Spec.GetTls()) > 0 && s.GetTls() == nil && rules.ListenerClass(strings.ToUpper(s.GetPort().GetProtocol())) == rules.ClassHTTP {
+		if tlsRoutesOnPlainHTTPServer(b) {
 			// The VirtualService routes TLS by SNI: its clients speak TLS, which a plaintext HTTP
 			// server cannot read, so an http section would not help them (blind audit 73 c07);
 			// the server passing TLS through is what its routes were written for.
