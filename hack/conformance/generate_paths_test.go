@@ -750,8 +750,15 @@ spec:%s%s
 	if revVariant == "config-canary" || revVariant == "both-canary" {
 		cfgLabels = "\n  labels: {istio.io/rev: canary}"
 	}
-	if d[dimPHeld] == "older-passthrough" {
-		b.add(`apiVersion: networking.istio.io/v1
+	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" || hv == "older-passthrough" {
+		port, tls := "{number: 8453, name: http-held, protocol: HTTP}", ""
+		switch hv {
+		case "older-tcp":
+			port = "{number: 8453, name: tcp-held, protocol: TCP}"
+		case "older-passthrough":
+			port, tls = "{number: 8090, name: tls-held, protocol: TLS}", "\n    tls: {mode: PASSTHROUGH}"
+			// the server's chain needs a tls route, and the route an entry
+			b.add(`apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata:
   name: held
@@ -763,19 +770,7 @@ spec:
   ports:
   - {number: 443, name: tls, protocol: TLS}
   resolution: DNS`)
-		b.add(`apiVersion: networking.istio.io/v1
-kind: Gateway
-metadata:
-  name: held
-  namespace: egress
-  creationTimestamp: "2000-01-01T00:00:00Z"
-spec:
-  selector: {istio: egress-dedicated}
-  servers:
-  - port: {number: 8090, name: tls-held, protocol: TLS}
-    hosts: [held.example.net]
-    tls: {mode: PASSTHROUGH}`)
-		b.add(`apiVersion: networking.istio.io/v1
+			b.add(`apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata:
   name: held
@@ -790,11 +785,6 @@ spec:
       sniHosts: [held.example.net]
     route:
     - destination: {host: held.example.net, port: {number: 443}}`)
-	}
-	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" {
-		proto, name := "HTTP", "http-held"
-		if hv == "older-tcp" {
-			proto, name = "TCP", "tcp-held"
 		}
 		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway
@@ -805,8 +795,8 @@ metadata:
 spec:
   selector: {istio: egress-dedicated}
   servers:
-  - port: {number: 8453, name: %s, protocol: %s}
-    hosts: [held.example.net]`, name, proto))
+  - port: %s
+    hosts: [held.example.net]%s`, port, tls))
 	}
 	gwNs, gwSel, gwRef := "egress", "{istio: egress-dedicated}", "path-gw"
 	switch d[dimPSel] {

@@ -699,6 +699,9 @@ func (a *auditor) indexMeshRoutes() *[]meshRoute {
 }
 
 // anyHostSeen: a proxy of namespace ns holds a service for one of the VirtualService's hosts.
+// A sidecar's tls and tcp routes apply only on the listeners of services it holds (istiod
+// pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners builds those listeners
+// per service; tls.go buildSidecarOutboundTLSFilterChainOpts, tcp routes likewise).
 func (a *auditor) anyHostSeen(vs *networkingv1.VirtualService, ns string) bool {
 	if vs == nil {
 		return true

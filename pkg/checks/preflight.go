@@ -1563,7 +1563,8 @@ const routeOnlyKind = "VirtualService host"
 // to the sidecar has while the declaration the sidecar holds for the host lacks them and istiod
 // does not merge them (shadowedPort).
 // sidecarSelects: some egress listener of scope selects service s for a proxy of namespace ns
-// (its egress hosts name s's namespace and host; rules.EgressListener.SelectServices).
+// (its egress hosts name s's namespace and host; rules.EgressListener.SelectServices, which
+// mirrors istiod pilot/pkg/model/sidecar.go selectServices).
 func sidecarSelects(scope rules.SidecarScope, s rules.Service, ns string) bool {
 	for _, el := range scope.Egress {
 		if len(el.SelectServices([]rules.Service{s}, ns)) > 0 {
@@ -1582,20 +1583,18 @@ func hiddenOwnCalls(snap *snapshot.Snapshot, v SidecarView, ns string) []hostPor
 	if v.Scope.Sidecar == nil || v.Scope.Sidecar.Namespace != ns || v.Scope.Sidecar.Spec.GetWorkloadSelector() != nil {
 		return nil
 	}
-	reg := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig)
+	view := RevisionView(snap, v.Revision)
+	mc := v.Flags.MeshConfig
 	var out []hostPortCall
-	for _, se := range RevisionView(snap, v.Revision).ServiceEntries {
-		if se.Namespace != ns {
+	// the namespace's own services, indexed once per revision (not a scan of every entry per
+	// namespace)
+	for _, s := range deltaIndexOf(view, model.Services(view, mc), mc).own[ns] {
+		if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") || !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) || importedEntry(v.Outbound, s.Hostname) != nil {
 			continue
 		}
-		for _, s := range reg.ForEntry(se) {
-			if strings.HasPrefix(s.Hostname, "*") || !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) || importedEntry(v.Outbound, s.Hostname) != nil {
-				continue
-			}
-			for _, p := range s.Ports {
-				if q := (hostPortCall{s.Hostname, p.Number}); p.Protocol != "UDP" && !slices.Contains(out, q) {
-					out = append(out, q)
-				}
+		for _, p := range s.Ports {
+			if q := (hostPortCall{s.Hostname, p.Number}); p.Protocol != "UDP" && !slices.Contains(out, q) {
+				out = append(out, q)
 			}
 		}
 	}

@@ -321,13 +321,26 @@ func TestPreflightUnreadGatewayAPIKinds(t *testing.T) {
 	}
 }
 
+// loadOverPathBase loads docs over the path fixtures' base (loadPathFixture).
+func loadOverPathBase(t *testing.T, docs string) *snapshot.Snapshot {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(f, []byte(docs), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := loadPathFixture(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // TestPreflightSidecarHidesOwnEntry: a namespace whose Sidecar (without workloadSelector) does
 // not import the ServiceEntry the namespace itself declares gets its calls traced: under
 // REGISTRY_ONLY they end in 502 and preflight fails on the Sidecar (blind audit 74 case 24,
 // where it passed with a warning); under ALLOW_ANY they leave as passthrough, a warning. Two
 // cases of the rule, REGISTRY_ONLY from the mesh and from the Sidecar itself.
 func TestPreflightSidecarHidesOwnEntry(t *testing.T) {
-	base := filepath.Join("testdata", "paths", "_base.yaml")
 	for _, tc := range []struct {
 		name, docs string
 		fails      bool
@@ -385,14 +398,7 @@ metadata: {name: default, namespace: team-a}
 spec:
   egress: [{hosts: ["istio-system/*"]}]`, false},
 	} {
-		f := filepath.Join(t.TempDir(), "in.yaml")
-		if err := os.WriteFile(f, []byte(tc.docs), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		snap, err := loader.FromFiles([]string{base, f}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadOverPathBase(t, tc.docs)
 		res := Preflight(snap)
 		blackhole := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
 			return f.Code == ListenerBlackHole && f.Level == LevelError && f.Resource.Kind == "Sidecar"
@@ -408,7 +414,6 @@ spec:
 // hosts) is not a call of that namespace: no Error, and no fix proposing to delete the imported
 // declaration (blind audit 74 case 04, and a second case with other names and ports).
 func TestPreflightShadowedPortNotImported(t *testing.T) {
-	base := filepath.Join("testdata", "paths", "_base.yaml")
 	for _, tc := range []struct{ docs string }{
 		{`apiVersion: v1
 kind: Namespace
@@ -475,14 +480,7 @@ spec:
   outboundTrafficPolicy: {mode: REGISTRY_ONLY}
   egress: [{hosts: ["./*", "istio-system/*"]}]`},
 	} {
-		f := filepath.Join(t.TempDir(), "in.yaml")
-		if err := os.WriteFile(f, []byte(tc.docs), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		snap, err := loader.FromFiles([]string{base, f}, nil, loader.Options{Lenient: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := loadOverPathBase(t, tc.docs)
 		for _, f := range Preflight(snap).Findings {
 			if f.Level == LevelError || strings.Contains(f.Fix, "delete") {
 				t.Errorf("unexpected finding on a port no client is shown to use: %s %s: %s (fix %q)", f.Code, f.Resource, f.Message, f.Fix)
