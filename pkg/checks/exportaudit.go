@@ -106,6 +106,10 @@ type AuditFinding struct {
 	// widen writes Fix when the report is written, for findings whose fix widens an exportTo:
 	// one change adding every namespace of MissingIn (the namespaces come in one by one).
 	widen func(missing []string) string
+	// neededTails, missingTails: further namespaces of NeededIn and MissingIn, shared lists never
+	// written to (export-audit's replay for alike client namespaces adds them by reference);
+	// added when the report is written.
+	neededTails, missingTails [][]string
 }
 
 // Ref returns "Kind namespace/name".
@@ -118,6 +122,10 @@ type AuditOptions struct {
 	// replaying what a namespace that sees the destination alike recorded (exportaudit_share.go):
 	// slower, the same report. Tests compare the two.
 	unshared bool
+	// noResourceNeeds leaves the resources' NeededIn empty and the findings' NeededIn partial
+	// (preflight reads only the resources' count and the findings' other fields; on a large
+	// mesh the lists are namespaces × resources names).
+	noResourceNeeds bool
 }
 
 // ExportAuditUnshared is ExportAudit with every client namespace's route destinations worked
@@ -166,6 +174,13 @@ type auditor struct {
 	// that is namespaces × routes names to copy, which preflight never reads).
 	everyClient map[*[]string]bool
 	clients     []string
+	// tails: further namespaces of a needs list, shared slices that are never written to
+	// (clientsShared appends the alike namespaces of a destination to each list it needs by
+	// reference, not by copy); neededIn adds them.
+	tails map[*[]string][][]string
+	// noResourceNeeds: the report's resources, and the findings' NeededIn, name no namespaces
+	// (preflight counts the resources and reads the findings' other fields only).
+	noResourceNeeds bool
 	// share replays a client destination's effects for namespaces that see it alike
 	// (exportaudit_share.go); nil when unshared.
 	share *auditShare
@@ -184,7 +199,7 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	snap = RevisionView(snap, snap.Revision)
 	mc := flags.MeshConfig
 	a := &auditor{snap: snap, flags: flags, vsExport: mc.GetDefaultVirtualServiceExportTo(), rootNs: mc.GetRootNamespace(),
-		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[resKey]*[]string{}}
+		svcOpt: ServiceOptions(snap, mc), findings: map[string]*AuditFinding{}, needs: map[resKey]*[]string{}, noResourceNeeds: opt.noResourceNeeds}
 	if a.rootNs == "" {
 		a.rootNs = snap.IstioNamespace
 	}
@@ -245,6 +260,11 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 	}
 	for _, f := range a.findings {
 		if opt.Namespace == "" || f.Namespace == opt.Namespace {
+			f.MissingIn = withTails(f.MissingIn, f.missingTails)
+			if !a.noResourceNeeds {
+				f.NeededIn = withTails(f.NeededIn, f.neededTails)
+			}
+			f.neededTails, f.missingTails = nil, nil
 			sort.Strings(f.MissingIn)
 			sort.Strings(f.NeededIn)
 			f.MissingIn, f.NeededIn = slices.Compact(f.MissingIn), slices.Compact(f.NeededIn)
@@ -353,6 +373,9 @@ func AtLeast(level, threshold string) bool {
 }
 
 func (a *auditor) resource(kind, ns, name string, exp []string) AuditResource {
+	if a.noResourceNeeds {
+		return AuditResource{Kind: kind, Namespace: ns, Name: name, ExportTo: exp}
+	}
 	needed := a.neededIn(kind, ns, name)
 	sort.Strings(needed)
 	return AuditResource{Kind: kind, Namespace: ns, Name: name, ExportTo: exp, NeededIn: slices.Compact(needed)}
@@ -385,13 +408,32 @@ func appendNs(l *[]string, ns string) {
 
 // neededIn lists the namespaces that need the resource (with repeats).
 func (a *auditor) neededIn(kind, ns, name string) []string {
-	if p := a.needs[resKey{kind, ns, name}]; p != nil {
-		if a.everyClient[p] {
-			return append(slices.Clone(*p), a.clients...)
-		}
-		return *p
+	p := a.needs[resKey{kind, ns, name}]
+	if p == nil {
+		return nil
 	}
-	return nil
+	tails := a.tails[p]
+	if a.everyClient[p] {
+		tails = append(slices.Clip(tails), a.clients)
+	}
+	return withTails(*p, tails)
+}
+
+// withTails is l followed by the names of every tail, in a new list when there are tails.
+func withTails(l []string, tails [][]string) []string {
+	if len(tails) == 0 {
+		return l
+	}
+	size := len(l)
+	for _, t := range tails {
+		size += len(t)
+	}
+	out := make([]string, 0, size)
+	out = append(out, l...)
+	for _, t := range tails {
+		out = append(out, t...)
+	}
+	return out
 }
 
 // resKey identifies a resource (kind, namespace, name) without building its text.

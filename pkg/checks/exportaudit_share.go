@@ -207,8 +207,10 @@ func (a *auditor) clientsShared(nss []string) {
 	for i, ns := range nss {
 		idx[ns] = i
 	}
-	// visible[ri]: the namespaces route ri is visible in (nil: every one).
+	// visible[ri]: the namespaces route ri is visible in (nil: every one); visibleAt[ri] their
+	// indexes in order.
 	visible := make([][]bool, len(routes))
+	visibleAt := make([][]int, len(routes))
 	for ri, r := range routes {
 		if slices.Contains(r.exportTo, rules.ExportPublic) {
 			if a.everyClient == nil {
@@ -221,6 +223,7 @@ func (a *auditor) clientsShared(nss []string) {
 		for i, ns := range nss {
 			if rules.VirtualServiceVisible(r.vs.Namespace, r.exportTo, ns) {
 				vis[i] = true
+				visibleAt[ri] = append(visibleAt[ri], i)
 				appendNs(r.needs, ns)
 			}
 		}
@@ -228,7 +231,19 @@ func (a *auditor) clientsShared(nss []string) {
 	}
 	sees := func(ri, i int) bool { return visible[ri] == nil || visible[ri][i] }
 	s := a.share
-	alike := func(ds *destShare, i int) bool { return !s.drAll[nss[i]] && !ds.special[nss[i]] }
+	// drAt[i]: namespace i is one the DestinationRules of any host may name (s.drAll);
+	// plain: the other namespaces, in order, and plainFrom[i] the first of them at i or later.
+	drAt := make([]bool, n)
+	var plain []string
+	plainFrom := make([]int, n+1)
+	for i, ns := range nss {
+		plainFrom[i] = len(plain)
+		if drAt[i] = s.drAll[ns]; !drAt[i] {
+			plain = append(plain, ns)
+		}
+	}
+	plainFrom[n] = len(plain)
+	alike := func(ds *destShare, i int) bool { return !drAt[i] && (len(ds.special) == 0 || !ds.special[nss[i]]) }
 	// nextAlike is the first namespace from i on that sees route ri and destination ds alike.
 	nextAlike := func(ri int, ds *destShare, i int) int {
 		for ; i < n; i++ {
@@ -287,30 +302,50 @@ func (a *auditor) clientsShared(nss []string) {
 			}
 		}
 	}
-	// The other alike namespaces of each recorded destination take its effects.
-	var names []string
+	// The other alike namespaces of each recorded destination take its effects. The list of
+	// them is shared by every needs list the destination adds to (a.tails), never copied: a
+	// route seen everywhere to a host no config singles a namespace out for takes a tail of
+	// plain itself.
 	for ri, r := range routes {
 		for _, ds := range r.shares {
 			at, ok := recordedAt[ds]
 			if !ok || len(ds.effects) == 0 {
 				continue
 			}
-			names = names[:0]
-			for i := at + 1; i < n; i++ {
-				if sees(ri, i) && alike(ds, i) {
-					names = append(names, nss[i])
+			var names []string
+			switch {
+			case visible[ri] != nil:
+				for _, i := range visibleAt[ri] {
+					if i > at && alike(ds, i) {
+						names = append(names, nss[i])
+					}
 				}
+			case len(ds.special) == 0:
+				names = plain[plainFrom[at+1]:]
+			default:
+				names = make([]string, 0, len(plain)-plainFrom[at+1])
+				for _, ns := range plain[plainFrom[at+1]:] {
+					if !ds.special[ns] {
+						names = append(names, ns)
+					}
+				}
+			}
+			if len(names) == 0 {
+				continue
 			}
 			for _, e := range ds.effects {
 				switch {
 				case e.needs != nil:
-					*e.needs = append(*e.needs, names...)
+					if a.tails == nil {
+						a.tails = map[*[]string][][]string{}
+					}
+					a.tails[e.needs] = append(a.tails[e.needs], names)
 				default:
 					if e.needed {
-						e.finding.NeededIn = append(e.finding.NeededIn, names...)
+						e.finding.neededTails = append(e.finding.neededTails, names)
 					}
 					if e.missing {
-						e.finding.MissingIn = append(e.finding.MissingIn, names...)
+						e.finding.missingTails = append(e.finding.missingTails, names)
 					}
 				}
 			}

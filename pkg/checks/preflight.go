@@ -303,7 +303,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	// export-audit reads the snapshot only: it runs beside the gateway verdicts, and its
 	// findings are added after theirs, as before.
 	audit := make(chan *AuditReport, 1)
-	go func() { audit <- ExportAudit(snap, AuditOptions{unshared: unshared}) }()
+	go func() { audit <- ExportAudit(snap, AuditOptions{unshared: unshared, noResourceNeeds: true}) }()
 	res.Checks = append(res.Checks, c.whyMissing())
 	// The client sidecars (most of explain-listener's work) read the snapshot and the shared
 	// caches only: they start once the gateway verdicts are done, beside export-audit, and
