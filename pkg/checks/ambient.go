@@ -38,10 +38,13 @@ const (
 	WaypointBackendUndeclared = "WAYPOINT_ROUTE_BACKEND_UNDECLARED"
 	AmbientDNSCaptureOff      = "AMBIENT_POD_WITHOUT_DNS_CAPTURE"
 	WaypointHTTPPortNotHTTP   = "WAYPOINT_HTTP_PORT_GETS_NON_HTTP"
-	AmbientRouteNoWaypoint    = "AMBIENT_ROUTE_WITHOUT_WAYPOINT"
-	WaypointSkipsInternalDNS  = "WAYPOINT_SKIPS_INTERNAL_DYNAMIC_DNS"
-	WaypointDynamicDNSPort    = "WAYPOINT_DYNAMIC_DNS_PORT_UNSERVED"
-	AmbientDynamicDNSNoWP     = "AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT"
+	// WaypointPlainToTLS: the waypoint sends a plain HTTP call to the external server's TLS
+	// port (targetPort 443) without originating TLS (waypointPlainToTLS).
+	WaypointPlainToTLS       = "WAYPOINT_SENDS_PLAINTEXT_TO_TLS_PORT"
+	AmbientRouteNoWaypoint   = "AMBIENT_ROUTE_WITHOUT_WAYPOINT"
+	WaypointSkipsInternalDNS = "WAYPOINT_SKIPS_INTERNAL_DYNAMIC_DNS"
+	WaypointDynamicDNSPort   = "WAYPOINT_DYNAMIC_DNS_PORT_UNSERVED"
+	AmbientDynamicDNSNoWP    = "AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT"
 )
 
 func init() {
@@ -59,6 +62,7 @@ func init() {
 		CatalogEntry{AmbientLabelWithSidecar, LevelWarning, "", "A namespace (or pod) is labelled istio.io/dataplane-mode=ambient, but the injection webhook also gives its pods sidecars (istio-injection=enabled, istio.io/rev): ztunnel does not capture a pod that has a sidecar, so these pods are sidecar workloads. The ambient label has no effect on them, and waypoints bound with istio.io/use-waypoint are not on their path."},
 		CatalogEntry{AmbientDNSCaptureOff, LevelError, "", "The ambient pod opts out of ztunnel's DNS proxy (annotation ambient.istio.io/dns-capture=false), and ztunnel knows the host only by the address istiod allocated to its ServiceEntry (status.addresses), which only the DNS proxy hands out: the pod resolves the host's own addresses through cluster DNS, ztunnel does not match them with the entry, and the call bypasses the waypoint the entry is bound to."},
 		CatalogEntry{AmbientRouteNoWaypoint, LevelWarning, "", "Gateway API routes attach to a ServiceEntry that no waypoint serves: for ambient clients ztunnel sends the calls straight to the host and applies no route (istiod marks the route's parent status: not respected in ambient mode), so their rewrites, timeouts and backends apply to sidecar clients only."},
+		CatalogEntry{WaypointPlainToTLS, LevelError, "", "A ServiceEntry bound to a waypoint declares the called port plain HTTP with targetPort 443 (Istio's TLS origination task), and no DestinationRule the waypoint applies originates TLS for the declared port (none, or one whose port-level tls names 443, the endpoints' port, which never matches): the waypoint sends the plain request to the external server's TLS port, which rejects it (400, or a reset)."},
 		CatalogEntry{WaypointHTTPPortNotHTTP, LevelError, "", "A ServiceEntry bound to a waypoint declares the called port as HTTP (or HTTP2, gRPC), but the client sends TLS or raw TCP there (an https:// or grpcs:// client, a database driver): the waypoint serves an HTTP port with an HTTP filter chain only, which cannot parse the bytes, so the connection is reset at the waypoint. Declare the port's protocol as the clients speak it (TLS for TLS clients, TCP otherwise)."},
 		CatalogEntry{WaypointBackendUndeclared, LevelError, "NC", "A Gateway API route the waypoint applies for a ServiceEntry names a backend (kind Hostname, or a Service) that no ServiceEntry or Service declares: istiod keeps the destination (the route's status says BackendNotFound) and the waypoint sends those calls to a cluster nobody builds: 500 for an HTTPRoute or GRPCRoute (Gateway API semantics), a closed connection for a TLSRoute or TCPRoute (response flag NC)."},
 		CatalogEntry{WaypointRouteIgnored, LevelWarning, "", "A Gateway API route attaches to a ServiceEntry bound to a waypoint, but the waypoint does not apply it: the route is in a namespace other than the entry's and the waypoint's (the waypoint applies only routes of those two namespaces; this one applies only to sidecars in its own namespace), or istiod cannot convert it (a backendRef without a port)."},
@@ -133,6 +137,50 @@ func waypointDoubleTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Waypo
 		fmt.Sprintf("%s declares port %d of %s as %s, so waypoint %s passes the client's TLS through; %s, which the waypoint applies to the host, sets tls.mode %s for that port, so the waypoint wraps the client's TLS in a second TLS session and the handshake with %s fails.", ref, port, host, sp.Protocol, b.Waypoint, dr, t.GetMode(), host),
 		fmt.Sprintf("Originate TLS once: remove the tls setting for port %d from %s (the client already speaks TLS), or have the client send plain HTTP to a port the entry declares HTTP and keep the origination for that port.", port, dr),
 		true
+}
+
+// waypointPlainToTLS: the entry (service svc, "ServiceEntry ns/name" ref) declares port of host
+// plain HTTP with targetPort 443 (Istio's TLS origination task), and the DestinationRule waypoint
+// b applies to the host originates no TLS for the declared port: the waypoint sends the plain
+// request to the external server's TLS port, which rejects it (400, or a reset). Port-level
+// settings written for 443, the endpoints' port, never apply (blind audit 77 x7, x9; the
+// sidecar's SIDECAR_SENDS_PLAINTEXT_TO_TLS_PORT).
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_waypoint.go buildWaypointInboundVIP (the
+// cluster per declared port, its DestinationRule), cluster_tls.go applyUpstreamTLSSettings,
+// util.go GetPortLevelTrafficPolicy (matched against the declared port),
+// pilot/pkg/model/push_context.go destinationRule.
+func waypointPlainToTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.WaypointBinding, svc rules.Service, ref, host string, port uint32) (hop, culprit, msg, fix string, ok bool) {
+	sp, declared := portDeclared(svc, port)
+	if !declared || tlsTargetOf(svc, port) == 0 || rules.ListenerClass(strings.ToUpper(string(sp.Protocol))) != rules.ClassHTTP {
+		return "", "", "", "", false
+	}
+	root := flags.MeshConfig.GetRootNamespace()
+	if root == "" {
+		root = view.IstioNamespace
+	}
+	ch := model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo()).For(b.Waypoint.Namespace, nil, host, svc.Namespace)
+	why := "no DestinationRule the waypoint applies to the host originates TLS for it"
+	culprit = ref
+	fix = fmt.Sprintf("Originate TLS at the waypoint, as Istio's egress TLS origination task does: a DestinationRule for %s in namespace %s (visible to the waypoint's namespace %s) with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}].", host, svc.Namespace, b.Waypoint.Namespace, port)
+	if ch != nil {
+		t := ch.ClusterTLS(port, "")
+		if t != nil && t.GetMode() != networking.ClientTLSSettings_DISABLE {
+			return "", "", "", "", false
+		}
+		dr := ch.Ref()
+		culprit = "DestinationRule " + dr
+		why = "DestinationRule " + dr + ", which the waypoint applies, originates no TLS for it"
+		fix = fmt.Sprintf("In DestinationRule %s, originate TLS for port %d: trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}].", dr, port, port)
+		if drPortLevelTLS(view, dr, 443) {
+			why = fmt.Sprintf("DestinationRule %s sets tls for port 443, the port the endpoints listen on, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, port)
+			fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port 443 to %d, the port %s declares (the endpoints stay on port 443).", dr, port, ref)
+		}
+	}
+	return fmt.Sprintf("the waypoint sends the plain HTTP call to %s port 443 (declared port %d, %s, targetPort 443): %s", host, port, sp.Protocol, why),
+		culprit,
+		fmt.Sprintf("%s declares port %d of %s as %s with targetPort 443, so waypoint %s sends the call to the external server's port 443, in plaintext: %s. The external server rejects plaintext on its TLS port (400, or a reset).", ref, port, host, sp.Protocol, b.Waypoint, why),
+		fix, true
 }
 
 // clientSideWaypointLabel: a note when the client's namespace (not the entry's) carries
@@ -303,6 +351,14 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 				if _, culprit, msg, fix, ok := waypointDoubleTLS(view, flags, b, s, ref, s.Hostname, p.Number); ok {
 					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
 					out = append(out, NewPreflightFinding(ListenerDoubleTLS, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", msg, fix))
+				}
+				if _, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, s, ref, s.Hostname, p.Number); ok {
+					res := ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}
+					field := "spec.ports"
+					if ns, name, isDR := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/"); isDR && strings.HasPrefix(culprit, "DestinationRule ") {
+						res, field = ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy"
+					}
+					out = append(out, NewPreflightFinding(WaypointPlainToTLS, CheckPreflight, res, field, msg, fix))
 				}
 				if _, culprit, msg, fix, _, ok := waypointTLSToPort80(snap, view, flags, b, s, s.Hostname, p.Number); ok {
 					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
@@ -1416,6 +1472,13 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		if hop, culprit, msg, fix, patch, ok := waypointTLSToPort80(snap, view, flags, b, d.svc, host, port); ok {
 			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, hop)
 			tr.failFix(PathTLSToPlaintext, "UF", culprit, msg, fix, patch)
+			return p, nil
+		}
+	}
+	if p.Call == rules.CallHTTP || p.Call == rules.CallHTTP2 {
+		if hop, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, d.svc, ref, host, port); ok {
+			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, hop)
+			tr.fail(WaypointPlainToTLS, "", culprit, msg, fix)
 			return p, nil
 		}
 	}

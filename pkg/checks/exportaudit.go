@@ -481,6 +481,20 @@ func (a *auditor) add(f AuditFinding) {
 	a.share.recordFinding(&f, f.NeededIn, f.MissingIn)
 }
 
+// gatewayRoutesImpact is what calls meet at gateway w when vs's routes are not built there: no
+// virtual host for HTTP routes (404 NR); no filter chain for tls and tcp routes (the connection
+// is refused or reset; blind audit 76 W2).
+func gatewayRoutesImpact(vs *networkingv1.VirtualService, w Workload) string {
+	http, other := len(vs.Spec.GetHttp()) > 0, len(vs.Spec.GetTls())+len(vs.Spec.GetTcp()) > 0
+	switch {
+	case http && other:
+		return fmt.Sprintf("404 NR for HTTP and connections refused or reset for TLS/TCP at gateway %s: its routes are not built there", w.Ref())
+	case other:
+		return fmt.Sprintf("connections refused or reset at gateway %s: its tls/tcp routes are not built there, so no filter chain takes them", w.Ref())
+	}
+	return fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref())
+}
+
 // gateway audits what gateway workload w needs.
 func (a *auditor) gateway(w Workload) {
 	gws := gatewaysFor(a.snap, w, a.flags.ScopeGWToNs.Value)
@@ -516,7 +530,7 @@ func (a *auditor) gateway(w Workload) {
 		} else if !rules.VirtualServiceVisible(vs.Namespace, exp, w.Namespace) {
 			a.add(AuditFinding{Code: AuditVSNotExportedToGateway, Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name, ExportTo: exp,
 				NeededIn: []string{w.Namespace}, MissingIn: []string{w.Namespace},
-				Impact:  fmt.Sprintf("404 NR at gateway %s: its routes are not built there", w.Ref()),
+				Impact:  gatewayRoutesImpact(vs, w),
 				Message: fmt.Sprintf("%s lists Gateway %s, but exportTo %s excludes %s, the namespace of gateway pod %s where it is evaluated.", vsRef, gw, fmtList(exp), w.Namespace, w.Ref()),
 				widen:   widenExportTo(vsRef, vs.Spec.ExportTo, vs.Namespace)})
 		}

@@ -204,6 +204,9 @@ type tracer struct {
 	t    *PathTrace
 	// gatewayHops caches gateway hops across traces (preflight); nil: no cache.
 	gatewayHops *hopCache
+	// hopClientNs: the gateway hop just traced names the client's namespace (set to it), so
+	// its cached record serves that namespace only.
+	hopClientNs string
 	// hidden are the entries for the host the client does not see (why-missing --from).
 	hidden []rules.Service
 	// opt is the traced call when candidate fixes may be tried by tracing again (pickPatch);
@@ -799,6 +802,8 @@ type gatewayHopRecord struct {
 	patch                                 *Patch
 	gateway                               *GatewayVerdict
 	listener, cluster                     string
+	// clientNs: the record names the client's namespace (it holds for that namespace only).
+	clientNs string
 }
 
 func resultPath(res rules.CallResult) string {
@@ -3667,7 +3672,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			clientEntry = ce.Ref()
 		}
 		key := strings.Join([]string{w.Ref(), svc.Ref(), fmt.Sprint(cport), host, subset, kind, sent, sentFrom, sni, clientEntry}, "|")
-		if r, ok := tr.gatewayHops.get(key); ok {
+		if r, ok := tr.gatewayHops.get(key); ok && (r.clientNs == "" || r.clientNs == v.Namespace) {
 			tr.t.Hops = append(tr.t.Hops, r.hops...)
 			tr.t.Warnings = append(tr.t.Warnings, r.warnings...)
 			tr.t.Notes = append(tr.t.Notes, r.notes...)
@@ -3682,7 +3687,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		defer func() {
 			t := tr.t
 			tr.gatewayHops.put(key, &gatewayHopRecord{hops: slices.Clone(t.Hops[h:]), warnings: slices.Clone(t.Warnings[wn:]), notes: slices.Clone(t.Notes[n:]),
-				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, patch: t.Patch, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster})
+				cause: t.Cause, level: t.Level, flag: t.Flag, culprit: t.Culprit, msg: t.Message, fix: t.Fix, patch: t.Patch, gateway: t.gateway, listener: t.GatewayListener, cluster: t.GatewayCluster,
+				clientNs: tr.hopClientNs})
 		}()
 	}
 
@@ -3881,6 +3887,23 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				}
 				msg += fmt.Sprintf(" %s has a PASSTHROUGH server on the port, but its hosts (%s) do not list %s, so the call takes the plain HTTP server's chain.", culprit, strings.Join(pt.Server.GetHosts(), ", "), host)
 				tr.fail(PathTLSMismatch, flag, culprit, msg, fmt.Sprintf("Add %s to the hosts of the PASSTHROUGH server of %s on port %d, with a tls route matching sniHosts %s bound to it%s.", host, culprit, pt.Server.GetPort().GetNumber(), host, unwrap))
+				return
+			}
+		}
+		if tlsCulprit == "" && (sent == "plaintext" || sent == "the client's TLS") && expect == "Istio mTLS" {
+			// A rule that would originate Istio mTLS exists, in the root namespace or the
+			// gateway Service's, but its exportTo hides it from the client's namespace:
+			// exporting it is the fix, not a second rule (blind audit 76 c22).
+			mc := v.Flags.MeshConfig
+			root := mc.GetRootNamespace()
+			if root == "" {
+				root = tr.snap.IstioNamespace
+			}
+			if hid := unexportedTLSRule(v, drs, RevisionView(tr.snap, v.Revision).DestinationRules, svc, cport, subset, "ISTIO_MUTUAL", root); hid != nil {
+				ref := "DestinationRule " + hid.Namespace + "/" + hid.Name
+				tr.hopClientNs = v.Namespace
+				msg += fmt.Sprintf(" %s would make the sidecar originate it, but its exportTo %s leaves %s out, so the sidecar does not apply it.", ref, fmtList(rules.EffectiveExportTo(hid.Spec.ExportTo, drs.DefaultExportTo)), v.Namespace)
+				tr.failPatch(PathTLSMismatch, flag, ref, msg, exportToPatch(ref, hid.Spec.ExportTo, hid.Namespace, v.Namespace))
 				return
 			}
 		}

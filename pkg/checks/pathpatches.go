@@ -341,6 +341,48 @@ func unexportedSubsetRule(v SidecarView, drs *rules.DRLookup, view []*networking
 	return nil
 }
 
+// unexportedTLSRule is the oldest DestinationRule for the Service s in the root namespace or the
+// Service's own (on the lookup path of a sidecar in v.Namespace: push_context.go
+// destinationRule) whose exportTo (or the mesh default) leaves v.Namespace out, and that sets
+// tls.mode mode for port (top level, the port's settings, or subset's); nil when none. It is the
+// rule meant to make the sidecar originate the TLS a gateway server expects, hidden from the
+// client (blind audit 76 c22: a rule in istio-system exported to "." only).
+func unexportedTLSRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, mode, root string) *networkingv1.DestinationRule {
+	rs := slices.Clone(view)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	sets := func(tp *networking.TrafficPolicy) bool {
+		if tp == nil {
+			return false
+		}
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort().GetNumber() == port && pl.GetTls() != nil {
+				return pl.GetTls().GetMode().String() == mode
+			}
+		}
+		return tp.GetTls() != nil && tp.GetTls().GetMode().String() == mode
+	}
+	for _, dr := range rs {
+		if dr.Namespace == v.Namespace || (dr.Namespace != root && dr.Namespace != s.Namespace) || drs.Host(dr) != strings.ToLower(s.Hostname) {
+			continue
+		}
+		if len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 {
+			continue // applies in its own namespace only, whatever its exportTo
+		}
+		ok := sets(dr.Spec.GetTrafficPolicy())
+		if subset != "" {
+			for _, ss := range dr.Spec.GetSubsets() {
+				if ss.GetName() == subset && ss.GetTrafficPolicy() != nil {
+					ok = sets(ss.GetTrafficPolicy())
+				}
+			}
+		}
+		if ok && !rules.ServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo), v.Namespace) {
+			return dr
+		}
+	}
+	return nil
+}
+
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root
 // namespace, the Service's) that defines subset for the Service s, but names it by its short
 // name or a partial one ("name.namespace", which istiod reads as written, a host no Service

@@ -57,8 +57,20 @@ func (u unresolvedRef) message(w Workload) string {
 	if len(u.suggestions) > 0 {
 		msg += fmt.Sprintf(" The Gateway that selects %s is %s.", w.Ref(), strings.Join(u.suggestions, ", "))
 	}
-	msg += " No route binds on the gateway for this host: 404 NR at the gateway."
+	msg += " " + unboundRoutesAnswer(u.vs)
 	return msg
+}
+
+// unboundRoutesAnswer says what a call meets at the gateway when vs's routes bind no server
+// there: HTTP routes leave the host without a virtual host (404 NR); tls and tcp routes leave
+// the server without a filter chain, so istiod builds no listener for it or its chain is
+// missing, and the connection is refused or reset (gateway.go buildGatewayListeners; blind
+// audit 76 W1, where a TLS passthrough trace said 404).
+func unboundRoutesAnswer(vs *networkingv1.VirtualService) string {
+	if vs != nil && len(vs.Spec.GetHttp()) == 0 && (len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0) {
+		return "No route binds on the gateway for this host: the server gets no filter chain for it, so the connection is refused or reset at the gateway."
+	}
+	return "No route binds on the gateway for this host: 404 NR at the gateway."
 }
 
 func (u unresolvedRef) fix() string {
@@ -410,7 +422,11 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				// a Gateway API route meant for this gateway whose parentRef resolves in
 				// another namespace: the Gateway API form of an unresolved gateway reference
 				e.step(id, name, Fail, why, ra.refEvidence...)
-				e.fail(CauseGatewayRefUnresolve, culprit, upperFirst(why)+". No route binds on the gateway for this host: 404 NR at the gateway.", fix)
+				answer := unboundRoutesAnswer(nil)
+				if strings.HasPrefix(culprit, "TLSRoute ") || strings.HasPrefix(culprit, "TCPRoute ") {
+					answer = unboundRoutesAnswer(&networkingv1.VirtualService{Spec: networking.VirtualService{Tls: []*networking.TLSRoute{{}}}})
+				}
+				e.fail(CauseGatewayRefUnresolve, culprit, upperFirst(why)+". "+answer, fix)
 				return
 			}
 			if g := kubeGatewayOf(e.snap, e.w.Namespace+"/"+gwName); g != nil {
