@@ -94,10 +94,15 @@ func init() {
 		// does not inherit the policy's tls). mutual-top-subset-port-level-no-tls: tls
 		// ISTIO_MUTUAL at top level, and subset "p" has only a port-level setting for 8453
 		// without tls (util.go MergeSubsetTrafficPolicy: the subset's port-level setting replaces
-		// the merged tls too: plaintext).
+		// the merged tls too: plaintext). mutual-rule-hidden: the ISTIO_MUTUAL server, and the
+		// rule that originates ISTIO_MUTUAL (top level) lives in the gateway Service's namespace
+		// with exportTo ["."]: team-p applies no rule (push_context.go destinationRule), sends
+		// plaintext, and the mesh route names no subset (blind audit 76 c22).
+		// mutual-rule-hidden-port-level: the same with the tls in a port-level setting for 8453
+		// and exportTo [other] (a namespace that is not team-p).
 		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
 			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2", "tls-mutual-tcp-forward",
-			"mutual-top-port-level-no-tls", "mutual-top-subset-port-level-no-tls"}},
+			"mutual-top-port-level-no-tls", "mutual-top-subset-port-level-no-tls", "mutual-rule-hidden", "mutual-rule-hidden-port-level"}},
 		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
 		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
@@ -618,17 +623,26 @@ spec:
 	case "mutual-top-subset-port-level-no-tls":
 		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
 		drTLS = "\n    trafficPolicy:\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
+	case "mutual-rule-hidden":
+		drTop = "  exportTo: [\".\"]\n  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
+	case "mutual-rule-hidden-port-level":
+		drTop = "  exportTo: [other]\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 8453}\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
+	}
+	hiddenRule := strings.HasPrefix(tlsVariant, "mutual-rule-hidden")
+	drNs := "team-p"
+	if hiddenRule {
+		drNs = "egress"
 	}
 	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: DestinationRule
 metadata:
   name: path-egress
-  namespace: team-p
+  namespace: %s
   creationTimestamp: %s
 spec:
   host: %s
 %s  subsets:
-  - name: p%s%s`, b.ts(), svcHost, drTop, subsetLabels(d[dimPSubset]), drTLS))
+  - name: p%s%s`, drNs, b.ts(), svcHost, drTop, subsetLabels(d[dimPSubset]), drTLS))
 
 	origVariant := d[dimPOrig]
 	upPort, upSubset := uint32(80), ""
@@ -672,6 +686,10 @@ spec:
 			}
 		}
 		meshRoute = fmt.Sprintf("  http:\n  - match:\n    - port: 80\n    route:\n    - destination: {host: %s, subset: p, port: {number: %d}}", svcHost, svcPort)
+		if hiddenRule {
+			// the subset is the hidden rule's too: no subset
+			meshRoute = strings.Replace(meshRoute, "subset: p, ", "", 1)
+		}
 	}
 	if av := d[dimPAlias]; av == "alias" || av == "alias-dot" {
 		target := pathHost

@@ -93,6 +93,7 @@ or read error, a --from namespace that does not exist (with near matches), or no
 	f.StringVar(&o.ConfigDump, "config-dump", "", "the proxy's saved Envoy config dump: show its actual listeners on the port next to the prediction")
 	f.StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	registerExplainListenerCompletion(cmd, g) // completion.go
+	addOfflineFlag(cmd, g)
 	return cmd
 }
 

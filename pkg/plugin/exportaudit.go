@@ -64,6 +64,7 @@ namespace that does not exist (with near matches).`,
 	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", failOnUsage)
 	cmd.Flags().BoolVar(&o.Details, "details", false, "table output: list every finding and namespace, instead of one row per group of more than 5 alike findings and shortened namespace lists")
 	registerExportAuditCompletion(cmd) // completion.go
+	addOfflineFlag(cmd, g)
 	return cmd
 }
 

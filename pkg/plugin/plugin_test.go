@@ -58,6 +58,13 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 		stderr string
 	}{
 		{"present offline, flag off", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=false"}, ExitOK, ""},
+		// --offline, as preflight and proxy-config take it: with -f nothing changes, without
+		// it a usage error (blind audits 76, 77)
+		{"why-missing --offline with -f", []string{"why-missing", "httpbin.org", "-f", "-", "--offline", "--filter-gateway-clusters=false"}, ExitOK, ""},
+		{"why-missing --offline without -f", []string{"why-missing", "httpbin.org", "--offline"}, ExitError, "--offline needs manifests"},
+		{"export-audit --offline with -f", []string{"export-audit", "-A", "-f", "-", "--offline"}, ExitOK, ""},
+		{"visibility --offline without -f", []string{"visibility", "-A", "--offline"}, ExitError, "--offline needs manifests"},
+		{"explain-listener --offline without -f", []string{"explain-listener", "--port", "80", "--offline"}, ExitError, "--offline needs manifests"},
 		{"absent offline, flag on", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=true", "-o", "json"}, ExitAbsent, ""},
 		{"unknown host", []string{"why-missing", "nosuch.example.com", "-f", "-"}, ExitError, "no ServiceEntry, Service or route in the manifests names nosuch.example.com"},
 		{"host one edit away", []string{"why-missing", "httpbin.orgg", "-f", "-"}, ExitError, "did you mean httpbin.org (ServiceEntry default/httpbin)?"},

@@ -250,3 +250,17 @@ func isCobraUsageError(err error) bool {
 	return strings.HasPrefix(s, "unknown command") || strings.HasPrefix(s, "accepts ") ||
 		strings.HasPrefix(s, "requires ") || strings.HasPrefix(s, "unknown flag") || strings.Contains(s, "arg(s)")
 }
+
+// addOfflineFlag gives a command whose -f input is read alone (no cluster is read with -f)
+// the --offline flag of preflight and proxy-config, for symmetry: with -f it changes nothing;
+// without -f it is a usage error (blind audits 76 and 77: operators type it everywhere).
+func addOfflineFlag(cmd *cobra.Command, g *GlobalOptions) {
+	var offline bool
+	cmd.Flags().BoolVar(&offline, "offline", false, "with -f: the manifests alone, without reading the cluster (what -f already does for this command)")
+	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
+		if offline && len(g.Files) == 0 {
+			return usageErr("--offline needs manifests: -f FILE|DIR")
+		}
+		return nil
+	}
+}

@@ -69,6 +69,7 @@ namespace that nothing in the input names (with near matches).`,
 	cmd.Flags().StringVar(&o.AsNamespace, "as-namespace", "", "answer for a workload in this namespace: does it get each entry (exportTo, the namespace's Sidecar egress hosts), and what happens instead")
 	cmd.Flags().StringVar(&o.AsNamespace, "from", "", "the same as --as-namespace")
 	registerVisibilityCompletion(cmd, g) // completion.go
+	addOfflineFlag(cmd, g)
 	return cmd
 }
 

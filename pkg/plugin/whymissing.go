@@ -121,6 +121,7 @@ error, or a HOST or --from namespace that nothing in the input names (with near 
 	cmd.Flags().StringVar(&o.Pod, "pod", "", "trace a call to HOST from this pod's sidecar, or its ztunnel when the pod is ambient (NAMESPACE/NAME)")
 	cmd.Flags().StringVar(&o.Symptom, "symptom", "", "what the client sees: "+strings.Join(checks.Symptoms, ", ")+"; narrows the answer to the hops that can produce it")
 	cmd.Flags().StringVar(&o.Call, "call", "", "with --from/--pod: the call kind, http, http2, tls or tcp (default: from the port's protocol)")
+	addOfflineFlag(cmd, g)
 	registerWhyMissingCompletion(cmd, g) // completion.go
 	return cmd
 }
