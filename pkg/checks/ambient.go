@@ -618,6 +618,27 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (%s on %s), whose %s admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, rules.LabelUseWaypoint, labelled, listener, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the %s of Gateway %s, or use a waypoint in %s", se.Namespace, listener, wp, se.Namespace))
+		if b.Listener == "" && b.Gateway != nil {
+			// No listener istiod reads: without an inbound-binding annotation only the HBONE
+			// listener on port 15008 counts (waypoints.go makeAllowedRoutes, findBoundListener),
+			// so one on another port, whatever it admits, leaves the default Same (blind audit
+			// 77 c22, where the text asked for a setting already there).
+			var other []string
+			for _, l := range b.Gateway.Spec.Listeners {
+				if l.Protocol == "HBONE" && l.Port != 15008 {
+					other = append(other, fmt.Sprintf("%s (port %d)", l.Name, l.Port))
+				}
+			}
+			if len(other) > 0 {
+				f.Message = fmt.Sprintf("%s asks for waypoint %s (%s on %s), which has no HBONE listener on port 15008: its HBONE %s %s, and istiod reads allowedRoutes from the listener on port 15008 only, so the waypoint admits its own namespace only (Same, the default): %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+					ref, wp, rules.LabelUseWaypoint, labelled, plural(len(other), "listener is", "listeners are"), strings.Join(other, ", "), se.Namespace, ConditionWaypointBound, b.Reason)
+				f.Fix = fmt.Sprintf("set the port of HBONE listener %s of Gateway %s to 15008 (ztunnel sends the tunnel there), keeping its allowedRoutes, or use a waypoint in %s", other[0], wp, se.Namespace)
+			} else {
+				f.Message = fmt.Sprintf("%s asks for waypoint %s (%s on %s), which has no HBONE listener on port 15008, the listener istiod reads allowedRoutes from: the waypoint admits its own namespace only (Same, the default), and %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+					ref, wp, rules.LabelUseWaypoint, labelled, se.Namespace, ConditionWaypointBound, b.Reason)
+				f.Fix = fmt.Sprintf("add the listener {name: mesh, port: 15008, protocol: HBONE, allowedRoutes: {namespaces: {from: All}}} to Gateway %s (`istioctl waypoint generate` writes it), or use a waypoint in %s", wp, se.Namespace)
+			}
+		}
 		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, nil) {
 			// a Gateway of Istio's gateway class runs as a gateway, not a waypoint: admitting
 			// the entry would make every call fail (WAYPOINT_NOT_OF_WAYPOINT_CLASS; blind audit

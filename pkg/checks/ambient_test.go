@@ -1097,3 +1097,28 @@ func TestUseWaypointOnClientNamespaceNoted(t *testing.T) {
 		t.Errorf("the entry is labelled, yet the note stays: %q", p.Notes)
 	}
 }
+
+// A waypoint without an HBONE listener on 15008 admits its own namespace only, whatever its
+// other listeners admit: the fix moves or adds the listener, it does not ask for an
+// allowedRoutes already in place (blind audit 77 c22).
+func TestWaypointWithoutHBONEListenerOn15008Fix(t *testing.T) {
+	for _, c := range []struct{ file, host, from, call, fix string }{
+		{"ambient-waypoint-hbone-listener-on-other-port.yaml", "hooks.relay.example", "relay-clients", "tls", "set the port of HBONE listener tunnel (port 15009)"},
+		{"ambient-waypoint-without-hbone-listener.yaml", "sftp.depot.example", "depot-jobs", "tcp", "add the listener {name: mesh, port: 15008, protocol: HBONE"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: c.host, From: c.from, Call: c.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Fix, c.fix) || strings.Contains(p.Fix, "set allowedRoutes.namespaces.from") {
+			t.Errorf("%s: fix %q, want %q", c.file, p.Fix, c.fix)
+		}
+		if !strings.Contains(p.Message, "no HBONE listener on port 15008") {
+			t.Errorf("%s: message %q does not say the waypoint has no HBONE listener on 15008", c.file, p.Message)
+		}
+	}
+}
