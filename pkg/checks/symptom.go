@@ -53,10 +53,19 @@ var symptomCauses = map[string][]string{
 func producesSymptom(p *PathTrace, symptom string) bool {
 	// a missing cluster on a TLS or TCP call: the proxy closes the connection
 	closedNC := p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP)
-	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause) ||
+	return p.Failed() && (slices.Contains(symptomFlags[symptom], p.Flag) || slices.Contains(symptomCauses[symptom], p.Cause) || tlsUCorUF(p, symptom) ||
 		(p.Answer != "" && p.Answer.Symptom() == symptom) || (symptom == "reset" && closedNC) ||
 		// an NC from a classic HTTP route (or one the trace did not qualify) is a 503
 		(symptom == "503" && p.Flag == "NC" && !closedNC && (p.Answer == "" || p.Answer == Answer503)))
+}
+
+// tlsUCorUF: the path fails on TLS between the hops with UC (plaintext into a server that
+// expects TLS) and the symptom is UF. Which of the two Envoy logs depends on timing: the gateway
+// closes a connection whose bytes no filter chain accepts, before the request is written (UF:
+// the upstream connection failed) or after (UC: upstream connection termination); blind audit
+// 76 W4, where --symptom UF sent the operator away from the real fault.
+func tlsUCorUF(p *PathTrace, symptom string) bool {
+	return p.Cause == PathTLSMismatch && p.Flag == "UC" && symptom == "UF"
 }
 
 // symptomSteps: the hop steps that can produce the symptom.
@@ -147,6 +156,9 @@ func MatchSymptom(p *PathTrace, symptom string) SymptomVerdict {
 	case producesSymptom(p, symptom):
 		v.Matches = true
 		v.Message = fmt.Sprintf("The traced path produces %s. %s", symptom, p.Message)
+		if tlsUCorUF(p, symptom) {
+			v.Message = fmt.Sprintf("The traced path produces %s (the trace says %s: Envoy logs the same TLS fault as UF or UC depending on whether the gateway closes the connection before or after the request is written). %s", symptom, p.Flag, p.Message)
+		}
 	case p.Failed():
 		fails := p.Cause
 		if p.Flag != "" {
