@@ -14,6 +14,7 @@ import (
 const (
 	dimPService = "path.service"
 	dimPTLS     = "path.tls"
+	dimPTLSRule = "path.tls-rule"
 	dimPUpRes   = "path.upstream"
 	dimPOrig    = "path.origination"
 	dimPMirror  = "path.mirror"
@@ -94,15 +95,18 @@ func init() {
 		// does not inherit the policy's tls). mutual-top-subset-port-level-no-tls: tls
 		// ISTIO_MUTUAL at top level, and subset "p" has only a port-level setting for 8453
 		// without tls (util.go MergeSubsetTrafficPolicy: the subset's port-level setting replaces
-		// the merged tls too: plaintext). mutual-rule-hidden: the ISTIO_MUTUAL server, and the
-		// rule that originates ISTIO_MUTUAL (top level) lives in the gateway Service's namespace
-		// with exportTo ["."]: team-p applies no rule (push_context.go destinationRule), sends
-		// plaintext, and the mesh route names no subset (blind audit 76 c22).
-		// mutual-rule-hidden-port-level: the same with the tls in a port-level setting for 8453
-		// and exportTo [other] (a namespace that is not team-p).
+		// the merged tls too: plaintext).
 		dimension{dimPTLS, []string{"http-plain", "http-istio-mutual", "http-no-origination", "http-tls-to-plain", "tls-passthrough", "passthrough-other-sni",
 			"mutual-port-level-no-tls", "mutual-top-level-subset-lb", "http-into-tcp", "http-into-tcp-h2", "tls-mutual-tcp-forward",
-			"mutual-top-port-level-no-tls", "mutual-top-subset-port-level-no-tls", "mutual-rule-hidden", "mutual-rule-hidden-port-level"}},
+			"mutual-top-port-level-no-tls", "mutual-top-subset-port-level-no-tls"}},
+		// path.tls-rule: with path.tls http-istio-mutual, where the rule that originates the
+		// Istio mTLS lives. client: team-p (as above). hidden: the gateway Service's namespace,
+		// tls at the top level, exportTo ["."]: team-p applies no rule (push_context.go
+		// destinationRule), sends plaintext into the ISTIO_MUTUAL server, and the mesh route
+		// names no subset (blind audit 76 c22). hidden-port-level: the same with the tls in a
+		// port-level setting for 8453 and exportTo [other]. (A dimension of its own, so that
+		// path.tls keeps its values and the scenarios they make.)
+		dimension{dimPTLSRule, []string{"client", "hidden", "hidden-port-level"}},
 		// path.upstream: the resolution of the external entry behind the gateway (egress/path-ext).
 		// dns: resolution DNS. none: resolution NONE, no addresses (on a gateway istiod turns it
 		// into an EDS cluster without endpoints: 503 UH, cluster.go convertResolution).
@@ -623,12 +627,14 @@ spec:
 	case "mutual-top-subset-port-level-no-tls":
 		drTop = "  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
 		drTLS = "\n    trafficPolicy:\n      portLevelSettings:\n      - port: {number: 8453}\n        loadBalancer: {simple: ROUND_ROBIN}"
-	case "mutual-rule-hidden":
-		drTop = "  exportTo: [\".\"]\n  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
-	case "mutual-rule-hidden-port-level":
-		drTop = "  exportTo: [other]\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 8453}\n      tls: {mode: ISTIO_MUTUAL, sni: " + pathHost + "}\n"
 	}
-	hiddenRule := strings.HasPrefix(tlsVariant, "mutual-rule-hidden")
+	hiddenRule := tlsVariant == "http-istio-mutual" && strings.HasPrefix(d[dimPTLSRule], "hidden")
+	switch {
+	case hiddenRule && d[dimPTLSRule] == "hidden":
+		drTop, drTLS = "  exportTo: [\".\"]\n  trafficPolicy:\n    tls: {mode: ISTIO_MUTUAL, sni: "+pathHost+"}\n", ""
+	case hiddenRule:
+		drTop, drTLS = "  exportTo: [other]\n  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 8453}\n      tls: {mode: ISTIO_MUTUAL, sni: "+pathHost+"}\n", ""
+	}
 	drNs := "team-p"
 	if hiddenRule {
 		drNs = "egress"

@@ -298,6 +298,51 @@ func dynamicDNSPortUnserved(b rules.WaypointBinding, se *networkingv1.ServiceEnt
 	}
 }
 
+// WaypointPointers: for why-missing HOST without a client, one line per ServiceEntry of host
+// (default revision) that asks for a waypoint: ambient clients reach the host through that
+// waypoint, not through the egress gateways the report diagnoses, and only a traced client
+// (--from an ambient namespace) shows whether the binding holds and what the waypoint does
+// (blind audit 77: an ambient input got "PRESENT" on an assumed egress gateway and no word of
+// its waypoint).
+func WaypointPointers(snap *snapshot.Snapshot, host string) []string {
+	view := RevisionView(snap, "")
+	flags := ReadIstiodFlags(view, "")
+	registry := model.Services(view, flags.MeshConfig)
+	var ambient []string
+	for _, n := range snap.Namespaces {
+		if n.Labels[rules.LabelDataplaneMode] == "ambient" {
+			ambient = append(ambient, n.Name)
+		}
+	}
+	var out []string
+	for _, se := range view.ServiceEntries {
+		if !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
+			continue
+		}
+		ss := registry.ForEntry(se)
+		if len(ss) == 0 {
+			continue
+		}
+		b := waypointBinding(snap, view, se, ss[0].Visibility.Visibility)
+		if !b.Asked || b.OptedOut || b.Managed {
+			continue
+		}
+		line := fmt.Sprintf("ServiceEntry %s/%s asks for waypoint %s and istiod binds it: ambient clients reach %s through the waypoint, not through an egress gateway.", se.Namespace, se.Name, b.Waypoint, host)
+		if !b.Accepted {
+			line = fmt.Sprintf("ServiceEntry %s/%s asks for waypoint %s, but istiod does not bind it (%s): ambient clients' calls to %s do not go through the waypoint.", se.Namespace, se.Name, b.Waypoint, b.Reason, host)
+		}
+		switch {
+		case len(ambient) > 0:
+			sort.Strings(ambient)
+			line += fmt.Sprintf(" Trace an ambient client's call with --from NAMESPACE (ambient namespaces: %s).", strings.Join(ambient, ", "))
+		default:
+			line += " Trace a client's call with --from NAMESPACE (no namespace in the input is labelled " + rules.LabelDataplaneMode + "=ambient)."
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // waypointEntryFindings: for every waypoint-bound entry of the default revision (preflight),
 // WAYPOINT_NOT_OF_WAYPOINT_CLASS when the Gateway it is bound to is of Istio's gateway class, and
 // TLS_ORIGINATED_TWICE for each TLS or HTTPS port that gets TLS originated again at the waypoint.

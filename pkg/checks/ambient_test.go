@@ -1122,3 +1122,28 @@ func TestWaypointWithoutHBONEListenerOn15008Fix(t *testing.T) {
 		}
 	}
 }
+
+// why-missing without a client names the waypoint an ambient host's entry asks for, bound or
+// not, and how to trace through it (blind audit 77: "PRESENT" on an assumed egress gateway only).
+func TestWaypointPointers(t *testing.T) {
+	for _, c := range []struct{ file, host, want string }{
+		{"ambient-waypoint-plain-to-tls-port-no-rule.yaml", "api.quota-svc.example", "asks for waypoint vendors/vendors-wp and istiod binds it"},
+		{"ambient-waypoint-without-hbone-listener.yaml", "sftp.depot.example", "but istiod does not bind it (AttachmentDenied)"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := WaypointPointers(snap, c.host)
+		if len(got) != 1 || !strings.Contains(got[0], c.want) || !strings.Contains(got[0], "--from NAMESPACE") {
+			t.Errorf("%s: %q, want one line with %q and --from", c.file, got, c.want)
+		}
+	}
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ok-http-via-gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := WaypointPointers(snap, "api.example.com"); len(got) != 0 {
+		t.Errorf("sidecar-only host: %q, want none", got)
+	}
+}

@@ -52,6 +52,9 @@ type Report struct {
 	// UntracedPaths are the mesh routes that send the host to a gateway Service, listed when no
 	// client was named: the paths why-missing did not trace, each with the command that does.
 	UntracedPaths []GatewayRoute `json:"untracedPaths,omitempty"`
+	// Waypoints: when no client was named, the entries of the host bound to an ambient
+	// waypoint, each with how to trace an ambient client's call through it.
+	Waypoints []string `json:"waypoints,omitempty"`
 	// Symptom relates --symptom to the verdicts (nil without --symptom).
 	Symptom *SymptomVerdict `json:"symptom,omitempty"`
 }

@@ -266,6 +266,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		rep.Gateways = slices.DeleteFunc(rep.Gateways, func(g checks.GatewayVerdict) bool { return checks.SyntheticGateway(snap, g.Gateway) })
 	}
 	if o.From == "" && o.Pod == "" {
+		rep.Waypoints = checks.WaypointPointers(snap, o.Host)
 		rep.UntracedPaths = checks.MeshRoutesThroughGateways(snap, o.Host, uint32(o.Port), checks.ReadIstiodFlags(snap, snap.Revision).MeshConfig.GetDefaultVirtualServiceExportTo())
 		// The suggested commands read the same input as this one.
 		extra := o.inputArgs()

@@ -125,6 +125,9 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		fmt.Fprintf(&b, "Declared by %s %s/%s: host %s, ports %s, resolution %s, exportTo %s\n",
 			s.Kind, s.Namespace, s.Name, strings.Join(s.Hosts, ","), strings.Join(ports, ","), s.Resolution, export)
 	}
+	for _, w := range r.Waypoints {
+		fmt.Fprintf(&b, "Ambient: %s\n", w)
+	}
 	for _, g := range r.Gateways {
 		b.WriteString("\n")
 		verdict, cause := "PRESENT", g.Cause
