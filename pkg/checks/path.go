@@ -4403,12 +4403,20 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		// 37 #11, where every command said OK).
 		upExpect = "the client's TLS inside " + strings.TrimSuffix(expect, " it terminates")
 	}
-	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, upExpect, g.Cause == CauseNoEndpoints) {
+	// The cluster's endpoints: the gateway's verdict may have stopped at an earlier fault of
+	// another call (a route to another host, say) and still found this cluster empty
+	// (conformance: a resolution NONE entry behind a gateway whose verdict was a route to a
+	// missing cluster, where the trace said the call worked).
+	empty := g.emptyCluster
+	if g.Cause == CauseNoEndpoints {
+		empty = &clusterFailure{culprit: g.Culprit, msg: g.Message, fix: g.Fix, patch: g.Patch}
+	}
+	if tr.upstreamTLS(gproxy, w, cluster, host, upTLS, upDR, upExpect, empty != nil) {
 		return
 	}
-	if g.Cause == CauseNoEndpoints {
-		tr.hop(gproxy, "endpoints", Fail, g.Message)
-		tr.failFix(CauseNoEndpoints, "UH", g.Culprit, g.Message, g.Fix, g.Patch)
+	if empty != nil {
+		tr.hop(gproxy, "endpoints", Fail, empty.msg)
+		tr.failFix(CauseNoEndpoints, "UH", empty.culprit, empty.msg, empty.fix, empty.patch)
 		tr.t.gateway = &g
 	}
 }

@@ -407,7 +407,12 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Gateways[0].Cause != p.Cause {
+			g := rep.Gateways[0]
+			// the gateway's verdict names its first fault; a call that meets an empty cluster
+			// behind another route's fault still agrees when the verdict's endpoints step says
+			// so (path.go gatewayHop, emptyCluster)
+			emptyToo := p.Cause == CauseNoEndpoints && slices.ContainsFunc(g.Steps, func(st Step) bool { return st.ID == "endpoints" && st.Result != Pass })
+			if g.Cause != p.Cause && !emptyToo {
 				t.Errorf("%s: path fails at gateway %s's cluster with %s; why-missing says %s", name, p.Gateway, p.Cause, rep.Gateways[0].Cause)
 			}
 		}

@@ -124,6 +124,16 @@ type GatewayVerdict struct {
 	// Live is the evidence read from the running proxy and istiod (nil with --no-live, -f
 	// without --config-dump).
 	Live *LiveState `json:"live,omitempty"`
+	// emptyCluster: the host's cluster has no endpoints at this gateway (the endpoints step),
+	// recorded even when an earlier step decided Cause: a traced call that reaches the cluster
+	// meets it (path.go gatewayHop).
+	emptyCluster *clusterFailure
+}
+
+// clusterFailure is a failure of one cluster with its culprit and fix.
+type clusterFailure struct {
+	culprit, msg, fix string
+	patch             *Patch
 }
 
 // RouteBinding is one VirtualService against one Gateway server of the workload.

@@ -853,8 +853,15 @@ func (e *evaluation) run() {
 			case st.chosen.Kind == rules.KindService:
 				fix = fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo with the namespaces that call its pods, leaving %s out (\".\" alone hides it from every other namespace), or delete it if it is stale (a Service left behind after the workload moved out of the cluster).", st.chosen.Ref(), e.w.Namespace, e.w.Namespace)
 			}
-			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), fmt.Sprintf("%s exists at gateway %s but %s: HTTP requests get 503 UH (no healthy upstream); TLS and TCP connections are closed.", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why),
-				fix, patch)
+			msg := fmt.Sprintf("%s exists at gateway %s but %s: HTTP requests get 503 UH (no healthy upstream); TLS and TCP connections are closed.", rules.ClusterName(st.ports[0].Number, "", st.name), e.w.Ref(), why)
+			if e.v.emptyCluster == nil {
+				f := &clusterFailure{culprit: editableCulprit(e.snap, st.chosen.Ref()), msg: msg, fix: fix, patch: patch}
+				if patch != nil {
+					f.fix = patch.Text()
+				}
+				e.v.emptyCluster = f
+			}
+			e.failPatch(CauseNoEndpoints, st.chosen.Ref(), msg, fix, patch)
 		} else {
 			e.step("endpoints", "cluster has endpoints", Pass, why)
 		}
