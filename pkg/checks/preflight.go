@@ -403,7 +403,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	}
 	c.renderSidecarContexts()
 	res.ClientNamespaces = c.clientNS
-	res.Findings = undecidedByUnreadGatewayAPI(snap, mergeFieldless(mergeRouteCaused(mergeSameFault(mergePathAndGateway(c.findings)))))
+	res.Findings = undecidedByUnreadGatewayAPI(snap, mergeFieldless(mergeRouteCaused(mergeSameFault(mergeExportToFixes(mergePathAndGateway(c.findings), c.clientNS)))))
 	attributeGenerated(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
 	return res, c.narrowed.Load(), c.wideFallback.Load()

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -485,6 +486,118 @@ spec:
 			if f.Level == LevelError || strings.Contains(f.Fix, "delete") {
 				t.Errorf("unexpected finding on a port no client is shown to use: %s %s: %s (fix %q)", f.Code, f.Resource, f.Message, f.Fix)
 			}
+		}
+	}
+}
+
+// TestPreflightExportToFixesMerged: a resource whose exportTo hides it from several client
+// namespaces gets one path finding with one fix that exports it to all of them, not one fix per
+// namespace that each replaces the previous list (blind audits 75 c19/c20, 76 W5); beyond ten
+// namespaces the fix exports it everywhere. Two shapes: a gateway's Istio mTLS rule in the root
+// namespace, and an entry hidden from the clients of its mesh route.
+func TestPreflightExportToFixesMerged(t *testing.T) {
+	ns := func(names ...string) string {
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: Namespace\nmetadata: {name: %s, labels: {istio-injection: enabled}}\n---\n", n)
+		}
+		return b.String()
+	}
+	rule := `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: chi, namespace: team-a}
+spec:
+  hosts: [quotes.chi.example]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: chi-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: https-chi, protocol: HTTPS}, hosts: [quotes.chi.example], tls: {mode: ISTIO_MUTUAL}}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: chi-gw-mtls, namespace: istio-system}
+spec:
+  host: istio-egressgateway.istio-system.svc.cluster.local
+  exportTo: ["."]
+  trafficPolicy: {tls: {mode: ISTIO_MUTUAL, sni: quotes.chi.example}}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: chi, namespace: team-a}
+spec:
+  hosts: [quotes.chi.example]
+  gateways: [mesh, istio-system/chi-gw]
+  http:
+  - match: [{gateways: [mesh], port: 80}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 443}}}]
+  - match: [{gateways: [istio-system/chi-gw]}]
+    route: [{destination: {host: quotes.chi.example, port: {number: 80}}}]`
+	entry := `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: psi, namespace: vendors}
+spec:
+  hosts: [feed.psi.example]
+  exportTo: [".", istio-system]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: psi-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: tls-psi, protocol: TLS}, hosts: [feed.psi.example], tls: {mode: PASSTHROUGH}}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: psi, namespace: vendors}
+spec:
+  hosts: [feed.psi.example]
+  gateways: [mesh, istio-system/psi-gw]
+  tls:
+  - match: [{gateways: [mesh], port: 443, sniHosts: [feed.psi.example]}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 443}}}]
+  - match: [{gateways: [istio-system/psi-gw], port: 443, sniHosts: [feed.psi.example]}]
+    route: [{destination: {host: feed.psi.example, port: {number: 443}}}]`
+	many := []string{"c01", "c02", "c03", "c04", "c05", "c06", "c07", "c08", "c09", "c10", "c11"}
+	for _, tc := range []struct {
+		name, docs, code, res string
+		want                  []string // the fix lists these, in order ("*": exports everywhere)
+	}{
+		{"root rule, two namespaces", ns("team-b") + rule, PathTLSMismatch, "DestinationRule istio-system/chi-gw-mtls", []string{".", "team-a", "team-b"}},
+		{"hidden entry, two namespaces", ns("vendors", "shop") + entry, PathDirect, "ServiceEntry vendors/psi", []string{".", "istio-system", "shop", "team-a"}},
+		{"root rule, twelve namespaces", ns(many...) + rule, PathTLSMismatch, "DestinationRule istio-system/chi-gw-mtls", []string{"*"}},
+	} {
+		res := Preflight(loadOverPathBase(t, tc.docs))
+		var got []PreflightFinding
+		for _, f := range res.Findings {
+			if f.Code == tc.code && f.Resource.String() == tc.res {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 {
+			t.Errorf("%s: %d %s findings on %s, want 1: %+v", tc.name, len(got), tc.code, tc.res, got)
+			continue
+		}
+		var list []string
+		_, l, _ := strings.Cut(got[0].Fix, "exportTo:")
+		for _, line := range strings.Split(l, "\n") {
+			if item, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+				list = append(list, strings.Trim(item, `"`))
+			}
+		}
+		if !slices.Equal(list, tc.want) {
+			t.Errorf("%s: fix exports to %q, want %q:\n%s", tc.name, list, tc.want, got[0].Fix)
+		}
+		if !strings.Contains(got[0].Message, "The same holds for the sidecars in") {
+			t.Errorf("%s: message does not name the other namespaces: %s", tc.name, got[0].Message)
 		}
 	}
 }
