@@ -1825,7 +1825,12 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		}
 		msg := fmt.Sprintf("No Gateway server of %s uses port %d, so the gateway has no listener for it (servers: %s).", w.Ref(), opt.Port, orNone(strings.Join(have, ", ")))
 		culprit, fix := w.Ref(), fmt.Sprintf("Add a server with port.number %d to a Gateway whose selector matches %s.", opt.Port, w.Ref())
+		code := ListenerNoChains
 		if g := strayGatewayOnPort(view, w, opt.Port, rep.Host); g != nil {
+			// the Gateway meant for the port applies to no gateway pod, so nothing listens
+			// there: the traced path's GATEWAY_NOT_LISTENING_ON_TARGET_PORT with the same
+			// culprit, not a server without chains (blind audit 76 W3)
+			code = PathGatewayNotListen
 			// a Gateway with a server on the port (for the host) selects no gateway workload:
 			// its selector is what to change, as the path says
 			culprit = "Gateway " + rules.GatewayName(g)
@@ -1838,6 +1843,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			// 54 d2, where a new server on the port was proposed, which the route's port match
 			// would leave without a chain)
 			culprit, msg, fix = c, msg+" "+m, f
+			code = ListenerNoChains
 		}
 		if kg := istioKubeGatewayOf(snap, w); kg != nil {
 			// the pods of a Gateway API Gateway: its listeners are the servers, and istiod adds
@@ -1851,8 +1857,12 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 			// server of it (the traced path's no-listener verdict says the same)
 			why, kfix := skippedKubeListenerText(kg, sk)
 			culprit, msg, fix = "Gateway "+kg.Namespace+"/"+kg.Name, msg+" "+upperFirst(why)+".", kfix
+			code = ListenerNoChains
 		}
-		rep.add(ListenerNoChains, culprit, msg, fix)
+		if code == PathGatewayNotListen && istioKubeGatewayOf(snap, w) != nil {
+			code = ListenerNoChains // the Gateway API fix above
+		}
+		rep.add(code, culprit, msg, fix)
 	}
 	if rep.Host != "" {
 		// The clusters asked about: the host's on the port, and those the bound routes covering

@@ -758,8 +758,9 @@ func TestBypassOnHTTPPortNamesEntry(t *testing.T) {
 
 // TestExplainGatewayBlamesStraySelector: on every path fixture where the gateway does not listen
 // because a Gateway's selector matches no gateway pods (the path blames that Gateway),
-// explain-listener --gateway on the port the sidecar dials blames the same Gateway (it blamed
-// the gateway workload; blind audit 18 #06).
+// explain-listener --gateway on the port the sidecar dials blames the same Gateway under the
+// path's code (it blamed the gateway workload, blind audit 18 #06; then under
+// GATEWAY_LISTENER_WITHOUT_CHAINS, blind audit 76 W3).
 func TestExplainGatewayBlamesStraySelector(t *testing.T) {
 	checked := 0
 	for _, c := range readPathCases(t) {
@@ -780,7 +781,11 @@ func TestExplainGatewayBlamesStraySelector(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerNoChains && f.Resource == p.Culprit }) {
+		// (no server on the port: the path's code; a server of another Gateway there without
+		// chains: GATEWAY_LISTENER_WITHOUT_CHAINS, with the stray Gateway as culprit)
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+			return (f.Code == PathGatewayNotListen || f.Code == ListenerNoChains) && f.Resource == p.Culprit
+		}) {
 			t.Errorf("%s: the path blames %s; explain-listener --gateway: %+v", filepath.Base(c.file), p.Culprit, rep.Findings)
 		}
 	}
