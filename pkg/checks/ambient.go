@@ -183,6 +183,14 @@ func waypointPlainToTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Wayp
 		fix, true
 }
 
+// routedAtWaypoint: a Gateway API route istiod converts attaches to the entry on port at waypoint
+// b: the waypoint sends the calls where the route says (another backend, a redirect), not to the
+// entry's own cluster, so what that cluster does is not the call's fault (blind audit 78 2g, 2h).
+func routedAtWaypoint(snap *snapshot.Snapshot, se *networkingv1.ServiceEntry, port uint32, b rules.WaypointBinding) bool {
+	applying, _, _ := routesOnEntry(snap, se, port, b.Waypoint)
+	return slices.ContainsFunc(applying, func(r rules.KubeRoute) bool { return rules.KubeRouteHardError(r, snap.ReferenceGrants, false) == "" })
+}
+
 // clientSideWaypointLabel: a note when the client's namespace (not the entry's) carries
 // istio.io/use-waypoint while the entry asks for none: istiod reads the label of the entry and
 // of the entry's namespace only, and a client namespace's label binds the traffic sent to its
@@ -397,7 +405,7 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
 					out = append(out, NewPreflightFinding(ListenerDoubleTLS, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", msg, fix))
 				}
-				if _, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, s, ref, s.Hostname, p.Number); ok {
+				if _, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, s, ref, s.Hostname, p.Number); ok && !routedAtWaypoint(snap, se, p.Number, b) {
 					res := ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}
 					field := "spec.ports"
 					if ns, name, isDR := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/"); isDR && strings.HasPrefix(culprit, "DestinationRule ") {
@@ -668,13 +676,22 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 			// listener on port 15008 counts (waypoints.go makeAllowedRoutes, findBoundListener),
 			// so one on another port, whatever it admits, leaves the default Same (blind audit
 			// 77 c22, where the text asked for a setting already there).
-			var other []string
+			var other, notHBONE []string
 			for _, l := range b.Gateway.Spec.Listeners {
 				if l.Protocol == "HBONE" && l.Port != 15008 {
 					other = append(other, fmt.Sprintf("%s (port %d)", l.Name, l.Port))
 				}
+				if l.Protocol != "HBONE" && l.Port == 15008 {
+					notHBONE = append(notHBONE, fmt.Sprintf("%s (protocol %s)", l.Name, l.Protocol))
+				}
 			}
-			if len(other) > 0 {
+			if len(notHBONE) > 0 {
+				// a listener on 15008 of another protocol: its protocol is what to change (blind
+				// audit 78 3d, where the fix added a second listener on the port)
+				f.Message = fmt.Sprintf("%s asks for waypoint %s (%s on %s), whose listener on port 15008 is %s, not HBONE: istiod reads allowedRoutes from the HBONE listener on port 15008 only, so the waypoint admits its own namespace only (Same, the default): %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
+					ref, wp, rules.LabelUseWaypoint, labelled, notHBONE[0], se.Namespace, ConditionWaypointBound, b.Reason)
+				f.Fix = fmt.Sprintf("set the protocol of listener %s of Gateway %s to HBONE (ztunnel tunnels calls to the waypoint over HBONE on that port), with allowedRoutes admitting namespace %s, or use a waypoint in %s", notHBONE[0], wp, se.Namespace, se.Namespace)
+			} else if len(other) > 0 {
 				f.Message = fmt.Sprintf("%s asks for waypoint %s (%s on %s), which has no HBONE listener on port 15008: its HBONE %s %s, and istiod reads allowedRoutes from the listener on port 15008 only, so the waypoint admits its own namespace only (Same, the default): %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
 					ref, wp, rules.LabelUseWaypoint, labelled, plural(len(other), "listener is", "listeners are"), strings.Join(other, ", "), se.Namespace, ConditionWaypointBound, b.Reason)
 				f.Fix = fmt.Sprintf("set the port of HBONE listener %s of Gateway %s to 15008 (ztunnel sends the tunnel there), keeping its allowedRoutes, or use a waypoint in %s", other[0], wp, se.Namespace)
@@ -1542,7 +1559,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		}
 	}
 	if p.Call == rules.CallHTTP || p.Call == rules.CallHTTP2 {
-		if hop, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, d.svc, ref, host, port); ok {
+		if hop, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, d.svc, ref, host, port); ok && !routedAtWaypoint(snap, se, port, b) {
 			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, hop)
 			tr.fail(WaypointPlainToTLS, "", culprit, msg, fix)
 			return p, nil

@@ -1105,6 +1105,7 @@ func TestWaypointWithoutHBONEListenerOn15008Fix(t *testing.T) {
 	for _, c := range []struct{ file, host, from, call, fix string }{
 		{"ambient-waypoint-hbone-listener-on-other-port.yaml", "hooks.relay.example", "relay-clients", "tls", "set the port of HBONE listener tunnel (port 15009)"},
 		{"ambient-waypoint-without-hbone-listener.yaml", "sftp.depot.example", "depot-jobs", "tcp", "add the listener {name: mesh, port: 15008, protocol: HBONE"},
+		{"ambient-waypoint-listener-15008-not-hbone.yaml", "crm.omega.example", "omega-web", "http", "set the protocol of listener mesh (protocol TCP)"},
 	} {
 		snap, err := loadPathFixture(filepath.Join("testdata", "paths", c.file))
 		if err != nil {
@@ -1117,7 +1118,7 @@ func TestWaypointWithoutHBONEListenerOn15008Fix(t *testing.T) {
 		if !strings.Contains(p.Fix, c.fix) || strings.Contains(p.Fix, "set allowedRoutes.namespaces.from") {
 			t.Errorf("%s: fix %q, want %q", c.file, p.Fix, c.fix)
 		}
-		if !strings.Contains(p.Message, "no HBONE listener on port 15008") {
+		if !strings.Contains(p.Message, "no HBONE listener on port 15008") && !strings.Contains(p.Message, "not HBONE") {
 			t.Errorf("%s: message %q does not say the waypoint has no HBONE listener on 15008", c.file, p.Message)
 		}
 	}
