@@ -1758,6 +1758,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		}
 		gatewayServer(w, rules.GatewayName(ms.Gateway), ms.Index, ms.Server, lp, bopt, view, flags.MeshConfig, rep, hostEntries)
 	}
+	mostSpecificHTTPBindings(rep)
 	mergeGatewayListeners(rep)
 	for _, nc := range rep.noChains {
 		// Another server on the port keeps the listener: this server's hosts just find no
@@ -2986,10 +2987,38 @@ func parseClusterName(n string) (port uint32, subset, host string, ok bool) {
 	return port, parts[2], parts[3], true
 }
 
+// mostSpecificHTTPBindings keeps CoversHost only on the HTTP bindings whose virtual host a
+// request for the asked host takes: of a route configuration's virtual hosts that match it, the
+// most specific (routes.go moreSpecificDomain; blind audit 79 c26).
+func mostSpecificHTTPBindings(rep *ListenerReport) {
+	key := func(b RouteBinding) string {
+		if b.Protocol == "HTTPS" {
+			return fmt.Sprintf("%s#%d", b.Gateway, b.Server)
+		}
+		return fmt.Sprintf("http.%d", b.Port)
+	}
+	best := map[string]string{}
+	for _, b := range rep.Bindings {
+		if !b.CoversHost || b.Result != rules.BindOK || b.RouteType != rules.RouteHTTP {
+			continue
+		}
+		for _, h := range b.Hosts {
+			if rules.HostMatches(h, rep.Host) && moreSpecificDomain(h, best[key(b)]) {
+				best[key(b)] = h
+			}
+		}
+	}
+	for i, b := range rep.Bindings {
+		if b.CoversHost && b.Result == rules.BindOK && b.RouteType == rules.RouteHTTP && !slices.Contains(b.Hosts, best[key(b)]) {
+			rep.Bindings[i].CoversHost = false
+		}
+	}
+}
+
 // routedTo: a bound route of the report sends traffic to cluster name.
 func routedTo(rep *ListenerReport, name string) bool {
 	for _, b := range rep.Bindings {
-		if b.Result == rules.BindOK && slices.Contains(b.Destinations, name) {
+		if b.Result == rules.BindOK && b.CoversHost && slices.Contains(b.Destinations, name) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1819,6 +1820,51 @@ func TestClientTLSServerFixNotDestinationRule(t *testing.T) {
 		}
 		if !strings.Contains(p.Fix, tc.want) || strings.Contains(p.Fix, "DISABLE") || p.Patch != nil {
 			t.Errorf("%s: fix %q (patch %v), want %q", tc.file, p.Fix, p.Patch != nil, tc.want)
+		}
+	}
+}
+
+// A gateway server for a wildcard host gives a wildcard VirtualService and an exact one two
+// virtual hosts, and a request for the exact host takes the exact one: the gateway's verdict
+// for the host does not blame the wildcard route, and explain-listener does not either (blind
+// audit 79 c26). Where the server lists the exact host, both share one virtual host and the
+// older wildcard route takes the call.
+func TestGatewayVerdictMostSpecificVirtualHost(t *testing.T) {
+	for _, tc := range []struct {
+		file, host string
+		port       uint32
+		cause      string
+	}{
+		{"gateway-wildcard-server-exact-route-beats-older-wildcard-route.yaml", "rates.kappa-fx.example", 80, CauseOK},
+		{"gateway-wildcard-https-server-exact-route-beats-wildcard-route.yaml", "vault.mu-bank.example", 443, CauseOK},
+		{"gateway-exact-server-older-wildcard-route-shares-virtual-host.yaml", "rates.lambda-fx.example", 80, ListenerClusterAbsent},
+	} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the wildcard route sends to a host nobody declares instead of aborting: a fault the
+		// gateway's verdict reads, which must not be blamed for the exact host's calls
+		docs := regexp.MustCompile(`fault: \{abort: \{httpStatus: 503, percentage: \{value: 100\}\}\}, route: \[\{destination: \{host: [a-z.-]+`).
+			ReplaceAllString(string(raw), "route: [{destination: {host: nowhere.example")
+		if tc.cause == CauseOK && !strings.Contains(docs, "nowhere.example") {
+			t.Fatalf("%s: no aborting wildcard route to rewrite", tc.file)
+		}
+		snap := loadOverPathBase(t, docs)
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host, Port: 80, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := rep.Gateways[0]; g.Cause != tc.cause {
+			t.Errorf("%s: gateway verdict %s (%s), want %s", tc.file, g.Cause, g.Message, tc.cause)
+		}
+		el, err := ExplainListener(snap, ExplainListenerOptions{Host: tc.host, Port: tc.port, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blamed := slices.ContainsFunc(el.Findings, func(f Finding) bool { return f.Code == ListenerClusterAbsent })
+		if blamed != (tc.cause == ListenerClusterAbsent) {
+			t.Errorf("%s: explain-listener --gateway ROUTE_CLUSTER_ABSENT %v, want %v: %+v", tc.file, blamed, tc.cause == ListenerClusterAbsent, el.Findings)
 		}
 	}
 }

@@ -239,15 +239,67 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 					b.Reason = rules.BindServerSkipped
 				}
 				ra.bindings = append(ra.bindings, b)
-				covers := b.Bound() && e.covers(b)
-				if covers {
-					ra.covering = append(ra.covering, b)
-				}
-				e.v.Routes = append(e.v.Routes, e.routeBinding(b, covers))
 			}
 		}
 	}
+	// A request for the host takes one virtual host of the server's route configuration, the
+	// most specific domain that matches it (Envoy: an exact domain, else the longest wildcard):
+	// an HTTP binding whose virtual hosts for the host are all less specific than another
+	// binding's does not route it (gateway.go buildGatewayHTTPRouteConfig keys virtual hosts by
+	// the server hosts' intersection with the VirtualService's; blind audit 79 c26, where an
+	// older "*.example.com" route was blamed for calls the exact one serves).
+	best := map[string]string{}
+	for _, b := range ra.bindings {
+		if !b.Bound() || b.RouteType != rules.RouteHTTP {
+			continue
+		}
+		k := httpRouteConfigKey(b)
+		for _, h := range b.Hosts {
+			if rules.HostMatches(h, e.host) && moreSpecificDomain(h, best[k]) {
+				best[k] = h
+			}
+		}
+	}
+	for _, b := range ra.bindings {
+		covers := b.Bound() && e.covers(b)
+		if covers && b.RouteType == rules.RouteHTTP && !slices.Contains(b.Hosts, best[httpRouteConfigKey(b)]) {
+			covers = false
+		}
+		if covers {
+			ra.covering = append(ra.covering, b)
+		}
+		e.v.Routes = append(e.v.Routes, e.routeBinding(b, covers))
+	}
 	return ra
+}
+
+// httpRouteConfigKey names the route configuration an HTTP binding's virtual hosts go into:
+// one per port for plaintext servers ("http.PORT"), one per server for servers that terminate
+// TLS (gateway.go buildGatewayHTTPRouteConfig, getGatewayRouteName... in model/gateway.go).
+func httpRouteConfigKey(b rules.Binding) string {
+	if b.Server.GetTls() != nil {
+		return fmt.Sprintf("%s#%d", rules.GatewayName(b.Gateway), b.ServerIndex)
+	}
+	return fmt.Sprintf("http.%d", b.Server.GetPort().GetNumber())
+}
+
+// moreSpecificDomain: virtual host domain a matches a request more specifically than b ("" for
+// none) in Envoy's order: an exact domain, then the longest "*." suffix, then "*".
+func moreSpecificDomain(a, b string) bool {
+	rank := func(d string) (int, int) {
+		switch {
+		case d == "":
+			return 0, 0
+		case d == "*":
+			return 1, 0
+		case strings.HasPrefix(d, "*"):
+			return 2, len(d)
+		}
+		return 3, len(d)
+	}
+	ra, la := rank(a)
+	rb, lb := rank(b)
+	return ra > rb || (ra == rb && la > lb)
 }
 
 // selfLoop is a bound gateway route whose destination is a Service selecting the gateway
