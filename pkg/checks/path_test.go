@@ -1868,3 +1868,30 @@ func TestGatewayVerdictMostSpecificVirtualHost(t *testing.T) {
 		}
 	}
 }
+
+// --symptom UH without a client: a gateway whose verdict stopped at another route's fault but
+// whose cluster for the host is empty explains UH (blind audit 78 4e); UO is not explained.
+func TestMatchSymptomGatewaysEmptyCluster(t *testing.T) {
+	for _, tc := range []struct {
+		file, host string
+		port       uint32
+	}{
+		{"empty-cluster-behind-gateway-verdict-about-other-route.yaml", "ledger.upsilon.example", 80},
+		{"empty-static-cluster-behind-gateway-verdict-about-subset.yaml", "files.phi.example", 8080},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host, Port: tc.port})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := MatchSymptomGateways(rep, "UH"); !v.Matches || !strings.Contains(v.Message, "endpoints") {
+			t.Errorf("%s: UH not explained: %s", tc.file, v.Message)
+		}
+		if v := MatchSymptomGateways(rep, "UO"); v.Matches {
+			t.Errorf("%s: UO explained: %s", tc.file, v.Message)
+		}
+	}
+}

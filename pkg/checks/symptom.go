@@ -190,6 +190,13 @@ func MatchSymptomGateways(rep *Report, symptom string) SymptomVerdict {
 			v.Message = fmt.Sprintf("Gateway %s produces %s. %s", g.Gateway, symptom, g.Message)
 			return v
 		}
+		if g.emptyCluster != nil && (symptom == "UH" || symptom == "503") {
+			// the verdict stopped at another fault, but the host's cluster there is empty too:
+			// the calls that reach it get UH (blind audit 78 4e)
+			v.Matches = true
+			v.Message = fmt.Sprintf("Gateway %s produces %s for the calls that reach the host's own cluster. %s", g.Gateway, symptom, g.emptyCluster.msg)
+			return v
+		}
 	}
 	v.Message = fmt.Sprintf("No gateway's cluster for %s produces %s.", rep.Host, symptom)
 	if len(rep.UntracedPaths) > 0 {
