@@ -1895,3 +1895,71 @@ func TestMatchSymptomGatewaysEmptyCluster(t *testing.T) {
 		}
 	}
 }
+
+// A gateway route naming a subset no DestinationRule defines, with the port written out, is
+// SUBSET_NOT_DEFINED, not a port the entry lacks (blind audit 78 X1: "Route to port 8080" for a
+// route to port 8080). Two shapes: an http route with a /beta match, a tcp route.
+func TestGatewayVerdictSubsetWithPort(t *testing.T) {
+	for _, tc := range []struct{ name, host, docs string }{
+		{"http", "files.nu-store.example", `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: nu-store, namespace: team-a}
+spec:
+  hosts: [files.nu-store.example]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{number: 8080, name: http-files, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: nu-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [files.nu-store.example]}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: nu-at-gw, namespace: istio-system}
+spec:
+  hosts: [files.nu-store.example]
+  gateways: [nu-gw]
+  http:
+  - match: [{uri: {prefix: /beta}}]
+    route: [{destination: {host: files.nu-store.example, subset: beta, port: {number: 8080}}}]
+  - route: [{destination: {host: files.nu-store.example, port: {number: 8080}}}]`},
+		{"tcp", "db.xi-data.example", `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: xi-db, namespace: istio-system}
+spec:
+  hosts: [db.xi-data.example]
+  addresses: [240.0.40.7]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{number: 5432, name: tcp-pg, protocol: TCP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: xi-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: tcp-pg, protocol: TCP}, hosts: [db.xi-data.example]}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: xi-at-gw, namespace: team-a}
+spec:
+  hosts: [db.xi-data.example]
+  gateways: [istio-system/xi-gw]
+  tcp:
+  - route: [{destination: {host: db.xi-data.example, subset: primary, port: {number: 5432}}}]`},
+	} {
+		snap := loadOverPathBase(t, tc.docs)
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: tc.host, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := rep.Gateways[0]; g.Cause != CauseSubsetNotDefined {
+			t.Errorf("%s: gateway verdict %s (%s; fix %s), want %s", tc.name, g.Cause, g.Message, g.Fix, CauseSubsetNotDefined)
+		}
+	}
+}
