@@ -77,7 +77,14 @@ func commandsDisagree(snap *snapshot.Snapshot) []string {
 				if elLevel[p.Cause] != LevelError {
 					out = append(out, fmt.Sprintf("%s: why-missing %s, explain-listener %v", call, p.Cause, elLevel))
 				}
-				if throughGateway && !inContext(p.Cause, ctx, fmt.Sprintf("sidecar in %s, %s:%d", ns, c.host, c.port)) {
+				// (or seen at the gateway the call fails at, blaming the same resource: preflight
+				// traces calls to hosts whose sidecar service is an entry, and a stale Kubernetes
+				// Service that takes the host leaves the gateway's view only)
+				atGateway := slices.ContainsFunc(pf.Findings, func(f PreflightFinding) bool {
+					return reportsCode(f, p.Cause) && f.Resource.String() == p.Culprit &&
+						slices.ContainsFunc(f.Contexts, func(x string) bool { return strings.HasPrefix(x, "gateway "+p.Gateway+", "+c.host) })
+				})
+				if throughGateway && !atGateway && !inContext(p.Cause, ctx, fmt.Sprintf("sidecar in %s, %s:%d", ns, c.host, c.port)) {
 					out = append(out, fmt.Sprintf("%s: why-missing %s through gateway %s, not in preflight", call, p.Cause, p.Gateway))
 				}
 			default:

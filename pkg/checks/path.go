@@ -1515,7 +1515,7 @@ func (tr *tracer) otherEntryAtGateway(v SidecarView, gproxy string, w Workload, 
 	why := "it takes the oldest entry exported to its namespace"
 	switch {
 	case chosen.Kind == rules.KindService:
-		why = "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first"
+		why = "a Kubernetes Service for the host takes precedence over every ServiceEntry for it, whatever their namespaces or ages"
 	case chosen.Namespace == w.Namespace:
 		why = "an entry of the gateway's own namespace comes first"
 	case slices.Contains(chosen.DeclaredExportTo, w.Namespace) && !slices.Contains(chosen.DeclaredExportTo, "*"):

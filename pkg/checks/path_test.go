@@ -1963,3 +1963,22 @@ spec:
 		}
 	}
 }
+
+// A stale Kubernetes Service that takes a host from a ServiceEntry: the fix hides or deletes the
+// Service, never ServiceEntry advice about CIDR addresses or resolution (blind audit 79 c20).
+func TestStaleServiceFixIsAboutTheService(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "stale-service-beats-entry-in-gateway-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "billing-api.omicron.svc.cluster.local", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Fix, "networking.istio.io/exportTo") || strings.Contains(p.Fix, "CIDR") || strings.Contains(p.Fix, "resolution") {
+		t.Errorf("fix %q: want the Service hidden from the gateway's namespace or deleted", p.Fix)
+	}
+	if strings.Contains(p.Message, "outside") {
+		t.Errorf("message %q: a Kubernetes Service wins in any namespace", p.Message)
+	}
+}

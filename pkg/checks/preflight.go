@@ -1152,6 +1152,9 @@ func causeField(v GatewayVerdict, kind string) string {
 			return "spec.subsets"
 		}
 		if v.Cause == CauseNoEndpoints {
+			if kind == snapshot.KindService {
+				return "spec.selector" // a Service has no resolution (blind audit 79 c20)
+			}
 			return "spec.resolution"
 		}
 	}

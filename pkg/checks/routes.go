@@ -1748,7 +1748,7 @@ func (e *evaluation) hiddenPortEntry(h string, port uint32, used rules.Service) 
 // (a Service left behind); for a ServiceEntry, one entry per host.
 func otherEntryText(used, other rules.Service, host string, port uint32, gwNs string) (string, string) {
 	if used.Kind == rules.KindService {
-		return "outside the ServiceEntry's namespace a Kubernetes Service for the host comes first",
+		return "a Kubernetes Service for the host takes precedence over every ServiceEntry for it, whatever their namespaces or ages",
 			fmt.Sprintf("Keep %s from the gateway's namespace %s: annotate it networking.istio.io/exportTo with the namespaces that call its pods, leaving %s out (\".\" alone hides it from every other namespace), or delete it if it is stale, so that the gateway uses %s; adding port %d to the Service would send the calls to its pods instead.", used.Ref(), gwNs, gwNs, other.Ref(), port)
 	}
 	if used.Namespace == other.Namespace && used.Kind == other.Kind {

@@ -3,6 +3,7 @@ package checks
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -796,13 +797,19 @@ func (e *evaluation) run() {
 			continue
 		}
 		if n, why := e.endpointCount(*st.chosen); n == 0 {
-			e.step("endpoints", "cluster has endpoints", Warn, why, Evidence{Resource: st.chosen.Ref(), Field: "spec.resolution", Value: st.chosen.Resolution})
+			ev := Evidence{Resource: st.chosen.Ref(), Field: "spec.resolution", Value: st.chosen.Resolution}
+			if st.chosen.Kind == rules.KindService {
+				ev = Evidence{Resource: st.chosen.Ref(), Field: "spec.selector", Value: labelsText(st.chosen.WorkloadSelector)}
+			}
+			e.step("endpoints", "cluster has endpoints", Warn, why, ev)
 			if slices.ContainsFunc(e.v.Warnings, func(f Finding) bool { return f.Code == "NO_ROUTE_THROUGH_GATEWAY" }) {
 				continue // no call reaches the empty cluster through this gateway: not a failure
 			}
 			var patch *Patch
 			fix := fmt.Sprintf("# %s\nspec:\n  resolution: DNS", st.chosen.Ref())
-			cidr := slices.ContainsFunc(st.chosen.Addresses, func(a string) bool { return strings.Contains(a, "/") })
+			// (a Kubernetes Service's offline address is a placeholder with a "/" in it, not a
+			// CIDR: blind audit 79 c20, where the fix was ServiceEntry advice for a Service)
+			cidr := st.chosen.Kind == rules.KindServiceEntry && slices.ContainsFunc(st.chosen.Addresses, func(a string) bool { _, err := netip.ParsePrefix(a); return err == nil })
 			switch {
 			case st.chosen.Kind == rules.KindServiceEntry && len(st.chosen.WorkloadSelector) > 0 && len(workloadEntriesElsewhere(e.snap, *st.chosen)) > 0:
 				// The selector matches WorkloadEntries of other namespaces, which an entry never
@@ -1345,7 +1352,7 @@ func (e *evaluation) endpointCount(s rules.Service) (int, string) {
 		// the pods its selector matches. Counted only then: elsewhere EndpointSlices are not read.
 		others := slices.ContainsFunc(model.Services(e.snap, e.flags.MeshConfig).Shared(s.Hostname), func(o rules.Service) bool { return o.Kind == rules.KindServiceEntry })
 		if _, noPods := entryDestination(e.snap, s); others && noPods {
-			return 0, fmt.Sprintf("the gateway builds it from %s (outside a ServiceEntry's namespace a Kubernetes Service for the host comes first), and no pod matches that Service's selector (%s)", s.Ref(), labelsText(s.WorkloadSelector))
+			return 0, fmt.Sprintf("the gateway builds it from %s (a Kubernetes Service for the host takes precedence over every ServiceEntry for it), and no pod matches that Service's selector (%s)", s.Ref(), labelsText(s.WorkloadSelector))
 		}
 	}
 	return -1, "endpoints of " + s.Kind + " " + s.Resolution + " are not counted"
