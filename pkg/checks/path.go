@@ -2232,6 +2232,16 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				w.Resource = e.Ref()
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with tls routes, but %s declares port %d as TCP: sidecars apply tls routes on TLS and HTTPS ports only, so the TLS call from %s takes the entry's own tcp_proxy chain (no SNI match) straight to the host.", ref, host, g, e.Ref(), tr.t.Port, proxy)
 				w.Fix = fmt.Sprintf("Declare port %d of %s with protocol TLS (the client speaks TLS there), so that %s's tls routes apply.", tr.t.Port, e.Ref(), ref)
+			case hiddenPortEntry(view, v, host, tr.t.Port) != nil:
+				// The sidecar holds another entry for the host, without the port called; the
+				// entry that declares it is hidden from the client by its exportTo (a
+				// ServiceEntry's own namespace sees it only when exportTo lists it): the mesh
+				// route has no listener chain for the host on that port (blind audit 79 x05).
+				e := hiddenPortEntry(view, v, host, tr.t.Port)
+				held, _ := v.Outbound.ScopeService(host)
+				w.Resource = e.Ref()
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but %s, which declares port %d of %s, is exported to %s, not %s; the sidecar there holds %s instead, which does not declare port %d, so no chain of the mesh route applies and the call from %s goes straight out.", ref, host, g, e.Ref(), tr.t.Port, host, fmtList(e.ExportTo), v.Namespace, held.Ref(), tr.t.Port, proxy)
+				w.Fix = exportToYAML(e.Ref(), e.DeclaredExportTo, e.Namespace, v.Namespace)
 			case len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0:
 				// Generated from a Gateway API route attached to a Gateway: sidecars are routed
 				// by mesh routes, HTTPRoutes whose parentRef is the host's ServiceEntry or
@@ -2271,6 +2281,23 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 	if w, ok := tr.otherRevisionRoute(v, host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 	}
+}
+
+// hiddenPortEntry: the client's sidecar holds an entry for host that does not declare port, and a
+// ServiceEntry for host that declares it is not exported to the client's namespace; nil when not.
+// Mirrors istiod pilot/pkg/model/push_context.go IsServiceVisible (an entry's own namespace sees it
+// only when its exportTo lists "." or the namespace) and sidecar.go appendSidecarServices.
+func hiddenPortEntry(view *snapshot.Snapshot, v SidecarView, host string, port uint32) *rules.Service {
+	held, ok := v.Outbound.ScopeService(host)
+	if !ok || hasPort(held, port) {
+		return nil
+	}
+	for _, s := range model.Services(view, v.Flags.MeshConfig).Shared(host) {
+		if s.Kind == rules.KindServiceEntry && hasPort(s, port) && !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+			return &s
+		}
+	}
+	return nil
 }
 
 // meshOnlyRouteMissed: the mesh route meant to send the host to the egress gateway sits in a

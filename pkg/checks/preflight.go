@@ -1583,22 +1583,39 @@ func sidecarSelects(scope rules.SidecarScope, s rules.Service, ns string) bool {
 // REGISTRY_ONLY they end in 502; blind audit 74 case 24, where preflight passed a namespace
 // whose Sidecar hid its own entry, with a warning only).
 func hiddenOwnCalls(snap *snapshot.Snapshot, v SidecarView, ns string) []hostPortCall {
-	if v.Scope.Sidecar == nil || v.Scope.Sidecar.Namespace != ns || v.Scope.Sidecar.Spec.GetWorkloadSelector() != nil {
-		return nil
-	}
+	sidecarHides := v.Scope.Sidecar != nil && v.Scope.Sidecar.Namespace == ns && v.Scope.Sidecar.Spec.GetWorkloadSelector() == nil
 	view := RevisionView(snap, v.Revision)
 	mc := v.Flags.MeshConfig
 	var out []hostPortCall
+	add := func(h string, p rules.ServicePort) {
+		if q := (hostPortCall{h, p.Number}); p.Protocol != "UDP" && !slices.Contains(out, q) {
+			out = append(out, q)
+		}
+	}
 	// the namespace's own services, indexed once per revision (not a scan of every entry per
 	// namespace)
 	for _, s := range deltaIndexOf(view, model.Services(view, mc), mc).own[ns] {
-		if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") || !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) || importedEntry(v.Outbound, s.Hostname) != nil {
+		if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
+			continue
+		}
+		if !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) {
+			// its exportTo leaves its own namespace out while another entry for the host is
+			// visible there: the namespace calls the ports only its own entry declares, and
+			// they leave without it (blind audit 79 x05)
+			if held, ok := v.Outbound.ScopeService(s.Hostname); ok && strings.EqualFold(held.Hostname, s.Hostname) && held.Ref() != s.Ref() {
+				for _, p := range s.Ports {
+					if !hasPort(held, p.Number) {
+						add(s.Hostname, p)
+					}
+				}
+			}
+			continue
+		}
+		if !sidecarHides || importedEntry(v.Outbound, s.Hostname) != nil {
 			continue
 		}
 		for _, p := range s.Ports {
-			if q := (hostPortCall{s.Hostname, p.Number}); p.Protocol != "UDP" && !slices.Contains(out, q) {
-				out = append(out, q)
-			}
+			add(s.Hostname, p)
 		}
 	}
 	return out

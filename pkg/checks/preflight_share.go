@@ -291,6 +291,12 @@ func (c *collector) deltaOf(v SidecarView, l *sharedLayer) *namespaceDelta {
 	// them unless their exportTo leaves ns out).
 	for _, s := range idx.own[ns] {
 		if !rules.ServiceVisible(s.Namespace, s.ExportTo, ns) {
+			if s.Kind == rules.KindServiceEntry && len(reg.Shared(s.Hostname)) > 1 {
+				// hidden from its own namespace while another entry for the host may be held
+				// there: its calls are traced for the namespace (hiddenOwnCalls), which is
+				// predicted whole
+				return nil
+			}
 			continue
 		}
 		if s.Kind == rules.KindService {
