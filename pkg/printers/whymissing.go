@@ -76,6 +76,11 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 			s += pathShort(r.Path)
 		} else {
 			s += whyMissingShort(r)
+			// ambient clients go through the waypoint, not the gateways above (blind audit 78
+			// 7a-7c: the short answer named an assumed gateway only)
+			for _, wp := range r.Waypoints {
+				s += "  Ambient: " + wp + "\n"
+			}
 		}
 		return emit(w, []byte(s))
 	}
