@@ -3941,6 +3941,18 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				culprit = p.Ref()
 				msg += fmt.Sprintf(" No DestinationRule makes the sidecar originate it: %s is to be created.", p.Ref())
 			}
+			if tlsCulprit == "" && p.Create && expect == "Istio mTLS" && (sent == "plaintext" || sent == "the client's TLS") {
+				root := v.Flags.MeshConfig.GetRootNamespace()
+				if root == "" {
+					root = tr.snap.IstioNamespace
+				}
+				if off, why := offPathTLSRule(v, drs, RevisionView(tr.snap, v.Revision).DestinationRules, svc, cport, subset, "ISTIO_MUTUAL", root); off != nil {
+					// the user's own rule, which istiod never applies here: name it and why
+					// (blind audit 78 1b, 1c)
+					msg += fmt.Sprintf(" DestinationRule %s/%s sets that tls, but %s, so it does not apply to these sidecars.", off.Namespace, off.Name, why)
+					tr.hopClientNs = v.Namespace // (the words name the client's namespace)
+				}
+			}
 			tr.failPatch(PathTLSMismatch, flag, culprit, msg, p)
 		} else {
 			if strings.Contains(sent, "Istio mTLS") && expect != "plaintext" && expect != "Istio mTLS" && expect != "the client's TLS" {

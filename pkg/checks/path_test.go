@@ -1982,3 +1982,40 @@ func TestStaleServiceFixIsAboutTheService(t *testing.T) {
 		t.Errorf("message %q: a Kubernetes Service wins in any namespace", p.Message)
 	}
 }
+
+// A rule meant to originate Istio mTLS to the gateway that istiod never applies to the client
+// (a third namespace, a workloadSelector) is named with the reason (blind audit 78 1b, 1c).
+func TestOffPathTLSRuleNamed(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "tls-gateway-rule-in-third-namespace-off-lookup-path.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "vault.sigma-kms.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Message, "DestinationRule platform-cfg/to-egress-mtls sets that tls, but istiod looks a sidecar's rules") {
+		t.Errorf("message does not name the off-path rule: %s", p.Message)
+	}
+	docs := `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: to-egress-selected, namespace: istio-system}
+spec:
+  host: istio-egressgateway.istio-system.svc.cluster.local
+  workloadSelector: {matchLabels: {app: sleep}}
+  trafficPolicy: {tls: {mode: ISTIO_MUTUAL, sni: vault.sigma-kms.example}}
+---
+`
+	raw, err := os.ReadFile(filepath.Join("testdata", "paths", "tls-gateway-rule-in-third-namespace-off-lookup-path.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = loadOverPathBase(t, docs+strings.Replace(string(raw), "namespace: platform-cfg}\nspec:\n  host:", "namespace: platform-cfg}\nspec:\n  host: x.invalid\n  #", 1))
+	p, err = TracePath(snap, PathOptions{Host: "vault.sigma-kms.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Message, "DestinationRule istio-system/to-egress-selected sets that tls, but it has a workloadSelector") {
+		t.Errorf("message does not name the rule with a workloadSelector: %s", p.Message)
+	}
+}

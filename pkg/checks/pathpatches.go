@@ -350,6 +350,23 @@ func unexportedSubsetRule(v SidecarView, drs *rules.DRLookup, view []*networking
 func unexportedTLSRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, mode, root string) *networkingv1.DestinationRule {
 	rs := slices.Clone(view)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	for _, dr := range rs {
+		if dr.Namespace == v.Namespace || (dr.Namespace != root && dr.Namespace != s.Namespace) || drs.Host(dr) != strings.ToLower(s.Hostname) {
+			continue
+		}
+		if len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 {
+			continue // applies in its own namespace only, whatever its exportTo
+		}
+		if ruleSetsTLS(dr, port, subset, mode) && !rules.ServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo), v.Namespace) {
+			return dr
+		}
+	}
+	return nil
+}
+
+// ruleSetsTLS: DestinationRule dr sets tls.mode mode for port: in the port's settings, else at
+// the top level; a subset's own policy, when it has one, decides for the subset.
+func ruleSetsTLS(dr *networkingv1.DestinationRule, port uint32, subset, mode string) bool {
 	sets := func(tp *networking.TrafficPolicy) bool {
 		if tp == nil {
 			return false
@@ -361,26 +378,44 @@ func unexportedTLSRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.
 		}
 		return tp.GetTls() != nil && tp.GetTls().GetMode().String() == mode
 	}
-	for _, dr := range rs {
-		if dr.Namespace == v.Namespace || (dr.Namespace != root && dr.Namespace != s.Namespace) || drs.Host(dr) != strings.ToLower(s.Hostname) {
-			continue
-		}
-		if len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 {
-			continue // applies in its own namespace only, whatever its exportTo
-		}
-		ok := sets(dr.Spec.GetTrafficPolicy())
-		if subset != "" {
-			for _, ss := range dr.Spec.GetSubsets() {
-				if ss.GetName() == subset && ss.GetTrafficPolicy() != nil {
-					ok = sets(ss.GetTrafficPolicy())
-				}
+	ok := sets(dr.Spec.GetTrafficPolicy())
+	if subset != "" {
+		for _, ss := range dr.Spec.GetSubsets() {
+			if ss.GetName() == subset && ss.GetTrafficPolicy() != nil {
+				ok = sets(ss.GetTrafficPolicy())
 			}
 		}
-		if ok && !rules.ServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo), v.Namespace) {
-			return dr
+	}
+	return ok
+}
+
+// offPathTLSRule is the oldest DestinationRule for the Service s that sets tls.mode mode for port
+// (as unexportedTLSRule reads it) but that istiod never applies to a sidecar in v.Namespace
+// whatever its exportTo: it lives in a namespace off the lookup path (not v.Namespace, the root
+// namespace or the Service's: push_context.go destinationRule), or it has a workloadSelector
+// (applied to the selected workloads of its own namespace only). why says which; nil when none
+// (blind audit 78 1b, 1c: the rule the user wrote was never named).
+func offPathTLSRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, port uint32, subset, mode, root string) (*networkingv1.DestinationRule, string) {
+	rs := slices.Clone(view)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
+	for _, dr := range rs {
+		if drs.Host(dr) != strings.ToLower(s.Hostname) {
+			continue
+		}
+		var why string
+		switch {
+		case len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 && dr.Namespace != v.Namespace:
+			why = fmt.Sprintf("it has a workloadSelector, and istiod applies such a rule only to the selected workloads of its own namespace (%s)", dr.Namespace)
+		case dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace:
+			why = fmt.Sprintf("istiod looks a sidecar's rules for %s up in the sidecar's namespace (%s), the Service's (%s) and the root namespace (%s) only, and it lives in %s", s.Hostname, v.Namespace, s.Namespace, root, dr.Namespace)
+		default:
+			continue
+		}
+		if ruleSetsTLS(dr, port, subset, mode) {
+			return dr, why
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root
