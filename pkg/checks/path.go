@@ -1110,6 +1110,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is not the Service's full name: istiod reads a name with dots as written, a host no Service has", short.Namespace, short.Name, short.Spec.GetHost())
 				} else if patch == hostFix {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is a short name, which istiod reads in the rule's own namespace as %s", short.Namespace, short.Name, short.Spec.GetHost(), drs.Host(short))
+				} else if off, why := offLookupSubsetRule(v, drs, view.DestinationRules, s, subset, root); off != nil {
+					// the rule the user wrote for the subset, which istiod never applies here
+					// (blind audit 80 c05)
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but %s", off.Namespace, off.Name, why)
 				}
 			}
 		} else if mc, found := missingBackendCulprit(tr.snap, reg, routeVS(res), chost); !ok && found {
@@ -7504,7 +7508,18 @@ func tlsPatch(v SidecarView, drs *rules.DRLookup, expect string, svc rules.Servi
 			}
 		}
 		if !found {
-			pls = append(pls, map[string]any{"port": map[string]any{"number": port}, "tls": tls})
+			// a port's settings do not inherit the policy's (util.go
+			// GetPortLevelTrafficPolicy, shadowCopyPortTrafficPolicy): the new entry carries
+			// the policy's connection pool, load balancer and outlier detection, or adding tls
+			// would drop them for the port (blind audit 78 1d)
+			pl := map[string]any{"port": map[string]any{"number": port}}
+			for _, k := range []string{"connectionPool", "loadBalancer", "outlierDetection"} {
+				if v, ok := tp[k]; ok && v != nil {
+					pl[k] = v
+				}
+			}
+			pl["tls"] = tls
+			pls = append(pls, pl)
 		}
 		tp["portLevelSettings"] = pls
 		return tp

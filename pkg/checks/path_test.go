@@ -2019,3 +2019,64 @@ spec:
 		t.Errorf("message does not name the rule with a workloadSelector: %s", p.Message)
 	}
 }
+
+// A subset defined only by a rule istiod never applies to the client (a third namespace) is
+// named with the reason (blind audit 80 c05); a tls fix added to a rule with top-level settings
+// carries them into the new port entry, which does not inherit them (blind audit 78 1d).
+func TestOffLookupSubsetRuleAndPortLevelCopy(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "subset-rule-in-third-namespace-off-lookup-path.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "feeds.tau-news.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Message, "DestinationRule shared-cfg/egw-tau defines it, but istiod looks a sidecar's rules") {
+		t.Errorf("message does not name the off-path rule: %s", p.Message)
+	}
+	snap = loadOverPathBase(t, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: upsilon, namespace: team-a}
+spec:
+  hosts: [api.upsilon-hub.example]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: upsilon-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: https, protocol: HTTPS}, hosts: [api.upsilon-hub.example], tls: {mode: ISTIO_MUTUAL}}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: egw-limits, namespace: team-a}
+spec:
+  host: istio-egressgateway.istio-system.svc.cluster.local
+  trafficPolicy:
+    connectionPool: {http: {http1MaxPendingRequests: 50}}
+    outlierDetection: {consecutive5xxErrors: 3}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: upsilon, namespace: team-a}
+spec:
+  hosts: [api.upsilon-hub.example]
+  gateways: [mesh, istio-system/upsilon-gw]
+  http:
+  - match: [{gateways: [mesh], port: 80}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 443}}}]
+  - match: [{gateways: [istio-system/upsilon-gw]}]
+    route: [{destination: {host: api.upsilon-hub.example, port: {number: 80}}}]`)
+	p, err = TracePath(snap, PathOptions{Host: "api.upsilon-hub.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pls, _ := strings.Cut(p.Fix, "portLevelSettings:")
+	if p.Cause != PathTLSMismatch || !strings.Contains(pls, "http1MaxPendingRequests: 50") || !strings.Contains(pls, "consecutive5xxErrors: 3") || !strings.Contains(pls, "ISTIO_MUTUAL") {
+		t.Errorf("%s: the port entry of the fix does not carry the policy's settings:\n%s", p.Cause, p.Fix)
+	}
+}

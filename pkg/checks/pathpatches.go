@@ -402,13 +402,8 @@ func offPathTLSRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Des
 		if drs.Host(dr) != strings.ToLower(s.Hostname) {
 			continue
 		}
-		var why string
-		switch {
-		case len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 && dr.Namespace != v.Namespace:
-			why = fmt.Sprintf("it has a workloadSelector, and istiod applies such a rule only to the selected workloads of its own namespace (%s)", dr.Namespace)
-		case dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace:
-			why = fmt.Sprintf("istiod looks a sidecar's rules for %s up in the sidecar's namespace (%s), the Service's (%s) and the root namespace (%s) only, and it lives in %s", s.Hostname, v.Namespace, s.Namespace, root, dr.Namespace)
-		default:
+		why := offPathReason(v, dr, s, root)
+		if why == "" {
 			continue
 		}
 		if ruleSetsTLS(dr, port, subset, mode) {
@@ -416,6 +411,32 @@ func offPathTLSRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Des
 		}
 	}
 	return nil, ""
+}
+
+// offLookupSubsetRule is offPathTLSRule for a rule that defines subset for the Service s.
+func offLookupSubsetRule(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, subset, root string) (*networkingv1.DestinationRule, string) {
+	for _, dr := range view {
+		if drs.Host(dr) != strings.ToLower(s.Hostname) || !slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
+			continue
+		}
+		if why := offPathReason(v, dr, s, root); why != "" {
+			return dr, why
+		}
+	}
+	return nil, ""
+}
+
+// offPathReason says why istiod never applies DestinationRule dr for the Service s to a sidecar
+// in v.Namespace whatever its exportTo ("" when it may): a workloadSelector outside the
+// sidecar's namespace, or a namespace off the lookup path.
+func offPathReason(v SidecarView, dr *networkingv1.DestinationRule, s rules.Service, root string) string {
+	switch {
+	case len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 && dr.Namespace != v.Namespace:
+		return fmt.Sprintf("it has a workloadSelector, and istiod applies such a rule only to the selected workloads of its own namespace (%s)", dr.Namespace)
+	case dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace:
+		return fmt.Sprintf("istiod looks a sidecar's rules for %s up in the sidecar's namespace (%s), the Service's (%s) and the root namespace (%s) only, and it lives in %s", s.Hostname, v.Namespace, s.Namespace, root, dr.Namespace)
+	}
+	return ""
 }
 
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root
