@@ -2988,8 +2988,10 @@ func parseClusterName(n string) (port uint32, subset, host string, ok bool) {
 }
 
 // mostSpecificHTTPBindings keeps CoversHost only on the HTTP bindings whose virtual host a
-// request for the asked host takes: of a route configuration's virtual hosts that match it, the
-// most specific (routes.go moreSpecificDomain; blind audit 79 c26).
+// request for the asked host takes: of a route configuration's virtual hosts, the most specific
+// (rules.MostSpecificDomain, as the gateway verdict's analyseRoutes; blind audit 79 c26). A
+// server that terminates TLS (HTTPS) has a route configuration of its own, plaintext servers
+// share one per port.
 func mostSpecificHTTPBindings(rep *ListenerReport) {
 	key := func(b RouteBinding) string {
 		if b.Protocol == "HTTPS" {
@@ -2997,19 +2999,14 @@ func mostSpecificHTTPBindings(rep *ListenerReport) {
 		}
 		return fmt.Sprintf("http.%d", b.Port)
 	}
-	best := map[string]string{}
+	domains := map[string][]string{}
 	for _, b := range rep.Bindings {
-		if !b.CoversHost || b.Result != rules.BindOK || b.RouteType != rules.RouteHTTP {
-			continue
-		}
-		for _, h := range b.Hosts {
-			if rules.HostMatches(h, rep.Host) && moreSpecificDomain(h, best[key(b)]) {
-				best[key(b)] = h
-			}
+		if b.Result == rules.BindOK && b.RouteType == rules.RouteHTTP {
+			domains[key(b)] = append(domains[key(b)], b.Hosts...)
 		}
 	}
 	for i, b := range rep.Bindings {
-		if b.CoversHost && b.Result == rules.BindOK && b.RouteType == rules.RouteHTTP && !slices.Contains(b.Hosts, best[key(b)]) {
+		if b.CoversHost && b.Result == rules.BindOK && b.RouteType == rules.RouteHTTP && !slices.Contains(b.Hosts, rules.MostSpecificDomain(domains[key(b)], rep.Host)) {
 			rep.Bindings[i].CoversHost = false
 		}
 	}

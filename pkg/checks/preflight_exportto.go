@@ -29,6 +29,7 @@ func mergeExportToFixes(fs []PreflightFinding, clientNamespaces []string) []Pref
 	type groupKey struct{ id, res, field, msg, fix string }
 	groups := map[groupKey][]member{}
 	var order []groupKey
+	words := map[string]*regexp.Regexp{} // a namespace's name as a word, compiled once
 	for i, f := range fs {
 		ns, ok := singleClientNamespace(f.Contexts, clientNamespaces)
 		if !ok || !strings.HasPrefix(f.Fix, "# "+f.Resource.String()+"\nspec:\n  exportTo:") {
@@ -38,7 +39,11 @@ func mergeExportToFixes(fs []PreflightFinding, clientNamespaces []string) []Pref
 		if !ok {
 			continue
 		}
-		word := regexp.MustCompile(`\b` + regexp.QuoteMeta(ns) + `\b`)
+		word := words[ns]
+		if word == nil {
+			word = regexp.MustCompile(`\b` + regexp.QuoteMeta(ns) + `\b`)
+			words[ns] = word
+		}
 		k := groupKey{f.ID, f.Resource.String(), f.Field, word.ReplaceAllString(f.Message, "\x00"), strings.Join(declared, "\x01")}
 		if _, seen := groups[k]; !seen {
 			order = append(order, k)

@@ -57,17 +57,17 @@ func (u unresolvedRef) message(w Workload) string {
 	if len(u.suggestions) > 0 {
 		msg += fmt.Sprintf(" The Gateway that selects %s is %s.", w.Ref(), strings.Join(u.suggestions, ", "))
 	}
-	msg += " " + unboundRoutesAnswer(u.vs)
+	msg += " " + unboundRoutesAnswer(u.vs != nil && len(u.vs.Spec.GetHttp()) == 0 && (len(u.vs.Spec.GetTls()) > 0 || len(u.vs.Spec.GetTcp()) > 0))
 	return msg
 }
 
-// unboundRoutesAnswer says what a call meets at the gateway when vs's routes bind no server
-// there: HTTP routes leave the host without a virtual host (404 NR); tls and tcp routes leave
-// the server without a filter chain, so istiod builds no listener for it or its chain is
-// missing, and the connection is refused or reset (gateway.go buildGatewayListeners; blind
-// audit 76 W1, where a TLS passthrough trace said 404).
-func unboundRoutesAnswer(vs *networkingv1.VirtualService) string {
-	if vs != nil && len(vs.Spec.GetHttp()) == 0 && (len(vs.Spec.GetTls()) > 0 || len(vs.Spec.GetTcp()) > 0) {
+// unboundRoutesAnswer says what a call meets at the gateway when the routes meant for it bind no
+// server there: HTTP routes leave the host without a virtual host (404 NR); tls and tcp routes
+// only (l4) leave the server without a filter chain, so istiod builds no listener for it or its
+// chain is missing, and the connection is refused or reset (gateway.go buildGatewayListeners;
+// blind audit 76 W1, where a TLS passthrough trace said 404).
+func unboundRoutesAnswer(l4 bool) string {
+	if l4 {
 		return "No route binds on the gateway for this host: the server gets no filter chain for it, so the connection is refused or reset at the gateway."
 	}
 	return "No route binds on the gateway for this host: 404 NR at the gateway."
@@ -248,21 +248,15 @@ func (e *evaluation) analyseRoutes(gws []*networkingv1.Gateway, hostnames []stri
 	// binding's does not route it (gateway.go buildGatewayHTTPRouteConfig keys virtual hosts by
 	// the server hosts' intersection with the VirtualService's; blind audit 79 c26, where an
 	// older "*.example.com" route was blamed for calls the exact one serves).
-	best := map[string]string{}
+	domains := map[string][]string{}
 	for _, b := range ra.bindings {
-		if !b.Bound() || b.RouteType != rules.RouteHTTP {
-			continue
-		}
-		k := httpRouteConfigKey(b)
-		for _, h := range b.Hosts {
-			if rules.HostMatches(h, e.host) && moreSpecificDomain(h, best[k]) {
-				best[k] = h
-			}
+		if b.Bound() && b.RouteType == rules.RouteHTTP {
+			domains[httpRouteConfigKey(b)] = append(domains[httpRouteConfigKey(b)], b.Hosts...)
 		}
 	}
 	for _, b := range ra.bindings {
 		covers := b.Bound() && e.covers(b)
-		if covers && b.RouteType == rules.RouteHTTP && !slices.Contains(b.Hosts, best[httpRouteConfigKey(b)]) {
+		if covers && b.RouteType == rules.RouteHTTP && !slices.Contains(b.Hosts, rules.MostSpecificDomain(domains[httpRouteConfigKey(b)], e.host)) {
 			covers = false
 		}
 		if covers {
@@ -281,25 +275,6 @@ func httpRouteConfigKey(b rules.Binding) string {
 		return fmt.Sprintf("%s#%d", rules.GatewayName(b.Gateway), b.ServerIndex)
 	}
 	return fmt.Sprintf("http.%d", b.Server.GetPort().GetNumber())
-}
-
-// moreSpecificDomain: virtual host domain a matches a request more specifically than b ("" for
-// none) in Envoy's order: an exact domain, then the longest "*." suffix, then "*".
-func moreSpecificDomain(a, b string) bool {
-	rank := func(d string) (int, int) {
-		switch {
-		case d == "":
-			return 0, 0
-		case d == "*":
-			return 1, 0
-		case strings.HasPrefix(d, "*"):
-			return 2, len(d)
-		}
-		return 3, len(d)
-	}
-	ra, la := rank(a)
-	rb, lb := rank(b)
-	return ra > rb || (ra == rb && la > lb)
 }
 
 // selfLoop is a bound gateway route whose destination is a Service selecting the gateway
@@ -474,10 +449,7 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				// a Gateway API route meant for this gateway whose parentRef resolves in
 				// another namespace: the Gateway API form of an unresolved gateway reference
 				e.step(id, name, Fail, why, ra.refEvidence...)
-				answer := unboundRoutesAnswer(nil)
-				if strings.HasPrefix(culprit, "TLSRoute ") || strings.HasPrefix(culprit, "TCPRoute ") {
-					answer = unboundRoutesAnswer(&networkingv1.VirtualService{Spec: networking.VirtualService{Tls: []*networking.TLSRoute{{}}}})
-				}
+				answer := unboundRoutesAnswer(strings.HasPrefix(culprit, "TLSRoute ") || strings.HasPrefix(culprit, "TCPRoute "))
 				e.fail(CauseGatewayRefUnresolve, culprit, upperFirst(why)+". "+answer, fix)
 				return
 			}

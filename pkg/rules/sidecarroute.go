@@ -632,47 +632,59 @@ func matchString(m *networking.HTTPMatchRequest) string {
 // else the longest "*.suffix" domain, else the longest "prefix*" domain, else "*"; nil when
 // none (404 NR). A ":port" suffix is ignored (IgnorePortInHostMatching).
 func MatchVirtualHost(rc *RouteConfig, authority string) *VirtualHost {
-	if h, _, err := net.SplitHostPort(authority); err == nil {
-		authority = h
-	}
-	authority = strings.ToLower(authority)
+	authority = authorityHost(authority)
 	if rc.exact != nil {
 		if i, ok := rc.exact[authority]; ok {
 			return &rc.VirtualHosts[i]
 		}
-	} else {
-		for i := range rc.VirtualHosts {
-			if slices.Contains(rc.VirtualHosts[i].Domains, authority) {
-				return &rc.VirtualHosts[i]
-			}
-		}
 	}
 	var best *VirtualHost
-	longest := 0
+	bestRank, bestLen := 0, 0
 	for i := range rc.VirtualHosts {
 		for _, d := range rc.VirtualHosts[i].Domains {
-			if len(d) > 1 && d[0] == '*' && len(authority) >= len(d) && strings.HasSuffix(authority, d[1:]) && len(d) > longest {
-				best, longest = &rc.VirtualHosts[i], len(d)
+			if r, l := domainMatch(d, authority); r > bestRank || (r == bestRank && r > 0 && l > bestLen) {
+				best, bestRank, bestLen = &rc.VirtualHosts[i], r, l
 			}
 		}
 	}
-	if best != nil {
-		return best
-	}
-	for i := range rc.VirtualHosts {
-		for _, d := range rc.VirtualHosts[i].Domains {
-			if len(d) > 1 && d[len(d)-1] == '*' && len(authority) >= len(d) && strings.HasPrefix(authority, d[:len(d)-1]) && len(d) > longest {
-				best, longest = &rc.VirtualHosts[i], len(d)
-			}
+	return best
+}
+
+// MostSpecificDomain is the domain of domains a request for authority takes, in
+// MatchVirtualHost's order; "" when none matches. A gateway's route configuration takes its
+// virtual hosts from several VirtualServices, and a request takes only the most specific one.
+func MostSpecificDomain(domains []string, authority string) string {
+	authority = authorityHost(authority)
+	best, bestRank, bestLen := "", 0, 0
+	for _, d := range domains {
+		if r, l := domainMatch(d, authority); r > bestRank || (r == bestRank && r > 0 && l > bestLen) {
+			best, bestRank, bestLen = d, r, l
 		}
 	}
-	if best != nil {
-		return best
+	return best
+}
+
+// authorityHost is the lower-cased host of an authority, without a ":port" suffix.
+func authorityHost(authority string) string {
+	if h, _, err := net.SplitHostPort(authority); err == nil {
+		authority = h
 	}
-	for i := range rc.VirtualHosts {
-		if slices.Contains(rc.VirtualHosts[i].Domains, "*") {
-			return &rc.VirtualHosts[i]
-		}
+	return strings.ToLower(authority)
+}
+
+// domainMatch says how specifically virtual host domain d matches host in Envoy's order (4 an
+// exact domain, 3 a "*.suffix", 2 a "prefix*", 1 "*", 0 no match) and its length, which breaks
+// ties between wildcards (the longest wins).
+func domainMatch(d, host string) (rank, length int) {
+	switch {
+	case d == host:
+		return 4, len(d)
+	case d == "*":
+		return 1, 1
+	case len(d) > 1 && d[0] == '*' && len(host) >= len(d) && strings.HasSuffix(host, d[1:]):
+		return 3, len(d)
+	case len(d) > 1 && d[len(d)-1] == '*' && len(host) >= len(d) && strings.HasPrefix(host, d[:len(d)-1]):
+		return 2, len(d)
 	}
-	return nil
+	return 0, 0
 }
