@@ -106,6 +106,30 @@ func ambientClientFor(snap *snapshot.Snapshot, ns string, l, a map[string]string
 	return false, ""
 }
 
+// waypointRule is the DestinationRule waypoint b applies to host: the one its namespace's scope
+// holds for the host (a gateway's scope: rules exist there only for services exported to the
+// waypoint's namespace), looked up for the first such service. scoped is false when no entry
+// for the host is exported to the waypoint's namespace: the waypoint still serves the host
+// bound to it, but applies no DestinationRule to it (blind audit 82 C14).
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go DefaultSidecarScopeForGateway
+// (servicesExportedToNamespace, selectDestinationRules) and SidecarScope.DestinationRule (a
+// workloadSelector never applies inbound), as cluster_waypoint.go buildWaypointInboundVIP reads
+// it.
+func waypointRule(view *snapshot.Snapshot, flags IstiodFlags, b rules.WaypointBinding, host string) (ch *rules.DRChoice, drs *rules.DRLookup, scoped bool) {
+	root := flags.MeshConfig.GetRootNamespace()
+	if root == "" {
+		root = view.IstioNamespace
+	}
+	drs = model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo())
+	for _, s := range servicesFor(view, host, flags.MeshConfig) {
+		if rules.ServiceVisible(s.Namespace, s.ExportTo, b.Waypoint.Namespace) {
+			return drs.For(b.Waypoint.Namespace, nil, host, s.Namespace), drs, true
+		}
+	}
+	return nil, drs, false
+}
+
 // waypointDoubleTLS: the entry (service svc, "ServiceEntry ns/name" ref) declares port of host
 // TLS or HTTPS, so waypoint b forwards the client's TLS through a tcp chain, to a cluster that
 // takes the DestinationRule's tls: SIMPLE or MUTUAL there wraps the client's TLS in a second
@@ -119,11 +143,7 @@ func waypointDoubleTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Waypo
 	if !declared || !rules.IsTLSProtocol(sp.Protocol) {
 		return "", "", "", "", false
 	}
-	root := flags.MeshConfig.GetRootNamespace()
-	if root == "" {
-		root = view.IstioNamespace
-	}
-	ch := model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo()).For(b.Waypoint.Namespace, nil, host, svc.Namespace)
+	ch, _, _ := waypointRule(view, flags, b, host)
 	if ch == nil {
 		return "", "", "", "", false
 	}
@@ -155,14 +175,30 @@ func waypointPlainToTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Wayp
 	if !declared || tlsTargetOf(svc, port) == 0 || rules.ListenerClass(strings.ToUpper(string(sp.Protocol))) != rules.ClassHTTP {
 		return "", "", "", "", false
 	}
-	root := flags.MeshConfig.GetRootNamespace()
-	if root == "" {
-		root = view.IstioNamespace
-	}
-	ch := model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo()).For(b.Waypoint.Namespace, nil, host, svc.Namespace)
+	ch, drs, scoped := waypointRule(view, flags, b, host)
 	why := "no DestinationRule the waypoint applies to the host originates TLS for it"
 	culprit = ref
 	fix = fmt.Sprintf("Originate TLS at the waypoint, as Istio's egress TLS origination task does: a DestinationRule for %s in namespace %s (visible to the waypoint's namespace %s) with trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}].", host, svc.Namespace, b.Waypoint.Namespace, port)
+	root := drs.RootNamespace
+	switch {
+	case !scoped:
+		// the waypoint serves the host but reads no DestinationRule for it: its scope holds
+		// rules only for services exported to its namespace
+		why = fmt.Sprintf("%s is not exported to the waypoint's namespace %s (exportTo %s), so the waypoint, which still serves it, applies no DestinationRule to it", ref, b.Waypoint.Namespace, fmtList(svc.ExportTo))
+		fix = fmt.Sprintf("# %s\nspec:\n  exportTo: %s   # add the waypoint's namespace, so the waypoint applies the host's DestinationRule", ref, fmtList(append(slices.Clone(svc.ExportTo), b.Waypoint.Namespace)))
+		hop = fmt.Sprintf("the waypoint sends the plain HTTP call to %s port 443 (declared port %d, %s, targetPort 443): %s", host, port, sp.Protocol, why)
+		return hop, ref,
+			fmt.Sprintf("%s declares port %d of %s as %s with targetPort 443, so waypoint %s sends the call to the external server's port 443: %s, so it originates no TLS and sends plaintext. The external server rejects plaintext on its TLS port (400, or a reset).", ref, port, host, sp.Protocol, b.Waypoint, why),
+			fix, true
+	case ch == nil:
+		if dr := unexportedTLSRule(SidecarView{Namespace: b.Waypoint.Namespace}, drs, view.DestinationRules, svc, port, "", "SIMPLE", root); dr != nil {
+			r := "DestinationRule " + dr.Namespace + "/" + dr.Name
+			exp := rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo)
+			why = fmt.Sprintf("%s originates TLS for it, but its exportTo %s does not include the waypoint's namespace %s, so the waypoint never applies it", r, fmtList(exp), b.Waypoint.Namespace)
+			culprit = r
+			fix = fmt.Sprintf("# %s\nspec:\n  exportTo: %s   # add the waypoint's namespace", r, fmtList(append(slices.Clone(exp), b.Waypoint.Namespace)))
+		}
+	}
 	if ch != nil {
 		t := ch.ClusterTLS(port, "")
 		if t != nil && t.GetMode() != networking.ClientTLSSettings_DISABLE {

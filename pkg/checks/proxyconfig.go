@@ -79,6 +79,11 @@ func ProxyConfig(snap *snapshot.Snapshot, opt ProxyConfigOptions) (*ProxyConfigR
 		}
 	}
 	if opt.Gateway != "" {
+		if g := WaypointGateway(snap, opt.Gateway); g != nil {
+			waypointConfig(snap, g, opt, rep)
+			rep.emptySections()
+			return rep, nil
+		}
 		w, err := FindWorkload(snap, opt.Gateway)
 		if err != nil {
 			return nil, err
@@ -468,8 +473,11 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 	}
 	if want(SectionClusters) {
 		actual := map[string]envoy.Cluster{}
+		waypoint := rep.Proxy.Type == "WAYPOINT"
 		for _, c := range d.Clusters {
-			if strings.HasPrefix(c.Name, "outbound|") {
+			// a waypoint's prediction holds its inbound-vip and internal clusters too
+			if strings.HasPrefix(c.Name, "outbound|") || waypoint && (strings.HasPrefix(c.Name, "inbound-vip|") ||
+				c.Name == WaypointMainInternal || c.Name == WaypointEncap || c.Name == WaypointConnectOriginate) {
 				actual[c.Name] = c
 			}
 		}

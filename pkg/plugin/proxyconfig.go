@@ -43,7 +43,8 @@ func newProxyConfigCommand(g *GlobalOptions, streams genericiooptions.IOStreams)
 		Short: "Predict a proxy's outbound clusters, listeners and routes, and compare them with the proxy",
 		Long: `proxy-config predicts, from the configuration alone and the way istiod builds it, what
 'istioctl proxy-config clusters|listeners|routes' shows for the outbound side of one proxy: an
-egress gateway (--gateway) or the sidecar of a namespace (--from) or of a pod (--pod). It
+egress gateway or an ambient waypoint (--gateway) or the sidecar of a namespace (--from) or of
+a pod (--pod). It
 answers "what will istiod push to this proxy?" before anything is applied: with -f over a live
 cluster the manifests are applied over the live configuration first (as preflight does); with
 -f alone, the manifests are the whole mesh.
@@ -57,9 +58,14 @@ pods/portforward). Each resource only predicted (MISSING from the proxy), only i
 Not predicted: Envoy's static and inbound configuration (virtualOutbound, virtualInbound,
 admin and health listeners, BlackHoleCluster, PassthroughCluster, inbound clusters); --diff
 leaves them out. Sidecars are predicted without DNS capture (entries without addresses bind
-0.0.0.0). See docs/proxy-config.md.`,
+0.0.0.0). Of a waypoint, only the clusters are predicted: its internal ones (main_internal,
+encap, connect_originate), an inbound-vip cluster per port of each ServiceEntry bound to it, and
+outbound clusters for hosts its routes send to. See docs/proxy-config.md.`,
 		Example: strings.ReplaceAll(`  # What the egress gateway gets
   NAME proxy-config clusters --gateway istio-system/istio-egressgateway
+
+  # An ambient waypoint's clusters (its Gateway's name)
+  NAME proxy-config clusters --gateway egress/egress-waypoint
 
   # A namespace's sidecars: listeners and routes
   NAME proxy-config listeners --from team-a
@@ -86,7 +92,7 @@ leaves them out. Sidecars are predicted without DNS capture (entries without add
 	f := cmd.Flags()
 	f.StringVar(&o.From, "from", "", "the sidecar proxies of this namespace (pod labels unknown)")
 	f.StringVar(&o.Pod, "pod", "", "the sidecar proxy of this pod (NAMESPACE/NAME)")
-	f.StringVar(&o.Gateway, "gateway", "", "a gateway workload (NAMESPACE/NAME of its Deployment or Pod)")
+	f.StringVar(&o.Gateway, "gateway", "", "a gateway workload (NAMESPACE/NAME of its Deployment or Pod), or a waypoint (its Gateway, Deployment or Pod)")
 	f.BoolVar(&o.Diff, "diff", false, "compare the prediction with the proxy's actual configuration; exit 1 on differences")
 	f.StringVar(&o.ConfigDump, "config-dump", "", "with --diff: the proxy's saved config dump instead of the running pod's")
 	f.BoolVar(&o.Offline, "offline", false, "with -f: predict from the manifests alone, without reading the cluster")

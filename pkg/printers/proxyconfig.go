@@ -55,7 +55,11 @@ func ProxyConfig(w io.Writer, r *checks.ProxyConfigReport, format string) error 
 		fmt.Fprintf(w, "\nCLUSTERS (%d)\n", len(r.Clusters))
 		var rows [][]string
 		for _, c := range r.Clusters {
-			rows = append(rows, []string{c.FQDN, fmt.Sprint(c.Port), orDash(c.Subset), c.Direction, orDash(c.Type), orDash(istioctlRef(c.DestinationRule))})
+			port := "-" // a waypoint's internal clusters (main_internal, encap, connect_originate)
+			if c.Port != 0 {
+				port = fmt.Sprint(c.Port)
+			}
+			rows = append(rows, []string{c.FQDN, port, orDash(c.Subset), orDash(c.Direction), orDash(c.Type), orDash(istioctlRef(c.DestinationRule))})
 		}
 		if err := tableOrNone(w, []string{"SERVICE FQDN", "PORT", "SUBSET", "DIRECTION", "TYPE", "DESTINATION RULE"}, rows); err != nil {
 			return err

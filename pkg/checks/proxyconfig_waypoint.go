@@ -1,0 +1,241 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
+
+// Clusters every waypoint proxy holds whatever is bound to it (istiod cluster_waypoint.go
+// MainInternalName, EncapClusterName, ConnectOriginate).
+const (
+	WaypointMainInternal     = "main_internal"
+	WaypointEncap            = "encap"
+	WaypointConnectOriginate = "connect_originate"
+)
+
+// WaypointGateway returns the waypoint Gateway ref names ("namespace/name"): the Gateway itself,
+// or the Deployment or Pod istiod runs for it (named after it, its pods labelled with its name).
+// nil when ref names no waypoint.
+func WaypointGateway(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil
+	}
+	isWaypoint := func(g *gatewayv1.Gateway) bool {
+		return rules.KubeGatewayWaypointClass(string(g.Spec.GatewayClassName), snap.GatewayClasses)
+	}
+	for _, g := range snap.KubeGateways {
+		if g.Namespace == ns && g.Name == name && isWaypoint(g) {
+			return g
+		}
+	}
+	if w, err := findWorkload(snap, ref); err == nil {
+		if gw := w.Labels[rules.KubeGatewayNameLabel]; gw != "" {
+			for _, g := range snap.KubeGateways {
+				if g.Namespace == w.Namespace && g.Name == gw && isWaypoint(g) {
+					return g
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// waypointConfig predicts a waypoint proxy's clusters: main_internal, encap and
+// connect_originate; for every service bound to the waypoint, one inbound-vip cluster per port
+// and kind (`inbound-vip|<port>|http|<host>` for HTTP ports, `|tcp|` for TCP and TLS ports, both
+// for ports of no declared protocol; none for UDP), and one more per subset of the
+// DestinationRule the waypoint's namespace applies (`http/<subset>`, `tcp/<subset>`); and the
+// outbound clusters of hosts a mesh route of a bound service sends to when that host is not
+// itself bound to the waypoint, or is external (a ServiceEntry of location MESH_EXTERNAL).
+// Listeners and routes of a waypoint are not predicted.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster.go buildClusters (case model.Waypoint),
+// cluster_waypoint.go buildWaypointInboundClusters, buildWaypointInboundVIP and
+// buildWaypointInboundVIPCluster (model.BuildSubsetKey with TrafficDirectionInboundVIP),
+// waypoint.go findWaypointResources and filterWaypointOutboundServices,
+// pilot/pkg/model/push_context.go initVirtualServices (referencedDestinations), and
+// sidecar.go DefaultSidecarScopeForGateway (a waypoint's scope is a gateway's).
+func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConfigOptions, rep *ProxyConfigReport) {
+	ref := g.Namespace + "/" + g.Name
+	rep.Proxy = ProxyInfo{Type: "WAYPOINT", Namespace: g.Namespace, Workload: ref}
+	if rep.wants(opt, SectionListeners) || rep.wants(opt, SectionRoutes) {
+		rep.Notes = append(rep.Notes, "A waypoint's listeners and routes are not predicted (only its clusters); for a call through it use `kubectl egress why-missing HOST --from NAMESPACE` with an ambient client namespace.")
+	}
+	if rep.wants(opt, SectionClusters) {
+		rep.Clusters = waypointCDS(snap, g)
+	}
+	if len(g.Status.Addresses) == 0 && liveInput(snap) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Gateway %s has no status addresses (no ready waypoint pod): istiod binds nothing to it yet, so it gets no inbound-vip cluster.", ref))
+	}
+	rep.Notes = append(rep.Notes, "Kubernetes Services bound to the waypoint are not read; only ServiceEntries are.")
+}
+
+// waypointCDS lists the clusters of waypointConfig, sorted as the other proxies' are (static
+// clusters first).
+func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
+	ref := g.Namespace + "/" + g.Name
+	view := RevisionView(snap, "")
+	flags := ReadIstiodFlags(view, "")
+	mc := flags.MeshConfig
+	rootNs := mc.GetRootNamespace()
+	if rootNs == "" {
+		rootNs = view.IstioNamespace
+	}
+	reg := model.Services(view, mc)
+	drs := model.DestinationRules(view, rootNs, mc.GetDefaultDestinationRuleExportTo())
+	scope := reg.ExportedTo(g.Namespace)
+	inScope := func(host string) (rules.Service, bool) {
+		for _, s := range scope {
+			if s.Hostname == host {
+				return s, true
+			}
+		}
+		return rules.Service{}, false
+	}
+
+	// The services bound to the waypoint, one per host name (findWaypointResources keys them
+	// by host: the last one read wins).
+	bound := map[string]rules.Service{}
+	for _, e := range Visibility(snap, VisibilityOptions{}).Entries {
+		if e.Waypoint != ref {
+			continue
+		}
+		for _, se := range view.ServiceEntries {
+			if se.Namespace != e.Namespace || se.Name != e.Name {
+				continue
+			}
+			for _, s := range reg.ForEntry(se) {
+				if s.Resolution == "DYNAMIC_DNS" && s.Location != "MESH_EXTERNAL" {
+					continue // skipped by findWaypointResources
+				}
+				bound[s.Hostname] = s
+			}
+		}
+	}
+
+	out := []Cluster{
+		{Name: WaypointMainInternal, FQDN: WaypointMainInternal, Type: "STATIC", Present: true, Needed: true},
+		{Name: WaypointEncap, FQDN: WaypointEncap, Type: "STATIC", Present: true, Needed: true},
+		{Name: WaypointConnectOriginate, FQDN: WaypointConnectOriginate, Type: "ORIGINAL_DST", Present: true, Needed: true},
+	}
+	hosts := make([]string, 0, len(bound))
+	for h := range bound {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		s := bound[h]
+		var dr *rules.DRChoice
+		if sc, ok := inScope(h); ok {
+			// the waypoint's scope holds a DestinationRule only for services it sees
+			// (selectDestinationRules); a workloadSelector never applies (inbound direction)
+			dr = drs.For(g.Namespace, nil, h, sc.Namespace)
+		}
+		ctype := waypointClusterType(s)
+		for _, p := range s.Ports {
+			if p.Protocol == rules.ProtoUDP {
+				continue
+			}
+			if s.Resolution == "DYNAMIC_DNS" && p.Protocol != rules.ProtoHTTP && p.Protocol != rules.ProtoTLS {
+				continue
+			}
+			if s.Resolution == "DYNAMIC_DNS" && p.Protocol == rules.ProtoTLS && !flags.WildcardTLS.Value {
+				continue
+			}
+			var kinds []string
+			tcp := p.Protocol == rules.ProtoUnsupported || rules.ListenerClass(p.Protocol) == rules.ClassTCP
+			http := p.Protocol == rules.ProtoUnsupported || rules.IsHTTPProtocol(p.Protocol)
+			if tcp {
+				kinds = append(kinds, "tcp")
+			}
+			if http {
+				kinds = append(kinds, "http")
+			}
+			add := func(subset string) {
+				out = append(out, Cluster{Name: waypointVIPClusterName(p.Number, subset, h), FQDN: h, Port: p.Number, Subset: subset,
+					Direction: "inbound-vip", Type: ctype, DestinationRule: dr.Ref(), Present: true, Needed: true})
+			}
+			for _, k := range kinds {
+				add(k)
+			}
+			if dr != nil {
+				for _, sub := range dr.Subsets {
+					for _, k := range kinds {
+						add(k + "/" + sub)
+					}
+				}
+			}
+		}
+	}
+
+	// Outbound clusters: hosts a mesh VirtualService of a bound host routes to
+	// (referencedDestinations), unless bound here and not external.
+	refs := map[string]bool{}
+	for _, vs := range view.VirtualServices {
+		gws := vs.Spec.Gateways
+		if len(gws) > 0 && !slices.Contains(gws, "mesh") {
+			continue
+		}
+		boundHost := false
+		for _, h := range vs.Spec.Hosts {
+			if _, ok := bound[h]; ok {
+				boundHost = true
+			}
+		}
+		if !boundHost || len(vs.Spec.Hosts) == 0 {
+			continue
+		}
+		dests, _ := rules.MergedRoutes(vs, view.VirtualServices, mc.GetDefaultVirtualServiceExportTo())
+		for _, d := range dests {
+			if d.Host == "" {
+				continue
+			}
+			if b, ok := bound[d.Host]; !ok || b.Location == "MESH_EXTERNAL" {
+				refs[d.Host] = true
+			}
+		}
+	}
+	w := Workload{Kind: "Waypoint", Namespace: g.Namespace, Name: g.Name, Labels: map[string]string{rules.KubeGatewayNameLabel: g.Name}, Synthetic: true}
+	for _, h := range sortedKeysOf(refs) {
+		chosen, ok := inScope(h)
+		if !ok {
+			continue
+		}
+		v := evaluate(view, w, h, 0, flags, false, false)
+		for _, c := range v.Clusters {
+			if !c.Present {
+				continue
+			}
+			c.Needed, c.Reason = true, ""
+			c.Type = rules.ClusterType(chosen, false) // a waypoint is no ROUTER: NONE stays ORIGINAL_DST
+			out = append(out, c)
+		}
+	}
+	sortClusters(out[3:])
+	return out
+}
+
+// waypointClusterType is the type of a waypoint's inbound-vip clusters: the service's
+// resolution as for a sidecar (convertResolution with a waypoint's node type), a wildcard
+// DYNAMIC_DNS entry a dynamic forward proxy (buildDFPCluster).
+func waypointClusterType(s rules.Service) string {
+	if s.Resolution == "DYNAMIC_DNS" {
+		return "DYNAMIC_FORWARD_PROXY"
+	}
+	return rules.ClusterType(s, false)
+}
+
+// waypointVIPClusterName is model.BuildSubsetKey(TrafficDirectionInboundVIP, subset, host,
+// port): `inbound-vip|<port>|<subset>|<host>`.
+func waypointVIPClusterName(port uint32, subset, host string) string {
+	return fmt.Sprintf("inbound-vip|%d|%s|%s", port, subset, host)
+}
