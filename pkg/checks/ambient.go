@@ -523,6 +523,50 @@ func noProxyClient(snap *snapshot.Snapshot, ns, workload string, l, a map[string
 	return &f
 }
 
+// unmeshedClient: PATH_BYPASSES_GATEWAY when the client namespace ns is in the input, carries
+// neither a sidecar injection label (istio-injection=enabled, istio.io/rev) nor an ambient one
+// (istio.io/dataplane-mode), and the pods asked about get no sidecar of their own (pod, labels
+// l and annotations a; with --from, no workload of the namespace in the input asks for one):
+// such pods run no proxy, so their calls leave directly, whatever a sidecar's trace says (blind
+// audit 82 C20, where such a namespace was answered "from sidecar").
+//
+// Mirrors the injection webhook's selectors (sidecarInjected) and istio-cni's enablement
+// (noProxyClient).
+func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[string]string) *Finding {
+	if snap.Namespace(ns) == nil {
+		return nil
+	}
+	nl := NamespaceLabels(snap, ns)
+	if _, ok := nl[rules.LabelDataplaneMode]; ok {
+		return nil // noProxyClient's, or ambient
+	}
+	if _, ok := l[rules.LabelDataplaneMode]; ok {
+		return nil
+	}
+	if _, ok := nl["istio-injection"]; ok && nl["istio-injection"] != "enabled" {
+		return nil // injection turned off on purpose: said elsewhere
+	}
+	if sidecarInjected(nl, l, a) {
+		return nil
+	}
+	if workload == "" {
+		for _, p := range snap.Pods {
+			if p.Namespace == ns && (sidecarInjected(nl, p.Labels, p.Annotations) || p.Labels[rules.LabelDataplaneMode] == "ambient") {
+				return nil
+			}
+		}
+		for _, d := range snap.Deployments {
+			if d.Namespace == ns && (sidecarInjected(nl, d.Spec.Template.Labels, d.Spec.Template.Annotations) || d.Spec.Template.Labels[rules.LabelDataplaneMode] == "ambient") {
+				return nil
+			}
+		}
+	}
+	what := "Namespace " + ns
+	f := finding(PathDirect, what, fmt.Sprintf("%s has no sidecar injection label (istio-injection=enabled or istio.io/rev) and is not enrolled in ambient (istio.io/dataplane-mode=ambient), so its pods run no proxy: their calls leave directly, through no sidecar, waypoint or egress gateway, and no mesh setting applies to them (unless the injector injects every namespace, enableNamespacesByDefault); the trace above shows what a sidecar would do.", what),
+		fmt.Sprintf("If the calls are meant to go through the mesh, label Namespace %s istio-injection=enabled (sidecars) or istio.io/dataplane-mode=ambient (ambient), and restart its pods.", ns))
+	return &f
+}
+
 // ambientLabelIgnored is the AMBIENT_LABEL_WITH_SIDECAR finding for a pod in ns with labels l
 // and annotations a (nil when unknown): the namespace or the pod asks for ambient, but the pod
 // gets a sidecar, which opts it out of ambient. nil otherwise.

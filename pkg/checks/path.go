@@ -430,6 +430,13 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	}
 	if f := noProxyClient(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
+	} else if f := unmeshedClient(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
+		tr.t.Warnings = append(tr.t.Warnings, *f)
+		// (no sidecar is the client: the steps still say what one would do)
+		tr.t.Client = "namespace " + ns + " (no proxy)"
+		if workload != "" {
+			tr.t.Client = "pod " + workload + " (no proxy)"
+		}
 	}
 	if tr.t.Cause == PathOK && tr.t.Gateway == "" && strings.HasSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") && slices.ContainsFunc(tr.t.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
 		// a bypass: the call reaches the host, but through no gateway

@@ -228,6 +228,9 @@ func TestPreflightTracesPaths(t *testing.T) {
 				}) {
 					continue // the Sidecar hides the host: preflight names it, with the same fix, once
 				}
+				if w == PathDirect && strings.HasPrefix(c.warnedAt[w], "Namespace ") && unmeshedClient(snap, strings.TrimPrefix(c.warnedAt[w], "Namespace "), "", nil, nil) != nil {
+					continue // a namespace without a mesh is none of preflight's clients: every cluster has such namespaces
+				}
 				if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w }) {
 					t.Errorf("preflight lacks warning %s: %v", w, codes)
 				}
