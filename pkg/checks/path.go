@@ -6890,6 +6890,17 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 			tr.fail(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, fix)
 			return true
 		}
+		if ms.Dropped == rules.DropProtocolConflict {
+			// Not a host conflict: a plaintext listener port takes HTTP servers only, whatever
+			// their hosts (model/gateway.go mergeGateways, canMergeProtocols). Moving one of the
+			// two servers is the fix (blind audit 81 c13); the skipped one is the culprit, as in
+			// the gateway's verdict.
+			msg := fmt.Sprintf("%s: server %s (%s), which the routes for %s bind to, is skipped because server %s (%s), which istiod merges first (the older Gateway, or the first by name at equal creation times), holds the same listener port, and a plaintext port takes HTTP servers only, whatever their hosts (%s). %s",
+				lead, ms.Ref(), strings.ToUpper(ms.Server.GetPort().GetProtocol()), host, kept.Ref(), strings.ToUpper(kept.Server.GetPort().GetProtocol()), ms.Dropped, end)
+			fix := fmt.Sprintf("Give the two servers different ports: move %s to a port no server of another protocol holds (TLS and HTTPS servers share a port by SNI; a plaintext port takes HTTP servers only), send the mesh hop to that port and set the match.port of the routes bound to it to the new port; or move %s to another port.", ms.Ref(), kept.Ref())
+			tr.fail(cause, flag, "Gateway "+rules.GatewayName(ms.Gateway), msg, fix)
+			return true
+		}
 		msg := fmt.Sprintf("%s: server %s, which the routes for %s bind to, is skipped because server %s, which istiod merges first (the older Gateway, or the first by name at equal creation times), already serves that host on the port (%s). %s",
 			lead, ms.Ref(), host, kept.Ref(), ms.Dropped, end)
 		if tr.keptRouteTo != "" {
@@ -6897,6 +6908,11 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 				lead, ms.Ref(), host, kept.Ref(), ms.Dropped, kept.Ref(), tr.keptRouteTo, end)
 		}
 		fix := fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s (delete Gateway %s if it serves nothing else), or bind the routes to Gateway %s.", host, kept.Ref(), rules.GatewayName(kept.Gateway), rules.GatewayName(kept.Gateway))
+		if rules.ServerRouteType(kept.Server) != rules.ServerRouteType(ms.Server) {
+			// the routes are of another kind than the kept server takes (http routes, a
+			// PASSTHROUGH server): binding them there would not serve the host (blind audit 81 c12)
+			fix = fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s (delete Gateway %s if it serves nothing else).", host, kept.Ref(), rules.GatewayName(kept.Gateway))
+		}
 		if p := removeServerHostsPatch(kept, []string{host}); p != nil {
 			tr.failPatch(cause, flag, ref, msg, p)
 			return true
