@@ -549,7 +549,26 @@ func ignoredOrMerged(chosen rules.Service, visible []rules.Service) string {
 	}
 	var parts []string
 	if len(ignored) > 0 {
-		parts = append(parts, strings.Join(ignored, ", ")+" is ignored")
+		text := strings.Join(ignored, ", ") + " is ignored"
+		// the ports only an ignored declaration has are unknown to these proxies (blind audit
+		// 81 c25: said once here rather than as a failing call nobody may make)
+		var lost []string
+		for _, s := range visible {
+			if !slices.Contains(ignored, s.Ref()) {
+				continue
+			}
+			for _, p := range s.Ports {
+				n := fmt.Sprint(p.Number)
+				if !slices.ContainsFunc(chosen.Ports, func(x rules.ServicePort) bool { return x.Number == p.Number }) && !slices.Contains(lost, n) {
+					lost = append(lost, n)
+				}
+			}
+		}
+		if len(lost) > 0 {
+			text += fmt.Sprintf(", so %s %s, which only the ignored %s, %s unknown there (a call to %s fails under REGISTRY_ONLY, or leaves without the entry's settings)",
+				plural(len(lost), "port", "ports"), strings.Join(lost, ", "), plural(len(ignored), "entry declares", "entries declare"), plural(len(lost), "is", "are"), plural(len(lost), "it", "them"))
+		}
+		parts = append(parts, text)
 	}
 	if len(merged) > 0 {
 		parts = append(parts, "the ports of "+strings.Join(merged, ", ")+" are merged into it")

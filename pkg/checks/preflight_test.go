@@ -601,3 +601,45 @@ spec:
 		}
 	}
 }
+
+// TestShadowedPortNeedsIntent: a port only an ignored declaration of a host has (a namespace's
+// own entry shadows a public one) fails preflight only when a mesh route of the namespace names
+// that port; otherwise nothing says its clients call it, and DUPLICATE_HOST_VISIBLE names the
+// port instead of a failing call (blind audit 81 c25).
+func TestShadowedPortNeedsIntent(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "paths", "shadowed-port-own-namespace-stub-tls.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	route := `
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: chat-timeouts, namespace: team-a}
+spec:
+  hosts: [hooks.chat-saas.io]
+  tls:
+  - match: [{port: 443, sniHosts: [hooks.chat-saas.io]}]
+    route: [{destination: {host: hooks.chat-saas.io, port: {number: 443}}}]
+`
+	for _, c := range []struct {
+		name, docs string
+		fails      bool
+	}{{"no route names 443", string(raw), false}, {"a mesh route names 443", string(raw) + route, true}} {
+		res := Preflight(loadOverPathBase(t, c.docs))
+		failed := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+			return f.Code == ListenerBlackHole && f.Level == LevelError && f.Resource.Name == "chat-stub"
+		})
+		if failed != c.fails {
+			t.Errorf("%s: REGISTRY_ONLY_BLACKHOLE Error on the stub %t, want %t", c.name, failed, c.fails)
+		}
+		dup := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+			return f.Code == AuditDuplicateHost && slices.ContainsFunc(f.Contexts, func(x string) bool {
+				return strings.Contains(x, "port 443, which only the ignored entry declares, is unknown there")
+			})
+		})
+		if !dup {
+			t.Errorf("%s: DUPLICATE_HOST_VISIBLE does not name port 443: %+v", c.name, res.Findings)
+		}
+	}
+}
