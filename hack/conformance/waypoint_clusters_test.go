@@ -24,6 +24,9 @@ import (
 	"testing"
 	"time"
 
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	"istio.io/istio/pilot/pkg/config/kube/crd"
 	"istio.io/istio/pilot/pkg/features"
 	"istio.io/istio/pilot/pkg/model"
@@ -163,7 +166,22 @@ func generateWaypointClusters(seed int64, n int) []waypointScenario {
 				subset = ", subset: s0"
 			}
 			gws := pick("", "", "\n  gateways: [mesh]", "\n  gateways: [wp/wp1]")
-			add("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: vs%d\n  namespace: %s\n  creationTimestamp: %s\nspec:\n  hosts: [%s]%s\n  http:\n  - route:\n    - destination: {host: %s%s}", k, pick("ext", "other", "wp"), next(), from, gws, to, subset)
+			var body string
+			switch pick("http", "http", "http-port", "http-two", "tcp", "tls", "split") {
+			case "http":
+				body = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s%s}", to, subset)
+			case "http-port":
+				body = fmt.Sprintf("  http:\n  - match: [{port: %s, uri: {prefix: /v2}}]\n    route:\n    - destination: {host: %s%s, port: {number: %s}}", pick("80", "443", "8000"), to, subset, pick("80", "443", "8001"))
+			case "http-two":
+				body = fmt.Sprintf("  http:\n  - match: [{headers: {x-canary: {exact: \"1\"}}}, {uri: {prefix: /}}]\n    route:\n    - destination: {host: %s%s}\n  - route:\n    - destination: {host: %s}", to, subset, from)
+			case "tcp":
+				body = fmt.Sprintf("  tcp:\n  - match: [{port: %s}]\n    route:\n    - destination: {host: %s%s}", pick("443", "8001", "8010"), to, subset)
+			case "tls":
+				body = fmt.Sprintf("  tls:\n  - match: [{sniHosts: [%s]}]\n    route:\n    - destination: {host: %s, port: {number: 443}}", from, to)
+			case "split":
+				body = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s}\n      weight: 80\n    - destination: {host: %s}\n      weight: 20", to, from)
+			}
+			add("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: vs%d\n  namespace: %s\n  creationTimestamp: %s\nspec:\n  hosts: [%s]%s\n%s", k, pick("ext", "other", "wp"), next(), from, gws, body)
 		}
 		sc.name = strings.Replace(base.name, "ambient-", "waypoint-", 1)
 		sc.yaml = b.String() + "\n"
@@ -203,8 +221,8 @@ func pluginWaypointClusters(t *testing.T, sc waypointScenario, ref string) []str
 }
 
 // istiodWaypointClusters is istiod's CDS for each waypoint of the scenario.
-func istiodWaypointClusters(t *testing.T, sc waypointScenario) (map[string][]string, error) {
-	out := map[string][]string{}
+func istiodWaypointClusters(t *testing.T, sc waypointScenario) (map[string][]string, map[string][]string, error) {
+	out, lds := map[string][]string{}, map[string][]string{}
 	err := test.Wrap(func(tt test.Failer) {
 		m := mesh.DefaultMeshConfig()
 		if sc.meshText != "" {
@@ -251,9 +269,10 @@ func istiodWaypointClusters(t *testing.T, sc waypointScenario) (map[string][]str
 				cs = append(cs, clusterShape(c.Name, typ))
 			}
 			out[ref] = cs
+			lds[ref] = istiodWaypointListeners(tt, s.Listeners(p))
 		}
 	})
-	return out, err
+	return out, lds, err
 }
 
 // TestConformanceWaypointClusters compares every waypoint's clusters with istiod's.
@@ -265,11 +284,13 @@ func TestConformanceWaypointClusters(t *testing.T) {
 	scenarios := generateWaypointClusters(*seedFlag, max(*countFlag/4, 20))
 	var bad []string
 	agree, proxies, clusters, vip, outbound, subsets := 0, 0, 0, 0, 0, 0
+	agreeL, chains, routeLines, routed := 0, 0, 0, 0
+	var badL []string
 	for _, sc := range scenarios {
 		if *onlyFlag != "" && !regexp.MustCompile(*onlyFlag).MatchString(sc.name) {
 			continue
 		}
-		theirs, err := istiodWaypointClusters(t, sc)
+		theirs, theirLDS, err := istiodWaypointClusters(t, sc)
 		if err != nil {
 			t.Fatalf("%s: istiod: %v\n%s", sc.name, err, sc.yaml)
 		}
@@ -295,6 +316,25 @@ func TestConformanceWaypointClusters(t *testing.T) {
 					outbound++
 				}
 			}
+			mineL, theirL := pluginWaypointListeners(t, sc, ref), theirLDS[ref]
+			sort.Strings(mineL)
+			sort.Strings(theirL)
+			for _, l := range theirL {
+				switch {
+				case strings.HasPrefix(l, "chain "):
+					chains++
+				case strings.HasPrefix(l, "route "):
+					routeLines++
+					if !strings.Contains(l, "inbound|http|0") && !strings.HasSuffix(l, ": "+strings.Fields(l)[1]) {
+						routed++
+					}
+				}
+			}
+			if strings.Join(mineL, "\n") == strings.Join(theirL, "\n") {
+				agreeL++
+			} else {
+				badL = append(badL, fmt.Sprintf("%s waypoint %s listeners:\n  plugin: %s\n  istiod: %s\n%s", sc.name, ref, strings.Join(mineL, "\n          "), strings.Join(theirL, "\n          "), sc.yaml))
+			}
 			if strings.Join(mine, "\n") == strings.Join(theirs[ref], "\n") {
 				agree++
 				continue
@@ -303,6 +343,8 @@ func TestConformanceWaypointClusters(t *testing.T) {
 		}
 	}
 	summary := fmt.Sprintf("Waypoint clusters: %d/%d waypoints agree (%d scenarios, %d clusters: %d inbound-vip of which %d subsets, %d outbound)\n", agree, proxies, len(scenarios), clusters, vip, subsets, outbound)
+	summary += fmt.Sprintf("Waypoint listeners and routes: %d/%d waypoints agree (%d main_internal chains, %d route lines, %d of them routed elsewhere than the chain's own cluster)\n", agreeL, proxies, chains, routeLines, routed)
+	bad = append(bad, badL...)
 	t.Log(summary)
 	_ = os.MkdirAll(*outFlag, 0o755)
 	_ = os.WriteFile(filepath.Join(*outFlag, "summary-waypoint-clusters.txt"), []byte(summary+strings.Join(bad, "\n")), 0o644)
@@ -313,7 +355,119 @@ func TestConformanceWaypointClusters(t *testing.T) {
 		}
 		t.Errorf("disagreement: %s", b)
 	}
-	if vip == 0 || subsets == 0 || outbound == 0 {
+	if vip == 0 || subsets == 0 || outbound == 0 || routed == 0 {
 		t.Errorf("the generated waypoints had no inbound-vip (%d), subset (%d) or outbound (%d) cluster: the comparison tested nothing", vip, subsets, outbound)
 	}
+}
+
+// listenerShape renders a waypoint's listeners for the comparison: each listener's name; for
+// main_internal each chain with its destination (a tcp_proxy's cluster or weighted clusters, an
+// HTTP connection manager's inline route configuration) and each route configuration's virtual
+// hosts with their domains and route destinations, in order.
+func listenerShape(listener string) string { return "listener " + listener }
+
+func chainShape(chain, dest string) string { return "chain " + chain + " -> " + dest }
+
+func routeShape(rc, vh string, domains, dests []string) string {
+	return fmt.Sprintf("route %s vhost %s [%s]: %s", rc, vh, strings.Join(domains, " "), strings.Join(dests, " | "))
+}
+
+// istiodWaypointListeners is listenerShape over istiod's listeners.
+func istiodWaypointListeners(t test.Failer, ls []*listenerv3.Listener) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, listenerShape(l.GetName()))
+		if l.GetName() != checks.WaypointMainInternal {
+			continue
+		}
+		for _, c := range l.GetFilterChains() {
+			dest := "?"
+			for _, f := range c.GetFilters() {
+				tp := &tcpv3.TcpProxy{}
+				if f.GetTypedConfig() != nil && f.GetTypedConfig().UnmarshalTo(tp) == nil {
+					if w := tp.GetWeightedClusters(); w != nil {
+						var ns []string
+						for _, x := range w.GetClusters() {
+							ns = append(ns, x.GetName())
+						}
+						dest = "clusters " + strings.Join(ns, ",")
+					} else {
+						dest = "cluster " + tp.GetCluster()
+					}
+				}
+				h := &hcmv3.HttpConnectionManager{}
+				if f.GetTypedConfig() != nil && f.GetTypedConfig().UnmarshalTo(h) == nil {
+					rc := h.GetRouteConfig()
+					dest = "route " + rc.GetName()
+					for _, vh := range rc.GetVirtualHosts() {
+						var dests []string
+						for _, r := range vh.GetRoutes() {
+							switch {
+							case r.GetDirectResponse() != nil:
+								dests = append(dests, fmt.Sprintf("direct %d", r.GetDirectResponse().GetStatus()))
+							case r.GetRedirect() != nil:
+								dests = append(dests, "redirect")
+							case r.GetRoute().GetWeightedClusters() != nil:
+								var ns []string
+								for _, x := range r.GetRoute().GetWeightedClusters().GetClusters() {
+									ns = append(ns, x.GetName())
+								}
+								dests = append(dests, "weighted "+strings.Join(ns, ","))
+							default:
+								dests = append(dests, r.GetRoute().GetCluster())
+							}
+						}
+						out = append(out, routeShape(rc.GetName(), vh.GetName(), vh.GetDomains(), dests))
+					}
+				}
+			}
+			out = append(out, chainShape(c.GetName(), dest))
+		}
+	}
+	return out
+}
+
+// pluginWaypointListeners is listenerShape over the plugin's prediction.
+func pluginWaypointListeners(t *testing.T, sc waypointScenario, ref string) []string {
+	snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(sc.yaml), loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatalf("%s: plugin loader: %v", sc.name, err)
+	}
+	rep, err := checks.ProxyConfig(snap, checks.ProxyConfigOptions{Gateway: ref, Sections: []string{checks.SectionListeners, checks.SectionRoutes}})
+	if err != nil {
+		t.Fatalf("%s: plugin: %v", sc.name, err)
+	}
+	var out []string
+	for _, l := range rep.Listeners {
+		out = append(out, listenerShape(l.Name))
+		if l.Name != checks.WaypointMainInternal {
+			continue
+		}
+		for _, c := range l.Chains {
+			dest := strings.TrimSuffix(strings.Replace(strings.Replace(c.Destination, "Cluster: ", "cluster ", 1), "Route: ", "route ", 1), " (inline)")
+			if len(c.Weighted) > 0 {
+				dest = "clusters " + strings.Join(c.Weighted, ",")
+			}
+			out = append(out, chainShape(c.Match, dest))
+		}
+	}
+	for _, rc := range rep.Routes {
+		for _, vh := range rc.VirtualHosts {
+			var dests []string
+			for _, r := range vh.Routes {
+				switch {
+				case r.DirectResponse == 1:
+					dests = append(dests, "redirect")
+				case r.DirectResponse != 0:
+					dests = append(dests, fmt.Sprintf("direct %d", r.DirectResponse))
+				case len(r.Weighted) > 0:
+					dests = append(dests, "weighted "+strings.Join(r.Weighted, ","))
+				default:
+					dests = append(dests, r.Cluster)
+				}
+			}
+			out = append(out, routeShape(rc.Name, vh.Name, vh.Domains, dests))
+		}
+	}
+	return out
 }

@@ -503,6 +503,10 @@ func DiffProxyConfig(rep *ProxyConfigReport, d *envoy.Dump, source string, secti
 		}
 	}
 	clusterIPs := map[string]string{} // "<clusterIP of ns/name>" -> the proxy's address for it
+	if rep.Proxy.Type == "WAYPOINT" {
+		diffWaypointListeners(rep, d, diff, want(SectionListeners), add)
+		return diff
+	}
 	if want(SectionListeners) {
 		// Static and inbound listeners are only left out when nothing predicted has their name:
 		// a Service port in Envoy's range (a gateway Service's status port 15021) gives sidecars
@@ -773,4 +777,54 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// diffWaypointListeners compares a waypoint's listeners by name and main_internal's filter
+// chains by name and, for a tcp chain, its cluster. Its routes are inline in the chains (not
+// RDS), so none are compared.
+func diffWaypointListeners(rep *ProxyConfigReport, d *envoy.Dump, diff *ProxyConfigDiff, listeners bool, add func(section, name, state, detail string)) {
+	delete(diff.Compared, SectionRoutes)
+	if !listeners {
+		return
+	}
+	actual := map[string]envoy.Listener{}
+	for _, l := range d.Listeners {
+		actual[l.Name] = l
+	}
+	predicted := map[string]bool{}
+	for _, l := range rep.Listeners {
+		predicted[l.Name] = true
+		diff.Compared[SectionListeners]++
+		a, ok := actual[l.Name]
+		if !ok {
+			add(SectionListeners, l.Name, DiffMissing, fmt.Sprintf("%d filter chain(s) predicted", len(l.Chains)))
+			continue
+		}
+		if l.Name != WaypointMainInternal {
+			continue
+		}
+		var pd, ad []string
+		for _, c := range l.Chains {
+			x := c.Match
+			if cl, ok := strings.CutPrefix(c.Destination, "Cluster: "); ok && len(c.Weighted) == 0 {
+				x += " → " + cl
+			}
+			pd = append(pd, x)
+		}
+		for _, c := range a.Chains {
+			x := c.Name
+			if c.Cluster != "" && !strings.Contains(c.Cluster, ",") {
+				x += " → " + c.Cluster
+			}
+			ad = append(ad, x)
+		}
+		if missing, extra := setDiff(pd, ad); len(missing)+len(extra) > 0 {
+			add(SectionListeners, l.Name, DiffDifferent, describeSetDiff("filter chains", missing, extra))
+		}
+	}
+	for _, n := range sortedKeysOf(actual) {
+		if !predicted[n] && !staticListener(n, actual[n].Port) {
+			add(SectionListeners, n, DiffExtra, fmt.Sprintf("%d filter chain(s)", len(actual[n].Chains)))
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	networking "istio.io/api/networking/v1alpha3"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
@@ -68,7 +69,13 @@ func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConf
 	ref := g.Namespace + "/" + g.Name
 	rep.Proxy = ProxyInfo{Type: "WAYPOINT", Namespace: g.Namespace, Workload: ref}
 	if rep.wants(opt, SectionListeners) || rep.wants(opt, SectionRoutes) {
-		rep.Notes = append(rep.Notes, "A waypoint's listeners and routes are not predicted (only its clusters); for a call through it use `kubectl egress why-missing HOST --from NAMESPACE` with an ambient client namespace.")
+		ls, rcs := waypointLDS(newWaypointModel(snap, g))
+		if rep.wants(opt, SectionListeners) {
+			rep.Listeners = ls
+		}
+		if rep.wants(opt, SectionRoutes) {
+			rep.Routes = rcs
+		}
 	}
 	if rep.wants(opt, SectionClusters) {
 		rep.Clusters = waypointCDS(snap, g)
@@ -79,9 +86,20 @@ func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConf
 	rep.Notes = append(rep.Notes, "Kubernetes Services bound to the waypoint are not read; only ServiceEntries are.")
 }
 
-// waypointCDS lists the clusters of waypointConfig, sorted as the other proxies' are (static
-// clusters first).
-func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
+// waypointModel is what a waypoint's configuration is built from: its namespace's scope (a
+// gateway's: the services exported to it) and the services bound to it, by host name.
+type waypointModel struct {
+	g     *gatewayv1.Gateway
+	ref   string
+	view  *snapshot.Snapshot
+	flags IstiodFlags
+	drs   *rules.DRLookup
+	scope []rules.Service
+	bound map[string]rules.Service
+	hosts []string // bound host names, sorted
+}
+
+func newWaypointModel(snap *snapshot.Snapshot, g *gatewayv1.Gateway) *waypointModel {
 	ref := g.Namespace + "/" + g.Name
 	view := RevisionView(snap, "")
 	flags := ReadIstiodFlags(view, "")
@@ -91,20 +109,10 @@ func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
 		rootNs = view.IstioNamespace
 	}
 	reg := model.Services(view, mc)
-	drs := model.DestinationRules(view, rootNs, mc.GetDefaultDestinationRuleExportTo())
-	scope := reg.ExportedTo(g.Namespace)
-	inScope := func(host string) (rules.Service, bool) {
-		for _, s := range scope {
-			if s.Hostname == host {
-				return s, true
-			}
-		}
-		return rules.Service{}, false
-	}
-
+	m := &waypointModel{g: g, ref: ref, view: view, flags: flags, scope: reg.ExportedTo(g.Namespace), bound: map[string]rules.Service{},
+		drs: model.DestinationRules(view, rootNs, mc.GetDefaultDestinationRuleExportTo())}
 	// The services bound to the waypoint, one per host name (findWaypointResources keys them
 	// by host: the last one read wins).
-	bound := map[string]rules.Service{}
 	for _, e := range Visibility(snap, VisibilityOptions{}).Entries {
 		if e.Waypoint != ref {
 			continue
@@ -117,22 +125,39 @@ func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
 				if s.Resolution == "DYNAMIC_DNS" && s.Location != "MESH_EXTERNAL" {
 					continue // skipped by findWaypointResources
 				}
-				bound[s.Hostname] = s
+				m.bound[s.Hostname] = s
 			}
 		}
 	}
+	for h := range m.bound {
+		m.hosts = append(m.hosts, h)
+	}
+	sort.Strings(m.hosts)
+	return m
+}
 
+// inScope is the service the waypoint's scope holds for host (ServiceForHostname).
+func (m *waypointModel) inScope(host string) (rules.Service, bool) {
+	for _, s := range m.scope {
+		if s.Hostname == host {
+			return s, true
+		}
+	}
+	return rules.Service{}, false
+}
+
+// waypointCDS lists the clusters of waypointConfig, sorted as the other proxies' are (static
+// clusters first).
+func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
+	m := newWaypointModel(snap, g)
+	view, flags, drs, bound, inScope := m.view, m.flags, m.drs, m.bound, m.inScope
+	mc := flags.MeshConfig
 	out := []Cluster{
 		{Name: WaypointMainInternal, FQDN: WaypointMainInternal, Type: "STATIC", Present: true, Needed: true},
 		{Name: WaypointEncap, FQDN: WaypointEncap, Type: "STATIC", Present: true, Needed: true},
 		{Name: WaypointConnectOriginate, FQDN: WaypointConnectOriginate, Type: "ORIGINAL_DST", Present: true, Needed: true},
 	}
-	hosts := make([]string, 0, len(bound))
-	for h := range bound {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	for _, h := range hosts {
+	for _, h := range m.hosts {
 		s := bound[h]
 		var dr *rules.DRChoice
 		if sc, ok := inScope(h); ok {
@@ -238,4 +263,117 @@ func waypointClusterType(s rules.Service) string {
 // port): `inbound-vip|<port>|<subset>|<host>`.
 func waypointVIPClusterName(port uint32, subset, host string) string {
 	return fmt.Sprintf("inbound-vip|%d|%s|%s", port, subset, host)
+}
+
+// Listeners every waypoint proxy holds (istiod listener_waypoint.go buildWaypointInbound).
+const (
+	WaypointConnectTerminate = "connect_terminate"
+	waypointDirectTCP        = "direct-tcp"
+	waypointDirectHTTP       = "direct-http"
+)
+
+// waypointLDS predicts a waypoint's listeners (connect_terminate, main_internal,
+// connect_originate) and the routes of main_internal's HTTP chains. main_internal has, for each
+// bound service (oldest first) and port, a chain named after the cluster it serves: `tcp` for a
+// TCP or TLS port, `http` for an HTTP one, both for a port without a protocol, none for UDP (nor
+// for the TLS port of a wildcard DYNAMIC_DNS entry without
+// ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS); then direct-tcp and direct-http for calls to a
+// pod's own address. A tcp chain goes to its cluster, or where a tls route (sniHosts the host)
+// or a tcp route of the service's VirtualServices sends it; an http chain's route configuration
+// (inline, named after the chain) has one virtual host, `inbound|http|<port>`, with the routes of
+// those VirtualServices, else one default route to the chain's cluster. The VirtualServices are
+// the mesh ones the waypoint's namespace sees, written in its namespace or the service's.
+//
+// Mirrors istiod pilot/pkg/networking/core/listener_waypoint.go buildWaypointInbound,
+// buildWaypointInternal, buildWaypointNetworkFilters, buildWaypointInboundHTTPRouteConfig and
+// httproute.go buildSidecarInboundHTTPRouteConfig (through rules.WaypointVirtualServices,
+// WaypointHTTPRoutes, WaypointL4Route and WaypointDestinationCluster).
+func waypointLDS(m *waypointModel) ([]ListenerView, []rules.RouteConfig) {
+	mc := m.flags.MeshConfig
+	var ordered []rules.Service
+	for _, h := range m.hosts {
+		ordered = append(ordered, m.bound[h])
+	}
+	rules.SortByCreation(ordered)
+	cluster := func(port uint32) func(*networking.Destination) string {
+		return func(d *networking.Destination) string {
+			h := strings.ToLower(d.GetHost())
+			var svc *rules.Service
+			if s, ok := m.inScope(h); ok {
+				svc = &s
+			}
+			_, bound := m.bound[h]
+			return rules.WaypointDestinationCluster(d, svc, bound, port)
+		}
+	}
+	main := ListenerView{Name: WaypointMainInternal}
+	var rcs []rules.RouteConfig
+	// an http chain and its inline route configuration, named after the chain's cluster
+	addHTTP := func(chain, rc string, port uint32, domains []string, routes []rules.RouteAction) {
+		if len(routes) == 0 {
+			routes = []rules.RouteAction{{Match: "/*", Cluster: rc, Plain: true}}
+		}
+		rcs = append(rcs, rules.RouteConfig{Name: rc, VirtualHosts: []rules.VirtualHost{{Name: fmt.Sprintf("inbound|http|%d", port), Domains: domains, Routes: routes}}})
+		main.Chains = append(main.Chains, ChainView{Match: chain, Destination: "Route: " + rc + " (inline)"})
+	}
+	for _, s := range ordered {
+		vss := rules.WaypointVirtualServices(m.view.VirtualServices, m.g.Namespace, s.Hostname, s.Namespace, mc.GetDefaultVirtualServiceExportTo())
+		domains := []string{"*"}
+		if s.Resolution == "DYNAMIC_DNS" {
+			domains = []string{s.Hostname}
+		}
+		for _, p := range s.Ports {
+			if p.Protocol == rules.ProtoUDP {
+				continue
+			}
+			tcpName, httpName := waypointVIPClusterName(p.Number, "tcp", s.Hostname), waypointVIPClusterName(p.Number, "http", s.Hostname)
+			tcp := func() {
+				c := ChainView{Match: tcpName, Destination: "Cluster: " + tcpName}
+				switch rs := rules.WaypointL4Route(vss, s.Hostname, p.Number); {
+				case len(rs) == 1:
+					c.Destination = "Cluster: " + cluster(p.Number)(rs[0].GetDestination())
+				case len(rs) > 1:
+					for _, r := range rs {
+						if r.GetWeight() > 0 {
+							c.Weighted = append(c.Weighted, cluster(p.Number)(r.GetDestination()))
+						}
+					}
+					if len(c.Weighted) > 0 {
+						c.Destination = "Cluster: " + c.Weighted[0]
+					}
+				}
+				main.Chains = append(main.Chains, c)
+			}
+			http := func() {
+				var routes []rules.RouteAction
+				for _, vs := range vss {
+					if len(vs.Spec.GetHttp()) == 0 {
+						continue
+					}
+					routes = append(routes, rules.WaypointHTTPRoutes(vs, p.Number, m.g.Namespace, cluster(p.Number))...)
+				}
+				addHTTP(httpName, httpName, p.Number, domains, routes)
+			}
+			switch {
+			case p.Protocol == rules.ProtoUnsupported:
+				tcp()
+				http()
+			case rules.ListenerClass(p.Protocol) == rules.ClassHTTP:
+				http()
+			default:
+				if rules.IsTLSProtocol(p.Protocol) && strings.HasPrefix(s.Hostname, "*") && s.Resolution == "DYNAMIC_DNS" && !m.flags.WildcardTLS.Value {
+					continue
+				}
+				tcp()
+			}
+		}
+	}
+	main.Chains = append(main.Chains, ChainView{Match: waypointDirectTCP, Destination: "Cluster: " + WaypointEncap})
+	addHTTP(waypointDirectHTTP, WaypointEncap, 0, []string{"*"}, nil)
+	ls := []ListenerView{
+		{Name: WaypointConnectTerminate, Chains: []ChainView{{Match: "ALL", Destination: "Cluster: " + WaypointMainInternal}}},
+		main,
+		{Name: WaypointConnectOriginate, Chains: []ChainView{{Match: "ALL", Destination: "Cluster: " + WaypointConnectOriginate}}},
+	}
+	return ls, rcs
 }

@@ -133,10 +133,49 @@ func TestWaypointProxyConfig(t *testing.T) {
 			t.Errorf("%d clusters:\n%s", len(got), strings.Join(got, "\n"))
 		}
 	}
-	// --gateway naming the waypoint's Deployment is the same proxy
-	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "exit/exit-wp", Sections: []string{SectionListeners}})
-	if err != nil || len(rep.Listeners) != 0 || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "listeners and routes are not predicted") {
-		t.Errorf("listeners of a waypoint: %v %+v", err, rep)
+	// listeners: main_internal's chains, named after their clusters; the http chains' routes
+	// (pay-fallback, in the entry's namespace, sends port 80 to the unbound fallback host)
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "exit/exit-wp", Sections: []string{SectionListeners, SectionRoutes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, chains, routes []string
+	for _, l := range rep.Listeners {
+		names = append(names, l.Name)
+		if l.Name == WaypointMainInternal {
+			for _, c := range l.Chains {
+				chains = append(chains, c.Match+" -> "+c.Destination)
+			}
+		}
+	}
+	for _, rc := range rep.Routes {
+		for _, vh := range rc.VirtualHosts {
+			for _, r := range vh.Routes {
+				routes = append(routes, rc.Name+" "+vh.Name+" "+strings.Join(vh.Domains, ",")+" -> "+r.Cluster)
+			}
+		}
+	}
+	if !slices.Equal(names, []string{"connect_terminate", "main_internal", "connect_originate"}) {
+		t.Errorf("listeners %v", names)
+	}
+	wantChains := []string{
+		"inbound-vip|80|http|pay.example.com -> Route: inbound-vip|80|http|pay.example.com (inline)",
+		"inbound-vip|443|tcp|pay.example.com -> Cluster: inbound-vip|443|tcp|pay.example.com",
+		"inbound-vip|9000|tcp|pay.example.com -> Cluster: inbound-vip|9000|tcp|pay.example.com",
+		"inbound-vip|9000|http|pay.example.com -> Route: inbound-vip|9000|http|pay.example.com (inline)",
+		"inbound-vip|5432|tcp|ledger.example.com -> Cluster: inbound-vip|5432|tcp|ledger.example.com",
+		"direct-tcp -> Cluster: encap", "direct-http -> Route: encap (inline)",
+	}
+	if !slices.Equal(chains, wantChains) {
+		t.Errorf("main_internal chains:\n got  %v\n want %v", chains, wantChains)
+	}
+	wantRoutes := []string{
+		"inbound-vip|80|http|pay.example.com inbound|http|80 * -> outbound|80||fallback.example.com",
+		"inbound-vip|9000|http|pay.example.com inbound|http|9000 * -> outbound|80||fallback.example.com", // its only port
+		"encap inbound|http|0 * -> encap",
+	}
+	if !slices.Equal(routes, wantRoutes) {
+		t.Errorf("routes:\n got  %v\n want %v", routes, wantRoutes)
 	}
 }
 
@@ -163,5 +202,38 @@ func TestDiffWaypointProxyConfig(t *testing.T) {
 	want := []string{"inbound-vip|5432|tcp|ledger.example.com MISSING", "inbound-vip|8080|http|stale.example.com EXTRA"}
 	if !slices.Equal(got, want) {
 		t.Errorf("differences %v, want %v", got, want)
+	}
+}
+
+// TestDiffWaypointListeners: a waypoint's listeners are compared by name and main_internal's
+// chains by name and tcp cluster; its inline routes are not compared as RDS.
+func TestDiffWaypointListeners(t *testing.T) {
+	snap := loadYAML(t, strings.Split(waypointMesh, "\n---\n")...)
+	rep, err := ProxyConfig(snap, ProxyConfigOptions{Gateway: "exit/exit-wp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &envoy.Dump{}
+	for _, l := range rep.Listeners {
+		al := envoy.Listener{Name: l.Name}
+		for _, c := range l.Chains {
+			ac := envoy.Chain{Name: c.Match}
+			if cl, ok := strings.CutPrefix(c.Destination, "Cluster: "); ok {
+				ac.Cluster = cl
+			}
+			if l.Name == WaypointMainInternal && c.Match == "inbound-vip|443|tcp|pay.example.com" {
+				ac.Cluster = "outbound|443||elsewhere.example.com" // a tcp route the prediction lacks
+			}
+			al.Chains = append(al.Chains, ac)
+		}
+		d.Listeners = append(d.Listeners, al)
+	}
+	diff := DiffProxyConfig(rep, d, "test", []string{SectionListeners, SectionRoutes})
+	if len(diff.Differences) != 1 || diff.Differences[0].Name != WaypointMainInternal || diff.Differences[0].State != DiffDifferent ||
+		!strings.Contains(diff.Differences[0].Detail, "elsewhere.example.com") {
+		t.Errorf("differences %+v", diff.Differences)
+	}
+	if _, ok := diff.Compared[SectionRoutes]; ok {
+		t.Errorf("a waypoint's inline routes compared as RDS: %v", diff.Compared)
 	}
 }

@@ -58,9 +58,10 @@ pods/portforward). Each resource only predicted (MISSING from the proxy), only i
 Not predicted: Envoy's static and inbound configuration (virtualOutbound, virtualInbound,
 admin and health listeners, BlackHoleCluster, PassthroughCluster, inbound clusters); --diff
 leaves them out. Sidecars are predicted without DNS capture (entries without addresses bind
-0.0.0.0). Of a waypoint, only the clusters are predicted: its internal ones (main_internal,
-encap, connect_originate), an inbound-vip cluster per port of each ServiceEntry bound to it, and
-outbound clusters for hosts its routes send to. See docs/proxy-config.md.`,
+0.0.0.0). Of a waypoint: its internal clusters (main_internal, encap, connect_originate), an
+inbound-vip cluster per port of each ServiceEntry bound to it, outbound clusters for hosts its
+routes send to; its listeners (main_internal's chains, one per bound port and kind) and the
+inline routes of their HTTP chains. See docs/proxy-config.md.`,
 		Example: strings.ReplaceAll(`  # What the egress gateway gets
   NAME proxy-config clusters --gateway istio-system/istio-egressgateway
 
