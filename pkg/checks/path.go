@@ -3859,12 +3859,15 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 					break
 				}
 			}
-			if !found && plain >= 0 {
+			if !found {
+				// a passthrough server's chain matches its hosts' names too, whether or not a
+				// plaintext server shares the listener (blind audit 84 g08: a terminating
+				// server first and a passthrough one for the called name, in one Gateway)
 				if i := slices.IndexFunc(servers, func(ms rules.GatewayServer) bool {
 					return serverExpects(ms.Server) == "the client's TLS" && matches(ms)
 				}); i >= 0 {
 					sel, srv = servers[i], servers[i].Server
-				} else {
+				} else if plain >= 0 {
 					sel, srv = servers[plain], servers[plain].Server
 				}
 			}
