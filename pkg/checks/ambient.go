@@ -523,15 +523,17 @@ func noProxyClient(snap *snapshot.Snapshot, ns, workload string, l, a map[string
 	return &f
 }
 
-// unmeshedClient: PATH_BYPASSES_GATEWAY when the client namespace ns is in the input, carries
-// neither a sidecar injection label (istio-injection=enabled, istio.io/rev) nor an ambient one
-// (istio.io/dataplane-mode), and the pods asked about get no sidecar of their own (pod, labels
-// l and annotations a; with --from, no workload of the namespace in the input asks for one):
-// such pods run no proxy, so their calls leave directly, whatever a sidecar's trace says (blind
-// audit 82 C20, where such a namespace was answered "from sidecar").
+// unmeshedClient: PATH_BYPASSES_GATEWAY when the client pods run no proxy although the
+// namespace carries no data-plane label that noProxyClient reports: the namespace (in the
+// input) has no sidecar injection label and no ambient one, or istio-injection set to another
+// value than enabled (which turns injection off for every pod of it, a pod's own
+// sidecar.istio.io/inject=true included), or, asked with --from, every workload of it in the
+// input opts out (sidecar.istio.io/inject: "false"). With a pod (workload, labels l and
+// annotations a) its own labels decide. Such pods run no proxy, so their calls leave directly,
+// whatever a sidecar's trace says (blind audit 82 C20, 84 n03, n06).
 //
 // Mirrors the injection webhook's selectors (sidecarInjected) and istio-cni's enablement
-// (noProxyClient).
+// (noProxyClient, ambientClientFor).
 func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[string]string) *Finding {
 	if snap.Namespace(ns) == nil {
 		return nil
@@ -540,31 +542,90 @@ func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[strin
 	if _, ok := nl[rules.LabelDataplaneMode]; ok {
 		return nil // noProxyClient's, or ambient
 	}
-	if _, ok := l[rules.LabelDataplaneMode]; ok {
-		return nil
-	}
-	if _, ok := nl["istio-injection"]; ok && nl["istio-injection"] != "enabled" {
-		return nil // injection turned off on purpose: said elsewhere
-	}
-	if sidecarInjected(nl, l, a) {
-		return nil
-	}
-	if workload == "" {
+	inj, hasInj := nl["istio-injection"]
+	off := hasInj && inj != "enabled"
+	what := "Namespace " + ns
+	var why string
+	if workload != "" {
+		if _, ok := l[rules.LabelDataplaneMode]; ok || sidecarInjected(nl, l, a) {
+			return nil
+		}
+		what = "Pod " + workload
+		switch {
+		case off:
+			why = fmt.Sprintf("its namespace %s is labelled istio-injection=%s, which turns sidecar injection off for every pod in it", ns, inj)
+		case l["sidecar.istio.io/inject"] == "false" || a["sidecar.istio.io/inject"] == "false":
+			why = "it opts out of sidecar injection (sidecar.istio.io/inject: \"false\")"
+		default:
+			why = fmt.Sprintf("neither it nor its namespace %s asks for a sidecar (istio-injection=enabled, istio.io/rev, sidecar.istio.io/inject=true) or for ambient (istio.io/dataplane-mode=ambient)", ns)
+		}
+	} else {
+		workloads, optOut := 0, 0
+		check := func(labels, ann map[string]string) bool {
+			workloads++
+			if sidecarInjected(nl, labels, ann) || labels[rules.LabelDataplaneMode] == "ambient" {
+				return true
+			}
+			if labels["sidecar.istio.io/inject"] == "false" || ann["sidecar.istio.io/inject"] == "false" {
+				optOut++
+			}
+			return false
+		}
 		for _, p := range snap.Pods {
-			if p.Namespace == ns && (sidecarInjected(nl, p.Labels, p.Annotations) || p.Labels[rules.LabelDataplaneMode] == "ambient") {
+			if p.Namespace == ns && check(p.Labels, p.Annotations) {
 				return nil
 			}
 		}
 		for _, d := range snap.Deployments {
-			if d.Namespace == ns && (sidecarInjected(nl, d.Spec.Template.Labels, d.Spec.Template.Annotations) || d.Spec.Template.Labels[rules.LabelDataplaneMode] == "ambient") {
+			if d.Namespace == ns && check(d.Spec.Template.Labels, d.Spec.Template.Annotations) {
 				return nil
 			}
 		}
+		switch {
+		case off:
+			why = fmt.Sprintf("it is labelled istio-injection=%s, which turns sidecar injection off for every pod in it (a pod's own sidecar.istio.io/inject=true included)", inj)
+		case workloads == 0 && sidecarInjected(nl, nil, nil):
+			return nil // injected, and no workload in the input says otherwise
+		case workloads > 0 && optOut == workloads:
+			why = fmt.Sprintf("every workload of it in the input opts out of sidecar injection (sidecar.istio.io/inject: \"false\")")
+		case sidecarInjected(nl, nil, nil):
+			return nil
+		default:
+			why = "it has no sidecar injection label (istio-injection=enabled or istio.io/rev) and is not enrolled in ambient (istio.io/dataplane-mode=ambient), and no workload of it in the input asks for a sidecar"
+		}
 	}
-	what := "Namespace " + ns
-	f := finding(PathDirect, what, fmt.Sprintf("%s has no sidecar injection label (istio-injection=enabled or istio.io/rev) and is not enrolled in ambient (istio.io/dataplane-mode=ambient), so its pods run no proxy: their calls leave directly, through no sidecar, waypoint or egress gateway, and no mesh setting applies to them (unless the injector injects every namespace, enableNamespacesByDefault); the trace above shows what a sidecar would do.", what),
-		fmt.Sprintf("If the calls are meant to go through the mesh, label Namespace %s istio-injection=enabled (sidecars) or istio.io/dataplane-mode=ambient (ambient), and restart its pods.", ns))
+	f := finding(PathDirect, what, fmt.Sprintf("%s runs no proxy: %s. Its calls leave directly, through no sidecar, waypoint or egress gateway, and no mesh setting applies to them (unless the injector injects every namespace, enableNamespacesByDefault); the trace above shows what a sidecar would do.", what, why),
+		fmt.Sprintf("If the calls are meant to go through the mesh, give %s a sidecar (label Namespace %s istio-injection=enabled, without a pod opting out) or enrol it in ambient (istio.io/dataplane-mode=ambient), and restart the pods.", strings.ToLower(what[:1])+what[1:], ns))
 	return &f
+}
+
+// ambientWorkloads: asked with --from, the namespace ns carries no ambient label, but every
+// workload of it in the input (at least one) is enrolled in ambient by its own label and gets no
+// sidecar: its clients are ambient (istio-cni matches the pod label too; blind audit 84 n07).
+func ambientWorkloads(snap *snapshot.Snapshot, ns string) (bool, string) {
+	n := 0
+	for _, p := range snap.Pods {
+		if p.Namespace != ns {
+			continue
+		}
+		if amb, _ := ambientClientFor(snap, ns, p.Labels, p.Annotations); !amb {
+			return false, ""
+		}
+		n++
+	}
+	for _, d := range snap.Deployments {
+		if d.Namespace != ns {
+			continue
+		}
+		if amb, _ := ambientClientFor(snap, ns, d.Spec.Template.Labels, d.Spec.Template.Annotations); !amb {
+			return false, ""
+		}
+		n++
+	}
+	if n == 0 {
+		return false, ""
+	}
+	return true, fmt.Sprintf("every workload of namespace %s in the input is labelled %s=ambient and gets no sidecar", ns, rules.LabelDataplaneMode)
 }
 
 // ambientLabelIgnored is the AMBIENT_LABEL_WITH_SIDECAR finding for a pod in ns with labels l

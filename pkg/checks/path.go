@@ -364,6 +364,11 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
 		return traceAmbient(snap, opt, host, ns, workload, why)
 	}
+	if workload == "" && labels == nil {
+		if amb, why := ambientWorkloads(snap, ns); amb {
+			return traceAmbient(snap, opt, host, ns, workload, why)
+		}
+	}
 	client := "sidecar " + ns
 	if workload != "" {
 		client = "sidecar " + workload
@@ -402,7 +407,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	kind := kinds[0]
 	tr.t.Call = kind
 	if len(snap.Namespaces) > 0 && snap.Namespace(ns) == nil {
-		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("namespace %s is not in the input: traced as for a new namespace with no labels", ns))
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("namespace %s is not in the input: its labels are unknown, and its pods were assumed to get a sidecar (as with istio-injection=enabled)", ns))
 	}
 	if labels == nil {
 		tr.t.Notes = append(tr.t.Notes, "pod labels unknown (--from): Sidecars, DestinationRules and routes with workload selectors or sourceLabels are matched as for a pod they do not select; use --pod for an exact answer")
@@ -436,6 +441,16 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		tr.t.Client = "namespace " + ns + " (no proxy)"
 		if workload != "" {
 			tr.t.Client = "pod " + workload + " (no proxy)"
+		}
+		if tr.t.Failed() {
+			// A sidecar's failure is not the call's: with no proxy the application's own
+			// connection goes out as it dials it, and no mesh setting changes it (blind audit
+			// 83 w7, where the headline proposed a sidecar fix to pods without one).
+			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("with a sidecar, the call would fail: %s (%s)", tr.t.Cause, tr.t.Message))
+			tr.t.Warnings = tr.t.Warnings[:len(tr.t.Warnings)-1]
+			tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit = PathDirect, LevelWarning, "", f.Resource
+			tr.t.Message = strings.TrimSuffix(f.Message, "; the trace above shows what a sidecar would do.") + fmt.Sprintf(". The call goes to %s:%d as the application dials it: whether it works is up to the external server.", host, tr.t.Port)
+			tr.t.Fix, tr.t.Patch, tr.t.FixCheck = f.Fix, nil, nil
 		}
 	}
 	if tr.t.Cause == PathOK && tr.t.Gateway == "" && strings.HasSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") && slices.ContainsFunc(tr.t.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
