@@ -66,6 +66,7 @@ const (
 	dimGGwAPI     = "gap.gatewayAPI"
 	dimGNamedTP   = "gap.namedTargetPort"
 	dimGUnpriv    = "gap.unprivilegedGateway"
+	dimGLBPass    = "gap.lbPassthrough"
 )
 
 type dimension struct {
@@ -231,6 +232,11 @@ var dimensions = []dimension{
 	// (istiod looks a NONE entry's endpoints up by host and namespace: a wildcard listener, none,
 	// or one per endpoint IP).
 	{dimGNoneSib, []string{"none", "none", "alone", "dns-sibling", "static-sibling"}},
+	// gap.lbPassthrough: a public DNS entry other/lbpass for lbpass.example.net (HTTP 8088, TCP
+	// 8089) and a DestinationRule other/lbpass with a subset a, whose loadBalancer simple is
+	// PASSTHROUGH at the top level, for port 8088 only, or for subset a only (applyLoadBalancer
+	// makes the clusters it applies to ORIGINAL_DST).
+	{dimGLBPass, []string{"none", "none", "none", "top", "port", "subset"}},
 	// gap.gatewayServers: extra Gateways on the istio-system gateway pods, on ports of their own:
 	// two HTTPS (SIMPLE) servers on 9443 whose hosts overlap (*/dup.example.net; the newer one
 	// also serves spare.example.net), each with an http route; two TCP servers on 9306, the
@@ -915,6 +921,7 @@ spec:
 	gatewayServersObjects(b, d[dimGGwServers])
 	pathObjects(b, d)
 	dnsObjects(b, d)
+	lbPassthroughObjects(b, d[dimGLBPass])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	if gatewayAPIObjects(b, d[dimGGwAPI]) {
 		gwRefs = append(gwRefs, "egress/egw-istio")
@@ -1300,6 +1307,46 @@ spec:
 		gateway("term", "  - port: {number: 9444, name: tls-term, protocol: TLS}\n    hosts: [term.example.net]\n    tls: {mode: SIMPLE, credentialName: term-cert}")
 		vs("term", "term", "[term.example.net]", tcp)
 	}
+}
+
+// lbPassthroughObjects adds the objects of gap.lbPassthrough.
+func lbPassthroughObjects(b *builder, v string) {
+	if v == "none" {
+		return
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: lbpass
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [lbpass.example.net]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 8088, name: http-lb, protocol: HTTP}
+  - {number: 8089, name: tcp-lb, protocol: TCP}`, b.ts()))
+	policy, subset := "", ""
+	switch v {
+	case "top":
+		policy = "\n  trafficPolicy: {loadBalancer: {simple: PASSTHROUGH}}"
+	case "port":
+		policy = "\n  trafficPolicy: {portLevelSettings: [{port: {number: 8088}, loadBalancer: {simple: PASSTHROUGH}}]}"
+	case "subset":
+		subset = ", trafficPolicy: {loadBalancer: {simple: PASSTHROUGH}}"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: lbpass
+  namespace: other
+  creationTimestamp: %s
+spec:
+  host: lbpass.example.net%s
+  subsets:
+  - {name: a%s}`, b.ts(), policy, subset))
 }
 
 // noneSiblingObjects adds the objects of gap.noneSibling.

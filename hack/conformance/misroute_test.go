@@ -131,7 +131,7 @@ func compareMisroutes(t *testing.T, snap *snapshot.Snapshot, clients []proxySpec
 		if !mc.misrouted && !rules.HostMatches(h, c.host) && !vsListsHost(snap, c.istiodChainVS, c.host) {
 			continue // a resolution NONE service's cluster: neither side's verdict is checked
 		}
-		tr, err := checks.TracePath(snap, checks.PathOptions{Host: c.host, Port: c.port, From: c.ns, Call: c.kind, Labels: labels[c.ns]})
+		tr, err := checks.TracePath(snap, checks.PathOptions{Host: c.host, Port: c.port, From: c.ns, Call: c.kind, Labels: labels[c.ns], Annotations: injected(nil)})
 		if err != nil {
 			mc.pluginCause = "error: " + strings.SplitN(err.Error(), "\n", 2)[0]
 		} else {

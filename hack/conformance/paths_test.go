@@ -84,7 +84,7 @@ func comparePaths(t *testing.T, snap *snapshot.Snapshot, gateways, clients []pro
 			} else if !viaI || !iok {
 				continue
 			}
-			popt := checks.PathOptions{Host: call.host, Port: call.port, From: p.ns, Labels: p.labels, Call: call.kind}
+			popt := checks.PathOptions{Host: call.host, Port: call.port, From: p.ns, Labels: p.labels, Annotations: injected(p.annotations), Call: call.kind}
 			if p.podRef != "" {
 				popt.From, popt.Labels, popt.Pod = "", nil, p.podRef
 			}
@@ -622,4 +622,16 @@ func writePathTables(w *strings.Builder, label string, rs []*result) {
 		}
 	}
 	w.WriteString("\n")
+}
+
+// injected returns the client pod's annotations with sidecar.istio.io/status, which the
+// injector writes on a pod it gives a sidecar: istiod simulates a sidecar for every client of a
+// scenario, whatever its namespace's labels say, and the plugin must trace the same proxy (a
+// namespace without an injection label otherwise runs no proxy for it).
+func injected(a map[string]string) map[string]string {
+	out := map[string]string{"sidecar.istio.io/status": `{"containers":["istio-proxy"]}`}
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
 }

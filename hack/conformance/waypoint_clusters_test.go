@@ -148,7 +148,20 @@ func generateWaypointClusters(seed int64, n int) []waypointScenario {
 			case "selector":
 				extra = "\n  workloadSelector: {matchLabels: {gateway.networking.k8s.io/gateway-name: wp1}}"
 			}
-			add("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: dr%d\n  namespace: %s\n  creationTimestamp: %s\nspec:\n  host: %q%s\n  subsets:\n  - name: s%d\n  - name: t%d", k, ns, next(), host, extra, k, k)
+			// a load balancer PASSTHROUGH (top-level, port-level or on a subset) makes the
+			// clusters it applies to ORIGINAL_DST (applyLoadBalancer)
+			policy, subPolicy := "", ""
+			switch pick("none", "none", "none", "lb-passthrough", "lb-round-robin", "port-passthrough", "subset-passthrough") {
+			case "lb-passthrough":
+				policy = "\n  trafficPolicy: {loadBalancer: {simple: PASSTHROUGH}}"
+			case "lb-round-robin":
+				policy = "\n  trafficPolicy: {loadBalancer: {simple: ROUND_ROBIN}}"
+			case "port-passthrough":
+				policy = fmt.Sprintf("\n  trafficPolicy: {portLevelSettings: [{port: {number: %s}, loadBalancer: {simple: PASSTHROUGH}}]}", pick("80", "443", "8001"))
+			case "subset-passthrough":
+				subPolicy = ", trafficPolicy: {loadBalancer: {simple: PASSTHROUGH}}"
+			}
+			add("apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: dr%d\n  namespace: %s\n  creationTimestamp: %s\nspec:\n  host: %q%s%s\n  subsets:\n  - {name: s%d%s}\n  - name: t%d", k, ns, next(), host, extra, policy, k, subPolicy, k)
 		}
 		if strings.Contains(b.String(), "namespace: third") {
 			add("apiVersion: v1\nkind: Namespace\nmetadata: {name: third}")
@@ -284,7 +297,7 @@ func TestConformanceWaypointClusters(t *testing.T) {
 	scenarios := generateWaypointClusters(*seedFlag, max(*countFlag/4, 20))
 	var bad []string
 	agree, proxies, clusters, vip, outbound, subsets := 0, 0, 0, 0, 0, 0
-	agreeL, chains, routeLines, routed := 0, 0, 0, 0
+	agreeL, chains, routeLines, routed, originalDst := 0, 0, 0, 0, 0
 	var badL []string
 	for _, sc := range scenarios {
 		if *onlyFlag != "" && !regexp.MustCompile(*onlyFlag).MatchString(sc.name) {
@@ -309,6 +322,9 @@ func TestConformanceWaypointClusters(t *testing.T) {
 				switch {
 				case strings.HasPrefix(c, "inbound-vip|"):
 					vip++
+					if strings.HasSuffix(c, " ORIGINAL_DST") {
+						originalDst++
+					}
 					if strings.Contains(c, "|http/") || strings.Contains(c, "|tcp/") {
 						subsets++
 					}
@@ -342,7 +358,7 @@ func TestConformanceWaypointClusters(t *testing.T) {
 			bad = append(bad, fmt.Sprintf("%s waypoint %s:\n  plugin: %s\n  istiod: %s\n%s", sc.name, ref, strings.Join(mine, "\n          "), strings.Join(theirs[ref], "\n          "), sc.yaml))
 		}
 	}
-	summary := fmt.Sprintf("Waypoint clusters: %d/%d waypoints agree (%d scenarios, %d clusters: %d inbound-vip of which %d subsets, %d outbound)\n", agree, proxies, len(scenarios), clusters, vip, subsets, outbound)
+	summary := fmt.Sprintf("Waypoint clusters: %d/%d waypoints agree (%d scenarios, %d clusters: %d inbound-vip of which %d subsets and %d ORIGINAL_DST, %d outbound)\n", agree, proxies, len(scenarios), clusters, vip, subsets, originalDst, outbound)
 	summary += fmt.Sprintf("Waypoint listeners and routes: %d/%d waypoints agree (%d main_internal chains, %d route lines, %d of them routed elsewhere than the chain's own cluster)\n", agreeL, proxies, chains, routeLines, routed)
 	bad = append(bad, badL...)
 	t.Log(summary)

@@ -191,6 +191,16 @@ func waypointPlainToTLS(view *snapshot.Snapshot, flags IstiodFlags, b rules.Wayp
 			fmt.Sprintf("%s declares port %d of %s as %s with targetPort 443, so waypoint %s sends the call to the external server's port 443: %s, so it originates no TLS and sends plaintext. The external server rejects plaintext on its TLS port (400, or a reset).", ref, port, host, sp.Protocol, b.Waypoint, why),
 			fix, true
 	case ch == nil:
+		for _, dr := range view.DestinationRules {
+			// a rule istiod never consults for the waypoint (blind audit 83 w4)
+			if drs.Host(dr) != strings.ToLower(host) || dr.Namespace == b.Waypoint.Namespace || dr.Namespace == svc.Namespace || dr.Namespace == root || !ruleSetsTLS(dr, port, "", "SIMPLE") {
+				continue
+			}
+			why = fmt.Sprintf("DestinationRule %s/%s sets that tls, but istiod looks the waypoint's rules for %s up in its own namespace (%s), the entry's (%s) and the root namespace (%s) only, and it lives in %s", dr.Namespace, dr.Name, host, b.Waypoint.Namespace, svc.Namespace, root, dr.Namespace)
+			fix = fmt.Sprintf("Move DestinationRule %s/%s to namespace %s (the entry's) or %s (the waypoint's), exported to the waypoint's namespace; or originate TLS with a rule there: trafficPolicy.portLevelSettings [{port: {number: %d}, tls: {mode: SIMPLE}}].", dr.Namespace, dr.Name, svc.Namespace, b.Waypoint.Namespace, port)
+			culprit = "DestinationRule " + dr.Namespace + "/" + dr.Name
+			break
+		}
 		if dr := unexportedTLSRule(SidecarView{Namespace: b.Waypoint.Namespace}, drs, view.DestinationRules, svc, port, "", "SIMPLE", root); dr != nil {
 			r := "DestinationRule " + dr.Namespace + "/" + dr.Name
 			exp := rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo)
@@ -546,11 +556,15 @@ func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[strin
 	off := hasInj && inj != "enabled"
 	what := "Namespace " + ns
 	var why string
-	if workload != "" {
+	if workload != "" || l != nil || a != nil {
+		// the client pod is known (--pod, or a caller that gives its labels)
 		if _, ok := l[rules.LabelDataplaneMode]; ok || sidecarInjected(nl, l, a) {
 			return nil
 		}
 		what = "Pod " + workload
+		if workload == "" {
+			what = "The client pod in " + ns
+		}
 		switch {
 		case off:
 			why = fmt.Sprintf("its namespace %s is labelled istio-injection=%s, which turns sidecar injection off for every pod in it", ns, inj)

@@ -1548,6 +1548,7 @@ func sidecarCluster(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup,
 	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
 	if ch != nil {
 		c.DestinationRule = ch.Ref()
+		c.Type = rules.ClusterTypeUnder(c.Type, ch, port, subset)
 	}
 	dfp := rules.IsDynamicForwardProxy(s)
 	var eps []map[string]string

@@ -112,6 +112,9 @@ type PathOptions struct {
 	Call string
 	// Labels are the client pod's labels with From (callers that know them; --pod reads them).
 	Labels map[string]string
+	// Annotations are the client pod's annotations with From, likewise (a pod with an injected
+	// sidecar carries sidecar.istio.io/status).
+	Annotations map[string]string
 
 	// probe: a trace run to test a candidate fix (no search among candidates, no proof).
 	probe bool
@@ -358,10 +361,14 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if labels == nil && opt.Labels != nil {
 		labels = opt.Labels
 	}
+	annotations := podAnnotations(snap, workload)
+	if annotations == nil && opt.Annotations != nil {
+		annotations = opt.Annotations
+	}
 	if ns == "" {
 		return nil, fmt.Errorf("name the client: --from NAMESPACE or --pod NAMESPACE/NAME")
 	}
-	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
+	if amb, why := ambientClientFor(snap, ns, labels, annotations); amb {
 		return traceAmbient(snap, opt, host, ns, workload, why)
 	}
 	if workload == "" && labels == nil {
@@ -377,7 +384,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if !opt.probe {
 		tr.opt = &opt
 	}
-	v := BuildSidecarViewFor(snap, ns, labels, podAnnotations(snap, workload))
+	v := BuildSidecarViewFor(snap, ns, labels, annotations)
 	imported := importedEntry(v.Outbound, host)
 	hidden := hiddenEntries(snap, v, host, imported)
 	// A call to an address of an imported entry (spec.addresses) is that entry's: its port and
@@ -430,12 +437,12 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		// AuthorizationPolicy can still deny a call whose configuration is right)
 		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("the input holds %d %s, which this tool does not evaluate: one that applies to the client or to the egress gateway can deny the call (HTTP 403 \"RBAC: access denied\", or a reset for TCP); check them with `kubectl get authorizationpolicy -A`", n, plural(n, "AuthorizationPolicy", "AuthorizationPolicies")))
 	}
-	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
+	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, annotations); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	}
-	if f := noProxyClient(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
+	if f := noProxyClient(snap, ns, workload, labels, annotations); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
-	} else if f := unmeshedClient(snap, ns, workload, labels, podAnnotations(snap, workload)); f != nil {
+	} else if f := unmeshedClient(snap, ns, workload, labels, annotations); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 		// (no sidecar is the client: the steps still say what one would do)
 		tr.t.Client = "namespace " + ns + " (no proxy)"
@@ -6949,6 +6956,11 @@ func (tr *tracer) skippedServer(w Workload, target uint32, host, cause, flag, le
 			// the routes are of another kind than the kept server takes (http routes, a
 			// PASSTHROUGH server): binding them there would not serve the host (blind audit 81 c12)
 			fix = fmt.Sprintf("Serve %s from one server: remove it from the hosts of %s (delete Gateway %s if it serves nothing else).", host, kept.Ref(), rules.GatewayName(kept.Gateway))
+			if removeServerHostsPatch(kept, []string{host}) == nil {
+				// the kept server serves that host alone: removing it would leave a server
+				// without hosts, and both kinds of routes are in use (blind audit 84 g07)
+				fix = fmt.Sprintf("Both servers serve %s on one port, and istiod keeps only %s: give them different ports: move %s (or %s) to another port of the gateway Service, send the mesh hop for its route kind there and set its routes' match.port to it; or delete %s if its routes are no longer needed.", host, kept.Ref(), ms.Ref(), kept.Ref(), rules.GatewayName(kept.Gateway))
+			}
 		}
 		if p := removeServerHostsPatch(kept, []string{host}); p != nil {
 			tr.failPatch(cause, flag, ref, msg, p)

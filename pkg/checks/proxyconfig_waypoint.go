@@ -80,6 +80,7 @@ func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConf
 	if rep.wants(opt, SectionClusters) {
 		rep.Clusters = waypointCDS(snap, g)
 	}
+	rep.Notes = append(rep.Notes, newWaypointModel(snap, g).dups...)
 	if len(g.Status.Addresses) == 0 && liveInput(snap) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("Gateway %s has no status addresses (no ready waypoint pod): istiod binds nothing to it yet, so it gets no inbound-vip cluster.", ref))
 	}
@@ -97,6 +98,7 @@ type waypointModel struct {
 	scope []rules.Service
 	bound map[string]rules.Service
 	hosts []string // bound host names, sorted
+	dups  []string // notes: entries of several namespaces bind one host
 }
 
 func newWaypointModel(snap *snapshot.Snapshot, g *gatewayv1.Gateway) *waypointModel {
@@ -124,6 +126,9 @@ func newWaypointModel(snap *snapshot.Snapshot, g *gatewayv1.Gateway) *waypointMo
 			for _, s := range reg.ForEntry(se) {
 				if s.Resolution == "DYNAMIC_DNS" && s.Location != "MESH_EXTERNAL" {
 					continue // skipped by findWaypointResources
+				}
+				if prev, ok := m.bound[s.Hostname]; ok && prev.Ref() != s.Ref() {
+					m.dups = append(m.dups, fmt.Sprintf("%s and %s both bind %s to the waypoint: istiod keeps one of them for the host, in no fixed order (the services it reads for a waypoint are unordered), so the waypoint may serve the ports of either from one push to the next; shown: %s. Keep one entry for the host.", prev.Ref(), s.Ref(), s.Hostname, s.Ref()))
 				}
 				m.bound[s.Hostname] = s
 			}
@@ -186,8 +191,19 @@ func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
 				kinds = append(kinds, "http")
 			}
 			add := func(subset string) {
+				_, sub, _ := strings.Cut(subset, "/")
+				// istiod names the rule on the cluster only when a traffic policy applies
+				// (buildWaypointInboundVIPCluster: policy != nil; blind audit 83 X1)
+				ref := ""
+				if waypointPolicy(dr, p.Number, sub) {
+					ref = dr.Ref()
+				}
+				typ := ctype
+				if s.Resolution != "DYNAMIC_DNS" {
+					typ = rules.ClusterTypeUnder(ctype, dr, p.Number, sub)
+				}
 				out = append(out, Cluster{Name: waypointVIPClusterName(p.Number, subset, h), FQDN: h, Port: p.Number, Subset: subset,
-					Direction: "inbound-vip", Type: ctype, DestinationRule: dr.Ref(), Present: true, Needed: true})
+					Direction: "inbound-vip", Type: typ, DestinationRule: ref, Present: true, Needed: true})
 			}
 			for _, k := range kinds {
 				add(k)
@@ -241,12 +257,36 @@ func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
 				continue
 			}
 			c.Needed, c.Reason = true, ""
-			c.Type = rules.ClusterType(chosen, false) // a waypoint is no ROUTER: NONE stays ORIGINAL_DST
+			// a waypoint is no ROUTER: NONE stays ORIGINAL_DST
+			c.Type = rules.ClusterTypeUnder(rules.ClusterType(chosen, false), drs.For(g.Namespace, w.Labels, h, chosen.Namespace), c.Port, c.Subset)
 			out = append(out, c)
 		}
 	}
 	sortClusters(out[3:])
 	return out
+}
+
+// waypointPolicy: a traffic policy of rules dr applies to the cluster for port and subset (the
+// top-level or port-level one, or the subset's): util.GetPortLevelTrafficPolicy and
+// MergeSubsetTrafficPolicy give a non-nil policy.
+func waypointPolicy(dr *rules.DRChoice, port uint32, subset string) bool {
+	if dr == nil {
+		return false
+	}
+	if dr.TrafficPolicy != nil {
+		return true
+	}
+	if subset == "" {
+		return false
+	}
+	for _, r := range dr.Rules {
+		for _, s := range r.Spec.GetSubsets() {
+			if s.GetName() == subset {
+				return s.GetTrafficPolicy() != nil
+			}
+		}
+	}
+	return false
 }
 
 // waypointClusterType is the type of a waypoint's inbound-vip clusters: the service's

@@ -694,7 +694,7 @@ func (e *evaluation) run() {
 		dns := rules.IsDNSResolution(*st.chosen)
 		for _, p := range st.ports {
 			c := Cluster{Name: rules.ClusterName(p.Number, "", st.name), FQDN: st.name, Port: p.Number, Direction: "outbound",
-				Type: st.ctype, DestinationRule: st.dr.Ref(), TLS: tlsModeName(st.dr.ClusterTLS(p.Number, "")), Present: st.present, Needed: true}
+				Type: rules.ClusterTypeUnder(st.ctype, st.dr, p.Number, ""), DestinationRule: st.dr.Ref(), TLS: tlsModeName(st.dr.ClusterTLS(p.Number, "")), Present: st.present, Needed: true}
 			dfp := rules.IsDynamicForwardProxy(*st.chosen)
 			if !st.present {
 				c.Reason = "not referenced by a VirtualService bound to this gateway (PILOT_FILTER_GATEWAY_CLUSTER_CONFIG=true)"
@@ -707,7 +707,7 @@ func (e *evaluation) run() {
 			if st.dr != nil && !dfp { // dynamic forward proxy clusters have no subsets
 				for _, sub := range st.dr.Subsets {
 					sc := Cluster{Name: rules.ClusterName(p.Number, sub, st.name), FQDN: st.name, Port: p.Number, Subset: sub,
-						Direction: "outbound", Type: st.ctype, DestinationRule: st.dr.Ref(), TLS: tlsModeName(st.dr.ClusterTLS(p.Number, sub)), Present: st.present, Reason: c.Reason}
+						Direction: "outbound", Type: rules.ClusterTypeUnder(st.ctype, st.dr, p.Number, sub), DestinationRule: st.dr.Ref(), TLS: tlsModeName(st.dr.ClusterTLS(p.Number, sub)), Present: st.present, Reason: c.Reason}
 					if st.present && dns && !rules.AnyEndpointMatches(st.endpoints[p.Number], st.dr.SubsetLabels[sub]) {
 						sc.Present, sc.Reason = false, "subset labels "+fmtLabels(st.dr.SubsetLabels[sub])+" match no endpoint of the DNS entry: "+noDNSEndpoints
 					}

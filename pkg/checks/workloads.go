@@ -108,13 +108,18 @@ func ownedByDeployment(snap *snapshot.Snapshot, ns string, l map[string]string) 
 func FindWorkload(snap *snapshot.Snapshot, ref string) (Workload, error) {
 	w, err := findWorkload(snap, ref)
 	if err != nil {
+		if g := WaypointGateway(snap, ref); g != nil {
+			// a waypoint's Gateway whose pods are not in the input: a waypoint all the same
+			// (blind audit 83 X3, where the error named a gateway Deployment istiod never makes)
+			return Workload{}, fmt.Errorf("--gateway %s is a waypoint (Gateway %s/%s, class %s): its configuration is a waypoint's, not a gateway's; `kubectl egress proxy-config all --gateway %s` predicts it, `kubectl egress why-missing HOST --from NAMESPACE` with an ambient client namespace traces calls through it", ref, g.Namespace, g.Name, g.Spec.GatewayClassName, ref)
+		}
 		return w, err
 	}
 	if gw := waypointOf(snap, w); gw != "" {
 		// A waypoint proxy gets istiod's waypoint configuration (listener_waypoint.go,
 		// cluster_waypoint.go: connect_terminate, main_internal, inbound-vip clusters), not a
 		// gateway's; predicting it as a gateway gave false "no listener" errors (blind audit 64).
-		return Workload{}, fmt.Errorf("--gateway %s is a waypoint (%s): its configuration is a waypoint's, not a gateway's, and is not predicted here; for calls through it use `kubectl egress why-missing HOST --from NAMESPACE` with an ambient client namespace, and `kubectl egress visibility -A` for the entries bound to it", ref, gw)
+		return Workload{}, fmt.Errorf("--gateway %s is a waypoint (%s): its configuration is a waypoint's, not a gateway's; `kubectl egress proxy-config all --gateway %s` predicts it, `kubectl egress why-missing HOST --from NAMESPACE` with an ambient client namespace traces calls through it, and `kubectl egress visibility -A` lists the entries bound to it", ref, gw, ref)
 	}
 	return w, nil
 }

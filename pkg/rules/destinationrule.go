@@ -412,3 +412,54 @@ func (c *DRChoice) ClusterTLSAsWritten(port uint32, subset string) *networking.C
 	}
 	return original.GetTls()
 }
+
+// ClusterLoadBalancer returns the loadBalancer settings of the cluster for port and subset (""
+// = the default cluster) under the chosen rules, merged as ClusterHTTPSettings merges the
+// connection pool; nil when none applies.
+//
+// Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy and
+// GetPortLevelTrafficPolicy.
+func (c *DRChoice) ClusterLoadBalancer(port uint32, subset string) *networking.LoadBalancerSettings {
+	if c == nil {
+		return nil
+	}
+	portLevel := func(tp *networking.TrafficPolicy) (*networking.LoadBalancerSettings, bool) {
+		for _, pl := range tp.GetPortLevelSettings() {
+			if pl.GetPort() != nil && pl.GetPort().GetNumber() == port {
+				return pl.GetLoadBalancer(), true
+			}
+		}
+		return tp.GetLoadBalancer(), false
+	}
+	lb, _ := portLevel(c.TrafficPolicy)
+	if subset != "" {
+		for _, dr := range c.Rules {
+			for _, s := range dr.Spec.GetSubsets() {
+				if s.GetName() != subset || s.GetTrafficPolicy() == nil {
+					continue
+				}
+				if sl, hasPortLevel := portLevel(s.GetTrafficPolicy()); sl != nil || hasPortLevel {
+					lb = sl
+				}
+				return lb
+			}
+		}
+	}
+	return lb
+}
+
+// ClusterTypeUnder returns the type of a cluster of type ctype for port and subset once the
+// chosen rules apply: a loadBalancer simple PASSTHROUGH makes it ORIGINAL_DST (Envoy connects
+// to the address the application dialed); a dynamic forward proxy cluster keeps its type.
+//
+// Mirrors istiod pilot/pkg/networking/core/cluster_traffic_policy.go applyLoadBalancer (its
+// early return for CLUSTER_PROVIDED clusters, then case PASSTHROUGH).
+func ClusterTypeUnder(ctype string, c *DRChoice, port uint32, subset string) string {
+	if ctype == "" || ctype == "DYNAMIC_FORWARD_PROXY" || ctype == "ORIGINAL_DST" {
+		return ctype
+	}
+	if c.ClusterLoadBalancer(port, subset).GetSimple() == networking.LoadBalancerSettings_PASSTHROUGH {
+		return "ORIGINAL_DST"
+	}
+	return ctype
+}
