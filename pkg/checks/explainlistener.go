@@ -542,6 +542,10 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 				// or a new rule, blaming the route that names the subset).
 				if !p.Create {
 					resource = p.Ref()
+				} else if sh := subsetSelectorShadow(snap, v, c.FQDN); sh != nil {
+					// a selector rule of the namespace hides every other rule from the pods it
+					// does not select (why-missing --from blames it alike; blind audit 80 c07)
+					resource = "DestinationRule " + sh.Namespace + "/" + sh.Name
 				} else if vsRef := firstRet(callRouteTo(rep, c.Name)); vsRef != "" {
 					resource = firstOrigin(snap, vsRef)
 				}
@@ -650,6 +654,16 @@ func subsetClusterTypo(snap *snapshot.Snapshot, v SidecarView, c Cluster, vsRef 
 
 // subsetClusterFix is the first fix of a subset cluster c that no rule on the sidecar's lookup
 // path defines (subsetFixes, as the traced path picks it without a search), nil otherwise.
+// subsetSelectorShadow is selectorShadow for the Service the sidecar v holds for host.
+func subsetSelectorShadow(snap *snapshot.Snapshot, v SidecarView, host string) *networkingv1.DestinationRule {
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok {
+		return nil
+	}
+	view, drs, _ := sidecarDRs(snap, v)
+	return selectorShadow(v, drs, view.DestinationRules, s)
+}
+
 func subsetClusterFix(snap *snapshot.Snapshot, v SidecarView, c Cluster, host, vsRef string) *Patch {
 	if c.Subset == "" || c.Reason != noSubsetReason+c.Subset {
 		return nil

@@ -1158,6 +1158,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is not the Service's full name: istiod reads a name with dots as written, a host no Service has", short.Namespace, short.Name, short.Spec.GetHost())
 				} else if patch == hostFix {
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but its host %q is a short name, which istiod reads in the rule's own namespace as %s", short.Namespace, short.Name, short.Spec.GetHost(), drs.Host(short))
+				} else if sh := selectorShadow(v, drs, view.DestinationRules, s); sh != nil && patch.Create {
+					// a selector rule of the client's namespace hides every other rule from
+					// the pods it does not select (blind audit 80 c07)
+					culprit = "DestinationRule " + sh.Namespace + "/" + sh.Name
+					c.Reason += fmt.Sprintf("; DestinationRule %s/%s, the rule of the sidecar's own namespace for %s, selects only pods labelled %s, and istiod looks no further than the proxy's namespace once it holds a rule for the host, so this pod gets no rule at all", sh.Namespace, sh.Name, s.Hostname, fmtLabels(sh.Spec.GetWorkloadSelector().GetMatchLabels()))
+					if off := definingRule(drs, view.DestinationRules, s, subset, sh.Namespace); off != nil {
+						c.Reason += fmt.Sprintf(" (DestinationRule %s/%s, which defines %s, is never read)", off.Namespace, off.Name, subset)
+					}
 				} else if off, why := offLookupSubsetRule(v, drs, view.DestinationRules, s, subset, root); off != nil {
 					// the rule the user wrote for the subset, which istiod never applies here
 					// (blind audit 80 c05)

@@ -208,6 +208,14 @@ func subsetPatches(v SidecarView, drs *rules.DRLookup, view []*networkingv1.Dest
 			continue
 		}
 		spec := fields{{"host", s.Hostname}, {"exportTo", []any{"."}}}
+		if selectorShadow(v, drs, view, s) != nil {
+			// A workloadSelector rule of the namespace for the host takes a later rule of the
+			// same export set into itself (destination_rule.go mergeDestinationRule), which
+			// would keep the new one from the pods it does not select: a rule exported as the
+			// mesh default stays apart, and other namespaces never read it (it is neither the
+			// Service's nor the root namespace's; blind audit 80 c07).
+			spec = fields{{"host", s.Hostname}}
+		}
 		if src != nil && src.Spec.GetTrafficPolicy() != nil {
 			spec = append(spec, field{"trafficPolicy", specOf(src, "spec")["trafficPolicy"]})
 		}
@@ -764,4 +772,40 @@ func sidecarScopeFix(dr string, port uint32, gwNs string, users []string) string
 	}
 	return fmt.Sprintf("Keep the origination for the gateway only: DestinationRule %s's tls for port %d originates TLS for %s, so removing it would send those calls in plaintext. %s: other namespaces' sidecars then do not apply it. Or send these TLS calls through the gateway as well.",
 		dr, port, strings.Join(users, "; "), where)
+}
+
+// selectorShadow is a DestinationRule of the sidecar's namespace for the Service s whose
+// workloadSelector does not select the sidecar's pod (labels unknown count as not selected),
+// when no rule of that namespace without a selector is there for the host: istiod's lookup stops
+// at the proxy's namespace once it holds a rule for the host, so the pod gets no rule at all and
+// the service's and root namespaces' rules are never read. nil otherwise.
+//
+// Mirrors istiod pilot/pkg/model/push_context.go destinationRule (the proxy's namespace first)
+// and sidecar.go SidecarScope.DestinationRule (a selector rule applies to the pods it selects).
+func selectorShadow(v SidecarView, drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service) *networkingv1.DestinationRule {
+	var shadow *networkingv1.DestinationRule
+	for _, dr := range view {
+		if dr.Namespace != v.Namespace || drs.Host(dr) != strings.ToLower(s.Hostname) {
+			continue
+		}
+		sel := dr.Spec.GetWorkloadSelector().GetMatchLabels()
+		if len(sel) == 0 || rules.LabelsSubsetOf(sel, v.Labels) {
+			return nil // a rule there applies to the pod
+		}
+		if shadow == nil {
+			shadow = dr
+		}
+	}
+	return shadow
+}
+
+// definingRule is the first DestinationRule outside namespace skip for the Service s that
+// defines subset, nil when none does.
+func definingRule(drs *rules.DRLookup, view []*networkingv1.DestinationRule, s rules.Service, subset, skip string) *networkingv1.DestinationRule {
+	for _, dr := range view {
+		if dr.Namespace != skip && drs.Host(dr) == strings.ToLower(s.Hostname) && slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
+			return dr
+		}
+	}
+	return nil
 }
