@@ -180,7 +180,13 @@ func generateWaypointClusters(seed int64, n int) []waypointScenario {
 			}
 			gws := pick("", "", "\n  gateways: [mesh]", "\n  gateways: [wp/wp1]")
 			var body string
-			switch pick("http", "http", "http-port", "http-two", "tcp", "tls", "split") {
+			switch pick("http", "http", "http-port", "http-two", "tcp", "tls", "split", "tcp-source", "tls-source") {
+			case "tcp-source":
+				// a source match never applies to a waypoint's tcp route (matchTCP without
+				// source labels or namespace)
+				body = fmt.Sprintf("  tcp:\n  - match: [%s]\n    route:\n    - destination: {host: %s}", pick("{sourceLabels: {app: a}}", "{sourceNamespace: ext}", "{port: 443, sourceNamespace: wp}"), to)
+			case "tls-source":
+				body = fmt.Sprintf("  tls:\n  - match: [{sniHosts: [%s], sourceNamespace: %s}]\n    route:\n    - destination: {host: %s, port: {number: 443}}", from, pick("ext", "wp"), to)
 			case "http":
 				body = fmt.Sprintf("  http:\n  - route:\n    - destination: {host: %s%s}", to, subset)
 			case "http-port":

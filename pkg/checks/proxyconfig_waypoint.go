@@ -80,7 +80,11 @@ func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConf
 	if rep.wants(opt, SectionClusters) {
 		rep.Clusters = waypointCDS(snap, g)
 	}
-	rep.Notes = append(rep.Notes, newWaypointModel(snap, g).dups...)
+	m := newWaypointModel(snap, g)
+	rep.Notes = append(rep.Notes, m.dups...)
+	if len(m.bound) == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("No ServiceEntry is bound to waypoint %s: it gets no inbound-vip cluster or chain. `kubectl egress visibility -A` says, for each entry that names it, why istiod refuses the binding (allowedRoutes, traffic type, visibility).", ref))
+	}
 	if len(g.Status.Addresses) == 0 && liveInput(snap) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("Gateway %s has no status addresses (no ready waypoint pod): istiod binds nothing to it yet, so it gets no inbound-vip cluster.", ref))
 	}

@@ -118,6 +118,12 @@ func listenerRows(ls []checks.ListenerView, from bool) [][]string {
 	var rows [][]string
 	for _, l := range ls {
 		addr, _, _ := strings.Cut(l.Name, "_")
+		port := fmt.Sprint(l.Port)
+		if l.Port == 0 {
+			// an internal listener (a waypoint's connect_terminate, main_internal,
+			// connect_originate): named, not bound to an address and port
+			addr, port = l.Name, "-"
+		}
 		for _, c := range l.Chains {
 			match := c.Match
 			if c.Default {
@@ -130,14 +136,14 @@ func listenerRows(ls []checks.ListenerView, from bool) [][]string {
 			if c.TLS != "" {
 				dest += " [TLS " + c.TLS + "]"
 			}
-			row := []string{addr, fmt.Sprint(l.Port), match, dest}
+			row := []string{addr, port, match, dest}
 			if from {
 				row = append(row, orDash(c.Origin))
 			}
 			rows = append(rows, row)
 		}
 		if len(l.Chains) == 0 {
-			row := []string{addr, fmt.Sprint(l.Port), "-", "(no filter chain: istiod omits the listener)"}
+			row := []string{addr, port, "-", "(no filter chain: istiod omits the listener)"}
 			if from {
 				row = append(row, orDash(l.Server))
 			}

@@ -115,7 +115,8 @@ func WaypointHTTPRoutes(vs *networkingv1.VirtualService, port uint32, wpNs strin
 // WaypointL4Route returns the destinations a waypoint's TCP chain for host:port takes from vss
 // (WaypointVirtualServices): the first tls route whose match has exactly sniHosts [host] on the
 // port (or no match), else the first tcp route matching the port (or without match); nil when
-// none.
+// none. A match naming sourceLabels or a sourceNamespace never applies: istiod matches these
+// routes with no source labels and no source namespace (blind audit 85 c21, c24).
 func WaypointL4Route(vss []*networkingv1.VirtualService, host string, port uint32) []*networking.RouteDestination {
 	for _, vs := range vss {
 		for _, r := range vs.Spec.GetTls() {
@@ -126,7 +127,7 @@ func WaypointL4Route(vss []*networkingv1.VirtualService, host string, port uint3
 				if len(m.GetSniHosts()) != 1 || m.GetSniHosts()[0] != host {
 					continue
 				}
-				if l4MatchApplies(m.GetPort(), m.GetGateways(), port) {
+				if len(m.GetSourceLabels()) == 0 && m.GetSourceNamespace() == "" && l4MatchApplies(m.GetPort(), m.GetGateways(), port) {
 					return r.GetRoute()
 				}
 			}
@@ -138,7 +139,7 @@ func WaypointL4Route(vss []*networkingv1.VirtualService, host string, port uint3
 				return r.GetRoute()
 			}
 			for _, m := range r.GetMatch() {
-				if l4MatchApplies(m.GetPort(), m.GetGateways(), port) {
+				if len(m.GetSourceLabels()) == 0 && m.GetSourceNamespace() == "" && l4MatchApplies(m.GetPort(), m.GetGateways(), port) {
 					return r.GetRoute()
 				}
 			}
