@@ -3049,7 +3049,9 @@ func gatewayTargetPorts(snap *snapshot.Snapshot, w Workload) rules.GatewayPorts 
 }
 
 // gatewayServicePorts are the Services in the workload's namespace that select it (its service
-// targets), oldest first, each with its numeric targetPort by port.
+// targets), oldest first, each with its numeric targetPort by port; of the ports sending to one
+// targetPort with one protocol, only the first (istiod pilot/pkg/serviceregistry/kube/controller
+// controller.go GetProxyServiceTargetsByPod dedupes them).
 func gatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.ServicePorts {
 	return snap.Derived(servicePortsKey{w.Kind, w.Namespace, w.Name}, func() any { return buildGatewayServicePorts(snap, w) }).([]rules.ServicePorts)
 }
@@ -3067,9 +3069,23 @@ func buildGatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.Servi
 	out := make([]rules.ServicePorts, 0, len(svcs))
 	for _, svc := range svcs {
 		sp := rules.ServicePorts{Host: svc.Name + "." + svc.Namespace + ".svc.cluster.local", Namespace: svc.Namespace, Ports: map[uint32]uint32{}}
+		// one port per targetPort and protocol, the first in the Service's order: istiod
+		// keeps only that one among the pod's service targets (blind audit 86 c20)
+		type tp struct {
+			port  uint32
+			proto string
+		}
+		taken := map[tp]bool{}
 		for _, p := range svc.Spec.Ports {
 			if _, seen := sp.Ports[uint32(p.Port)]; !seen {
 				t, _ := targetPort(snap, w, p) // 0: a name no container port has
+				if t != 0 {
+					k := tp{t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)}
+					if taken[k] {
+						continue
+					}
+					taken[k] = true
+				}
 				sp.Ports[uint32(p.Port)] = t
 			}
 		}
@@ -3124,9 +3140,21 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 	}
 	sortServicesOldestFirst(svcs)
 	out := map[uint32]portOwner{}
+	type tp struct {
+		port  uint32
+		proto string
+	}
 	for _, svc := range svcs {
+		// of a Service's ports sending to one targetPort with one protocol, istiod keeps the
+		// first as the pod's service target (controller.go GetProxyServiceTargetsByPod)
+		taken := map[tp]bool{}
 		for _, p := range svc.Spec.Ports {
 			if t, ok := targetPort(snap, w, p); ok && t != 0 {
+				k := tp{t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)}
+				if taken[k] {
+					continue
+				}
+				taken[k] = true
 				if _, seen := out[uint32(p.Port)]; !seen {
 					out[uint32(p.Port)] = portOwner{svc, t}
 				}

@@ -6754,6 +6754,34 @@ func serverTakesCall(ms rules.GatewayServer, call string) bool {
 	return rules.IsHTTPProtocol(p) || p == "HTTPS"
 }
 
+// dedupedServicePort: port cport of a Service selecting w's pods sends to the same targetPort,
+// with the same protocol, as an earlier port of that Service (first): istiod keeps only the
+// earlier one among the pods' service targets, so a Gateway server written on cport is not
+// translated (controller.go GetProxyServiceTargetsByPod, model/gateway.go resolvePorts).
+func dedupedServicePort(snap *snapshot.Snapshot, w Workload, cport uint32) (*corev1.Service, int32, bool) {
+	for _, svc := range snap.Services {
+		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
+			continue
+		}
+		firstOf := map[string]int32{}
+		for _, p := range svc.Spec.Ports {
+			t, ok := targetPort(snap, w, p)
+			if !ok || t == 0 {
+				continue
+			}
+			k := fmt.Sprintf("%d/%s", t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol))
+			if f, seen := firstOf[k]; seen {
+				if uint32(p.Port) == cport {
+					return svc, f, true
+				}
+				continue
+			}
+			firstOf[k] = p.Port
+		}
+	}
+	return nil, 0, false
+}
+
 // unreachableServer: a server of a Gateway applying to w covers host but listens on a port
 // that no port of the Services selecting w's pods targets (a port no Service has is kept as it
 // is: resolvePorts), so no client reaches it. That Gateway is to blame: its server is written on
@@ -6788,7 +6816,15 @@ func (tr *tracer) unreachableServer(w Workload, mine []*networkingv1.Gateway, cp
 			d.why += fmt.Sprintf(", or make that Service port target %d", ms.Port)
 		}
 		want, note := cport, fmt.Sprintf(" (server %d on port %d, the Service port the sidecar calls)", ms.Index, cport)
-		if svc := untranslatedService(tr.snap, w, cport); svc != nil && ms.Server.GetPort().GetNumber() == cport {
+		if svc, first, ok := dedupedServicePort(tr.snap, w, cport); ok && ms.Server.GetPort().GetNumber() == cport {
+			// The server is written on the Service port, but an earlier port of the Service
+			// sends to the same targetPort with the same protocol: istiod keeps only that one
+			// among the pods' service targets, so this port is not translated (blind audit 86
+			// c20).
+			d.why = fmt.Sprintf("server %s, which serves %s, is on port %d, the Service port the sidecar calls, but Service %s/%s also sends its port %d, listed first, to targetPort %d with the same protocol, and istiod keeps only the first such port for the gateway pods: it does not translate port %d and listens on it as written, which no Service targets, so no call reaches the server",
+				ms.Ref(), host, cport, svc.Namespace, svc.Name, first, target, cport)
+			want, note = target, fmt.Sprintf(" (server %d on port %d, the targetPort: istiod translates only port %d of Service %s/%s to it; or write the server on port %d and send the mesh hop there)", ms.Index, target, first, svc.Namespace, svc.Name, first)
+		} else if svc := untranslatedService(tr.snap, w, cport); svc != nil && ms.Server.GetPort().GetNumber() == cport {
 			// The server is written on the Service port already: the Service's label turns the
 			// translation off, so istiod listens on the port as written (resolvePorts skips a
 			// labelled Service for a Gateway that selects by labels; blind audit 50 f2f).
