@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand"
+	"strconv"
 	"strings"
 )
 
@@ -67,6 +68,7 @@ const (
 	dimGNamedTP   = "gap.namedTargetPort"
 	dimGUnpriv    = "gap.unprivilegedGateway"
 	dimGLBPass    = "gap.lbPassthrough"
+	dimGDupTarget = "gap.dupTargetPort"
 )
 
 type dimension struct {
@@ -237,6 +239,13 @@ var dimensions = []dimension{
 	// PASSTHROUGH at the top level, for port 8088 only, or for subset a only (applyLoadBalancer
 	// makes the clusters it applies to ORIGINAL_DST).
 	{dimGLBPass, []string{"none", "none", "none", "top", "port", "subset"}},
+	// gap.dupTargetPort: the istio-system gateway Service gets a port 8000 sending to the same
+	// targetPort as port 80 with the same protocol (http2-dup), and a Gateway istio-system/dup-gw
+	// for dup.example.net (a public DNS entry, HTTP 80) with a VirtualService routing the mesh
+	// hop to the gateway Service's port 8000: the server on port 8000 (`server-8000`: istiod keeps
+	// only port 80 among the pods' service targets, so 8000 is not translated and listens as
+	// written) or on the targetPort (`server-target`).
+	{dimGDupTarget, []string{"none", "none", "none", "server-8000", "server-target"}},
 	// gap.gatewayServers: extra Gateways on the istio-system gateway pods, on ports of their own:
 	// two HTTPS (SIMPLE) servers on 9443 whose hosts overlap (*/dup.example.net; the newer one
 	// also serves spare.example.net), each with an http route; two TCP servers on 9306, the
@@ -922,6 +931,7 @@ spec:
 	pathObjects(b, d)
 	dnsObjects(b, d)
 	lbPassthroughObjects(b, d[dimGLBPass])
+	dupTargetObjects(b, d[dimGDupTarget])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	if gatewayAPIObjects(b, d[dimGGwAPI]) {
 		gwRefs = append(gwRefs, "egress/egw-istio")
@@ -1307,6 +1317,79 @@ spec:
 		gateway("term", "  - port: {number: 9444, name: tls-term, protocol: TLS}\n    hosts: [term.example.net]\n    tls: {mode: SIMPLE, credentialName: term-cert}")
 		vs("term", "term", "[term.example.net]", tcp)
 	}
+}
+
+// dupTargetObjects adds the objects of gap.dupTargetPort.
+func dupTargetObjects(b *builder, v string) {
+	if v == "none" {
+		return
+	}
+	target := ""
+	for i, doc := range b.docs {
+		if !strings.Contains(doc, "kind: Service\nmetadata:\n  name: istio-egressgateway\n  namespace: istio-system\n") {
+			if strings.Contains(doc, "kind: EndpointSlice\nmetadata:\n  name: istio-egressgateway-abcde\n  namespace: istio-system\n") {
+				b.docs[i] = strings.Replace(doc, "- {name: http2, port: 8080, protocol: TCP}", "- {name: http2, port: 8080, protocol: TCP}\n- {name: http2-dup, port: 8080, protocol: TCP}", 1)
+			}
+			continue
+		}
+		lines := strings.Split(doc, "\n")
+		for j, l := range lines {
+			if strings.HasPrefix(l, "  - {name: http2, port: 80, targetPort: ") {
+				target = strings.TrimSuffix(strings.TrimPrefix(l, "  - {name: http2, port: 80, targetPort: "), ", protocol: TCP}")
+				lines = append(lines[:j+1], append([]string{"  - {name: http2-dup, port: 8000, targetPort: " + target + ", protocol: TCP}"}, lines[j+1:]...)...)
+				break
+			}
+		}
+		b.docs[i] = strings.Join(lines, "\n")
+	}
+	if target == "" {
+		return
+	}
+	server := "8000"
+	if v == "server-target" {
+		server = target
+		if _, err := strconv.Atoi(target); err != nil {
+			server = "8080" // a named targetPort: the container port it names
+		}
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: dup
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [dup.example.net]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports:
+  - {number: 80, name: http, protocol: HTTP}`, b.ts()))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata:
+  name: dup-gw
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - port: {number: %s, name: http-dup, protocol: HTTP}
+    hosts: [dup.example.net]`, b.ts(), server))
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: dup
+  namespace: istio-system
+  creationTimestamp: %s
+spec:
+  hosts: [dup.example.net]
+  gateways: [mesh, dup-gw]
+  http:
+  - match: [{gateways: [mesh]}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 8000}}}]
+  - match: [{gateways: [dup-gw]}]
+    route: [{destination: {host: dup.example.net, port: {number: 80}}}]`, b.ts()))
 }
 
 // lbPassthroughObjects adds the objects of gap.lbPassthrough.

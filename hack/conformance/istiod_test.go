@@ -1227,14 +1227,25 @@ func addDedupedServicePorts(ps *proxySim, kubeYAML string, p proxySpec) {
 		}
 		h := svc.Name + "." + ns + ".svc.cluster.local"
 		for _, sp := range svc.Spec.Ports {
-			if sp.TargetPort.IntVal == 0 {
+			target := uint32(sp.TargetPort.IntVal)
+			if target == 0 && sp.TargetPort.StrVal != "" {
+				// a named targetPort: the container port an earlier port of the Service with
+				// the same name resolved to (istiod's ServiceTarget for it)
+				for _, o := range svc.Spec.Ports {
+					if t, ok := ps.serviceTargetPorts[h][uint32(o.Port)]; ok && o.TargetPort.StrVal == sp.TargetPort.StrVal && t != 0 {
+						target = t
+						break
+					}
+				}
+			}
+			if target == 0 {
 				continue
 			}
 			if ps.serviceTargetPorts[h] == nil {
 				ps.serviceTargetPorts[h] = map[uint32]uint32{}
 			}
 			if _, ok := ps.serviceTargetPorts[h][uint32(sp.Port)]; !ok {
-				ps.serviceTargetPorts[h][uint32(sp.Port)] = uint32(sp.TargetPort.IntVal)
+				ps.serviceTargetPorts[h][uint32(sp.Port)] = target
 			}
 		}
 	}
