@@ -122,10 +122,8 @@ func waypointRule(view *snapshot.Snapshot, flags IstiodFlags, b rules.WaypointBi
 		root = view.IstioNamespace
 	}
 	drs = model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo())
-	for _, s := range servicesFor(view, host, flags.MeshConfig) {
-		if rules.ServiceVisible(s.Namespace, s.ExportTo, b.Waypoint.Namespace) {
-			return drs.For(b.Waypoint.Namespace, nil, host, s.Namespace), drs, true
-		}
+	if s, ok := gatewayScopeService(view, model.Services(view, flags.MeshConfig), b.Waypoint.Namespace, rules.NormalizeHost(host)); ok {
+		return drs.For(b.Waypoint.Namespace, nil, host, s.Namespace), drs, true
 	}
 	return nil, drs, false
 }

@@ -3069,24 +3069,13 @@ func buildGatewayServicePorts(snap *snapshot.Snapshot, w Workload) []rules.Servi
 	out := make([]rules.ServicePorts, 0, len(svcs))
 	for _, svc := range svcs {
 		sp := rules.ServicePorts{Host: svc.Name + "." + svc.Namespace + ".svc.cluster.local", Namespace: svc.Namespace, Ports: map[uint32]uint32{}}
-		// one port per targetPort and protocol, the first in the Service's order: istiod
-		// keeps only that one among the pod's service targets (blind audit 86 c20)
-		type tp struct {
-			port  uint32
-			proto string
-		}
-		taken := map[tp]bool{}
+		targets, dropped := serviceTargets(snap, w, svc)
 		for _, p := range svc.Spec.Ports {
 			if _, seen := sp.Ports[uint32(p.Port)]; !seen {
-				t, _ := targetPort(snap, w, p) // 0: a name no container port has
-				if t != 0 {
-					k := tp{t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)}
-					if taken[k] {
-						continue
-					}
-					taken[k] = true
+				if _, d := dropped[p.Port]; d {
+					continue
 				}
-				sp.Ports[uint32(p.Port)] = t
+				sp.Ports[uint32(p.Port)] = targets[p.Port] // 0: a name no container port has
 			}
 		}
 		out = append(out, sp)
@@ -3140,21 +3129,13 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 	}
 	sortServicesOldestFirst(svcs)
 	out := map[uint32]portOwner{}
-	type tp struct {
-		port  uint32
-		proto string
-	}
 	for _, svc := range svcs {
-		// of a Service's ports sending to one targetPort with one protocol, istiod keeps the
-		// first as the pod's service target (controller.go GetProxyServiceTargetsByPod)
-		taken := map[tp]bool{}
+		targets, dropped := serviceTargets(snap, w, svc)
 		for _, p := range svc.Spec.Ports {
-			if t, ok := targetPort(snap, w, p); ok && t != 0 {
-				k := tp{t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)}
-				if taken[k] {
-					continue
-				}
-				taken[k] = true
+			if _, d := dropped[p.Port]; d {
+				continue
+			}
+			if t := targets[p.Port]; t != 0 {
 				if _, seen := out[uint32(p.Port)]; !seen {
 					out[uint32(p.Port)] = portOwner{svc, t}
 				}
@@ -3162,6 +3143,39 @@ func gatewayPortOwners(snap *snapshot.Snapshot, w Workload) map[uint32]portOwner
 		}
 	}
 	return out
+}
+
+// serviceTargets are the numeric targetPorts of svc's ports on w's pods (0 for a name no
+// container port has), and the ports istiod gives the pods no service target for: a port
+// sending to the targetPort, with the protocol, of an earlier port of svc (dropped maps it to
+// that earlier port; blind audit 86 c20).
+//
+// Mirrors istiod pilot/pkg/serviceregistry/kube/controller/controller.go
+// GetProxyServiceTargetsByPod (one target per targetPort and protocol, in the Service's order).
+func serviceTargets(snap *snapshot.Snapshot, w Workload, svc *corev1.Service) (targets map[int32]uint32, dropped map[int32]int32) {
+	type key struct {
+		port  uint32
+		proto string
+	}
+	targets, dropped = map[int32]uint32{}, map[int32]int32{}
+	first := map[key]int32{}
+	for _, p := range svc.Spec.Ports {
+		if _, seen := targets[p.Port]; seen {
+			continue
+		}
+		t, _ := targetPort(snap, w, p)
+		targets[p.Port] = t
+		if t == 0 {
+			continue
+		}
+		k := key{t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)}
+		if f, ok := first[k]; ok {
+			dropped[p.Port] = f
+			continue
+		}
+		first[k] = p.Port
+	}
+	return targets, dropped
 }
 
 // bindsElsewhere: VirtualService vs binds to a server other than server idx of gw among the

@@ -6763,20 +6763,10 @@ func dedupedServicePort(snap *snapshot.Snapshot, w Workload, cport uint32) (*cor
 		if svc.Namespace != w.Namespace || len(svc.Spec.Selector) == 0 || !rules.LabelsSubsetOf(svc.Spec.Selector, w.Labels) {
 			continue
 		}
-		firstOf := map[string]int32{}
-		for _, p := range svc.Spec.Ports {
-			t, ok := targetPort(snap, w, p)
-			if !ok || t == 0 {
-				continue
+		if _, dropped := serviceTargets(snap, w, svc); dropped != nil {
+			if f, ok := dropped[int32(cport)]; ok {
+				return svc, f, true
 			}
-			k := fmt.Sprintf("%d/%s", t, rules.KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol))
-			if f, seen := firstOf[k]; seen {
-				if uint32(p.Port) == cport {
-					return svc, f, true
-				}
-				continue
-			}
-			firstOf[k] = p.Port
 		}
 	}
 	return nil, 0, false

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	networking "istio.io/api/networking/v1alpha3"
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
@@ -68,8 +69,9 @@ func WaypointGateway(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
 func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConfigOptions, rep *ProxyConfigReport) {
 	ref := g.Namespace + "/" + g.Name
 	rep.Proxy = ProxyInfo{Type: "WAYPOINT", Namespace: g.Namespace, Workload: ref}
+	m := newWaypointModel(snap, g)
 	if rep.wants(opt, SectionListeners) || rep.wants(opt, SectionRoutes) {
-		ls, rcs := waypointLDS(newWaypointModel(snap, g))
+		ls, rcs := waypointLDS(m)
 		if rep.wants(opt, SectionListeners) {
 			rep.Listeners = ls
 		}
@@ -78,9 +80,8 @@ func waypointConfig(snap *snapshot.Snapshot, g *gatewayv1.Gateway, opt ProxyConf
 		}
 	}
 	if rep.wants(opt, SectionClusters) {
-		rep.Clusters = waypointCDS(snap, g)
+		rep.Clusters = waypointCDS(m)
 	}
-	m := newWaypointModel(snap, g)
 	rep.Notes = append(rep.Notes, m.dups...)
 	if len(m.bound) == 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("No ServiceEntry is bound to waypoint %s: it gets no inbound-vip cluster or chain. `kubectl egress visibility -A` says, for each entry that names it, why istiod refuses the binding (allowedRoutes, traffic type, visibility).", ref))
@@ -99,7 +100,7 @@ type waypointModel struct {
 	view  *snapshot.Snapshot
 	flags IstiodFlags
 	drs   *rules.DRLookup
-	scope []rules.Service
+	reg   *model.Registry
 	bound map[string]rules.Service
 	hosts []string // bound host names, sorted
 	dups  []string // notes: entries of several namespaces bind one host
@@ -115,18 +116,19 @@ func newWaypointModel(snap *snapshot.Snapshot, g *gatewayv1.Gateway) *waypointMo
 		rootNs = view.IstioNamespace
 	}
 	reg := model.Services(view, mc)
-	m := &waypointModel{g: g, ref: ref, view: view, flags: flags, scope: reg.ExportedTo(g.Namespace), bound: map[string]rules.Service{},
+	m := &waypointModel{g: g, ref: ref, view: view, flags: flags, reg: reg, bound: map[string]rules.Service{},
 		drs: model.DestinationRules(view, rootNs, mc.GetDefaultDestinationRuleExportTo())}
+	entries := map[string]*networkingv1.ServiceEntry{}
+	for _, se := range view.ServiceEntries {
+		entries[se.Namespace+"/"+se.Name] = se
+	}
 	// The services bound to the waypoint, one per host name (findWaypointResources keys them
 	// by host: the last one read wins).
 	for _, e := range Visibility(snap, VisibilityOptions{}).Entries {
 		if e.Waypoint != ref {
 			continue
 		}
-		for _, se := range view.ServiceEntries {
-			if se.Namespace != e.Namespace || se.Name != e.Name {
-				continue
-			}
+		if se := entries[e.Namespace+"/"+e.Name]; se != nil {
 			for _, s := range reg.ForEntry(se) {
 				if s.Resolution == "DYNAMIC_DNS" && s.Location != "MESH_EXTERNAL" {
 					continue // skipped by findWaypointResources
@@ -147,19 +149,37 @@ func newWaypointModel(snap *snapshot.Snapshot, g *gatewayv1.Gateway) *waypointMo
 
 // inScope is the service the waypoint's scope holds for host (ServiceForHostname).
 func (m *waypointModel) inScope(host string) (rules.Service, bool) {
-	for _, s := range m.scope {
-		if s.Hostname == host {
-			return s, true
+	return gatewayScopeService(m.view, m.reg, m.g.Namespace, host)
+}
+
+// gatewayScopeService is the service a gateway or a waypoint in namespace ns holds for host: the
+// first service of that name exported to ns, in istiod's order; found false when none is.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go DefaultSidecarScopeForGateway
+// (servicesExportedToNamespace; appendSidecarServices keeps the first service per host name).
+func gatewayScopeService(view *snapshot.Snapshot, reg *model.Registry, ns, host string) (rules.Service, bool) {
+	byHost := view.Derived(gatewayScopeKey{reg, ns}, func() any {
+		out := map[string]rules.Service{}
+		for _, s := range reg.ExportedTo(ns) {
+			if _, ok := out[s.Hostname]; !ok {
+				out[s.Hostname] = s
+			}
 		}
-	}
-	return rules.Service{}, false
+		return out
+	}).(map[string]rules.Service)
+	s, ok := byHost[host]
+	return s, ok
+}
+
+type gatewayScopeKey struct {
+	reg *model.Registry
+	ns  string
 }
 
 // waypointCDS lists the clusters of waypointConfig, sorted as the other proxies' are (static
 // clusters first).
-func waypointCDS(snap *snapshot.Snapshot, g *gatewayv1.Gateway) []Cluster {
-	m := newWaypointModel(snap, g)
-	view, flags, drs, bound, inScope := m.view, m.flags, m.drs, m.bound, m.inScope
+func waypointCDS(m *waypointModel) []Cluster {
+	g, view, flags, drs, bound, inScope := m.g, m.view, m.flags, m.drs, m.bound, m.inScope
 	mc := flags.MeshConfig
 	out := []Cluster{
 		{Name: WaypointMainInternal, FQDN: WaypointMainInternal, Type: "STATIC", Present: true, Needed: true},
