@@ -29,6 +29,7 @@ var cleanedKinds = []schema.GroupVersionResource{
 	{Group: "", Version: "v1", Resource: "pods"},
 	{Group: "", Version: "v1", Resource: "services"},
 	{Group: "", Version: "v1", Resource: "configmaps"},
+	{Group: "", Version: "v1", Resource: "secrets"},
 	{Group: "networking.istio.io", Version: "v1", Resource: "serviceentries"},
 	{Group: "networking.istio.io", Version: "v1", Resource: "virtualservices"},
 	{Group: "networking.istio.io", Version: "v1", Resource: "destinationrules"},
@@ -53,6 +54,8 @@ func keep(gvr schema.GroupVersionResource, ns, name string) bool {
 	case gvr.Resource == "configmaps" && name == "kube-root-ca.crt":
 		return true
 	case gvr.Resource == "services" && ns == "default" && name == "kubernetes":
+		return true
+	case gvr.Resource == "secrets" && systemNamespaces[ns]:
 		return true
 	}
 	return false

@@ -40,6 +40,7 @@ const (
 	ListenerHTTPOnPassthrough  = "HTTP_ROUTES_ON_PASSTHROUGH_SERVER"
 	ListenerTLSOnTerminating   = "TLS_ROUTES_ON_TERMINATING_SERVER"
 	ListenerNoCredential       = "HTTPS_SERVER_WITHOUT_CREDENTIAL"
+	ListenerCredentialMissing  = "SERVER_CREDENTIAL_NOT_FOUND"
 	ListenerCertUnused         = "PASSTHROUGH_SERVER_WITH_CERTIFICATE"
 	ListenerTLSBehindHTTP      = "TLS_ENTRY_BEHIND_HTTP_SERVER"
 	ListenerGatewayServiceLack = "GATEWAY_SERVICE_LACKS_PORT"
@@ -73,6 +74,7 @@ func init() {
 		CatalogEntry{ListenerHTTPOnPassthrough, LevelError, "", "A VirtualService supplies http routes to a TLS PASSTHROUGH server, which only takes tls (sniHosts) or tcp routes."},
 		CatalogEntry{ListenerTLSOnTerminating, LevelError, "", "A VirtualService supplies only tls routes to a server that terminates TLS, which takes http (HTTPS) or tcp (TLS) routes."},
 		CatalogEntry{ListenerCertUnused, LevelWarning, "", "A TLS/HTTPS server has a certificate (credentialName or serverCertificate) but tls.mode PASSTHROUGH, which is also what an unset mode means: the gateway does not terminate TLS and the certificate is unused; http routes do not apply to it."},
+		CatalogEntry{ListenerCredentialMissing, LevelError, "", "A server terminating TLS names a credentialName whose Secret is not in the gateway's own namespace, where the gateway reads it (a Secret of another namespace is never given to it): the gateway has no certificate for the server and its TLS handshakes fail. Checked against the Secrets in the manifests, or live against the Secrets' names (metadata only) where listing them is allowed."},
 		CatalogEntry{ListenerNoCredential, LevelError, "", "An HTTPS/TLS server with tls.mode SIMPLE or MUTUAL has no credentialName (or certificate files): the listener cannot terminate TLS."},
 		CatalogEntry{ListenerTLSBehindHTTP, LevelError, "", "The host is a TLS/HTTPS entry but the Gateway server on the port is HTTP: TLS bytes reach an HTTP codec (400, garbled responses)."},
 		CatalogEntry{ListenerGatewayServiceLack, LevelError, "NC", "Sidecars route to the egress gateway on a port its Service does not declare: the cluster outbound|<port>||<gateway service> does not exist."},
@@ -3524,6 +3526,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 	if terminating && s.GetTls().GetCredentialName() == "" && s.GetTls().GetServerCertificate() == "" && mode != "ISTIO_MUTUAL" {
 		rep.add(ListenerNoCredential, gwRef, fmt.Sprintf("Server %s#%d is %s with tls.mode %s but has no credentialName (nor serverCertificate): the gateway cannot terminate TLS on port %d.", gwRef, idx, proto, mode, s.GetPort().GetNumber()),
 			"Set tls.credentialName to a kubernetes.io/tls Secret in the gateway's namespace, or use PASSTHROUGH.")
+	}
+	if terminating && mode != "ISTIO_MUTUAL" {
+		if _, cd := credentialCheck(view, s.GetTls().GetCredentialName(), w.Namespace, true); cd != nil {
+			rep.add(ListenerCredentialMissing, gwRef, fmt.Sprintf("Server %s#%d (%s, port %d) terminates TLS with credentialName %s on gateway %s, but %s: the gateway has no certificate for it, and TLS handshakes with that server fail.", gwRef, idx, proto, s.GetPort().GetNumber(), s.GetTls().GetCredentialName(), w.Ref(), cd.problem), cd.fix)
+		}
 	}
 	if rt == rules.RouteHTTP && proto != "HTTPS" {
 		// A declaration of the host with a plaintext HTTP port (this entry, or another one

@@ -49,6 +49,11 @@ const (
 	// the entry declares HTTPS/TLS, and no DestinationRule it applies originates TLS there.
 	PathSidecarPlainToTLS = "SIDECAR_SENDS_PLAINTEXT_TO_TLS_PORT"
 	PathNotOriginated     = "TLS_NOT_ORIGINATED_AT_GATEWAY"
+	// PathCredentialMissing: the TLS a gateway originates names a credentialName whose Secret
+	// is not in the gateway's namespace (credential.go).
+	PathCredentialMissing = "TLS_CREDENTIAL_NOT_FOUND"
+	// PathCredentialUnchecked: that Secret's namespace was not read (a warning).
+	PathCredentialUnchecked = "TLS_CREDENTIAL_NOT_CHECKED"
 	// PathTLSToPlaintext: the gateway originates TLS to a port the entry declares plaintext HTTP
 	// (a sidecar or waypoint: to a plaintext HTTP port served on 80, tlsport80.go).
 	PathTLSToPlaintext = "TLS_ORIGINATED_TO_PLAINTEXT_PORT"
@@ -89,6 +94,8 @@ func init() {
 		CatalogEntry{PathMirrorAbsent, LevelWarning, "", "The gateway's route mirrors the call to a cluster the gateway does not have (the mirror host has no entry, or none exported to the gateway's namespace; a mirror is a cluster, not a route): the call itself is served, every mirrored copy is dropped."},
 		CatalogEntry{PathTLSToPlaintext, LevelError, "UF", "The gateway originates TLS (a DestinationRule's tls.mode SIMPLE or MUTUAL, often set for every port) to a port the entry declares plain HTTP: the external server answers the TLS handshake with plaintext, the handshake fails, 503 UF at the gateway. Usually the gateway's route was meant to go to the entry's TLS port (443), or the tls to be set for that port only. A client sidecar calling the host directly, or a waypoint, is judged only when the server listens on port 80 (the port, its targetPort or its endpoints' port): there the fix is targetPort 443, as in Istio's egress TLS origination task."},
 		CatalogEntry{PathOriginationUnused, LevelWarning, "", "The egress gateway sends the call in plaintext to a port the entry declares plain HTTP, while the DestinationRule that applies to the gateway for that host originates TLS on the host's TLS port: the call works, but leaves the mesh unencrypted, and the TLS origination is never used. Usually the gateway's route was meant to go to the TLS port (443)."},
+		CatalogEntry{PathCredentialMissing, LevelError, "", "The gateway's server terminating the sidecar's TLS, or the DestinationRule originating TLS at the gateway, names a credentialName whose Secret is not in the gateway's own namespace (where a proxy reads its credentials; a Secret of another namespace is never given to it): the gateway never gets the certificate and that TLS handshake fails (503 UF). Checked against the Secrets in the manifests, or live against the Secrets' names (metadata only) where listing them is allowed."},
+		CatalogEntry{PathCredentialUnchecked, LevelWarning, "", "The gateway's TLS names a credentialName, and whether its Secret is in the gateway's namespace was not checked: the manifests hold no Secret, or listing Secrets there is not allowed (deploy/clusterrole.yaml leaves it out; the rule to add is there, commented out). Make sure the Secret exists in the gateway's namespace."},
 		CatalogEntry{PathNotOriginated, LevelError, "", "The gateway forwards the call in plaintext to a port the entry declares HTTPS or TLS, or to a plaintext port whose targetPort is 443 (the external server's TLS port, as in Istio's TLS origination task): no DestinationRule that applies to the gateway originates TLS for that cluster (one may exist off the gateway's lookup path, or hidden by its exportTo). The external server rejects the plaintext (400, or a reset)."},
 		CatalogEntry{PathAmbiguousService, LevelWarning, "", "Several Services select the gateway pods and map the called port to different targetPorts: clients reach one listener, istiod translates Gateway server ports through another."},
 		CatalogEntry{PathHTTP2ThroughTCP, LevelWarning, "", "An HTTP/1.1 call goes to the egress gateway over HTTP/2 (the gateway Service port is declared HTTP2, or a DestinationRule upgrades it), and the gateway's TCP server passes those bytes on unchanged: the external host receives HTTP/2 cleartext, which HTTP/1.1-only servers reject."},
@@ -4033,6 +4040,19 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		}
 		return
 	}
+	if t := srv.GetTls(); t != nil && (t.GetMode() == networking.ServerTLSSettings_SIMPLE || t.GetMode() == networking.ServerTLSSettings_MUTUAL || t.GetMode() == networking.ServerTLSSettings_OPTIONAL_MUTUAL) {
+		// the server terminates TLS with its own certificate: the gateway reads it from its
+		// own namespace (credentialCheck)
+		if _, cd := credentialCheck(tr.snap, t.GetCredentialName(), w.Namespace, true); cd != nil && cd.unchecked {
+			gref := "Gateway " + rules.GatewayName(sel.Gateway)
+			tr.t.Warnings = append(tr.t.Warnings, finding(PathCredentialUnchecked, gref, fmt.Sprintf("%s terminates the TLS the sidecar sends for %s on gateway %s with credentialName %s, but %s.", gref, host, w.Ref(), t.GetCredentialName(), cd.problem), cd.fix))
+		} else if cd != nil {
+			gref := "Gateway " + rules.GatewayName(sel.Gateway)
+			tr.hop(gproxy, "tls", Fail, fmt.Sprintf("%s terminates TLS (tls.mode %s) with credentialName %s, but %s", gref, t.GetMode(), t.GetCredentialName(), cd.problem))
+			tr.fail(PathCredentialMissing, "UF", gref, fmt.Sprintf("%s terminates the TLS the sidecar sends for %s on gateway %s (tls.mode %s, credentialName %s), but %s. The gateway has no certificate for that server, so the handshake fails: 503 UF at the sidecar.", gref, host, w.Ref(), t.GetMode(), t.GetCredentialName(), cd.problem), cd.fix)
+			return
+		}
+	}
 	tr.hop(gproxy, "tls", Pass, fmt.Sprintf("the sidecar sends %s (%s); the server expects %s", sent, sentFrom, expect))
 
 	// The gateway's chain, route and cluster for the host.
@@ -5662,8 +5682,56 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 			return true
 		}
 	}
-	tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s originates %s to %s (DestinationRule %s tls.mode %s)", cluster, tr.t.GatewayUpstreamTLS, host, dr, mode))
+	note := ""
+	if mode == "SIMPLE" || mode == "MUTUAL" {
+		if d, ok := gatewayCredentialAt(tr.snap, w, cluster, dr, mode); ok {
+			tr.hop(gproxy, "upstream tls", Fail, d.hop)
+			tr.fail(PathCredentialMissing, "UF", d.culprit, d.msg, d.fix)
+			return true
+		} else if d.hop != "" {
+			note = "; " + d.hop
+			if d.unchecked {
+				tr.t.Warnings = append(tr.t.Warnings, finding(PathCredentialUnchecked, d.culprit, d.msg, d.fix))
+			}
+		}
+	}
+	tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s originates %s to %s (DestinationRule %s tls.mode %s)%s", cluster, tr.t.GatewayUpstreamTLS, host, dr, mode, note))
 	return false
+}
+
+// gatewayCredentialAt: the gateway's cluster (outbound|port|subset|host) originates TLS (mode,
+// set by DestinationRule dr) with a credentialName whose Secret the gateway cannot read
+// (credentialCheck): the handshake with the host fails. Without a failure, d.hop is the note on
+// the Secret ("" when the rule names none).
+func gatewayCredentialAt(snap *snapshot.Snapshot, w Workload, cluster, dr, mode string) (d tlsToPlaintextDiag, ok bool) {
+	port, subset, host, okName := parseClusterName(cluster)
+	if !okName {
+		return d, false
+	}
+	ch := gatewayDRChoice(snap, w, host)
+	if ch == nil {
+		return d, false
+	}
+	t := ch.ClusterTLS(port, subset)
+	note, cd := credentialCheck(snap, t.GetCredentialName(), w.Namespace, originationNeedsCert(t))
+	if cd == nil {
+		return tlsToPlaintextDiag{hop: note}, false
+	}
+	if cd.unchecked {
+		return tlsToPlaintextDiag{hop: note, culprit: "DestinationRule " + dr, unchecked: true,
+			msg: fmt.Sprintf("Gateway %s originates TLS to %s with credentialName %s (DestinationRule %s), but %s.", w.Ref(), host, t.GetCredentialName(), dr, cd.problem),
+			fix: cd.fix}, false
+	}
+	what := "the CA certificate that verifies the server"
+	if originationNeedsCert(t) {
+		what = "its client certificate"
+	}
+	return tlsToPlaintextDiag{
+		hop:     fmt.Sprintf("%s originates TLS (DestinationRule %s tls.mode %s) with credentialName %s, but %s", cluster, dr, mode, t.GetCredentialName(), cd.problem),
+		msg:     fmt.Sprintf("Gateway %s originates TLS to %s (%s: DestinationRule %s sets tls.mode %s with credentialName %s), but %s. The gateway's cluster never gets %s, so the TLS handshake with %s fails: 503 UF at the gateway (the cluster may also stay warming, \"no healthy upstream\").", w.Ref(), host, cluster, dr, mode, t.GetCredentialName(), cd.problem, what, host),
+		culprit: "DestinationRule " + dr,
+		fix:     cd.fix,
+	}, true
 }
 
 // gatewayEntry: the ServiceEntry gateway w uses for host (its revision's view and mesh config
@@ -5682,6 +5750,9 @@ func gatewayEntry(snap *snapshot.Snapshot, w Workload, host string) (*snapshot.S
 type tlsToPlaintextDiag struct {
 	hop, msg, culprit, fix string
 	patch                  *Patch
+	// unchecked: (gatewayCredentialAt) the credential's Secret was not checked; msg and fix
+	// are the warning's
+	unchecked bool
 }
 
 // tlsToPlaintextAt: the gateway's cluster (outbound|port|subset|host) originates TLS (mode, set

@@ -796,6 +796,7 @@ var defaultFields = map[string]string{
 	ListenerHTTPOnPassthrough:   "spec.http",
 	ListenerTLSOnTerminating:    "spec.tls",
 	ListenerNoCredential:        "spec.servers[].tls.credentialName",
+	ListenerCredentialMissing:   "spec.servers[].tls.credentialName",
 	ListenerCertUnused:          "spec.servers[].tls.mode",
 	ListenerTLSBehindHTTP:       "spec.ports[].protocol",
 	ListenerGatewayServiceLack:  "spec.ports",

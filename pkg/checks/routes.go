@@ -1870,6 +1870,11 @@ func (e *evaluation) plaintextToTLSPort(b rules.Binding, d rules.Dest, h string)
 				// reported after the endpoints: without endpoints the gateway answers 503 UH
 				// before any handshake
 				e.tlsPlain = &diag
+			} else if diag, ok := gatewayCredentialAt(e.full, e.w, c.Name, c.DestinationRule, c.TLS); ok && e.credMissing == nil {
+				// (after the endpoints too)
+				e.credMissing = &diag
+			} else if diag.unchecked {
+				e.warn(PathCredentialUnchecked, diag.culprit, diag.msg, diag.fix)
 			}
 			return
 		}

@@ -160,15 +160,18 @@ func presentWord(p bool) string {
 type evaluation struct {
 	// tlsPlain: a bound route's cluster originates TLS to a port its entry declares plaintext
 	// (tlsToPlaintextAt), reported when nothing before it fails.
-	tlsPlain  *tlsToPlaintextDiag
-	snap      *snapshot.Snapshot
-	liveState map[string]*snapshot.ProxyEvidence
-	w         Workload
-	host      string // authority as asked
-	port      uint32
-	flags     IstiodFlags
-	filterOn  bool
-	scopeOn   bool
+	tlsPlain *tlsToPlaintextDiag
+	// credMissing: a bound route's cluster originates TLS with a credentialName whose Secret
+	// the gateway cannot read (gatewayCredentialAt), reported after the endpoints.
+	credMissing *tlsToPlaintextDiag
+	snap        *snapshot.Snapshot
+	liveState   map[string]*snapshot.ProxyEvidence
+	w           Workload
+	host        string // authority as asked
+	port        uint32
+	flags       IstiodFlags
+	filterOn    bool
+	scopeOn     bool
 
 	svcExport, vsExport []string
 	rootNs              string
@@ -876,6 +879,10 @@ func (e *evaluation) run() {
 	if d := e.tlsPlain; d != nil && e.cause == "" {
 		e.step("upstream-tls", "the gateway originates TLS to a TLS port only", Fail, d.hop)
 		e.failPatch(PathTLSToPlaintext, d.culprit, d.msg, d.fix, d.patch)
+	}
+	if d := e.credMissing; d != nil && e.cause == "" {
+		e.step("upstream-tls", "the gateway holds the credential its TLS origination names", Fail, d.hop)
+		e.fail(PathCredentialMissing, d.culprit, d.msg, d.fix)
 	}
 }
 

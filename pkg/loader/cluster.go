@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
@@ -108,6 +109,11 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
 	}
 	dc, err := dynamic.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
+	}
+
+	mdc, err := metadata.NewForConfig(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the API server configuration for %s: %s", host, oneLine(err.Error()))
 	}
@@ -255,6 +261,9 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	}
 	snap.Deployments = unique(deployments)
 	snap.Pods = unique(pods)
+	// Third round: the names of the Secrets where gateways read the credentials their servers
+	// and DestinationRules name (metadata only).
+	readSecrets(ctx, mdc, snap)
 	tasks = append(tasks, wtasks...)
 	errs = append(errs, werrs...)
 	snap.Load = snapshot.LoadStats{Requests: counter.n.Load(), WorkloadQueries: len(queries), WorkloadScope: workloadScope(queries)}

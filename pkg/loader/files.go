@@ -609,6 +609,21 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		l.snap.GatewayAPICRDs[crd.Spec.Names.Kind] = snapshot.GatewayAPICRD{Name: meta.Name, Version: v, Annotated: ok}
 		return nil
 	}
+	if gv.Group == "" && gv.Version == "v1" && head.Kind == "Secret" {
+		// Its name only, never its data: whether a gateway finds the credentialName its
+		// server or DestinationRule names (checks.credentialCheck). Manifests holding Secrets
+		// are taken as all the Secrets there are, as for the other kinds.
+		ns := l.defaultNamespace
+		var m struct {
+			Namespace string `json:"namespace"`
+		}
+		if raw := fields["metadata"]; raw != nil && json.Unmarshal(raw, &m) == nil && m.Namespace != "" {
+			ns = m.Namespace
+		}
+		l.snap.AddSecret(ns, meta.Name)
+		l.snap.SecretNamespaces = map[string]bool{"": true}
+		return nil
+	}
 	if !readsKind(gv, head.Kind) {
 		l.snap.Ignored[head.APIVersion+" "+head.Kind]++
 		return nil

@@ -516,7 +516,7 @@ func TestFromFilesStrict(t *testing.T) {
 		{"unknown mesh config field", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultServiceExportToo: [\".\"]\n", `<stdin>:1: ConfigMap istio-system/istio: key mesh: unknown field "defaultServiceExportToo" (istiod ignores it: the setting has no effect)`},
 		{"empty input", "", "<stdin>: no Kubernetes objects in the input"},
 		{"comments only", "# nothing\n---\n", "<stdin>: no Kubernetes objects in the input"},
-		{"only ignored kinds", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\napiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: p}\n", "<stdin>: no object this tool reads in the input (only 1 security.istio.io/v1 AuthorizationPolicy, 1 v1 Secret)"},
+		{"only ignored kinds", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\napiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: p}\n", "<stdin>: no object this tool reads in the input (only 1 security.istio.io/v1 AuthorizationPolicy)"},
 	} {
 		_, err := FromFiles([]string{"-"}, strings.NewReader(c.in), Options{})
 		if err == nil || err.Error() != c.err {
@@ -536,8 +536,13 @@ func TestFromFilesStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := IgnoredSummary(snap); got != "1 example.com/v1 Widget, 1 v1 Secret" {
+	if got := IgnoredSummary(snap); got != "1 example.com/v1 Widget" {
 		t.Errorf("ignored: %q", got)
+	}
+	// A Secret is kept by name only (its data never), and manifests holding one are taken as
+	// holding every Secret there is.
+	if snap.Secret("default", "s") != snapshot.SecretFound || snap.Secret("istio-system", "s") != snapshot.SecretMissing {
+		t.Errorf("secrets: %v, read %v", snap.Secrets, snap.SecretNamespaces)
 	}
 }
 

@@ -40,6 +40,15 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	for k, v := range base.Unknown {
 		out.Unknown[k] = v
 	}
+	// Secrets: both sets of names; the namespaces read whole are base's (manifests claim to
+	// hold every Secret only on their own).
+	for _, src := range []*Snapshot{base, over} {
+		for k := range src.Secrets {
+			ns, name, _ := strings.Cut(k, "/")
+			out.AddSecret(ns, name)
+		}
+	}
+	out.SecretNamespaces, out.SecretsUnread = base.SecretNamespaces, base.SecretsUnread
 	for k, v := range base.MeshConfigs {
 		out.MeshConfigs[k] = v
 	}

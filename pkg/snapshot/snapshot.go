@@ -6,6 +6,9 @@
 package snapshot
 
 import (
+	"sort"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -97,6 +100,16 @@ type Snapshot struct {
 	// GatewayAPICRDsUnread says why they could not be read live ("" when they were).
 	GatewayAPICRDs       map[string]GatewayAPICRD
 	GatewayAPICRDsUnread string
+
+	// Secrets are the Secrets read, by "namespace/name": their names only (a manifest's Secret
+	// is kept by name, and a live load reads Secret metadata, never their data): whether the
+	// credentialName a gateway's server or DestinationRule names exists where the proxy reads it.
+	// SecretNamespaces are the namespaces whose Secrets were all read ("" = every namespace);
+	// SecretsUnread says why others were not ("" when nothing was refused). A credential in a
+	// namespace not read is not checked.
+	Secrets          map[string]bool
+	SecretNamespaces map[string]bool
+	SecretsUnread    string
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
@@ -239,4 +252,45 @@ func (s *Snapshot) Namespace(ns string) *corev1.Namespace {
 		return m
 	}).(map[string]*corev1.Namespace)
 	return idx[ns]
+}
+
+// SecretState is what the snapshot says of a Secret: SecretFound, SecretMissing (its namespace
+// was read and it is not there) or SecretNotRead.
+type SecretState int
+
+const (
+	SecretNotRead SecretState = iota
+	SecretFound
+	SecretMissing
+)
+
+// Secret says whether Secret ns/name exists.
+func (s *Snapshot) Secret(ns, name string) SecretState {
+	switch {
+	case s.Secrets[ns+"/"+name]:
+		return SecretFound
+	case s.SecretNamespaces[""] || s.SecretNamespaces[ns]:
+		return SecretMissing
+	}
+	return SecretNotRead
+}
+
+// SecretsNamed returns the namespaces of the Secrets read named name, sorted.
+func (s *Snapshot) SecretsNamed(name string) []string {
+	var out []string
+	for k := range s.Secrets {
+		if ns, n, ok := strings.Cut(k, "/"); ok && n == name {
+			out = append(out, ns)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// AddSecret records Secret ns/name as read.
+func (s *Snapshot) AddSecret(ns, name string) {
+	if s.Secrets == nil {
+		s.Secrets = map[string]bool{}
+	}
+	s.Secrets[ns+"/"+name] = true
 }
