@@ -60,3 +60,38 @@ func TestSERejectedByValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestSERejectionRules: each error of Istio's ServiceEntry validation the plugin mirrors, with
+// the field it names, and the valid neighbour of each that must pass (blind audit 88 c44, c48,
+// c49).
+func TestSERejectionRules(t *testing.T) {
+	for _, c := range []struct {
+		name, spec, field string // field "" = valid
+	}{
+		{"none-endpoints", "hosts: [a.example.com]\n  resolution: NONE\n  endpoints: [{address: 10.0.0.1}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.endpoints"},
+		{"static-endpoints", "hosts: [a.example.com]\n  resolution: STATIC\n  endpoints: [{address: 10.0.0.1}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", ""},
+		{"rr-two-endpoints", "hosts: [a.example.com]\n  resolution: DNS_ROUND_ROBIN\n  endpoints: [{address: a1.example.com}, {address: a2.example.com}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.endpoints"},
+		{"rr-one-endpoint", "hosts: [a.example.com]\n  resolution: DNS_ROUND_ROBIN\n  endpoints: [{address: a1.example.com}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", ""},
+		{"two-hosts-tcp", "hosts: [a.example.com, b.example.com]\n  resolution: DNS\n  ports: [{number: 5432, name: tcp, protocol: TCP}]", "spec.hosts"},
+		{"two-hosts-tls", "hosts: [a.example.com, b.example.com]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
+		{"two-hosts-tcp-none", "hosts: [a.example.com, b.example.com]\n  resolution: NONE\n  ports: [{number: 5432, name: tcp, protocol: TCP}]", ""},
+		{"selector-and-endpoints", "hosts: [a.example.com]\n  resolution: STATIC\n  workloadSelector: {labels: {app: a}}\n  endpoints: [{address: 10.0.0.1}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.endpoints"},
+		{"duplicate-port", "hosts: [a.example.com]\n  resolution: DNS\n  ports: [{number: 80, name: http, protocol: HTTP}, {number: 80, name: http-b, protocol: HTTP}]", "spec.ports"},
+		{"star-host", "hosts: [\"*\"]\n  resolution: NONE\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.hosts"},
+		{"dfp-exact-host", "hosts: [a.example.com]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.hosts"},
+		{"dfp-tcp-port", "hosts: [\"*.example.com\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 5432, name: tcp, protocol: TCP}]", "spec.ports"},
+		{"dfp-valid", "hosts: [\"*.example.com\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
+	} {
+		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
+		var fields []string
+		for _, f := range seValidationFindings(snap) {
+			fields = append(fields, f.Field)
+		}
+		switch {
+		case c.field == "" && len(fields) > 0:
+			t.Errorf("%s: rejected (%v), but Istio's validation accepts it", c.name, fields)
+		case c.field != "" && (len(fields) != 1 || fields[0] != c.field):
+			t.Errorf("%s: fields %v, want one rejection on %s", c.name, fields, c.field)
+		}
+	}
+}
