@@ -69,6 +69,7 @@ const (
 	dimGUnpriv    = "gap.unprivilegedGateway"
 	dimGLBPass    = "gap.lbPassthrough"
 	dimGDupTarget = "gap.dupTargetPort"
+	dimGAddr32    = "gap.singleAddressCIDR"
 )
 
 type dimension struct {
@@ -246,6 +247,12 @@ var dimensions = []dimension{
 	// only port 80 among the pods' service targets, so 8000 is not translated and listens as
 	// written) or on the targetPort (`server-target`).
 	{dimGDupTarget, []string{"none", "none", "none", "server-8000", "server-target"}},
+	// gap.singleAddressCIDR: a public entry other/addr32 for addr32.example.net with HTTP 8090
+	// and TCP 5434 whose address is written as a CIDR of one address (240.240.60.1/32), with
+	// resolution STATIC (endpoint 10.40.0.60) or NONE (convertServices takes a /32 as the plain
+	// address: a TCP listener 240.240.60.1_5434 and the address among the HTTP virtual host's
+	// domains).
+	{dimGAddr32, []string{"none", "none", "none", "static", "none-res"}},
 	// gap.gatewayServers: extra Gateways on the istio-system gateway pods, on ports of their own:
 	// two HTTPS (SIMPLE) servers on 9443 whose hosts overlap (*/dup.example.net; the newer one
 	// also serves spare.example.net), each with an http route; two TCP servers on 9306, the
@@ -932,6 +939,7 @@ spec:
 	dnsObjects(b, d)
 	lbPassthroughObjects(b, d[dimGLBPass])
 	dupTargetObjects(b, d[dimGDupTarget])
+	addr32Objects(b, d[dimGAddr32])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	if gatewayAPIObjects(b, d[dimGGwAPI]) {
 		gwRefs = append(gwRefs, "egress/egw-istio")
@@ -1390,6 +1398,32 @@ spec:
     route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 8000}}}]
   - match: [{gateways: [dup-gw]}]
     route: [{destination: {host: dup.example.net, port: {number: 80}}}]`, b.ts()))
+}
+
+// addr32Objects adds the objects of gap.singleAddressCIDR.
+func addr32Objects(b *builder, v string) {
+	res := "STATIC\n  endpoints: [{address: 10.40.0.60}]"
+	switch v {
+	case "none":
+		return
+	case "none-res":
+		res = "NONE"
+	}
+	b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: addr32
+  namespace: other
+  creationTimestamp: %s
+spec:
+  hosts: [addr32.example.net]
+  addresses: ["240.240.60.1/32"]
+  exportTo: ["*"]
+  location: MESH_EXTERNAL
+  resolution: %s
+  ports:
+  - {number: 8090, name: http-a32, protocol: HTTP}
+  - {number: 5434, name: tcp-a32, protocol: TCP}`, b.ts(), res))
 }
 
 // lbPassthroughObjects adds the objects of gap.lbPassthrough.

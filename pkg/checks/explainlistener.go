@@ -2751,6 +2751,16 @@ func gatewayTCPChainOfOtherHost(snap *snapshot.Snapshot, w Workload, rep *Listen
 		cluster := strings.TrimPrefix(c.Destination, "Cluster: ")
 		loser, ok := tcpRouteTakenByOther(view, w, flags, rep.Host, cluster, c.Origin)
 		if !ok {
+			// no route for the host loses to it, but none of the host's own applies on the
+			// gateway either (the path's tcpChainForOtherHost; blind audit 89 c15)
+			if _, _, ghost, okName := parseClusterName(cluster); okName && rep.Host != "" {
+				if g, found := otherHostTCPChain(snap, view, w, flags, rep.Host, 0, ghost, strings.TrimPrefix(c.Origin, "VirtualService ")); found {
+					origin := firstOrigin(snap, strings.TrimPrefix(c.Origin, "VirtualService "))
+					rep.add(PathWrongService, g.Culprit, fmt.Sprintf("Listener %s has one filter chain, and %s, the first route bound to its server, takes every connection to %s: calls for %s reach %s. No route for %s applies on this gateway: %s", l.Name, origin, cluster, rep.Host, ghost, rep.Host, g.Message),
+						otherHostTCPChainFix(g, rep.Host, origin))
+					return
+				}
+			}
 			continue
 		}
 		culprit := firstOrigin(snap, strings.TrimPrefix(loser, "VirtualService "))

@@ -929,6 +929,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.answeredByRoute(proxy, res.Route, host, res.DirectResponse)
 		return
 	case res.DirectResponse == 502 || res.Cluster == rules.BlackHoleCluster:
+		if tr.serverFirstOnSniffedListener(v, proxy, res, host, port, kind, path) {
+			return // (the connection never reaches a chain)
+		}
 		tr.hop(proxy, "route", Fail, path)
 		flag := "502"
 		if res.Cluster == rules.BlackHoleCluster {
@@ -1029,7 +1032,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		}
 		return
 	case res.Cluster == rules.PassthroughCluster || res.Cluster == "":
-		if tr.plainHTTPOnTLSPort(v, proxy, res, host, port, kind, path) {
+		if tr.plainHTTPOnTLSPort(v, proxy, res, host, port, kind, path) || tr.serverFirstOnSniffedListener(v, proxy, res, host, port, kind, path) {
 			return
 		}
 		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
@@ -1546,6 +1549,69 @@ func tcpRouteTakenByOther(view *snapshot.Snapshot, w Workload, flags IstiodFlags
 		}
 	}
 	return "", false
+}
+
+// tcpChainForOtherHost fails the path when the gateway's TCP listener has one match-all filter
+// chain whose route (origin, VirtualService vsRef) sends the call to another host's cluster and
+// no route of the call's host applies there (otherHostTCPChain; blind audit 89 c15, where the
+// path said OK).
+func (tr *tracer) tcpChainForOtherHost(gproxy string, w Workload, gview *snapshot.Snapshot, flags IstiodFlags, host, ghost, cluster, vsRef, origin string, target uint32) bool {
+	g, ok := otherHostTCPChain(tr.snap, gview, w, flags, host, tr.t.Port, ghost, vsRef)
+	if !ok {
+		return false
+	}
+	origin = firstOrigin(tr.snap, strings.TrimPrefix(origin, "VirtualService ")) // (a Gateway API route by its own name)
+	tr.hop(gproxy, "route", Fail, fmt.Sprintf("%s takes every connection of the listener to %s; no route for %s applies on this gateway (%s)", origin, cluster, host, g.Cause))
+	tr.fail(PathWrongService, "", g.Culprit, fmt.Sprintf("The gateway's TCP listener on port %d has one filter chain, from %s, which takes every connection to %s: the call for %s reaches %s instead. No route for %s applies on this gateway: %s", target, origin, cluster, host, ghost, host, g.Message), otherHostTCPChainFix(g, host, origin))
+	return true
+}
+
+// otherHostTCPChain: the gateway w's one match-all TCP chain, from VirtualService vsRef
+// ("namespace/name"), sends a call for host (on port; 0 = any) to ghost's cluster, another host,
+// and the gateway's own verdict for host fails (a route of the host on a listener of another
+// protocol, or on one dropped for a conflict): that verdict. A route written for host that sends
+// it elsewhere on purpose (a forward proxy: vsRef's hosts name it) is left alone, as are
+// ExternalName aliases.
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayNetworkFiltersFromTCPRoutes
+// (one tcp_proxy chain per TCP server: the first bound route takes every connection).
+func otherHostTCPChain(snap, gview *snapshot.Snapshot, w Workload, flags IstiodFlags, host string, port uint32, ghost, vsRef string) (GatewayVerdict, bool) {
+	if strings.EqualFold(ghost, host) {
+		return GatewayVerdict{}, false
+	}
+	for _, a := range model.Aliases(gview, flags.MeshConfig)[host] {
+		if strings.EqualFold(a.Hostname, ghost) {
+			return GatewayVerdict{}, false
+		}
+	}
+	if ns, name, ok := strings.Cut(vsRef, "/"); ok {
+		if vs, _ := findObject(gview, snapshot.KindVirtualService, ns, name).(*networkingv1.VirtualService); vs != nil {
+			for _, h := range vs.Spec.GetHosts() {
+				// (hosts ["*"], which a TCPRoute's VirtualService has, names no host)
+				if h != "*" && rules.HostMatches(host, strings.ToLower(rules.ResolveShortname(h, vs.Namespace))) {
+					return GatewayVerdict{}, false // a route written for the host
+				}
+			}
+		}
+	}
+	r, err := WhyMissing(snap, WhyMissingOptions{Host: host, Port: port, Gateway: w.Ref()})
+	if err != nil || len(r.Gateways) == 0 {
+		return GatewayVerdict{}, false
+	}
+	g := r.Gateways[0]
+	if g.Cause == CauseOK || g.Cause == "" || g.Culprit == "" {
+		return GatewayVerdict{}, false
+	}
+	return g, true
+}
+
+// otherHostTCPChainFix: g's fix, unless it adds a tcp route of the host's own to the server,
+// which would come after the route that takes every connection: then a port of its own.
+func otherHostTCPChainFix(g GatewayVerdict, host, origin string) string {
+	if strings.Contains(g.Fix, "tcp section") || strings.Contains(g.Fix, "tcp route") {
+		return fmt.Sprintf("Give %s a gateway server of its own: a server of the protocol its calls speak (HTTP for http routes) on another port, a port of the gateway's Service targeting it, and %s's mesh route sending there. The TCP server on this port has one filter chain, which %s takes.", host, g.Culprit, origin)
+	}
+	return g.Fix
 }
 
 // skippedServerFix: the fix when server ms (for the call's host) was skipped for the TCP
@@ -3523,6 +3589,50 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 	return true
 }
 
+// serverFirstOnSniffedListener fails the path when a TCP call to a host whose entry declares the
+// port MYSQL, a server-first protocol, lands on a listener that sniffs the protocol (a chain
+// matching application protocols: the HTTP inspector) because istiod gave the port to a service
+// of another protocol and dropped the entry's chain (explain-listener's WELL_KNOWN_PORT_CONFLICT):
+// the MySQL client waits for the server's greeting and the inspector for the client's first
+// bytes. With meshConfig.protocolDetectionTimeout 0, istiod's default, the connection hangs
+// (blind audit 88 c06, where the path said the call leaves through PassthroughCluster).
+//
+// Mirrors istiod pilot/pkg/networking/core/listener.go buildSidecarOutboundListener (an HTTP
+// service on 0.0.0.0 gets application protocols and a fall-through TCP chain;
+// isConflictWithWellKnownPort drops the MySQL chain) and buildListenerFromEntry (the HTTP
+// inspector, ListenerFiltersTimeout = meshConfig.protocolDetectionTimeout).
+func (tr *tracer) serverFirstOnSniffedListener(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, path string) bool {
+	if kind != rules.CallTCP || v.Outbound == nil {
+		return false
+	}
+	timeout := v.Flags.MeshConfig.GetProtocolDetectionTimeout().AsDuration()
+	for _, c := range v.Outbound.Conflicts {
+		if c.Kind != "WELL_KNOWN_PORT" || c.Listener != res.Listener || c.Protocol != rules.ProtoMySQL || !strings.EqualFold(c.Host, host) {
+			continue
+		}
+		sniffed := false
+		for _, l := range v.Outbound.Listeners {
+			if l.Name == c.Listener {
+				sniffed = slices.ContainsFunc(l.Chains, func(fc rules.FilterChain) bool { return len(fc.ALPN) > 0 })
+			}
+		}
+		if !sniffed {
+			return false
+		}
+		tr.hop(proxy, "cluster", Fail, path+": the listener sniffs the protocol for "+c.Accepted+", and a MySQL client waits for the server to speak first")
+		fate := "with no timeout (meshConfig.protocolDetectionTimeout is 0 by default): the connection hangs and the client times out."
+		if timeout > 0 {
+			// (ContinueOnListenerFiltersTimeout: after the timeout the connection takes the
+			// fall-through chain, without the entry's cluster and policies)
+			fate = fmt.Sprintf("until meshConfig.protocolDetectionTimeout (%s) runs out: every connection stalls that long, then takes the listener's fall-through chain (%s), without the entry's own cluster, DestinationRule or routes.", timeout, followedCluster(res))
+		}
+		tr.fail(ListenerWellKnownPort, "", c.Rejected, fmt.Sprintf("The MySQL call to %s:%d meets listener %s, which inspects the first bytes to tell HTTP from TCP for %s: istiod does not mix MySQL with another protocol on a port and dropped %s's chain. A MySQL client waits for the server's greeting while the listener waits for the client's first bytes, %s", host, port, c.Listener, c.Accepted, c.Rejected, fate),
+			fmt.Sprintf("Give %s its own addresses (spec.addresses, a VIP the clients reach by DNS capture), so that it gets a listener of its own, or move one of the two to another port. See Istio's protocol selection docs on server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", c.Rejected))
+		return true
+	}
+	return false
+}
+
 // vsRoutesHost says whether the VirtualService ref ("namespace/name") the sidecar holds lists a
 // host that matches host: a route or chain it built sends the call where its author meant to.
 // A tcp or tls route of a VirtualService for another host, carried by the chain that caught the
@@ -4511,6 +4621,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		origin := firstOrigin(tr.snap, strings.TrimPrefix(tcpOrigin, "VirtualService "))
 		fix := tcpOneChainFix(host, culprit)
 		tr.fail(PathWrongService, "", culprit, fmt.Sprintf("The gateway's TCP listener on port %d has one filter chain, and %s, the first route bound to its server, takes every connection to %s: the call for %s reaches %s, and %s, which routes %s, never applies there.", target, origin, cluster, host, cluster, culprit, host), fix)
+		return
+	}
+	if tcpOrigin != "" && tr.tcpChainForOtherHost(gproxy, w, gview, flags, host, ghost, cluster, routeVSRef, tcpOrigin, target) {
 		return
 	}
 	if ghost == host && tr.otherEntryAtGateway(v, gproxy, w, model.Services(gview, flags.MeshConfig), host, cluster) {

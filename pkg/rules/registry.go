@@ -111,6 +111,32 @@ func autoIPv4(se *networkingv1.ServiceEntry, host string) string {
 	return v4
 }
 
+// serviceAddresses: a ServiceEntry's addresses as istiod's services carry them: an IP as it is,
+// a CIDR of one address (/32, /128) as that address, other CIDRs as written; anything else is
+// dropped.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go convertServices ("/32
+// mask. Remove the /32 and make it a normal IP address"; an address that parses as neither is
+// skipped).
+func serviceAddresses(addrs []string) []string {
+	if len(addrs) == 0 {
+		return addrs
+	}
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		if _, err := netip.ParseAddr(a); err == nil {
+			out = append(out, a)
+		} else if p, err := netip.ParsePrefix(a); err == nil {
+			if p.Bits() == p.Addr().BitLen() {
+				out = append(out, p.Addr().String())
+			} else {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // ServiceOptions are the mesh settings that shape registry entries.
 type ServiceOptions struct {
 	// DefaultExportTo is meshConfig.defaultServiceExportTo.
@@ -168,7 +194,7 @@ func ServiceEntryServices(se *networkingv1.ServiceEntry, opt ServiceOptions) []S
 			Visibility:       vis,
 			Resolution:       se.Spec.Resolution.String(),
 			Location:         se.Spec.Location.String(),
-			Addresses:        se.Spec.Addresses,
+			Addresses:        serviceAddresses(se.Spec.Addresses),
 			AutoIPv4:         autoIPv4(se, h),
 			Endpoints:        len(se.Spec.Endpoints),
 			WorkloadSelector: se.Spec.GetWorkloadSelector().GetLabels(),
