@@ -3108,6 +3108,47 @@ func foreignClassGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gatew
 	return nil
 }
 
+// kubeAddressMiss: a Gateway API Gateway of Istio's class, deployed by hand (spec.addresses of
+// type Hostname), whose address means Service svc but never binds the Gateway to its pods: a name
+// with dots that is not the Service's full host name (istiod expands only a name without dots to
+// <name>.<namespace>.svc.cluster.local and takes any other as written), or the Service's full
+// name while the Service is in another namespace than the Gateway (istiod binds a Gateway only to
+// Services of its own namespace). Returns the Gateway as culprit, why and the fix.
+//
+// Mirrors istiod pilot/pkg/config/kube/gatewaycommon extractGatewayServices (the expansion) and
+// pilot/pkg/model/push_context.go mergeGateways (si.Service.Attributes.Namespace == cfgNamespace).
+func kubeAddressMiss(snap *snapshot.Snapshot, svc rules.Service) (culprit, why, fix string, ok bool) {
+	if svc.Kind != rules.KindService {
+		return "", "", "", false
+	}
+	full := svc.Name + "." + svc.Namespace + ".svc.cluster.local"
+	for _, g := range snap.KubeGateways {
+		if rules.KubeGatewayManaged(g) || !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+			continue
+		}
+		ref := "Gateway " + g.Namespace + "/" + g.Name
+		for _, a := range g.Spec.Addresses {
+			if a.Type != nil && *a.Type != gatewayv1.HostnameAddressType {
+				continue
+			}
+			v := strings.ToLower(a.Value)
+			switch {
+			case v == full && g.Namespace != svc.Namespace:
+				return ref, fmt.Sprintf("%s (namespace %s) names %s in spec.addresses, but istiod binds a Gateway only to Services of its own namespace, so its listeners apply to no pods", ref, g.Namespace, full),
+					fmt.Sprintf("Create %s in namespace %s, where %s is (its name, addresses and listeners as they are), or deploy the gateway's pods and Service in namespace %s.", ref, svc.Namespace, svc.Ref(), g.Namespace), true
+			case strings.Contains(v, ".") && v != full && (v == svc.Name+"."+svc.Namespace || v == svc.Name+"."+svc.Namespace+".svc"):
+				short := svc.Name
+				if g.Namespace != svc.Namespace {
+					short = full
+				}
+				return ref, fmt.Sprintf("%s names %s in spec.addresses, but istiod expands only a name without dots (to <name>.%s.svc.cluster.local) and takes a name with dots as written: no Service has the host %s, so its listeners apply to no pods", ref, a.Value, g.Namespace, a.Value),
+					fmt.Sprintf("In %s, set spec.addresses to [{type: Hostname, value: %s}] (the Service's full name %s works too).", ref, short, full), true
+			}
+		}
+	}
+	return "", "", "", false
+}
+
 // istioKubeGatewayOf: the Kubernetes Gateway of a class Istio serves whose pods w are (label
 // gateway.networking.k8s.io/gateway-name, the Gateway's namespace); nil otherwise.
 func istioKubeGatewayOf(snap *snapshot.Snapshot, w Workload) *gatewayv1.Gateway {
@@ -3959,6 +4000,12 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			d.why = fmt.Sprintf("the pods are %s's, whose gatewayClassName %s belongs to another controller than Istio's, so istiod gives them no listener", ref, kg.Spec.GatewayClassName)
 			d.fix = fmt.Sprintf("Set spec.gatewayClassName of %s to istio (or a GatewayClass whose controllerName is istio.io/gateway-controller), or send the mesh hop to a gateway Istio serves.", ref)
 			d.patch = nil
+		}
+		if culprit, why, fix, ok := kubeAddressMiss(tr.snap, svc); ok && len(servers) == 0 {
+			// A manually deployed Gateway API Gateway meant for this Service whose Hostname
+			// address istiod never resolves to it (blind audit 89 c13, c14, where the
+			// Deployment was blamed with a classic Gateway's advice).
+			d.culprit, d.why, d.fix, d.patch = culprit, why, fix, nil
 		}
 		tr.hop(gproxy, "listener", Fail, fmt.Sprintf("no listener %s: %s", lname, d.why))
 		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): %s.", svc.Ref(), cport, target, w.Ref(), d.why, refusedAtSidecar(tr.t.Call))
