@@ -6623,15 +6623,20 @@ func isolatedRoute(snap *snapshot.Snapshot, o rules.ObjectRef, host string) (rou
 		}
 		ref := a.Route.ParentRefs[a.Index]
 		for _, l := range g.Spec.Listeners {
-			if l.Name == own.Name || l.Port != own.Port || l.Hostname == nil || !strings.HasPrefix(string(*l.Hostname), "*") || !rules.HostMatches(string(*l.Hostname), host) {
+			// a wildcard hostname covering host, or none (every host: blind audit 89 c17)
+			if l.Name == own.Name || l.Port != own.Port || l.Protocol != own.Protocol || (l.Hostname != nil && (!strings.HasPrefix(string(*l.Hostname), "*") || !rules.HostMatches(string(*l.Hostname), host))) {
 				continue
 			}
 			if ref.SectionName != nil && *ref.SectionName != l.Name {
 				continue
 			}
 			r := a.Route.Ref()
-			why = fmt.Sprintf("%s attaches to listener %s of Gateway %s/%s (hostname %s, which covers %s), but the Gateway also has listener %s on the same port for %s itself: istiod gives %s to that more specific listener only and drops it from the routes of listener %s (listener isolation), and no route attaches to listener %s. The route's status says Accepted all the same.",
-				r, l.Name, g.Namespace, g.Name, *l.Hostname, host, own.Name, host, host, l.Name, own.Name)
+			covers := "no hostname, which covers every host"
+			if l.Hostname != nil {
+				covers = fmt.Sprintf("hostname %s, which covers %s", *l.Hostname, host)
+			}
+			why = fmt.Sprintf("%s attaches to listener %s of Gateway %s/%s (%s), but the Gateway also has listener %s on the same port for %s itself: istiod gives %s to that more specific listener only and drops it from the routes of listener %s (listener isolation), and no route attaches to listener %s. The route's status says Accepted all the same.",
+				r, l.Name, g.Namespace, g.Name, covers, own.Name, host, host, l.Name, own.Name)
 			fix = fmt.Sprintf("Attach %s to listener %s too (a parentRef with sectionName: %s; the listener's allowedRoutes must admit namespace %s), or remove listener %s so that listener %s serves %s.",
 				r, own.Name, own.Name, a.Route.Namespace, own.Name, l.Name, host)
 			return r, why, fix, true
