@@ -2848,6 +2848,13 @@ func meshSNIMissedFor(snap *snapshot.Snapshot, v SidecarView, vses []*networking
 			continue
 		}
 		ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+		if origin := firstOrigin(snap, vs.Namespace+"/"+vs.Name); origin != ref {
+			// generated from a TLSRoute: its hostnames are the SNI match, and the route is
+			// what to edit (istiod rewrites the VirtualService; blind audit 89 c25, c26)
+			return Finding{Code: PathDirect, Level: LevelWarning, Resource: origin,
+				Message: fmt.Sprintf("%s is a mesh route for %s (its parentRef) and sends TLS to the egress gateway, but its hostnames, which istiod makes the SNI match, are %s, not %s: the sidecar's listener has no filter chain for that SNI, so the TLS call from %s takes the passthrough chain and goes straight out.", origin, host, at, host, proxy),
+				Fix:     fmt.Sprintf("In %s, add %s to spec.hostnames (or remove spec.hostnames, so that the route matches every SNI of the entry's hosts).", origin, host)}, true
+		}
 		return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
 			Message: fmt.Sprintf("%s covers %s (its hosts) and routes TLS to the egress gateway, but its mesh tls route matches SNI %s only, not %s: the sidecar's listener has no filter chain for that SNI, so the TLS call from %s takes the passthrough chain and goes straight out.", ref, host, at, host, proxy),
 			Fix:     fmt.Sprintf("In %s, add %s to sniHosts of its mesh tls match (or give the host a tls match of its own).", ref, host)}, true
