@@ -336,12 +336,15 @@ func unexportedSubsetRule(v SidecarView, drs *rules.DRLookup, view []*networking
 	rs := slices.Clone(view)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreationTimestamp.Before(&rs[j].CreationTimestamp) })
 	for _, dr := range rs {
-		if dr.Namespace == v.Namespace || (dr.Namespace != root && dr.Namespace != s.Namespace) || drs.Host(dr) != strings.ToLower(s.Hostname) {
+		if (dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace) || drs.Host(dr) != strings.ToLower(s.Hostname) {
 			continue
 		}
 		if !slices.ContainsFunc(dr.Spec.GetSubsets(), func(x *networking.Subset) bool { return x.GetName() == subset }) {
 			continue
 		}
+		// (a rule of the client's own namespace too: it is local to its namespace only when its
+		// exportTo holds ".", "*" or the namespace: push_context.go setDestinationRules; blind
+		// audit 88 c37, an exportTo naming only the gateway's namespace)
 		if !rules.ServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.ExportTo, drs.DefaultExportTo), v.Namespace) {
 			return dr
 		}
