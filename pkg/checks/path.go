@@ -3609,6 +3609,17 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 	if res.Chain != nil {
 		owner = res.Chain.Service
 	}
+	if r, ok := reservedFor(v, host, port); ok && v.Scope.Sidecar != nil {
+		// The host's entry got nothing on the port: a Sidecar egress listener with that port,
+		// which does not import the host, holds the listener (blind audit 88 c39, where the
+		// other entry's chain was blamed).
+		sc := "Sidecar " + v.Scope.Ref()
+		tr.hop(proxy, "cluster", Fail, path+": the cluster of another service; "+sc+" reserves "+r.Listener+" for its egress listener with port "+strconv.Itoa(int(port)))
+		tr.fail(PathWrongService, "", sc, fmt.Sprintf("The %s call to %s:%d reaches %s, the cluster of %s, not of %s: %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s for it, so %s, imported by another egress listener, gets no chain on the port (a Sidecar listener with a port is locked to its own hosts).",
+			strings.ToUpper(kind), host, port, res.Cluster, orDash(owner), host, sc, port, host, r.Listener, r.Service),
+			fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d (and give the entries on the port distinct addresses, so each keeps a chain of its own), or remove the port from that egress listener.", sc, serviceNamespaceOf(r.Service), host, port))
+		return true
+	}
 	tr.hop(proxy, "cluster", Fail, path+": the cluster of another service")
 	culprit := owner
 	fix := fmt.Sprintf("Give the entries on port %d distinct addresses (spec.addresses) or distinct ports, or declare the port's protocol so each host gets its own chain; `kubectl egress explain-listener %s:%d --from %s` shows the chains competing for the port.", port, host, port, v.Namespace)
@@ -3679,6 +3690,27 @@ func (tr *tracer) serverFirstOnSniffedListener(v SidecarView, proxy string, res 
 		return true
 	}
 	return false
+}
+
+// reservedFor: the host's service got no chain on port because a Sidecar egress listener with the
+// port holds the listener (rules.SidecarOutbound.Reserved).
+func reservedFor(v SidecarView, host string, port uint32) (rules.ReservedPort, bool) {
+	if v.Outbound == nil {
+		return rules.ReservedPort{}, false
+	}
+	for _, r := range v.Outbound.Reserved {
+		if r.Port == port && strings.EqualFold(r.Host, host) {
+			return r, true
+		}
+	}
+	return rules.ReservedPort{}, false
+}
+
+// serviceNamespaceOf: the namespace of "Kind namespace/name".
+func serviceNamespaceOf(ref string) string {
+	_, rest, _ := strings.Cut(ref, " ")
+	ns, _, _ := strings.Cut(rest, "/")
+	return ns
 }
 
 // vsRoutesHost says whether the VirtualService ref ("namespace/name") the sidecar holds lists a

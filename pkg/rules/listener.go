@@ -204,11 +204,23 @@ type egressView struct {
 	vsIdx    *vsHostIndex
 }
 
+// ReservedPort: service Service (host Host) got no chain on Listener (port Port), which a
+// Sidecar egress listener with that port holds for its own hosts (Holder: the first service there).
+type ReservedPort struct {
+	Service, Host string
+	Port          uint32
+	Listener      string
+	Holder        string
+}
+
 // SidecarOutbound is the predicted outbound listener and route configuration of one sidecar.
 type SidecarOutbound struct {
 	Proxy     SidecarProxy
 	Listeners []*Listener
 	Conflicts []Conflict
+	// Reserved are the services that got nothing on a listener a Sidecar egress listener with
+	// that port holds (listener.go buildSidecarOutboundListeners: such a listener is locked).
+	Reserved []ReservedPort
 	// Skipped explains services that got no listener on a port (UDP, ExternalName, a locked
 	// Sidecar egress port).
 	Skipped []string
@@ -387,6 +399,7 @@ func (b builder) build(s Service, sp ServicePort, a bindAddr) {
 	cur := b.byKey[key]
 	if cur != nil && cur.locked {
 		b.out.Skipped = append(b.out.Skipped, fmt.Sprintf("%s port %d: %s is reserved by a Sidecar egress listener with that port", s.Ref(), sp.Number, key))
+		b.out.Reserved = append(b.out.Reserved, ReservedPort{Service: s.Ref(), Host: s.Hostname, Port: sp.Number, Listener: key, Holder: firstService(cur)})
 		return
 	}
 	entryProto := sp.Protocol
