@@ -988,8 +988,13 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 		}
 		switch c.Kind {
 		case "WELL_KNOWN_PORT":
+			fix := fmt.Sprintf("Give %s its own addresses (a VIP) or another port, or declare both with the same protocol.", c.Rejected)
+			if rules.ListenerClass(c.Protocol) == rules.ClassHTTP {
+				// an HTTP port always listens on 0.0.0.0, addresses or not (blind audit 88 c41)
+				fix = fmt.Sprintf("Move %s's port %s to another port number (an HTTP port listens on 0.0.0.0 whatever its addresses), or give the %s service on the port its own addresses.", c.Rejected, c.Listener[strings.LastIndex(c.Listener, "_")+1:], c.Existing)
+			}
 			add([]string{c.Accepted, c.Rejected}, ListenerWellKnownPort, c.Rejected, fmt.Sprintf("On %s, %s (%s) meets %s (%s); istiod refuses to mix MongoDB/MySQL with another protocol and gives %s nothing on this port.",
-				c.Listener, c.Rejected, c.Protocol, c.Accepted, c.Existing, c.Host), fmt.Sprintf("Give %s its own addresses (a VIP) or another port, or declare both with the same protocol.", c.Rejected))
+				c.Listener, c.Rejected, c.Protocol, c.Accepted, c.Existing, c.Host), fix)
 		default:
 			if c.SameDestination {
 				// the dropped chain would send its connections where the kept one does (a
