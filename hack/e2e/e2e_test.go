@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -563,4 +564,39 @@ func userKubeconfig(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestCredentialSecretsRights: whether a gateway's credentialName Secret is where the gateway
+// reads it is checked from the Secrets' names (a metadata LIST in the gateways' namespaces). A
+// user who may list Secrets gets TLS_CREDENTIAL_NOT_FOUND (exit 1) for a client certificate
+// created in the client's namespace; a user with deploy/clusterrole.yaml's rules (no Secrets)
+// gets the path with a TLS_CREDENTIAL_NOT_CHECKED warning naming the refusal, never a silent OK.
+func TestCredentialSecretsRights(t *testing.T) {
+	pluginBinary(t)
+	base, _ := filepath.Abs(filepath.Join(pathFixtures, "_base.yaml"))
+	file, _ := filepath.Abs(filepath.Join(pathFixtures, "credential-mutual-origination-secret-in-client-namespace.yaml"))
+	applyFiles(t, base, file)
+	read := []string{"get", "list"}
+	reader := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"namespaces", "services", "pods", "configmaps"}, Verbs: read},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: read},
+		{APIGroups: []string{"networking.istio.io", "gateway.networking.k8s.io"}, Resources: []string{"*"}, Verbs: read},
+		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get"}},
+	}
+	args := []string{"why-missing", "api.ledgerline.example", "--port", "80", "--from", "team-a", "--no-live", "-o", "json"}
+
+	withSecrets := restrictedUser(t, "secrets-lister", append(slices.Clone(reader), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"}}))
+	r := egress(t, append(args, "--kubeconfig", withSecrets)...)
+	if p := parseReport(t, r).Path; r.code != 1 || p == nil || p.Cause != checks.PathCredentialMissing || !strings.Contains(p.Message, "namespace team-a") {
+		t.Errorf("may list Secrets: exit %d, want 1 with %s naming the Secret in team-a\n%s", r.code, checks.PathCredentialMissing, r)
+	}
+
+	without := restrictedUser(t, "no-secrets", reader)
+	r = egress(t, append(args, "--kubeconfig", without)...)
+	p := parseReport(t, r).Path
+	if p == nil || p.Failed() || !slices.ContainsFunc(p.Warnings, func(f checks.Finding) bool {
+		return f.Code == checks.PathCredentialUnchecked && strings.Contains(f.Message, "forbidden to list secrets")
+	}) {
+		t.Errorf("may not list Secrets: want the path with a %s warning naming the refusal\n%s", checks.PathCredentialUnchecked, r)
+	}
 }

@@ -263,7 +263,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	snap.Pods = unique(pods)
 	// Third round: the names of the Secrets where gateways read the credentials their servers
 	// and DestinationRules name (metadata only).
-	readSecrets(ctx, mdc, snap)
+	readSecrets(ctx, mdc, snap, opts.WorkloadNamespaces)
 	tasks = append(tasks, wtasks...)
 	errs = append(errs, werrs...)
 	snap.Load = snapshot.LoadStats{Requests: counter.n.Load(), WorkloadQueries: len(queries), WorkloadScope: workloadScope(queries)}

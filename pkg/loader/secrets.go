@@ -21,9 +21,10 @@ var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secr
 // secretNamespaces returns the namespaces whose Secrets a live load reads (their metadata
 // only): none when no Gateway server or DestinationRule names a credentialName that a proxy reads
 // from its own namespace; otherwise the namespaces of the gateway workloads (Deployments and Pods
-// a Gateway's selector selects), of the DestinationRules and Gateways naming one, and the Istio
-// namespace. More than maxSelectorQueries namespaces become one cluster-wide LIST ("").
-func secretNamespaces(snap *snapshot.Snapshot) []string {
+// a Gateway's selector selects), of the DestinationRules and Gateways naming one, the Istio
+// namespace, and the namespaces the command names (extra: where a client's copy of the Secret is
+// often found). More than maxSelectorQueries namespaces become one cluster-wide LIST ("").
+func secretNamespaces(snap *snapshot.Snapshot, extra []string) []string {
 	nss := map[string]bool{}
 	for _, dr := range snap.DestinationRules {
 		if drNamesCredential(dr.Spec.GetTrafficPolicy()) || func() bool {
@@ -48,6 +49,11 @@ func secretNamespaces(snap *snapshot.Snapshot) []string {
 		return nil
 	}
 	nss[snap.IstioNamespace] = true
+	for _, ns := range extra {
+		if ns != "" {
+			nss[ns] = true
+		}
+	}
 	for _, g := range snap.Gateways {
 		sel := labels.SelectorFromSet(g.Spec.Selector)
 		for _, d := range snap.Deployments {
@@ -83,9 +89,9 @@ func drNamesCredential(tp *networking.TrafficPolicy) bool {
 // readSecrets lists the Secrets of the namespaces secretNamespaces names, metadata only (never
 // their data), into snap.Secrets, and records which namespaces were read. A refusal or failure
 // leaves the credentials there unchecked (snap.SecretsUnread says why); it never stops the load.
-func readSecrets(ctx context.Context, mc metadata.Interface, snap *snapshot.Snapshot) {
+func readSecrets(ctx context.Context, mc metadata.Interface, snap *snapshot.Snapshot, extra []string) {
 	var refused []string
-	for _, ns := range secretNamespaces(snap) {
+	for _, ns := range secretNamespaces(snap, extra) {
 		items, err := listAll[*metav1.PartialObjectMetadata](ctx, pageFn(mc.Resource(secretsResource).Namespace(ns).List))
 		where := "in namespace " + ns
 		if ns == "" {
