@@ -457,6 +457,10 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 					}
 					out = append(out, NewPreflightFinding(WaypointPlainToTLS, CheckPreflight, res, field, msg, fix))
 				}
+				if d, ok := waypointCredentialAt(snap, view, flags, b, s.Hostname, p.Number); ok && !d.unchecked {
+					ns, name, _ := strings.Cut(strings.TrimPrefix(d.culprit, "DestinationRule "), "/")
+					out = append(out, NewPreflightFinding(PathCredentialMissing, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", d.msg, d.fix))
+				}
 				if _, culprit, msg, fix, _, ok := waypointTLSToPort80(snap, view, flags, b, s, s.Hostname, p.Number); ok {
 					ns, name, _ := strings.Cut(strings.TrimPrefix(culprit, "DestinationRule "), "/")
 					out = append(out, NewPreflightFinding(PathTLSToPlaintext, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: ns, Name: name}, "spec.trafficPolicy", msg, fix))
@@ -465,6 +469,33 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 	}
 	return out
+}
+
+// waypointCredentialAt: waypoint b originates TLS to host:port (the DestinationRule its scope
+// applies sets tls SIMPLE or MUTUAL) with a credentialName whose Secret is not where the waypoint
+// reads it, its own namespace (credentialCheck), or was not checked (d.unchecked: msg and fix are
+// the warning's).
+func waypointCredentialAt(snap, view *snapshot.Snapshot, flags IstiodFlags, b rules.WaypointBinding, host string, port uint32) (d tlsToPlaintextDiag, ok bool) {
+	ch, _, scoped := waypointRule(view, flags, b, host)
+	if !scoped || ch == nil {
+		return d, false
+	}
+	t := ch.ClusterTLS(port, "")
+	if t.GetMode() != networking.ClientTLSSettings_SIMPLE && t.GetMode() != networking.ClientTLSSettings_MUTUAL {
+		return d, false
+	}
+	_, cd := credentialCheck(snap, t.GetCredentialName(), b.Waypoint.Namespace, originationNeedsCert(t))
+	if cd == nil {
+		return d, false
+	}
+	d.culprit, d.fix, d.unchecked = "DestinationRule "+ch.Ref(), cd.fix, cd.unchecked
+	if cd.unchecked {
+		d.msg = fmt.Sprintf("Waypoint %s originates TLS to %s with credentialName %s (DestinationRule %s), but %s.", b.Waypoint, host, t.GetCredentialName(), ch.Ref(), cd.problem)
+		return d, true
+	}
+	d.hop = fmt.Sprintf("the waypoint originates TLS (DestinationRule %s tls.mode %s) with credentialName %s, but %s", ch.Ref(), t.GetMode(), t.GetCredentialName(), cd.problem)
+	d.msg = fmt.Sprintf("Waypoint %s originates TLS to %s (DestinationRule %s sets tls.mode %s with credentialName %s), but %s. The waypoint never gets that certificate, so the TLS handshake with %s fails (503 UF at the waypoint).", b.Waypoint, host, ch.Ref(), t.GetMode(), t.GetCredentialName(), cd.problem, host)
+	return d, true
 }
 
 // ignoredAuthz counts the AuthorizationPolicies the input holds (kinds the checks do not read).
@@ -1715,6 +1746,15 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		if hop, culprit, msg, fix, ok := waypointPlainToTLS(view, flags, b, d.svc, ref, host, port); ok && !routedAtWaypoint(snap, se, port, b) {
 			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, hop)
 			tr.fail(WaypointPlainToTLS, "", culprit, msg, fix)
+			return p, nil
+		}
+	}
+	if p.Call == rules.CallHTTP || p.Call == rules.CallHTTP2 {
+		if d, ok := waypointCredentialAt(snap, view, flags, b, host, port); ok && d.unchecked {
+			p.Warnings = append(p.Warnings, finding(PathCredentialUnchecked, d.culprit, d.msg, d.fix))
+		} else if ok {
+			tr.hop("waypoint "+b.Waypoint.String(), "upstream tls", Fail, d.hop)
+			tr.fail(PathCredentialMissing, "UF", d.culprit, d.msg, d.fix)
 			return p, nil
 		}
 	}

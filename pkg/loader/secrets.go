@@ -54,6 +54,9 @@ func secretNamespaces(snap *snapshot.Snapshot, extra []string) []string {
 			nss[ns] = true
 		}
 	}
+	for _, g := range snap.KubeGateways {
+		nss[g.Namespace] = true // Gateway API gateways and waypoints run in their Gateway's namespace
+	}
 	for _, g := range snap.Gateways {
 		sel := labels.SelectorFromSet(g.Spec.Selector)
 		for _, d := range snap.Deployments {
