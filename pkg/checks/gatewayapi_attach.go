@@ -52,7 +52,7 @@ func init() {
 		CatalogEntry{Code: PreflightGatewayNotProgrammed, Level: LevelWarning,
 			Description: "istiod's status for a Gateway of Istio's class, written for the Gateway's current generation, says Programmed=False: the gateway's Service has no usable address or no ready pod serves it (for example AddressNotAssigned). istiod still generates the listeners and routes this tool predicts from the configuration, but no proxy may serve them: calls sent to the gateway fail whatever the routes say. The status is the live state: check the Service and pods istiod deploys for the Gateway."},
 		CatalogEntry{Code: PreflightRouteStatusDiffers, Level: LevelWarning,
-			Description: "The status istiod wrote for a route's parentRef (Accepted, or ResolvedRefs for its backends), for the route's current generation, or for a Gateway listener (attachedRoutes), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. This covers Gateway parents and mesh parents (a Service or ServiceEntry: Accepted exactly when it exists), a status entry for a parent the route's spec.parentRefs does not list, and Accepted=True for a Gateway that does not exist: istiod writes status only for the spec's parentRefs and removes the rest. istiod's status is what it programmed: trust it, and check what the input lacks or holds differently from the cluster (a Namespace whose labels an allowedRoutes selector reads, the Gateway or parent itself, the route's spec). When the status agrees, the traced path says so in a note."},
+			Description: "The status istiod wrote for a route's parentRef (Accepted, or ResolvedRefs for its backends), for the route's current generation, or for a Gateway listener (attachedRoutes, and its Conflicted condition), for the Gateway's current generation, is not what kubectl-egress predicts from the same configuration. This covers Gateway parents and mesh parents (a Service or ServiceEntry: Accepted exactly when it exists), a status entry for a parent the route's spec.parentRefs does not list, and Accepted=True for a Gateway that does not exist: istiod writes status only for the spec's parentRefs and removes the rest. istiod's status is what it programmed: trust it, and check what the input lacks or holds differently from the cluster (a Namespace whose labels an allowedRoutes selector reads, the Gateway or parent itself, the route's spec). When the status agrees, the traced path says so in a note."},
 	)
 }
 
@@ -607,12 +607,13 @@ func attachedRoutesFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		ref := g.Namespace + "/" + g.Name
 		for _, l := range g.Status.Listeners {
 			want := attached[ref][string(l.Name)]
-			if int(l.AttachedRoutes) == len(want) {
-				continue
-			}
 			which := "none"
 			if len(want) > 0 {
 				which = strings.Join(want, ", ")
+			}
+			out = append(out, listenerConflictStatus(g, l)...)
+			if int(l.AttachedRoutes) == len(want) {
+				continue
 			}
 			out = append(out, NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "status.listeners["+string(l.Name)+"].attachedRoutes",
 				fmt.Sprintf("For listener %s of Gateway %s istiod's status says attachedRoutes %d, but from the same configuration kubectl-egress predicts %d (%s). istiod's status is what it programmed.", l.Name, ref, l.AttachedRoutes, len(want), which),
@@ -620,6 +621,40 @@ func attachedRoutesFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		}
 	}
 	return out
+}
+
+// listenerConflictStatus: GATEWAY_API_STATUS_DISAGREES when the Conflicted condition istiod wrote
+// for listener l of Gateway g (its current generation) is not what kubectl-egress predicts: a
+// conflict with an earlier listener (same port, protocols that cannot share it, or one hostname
+// twice), for which istiod generates nothing, or none.
+//
+// Mirrors istiod pilot/pkg/config/kube/gatewaycommon/listener_conflict.go
+// ComputeGatewayListenerConflicts (rules.KubeListenerConflicts) and the Conflicted condition it
+// sets (ProtocolConflict, HostnameConflict; NoConflicts).
+func listenerConflictStatus(g *gatewayv1.Gateway, l gatewayv1.ListenerStatus) []PreflightFinding {
+	var status *metav1.Condition
+	for i, c := range l.Conditions {
+		if c.Type == string(gatewayv1.ListenerConditionConflicted) && c.ObservedGeneration >= g.Generation {
+			status = &l.Conditions[i]
+		}
+	}
+	if status == nil {
+		return nil
+	}
+	prior, predicted := rules.KubeListenerConflicts(g)[string(l.Name)]
+	if (status.Status == metav1.ConditionTrue) == predicted {
+		return nil
+	}
+	ref := g.Namespace + "/" + g.Name
+	said := fmt.Sprintf("Conflicted=%s (%s)", status.Status, status.Reason)
+	var msg string
+	if predicted {
+		msg = fmt.Sprintf("For listener %s of Gateway %s istiod's status says %s, but from the same configuration kubectl-egress predicts a conflict with the earlier listener %s (same port), for which istiod generates nothing. istiod's status is what it programmed.", l.Name, ref, said, prior)
+	} else {
+		msg = fmt.Sprintf("For listener %s of Gateway %s istiod's status says %s, but from the same configuration kubectl-egress predicts no conflict with another listener of the Gateway. istiod's status is what it programmed.", l.Name, ref, said)
+	}
+	return []PreflightFinding{NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "status.listeners["+string(l.Name)+"].conditions[Conflicted]", msg,
+		"Trust the status for what the gateway does, and check whether the input holds the Gateway as the cluster does (its listeners' ports, protocols and hostnames, in order).")}
 }
 
 // gatewayStatusCurrent: Gateway g's status was written for its current generation (a condition

@@ -1932,3 +1932,62 @@ func TestRouteStatusUnowned(t *testing.T) {
 		}
 	}
 }
+
+// TestListenerConflictedStatus: a listener's Conflicted condition, written for the Gateway's
+// current generation, that is not what the model predicts (a TCP listener after an HTTP one on
+// the same port conflicts) is GATEWAY_API_STATUS_DISAGREES on the Gateway; a status that agrees
+// raises nothing (issue #17: the status next to the prediction).
+func TestListenerConflictedStatus(t *testing.T) {
+	gw := func(tcpConflicted, httpConflicted string) string {
+		cond := func(s string) string {
+			reason := "NoConflicts"
+			if s == "True" {
+				reason = "ProtocolConflict"
+			}
+			return "    conditions:\n    - {type: Conflicted, status: \"" + s + "\", reason: " + reason + ", message: m, lastTransitionTime: \"2026-12-01T00:00:00Z\", observedGeneration: 1}\n"
+		}
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: mixed, namespace: istio-system, generation: 1, annotations: {networking.istio.io/service-type: ClusterIP}}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: http, port: 80, protocol: HTTP, hostname: api.example.com}
+  - {name: tcp, port: 80, protocol: TCP}
+status:
+  conditions:
+  - {type: Accepted, status: "True", reason: Accepted, message: m, lastTransitionTime: "2026-12-01T00:00:00Z", observedGeneration: 1}
+  listeners:
+  - name: http
+    attachedRoutes: 0
+    supportedKinds: []
+` + cond(httpConflicted) + `  - name: tcp
+    attachedRoutes: 0
+    supportedKinds: []
+` + cond(tcpConflicted)
+	}
+	for _, c := range []struct {
+		tcp, http string
+		want      []string
+	}{
+		{"True", "False", nil},
+		{"False", "False", []string{"tcp"}},
+		{"True", "True", []string{"http"}},
+	} {
+		snap := loadYAML(t, gw(c.tcp, c.http))
+		var got []string
+		for _, f := range Preflight(snap).Findings {
+			if f.Code == PreflightRouteStatusDiffers && strings.HasSuffix(f.Field, ".conditions[Conflicted]") {
+				got = append(got, strings.TrimSuffix(strings.TrimPrefix(f.Field, "status.listeners["), "].conditions[Conflicted]"))
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("tcp Conflicted=%s, http Conflicted=%s: findings on %v, want %v", c.tcp, c.http, got, c.want)
+		}
+	}
+}

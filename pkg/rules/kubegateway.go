@@ -414,6 +414,12 @@ func kubeListenerConflicts(gw *gatewayv1.Gateway) map[string]bool {
 	return out
 }
 
+// KubeListenerConflicts names the listeners of gw istiod reports Conflicted (kubeListenerConflicts),
+// each with the earlier listener it conflicts with.
+func KubeListenerConflicts(gw *gatewayv1.Gateway) map[string]string {
+	return kubeListenerConflictsWith(gw)
+}
+
 // kubeListenerConflictsWith is kubeListenerConflicts with, for each conflicted listener, the
 // name of the earlier listener it conflicts with (the first one, as firstConflictingPrior).
 func kubeListenerConflictsWith(gw *gatewayv1.Gateway) map[string]string {
