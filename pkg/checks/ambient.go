@@ -484,7 +484,7 @@ func waypointCredentialAt(snap, view *snapshot.Snapshot, flags IstiodFlags, b ru
 	if t.GetMode() != networking.ClientTLSSettings_SIMPLE && t.GetMode() != networking.ClientTLSSettings_MUTUAL {
 		return d, false
 	}
-	_, cd := credentialCheck(snap, t.GetCredentialName(), b.Waypoint.Namespace, originationNeedsCert(t))
+	_, cd := credentialCheck(snap, originationCredential(t), b.Waypoint.Namespace, originationNeedsCert(t))
 	if cd == nil {
 		return d, false
 	}

@@ -43,13 +43,13 @@ func credentialCheck(snap *snapshot.Snapshot, cred, proxyNs string, needCert boo
 			fix:     fmt.Sprintf("Put the Secret %s in namespace %s and set credentialName: %s.", c.Name, proxyNs, c.Name),
 		}
 	}
-	state := snap.Secret(c.Namespace, c.Name)
+	state, found := snap.Secret(c.Namespace, c.Name), c.Name
 	if state != snapshot.SecretFound && !needCert && snap.Secret(c.Namespace, c.Name+"-cacert") == snapshot.SecretFound {
-		state = snapshot.SecretFound
+		state, found = snapshot.SecretFound, c.Name+"-cacert"
 	}
 	switch state {
 	case snapshot.SecretFound:
-		return fmt.Sprintf("Secret %s/%s found", c.Namespace, c.Name), nil
+		return fmt.Sprintf("Secret %s/%s found", c.Namespace, found), nil
 	case snapshot.SecretNotRead:
 		why := "the input holds no Secret"
 		if snap.SecretsUnread != "" {
@@ -82,4 +82,17 @@ func credentialCheck(snap *snapshot.Snapshot, cred, proxyNs string, needCert boo
 // originationNeedsCert: a client tls setting that presents a certificate (MUTUAL).
 func originationNeedsCert(t *networking.ClientTLSSettings) bool {
 	return t.GetMode() == networking.ClientTLSSettings_MUTUAL
+}
+
+// originationCredential is the credentialName a client tls setting makes the proxy read: ""
+// when it reads none (SIMPLE with insecureSkipVerify verifies no CA and presents no certificate).
+//
+// Mirrors istiod pilot/pkg/security/model/authentication.go
+// ApplyCustomSDSToClientCommonTLSContext (MUTUAL: the certificate from credentialName; unless
+// insecureSkipVerify, the CA from credentialName-cacert).
+func originationCredential(t *networking.ClientTLSSettings) string {
+	if t.GetMode() == networking.ClientTLSSettings_SIMPLE && t.GetInsecureSkipVerify().GetValue() {
+		return ""
+	}
+	return t.GetCredentialName()
 }

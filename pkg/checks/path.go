@@ -5912,7 +5912,7 @@ func gatewayCredentialAt(snap *snapshot.Snapshot, w Workload, cluster, dr, mode 
 		return d, false
 	}
 	t := ch.ClusterTLS(port, subset)
-	note, cd := credentialCheck(snap, t.GetCredentialName(), w.Namespace, originationNeedsCert(t))
+	note, cd := credentialCheck(snap, originationCredential(t), w.Namespace, originationNeedsCert(t))
 	if cd == nil {
 		return tlsToPlaintextDiag{hop: note}, false
 	}
