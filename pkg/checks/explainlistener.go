@@ -1301,7 +1301,12 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		// The resource to blame is the one why-missing --from names: what hides a declared
 		// host from these sidecars (exportTo, the Sidecar's imports), or a namespace istiod
 		// does not discover.
-		if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
+		if r, ok := reservedFor(v, host, port); ok && v.Scope.Sidecar != nil {
+			// a Sidecar egress listener with the port holds its listener (the path's answer)
+			sc := "Sidecar " + v.Scope.Ref()
+			rep.add(ListenerBlackHole, sc, strings.TrimSuffix(msg, ".")+fmt.Sprintf(": %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s (and its routes) for that egress listener's hosts, so %s gets nothing on the port.", sc, port, host, r.Listener, r.Service),
+				fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d, or remove the port from that egress listener.", sc, serviceNamespaceOf(r.Service), host, port))
+		} else if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
 			why, culprit, fix := explainHidden(snap, v, host, hidden)
 			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
 		} else if w, ok := meshSNIMissedFor(snap, v, model.VirtualServices(RevisionView(snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, port, kind, "sidecar "+v.Namespace); ok {

@@ -937,6 +937,16 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if res.Cluster == rules.BlackHoleCluster {
 			flag = "reset"
 		}
+		if r, ok := reservedFor(v, host, port); ok && v.Scope.Sidecar != nil {
+			// The host is declared and imported, but a Sidecar egress listener with the port
+			// holds the port's listener (and, for HTTP, its route configuration) for its own
+			// hosts (blind audit 90 c43, c46: "declare it" was the fix).
+			sc := "Sidecar " + v.Scope.Ref()
+			tr.fail(ListenerBlackHole, flag, sc, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s (and its routes) for that egress listener's hosts, so %s, which another egress listener imports, gets nothing on the port.",
+				strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, sc, port, host, r.Listener, r.Service),
+				fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d, or remove the port from that egress listener.", sc, serviceNamespaceOf(r.Service), host, port))
+			return
+		}
 		if len(tr.hidden) > 0 {
 			why, culprit, fix := explainHidden(tr.snap, v, host, tr.hidden)
 			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
