@@ -68,7 +68,7 @@ func init() {
 		CatalogEntry{ListenerHiddenPassthrough, LevelWarning, "", "The host exists but the proxy does not see it (exportTo or the Sidecar's egress hosts leave it out) and the outbound traffic policy is ALLOW_ANY: the call leaves through PassthroughCluster, without the entry's DestinationRule, routes or egress gateway."},
 		CatalogEntry{ListenerDoubleTLS, LevelError, "UF", "The application sends TLS (the port is HTTPS/TLS) and a DestinationRule originates TLS on the same cluster: TLS inside TLS."},
 		CatalogEntry{ListenerNoneNoAddresses, LevelWarning, "", "resolution NONE without addresses on a TCP port: a wildcard listener that passes every connection on the port to its original destination."},
-		CatalogEntry{ListenerWildcardDNS, LevelError, "", "A wildcard host with resolution DNS: there is no name to resolve (use NONE or DYNAMIC_DNS)."},
+		CatalogEntry{ListenerWildcardDNS, LevelError, "", "A wildcard host with resolution DNS and no endpoints: there is no name to resolve (use NONE or DYNAMIC_DNS)."},
 		CatalogEntry{ListenerStrictDNS, LevelInfo, "", "resolution DNS builds a STRICT_DNS cluster with one endpoint per resolved address; for GSLB/CDN names that rotate addresses DNS_ROUND_ROBIN (LOGICAL_DNS) keeps connections stable."},
 		CatalogEntry{ListenerNoChains, LevelError, "NR", "A Gateway server gets no filter chain, so istiod omits the listener ('must have more than 0 chains')."},
 		CatalogEntry{ListenerHTTPOnPassthrough, LevelError, "", "A VirtualService supplies http routes to a TLS PASSTHROUGH server, which only takes tls (sniHosts) or tcp routes."},
@@ -1134,7 +1134,9 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 		}
 	}
 	for _, s := range out.Imported() {
-		if strings.HasPrefix(s.Hostname, "*") && s.Resolution == "DNS" {
+		if strings.HasPrefix(s.Hostname, "*") && s.Resolution == "DNS" && s.Endpoints == 0 {
+			// (with endpoints the wildcard is valid: its endpoints' names are resolved; blind
+			// audit 90 c17)
 			add([]string{s.Ref()}, ListenerWildcardDNS, s.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS: there is no single name to resolve.", s.Ref(), s.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
 		}
 	}
@@ -1426,7 +1428,7 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		}
 	}
 	switch {
-	case strings.HasPrefix(imported.Hostname, "*") && imported.Resolution == "DNS":
+	case strings.HasPrefix(imported.Hostname, "*") && imported.Resolution == "DNS" && imported.Endpoints == 0:
 		rep.add(ListenerWildcardDNS, imported.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS.", imported.Ref(), imported.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")
 	case imported.Resolution == "DNS" && imported.Location == "MESH_EXTERNAL" && imported.Endpoints == 0:
 		rep.add(ListenerStrictDNS, imported.Ref(), fmt.Sprintf("%s resolves %s with DNS: a STRICT_DNS cluster holding every resolved address; GSLB/CDN names that rotate addresses churn its endpoints.", imported.Ref(), host),

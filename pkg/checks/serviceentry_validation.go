@@ -2,7 +2,10 @@ package checks
 
 import (
 	"fmt"
+	"net/netip"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	networking "istio.io/api/networking/v1alpha3"
@@ -51,8 +54,15 @@ func seRejections(se *networkingv1.ServiceEntry) []seRejection {
 	if spec.GetWorkloadSelector() != nil && len(spec.GetEndpoints()) > 0 {
 		add("spec.endpoints", "it sets both a workloadSelector and endpoints; only one is allowed", fmt.Sprintf("In %s, keep either the workloadSelector (endpoints from WorkloadEntries and pods) or the endpoints.", ref))
 	}
+	if why := exportToRejection(se.Namespace, spec.GetExportTo()); why != "" {
+		add("spec.exportTo", why, fmt.Sprintf("In %s, list each namespace once (\".\" is the entry's own namespace), and use \"*\" or \"~\" alone.", ref))
+	}
 	numbers, names := map[uint32]bool{}, map[string]bool{}
 	for _, p := range spec.GetPorts() {
+		if !dns1123Label.MatchString(p.GetName()) {
+			add("spec.ports", fmt.Sprintf("port %d's name %q is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit)", p.GetNumber(), p.GetName()),
+				fmt.Sprintf("In %s, name port %d with lower-case letters, digits and '-' (for example %s).", ref, p.GetNumber(), suggestedPortName(p.GetName(), p.GetProtocol(), p.GetNumber())))
+		}
 		if numbers[p.GetNumber()] {
 			add("spec.ports", fmt.Sprintf("it declares port %d twice", p.GetNumber()), fmt.Sprintf("In %s, declare each port number once.", ref))
 		}
@@ -62,6 +72,14 @@ func seRejections(se *networkingv1.ServiceEntry) []seRejection {
 		numbers[p.GetNumber()], names[p.GetName()] = true, true
 	}
 	switch res {
+	case networking.ServiceEntry_STATIC:
+		for _, e := range spec.GetEndpoints() {
+			if a := e.GetAddress(); a != "" && !strings.HasPrefix(a, "unix://") && !validIP(a) {
+				add("spec.endpoints", fmt.Sprintf("endpoint %s is not an IP address, which resolution STATIC needs", a),
+					fmt.Sprintf("In %s, use resolution DNS to keep endpoints that are names, or list the servers' IP addresses.", ref))
+				break
+			}
+		}
 	case networking.ServiceEntry_NONE:
 		if len(spec.GetEndpoints()) > 0 {
 			add("spec.endpoints", "it lists endpoints with resolution NONE, which takes none",
@@ -72,6 +90,17 @@ func seRejections(se *networkingv1.ServiceEntry) []seRejection {
 			add("spec.endpoints", fmt.Sprintf("it lists %d endpoints with resolution DNS_ROUND_ROBIN, which takes at most one", len(spec.GetEndpoints())),
 				fmt.Sprintf("In %s, use resolution DNS to keep several endpoints, or keep one.", ref))
 		}
+	}
+	if (res == networking.ServiceEntry_DNS || res == networking.ServiceEntry_DNS_ROUND_ROBIN) && len(spec.GetEndpoints()) == 0 {
+		for _, h := range spec.GetHosts() {
+			if !validFQDN(h) {
+				add("spec.hosts", fmt.Sprintf("resolution %s without endpoints resolves the hosts themselves, and %s is not a full DNS name (a wildcard or upper-case letters are refused)", res, h),
+					fmt.Sprintf("In %s, use resolution NONE for a wildcard host (the sidecar passes the calls through to the address the client resolved) or DYNAMIC_DNS (HTTP and TLS ports), or write the host in lower case.", ref))
+				break
+			}
+		}
+	}
+	switch res {
 	case networking.ServiceEntry_DYNAMIC_DNS:
 		for _, h := range spec.GetHosts() {
 			if !strings.HasPrefix(h, "*") {
@@ -103,6 +132,70 @@ func seRejections(se *networkingv1.ServiceEntry) []seRejection {
 		}
 	}
 	return out
+}
+
+var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// validIP: an IPv4 or IPv6 address.
+func validIP(a string) bool {
+	_, err := netip.ParseAddr(a)
+	return err == nil
+}
+
+// validFQDN mirrors istio pkg/config/validation/agent ValidateFQDN: at most 255 characters, a
+// top-level label that is not all digits, and every label a DNS-1123 label (a trailing dot
+// allowed).
+func validFQDN(h string) bool {
+	if h == "" || len(h) > 255 {
+		return false
+	}
+	parts := strings.Split(h, ".")
+	if _, err := strconv.Atoi(parts[len(parts)-1]); err == nil {
+		return false
+	}
+	for i, l := range parts {
+		if i == len(parts)-1 && l == "" {
+			return true
+		}
+		if len(l) > 63 || !dns1123Label.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// exportToRejection mirrors istio pkg/config/validation/validation.go validateExportTo for a
+// ServiceEntry in namespace ns: no entry twice ("." counts as ns), "*" and "~" alone, and each
+// other entry "." or a DNS-1123 label. "" when valid.
+func exportToRejection(ns string, exportTo []string) string {
+	seen := map[string]bool{}
+	for _, e := range exportTo {
+		key := e
+		if e == "." {
+			key = ns
+		}
+		if seen[key] {
+			return fmt.Sprintf("its exportTo lists %s twice (\".\" is namespace %s)", e, ns)
+		}
+		seen[key] = true
+		if e != "*" && e != "~" && e != "." && !dns1123Label.MatchString(e) {
+			return fmt.Sprintf("its exportTo entry %q is not a namespace name", e)
+		}
+	}
+	if len(exportTo) > 1 && (seen["*"] || seen["~"]) {
+		return fmt.Sprintf("its exportTo %s mixes \"*\" or \"~\" with other entries", fmtList(exportTo))
+	}
+	return ""
+}
+
+// suggestedPortName: a valid port name for one that is not (lower case, '_' and other characters
+// as '-'), or protocol-number.
+func suggestedPortName(name, proto string, number uint32) string {
+	n := strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if n == "" {
+		n = fmt.Sprintf("%s-%d", strings.ToLower(orDash(proto)), number)
+	}
+	return n
 }
 
 // seValidationFindings: SE_REJECTED_BY_VALIDATION for every ServiceEntry that breaks a rule of

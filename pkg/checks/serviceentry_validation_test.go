@@ -80,6 +80,17 @@ func TestSERejectionRules(t *testing.T) {
 		{"star-host", "hosts: [\"*\"]\n  resolution: NONE\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.hosts"},
 		{"dfp-exact-host", "hosts: [a.example.com]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.hosts"},
 		{"dfp-tcp-port", "hosts: [\"*.example.com\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 5432, name: tcp, protocol: TCP}]", "spec.ports"},
+		{"exportto-dot-and-own", "hosts: [a.example.com]\n  resolution: DNS\n  exportTo: [\".\", default]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.exportTo"},
+		{"exportto-star-and-ns", "hosts: [a.example.com]\n  resolution: DNS\n  exportTo: [\"*\", team-b]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.exportTo"},
+		{"exportto-tilde-and-ns", "hosts: [a.example.com]\n  resolution: DNS\n  exportTo: [\"~\", team-b]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.exportTo"},
+		{"exportto-valid", "hosts: [a.example.com]\n  resolution: DNS\n  exportTo: [\".\", team-b, istio-system]\n  ports: [{number: 80, name: http, protocol: HTTP}]", ""},
+		{"port-name-underscore", "hosts: [a.example.com]\n  resolution: DNS\n  ports: [{number: 443, name: https_api, protocol: HTTPS}]", "spec.ports"},
+		{"port-name-missing", "hosts: [a.example.com]\n  resolution: DNS\n  ports: [{number: 443, protocol: HTTPS}]", "spec.ports"},
+		{"static-fqdn-endpoint", "hosts: [a.example.com]\n  resolution: STATIC\n  endpoints: [{address: a1.example.com}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", "spec.endpoints"},
+		{"static-unix-endpoint", "hosts: [a.example.com]\n  resolution: STATIC\n  endpoints: [{address: \"unix:///var/run/a.sock\"}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", ""},
+		{"dns-wildcard-no-endpoints", "hosts: [\"*.example.com\"]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
+		{"dns-wildcard-with-endpoint", "hosts: [\"*.example.com\"]\n  resolution: DNS\n  endpoints: [{address: proxy.example.com}]\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
+		{"dns-upper-case-host", "hosts: [API.example.com]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
 		{"dfp-valid", "hosts: [\"*.example.com\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
 	} {
 		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
