@@ -163,7 +163,7 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 	scenarios = append(scenarios, generateKubeL4Routes(*seedFlag, max(*countFlag/6, 20))...)
 	scenarios = append(scenarios, kubeTestdataScenarios(t)...)
 	var bad []string
-	routes, parents, mesh, accepted, refused, unresolved, listeners, attached := 0, 0, 0, 0, 0, 0, 0, 0
+	routes, parents, mesh, accepted, refused, unresolved, listeners, attached, conflicted := 0, 0, 0, 0, 0, 0, 0, 0, 0
 	for _, sc := range scenarios {
 		docs, err := splitDocs(sc.yaml)
 		if err != nil {
@@ -181,6 +181,7 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 				} `json:"parents"`
 				Listeners []struct {
 					AttachedRoutes int `json:"attachedRoutes"`
+					Conditions     []struct{ Type, Status string }
 				} `json:"listeners"`
 			}
 			if err := json.Unmarshal(st, &v); err != nil {
@@ -191,6 +192,11 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 				for _, l := range v.Listeners {
 					listeners++
 					attached += l.AttachedRoutes
+					for _, c := range l.Conditions {
+						if c.Type == "Conflicted" && c.Status == "True" {
+							conflicted++
+						}
+					}
 				}
 			case statusKinds[kind]:
 				routes++
@@ -230,8 +236,8 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 			bad = append(bad, fmt.Sprintf("%s: the plugin disagrees with the status istiod wrote:\n%s\n%s", sc.name, strings.Join(differs, "\n"), back))
 		}
 	}
-	summary := fmt.Sprintf("Gateway API status: %d/%d scenarios agree with the status istiod writes (%d routes with %d parent entries, %d of them mesh parents; %d Accepted=True, %d Accepted=False, %d ResolvedRefs=False; %d Gateway listeners, %d attached routes in all)\n",
-		len(scenarios)-len(bad), len(scenarios), routes, parents, mesh, accepted, refused, unresolved, listeners, attached)
+	summary := fmt.Sprintf("Gateway API status: %d/%d scenarios agree with the status istiod writes (%d routes with %d parent entries, %d of them mesh parents; %d Accepted=True, %d Accepted=False, %d ResolvedRefs=False; %d Gateway listeners, %d of them Conflicted, %d attached routes in all)\n",
+		len(scenarios)-len(bad), len(scenarios), routes, parents, mesh, accepted, refused, unresolved, listeners, conflicted, attached)
 	r := &kubeConversion{bad: bad}
 	r.report(t, "summary-gatewayapi-status.txt", summary, 3)
 	if parents == 0 || mesh == 0 || refused == 0 || unresolved == 0 || listeners == 0 {
