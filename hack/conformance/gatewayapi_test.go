@@ -192,7 +192,7 @@ func TestConformanceGatewayAPIGateways(t *testing.T) {
 	r := compareKubeConversion(t, scenarios, gvk.Gateway,
 		func(snap *snapshot.Snapshot) []string {
 			var out []string
-			for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, snap.GatewayClasses, snap.Namespaces) {
+			for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, snap.GatewayClasses, snap.Namespaces, snap.ReferenceGrants) {
 				out = append(out, gatewayShape(g.Namespace, g.Name, g.Annotations, &g.Spec))
 			}
 			return out

@@ -181,7 +181,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	}
 	var skipped *rules.SkippedKubeListener
 	if g != nil && ref.SectionName != nil && a.Reason == rules.KubeRouteNoMatchingParent {
-		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces) {
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants) {
 			if string(sk.Listener.Name) == string(*ref.SectionName) {
 				skipped = &sk
 			}

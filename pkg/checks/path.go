@@ -3199,7 +3199,7 @@ func skippedKubeListenerAt(snap *snapshot.Snapshot, w Workload, cport, target ui
 		// A listener of a protocol Istio does not serve (UDP next to a TCP one) is named last:
 		// the listener meant for the call is the one to mend.
 		var best *rules.SkippedKubeListener
-		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces) {
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants) {
 			if p := uint32(sk.Listener.Port); (p == cport || p == target) && (best == nil || best.Reason == rules.ListenerSkipProtocol && sk.Reason != rules.ListenerSkipProtocol) {
 				best = &sk
 			}
@@ -3255,6 +3255,17 @@ func skippedKubeListenerText(g *gatewayv1.Gateway, sk rules.SkippedKubeListener)
 	case rules.ListenerSkipProtocol:
 		return fmt.Sprintf("listener %s of %s (port %d) has protocol %s, which Istio's gateways do not serve, so istiod generates no server for it", l.Name, ref, l.Port, l.Protocol),
 			fmt.Sprintf("Set the protocol of listener %s of %s to HTTP, HTTPS, TLS or TCP (upper case).", l.Name, ref)
+	case rules.ListenerSkipTLSRefNotPermitted:
+		var refs []string
+		for _, r := range l.TLS.CertificateRefs {
+			ns := g.Namespace
+			if r.Namespace != nil && *r.Namespace != "" {
+				ns = string(*r.Namespace)
+			}
+			refs = append(refs, ns+"/"+string(r.Name))
+		}
+		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) names the Secret %s of another namespace in tls.certificateRefs, and no ReferenceGrant there lets Gateways of namespace %s use it, so istiod refuses the certificate and generates no server for the listener (its status says ResolvedRefs=False, RefNotPermitted)", l.Name, ref, l.Port, l.Protocol, strings.Join(refs, ", "), g.Namespace),
+			fmt.Sprintf("Create a ReferenceGrant in the Secret's namespace with from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: %s}] and to: [{group: \"\", kind: Secret}], or copy the Secret into namespace %s and reference it there.", g.Namespace, g.Namespace)
 	default:
 		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) names certificates istiod refuses in tls.certificateRefs (more than two, or none of kind Secret), so it generates no server for it", l.Name, ref, l.Port, l.Protocol),
 			fmt.Sprintf("Name one or two Secrets (kind Secret, no group) in tls.certificateRefs of listener %s of %s.", l.Name, ref)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
 
 // Kubernetes Gateway API Gateways as istiod sees them: each listener of a Gateway of an Istio
@@ -204,7 +205,7 @@ var kubeGatewayBuiltinClass = map[string]bool{
 // KubeGatewayInternalName, in the Gateway's namespace, with the Gateway's creation time.
 // namespaces are the cluster's namespaces (a listener's allowedRoutes selector is matched
 // against their labels).
-func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayClass, namespaces []*corev1.Namespace) []*networkingv1.Gateway {
+func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayClass, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) []*networkingv1.Gateway {
 	var out []*networkingv1.Gateway
 	for _, gw := range gws {
 		if !KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), classes) {
@@ -214,7 +215,7 @@ func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayC
 		if len(services) == 0 {
 			continue // a hard failure in istiod: no config
 		}
-		for _, d := range kubeListenerDecisions(gw, namespaces) {
+		for _, d := range kubeListenerDecisions(gw, namespaces, grants) {
 			if d.server == nil {
 				continue // GatewaysCollection keeps the configs of programmed listeners only
 			}
@@ -278,7 +279,7 @@ func kubeGatewayServices(gw *gatewayv1.Gateway) []string {
 // settings), nil for an HTTPS or TLS listener without a tls section; valid is false when the
 // listener is not programmed (a protocol listenerProtocolToIstio refuses: UDP, HBONE on a
 // gateway that is not a waypoint, lower case; bad TLS settings).
-func kubeGatewayServer(gw *gatewayv1.Gateway, l gatewayv1.Listener, namespaces []*corev1.Namespace) (server *networking.Server, valid bool) {
+func kubeGatewayServer(gw *gatewayv1.Gateway, l gatewayv1.Listener, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) (server *networking.Server, valid, notPermitted bool) {
 	valid = true
 	protocol := ""
 	switch l.Protocol {
@@ -287,15 +288,15 @@ func kubeGatewayServer(gw *gatewayv1.Gateway, l gatewayv1.Listener, namespaces [
 	default:
 		valid = false
 	}
-	tls, tlsOK := kubeGatewayTLS(gw.Namespace, l.TLS)
+	tls, tlsOK, notPermitted := kubeGatewayTLS(gw.Namespace, l.TLS, grants)
 	if tls == nil && (l.Protocol == gatewayv1.HTTPSProtocolType || l.Protocol == gatewayv1.TLSProtocolType) {
-		return nil, false
+		return nil, false, false
 	}
 	return &networking.Server{
 		Port:  &networking.Port{Name: "default", Number: uint32(l.Port), Protocol: protocol},
 		Hosts: kubeGatewayHosts(gw.Namespace, l, namespaces),
 		Tls:   tls,
-	}, valid && tlsOK
+	}, valid && tlsOK, notPermitted
 }
 
 // kubeGatewayHosts mirrors buildHostnameMatch and namespacesFromSelector.
@@ -347,9 +348,9 @@ func kubeGatewayHosts(gwNs string, l gatewayv1.Listener, namespaces []*corev1.Na
 // The Secrets themselves are not read (the tool never reads Secrets): istiod also refuses a
 // listener whose Secret is missing, holds no valid key pair, or lies in another namespace
 // without a ReferenceGrant, which this prediction assumes is not the case.
-func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig) (out *networking.ServerTLSSettings, ok bool) {
+func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig, grants []*gatewayv1beta1.ReferenceGrant) (out *networking.ServerTLSSettings, ok, notPermitted bool) {
 	if tls == nil {
-		return nil, true
+		return nil, true, false
 	}
 	out = &networking.ServerTLSSettings{}
 	mode := gatewayv1.TLSModeTerminate
@@ -366,15 +367,16 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig) (out *network
 			out.Mode = networking.ServerTLSSettings_OPTIONAL_MUTUAL
 		case "ISTIO_SIMPLE":
 			out.CredentialName = "builtin://"
-			return out, true
+			return out, true, false
 		case "ISTIO_MUTUAL":
 			out.Mode = networking.ServerTLSSettings_ISTIO_MUTUAL
-			return out, true
+			return out, true, false
 		}
 		if len(tls.CertificateRefs) > 2 {
-			return out, false
+			return out, false, false
 		}
 		var creds []string
+		refused := 0
 		for _, ref := range tls.CertificateRefs {
 			if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Secret") {
 				continue // only Secrets (NormalizeReference): an invalid reference
@@ -383,11 +385,19 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig) (out *network
 			if ref.Namespace != nil && *ref.Namespace != "" {
 				ns = string(*ref.Namespace)
 			}
+			if ns != gwNs && !kubeSecretGrantAllows(grants, gwNs, string(ref.Name), ns) {
+				// a Secret of another namespace needs a ReferenceGrant there from Gateways of
+				// the Gateway's namespace (buildTLS: InvalidListenerRefNotPermitted)
+				refused++
+				continue
+			}
 			creds = append(creds, "kubernetes-gateway://"+ns+"/"+string(ref.Name))
 		}
 		switch {
+		case len(creds) == 0 && refused > 0:
+			return out, false, true
 		case len(creds) == 0 && len(tls.CertificateRefs) > 0:
-			return out, false
+			return out, false, false
 		case len(creds) == 1:
 			out.CredentialName = creds[0]
 		case len(creds) == 2:
@@ -396,7 +406,33 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig) (out *network
 	case gatewayv1.TLSModePassthrough:
 		out.Mode = networking.ServerTLSSettings_PASSTHROUGH
 	}
-	return out, true
+	return out, true, false
+}
+
+// kubeSecretGrantAllows mirrors istiod's ReferenceGrant check for a Gateway's certificateRef
+// (SecretAllowed): a grant in the Secret's namespace toNs from Gateways of namespace fromNs to
+// Secrets (all, or the one named).
+func kubeSecretGrantAllows(grants []*gatewayv1beta1.ReferenceGrant, fromNs, name, toNs string) bool {
+	for _, g := range grants {
+		if g.Namespace != toNs {
+			continue
+		}
+		from := false
+		for _, f := range g.Spec.From {
+			if string(f.Group) == gatewayAPIGroup && string(f.Kind) == "Gateway" && string(f.Namespace) == fromNs {
+				from = true
+			}
+		}
+		if !from {
+			continue
+		}
+		for _, t := range g.Spec.To {
+			if string(t.Group) == "" && string(t.Kind) == "Secret" && (t.Name == nil || string(*t.Name) == name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kubeListenerConflicts names the listeners of gw that conflict with an earlier one (istiod
@@ -466,6 +502,9 @@ const (
 	ListenerSkipNoTLS    = "no-tls"      // an HTTPS or TLS listener without a tls section
 	ListenerSkipProtocol = "protocol"    // a protocol Istio's gateways do not serve
 	ListenerSkipTLSRefs  = "certificate" // tls.certificateRefs istiod refuses
+	// ListenerSkipTLSRefNotPermitted: every certificateRef names a Secret of another namespace
+	// that no ReferenceGrant there opens to the Gateway's namespace
+	ListenerSkipTLSRefNotPermitted = "certificate-not-permitted"
 )
 
 // SkippedKubeListener is a listener of a Kubernetes Gateway that istiod turns into no server.
@@ -480,9 +519,9 @@ type SkippedKubeListener struct {
 // leaves out. Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go buildListener (no TLS
 // section: "skipping listener creation"; listenerProtocolToIstio; buildTLS) and gatewaycommon
 // ComputeGatewayListenerConflicts.
-func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace) []SkippedKubeListener {
+func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) []SkippedKubeListener {
 	var out []SkippedKubeListener
-	for _, d := range kubeListenerDecisions(gw, namespaces) {
+	for _, d := range kubeListenerDecisions(gw, namespaces, grants) {
 		if d.server == nil {
 			out = append(out, d.skip)
 		}
@@ -500,7 +539,7 @@ type kubeListenerDecision struct {
 // kubeListenerDecisions decides, for every listener of gw in order, the server istiod generates
 // or why it generates none: the one decision ConvertKubeGateways (the servers, which the
 // conformance suite compares with istiod's) and KubeGatewaySkippedListeners (the rest) read.
-func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace) []kubeListenerDecision {
+func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) []kubeListenerDecision {
 	out := make([]kubeListenerDecision, 0, len(gw.Spec.Listeners))
 	conflicts := kubeListenerConflictsWith(gw)
 	for _, l := range gw.Spec.Listeners {
@@ -510,12 +549,14 @@ func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace
 			out = append(out, d)
 			continue
 		}
-		server, valid := kubeGatewayServer(gw, l, namespaces)
+		server, valid, notPermitted := kubeGatewayServer(gw, l, namespaces, grants)
 		switch {
 		case server == nil:
 			d.skip.Reason = ListenerSkipNoTLS
 		case !valid && server.GetPort().GetProtocol() == "":
 			d.skip.Reason = ListenerSkipProtocol
+		case !valid && notPermitted:
+			d.skip.Reason = ListenerSkipTLSRefNotPermitted
 		case !valid:
 			d.skip.Reason = ListenerSkipTLSRefs
 		default:

@@ -34,7 +34,7 @@ spec:
 		{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Labels: map[string]string{"team": "b"}}},
 	}
-	got := ConvertKubeGateways([]*gatewayv1.Gateway{&gw, other}, nil, nss)
+	got := ConvertKubeGateways([]*gatewayv1.Gateway{&gw, other}, nil, nss, nil)
 	type shape struct {
 		name, service, protocol string
 		port                    uint32
