@@ -1303,7 +1303,12 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		// The resource to blame is the one why-missing --from names: what hides a declared
 		// host from these sidecars (exportTo, the Sidecar's imports), or a namespace istiod
 		// does not discover.
-		if r, ok := reservedFor(v, host, port); ok && v.Scope.Sidecar != nil {
+		if se, cidr, ok := httpCIDREntry(snap, host, port); ok && (kind == rules.CallHTTP || kind == rules.CallHTTP2) {
+			// (the path's answer: a CIDR is no Host header)
+			ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+			rep.add(ListenerBlackHole, ref, strings.TrimSuffix(msg, ".")+fmt.Sprintf(": %s declares %s, which holds %s, but on an HTTP port the sidecar routes by the request's Host header, and the CIDR is a virtual host domain written as is, which no Host header matches.", ref, cidr, host),
+				fmt.Sprintf("In %s, list the addresses the clients call one by one (a /32 is taken as the address), or declare port %d as TCP (or TLS) if the clients do not need HTTP routing: a TCP port matches the CIDR by destination address.", ref, port))
+		} else if r, ok := reservedFor(v, host, port); ok && v.Scope.Sidecar != nil {
 			// a Sidecar egress listener with the port holds its listener (the path's answer)
 			sc := "Sidecar " + v.Scope.Ref()
 			rep.add(ListenerBlackHole, sc, strings.TrimSuffix(msg, ".")+fmt.Sprintf(": %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s (and its routes) for that egress listener's hosts, so %s gets nothing on the port.", sc, port, host, r.Listener, r.Service),

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"sort"
 	"strconv"
@@ -994,6 +995,16 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			// sidecar's to import, and a second one is not the fix (blind audit 33 U01v).
 			msg, patch := revisionLabelText(se, host, proxy, v.Revision)
 			tr.failPatch(ListenerBlackHole, flag, "ServiceEntry "+se.Namespace+"/"+se.Name, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, msg), patch)
+			return
+		}
+		if se, cidr, ok := httpCIDREntry(tr.snap, host, port); ok && (kind == rules.CallHTTP || kind == rules.CallHTTP2) {
+			// An HTTP port of an entry whose addresses are a CIDR holding the IP: the HTTP
+			// call is routed by its Host header, and the CIDR becomes a virtual host domain
+			// written as is, which no Host header matches (istiod httproute.go
+			// generateVirtualHostDomains; blind audit 90 c22, where the fix was to declare it).
+			ref := "ServiceEntry " + se.Namespace + "/" + se.Name
+			tr.fail(ListenerBlackHole, flag, ref, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s declares %s, which holds %s, but on an HTTP port the sidecar routes by the request's Host header, and the CIDR is a virtual host domain written as is (%s), which no Host header matches.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, ref, cidr, host, cidr),
+				fmt.Sprintf("In %s, list the addresses the clients call one by one (a /32 is taken as the address), or declare port %d as TCP (or TLS) if the clients do not need HTTP routing: a TCP port matches the CIDR by destination address.", ref, port))
 			return
 		}
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
@@ -3711,6 +3722,29 @@ func (tr *tracer) serverFirstOnSniffedListener(v SidecarView, proxy string, res 
 		return true
 	}
 	return false
+}
+
+// httpCIDREntry: a ServiceEntry whose addresses hold a CIDR (more than one address) containing
+// the IP host and which declares port as HTTP-class; the CIDR as written.
+func httpCIDREntry(snap *snapshot.Snapshot, host string, port uint32) (*networkingv1.ServiceEntry, string, bool) {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil, "", false
+	}
+	for _, se := range snap.ServiceEntries {
+		for _, a := range se.Spec.GetAddresses() {
+			p, err := netip.ParsePrefix(a)
+			if err != nil || p.Bits() == p.Addr().BitLen() || !p.Contains(ip) {
+				continue
+			}
+			for _, sp := range se.Spec.GetPorts() {
+				if sp.GetNumber() == port && rules.ListenerClass(strings.ToUpper(sp.GetProtocol())) == rules.ClassHTTP {
+					return se, a, true
+				}
+			}
+		}
+	}
+	return nil, "", false
 }
 
 // reservedFor: the host's service got no chain on port because a Sidecar egress listener with the
