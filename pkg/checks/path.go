@@ -4299,6 +4299,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			tr.t.Warnings = append(tr.t.Warnings, finding(PathCredentialUnchecked, gref, fmt.Sprintf("%s terminates the TLS the sidecar sends for %s on gateway %s with credentialName %s, but %s.", gref, host, w.Ref(), t.GetCredentialName(), cd.problem), cd.fix))
 		} else if cd != nil {
 			gref := "Gateway " + rules.GatewayName(sel.Gateway)
+			if gwName, listener, ok := rules.ParseKubeGatewayInternalName(sel.Gateway.Name); ok && strings.HasPrefix(t.GetCredentialName(), "kubernetes-gateway://") {
+				// A Gateway API listener: istiod checks the certificateRef when it builds the
+				// listener and builds none without the Secret (conversion.go buildTLS,
+				// buildSecretReference: InvalidCertificateRef; blind audit 90 c09c).
+				kref := "Gateway " + sel.Gateway.Namespace + "/" + gwName
+				c, _ := rules.CredentialSecret(t.GetCredentialName(), w.Namespace)
+				tr.hop(gproxy, "tls", Fail, fmt.Sprintf("listener %s of %s names Secret %s/%s in tls.certificateRefs, which is not there: istiod generates no server for the listener", listener, kref, c.Namespace, c.Name))
+				tr.fail(PathCredentialMissing, "UF", kref, fmt.Sprintf("Listener %s of %s names Secret %s/%s in tls.certificateRefs, but there is no such Secret: istiod refuses the certificate (the listener's status says ResolvedRefs=False, InvalidCertificateRef) and generates no server for the listener, so the gateway %s does not take the sidecar's TLS for %s: 503 UF at the sidecar.", listener, kref, c.Namespace, c.Name, w.Ref(), host),
+					fmt.Sprintf("Create the Secret %s in namespace %s (a kubernetes.io/tls Secret with tls.crt and tls.key), or point tls.certificateRefs of listener %s at the Secret that holds the certificate.", c.Name, c.Namespace, listener))
+				return
+			}
 			tr.hop(gproxy, "tls", Fail, fmt.Sprintf("%s terminates TLS (tls.mode %s) with credentialName %s, but %s", gref, t.GetMode(), t.GetCredentialName(), cd.problem))
 			tr.fail(PathCredentialMissing, "UF", gref, fmt.Sprintf("%s terminates the TLS the sidecar sends for %s on gateway %s (tls.mode %s, credentialName %s), but %s. The gateway has no certificate for that server, so the handshake fails: 503 UF at the sidecar.", gref, host, w.Ref(), t.GetMode(), t.GetCredentialName(), cd.problem), cd.fix)
 			return
