@@ -21,7 +21,8 @@ var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secr
 // secretNamespaces returns the namespaces whose Secrets a live load reads (their metadata
 // only): none when no Gateway server or DestinationRule names a credentialName that a proxy reads
 // from its own namespace; otherwise the namespaces of the gateway workloads (Deployments and Pods
-// a Gateway's selector selects), of the DestinationRules and Gateways naming one, the Istio
+// a Gateway's selector selects), of the DestinationRules and Gateways naming one (and of Gateway
+// API Gateways with certificateRefs, and the Secrets' namespaces they name), the Istio
 // namespace, and the namespaces the command names (extra: where a client's copy of the Secret is
 // often found). More than maxSelectorQueries namespaces become one cluster-wide LIST ("").
 func secretNamespaces(snap *snapshot.Snapshot, extra []string) []string {
@@ -42,6 +43,21 @@ func secretNamespaces(snap *snapshot.Snapshot, extra []string) []string {
 		for _, s := range g.Spec.GetServers() {
 			if rules.SecretCredential(s.GetTls().GetCredentialName()) != "" {
 				nss[g.Namespace] = true
+			}
+		}
+	}
+	for _, g := range snap.KubeGateways {
+		// Gateway API listeners terminating TLS: their certificateRefs' Secrets
+		for _, l := range g.Spec.Listeners {
+			if l.TLS == nil {
+				continue
+			}
+			for _, ref := range l.TLS.CertificateRefs {
+				ns := g.Namespace
+				if ref.Namespace != nil && *ref.Namespace != "" {
+					ns = string(*ref.Namespace)
+				}
+				nss[ns], nss[g.Namespace] = true, true
 			}
 		}
 	}
