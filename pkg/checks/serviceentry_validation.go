@@ -134,7 +134,10 @@ func seRejections(se *networkingv1.ServiceEntry) []seRejection {
 	return out
 }
 
-var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var (
+	dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	notLabelRun  = regexp.MustCompile(`[^a-z0-9-]+`)
+)
 
 // validIP: an IPv4 or IPv6 address.
 func validIP(a string) bool {
@@ -191,7 +194,7 @@ func exportToRejection(ns string, exportTo []string) string {
 // suggestedPortName: a valid port name for one that is not (lower case, '_' and other characters
 // as '-'), or protocol-number.
 func suggestedPortName(name, proto string, number uint32) string {
-	n := strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+	n := strings.Trim(notLabelRun.ReplaceAllString(strings.ToLower(name), "-"), "-")
 	if n == "" {
 		n = fmt.Sprintf("%s-%d", strings.ToLower(orDash(proto)), number)
 	}

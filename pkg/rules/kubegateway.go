@@ -413,26 +413,7 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig, grants []*gat
 // (SecretAllowed): a grant in the Secret's namespace toNs from Gateways of namespace fromNs to
 // Secrets (all, or the one named).
 func kubeSecretGrantAllows(grants []*gatewayv1beta1.ReferenceGrant, fromNs, name, toNs string) bool {
-	for _, g := range grants {
-		if g.Namespace != toNs {
-			continue
-		}
-		from := false
-		for _, f := range g.Spec.From {
-			if string(f.Group) == gatewayAPIGroup && string(f.Kind) == "Gateway" && string(f.Namespace) == fromNs {
-				from = true
-			}
-		}
-		if !from {
-			continue
-		}
-		for _, t := range g.Spec.To {
-			if string(t.Group) == "" && string(t.Kind) == "Secret" && (t.Name == nil || string(*t.Name) == name) {
-				return true
-			}
-		}
-	}
-	return false
+	return kubeGrantAllowsKind(grants, "Gateway", fromNs, "Secret", name, toNs)
 }
 
 // kubeListenerConflicts names the listeners of gw that conflict with an earlier one (istiod

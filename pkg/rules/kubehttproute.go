@@ -874,13 +874,20 @@ func KubeBackendRefusal(r gatewayv1.BackendRef, ns, routeKind string, grants []*
 // kubeGrantAllows mirrors ReferenceGrantsCollection and BackendAllowed for a backend Service
 // name in namespace toNs referenced by a route of kind routeKind in namespace fromNs.
 func kubeGrantAllows(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs, name, toNs string) bool {
+	return kubeGrantAllowsKind(grants, routeKind, fromNs, "Service", name, toNs)
+}
+
+// kubeGrantAllowsKind: a ReferenceGrant in toNs lets objects of Gateway API kind fromKind in
+// namespace fromNs reference the core object of kind toKind named name (a grant without a name
+// covers every object of the kind).
+func kubeGrantAllowsKind(grants []*gatewayv1beta1.ReferenceGrant, fromKind, fromNs, toKind, name, toNs string) bool {
 	for _, g := range grants {
 		if g.Namespace != toNs {
 			continue
 		}
 		from := false
 		for _, f := range g.Spec.From {
-			if string(f.Group) == gatewayAPIGroup && string(f.Kind) == routeKind && string(f.Namespace) == fromNs {
+			if string(f.Group) == gatewayAPIGroup && string(f.Kind) == fromKind && string(f.Namespace) == fromNs {
 				from = true
 			}
 		}
@@ -888,7 +895,7 @@ func kubeGrantAllows(grants []*gatewayv1beta1.ReferenceGrant, routeKind, fromNs,
 			continue
 		}
 		for _, t := range g.Spec.To {
-			if string(t.Group) == "" && string(t.Kind) == "Service" && (t.Name == nil || string(*t.Name) == name) {
+			if string(t.Group) == "" && string(t.Kind) == toKind && (t.Name == nil || string(*t.Name) == name) {
 				return true
 			}
 		}
