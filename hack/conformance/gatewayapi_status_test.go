@@ -10,7 +10,10 @@ package conformance
 // mesh parents, ResolvedRefs, attachedRoutes, entries for parents the spec does not list) agrees
 // with what istiod wrote for the same configuration. Scenarios: the generated routes of
 // TestConformanceGatewayAPIRoutes (Gateway and mesh parents, missing parents, sections and
-// ports, hostnames, backends refused or not found) and the files under testdata/gatewayapi.
+// ports, hostnames, backends refused or not found), the files under testdata/gatewayapi, and
+// the generated Gateways of TestConformanceGatewayAPIGateways alone, whose listeners' Conflicted,
+// ResolvedRefs and Programmed conditions are compared (certificateRefs refused or missing,
+// conflicts, route kinds).
 
 import (
 	"encoding/json"
@@ -162,8 +165,12 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 	scenarios := generateKubeRoutes(*seedFlag, max(*countFlag/3, 20))
 	scenarios = append(scenarios, generateKubeL4Routes(*seedFlag, max(*countFlag/6, 20))...)
 	scenarios = append(scenarios, kubeTestdataScenarios(t)...)
+	// Gateways alone (no routes): their listeners' certificateRefs, protocols and conflicts
+	// decide ResolvedRefs and Programmed.
+	scenarios = append(scenarios, generateKubeGateways(*seedFlag, max(*countFlag/6, 20))...)
 	var bad []string
 	routes, parents, mesh, accepted, refused, unresolved, listeners, attached, conflicted := 0, 0, 0, 0, 0, 0, 0, 0, 0
+	listenerUnresolved, notProgrammed := 0, 0
 	for _, sc := range scenarios {
 		docs, err := splitDocs(sc.yaml)
 		if err != nil {
@@ -193,8 +200,13 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 					listeners++
 					attached += l.AttachedRoutes
 					for _, c := range l.Conditions {
-						if c.Type == "Conflicted" && c.Status == "True" {
+						switch {
+						case c.Type == "Conflicted" && c.Status == "True":
 							conflicted++
+						case c.Type == "ResolvedRefs" && c.Status == "False":
+							listenerUnresolved++
+						case c.Type == "Programmed" && c.Status == "False":
+							notProgrammed++
 						}
 					}
 				}
@@ -236,8 +248,8 @@ func TestConformanceGatewayAPIStatus(t *testing.T) {
 			bad = append(bad, fmt.Sprintf("%s: the plugin disagrees with the status istiod wrote:\n%s\n%s", sc.name, strings.Join(differs, "\n"), back))
 		}
 	}
-	summary := fmt.Sprintf("Gateway API status: %d/%d scenarios agree with the status istiod writes (%d routes with %d parent entries, %d of them mesh parents; %d Accepted=True, %d Accepted=False, %d ResolvedRefs=False; %d Gateway listeners, %d of them Conflicted, %d attached routes in all)\n",
-		len(scenarios)-len(bad), len(scenarios), routes, parents, mesh, accepted, refused, unresolved, listeners, conflicted, attached)
+	summary := fmt.Sprintf("Gateway API status: %d/%d scenarios agree with the status istiod writes (%d routes with %d parent entries, %d of them mesh parents; %d Accepted=True, %d Accepted=False, %d ResolvedRefs=False; %d Gateway listeners, %d of them Conflicted, %d ResolvedRefs=False, %d Programmed=False; %d attached routes in all)\n",
+		len(scenarios)-len(bad), len(scenarios), routes, parents, mesh, accepted, refused, unresolved, listeners, conflicted, listenerUnresolved, notProgrammed, attached)
 	r := &kubeConversion{bad: bad}
 	r.report(t, "summary-gatewayapi-status.txt", summary, 3)
 	if parents == 0 || mesh == 0 || refused == 0 || unresolved == 0 || listeners == 0 {

@@ -100,6 +100,7 @@ metadata: {name: team-b, labels: {team: b, istio-injection: enabled}}
 		}
 		b.WriteString("  listeners:\n")
 		first := 0
+		pkiRef, pkiGrant := false, false
 		for l, nl := 0, 1+rng.Intn(3); l < nl; l++ {
 			proto := pick("HTTP", "HTTP", "HTTPS", "TLS", "TLS", "TCP", "UDP", "http")
 			port := []int{80, 443, 8080, 5432}[rng.Intn(4)] + l*1000
@@ -137,12 +138,34 @@ metadata: {name: team-b, labels: {team: b, istio-injection: enabled}}
 					b.WriteString("    tls: {mode: Terminate, options: {gateway.istio.io/tls-terminate-mode: MUTUAL}, certificateRefs: [{name: egress-cert}]}\n")
 				default:
 					if rng.Intn(3) > 0 { // an HTTPS or TLS listener without tls gets no server
-						b.WriteString("    tls: {certificateRefs: [{name: egress-cert}]}\n")
+						// the certificate: the Gateway's namespace's Secret; a Secret in namespace
+						// pki, granted by a ReferenceGrant there or not (conversion.go buildTLS:
+						// RefNotPermitted); a Secret that exists nowhere (buildSecretReference).
+						switch rng.Intn(5) {
+						case 1:
+							b.WriteString("    tls: {certificateRefs: [{name: egress-cert, namespace: pki}]}\n")
+							pkiRef = true
+						case 2:
+							b.WriteString("    tls: {certificateRefs: [{name: egress-cert, namespace: pki}]}\n")
+							pkiRef, pkiGrant = true, true
+						case 3:
+							b.WriteString("    tls: {certificateRefs: [{name: missing-cert}]}\n")
+						default:
+							b.WriteString("    tls: {certificateRefs: [{name: egress-cert}]}\n")
+						}
 					}
 				}
 			}
 		}
 		b.WriteString("---\n" + egressCertSecret())
+		if pkiRef {
+			b.WriteString("---\napiVersion: v1\nkind: Namespace\nmetadata: {name: pki}\n---\n" +
+				strings.Replace(egressCertSecret(), "namespace: egress}", "namespace: pki}", 1))
+		}
+		if pkiGrant {
+			b.WriteString("---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: egress-certs, namespace: pki}\n" +
+				"spec:\n  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: egress}]\n  to: [{group: \"\", kind: Secret}]\n")
+		}
 		out = append(out, kubeGatewayScenario{fmt.Sprintf("kgw-%04d", i), b.String()})
 	}
 	return out
@@ -192,7 +215,7 @@ func TestConformanceGatewayAPIGateways(t *testing.T) {
 	r := compareKubeConversion(t, scenarios, gvk.Gateway,
 		func(snap *snapshot.Snapshot) []string {
 			var out []string
-			for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, snap.GatewayClasses, snap.Namespaces, snap.ReferenceGrants) {
+			for _, g := range rules.ConvertKubeGateways(snap.KubeGateways, snap.GatewayClasses, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing) {
 				out = append(out, gatewayShape(g.Namespace, g.Name, g.Annotations, &g.Spec))
 			}
 			return out

@@ -181,7 +181,7 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 	}
 	var skipped *rules.SkippedKubeListener
 	if g != nil && ref.SectionName != nil && a.Reason == rules.KubeRouteNoMatchingParent {
-		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants) {
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing) {
 			if string(sk.Listener.Name) == string(*ref.SectionName) {
 				skipped = &sk
 			}
@@ -605,6 +605,7 @@ func attachedRoutesFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			attached = rules.KubeListenerAttachedRoutes(routes, rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants})
 		}
 		ref := g.Namespace + "/" + g.Name
+		conds := rules.KubeListenerConditions(g, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing)
 		for _, l := range g.Status.Listeners {
 			want := attached[ref][string(l.Name)]
 			which := "none"
@@ -612,6 +613,10 @@ func attachedRoutesFindings(snap *snapshot.Snapshot) []PreflightFinding {
 				which = strings.Join(want, ", ")
 			}
 			out = append(out, listenerConflictStatus(g, l)...)
+			if c, ok := conds[string(l.Name)]; ok {
+				out = append(out, listenerConditionStatus(g, l, "ResolvedRefs", c.ResolvedRefs)...)
+				out = append(out, listenerConditionStatus(g, l, "Programmed", c.Programmed)...)
+			}
 			if int(l.AttachedRoutes) == len(want) {
 				continue
 			}
@@ -655,6 +660,31 @@ func listenerConflictStatus(g *gatewayv1.Gateway, l gatewayv1.ListenerStatus) []
 	}
 	return []PreflightFinding{NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "status.listeners["+string(l.Name)+"].conditions[Conflicted]", msg,
 		"Trust the status for what the gateway does, and check whether the input holds the Gateway as the cluster does (its listeners' ports, protocols and hostnames, in order).")}
+}
+
+// listenerConditionStatus: GATEWAY_API_STATUS_DISAGREES when condition typ (ResolvedRefs or
+// Programmed) istiod wrote for listener l of Gateway g (its current generation) is not what
+// kubectl-egress predicts (rules.KubeListenerConditions): refused certificateRefs (a Secret
+// missing, or in another namespace without a ReferenceGrant), route kinds the listener cannot
+// carry, a conflict or a protocol Istio does not serve.
+func listenerConditionStatus(g *gatewayv1.Gateway, l gatewayv1.ListenerStatus, typ string, predicted bool) []PreflightFinding {
+	var status *metav1.Condition
+	for i, c := range l.Conditions {
+		if c.Type == typ && c.ObservedGeneration >= g.Generation {
+			status = &l.Conditions[i]
+		}
+	}
+	if status == nil || (status.Status == metav1.ConditionTrue) == predicted {
+		return nil
+	}
+	ref := g.Namespace + "/" + g.Name
+	want := "True"
+	if !predicted {
+		want = "False"
+	}
+	msg := fmt.Sprintf("For listener %s of Gateway %s istiod's status says %s=%s (%s), but from the same configuration kubectl-egress predicts %s=%s. istiod's status is what it programmed.", l.Name, ref, typ, status.Status, status.Reason, typ, want)
+	return []PreflightFinding{NewPreflightFinding(PreflightRouteStatusDiffers, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "status.listeners["+string(l.Name)+"].conditions["+typ+"]", msg,
+		"Trust the status for what the gateway does, and check whether the input holds what the listener refers to as the cluster does: the Secrets its tls.certificateRefs name (Secrets are read by name only), ReferenceGrants in their namespaces, its allowedRoutes.kinds and protocol.")}
 }
 
 // gatewayStatusCurrent: Gateway g's status was written for its current generation (a condition

@@ -3210,7 +3210,7 @@ func skippedKubeListenerAt(snap *snapshot.Snapshot, w Workload, cport, target ui
 		// A listener of a protocol Istio does not serve (UDP next to a TCP one) is named last:
 		// the listener meant for the call is the one to mend.
 		var best *rules.SkippedKubeListener
-		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants) {
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing) {
 			if p := uint32(sk.Listener.Port); (p == cport || p == target) && (best == nil || best.Reason == rules.ListenerSkipProtocol && sk.Reason != rules.ListenerSkipProtocol) {
 				best = &sk
 			}
@@ -3220,6 +3220,41 @@ func skippedKubeListenerAt(snap *snapshot.Snapshot, w Workload, cport, target ui
 		}
 	}
 	return nil, rules.SkippedKubeListener{}, false
+}
+
+// skippedKubeListenerNamed finds the listener for which istiod generated no server among those
+// of the internal Gateway name ("namespace/name", KubeGatewayInternalName) a converted route
+// names.
+func skippedKubeListenerNamed(snap *snapshot.Snapshot, internal string) (*gatewayv1.Gateway, rules.SkippedKubeListener, bool) {
+	ns, name, _ := strings.Cut(internal, "/")
+	gwName, listener, ok := rules.ParseKubeGatewayInternalName(name)
+	if !ok {
+		return nil, rules.SkippedKubeListener{}, false
+	}
+	g := kubeGatewayOf(snap, ns+"/"+gwName)
+	if g == nil || !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) {
+		return nil, rules.SkippedKubeListener{}, false
+	}
+	for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing) {
+		if string(sk.Listener.Name) == listener {
+			return g, sk, true
+		}
+	}
+	return nil, rules.SkippedKubeListener{}, false
+}
+
+// kubeListenerServesPort: a listener of g on port gets a server from istiod.
+func kubeListenerServesPort(snap *snapshot.Snapshot, g *gatewayv1.Gateway, port uint32) bool {
+	skipped := map[string]bool{}
+	for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing) {
+		skipped[string(sk.Listener.Name)] = true
+	}
+	for _, l := range g.Spec.Listeners {
+		if uint32(l.Port) == port && !skipped[string(l.Name)] {
+			return true
+		}
+	}
+	return false
 }
 
 // skippedKubeListenerText says why istiod generates no server for listener sk of Kubernetes
@@ -3266,6 +3301,17 @@ func skippedKubeListenerText(g *gatewayv1.Gateway, sk rules.SkippedKubeListener)
 	case rules.ListenerSkipProtocol:
 		return fmt.Sprintf("listener %s of %s (port %d) has protocol %s, which Istio's gateways do not serve, so istiod generates no server for it", l.Name, ref, l.Port, l.Protocol),
 			fmt.Sprintf("Set the protocol of listener %s of %s to HTTP, HTTPS, TLS or TCP (upper case).", l.Name, ref)
+	case rules.ListenerSkipTLSRefMissing:
+		var refs []string
+		for _, r := range l.TLS.CertificateRefs {
+			ns := g.Namespace
+			if r.Namespace != nil && *r.Namespace != "" {
+				ns = string(*r.Namespace)
+			}
+			refs = append(refs, ns+"/"+string(r.Name))
+		}
+		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) names Secret %s in tls.certificateRefs, which does not exist, so istiod refuses the certificate and generates no server for the listener (its status says ResolvedRefs=False, InvalidCertificateRef)", l.Name, ref, l.Port, l.Protocol, strings.Join(refs, ", ")),
+			fmt.Sprintf("Create the Secret %s (a kubernetes.io/tls Secret with tls.crt and tls.key), or point tls.certificateRefs of listener %s of %s at the Secret that holds the certificate.", strings.Join(refs, ", "), l.Name, ref)
 	case rules.ListenerSkipTLSRefNotPermitted:
 		var refs []string
 		for _, r := range l.TLS.CertificateRefs {
@@ -4078,12 +4124,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			m.why = "the Gateway server on the port gets no filter chain: " + strings.TrimSuffix(m.why, ".")
 			d = m
 		}
+		code := PathGatewayNotListen
 		if kg, sk, ok := skippedKubeListenerAt(tr.snap, w, cport, target); ok && len(servers) == 0 {
 			// A listener of the pods' Kubernetes Gateway on the port for which istiod creates
 			// no server (no tls section, a conflict, a protocol or certificates it refuses).
 			d.culprit = "Gateway " + kg.Namespace + "/" + kg.Name
 			d.why, d.fix = skippedKubeListenerText(kg, sk)
 			d.patch = nil
+			if sk.Reason == rules.ListenerSkipTLSRefMissing {
+				// the certificate Secret is what is missing (blind audit 90 c09c)
+				code = PathCredentialMissing
+			}
 		}
 		if kg := foreignClassGatewayOf(tr.snap, w); kg != nil && len(servers) == 0 {
 			// The pods belong to a Kubernetes Gateway whose class Istio does not serve: istiod
@@ -4105,9 +4156,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		msg := fmt.Sprintf("The sidecar sends the call to %s port %d, which targets port %d of %s, but the gateway has no listener there (%s): %s.", svc.Ref(), cport, target, w.Ref(), d.why, refusedAtSidecar(tr.t.Call))
 		switch {
 		case d.patch != nil:
-			tr.failPatch(PathGatewayNotListen, "UF", d.culprit, msg, d.patch)
+			tr.failPatch(code, "UF", d.culprit, msg, d.patch)
 		case d.culprit != "":
-			tr.fail(PathGatewayNotListen, "UF", d.culprit, msg, d.fix)
+			tr.fail(code, "UF", d.culprit, msg, d.fix)
 		default:
 			tr.fail(PathGatewayNotListen, "UF", w.Kind+" "+w.Ref(), msg,
 				fmt.Sprintf("Give %s a Gateway server whose port.number is %d (the Service port; istiod listens on its targetPort %d) for %s, with a VirtualService bound to it.", w.Ref(), cport, target, host))

@@ -519,6 +519,18 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 		}
 		if len(ra.unresolved) > 0 {
 			u := ra.unresolved[0]
+			if g, sk, ok := skippedKubeListenerNamed(e.snap, u.resolved); ok {
+				// The route converted from a Gateway API route names the internal Gateway of a
+				// listener istiod generates nothing for (a conflict, no tls, a certificate it
+				// refuses): the listener is the fault, not the route's parentRef.
+				why, fix := skippedKubeListenerText(g, sk)
+				outcome := fmt.Sprintf("the gateway has no listener on port %d, so connections to it are refused", sk.Listener.Port)
+				if kubeListenerServesPort(e.snap, g, uint32(sk.Listener.Port)) {
+					outcome = fmt.Sprintf("another listener serves port %d, where no route binds %s: 404 NR", sk.Listener.Port, e.host)
+				}
+				e.fail(CauseRouteNotBound, "Gateway "+g.Namespace+"/"+g.Name, upperFirst(why)+"; "+outcome+".", fix)
+				return
+			}
 			e.fail(CauseGatewayRefUnresolve, u.vsRef, u.message(e.w), u.fix())
 			return
 		}

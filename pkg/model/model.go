@@ -129,7 +129,7 @@ func View(snap *snapshot.Snapshot, rev string) *snapshot.Snapshot {
 		// rules.ConvertTLSRoutes, rules.ConvertTCPRoutes). Its routes are read per revision
 		// (LabelsInRevision); Gateways by revision tag in istiod, here by the same label.
 		if len(kgws) > 0 {
-			v.Gateways = append(v.Gateways, rules.ConvertKubeGateways(kgws, snap.GatewayClasses, snap.Namespaces, snap.ReferenceGrants)...)
+			v.Gateways = append(v.Gateways, rules.ConvertKubeGateways(kgws, snap.GatewayClasses, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing)...)
 		}
 		if len(routes)+len(grpcRoutes)+len(tlsRoutes)+len(tcpRoutes) > 0 {
 			in := rules.KubeRouteInputs{Gateways: kgws, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants,

@@ -204,8 +204,9 @@ var kubeGatewayBuiltinClass = map[string]bool{
 // Gateways of Istio's gateway class: one per listener with a server, named
 // KubeGatewayInternalName, in the Gateway's namespace, with the Gateway's creation time.
 // namespaces are the cluster's namespaces (a listener's allowedRoutes selector is matched
-// against their labels).
-func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayClass, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) []*networkingv1.Gateway {
+// against their labels). missing says which certificate Secrets are known to be absent (nil:
+// none known; a Secret not read is assumed present).
+func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayClass, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant, missing SecretMissing) []*networkingv1.Gateway {
 	var out []*networkingv1.Gateway
 	for _, gw := range gws {
 		if !KubeGatewayIstioClass(string(gw.Spec.GatewayClassName), classes) {
@@ -215,7 +216,7 @@ func ConvertKubeGateways(gws []*gatewayv1.Gateway, classes []*gatewayv1.GatewayC
 		if len(services) == 0 {
 			continue // a hard failure in istiod: no config
 		}
-		for _, d := range kubeListenerDecisions(gw, namespaces, grants) {
+		for _, d := range kubeListenerDecisions(gw, namespaces, grants, missing) {
 			if d.server == nil {
 				continue // GatewaysCollection keeps the configs of programmed listeners only
 			}
@@ -279,7 +280,7 @@ func kubeGatewayServices(gw *gatewayv1.Gateway) []string {
 // settings), nil for an HTTPS or TLS listener without a tls section; valid is false when the
 // listener is not programmed (a protocol listenerProtocolToIstio refuses: UDP, HBONE on a
 // gateway that is not a waypoint, lower case; bad TLS settings).
-func kubeGatewayServer(gw *gatewayv1.Gateway, l gatewayv1.Listener, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) (server *networking.Server, valid, notPermitted bool) {
+func kubeGatewayServer(gw *gatewayv1.Gateway, l gatewayv1.Listener, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant, missing SecretMissing) (server *networking.Server, valid bool, tlsSkip string) {
 	valid = true
 	protocol := ""
 	switch l.Protocol {
@@ -288,15 +289,15 @@ func kubeGatewayServer(gw *gatewayv1.Gateway, l gatewayv1.Listener, namespaces [
 	default:
 		valid = false
 	}
-	tls, tlsOK, notPermitted := kubeGatewayTLS(gw.Namespace, l.TLS, grants)
+	tls, tlsSkip := kubeGatewayTLS(gw.Namespace, l.TLS, grants, missing)
 	if tls == nil && (l.Protocol == gatewayv1.HTTPSProtocolType || l.Protocol == gatewayv1.TLSProtocolType) {
-		return nil, false, false
+		return nil, false, ""
 	}
 	return &networking.Server{
 		Port:  &networking.Port{Name: "default", Number: uint32(l.Port), Protocol: protocol},
 		Hosts: kubeGatewayHosts(gw.Namespace, l, namespaces),
 		Tls:   tls,
-	}, valid && tlsOK, notPermitted
+	}, valid && tlsSkip == "", tlsSkip
 }
 
 // kubeGatewayHosts mirrors buildHostnameMatch and namespacesFromSelector.
@@ -344,13 +345,15 @@ func kubeGatewayHosts(gwNs string, l gatewayv1.Listener, namespaces []*corev1.Na
 // ISTIO_MUTUAL, or SIMPLE with istiod's own certificate, with the
 // gateway.istio.io/tls-terminate-mode option), Passthrough is PASSTHROUGH. Certificates are
 // named as istiod names them (kubernetes-gateway://<namespace>/<name>, one as credentialName,
-// two as credentialNames); ok is false with more than two or one of another kind than Secret.
-// The Secrets themselves are not read (the tool never reads Secrets): istiod also refuses a
-// listener whose Secret is missing, holds no valid key pair, or lies in another namespace
-// without a ReferenceGrant, which this prediction assumes is not the case.
-func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig, grants []*gatewayv1beta1.ReferenceGrant) (out *networking.ServerTLSSettings, ok, notPermitted bool) {
+// two as credentialNames). skip is why istiod refuses the listener ("" when it does not):
+// ListenerSkipTLSRefs with more than two references, ListenerSkipTLSRefNotPermitted when every
+// reference names a Secret of another namespace without a ReferenceGrant there,
+// ListenerSkipTLSRefMissing when no reference is usable and one names a Secret known to be
+// absent (missing). Only Secret names are known: a Secret that exists is taken to hold a valid
+// key pair, and one not read to exist.
+func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig, grants []*gatewayv1beta1.ReferenceGrant, missing SecretMissing) (out *networking.ServerTLSSettings, skip string) {
 	if tls == nil {
-		return nil, true, false
+		return nil, ""
 	}
 	out = &networking.ServerTLSSettings{}
 	mode := gatewayv1.TLSModeTerminate
@@ -367,47 +370,62 @@ func kubeGatewayTLS(gwNs string, tls *gatewayv1.ListenerTLSConfig, grants []*gat
 			out.Mode = networking.ServerTLSSettings_OPTIONAL_MUTUAL
 		case "ISTIO_SIMPLE":
 			out.CredentialName = "builtin://"
-			return out, true, false
+			return out, ""
 		case "ISTIO_MUTUAL":
 			out.Mode = networking.ServerTLSSettings_ISTIO_MUTUAL
-			return out, true, false
+			return out, ""
 		}
 		if len(tls.CertificateRefs) > 2 {
-			return out, false, false
+			return out, ListenerSkipTLSRefs
 		}
-		var creds []string
-		refused := 0
-		for _, ref := range tls.CertificateRefs {
-			if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Secret") {
-				continue // only Secrets (NormalizeReference): an invalid reference
-			}
+		// creds is positional, as buildTLS's credNames: a refused reference leaves its place
+		// empty, and with one usable reference of two istiod takes the first place, empty or not.
+		creds := make([]string, len(tls.CertificateRefs))
+		valid, refused, absent := 0, 0, 0
+		for i, ref := range tls.CertificateRefs {
 			ns := gwNs
 			if ref.Namespace != nil && *ref.Namespace != "" {
 				ns = string(*ref.Namespace)
 			}
 			if ns != gwNs && !kubeSecretGrantAllows(grants, gwNs, string(ref.Name), ns) {
 				// a Secret of another namespace needs a ReferenceGrant there from Gateways of
-				// the Gateway's namespace (buildTLS: InvalidListenerRefNotPermitted)
+				// the Gateway's namespace (buildTLS: InvalidListenerRefNotPermitted), checked
+				// before the reference's kind and the Secret itself
 				refused++
 				continue
 			}
-			creds = append(creds, "kubernetes-gateway://"+ns+"/"+string(ref.Name))
+			if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Secret") {
+				continue // only Secrets (buildSecretReference, NormalizeReference): an invalid reference
+			}
+			if missing != nil && missing(ns, string(ref.Name)) {
+				absent++ // buildSecretReference: "secret ... not found"
+				continue
+			}
+			creds[i] = "kubernetes-gateway://" + ns + "/" + string(ref.Name)
+			valid++
 		}
 		switch {
-		case len(creds) == 0 && refused > 0:
-			return out, false, true
-		case len(creds) == 0 && len(tls.CertificateRefs) > 0:
-			return out, false, false
-		case len(creds) == 1:
+		case valid == 0 && len(tls.CertificateRefs) == 0:
+		case valid == 0 && absent > 0:
+			return out, ListenerSkipTLSRefMissing
+		case valid == 0 && refused > 0:
+			return out, ListenerSkipTLSRefNotPermitted
+		case valid == 0:
+			return out, ListenerSkipTLSRefs
+		case valid == 1:
 			out.CredentialName = creds[0]
-		case len(creds) == 2:
+		default:
 			out.CredentialNames = creds
 		}
 	case gatewayv1.TLSModePassthrough:
 		out.Mode = networking.ServerTLSSettings_PASSTHROUGH
 	}
-	return out, true, false
+	return out, ""
 }
+
+// SecretMissing reports whether Secret ns/name is known to be absent (false when it exists or
+// was not read).
+type SecretMissing func(ns, name string) bool
 
 // kubeSecretGrantAllows mirrors istiod's ReferenceGrant check for a Gateway's certificateRef
 // (SecretAllowed): a grant in the Secret's namespace toNs from Gateways of namespace fromNs to
@@ -486,6 +504,9 @@ const (
 	// ListenerSkipTLSRefNotPermitted: every certificateRef names a Secret of another namespace
 	// that no ReferenceGrant there opens to the Gateway's namespace
 	ListenerSkipTLSRefNotPermitted = "certificate-not-permitted"
+	// ListenerSkipTLSRefMissing: no certificateRef is usable and one names a Secret that does
+	// not exist (buildSecretReference: InvalidCertificateRef)
+	ListenerSkipTLSRefMissing = "certificate-missing"
 )
 
 // SkippedKubeListener is a listener of a Kubernetes Gateway that istiod turns into no server.
@@ -500,9 +521,9 @@ type SkippedKubeListener struct {
 // leaves out. Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go buildListener (no TLS
 // section: "skipping listener creation"; listenerProtocolToIstio; buildTLS) and gatewaycommon
 // ComputeGatewayListenerConflicts.
-func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) []SkippedKubeListener {
+func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant, missing SecretMissing) []SkippedKubeListener {
 	var out []SkippedKubeListener
-	for _, d := range kubeListenerDecisions(gw, namespaces, grants) {
+	for _, d := range kubeListenerDecisions(gw, namespaces, grants, missing) {
 		if d.server == nil {
 			out = append(out, d.skip)
 		}
@@ -515,12 +536,15 @@ func KubeGatewaySkippedListeners(gw *gatewayv1.Gateway, namespaces []*corev1.Nam
 type kubeListenerDecision struct {
 	server *networking.Server
 	skip   SkippedKubeListener
+	// tlsSkip: why istiod refuses the listener's TLS settings ("" when it does not), whatever
+	// else it refuses
+	tlsSkip string
 }
 
 // kubeListenerDecisions decides, for every listener of gw in order, the server istiod generates
 // or why it generates none: the one decision ConvertKubeGateways (the servers, which the
 // conformance suite compares with istiod's) and KubeGatewaySkippedListeners (the rest) read.
-func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant) []kubeListenerDecision {
+func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant, missing SecretMissing) []kubeListenerDecision {
 	out := make([]kubeListenerDecision, 0, len(gw.Spec.Listeners))
 	conflicts := kubeListenerConflictsWith(gw)
 	for _, l := range gw.Spec.Listeners {
@@ -530,20 +554,54 @@ func kubeListenerDecisions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace
 			out = append(out, d)
 			continue
 		}
-		server, valid, notPermitted := kubeGatewayServer(gw, l, namespaces, grants)
+		server, valid, tlsSkip := kubeGatewayServer(gw, l, namespaces, grants, missing)
+		d.tlsSkip = tlsSkip
 		switch {
 		case server == nil:
 			d.skip.Reason = ListenerSkipNoTLS
 		case !valid && server.GetPort().GetProtocol() == "":
 			d.skip.Reason = ListenerSkipProtocol
-		case !valid && notPermitted:
-			d.skip.Reason = ListenerSkipTLSRefNotPermitted
 		case !valid:
-			d.skip.Reason = ListenerSkipTLSRefs
+			d.skip.Reason = tlsSkip
 		default:
 			d.server = server
 		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// KubeListenerCondition is what istiod's status says of a listener, predicted: ResolvedRefs and
+// Programmed.
+type KubeListenerCondition struct {
+	ResolvedRefs, Programmed bool
+}
+
+// KubeListenerConditions predicts, by listener name, the ResolvedRefs and Programmed conditions
+// istiod writes for the listeners of gw (a Gateway of a class Istio serves). ResolvedRefs is
+// False when the listener's allowedRoutes.kinds names a kind it cannot carry
+// (ReportListenerCondition: InvalidRouteKinds) or, for a listener without conflict, when buildTLS
+// refuses its certificates; Programmed is False for a conflict (ReportListenerConflict) or refused
+// certificates (buildListener). A protocol istiod does not serve makes the listener not Accepted
+// but leaves Programmed True, and an HTTPS or TLS listener without a tls section gets no server
+// yet stays Programmed. Mirrors istiod
+// pilot/pkg/config/kube/gateway/conversion.go buildListener and gatewaycommon
+// ReportListenerCondition, GenerateGatewaySupportedKinds.
+func KubeListenerConditions(gw *gatewayv1.Gateway, namespaces []*corev1.Namespace, grants []*gatewayv1beta1.ReferenceGrant, missing SecretMissing) map[string]KubeListenerCondition {
+	out := map[string]KubeListenerCondition{}
+	for _, d := range kubeListenerDecisions(gw, namespaces, grants, missing) {
+		l := d.skip.Listener
+		c := KubeListenerCondition{ResolvedRefs: true, Programmed: true}
+		switch {
+		case d.skip.Reason == ListenerSkipConflict:
+			c.Programmed = false
+		case d.tlsSkip != "":
+			c.ResolvedRefs, c.Programmed = false, false
+		}
+		if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 && len(kubeSupportedKinds(l)) != len(l.AllowedRoutes.Kinds) {
+			c.ResolvedRefs = false
+		}
+		out[string(l.Name)] = c
 	}
 	return out
 }

@@ -34,7 +34,7 @@ spec:
 		{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Labels: map[string]string{"team": "b"}}},
 	}
-	got := ConvertKubeGateways([]*gatewayv1.Gateway{&gw, other}, nil, nss, nil)
+	got := ConvertKubeGateways([]*gatewayv1.Gateway{&gw, other}, nil, nss, nil, nil)
 	type shape struct {
 		name, service, protocol string
 		port                    uint32
@@ -128,5 +128,52 @@ func TestKubeGatewayClassTaken(t *testing.T) {
 	// istiod still generates the Gateway's configuration: the class stays Istio's for that.
 	if !KubeGatewayIstioClass("istio", []*gatewayv1.GatewayClass{class("istio", "gateway.envoyproxy.io/gatewayclass-controller")}) {
 		t.Error("a taken built-in class should still be served by istiod's configuration")
+	}
+}
+
+// TestKubeGatewayCertificateRefs mirrors buildTLS's handling of tls.certificateRefs: a Secret
+// known to be missing refuses the listener (InvalidCertificateRef) unless another reference is
+// usable; with one usable reference of two istiod takes the first place of its positional list,
+// empty when the first reference is the refused one; a Secret not read is assumed present.
+func TestKubeGatewayCertificateRefs(t *testing.T) {
+	gw := func(refs string) *gatewayv1.Gateway {
+		var g gatewayv1.Gateway
+		if err := yaml.Unmarshal([]byte(`
+metadata: {name: egress, namespace: infra}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: https, port: 443, protocol: HTTPS, tls: {mode: Terminate, certificateRefs: `+refs+`}}
+`), &g); err != nil {
+			t.Fatal(err)
+		}
+		return &g
+	}
+	missing := func(ns, name string) bool { return name == "gone" }
+	for _, c := range []struct {
+		refs     string
+		missing  SecretMissing
+		wantCred string // "-" when no server
+		wantSkip string
+	}{
+		{"[{name: cert}]", missing, "kubernetes-gateway://infra/cert", ""},
+		{"[{name: gone}]", missing, "-", ListenerSkipTLSRefMissing},
+		{"[{name: gone}]", nil, "kubernetes-gateway://infra/gone", ""},
+		{"[{name: cert}, {name: gone}]", missing, "kubernetes-gateway://infra/cert", ""},
+		{"[{name: gone}, {name: cert}]", missing, "", ""},
+		{"[{name: cert, namespace: pki}]", missing, "-", ListenerSkipTLSRefNotPermitted},
+	} {
+		got := ConvertKubeGateways([]*gatewayv1.Gateway{gw(c.refs)}, nil, nil, nil, c.missing)
+		cred := "-"
+		if len(got) == 1 {
+			cred = got[0].Spec.Servers[0].GetTls().GetCredentialName()
+		}
+		skip := ""
+		if sk := KubeGatewaySkippedListeners(gw(c.refs), nil, nil, c.missing); len(sk) == 1 {
+			skip = sk[0].Reason
+		}
+		if cred != c.wantCred || skip != c.wantSkip {
+			t.Errorf("refs %s: credentialName %q, skipped %q; want %q, %q", c.refs, cred, skip, c.wantCred, c.wantSkip)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func kubeParents(in KubeRouteInputs) map[string][]*kubeParent {
 			if conflicts[string(l.Name)] {
 				continue
 			}
-			server, _, _ := kubeGatewayServer(gw, l, in.Namespaces, in.Grants)
+			server, _, _ := kubeGatewayServer(gw, l, in.Namespaces, in.Grants, nil)
 			if server == nil {
 				continue
 			}

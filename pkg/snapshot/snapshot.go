@@ -275,6 +275,12 @@ func (s *Snapshot) Secret(ns, name string) SecretState {
 	return SecretNotRead
 }
 
+// SecretKnownMissing reports whether Secret ns/name is known not to exist (its namespace was
+// read and it is not there).
+func (s *Snapshot) SecretKnownMissing(ns, name string) bool {
+	return s.Secret(ns, name) == SecretMissing
+}
+
 // SecretsNamed returns the namespaces of the Secrets read named name, sorted.
 func (s *Snapshot) SecretsNamed(name string) []string {
 	var out []string
