@@ -70,6 +70,7 @@ const (
 	dimGLBPass    = "gap.lbPassthrough"
 	dimGDupTarget = "gap.dupTargetPort"
 	dimGAddr32    = "gap.singleAddressCIDR"
+	dimGPodTLS    = "gap.gatewayPodTLSMode"
 )
 
 type dimension struct {
@@ -253,6 +254,12 @@ var dimensions = []dimension{
 	// address: a TCP listener 240.240.60.1_5434 and the address among the HTTP virtual host's
 	// domains).
 	{dimGAddr32, []string{"none", "none", "none", "static", "none-res"}},
+	// gap.gatewayPodTLSMode: the istio-system gateway's pods (the Deployment's template and the
+	// Pod) carry security.istio.io/tlsMode: istio, as an injected application pod does: a client
+	// sidecar's cluster for the gateway Service without tls from a DestinationRule then sends
+	// those pods Istio mTLS (auto mTLS: cluster_tls.go buildUpstreamTLSSettings, the
+	// transport socket match of applyUpstreamTLSSettings; kube PodTLSMode).
+	{dimGPodTLS, []string{"none", "none", "none", "labelled"}},
 	// gap.gatewayServers: extra Gateways on the istio-system gateway pods, on ports of their own:
 	// two HTTPS (SIMPLE) servers on 9443 whose hosts overlap (*/dup.example.net; the newer one
 	// also serves spare.example.net), each with an http route; two TCP servers on 9306, the
@@ -940,6 +947,7 @@ spec:
 	lbPassthroughObjects(b, d[dimGLBPass])
 	dupTargetObjects(b, d[dimGDupTarget])
 	addr32Objects(b, d[dimGAddr32])
+	podTLSModeObjects(b, d[dimGPodTLS])
 	gwRefs := []string{"istio-system/istio-egressgateway", "egress/egress-gateway"}
 	if gatewayAPIObjects(b, d[dimGGwAPI]) {
 		gwRefs = append(gwRefs, "egress/egw-istio")
@@ -1398,6 +1406,23 @@ spec:
     route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 8000}}}]
   - match: [{gateways: [dup-gw]}]
     route: [{destination: {host: dup.example.net, port: {number: 80}}}]`, b.ts()))
+}
+
+// podTLSModeObjects labels the istio-system gateway's pods for gap.gatewayPodTLSMode.
+func podTLSModeObjects(b *builder, v string) {
+	if v != "labelled" {
+		return
+	}
+	w := gwWorkloads["istio-system"]
+	for i, doc := range b.docs {
+		head := fmt.Sprintf("metadata:\n  name: %s", w.name)
+		switch {
+		case strings.HasPrefix(doc, "apiVersion: apps/v1\nkind: Deployment\n"+head+"\n  namespace: istio-system\n"):
+			b.docs[i] = strings.Replace(doc, "  template:\n    metadata:\n      labels: {", "  template:\n    metadata:\n      labels: {security.istio.io/tlsMode: istio, ", 1)
+		case strings.HasPrefix(doc, "apiVersion: v1\nkind: Pod\n"+head+"-0\n  namespace: istio-system\n"):
+			b.docs[i] = strings.Replace(doc, "\n  labels: {", "\n  labels: {security.istio.io/tlsMode: istio, ", 1)
+		}
+	}
 }
 
 // addr32Objects adds the objects of gap.singleAddressCIDR.

@@ -940,7 +940,7 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			// the service port → target port translation istiod applies to Gateway server
 			// ports (pilot/pkg/model/gateway.go resolvePorts, legacy selector: the first
 			// ServiceTarget with that port, skipping Services that opt out).
-			ps := &proxySim{sim: simulation.NewSimulation(tt, s, proxy), ip: p.ip, targetPorts: map[uint32]uint32{}, serviceTargetPorts: map[string]map[uint32]uint32{}}
+			ps := &proxySim{sim: simulation.NewSimulation(tt, s, proxy), ip: p.ip, tlsMode: p.labels["security.istio.io/tlsMode"], targetPorts: map[uint32]uint32{}, serviceTargetPorts: map[string]map[uint32]uint32{}}
 			for _, st := range proxy.ServiceTargets {
 				h := string(st.Service.Hostname)
 				if ps.serviceTargetPorts[h] == nil {
@@ -1054,6 +1054,9 @@ type istiodOut struct {
 type proxySim struct {
 	sim *simulation.Simulation
 	ip  string // the gateway pod's IP, the calls' destination address
+	// tlsMode is the gateway pod's security.istio.io/tlsMode label: which of a client cluster's
+	// transport socket matches (auto mTLS) its endpoint takes.
+	tlsMode string
 	// targetPorts maps a Service port of the gateway workload to its target port.
 	targetPorts map[uint32]uint32
 	// serviceTargetPorts maps each Service selecting the workload (by hostname) and its port to

@@ -295,7 +295,7 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	if tp, ok := ps.serviceTargetPorts[svcHost][svcPort]; ok && tp != 0 {
 		target = tp
 	}
-	mode, sni := clusterTLS(sidecar, ip.cluster)
+	mode, sni := clusterTLSTo(sidecar, ip.cluster, ps.tlsMode)
 	call := simulation.Call{Address: ps.ip, Port: int(target), CallMode: simulation.CallModeGateway}
 	switch c.kind {
 	case rules.CallHTTP:
@@ -507,6 +507,14 @@ func chainTerminatesTLS(sim *simulation.Simulation, listener, chain, sni string)
 // auto mTLS matches only, which gateway pods do not select), Istio mTLS (the "default" SDS
 // certificate) or TLS, and the SNI it sets.
 func clusterTLS(sim *simulation.Simulation, name string) (simulation.TLSMode, string) {
+	return clusterTLSTo(sim, name, "")
+}
+
+// clusterTLSTo is clusterTLS towards an endpoint labelled security.istio.io/tlsMode=tlsMode:
+// with auto mTLS the cluster has no transport socket of its own but transport socket matches,
+// the one matching {tlsMode: istio} for endpoints that carry the label and the default one
+// (plaintext) for the others (cluster_builder.go applyUpstreamTLSSettings).
+func clusterTLSTo(sim *simulation.Simulation, name, tlsMode string) (simulation.TLSMode, string) {
 	var c *clusterv3.Cluster
 	for _, x := range sim.Clusters {
 		if x.GetName() == name {
@@ -514,6 +522,15 @@ func clusterTLS(sim *simulation.Simulation, name string) (simulation.TLSMode, st
 		}
 	}
 	ts := c.GetTransportSocket()
+	if ts == nil {
+		for _, m := range c.GetTransportSocketMatches() {
+			want := m.GetMatch().GetFields()["tlsMode"].GetStringValue()
+			if want == "" || want == tlsMode {
+				ts = m.GetTransportSocket()
+				break
+			}
+		}
+	}
 	if ts == nil {
 		return simulation.Plaintext, ""
 	}

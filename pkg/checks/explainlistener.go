@@ -1432,6 +1432,22 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(ListenerDoubleTLS, dr, fmt.Sprintf("The sidecar passes the application's TLS through (SNI %s, tcp_proxy → %s), but %s sets tls.mode %s for the cluster: the proxy wraps the TLS stream in a second TLS session and the handshake fails (UF).", host, res.Cluster, dr, mode), fix)
 		}
 	}
+	if cport, subset, ch, ok := parseClusterName(res.Cluster); ok && strings.EqualFold(ch, imported.Hostname) && !rules.IsTLSProtocol(p.Protocol) {
+		// Istio mTLS from the host's own cluster: a DestinationRule's ISTIO_MUTUAL towards a
+		// MESH_EXTERNAL host, or auto mTLS towards endpoints of a MESH_INTERNAL entry labelled
+		// for it (the path's verdict and warning, sidecarMTLSToEntry; TLS ports above)
+		_, drs, _ := sidecarDRs(snap, v)
+		var t *networking.ClientTLSSettings
+		dr := ""
+		if c := drs.For(v.Namespace, v.Labels, imported.Hostname, imported.Namespace); c != nil {
+			dr, t = c.Ref(), c.ClusterTLS(cport, subset)
+		}
+		if _, msg, fix, bad := istioMTLSToExternal(imported, t, dr, "the client's sidecar", res.Cluster, imported.Hostname, cport); bad {
+			rep.add(PathIstioMTLSToExternal, "DestinationRule "+dr, msg, fix)
+		} else if f, warn := autoMTLSToEntryWarning(snap, imported, t, autoMTLSEnabled(v.Flags.MeshConfig), "the client's sidecar", res.Cluster, imported.Hostname); warn {
+			rep.add(f.Code, f.Resource, f.Message, f.Fix)
+		}
+	}
 	switch {
 	case strings.HasPrefix(imported.Hostname, "*") && imported.Resolution == "DNS" && imported.Endpoints == 0:
 		rep.add(ListenerWildcardDNS, imported.Ref(), fmt.Sprintf("%s has wildcard host %s with resolution DNS.", imported.Ref(), imported.Hostname), "Use resolution NONE (with addresses) or DYNAMIC_DNS for wildcard hosts.")

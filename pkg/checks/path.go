@@ -1257,7 +1257,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches cluster %s of %s, which is no Istio gateway: what happens after is up to the workloads behind that Service (another controller's gateway, a proxy).", strings.ToUpper(kind), proxy, host, tr.t.Port, res.Cluster, svc.Ref())
 		}
 		if chost == host {
-			if tr.plainToTLSPort(v, proxy, res, drs, host, cport, subset, kind) || tr.sidecarTLSToPort80(v, proxy, drs, host, cport, subset, kind) {
+			if tr.plainToTLSPort(v, proxy, res, drs, host, cport, subset, kind) || tr.sidecarTLSToPort80(v, proxy, drs, host, cport, subset, kind) ||
+				tr.sidecarMTLSToEntry(v, proxy, drs, svc, res.Cluster, host, cport, subset) {
 				return
 			}
 			tr.directWarning(v, res, proxy, host)
@@ -4048,7 +4049,8 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	tr.ambiguousServices(w, svc, cport, target)
 
 	// What the sidecar's cluster sends.
-	sent, sentFrom, tlsCulprit, sni := clusterTLS(v, drs, svc, cport, subset, kind)
+	sent, sentFrom, tlsCulprit, sni := clusterTLS(v, drs, svc, cport, subset, kind, w)
+	autoMTLS := strings.HasPrefix(sentFrom, "auto mTLS")
 	if tr.gatewayHops != nil {
 		// (the client's own entry for the host too: the gateway's may differ from it,
 		// otherEntryAtGateway)
@@ -4267,6 +4269,21 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			if tr.skippedServer(w, target, host, PathTLSMismatch, flag, strings.TrimSuffix(msg, "."), "") {
 				return
 			}
+		}
+		if autoMTLS {
+			// No rule sets tls for the gateway Service, and the gateway pods carry the label that
+			// turns auto mTLS on for them (blind audit 91 c20): the label is what changed.
+			msg += fmt.Sprintf(" No DestinationRule sets tls for %s port %d, and the pods of %s carry the label %s=istio, so auto mTLS makes the sidecar send them Istio mTLS (Istio's gateway injection does not set that label on gateway pods; a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and this tool does not read PeerAuthentications).", svc.Ref(), cport, w.Ref(), rules.LabelTLSMode, svc.Namespace)
+			where := "a DestinationRule for " + svc.Hostname
+			if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
+				where = "DestinationRule " + ch.Ref() + ", which the sidecar applies to " + svc.Hostname
+			}
+			fix := fmt.Sprintf("Remove the label %s from the pods of %s (its pod template), or set tls.mode DISABLE for port %d in %s.", rules.LabelTLSMode, w.Ref(), cport, where)
+			if expect == "plaintext" && !clientTLS(sent) {
+				fix += " To keep Istio mTLS between the hops instead, make the gateway server terminate it (protocol HTTPS, tls.mode ISTIO_MUTUAL) as in Istio's egress gateway task."
+			}
+			tr.fail(PathTLSMismatch, flag, culprit, msg, fix)
+			return
 		}
 		// The client's own TLS meeting a plain HTTP server: no DestinationRule of the sidecar's
 		// can make that work (without tls the sidecar passes the client's bytes as they are,
@@ -5978,6 +5995,11 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 		if plain {
 			tr.originationUnused(w, cluster)
 		}
+		if _, mc, chosen := gatewayEntry(tr.snap, w, host); chosen != nil {
+			if f, ok := autoMTLSToEntryWarning(tr.snap, chosen, nil, autoMTLSEnabled(mc), gproxy, cluster, host); ok {
+				tr.t.Warnings = append(tr.t.Warnings, f)
+			}
+		}
 		return false
 	}
 	if expect == "the client's TLS" || strings.HasPrefix(expect, "the client's TLS inside ") {
@@ -5985,6 +6007,16 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 		msg, fix, patch := gatewayDoubleTLSText(tr.snap, w, cluster, host, mode, dr, strings.TrimPrefix(expect, "the client's TLS inside "))
 		tr.failFix(ListenerDoubleTLS, "UF", "DestinationRule "+dr, msg, fix, patch)
 		return true
+	}
+	if port, _, chost, ok := parseClusterName(cluster); ok && mode == "ISTIO_MUTUAL" && !noEndpoints {
+		// Istio mTLS towards a host outside the mesh (blind audit 91 c28, where the hop passed)
+		if _, _, chosen := gatewayEntry(tr.snap, w, chost); chosen != nil {
+			if hop, msg, fix, ok := istioMTLSToExternal(chosen, &networking.ClientTLSSettings{Mode: networking.ClientTLSSettings_ISTIO_MUTUAL}, dr, gproxy, cluster, chost, port); ok {
+				tr.hop(gproxy, "upstream tls", Fail, hop)
+				tr.fail(PathIstioMTLSToExternal, "UF", "DestinationRule "+dr, msg, fix)
+				return true
+			}
+		}
 	}
 	if (mode == "SIMPLE" || mode == "MUTUAL") && !noEndpoints {
 		// (without endpoints the gateway answers 503 UH before any handshake: that is reported)
@@ -7747,11 +7779,17 @@ func serverRefs(servers []rules.GatewayServer) string {
 // or TLS (a DestinationRule's tls for the subset and port, or the top level), the client's own
 // TLS passed through for a tls call; the SNI it sets (tls.sni, when given); and where that comes
 // from, and the rule to blame when it is wrong ("DestinationRule ns/name tls.mode MODE", "" when
-// no rule applies). Auto mTLS does not apply: gateway pods carry no security.istio.io/tlsMode label.
+// no rule applies). Without tls from a DestinationRule, auto mTLS sends Istio mTLS to endpoints
+// labelled security.istio.io/tlsMode=istio: gateway pods carry no such label unless someone adds
+// it (Istio's gateway injection template does not), and then from starts with "auto mTLS" and
+// the culprit is the gateway workload w.
 //
 // Mirrors istiod pilot/pkg/networking/util/util.go MergeSubsetTrafficPolicy (through
-// rules.DRChoice.ClusterTLS) and cluster_builder.go applyUpstreamTLSSettings.
-func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string) (sent, from, culprit, sni string) {
+// rules.DRChoice.ClusterTLS), cluster_tls.go buildUpstreamTLSSettings (auto mTLS: no tls set,
+// meshConfig.enableAutoMtls, a service not MESH_EXTERNAL, BestEffortInferServiceMTLSMode
+// PERMISSIVE without a PeerAuthentication) and cluster_builder.go applyUpstreamTLSSettings (the
+// tlsMode-istio transport socket match; the endpoint's label: kube PodTLSMode).
+func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string, w Workload) (sent, from, culprit, sni string) {
 	mode, ref := "", ""
 	if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
 		ref = "DestinationRule " + ch.Ref()
@@ -7792,7 +7830,30 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 	default:
 		ref += " (no tls for this port)"
 	}
-	return app, ref + "; no auto mTLS: gateway pods carry no security.istio.io/tlsMode label", culprit, sni
+	if mode == "" && w.Labels[rules.LabelTLSMode] == "istio" && autoMTLSEnabled(v.Flags.MeshConfig) {
+		sent = "Istio mTLS"
+		if kind == rules.CallTLS {
+			sent = "the client's TLS inside Istio mTLS"
+		}
+		return sent, fmt.Sprintf("auto mTLS: %s; the pods of %s carry the label %s=istio, so the sidecar's cluster sends them Istio mTLS", ref, w.Ref(), rules.LabelTLSMode), w.Kind + " " + w.Ref(), ""
+	}
+	switch {
+	case mode != "":
+		ref += "; an explicit tls leaves auto mTLS out"
+	case w.Labels[rules.LabelTLSMode] != "istio":
+		ref += "; no auto mTLS: the gateway pods carry no " + rules.LabelTLSMode + "=istio label"
+	default:
+		ref += "; no auto mTLS: meshConfig.enableAutoMtls is false"
+	}
+	return app, ref, culprit, sni
+}
+
+// autoMTLSEnabled: meshConfig.enableAutoMtls (unset: true).
+func autoMTLSEnabled(mc *meshv1alpha1.MeshConfig) bool {
+	if b := mc.GetEnableAutoMtls(); b != nil {
+		return b.GetValue()
+	}
+	return true
 }
 
 // serverExpects says what a gateway server expects on the wire.

@@ -55,6 +55,11 @@ const (
 // the Gateway's name (the Service selects the pods by it; gatewaycommon GatewayNameLabel).
 const KubeGatewayNameLabel = "gateway.networking.k8s.io/gateway-name"
 
+// LabelTLSMode is the label that tells a client's sidecar an endpoint accepts Istio mTLS (value
+// "istio"): auto mTLS sends Istio mTLS only to endpoints that carry it (istiod kube PodTLSMode,
+// serviceentry getTLSModeFromWorkloadEntry).
+const LabelTLSMode = "security.istio.io/tlsMode"
+
 // KubeGatewayClassLabel labels them with the Gateway's class.
 const KubeGatewayClassLabel = "gateway.networking.k8s.io/gateway-class-name"
 
