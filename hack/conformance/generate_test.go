@@ -154,7 +154,14 @@ var dimensions = []dimension{
 	// only exact "namespace/host" imports (api.example.com in its namespace, every competing
 	// and noise host in other, both gateway Services: istiod's exact-hosts fast path).
 	// mesh-REGISTRY_ONLY sets meshConfig.outboundTrafficPolicy instead (every sidecar).
-	{dimLSidecar, []string{"none", "none", "dot-and-root", "dot-only", "omit-se-ns", "registry-only", "registry-only-dot", "port-443-tls", "port-9000-http", "exact-hosts", "mesh-REGISTRY_ONLY"}},
+	// egress-proxy: outboundTrafficPolicy ALLOW_ANY with egressProxy istio-egressgateway port 80
+	// and hosts ["./*", "istio-system/*"] (the catch-alls send unknown hosts to that cluster:
+	// httproute.go buildCatchAllVirtualHost, listener_builder.go
+	// buildOutboundCatchAllNetworkFiltersOnly); egress-proxy-dot the same with ["./*"] only (the
+	// cluster is named, not built); egress-proxy-no-mode: egressProxy without a mode
+	// (REGISTRY_ONLY, the enum's zero value: no egressProxy used).
+	{dimLSidecar, []string{"none", "none", "dot-and-root", "dot-only", "omit-se-ns", "registry-only", "registry-only-dot", "port-443-tls", "port-9000-http", "exact-hosts", "mesh-REGISTRY_ONLY",
+		"egress-proxy", "egress-proxy-dot", "egress-proxy-no-mode"}},
 	// listener.competing: entries in namespace other (exportTo *) competing for one port: two
 	// TCP entries without addresses on 5432 (db-a, db-b); a TCP entry without addresses on 443
 	// then a TLS entry on 443 (legacy, secure); a TCP entry on 80 (docs) then an HTTP Kubernetes
@@ -1731,6 +1738,15 @@ func listenerObjects(b *builder, d map[string]string, seNs string, apiPort uint3
 		sidecar("  egress:\n  - hosts: " + yamlList(hosts))
 	case "port-9000-http":
 		sidecar("  egress:\n  - port: {number: 9000, protocol: HTTP, name: http-egress}\n    hosts: [\"*/*\"]\n  - hosts: [\"*/*\"]")
+	case "egress-proxy", "egress-proxy-dot", "egress-proxy-no-mode":
+		mode, hosts := "mode: ALLOW_ANY, ", `["./*", "istio-system/*"]`
+		if d[dimLSidecar] == "egress-proxy-dot" {
+			hosts = `["./*"]`
+		}
+		if d[dimLSidecar] == "egress-proxy-no-mode" {
+			mode = ""
+		}
+		sidecar("  outboundTrafficPolicy: {" + mode + "egressProxy: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}}\n  egress:\n  - hosts: " + hosts)
 	}
 
 	entryTo := func(name, host string, port uint32, portName, proto, extra, exportTo string) {

@@ -84,7 +84,12 @@ func commandsDisagree(snap *snapshot.Snapshot) []string {
 					return reportsCode(f, p.Cause) && f.Resource.String() == p.Culprit &&
 						slices.ContainsFunc(f.Contexts, func(x string) bool { return strings.HasPrefix(x, "gateway "+p.Gateway+", "+c.host) })
 				})
-				if throughGateway && !atGateway && !inContext(p.Cause, ctx, fmt.Sprintf("sidecar in %s, %s:%d", ns, c.host, c.port)) {
+				// (or reported on the culprit itself, without a call: a Sidecar's egressProxy whose
+				// cluster its sidecars lack fails every call the catch-all takes)
+				onCulprit := slices.ContainsFunc(pf.Findings, func(f PreflightFinding) bool {
+					return reportsCode(f, p.Cause) && f.Level == LevelError && f.Resource.String() == p.Culprit && len(f.Contexts) == 0
+				})
+				if throughGateway && !atGateway && !onCulprit && !inContext(p.Cause, ctx, fmt.Sprintf("sidecar in %s, %s:%d", ns, c.host, c.port)) {
 					out = append(out, fmt.Sprintf("%s: why-missing %s through gateway %s, not in preflight", call, p.Cause, p.Gateway))
 				}
 			default:

@@ -7,6 +7,7 @@ import (
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
@@ -117,4 +118,48 @@ func (tr *tracer) sidecarMTLSToEntry(v SidecarView, proxy string, drs *rules.DRL
 		tr.t.Warnings = append(tr.t.Warnings, f)
 	}
 	return false
+}
+
+// egressProxyFix is the fix when the cluster of Sidecar's egressProxy (host chost) is absent
+// from the sidecar: import the host, or name one that exists.
+func egressProxyFix(snap *snapshot.Snapshot, v SidecarView, chost string) string {
+	sc := "Sidecar " + v.Scope.Ref()
+	if svcs := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(chost); len(svcs) > 0 {
+		return fmt.Sprintf("Import the egressProxy host in %s: add \"%s/%s\" to spec.egress[].hosts (istiod does not import it by itself).", sc, svcs[0].Namespace, chost)
+	}
+	return fmt.Sprintf("Point outboundTrafficPolicy.egressProxy.host of %s at the full name of the egress gateway's Service (no Service or ServiceEntry declares %s; istiod uses the name as written), and import that host in spec.egress[].hosts.", sc, chost)
+}
+
+// egressProxyFindings: ROUTE_CLUSTER_ABSENT for each Sidecar whose outboundTrafficPolicy sends
+// unknown hosts to an egressProxy whose cluster its sidecars do not have (istiod imports the
+// egressProxy host like any other: only through spec.egress[].hosts). Checked for the Sidecar's
+// namespace, with its workloadSelector's labels as the pod's (a root-namespace Sidecar: for the
+// root namespace). Mirrors istiod httproute.go buildCatchAllVirtualHost and listener_builder.go
+// buildOutboundCatchAllNetworkFiltersOnly (route.go GetDestinationCluster names the cluster).
+func egressProxyFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, sc := range snap.Sidecars {
+		p := sc.Spec.GetOutboundTrafficPolicy()
+		if p.GetEgressProxy().GetHost() == "" || p.GetMode().String() == rules.RegistryOnly {
+			continue
+		}
+		v, proxy := sidecarHeader(snap, sc.Namespace, sc.Spec.GetWorkloadSelector().GetLabels(), nil)
+		if v.Scope.Sidecar == nil || v.Scope.Sidecar.Namespace != sc.Namespace || v.Scope.Sidecar.Name != sc.Name || v.Scope.EgressProxy == "" {
+			continue // another Sidecar applies there (checked on its own)
+		}
+		v.Outbound = rules.BuildSidecarOutbound(proxy)
+		port, subset, host, ok := parseClusterName(v.Scope.EgressProxy)
+		if !ok {
+			continue
+		}
+		view, drs, _ := sidecarDRs(snap, v)
+		c := sidecarCluster(snap, v, drs, model.Services(view, v.Flags.MeshConfig), host, port, subset)
+		if c.Present {
+			continue
+		}
+		out = append(out, NewPreflightFinding(ListenerClusterAbsent, CheckPreflight, ResourceRef{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name}, "spec.outboundTrafficPolicy.egressProxy",
+			fmt.Sprintf("Sidecar %s/%s sends every call to a host its sidecars do not know to its egressProxy, cluster %s, which those sidecars do not have (%s): such calls get 503 NC.", sc.Namespace, sc.Name, v.Scope.EgressProxy, c.Reason),
+			egressProxyFix(snap, v, host)))
+	}
+	return out
 }

@@ -526,7 +526,12 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	for _, c := range rep.Clusters {
 		if !c.Present && !(c.Reason != "" && strings.HasSuffix(c.Reason, "does not declare port "+fmt.Sprint(c.Port)) && isKubeService(v, c.FQDN)) {
 			resource, fix := "proxy sidecar "+v.Namespace, "Make the cluster exist for this namespace: see the reason (export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port); `kubectl egress export-audit` names the exact change."
-			if c.trimmedBy != "" {
+			if v.Scope.EgressProxy != "" && c.Name == v.Scope.EgressProxy {
+				// the Sidecar's egressProxy names a cluster the sidecar lacks (the path's
+				// verdict, blind audit 91 c12)
+				resource, fix = "Sidecar "+v.Scope.Ref(), egressProxyFix(snap, v, c.FQDN)
+				c.Reason += "; it is the egressProxy of Sidecar " + v.Scope.Ref() + ", whose host istiod does not import by itself"
+			} else if c.trimmedBy != "" {
 				resource, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, c.Port)
 			} else if held, other, why, ok := shadowedPort(snap, v, c.FQDN, c.Port); ok && c.Subset == "" {
 				text, f := shadowedPortText(v, held, other, why, c.FQDN, c.Port)
@@ -1264,6 +1269,11 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		// no service), so the call needs nothing of the entry at the sidecar.
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is not imported by %s, but the call does not need it here: VirtualService %s routes %s to %s.",
 			forHost[0].Ref(), sidecarRefText(v), res.Route.VirtualService, host, resultWords(res)))
+	case imported == nil && len(forHost) > 0 && v.Scope.EgressProxy != "" && res.Cluster == v.Scope.EgressProxy:
+		// the Sidecar's egressProxy takes the hosts the sidecar does not know, on purpose
+		// (httproute.go buildCatchAllVirtualHost; blind audit 91 c13): a note, and the cluster
+		// check below when the sidecar lacks that cluster
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s is not visible to %s, so the call takes the catch-all, which sends it to the egressProxy of Sidecar %s (%s).", forHost[0].Ref(), sidecarRefText(v), v.Scope.Ref(), res.Cluster))
 	case imported == nil && len(forHost) > 0:
 		s := forHost[0]
 		// Under ALLOW_ANY the call still leaves (PassthroughCluster): it works, without the

@@ -1092,7 +1092,15 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		culprit, fix := "proxy "+proxy, "Make the cluster exist for this namespace: export the entry here, define the subset in a DestinationRule on the proxy's lookup path, or declare the port; `kubectl egress export-audit` names the exact change."
 		cause := ListenerClusterAbsent
 		s, ok := v.Outbound.ScopeService(chost)
-		if c.trimmedBy != "" {
+		if v.Scope.EgressProxy != "" && res.Cluster == v.Scope.EgressProxy && routeVSOf(res) == "" {
+			// The catch-all sends the unknown host to the Sidecar's egressProxy, whose cluster
+			// the sidecar lacks: istiod does not import the egressProxy host by itself
+			// (sidecar.go; blind audit 91 c12).
+			culprit = "Sidecar " + v.Scope.Ref()
+			c.Reason += fmt.Sprintf("; %s's outboundTrafficPolicy.egressProxy sends every call to a host the sidecar does not know there, and istiod does not import the egressProxy host for it", culprit)
+			fix = egressProxyFix(tr.snap, v, chost)
+			tr.t.Hops[len(tr.t.Hops)-1].Summary = path + ": the sidecar has no such cluster (" + c.Reason + ")"
+		} else if c.trimmedBy != "" {
 			// The Service has the port; the Sidecar's egress listeners keep it out.
 			culprit, fix = c.trimmedBy, sidecarTrimFix(c.trimmedBy, c.trimmed, cport)
 		} else if held, other, why, found := shadowedPort(tr.snap, v, chost, cport); found {
@@ -3653,6 +3661,12 @@ func followedCluster(res rules.CallResult) string {
 // istiod dropped as a duplicate, a match-all tcp_proxy chain, an HTTP chain on a TCP entry's
 // port). The culprit is explain-listener's finding for the port that explains it.
 func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, host string, port uint32, kind, chost, path string) bool {
+	if v.Scope.EgressProxy != "" && res.Cluster == v.Scope.EgressProxy && routeVSOf(res) == "" {
+		// the Sidecar's egressProxy takes what the sidecar does not know, on purpose
+		// (httproute.go buildCatchAllVirtualHost, listener_builder.go
+		// buildOutboundCatchAllNetworkFiltersOnly; blind audit 91 c13)
+		return false
+	}
 	// a call to an entry's address is a call to the entry's hosts
 	for _, h := range append([]string{host}, addressedHosts(v, host)...) {
 		if rules.HostMatches(chost, h) || (res.Route != nil && vsRoutesHost(v, res.Route.VirtualService, h)) || (res.Chain != nil && vsRoutesHost(v, res.Chain.VirtualService, h)) {
@@ -4273,11 +4287,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if autoMTLS {
 			// No rule sets tls for the gateway Service, and the gateway pods carry the label that
 			// turns auto mTLS on for them (blind audit 91 c20): the label is what changed.
-			msg += fmt.Sprintf(" No DestinationRule sets tls for %s port %d, and the pods of %s carry the label %s=istio, so auto mTLS makes the sidecar send them Istio mTLS (Istio's gateway injection does not set that label on gateway pods; a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and this tool does not read PeerAuthentications).", svc.Ref(), cport, w.Ref(), rules.LabelTLSMode, svc.Namespace)
-			where := "a DestinationRule for " + svc.Hostname
+			where, none := "a DestinationRule for "+svc.Hostname, "No DestinationRule sets tls for "+svc.Ref()
 			if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
+				// (named in the message too: findings of client namespaces that apply other
+				// rules stay apart)
 				where = "DestinationRule " + ch.Ref() + ", which the sidecar applies to " + svc.Hostname
+				none = "DestinationRule " + ch.Ref() + ", which the sidecar applies to " + svc.Ref() + ", sets no tls for"
 			}
+			msg += fmt.Sprintf(" %s port %d, and the pods of %s carry the label %s=istio, so auto mTLS makes the sidecar send them Istio mTLS (Istio's gateway injection does not set that label on gateway pods; a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and this tool does not read PeerAuthentications).", none, cport, w.Ref(), rules.LabelTLSMode, svc.Namespace)
 			fix := fmt.Sprintf("Remove the label %s from the pods of %s (its pod template), or set tls.mode DISABLE for port %d in %s.", rules.LabelTLSMode, w.Ref(), cport, where)
 			if expect == "plaintext" && !clientTLS(sent) {
 				fix += " To keep Istio mTLS between the hops instead, make the gateway server terminate it (protocol HTTPS, tls.mode ISTIO_MUTUAL) as in Istio's egress gateway task."

@@ -357,6 +357,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range drPortFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range egressProxyFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range ambientDNSCaptureFindings(snap) {
 		c.add(f, "")
 	}

@@ -305,7 +305,7 @@ func BuildSidecarOutbound(p SidecarProxy) *SidecarOutbound {
 	}
 	for _, k := range order {
 		l := byKey[k]
-		finalize(l, p.Scope.OutboundTrafficPolicy)
+		finalize(l, p.Scope)
 		out.Listeners = append(out.Listeners, l)
 	}
 	sort.SliceStable(out.Listeners, func(i, j int) bool {
@@ -717,9 +717,8 @@ func ClusterName(port uint32, subset, host string) string {
 }
 
 // finalize mirrors buildListenerFromEntry: a match-all chain becomes the default chain when other
-// chains exist; a listener without one gets PassthroughFilterChain (PassthroughCluster, or
-// BlackHoleCluster under REGISTRY_ONLY).
-func finalize(l *Listener, policy string) {
+// chains exist; a listener without one gets PassthroughFilterChain (fallthroughCluster).
+func finalize(l *Listener, scope SidecarScope) {
 	var def *FilterChain
 	for _, c := range l.raw {
 		c := c
@@ -735,13 +734,19 @@ func finalize(l *Listener, policy string) {
 	case def != nil:
 		l.Default = def
 	default:
-		l.Default = &FilterChain{Name: PassthroughFilterChain, Cluster: fallthroughCluster(policy)}
+		l.Default = &FilterChain{Name: PassthroughFilterChain, Cluster: fallthroughCluster(scope)}
 	}
 }
 
-func fallthroughCluster(policy string) string {
-	if policy == RegistryOnly {
+// fallthroughCluster is where a sidecar's TCP catch-alls send what matches nothing:
+// BlackHoleCluster under REGISTRY_ONLY, else the Sidecar's egressProxy cluster, else
+// PassthroughCluster. Mirrors istiod listener_builder.go buildOutboundCatchAllNetworkFiltersOnly.
+func fallthroughCluster(scope SidecarScope) string {
+	switch {
+	case scope.OutboundTrafficPolicy == RegistryOnly:
 		return BlackHoleCluster
+	case scope.EgressProxy != "":
+		return scope.EgressProxy
 	}
 	return PassthroughCluster
 }

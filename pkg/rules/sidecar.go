@@ -38,6 +38,10 @@ type SidecarScope struct {
 	// says where it came from ("Sidecar ns/name", "meshConfig", "default").
 	OutboundTrafficPolicy string
 	PolicyFrom            string
+	// EgressProxy is the cluster the Sidecar's outboundTrafficPolicy.egressProxy names
+	// (outbound|<port>|<subset>|<host>, the host as written), where the catch-alls send what
+	// matches no service instead of PassthroughCluster; "" when it names none.
+	EgressProxy string
 }
 
 // Ref returns "namespace/name" of the Sidecar, or "(none)".
@@ -117,6 +121,11 @@ func NewSidecarScope(sc *networkingv1.Sidecar, meshMode string) SidecarScope {
 	}
 	if p := sc.Spec.GetOutboundTrafficPolicy(); p != nil {
 		out.OutboundTrafficPolicy, out.PolicyFrom = p.GetMode().String(), "Sidecar "+sc.Namespace+"/"+sc.Name
+		if d := p.GetEgressProxy(); d != nil && d.GetHost() != "" {
+			// route.go GetDestinationCluster without a service: the host as written, the
+			// destination's port (0 without one)
+			out.EgressProxy = ClusterName(d.GetPort().GetNumber(), d.GetSubset(), d.GetHost())
+		}
 	}
 	for _, e := range sc.Spec.GetEgress() {
 		l := EgressListener{Bind: e.GetBind(), Hosts: e.GetHosts()}

@@ -68,8 +68,8 @@ func (o *SidecarOutbound) Resolve(c Call) CallResult { return o.index().resolved
 func (o *SidecarOutbound) resolve(c Call) CallResult {
 	l := o.listenerFor(c.Address, c.Port)
 	if l == nil {
-		return CallResult{Listener: VirtualOutbound, Chain: &FilterChain{Name: VirtualOutboundChain, Cluster: fallthroughCluster(o.Proxy.Scope.OutboundTrafficPolicy)},
-			Default: true, Cluster: fallthroughCluster(o.Proxy.Scope.OutboundTrafficPolicy)}
+		return CallResult{Listener: VirtualOutbound, Chain: &FilterChain{Name: VirtualOutboundChain, Cluster: fallthroughCluster(o.Proxy.Scope)},
+			Default: true, Cluster: fallthroughCluster(o.Proxy.Scope)}
 	}
 	res := CallResult{Listener: l.Name}
 	ci := o.chainIndex(l)

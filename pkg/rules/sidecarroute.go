@@ -137,18 +137,25 @@ func (o *SidecarOutbound) buildRoute(name string) *RouteConfig {
 		}
 		return rc
 	}
-	rc.VirtualHosts = append(vhosts, catchAll(o.Proxy.Scope.OutboundTrafficPolicy))
+	rc.VirtualHosts = append(vhosts, catchAll(o.Proxy.Scope))
 	return rc
 }
 
-func catchAll(policy string) VirtualHost {
-	switch policy {
+// catchAll mirrors httproute.go buildCatchAllVirtualHost: block_all under REGISTRY_ONLY, the
+// dynamic forward proxy under ALLOW_ANY_DYNAMIC_DNS, else allow_any to the Sidecar's egressProxy
+// cluster or PassthroughCluster.
+func catchAll(scope SidecarScope) VirtualHost {
+	switch scope.OutboundTrafficPolicy {
 	case RegistryOnly:
 		return VirtualHost{Name: VHostBlockAll, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", DirectResponse: 502, Plain: true}}}
 	case AllowAnyDynamicDNS:
 		return VirtualHost{Name: VHostAllowAnyDynamicDNS, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: "AllowAnyDynamicDNSCluster", Plain: true}}}
 	}
-	return VirtualHost{Name: VHostAllowAny, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: PassthroughCluster, Plain: true}}}
+	cluster := PassthroughCluster
+	if scope.EgressProxy != "" {
+		cluster = scope.EgressProxy
+	}
+	return VirtualHost{Name: VHostAllowAny, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: cluster, Plain: true}}}
 }
 
 // viewForPort mirrors SidecarScope.GetEgressListenerForRDS: the egress listener with that port,
