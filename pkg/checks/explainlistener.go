@@ -1412,6 +1412,9 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 				culprit = "DestinationRule " + dr
 				why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the port its endpoints listen on, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
 				fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (the endpoints stay on port %d).", dr, t, cport, s.Ref(), t)
+			} else if c, w, f, ok := unappliedOrigination(snap, v, drs, *s, cport, subset); ok {
+				// the rule written for it, which istiod does not apply here (the path's culprit)
+				culprit, why, fix = c, why+"; "+w, f
 			}
 			rep.add(PathSidecarPlainToTLS, culprit, fmt.Sprintf("The HTTP call to %s:%d is routed to %s, which the sidecar sends in plaintext to port %d, %s: %s. The external server rejects plaintext on its TLS port (400, or a reset).", host, port, res.Cluster, cport, declaredTLSWords(*s, cport), why), fix)
 		} else if s, ok := v.Outbound.ScopeService(host); ok && (kind == rules.CallHTTP || kind == rules.CallHTTP2) {

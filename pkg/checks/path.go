@@ -3585,6 +3585,8 @@ func (tr *tracer) plainToTLSPort(v SidecarView, proxy string, res rules.CallResu
 		culprit = "DestinationRule " + dr
 		why = fmt.Sprintf("DestinationRule %s sets tls for port %d, the port its endpoints listen on, and istiod matches port-level settings against the port the entry declares (%d), so it never applies", dr, t, cport)
 		fix = fmt.Sprintf("In DestinationRule %s, set the port.number of the portLevelSettings entry for port %d to %d, the port %s declares (the endpoints stay on port %d).", dr, t, cport, s.Ref(), t)
+	} else if c, w, f, ok := unappliedOrigination(tr.snap, v, drs, *s, cport, subset); ok {
+		culprit, why, fix = c, why+"; "+w, f
 	}
 	if len(weightedClusters(res)) > 1 {
 		// a share of a split: the other shares go elsewhere (through the gateway, usually)

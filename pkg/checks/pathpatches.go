@@ -446,8 +446,50 @@ func offPathReason(v SidecarView, dr *networkingv1.DestinationRule, s rules.Serv
 		return fmt.Sprintf("it has a workloadSelector, and istiod applies such a rule only to the selected workloads of its own namespace (%s)", dr.Namespace)
 	case dr.Namespace != v.Namespace && dr.Namespace != root && dr.Namespace != s.Namespace:
 		return fmt.Sprintf("istiod looks a sidecar's rules for %s up in the sidecar's namespace (%s), the Service's (%s) and the root namespace (%s) only, and it lives in %s", s.Hostname, v.Namespace, s.Namespace, root, dr.Namespace)
+	case len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 && !labelsSelect(dr.Spec.GetWorkloadSelector().GetMatchLabels(), v.Labels):
+		// (sidecar.go SidecarScope.DestinationRule: a selector rule applies to the workloads it
+		// selects; blind audit 91 c44)
+		if v.Labels == nil {
+			return fmt.Sprintf("its workloadSelector (%s) selects only some workloads of %s, and the pod's labels are not known here (use --pod)", fmtLabels(dr.Spec.GetWorkloadSelector().GetMatchLabels()), v.Namespace)
+		}
+		return fmt.Sprintf("its workloadSelector (%s) does not select the pod (labels %s)", fmtLabels(dr.Spec.GetWorkloadSelector().GetMatchLabels()), fmtLabels(v.Labels))
 	}
 	return ""
+}
+
+// labelsSelect: every label of sel is in labels with the same value.
+func labelsSelect(sel, labels map[string]string) bool {
+	for k, val := range sel {
+		if got, ok := labels[k]; !ok || got != val {
+			return false
+		}
+	}
+	return true
+}
+
+// unappliedOrigination: a DestinationRule for the entry s that would originate TLS (SIMPLE or
+// MUTUAL) for port cport, which istiod does not apply to this sidecar (offPathTLSRule): the rule
+// the user wrote for the call, to name instead of asking for a new one (blind audit 91 c44, c45).
+func unappliedOrigination(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, s rules.Service, cport uint32, subset string) (culprit, why, fix string, ok bool) {
+	view, _, root := sidecarDRs(snap, v)
+	for _, mode := range []string{"SIMPLE", "MUTUAL"} {
+		dr, reason := offPathTLSRule(v, drs, view.DestinationRules, s, cport, subset, mode, root)
+		if dr == nil {
+			continue
+		}
+		ref := "DestinationRule " + dr.Namespace + "/" + dr.Name
+		fix = fmt.Sprintf("Make %s apply to the client: ", ref)
+		switch {
+		case len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0 && dr.Namespace == v.Namespace:
+			fix += fmt.Sprintf("widen its workloadSelector to select the client's pods (or remove it to cover namespace %s).", v.Namespace)
+		case len(dr.Spec.GetWorkloadSelector().GetMatchLabels()) > 0:
+			fix += fmt.Sprintf("move it to namespace %s (a rule with a workloadSelector applies only to the selected workloads of its own namespace), or remove its workloadSelector.", v.Namespace)
+		default:
+			fix += fmt.Sprintf("move it to namespace %s or %s (the lookup path of a sidecar's rules).", v.Namespace, s.Namespace)
+		}
+		return ref, fmt.Sprintf("%s sets tls.mode %s for it, but %s", ref, mode, reason), fix, true
+	}
+	return "", "", "", false
 }
 
 // shortHostRule is a DestinationRule on the client's lookup path (its own namespace, the root

@@ -140,6 +140,12 @@ func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, ki
 			f.EnvoyFlag = p.Flag
 		}
 		out = append(out, pendingFinding{f: f, host: q.host, port: q.port})
+	} else if p.Level == LevelWarning && p.Cause != "" && p.Cause != PathOK {
+		// a verdict that holds only for some requests (every route of the virtual host has
+		// match conditions: the others get 404 NR; blind audit 91 c30, where CI passed): a
+		// Warning
+		res, field := ParseResourceRef(p.Culprit)
+		out = append(out, pendingFinding{f: NewPreflightFinding(p.Cause, CheckWhyMissing, res, field, p.Message, p.Fix), host: q.host, port: q.port})
 	}
 	for _, w := range p.Warnings {
 		res, field := ParseResourceRef(w.Resource)
