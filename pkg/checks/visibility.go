@@ -327,7 +327,7 @@ func Visibility(snap *snapshot.Snapshot, opt VisibilityOptions) *VisibilityRepor
 					fix = fmt.Sprintf("remove (or narrow) the exclusion %q from the egress hosts of Sidecar %s, if these proxies are to reach %s", x, sc.Ref(), s.Hostname)
 				}
 				e.Findings = append(e.Findings, finding(VisNotImported, "Sidecar "+sc.Ref(),
-					fmt.Sprintf("%s is exported to %s, but Sidecar %s (egress hosts %s) %s: the host is unknown to proxies in %s.", ref, fmtList(s.ExportTo), sc.Ref(), fmtList(egressHosts(sc)), why, opt.AsNamespace),
+					fmt.Sprintf("%s is exported to %s, but Sidecar %s (egress hosts %s) %s: the host is unknown to proxies in %s%s.", ref, fmtList(s.ExportTo), sc.Ref(), fmtList(egressHosts(sc)), why, opt.AsNamespace, unknownHostFate(sc)),
 					fix))
 			} else if side && sidecarFor != nil {
 				if kept, all := sidecarKeptPorts(sidecarFor, sidecarDests, s); len(all) > 0 && len(kept) == 0 {
@@ -532,4 +532,18 @@ func meshRoutesTo(vsIndex *model.VirtualServiceIndex, svc rules.Service, ns stri
 		}
 	}
 	return false
+}
+
+// unknownHostFate says what becomes of a call to a host the sidecars of scope sc do not know
+// (the catch-alls: httproute.go buildCatchAllVirtualHost, listener_builder.go
+// buildOutboundCatchAllNetworkFiltersOnly), naming where the policy comes from.
+func unknownHostFate(sc rules.SidecarScope) string {
+	from := sc.PolicyFrom
+	switch {
+	case sc.OutboundTrafficPolicy == rules.RegistryOnly:
+		return fmt.Sprintf(", and outboundTrafficPolicy REGISTRY_ONLY (%s) answers their calls to it with 502 (TCP: the connection is closed)", from)
+	case sc.EgressProxy != "":
+		return fmt.Sprintf(", so their calls to it go to the egressProxy of Sidecar %s (%s)", sc.Ref(), sc.EgressProxy)
+	}
+	return ", so their calls to it leave through PassthroughCluster, without the entry's routes, DestinationRule or egress gateway"
 }
