@@ -89,7 +89,7 @@ func commandsDisagree(snap *snapshot.Snapshot) []string {
 				onCulprit := slices.ContainsFunc(pf.Findings, func(f PreflightFinding) bool {
 					return reportsCode(f, p.Cause) && f.Level == LevelError && f.Resource.String() == p.Culprit && len(f.Contexts) == 0
 				})
-				if throughGateway && !atGateway && !onCulprit && !inContext(p.Cause, ctx, fmt.Sprintf("sidecar in %s, %s:%d", ns, c.host, c.port)) {
+				if throughGateway && !atGateway && !onCulprit && !egressProxyTCPWarned(p, pf.Findings) && !inContext(p.Cause, ctx, fmt.Sprintf("sidecar in %s, %s:%d", ns, c.host, c.port)) {
 					out = append(out, fmt.Sprintf("%s: why-missing %s through gateway %s, not in preflight", call, p.Cause, p.Gateway))
 				}
 			default:

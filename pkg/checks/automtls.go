@@ -22,11 +22,15 @@ const (
 	// that are labelled security.istio.io/tlsMode=istio (or name a serviceAccount): right for a
 	// VM running Istio's proxy, a failed handshake for an external server.
 	PathAutoMTLSToEntry = "AUTO_MTLS_TO_ENTRY_ENDPOINTS"
+	// EgressProxyHTTPOnly: a Sidecar's egressProxy is a gateway port whose servers are all
+	// HTTP: the TCP catch-all sends unknown hosts' raw TCP there too, and the gateway closes it.
+	EgressProxyHTTPOnly = "EGRESS_PROXY_TAKES_TCP_TO_HTTP_PORT"
 )
 
 func init() {
 	Catalog = append(Catalog,
 		CatalogEntry{PathIstioMTLSToExternal, LevelError, "UF", "A DestinationRule sets tls.mode ISTIO_MUTUAL for a host whose ServiceEntry says location MESH_EXTERNAL: the proxy (the client's sidecar, or the egress gateway) starts Istio mutual TLS with the mesh's certificates, which a server outside the mesh neither asks for nor answers with a certificate the mesh trusts: the handshake fails, 503 UF. ISTIO_MUTUAL belongs on the hop to the egress gateway; towards the external host use SIMPLE (to its TLS port) or no tls."},
+		CatalogEntry{EgressProxyHTTPOnly, LevelWarning, "", "A Sidecar's outboundTrafficPolicy.egressProxy names an egress gateway port whose servers are all HTTP. The sidecar's catch-alls send every unknown host there, TCP as well as HTTP: the gateway reads a TCP connection as HTTP and closes it. Declare the hosts reached over TCP (and route them to a TCP server), or accept that only HTTP leaves through the egressProxy."},
 		CatalogEntry{PathAutoMTLSToEntry, LevelWarning, "", "A ServiceEntry with location MESH_INTERNAL lists endpoints labelled security.istio.io/tlsMode: istio (or naming a serviceAccount), and no DestinationRule sets tls for the host: auto mTLS sends those endpoints Istio mutual TLS. That is right when they run Istio's proxy (a VM in the mesh); for an external server the handshake fails, 503 UF."},
 	)
 }
@@ -153,8 +157,12 @@ func egressProxyFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			continue
 		}
 		view, drs, _ := sidecarDRs(snap, v)
-		c := sidecarCluster(snap, v, drs, model.Services(view, v.Flags.MeshConfig), host, port, subset)
+		reg := model.Services(view, v.Flags.MeshConfig)
+		c := sidecarCluster(snap, v, drs, reg, host, port, subset)
 		if c.Present {
+			if f, ok := egressProxyHTTPOnly(snap, sc, reg, host, port, v.Scope.EgressProxy); ok {
+				out = append(out, f)
+			}
 			continue
 		}
 		out = append(out, NewPreflightFinding(ListenerClusterAbsent, CheckPreflight, ResourceRef{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name}, "spec.outboundTrafficPolicy.egressProxy",
@@ -162,4 +170,48 @@ func egressProxyFindings(snap *snapshot.Snapshot) []PreflightFinding {
 			egressProxyFix(snap, v, host)))
 	}
 	return out
+}
+
+// egressProxyHTTPOnly: the egressProxy (host port, cluster) is a Service of gateway pods whose
+// servers on the port's target are all HTTP (gateway.go: an HCM chain only), so the catch-all's
+// TCP connections get closed there (the path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL for such a call).
+func egressProxyHTTPOnly(snap *snapshot.Snapshot, sc *networkingv1.Sidecar, reg *model.Registry, host string, port uint32, cluster string) (PreflightFinding, bool) {
+	for _, svc := range reg.Shared(host) {
+		if svc.Kind != rules.KindService {
+			continue
+		}
+		for _, w := range gatewayPodsOf(snap, svc) {
+			target := port
+			for _, k := range snap.Services {
+				if k.Namespace != svc.Namespace || rules.KubeServiceHost(k) != svc.Hostname {
+					continue
+				}
+				for _, p := range k.Spec.Ports {
+					if uint32(p.Port) == port {
+						if t, ok := targetPort(snap, w, p); ok && t != 0 {
+							target = t
+						}
+					}
+				}
+			}
+			view := RevisionView(snap, w.Revision)
+			flags := ReadIstiodFlags(view, w.Revision)
+			n, http := 0, 0
+			for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(snap, w)) {
+				if ms.Port != target || ms.Dropped != "" {
+					continue
+				}
+				n++
+				if ms.RouteName != "" && ms.Server.GetTls() == nil {
+					http++
+				}
+			}
+			if n > 0 && n == http {
+				return NewPreflightFinding(EgressProxyHTTPOnly, CheckPreflight, ResourceRef{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name}, "spec.outboundTrafficPolicy.egressProxy",
+					fmt.Sprintf("Sidecar %s/%s sends every call to a host its sidecars do not know to its egressProxy, cluster %s, whose gateway %s has only HTTP servers on port %d (listener 0.0.0.0_%d): HTTP calls go through, but a TCP connection to an unknown host is read as HTTP and closed there.", sc.Namespace, sc.Name, cluster, w.Ref(), port, target),
+					fmt.Sprintf("Declare the hosts the namespace reaches over TCP (ServiceEntries its sidecars import) and route them to a TCP or TLS server of the gateway; the egressProxy then carries only HTTP to unknown hosts.")), true
+			}
+		}
+	}
+	return PreflightFinding{}, false
 }

@@ -127,6 +127,7 @@ var catalogRefs = map[string]catalogRef{
 	PathOriginationUnused:   {"EGR0150", "§2.5", "pilot/pkg/networking/core/cluster_builder.go applyDestinationRule (the port-level policy of the cluster's own port), cluster_tls.go buildUpstreamTLSSettings"},
 	PathTLSToPlaintext:      {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; cluster_waypoint.go buildWaypointTLSContext; pilot/pkg/model/push_context.go destinationRule"},
 	PathIstioMTLSToExternal: {"EGR0155", "§2.5", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (an explicit ISTIO_MUTUAL is applied whatever the service's location)"},
+	EgressProxyHTTPOnly:     {"EGR0157", "§1.3", "pilot/pkg/networking/core/listener_builder.go buildOutboundCatchAllNetworkFiltersOnly (the egressProxy takes TCP too); gateway.go buildGatewayListeners (an HTTP server's chain is an HCM)"},
 	PathAutoMTLSToEntry:     {"EGR0156", "§2.5", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go BestEffortInferServiceMTLSMode; pilot/pkg/serviceregistry/serviceentry/conversion.go getTLSModeFromWorkloadEntry; kube PodTLSMode (gateway pods labelled for auto mTLS: TLS_MISMATCH_BETWEEN_HOPS)"},
 	PathCredentialUnchecked: {"EGR0154", "§2.5", "pilot/pkg/model/credentials/resource.go ParseResourceName (a credentialName is read in the proxy's namespace)"},
 	PathCredentialMissing:   {"EGR0153", "§2.5, §5 (503 UF)", "pilot/pkg/model/credentials/resource.go ParseResourceName; pilot/pkg/xds/sds.go filterAuthorizedResources, generate; pilot/pkg/credentials/kube/secrets.go GetCaCert"},
@@ -325,7 +326,7 @@ var causePages = map[string]string{
 	PathRouteMatchAssumed: "sidecar-to-gateway-path", PathAnsweredByRoute: "sidecar-to-gateway-path", PathFaultAbort: "sidecar-to-gateway-path", GatewayServiceSpans: "sidecar-to-gateway-path", ListenerGatewayServiceLack: "sidecar-to-gateway-path",
 	ListenerClusterAbsent: "sidecar-to-gateway-path",
 	// TLS on each hop.
-	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathCredentialMissing: "tls-across-hops", PathCredentialUnchecked: "tls-across-hops", PathIstioMTLSToExternal: "tls-across-hops", PathAutoMTLSToEntry: "tls-across-hops", PathTLSToPlaintext: "tls-across-hops", PathOriginationUnused: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
+	PathTLSMismatch: "tls-across-hops", PathGatewayNoChain: "tls-across-hops", PathNotOriginated: "tls-across-hops", PathCredentialMissing: "tls-across-hops", PathCredentialUnchecked: "tls-across-hops", PathIstioMTLSToExternal: "tls-across-hops", PathAutoMTLSToEntry: "tls-across-hops", EgressProxyHTTPOnly: "sidecar-imports", PathTLSToPlaintext: "tls-across-hops", PathOriginationUnused: "tls-across-hops", ListenerDoubleTLS: "tls-across-hops",
 	ListenerNoCredential: "tls-across-hops", ListenerCredentialMissing: "tls-across-hops", ListenerCertUnused: "tls-across-hops", ListenerTLSBehindHTTP: "tls-across-hops",
 	// meshConfig.serviceEntryVisibility.
 	VisStatusDrift: "visibility", VisHiddenEverywhere: "visibility", VisWaypointUnpublished: "ambient", VisWaypointForbidden: "visibility",

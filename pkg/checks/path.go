@@ -4452,6 +4452,23 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		tr.failFix(PathGatewayNoChain, "reset", d.culprit, d.why, d.fix, d.patch)
 		return
 	}
+	if kind == rules.CallTCP && strings.HasPrefix(chain.Destination, "Route: ") {
+		// A raw TCP connection on a chain that speaks HTTP (an HCM): Envoy reads it as HTTP,
+		// cannot parse it and closes it (the conformance simulation: no chain accepts a TCP
+		// call there). Reached through a Sidecar's egressProxy, or a route sending TCP to the
+		// gateway's HTTP port.
+		tr.hop(gproxy, "filter chain", Fail, fmt.Sprintf("%s's chain on %s is HTTP (%s), and the call is raw TCP", w.Ref(), lname, chain.Destination))
+		culprit := "Gateway " + rules.GatewayName(sel.Gateway)
+		fix := fmt.Sprintf("Send %s's TCP to a gateway port whose server is TCP (or TLS), with a tcp route for it, or declare the host's port HTTP if the client speaks HTTP.", host)
+		if v.Scope.EgressProxy != "" && res.Cluster == v.Scope.EgressProxy && routeVSOf(res) == "" {
+			culprit = "Sidecar " + v.Scope.Ref()
+			fix = fmt.Sprintf("Make %s:%d known to the client's sidecars (a ServiceEntry they import) and route its TCP to a TCP server of the gateway: Sidecar %s's egressProxy (%s) takes every unknown host's connection, HTTP or not, to that HTTP port.", host, tr.t.Port, v.Scope.Ref(), v.Scope.EgressProxy)
+		} else if vs := routeVSOf(res); vs != "" {
+			culprit = firstOrigin(tr.snap, vs)
+		}
+		tr.fail(PathGatewayNoChain, "reset", culprit, fmt.Sprintf("The TCP call to %s:%d reaches %s on listener %s, whose server speaks HTTP: the gateway reads the raw TCP stream as HTTP, cannot parse it and closes the connection.", host, tr.t.Port, w.Ref(), lname), fix)
+		return
+	}
 	cluster := ""
 	// httpVS: the VirtualService of the gateway's HTTP route (a Gateway API one answers 500 when
 	// its cluster is missing)

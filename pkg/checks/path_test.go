@@ -194,6 +194,11 @@ func TestPreflightTracesPaths(t *testing.T) {
 				return
 			}
 			found := slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return reportsCode(f, c.cause) && f.Level == LevelError })
+			if failing && !found && c.cause == PathGatewayNoChain && strings.HasPrefix(c.culprit, "Sidecar ") && slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool {
+				return f.Code == EgressProxyHTTPOnly && f.Resource.String() == c.culprit
+			}) {
+				return // (egressProxyTCPWarned)
+			}
 			if failing && !found {
 				t.Errorf("preflight has no Error %s: %v", c.cause, codes)
 			}
@@ -381,7 +386,7 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 				}
 				t.Errorf("%s: path fails with %s blaming %q; explain-listener blames %q", name, p.Cause, p.Culprit, got)
 			}
-			if throughGateway && pfLevel[p.Cause] != LevelError {
+			if throughGateway && pfLevel[p.Cause] != LevelError && !egressProxyTCPWarned(p, pf.Findings) {
 				t.Errorf("%s: path through a gateway fails with %s; preflight has it at %q (%v)", name, p.Cause, pfLevel[p.Cause], pfLevel)
 			}
 		} else if !strings.HasSuffix(p.Client, "(no proxy)") {
@@ -609,7 +614,8 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 			// 404 NR at the gateway: explain-listener --gateway must not say OK (blind audit 18 #10)
 			t.Errorf("%s: the path gets 404 NR at %s (%s); explain-listener --gateway reports no error", filepath.Base(c.file), p.Gateway, p.Culprit)
 		}
-		if p.Cause == PathGatewayNoChain && p.Flag == "reset" && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathGatewayNoChain && f.Resource == p.Culprit }) &&
+		tcpOnHTTP := p.Call == rules.CallTCP && strings.Contains(p.Message, "whose server speaks HTTP")
+		if p.Cause == PathGatewayNoChain && p.Flag == "reset" && !tcpOnHTTP && !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathGatewayNoChain && f.Resource == p.Culprit }) &&
 			!slices.ContainsFunc(rep.Findings, func(f Finding) bool {
 				return f.Level == LevelError && (f.Resource == p.Culprit || "Gateway "+f.Resource == p.Culprit)
 			}) {
@@ -2084,4 +2090,16 @@ spec:
 	if p.Cause != PathTLSMismatch || !strings.Contains(pls, "http1MaxPendingRequests: 50") || !strings.Contains(pls, "consecutive5xxErrors: 3") || !strings.Contains(pls, "ISTIO_MUTUAL") {
 		t.Errorf("%s: the port entry of the fix does not carry the policy's settings:\n%s", p.Cause, p.Fix)
 	}
+}
+
+// egressProxyTCPWarned: the path's TCP call to a host the client does not know fails at the HTTP
+// port a Sidecar's egressProxy names, and preflight warns about that egressProxy
+// (EGRESS_PROXY_TAKES_TCP_TO_HTTP_PORT): whether the namespace calls unknown hosts over TCP is
+// not in the configuration, so preflight's Warning stands for the path's Error. (Also a TCP call
+// on an HTTP chain: explain-listener --gateway explains the gateway's routes for HTTP, and the
+// culprit is on the client's side.)
+func egressProxyTCPWarned(p *PathTrace, pf []PreflightFinding) bool {
+	return p.Cause == PathGatewayNoChain && strings.HasPrefix(p.Culprit, "Sidecar ") && slices.ContainsFunc(pf, func(f PreflightFinding) bool {
+		return f.Code == EgressProxyHTTPOnly && f.Resource.String() == p.Culprit
+	})
 }
