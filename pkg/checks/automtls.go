@@ -110,13 +110,23 @@ func (tr *tracer) sidecarMTLSToEntry(v SidecarView, proxy string, drs *rules.DRL
 	}
 	var t *networking.ClientTLSSettings
 	dr := ""
-	if ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace); ch != nil {
+	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	if ch != nil {
 		dr, t = ch.Ref(), ch.ClusterTLS(cport, subset)
 	}
 	if hop, msg, fix, ok := istioMTLSToExternal(&s, t, dr, proxy, cluster, host, cport); ok {
 		tr.hop(proxy, "upstream tls", Fail, hop)
 		tr.fail(PathIstioMTLSToExternal, "UF", "DestinationRule "+dr, msg, fix)
 		return true
+	}
+	if code, msg, fix, ok := sidecarCredential(tr.snap, v, ch, t, cluster, host); ok {
+		if code == PathCredentialUnchecked {
+			tr.t.Warnings = append(tr.t.Warnings, finding(code, "DestinationRule "+dr, msg, fix))
+		} else {
+			tr.hop(proxy, "upstream tls", Fail, msg)
+			tr.fail(code, "UF", "DestinationRule "+dr, msg, fix)
+			return true
+		}
 	}
 	if f, ok := autoMTLSToEntryWarning(tr.snap, &s, t, autoMTLSEnabled(v.Flags.MeshConfig), proxy, cluster, host); ok {
 		tr.t.Warnings = append(tr.t.Warnings, f)
@@ -214,4 +224,32 @@ func egressProxyHTTPOnly(snap *snapshot.Snapshot, sc *networkingv1.Sidecar, reg 
 		}
 	}
 	return PreflightFinding{}, false
+}
+
+// sidecarCredential: the TLS a client's sidecar originates for cluster (DestinationRule choice
+// ch, tls t) reads a credentialName (a rule with a workloadSelector; without one istiod drops the
+// credential for sidecars, rules.SidecarDropsCredential) whose Secret is not in the sidecar's
+// namespace (PathCredentialMissing), or was not read there (PathCredentialUnchecked).
+// Mirrors istiod pilot/pkg/model/credentials/resource.go ParseResourceName and xds/sds.go (the
+// proxy's own namespace), as credentialCheck does for gateways.
+func sidecarCredential(snap *snapshot.Snapshot, v SidecarView, ch *rules.DRChoice, t *networking.ClientTLSSettings, cluster, host string) (code, msg, fix string, ok bool) {
+	if ch == nil || t == nil || rules.SidecarDropsCredential(ch, t) {
+		return "", "", "", false
+	}
+	if m := t.GetMode(); m != networking.ClientTLSSettings_SIMPLE && m != networking.ClientTLSSettings_MUTUAL {
+		return "", "", "", false
+	}
+	cred := originationCredential(t)
+	if cred == "" {
+		return "", "", "", false
+	}
+	_, cd := credentialCheck(snap, cred, v.Namespace, originationNeedsCert(t))
+	if cd == nil {
+		return "", "", "", false
+	}
+	msg = fmt.Sprintf("DestinationRule %s makes the client's sidecars in %s originate TLS (tls.mode %s) for %s with credentialName %s, but %s", ch.Ref(), v.Namespace, t.GetMode(), cluster, cred, cd.problem)
+	if cd.unchecked {
+		return PathCredentialUnchecked, msg + ".", cd.fix, true
+	}
+	return PathCredentialMissing, msg + fmt.Sprintf(": the sidecar has no credential for the TLS handshake with %s, which fails (503 UF).", host), cd.fix, true
 }

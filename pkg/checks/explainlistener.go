@@ -1452,11 +1452,14 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		_, drs, _ := sidecarDRs(snap, v)
 		var t *networking.ClientTLSSettings
 		dr := ""
-		if c := drs.For(v.Namespace, v.Labels, imported.Hostname, imported.Namespace); c != nil {
+		c := drs.For(v.Namespace, v.Labels, imported.Hostname, imported.Namespace)
+		if c != nil {
 			dr, t = c.Ref(), c.ClusterTLS(cport, subset)
 		}
 		if _, msg, fix, bad := istioMTLSToExternal(imported, t, dr, "the client's sidecar", res.Cluster, imported.Hostname, cport); bad {
 			rep.add(PathIstioMTLSToExternal, "DestinationRule "+dr, msg, fix)
+		} else if code, msg, fix, found := sidecarCredential(snap, v, c, t, res.Cluster, imported.Hostname); found {
+			rep.add(code, "DestinationRule "+dr, msg, fix)
 		} else if f, warn := autoMTLSToEntryWarning(snap, imported, t, autoMTLSEnabled(v.Flags.MeshConfig), "the client's sidecar", res.Cluster, imported.Hostname); warn {
 			rep.add(f.Code, f.Resource, f.Message, f.Fix)
 		}
