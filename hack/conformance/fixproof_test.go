@@ -178,6 +178,11 @@ func classifyFix(c pathCheck, p *checks.Patch, after *result, applyErr error) fi
 		// GET / gets no route there, as the path comparison reads that cause; both say the
 		// plain request still fails
 		fp.result = "insufficient"
+	case proven && fc.Cause == checks.PathAnsweredByRoute && works == 0:
+		// with the fix the call reaches the gateway, where a route answers it itself (a
+		// directResponse: ROUTE_ANSWERS_ITSELF); istiod's simulation reads a direct response as
+		// no route to a cluster (istiodPathOutcome): both say nothing leaves the mesh
+		fp.result = "insufficient"
 	case proven && fails == 0:
 		fp.result = "proven"
 	case !proven && fc != nil && fc.Result == checks.FixInsufficient && works == 0:

@@ -138,6 +138,16 @@ func (tr *tracer) sidecarMTLSToEntry(v SidecarView, proxy string, drs *rules.DRL
 // from the sidecar: import the host, or name one that exists.
 func egressProxyFix(snap *snapshot.Snapshot, v SidecarView, chost string) string {
 	sc := "Sidecar " + v.Scope.Ref()
+	if s, ok := v.Outbound.ScopeService(chost); ok {
+		// imported: the port or the subset is what the cluster lacks (blind audit 92 c18, c20)
+		port, subset, _, _ := parseClusterName(v.Scope.EgressProxy)
+		if !hasPort(s, port) {
+			return fmt.Sprintf("Set outboundTrafficPolicy.egressProxy.port.number of %s to a port %s declares (%s).", sc, s.Ref(), portList(s.Ports))
+		}
+		if subset != "" {
+			return fmt.Sprintf("Define subset %s in a DestinationRule for %s that the sidecars of %s apply (their namespace, the Service's or the root namespace, exported to them), or remove the subset from the egressProxy of %s.", subset, chost, v.Namespace, sc)
+		}
+	}
 	if svcs := model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(chost); len(svcs) > 0 {
 		return fmt.Sprintf("Import the egressProxy host in %s: add \"%s/%s\" to spec.egress[].hosts (istiod does not import it by itself).", sc, svcs[0].Namespace, chost)
 	}
@@ -182,9 +192,10 @@ func egressProxyFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	return out
 }
 
-// egressProxyHTTPOnly: the egressProxy (host port, cluster) is a Service of gateway pods whose
-// servers on the port's target are all HTTP (gateway.go: an HCM chain only), so the catch-all's
-// TCP connections get closed there (the path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL for such a call).
+// egressProxyHTTPOnly: the egressProxy (host port, cluster) is a Service of gateway pods with no
+// server on the port's target (GATEWAY_NOT_LISTENING_ON_TARGET_PORT, an Error), or whose servers
+// there are all HTTP (gateway.go: an HCM chain only), so the catch-all's TCP connections get
+// closed there (the path's GATEWAY_NO_FILTER_CHAIN_FOR_CALL for such a call; a Warning).
 func egressProxyHTTPOnly(snap *snapshot.Snapshot, sc *networkingv1.Sidecar, reg *model.Registry, host string, port uint32, cluster string) (PreflightFinding, bool) {
 	for _, svc := range reg.Shared(host) {
 		if svc.Kind != rules.KindService {
@@ -215,6 +226,13 @@ func egressProxyHTTPOnly(snap *snapshot.Snapshot, sc *networkingv1.Sidecar, reg 
 				if ms.RouteName != "" && ms.Server.GetTls() == nil {
 					http++
 				}
+			}
+			if n == 0 {
+				// no server on the port at all: every call the catch-all takes is refused
+				// (blind audit 92 c24, where CI passed)
+				return NewPreflightFinding(PathGatewayNotListen, CheckPreflight, ResourceRef{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name}, "spec.outboundTrafficPolicy.egressProxy",
+					fmt.Sprintf("Sidecar %s/%s sends every call to a host its sidecars do not know to its egressProxy, cluster %s, but no Gateway server of %s uses port %d (its target port %d): the gateway has no listener there, and such calls fail (503 UF).", sc.Namespace, sc.Name, cluster, w.Ref(), port, target),
+					fmt.Sprintf("Give %s a Gateway server on port %d (with routes for the hosts the egressProxy carries), or point the egressProxy at a port the gateway serves.", w.Ref(), port)), true
 			}
 			if n > 0 && n == http {
 				return NewPreflightFinding(EgressProxyHTTPOnly, CheckPreflight, ResourceRef{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name}, "spec.outboundTrafficPolicy.egressProxy",

@@ -1282,6 +1282,9 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		switch {
 		case res.Cluster == rules.PassthroughCluster:
 			code, after = ListenerHiddenPassthrough, "; the call leaves through PassthroughCluster, without the entry's DestinationRule, routes or egress gateway"
+		case res.Cluster == rules.AllowAnyDynamicDNSCluster:
+			// ALLOW_ANY_DYNAMIC_DNS: the dynamic forward proxy takes it (blind audit 92 c51, c52)
+			code, after = ListenerHiddenPassthrough, "; the call leaves through AllowAnyDynamicDNSCluster (the dynamic forward proxy of meshConfig's ALLOW_ANY_DYNAMIC_DNS), without the entry's DestinationRule, routes or egress gateway"
 		case isOriginalDst(v, res.Cluster):
 			code, after = ListenerHiddenPassthrough, "; the call leaves through "+res.Cluster+" (another entry's pass-through, resolution NONE), without the entry's DestinationRule, routes or egress gateway"
 		}
@@ -3587,7 +3590,11 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 			"Set tls.credentialName to a kubernetes.io/tls Secret in the gateway's namespace, or use PASSTHROUGH.")
 	}
 	if terminating && mode != "ISTIO_MUTUAL" {
-		if _, cd := credentialCheck(view, s.GetTls().GetCredentialName(), w.Namespace, true); cd != nil {
+		if _, cd := credentialCheck(view, s.GetTls().GetCredentialName(), w.Namespace, true); cd != nil && cd.unchecked {
+			// its namespace was not read: a warning, as the path's (blind audit 92 c38, an Error
+			// here while why-missing said OK)
+			rep.add(PathCredentialUnchecked, gwRef, fmt.Sprintf("Server %s#%d (%s, port %d) terminates TLS with credentialName %s on gateway %s, but %s.", gwRef, idx, proto, s.GetPort().GetNumber(), s.GetTls().GetCredentialName(), w.Ref(), cd.problem), cd.fix)
+		} else if cd != nil {
 			rep.add(ListenerCredentialMissing, gwRef, fmt.Sprintf("Server %s#%d (%s, port %d) terminates TLS with credentialName %s on gateway %s, but %s: the gateway has no certificate for it, and TLS handshakes with that server fail.", gwRef, idx, proto, s.GetPort().GetNumber(), s.GetTls().GetCredentialName(), w.Ref(), cd.problem), cd.fix)
 		}
 	}

@@ -1191,3 +1191,32 @@ func kindTakes(l gatewayv1.Listener, kind string) bool {
 	}
 	return false
 }
+
+// kubeListenerTLSFindings: the listeners of Gateway API Gateways of an Istio class whose
+// certificates istiod refuses, so that it generates no server for them (conversion.go buildTLS,
+// buildSecretReference): SERVER_CREDENTIAL_NOT_FOUND for a Secret that does not exist, and
+// GATEWAY_LISTENER_WITHOUT_CHAINS for references it does not permit (another namespace without
+// a ReferenceGrant) or cannot use (blind audit 92 c34, c35: why-missing said so, preflight did
+// not).
+func kubeListenerTLSFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, g := range snap.KubeGateways {
+		if !rules.KubeGatewayIstioClass(string(g.Spec.GatewayClassName), snap.GatewayClasses) || len(rules.KubeGatewayServices(g)) == 0 {
+			continue
+		}
+		for _, sk := range rules.KubeGatewaySkippedListeners(g, snap.Namespaces, snap.ReferenceGrants, snap.SecretKnownMissing) {
+			code := ListenerNoChains
+			switch sk.Reason {
+			case rules.ListenerSkipTLSRefMissing:
+				code = ListenerCredentialMissing
+			case rules.ListenerSkipTLSRefNotPermitted, rules.ListenerSkipTLSRefs:
+			default:
+				continue
+			}
+			why, fix := skippedKubeListenerText(g, sk)
+			out = append(out, NewPreflightFinding(code, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: g.Namespace, Name: g.Name}, "spec.listeners["+string(sk.Listener.Name)+"].tls.certificateRefs",
+				upperFirst(why)+": the gateway has no listener for it, and calls sent there are refused.", fix))
+		}
+	}
+	return out
+}

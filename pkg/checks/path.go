@@ -439,6 +439,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.ambiguity(v, host, labels)
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
+	tr.t.Warnings = append(tr.t.Warnings, sidecarRejectedWarnings(v.Scope.Sidecar)...)
 	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
 	if n := ignoredAuthz(snap); n > 0 && tr.t.Level != LevelError {
 		// (this tool does not evaluate authorization: an egress gateway's or the client's

@@ -357,6 +357,12 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range drPortFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range kubeListenerTLSFindings(snap) {
+		c.add(f, "")
+	}
+	for _, f := range sidecarValidationFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range egressProxyFindings(snap) {
 		c.add(f, "")
 	}

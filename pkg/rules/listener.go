@@ -14,14 +14,16 @@ import (
 
 // Envoy names istiod uses (pilot/pkg/networking/util/util.go, pilot/pkg/model/listener.go).
 const (
-	PassthroughCluster     = "PassthroughCluster"
-	BlackHoleCluster       = "BlackHoleCluster"
-	PassthroughFilterChain = "PassthroughFilterChain"
-	VirtualOutbound        = "virtualOutbound"
-	VirtualOutboundChain   = "virtualOutbound-catchall-tcp"
-	WildcardAddress        = "0.0.0.0"
-	TransportRawBuffer     = "raw_buffer"
-	TransportTLS           = "tls"
+	PassthroughCluster = "PassthroughCluster"
+	// AllowAnyDynamicDNSCluster is the dynamic forward proxy cluster of ALLOW_ANY_DYNAMIC_DNS.
+	AllowAnyDynamicDNSCluster = "AllowAnyDynamicDNSCluster"
+	BlackHoleCluster          = "BlackHoleCluster"
+	PassthroughFilterChain    = "PassthroughFilterChain"
+	VirtualOutbound           = "virtualOutbound"
+	VirtualOutboundChain      = "virtualOutbound-catchall-tcp"
+	WildcardAddress           = "0.0.0.0"
+	TransportRawBuffer        = "raw_buffer"
+	TransportTLS              = "tls"
 )
 
 // plaintextHTTPALPNs are the ALPN values the HTTP inspector sets and istiod matches on sidecar

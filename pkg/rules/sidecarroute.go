@@ -149,7 +149,7 @@ func catchAll(scope SidecarScope) VirtualHost {
 	case RegistryOnly:
 		return VirtualHost{Name: VHostBlockAll, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", DirectResponse: 502, Plain: true}}}
 	case AllowAnyDynamicDNS:
-		return VirtualHost{Name: VHostAllowAnyDynamicDNS, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: "AllowAnyDynamicDNSCluster", Plain: true}}}
+		return VirtualHost{Name: VHostAllowAnyDynamicDNS, Domains: []string{"*"}, Routes: []RouteAction{{Match: "/*", Cluster: AllowAnyDynamicDNSCluster, Plain: true}}}
 	}
 	cluster := PassthroughCluster
 	if scope.EgressProxy != "" {
