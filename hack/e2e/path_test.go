@@ -205,7 +205,10 @@ func TestWhyMissingPath(t *testing.T) {
 				}
 				// Without --from the gateways are diagnosed and a path that reaches a gateway is
 				// listed as not traced, with the command that traces it.
-				if p.Gateway != "" {
+				// (A call the sidecar's catch-all sends to a Sidecar's egressProxy is the
+				// namespace's policy, not a route for the host: not listed.)
+				catchAll := len(p.Hops) > 0 && (strings.Contains(p.Hops[0].Summary, "virtual host allow_any") || strings.Contains(p.Hops[0].Summary, "listener virtualOutbound"))
+				if p.Gateway != "" && !catchAll {
 					ru := egress(t, "why-missing", "-o", "json", c.args[0], "--port", c.args[2], "--kubeconfig", env.kubeconfig)
 					if up := parseReport(t, ru).UntracedPaths; len(up) == 0 || !strings.Contains(up[0].Trace, "--from") {
 						t.Errorf("without --from: untraced paths %+v, want the route through %s\n%s", up, p.Gateway, ru)
