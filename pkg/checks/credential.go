@@ -49,7 +49,7 @@ func credentialCheck(snap *snapshot.Snapshot, cred, proxyNs string, needCert boo
 	}
 	switch state {
 	case snapshot.SecretFound:
-		return fmt.Sprintf("Secret %s/%s found", c.Namespace, found), nil
+		return fmt.Sprintf("Secret %s/%s found (by name: whether it holds a valid certificate and key is not checked)", c.Namespace, found), nil
 	case snapshot.SecretNotRead:
 		why := "the input holds no Secret"
 		if snap.SecretsUnread != "" {
