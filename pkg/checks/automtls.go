@@ -128,7 +128,8 @@ func (tr *tracer) sidecarMTLSToEntry(v SidecarView, proxy string, drs *rules.DRL
 			return true
 		}
 	}
-	if f, ok := autoMTLSToEntryWarning(tr.snap, &s, t, autoMTLSEnabled(v.Flags.MeshConfig), proxy, cluster, host); ok {
+	autoOn, _ := autoMTLSFor(tr.snap, v.Flags.MeshConfig, s.Namespace)
+	if f, ok := autoMTLSToEntryWarning(tr.snap, &s, t, autoOn, proxy, cluster, host); ok {
 		tr.t.Warnings = append(tr.t.Warnings, f)
 	}
 	return false

@@ -1463,8 +1463,10 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(PathIstioMTLSToExternal, "DestinationRule "+dr, msg, fix)
 		} else if code, msg, fix, found := sidecarCredential(snap, v, c, t, res.Cluster, imported.Hostname); found {
 			rep.add(code, "DestinationRule "+dr, msg, fix)
-		} else if f, warn := autoMTLSToEntryWarning(snap, imported, t, autoMTLSEnabled(v.Flags.MeshConfig), "the client's sidecar", res.Cluster, imported.Hostname); warn {
-			rep.add(f.Code, f.Resource, f.Message, f.Fix)
+		} else if autoOn, _ := autoMTLSFor(snap, v.Flags.MeshConfig, imported.Namespace); autoOn {
+			if f, warn := autoMTLSToEntryWarning(snap, imported, t, true, "the client's sidecar", res.Cluster, imported.Hostname); warn {
+				rep.add(f.Code, f.Resource, f.Message, f.Fix)
+			}
 		}
 	}
 	switch {

@@ -1233,7 +1233,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				c.Reason, fix = undeclaredDestination(tr.snap, culprit, chost)
 			}
 		}
-		tr.t.Answer = notFoundAnswer(rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP, res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService))
+		// (an HTTP call taken by a tcp_proxy chain, the virtual outbound listener's catch-all
+		// say, gets its connection closed, not an HTTP status: blind audit 93 c11)
+		httpAnswer := rules.ListenerClass(strings.ToUpper(kind)) == rules.ClassHTTP && (res.Route != nil || res.Chain == nil || res.Chain.IsHCM())
+		tr.t.Answer = notFoundAnswer(httpAnswer, res.Route != nil && generatedVS(tr.snap, res.Route.VirtualService))
 		status := tr.t.Answer.Text()
 		if tr.t.Answer == AnswerClosed {
 			status = "the sidecar closes the connection (response flag NC)"
@@ -4066,7 +4069,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	tr.ambiguousServices(w, svc, cport, target)
 
 	// What the sidecar's cluster sends.
-	sent, sentFrom, tlsCulprit, sni := clusterTLS(v, drs, svc, cport, subset, kind, w)
+	sent, sentFrom, tlsCulprit, sni := clusterTLS(tr.snap, v, drs, svc, cport, subset, kind, w)
 	autoMTLS := strings.HasPrefix(sentFrom, "auto mTLS")
 	if tr.gatewayHops != nil {
 		// (the client's own entry for the host too: the gateway's may differ from it,
@@ -4287,7 +4290,17 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				return
 			}
 		}
-		if autoMTLS {
+		if autoMTLS && expect == "Istio mTLS" {
+			// Auto mTLS meets a server terminating Istio mTLS: only the server name differs (auto
+			// mTLS sends the cluster's name); a rule with tls ISTIO_MUTUAL and sni is the fix
+			// (blind audit 93 c04, where the label was blamed)
+			msg += fmt.Sprintf(" The sidecar's Istio mTLS comes from auto mTLS (the pods of %s carry %s=istio and no DestinationRule sets tls for %s), which sends the cluster's own name as SNI.", w.Ref(), rules.LabelTLSMode, svc.Ref())
+			if p := tlsPatch(v, drs, expect, svc, cport, subset, host); p != nil {
+				tr.failPatch(PathTLSMismatch, flag, p.Ref(), msg, p)
+				return
+			}
+		}
+		if autoMTLS && expect != "Istio mTLS" {
 			// No rule sets tls for the gateway Service, and the gateway pods carry the label that
 			// turns auto mTLS on for them (blind audit 91 c20): the label is what changed.
 			where, none := "a DestinationRule for "+svc.Hostname, "No DestinationRule sets tls for "+svc.Ref()
@@ -4297,7 +4310,7 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				where = "DestinationRule " + ch.Ref() + ", which the sidecar applies to " + svc.Hostname
 				none = "DestinationRule " + ch.Ref() + ", which the sidecar applies to " + svc.Ref() + ", sets no tls for"
 			}
-			msg += fmt.Sprintf(" %s port %d, and the pods of %s carry the label %s=istio, so auto mTLS makes the sidecar send them Istio mTLS (Istio's gateway injection does not set that label on gateway pods; a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and this tool does not read PeerAuthentications).", none, cport, w.Ref(), rules.LabelTLSMode, svc.Namespace)
+			msg += fmt.Sprintf(" %s port %d, and the pods of %s carry the label %s=istio, so auto mTLS makes the sidecar send them Istio mTLS (Istio's gateway injection does not set that label on gateway pods; %s).", none, cport, w.Ref(), rules.LabelTLSMode, peerAuthnCaveat(tr.snap, svc.Namespace))
 			fix := fmt.Sprintf("Remove the label %s from the pods of %s (its pod template), or set tls.mode DISABLE for port %d in %s.", rules.LabelTLSMode, w.Ref(), cport, where)
 			if expect == "plaintext" && !clientTLS(sent) {
 				fix += " To keep Istio mTLS between the hops instead, make the gateway server terminate it (protocol HTTPS, tls.mode ISTIO_MUTUAL) as in Istio's egress gateway task."
@@ -4464,6 +4477,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 		if v.Scope.EgressProxy != "" && res.Cluster == v.Scope.EgressProxy && routeVSOf(res) == "" {
 			culprit = "Sidecar " + v.Scope.Ref()
 			fix = fmt.Sprintf("Make %s:%d known to the client's sidecars (a ServiceEntry they import) and route its TCP to a TCP server of the gateway: Sidecar %s's egressProxy (%s) takes every unknown host's connection, HTTP or not, to that HTTP port.", host, tr.t.Port, v.Scope.Ref(), v.Scope.EgressProxy)
+		} else if serverNamesHost(srv, host) {
+			// the server was written for this host, with protocol HTTP: its protocol is what
+			// is wrong (blind audit 93 c41, where the mesh route was blamed)
+			fix = fmt.Sprintf("Make the server of %s for %s on port %d protocol TCP (or TLS with ISTIO_MUTUAL), with a tcp route to %s, if %s is reached over TCP.", culprit, host, srv.GetPort().GetNumber(), host, host)
 		} else if vs := routeVSOf(res); vs != "" {
 			culprit = firstOrigin(tr.snap, vs)
 		}
@@ -6033,7 +6050,8 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 			tr.originationUnused(w, cluster)
 		}
 		if _, mc, chosen := gatewayEntry(tr.snap, w, host); chosen != nil {
-			if f, ok := autoMTLSToEntryWarning(tr.snap, chosen, nil, autoMTLSEnabled(mc), gproxy, cluster, host); ok {
+			autoOn, _ := autoMTLSFor(tr.snap, mc, chosen.Namespace)
+			if f, ok := autoMTLSToEntryWarning(tr.snap, chosen, nil, autoOn, gproxy, cluster, host); ok {
 				tr.t.Warnings = append(tr.t.Warnings, f)
 			}
 		}
@@ -7826,7 +7844,7 @@ func serverRefs(servers []rules.GatewayServer) string {
 // meshConfig.enableAutoMtls, a service not MESH_EXTERNAL, BestEffortInferServiceMTLSMode
 // PERMISSIVE without a PeerAuthentication) and cluster_builder.go applyUpstreamTLSSettings (the
 // tlsMode-istio transport socket match; the endpoint's label: kube PodTLSMode).
-func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string, w Workload) (sent, from, culprit, sni string) {
+func clusterTLS(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint32, subset, kind string, w Workload) (sent, from, culprit, sni string) {
 	mode, ref := "", ""
 	if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil {
 		ref = "DestinationRule " + ch.Ref()
@@ -7867,7 +7885,8 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 	default:
 		ref += " (no tls for this port)"
 	}
-	if mode == "" && w.Labels[rules.LabelTLSMode] == "istio" && autoMTLSEnabled(v.Flags.MeshConfig) {
+	autoOn, autoOff := autoMTLSFor(snap, v.Flags.MeshConfig, svc.Namespace)
+	if mode == "" && w.Labels[rules.LabelTLSMode] == "istio" && autoOn {
 		sent = "Istio mTLS"
 		if kind == rules.CallTLS {
 			sent = "the client's TLS inside Istio mTLS"
@@ -7880,9 +7899,38 @@ func clusterTLS(v SidecarView, drs *rules.DRLookup, svc rules.Service, port uint
 	case w.Labels[rules.LabelTLSMode] != "istio":
 		ref += "; no auto mTLS: the gateway pods carry no " + rules.LabelTLSMode + "=istio label"
 	default:
-		ref += "; no auto mTLS: meshConfig.enableAutoMtls is false"
+		ref += "; no auto mTLS: " + autoOff
 	}
 	return app, ref, culprit, sni
+}
+
+// autoMTLSFor says whether auto mTLS applies to a service of namespace ns (not MESH_EXTERNAL):
+// meshConfig.enableAutoMtls on, and no namespace-wide PeerAuthentication of mode DISABLE for ns
+// or the mesh (read from manifests only); off says why not.
+//
+// Mirrors istiod cluster_tls.go buildUpstreamTLSSettings and push_context.go
+// BestEffortInferServiceMTLSMode (authentication.go GetNamespaceMutualTLSMode).
+func autoMTLSFor(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, ns string) (on bool, off string) {
+	if !autoMTLSEnabled(mc) {
+		return false, "meshConfig.enableAutoMtls is false"
+	}
+	root := mc.GetRootNamespace()
+	if root == "" {
+		root = snap.IstioNamespace
+	}
+	if mode, ref := snap.NamespaceMTLSMode(ns, root); mode == "DISABLE" {
+		return false, fmt.Sprintf("PeerAuthentication %s (mode DISABLE) turns mTLS off for namespace %s", ref, ns)
+	}
+	return true, ""
+}
+
+// peerAuthnCaveat: what the answer assumes of PeerAuthentications for namespace ns (they are
+// read from manifests only).
+func peerAuthnCaveat(snap *snapshot.Snapshot, ns string) string {
+	if snap.PeerAuthenticationsRead {
+		return fmt.Sprintf("no PeerAuthentication of mode DISABLE covers namespace %s or the whole mesh in the input", ns)
+	}
+	return fmt.Sprintf("a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and PeerAuthentications are read only from manifests, none here", ns)
 }
 
 // autoMTLSEnabled: meshConfig.enableAutoMtls (unset: true).
@@ -8441,4 +8489,18 @@ func selfRouteRule(vs *networkingv1.VirtualService, host string) (string, bool) 
 		}
 	}
 	return "", false
+}
+
+// serverNamesHost: one of the server's hosts names host itself or a wildcard domain covering it
+// ("*" alone, for every host, does not count).
+func serverNamesHost(srv *networking.Server, host string) bool {
+	for _, h := range srv.GetHosts() {
+		if _, name, ok := strings.Cut(h, "/"); ok {
+			h = name
+		}
+		if h != "*" && rules.HostMatches(h, host) {
+			return true
+		}
+	}
+	return false
 }

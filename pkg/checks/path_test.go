@@ -284,12 +284,12 @@ func TestMatchSymptomOnPathFixtures(t *testing.T) {
 		}
 		for _, sy := range Symptoms {
 			v := MatchSymptom(p, sy)
-			want := p.Failed() && (sy == p.Flag || (sy == "404" && p.Flag == "NR") || (sy == "500" && p.Answer == Answer500) || (sy == "reset" && p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP)) ||
+			want := p.Failed() && (sy == p.Flag || (sy == "404" && p.Flag == "NR") || (sy == "500" && p.Answer == Answer500) || (sy == "reset" && p.Flag == "NC" && (p.Call == rules.CallTLS || p.Call == rules.CallTCP || p.Answer == AnswerClosed)) ||
 				(sy == "400" && (p.Cause == PathTLSMismatch || p.Cause == PathNotOriginated)) ||
 				// a TLS fault between the hops logs UF or UC by timing (symptom.go tlsUCorUF)
 				(p.Cause == PathTLSMismatch && sy == "UF" && p.Flag == "UC") || (sy == "reset" && slices.Contains(symptomCauses["reset"], p.Cause)) ||
 				// 503: Envoy's status for UH, UF, UC, UO and a classic HTTP route's missing cluster
-				(sy == "503" && (p.Flag == "UH" || p.Flag == "UF" || p.Flag == "UC" || (p.Flag == "NC" && p.Call != rules.CallTLS && p.Call != rules.CallTCP && p.Answer != Answer500))))
+				(sy == "503" && (p.Flag == "UH" || p.Flag == "UF" || p.Flag == "UC" || (p.Flag == "NC" && p.Call != rules.CallTLS && p.Call != rules.CallTCP && p.Answer != Answer500 && p.Answer != AnswerClosed))))
 			if v.Matches != want {
 				t.Errorf("%s (flag %q): symptom %s matches=%v, want %v: %s", filepath.Base(c.file), p.Flag, sy, v.Matches, want, v.Message)
 			}

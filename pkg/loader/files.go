@@ -624,6 +624,39 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 		l.snap.SecretNamespaces = map[string]bool{"": true}
 		return nil
 	}
+	if gv.Group == "security.istio.io" && head.Kind == "PeerAuthentication" {
+		// Only what decides auto mTLS: a namespace-wide policy's (no selector) mTLS mode
+		// (checks' auto mTLS, push_context.go BestEffortInferServiceMTLSMode).
+		ns := l.defaultNamespace
+		var pa struct {
+			Metadata struct {
+				Namespace         string    `json:"namespace"`
+				CreationTimestamp time.Time `json:"creationTimestamp"`
+			} `json:"metadata"`
+			Spec struct {
+				Selector *struct {
+					MatchLabels map[string]string `json:"matchLabels"`
+				} `json:"selector"`
+				MTLS *struct {
+					Mode string `json:"mode"`
+				} `json:"mtls"`
+			} `json:"spec"`
+		}
+		if json.Unmarshal(js, &pa) != nil {
+			return nil
+		}
+		if pa.Metadata.Namespace != "" {
+			ns = pa.Metadata.Namespace
+		}
+		if pa.Spec.Selector == nil || len(pa.Spec.Selector.MatchLabels) == 0 {
+			mode := ""
+			if pa.Spec.MTLS != nil {
+				mode = pa.Spec.MTLS.Mode
+			}
+			l.snap.AddPeerAuthentication(ns, meta.Name, mode, pa.Metadata.CreationTimestamp)
+		}
+		return nil
+	}
 	if !readsKind(gv, head.Kind) {
 		l.snap.Ignored[head.APIVersion+" "+head.Kind]++
 		return nil

@@ -8,6 +8,7 @@ package snapshot
 import (
 	"sort"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -110,6 +111,12 @@ type Snapshot struct {
 	Secrets          map[string]bool
 	SecretNamespaces map[string]bool
 	SecretsUnread    string
+
+	// PeerAuthentications are the namespace-wide PeerAuthentications (no selector) read from
+	// manifests, for the one thing checks take from them: whether auto mTLS applies to a
+	// service of a namespace. A live load does not read them (PeerAuthenticationsRead false).
+	PeerAuthentications     []PeerAuthentication
+	PeerAuthenticationsRead bool
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
@@ -299,4 +306,43 @@ func (s *Snapshot) AddSecret(ns, name string) {
 		s.Secrets = map[string]bool{}
 	}
 	s.Secrets[ns+"/"+name] = true
+}
+
+// PeerAuthentication is a namespace-wide PeerAuthentication: its namespace, name, mTLS mode
+// ("" for UNSET) and creation time.
+type PeerAuthentication struct {
+	Namespace, Name, Mode string
+	Created               time.Time
+}
+
+// AddPeerAuthentication records a namespace-wide PeerAuthentication read from manifests.
+func (s *Snapshot) AddPeerAuthentication(ns, name, mode string, created time.Time) {
+	s.PeerAuthentications = append(s.PeerAuthentications, PeerAuthentication{Namespace: ns, Name: name, Mode: mode, Created: created})
+	s.PeerAuthenticationsRead = true
+}
+
+// NamespaceMTLSMode is the mTLS mode the namespace-wide PeerAuthentications give services of
+// namespace ns: the oldest one of ns, unless UNSET, else the oldest one of the root namespace
+// ("" when none says; the PeerAuthentication that decided, "namespace/name").
+//
+// Mirrors istiod pilot/pkg/model/authentication.go GetNamespaceMutualTLSMode (namespace level,
+// then mesh level).
+func (s *Snapshot) NamespaceMTLSMode(ns, root string) (mode, ref string) {
+	oldest := func(in string) *PeerAuthentication {
+		var o *PeerAuthentication
+		for i := range s.PeerAuthentications {
+			p := &s.PeerAuthentications[i]
+			if p.Namespace == in && (o == nil || p.Created.Before(o.Created) || p.Created.Equal(o.Created) && p.Name < o.Name) {
+				o = p
+			}
+		}
+		return o
+	}
+	if p := oldest(ns); p != nil && p.Mode != "" && p.Mode != "UNSET" {
+		return p.Mode, p.Namespace + "/" + p.Name
+	}
+	if p := oldest(root); p != nil && p.Mode != "" && p.Mode != "UNSET" {
+		return p.Mode, p.Namespace + "/" + p.Name
+	}
+	return "", ""
 }
