@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -46,4 +48,52 @@ func TestSidecarOriginationCredential(t *testing.T) {
 			t.Errorf("%s: %s warning %v, want %v", tc.name, PathCredentialUnchecked, got, tc.warn != "")
 		}
 	}
+}
+
+// TestPeerAuthenticationTurnsAutoMTLSOff: gateway pods labelled security.istio.io/tlsMode=istio
+// get auto mTLS from sidecars (TLS_MISMATCH_BETWEEN_HOPS against a plain HTTP server), unless a
+// namespace-wide PeerAuthentication of mode DISABLE covers the gateway's namespace or, in the
+// root namespace, the mesh (blind audit 93 c03); a namespace's UNSET policy inherits the mesh's,
+// and a policy with a selector does not count.
+func TestPeerAuthenticationTurnsAutoMTLSOff(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "gateway-pods-labelled-tlsmode-auto-mtls-to-plain-server.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := func(ns, name, spec string) string {
+		return "apiVersion: security.istio.io/v1\nkind: PeerAuthentication\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec: " + spec
+	}
+	for _, tc := range []struct {
+		name  string
+		pas   []string
+		cause string
+	}{
+		{"none", nil, PathTLSMismatch},
+		{"mesh-wide DISABLE", []string{pa("istio-system", "default", "{mtls: {mode: DISABLE}}")}, PathOK},
+		{"gateway namespace DISABLE", []string{pa("egress", "default", "{mtls: {mode: DISABLE}}")}, PathOK},
+		{"namespace UNSET, mesh DISABLE", []string{pa("egress", "default", "{mtls: {mode: UNSET}}"), pa("istio-system", "default", "{mtls: {mode: DISABLE}}")}, PathOK},
+		{"namespace PERMISSIVE over mesh DISABLE", []string{pa("egress", "default", "{mtls: {mode: PERMISSIVE}}"), pa("istio-system", "default", "{mtls: {mode: DISABLE}}")}, PathTLSMismatch},
+		{"selector DISABLE", []string{pa("egress", "gw", "{selector: {matchLabels: {istio: reports-gw}}, mtls: {mode: DISABLE}}")}, PathTLSMismatch},
+	} {
+		docs := []string{string(base)}
+		docs = append(docs, tc.pas...)
+		snap := loadYAML(t, append([]string{baseFixture(t)}, docs...)...)
+		p, err := TracePath(snap, PathOptions{Host: "reports.metrics.example", Port: 80, From: "analytics"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Cause != tc.cause {
+			t.Errorf("%s: cause %s, want %s: %s", tc.name, p.Cause, tc.cause, p.Message)
+		}
+	}
+}
+
+// baseFixture is the path fixtures' _base.yaml.
+func baseFixture(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
