@@ -440,6 +440,15 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
 	tr.t.Warnings = append(tr.t.Warnings, sidecarRejectedWarnings(v.Scope.Sidecar)...)
+	if sc := v.Scope.Sidecar; sc != nil && tr.t.Level == LevelError && tr.t.Culprit == "Sidecar "+sc.Namespace+"/"+sc.Name {
+		if rs := sidecarRejections(sc); len(rs) > 0 {
+			// The Sidecar blamed cannot be applied as written: its validation comes first,
+			// and a fix of its other fields, checked against the object as written, would be
+			// rejected just the same (blind audit 93 c30)
+			tr.t.Fix = rs[0].fix + " The API server rejects the Sidecar as written (" + rs[0].why + ").\nOnce it is applied, if the call still fails:\n" + tr.t.Fix
+			tr.t.Patch = nil
+		}
+	}
 	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
 	if n := ignoredAuthz(snap); n > 0 && tr.t.Level != LevelError {
 		// (this tool does not evaluate authorization: an egress gateway's or the client's
