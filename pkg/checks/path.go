@@ -5849,6 +5849,15 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 		if d.patch != nil {
 			d.fix = d.patch.Text()
 		}
+		if tr.t != nil && tr.t.Call == rules.CallTCP && b.RouteType == rules.RouteTLS && len(b.VS.Spec.GetTcp()) > 0 && len(b.VS.Spec.GetTls()) == 0 {
+			// Plain TCP with tcp routes, at a server passing TLS through by SNI: a tls route
+			// would match no server name either (the call carries none); the server's
+			// protocol is what is wrong (blind audit 93 c42)
+			s := b.Server
+			d.culprit, d.patch = "Gateway "+rules.GatewayName(b.Gateway), nil
+			d.fix = fmt.Sprintf("# Gateway %s server %d: take the plain TCP connections the tcp routes of VirtualService %s/%s are written for (a PASSTHROUGH server matches TLS by server name, and this call carries none)\nspec:\n  servers:\n  - port: {number: %d, name: tcp-%d, protocol: TCP}\n    hosts:\n%s",
+				rules.GatewayName(b.Gateway), b.ServerIndex, b.VS.Namespace, b.VS.Name, s.GetPort().GetNumber(), s.GetPort().GetNumber(), strings.TrimRight(indent(yamlItems(s.GetHosts()), "  "), "\n"))
+		}
 		return d, true
 	}
 	if len(servers) == 0 {
