@@ -1451,22 +1451,14 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 	if cport, subset, ch, ok := parseClusterName(res.Cluster); ok && strings.EqualFold(ch, imported.Hostname) && !rules.IsTLSProtocol(p.Protocol) {
 		// Istio mTLS from the host's own cluster: a DestinationRule's ISTIO_MUTUAL towards a
 		// MESH_EXTERNAL host, or auto mTLS towards endpoints of a MESH_INTERNAL entry labelled
-		// for it (the path's verdict and warning, sidecarMTLSToEntry; TLS ports above)
+		// for it (the path's verdict and warnings, sidecarEntryTLS; TLS ports above)
 		_, drs, _ := sidecarDRs(snap, v)
-		var t *networking.ClientTLSSettings
-		dr := ""
-		c := drs.For(v.Namespace, v.Labels, imported.Hostname, imported.Namespace)
-		if c != nil {
-			dr, t = c.Ref(), c.ClusterTLS(cport, subset)
+		fault, _, warnings := sidecarEntryTLS(snap, v, drs, imported, res.Cluster, imported.Hostname, cport, subset, "the client's sidecar")
+		if fault != nil {
+			warnings = append([]Finding{*fault}, warnings...)
 		}
-		if _, msg, fix, bad := istioMTLSToExternal(imported, t, dr, "the client's sidecar", res.Cluster, imported.Hostname, cport); bad {
-			rep.add(PathIstioMTLSToExternal, "DestinationRule "+dr, msg, fix)
-		} else if code, msg, fix, found := sidecarCredential(snap, v, c, t, res.Cluster, imported.Hostname); found {
-			rep.add(code, "DestinationRule "+dr, msg, fix)
-		} else if autoOn, _ := autoMTLSFor(snap, v.Flags.MeshConfig, imported.Namespace); autoOn {
-			if f, warn := autoMTLSToEntryWarning(snap, imported, t, true, "the client's sidecar", res.Cluster, imported.Hostname); warn {
-				rep.add(f.Code, f.Resource, f.Message, f.Fix)
-			}
+		for _, f := range warnings {
+			rep.add(f.Code, f.Resource, f.Message, f.Fix)
 		}
 	}
 	switch {

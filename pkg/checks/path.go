@@ -3265,6 +3265,20 @@ func skippedKubeListenerNamed(snap *snapshot.Snapshot, internal string) (*gatewa
 	return nil, rules.SkippedKubeListener{}, false
 }
 
+// certificateRefNames are listener l's tls.certificateRefs as "namespace/name" (a reference
+// without a namespace is the Gateway's, gwNs).
+func certificateRefNames(gwNs string, l gatewayv1.Listener) []string {
+	var refs []string
+	for _, r := range l.TLS.CertificateRefs {
+		ns := gwNs
+		if r.Namespace != nil && *r.Namespace != "" {
+			ns = string(*r.Namespace)
+		}
+		refs = append(refs, ns+"/"+string(r.Name))
+	}
+	return refs
+}
+
 // kubeListenerServesPort: a listener of g on port gets a server from istiod.
 func kubeListenerServesPort(snap *snapshot.Snapshot, g *gatewayv1.Gateway, port uint32) bool {
 	skipped := map[string]bool{}
@@ -3324,25 +3338,11 @@ func skippedKubeListenerText(g *gatewayv1.Gateway, sk rules.SkippedKubeListener)
 		return fmt.Sprintf("listener %s of %s (port %d) has protocol %s, which Istio's gateways do not serve, so istiod generates no server for it", l.Name, ref, l.Port, l.Protocol),
 			fmt.Sprintf("Set the protocol of listener %s of %s to HTTP, HTTPS, TLS or TCP (upper case).", l.Name, ref)
 	case rules.ListenerSkipTLSRefMissing:
-		var refs []string
-		for _, r := range l.TLS.CertificateRefs {
-			ns := g.Namespace
-			if r.Namespace != nil && *r.Namespace != "" {
-				ns = string(*r.Namespace)
-			}
-			refs = append(refs, ns+"/"+string(r.Name))
-		}
+		refs := certificateRefNames(g.Namespace, l)
 		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) names Secret %s in tls.certificateRefs, which does not exist, so istiod refuses the certificate and generates no server for the listener (its status says ResolvedRefs=False, InvalidCertificateRef)", l.Name, ref, l.Port, l.Protocol, strings.Join(refs, ", ")),
 			fmt.Sprintf("Create the Secret %s (a kubernetes.io/tls Secret with tls.crt and tls.key), or point tls.certificateRefs of listener %s of %s at the Secret that holds the certificate.", strings.Join(refs, ", "), l.Name, ref)
 	case rules.ListenerSkipTLSRefNotPermitted:
-		var refs []string
-		for _, r := range l.TLS.CertificateRefs {
-			ns := g.Namespace
-			if r.Namespace != nil && *r.Namespace != "" {
-				ns = string(*r.Namespace)
-			}
-			refs = append(refs, ns+"/"+string(r.Name))
-		}
+		refs := certificateRefNames(g.Namespace, l)
 		return fmt.Sprintf("listener %s of %s (port %d, protocol %s) names the Secret %s of another namespace in tls.certificateRefs, and no ReferenceGrant there lets Gateways of namespace %s use it, so istiod refuses the certificate and generates no server for the listener (its status says ResolvedRefs=False, RefNotPermitted)", l.Name, ref, l.Port, l.Protocol, strings.Join(refs, ", "), g.Namespace),
 			fmt.Sprintf("Create a ReferenceGrant in the Secret's namespace with from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: %s}] and to: [{group: \"\", kind: Secret}], or copy the Secret into namespace %s and reference it there.", g.Namespace, g.Namespace)
 	default:
