@@ -90,12 +90,64 @@ func TestSERejectionRules(t *testing.T) {
 		{"static-unix-endpoint", "hosts: [a.example.com]\n  resolution: STATIC\n  endpoints: [{address: \"unix:///var/run/a.sock\"}]\n  ports: [{number: 80, name: http, protocol: HTTP}]", ""},
 		{"dns-wildcard-no-endpoints", "hosts: [\"*.example.com\"]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
 		{"dns-wildcard-with-endpoint", "hosts: [\"*.example.com\"]\n  resolution: DNS\n  endpoints: [{address: proxy.example.com}]\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
-		{"dns-upper-case-host", "hosts: [API.example.com]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
+		// istio's DNS labels take upper case (pkg/config/labels dns1123LabelFmt), and so do its
+		// port names: the conformance suite's comparison with istiod's validation found both
+		{"dns-upper-case-host", "hosts: [API.example.com]\n  resolution: DNS\n  ports: [{number: 443, name: TLS, protocol: TLS}]", ""},
+		{"host-with-port", "hosts: [\"api.example.com:443\"]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
+		{"host-with-scheme", "hosts: [\"https://api.example.com\"]\n  resolution: NONE\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
+		{"host-ip", "hosts: [10.1.2.3]\n  resolution: STATIC\n  endpoints: [{address: 10.1.2.3}]\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
+		{"unknown-protocol", "hosts: [a.example.com]\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: HTTPS2}]", "spec.ports"},
+		{"port-out-of-range", "hosts: [a.example.com]\n  resolution: DNS\n  ports: [{number: 70000, name: tls, protocol: TLS}]", "spec.ports"},
+		{"bad-address", "hosts: [a.example.com]\n  resolution: STATIC\n  addresses: [10.0.0.0/33]\n  endpoints: [{address: 10.0.0.1}]\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.addresses"},
+		{"endpoint-port-undeclared", "hosts: [a.example.com]\n  resolution: DNS\n  endpoints: [{address: a1.example.com, ports: {https: 8443}}]\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.endpoints"},
+		{"endpoint-port-declared", "hosts: [a.example.com]\n  resolution: DNS\n  endpoints: [{address: a1.example.com, ports: {tls: 8443}}]\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
+		{"no-hosts", "hosts: []\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
 		{"dfp-valid", "hosts: [\"*.example.com\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
 	} {
 		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
 		var fields []string
 		for _, f := range seValidationFindings(snap) {
+			fields = append(fields, f.Field)
+		}
+		switch {
+		case c.field == "" && len(fields) > 0:
+			t.Errorf("%s: rejected (%v), but Istio's validation accepts it", c.name, fields)
+		case c.field != "" && (len(fields) != 1 || fields[0] != c.field):
+			t.Errorf("%s: fields %v, want one rejection on %s", c.name, fields, c.field)
+		}
+	}
+}
+
+// TestSidecarRejectionRules: each error of Istio's Sidecar validation the plugin mirrors (istio
+// pkg/config/validation ValidateSidecar), with the field it names, and a valid neighbour of
+// each that must pass.
+func TestSidecarRejectionRules(t *testing.T) {
+	for _, c := range []struct {
+		name, spec, field string // field "" = valid
+	}{
+		{"valid", "egress:\n  - hosts: [\"./*\", \"istio-system/*\"]", ""},
+		{"host-without-namespace", "egress:\n  - hosts: [httpbin.org]", "spec.egress[0].hosts"},
+		{"host-with-namespace", "egress:\n  - hosts: [\"*/httpbin.org\"]", ""},
+		{"short-name", "egress:\n  - hosts: [\"istio-system/istio-egressgateway\"]", "spec.egress[0].hosts"},
+		{"bad-namespace", "egress:\n  - hosts: [\"team_a/*\"]", "spec.egress[0].hosts"},
+		{"excluded-namespace", "egress:\n  - hosts: [\"~team-b/*\", \"./*\"]", ""},
+		{"partial-wildcard", "egress:\n  - hosts: [\"*/api.*.com\"]", "spec.egress[0].hosts"},
+		{"no-hosts", "egress:\n  - hosts: []", "spec.egress[0].hosts"},
+		{"catch-all-not-last", "egress:\n  - hosts: [\"./*\"]\n  - port: {number: 80, name: http, protocol: HTTP}\n    hosts: [\"./*\"]", "spec.egress[0].port"},
+		{"catch-all-last", "egress:\n  - port: {number: 80, name: http, protocol: HTTP}\n    hosts: [\"./*\"]\n  - hosts: [\"./*\"]", ""},
+		{"duplicate-port", "egress:\n  - port: {number: 80, protocol: HTTP}\n    hosts: [\"./*\"]\n  - port: {number: 80, protocol: TCP}\n    hosts: [\"*/*\"]", "spec.egress[1].port"},
+		{"unknown-protocol", "egress:\n  - port: {number: 80, protocol: HTTPX}\n    hosts: [\"./*\"]", "spec.egress[0].port"},
+		{"bind-not-ip", "egress:\n  - port: {number: 80, protocol: HTTP}\n    bind: localhost\n    hosts: [\"./*\"]", "spec.egress[0].port"},
+		{"empty", "workloadSelector: {labels: {app: a}}", "spec"},
+		{"selector-wildcard", "workloadSelector: {labels: {app: \"*\"}}\n  egress:\n  - hosts: [\"./*\"]", "spec.workloadSelector"},
+		{"default-endpoint-remote", "ingress:\n  - port: {number: 9080, protocol: HTTP}\n    defaultEndpoint: 10.0.0.1:8080", "spec.ingress[0].defaultEndpoint"},
+		{"default-endpoint-local", "ingress:\n  - port: {number: 9080, protocol: HTTP}\n    defaultEndpoint: 127.0.0.1:8080", ""},
+		{"egress-proxy-subset", "outboundTrafficPolicy:\n    mode: ALLOW_ANY\n    egressProxy: {host: gw.istio-system.svc.cluster.local, subset: V_1, port: {number: 80}}", "spec.outboundTrafficPolicy"},
+		{"egress-proxy-valid", "outboundTrafficPolicy:\n    mode: ALLOW_ANY\n    egressProxy: {host: gw.istio-system.svc.cluster.local, subset: v1, port: {number: 80}}", ""},
+	} {
+		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
+		var fields []string
+		for _, f := range sidecarValidationFindings(snap) {
 			fields = append(fields, f.Field)
 		}
 		switch {

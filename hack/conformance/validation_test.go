@@ -1,0 +1,292 @@
+package conformance
+
+// Validation: which Istio objects istiod's validating webhook refuses, against which ones the
+// plugin reports as rejected by validation (preflight's *_REJECTED_BY_VALIDATION findings).
+//
+// istiod's side is the validation function of each kind's schema (the webhook's
+// pkg/config/validation functions: ValidateServiceEntry, ValidateSidecar, ValidateVirtualService,
+// ...), run on the object as istiod's crd conversion decodes it. The objects are every Istio
+// document of the generated matrix and the case files, and objects of a mutation generator that
+// breaks (or keeps) one rule of validation at a time.
+
+import (
+	"fmt"
+	"math/rand"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"istio.io/istio/pilot/pkg/config/kube/crd"
+	"istio.io/istio/pkg/config/schema/collections"
+	"istio.io/istio/pkg/config/schema/resource"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+)
+
+// rejectionCodes: the plugin's finding per kind for an object Istio's validation refuses.
+var rejectionCodes = map[string]string{
+	"ServiceEntry": checks.PreflightSERejected,
+	"Sidecar":      checks.PreflightSidecarRejected,
+}
+
+// istiodRejects runs istiod's validation of the one Istio object in text: "" when it passes,
+// else the error. decoded is false when istiod's conversion cannot decode it at all.
+func istiodRejects(text string) (reason string, decoded bool) {
+	var obj crd.IstioKind
+	if err := yaml.Unmarshal([]byte(text), &obj); err != nil {
+		return "", false
+	}
+	gvk := obj.GroupVersionKind()
+	s, ok := collections.PilotGatewayAPI().FindByGroupVersionAliasesKind(resource.FromKubernetesGVK(&gvk))
+	if !ok {
+		return "", false
+	}
+	cfg, err := crd.ConvertObject(s, &obj, "")
+	if err != nil {
+		return "", false
+	}
+	if _, err := s.ValidateConfig(*cfg); err != nil {
+		return err.Error(), true
+	}
+	return "", true
+}
+
+// pluginRejects: the plugin's rejection findings for the object kind ns/name in a snapshot of
+// text alone ("" when none).
+func pluginRejects(text, kind, ns, name string) (string, error) {
+	snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(text), loader.Options{Lenient: true})
+	if err != nil {
+		return "", err
+	}
+	var out []string
+	for _, f := range checks.Preflight(snap).Findings {
+		if f.Code == rejectionCodes[kind] && f.Resource.Kind == kind && f.Resource.Namespace == ns && f.Resource.Name == name {
+			out = append(out, f.Message)
+		}
+	}
+	return strings.Join(out, " | "), nil
+}
+
+type validationObject struct {
+	origin string // scenario or generator dimension values
+	text   string
+}
+
+func TestConformanceValidation(t *testing.T) {
+	silenceIstiodLogs()
+	var objs []validationObject
+	cases, err := caseScenarios(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range append(cases, generate(*seedFlag, *countFlag)...) {
+		docs, err := splitDocs(sc.YAML)
+		if err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		for _, d := range docs {
+			if rejectionCodes[d.kind] != "" && isIstioGroup(d.apiVersion) {
+				objs = append(objs, validationObject{sc.Name, d.text})
+			}
+		}
+	}
+	fromMatrix := len(objs)
+	objs = append(objs, generateValidationObjects(*seedFlag, max(*countFlag*4, 400))...)
+
+	type tally struct{ total, agree, rejected int }
+	per := map[string]*tally{}
+	var bad []string
+	undecodable := 0
+	reasons := map[string]int{}
+	for _, o := range objs {
+		docs, err := splitDocs(o.text)
+		if err != nil || len(docs) != 1 {
+			t.Fatalf("%s: not one document: %v", o.origin, err)
+		}
+		d := docs[0]
+		ns := d.namespace
+		if ns == "" {
+			ns = "default"
+		}
+		want, decoded := istiodRejects(d.text)
+		if !decoded {
+			undecodable++
+			continue
+		}
+		got, err := pluginRejects(d.text, d.kind, ns, d.name)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %s %s/%s: the plugin cannot load what istiod decodes: %v\n%s", o.origin, d.kind, ns, d.name, err, d.text))
+			continue
+		}
+		tl := per[d.kind]
+		if tl == nil {
+			tl = &tally{}
+			per[d.kind] = tl
+		}
+		tl.total++
+		if want != "" {
+			tl.rejected++
+			for _, line := range strings.Split(want, "\n") {
+				if line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "* ")); line != "" && !strings.Contains(line, "errors occurred") && !strings.Contains(line, "error occurred") {
+					reasons[d.kind+": "+ruleShape(line)]++
+				}
+			}
+		}
+		if (want != "") == (got != "") {
+			tl.agree++
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s: %s %s/%s: istiod's validation: %s; plugin: %s\n%s", o.origin, d.kind, ns, d.name, orNone(want, "accepted"), orNone(got, "accepted"), d.text))
+	}
+	kinds := make([]string, 0, len(per))
+	for k := range per {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	for _, k := range kinds {
+		tl := per[k]
+		parts = append(parts, fmt.Sprintf("%s %d/%d (%d rejected by istiod)", k, tl.agree, tl.total, tl.rejected))
+	}
+	summary := fmt.Sprintf("Validation: the plugin's rejections agree with istiod's validation on %s; %d objects from the matrix and case files, %d generated; %d not decodable by istiod (skipped)\n",
+		strings.Join(parts, ", "), fromMatrix, len(objs)-fromMatrix, undecodable)
+	rs := make([]string, 0, len(reasons))
+	for k, v := range reasons {
+		rs = append(rs, fmt.Sprintf("  %5d  %s", v, k))
+	}
+	sort.Strings(rs)
+	summary += fmt.Sprintf("istiod's reasons (%d distinct, digits and quoted values elided):\n%s\n", len(rs), strings.Join(rs, "\n"))
+	r := &kubeConversion{bad: bad}
+	r.report(t, "summary-validation.txt", summary, 5)
+	for _, k := range kinds {
+		if tl := per[k]; tl.rejected == 0 || tl.rejected == tl.total {
+			t.Errorf("%s: istiod rejected %d of %d objects: the generator does not exercise both outcomes", k, tl.rejected, tl.total)
+		}
+	}
+}
+
+var (
+	quotedValue = regexp.MustCompile(`"[^"]*"`)
+	digits      = regexp.MustCompile(`[0-9]+`)
+)
+
+// ruleShape: an istiod validation message with its values elided, to count the rules seen.
+func ruleShape(msg string) string {
+	return digits.ReplaceAllString(quotedValue.ReplaceAllString(msg, `"X"`), "N")
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// generateValidationObjects: n ServiceEntries and Sidecars, each drawn from dimensions of the
+// fields Istio's validation reads; most values are valid, so that one object usually breaks
+// one rule (or none).
+func generateValidationObjects(seed int64, n int) []validationObject {
+	rng := rand.New(rand.NewSource(seed + 7))
+	pick := func(vals ...string) string { return vals[rng.Intn(len(vals))] }
+	// often: the first value (valid) with probability p, else any of the others.
+	often := func(p float64, vals ...string) string {
+		if rng.Float64() < p {
+			return vals[0]
+		}
+		return vals[1+rng.Intn(len(vals)-1)]
+	}
+	var out []validationObject
+	for i := 0; i < n; i++ {
+		dims := map[string]string{}
+		var b strings.Builder
+		if i%2 == 0 {
+			dims["hosts"] = often(0.5, `["api.example.com"]`, `["*.example.com"]`, `["a.example.com", "b.example.com"]`, `["*"]`, `["api.example.com:443"]`, `["https://api.example.com"]`, `["API.Example.com"]`, `["api"]`, `["10.1.2.3"]`, `["*api.example.com"]`, `["api.*.com"]`, `[]`, `["api.example.123"]`, `["api_x.example.com"]`, `["*.example.com", "api.example.com"]`)
+			dims["addresses"] = often(0.6, `[]`, `["10.0.0.1"]`, `["10.0.0.0/24"]`, `["not-an-ip"]`, `["10.0.0.0/33"]`, `["2001:db8::/64"]`, `["10.0.0.1", "10.0.0.2"]`)
+			dims["resolution"] = pick("NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN", "DYNAMIC_DNS")
+			dims["location"] = often(0.6, "MESH_EXTERNAL", "MESH_INTERNAL")
+			port := func() string {
+				return fmt.Sprintf("{number: %s, name: %s, protocol: %s%s}",
+					often(0.85, "443", "0", "70000", "8443"), often(0.6, "https", "HTTPS", "http_1", `""`, "tls-port", "Tls"),
+					often(0.3, "HTTPS", "HTTP", "TLS", "TCP", `""`, "MONGO", "http", "HTTP2", "GRPC", "FOO", "tls"),
+					often(0.8, "", ", targetPort: 8443", ", targetPort: 70000"))
+			}
+			ports := []string{port()}
+			switch rng.Intn(5) {
+			case 0:
+				ports = append(ports, port())
+			case 1:
+				ports = append(ports, fmt.Sprintf("{number: 80, name: %s, protocol: %s}", pick("http", "https"), pick("HTTP", "TCP", "")))
+			}
+			dims["ports"] = "[" + strings.Join(ports, ", ") + "]"
+			dims["endpoints"] = often(0.5, "", `[{address: 1.2.3.4}]`, `[{address: api.example.com}]`, `[{address: 1.2.3.4}, {address: 1.2.3.5}]`, `[{address: "unix:///var/run/a.sock"}]`, `[{address: api.example.com, ports: {https: 9443}}]`, `[{address: 1.2.3.4, ports: {undefined: 9443}}]`, `[{address: bad_name.example.com}]`, `[{address: 1.2.3.4, labels: {"app": "a b"}}]`, `[{address: 1.2.3.4, ports: {https: 70000}}]`)
+			dims["workloadSelector"] = often(0.8, "", `{labels: {app: ext}}`, `{labels: {app: "*"}}`, `{labels: {}}`)
+			dims["exportTo"] = often(0.6, "", `["."]`, `["*"]`, `[".", "team-b"]`, `["*", "."]`, `["Bad_NS"]`, `["~"]`, `[".", "team-a"]`, `["team-b", "team-b"]`)
+			dims["waypoint"] = often(0.9, "", "waypoint")
+			fmt.Fprintf(&b, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: se-%04d\n  namespace: team-a\n", i)
+			if dims["waypoint"] != "" {
+				b.WriteString("  labels:\n    istio.io/use-waypoint: waypoint\n")
+			}
+			fmt.Fprintf(&b, "spec:\n  hosts: %s\n  addresses: %s\n  ports: %s\n  resolution: %s\n  location: %s\n", dims["hosts"], dims["addresses"], dims["ports"], dims["resolution"], dims["location"])
+			if dims["endpoints"] != "" {
+				fmt.Fprintf(&b, "  endpoints: %s\n", dims["endpoints"])
+			}
+			if dims["workloadSelector"] != "" {
+				fmt.Fprintf(&b, "  workloadSelector: %s\n", dims["workloadSelector"])
+			}
+			if dims["exportTo"] != "" {
+				fmt.Fprintf(&b, "  exportTo: %s\n", dims["exportTo"])
+			}
+		} else {
+			egressHosts := func() string {
+				return often(0.5, `["*/*"]`, `["./*"]`, `["httpbin.org"]`, `["*/httpbin.org"]`, `["team-a/*", "istio-system/*"]`, `["bad_ns/*"]`, `["*/api"]`, `["*/api.*.com"]`, `["~/*"]`, `[]`, `["/api.example.com"]`, `["./*", "./*"]`, `["*/*", "./api.example.com"]`, `["*/*.example.com"]`, `["~team-b/*"]`, `["istio-system/*"]`)
+			}
+			listener := func(last bool) string {
+				p := often(0.5, "", "{number: 80, name: http, protocol: HTTP}", "{number: 443, name: tls, protocol: TLS}", "{number: 0, name: uds, protocol: HTTP}", "{number: 70000, protocol: TCP}", "{number: 80, name: HTTP, protocol: HTTP}", "{number: 80, name: http_x, protocol: HTTP}", "{number: 80, protocol: FOO}", "{number: 8080, protocol: HTTP, targetPort: 9090}")
+				if p == "" && !last && rng.Intn(3) > 0 {
+					p = "{number: 9000, protocol: TCP}"
+				}
+				s := "  - hosts: " + egressHosts() + "\n"
+				if p != "" {
+					s += "    port: " + p + "\n"
+				}
+				if bind := often(0.85, "", "127.0.0.1", "not-an-ip", "unix:///var/run/x.sock"); bind != "" {
+					s += "    bind: " + bind + "\n"
+				}
+				if cm := often(0.9, "", "NONE", "IPTABLES"); cm != "" {
+					s += "    captureMode: " + cm + "\n"
+				}
+				return s
+			}
+			fmt.Fprintf(&b, "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata:\n  name: sc-%04d\n  namespace: team-a\nspec:\n", i)
+			if sel := often(0.75, "", "{labels: {app: client}}", "{labels: {}}", `{labels: {app: "*"}}`); sel != "" {
+				b.WriteString("  workloadSelector: " + sel + "\n")
+			}
+			nl := often(0.6, "1", "0", "2", "3")
+			var ls []string
+			for j := 0; j < int(nl[0]-'0'); j++ {
+				ls = append(ls, listener(j == int(nl[0]-'0')-1))
+			}
+			if len(ls) > 0 {
+				b.WriteString("  egress:\n" + strings.Join(ls, ""))
+			}
+			if mode := often(0.4, "", "REGISTRY_ONLY", "ALLOW_ANY"); mode != "" || rng.Intn(2) == 0 {
+				b.WriteString("  outboundTrafficPolicy:\n")
+				if mode != "" {
+					b.WriteString("    mode: " + mode + "\n")
+				}
+				if ep := often(0.5, "", "{host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}", "{host: istio-egressgateway, port: {number: 80}}", "{host: istio-egressgateway.istio-system.svc.cluster.local}", `{host: "*", port: {number: 80}}`, "{host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 0}}", "{host: istio-egressgateway.istio-system.svc.cluster.local, subset: V_1, port: {number: 80}}", "{host: istio-egressgateway.istio-system.svc.cluster.local, subset: v1, port: {number: 80}}"); ep != "" {
+					b.WriteString("    egressProxy: " + ep + "\n")
+				}
+			}
+			if ing := often(0.85, "", "  ingress:\n  - port: {number: 9080, name: http, protocol: HTTP}\n    defaultEndpoint: 127.0.0.1:8080\n", "  ingress:\n  - port: {number: 9080, protocol: HTTP}\n    defaultEndpoint: 10.0.0.1:8080\n"); ing != "" {
+				b.WriteString(ing)
+			}
+			dims["sidecar"] = "see text"
+		}
+		out = append(out, validationObject{origin: fmt.Sprintf("validation-%04d", i), text: b.String()})
+	}
+	return out
+}
