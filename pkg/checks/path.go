@@ -605,7 +605,9 @@ func ignoredOrMerged(chosen rules.Service, visible []rules.Service) string {
 			}
 		}
 		if len(lost) > 0 {
-			text += fmt.Sprintf(", so %s %s, which only the ignored %s, %s unknown there (a call to %s fails under REGISTRY_ONLY, or leaves without the entry's settings)",
+			// a VirtualService may still route the port (its hosts get a virtual host of their
+			// own; blind audit 94 c23)
+			text += fmt.Sprintf(", so %s %s, which only the ignored %s, %s unknown there (a call to %s that no VirtualService routes fails under REGISTRY_ONLY, or leaves without the entry's settings; a routed one follows its route)",
 				plural(len(lost), "port", "ports"), strings.Join(lost, ", "), plural(len(ignored), "entry declares", "entries declare"), plural(len(lost), "is", "are"), plural(len(lost), "it", "them"))
 		}
 		parts = append(parts, text)
@@ -2365,6 +2367,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return
 		}
+		if w, ok := tr.tlsCallOnHTTPRoutedPort(v, vs, host, proxy); ok {
+			tr.t.Warnings = append(tr.t.Warnings, w)
+			return
+		}
 		if !routesCallKind(vs, tr.t.Call) {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
 			// call does not bypass a gateway route for it.
@@ -2375,6 +2381,9 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			// its http routes take the sidecars' HTTP calls there: a TLS or TCP call is not what
 			// this configuration carries (preflight tries every kind the routes name).
 			continue
+		}
+		if meshPortsMiss(vs, tr.t.Port) != "" && routesMeantForOtherPorts(v, vs, host, tr.t.Port) {
+			continue // its mesh routes are for other ports the entry declares
 		}
 		gws := rules.VSGateways(vs)
 		for _, g := range gws {
@@ -2426,7 +2435,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			case !slices.Contains(gws, rules.MeshGateway):
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its gateways do not list \"mesh\": none of its routes applies to sidecars, so the call from %s goes straight out.", ref, host, g, proxy)
 				w.Fix = fmt.Sprintf("Add \"mesh\" to %s's gateways, with a route (match gateways [mesh]) to the egress gateway Service.", ref)
-			case meshPortsMiss(vs, tr.t.Port) != "":
+			case meshPortsMiss(vs, tr.t.Port) != "" && !routesMeantForOtherPorts(v, vs, host, tr.t.Port):
 				// its mesh routes match ports only, none of them the port called
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its mesh routes match port %s only, and the call from %s is to port %d (the entry's port): none applies, so the sidecar sends the call straight out.", ref, host, g, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port)
 				w.Fix = fmt.Sprintf("In %s, set match.port of the mesh route to %d (the port clients call, as the ServiceEntry declares it), or remove the port match.", ref, tr.t.Port)
@@ -2512,7 +2521,7 @@ func (tr *tracer) meshOnlyRouteMissed(v SidecarView, vses []*networkingv1.Virtua
 		}
 		w := Finding{Code: PathDirect, Level: LevelWarning, Resource: ref}
 		switch {
-		case meshPortsMiss(vs, tr.t.Port) != "":
+		case meshPortsMiss(vs, tr.t.Port) != "" && !routesMeantForOtherPorts(v, vs, host, tr.t.Port):
 			w.Message = fmt.Sprintf("%s sends %s from sidecars to the egress gateway, but its mesh routes match port %s only, and the call from %s is to port %d (the entry's port): none applies, so the sidecar sends the call straight out.", ref, host, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port)
 			w.Fix = fmt.Sprintf("In %s, set match.port of the mesh route to %d (the port clients call, as the ServiceEntry declares it), or remove the port match.", ref, tr.t.Port)
 		case !rules.VirtualServiceVisible(vs.Namespace, exportTo, v.Namespace):
@@ -2561,6 +2570,10 @@ func (tr *tracer) tcpRoutesOnTLSPort(v SidecarView, vses []*networkingv1.Virtual
 				continue // http routes meant for the entry's HTTP port (meshOnlyRouteMissed and the others say so)
 			}
 			kind = "http"
+		}
+		// routes whose matches name other ports never meant this one (blind audit 94 c21/c23)
+		if (kind == "http" && !meshHTTPRouteOnPort(vs, tr.t.Port)) || (kind == "tcp" && !meshTCPRouteOnPort(vs, tr.t.Port)) {
+			continue
 		}
 		if len(vs.Spec.GetTls()) > 0 || (kind == "tcp" && !meshL4Routes(vs, rules.CallTCP)) || !tr.routesToGatewayService(v, vs) ||
 			!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
@@ -2750,6 +2763,28 @@ func (tr *tracer) l4RoutesOnHTTPPort(v SidecarView, vs *networkingv1.VirtualServ
 		Fix:     fmt.Sprintf("If the clients speak %s on port %d, declare the port of %s with protocol %s (name it %s-...), so that %s's %s routes apply; if they send plain HTTP, route them with http routes instead.", want, hp.Number, entry.Ref(), want, strings.ToLower(want), ref, kind)}, true
 }
 
+// tlsCallOnHTTPRoutedPort: a TLS call to a port the entry declares HTTP, which a mesh
+// VirtualService visible here routes to a gateway Service with http routes. The sidecar's
+// listener for the port is an HTTP one: its HTTP chain matches plaintext only (istiod
+// listener.go buildSidecarOutboundListener; the filter chain match of an HTTP port takes
+// raw_buffer with HTTP ALPNs), so the application's own TLS takes the listener's default chain
+// and goes straight out, past the routes written for the port (blind audit 94 c52: an entry
+// declaring 443 HTTP while the application calls https://).
+func (tr *tracer) tlsCallOnHTTPRoutedPort(v SidecarView, vs *networkingv1.VirtualService, host, proxy string) (Finding, bool) {
+	if tr.t.Call != rules.CallTLS || !meshHTTPRouteOnPort(vs, tr.t.Port) || !tr.routesToGatewayService(v, vs) ||
+		!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+		return Finding{}, false
+	}
+	entry, hp := tr.httpPortForL4Call(v, host)
+	if hp == nil {
+		return Finding{}, false
+	}
+	ref := "VirtualService " + vs.Namespace + "/" + vs.Name
+	return Finding{Code: PathDirect, Level: LevelWarning, Resource: entry.Ref(),
+		Message: fmt.Sprintf("%s routes %s:%d to the egress gateway with http routes, and %s declares port %d as %s, so the sidecar's listener for that port takes plain HTTP only. This call is TLS (the application encrypts it itself): it matches none of the listener's HTTP chains, takes its default chain and goes straight out, past the gateway.", ref, host, tr.t.Port, entry.Ref(), hp.Number, hp.Protocol),
+		Fix:     fmt.Sprintf("If the application sends TLS on port %d, declare the port in %s with protocol TLS and route it with a tls route (match port %d and sniHosts [%s]) to a PASSTHROUGH server of the egress gateway; if the gateway is to originate TLS, have the application call http://%s:%d instead.", tr.t.Port, entry.Ref(), tr.t.Port, host, host, tr.t.Port)}, true
+}
+
 // httpRoutesMissPort: no http route of vs can match a request on port (each has matches, and
 // each match names another port).
 func httpRoutesMissPort(vs *networkingv1.VirtualService, port uint32) bool {
@@ -2764,6 +2799,22 @@ func httpRoutesMissPort(vs *networkingv1.VirtualService, port uint32) bool {
 		}
 	}
 	return true
+}
+
+// meshTCPRouteOnPort: some tcp route of vs would apply to sidecar traffic on port (no match, or
+// a match without port or with this port whose gateways are unset or list "mesh").
+func meshTCPRouteOnPort(vs *networkingv1.VirtualService, port uint32) bool {
+	for _, r := range vs.Spec.GetTcp() {
+		if len(r.GetMatch()) == 0 {
+			return true
+		}
+		for _, m := range r.GetMatch() {
+			if (m.GetPort() == 0 || m.GetPort() == port) && (len(m.GetGateways()) == 0 || slices.Contains(m.GetGateways(), rules.MeshGateway)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // l4RoutesCoverPort: a tls or tcp route of vs can match a connection on port (no match, or a
@@ -2954,6 +3005,23 @@ func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 		}
 	}
 	return strings.Join(ports, ", ")
+}
+
+// routesMeantForOtherPorts: every port vs's mesh routes match is one the sidecar's entry for
+// host declares, and not port: the routes were written for those ports, and a call to port
+// leaving directly is not a bypass of them (blind audit 94 c21/c23: an entry's TLS port next to
+// routes for its HTTP port).
+func routesMeantForOtherPorts(v SidecarView, vs *networkingv1.VirtualService, host string, port uint32) bool {
+	s, ok := v.Outbound.ScopeService(host)
+	if !ok {
+		return false
+	}
+	for _, x := range strings.Split(meshPortsMiss(vs, port), ", ") {
+		if !slices.ContainsFunc(s.Ports, func(p rules.ServicePort) bool { return fmt.Sprint(p.Number) == x }) {
+			return false
+		}
+	}
+	return true
 }
 
 // otherRevisionRoute: a VirtualService for host that routes it through a gateway (it names a

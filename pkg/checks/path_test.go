@@ -233,6 +233,9 @@ func TestPreflightTracesPaths(t *testing.T) {
 				}) {
 					continue // the Sidecar hides the host: preflight names it, with the same fix, once
 				}
+				if w == PathDirect && c.call == rules.CallTLS && tlsOnHTTPPortWarned(t, snap, c) {
+					continue // TLS on a port declared HTTP: only the application's protocol makes it a fault, and preflight traces the declared calls only
+				}
 				if w == PathDirect && strings.HasPrefix(c.warnedAt[w], "Namespace ") && unmeshedClient(snap, strings.TrimPrefix(c.warnedAt[w], "Namespace "), "", nil, nil) != nil {
 					continue // a namespace without a mesh is none of preflight's clients: every cluster has such namespaces
 				}
@@ -2101,5 +2104,18 @@ spec:
 func egressProxyTCPWarned(p *PathTrace, pf []PreflightFinding) bool {
 	return p.Cause == PathGatewayNoChain && strings.HasPrefix(p.Culprit, "Sidecar ") && slices.ContainsFunc(pf, func(f PreflightFinding) bool {
 		return f.Code == EgressProxyHTTPOnly && f.Resource.String() == p.Culprit
+	})
+}
+
+// tlsOnHTTPPortWarned: the fixture's TLS call is warned about as TLS on a port its entry
+// declares HTTP, which http routes send to a gateway (tlsCallOnHTTPRoutedPort).
+func tlsOnHTTPPortWarned(t *testing.T, snap *snapshot.Snapshot, c pathCase) bool {
+	t.Helper()
+	p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(p.Warnings, func(f Finding) bool {
+		return f.Code == PathDirect && strings.Contains(f.Message, "takes plain HTTP only. This call is TLS")
 	})
 }
