@@ -28,8 +28,9 @@ import (
 
 // rejectionCodes: the plugin's finding per kind for an object Istio's validation refuses.
 var rejectionCodes = map[string]string{
-	"ServiceEntry": checks.PreflightSERejected,
-	"Sidecar":      checks.PreflightSidecarRejected,
+	"ServiceEntry":   checks.PreflightSERejected,
+	"Sidecar":        checks.PreflightSidecarRejected,
+	"VirtualService": checks.PreflightVSRejected,
 }
 
 // istiodRejects runs istiod's validation of the one Istio object in text: "" when it passes,
@@ -202,7 +203,12 @@ func generateValidationObjects(seed int64, n int) []validationObject {
 	for i := 0; i < n; i++ {
 		dims := map[string]string{}
 		var b strings.Builder
-		if i%2 == 0 {
+		if i%3 == 2 {
+			b.WriteString(validationVirtualService(i, often, pick))
+			out = append(out, validationObject{origin: fmt.Sprintf("validation-%04d", i), text: b.String()})
+			continue
+		}
+		if i%3 == 0 {
 			dims["hosts"] = often(0.5, `["api.example.com"]`, `["*.example.com"]`, `["a.example.com", "b.example.com"]`, `["*"]`, `["api.example.com:443"]`, `["https://api.example.com"]`, `["API.Example.com"]`, `["api"]`, `["10.1.2.3"]`, `["*api.example.com"]`, `["api.*.com"]`, `[]`, `["api.example.123"]`, `["api_x.example.com"]`, `["*.example.com", "api.example.com"]`)
 			dims["addresses"] = often(0.6, `[]`, `["10.0.0.1"]`, `["10.0.0.0/24"]`, `["not-an-ip"]`, `["10.0.0.0/33"]`, `["2001:db8::/64"]`, `["10.0.0.1", "10.0.0.2"]`)
 			dims["resolution"] = pick("NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN", "DYNAMIC_DNS")
@@ -289,4 +295,85 @@ func generateValidationObjects(seed int64, n int) []validationObject {
 		out = append(out, validationObject{origin: fmt.Sprintf("validation-%04d", i), text: b.String()})
 	}
 	return out
+}
+
+// validationVirtualService: a VirtualService drawn from dimensions of the fields Istio's
+// validation reads (hosts, gateways, http/tls/tcp routes, their matches and destinations,
+// exportTo); header operations, CORS, faults, retries and rewrites are not drawn (the plugin
+// does not mirror them).
+func validationVirtualService(i int, often func(float64, ...string) string, pick func(...string) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: vs-%04d\n  namespace: team-a\nspec:\n", i)
+	hosts := often(0.55, `["api.example.com"]`, `["*.example.com"]`, `["*"]`, `["api.example.com", "*.example.com"]`, `["api.example.com:443"]`, `[]`, `["10.0.0.1"]`, `["API.example.com"]`, `["api.example.com", "web.example.com"]`)
+	if hosts != "[]" || pick("a", "b") == "a" {
+		b.WriteString("  hosts: " + hosts + "\n")
+	}
+	if gws := often(0.5, "", "[mesh]", "[mesh, istio-system/egress]", "[istio-system/egress]", "[egress]", "[egress.istio-system]", "[istio_system/egress]", `["istio-system/"]`, "[istio-system/egress_gw]"); gws != "" {
+		b.WriteString("  gateways: " + gws + "\n")
+	}
+	dest := func() string {
+		return fmt.Sprintf("{host: %s%s%s}", often(0.8, "api.example.com", `"*"`, "istio-egressgateway.istio-system.svc.cluster.local", "bad_host.example.com"),
+			often(0.8, "", ", subset: v1", ", subset: v_1"), often(0.8, "", ", port: {number: 443}", ", port: {number: 0}", ", port: {number: 70000}"))
+	}
+	kinds := often(0.3, "http", "tls", "tcp", "", "http+tls", "tcp+tls")
+	if strings.Contains(kinds, "http") {
+		b.WriteString("  http:\n")
+		match := often(0.5, "", "[{port: 80}]", "[{port: 70000}]", "[{gateways: [mesh]}]", "[{gateways: [\"bad/ns/x\"]}]", "[{sourceNamespace: Team_A}]", `[{uri: {prefix: ""}}]`, `[{uri: {regex: "("}}]`, `[{uri: {exact: "/v1"}}]`, "[{sourceLabels: {app: \"a b\"}}]", `[{headers: {x-team: {regex: "["}}}]`)
+		if match != "" {
+			b.WriteString("  - match: " + match + "\n    ")
+		} else {
+			b.WriteString("  - ")
+		}
+		switch often(0.5, "route", "two-zero", "redirect", "redirect+route", "redirect-empty", "direct", "direct-bad", "none", "mirror", "timeout-bad", "redirect-code") {
+		case "route":
+			b.WriteString("route: [{destination: " + dest() + "}]\n")
+		case "two-zero":
+			b.WriteString("route: [{destination: " + dest() + ", weight: 0}, {destination: {host: web.example.com}, weight: 0}]\n")
+		case "redirect":
+			b.WriteString("redirect: {authority: www.example.com}\n")
+		case "redirect+route":
+			b.WriteString("redirect: {authority: www.example.com}\n    route: [{destination: " + dest() + "}]\n")
+		case "redirect-empty":
+			b.WriteString("redirect: {redirectCode: 301}\n")
+		case "redirect-code":
+			b.WriteString("redirect: {authority: www.example.com, redirectCode: 200}\n")
+		case "direct":
+			b.WriteString("directResponse: {status: 503}\n")
+		case "direct-bad":
+			b.WriteString("directResponse: {status: 700}\n")
+		case "none":
+			b.WriteString("timeout: 5s\n")
+		case "mirror":
+			b.WriteString("route: [{destination: " + dest() + "}]\n    mirror: " + dest() + "\n")
+		case "timeout-bad":
+			b.WriteString("route: [{destination: " + dest() + "}]\n    timeout: 0.0005s\n")
+		}
+	}
+	if strings.Contains(kinds, "tls") {
+		b.WriteString("  tls:\n")
+		if m := often(0.2, "[{sniHosts: [api.example.com], port: 443}]", "", "[{port: 443}]", "[{sniHosts: [other.example.com]}]", "[{sniHosts: [\"*.example.com\"]}]", "[{sniHosts: [a.api.example.com]}]", "[{sniHosts: [api.example.com], destinationSubnets: [\"10.0.0.0/33\"]}]", "[{sniHosts: [api.example.com], gateways: [mesh]}]"); m != "" {
+			b.WriteString("  - match: " + m + "\n    route: [{destination: " + dest() + "}]\n")
+		} else {
+			b.WriteString("  - route: [{destination: " + dest() + "}]\n")
+		}
+	}
+	if strings.Contains(kinds, "tcp") {
+		b.WriteString("  tcp:\n")
+		m := often(0.5, "[{port: 5432}]", "", "[{port: 70000}]", "[{destinationSubnets: [\"10.0.0.0/33\"]}]", "[{destinationSubnets: [\"10.0.0.0/24\"]}]")
+		r := often(0.85, "route: [{destination: "+dest()+"}]", "")
+		switch {
+		case m != "" && r != "":
+			b.WriteString("  - match: " + m + "\n    " + r + "\n")
+		case m != "":
+			b.WriteString("  - match: " + m + "\n")
+		case r != "":
+			b.WriteString("  - " + r + "\n")
+		default:
+			b.WriteString("  - match: [{port: 5432}]\n")
+		}
+	}
+	if e := often(0.8, "", `["."]`, `["~"]`, `["*", "."]`, `[".", "team-a"]`); e != "" {
+		b.WriteString("  exportTo: " + e + "\n")
+	}
+	return b.String()
 }

@@ -127,6 +127,7 @@ var catalogRefs = map[string]catalogRef{
 	PathOriginationUnused:    {"EGR0150", "§2.5", "pilot/pkg/networking/core/cluster_builder.go applyDestinationRule (the port-level policy of the cluster's own port), cluster_tls.go buildUpstreamTLSSettings"},
 	PathTLSToPlaintext:       {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; cluster_waypoint.go buildWaypointTLSContext; pilot/pkg/model/push_context.go destinationRule"},
 	PathIstioMTLSToExternal:  {"EGR0155", "§2.5", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (an explicit ISTIO_MUTUAL is applied whatever the service's location)"},
+	PreflightVSRejected:      {"EGR0159", "§2.3", "pkg/config/validation/validation.go ValidateVirtualService (validateGatewayNames, hosts, validateTLSMatch/validateSniHost, validateTCPRoute, virtualservice.go validateHTTPRoute, validateExportTo)"},
 	PreflightSidecarRejected: {"EGR0158", "§4.2", "pkg/config/validation/validation.go ValidateSidecar (egress hosts namespace/host, listener ports, validateSidecarOutboundTrafficPolicy: egressProxy only with ALLOW_ANY, a port, a full DNS name)"},
 	EgressProxyHTTPOnly:      {"EGR0157", "§1.3", "pilot/pkg/networking/core/listener_builder.go buildOutboundCatchAllNetworkFiltersOnly (the egressProxy takes TCP too); gateway.go buildGatewayListeners (an HTTP server's chain is an HCM)"},
 	PathAutoMTLSToEntry:      {"EGR0156", "§2.5", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; pilot/pkg/model/push_context.go BestEffortInferServiceMTLSMode; pilot/pkg/serviceregistry/serviceentry/conversion.go getTLSModeFromWorkloadEntry; kube PodTLSMode (gateway pods labelled for auto mTLS: TLS_MISMATCH_BETWEEN_HOPS)"},
@@ -340,7 +341,7 @@ var causePages = map[string]string{
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
 	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightGatewayNotProgrammed: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding", PreflightDRPortUndeclared: "tls-across-hops",
-	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries",
+	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries", PreflightVSRejected: "gateway-binding",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

@@ -363,6 +363,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range sidecarValidationFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range vsValidationFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range egressProxyFindings(snap) {
 		c.add(f, "")
 	}

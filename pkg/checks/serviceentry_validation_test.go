@@ -158,3 +158,41 @@ func TestSidecarRejectionRules(t *testing.T) {
 		}
 	}
 }
+
+// TestVSRejectionRules: errors of Istio's VirtualService validation the plugin mirrors (istio
+// pkg/config/validation ValidateVirtualService), with the field each names, and a valid
+// neighbour of each that must pass.
+func TestVSRejectionRules(t *testing.T) {
+	const toGW = "\n  http:\n  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local}}]"
+	for _, c := range []struct {
+		name, spec, field string // field "" = valid
+	}{
+		{"valid", "hosts: [api.example.com]\n  gateways: [mesh, istio-system/egress]" + toGW, ""},
+		{"sni-not-in-hosts", "hosts: [api.example.com]\n  tls:\n  - match: [{sniHosts: [other.example.com]}]\n    route: [{destination: {host: other.example.com}}]", "spec.tls[0]"},
+		{"sni-under-wildcard-host", "hosts: [\"*.example.com\"]\n  tls:\n  - match: [{sniHosts: [api.example.com]}]\n    route: [{destination: {host: api.example.com}}]", ""},
+		{"tls-without-match", "hosts: [api.example.com]\n  tls:\n  - route: [{destination: {host: api.example.com}}]", "spec.tls[0]"},
+		{"gateway-bad-namespace", "hosts: [api.example.com]\n  gateways: [istio_system/egress]" + toGW, "spec.gateways"},
+		{"gateway-legacy-name", "hosts: [api.example.com]\n  gateways: [egress.istio-system]" + toGW, ""},
+		{"star-host-for-sidecars", "hosts: [\"*\"]" + toGW, "spec.hosts"},
+		{"star-host-for-gateway", "hosts: [\"*\"]\n  gateways: [istio-system/egress]" + toGW, ""},
+		{"overlapping-hosts", "hosts: [api.example.com, \"*.example.com\"]" + toGW, "spec.hosts"},
+		{"no-routes", "hosts: [api.example.com]", "spec"},
+		{"subset-underscore", "hosts: [api.example.com]\n  http:\n  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: stripe_api}}]", "spec.http[0]"},
+		{"route-and-redirect", "hosts: [api.example.com]\n  http:\n  - redirect: {authority: www.example.com}\n    route: [{destination: {host: api.example.com}}]", "spec.http[0]"},
+		{"empty-uri-prefix", "hosts: [api.example.com]\n  http:\n  - match: [{uri: {prefix: \"\"}}]\n    route: [{destination: {host: api.example.com}}]", ""},
+		{"tcp-without-route", "hosts: [api.example.com]\n  tcp:\n  - match: [{port: 5432}]", "spec.tcp[0]"},
+		{"exportto-tilde", "hosts: [api.example.com]\n  exportTo: [\"~\"]" + toGW, "spec.exportTo"},
+	} {
+		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
+		var fields []string
+		for _, f := range vsValidationFindings(snap) {
+			fields = append(fields, f.Field)
+		}
+		switch {
+		case c.field == "" && len(fields) > 0:
+			t.Errorf("%s: rejected (%v), but Istio's validation accepts it", c.name, fields)
+		case c.field != "" && (len(fields) != 1 || fields[0] != c.field):
+			t.Errorf("%s: fields %v, want one rejection on %s", c.name, fields, c.field)
+		}
+	}
+}
