@@ -127,6 +127,8 @@ var catalogRefs = map[string]catalogRef{
 	PathOriginationUnused:    {"EGR0150", "§2.5", "pilot/pkg/networking/core/cluster_builder.go applyDestinationRule (the port-level policy of the cluster's own port), cluster_tls.go buildUpstreamTLSSettings"},
 	PathTLSToPlaintext:       {"EGR0141", "§2.5, §5 (503 UF)", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings; cluster_waypoint.go buildWaypointTLSContext; pilot/pkg/model/push_context.go destinationRule"},
 	PathIstioMTLSToExternal:  {"EGR0155", "§2.5", "pilot/pkg/networking/core/cluster_tls.go buildUpstreamTLSSettings (an explicit ISTIO_MUTUAL is applied whatever the service's location)"},
+	PreflightGatewayRejected: {"EGR0160", "§2.3", "pkg/config/validation/validation.go ValidateGateway (validateServer, validateServerPort, validateServerBind, validateTLSOptions)"},
+	PreflightDRRejected:      {"EGR0161", "§2.4", "pkg/config/validation/validation.go ValidateDestinationRule (host, validateTrafficPolicy's TLS and port settings, validateSubset, validateExportTo with a workloadSelector)"},
 	PreflightVSRejected:      {"EGR0159", "§2.3", "pkg/config/validation/validation.go ValidateVirtualService (validateGatewayNames, hosts, validateTLSMatch/validateSniHost, validateTCPRoute, virtualservice.go validateHTTPRoute, validateExportTo)"},
 	PreflightSidecarRejected: {"EGR0158", "§4.2", "pkg/config/validation/validation.go ValidateSidecar (egress hosts namespace/host, listener ports, validateSidecarOutboundTrafficPolicy: egressProxy only with ALLOW_ANY, a port, a full DNS name)"},
 	EgressProxyHTTPOnly:      {"EGR0157", "§1.3", "pilot/pkg/networking/core/listener_builder.go buildOutboundCatchAllNetworkFiltersOnly (the egressProxy takes TCP too); gateway.go buildGatewayListeners (an HTTP server's chain is an HCM)"},
@@ -341,7 +343,7 @@ var causePages = map[string]string{
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
 	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightGatewayNotProgrammed: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding", PreflightDRPortUndeclared: "tls-across-hops",
-	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries", PreflightVSRejected: "gateway-binding",
+	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries", PreflightVSRejected: "gateway-binding", PreflightGatewayRejected: "gateway-servers", PreflightDRRejected: "destinationrule-subsets",
 }
 
 // DocPath returns the repository path of the page that explains the entry's rule

@@ -440,24 +440,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
 	tr.t.Warnings = append(tr.t.Warnings, sidecarRejectedWarnings(v.Scope.Sidecar)...)
-	if sc := v.Scope.Sidecar; sc != nil && tr.t.Level == LevelError && tr.t.Culprit == "Sidecar "+sc.Namespace+"/"+sc.Name {
-		if rs := sidecarRejections(sc); len(rs) > 0 {
-			// The Sidecar blamed cannot be applied as written: its validation comes first,
-			// and a fix of its other fields, checked against the object as written, would be
-			// rejected just the same (blind audit 93 c30)
-			tr.t.Fix = rs[0].fix + " The API server rejects the Sidecar as written (" + rs[0].why + ").\nOnce it is applied, if the call still fails:\n" + tr.t.Fix
-			tr.t.Patch = nil
-		}
-	}
-	if ns, name, ok := strings.Cut(strings.TrimPrefix(tr.t.Culprit, "VirtualService "), "/"); ok && tr.t.Level == LevelError && strings.HasPrefix(tr.t.Culprit, "VirtualService ") {
-		if vs, _ := findObject(snap, snapshot.KindVirtualService, ns, strings.Fields(name)[0]).(*networkingv1.VirtualService); vs != nil && len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) == 0 {
-			if rs := vsRejections(vs); len(rs) > 0 {
-				// as for a Sidecar: the VirtualService blamed cannot be applied as written
-				tr.t.Fix = rs[0].fix + " The API server rejects the VirtualService as written (" + rs[0].why + ").\nOnce it is applied, if the call still fails:\n" + tr.t.Fix
-				tr.t.Patch = nil
-			}
-		}
-	}
+	rejectedVerdict(snap, tr.t)
 	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
 	if n := ignoredAuthz(snap); n > 0 && tr.t.Level != LevelError {
 		// (this tool does not evaluate authorization: an egress gateway's or the client's
@@ -538,7 +521,7 @@ func (tr *tracer) gatewayAPI(host string) {
 	p.Warnings = append(p.Warnings, routeStatusWarnings(tr.snap, host)...)
 	p.Notes = append(p.Notes, routeStatusAgreeNotes(tr.snap, host, p.Warnings)...)
 	p.Warnings = append(p.Warnings, seRejectedWarnings(tr.snap, host)...)
-	p.Warnings = append(p.Warnings, vsRejectedWarnings(tr.snap, host)...)
+	p.Warnings = append(p.Warnings, rejectedRoutingWarnings(tr.snap, host)...)
 	ignored := crdIgnoredFor(tr.snap, host)
 	if len(ignored) > 0 && p.Cause == PathOK && p.Gateway == "" && !slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
 		// The call goes straight out, and routes for the host that istiod ignores for their

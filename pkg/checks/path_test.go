@@ -410,7 +410,7 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 			if elLevel[w.Code] != w.Level {
 				t.Errorf("%s: path warning %s (%s); explain-listener has %q", name, w.Code, w.Level, elLevel[w.Code])
 			}
-			if throughGateway && pfLevel[w.Code] != w.Level && !(rejectedByValidation[w.Code] && pfLevel[w.Code] == LevelError) {
+			if throughGateway && pfLevel[w.Code] != w.Level && !(rejectedCodes[w.Code] && pfLevel[w.Code] == LevelError) {
 				// (an object Istio's validation refuses is preflight's Error; the path, which takes
 				// it as written, warns)
 				t.Errorf("%s: path warning %s (%s); preflight has %q", name, w.Code, w.Level, pfLevel[w.Code])
@@ -2121,6 +2121,3 @@ func tlsOnHTTPPortWarned(t *testing.T, snap *snapshot.Snapshot, c pathCase) bool
 		return f.Code == PathDirect && strings.Contains(f.Message, "takes plain HTTP only. This call is TLS")
 	})
 }
-
-// rejectedByValidation: the codes of objects Istio's validation refuses.
-var rejectedByValidation = map[string]bool{PreflightSERejected: true, PreflightSidecarRejected: true, PreflightVSRejected: true}

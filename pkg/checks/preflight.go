@@ -363,7 +363,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range sidecarValidationFindings(snap) {
 		c.add(f, "")
 	}
-	for _, f := range vsValidationFindings(snap) {
+	for _, f := range slices.Concat(vsValidationFindings(snap), drValidationFindings(snap), gatewayValidationFindings(snap)) {
 		c.add(f, "")
 	}
 	for _, f := range egressProxyFindings(snap) {

@@ -120,7 +120,7 @@ func HostReferenced(snap *snapshot.Snapshot, host string) bool {
 	}
 	for _, se := range snap.ServiceEntries {
 		for _, h := range se.Spec.GetHosts() {
-			if same(h) || rules.HostMatches(rules.NormalizeHost(h), host) {
+			if same(h) || rules.HostMatches(rules.NormalizeHost(h), host) || intendedHost(h) == host {
 				return true
 			}
 		}

@@ -170,6 +170,23 @@ func seRejections(se *networkingv1.ServiceEntry) []seRejection {
 	return out
 }
 
+// intendedHost: the host name a ServiceEntry host written as a URL or with a port means
+// ("https://api.example.com/v1" and "api.example.com:443" mean api.example.com), which Istio's
+// validation refuses: a call to that name is about the rejected entry (blind audit 95 c09,
+// c10).
+func intendedHost(h string) string {
+	if _, after, ok := strings.Cut(h, "://"); ok {
+		h = after
+	}
+	if i := strings.IndexByte(h, '/'); i >= 0 {
+		h = h[:i]
+	}
+	if name, port, ok := strings.Cut(h, ":"); ok && port != "" && strings.Trim(port, "0123456789") == "" {
+		h = name
+	}
+	return strings.ToLower(h)
+}
+
 // endpointProblem mirrors istio pkg/config/validation validateWorkloadEntry (STATIC, names
 // false) and the DNS endpoint rules of ValidateServiceEntry (names true): the address (an IP
 // address; with names, or a DNS name; a unix socket without ports), the ports named after the
@@ -272,7 +289,7 @@ func seRejectedWarnings(snap *snapshot.Snapshot, host string) []Finding {
 	var out []Finding
 	for _, f := range rejected {
 		se, _ := findObject(snap, snapshot.KindServiceEntry, f.Resource.Namespace, f.Resource.Name).(*networkingv1.ServiceEntry)
-		if se == nil || !slices.Contains(se.Spec.Hosts, host) {
+		if se == nil || !slices.ContainsFunc(se.Spec.Hosts, func(h string) bool { return h == host || intendedHost(h) == host }) {
 			continue
 		}
 		out = append(out, Finding{Code: f.Code, Level: LevelWarning, Resource: f.Resource.String(),

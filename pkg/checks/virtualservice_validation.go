@@ -401,21 +401,3 @@ func vsValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	}
 	return out
 }
-
-// vsRejectedWarnings: the VS_REJECTED_BY_VALIDATION findings of the VirtualServices whose hosts
-// match host, as warnings on a verdict about host, which takes them as written.
-func vsRejectedWarnings(snap *snapshot.Snapshot, host string) []Finding {
-	rejected := snap.Derived(vsRejectedKey{}, func() any { return vsValidationFindings(snap) }).([]PreflightFinding)
-	var out []Finding
-	for _, f := range rejected {
-		vs, _ := findObject(snap, snapshot.KindVirtualService, f.Resource.Namespace, f.Resource.Name).(*networkingv1.VirtualService)
-		if vs == nil || !slices.ContainsFunc(vs.Spec.Hosts, func(h string) bool { return rules.HostMatches(h, host) }) {
-			continue
-		}
-		out = append(out, Finding{Code: f.Code, Level: LevelWarning, Resource: f.Resource.String(),
-			Message: f.Message + " This verdict takes the VirtualService as written: it holds only once it is fixed so that it can be applied.", Fix: f.Fix})
-	}
-	return out
-}
-
-type vsRejectedKey struct{}
