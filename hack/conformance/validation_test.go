@@ -28,9 +28,11 @@ import (
 
 // rejectionCodes: the plugin's finding per kind for an object Istio's validation refuses.
 var rejectionCodes = map[string]string{
-	"ServiceEntry":   checks.PreflightSERejected,
-	"Sidecar":        checks.PreflightSidecarRejected,
-	"VirtualService": checks.PreflightVSRejected,
+	"ServiceEntry":    checks.PreflightSERejected,
+	"Sidecar":         checks.PreflightSidecarRejected,
+	"VirtualService":  checks.PreflightVSRejected,
+	"Gateway":         checks.PreflightGatewayRejected,
+	"DestinationRule": checks.PreflightDRRejected,
 }
 
 // istiodRejects runs istiod's validation of the one Istio object in text: "" when it passes,
@@ -203,12 +205,19 @@ func generateValidationObjects(seed int64, n int) []validationObject {
 	for i := 0; i < n; i++ {
 		dims := map[string]string{}
 		var b strings.Builder
-		if i%3 == 2 {
+		switch i % 5 {
+		case 2:
 			b.WriteString(validationVirtualService(i, often, pick))
+		case 3:
+			b.WriteString(validationGateway(i, often))
+		case 4:
+			b.WriteString(validationDestinationRule(i, often))
+		}
+		if i%5 >= 2 {
 			out = append(out, validationObject{origin: fmt.Sprintf("validation-%04d", i), text: b.String()})
 			continue
 		}
-		if i%3 == 0 {
+		if i%5 == 0 {
 			dims["hosts"] = often(0.5, `["api.example.com"]`, `["*.example.com"]`, `["a.example.com", "b.example.com"]`, `["*"]`, `["api.example.com:443"]`, `["https://api.example.com"]`, `["API.Example.com"]`, `["api"]`, `["10.1.2.3"]`, `["*api.example.com"]`, `["api.*.com"]`, `[]`, `["api.example.123"]`, `["api_x.example.com"]`, `["*.example.com", "api.example.com"]`)
 			dims["addresses"] = often(0.6, `[]`, `["10.0.0.1"]`, `["10.0.0.0/24"]`, `["not-an-ip"]`, `["10.0.0.0/33"]`, `["2001:db8::/64"]`, `["10.0.0.1", "10.0.0.2"]`)
 			dims["resolution"] = pick("NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN", "DYNAMIC_DNS")
@@ -374,6 +383,90 @@ func validationVirtualService(i int, often func(float64, ...string) string, pick
 	}
 	if e := often(0.8, "", `["."]`, `["~"]`, `["*", "."]`, `[".", "team-a"]`); e != "" {
 		b.WriteString("  exportTo: " + e + "\n")
+	}
+	return b.String()
+}
+
+// validationGateway: a Gateway drawn from dimensions of the fields Istio's validation reads
+// (name, servers, hosts, ports, binds, TLS settings).
+func validationGateway(i int, often func(float64, ...string) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata:\n  name: %s\n  namespace: istio-system\nspec:\n  selector: {istio: egressgateway}\n",
+		often(0.9, fmt.Sprintf("gw-%04d", i), fmt.Sprintf("gw.%04d", i)))
+	n := often(0.5, "1", "2", "0")
+	if n == "0" {
+		b.WriteString("  servers: []\n")
+		return b.String()
+	}
+	b.WriteString("  servers:\n")
+	for j := 0; j < int(n[0]-'0'); j++ {
+		proto := often(0.3, "HTTP", "HTTPS", "TLS", "TCP", "HTTP2", "", "FOO", "tls")
+		name := often(0.8, fmt.Sprintf("p-%d", j), "", "p-0")
+		num := often(0.85, "443", "80", "0", "70000")
+		port := fmt.Sprintf("{number: %s, protocol: %q", num, proto)
+		if name != "" {
+			port += ", name: " + name
+		}
+		if often(0.9, "", "t") != "" {
+			port += ", targetPort: 8443"
+		}
+		port += "}"
+		fmt.Fprintf(&b, "  - port: %s\n    hosts: %s\n", port, often(0.5, `["api.example.com"]`, `["*"]`, `["istio-system/api.example.com"]`, `["team_a/api.example.com"]`, `["api"]`, `[]`, `["10.0.0.1"]`, `["*/api.*.com"]`, `["./*.example.com"]`, `["/api.example.com"]`, `["~/api.example.com"]`))
+		if bind := often(0.9, "", "0.0.0.0", "not-an-ip", "unix:///var/run/gw.sock"); bind != "" {
+			b.WriteString("    bind: " + bind + "\n")
+		}
+		if tls := often(0.4, "", "{mode: PASSTHROUGH}", "{mode: SIMPLE, credentialName: api-cert}", "{mode: SIMPLE}", "{mode: ISTIO_MUTUAL}", "{mode: ISTIO_MUTUAL, credentialName: api-cert}", "{mode: MUTUAL, credentialName: api-cert}", "{mode: MUTUAL, serverCertificate: /c.pem, privateKey: /k.pem}", "{httpsRedirect: true}", "{mode: SIMPLE, credentialName: a, serverCertificate: /c.pem, privateKey: /k.pem}", "{mode: SIMPLE, serverCertificate: /c.pem, privateKey: /k.pem, caCrl: /crl.pem}", "{mode: AUTO_PASSTHROUGH, credentialName: a}"); tls != "" {
+			b.WriteString("    tls: " + tls + "\n")
+		}
+	}
+	return b.String()
+}
+
+// validationDestinationRule: a DestinationRule drawn from dimensions of the fields Istio's
+// validation reads (host, subsets, traffic policy TLS and port settings, exportTo, selector);
+// outlier detection, connection pool and load balancer values are not drawn.
+func validationDestinationRule(i int, often func(float64, ...string) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: dr-%04d\n  namespace: team-a\nspec:\n  host: %s\n", i,
+		often(0.7, "api.example.com", `"*.example.com"`, "api.example.com:443", `"*"`, "istio-egressgateway.istio-system.svc.cluster.local", "bad_host.example.com"))
+	tlsOf := func() string {
+		return often(0.3, "{mode: SIMPLE}", "{mode: SIMPLE, credentialName: api-ca}", "{mode: MUTUAL}", "{mode: MUTUAL, credentialName: client-cert}", "{mode: MUTUAL, clientCertificate: /c.pem, privateKey: /k.pem}", "{mode: SIMPLE, insecureSkipVerify: true, credentialName: api-ca}", "{mode: SIMPLE, insecureSkipVerify: true}", "{mode: ISTIO_MUTUAL, sni: api.example.com}", "{mode: SIMPLE, credentialName: api-ca, caCertificates: /ca.pem}", "{mode: DISABLE}")
+	}
+	switch often(0.4, "tls", "", "empty", "ports", "ports-noport", "ports-empty", "lb", "tunnel+proxy") {
+	case "tls":
+		b.WriteString("  trafficPolicy:\n    tls: " + tlsOf() + "\n")
+	case "empty":
+		b.WriteString("  trafficPolicy: {}\n")
+	case "ports":
+		b.WriteString("  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n      tls: " + tlsOf() + "\n")
+	case "ports-noport":
+		b.WriteString("  trafficPolicy:\n    portLevelSettings:\n    - tls: " + tlsOf() + "\n")
+	case "ports-empty":
+		b.WriteString("  trafficPolicy:\n    portLevelSettings:\n    - port: {number: 443}\n")
+	case "lb":
+		b.WriteString("  trafficPolicy:\n    loadBalancer: {simple: ROUND_ROBIN}\n")
+	case "tunnel+proxy":
+		b.WriteString("  trafficPolicy:\n    tunnel: {protocol: CONNECT, targetHost: proxy.example.com, targetPort: 3128}\n    proxyProtocol: {version: V1}\n")
+	}
+	switch often(0.5, "", "one", "dup", "underscore", "labels", "policy-empty", "policy-tls") {
+	case "one":
+		b.WriteString("  subsets:\n  - name: v1\n    labels: {version: v1}\n")
+	case "dup":
+		b.WriteString("  subsets:\n  - name: v1\n  - name: v1\n")
+	case "underscore":
+		b.WriteString("  subsets:\n  - name: tls_origination\n")
+	case "labels":
+		b.WriteString("  subsets:\n  - name: v1\n    labels: {version: \"v 1\"}\n")
+	case "policy-empty":
+		b.WriteString("  subsets:\n  - name: v1\n    trafficPolicy: {}\n")
+	case "policy-tls":
+		b.WriteString("  subsets:\n  - name: v1\n    trafficPolicy:\n      tls: " + tlsOf() + "\n")
+	}
+	if e := often(0.7, "", `["."]`, `["*"]`, `["~"]`, `[".", "team-b"]`, `["team-a"]`); e != "" {
+		b.WriteString("  exportTo: " + e + "\n")
+	}
+	if sel := often(0.8, "", "{matchLabels: {app: client}}", `{matchLabels: {app: "*"}}`); sel != "" {
+		b.WriteString("  workloadSelector: " + sel + "\n")
 	}
 	return b.String()
 }
