@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"slices"
 	"sort"
@@ -157,7 +158,10 @@ type PathTrace struct {
 	SidecarCluster  string `json:"sidecarCluster,omitempty"`
 	Gateway         string `json:"gateway,omitempty"`
 	GatewayListener string `json:"gatewayListener,omitempty"`
-	GatewayCluster  string `json:"gatewayCluster,omitempty"`
+	// GatewayAuthority is the Host the gateway routes the call by when the sidecar's route
+	// rewrites it ("" when it keeps the client's).
+	GatewayAuthority string `json:"gatewayAuthority,omitempty"`
+	GatewayCluster   string `json:"gatewayCluster,omitempty"`
 	// GatewayUpstreamTLS is what the gateway's cluster originates to the host: "TLS", "Istio
 	// mTLS" or "" (plaintext, or the client's own bytes).
 	GatewayUpstreamTLS string `json:"gatewayUpstreamTLS,omitempty"`
@@ -1299,10 +1303,31 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		return
 	}
 	tr.http2Downgrade(v, proxy, svc, cport, drs, res.Cluster)
+	if a := rewrittenAuthority(res, kind); a != "" && a != host {
+		// The sidecar's route rewrites the Host: the gateway matches its virtual hosts, and
+		// routes, by the rewritten name (route.go applyHTTPRouteDestination HostRewriteLiteral;
+		// blind audit 95 c16)
+		tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("VirtualService %s rewrites the request's Host to %s on the way to the gateway: the gateway routes it as %s.", res.Route.VirtualService, a, a))
+		host = a
+		tr.t.GatewayAuthority = a
+	}
 	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
 	if len(gws) > 1 && tr.t.Level != LevelError && tr.t.Cause == "" {
 		tr.otherGateways(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
 	}
+}
+
+// rewrittenAuthority: the host name an HTTP call's route rewrites the Host to (without a
+// port), "" when it keeps the client's.
+func rewrittenAuthority(res rules.CallResult, kind string) string {
+	if res.Route == nil || res.Route.Authority == "" || (kind != rules.CallHTTP && kind != rules.CallHTTP2) {
+		return ""
+	}
+	a := strings.ToLower(res.Route.Authority)
+	if h, p, err := net.SplitHostPort(a); err == nil && p != "" {
+		a = h
+	}
+	return a
 }
 
 // drSetsTLSOnPort: a DestinationRule for host sets tls for port (a port-level setting, or the
@@ -3743,8 +3768,15 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 		// buildOutboundCatchAllNetworkFiltersOnly; blind audit 91 c13)
 		return false
 	}
-	// a call to an entry's address is a call to the entry's hosts
-	for _, h := range append([]string{host}, addressedHosts(v, host)...) {
+	// a call to an entry's address is a call to the entry's hosts; a call to an ExternalName
+	// Service is a call to its external name, whose virtual host carries the alias's domains
+	// (push_context.go resolveServiceAliases, httproute.go generateVirtualHostDomains; blind
+	// audit 95 c13, c15)
+	names := append([]string{host}, addressedHosts(v, host)...)
+	if t, _, ok := routeAlias(tr.snap, v.Flags.MeshConfig, v.Namespace, host); ok {
+		names = append(names, t)
+	}
+	for _, h := range names {
 		if rules.HostMatches(chost, h) || (res.Route != nil && vsRoutesHost(v, res.Route.VirtualService, h)) || (res.Chain != nil && vsRoutesHost(v, res.Chain.VirtualService, h)) {
 			return false
 		}
@@ -4589,6 +4621,21 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				// a route for the host names the Gateway, but no listener accepts it
 				tr.fail(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s.", rds, host, w.Ref(), upperFirst(strings.TrimPrefix(d.why, "the Gateway servers on the port get no filter chain: "))), d.fix)
 				return
+			}
+			if t, alias, ok := routeAlias(tr.snap, v.Flags.MeshConfig, v.Namespace, host); ok && rc != nil {
+				if tvh := rules.MatchVirtualHost(rc, t); tvh != nil && len(tvh.Routes) > 0 && !strings.HasPrefix(tvh.Name, "blackhole:") {
+					// The authority is an ExternalName alias: the sidecar's virtual host for its
+					// external name carries the alias's domains and routes the call here, Host
+					// unchanged; the gateway routes the external name only (blind audit 95 c15,
+					// c17).
+					via := "the VirtualService that sends " + t + " to the gateway"
+					if res.Route != nil && res.Route.VirtualService != "" {
+						via = "VirtualService " + res.Route.VirtualService
+					}
+					tr.fail(PathGatewayNoRoute, "NR", alias.Ref(), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s is an ExternalName Service for %s: the sidecar routes calls to it as calls to %s (its virtual host lists the alias), so the request reaches the gateway with Host %s, and the gateway routes %s only.", rds, host, w.Ref(), alias.Ref(), t, t, host, t),
+						fmt.Sprintf("In the mesh route (gateways [mesh]) of %s, rewrite the Host (rewrite: {authority: %s}) so that the gateway routes the request as %s; or have the clients call %s.", via, t, t, t))
+					return
+				}
 			}
 			if named, vs := addressedVirtualService(gview, host); named != "" {
 				// The authority is an entry's address: the sidecar's virtual host for the entry

@@ -600,7 +600,11 @@ func TestExplainGatewayOnDialledPort(t *testing.T) {
 		if p.Gateway == "" || p.GatewayListener == "" || !ok {
 			continue
 		}
-		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: c.host, Port: port, Gateway: p.Gateway})
+		host := c.host
+		if p.GatewayAuthority != "" {
+			host = p.GatewayAuthority // the Host the sidecar's route rewrote the call to
+		}
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: host, Port: port, Gateway: p.Gateway})
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}

@@ -299,6 +299,10 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 		}
 		res.Unknown[k] = why
 	}
+	// ExternalName aliases of routed hosts: their calls (aliasCalls) depend on another host's
+	// routes, which the shared layers do not key them by; such meshes (rare) work every
+	// namespace out on its own, which gives the same report
+	unshared = unshared || routedAliases(snap)
 	c := &collector{snap: snap, seen: map[string]int{}, unshared: unshared, wide: wide}
 	// export-audit reads the snapshot only: it runs beside the gateway verdicts, and its
 	// findings are added after theirs, as before.
@@ -1999,6 +2003,27 @@ func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, 
 		}
 	}
 	return ports, !found, httpAll
+}
+
+// routedAliases: some ExternalName Service aliases a host a VirtualService names.
+func routedAliases(snap *snapshot.Snapshot) bool {
+	targets := map[string]bool{}
+	for _, svc := range snap.Services {
+		if t := rules.ExternalNameOf(svc); t != "" {
+			targets[t] = true
+		}
+	}
+	if len(targets) == 0 {
+		return false
+	}
+	for _, vs := range snap.VirtualServices {
+		for _, h := range vs.Spec.GetHosts() {
+			if targets[strings.ToLower(h)] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matchPorts returns the match.port values of a route; nil when some match (or the route) has

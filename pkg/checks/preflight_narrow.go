@@ -233,6 +233,9 @@ func (c *collector) buildNarrowBase(l *sharedLayer) *narrowBase {
 // port of a ServiceEntry with an exact host that a mesh route can take (every port when none
 // names one; the HTTP ones for http routes that name none).
 func (c *collector) serviceCalls(v SidecarView, s rules.Service) []hostPortCall {
+	if s.Kind == rules.KindService && s.ExternalName != "" {
+		return c.aliasCalls(v, s)
+	}
 	if s.Kind != rules.KindServiceEntry || strings.HasPrefix(s.Hostname, "*") {
 		return nil
 	}
@@ -256,6 +259,30 @@ func (c *collector) serviceCalls(v SidecarView, s rules.Service) []hostPortCall 
 		}
 		if !all && !slices.Contains(meshPorts, p.Number) {
 			continue // a port only the gateway uses (for example TLS origination to 443)
+		}
+		out = append(out, hostPortCall{s.Hostname, p.Number})
+	}
+	return out
+}
+
+// aliasCalls: the HTTP calls to ExternalName Service s whose external name mesh routes send
+// elsewhere (to an egress gateway, mostly) on the Service's ports. The sidecar routes the
+// alias as its external name (its virtual host lists the alias's domains), with the Host
+// unchanged, so where the next proxy routes by Host the alias's calls can fail while the
+// external name's work (blind audit 95 c15).
+func (c *collector) aliasCalls(v SidecarView, s rules.Service) []hostPortCall {
+	t, ok := v.Outbound.ScopeService(s.ExternalName)
+	if !ok || t.Kind != rules.KindServiceEntry {
+		return nil
+	}
+	meshPorts, all, httpAll := c.meshRoutePorts(v, t.Hostname)
+	if all {
+		return nil // no mesh route for the external name: the alias's calls go where its own do
+	}
+	var out []hostPortCall
+	for _, p := range s.Ports {
+		if rules.ListenerClass(p.Protocol) == rules.ClassTCP || (!httpAll && !slices.Contains(meshPorts, p.Number)) {
+			continue
 		}
 		out = append(out, hostPortCall{s.Hostname, p.Number})
 	}

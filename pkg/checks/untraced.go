@@ -56,6 +56,11 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 			}
 		}
 	}
+	// A call to an ExternalName Service takes the routes of its external name (the sidecar's
+	// virtual host for it lists the alias's domains).
+	if s, ok := svcByHost[host]; ok && s.ExternalName != "" {
+		hosts = append(hosts, s.ExternalName)
+	}
 	for _, vs := range idx.WithGateway(rules.MeshGateway) {
 		match := false
 		for _, h := range vs.Spec.Hosts {

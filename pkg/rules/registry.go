@@ -261,6 +261,9 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 	}
 }
 
+// ExternalNameOf is an ExternalName Service's target, lower case ("" for other Services).
+func ExternalNameOf(svc *corev1.Service) string { return externalName(svc) }
+
 // externalName is an ExternalName Service's target, lower case ("" for other Services). A
 // trailing dot stays: istiod copies spec.externalName as it is (kube/conversion.go
 // ConvertService), so a route to the alias goes to a cluster named with the dot, which no entry

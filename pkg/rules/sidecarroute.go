@@ -34,6 +34,9 @@ type RouteAction struct {
 	// status 14"; FaultAbortsAll), "" when the route aborts none or only a share of them.
 	Abort          string `json:"abort,omitempty"`
 	VirtualService string `json:"virtualService,omitempty"`
+	// Authority is the Host the route rewrites requests to (rewrite.authority, or a request
+	// header set or added for :authority or host), "" when it keeps the client's.
+	Authority string `json:"authority,omitempty"`
 	// Mirrors are the clusters the route mirrors requests to (request_mirror_policies: clusters,
 	// not routes).
 	Mirrors []string `json:"mirrors,omitempty"`
@@ -473,6 +476,7 @@ func (o *SidecarOutbound) httpRoutes(vs *networkingv1.VirtualService, port uint3
 			act.Match = matchString(kept[0])
 		}
 		act.Abort = FaultAbortsAll(r)
+		act.Authority = AuthorityRewrite(r)
 		switch {
 		case r.GetDirectResponse() != nil:
 			act.DirectResponse = int(r.GetDirectResponse().GetStatus())
@@ -694,4 +698,24 @@ func domainMatch(d, host string) (rank, length int) {
 		return 2, len(d)
 	}
 	return 0, 0
+}
+
+// AuthorityRewrite is the Host an HTTP route rewrites requests to: rewrite.authority, else a
+// request header :authority or host the route sets or adds; "" when none.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go applyHTTPRouteDestination
+// (HostRewriteLiteral from rewrite.authority) and translateHeadersOperations (an :authority or
+// host header becomes the host rewrite; validation allows one of them).
+func AuthorityRewrite(r *networking.HTTPRoute) string {
+	if a := r.GetRewrite().GetAuthority(); a != "" {
+		return a
+	}
+	for _, m := range []map[string]string{r.GetHeaders().GetRequest().GetSet(), r.GetHeaders().GetRequest().GetAdd()} {
+		for k, v := range m {
+			if strings.EqualFold(k, ":authority") || strings.EqualFold(k, "host") {
+				return v
+			}
+		}
+	}
+	return ""
 }
