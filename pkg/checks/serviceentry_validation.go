@@ -187,6 +187,19 @@ func intendedHost(h string) string {
 	return strings.ToLower(h)
 }
 
+// intendedEntry: the ServiceEntry of snap that writes host as a URL or with a port (and not
+// plainly), nil when none.
+func intendedEntry(snap *snapshot.Snapshot, host string) *networkingv1.ServiceEntry {
+	for _, se := range snap.ServiceEntries {
+		for _, h := range se.Spec.GetHosts() {
+			if h != host && intendedHost(h) == host {
+				return se
+			}
+		}
+	}
+	return nil
+}
+
 // endpointProblem mirrors istio pkg/config/validation validateWorkloadEntry (STATIC, names
 // false) and the DNS endpoint rules of ValidateServiceEntry (names true): the address (an IP
 // address; with names, or a DNS name; a unix socket without ports), the ports named after the

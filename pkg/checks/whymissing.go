@@ -519,6 +519,13 @@ func (e *evaluation) run() {
 				what += " (the name of Kubernetes Service " + ns + "/" + name + ", which does not exist)"
 				fix = fmt.Sprintf("Create Service %s in namespace %s%s, or point the route at a Service that exists (a host outside the cluster is reached by its external name, through a ServiceEntry).", name, ns, port)
 			}
+			if se := intendedEntry(e.full, e.host); se != nil {
+				// an entry means the host but writes it "host:port" or as a URL, which Istio's
+				// validation refuses (blind audit 95 c09: the fix read the other way round)
+				e.fail(CauseHostNotFound, "ServiceEntry "+se.Namespace+"/"+se.Name, fmt.Sprintf("%s; istiod has no cluster for it anywhere: ServiceEntry %s/%s means it but writes %s, which Istio's validation refuses (a host is a bare DNS name).", what, se.Namespace, se.Name, fmtList(se.Spec.Hosts)),
+					fmt.Sprintf("In ServiceEntry %s/%s, write the host as %s (no scheme, port or path; the port goes in spec.ports).", se.Namespace, se.Name, e.host))
+				return
+			}
 			if near := NearMatches(e.full, e.host); len(near) > 0 {
 				// a host one or two edits from a declared one (a typo in a route's destination
 				// or backendRef, say): correcting the name comes first
