@@ -24,6 +24,7 @@ const (
 	dimPAlias   = "path.alias"
 	dimPSplit   = "path.split"
 	dimPFault   = "path.fault"
+	dimPAuth    = "path.authority"
 	dimPHeld    = "path.port-held"
 	dimPSidecar = "path.sidecar"
 	dimPOrder   = "path.route-order"
@@ -190,6 +191,13 @@ func init() {
 		// abort without a percentage (istiod sets none: Envoy aborts nothing). tls and tcp
 		// routes have no fault.
 		dimension{dimPFault, []string{"none", "none", "none", "mesh-all", "gateway-all", "mesh-half", "gateway-no-percentage"}},
+		// path.authority: the client's mesh http route rewrites the Host on the way to the
+		// gateway (route.go applyHTTPRouteDestination: rewrite.authority, or a host header the
+		// route sets, becomes host_rewrite_literal), and the gateway routes by the new Host.
+		// same: to the path's host (nothing changes). unrouted: to elsewhere.example.org, which
+		// no gateway route names (404 at the gateway). header-unrouted: the same through
+		// headers.request.set host. with-port: to path.example.com:80.
+		dimension{dimPAuth, []string{"none", "none", "none", "same", "unrouted", "header-unrouted", "with-port"}},
 		// path.port-held: an older Gateway egress/held on the same pods with a plain-HTTP
 		// server on 8453 (for held.example.net) or a TCP one: the path's HTTPS/TLS server on
 		// 8453 cannot share a plaintext port and istiod skips it (gateway.go MergeGateways,
@@ -738,6 +746,19 @@ spec:
 		// path.fault: the fault goes first in the http route ("  - " + its fields)
 		fault := func(route, abort string) string {
 			return strings.Replace(route, "  http:\n  - ", "  http:\n  - fault:\n      abort: "+abort+"\n    ", 1)
+		}
+		rewrite := func(route, field string) string {
+			return strings.Replace(route, "  http:\n  - ", "  http:\n  - "+field+"\n    ", 1)
+		}
+		switch d[dimPAuth] {
+		case "same":
+			meshRoute = rewrite(meshRoute, "rewrite: {authority: "+pathHost+"}")
+		case "unrouted":
+			meshRoute = rewrite(meshRoute, "rewrite: {authority: elsewhere.example.org}")
+		case "header-unrouted":
+			meshRoute = rewrite(meshRoute, "headers: {request: {set: {host: elsewhere.example.org}}}")
+		case "with-port":
+			meshRoute = rewrite(meshRoute, "rewrite: {authority: \""+pathHost+":80\"}")
 		}
 		switch d[dimPFault] {
 		case "mesh-all":

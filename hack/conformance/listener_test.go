@@ -42,6 +42,8 @@ var listenerCallKinds = []string{rules.CallHTTP, rules.CallHTTP2, rules.CallTLS,
 // cluster, "weighted:…", "direct:<status>", "redirect").
 type listenerPath struct {
 	listener, chain, routeConfig, vhost, cluster, err string
+	// hostRewrite: the matched route's host_rewrite_literal ("" when none)
+	hostRewrite string
 }
 
 func (p listenerPath) String() string {
@@ -54,6 +56,9 @@ func (p listenerPath) String() string {
 	}
 	if p.cluster != "" {
 		s += " → " + p.cluster
+	}
+	if p.hostRewrite != "" {
+		s += " (host rewritten to " + p.hostRewrite + ")"
 	}
 	if p.err != "" {
 		s += " [" + p.err + "]"
@@ -337,6 +342,9 @@ func pluginPath(r rules.CallResult) listenerPath {
 	if r.Chain != nil {
 		p.chain = pluginChainID(*r.Chain)
 	}
+	if r.Route != nil {
+		p.hostRewrite = r.Route.Authority // compared with istiod's host_rewrite_literal
+	}
 	if r.Error != "" {
 		return p
 	}
@@ -431,6 +439,9 @@ func istiodPathChain(t *testing.T, sim *simulation.Simulation, c listenerCall) (
 	vs := chainVirtualService(fc)
 	if r.RouteConfigMatched != "" || r.VirtualHostMatched != "" {
 		p.cluster = matchedRouteTarget(sim, r)
+		if rt := matchedRoute(sim, r); rt != nil {
+			p.hostRewrite = rt.GetRoute().GetHostRewriteLiteral()
+		}
 		return p, vs
 	}
 	if fc != nil {

@@ -297,11 +297,15 @@ func istiodPathOutcome(sidecar *simulation.Simulation, ip listenerPath, out *ist
 	}
 	mode, sni := clusterTLSTo(sidecar, ip.cluster, ps.tlsMode)
 	call := simulation.Call{Address: ps.ip, Port: int(target), CallMode: simulation.CallModeGateway}
+	host := c.host
+	if ip.hostRewrite != "" {
+		host = ip.hostRewrite // the sidecar's route rewrote the Host (host_rewrite_literal)
+	}
 	switch c.kind {
 	case rules.CallHTTP:
-		call.Protocol, call.HostHeader = simulation.HTTP, c.host
+		call.Protocol, call.HostHeader = simulation.HTTP, host
 	case rules.CallHTTP2:
-		call.Protocol, call.HostHeader = simulation.HTTP2, c.host
+		call.Protocol, call.HostHeader = simulation.HTTP2, host
 	case rules.CallTLS:
 		// With TLS from the sidecar's cluster (below) the client's TLS travels inside it: the
 		// simulation has one TLS layer, the outer one; what is inside is opaque bytes.

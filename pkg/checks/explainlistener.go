@@ -1352,6 +1352,10 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 		} else if se := otherRevisionDeclaration(snap, v.Revision, host); se != nil {
 			why, patch := revisionLabelText(se, host, "sidecar "+v.Namespace, v.Revision)
 			rep.add(ListenerBlackHole, "ServiceEntry "+se.Namespace+"/"+se.Name, strings.TrimSuffix(msg, ".")+": "+why, patch.Text())
+		} else if t, alias, ok := routeAlias(snap, v.Flags.MeshConfig, v.Namespace, host); ok {
+			// an ExternalName Service for a host nothing declares (the path's answer)
+			rep.add(ListenerBlackHole, alias.Ref(), strings.TrimSuffix(msg, ".")+fmt.Sprintf(": %s is an ExternalName Service for %s, and the sidecar routes its calls as calls to %s, which nothing the sidecar knows declares.", alias.Ref(), t, t),
+				fmt.Sprintf("Declare %s (port %d) in a ServiceEntry visible to %s: the alias then takes its virtual host.", t, port, v.Namespace))
 		} else {
 			rep.add(ListenerBlackHole, host, msg, fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s.", host, port, v.Namespace))
 		}

@@ -1016,6 +1016,14 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				fmt.Sprintf("In %s, list the addresses the clients call one by one (a /32 is taken as the address), or declare port %d as TCP (or TLS) if the clients do not need HTTP routing: a TCP port matches the CIDR by destination address.", ref, port))
 			return
 		}
+		if t, alias, ok := routeAlias(tr.snap, v.Flags.MeshConfig, v.Namespace, host); ok {
+			// An ExternalName Service: its calls take its external name's virtual host,
+			// and the sidecar has none (no entry declares the name): the external name is
+			// what to declare (blind audit 96 c26)
+			tr.fail(ListenerBlackHole, flag, alias.Ref(), fmt.Sprintf("The %s call to %s:%d ends in %s: %s is an ExternalName Service for %s, and the sidecar routes its calls as calls to %s, which nothing the sidecar knows declares; the outbound traffic policy is REGISTRY_ONLY (from %s).", strings.ToUpper(kind), host, port, resultWords(res), alias.Ref(), t, t, v.Scope.PolicyFrom),
+				fmt.Sprintf("Declare %s (port %d) in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one): the alias then takes its virtual host.", t, port, v.Namespace))
+			return
+		}
 		tr.fail(ListenerBlackHole, flag, "proxy "+proxy, fmt.Sprintf("The %s call to %s:%d ends in %s: the outbound traffic policy is REGISTRY_ONLY (from %s) and nothing the sidecar knows matches it.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom),
 			fmt.Sprintf("Declare %s:%d in a ServiceEntry visible to %s (and import it in the namespace's Sidecar, if it has one).", host, port, v.Namespace))
 		return
@@ -1312,6 +1320,15 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		tr.t.GatewayAuthority = a
 	}
 	tr.gatewayHop(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
+	if a := tr.t.GatewayAuthority; a != "" && (tr.t.Cause == PathGatewayNoRoute || tr.t.Cause == CauseNoVirtualHost) {
+		// the gateway finds no route for the rewritten Host: the rewrite is what to change
+		// (blind audit 96 c31, c33, c35, where the Gateway was blamed)
+		ref := "VirtualService " + res.Route.VirtualService
+		tr.t.Culprit = ref
+		tr.t.Message += fmt.Sprintf(" %s rewrites the request's Host from %s to %s on the way to the gateway, and the gateway routes no %s.", ref, tr.t.Host, a, a)
+		tr.t.Fix = fmt.Sprintf("In %s, rewrite the Host to a name the gateway routes on this port (or remove the rewrite, if the gateway routes %s); or add %s to the hosts of the Gateway server and bind a VirtualService for %s to it.", ref, tr.t.Host, a, a)
+		tr.t.Patch = nil
+	}
 	if len(gws) > 1 && tr.t.Level != LevelError && tr.t.Cause == "" {
 		tr.otherGateways(v, proxy, svc, gws, res, host, port, cport, subset, kind, drs)
 	}
@@ -2400,9 +2417,6 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			// this configuration carries (preflight tries every kind the routes name).
 			continue
 		}
-		if meshPortsMiss(vs, tr.t.Port) != "" && routesMeantForOtherPorts(v, vs, host, tr.t.Port) {
-			continue // its mesh routes are for other ports the entry declares
-		}
 		gws := rules.VSGateways(vs)
 		for _, g := range gws {
 			if g == rules.MeshGateway {
@@ -2453,7 +2467,11 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			case !slices.Contains(gws, rules.MeshGateway):
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its gateways do not list \"mesh\": none of its routes applies to sidecars, so the call from %s goes straight out.", ref, host, g, proxy)
 				w.Fix = fmt.Sprintf("Add \"mesh\" to %s's gateways, with a route (match gateways [mesh]) to the egress gateway Service.", ref)
-			case meshPortsMiss(vs, tr.t.Port) != "" && !routesMeantForOtherPorts(v, vs, host, tr.t.Port):
+			case meshPortsMiss(vs, tr.t.Port) != "" && routesMeantForOtherPorts(v, vs, host, tr.t.Port):
+				// routes written for the entry's other ports (blind audits 94 c21/c23, 96
+				// c38/c40/c41): the call to this one goes straight out, said as such
+				w.Message, w.Fix = otherPortsBypassText(ref, host, "through Gateway "+g, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port, tr.t.Call)
+			case meshPortsMiss(vs, tr.t.Port) != "":
 				// its mesh routes match ports only, none of them the port called
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its mesh routes match port %s only, and the call from %s is to port %d (the entry's port): none applies, so the sidecar sends the call straight out.", ref, host, g, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port)
 				w.Fix = fmt.Sprintf("In %s, set match.port of the mesh route to %d (the port clients call, as the ServiceEntry declares it), or remove the port match.", ref, tr.t.Port)
@@ -2539,7 +2557,9 @@ func (tr *tracer) meshOnlyRouteMissed(v SidecarView, vses []*networkingv1.Virtua
 		}
 		w := Finding{Code: PathDirect, Level: LevelWarning, Resource: ref}
 		switch {
-		case meshPortsMiss(vs, tr.t.Port) != "" && !routesMeantForOtherPorts(v, vs, host, tr.t.Port):
+		case meshPortsMiss(vs, tr.t.Port) != "" && routesMeantForOtherPorts(v, vs, host, tr.t.Port):
+			w.Message, w.Fix = otherPortsBypassText(ref, host, "to the egress gateway", meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port, tr.t.Call)
+		case meshPortsMiss(vs, tr.t.Port) != "":
 			w.Message = fmt.Sprintf("%s sends %s from sidecars to the egress gateway, but its mesh routes match port %s only, and the call from %s is to port %d (the entry's port): none applies, so the sidecar sends the call straight out.", ref, host, meshPortsMiss(vs, tr.t.Port), proxy, tr.t.Port)
 			w.Fix = fmt.Sprintf("In %s, set match.port of the mesh route to %d (the port clients call, as the ServiceEntry declares it), or remove the port match.", ref, tr.t.Port)
 		case !rules.VirtualServiceVisible(vs.Namespace, exportTo, v.Namespace):
@@ -3023,6 +3043,21 @@ func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 		}
 	}
 	return strings.Join(ports, ", ")
+}
+
+// otherPortsBypassText: the warning for a call to a port of the entry that vs's mesh routes,
+// written for its other ports (ports), leave out: the call goes straight out.
+func otherPortsBypassText(ref, host, where, ports, proxy string, port uint32, call string) (msg, fix string) {
+	route := fmt.Sprintf("an http route with match port %d", port)
+	switch call {
+	case rules.CallTLS:
+		route = fmt.Sprintf("a tls route with match port %d and sniHosts [%s]", port, host)
+	case rules.CallTCP:
+		route = fmt.Sprintf("a tcp route with match port %d", port)
+	}
+	msg = fmt.Sprintf("%s sends %s %s for port %s only: the call from %s to port %d, which the entry declares too, matches none of its mesh routes, so the sidecar sends it straight out.", ref, host, where, ports, proxy, port)
+	fix = fmt.Sprintf("If calls to port %d should go through the egress gateway too, add %s to %s, with a Gateway server and a gateway route for it.", port, route, ref)
+	return msg, fix
 }
 
 // routesMeantForOtherPorts: every port vs's mesh routes match is one the sidecar's entry for

@@ -67,9 +67,9 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 		return
 	}
 	kind, _, _ := strings.Cut(w.Resource, " ")
-	written := "taken that way, the call works."
+	written := "were it applied as written (a cluster without Istio's validating webhook), the call would work."
 	if p.Failed() {
-		written = "taken that way, the call still fails: " + p.Message
+		written = "were it applied as written (a cluster without Istio's validating webhook), the call would still fail: " + p.Message
 	}
 	fix := rs[0].fix
 	if p.Failed() && p.Fix != "" {
@@ -84,7 +84,7 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 	// (a failing trace keeps its response flag: what the client sees where the object is in
 	// place as written, a cluster whose validating webhook was bypassed)
 	p.Cause, p.Level, p.Culprit = w.Code, LevelError, w.Resource
-	p.Message = fmt.Sprintf("%s breaks a rule of Istio's validation: %s. The API server refuses this %s, so applying the manifests fails. The steps below take it as written (what istiod does where it is in place); %s", w.Resource, rs[0].why, kind, written)
+	p.Message = fmt.Sprintf("%s breaks a rule of Istio's validation: %s. The API server refuses this %s, so applying the manifests fails: fix it first. The steps below take it as written; %s", w.Resource, rs[0].why, kind, written)
 	p.Fix, p.Patch = fix, nil
 }
 
