@@ -421,6 +421,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	res.ClientNamespaces = c.clientNS
 	res.Findings = undecidedByUnreadGatewayAPI(snap, mergeFieldless(mergeRouteCaused(mergeSameFault(mergeExportToFixes(mergePathAndGateway(c.findings), c.clientNS)))))
 	attributeGenerated(snap, res.Findings)
+	selectorRulesForUnselectedPods(snap, res.Findings)
 	SortPreflightFindings(res.Findings)
 	return res, c.narrowed.Load(), c.wideFallback.Load()
 }
@@ -2003,6 +2004,59 @@ func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, 
 		}
 	}
 	return ports, !found, httpAll
+}
+
+// selectorRulesForUnselectedPods: preflight traces a client namespace for a pod that rules with
+// a workloadSelector do not select (the pod labels are not known). An Error blaming such a
+// DestinationRule or Sidecar holds only for pods it does not select: when the input holds the
+// namespace's workloads and the rule selects every one of them, no pod of the input meets it,
+// and it becomes a Warning that says so and names how to trace a selected pod (blind audits 90
+// c56, 93 c23, where CI failed on a rule that worked for the only client).
+func selectorRulesForUnselectedPods(snap *snapshot.Snapshot, fs []PreflightFinding) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Level != LevelError || (f.Resource.Kind != "DestinationRule" && f.Resource.Kind != "Sidecar") {
+			continue
+		}
+		var sel map[string]string
+		switch o := findObject(snap, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name).(type) {
+		case *networkingv1.DestinationRule:
+			if o.Spec.GetWorkloadSelector() == nil {
+				continue
+			}
+			sel = o.Spec.GetWorkloadSelector().GetMatchLabels()
+		case *networkingv1.Sidecar:
+			if o.Spec.GetWorkloadSelector() == nil {
+				continue
+			}
+			sel = o.Spec.GetWorkloadSelector().GetLabels()
+		default:
+			continue
+		}
+		var selected []string
+		all := true
+		for _, p := range snap.Pods {
+			if p.Namespace == f.Resource.Namespace {
+				selected = append(selected, "Pod "+p.Namespace+"/"+p.Name)
+				all = all && labelsSelect(sel, p.Labels)
+			}
+		}
+		for _, d := range snap.Deployments {
+			if d.Namespace == f.Resource.Namespace {
+				selected = append(selected, "Deployment "+d.Namespace+"/"+d.Name)
+				all = all && labelsSelect(sel, d.Spec.Template.Labels)
+			}
+		}
+		if !all || len(selected) == 0 {
+			continue
+		}
+		f.Level = LevelWarning
+		trace := "`why-missing HOST --pod NAMESPACE/POD` traces one of them"
+		if strings.HasPrefix(selected[0], "Pod ") {
+			trace = "`why-missing HOST --pod " + strings.TrimPrefix(selected[0], "Pod ") + "` traces it"
+		}
+		f.Message += fmt.Sprintf(" This holds for pods of namespace %s that %s does not select; it selects every workload of the namespace in the input (%s), so none of them meets it: %s.", f.Resource.Namespace, f.Resource, strings.Join(selected, ", "), trace)
+	}
 }
 
 // routedAliases: some ExternalName Service aliases a host a VirtualService names.
