@@ -8085,13 +8085,15 @@ func autoMTLSFor(snap *snapshot.Snapshot, mc *meshv1alpha1.MeshConfig, ns string
 	return true, ""
 }
 
-// peerAuthnCaveat: what the answer assumes of PeerAuthentications for namespace ns (they are
-// read from manifests only).
+// peerAuthnCaveat: what the answer assumes of PeerAuthentications for namespace ns.
 func peerAuthnCaveat(snap *snapshot.Snapshot, ns string) string {
 	if snap.PeerAuthenticationsRead {
 		return fmt.Sprintf("no PeerAuthentication of mode DISABLE covers namespace %s or the whole mesh in the input", ns)
 	}
-	return fmt.Sprintf("a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and PeerAuthentications are read only from manifests, none here", ns)
+	if snap.PeerAuthenticationsUnread != "" {
+		return fmt.Sprintf("a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and they could not be read: %s", ns, snap.PeerAuthenticationsUnread)
+	}
+	return fmt.Sprintf("a PeerAuthentication of mode DISABLE for namespace %s or the whole mesh would turn auto mTLS off, and the manifests hold none", ns)
 }
 
 // autoMTLSEnabled: meshConfig.enableAutoMtls (unset: true).

@@ -264,6 +264,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 	// Third round: the names of the Secrets where gateways read the credentials their servers
 	// and DestinationRules name (metadata only).
 	readSecrets(ctx, mdc, snap, opts.WorkloadNamespaces)
+	readPeerAuthentications(ctx, ic, snap)
 	tasks = append(tasks, wtasks...)
 	errs = append(errs, werrs...)
 	snap.Load = snapshot.LoadStats{Requests: counter.n.Load(), WorkloadQueries: len(queries), WorkloadScope: workloadScope(queries)}

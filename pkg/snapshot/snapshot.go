@@ -112,11 +112,15 @@ type Snapshot struct {
 	SecretNamespaces map[string]bool
 	SecretsUnread    string
 
-	// PeerAuthentications are the namespace-wide PeerAuthentications (no selector) read from
-	// manifests, for the one thing checks take from them: whether auto mTLS applies to a
-	// service of a namespace. A live load does not read them (PeerAuthenticationsRead false).
+	// PeerAuthentications are the namespace-wide PeerAuthentications (no selector), for the one
+	// thing checks take from them: whether auto mTLS applies to a service of a namespace.
+	// PeerAuthenticationsRead: they were read (manifests holding one, or a live load that could
+	// list them).
 	PeerAuthentications     []PeerAuthentication
 	PeerAuthenticationsRead bool
+	// PeerAuthenticationsUnread says why a live load could not read them ("" when it did, or
+	// for manifests).
+	PeerAuthenticationsUnread string
 
 	// MeshConfigs maps a revision ("" for the default ConfigMap `istio`, "canary" for
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
@@ -315,7 +319,7 @@ type PeerAuthentication struct {
 	Created               time.Time
 }
 
-// AddPeerAuthentication records a namespace-wide PeerAuthentication read from manifests.
+// AddPeerAuthentication records a namespace-wide PeerAuthentication.
 func (s *Snapshot) AddPeerAuthentication(ns, name, mode string, created time.Time) {
 	s.PeerAuthentications = append(s.PeerAuthentications, PeerAuthentication{Namespace: ns, Name: name, Mode: mode, Created: created})
 	s.PeerAuthenticationsRead = true
