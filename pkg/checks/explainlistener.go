@@ -3384,7 +3384,7 @@ func gatewayServer(w Workload, gwRef string, idx int, s *networking.Server, lp u
 					byRoute[d.HTTP] = append(byRoute[d.HTTP], len(rc.VirtualHosts[i].Routes))
 					act := rules.RouteAction{Match: m, Plain: plain, VirtualService: b.VS.Namespace + "/" + b.VS.Name, Abort: rules.FaultAbortsAll(d.HTTP), Name: d.HTTP.GetName(),
 						CatchAll: rules.GatewayHTTPRouteCatchAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt),
-						TakesAll: rules.GatewayHTTPRouteTakesAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt)}
+						TakesAll: rules.GatewayHTTPRouteTakesAll(d, s.GetPort().GetNumber(), rules.GatewayName(b.Gateway), bopt), Authority: rules.AuthorityRewrite(d.HTTP)}
 					if d.Direct != 0 {
 						act.DirectResponse = d.Direct
 					} else {

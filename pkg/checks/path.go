@@ -4865,6 +4865,10 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			return
 		}
 		tr.hop(gproxy, "route", Pass, fmt.Sprintf("route configuration %s, virtual host %s → %s (VirtualService %s)", rds, vh.Name, cluster, rt.VirtualService))
+		if rt.Authority != "" && kind != rules.CallTLS && kind != rules.CallTCP {
+			// (blind audit 96 c34: the external server sees the rewritten Host)
+			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("the gateway's route (VirtualService %s) rewrites the request's Host to %s: the external server sees Host %s.", rt.VirtualService, rt.Authority, rt.Authority))
+		}
 		tr.mirrors(gproxy, w, rt)
 	} else {
 		cluster = strings.TrimPrefix(chain.Destination, "Cluster: ")
