@@ -38,6 +38,7 @@ var cleanedKinds = []schema.GroupVersionResource{
 	{Group: "networking.istio.io", Version: "v1", Resource: "workloadentries"},
 	{Group: "networking.istio.io", Version: "v1", Resource: "workloadgroups"},
 	{Group: "networking.istio.io", Version: "v1alpha3", Resource: "envoyfilters"},
+	{Group: "security.istio.io", Version: "v1", Resource: "peerauthentications"},
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"},
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"},
 	{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "grpcroutes"},
