@@ -310,12 +310,8 @@ func clientTLSProblem(t *networking.ClientTLSSettings) string {
 func gatewayValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, gw := range snap.Gateways {
-		if len(rules.GeneratedFrom(gw.Annotations, gw.Namespace)) > 0 {
-			continue
-		}
-		for _, r := range gatewayRejections(gw) {
-			out = append(out, NewPreflightFinding(PreflightGatewayRejected, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}, r.field,
-				fmt.Sprintf("Gateway %s/%s breaks a rule of Istio's validation: %s. istiod's validating webhook rejects the object, so the gateway never gets its servers.", gw.Namespace, gw.Name, r.why), r.fix))
+		if len(rules.GeneratedFrom(gw.Annotations, gw.Namespace)) == 0 {
+			out = append(out, rejectionFindings(PreflightGatewayRejected, "Gateway", gw.Namespace, gw.Name, "istiod's validating webhook rejects the object, so the gateway never gets its servers.", gatewayRejections(gw))...)
 		}
 	}
 	return out
@@ -324,10 +320,7 @@ func gatewayValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 func drValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, dr := range snap.DestinationRules {
-		for _, r := range drRejections(dr) {
-			out = append(out, NewPreflightFinding(PreflightDRRejected, CheckPreflight, ResourceRef{Kind: "DestinationRule", Namespace: dr.Namespace, Name: dr.Name}, r.field,
-				fmt.Sprintf("DestinationRule %s/%s breaks a rule of Istio's validation: %s. istiod's validating webhook rejects the object, so no proxy applies it.", dr.Namespace, dr.Name, r.why), r.fix))
-		}
+		out = append(out, rejectionFindings(PreflightDRRejected, "DestinationRule", dr.Namespace, dr.Name, "istiod's validating webhook rejects the object, so no proxy applies it.", drRejections(dr))...)
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"path"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -119,7 +118,7 @@ func protocolProblem(p string) string {
 // labelsProblem mirrors istio pkg/config/labels Instance.Validate (Kubernetes label keys and
 // values).
 func labelsProblem(labels map[string]string) string {
-	for _, k := range sortedStringKeys(labels) {
+	for _, k := range sortedKeysOf(labels) {
 		m := istioLabelKey.FindStringSubmatch(k)
 		switch {
 		case m == nil:
@@ -138,7 +137,7 @@ func labelsProblem(labels map[string]string) string {
 // selectorProblem mirrors istio pkg/config/validation ValidateAlphaWorkloadSelector's errors
 // (an empty key, a '*' in a key or value).
 func selectorProblem(labels map[string]string) string {
-	for _, k := range sortedStringKeys(labels) {
+	for _, k := range sortedKeysOf(labels) {
 		v := labels[k]
 		switch {
 		case k == "":
@@ -224,13 +223,4 @@ func partialWildcardProblem(h string) string {
 		return fmt.Sprintf("%s has a partial wildcard; only a whole first label may be '*' (*.example.com)", h)
 	}
 	return ""
-}
-
-func sortedStringKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

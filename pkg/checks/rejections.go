@@ -42,6 +42,17 @@ func objectRejections(snap *snapshot.Snapshot, ref string) []seRejection {
 	return nil
 }
 
+// rejectionFindings: a preflight finding of code for each rule of Istio's validation (rs) that
+// object kind ns/name breaks, each saying what the refusal leaves (leaves).
+func rejectionFindings(code, kind, ns, name, leaves string, rs []seRejection) []PreflightFinding {
+	out := make([]PreflightFinding, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, NewPreflightFinding(code, CheckPreflight, ResourceRef{Kind: kind, Namespace: ns, Name: name}, r.field,
+			fmt.Sprintf("%s %s/%s breaks a rule of Istio's validation: %s. %s", kind, ns, name, r.why, leaves), r.fix))
+	}
+	return out
+}
+
 // rejectedCodes: the findings of objects Istio's validation refuses.
 var rejectedCodes = map[string]bool{PreflightSERejected: true, PreflightSidecarRejected: true, PreflightVSRejected: true, PreflightGatewayRejected: true, PreflightDRRejected: true}
 

@@ -226,7 +226,7 @@ func endpointProblem(e *networking.WorkloadEntry, portNames map[string]bool, nam
 	case addr != "" && !validIP(addr):
 		return fmt.Sprintf("endpoint %s is not an IP address, which resolution STATIC needs", addr)
 	}
-	for _, name := range sortedStringKeysU32(e.GetPorts()) {
+	for _, name := range sortedKeysOf(e.GetPorts()) {
 		switch {
 		case !portNames[name]:
 			return fmt.Sprintf("endpoint %s maps port %q, which the entry does not declare (endpoint ports are keyed by the entry's port names)", orDash(addr), name)
@@ -248,15 +248,6 @@ func endpointProblem(e *networking.WorkloadEntry, portNames map[string]bool, nam
 func usesWaypointLabel(labels map[string]string) bool {
 	v, ok := labels["istio.io/use-waypoint"]
 	return ok && v != "" && !strings.EqualFold(v, "none")
-}
-
-func sortedStringKeysU32(m map[string]uint32) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 var notLabelRun = regexp.MustCompile(`[^a-z0-9-]+`)
@@ -285,11 +276,7 @@ func suggestedPortName(name, proto string, number uint32) string {
 func seValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, se := range snap.ServiceEntries {
-		ref := "ServiceEntry " + se.Namespace + "/" + se.Name
-		for _, r := range seRejections(se) {
-			out = append(out, NewPreflightFinding(PreflightSERejected, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, r.field,
-				fmt.Sprintf("%s breaks a rule of Istio's validation: %s. The API server rejects the object and the mesh never gets it.", ref, r.why), r.fix))
-		}
+		out = append(out, rejectionFindings(PreflightSERejected, "ServiceEntry", se.Namespace, se.Name, "The API server rejects the object and the mesh never gets it.", seRejections(se))...)
 	}
 	return out
 }

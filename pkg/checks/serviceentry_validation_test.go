@@ -1,6 +1,10 @@
 package checks
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
+)
 
 // TestSERejectedByValidation: preflight reports a ServiceEntry with CIDR addresses and resolution
 // DNS or DNS_ROUND_ROBIN (Istio's validation refuses it), and nothing for a CIDR with NONE or
@@ -104,17 +108,7 @@ func TestSERejectionRules(t *testing.T) {
 		{"no-hosts", "hosts: []\n  resolution: DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", "spec.hosts"},
 		{"dfp-valid", "hosts: [\"*.example.com\"]\n  resolution: DYNAMIC_DNS\n  ports: [{number: 443, name: tls, protocol: TLS}]", ""},
 	} {
-		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
-		var fields []string
-		for _, f := range seValidationFindings(snap) {
-			fields = append(fields, f.Field)
-		}
-		switch {
-		case c.field == "" && len(fields) > 0:
-			t.Errorf("%s: rejected (%v), but Istio's validation accepts it", c.name, fields)
-		case c.field != "" && (len(fields) != 1 || fields[0] != c.field):
-			t.Errorf("%s: fields %v, want one rejection on %s", c.name, fields, c.field)
-		}
+		checkRejectionFields(t, "ServiceEntry", c.name, c.spec, c.field, seValidationFindings)
 	}
 }
 
@@ -145,17 +139,7 @@ func TestSidecarRejectionRules(t *testing.T) {
 		{"egress-proxy-subset", "outboundTrafficPolicy:\n    mode: ALLOW_ANY\n    egressProxy: {host: gw.istio-system.svc.cluster.local, subset: V_1, port: {number: 80}}", "spec.outboundTrafficPolicy"},
 		{"egress-proxy-valid", "outboundTrafficPolicy:\n    mode: ALLOW_ANY\n    egressProxy: {host: gw.istio-system.svc.cluster.local, subset: v1, port: {number: 80}}", ""},
 	} {
-		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
-		var fields []string
-		for _, f := range sidecarValidationFindings(snap) {
-			fields = append(fields, f.Field)
-		}
-		switch {
-		case c.field == "" && len(fields) > 0:
-			t.Errorf("%s: rejected (%v), but Istio's validation accepts it", c.name, fields)
-		case c.field != "" && (len(fields) != 1 || fields[0] != c.field):
-			t.Errorf("%s: fields %v, want one rejection on %s", c.name, fields, c.field)
-		}
+		checkRejectionFields(t, "Sidecar", c.name, c.spec, c.field, sidecarValidationFindings)
 	}
 }
 
@@ -183,16 +167,60 @@ func TestVSRejectionRules(t *testing.T) {
 		{"tcp-without-route", "hosts: [api.example.com]\n  tcp:\n  - match: [{port: 5432}]", "spec.tcp[0]"},
 		{"exportto-tilde", "hosts: [api.example.com]\n  exportTo: [\"~\"]" + toGW, "spec.exportTo"},
 	} {
-		snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: "+c.name+", namespace: default}\nspec:\n  "+c.spec+"\n")
-		var fields []string
-		for _, f := range vsValidationFindings(snap) {
-			fields = append(fields, f.Field)
-		}
-		switch {
-		case c.field == "" && len(fields) > 0:
-			t.Errorf("%s: rejected (%v), but Istio's validation accepts it", c.name, fields)
-		case c.field != "" && (len(fields) != 1 || fields[0] != c.field):
-			t.Errorf("%s: fields %v, want one rejection on %s", c.name, fields, c.field)
-		}
+		checkRejectionFields(t, "VirtualService", c.name, c.spec, c.field, vsValidationFindings)
+	}
+}
+
+// checkRejectionFields: the object of kind named name with spec, alone in the input, gets
+// exactly one rejection on field from findings, or none when field is "".
+func checkRejectionFields(t *testing.T, kind, name, spec, field string, findings func(*snapshot.Snapshot) []PreflightFinding) {
+	t.Helper()
+	snap := loadYAML(t, "apiVersion: networking.istio.io/v1\nkind: "+kind+"\nmetadata: {name: "+name+", namespace: default}\nspec:\n  "+spec+"\n")
+	var fields []string
+	for _, f := range findings(snap) {
+		fields = append(fields, f.Field)
+	}
+	switch {
+	case field == "" && len(fields) > 0:
+		t.Errorf("%s: rejected (%v), but Istio's validation accepts it", name, fields)
+	case field != "" && (len(fields) != 1 || fields[0] != field):
+		t.Errorf("%s: fields %v, want one rejection on %s", name, fields, field)
+	}
+}
+
+// TestGatewayRejectionRules: errors of Istio's Gateway validation the plugin mirrors (istio
+// pkg/config/validation ValidateGateway, validateServer, validateTLSOptions), each with a valid
+// neighbour.
+func TestGatewayRejectionRules(t *testing.T) {
+	for _, c := range []struct{ name, spec, field string }{
+		{"valid", "servers: [{port: {number: 443, name: tls, protocol: TLS}, hosts: [api.example.com], tls: {mode: PASSTHROUGH}}]", ""},
+		{"simple-without-credential", "servers: [{port: {number: 443, name: https, protocol: HTTPS}, hosts: [api.example.com], tls: {mode: SIMPLE}}]", "spec.servers[0]"},
+		{"simple-with-credential", "servers: [{port: {number: 443, name: https, protocol: HTTPS}, hosts: [api.example.com], tls: {mode: SIMPLE, credentialName: api-cert}}]", ""},
+		{"tls-settings-on-http", "servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [api.example.com], tls: {mode: SIMPLE, credentialName: api-cert}}]", "spec.servers[0]"},
+		{"https-redirect-on-http", "servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [api.example.com], tls: {httpsRedirect: true}}]", ""},
+		{"istio-mutual-with-credential", "servers: [{port: {number: 443, name: tls, protocol: TLS}, hosts: [api.example.com], tls: {mode: ISTIO_MUTUAL, credentialName: api-cert}}]", "spec.servers[0]"},
+		{"port-without-name", "servers: [{port: {number: 80, protocol: HTTP}, hosts: [api.example.com]}]", "spec.servers[0]"},
+		{"short-host", "servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [api]}]", "spec.servers[0]"},
+		{"duplicate-port-name", "servers: [{port: {number: 80, name: web, protocol: HTTP}, hosts: [a.example.com]}, {port: {number: 8080, name: web, protocol: HTTP}, hosts: [b.example.com]}]", "spec.servers[1].port.name"},
+	} {
+		checkRejectionFields(t, "Gateway", c.name, c.spec, c.field, gatewayValidationFindings)
+	}
+}
+
+// TestDRRejectionRules: errors of Istio's DestinationRule validation the plugin mirrors (istio
+// pkg/config/validation ValidateDestinationRule, agent.ValidateTLS), each with a valid neighbour.
+func TestDRRejectionRules(t *testing.T) {
+	for _, c := range []struct{ name, spec, field string }{
+		{"valid", "host: api.example.com\n  subsets: [{name: v1, labels: {version: v1}}]", ""},
+		{"duplicate-subset", "host: api.example.com\n  subsets: [{name: v1}, {name: v1}]", "spec.subsets[1].name"},
+		{"subset-underscore", "host: api.example.com\n  subsets: [{name: tls_origination}]", "spec.subsets[0].name"},
+		{"empty-policy", "host: api.example.com\n  trafficPolicy: {}", "spec.trafficPolicy"},
+		{"mutual-without-certificates", "host: api.example.com\n  trafficPolicy: {tls: {mode: MUTUAL}}", "spec.trafficPolicy"},
+		{"mutual-with-credential", "host: api.example.com\n  trafficPolicy: {tls: {mode: MUTUAL, credentialName: client-cert}}", ""},
+		{"skip-verify-with-credential", "host: api.example.com\n  trafficPolicy: {tls: {mode: SIMPLE, credentialName: ca, insecureSkipVerify: true}}", "spec.trafficPolicy"},
+		{"port-setting-without-port", "host: api.example.com\n  trafficPolicy: {portLevelSettings: [{tls: {mode: SIMPLE}}]}", "spec.trafficPolicy"},
+		{"selector-exported-beyond", "host: api.example.com\n  workloadSelector: {matchLabels: {app: a}}\n  exportTo: [\"*\"]\n  trafficPolicy: {tls: {mode: SIMPLE}}", "spec.exportTo"},
+	} {
+		checkRejectionFields(t, "DestinationRule", c.name, c.spec, c.field, drValidationFindings)
 	}
 }

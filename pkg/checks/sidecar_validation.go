@@ -215,10 +215,7 @@ func sidecarHostFix(ref, h string) string {
 func sidecarValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, sc := range snap.Sidecars {
-		for _, r := range sidecarRejections(sc) {
-			out = append(out, NewPreflightFinding(PreflightSidecarRejected, CheckPreflight, ResourceRef{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name}, r.field,
-				fmt.Sprintf("Sidecar %s/%s breaks a rule of Istio's validation: %s. istiod's validating webhook rejects the object and the namespace keeps the mesh's outbound policy.", sc.Namespace, sc.Name, r.why), r.fix))
-		}
+		out = append(out, rejectionFindings(PreflightSidecarRejected, "Sidecar", sc.Namespace, sc.Name, "istiod's validating webhook rejects the object and the namespace keeps the mesh's outbound policy.", sidecarRejections(sc))...)
 	}
 	return out
 }

@@ -169,12 +169,12 @@ func httpRouteProblem(r *networking.HTTPRoute, delegate bool) string {
 				return p
 			}
 		}
-		for _, k := range sortedStringKeysSM(m.GetHeaders()) {
+		for _, k := range sortedKeysOf(m.GetHeaders()) {
 			if p := stringMatchProblem(m.GetHeaders()[k], "headers"); p != "" {
 				return p
 			}
 		}
-		for _, k := range sortedStringKeysSM(m.GetQueryParams()) {
+		for _, k := range sortedKeysOf(m.GetQueryParams()) {
 			if p := stringMatchProblem(m.GetQueryParams()[k], "queryParams"); p != "" {
 				return p
 			}
@@ -376,27 +376,14 @@ func stringMatchProblem(m *networking.StringMatch, where string) string {
 	return ""
 }
 
-func sortedStringKeysSM(m map[string]*networking.StringMatch) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // vsValidationFindings: VS_REJECTED_BY_VALIDATION for each VirtualService of the input that
 // Istio's validation refuses (the ones istiod generates from Gateway API routes are not
 // applied by anyone, and are left out).
 func vsValidationFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, vs := range snap.VirtualServices {
-		if len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0 {
-			continue
-		}
-		for _, r := range vsRejections(vs) {
-			out = append(out, NewPreflightFinding(PreflightVSRejected, CheckPreflight, ResourceRef{Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name}, r.field,
-				fmt.Sprintf("VirtualService %s/%s breaks a rule of Istio's validation: %s. istiod's validating webhook rejects the object, so it never routes anything.", vs.Namespace, vs.Name, r.why), r.fix))
+		if len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) == 0 {
+			out = append(out, rejectionFindings(PreflightVSRejected, "VirtualService", vs.Namespace, vs.Name, "istiod's validating webhook rejects the object, so it never routes anything.", vsRejections(vs))...)
 		}
 	}
 	return out
