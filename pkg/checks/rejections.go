@@ -78,9 +78,9 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 		return
 	}
 	kind, _, _ := strings.Cut(w.Resource, " ")
-	written := "were it applied as written (a cluster without Istio's validating webhook), the call would work."
+	written := "so taken, the call works."
 	if p.Failed() {
-		written = "were it applied as written (a cluster without Istio's validating webhook), the call would still fail: " + p.Message
+		written = "so taken, the call still fails: " + p.Message
 	}
 	fix := rs[0].fix
 	if p.Failed() && p.Fix != "" {
@@ -95,7 +95,7 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 	// (a failing trace keeps its response flag: what the client sees where the object is in
 	// place as written, a cluster whose validating webhook was bypassed)
 	p.Cause, p.Level, p.Culprit = w.Code, LevelError, w.Resource
-	p.Message = fmt.Sprintf("%s breaks a rule of Istio's validation: %s. The API server refuses this %s, so applying the manifests fails: fix it first. The steps below take it as written; %s", w.Resource, rs[0].why, kind, written)
+	p.Message = fmt.Sprintf("%s breaks a rule of Istio's validation: %s. Istio's validating webhook refuses this %s, so applying it fails: fix it first (one already in a cluster got past the webhook, and istiod uses it as written). The steps below take it as written; %s", w.Resource, rs[0].why, kind, written)
 	p.Fix, p.Patch = fix, nil
 }
 
