@@ -164,7 +164,7 @@ func TestWhyMissingPath(t *testing.T) {
 					t.Errorf("%s: cause %s, want %s: %s", mode, p.Cause, c.cause, p.Message)
 				}
 				wantCode := 0
-				if p.Failed() {
+				if rep.TracedCallFails() {
 					wantCode = 1
 				}
 				if r.code != wantCode {

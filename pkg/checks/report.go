@@ -253,6 +253,25 @@ func (r *Report) Fails() bool {
 	return false
 }
 
+// TracedCallFails: the traced call (--from, --pod) fails, or it goes straight out, bypassing
+// the egress gateway, while a diagnosed gateway fails for the host too (a route meant for the
+// gateway that does not bind there, say): the egress setup is broken both ways (blind audit 97
+// c16, where why-missing exited 0 beside its own gateway verdict ROUTE_NOT_BOUND). False
+// without a traced call.
+func (r *Report) TracedCallFails() bool {
+	if r.Path == nil {
+		return false
+	}
+	if r.Path.Failed() {
+		return true
+	}
+	bypass := false
+	for _, w := range r.Path.Warnings {
+		bypass = bypass || w.Code == PathDirect
+	}
+	return bypass && len(r.Gateways) > 0 && r.Fails()
+}
+
 // CallsFail: the gateway's verdict names a fault calls meet although the cluster may be
 // present: its cause is an Error, or one of its findings is (a route that loops back to the
 // gateway, say: blind audit 63 b7, where the verdict said OK and the exit code was 0 beside

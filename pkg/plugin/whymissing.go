@@ -85,8 +85,9 @@ proxy-config all POD -o json) instead, with -f too.
 
 Exit codes: 0 the call works through every gateway asked; 1 it fails somewhere (a cluster
 absent, a route that does not bind or loops back to the gateway, no endpoints, a route naming
-HOST that no entry declares, or the traced --from/--pod call fails); 2 usage, input or read
-error, or a HOST or --from namespace that nothing in the input names (with near matches).`,
+HOST that no entry declares, or the traced --from/--pod call fails, or bypasses the egress
+gateway while a gateway fails for HOST); 2 usage, input or read error, or a HOST or --from
+namespace that nothing in the input names (with near matches).`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
   NAME why-missing httpbin.org
 
@@ -295,7 +296,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		if rep.Path.Cause == checks.CauseInputUnknown {
 			return &exitError{code: ExitError, err: fmt.Errorf("path from %s: %s", rep.Path.Client, rep.Path.Message)}
 		}
-		if rep.Path.Failed() {
+		if rep.TracedCallFails() {
 			return silentExit{code: ExitAbsent}
 		}
 		return nil
