@@ -3061,9 +3061,11 @@ func otherPortsBypassText(ref, host, where, ports, proxy string, port uint32, ca
 }
 
 // routesMeantForOtherPorts: every port vs's mesh routes match is one the sidecar's entry for
-// host declares, and not port: the routes were written for those ports, and a call to port
-// leaving directly is not a bypass of them (blind audit 94 c21/c23: an entry's TLS port next to
-// routes for its HTTP port).
+// host declares, and not port: the routes were written for those ports, and none applies on
+// port (istiod pilot/pkg/networking/core/route/route.go BuildHTTPRoutesForVirtualService drops
+// an http route whose match port is another; tls.go buildSidecarOutboundTCPFilterChainOpts and
+// buildSidecarOutboundTLSFilterChainOpts likewise for tcp and tls matches). The warning then
+// says so rather than asking to move the match (blind audits 94 c21/c23, 96 c38/c40/c41).
 func routesMeantForOtherPorts(v SidecarView, vs *networkingv1.VirtualService, host string, port uint32) bool {
 	s, ok := v.Outbound.ScopeService(host)
 	if !ok {

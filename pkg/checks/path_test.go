@@ -2131,11 +2131,5 @@ func pathWarnedWith(t *testing.T, snap *snapshot.Snapshot, c pathCase, text stri
 // declares HTTP, which http routes send to a gateway (tlsCallOnHTTPRoutedPort).
 func tlsOnHTTPPortWarned(t *testing.T, snap *snapshot.Snapshot, c pathCase) bool {
 	t.Helper()
-	p, err := TracePath(snap, PathOptions{Host: c.host, Port: c.port, From: c.from, Call: c.call})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.ContainsFunc(p.Warnings, func(f Finding) bool {
-		return f.Code == PathDirect && strings.Contains(f.Message, "takes plain HTTP only. This call is TLS")
-	})
+	return pathWarnedWith(t, snap, c, "takes plain HTTP only. This call is TLS")
 }

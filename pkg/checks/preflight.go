@@ -367,7 +367,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range sidecarValidationFindings(snap) {
 		c.add(f, "")
 	}
-	for _, f := range slices.Concat(vsValidationFindings(snap), drValidationFindings(snap), gatewayValidationFindings(snap)) {
+	for _, f := range rejectedRoutingFindings(snap) {
 		c.add(f, "")
 	}
 	for _, f := range egressProxyFindings(snap) {

@@ -103,7 +103,15 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 // (their evidence), or a Gateway that a VirtualService for the host binds to, that Istio's
 // validation refuses.
 func rejectedOnPath(snap *snapshot.Snapshot, p *PathTrace) (ref, code string, ok bool) {
-	codes := map[string]string{"DestinationRule": PreflightDRRejected, "VirtualService": PreflightVSRejected, "Gateway": PreflightGatewayRejected}
+	// the refused objects, worked out once per snapshot (rejectedRoutingWarnings): most
+	// snapshots hold none, and no path then looks further
+	rejected := map[string]string{}
+	for _, f := range rejectedRoutingFindings(snap) {
+		rejected[f.Resource.String()] = f.Code
+	}
+	if len(rejected) == 0 {
+		return "", "", false
+	}
 	var refs []string
 	for _, h := range p.Hops {
 		for _, e := range h.Evidence {
@@ -121,8 +129,7 @@ func rejectedOnPath(snap *snapshot.Snapshot, p *PathTrace) (ref, code string, ok
 		}
 	}
 	for _, r := range refs {
-		kind, _, _ := strings.Cut(r, " ")
-		if c, known := codes[kind]; known && len(objectRejections(snap, r)) > 0 {
+		if c, found := rejected[r]; found {
 			return r, c, true
 		}
 	}
@@ -131,15 +138,20 @@ func rejectedOnPath(snap *snapshot.Snapshot, p *PathTrace) (ref, code string, ok
 
 type rejectedRoutingKey struct{}
 
+// rejectedRoutingFindings: the *_REJECTED_BY_VALIDATION findings of the snapshot's
+// VirtualServices, DestinationRules and Gateways, worked out once per snapshot.
+func rejectedRoutingFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	return snap.Derived(rejectedRoutingKey{}, func() any {
+		return slices.Concat(vsValidationFindings(snap), drValidationFindings(snap), gatewayValidationFindings(snap))
+	}).([]PreflightFinding)
+}
+
 // rejectedRoutingWarnings: the *_REJECTED_BY_VALIDATION findings of the VirtualServices,
 // DestinationRules and Gateways whose hosts match host, as warnings on a verdict about host,
 // which takes them as written.
 func rejectedRoutingWarnings(snap *snapshot.Snapshot, host string) []Finding {
-	rejected := snap.Derived(rejectedRoutingKey{}, func() any {
-		return slices.Concat(vsValidationFindings(snap), drValidationFindings(snap), gatewayValidationFindings(snap))
-	}).([]PreflightFinding)
 	var out []Finding
-	for _, f := range rejected {
+	for _, f := range rejectedRoutingFindings(snap) {
 		var hosts []string
 		switch o := findObject(snap, f.Resource.Kind, f.Resource.Namespace, f.Resource.Name).(type) {
 		case *networkingv1.VirtualService:

@@ -227,21 +227,8 @@ func httpRouteProblem(r *networking.HTTPRoute, delegate bool) string {
 	if dr := r.GetDirectResponse(); dr != nil && (dr.GetStatus() < 200 || dr.GetStatus() > 600) {
 		return fmt.Sprintf("its directResponse status %d is not an HTTP status (200-599)", dr.GetStatus())
 	}
-	var total int32
-	for _, d := range r.GetRoute() {
-		if d.GetDestination() == nil {
-			return "a route has no destination"
-		}
-		if p := destinationProblem(d.GetDestination()); p != "" {
-			return "route " + p
-		}
-		if d.GetWeight() < 0 {
-			return fmt.Sprintf("a route has the weight %d", d.GetWeight())
-		}
-		total += d.GetWeight()
-	}
-	if len(r.GetRoute()) > 1 && total == 0 {
-		return "its route destinations' weights add up to 0"
+	if p := routeDestinationsProblem(r.GetRoute()); p != "" {
+		return p
 	}
 	if t := r.GetTimeout(); t != nil {
 		if d := t.AsDuration(); d < time.Millisecond || d%time.Millisecond != 0 {
@@ -312,8 +299,13 @@ func l4MatchProblem(subnets []string, port uint32, sourceLabels map[string]strin
 	return ""
 }
 
-// routeDestinationsProblem mirrors istiod validateRouteDestinations.
-func routeDestinationsProblem(ds []*networking.RouteDestination) string {
+// routeDestinationsProblem mirrors istiod validateRouteDestinations and, for http routes,
+// validateHTTPRouteDestinations (their destinations and weights; header operations are not
+// mirrored).
+func routeDestinationsProblem[D interface {
+	GetDestination() *networking.Destination
+	GetWeight() int32
+}](ds []D) string {
 	var total int32
 	for _, d := range ds {
 		if d.GetDestination() == nil {
