@@ -4429,6 +4429,15 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				return
 			}
 		}
+		if ch := drs.For(v.Namespace, v.Labels, svc.Hostname, svc.Namespace); ch != nil && !autoMTLS {
+			// a newer rule's own tls for the subset (or top level), dropped in the merge, is
+			// what the operator wrote and reads (blind audit 97 c35)
+			note := mergeDropNote(ch, subset)
+			if note == "" && subset != "" {
+				note = mergeDropNote(ch, "")
+			}
+			msg += note
+		}
 		if autoMTLS && expect == "Istio mTLS" {
 			// Auto mTLS meets a server terminating Istio mTLS: only the server name differs (auto
 			// mTLS sends the cluster's name); a rule with tls ISTIO_MUTUAL and sni is the fix
