@@ -287,6 +287,7 @@ func runScenario(t *testing.T, sc *scenario) *result {
 				res.listenerChecks = append(res.listenerChecks, lcs...)
 				res.misrouteChecks = append(res.misrouteChecks, compareMisroutes(t, psnap, rin.clients, lcs)...)
 				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, rin.clients, iout)...)
+				res.configChecks = append(res.configChecks, compareDRMerges(psnap, rev, iout))
 			} else {
 				res.configChecks = append(res.configChecks, compareConfigs(t, psnap, rin.proxies, nil, iout)...)
 			}

@@ -236,7 +236,10 @@ var dimensions = []dimension{
 	// unset / [istio-system] / unset, or [istio-system] / ["*"] / [istio-system, app] (istiod
 	// merges a rule into earlier ones with an equal or smaller export set, and appends it on its
 	// own when the last one it met does not take it; a proxy applies the last entry).
-	{dimGDRMerge, []string{"none", "none", "unset-named-unset", "named-public-superset"}},
+	// The duplicate values give the second rule a subset s0 as the first has: with a tls of its
+	// own (dropped: istiod's duplicate-subset metric), written the same, or under a superset
+	// export set (merged into the first and appended on its own).
+	{dimGDRMerge, []string{"none", "none", "unset-named-unset", "named-public-superset", "duplicate-subset", "identical-subset", "superset-duplicate"}},
 	// gap.noneSibling: a public resolution-NONE entry other/nonesib for nonesib.example.net (TLS
 	// 4444, no addresses, no endpoints) alone, or with a second entry for the host in the same
 	// namespace, private to it: DNS without endpoints, or STATIC with the endpoint 10.40.0.9
@@ -1546,8 +1549,19 @@ spec:
   ports:
   - {number: 80, name: http, protocol: HTTP}`, b.ts()))
 	exports := []string{"", `["istio-system"]`, ""}
-	if v == "named-public-superset" {
+	subsets := []string{"{name: s0}", "{name: s1}", "{name: s2}"}
+	switch v {
+	case "named-public-superset":
 		exports = []string{`["istio-system"]`, `["*"]`, `["istio-system", "app"]`}
+	case "duplicate-subset":
+		exports = []string{"", ""}
+		subsets = []string{"{name: s0}", "{name: s0, trafficPolicy: {tls: {mode: SIMPLE}}}"}
+	case "identical-subset":
+		exports = []string{"", "", ""}
+		subsets = []string{"{name: s0, labels: {v: a}}", "{name: s0, labels: {v: a}}", "{name: s2}"}
+	case "superset-duplicate":
+		exports = []string{`["istio-system"]`, `["*"]`}
+		subsets = []string{"{name: s0}", "{name: s0, trafficPolicy: {tls: {mode: SIMPLE}}}"}
 	}
 	for i, e := range exports {
 		exp := ""
@@ -1563,7 +1577,7 @@ metadata:
 spec:
   host: merge.example.net%s
   subsets:
-  - {name: s%d}`, i, b.ts(), exp, i))
+  - %s`, i, b.ts(), exp, subsets[i]))
 	}
 }
 

@@ -922,6 +922,11 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 		if err := checkStatusAddresses(s, in); err != nil {
 			t.Fatalf("harness: %v", err)
 		}
+		for h := range s.PushContext().GetMetric(model.DuplicatedSubsets.Name()) {
+			res.duplicateSubsetHosts = append(res.duplicateSubsetHosts, strings.ToLower(h))
+		}
+		slices.Sort(res.duplicateSubsetHosts)
+		res.duplicateSubsetHosts = slices.Compact(res.duplicateSubsetHosts)
 		for _, p := range in.proxies {
 			// UNPRIVILEGED_POD as the agent derives it (gatewayMetadata).
 			u, err := gatewayMetadata(in.mesh, p.annotations, p.env)
@@ -1049,6 +1054,10 @@ type istiodOut struct {
 	// sidecarDNS maps a client namespace to its sidecar's DNS capture metadata and istiod's
 	// DNS name table for it (dns_test.go).
 	sidecarDNS map[string]*sidecarDNS
+	// duplicateSubsetHosts are the hosts for which istiod dropped a duplicate subset while
+	// merging DestinationRules (its pilot_destrule_subsets metric, model.DuplicatedSubsets,
+	// recorded by destination_rule.go mergeDestinationRule), lower case.
+	duplicateSubsetHosts []string
 }
 
 type proxySim struct {

@@ -138,8 +138,15 @@ func writeConfigTables(w *strings.Builder, label string, rs []*result) {
 	compared := map[string]int{}
 	differ := map[string]int{}
 	proxies, agree := 0, 0
+	merges, mergeHosts, mergeDiffer := 0, 0, 0
 	for _, r := range rs {
 		for _, c := range r.configChecks {
+			if c.proxy == drMergeProxy {
+				merges++
+				mergeHosts += c.compared["duplicate subsets"]
+				mergeDiffer += len(c.diffs)
+				continue
+			}
 			proxies++
 			if c.agree() {
 				agree++
@@ -162,5 +169,6 @@ func writeConfigTables(w *strings.Builder, label string, rs []*result) {
 			differ[s+" "+checks.DiffMissing], differ[s+" "+checks.DiffExtra], differ[s+" "+checks.DiffDifferent])
 	}
 	fmt.Fprintf(w, "gateway virtual hosts whose route order was compared (counted in routes, different): %d\n", compared["route orders"])
+	fmt.Fprintf(w, "DestinationRule merges (istiod's duplicate-subset metric vs rules.DRLookup.MergeDrops): %d pushes, %d hosts dropping a subset, %d differ\n", merges, mergeHosts, mergeDiffer)
 	w.WriteString("\n")
 }

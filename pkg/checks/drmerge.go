@@ -48,6 +48,9 @@ func drMergeFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	drs := model.DestinationRules(view, root, flags.MeshConfig.GetDefaultDestinationRuleExportTo())
 	var out []PreflightFinding
 	for _, d := range drs.MergeDrops() {
+		if len(d.Subsets) == 0 && d.PolicyFrom == nil {
+			continue // only subsets written the same way: nothing is lost
+		}
 		ref := ResourceRef{Kind: "DestinationRule", Namespace: d.Rule.Namespace, Name: d.Rule.Name}
 		field := "spec.trafficPolicy"
 		if len(d.Subsets) > 0 {

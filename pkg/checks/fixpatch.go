@@ -293,9 +293,10 @@ func specOf(obj any, key string) map[string]any {
 }
 
 // ApplyPatch returns snap with p applied, as `kubectl apply` of the patched object would leave
-// it (snapshot.Overlay): the object is merged with the patch (RFC 7386), checked against
-// Istio's validation rules for the fields fixes write (validatePatched) and decoded strictly,
-// as the manifest loader decodes every input. snap is not changed.
+// it (snapshot.Overlay): the object is merged with the patch (RFC 7386), decoded strictly, as
+// the manifest loader decodes every input, and checked against Istio's validation
+// (patchRejections; a Service against the API server's port rules, validatePatched): a fix that
+// would be refused is an error. snap is not changed.
 func ApplyPatch(snap *snapshot.Snapshot, p *Patch) (*snapshot.Snapshot, error) {
 	doc := []byte(p.Merge)
 	if !p.Create {
@@ -338,6 +339,9 @@ func ApplyPatch(snap *snapshot.Snapshot, p *Patch) (*snapshot.Snapshot, error) {
 	}
 	out := snapshot.Overlay(snap, over)
 	out.Source = snap.Source
+	if err := patchRejections(snap, out, p.Ref()); err != nil {
+		return nil, fmt.Errorf("%s after the change breaks Istio's validation: %w", p.Ref(), err)
+	}
 	return out, nil
 }
 

@@ -103,6 +103,34 @@ func TestApplyPatchValidates(t *testing.T) {
 			t.Errorf("the input changed: %v", se.Spec.ExportTo)
 		}
 	}
+	// Istio's validation of the whole object (the same rules as the findings): a subset name
+	// that is not a DNS label, a created rule's subset without a name, a MUTUAL tls without a
+	// credential are refused
+	merge, err := loadPathFixture(filepath.Join("testdata", "paths", "dr-merge-duplicate-subset-drops-istio-mutual.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []*Patch{
+		newPatch("networking.istio.io/v1", "DestinationRule", "billing", "egress-hop", fields{{"spec", fields{{"subsets", []any{fields{{"name", "pay_ments"}}}}}}}),
+		newObject("networking.istio.io/v1", "DestinationRule", "billing", "new-rule", fields{{"host", "api.payments.example"}, {"subsets", []any{fields{{"labels", map[string]string{"v": "1"}}}}}}),
+		newPatch("networking.istio.io/v1", "DestinationRule", "billing", "egress-hop", fields{{"spec", fields{{"trafficPolicy", fields{{"tls", fields{{"mode", "MUTUAL"}}}}}}}}),
+	} {
+		if _, err := ApplyPatch(merge, bad); err == nil {
+			t.Errorf("%s %s accepted", bad.Ref(), bad.Merge)
+		}
+	}
+	// what the object already broke does not refuse a fix of something else
+	broken := loadYAML(t, readTestdata(t, "paths", "_base.yaml"), `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: legacy, namespace: team-a}
+spec:
+  host: api.example.com
+  subsets:
+  - name: v_1`)
+	fix := newPatch("networking.istio.io/v1", "DestinationRule", "team-a", "legacy", fields{{"spec", fields{{"trafficPolicy", fields{{"tls", fields{{"mode", "SIMPLE"}}}}}}}})
+	if _, err := ApplyPatch(broken, fix); err != nil {
+		t.Errorf("a fix of an object already refused for another rule: %v", err)
+	}
 	// an unknown field is a decoding error
 	p := exportToPatch("ServiceEntry team-b/api", nil, "team-b", "team-a")
 	p.Merge = []byte(`{"spec":{"exportsTo":["*"]}}`)

@@ -7,108 +7,75 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
-// validatePatched checks an object a fix wrote against Istio's validation rules for the fields
-// fixes write (the webhook would reject the object otherwise): exportTo lists and the Service
-// exportTo annotation, Sidecar egress hosts, Gateway server hosts, DestinationRule port-level
-// settings, a DNS ServiceEntry's hosts, and Service ports. Strict decoding (unknown fields, enum
-// values) is the loader's.
+// validatePatched checks a Service a fix wrote against the API server's Service port rules
+// (unique names and numbers, names that are DNS labels) and the networking.istio.io/exportTo
+// annotation against Istio's exportTo rules; the Istio kinds are checked after decoding
+// (patchRejections). Strict decoding (unknown fields, enum values) is the loader's.
 //
-// Mirrors istio.io/istio pkg/config/validation/validation.go validateExportTo,
-// validateNamespaceSlashWildcardHostname (Sidecar and Gateway hosts), validatePortTrafficPolicies
-// and ValidateServiceEntry (resolution DNS without endpoints: hosts must be FQDNs), and the API
-// server's Service port rules (unique names and numbers).
+// Mirrors istio.io/istio pkg/config/validation/validation.go validateExportTo (the annotation,
+// as pilot/pkg/serviceregistry/kube/conversion.go reads it) and the API server's Service port
+// rules.
 func validatePatched(kind, ns string, obj map[string]any) error {
+	if kind != "Service" {
+		return nil
+	}
 	spec, _ := obj["spec"].(map[string]any)
 	var errs []error
-	switch kind {
-	case "ServiceEntry", "VirtualService", "DestinationRule":
-		if xs, ok := spec["exportTo"].([]any); ok {
-			errs = append(errs, validateExportTo(ns, anyStrings(xs), kind == "ServiceEntry"))
+	md, _ := obj["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	if v, ok := ann["networking.istio.io/exportTo"].(string); ok {
+		var xs []string
+		for _, x := range strings.Split(v, ",") {
+			xs = append(xs, strings.TrimSpace(x))
 		}
+		errs = append(errs, validateExportTo(ns, xs, true))
 	}
-	switch kind {
-	case "Service":
-		md, _ := obj["metadata"].(map[string]any)
-		ann, _ := md["annotations"].(map[string]any)
-		if v, ok := ann["networking.istio.io/exportTo"].(string); ok {
-			var xs []string
-			for _, x := range strings.Split(v, ",") {
-				xs = append(xs, strings.TrimSpace(x))
-			}
-			errs = append(errs, validateExportTo(ns, xs, true))
+	names, numbers := map[string]bool{}, map[string]bool{}
+	ports, _ := spec["ports"].([]any)
+	for _, p := range ports {
+		pm, _ := p.(map[string]any)
+		name, _ := pm["name"].(string)
+		num, _ := pm["port"].(float64)
+		proto, _ := pm["protocol"].(string)
+		key := fmt.Sprintf("%v/%s", num, proto)
+		if num < 1 || num > 65535 {
+			errs = append(errs, fmt.Errorf("spec.ports: port %v out of range", num))
 		}
-		names, numbers := map[string]bool{}, map[string]bool{}
-		ports, _ := spec["ports"].([]any)
-		for _, p := range ports {
-			pm, _ := p.(map[string]any)
-			name, _ := pm["name"].(string)
-			num, _ := pm["port"].(float64)
-			proto, _ := pm["protocol"].(string)
-			key := fmt.Sprintf("%v/%s", num, proto)
-			if num < 1 || num > 65535 {
-				errs = append(errs, fmt.Errorf("spec.ports: port %v out of range", num))
-			}
-			if len(ports) > 1 && name == "" {
-				errs = append(errs, errors.New("spec.ports: every port needs a name when there are several"))
-			}
-			if name != "" {
-				for _, m := range validation.IsDNS1123Label(name) {
-					errs = append(errs, fmt.Errorf("spec.ports: name %q: %s", name, m))
-				}
-			}
-			if names[name] && name != "" {
-				errs = append(errs, fmt.Errorf("spec.ports: duplicate name %q", name))
-			}
-			if numbers[key] {
-				errs = append(errs, fmt.Errorf("spec.ports: duplicate port %v", num))
-			}
-			names[name], numbers[key] = true, true
+		if len(ports) > 1 && name == "" {
+			errs = append(errs, errors.New("spec.ports: every port needs a name when there are several"))
 		}
-	case "Sidecar":
-		egress, _ := spec["egress"].([]any)
-		for _, e := range egress {
-			em, _ := e.(map[string]any)
-			hosts, _ := em["hosts"].([]any)
-			if len(hosts) == 0 {
-				errs = append(errs, errors.New("sidecar: egress listener must contain at least one host"))
-			}
-			for _, h := range anyStrings(hosts) {
-				errs = append(errs, validateNsSlashHost(h, true))
+		if name != "" {
+			for _, m := range validation.IsDNS1123Label(name) {
+				errs = append(errs, fmt.Errorf("spec.ports: name %q: %s", name, m))
 			}
 		}
-	case "Gateway":
-		servers, _ := spec["servers"].([]any)
-		for i, s := range servers {
-			sm, _ := s.(map[string]any)
-			hosts := anyStrings(asList(sm["hosts"]))
-			if len(hosts) == 0 {
-				errs = append(errs, fmt.Errorf("server %d: server config must contain at least one host", i))
-			}
-			for _, h := range hosts {
-				errs = append(errs, validateNsSlashHost(h, false))
-			}
+		if names[name] && name != "" {
+			errs = append(errs, fmt.Errorf("spec.ports: duplicate name %q", name))
 		}
-	case "DestinationRule":
-		errs = append(errs, validatePortLevel(spec["trafficPolicy"]))
-		for _, s := range asList(spec["subsets"]) {
-			sm, _ := s.(map[string]any)
-			errs = append(errs, validatePortLevel(sm["trafficPolicy"]))
+		if numbers[key] {
+			errs = append(errs, fmt.Errorf("spec.ports: duplicate port %v", num))
 		}
-	case "ServiceEntry":
-		if r := spec["resolution"]; r != "NONE" && r != "STATIC" && r != nil && slices.ContainsFunc(anyStrings(asList(spec["addresses"])), func(a string) bool { return strings.Contains(a, "/") }) {
-			errs = append(errs, errors.New("CIDR addresses are allowed only for NONE/STATIC resolution types"))
+		names[name], numbers[key] = true, true
+	}
+	return errors.Join(errs...)
+}
+
+// patchRejections: the rules of Istio's validation (objectRejections: the same mirrors the
+// findings and verdicts use) that the object ref ("Kind namespace/name") breaks in after, the
+// input with a fix applied, and did not break in before. A fix is refused for what it breaks,
+// not for what the object already broke (a verdict about a refused object names that first).
+func patchRejections(before, after *snapshot.Snapshot, ref string) error {
+	was := objectRejections(before, ref)
+	var errs []error
+	for _, r := range objectRejections(after, ref) {
+		if slices.ContainsFunc(was, func(w seRejection) bool { return w.field == r.field && w.why == r.why }) {
+			continue
 		}
-		if spec["resolution"] == "DNS" || spec["resolution"] == "DNS_ROUND_ROBIN" {
-			if len(asList(spec["endpoints"])) == 0 {
-				for _, h := range anyStrings(asList(spec["hosts"])) {
-					if bad := validation.IsDNS1123Subdomain(h); len(bad) > 0 || strings.Contains(h, "*") {
-						errs = append(errs, fmt.Errorf("hosts must be FQDN if no endpoints are provided for resolution mode %s: %q", spec["resolution"], h))
-					}
-				}
-			}
-		}
+		errs = append(errs, fmt.Errorf("%s: %s", r.field, r.why))
 	}
 	return errors.Join(errs...)
 }
@@ -146,48 +113,6 @@ func validateExportTo(ns string, xs []string, allowNone bool) error {
 	}
 	if seen["~"] && len(xs) > 1 {
 		errs = append(errs, errors.New("cannot export service entry to no one (~) and someone"))
-	}
-	return errors.Join(errs...)
-}
-
-// validateNsSlashHost mirrors validateNamespaceSlashWildcardHostname: "namespace/host" (the
-// namespace part required for Sidecar egress hosts), the namespace ".", "*", "~" or a namespace
-// name, the host "*" or a DNS name with an optional leading "*." wildcard.
-func validateNsSlashHost(h string, requireNs bool) error {
-	ns, host, ok := strings.Cut(h, "/")
-	if !ok {
-		if requireNs {
-			return fmt.Errorf("host %q must be of the form namespace/dnsName", h)
-		}
-		host, ns = h, ""
-	}
-	if ns != "" && ns != "." && ns != "*" && ns != "~" && len(validation.IsDNS1123Label(ns)) > 0 {
-		return fmt.Errorf("host %q: %q is not a namespace name", h, ns)
-	}
-	if host == "*" {
-		return nil
-	}
-	if len(validation.IsWildcardDNS1123Subdomain(host)) > 0 && len(validation.IsDNS1123Subdomain(host)) > 0 {
-		return fmt.Errorf("host %q: %q is not a DNS name", h, host)
-	}
-	return nil
-}
-
-// validatePortLevel mirrors validatePortTrafficPolicies: each port-level setting names a port
-// (1-65535) and sets at least one field.
-func validatePortLevel(tp any) error {
-	tm, _ := tp.(map[string]any)
-	var errs []error
-	for _, pl := range asList(tm["portLevelSettings"]) {
-		pm, _ := pl.(map[string]any)
-		port, _ := pm["port"].(map[string]any)
-		n, _ := port["number"].(float64)
-		if n < 1 || n > 65535 {
-			errs = append(errs, errors.New("portTrafficPolicy must have valid port"))
-		}
-		if len(pm) < 2 {
-			errs = append(errs, errors.New("port traffic policy must have at least one field"))
-		}
 	}
 	return errors.Join(errs...)
 }

@@ -18,13 +18,17 @@ type MergeDrop struct {
 	// (SubsetFrom[i] defines Subsets[i]); istiod keeps the earlier definition.
 	Subsets    []string
 	SubsetFrom []*networkingv1.DestinationRule
+	// Identical are the names of Rule's subsets that an earlier rule defines the same way:
+	// dropped too, at no cost.
+	Identical []string
 	// PolicyFrom is the earlier rule whose top-level traffic policy istiod keeps instead of
 	// Rule's (nil when Rule sets none, or the same one).
 	PolicyFrom *networkingv1.DestinationRule
 }
 
 // Drops returns what the merge of c's rules leaves out, rule by rule (only the rules that lose
-// something). A subset or a traffic policy written the same in both rules loses nothing.
+// something). A traffic policy written the same in both rules loses nothing; a subset written
+// the same is listed apart (Identical).
 //
 // Mirrors istiod pilot/pkg/model/destination_rule.go mergeDestinationRule: "Unique subsets
 // (based on subset name) are concatenated" (a duplicate is dropped, with the DuplicatedSubsets
@@ -46,7 +50,11 @@ func (c *DRChoice) Drops() []MergeDrop {
 				if j < 0 {
 					continue
 				}
-				if !proto.Equal(prev.Spec.GetSubsets()[j], s) && !slices.Contains(d.Subsets, s.GetName()) {
+				switch {
+				case slices.Contains(d.Subsets, s.GetName()) || slices.Contains(d.Identical, s.GetName()):
+				case proto.Equal(prev.Spec.GetSubsets()[j], s):
+					d.Identical = append(d.Identical, s.GetName())
+				default:
 					d.Subsets = append(d.Subsets, s.GetName())
 					d.SubsetFrom = append(d.SubsetFrom, prev)
 				}
@@ -63,7 +71,7 @@ func (c *DRChoice) Drops() []MergeDrop {
 				}
 			}
 		}
-		if len(d.Subsets) > 0 || d.PolicyFrom != nil {
+		if len(d.Subsets) > 0 || len(d.Identical) > 0 || d.PolicyFrom != nil {
 			out = append(out, d)
 		}
 	}
