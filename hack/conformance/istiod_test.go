@@ -914,6 +914,13 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 			MeshConfig:             in.mesh,
 			KubeClientModifier:     gatewayAPIBundleVersion,
 		})
+		// (read from the first push: a later push that changes no DestinationRule reuses the
+		// index without merging again, and records no metric)
+		for h := range s.PushContext().GetMetric(model.DuplicatedSubsets.Name()) {
+			res.duplicateSubsetHosts = append(res.duplicateSubsetHosts, strings.ToLower(h))
+		}
+		slices.Sort(res.duplicateSubsetHosts)
+		res.duplicateSubsetHosts = slices.Compact(res.duplicateSubsetHosts)
 		if in.mesh.GetServiceEntryVisibility() != nil && os.Getenv("CONFORMANCE_NO_NS_INJECT") == "" {
 			if err := injectNamespaces(s, in); err != nil {
 				t.Fatalf("harness: %v", err)
@@ -922,11 +929,6 @@ func runIstiod(tt *testing.T, kubeYAML string, in *revisionInput, filter, scope 
 		if err := checkStatusAddresses(s, in); err != nil {
 			t.Fatalf("harness: %v", err)
 		}
-		for h := range s.PushContext().GetMetric(model.DuplicatedSubsets.Name()) {
-			res.duplicateSubsetHosts = append(res.duplicateSubsetHosts, strings.ToLower(h))
-		}
-		slices.Sort(res.duplicateSubsetHosts)
-		res.duplicateSubsetHosts = slices.Compact(res.duplicateSubsetHosts)
 		for _, p := range in.proxies {
 			// UNPRIVILEGED_POD as the agent derives it (gatewayMetadata).
 			u, err := gatewayMetadata(in.mesh, p.annotations, p.env)
