@@ -5053,6 +5053,9 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 	if tr.routesToItself(gproxy, w, ghost, cluster, routeVSRef, host) {
 		return
 	}
+	if routeVSRef != "" && tr.skippedServerTookCall(w, gproxy, target, host, cluster, routeVSRef) {
+		return
+	}
 	if tcpLoser != "" {
 		// One TCP listener, one chain: the first route bound to its server takes every
 		// connection (gateway.go buildGatewayNetworkFiltersFromTCPRoutes), and the route
@@ -8677,6 +8680,44 @@ func serverNamesHost(srv *networking.Server, host string) bool {
 			h = name
 		}
 		if h != "*" && rules.HostMatches(h, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// skippedServerTookCall: the call passed the gateway, but to cluster, another host's, through
+// a route of origin (a VirtualService) on a server kept while istiod skipped the server written
+// for the host on the same port, which a VirtualService for the host binds: that route never
+// applies, and the call goes where the kept server's route sends it (blind audit 98 c17, where
+// why-missing said OK while preflight reported GATEWAY_SERVER_SKIPPED). The skipped server's
+// Gateway is blamed, as preflight does. False when nothing applies.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go mergeGateways (CheckDuplicates, "skipping server on
+// gateway ..., duplicate host names", and the protocol conflicts of a port): the skipped
+// server gets no filter chain and its routes bind nothing.
+func (tr *tracer) skippedServerTookCall(w Workload, gproxy string, target uint32, host, cluster, origin string) bool {
+	_, _, ch, ok := parseClusterName(cluster)
+	if !ok || strings.EqualFold(ch, host) {
+		return false
+	}
+	origin = strings.TrimPrefix(origin, "VirtualService ")
+	view := RevisionView(tr.snap, w.Revision)
+	flags := ReadIstiodFlags(view, w.Revision)
+	x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
+	for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
+		if ms.Port != target || ms.Dropped == "" || ms.Dropped == rules.DropNoServicePort || !serverCovers(ms, host) {
+			continue
+		}
+		gw := rules.GatewayName(ms.Gateway)
+		for _, vs := range x.Relevant(host, nil) {
+			ref := vs.Namespace + "/" + vs.Name
+			if ref == origin || !slices.Contains(rules.VSGateways(vs), gw) {
+				continue
+			}
+			tr.hop(gproxy, "server", Fail, fmt.Sprintf("server %s for %s is skipped (%s holds the port): VirtualService %s, bound to it, never applies", ms.Ref(), host, orDash(ms.Conflict), ref))
+			msg := fmt.Sprintf("%s The call to %s meets %s instead, whose route (VirtualService %s) sends it to %s, not to %s: VirtualService %s, bound to the skipped server, never applies on this gateway.", droppedServerMessage(ms), host, orDash(ms.Conflict), origin, cluster, host, ref)
+			tr.fail(ListenerServerDropped, "", "Gateway "+gw, msg, droppedServerFix(ms))
 			return true
 		}
 	}

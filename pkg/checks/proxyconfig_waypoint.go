@@ -158,22 +158,7 @@ func (m *waypointModel) inScope(host string) (rules.Service, bool) {
 // Mirrors istiod pilot/pkg/model/sidecar.go DefaultSidecarScopeForGateway
 // (servicesExportedToNamespace; appendSidecarServices keeps the first service per host name).
 func gatewayScopeService(view *snapshot.Snapshot, reg *model.Registry, ns, host string) (rules.Service, bool) {
-	byHost := view.Derived(gatewayScopeKey{reg, ns}, func() any {
-		out := map[string]rules.Service{}
-		for _, s := range reg.ExportedTo(ns) {
-			if _, ok := out[s.Hostname]; !ok {
-				out[s.Hostname] = s
-			}
-		}
-		return out
-	}).(map[string]rules.Service)
-	s, ok := byHost[host]
-	return s, ok
-}
-
-type gatewayScopeKey struct {
-	reg *model.Registry
-	ns  string
+	return reg.FirstExportedTo(ns, host)
 }
 
 // waypointCDS lists the clusters of waypointConfig, sorted as the other proxies' are (static

@@ -225,6 +225,29 @@ func (r *Registry) HostNamespaceIndex() map[string]map[string]rules.Service { re
 // (rules.ServicesExportedTo), computed once per namespace. Callers must not modify it.
 func (r *Registry) ExportedTo(ns string) []rules.Service { return r.exported.Get(ns) }
 
+// FirstExportedTo returns the first service for host in ExportedTo(ns)'s order (those exported
+// to ns but not to every namespace first, then the public ones, each in creation order),
+// without listing what ns sees: found false when no service of host is visible in ns.
+func (r *Registry) FirstExportedTo(ns, host string) (rules.Service, bool) {
+	pub := -1
+	ss := r.byHost[rules.NormalizeHost(host)]
+	for i := range ss {
+		if slices.Contains(ss[i].ExportTo, rules.ExportPublic) {
+			if pub < 0 {
+				pub = i
+			}
+			continue
+		}
+		if rules.ServiceVisible(ss[i].Namespace, ss[i].ExportTo, ns) {
+			return ss[i], true
+		}
+	}
+	if pub < 0 {
+		return rules.Service{}, false
+	}
+	return ss[pub], true
+}
+
 // ExportIndex is rules.NewExportIndex(All), built once: what a sidecar's egress listener sees
 // before its imports (rules.SidecarProxy.Exported).
 func (r *Registry) ExportIndex() *rules.ExportIndex { return r.exportIdx }
