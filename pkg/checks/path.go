@@ -454,14 +454,12 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	if f := ambientLabelIgnoredFor(snap, ns, workload, labels, annotations); f != nil {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	}
-	if f := noProxyClient(snap, ns, workload, labels, annotations); f != nil {
-		tr.t.Warnings = append(tr.t.Warnings, *f)
-	} else if f := unmeshedClient(snap, ns, workload, labels, annotations); f != nil {
+	bypass := func(f *Finding, suffix string) {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 		// (no sidecar is the client: the steps still say what one would do)
-		tr.t.Client = "namespace " + ns + " (no proxy)"
+		tr.t.Client = "namespace " + ns + suffix
 		if workload != "" {
-			tr.t.Client = "pod " + workload + " (no proxy)"
+			tr.t.Client = "pod " + workload + suffix
 		}
 		if tr.t.Failed() {
 			// A sidecar's failure is not the call's: with no proxy the application's own
@@ -470,9 +468,23 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("with a sidecar, the call would fail: %s (%s)", tr.t.Cause, tr.t.Message))
 			tr.t.Warnings = tr.t.Warnings[:len(tr.t.Warnings)-1]
 			tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit = PathDirect, LevelWarning, "", f.Resource
-			tr.t.Message = strings.TrimSuffix(f.Message, "; the trace above shows what a sidecar would do.") + fmt.Sprintf(". The call goes to %s:%d as the application dials it: whether it works is up to the external server.", host, tr.t.Port)
+			tr.t.Message = strings.TrimSuffix(strings.TrimSuffix(f.Message, "; the trace above shows what a sidecar would do."), "; the trace above shows what the sidecar would do.") + fmt.Sprintf(". The call goes to %s:%d as the application dials it: whether it works is up to the external server.", host, tr.t.Port)
 			tr.t.Fix, tr.t.Patch, tr.t.FixCheck = f.Fix, nil, nil
+		} else if tr.t.Cause == PathOK {
+			// the steps are what a sidecar would do, not what the call does (blind audit 98:
+			// "reaches the external host's cluster on every hop" above a bypass)
+			trimmed := strings.TrimSuffix(strings.TrimSuffix(f.Message, " the trace above shows what a sidecar would do."), " the trace above shows what the sidecar would do.")
+			tr.t.Message = strings.TrimSuffix(strings.TrimSuffix(trimmed, ";"), ".") + ". The steps below show where a sidecar would send it."
 		}
+	}
+	if f := noProxyClient(snap, ns, workload, labels, annotations); f != nil {
+		tr.t.Warnings = append(tr.t.Warnings, *f)
+	} else if f := unmeshedClient(snap, ns, workload, labels, annotations); f != nil {
+		bypass(f, " (no proxy)")
+	} else if f := uncapturedClient(snap, ns, workload, annotations, tr.t.Port, v.CallAddress(host, imported), host); f != nil && tr.t.Call != "" {
+		// the pod's sidecar is there, but its redirection leaves this call out (blind audit 98
+		// h03: excludeOutboundPorts)
+		bypass(f, " (call not redirected to its sidecar)")
 	}
 	if tr.t.Cause == PathOK && tr.t.Gateway == "" && strings.HasSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") && slices.ContainsFunc(tr.t.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
 		// a bypass: the call reaches the host, but through no gateway

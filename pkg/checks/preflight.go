@@ -1362,6 +1362,34 @@ type sidecarResult struct {
 // sidecarNamespace predicts the sidecar of client namespace ns and returns its listener
 // findings, its traced paths and its host findings, in that order. Safe for concurrent use.
 func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult {
+	r := c.sidecarNamespaceCalls(ns, cls)
+	if captureAnnotated(c.snap)[ns] {
+		// (per namespace, whatever layer its other findings come from)
+		hdr, proxy := sidecarHeader(c.snap, ns, nil, nil)
+		v := hdr
+		v.Outbound = rules.BuildSidecarOutbound(proxy)
+		var calls []hostPortCall
+		seen := map[hostPortCall]bool{}
+		add := func(qs []hostPortCall) {
+			for _, q := range qs {
+				if !seen[q] {
+					calls = append(calls, q)
+					seen[q] = true
+				}
+			}
+		}
+		for _, s := range v.Outbound.Imported() {
+			add(c.serviceCalls(v, s))
+		}
+		add(routeOnlyCalls(c.snap, v))
+		r.pending = append(r.pending, c.captureBypasses(v, ns, calls)...)
+	}
+	return r
+}
+
+// sidecarNamespaceCalls is sidecarNamespace without the calls the namespace's workloads leave
+// out of their sidecar's redirection.
+func (c *collector) sidecarNamespaceCalls(ns string, cls *hostClasses) sidecarResult {
 	var r sidecarResult
 	hdr, proxy := sidecarHeader(c.snap, ns, nil, nil)
 	var d *namespaceDelta

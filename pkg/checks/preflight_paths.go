@@ -254,3 +254,26 @@ type hostPortCall struct {
 	host string
 	port uint32
 }
+
+// captureBypasses: PATH_BYPASSES_GATEWAY for each call of namespace ns (calls) that its sidecars
+// send to an egress gateway while every workload of ns in the input leaves it out of the
+// redirection to the sidecar (uncapturedClient), as why-missing --from says. Worked out per
+// namespace, outside the shared layers, and only when some workload carries such an annotation.
+func (c *collector) captureBypasses(v SidecarView, ns string, calls []hostPortCall) []pendingFinding {
+	var out []pendingFinding
+	for _, q := range calls {
+		imported := importedEntry(v.Outbound, q.host)
+		addr := v.CallAddress(q.host, imported)
+		f := uncapturedClient(c.snap, ns, "", nil, q.port, addr, q.host)
+		if f == nil {
+			continue
+		}
+		kind := callKinds("", kindEntry(c.snap, v, q.host, q.port, imported), q.port)[0]
+		if !c.toGateway(v, v.Outbound.Resolve(rules.Call{Host: q.host, Port: q.port, Kind: kind, Address: addr})) {
+			continue
+		}
+		res, field := ParseResourceRef(f.Resource)
+		out = appendPathFindings(out, []pendingFinding{{f: NewPreflightFinding(f.Code, CheckWhyMissing, res, field, f.Message, f.Fix), host: q.host, port: q.port}}, kind, q)
+	}
+	return out
+}

@@ -146,7 +146,7 @@ type fileLoader struct {
 	docLine int
 }
 
-var unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"`)
+var unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"|invalid value for field ([A-Za-z_]+):`)
 
 // fieldLine finds the line of the first key named as the unknown field in msg in the YAML
 // document being loaded (def when it cannot: JSON input, or a name that is not a plain key).
@@ -156,6 +156,9 @@ func (l *fileLoader) fieldLine(msg string, def int) int {
 		return def
 	}
 	name := m[1]
+	if name == "" {
+		name = m[2]
+	}
 	if i := strings.LastIndex(name, "."); i >= 0 {
 		name = name[i+1:] // encoding/json names the path: spec.selectr
 	}

@@ -508,6 +508,8 @@ func TestFromFilesStrict(t *testing.T) {
 		{"version Istio does not serve", se("networking.istio.io/v2", "ServiceEntry", okSpec), "<stdin>:1: ServiceEntry api: apiVersion networking.istio.io/v2 does not serve ServiceEntry (served: networking.istio.io/v1, networking.istio.io/v1alpha3, networking.istio.io/v1beta1)"},
 		{"unknown spec field", se("networking.istio.io/v1", "ServiceEntry", "  hostz: [api.example.com]\n"), `<stdin>:5: ServiceEntry api: spec: unknown field "hostz"`},
 		{"unknown nested field", se("networking.istio.io/v1", "VirtualService", "  hosts: [a]\n  http:\n  - route:\n    - destination: {host: a, prot: {number: 80}}\n"), `<stdin>:8: VirtualService api: spec: unknown field "prot"`},
+		{"misspelt enum value", se("networking.istio.io/v1", "ServiceEntry", "  hosts: [api.example.com]\n  resolution: DNSS\n"), `<stdin>:6: ServiceEntry api: spec: invalid value for field resolution: "DNSS"`},
+		{"misspelt nested enum value", se("networking.istio.io/v1", "DestinationRule", "  host: a\n  trafficPolicy:\n    tls: {mode: SIMPEL}\n"), `<stdin>:7: DestinationRule api: spec: invalid value for field mode: "SIMPEL"`},
 		{"unknown metadata field", "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: gw, namspace: x}\nspec: {}\n", `<stdin>:3: Gateway gw: metadata: unknown field "namspace"`},
 		{"misspelled core kind", "apiVersion: v1\nkind: Servce\nmetadata: {name: web}\n", `<stdin>:1: Servce web: unknown kind "Servce" in the core API group (did you mean Service?)`},
 		{"unknown Service field", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {selectr: {app: web}}\n", `<stdin>:4: Service web: unknown field "selectr"`},

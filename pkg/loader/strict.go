@@ -182,6 +182,13 @@ func strictDecode(js []byte, obj any, spec proto.Message) (unknown string) {
 				msg = msg[i:]
 			}
 			return "spec: " + msg
+		} else if err != nil && strings.Contains(err.Error(), "invalid value for enum field") {
+			// a misspelt enum value (resolution: DNSS): the CRD's schema lists the values and
+			// the API server refuses the object; decoded leniently it would read as the
+			// enum's first value (NONE, for a resolution)
+			msg := err.Error()
+			msg = msg[strings.Index(msg, "invalid value for enum field"):]
+			return "spec: " + strings.Replace(msg, "invalid value for enum field ", "invalid value for field ", 1)
 		}
 	}
 	return ""
