@@ -4542,6 +4542,19 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				// ingress's setup) is what to change first (tlsFix)
 				culprit = "Gateway " + rules.GatewayName(sel.Gateway)
 			}
+			if clientTLS(sent) && !strings.Contains(sent, "inside") && !strings.Contains(tlsCulprit, " tls.mode ") && expect != "plaintext" && expect != "the client's TLS" {
+				// the client's own TLS, which no rule of the sidecar's touches, meets a server
+				// that terminates TLS: the server is what to change, as the fix says (blind audit
+				// 98 c25, where the hop's DestinationRule, without tls, was named)
+				culprit = "Gateway " + rules.GatewayName(sel.Gateway)
+				gview := RevisionView(tr.snap, w.Revision)
+				for _, vs := range model.VirtualServices(gview, ReadIstiodFlags(gview, w.Revision).MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil) {
+					if len(vs.Spec.GetTls()) > 0 && len(vs.Spec.GetHttp()) == 0 && slices.Contains(rules.VSGateways(vs), rules.GatewayName(sel.Gateway)) {
+						msg += fmt.Sprintf(" VirtualService %s/%s routes %s there with tls routes only, which never bind to a server that terminates TLS (it takes http routes, or tcp routes for protocol TLS), so it was written for a PASSTHROUGH server.", vs.Namespace, vs.Name, host)
+						break
+					}
+				}
+			}
 			fix := tlsFix(sent, expect, svc, cport, host)
 			if gwName, listener, ok := rules.ParseKubeGatewayInternalName(sel.Gateway.Name); ok && expect == "plaintext" && clientTLS(sent) && !strings.Contains(sent, "inside") {
 				// the server is a Gateway API listener: its protocol and a TLSRoute are what to
