@@ -736,6 +736,11 @@ func bindFailureMessage(b rules.Binding, w Workload) string {
 			// (push_context.go initVirtualServices: exportToDefaults.virtualService).
 			return fmt.Sprintf("%s, which istiod generates from %s, lists Gateway %s, but a Gateway API route has no exportTo: its VirtualService takes meshConfig.defaultVirtualServiceExportTo, which hides it from namespace %s, where gateway pod %s evaluates it: %s.", vsRef, origin[0], gw, w.Namespace, w.Ref(), unboundAnswer(b))
 		}
+		if len(b.VS.Spec.ExportTo) == 0 {
+			// unset reads as "*" to most readers: the mesh default is what hides it (blind
+			// audit 98 h07)
+			return fmt.Sprintf("%s lists Gateway %s, but it sets no exportTo, so it takes meshConfig.defaultVirtualServiceExportTo of the mesh config (the istio ConfigMap), which hides it from namespace %s, where gateway pod %s evaluates it: %s.", vsRef, gw, w.Namespace, w.Ref(), unboundAnswer(b))
+		}
 		return fmt.Sprintf("%s lists Gateway %s, but its exportTo %s hides it from namespace %s, where gateway pod %s evaluates it: %s.", vsRef, gw, fmtList(b.VS.Spec.ExportTo), w.Namespace, w.Ref(), unboundAnswer(b))
 	case rules.BindHostsDisjoint:
 		if ns, ok := serverNamespaceExcludes(b); ok {

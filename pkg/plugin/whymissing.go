@@ -86,8 +86,10 @@ proxy-config all POD -o json) instead, with -f too.
 Exit codes: 0 the call works through every gateway asked; 1 it fails somewhere (a cluster
 absent, a route that does not bind or loops back to the gateway, no endpoints, a route naming
 HOST that no entry declares, or the traced --from/--pod call fails, or bypasses the egress
-gateway while a gateway fails for HOST); 2 usage, input or read error, or a HOST or --from
-namespace that nothing in the input names (with near matches).`,
+gateway while a gateway fails for HOST); 2 usage, input or read error, a HOST that nothing in
+the input names, or a --from namespace that is not in the cluster or is a typo of one in the
+manifests (with near matches). From manifests, a --from namespace that no object lives in and
+that resembles none is traced as a client namespace with nothing of its own, with a note.`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
   NAME why-missing httpbin.org
 
