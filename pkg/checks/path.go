@@ -7380,6 +7380,9 @@ func (tr *tracer) routedToOtherServicePort(w Workload, mine []*networkingv1.Gate
 				continue
 			}
 			vs := routeCulprit(tr.snap, origin)
+			if d, ok := plainServerOnTLSPort(ms, svc, sp, cport, host, tr.t.Call); ok {
+				return d, true
+			}
 			return noServer{
 				why:     fmt.Sprintf("the gateway's server for %s, %s, is on port %d, which %s reaches through its port %d (targetPort %d); %s sends the call to port %d instead", host, ms.Ref(), ms.Server.GetPort().GetNumber(), svc.Ref(), sp.Number, ms.Port, vs, cport),
 				culprit: vs,
@@ -8747,4 +8750,49 @@ func (tr *tracer) skippedServerTookCall(w Workload, gproxy string, target uint32
 		}
 	}
 	return false
+}
+
+// plainServerOnTLSPort: the server for host is plaintext (HTTP, or TCP without tls) but sits on
+// a port the gateway's Service declares for TLS (sp: its name or appProtocol says https or tls),
+// while the mesh route sends a plaintext call to cport, a port the Service declares plaintext:
+// the server's port is the slip (Istio's egress gateway task puts the plain HTTP server on 80),
+// not the route (blind audit 98 c15, where the route was told to send plaintext to the https
+// port). The fix moves the server to cport.
+func plainServerOnTLSPort(ms rules.GatewayServer, svc rules.Service, sp rules.ServicePort, cport uint32, host, call string) (noServer, bool) {
+	if call != rules.CallHTTP || ms.Server.GetTls() != nil {
+		return noServer{}, false
+	}
+	if p := strings.ToUpper(ms.Server.GetPort().GetProtocol()); p == "HTTPS" || p == "TLS" {
+		return noServer{}, false
+	}
+	tlsPort := func(p rules.ServicePort) bool {
+		up := strings.ToUpper(p.Protocol)
+		return up == "HTTPS" || up == "TLS"
+	}
+	if !tlsPort(sp) {
+		return noServer{}, false
+	}
+	i := slices.IndexFunc(svc.Ports, func(p rules.ServicePort) bool { return p.Number == cport })
+	if i < 0 || tlsPort(svc.Ports[i]) {
+		return noServer{}, false
+	}
+	gw := rules.GatewayName(ms.Gateway)
+	servers := asList(specOf(ms.Gateway, "spec")["servers"])
+	if ms.Index < 0 || ms.Index >= len(servers) {
+		return noServer{}, false
+	}
+	srv, _ := servers[ms.Index].(map[string]any)
+	port, _ := srv["port"].(map[string]any)
+	if port == nil {
+		return noServer{}, false
+	}
+	port["number"] = cport
+	p := newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+	p.note = fmt.Sprintf(" server %d on port %d", ms.Index, cport)
+	return noServer{
+		why: fmt.Sprintf("the gateway's server for %s, %s, is a plaintext %s server on port %d, a port %s declares for TLS (%s, targetPort %d), while the mesh route sends plain HTTP to port %d (%s, targetPort %d), where no server listens",
+			host, ms.Ref(), strings.ToUpper(ms.Server.GetPort().GetProtocol()), ms.Server.GetPort().GetNumber(), svc.Ref(), sp.Protocol, ms.Port, cport, svc.Ports[i].Protocol, svc.Ports[i].TargetPort),
+		culprit: "Gateway " + gw,
+		patch:   p,
+	}, true
 }
