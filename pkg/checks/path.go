@@ -6032,6 +6032,9 @@ func (tr *tracer) misboundRoute(w Workload, servers []rules.GatewayServer, host 
 			return noServer{why: msg, culprit: culprit, fix: fix}, true
 		}
 		d := noServer{why: bindFailureMessage(b, w), culprit: bindCulprit(b), fix: bindFailureFix(tr.snap, b, w), patch: bindFailurePatch(b, w)}
+		if c, msg, p, ok := serverOnTargetPort(tr.snap, b, w); ok {
+			d = noServer{why: msg, culprit: c, patch: p}
+		}
 		if d.patch != nil {
 			d.fix = d.patch.Text()
 		}

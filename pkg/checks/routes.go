@@ -583,6 +583,10 @@ func (e *evaluation) routeVerdict(ra routeAnalysis, hn string, drFor func(host, 
 				e.fail(CauseRouteNotBound, culprit, fmt.Sprintf("The routes of %s on this gateway are never built. %s", bindCulprit(b), droppedServerMessage(ms)), droppedServerFix(ms))
 				return
 			}
+			if c, msg, p, ok := serverOnTargetPort(e.snap, b, e.w); ok {
+				e.failPatch(CauseRouteNotBound, c, upperFirst(msg), "", p)
+				return
+			}
 			e.failPatch(CauseRouteNotBound, culprit, bindFailureMessage(b, e.w), bindFailureFix(e.snap, b, e.w), bindFailurePatch(b, e.w))
 			return
 		}
@@ -2015,4 +2019,59 @@ func offPathSubsetRule(snap *snapshot.Snapshot, h, subset string) *networkingv1.
 		}
 	}
 	return nil
+}
+
+// serverOnTargetPort: the VirtualService's routes for the server are excluded only by a
+// match.port (port) that is the gateway Service port whose targetPort is the server's own port,
+// which no Service port of the gateway declares: the Gateway was written with the container port
+// where the Service port belongs (istiod binds such a server as written, and routes match the
+// server port). The server port is what to change (blind audit 98 c34, where the route was told
+// to match the container port): the Gateway, a message and a patch moving the server to port.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go resolvePorts (the legacy fallback binding a port no
+// Service declares as written) and route.go sourceMatchHTTP (match.port against the server
+// port).
+func serverOnTargetPort(snap *snapshot.Snapshot, b rules.Binding, w Workload) (culprit, msg string, patch *Patch, ok bool) {
+	if b.Reason != rules.BindNoMatchingRoute || b.Gateway == nil || len(b.Dropped) > 0 {
+		return "", "", nil, false
+	}
+	sport := b.Server.GetPort().GetNumber()
+	legacy := gatewayTargetPorts(snap, w).Legacy
+	if _, declared := legacy[sport]; declared {
+		return "", "", nil, false
+	}
+	gwName := rules.GatewayName(b.Gateway)
+	_, ms := routeMatches(b)
+	port := uint32(0)
+	for _, m := range ms {
+		named := false
+		for _, g := range m.gateways {
+			named = named || rules.ResolveGatewayName(g, b.VS.Namespace) == gwName
+		}
+		if !named || m.port == 0 || m.port == sport {
+			continue
+		}
+		if port != 0 && m.port != port || legacy[m.port] != sport {
+			return "", "", nil, false
+		}
+		port = m.port
+	}
+	if port == 0 {
+		return "", "", nil, false
+	}
+	servers := asList(specOf(b.Gateway, "spec")["servers"])
+	if b.ServerIndex < 0 || b.ServerIndex >= len(servers) {
+		return "", "", nil, false
+	}
+	srv, _ := servers[b.ServerIndex].(map[string]any)
+	p, _ := srv["port"].(map[string]any)
+	if p == nil {
+		return "", "", nil, false
+	}
+	p["number"] = port
+	patch = newPatch("networking.istio.io/v1", "Gateway", b.Gateway.Namespace, b.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
+	patch.note = fmt.Sprintf(" server %d on port %d", b.ServerIndex, port)
+	msg = fmt.Sprintf("server %d of Gateway %s is on port %d, the container port behind port %d of the gateway's Service, which declares no port %d: istiod binds the server on %d as written, and the routes of VirtualService %s/%s for it match port %d, the Service port, so none matches the server (port %d): %s. A Gateway server's port is the Service port (istiod sends it to the targetPort itself).",
+		b.ServerIndex, gwName, sport, port, sport, sport, b.VS.Namespace, b.VS.Name, port, sport, unboundAnswer(b))
+	return "Gateway " + gwName, msg, patch, true
 }
