@@ -862,6 +862,10 @@ func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, h
 			// a Kubernetes Service's own cluster: its pods, not an external host (blind audit
 			// 38 #20, where a Service that shadows an entry read as "the external host")
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the cluster of %s (its pods) on every hop.", strings.ToUpper(kind), client, host, port, imported.Ref())
+		case otherHostCluster(tr.t.GatewayCluster, host) != "":
+			// the gateway's route sends the host elsewhere (an older route first, a proxy):
+			// not the host's own cluster (blind audit 98 f01)
+			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d passes every hop, but the gateway sends it to %s, the cluster of %s, not of %s.", strings.ToUpper(kind), client, host, port, tr.t.GatewayCluster, otherHostCluster(tr.t.GatewayCluster, host), host)
 		default:
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d reaches the external host's cluster on every hop.", strings.ToUpper(kind), client, host, port)
 		}
@@ -6252,7 +6256,11 @@ func (tr *tracer) upstreamTLS(gproxy string, w Workload, cluster, host, mode, dr
 		if plain && tr.notOriginated(gproxy, w, cluster) {
 			return true
 		}
-		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, host))
+		to := host
+		if _, _, ch, ok := parseClusterName(cluster); ok && !strings.EqualFold(ch, host) {
+			to = ch // another host's cluster (a route sending the host elsewhere): its endpoints
+		}
+		tr.hop(gproxy, "upstream tls", Pass, fmt.Sprintf("%s sends the call to %s as it has it (no DestinationRule tls for the cluster)", cluster, to))
 		if plain {
 			tr.originationUnused(w, cluster)
 		}
@@ -8798,4 +8806,13 @@ func plainServerOnTLSPort(ms rules.GatewayServer, svc rules.Service, sp rules.Se
 		culprit: "Gateway " + gw,
 		patch:   p,
 	}, true
+}
+
+// otherHostCluster is the host of cluster when it is an outbound cluster of another host than
+// host ("" otherwise).
+func otherHostCluster(cluster, host string) string {
+	if _, _, ch, ok := parseClusterName(cluster); ok && !strings.EqualFold(ch, host) {
+		return ch
+	}
+	return ""
 }
