@@ -189,41 +189,50 @@ func (c *collector) renderSidecarContexts() {
 func ExpandContexts(contexts, clientNamespaces []string) []string {
 	var out []string
 	for _, c := range contexts {
-		pre := ""
-		body := c
-		if strings.HasPrefix(c, "path from ") {
-			pre, body = "path from ", strings.TrimPrefix(c, "path from ")
-		}
-		if !strings.HasPrefix(body, "sidecars in ") {
+		pre, nss, rest, ok := contextSidecars(c, clientNamespaces)
+		if !ok {
 			out = append(out, c)
 			continue
-		}
-		body = strings.TrimPrefix(body, "sidecars in ")
-		open, close := strings.Index(body, "("), strings.Index(body, ")")
-		if open < 0 || close < open || !strings.HasPrefix(body[close:], "), ") {
-			out = append(out, c)
-			continue
-		}
-		rest := body[close+3:]
-		var nss []string
-		switch head := body[:open]; {
-		case strings.HasPrefix(head, "every client namespace but "):
-			but := strings.Split(strings.TrimSpace(strings.TrimPrefix(head, "every client namespace but ")), ", ")
-			for _, ns := range clientNamespaces {
-				if !slices.Contains(but, ns) {
-					nss = append(nss, ns)
-				}
-			}
-		case strings.HasPrefix(head, "every client namespace"):
-			nss = clientNamespaces
-		default:
-			nss = strings.Split(body[open+1:close], ", ")
 		}
 		for _, ns := range nss {
 			out = append(out, pre+"sidecar in "+ns+", "+rest)
 		}
 	}
 	return out
+}
+
+// contextSidecars reads a context about several client sidecars (see ExpandContexts): its prefix
+// ("" or "path from "), the namespaces it stands for (clientNamespaces itself for every client
+// namespace: callers must not modify it) and the rest after them; ok false for any other
+// context.
+func contextSidecars(c string, clientNamespaces []string) (pre string, nss []string, rest string, ok bool) {
+	body := c
+	if strings.HasPrefix(c, "path from ") {
+		pre, body = "path from ", strings.TrimPrefix(c, "path from ")
+	}
+	if !strings.HasPrefix(body, "sidecars in ") {
+		return "", nil, "", false
+	}
+	body = strings.TrimPrefix(body, "sidecars in ")
+	open, close := strings.Index(body, "("), strings.Index(body, ")")
+	if open < 0 || close < open || !strings.HasPrefix(body[close:], "), ") {
+		return "", nil, "", false
+	}
+	rest = body[close+3:]
+	switch head := body[:open]; {
+	case strings.HasPrefix(head, "every client namespace but "):
+		but := strings.Split(strings.TrimSpace(strings.TrimPrefix(head, "every client namespace but ")), ", ")
+		for _, ns := range clientNamespaces {
+			if !slices.Contains(but, ns) {
+				nss = append(nss, ns)
+			}
+		}
+	case strings.HasPrefix(head, "every client namespace"):
+		nss = clientNamespaces
+	default:
+		nss = strings.Split(body[open+1:close], ", ")
+	}
+	return pre, nss, rest, true
 }
 
 // listedContexts rewrites the contexts that say "every client namespace" (of clientNamespaces)

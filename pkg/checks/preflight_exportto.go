@@ -124,16 +124,31 @@ func compactSidecarContexts(contexts, clientNamespaces []string) []string {
 // sidecar in NS, ..." or "sidecar in NS, ..."), false when they name none or several.
 func singleClientNamespace(contexts, clientNamespaces []string) (string, bool) {
 	ns := ""
-	for _, c := range ExpandContexts(contexts, clientNamespaces) {
+	same := func(n string) bool {
+		if ns != "" && n != ns {
+			return false
+		}
+		ns = n
+		return true
+	}
+	for _, c := range contexts {
+		// (read without writing every namespace out: a context may stand for hundreds)
+		if _, nss, _, ok := contextSidecars(c, clientNamespaces); ok {
+			for _, n := range nss {
+				if !same(n) {
+					return "", false
+				}
+			}
+			continue
+		}
 		_, rest, ok := strings.Cut(c, "sidecar in ")
 		if !ok {
 			return "", false
 		}
 		n, _, _ := strings.Cut(rest, ", ")
-		if ns != "" && n != ns {
+		if !same(n) {
 			return "", false
 		}
-		ns = n
 	}
 	return ns, ns != ""
 }
