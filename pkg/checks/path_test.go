@@ -395,9 +395,10 @@ func TestCommandsAgreeOnPaths(t *testing.T) {
 			if throughGateway && pfLevel[p.Cause] != LevelError && !egressProxyTCPWarned(p, pf.Findings) {
 				t.Errorf("%s: path through a gateway fails with %s; preflight has it at %q (%v)", name, p.Cause, pfLevel[p.Cause], pfLevel)
 			}
-		} else if !strings.HasSuffix(p.Client, "(no proxy)") {
+		} else if !strings.HasSuffix(p.Client, "(no proxy)") && !(p.Gateway == "" && slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect })) {
 			// (a client without a proxy: explain-listener and preflight describe a sidecar's
-			// listener, which the path shows as a note)
+			// listener, which the path shows as a note; a call that bypasses the gateway
+			// works whatever the gateway's own routes do, which preflight checks)
 			for code, l := range elLevel {
 				if l == LevelError {
 					t.Errorf("%s: path works; explain-listener has Error %s", name, code)
@@ -2132,4 +2133,56 @@ func pathWarnedWith(t *testing.T, snap *snapshot.Snapshot, c pathCase, text stri
 func tlsOnHTTPPortWarned(t *testing.T, snap *snapshot.Snapshot, c pathCase) bool {
 	t.Helper()
 	return pathWarnedWith(t, snap, c, "takes plain HTTP only. This call is TLS")
+}
+
+// TestMergeExportToFixes: the bypass warning of the path and the gateway's verdict widen the
+// same VirtualService's exportTo (to the client's namespace and the gateway's): both fixes list
+// both namespaces, and applying the fix makes the call go through the gateway.
+func TestMergeExportToFixes(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "vs-exportto-dot-hides-route-from-client-and-gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := WhyMissing(snap, WhyMissingOptions{Host: "feeds.example.org", Port: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Path, err = TracePath(snap, PathOptions{Host: "feeds.example.org", Port: 80, From: "reader"}); err != nil {
+		t.Fatal(err)
+	}
+	rep.DropRepeatedWarnings()
+	rep.MergeExportToFixes()
+	want := []string{".", "istio-system", "reader"}
+	var gw *Patch
+	for _, g := range rep.Gateways {
+		if g.Patch != nil && g.Patch.Ref() == "VirtualService shared/feeds" {
+			gw = g.Patch
+		}
+	}
+	if l, ok := exportToOnly(gw); !ok || !slices.Equal(l, want) {
+		t.Fatalf("gateway fix exportTo %v (%v), want %v", l, ok, want)
+	}
+	warned := false
+	for _, w := range rep.Path.Warnings {
+		if w.Code == PathDirect && w.Resource == "VirtualService shared/feeds" {
+			warned = true
+			if w.Fix != gw.Text() {
+				t.Errorf("warning fix %q, want the gateway's %q", w.Fix, gw.Text())
+			}
+		}
+	}
+	if !warned {
+		t.Fatalf("no %s warning on the VirtualService: %+v", PathDirect, rep.Path.Warnings)
+	}
+	after, err := ApplyPatch(snap, gw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(after, PathOptions{Host: "feeds.example.org", Port: 80, From: "reader"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != PathOK || p.Gateway == "" || slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
+		t.Errorf("with the merged fix: cause %s through %q, warnings %+v", p.Cause, p.Gateway, p.Warnings)
+	}
 }

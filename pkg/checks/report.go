@@ -1,7 +1,9 @@
 package checks
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
@@ -302,4 +304,101 @@ func (r *Report) DropRepeatedWarnings() {
 			})
 		})
 	}
+}
+
+// MergeExportToFixes: when the traced path's fix (or one of its warnings) and a gateway's verdict
+// each widen the exportTo of the same resource (the client's namespace for its mesh route, the
+// gateway's for its gateway route), each fix lists both: applied one after the other as written,
+// the second would drop what the first added (blind audit 98 c07).
+func (r *Report) MergeExportToFixes() {
+	if r.Path == nil {
+		return
+	}
+	lists := map[string][]string{} // resource → the exportTo lists the fixes write
+	sources := map[string]int{}
+	var order []string
+	note := func(p *Patch) {
+		if l, ok := exportToOnly(p); ok {
+			if _, seen := lists[p.Ref()]; !seen {
+				order = append(order, p.Ref())
+			}
+			lists[p.Ref()] = append(lists[p.Ref()], l...)
+			sources[p.Ref()]++
+		}
+	}
+	note(r.Path.Patch)
+	for i := range r.Gateways {
+		note(r.Gateways[i].Patch)
+	}
+	warned := map[string]bool{}
+	for _, w := range r.Path.Warnings {
+		if strings.Contains(w.Fix, "exportTo:") && strings.HasPrefix(w.Fix, "# "+w.Resource+"\n") {
+			warned[w.Resource] = true
+			sources[w.Resource]++
+			for _, l := range strings.Split(w.Fix, "\n") {
+				if item, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok {
+					if _, seen := lists[w.Resource]; !seen {
+						order = append(order, w.Resource)
+					}
+					lists[w.Resource] = append(lists[w.Resource], strings.Trim(item, `"`))
+				}
+			}
+		}
+	}
+	for _, ref := range order {
+		if sources[ref] < 2 {
+			continue
+		}
+		union := sortedUnique(lists[ref])
+		if slices.Contains(union, rules.ExportPublic) {
+			union = []string{rules.ExportPublic}
+		}
+		p := refPatch(ref, fields{{"spec", fields{{"exportTo", union}}}})
+		replace := func(old *Patch) *Patch {
+			if l, ok := exportToOnly(old); ok && old.Ref() == ref && !slices.Equal(sortedUnique(l), union) {
+				return p
+			}
+			return old
+		}
+		if q := replace(r.Path.Patch); q != r.Path.Patch {
+			r.Path.Patch, r.Path.Fix, r.Path.FixCheck = q, q.Text(), nil
+		}
+		for i := range r.Gateways {
+			if q := replace(r.Gateways[i].Patch); q != r.Gateways[i].Patch {
+				r.Gateways[i].Patch, r.Gateways[i].Fix = q, q.Text()
+			}
+		}
+		if warned[ref] {
+			for i, w := range r.Path.Warnings {
+				if w.Resource == ref && strings.Contains(w.Fix, "exportTo:") && strings.HasPrefix(w.Fix, "# "+ref+"\n") {
+					r.Path.Warnings[i].Fix = p.Text()
+				}
+			}
+		}
+	}
+}
+
+// exportToOnly is the exportTo list a patch of an existing object writes when that is all it
+// changes.
+func exportToOnly(p *Patch) ([]string, bool) {
+	if p == nil || p.Create {
+		return nil, false
+	}
+	var m struct {
+		Spec map[string]json.RawMessage `json:"spec"`
+	}
+	if json.Unmarshal(p.Merge, &m) != nil || len(m.Spec) != 1 || m.Spec["exportTo"] == nil {
+		return nil, false
+	}
+	var l []string
+	if json.Unmarshal(m.Spec["exportTo"], &l) != nil {
+		return nil, false
+	}
+	return l, true
+}
+
+func sortedUnique(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -262,6 +262,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 			return usageErr("%v", err)
 		}
 		rep.DropRepeatedWarnings()
+		rep.MergeExportToFixes()
 	}
 	if rep.Path != nil && strings.HasPrefix(rep.Path.Client, "ambient ") && o.Gateway == "" {
 		// An ambient client's calls meet no sidecar-style egress gateway unless a route sends
