@@ -666,7 +666,7 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 	}
 	l.at = fmt.Sprintf("%s:%d", path, line)
 	fail := func(err error) error {
-		return &FileError{Path: path, Line: line, Msg: fmt.Sprintf("cannot decode %s %s: %s", head.APIVersion, head.Kind, oneLine(strings.TrimPrefix(err.Error(), "json: ")))}
+		return &FileError{Path: path, Line: l.fieldLine(err.Error(), line), Msg: fmt.Sprintf("cannot decode %s %s: %s", head.APIVersion, head.Kind, oneLine(strings.TrimPrefix(err.Error(), "json: ")))}
 	}
 	strict := func(obj any, spec proto.Message) error {
 		if u := strictDecode(js, obj, spec); u != "" {
@@ -978,6 +978,9 @@ func decodeIstio[T any](js []byte, newObj newIstioObject[T]) (*T, error) {
 	}
 	obj, spec, status := newObj(w.TypeMeta, w.Metadata.ObjectMeta)
 	if err := decodeMessage(w.Spec, spec); err != nil {
+		if p := specTypeProblem(w.Spec, spec.ProtoReflect().Descriptor()); p != "" {
+			return nil, errors.New(p) // the field, where it is and what it should be
+		}
 		return nil, err
 	}
 	if err := decodeMessage(w.Status, status); err != nil {

@@ -350,9 +350,15 @@ func TestFromFilesBadFieldTypeLine(t *testing.T) {
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v (%T), want *FileError", err, err)
 	}
-	// The document starts after "---" on line 5; its first content line (after a comment) is 7.
-	if fe.Line != 7 || !strings.Contains(fe.Msg, "ServiceEntry") {
-		t.Errorf("err = %v, want testdata/bad-type.yaml:7: ... ServiceEntry ...", err)
+	// The field with the wrong type is on line 12 (the document starts after "---" on line 5);
+	// the message names it and the type the API server's schema wants.
+	if fe.Line != 12 || fe.Msg != "cannot decode networking.istio.io/v1 ServiceEntry: invalid value for field hosts: the number 42 where the API server's schema wants a list (spec.hosts)" {
+		t.Errorf("err = %v, want testdata/bad-type.yaml:12: ... hosts ...", err)
+	}
+	// a string for a list, which no --lenient can read either: the same words
+	_, err = FromFiles([]string{"-"}, strings.NewReader("apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: {name: api}\nspec:\n  hosts: api.example.com\n"), Options{Lenient: true})
+	if err == nil || err.Error() != `<stdin>:5: cannot decode networking.istio.io/v1 ServiceEntry: invalid value for field hosts: the string "api.example.com" where the API server's schema wants a list (spec.hosts)` {
+		t.Errorf("string for a list: err = %v", err)
 	}
 }
 
@@ -508,6 +514,8 @@ func TestFromFilesStrict(t *testing.T) {
 		{"version Istio does not serve", se("networking.istio.io/v2", "ServiceEntry", okSpec), "<stdin>:1: ServiceEntry api: apiVersion networking.istio.io/v2 does not serve ServiceEntry (served: networking.istio.io/v1, networking.istio.io/v1alpha3, networking.istio.io/v1beta1)"},
 		{"unknown spec field", se("networking.istio.io/v1", "ServiceEntry", "  hostz: [api.example.com]\n"), `<stdin>:5: ServiceEntry api: spec: unknown field "hostz"`},
 		{"unknown nested field", se("networking.istio.io/v1", "VirtualService", "  hosts: [a]\n  http:\n  - route:\n    - destination: {host: a, prot: {number: 80}}\n"), `<stdin>:8: VirtualService api: spec: unknown field "prot"`},
+		{"number written as a string", se("networking.istio.io/v1", "ServiceEntry", "  hosts: [api.example.com]\n  ports:\n  - {number: \"443\", name: tls, protocol: TLS}\n"), `<stdin>:7: ServiceEntry api: invalid value for field number: the string "443" where the API server's schema wants an integer (spec.ports[0].number)`},
+		{"enum written as its number", se("networking.istio.io/v1", "ServiceEntry", "  hosts: [api.example.com]\n  resolution: 2\n"), `<stdin>:6: ServiceEntry api: invalid value for field resolution: the number 2 where the API server's schema wants a string (spec.resolution)`},
 		{"misspelt enum value", se("networking.istio.io/v1", "ServiceEntry", "  hosts: [api.example.com]\n  resolution: DNSS\n"), `<stdin>:6: ServiceEntry api: spec: invalid value for field resolution: "DNSS"`},
 		{"misspelt nested enum value", se("networking.istio.io/v1", "DestinationRule", "  host: a\n  trafficPolicy:\n    tls: {mode: SIMPEL}\n"), `<stdin>:7: DestinationRule api: spec: invalid value for field mode: "SIMPEL"`},
 		{"unknown metadata field", "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: gw, namspace: x}\nspec: {}\n", `<stdin>:3: Gateway gw: metadata: unknown field "namspace"`},

@@ -176,7 +176,8 @@ func strictDecode(js []byte, obj any, spec proto.Message) (unknown string) {
 	}
 	if len(env.Spec) > 0 && !bytes.Equal(bytes.TrimSpace(env.Spec), []byte("null")) {
 		fresh := spec.ProtoReflect().New().Interface()
-		if err := (protojson.UnmarshalOptions{DiscardUnknown: false}).Unmarshal(env.Spec, fresh); err != nil && strings.Contains(err.Error(), "unknown field") {
+		err := (protojson.UnmarshalOptions{DiscardUnknown: false}).Unmarshal(env.Spec, fresh)
+		if err != nil && strings.Contains(err.Error(), "unknown field") {
 			msg := err.Error()
 			if i := strings.Index(msg, "unknown field"); i >= 0 {
 				msg = msg[i:]
@@ -189,6 +190,11 @@ func strictDecode(js []byte, obj any, spec proto.Message) (unknown string) {
 			msg := err.Error()
 			msg = msg[strings.Index(msg, "invalid value for enum field"):]
 			return "spec: " + strings.Replace(msg, "invalid value for enum field ", "invalid value for field ", 1)
+		}
+		if p := specTypeProblem(env.Spec, fresh.ProtoReflect().Descriptor()); p != "" && err == nil {
+			// what protojson reads but the API server's schema refuses ("443" for a port):
+			// strict; what protojson refuses too is a decoding error (decodeIstio)
+			return p
 		}
 	}
 	return ""
