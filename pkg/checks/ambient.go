@@ -599,6 +599,10 @@ func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[strin
 			why = fmt.Sprintf("its namespace %s is labelled istio-injection=%s, which turns sidecar injection off for every pod in it", ns, inj)
 		case l["sidecar.istio.io/inject"] == "false" || a["sidecar.istio.io/inject"] == "false":
 			why = "it opts out of sidecar injection (sidecar.istio.io/inject: \"false\")"
+		case a["sidecar.istio.io/inject"] == "true" && l["sidecar.istio.io/inject"] != "true":
+			// the injector's webhooks select pods by labels: as an annotation it is never seen
+			// unless the namespace selects the pod (blind audit 99 c06)
+			why = fmt.Sprintf("it sets sidecar.istio.io/inject: \"true\" as an annotation, but the sidecar injector selects pods by labels (the label sidecar.istio.io/inject=true, or its namespace %s labelled istio-injection=enabled or istio.io/rev), so the annotation is never seen", ns)
 		default:
 			why = fmt.Sprintf("neither it nor its namespace %s asks for a sidecar (istio-injection=enabled, istio.io/rev, sidecar.istio.io/inject=true) or for ambient (istio.io/dataplane-mode=ambient)", ns)
 		}

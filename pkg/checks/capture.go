@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -179,4 +180,76 @@ func captureAnnotated(snap *snapshot.Snapshot) map[string]bool {
 		}
 		return out
 	}).(map[string]bool)
+}
+
+// nsWorkloadRef is a Pod or a Deployment's pod template of one namespace, as the checks of its
+// data plane read it.
+type nsWorkloadRef struct {
+	ref                 string // "Pod ns/name", "Deployment ns/name"
+	labels, annotations map[string]string
+}
+
+type workloadsByNsKey struct{}
+
+// workloadsIn lists the Pods and Deployments of namespace ns in the input (indexed once per
+// snapshot).
+func workloadsIn(snap *snapshot.Snapshot, ns string) []nsWorkloadRef {
+	return snap.Derived(workloadsByNsKey{}, func() any {
+		out := map[string][]nsWorkloadRef{}
+		for _, p := range snap.Pods {
+			out[p.Namespace] = append(out[p.Namespace], nsWorkloadRef{"Pod " + p.Namespace + "/" + p.Name, p.Labels, p.Annotations})
+		}
+		for _, d := range snap.Deployments {
+			out[d.Namespace] = append(out[d.Namespace], nsWorkloadRef{"Deployment " + d.Namespace + "/" + d.Name, d.Spec.Template.Labels, d.Spec.Template.Annotations})
+		}
+		return out
+	}).(map[string][]nsWorkloadRef)[ns]
+}
+
+// partlyBypassingClient is the PATH_BYPASSES_GATEWAY warning, asked with --from (no pod), for the
+// workloads of namespace ns in the input whose calls to addr:port leave the sidecar out while
+// others' do not: they run no proxy (sidecarInjected), or their annotations leave the call out
+// of the redirection (captureBypass). The trace stands for the others. nil when none does, or
+// all do (unmeshedClient, uncapturedClient).
+func partlyBypassingClient(snap *snapshot.Snapshot, ns string, port uint32, addr, host string) *Finding {
+	ws := workloadsIn(snap, ns)
+	nl := NamespaceLabels(snap, ns)
+	var out, whys []string
+	for _, w := range ws {
+		if w.labels[rules.LabelDataplaneMode] == "ambient" {
+			continue
+		}
+		why := ""
+		if !sidecarInjected(nl, w.labels, w.annotations) {
+			why = "runs no proxy"
+		} else if b, ann := captureBypass(w.annotations, port, addr, host); b != "" {
+			why = "leaves the call out of its sidecar's redirection (" + ann + ")"
+		}
+		if why != "" {
+			out = append(out, w.ref)
+			whys = append(whys, w.ref+" "+why)
+		}
+	}
+	if len(out) == 0 || len(out) == len(ws) {
+		return nil
+	}
+	list := whys
+	if len(list) > 3 {
+		list = append(list[:3:3], fmt.Sprintf("and %d more", len(whys)-3))
+	}
+	f := finding(PathDirect, out[0], fmt.Sprintf("%d of the %d workloads of namespace %s in the input send this call straight out, through no sidecar or egress gateway: %s. The trace is for the others.", len(out), len(ws), ns, strings.Join(list, "; ")),
+		fmt.Sprintf("If their calls are meant to go through the mesh, give %s a sidecar that sees them (no sidecar.istio.io/inject: \"false\", no traffic.sidecar.istio.io annotation leaving out port %d to %s), and restart the pods.", strings.Join(out[:min(len(out), 3)], ", "), port, host))
+	return &f
+}
+
+// someWorkloadUninjected: a Pod or Deployment of namespace ns in the input runs no proxy (and is
+// not ambient).
+func someWorkloadUninjected(snap *snapshot.Snapshot, ns string) bool {
+	nl := NamespaceLabels(snap, ns)
+	for _, w := range workloadsIn(snap, ns) {
+		if w.labels[rules.LabelDataplaneMode] != "ambient" && !sidecarInjected(nl, w.labels, w.annotations) {
+			return true
+		}
+	}
+	return false
 }

@@ -485,6 +485,11 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		// the pod's sidecar is there, but its redirection leaves this call out (blind audit 98
 		// h03: excludeOutboundPorts)
 		bypass(f, " (call not redirected to its sidecar)")
+	} else if labels == nil && workload == "" {
+		// some workloads of the namespace send the call straight out (blind audit 99 c09)
+		if f := partlyBypassingClient(snap, ns, tr.t.Port, v.CallAddress(host, imported), host); f != nil && tr.t.Call != "" {
+			tr.t.Warnings = append(tr.t.Warnings, *f)
+		}
 	}
 	if tr.t.Cause == PathOK && tr.t.Gateway == "" && strings.HasSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") && slices.ContainsFunc(tr.t.Warnings, func(f Finding) bool { return f.Code == PathDirect }) {
 		// a bypass: the call reaches the host, but through no gateway

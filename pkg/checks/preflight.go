@@ -1363,7 +1363,8 @@ type sidecarResult struct {
 // findings, its traced paths and its host findings, in that order. Safe for concurrent use.
 func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult {
 	r := c.sidecarNamespaceCalls(ns, cls)
-	if captureAnnotated(c.snap)[ns] {
+	unmeshed := unmeshedClient(c.snap, ns, "", nil, nil)
+	if unmeshed != nil || captureAnnotated(c.snap)[ns] || someWorkloadUninjected(c.snap, ns) {
 		// (per namespace, whatever layer its other findings come from)
 		hdr, proxy := sidecarHeader(c.snap, ns, nil, nil)
 		v := hdr
@@ -1382,7 +1383,7 @@ func (c *collector) sidecarNamespace(ns string, cls *hostClasses) sidecarResult 
 			add(c.serviceCalls(v, s))
 		}
 		add(routeOnlyCalls(c.snap, v))
-		r.pending = append(r.pending, c.captureBypasses(v, ns, calls)...)
+		r.pending = append(r.pending, c.captureBypasses(v, ns, calls, unmeshed)...)
 	}
 	return r
 }

@@ -256,15 +256,23 @@ type hostPortCall struct {
 }
 
 // captureBypasses: PATH_BYPASSES_GATEWAY for each call of namespace ns (calls) that its sidecars
-// send to an egress gateway while every workload of ns in the input leaves it out of the
-// redirection to the sidecar (uncapturedClient), as why-missing --from says. Worked out per
-// namespace, outside the shared layers, and only when some workload carries such an annotation.
-func (c *collector) captureBypasses(v SidecarView, ns string, calls []hostPortCall) []pendingFinding {
+// send to an egress gateway while the workloads of ns in the input send it straight out: none
+// runs a proxy (unmeshed, unmeshedClient), every one leaves it out of the redirection to its
+// sidecar (uncapturedClient), or some do either (partlyBypassingClient), as why-missing --from
+// says. Worked out per namespace, outside the shared layers, only for namespaces with such
+// workloads.
+func (c *collector) captureBypasses(v SidecarView, ns string, calls []hostPortCall, unmeshed *Finding) []pendingFinding {
 	var out []pendingFinding
 	for _, q := range calls {
 		imported := importedEntry(v.Outbound, q.host)
 		addr := v.CallAddress(q.host, imported)
-		f := uncapturedClient(c.snap, ns, "", nil, q.port, addr, q.host)
+		f := unmeshed
+		if f == nil {
+			f = uncapturedClient(c.snap, ns, "", nil, q.port, addr, q.host)
+		}
+		if f == nil {
+			f = partlyBypassingClient(c.snap, ns, q.port, addr, q.host)
+		}
 		if f == nil {
 			continue
 		}
@@ -273,7 +281,11 @@ func (c *collector) captureBypasses(v SidecarView, ns string, calls []hostPortCa
 			continue
 		}
 		res, field := ParseResourceRef(f.Resource)
-		out = appendPathFindings(out, []pendingFinding{{f: NewPreflightFinding(f.Code, CheckWhyMissing, res, field, f.Message, f.Fix), host: q.host, port: q.port}}, kind, q)
+		msg := strings.TrimSuffix(f.Message, "; the trace above shows what a sidecar would do.")
+		if msg != f.Message {
+			msg += "."
+		}
+		out = appendPathFindings(out, []pendingFinding{{f: NewPreflightFinding(f.Code, CheckWhyMissing, res, field, msg, f.Fix), host: q.host, port: q.port}}, kind, q)
 	}
 	return out
 }

@@ -282,6 +282,9 @@ func pathVerdictLine(p *checks.PathTrace) string {
 			if strings.HasPrefix(w.Message, "Part of the calls") {
 				verdict = "OK, but part of the calls bypass the egress gateway (" + w.Resource + ")"
 			}
+			if strings.Contains(w.Message, " workloads of namespace ") && strings.Contains(w.Message, " send this call straight out") {
+				verdict = "OK, but some workloads bypass the egress gateway (" + w.Resource + ")"
+			}
 			break
 		}
 	}
