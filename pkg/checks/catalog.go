@@ -251,6 +251,7 @@ var catalogRefs = map[string]catalogRef{
 	PreflightGatewayAPIOtherClass:  {"EGR0907", "—", "pilot/pkg/config/kube/gatewaycommon/gatewayclass_collection.go GatewayClassesCollection, FetchGatewayClass; pilot/pkg/config/kube/gateway/gateway_collection.go GatewaysCollection (no Gateway and no status for a class of another controller)"},
 	// Gateway API route attachment (pkg/checks/gatewayapi_attach.go).
 	PreflightRouteNotAccepted:       {"EGR0136", "§5 (404)", "pilot/pkg/config/kube/gateway/conversion.go extractParentReferenceInfo, referenceAllowed; conditions.go createRouteStatus"},
+	PathClientRevisionUnserved:      {"EGR0163", "§1.3", "sidecar injector webhooks per revision (istio.io/rev) and revision tag; pkg/kube/inject (the injector of the revision)"},
 	PreflightDRMergeDrops:           {"EGR0162", "§2.5", "pilot/pkg/model/destination_rule.go mergeDestinationRule (duplicate subsets dropped, the first top-level traffic policy kept); push_context.go setDestinationRules"},
 	PreflightDRPortUndeclared:       {"EGR0151", "§2.5", "pilot/pkg/networking/util/util.go GetPortLevelTrafficPolicy (the service port against portLevelSettings[].port.number); cluster_builder.go applyDestinationRule"},
 	PreflightMeshPortUndeclared:     {"EGR0138", "—", "pilot/pkg/config/kube/gateway/route_collections.go HTTPRouteCollection, TLSRouteCollection, TCPRouteCollection; conversion.go augmentPortMatch, augmentTLSPortMatch, augmentTCPPortMatch"},
@@ -343,7 +344,7 @@ var causePages = map[string]string{
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
 	PreflightGatewayAPINotModelled: "live-state", PreflightNotDiscovered: "preflight", PreflightGatewayAPIOtherClass: "gateway-binding",
-	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightGatewayNotProgrammed: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding", PreflightDRPortUndeclared: "tls-across-hops", PreflightDRMergeDrops: "destinationrule-subsets",
+	PreflightRouteNotAccepted: "gateway-binding", PreflightRouteStatusDiffers: "live-state", PreflightGatewayNotProgrammed: "live-state", PreflightHostnameStatusHarmless: "live-state", PreflightCRDTooOld: "gateway-binding", PreflightMeshPortUndeclared: "gateway-binding", PreflightDRPortUndeclared: "tls-across-hops", PreflightDRMergeDrops: "destinationrule-subsets", PathClientRevisionUnserved: "sidecar-to-gateway-path",
 	PreflightSERejected: "service-entries", PreflightHTTPOnTCPPort: "service-entries", PreflightVSRejected: "gateway-binding", PreflightGatewayRejected: "gateway-servers", PreflightDRRejected: "destinationrule-subsets",
 }
 

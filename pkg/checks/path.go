@@ -485,6 +485,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		// the pod's sidecar is there, but its redirection leaves this call out (blind audit 98
 		// h03: excludeOutboundPorts)
 		bypass(f, " (call not redirected to its sidecar)")
+	} else if what := revisionSubject(ns, workload, labels, v.Revision); what != "" && clientRevisionUnserved(snap, ns, v.Revision, what) != nil {
+		// a revision no istiod of the input serves (blind audit 99 c07)
+		tr.t.Warnings = append(tr.t.Warnings, *clientRevisionUnserved(snap, ns, v.Revision, what))
 	} else if labels == nil && workload == "" {
 		// some workloads of the namespace send the call straight out (blind audit 99 c09)
 		if f := partlyBypassingClient(snap, ns, tr.t.Port, v.CallAddress(host, imported), host); f != nil && tr.t.Call != "" {

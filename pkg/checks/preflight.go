@@ -364,6 +364,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range drMergeFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range clientRevisionFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range kubeListenerTLSFindings(snap) {
 		c.add(f, "")
 	}
