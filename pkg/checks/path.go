@@ -6703,6 +6703,11 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		d.culprit = ref
 		d.msg += fmt.Sprintf(" %s would originate TLS, but it has a workloadSelector, and istiod applies such a rule only to the selected workloads of its own namespace (%s), never to another namespace's (the gateway runs in %s), whatever its exportTo says.", ref, off.Namespace, w.Namespace)
 		d.fix = fmt.Sprintf("Move %s to namespace %s, the gateway's (keep its workloadSelector there).", ref, w.Namespace)
+		if !labelsSelect(off.Spec.GetWorkloadSelector().GetMatchLabels(), w.Labels) {
+			// moved as it is, the selector would still miss the gateway's pods (blind audit
+			// 99 c14)
+			d.fix = fmt.Sprintf("Move %s to namespace %s, the gateway's, with a workloadSelector that selects the gateway's pods (%s) or none (its selector %s selects none of them).", ref, w.Namespace, fmtLabels(w.Labels), fmtLabels(off.Spec.GetWorkloadSelector().GetMatchLabels()))
+		}
 		if off.Namespace == chosen.Namespace || off.Namespace == root {
 			// without the selector, the rule is on the gateway's lookup path (the host's or
 			// the root namespace) once exported there
