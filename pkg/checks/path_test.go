@@ -2186,3 +2186,23 @@ func TestMergeExportToFixes(t *testing.T) {
 		t.Errorf("with the merged fix: cause %s through %q, warnings %+v", p.Cause, p.Gateway, p.Warnings)
 	}
 }
+
+// TestServicePortFixAvoidsPrivilegedTarget: the port added to the gateway's Service for a server
+// on 443 targets 8443 (Istio's charts' mapping), not 443, which a gateway run unprivileged gets
+// no listener on, and the fix is proven by tracing the call again.
+func TestServicePortFixAvoidsPrivilegedTarget(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-service-without-443-fix-targets-8443.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "api.stripe.example", Port: 443, From: "billing", Call: rules.CallTLS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Patch == nil || !strings.Contains(string(p.Patch.Merge), `"port":443,"targetPort":8443`) {
+		t.Fatalf("fix %v, want port 443 targeting 8443", p.Patch)
+	}
+	if p.FixCheck == nil || p.FixCheck.Result != FixProven {
+		t.Errorf("fix not proven: %+v", p.FixCheck)
+	}
+}

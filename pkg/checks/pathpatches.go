@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"sort"
 	"strings"
@@ -614,10 +615,19 @@ func (tr *tracer) servicePortPatches(s rules.Service, port uint32, host string) 
 		for i := 2; names[name]; i++ {
 			name = fmt.Sprintf("%s-%d-%d", proto, port, i)
 		}
+		target, note := ms.Port, fmt.Sprintf(" (port %d added, targeting the gateway listener on %d of Gateway server %s)", port, ms.Port, ms.Ref())
+		if c := unprivilegedContainerPort(tr.snap, w, k, ms.Port); c != 0 && ms.Port == ms.Server.GetPort().GetNumber() {
+			// the server is bound as written on a port below 1024, which a gateway run
+			// unprivileged (Istio's charts do) gets no listener for: the Service port sends it
+			// to the container port the pods declare for it instead, and istiod moves the
+			// listener there (resolvePorts; blind audit 99 c22)
+			target = c
+			note = fmt.Sprintf(" (port %d added, targeting container port %d of the gateway pods, where istiod then puts the listener of Gateway server %s)", port, c, ms.Ref())
+		}
 		ports := asList(specOf(k, "spec")["ports"])
-		ports = append(ports, fields{{"name", name}, {"port", port}, {"targetPort", ms.Port}, {"protocol", "TCP"}})
+		ports = append(ports, fields{{"name", name}, {"port", port}, {"targetPort", target}, {"protocol", "TCP"}})
 		p := newPatch("v1", "Service", k.Namespace, k.Name, fields{{"spec", fields{{"ports", ports}}}})
-		p.note = fmt.Sprintf(" (port %d added, targeting the gateway listener on %d of Gateway server %s)", port, ms.Port, ms.Ref())
+		p.note = note
 		out = append(out, p)
 	}
 	return out
@@ -853,4 +863,36 @@ func definingRule(drs *rules.DRLookup, view []*networkingv1.DestinationRule, s r
 		}
 	}
 	return nil
+}
+
+// unprivilegedContainerPort: for a gateway listener port below 1024, a port from 1024 up that no
+// port of Service svc targets: port+8000 (Istio's charts map 80 to 8080 and 443 to 8443) when
+// the pods declare it or declare no single other free port, else the one free container port
+// they declare; 0 when port is 1024 or more.
+func unprivilegedContainerPort(snap *snapshot.Snapshot, w Workload, svc *corev1.Service, port uint32) uint32 {
+	if port >= 1024 {
+		return 0
+	}
+	targeted := map[uint32]bool{}
+	for _, p := range svc.Spec.Ports {
+		if t, ok := targetPort(snap, w, p); ok && t != 0 {
+			targeted[t] = true
+		}
+	}
+	var cands []uint32
+	for k, n := range workloadNamedPorts(snap, w) {
+		if _, pr, _ := strings.Cut(k, "/"); pr != "TCP" || n < 1024 || targeted[n] || (n >= 15000 && n < 15100) || slices.Contains(cands, n) {
+			continue
+		}
+		cands = append(cands, n)
+	}
+	if slices.Contains(cands, port+8000) || !targeted[port+8000] && !slices.Contains(cands, port+8000) && len(cands) != 1 {
+		// (declared or not: Envoy listens where istiod says, and container ports are
+		// informational)
+		return port + 8000
+	}
+	if len(cands) == 1 {
+		return cands[0]
+	}
+	return 0
 }
