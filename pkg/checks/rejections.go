@@ -79,8 +79,14 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 	}
 	kind, _, _ := strings.Cut(w.Resource, " ")
 	written := "so taken, the call works."
-	if p.Failed() {
+	switch {
+	case p.Failed():
 		written = "so taken, the call still fails: " + p.Message
+	case slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect }):
+		// (blind audit 99 c53: "the call works" above a bypass)
+		written = "so taken, the call bypasses the egress gateway (see the warning below): " + lowerFirstWord(p.Message)
+	case p.Gateway == "" && p.Message != "":
+		written = "so taken: " + lowerFirstWord(p.Message)
 	}
 	fix := rs[0].fix
 	if p.Failed() && p.Fix != "" {
@@ -175,4 +181,13 @@ func rejectedRoutingWarnings(snap *snapshot.Snapshot, host string) []Finding {
 			Message: f.Message + " This verdict takes it as written: it holds only once it is fixed so that it can be applied.", Fix: f.Fix})
 	}
 	return out
+}
+
+// lowerFirstWord lowers the first letter of s when it starts a sentence with "The" (to follow a
+// colon).
+func lowerFirstWord(s string) string {
+	if strings.HasPrefix(s, "The ") {
+		return "the " + s[4:]
+	}
+	return s
 }
