@@ -2483,6 +2483,13 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				w.Resource = e.Ref()
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but %s, which declares port %d of %s, is exported to %s, not %s; the sidecar there holds %s instead, which does not declare port %d, so no chain of the mesh route applies and the call from %s goes straight out.", ref, host, g, e.Ref(), tr.t.Port, host, fmtList(e.ExportTo), v.Namespace, held.Ref(), tr.t.Port, proxy)
 				w.Fix = exportToYAML(e.Ref(), e.DeclaredExportTo, e.Namespace, v.Namespace)
+			case tr.t.Call != rules.CallHTTP && len(model.Services(view, v.Flags.MeshConfig).Shared(host)) == 0 && !strings.Contains(host, "*"):
+				// No entry or Service declares the host: a sidecar builds the filter chains of
+				// tls and tcp routes only for services it holds (listener.go
+				// buildSidecarOutboundListeners), so the mesh route has none and the call takes
+				// the passthrough chain (blind audit 99 c48, where match conditions were named)
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with %s routes, but no ServiceEntry or Service declares %s: sidecars build the filter chains of tls and tcp routes only for services they hold, so the %s call from %s takes the passthrough chain and goes straight out.", ref, host, g, strings.ToLower(tr.t.Call), host, strings.ToUpper(tr.t.Call), proxy)
+				w.Fix = fmt.Sprintf("Declare %s in a ServiceEntry (port %d, protocol %s, resolution DNS) exported to %s and to the gateway's namespace, as Istio's egress gateway tasks do.", host, tr.t.Port, strings.ToUpper(tr.t.Call), v.Namespace)
 			case len(rules.GeneratedFrom(vs.Annotations, vs.Namespace)) > 0:
 				// Generated from a Gateway API route attached to a Gateway: sidecars are routed
 				// by mesh routes, HTTPRoutes whose parentRef is the host's ServiceEntry or
