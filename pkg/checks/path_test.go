@@ -2209,3 +2209,21 @@ func TestServicePortFixAvoidsPrivilegedTarget(t *testing.T) {
 		t.Errorf("fix not proven: %+v", p.FixCheck)
 	}
 }
+
+// TestOneErrorForHiddenSubsetRule: the traced call's ROUTE_CLUSTER_ABSENT and export-audit's
+// SUBSET_NOT_DEFINED_ANYWHERE about the same hiding DestinationRule are one preflight Error.
+func TestOneErrorForHiddenSubsetRule(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "client-namespace-rule-hides-gateway-subset-rule.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, f := range Preflight(snap).Findings {
+		if f.Level == LevelError {
+			errs = append(errs, f.Code+" "+f.Resource.String())
+		}
+	}
+	if len(errs) != 1 || !strings.HasSuffix(errs[0], "DestinationRule accounts/egress-limits") {
+		t.Errorf("preflight Errors %v, want one on DestinationRule accounts/egress-limits", errs)
+	}
+}

@@ -170,7 +170,9 @@ var sameFault = map[string]string{
 // (export-audit's SUBSET_NOT_DEFINED_ANYWHERE), not another fault of the route.
 var sameFaultIf = map[string][]sameFaultCond{
 	ListenerClusterAbsent: {{AuditSubsetUndefined, func(f PreflightFinding) bool {
-		return f.Resource.Kind == "VirtualService" && strings.Contains(f.Message, noSubsetReason)
+		// (blamed on the route, or on the rule of the proxy's namespace that hides the one
+		// defining the subset: blind audit 99 c13, two Errors for one fault)
+		return (f.Resource.Kind == "VirtualService" || f.Resource.Kind == "DestinationRule") && strings.Contains(f.Message, noSubsetReason)
 	}}, {AuditDRNotExportedToClient, func(f PreflightFinding) bool {
 		// ... or the DestinationRule that defines the subset but is not exported to the
 		// client's namespace: export-audit's DR_NOT_EXPORTED_TO_CLIENT_NAMESPACE about it
