@@ -425,7 +425,7 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	}
 	c.renderSidecarContexts()
 	res.ClientNamespaces = c.clientNS
-	res.Findings = undecidedByUnreadGatewayAPI(snap, mergeFieldless(mergeRouteCaused(mergeSameFault(mergeExportToFixes(mergePathAndGateway(c.findings), c.clientNS)))))
+	res.Findings = undecidedByUnreadGatewayAPI(snap, mergeCallKinds(mergeFieldless(mergeRouteCaused(mergeSameFault(mergeExportToFixes(mergePathAndGateway(c.findings), c.clientNS))))))
 	attributeGenerated(snap, res.Findings)
 	selectorRulesForUnselectedPods(snap, res.Findings)
 	SortPreflightFindings(res.Findings)

@@ -365,3 +365,60 @@ func withoutDropped(fs []PreflightFinding, drop map[int]bool) []PreflightFinding
 	}
 	return out
 }
+
+// mergeCallKinds folds findings of one code, level, resource and field seen only on traced
+// paths of the same host and port with different call kinds ("path from sidecar in NS, HTTP
+// h:443" and "..., TLS h:443": preflight traces each kind a port's routes name) into the
+// first: the same fault, explained for each kind, listed once with both contexts (blind audits
+// 95 c45 and 99 c34, c45: one row twice).
+func mergeCallKinds(fs []PreflightFinding) []PreflightFinding {
+	type key struct{ code, level, res, field, hostPort string }
+	pathHostPort := func(f PreflightFinding) (string, bool) {
+		hp := ""
+		for _, c := range f.Contexts {
+			if !strings.HasPrefix(c, "path from ") {
+				return "", false
+			}
+			i := strings.LastIndex(c, ", ")
+			kind, h, ok := strings.Cut(c[i+2:], " ")
+			if i < 0 || !ok || strings.ToUpper(kind) != kind {
+				return "", false
+			}
+			if hp != "" && hp != h {
+				return "", false
+			}
+			hp = h
+		}
+		return hp, hp != ""
+	}
+	first := map[key]int{}
+	drop := map[int]bool{}
+	for i, f := range fs {
+		hp, ok := pathHostPort(f)
+		if !ok {
+			continue
+		}
+		k := key{f.Code, f.Level, f.Resource.String(), f.Field, hp}
+		j, seen := first[k]
+		if !seen {
+			first[k] = i
+			continue
+		}
+		for _, c := range f.Contexts {
+			if !slices.Contains(fs[j].Contexts, c) {
+				fs[j].Contexts = append(fs[j].Contexts, c)
+			}
+		}
+		drop[i] = true
+	}
+	if len(drop) == 0 {
+		return fs
+	}
+	out := make([]PreflightFinding, 0, len(fs)-len(drop))
+	for i, f := range fs {
+		if !drop[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -128,3 +128,24 @@ func TestMergeFieldless(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// TestMergeCallKinds: one fault seen on the HTTP and the TLS call of one host and port is one
+// finding with both contexts; on another port, or with another context, it stays apart.
+func TestMergeCallKinds(t *testing.T) {
+	res := ResourceRef{Kind: "ServiceEntry", Namespace: "team-a", Name: "slack"}
+	mk := func(ctx ...string) PreflightFinding {
+		f := NewPreflightFinding(PathDirect, CheckWhyMissing, res, "", "m", "f")
+		f.Contexts = ctx
+		return f
+	}
+	in := []PreflightFinding{
+		mk("path from sidecar in team-a, HTTP hooks.example:443"),
+		mk("path from sidecar in team-a, TLS hooks.example:443"),
+		mk("path from sidecar in team-a, TLS hooks.example:8443"),
+		mk("sidecar in team-a, hooks.example:443"),
+	}
+	out := mergeCallKinds(in)
+	if len(out) != 3 || len(out[0].Contexts) != 2 || out[0].Contexts[1] != "path from sidecar in team-a, TLS hooks.example:443" {
+		t.Errorf("got %d findings, first contexts %v", len(out), out[0].Contexts)
+	}
+}
