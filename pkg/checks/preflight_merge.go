@@ -372,36 +372,43 @@ func withoutDropped(fs []PreflightFinding, drop map[int]bool) []PreflightFinding
 // first: the same fault, explained for each kind, listed once with both contexts (blind audits
 // 95 c45 and 99 c34, c45: one row twice).
 func mergeCallKinds(fs []PreflightFinding) []PreflightFinding {
-	type key struct{ code, level, res, field, hostPort string }
-	pathHostPort := func(f PreflightFinding) (string, bool) {
-		hp := ""
+	type key struct{ code, level, res, field, where string }
+	// where: the contexts without their call kinds ("path from sidecar in NS, h:443", ...);
+	// kinds: the kinds they name
+	split := func(f PreflightFinding) (where string, kinds []string, ok bool) {
+		var ws []string
 		for _, c := range f.Contexts {
-			if !strings.HasPrefix(c, "path from ") {
-				return "", false
-			}
 			i := strings.LastIndex(c, ", ")
-			kind, h, ok := strings.Cut(c[i+2:], " ")
-			if i < 0 || !ok || strings.ToUpper(kind) != kind {
-				return "", false
+			if !strings.HasPrefix(c, "path from ") || i < 0 {
+				return "", nil, false
 			}
-			if hp != "" && hp != h {
-				return "", false
+			kind, hp, ok := strings.Cut(c[i+2:], " ")
+			if !ok || strings.ToUpper(kind) != kind {
+				return "", nil, false
 			}
-			hp = h
+			ws = append(ws, c[:i]+", "+hp)
+			if !slices.Contains(kinds, kind) {
+				kinds = append(kinds, kind)
+			}
 		}
-		return hp, hp != ""
+		slices.Sort(ws)
+		return strings.Join(slices.Compact(ws), "; "), kinds, len(ws) > 0
 	}
 	first := map[key]int{}
+	firstKinds := map[int][]string{}
 	drop := map[int]bool{}
 	for i, f := range fs {
-		hp, ok := pathHostPort(f)
+		where, kinds, ok := split(f)
 		if !ok {
 			continue
 		}
-		k := key{f.Code, f.Level, f.Resource.String(), f.Field, hp}
+		k := key{f.Code, f.Level, f.Resource.String(), f.Field, where}
 		j, seen := first[k]
-		if !seen {
-			first[k] = i
+		if !seen || slices.ContainsFunc(kinds, func(x string) bool { return slices.Contains(firstKinds[j], x) }) {
+			// (the same clients and call kind with another message: another fault, kept)
+			if !seen {
+				first[k], firstKinds[i] = i, kinds
+			}
 			continue
 		}
 		for _, c := range f.Contexts {
@@ -409,6 +416,7 @@ func mergeCallKinds(fs []PreflightFinding) []PreflightFinding {
 				fs[j].Contexts = append(fs[j].Contexts, c)
 			}
 		}
+		firstKinds[j] = append(firstKinds[j], kinds...)
 		drop[i] = true
 	}
 	if len(drop) == 0 {

@@ -148,4 +148,10 @@ func TestMergeCallKinds(t *testing.T) {
 	if len(out) != 3 || len(out[0].Contexts) != 2 || out[0].Contexts[1] != "path from sidecar in team-a, TLS hooks.example:443" {
 		t.Errorf("got %d findings, first contexts %v", len(out), out[0].Contexts)
 	}
+	// the same call kind from other clients (another message, say another rule applied) stays
+	// apart, and so does the same kind twice
+	other := []PreflightFinding{mk("path from sidecar in team-a, HTTP hooks.example:80"), mk("path from sidecar in team-b, HTTP hooks.example:80"), mk("path from sidecar in team-a, HTTP hooks.example:80")}
+	if out := mergeCallKinds(other); len(out) != 3 {
+		t.Errorf("merged %d of 3 findings of one call kind", 3-len(out))
+	}
 }
