@@ -45,7 +45,15 @@ func gatewayRejections(gw *networkingv1.Gateway) []seRejection {
 	for i, s := range gw.Spec.GetServers() {
 		field := fmt.Sprintf("spec.servers[%d]", i)
 		if why := serverProblem(s); why != "" {
-			add(field, why, fmt.Sprintf("In %s, correct server %d so that Istio's validation accepts it.", ref, i))
+			fix := fmt.Sprintf("In %s, correct server %d so that Istio's validation accepts it.", ref, i)
+			switch {
+			case strings.Contains(why, "has no tls settings"):
+				// (blind audit 99 c23: the fix said no more than the rule's name)
+				fix = fmt.Sprintf("In %s, give server %d tls settings: mode ISTIO_MUTUAL when sidecars send it Istio mTLS (Istio's egress gateway task), SIMPLE with a credentialName for TLS with the gateway's own certificate, or PASSTHROUGH (protocol TLS) for TLS the client originates; or make its protocol HTTP if the sidecars send plain HTTP.", ref, i)
+			case strings.Contains(why, "has tls settings"):
+				fix = fmt.Sprintf("In %s, remove the tls settings of server %d, or make its protocol HTTPS (TLS it terminates) or TLS (PASSTHROUGH).", ref, i)
+			}
+			add(field, why, fix)
 		}
 		if s.GetPort() != nil {
 			if names[s.GetPort().GetName()] {

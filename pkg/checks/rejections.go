@@ -81,7 +81,7 @@ func rejectedVerdict(snap *snapshot.Snapshot, p *PathTrace) {
 	written := "so taken, the call works."
 	switch {
 	case p.Failed():
-		written = "so taken, the call still fails: " + p.Message
+		written = "so taken, the call still fails: " + lowerFirstWord(p.Message)
 	case slices.ContainsFunc(p.Warnings, func(f Finding) bool { return f.Code == PathDirect }):
 		// (blind audit 99 c53: "the call works" above a bypass)
 		written = "so taken, the call bypasses the egress gateway (see the warning below): " + lowerFirstWord(p.Message)
