@@ -618,13 +618,8 @@ func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[strin
 			}
 			return false
 		}
-		for _, p := range snap.Pods {
-			if p.Namespace == ns && check(p.Labels, p.Annotations) {
-				return nil
-			}
-		}
-		for _, d := range snap.Deployments {
-			if d.Namespace == ns && check(d.Spec.Template.Labels, d.Spec.Template.Annotations) {
+		for _, w := range workloadsIn(snap, ns) {
+			if check(w.labels, w.annotations) {
 				return nil
 			}
 		}

@@ -113,27 +113,14 @@ func uncapturedClient(snap *snapshot.Snapshot, ns, workload string, a map[string
 			what = "The client pod in " + ns
 		}
 	} else {
-		n := 0
-		for _, p := range snap.Pods {
-			if p.Namespace != ns {
-				continue
-			}
-			if why, ann = captureBypass(p.Annotations, port, addr, host); why == "" {
-				return nil
-			}
-			n++
-		}
-		for _, d := range snap.Deployments {
-			if d.Namespace != ns {
-				continue
-			}
-			if why, ann = captureBypass(d.Spec.Template.Annotations, port, addr, host); why == "" {
-				return nil
-			}
-			n++
-		}
-		if n == 0 {
+		ws := workloadsIn(snap, ns)
+		if len(ws) == 0 {
 			return nil
+		}
+		for _, w := range ws {
+			if why, ann = captureBypass(w.annotations, port, addr, host); why == "" {
+				return nil
+			}
 		}
 		what = "Every workload of namespace " + ns + " in the input"
 		why = strings.Replace(why, "its annotation", "each one's annotation", 1)

@@ -485,9 +485,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		// the pod's sidecar is there, but its redirection leaves this call out (blind audit 98
 		// h03: excludeOutboundPorts)
 		bypass(f, " (call not redirected to its sidecar)")
-	} else if what := revisionSubject(ns, workload, labels, v.Revision); what != "" && clientRevisionUnserved(snap, ns, v.Revision, what) != nil {
+	} else if f := clientRevisionUnserved(snap, v.Revision, revisionSubject(ns, workload, labels, v.Revision)); f != nil {
 		// a revision no istiod of the input serves (blind audit 99 c07)
-		tr.t.Warnings = append(tr.t.Warnings, *clientRevisionUnserved(snap, ns, v.Revision, what))
+		tr.t.Warnings = append(tr.t.Warnings, *f)
 	} else if labels == nil && workload == "" {
 		// some workloads of the namespace send the call straight out (blind audit 99 c09)
 		if f := partlyBypassingClient(snap, ns, tr.t.Port, v.CallAddress(host, imported), host); f != nil && tr.t.Call != "" {
@@ -8756,29 +8756,26 @@ func serverNamesHost(srv *networking.Server, host string) bool {
 // gateway ..., duplicate host names", and the protocol conflicts of a port): the skipped
 // server gets no filter chain and its routes bind nothing.
 func (tr *tracer) skippedServerTookCall(w Workload, gproxy string, target uint32, host, cluster, origin string) bool {
-	_, _, ch, ok := parseClusterName(cluster)
-	if !ok || strings.EqualFold(ch, host) {
+	if otherHostCluster(cluster, host) == "" {
+		return false
+	}
+	ms, kept, ok := skippedServerFor(tr.snap, w, target, host)
+	if !ok {
 		return false
 	}
 	origin = strings.TrimPrefix(origin, "VirtualService ")
 	view := RevisionView(tr.snap, w.Revision)
-	flags := ReadIstiodFlags(view, w.Revision)
-	x := model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo())
-	for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, flags.ScopeGWToNs.Value), gatewayTargetPorts(tr.snap, w)) {
-		if ms.Port != target || ms.Dropped == "" || ms.Dropped == rules.DropNoServicePort || !serverCovers(ms, host) {
+	x := model.VirtualServices(view, ReadIstiodFlags(view, w.Revision).MeshConfig.GetDefaultVirtualServiceExportTo())
+	gw := rules.GatewayName(ms.Gateway)
+	for _, vs := range x.Relevant(host, nil) {
+		ref := vs.Namespace + "/" + vs.Name
+		if ref == origin || !slices.Contains(rules.VSGateways(vs), gw) {
 			continue
 		}
-		gw := rules.GatewayName(ms.Gateway)
-		for _, vs := range x.Relevant(host, nil) {
-			ref := vs.Namespace + "/" + vs.Name
-			if ref == origin || !slices.Contains(rules.VSGateways(vs), gw) {
-				continue
-			}
-			tr.hop(gproxy, "server", Fail, fmt.Sprintf("server %s for %s is skipped (%s holds the port): VirtualService %s, bound to it, never applies", ms.Ref(), host, orDash(ms.Conflict), ref))
-			msg := fmt.Sprintf("%s The call to %s meets %s instead, whose route (VirtualService %s) sends it to %s, not to %s: VirtualService %s, bound to the skipped server, never applies on this gateway.", droppedServerMessage(ms), host, orDash(ms.Conflict), origin, cluster, host, ref)
-			tr.fail(ListenerServerDropped, "", "Gateway "+gw, msg, droppedServerFix(ms))
-			return true
-		}
+		tr.hop(gproxy, "server", Fail, fmt.Sprintf("server %s for %s is skipped (%s holds the port): VirtualService %s, bound to it, never applies", ms.Ref(), host, kept.Ref(), ref))
+		msg := fmt.Sprintf("%s The call to %s meets %s instead, whose route (VirtualService %s) sends it to %s, not to %s: VirtualService %s, bound to the skipped server, never applies on this gateway.", droppedServerMessage(ms), host, kept.Ref(), origin, cluster, host, ref)
+		tr.fail(ListenerServerDropped, "", "Gateway "+gw, msg, droppedServerFix(ms))
+		return true
 	}
 	return false
 }
@@ -8789,6 +8786,10 @@ func (tr *tracer) skippedServerTookCall(w Workload, gproxy string, target uint32
 // the server's port is the slip (Istio's egress gateway task puts the plain HTTP server on 80),
 // not the route (blind audit 98 c15, where the route was told to send plaintext to the https
 // port). The fix moves the server to cport.
+//
+// Mirrors istiod pilot/pkg/model/gateway.go resolvePorts (the server port is a Service port; the
+// listener is its targetPort) and the Service port protocols of the gateway's Service
+// (kube conversion.go ConvertService: the port name or appProtocol).
 func plainServerOnTLSPort(ms rules.GatewayServer, svc rules.Service, sp rules.ServicePort, cport uint32, host, call string) (noServer, bool) {
 	if call != rules.CallHTTP || ms.Server.GetTls() != nil {
 		return noServer{}, false
@@ -8808,18 +8809,10 @@ func plainServerOnTLSPort(ms rules.GatewayServer, svc rules.Service, sp rules.Se
 		return noServer{}, false
 	}
 	gw := rules.GatewayName(ms.Gateway)
-	servers := asList(specOf(ms.Gateway, "spec")["servers"])
-	if ms.Index < 0 || ms.Index >= len(servers) {
+	p := serverPortPatch(ms.Gateway, ms.Index, cport)
+	if p == nil {
 		return noServer{}, false
 	}
-	srv, _ := servers[ms.Index].(map[string]any)
-	port, _ := srv["port"].(map[string]any)
-	if port == nil {
-		return noServer{}, false
-	}
-	port["number"] = cport
-	p := newPatch("networking.istio.io/v1", "Gateway", ms.Gateway.Namespace, ms.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
-	p.note = fmt.Sprintf(" server %d on port %d", ms.Index, cport)
 	return noServer{
 		why: fmt.Sprintf("the gateway's server for %s, %s, is a plaintext %s server on port %d, a port %s declares for TLS (%s, targetPort %d), while the mesh route sends plain HTTP to port %d (%s, targetPort %d), where no server listens",
 			host, ms.Ref(), strings.ToUpper(ms.Server.GetPort().GetProtocol()), ms.Server.GetPort().GetNumber(), svc.Ref(), sp.Protocol, ms.Port, cport, svc.Ports[i].Protocol, svc.Ports[i].TargetPort),

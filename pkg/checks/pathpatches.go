@@ -869,16 +869,14 @@ func definingRule(drs *rules.DRLookup, view []*networkingv1.DestinationRule, s r
 // port of Service svc targets: port+8000 (Istio's charts map 80 to 8080 and 443 to 8443) when
 // the pods declare it or declare no single other free port, else the one free container port
 // they declare; 0 when port is 1024 or more.
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayListeners (a pod marked
+// unprivileged gets no listener below 1024) with resolvePorts (the targetPort is the listener).
 func unprivilegedContainerPort(snap *snapshot.Snapshot, w Workload, svc *corev1.Service, port uint32) uint32 {
 	if port >= 1024 {
 		return 0
 	}
-	targeted := map[uint32]bool{}
-	for _, p := range svc.Spec.Ports {
-		if t, ok := targetPort(snap, w, p); ok && t != 0 {
-			targeted[t] = true
-		}
-	}
+	targeted := targetedPorts(snap, w, svc)
 	var cands []uint32
 	for k, n := range workloadNamedPorts(snap, w) {
 		if _, pr, _ := strings.Cut(k, "/"); pr != "TCP" || n < 1024 || targeted[n] || (n >= 15000 && n < 15100) || slices.Contains(cands, n) {

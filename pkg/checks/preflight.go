@@ -2048,11 +2048,6 @@ func (c *collector) meshRoutePorts(v SidecarView, host string) (ports []uint32, 
 // and it becomes a Warning that says so and names how to trace a selected pod (blind audits 90
 // c56, 93 c23, where CI failed on a rule that worked for the only client).
 func selectorRulesForUnselectedPods(snap *snapshot.Snapshot, fs []PreflightFinding) {
-	type nsWorkload struct {
-		ref    string
-		labels map[string]string
-	}
-	var byNs map[string][]nsWorkload
 	for i := range fs {
 		f := &fs[i]
 		if f.Level != LevelError || (f.Resource.Kind != "DestinationRule" && f.Resource.Kind != "Sidecar") {
@@ -2078,19 +2073,9 @@ func selectorRulesForUnselectedPods(snap *snapshot.Snapshot, fs []PreflightFindi
 		default:
 			continue
 		}
-		if byNs == nil {
-			// the workloads of each namespace, indexed once (the input's order kept)
-			byNs = map[string][]nsWorkload{}
-			for _, p := range snap.Pods {
-				byNs[p.Namespace] = append(byNs[p.Namespace], nsWorkload{"Pod " + p.Namespace + "/" + p.Name, p.Labels})
-			}
-			for _, d := range snap.Deployments {
-				byNs[d.Namespace] = append(byNs[d.Namespace], nsWorkload{"Deployment " + d.Namespace + "/" + d.Name, d.Spec.Template.Labels})
-			}
-		}
 		var selected []string
 		all := true
-		for _, w := range byNs[f.Resource.Namespace] {
+		for _, w := range workloadsIn(snap, f.Resource.Namespace) {
 			selected = append(selected, w.ref)
 			all = all && labelsSelect(sel, w.labels)
 		}

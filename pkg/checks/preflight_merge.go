@@ -419,14 +419,5 @@ func mergeCallKinds(fs []PreflightFinding) []PreflightFinding {
 		firstKinds[j] = append(firstKinds[j], kinds...)
 		drop[i] = true
 	}
-	if len(drop) == 0 {
-		return fs
-	}
-	out := make([]PreflightFinding, 0, len(fs)-len(drop))
-	for i, f := range fs {
-		if !drop[i] {
-			out = append(out, f)
-		}
-	}
-	return out
+	return withoutDropped(fs, drop)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
@@ -22,31 +24,20 @@ func init() {
 }
 
 // clientRevisionUnserved is the CLIENT_REVISION_NOT_SERVED warning for a client of revision rev
-// (its namespace's or pod's istio.io/rev; "" or "default" is the default revision) in namespace
-// ns, or nil when an istiod of the input serves rev or the input holds no istiod at all (then
-// nothing is known about revisions).
+// (its namespace's or pod's istio.io/rev; "" or "default" is the default revision), what asks
+// for it ("Namespace ns" or "Pod ns/name"), or nil when an istiod of the input serves rev or the
+// input holds no istiod at all (then nothing is known about revisions).
 //
 // Mirrors the sidecar injector's webhooks (one per installed revision, selecting
 // istio.io/rev=<revision>, plus one per revision tag), as istioctl's revision and tag commands
 // describe them.
-func clientRevisionUnserved(snap *snapshot.Snapshot, ns, rev, what string) *Finding {
+func clientRevisionUnserved(snap *snapshot.Snapshot, rev, what string) *Finding {
 	if revKey(rev) == "" || istiodFor(snap, rev) != nil {
 		return nil
 	}
 	served := map[string]bool{}
 	for _, d := range snap.Deployments {
-		l := d.Labels
-		if len(l) == 0 {
-			l = d.Spec.Template.Labels
-		}
-		if l["app"] == "istiod" || l["istio"] == "pilot" {
-			r := l[RevisionLabel]
-			if r == "" {
-				r = d.Spec.Template.Labels[RevisionLabel]
-			}
-			if r == "" {
-				r = "default"
-			}
+		if r, ok := istiodRevision(d); ok {
 			served[r] = true
 		}
 	}
@@ -78,9 +69,30 @@ func clientRevisionFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	var out []PreflightFinding
 	for _, ns := range ClientNamespaces(snap) {
 		rev := NamespaceLabels(snap, ns)[RevisionLabel]
-		if f := clientRevisionUnserved(snap, ns, rev, "Namespace "+ns); f != nil {
+		if f := clientRevisionUnserved(snap, rev, "Namespace "+ns); f != nil {
 			out = append(out, NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "Namespace", Name: ns}, "metadata.labels", f.Message, f.Fix))
 		}
 	}
 	return out
+}
+
+// istiodRevision is the revision an istiod Deployment serves ("default" without istio.io/rev),
+// false when d is no istiod (label app=istiod or istio=pilot on it, or on its pod template when
+// it has no labels of its own).
+func istiodRevision(d *appsv1.Deployment) (string, bool) {
+	l := d.Labels
+	if len(l) == 0 {
+		l = d.Spec.Template.Labels
+	}
+	if l["app"] != "istiod" && l["istio"] != "pilot" {
+		return "", false
+	}
+	r := l[RevisionLabel]
+	if r == "" {
+		r = d.Spec.Template.Labels[RevisionLabel]
+	}
+	if r == "" {
+		r = "default"
+	}
+	return r, true
 }

@@ -2059,19 +2059,28 @@ func serverOnTargetPort(snap *snapshot.Snapshot, b rules.Binding, w Workload) (c
 	if port == 0 {
 		return "", "", nil, false
 	}
-	servers := asList(specOf(b.Gateway, "spec")["servers"])
-	if b.ServerIndex < 0 || b.ServerIndex >= len(servers) {
+	if patch = serverPortPatch(b.Gateway, b.ServerIndex, port); patch == nil {
 		return "", "", nil, false
 	}
-	srv, _ := servers[b.ServerIndex].(map[string]any)
-	p, _ := srv["port"].(map[string]any)
-	if p == nil {
-		return "", "", nil, false
-	}
-	p["number"] = port
-	patch = newPatch("networking.istio.io/v1", "Gateway", b.Gateway.Namespace, b.Gateway.Name, fields{{"spec", fields{{"servers", servers}}}})
-	patch.note = fmt.Sprintf(" server %d on port %d", b.ServerIndex, port)
 	msg = fmt.Sprintf("server %d of Gateway %s is on port %d, the container port behind port %d of the gateway's Service, which declares no port %d: istiod binds the server on %d as written, and the routes of VirtualService %s/%s for it match port %d, the Service port, so none matches the server (port %d): %s. A Gateway server's port is the Service port (istiod sends it to the targetPort itself).",
 		b.ServerIndex, gwName, sport, port, sport, sport, b.VS.Namespace, b.VS.Name, port, sport, unboundAnswer(b))
 	return "Gateway " + gwName, msg, patch, true
+}
+
+// serverPortPatch moves server index of Gateway gw to port (every server written back: a merge
+// patch replaces the list); nil when the Gateway has no such server.
+func serverPortPatch(gw *networkingv1.Gateway, index int, port uint32) *Patch {
+	servers := asList(specOf(gw, "spec")["servers"])
+	if index < 0 || index >= len(servers) {
+		return nil
+	}
+	srv, _ := servers[index].(map[string]any)
+	p, _ := srv["port"].(map[string]any)
+	if p == nil {
+		return nil
+	}
+	p["number"] = port
+	patch := newPatch("networking.istio.io/v1", "Gateway", gw.Namespace, gw.Name, fields{{"spec", fields{{"servers", servers}}}})
+	patch.note = fmt.Sprintf(" server %d on port %d", index, port)
+	return patch
 }

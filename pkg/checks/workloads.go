@@ -230,12 +230,7 @@ type namedPortsKey struct{ kind, ns, name string }
 // ports 15000-15099 left out) that no port of Service svc targets, by number or by name.
 func untargetedContainerPort(snap *snapshot.Snapshot, w Workload, svc *corev1.Service, proto corev1.Protocol) (uint32, bool) {
 	named := workloadNamedPorts(snap, w)
-	targeted := map[uint32]bool{}
-	for _, p := range svc.Spec.Ports {
-		if t, ok := targetPort(snap, w, p); ok && t != 0 {
-			targeted[t] = true
-		}
-	}
+	targeted := targetedPorts(snap, w, svc)
 	var cands []uint32
 	for k, n := range named {
 		_, pr, _ := strings.Cut(k, "/")
@@ -248,6 +243,18 @@ func untargetedContainerPort(snap *snapshot.Snapshot, w Workload, svc *corev1.Se
 		return 0, false
 	}
 	return cands[0], true
+}
+
+// targetedPorts are the ports of w's pods that a port of Service svc targets (by number, or by
+// a name w's pods resolve).
+func targetedPorts(snap *snapshot.Snapshot, w Workload, svc *corev1.Service) map[uint32]bool {
+	targeted := map[uint32]bool{}
+	for _, p := range svc.Spec.Ports {
+		if t, ok := targetPort(snap, w, p); ok && t != 0 {
+			targeted[t] = true
+		}
+	}
+	return targeted
 }
 
 // workloadNamedPorts maps each named container port of w's pod (its Deployment's pod template,

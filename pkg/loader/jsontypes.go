@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -156,18 +157,7 @@ func typeProblem(at string, v any, want string) string {
 	case map[string]any:
 		what = "an object"
 	}
-	name := at
-	for i := len(at) - 1; i >= 0; i-- {
-		if at[i] == '.' {
-			name = at[i+1:]
-			break
-		}
-	}
-	for i := 0; i < len(name); i++ {
-		if name[i] == '[' {
-			name = name[:i]
-			break
-		}
-	}
+	name := at[strings.LastIndex(at, ".")+1:]
+	name, _, _ = strings.Cut(name, "[")
 	return fmt.Sprintf("invalid value for field %s: %s where the API server's schema wants %s (%s)", name, what, want, at)
 }
