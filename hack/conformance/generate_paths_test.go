@@ -31,6 +31,7 @@ const (
 	dimPSNI     = "path.sni"
 	dimPMeshOrd = "path.mesh-order"
 	dimPDeleg   = "path.delegate"
+	dimPSrvPort = "path.server-port"
 
 	pathHost   = "path.example.com"
 	mirrorHost = "mirror.example.com"
@@ -208,7 +209,12 @@ func init() {
 		// this port"), and buildGatewayListeners appends both servers' chains to one listener,
 		// so the path's plaintext HTTP call takes the chain without server names (blind audit
 		// 74 case 12).
-		dimension{dimPHeld, []string{"none", "none", "none", "older-http", "older-tcp", "older-passthrough"}},
+		// older-same-host: an older Gateway egress/held with a TLS PASSTHROUGH server on 8453 for
+		// the path host itself, and an older VirtualService egress/held whose tls route sends that
+		// SNI to held.example.net:443: the path's TLS server on 8453 repeats the host, so istiod
+		// skips it (MergeGateways, CheckDuplicates) and path-through-gw never applies; the
+		// call on 8453 takes held's chain to held.example.net (blind audit 98 c17).
+		dimension{dimPHeld, []string{"none", "none", "none", "older-http", "older-tcp", "older-passthrough", "older-same-host"}},
 		// path.sidecar: a Sidecar in team-p (istiod sidecar.go: a Sidecar egress listener with
 		// a port keeps only that port of the services it imports, and imports only the
 		// namespaces its hosts name). catch-all: egress hosts [*/*] without a port (the
@@ -295,6 +301,17 @@ func init() {
 		// exportTo [egress]): a VirtualService with hosts is not a delegate, so the root's
 		// delegate route is dropped the same way.
 		dimension{dimPDeleg, []string{"none", "none", "none", "delegate", "not-exported", "with-hosts"}},
+		// path.server-port: the port path-gw's server is written on. container-port: the
+		// gateway Service's targetPort (18090 or 18453, the pods' container port) instead of the
+		// Service port: no Service port declares it, so istiod keeps it as written (gateway.go
+		// resolvePorts) and the listener is the one the call arrives on; the gateway's routes
+		// match the server port, so a route that names the Service port (the tls routes of the
+		// passthrough paths) no longer binds (blind audit 98 c34). container-port-matched: the
+		// same, and the gateway's http and tcp routes match the Service port too. plain-on-tls-port:
+		// the plain HTTP server on 8453, the Service port named tls-path, while the client
+		// sends plaintext to 8090: no listener behind 8090 (blind audit 98 c15; HTTP paths
+		// without TLS on the hop only).
+		dimension{dimPSrvPort, []string{"none", "none", "none", "container-port", "container-port-matched", "plain-on-tls-port"}},
 	)
 }
 
@@ -705,6 +722,22 @@ spec:
 			meshRoute = strings.Replace(meshRoute, "subset: p, ", "", 1)
 		}
 	}
+	switch sp := d[dimPSrvPort]; {
+	case sp == "container-port" || sp == "container-port-matched":
+		server = strings.Replace(server, "{number: 8090,", "{number: 18090,", 1)
+		server = strings.Replace(server, "{number: 8453,", "{number: 18453,", 1)
+		if sp == "container-port-matched" {
+			for _, kind := range []string{"http", "tcp"} {
+				port := 8090
+				if strings.Contains(server, "{number: 18453,") {
+					port = 8453
+				}
+				gwRoute = strings.Replace(gwRoute, "  "+kind+":\n  - route:", fmt.Sprintf("  %s:\n  - match:\n    - port: %d\n    route:", kind, port), 1)
+			}
+		}
+	case sp == "plain-on-tls-port" && !passthrough && !mutualServer && !strings.HasPrefix(tlsVariant, "http-into-tcp"):
+		server = strings.Replace(server, "{number: 8090,", "{number: 8453,", 1)
+	}
 	if av := d[dimPAlias]; av == "alias" || av == "alias-dot" {
 		target := pathHost
 		if av == "alias-dot" {
@@ -795,9 +828,38 @@ spec:%s%s
 	if revVariant == "config-canary" || revVariant == "both-canary" {
 		cfgLabels = "\n  labels: {istio.io/rev: canary}"
 	}
-	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" || hv == "older-passthrough" {
-		port, tls := "{number: 8453, name: http-held, protocol: HTTP}", ""
+	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" || hv == "older-passthrough" || hv == "older-same-host" {
+		port, tls, hosts := "{number: 8453, name: http-held, protocol: HTTP}", "", "held.example.net"
 		switch hv {
+		case "older-same-host":
+			port, tls, hosts = "{number: 8453, name: tls-held, protocol: TLS}", "\n    tls: {mode: PASSTHROUGH}", pathHost
+			b.add(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: held
+  namespace: egress
+  creationTimestamp: "2000-01-01T00:00:00Z"
+spec:
+  hosts: [held.example.net]
+  location: MESH_EXTERNAL
+  ports:
+  - {number: 443, name: tls, protocol: TLS}
+  resolution: DNS`)
+			b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: held
+  namespace: egress
+  creationTimestamp: "2000-01-01T00:00:00Z"
+spec:
+  hosts: [%s]
+  gateways: [held]
+  tls:
+  - match:
+    - port: 8453
+      sniHosts: [%s]
+    route:
+    - destination: {host: held.example.net, port: {number: 443}}`, pathHost, pathHost))
 		case "older-tcp":
 			port = "{number: 8453, name: tcp-held, protocol: TCP}"
 		case "older-passthrough":
@@ -841,7 +903,7 @@ spec:
   selector: {istio: egress-dedicated}
   servers:
   - port: %s
-    hosts: [held.example.net]%s`, port, tls))
+    hosts: [%s]%s`, port, hosts, tls))
 	}
 	gwNs, gwSel, gwRef := "egress", "{istio: egress-dedicated}", "path-gw"
 	switch d[dimPSel] {

@@ -2380,7 +2380,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			w := Finding{Code: PathDirect, Level: LevelWarning, Resource: culprit,
 				Message: fmt.Sprintf("%s sends %s from the sidecars in %s to the egress gateway. %s: a mesh route applies only to hosts the sidecar holds a service for, so it builds nothing for %s there and the call from %s goes straight out.", firstOrigin(tr.snap, vs.Namespace+"/"+vs.Name), host, v.Namespace, why, host, proxy)}
 			if patch != nil {
-				w.Fix = patch.Text()
+				w.Fix, w.Patch = patch.Text(), patch
 			}
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return
@@ -2392,7 +2392,7 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			// it to the gateway build nothing on this sidecar (blind audit 33 U01v, ALLOW_ANY).
 			msg, patch := revisionLabelText(se, host, proxy, v.Revision)
 			tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "ServiceEntry " + se.Namespace + "/" + se.Name,
-				Message: strings.TrimSuffix(msg, ".") + ", so no route for it applies here and the call goes straight out.", Fix: patch.Text()})
+				Message: strings.TrimSuffix(msg, ".") + ", so no route for it applies here and the call goes straight out.", Fix: patch.Text(), Patch: patch})
 			return
 		}
 	}
@@ -2482,7 +2482,8 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				held, _ := v.Outbound.ScopeService(host)
 				w.Resource = e.Ref()
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but %s, which declares port %d of %s, is exported to %s, not %s; the sidecar there holds %s instead, which does not declare port %d, so no chain of the mesh route applies and the call from %s goes straight out.", ref, host, g, e.Ref(), tr.t.Port, host, fmtList(e.ExportTo), v.Namespace, held.Ref(), tr.t.Port, proxy)
-				w.Fix = exportToYAML(e.Ref(), e.DeclaredExportTo, e.Namespace, v.Namespace)
+				w.Patch = exportToPatch(e.Ref(), e.DeclaredExportTo, e.Namespace, v.Namespace)
+				w.Fix = w.Patch.Text()
 			case tr.t.Call != rules.CallHTTP && len(model.Services(view, v.Flags.MeshConfig).Shared(host)) == 0 && !strings.Contains(host, "*"):
 				// No entry or Service declares the host: a sidecar builds the filter chains of
 				// tls and tcp routes only for services it holds (listener.go
@@ -2516,7 +2517,8 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 					from = "it sets no exportTo, and meshConfig.defaultVirtualServiceExportTo " + exportToText(exportTo)
 				}
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but %s does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out (a VirtualService's own namespace sees it only when exportTo lists \".\" or the namespace).", ref, host, g, from, v.Namespace, v.Namespace)
-				w.Fix = exportToYAML(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+				w.Patch = exportToPatch(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+				w.Fix = w.Patch.Text()
 			case v.Scope.Sidecar != nil && !scopeSelectsVS(v, view, vs):
 				// The client's Sidecar egress hosts select no VirtualService of vs's namespace
 				// and host: its proxies never use it (pilot/pkg/model/sidecar.go
@@ -2599,7 +2601,8 @@ func (tr *tracer) meshOnlyRouteMissed(v SidecarView, vses []*networkingv1.Virtua
 				from = "meshConfig.defaultVirtualServiceExportTo (it sets no exportTo of its own)"
 			}
 			w.Message = fmt.Sprintf("%s sends %s from sidecars to the egress gateway, but %s, %s, does not include %s, so its mesh route never reaches the sidecar in %s and the call goes straight out.", ref, host, from, exportToText(exportTo), v.Namespace, v.Namespace)
-			w.Fix = exportToYAML(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+			w.Patch = exportToPatch(ref, vs.Spec.ExportTo, vs.Namespace, v.Namespace)
+			w.Fix = w.Patch.Text()
 		case v.Scope.Sidecar != nil && !scopeSelectsVS(v, view, vs):
 			sc := v.Scope.Ref()
 			w.Resource = "Sidecar " + sc

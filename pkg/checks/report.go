@@ -3,7 +3,6 @@ package checks
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
 )
@@ -235,6 +234,9 @@ type Finding struct {
 	// Proxy is set on explain-listener findings about a hop past the proxy explained: the
 	// gateway ("gateway NS/NAME") where the traced call fails.
 	Proxy string `json:"proxy,omitempty"`
+	// Patch is the manifest change Fix writes out, when the fix is one (not in the output:
+	// Fix holds its text). Used to merge fixes that change the same resource.
+	Patch *Patch `json:"-"`
 }
 
 // String returns the result as written in output.
@@ -332,17 +334,9 @@ func (r *Report) MergeExportToFixes() {
 	}
 	warned := map[string]bool{}
 	for _, w := range r.Path.Warnings {
-		if strings.Contains(w.Fix, "exportTo:") && strings.HasPrefix(w.Fix, "# "+w.Resource+"\n") {
-			warned[w.Resource] = true
-			sources[w.Resource]++
-			for _, l := range strings.Split(w.Fix, "\n") {
-				if item, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok {
-					if _, seen := lists[w.Resource]; !seen {
-						order = append(order, w.Resource)
-					}
-					lists[w.Resource] = append(lists[w.Resource], strings.Trim(item, `"`))
-				}
-			}
+		if _, ok := exportToOnly(w.Patch); ok {
+			warned[w.Patch.Ref()] = true
+			note(w.Patch)
 		}
 	}
 	for _, ref := range order {
@@ -370,8 +364,8 @@ func (r *Report) MergeExportToFixes() {
 		}
 		if warned[ref] {
 			for i, w := range r.Path.Warnings {
-				if w.Resource == ref && strings.Contains(w.Fix, "exportTo:") && strings.HasPrefix(w.Fix, "# "+ref+"\n") {
-					r.Path.Warnings[i].Fix = p.Text()
+				if q := replace(w.Patch); q != w.Patch {
+					r.Path.Warnings[i].Patch, r.Path.Warnings[i].Fix = q, q.Text()
 				}
 			}
 		}
