@@ -3668,17 +3668,25 @@ func (tr *tracer) otherShares(v SidecarView, proxy string, res rules.CallResult,
 // DestinationRule the sidecar applies originates no TLS for it. Returns the entry and the rule
 // ("" for none).
 func plainToTLSAt(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, res rules.CallResult, host string, cport uint32, subset, kind string) (*rules.Service, string, bool) {
-	if (kind != rules.CallHTTP && kind != rules.CallHTTP2) || res.Route == nil {
+	if kind != rules.CallHTTP && kind != rules.CallHTTP2 {
 		return nil, "", false
 	}
 	s, ok := v.Outbound.ScopeService(host)
 	if !ok || s.Kind != rules.KindServiceEntry {
 		return nil, "", false
 	}
-	if proto := strings.ToUpper(portProtocol(s, cport)); proto != "HTTPS" && proto != "TLS" && tlsTargetOf(s, cport) == 0 {
+	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	// A rule that means to originate TLS for the cluster, which istiod drops for sidecars (a
+	// credentialName without a workloadSelector): the port's own protocol says nothing of the
+	// server's, the rule does (blind audit 101 c34, an HTTP port 443 and tls MUTUAL).
+	dropped := ch != nil && rules.SidecarDropsCredential(ch, ch.ClusterTLS(cport, subset)) &&
+		rules.IsHTTPProtocol(portProtocol(s, cport)) && clusterOfHost(res.Cluster, host)
+	if res.Route == nil && !dropped {
 		return nil, "", false
 	}
-	ch := drs.For(v.Namespace, v.Labels, s.Hostname, s.Namespace)
+	if proto := strings.ToUpper(portProtocol(s, cport)); proto != "HTTPS" && proto != "TLS" && tlsTargetOf(s, cport) == 0 && !dropped {
+		return nil, "", false
+	}
 	dr := ""
 	if ch != nil {
 		dr = ch.Ref()
@@ -3687,6 +3695,12 @@ func plainToTLSAt(snap *snapshot.Snapshot, v SidecarView, drs *rules.DRLookup, r
 		}
 	}
 	return &s, dr, true
+}
+
+// clusterOfHost: Envoy cluster name c is an outbound cluster of host.
+func clusterOfHost(c, host string) bool {
+	_, _, h, ok := parseClusterName(c)
+	return ok && strings.EqualFold(h, host)
 }
 
 // plainHTTPOnTLSPort fails the path when a plain HTTP call reaches the sidecar on a port the
