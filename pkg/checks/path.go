@@ -3160,12 +3160,14 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 	gwNs, internal, _ := strings.Cut(g, "/")
 	gwName, listener, _ := rules.ParseKubeGatewayInternalName(internal)
 	backend := fmt.Sprintf("the Service that serves Gateway %s/%s, port of listener %s", gwNs, gwName, listener)
+	var gwSvc, gwSvcNs string
 	if kg := kubeGatewayOf(tr.snap, gwNs+"/"+gwName); kg != nil {
 		// The gateway's Service: the one istiod deploys (<name>-<class>), or the Hostname
 		// address of an unmanaged Gateway; a backendRef names it by name and namespace.
 		if svcs := rules.KubeGatewayServices(kg); len(svcs) > 0 {
 			name, rest, _ := strings.Cut(svcs[0], ".")
 			ns, _, _ := strings.Cut(rest, ".")
+			gwSvc, gwSvcNs = name, ns
 			for _, l := range kg.Spec.Listeners {
 				if string(l.Name) == listener {
 					backend = fmt.Sprintf("{name: %s, namespace: %s, port: %d}", name, ns, l.Port)
@@ -3223,6 +3225,35 @@ func (tr *tracer) gatewayAPIBypass(v SidecarView, vs *networkingv1.VirtualServic
 				return Finding{Code: PathDirect, Level: LevelWarning, Resource: rref,
 					Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s) at the gateway, and %s was meant to send sidecars there, but its spec.parentRefs[%d] names %s %s with group %s, which istiod does not read as a mesh parent (a missing group means gateway.networking.k8s.io): it ignores that parent and generates nothing from it, so the sidecar sends the call from %s straight out.", route, host, gwNs, gwName, listener, rref, i, kind, s.Name, group, proxy),
 					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d].group: %s.", rref, i, wantGroup)}
+			}
+		}
+		// A mesh route that sends to this gateway's Service but whose parentRef names a
+		// ServiceEntry or Service that does not exist (a slip in the name, or the entry named
+		// as a Service): istiod attaches it to nothing (conversion.go referenceAllowed:
+		// NoMatchingParent, "parent service entry ... not found" or "parent service ... not
+		// found"), so no sidecar gets it (blind audit 100 c21, c28: "add a route", which was
+		// there).
+		for _, r := range routes {
+			if gwSvc == "" || !kubeRouteSendsTo(r, gwSvcNs, gwSvc) {
+				continue
+			}
+			for i, ref := range r.ParentRefs {
+				kind, ns := rules.KubeParentKind(ref, r.Namespace)
+				if (kind != rules.KubeParentServiceEntry && kind != rules.KubeParentService) || tr.hasMeshParent(kind, ns, string(ref.Name)) {
+					continue
+				}
+				parent := fmt.Sprintf("{group: networking.istio.io, kind: ServiceEntry, name: %s", s.Name)
+				if want == rules.KubeParentService {
+					parent = fmt.Sprintf("{group: \"\", kind: Service, name: %s", s.Name)
+				}
+				if s.Namespace != r.Namespace {
+					parent += ", namespace: " + s.Namespace
+				}
+				parent += "}"
+				rref := r.Ref()
+				return Finding{Code: PathDirect, Level: LevelWarning, Resource: rref,
+					Message: fmt.Sprintf("%s routes %s through Gateway %s/%s (listener %s) at the gateway, and %s, which sends to the gateway's Service %s/%s, was meant to send sidecars there, but its spec.parentRefs[%d] names %s %s/%s, which does not exist (%s declares %s): istiod attaches the route to nothing (its status says NoMatchingParent), so the sidecar sends the call from %s straight out.", route, host, gwNs, gwName, listener, rref, gwSvcNs, gwSvc, i, kind, ns, ref.Name, s.Ref(), host, proxy),
+					Fix:     fmt.Sprintf("In %s, set spec.parentRefs[%d] to %s.", rref, i, parent)}
 			}
 		}
 		for _, r := range routes {
@@ -3560,6 +3591,17 @@ func (tr *tracer) hasMeshParent(kind, ns, name string) bool {
 		return slices.ContainsFunc(tr.snap.Services, func(s *corev1.Service) bool { return s.Namespace == ns && s.Name == name })
 	}
 	return slices.ContainsFunc(tr.snap.ServiceEntries, func(se *networkingv1.ServiceEntry) bool { return se.Namespace == ns && se.Name == name })
+}
+
+// kubeRouteSendsTo: a backendRef of Gateway API route r names the Kubernetes Service ns/name.
+func kubeRouteSendsTo(r rules.KubeRoute, ns, name string) bool {
+	return slices.ContainsFunc(r.BackendRefs, func(b gatewayv1.BackendRef) bool {
+		bns := r.Namespace
+		if b.Namespace != nil {
+			bns = string(*b.Namespace)
+		}
+		return (b.Group == nil || *b.Group == "") && (b.Kind == nil || *b.Kind == "Service") && string(b.Name) == name && bns == ns
+	})
 }
 
 // article is "n" before a kind read with a vowel sound first (an HTTPRoute), "" otherwise.
