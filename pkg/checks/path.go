@@ -1252,7 +1252,7 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 					c.Reason += fmt.Sprintf("; DestinationRule %s/%s defines it, but %s", off.Namespace, off.Name, why)
 				}
 			}
-		} else if mc, found := missingBackendCulprit(tr.snap, reg, routeVS(res), chost); !ok && found {
+		} else if mc, found := missingBackendCulprit(tr.snap, reg, routeVSOf(res), chost); !ok && found {
 			culprit, fix = mc.culprit, mc.fix
 			c.Reason += mc.reason
 		} else if vs, full, short := shortNameElsewhere(tr.snap, v, chost, &ListenerReport{Calls: []CallView{{Result: res}}}); !ok && short {
@@ -5654,6 +5654,19 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 			// route names an entry by its host, with kind Hostname (blind audit 36 N03b)
 			m.reason += fmt.Sprintf("; ServiceEntry %s/%s has that name, but a backendRef without kind names a Service, and an entry is named by its host", ns, name)
 			m.fix = fmt.Sprintf("In %s, name the entry by its host: backendRefs [{group: networking.istio.io, kind: Hostname, name: %s, port: %s}] (no namespace).", origin, se.Spec.Hosts[0], entryPortWord(se))
+			return m, true
+		}
+	}
+	for _, g := range snap.KubeGateways {
+		if g.Namespace != ns || g.Name != name {
+			continue
+		}
+		// the backendRef names the Gateway, not the Service istiod deploys for it
+		// (<name>-<class>; gateway/deploymentcontroller.go): a route reaches a gateway through
+		// that Service (blind audit 100 c14, c64)
+		if svc := rules.KubeGatewayServiceName(g); svc != name {
+			m.reason += fmt.Sprintf("; Gateway %s/%s has that name, and the Service in front of its pods is %s/%s", ns, name, ns, svc)
+			m.fix = fmt.Sprintf("In %s, set the backendRef name to %s, the Service istiod deploys for Gateway %s/%s (<gateway name>-<class name>); a backendRef names a Service, not a Gateway. `kubectl get %s -n %s -o yaml` shows the BackendNotFound condition.", origin, svc, ns, name, strings.ToLower(kind), routeNs)
 			return m, true
 		}
 	}

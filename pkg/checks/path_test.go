@@ -2227,3 +2227,24 @@ func TestOneErrorForHiddenSubsetRule(t *testing.T) {
 		t.Errorf("preflight Errors %v, want one on DestinationRule accounts/egress-limits", errs)
 	}
 }
+
+// A mesh route's backendRef that names a Gateway instead of the Service istiod deploys for it:
+// the fix names that Service (blind audit 100 c14, c64).
+func TestBackendNamesGatewayFix(t *testing.T) {
+	for _, tc := range []struct{ file, host, from, call, want string }{
+		{"gatewayapi-mesh-backend-names-gateway-not-service.yaml", "hooks.chat-saas.example", "alerts", "http", "set the backendRef name to hooks-out-istio"},
+		{"gatewayapi-mesh-backend-names-gateway-not-service-tls.yaml", "vault.keystore.example", "secrets", "tls", "set the backendRef name to vault-egress-istio"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Fix, tc.want) {
+			t.Errorf("%s: fix %q, want it to %s", tc.file, p.Fix, tc.want)
+		}
+	}
+}
