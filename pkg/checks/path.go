@@ -445,7 +445,19 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	tr.gatewayAPI(host)
 	tr.t.Warnings = append(tr.t.Warnings, sidecarRejectedWarnings(v.Scope.Sidecar)...)
 	rejectedVerdict(snap, tr.t)
-	tr.t.Notes = append(tr.t.Notes, sidecarWaypointNotes(snap, v, host)...)
+	for _, b := range sidecarWaypointBindings(snap, v, host) {
+		if tr.t.Cause != PathOK || tr.t.Gateway != "" {
+			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is bound to waypoint %s for ambient clients; sidecars do not use waypoints, so this call does not go through it", b.entry, b.waypoint))
+			continue
+		}
+		// The call leaves straight from the sidecar: the waypoint, the egress gateway of
+		// Istio's ambient egress guide, is bypassed with its policies (blind audit 100 c56,
+		// where a note under a plain OK said so).
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: "Namespace " + v.Namespace,
+			Message: fmt.Sprintf("%s is bound to waypoint %s, which is where ambient clients send %s, but the client has a sidecar, and sidecars never send calls to a waypoint: the call from %s goes straight out, without the waypoint's policies.", b.entry, b.waypoint, host, tr.t.Client),
+			Fix:     fmt.Sprintf("Move namespace %s to ambient mode (label it istio.io/dataplane-mode=ambient, remove istio-injection, and restart its pods) so its calls to %s go through waypoint %s; pods that keep their sidecars need their own route through an egress gateway (https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", v.Namespace, host, b.waypoint)})
+		break
+	}
 	if n := ignoredAuthz(snap); n > 0 && tr.t.Level != LevelError {
 		// (this tool does not evaluate authorization: an egress gateway's or the client's
 		// AuthorizationPolicy can still deny a call whose configuration is right)
@@ -511,21 +523,24 @@ func kindPortProtocol(s *rules.Service, port uint32) string {
 	return ""
 }
 
-// sidecarWaypointNotes: the entries of host bound to a waypoint serve ambient clients only; a
+// sidecarWaypointBinding is an entry of a host bound to a waypoint for ambient clients.
+type sidecarWaypointBinding struct{ entry, waypoint string }
+
+// sidecarWaypointBindings: the entries of host bound to a waypoint serve ambient clients only; a
 // sidecar sends the call as traced, never to the waypoint (istiod gives waypoint endpoints to
 // gateways only, and only for services labelled istio.io/ingress-use-waypoint:
 // pilot/pkg/xds/endpoints/endpoint_builder.go findServiceWaypoint).
-func sidecarWaypointNotes(snap *snapshot.Snapshot, v SidecarView, host string) []string {
+func sidecarWaypointBindings(snap *snapshot.Snapshot, v SidecarView, host string) []sidecarWaypointBinding {
 	view := RevisionView(snap, v.Revision)
 	decls, _ := ambientDeclarations(view, model.Services(view, v.Flags.MeshConfig), host)
-	var out []string
+	var out []sidecarWaypointBinding
 	for _, ref := range sortedKeysOf(decls) {
 		d := decls[ref]
 		if d.se == nil {
 			continue
 		}
 		if b := waypointBinding(snap, view, d.se, d.svc.Visibility.Visibility); b.Asked && b.Accepted {
-			out = append(out, fmt.Sprintf("%s is bound to waypoint %s for ambient clients; sidecars do not use waypoints, so this call does not go through it", ref, b.Waypoint))
+			out = append(out, sidecarWaypointBinding{ref, b.Waypoint.String()})
 		}
 	}
 	return out

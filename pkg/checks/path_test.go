@@ -245,6 +245,12 @@ func TestPreflightTracesPaths(t *testing.T) {
 				if w == PathDirect && strings.HasPrefix(c.warnedAt[w], "Namespace ") && unmeshedClient(snap, strings.TrimPrefix(c.warnedAt[w], "Namespace "), "", nil, nil) != nil {
 					continue // a namespace without a mesh is none of preflight's clients: every cluster has such namespaces
 				}
+				if w == PathDirect && strings.HasPrefix(c.warnedAt[w], "Namespace ") && strings.HasPrefix(c.file[strings.LastIndex(c.file, "/")+1:], "ambient-sidecar-client-") {
+					// a sidecar namespace calling a host bound to a waypoint: preflight does not
+					// know which namespaces call which host, and a mesh moving to ambient has
+					// sidecar namespaces beside every waypoint-bound entry; why-missing says it
+					continue
+				}
 				if !slices.ContainsFunc(res.Findings, func(f PreflightFinding) bool { return f.Code == w }) {
 					t.Errorf("preflight lacks warning %s: %v", w, codes)
 				}
