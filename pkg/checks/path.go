@@ -2445,7 +2445,12 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return
 		}
-		if !routesCallKind(vs, tr.t.Call) {
+		// tls routes meant for the connections on a port the entry declares TCP: the call
+		// traced is TCP because of that declaration, and every connection on the port takes
+		// the entry's tcp_proxy chain, whatever it carries (blind audit 101 c35, where only
+		// --call tls showed the bypass)
+		tlsOnTCP := tr.t.Call == rules.CallTCP && tcpPortForTLSRoutes(v, vs, host, tr.t.Port) != nil
+		if !routesCallKind(vs, tr.t.Call) && !tlsOnTCP {
 			// Its routes cannot carry this kind of call (http routes for a TLS call, say): the
 			// call does not bypass a gateway route for it.
 			continue
@@ -2480,13 +2485,16 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				} else {
 					w.Fix = fmt.Sprintf("If the clients' traffic on port %d is not HTTP, declare the port of %s with protocol TCP, so that %s's tcp routes apply; if it is HTTP, route it with http routes instead.", httpPort.Number, entry.Ref(), ref)
 				}
-			case tr.t.Call == rules.CallTLS && tcpPortForTLSRoutes(v, vs, host, tr.t.Port) != nil:
+			case (tr.t.Call == rules.CallTLS || tlsOnTCP) && tcpPortForTLSRoutes(v, vs, host, tr.t.Port) != nil:
 				// A TLS call to a port the entry declares TCP: tls routes apply on TLS and HTTPS
 				// ports only (tls.go buildSidecarOutboundTLSFilterChainOpts returns no chain
 				// elsewhere); the entry's own match-all tcp_proxy chain takes the call.
 				e := tcpPortForTLSRoutes(v, vs, host, tr.t.Port)
 				w.Resource = e.Ref()
-				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with tls routes, but %s declares port %d as TCP: sidecars apply tls routes on TLS and HTTPS ports only, so the TLS call from %s takes the entry's own tcp_proxy chain (no SNI match) straight to the host.", ref, host, g, e.Ref(), tr.t.Port, proxy)
+				w.Message = fmt.Sprintf("%s routes %s through Gateway %s with tls routes, but %s declares port %d as TCP: sidecars apply tls routes on TLS and HTTPS ports only, so the %s call from %s takes the entry's own tcp_proxy chain (no SNI match) straight to the host.", ref, host, g, e.Ref(), tr.t.Port, strings.ToUpper(tr.t.Call), proxy)
+				if tlsOnTCP {
+					w.Message = fmt.Sprintf("%s routes %s through Gateway %s with tls routes, but %s declares port %d as TCP: sidecars apply tls routes on TLS and HTTPS ports only, so every connection from %s to port %d, TLS or not, takes the entry's own tcp_proxy chain straight to the host.", ref, host, g, e.Ref(), tr.t.Port, proxy, tr.t.Port)
+				}
 				w.Fix = fmt.Sprintf("Declare port %d of %s with protocol TLS (the client speaks TLS there), so that %s's tls routes apply.", tr.t.Port, e.Ref(), ref)
 			case hiddenPortEntry(view, v, host, tr.t.Port) != nil:
 				// The sidecar holds another entry for the host, without the port called; the
