@@ -175,6 +175,23 @@ func readFlag(snap *snapshot.Snapshot, d *istiodWorkload, name string, override 
 		}
 		if e.ValueFrom != nil {
 			fl.Source = src
+			if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil && d.namespace == snap.IstioNamespace {
+				// the kubelet sets the variable from the ConfigMap of the Deployment's namespace
+				// (an optional reference to a missing ConfigMap or key leaves it unset); read
+				// from the input (blind audit 102 c58, where the flag was assumed false)
+				if data, ok := snap.ConfigMapData[ref.Name]; ok {
+					at := fmt.Sprintf("%s (valueFrom ConfigMap %s/%s key %s)", src, d.namespace, ref.Name, ref.Key)
+					if raw, ok := data[ref.Key]; ok {
+						v, err := strconv.ParseBool(strings.TrimSpace(raw))
+						fl.Known, fl.Raw, fl.Source, fl.Value = true, raw, at, err == nil && v
+						return fl
+					}
+					if ref.Optional != nil && *ref.Optional {
+						fl.Known, fl.Source = true, at+" (no such key, optional: unset, istiod default)"
+						return fl
+					}
+				}
+			}
 			fl.Why = "set with valueFrom (" + describeValueFrom(e.ValueFrom) + "), which cannot be resolved here"
 			return fl
 		}

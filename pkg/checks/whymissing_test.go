@@ -283,6 +283,37 @@ func TestUnknownFlagIsStatedAsAssumption(t *testing.T) {
 	}
 }
 
+// A flag set through valueFrom.configMapKeyRef is read from the ConfigMap when the input holds
+// it (blind audit 102 c58: assumed false while the ConfigMap said true).
+func TestFlagFromConfigMapKeyRef(t *testing.T) {
+	entry := strings.Replace(se, "EXPORT", "", 1)
+	y := strings.Replace(base, `        - {name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG, value: "@FLAG@"}`,
+		`        - name: PILOT_FILTER_GATEWAY_CLUSTER_CONFIG
+          valueFrom: {configMapKeyRef: {name: flags, key: filter}}`, 1)
+	y = strings.Replace(y, "@SCOPE@", "false", 1)
+	for _, tc := range []struct {
+		data    string
+		present bool
+		cause   string
+	}{
+		{"filter: \"true\"", false, CauseNotReferenced},
+		{"filter: \"false\"", true, CauseOK},
+		{"other: \"true\"", true, CauseOK}, // no such key, not optional: unknown, assumed false
+	} {
+		cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: istio-system}\ndata: {" + tc.data + "}"
+		s, err := loader.FromFiles([]string{"-"}, strings.NewReader(y+"\n---\n"+entry+"\n---\n"+cm), loader.Options{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := verdict(t, s, "api.example.com", 80)
+		expect(t, v, tc.present, tc.cause, "")
+		known := !strings.HasPrefix(tc.data, "other")
+		if known != (len(v.Assumptions) == 0) {
+			t.Errorf("%s: assumptions %v", tc.data, v.Assumptions)
+		}
+	}
+}
+
 // NotReferencedHint is what the assumption names when the flag would change the answer.
 const NotReferencedHint = CauseNotReferenced
 

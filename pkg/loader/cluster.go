@@ -285,6 +285,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot
 
 	var meshErrs []string
 	for _, cm := range configMaps {
+		keepConfigMapData(snap, cm)
 		rev, src, ok, err := meshConfigFromConfigMap(cm)
 		switch {
 		case err != nil:

@@ -807,6 +807,7 @@ func (l *fileLoader) loadObject(path string, line int, js []byte, defaultAPIVers
 			if obj.Namespace != l.snap.IstioNamespace {
 				return nil
 			}
+			keepConfigMapData(l.snap, obj)
 			rev, src, ok, err := meshConfigFromConfigMap(obj)
 			if err != nil {
 				return &FileError{Path: path, Line: line, Msg: fmt.Sprintf("ConfigMap %s/%s: %s", obj.Namespace, obj.Name, err)}

@@ -164,6 +164,16 @@ func meshRevision(name string) (string, bool) {
 
 // meshConfigFromConfigMap parses the `mesh` key of a mesh ConfigMap. ok is false when cm is
 // not a mesh ConfigMap (wrong name or no `mesh` key); err is set when the key does not parse.
+// keepConfigMapData keeps the data of ConfigMap cm (one of IstioNamespace) in the snapshot, where
+// the istiod flags set through valueFrom.configMapKeyRef are read (the mesh ConfigMaps included:
+// their size is bounded by the input caps).
+func keepConfigMapData(snap *snapshot.Snapshot, cm *corev1.ConfigMap) {
+	if snap.ConfigMapData == nil {
+		snap.ConfigMapData = map[string]map[string]string{}
+	}
+	snap.ConfigMapData[cm.Name] = cm.Data
+}
+
 func meshConfigFromConfigMap(cm *corev1.ConfigMap) (rev string, src *snapshot.MeshConfigSource, ok bool, err error) {
 	if cm == nil {
 		return "", nil, false, nil

@@ -26,7 +26,8 @@ const SyntheticGatewayName = "istio-egressgateway"
 //     they keep their times.
 //   - The synthetic gateway Deployment a file loader assumes when the manifests have none
 //     (over.Assumptions.SyntheticGateway) is dropped: the live workloads are what is there.
-//   - MeshConfigs: a revision's mesh config from over replaces base's.
+//   - MeshConfigs: a revision's mesh config from over replaces base's; so does a ConfigMap's
+//     data (ConfigMapData).
 //   - Unknown: base's entries stay (what could not be read live is still unknown);
 //     Assumptions and Revision come from base, with over's FilterGatewayClusters when base has
 //     none; Live is nil (live evidence does not describe the overlay).
@@ -54,6 +55,14 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	}
 	for k, v := range over.MeshConfigs {
 		out.MeshConfigs[k] = v
+	}
+	for _, src := range []*Snapshot{base, over} {
+		for k, v := range src.ConfigMapData {
+			if out.ConfigMapData == nil {
+				out.ConfigMapData = map[string]map[string]string{}
+			}
+			out.ConfigMapData[k] = v
+		}
 	}
 	deployments := over.Deployments
 	if over.Assumptions.SyntheticGateway {

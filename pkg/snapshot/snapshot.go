@@ -126,6 +126,10 @@ type Snapshot struct {
 	// `istio-canary`) to the parsed `mesh` key of that ConfigMap in IstioNamespace.
 	MeshConfigs map[string]*MeshConfigSource
 
+	// ConfigMapData maps the name of each ConfigMap in IstioNamespace to its data: what
+	// istiod's environment reads through valueFrom.configMapKeyRef.
+	ConfigMapData map[string]map[string]string
+
 	// Unknown maps a kind to why it could not be read (for example "forbidden to list
 	// servicesentries.networking.istio.io"). Checks that need the kind report "unknown".
 	Unknown map[string]string
