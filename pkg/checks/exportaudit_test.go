@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 )
 
 func codes(r *AuditReport) []string {
@@ -589,6 +590,37 @@ func TestAuditImpactTLSRouteForHiddenHost(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no %s", AuditSENotExportedToClient)
+		}
+	}
+}
+
+// DestinationRules that could not be read (partial RBAC): a route's subset is not reported as
+// defined by no rule, and the report lists the kind as unread (blind audit 102 c25b). The same
+// input with the rules read reports it.
+func TestExportAuditSubsetWithUnreadRules(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: pay, namespace: team-a}
+spec:
+  hosts: [api.pay.example]
+  http:
+  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: pay, port: {number: 80}}}]`
+	for _, unread := range []bool{false, true} {
+		snap := loadYAML(t, string(base), vs)
+		if unread {
+			snap.Unknown[snapshot.KindDestinationRule] = "forbidden to list destinationrules.networking.istio.io"
+		}
+		rep := ExportAudit(snap, AuditOptions{})
+		has := slices.ContainsFunc(rep.Findings, func(f AuditFinding) bool { return f.Code == AuditSubsetUndefined })
+		if has == unread {
+			t.Errorf("rules unread %v: subset finding %v: %+v", unread, has, rep.Findings)
+		}
+		if unread && rep.Unknown[snapshot.KindDestinationRule] == "" {
+			t.Errorf("unread rules not listed: %v", rep.Unknown)
 		}
 	}
 }

@@ -263,7 +263,7 @@ func gatewayAPIUnreadNote(snap *snapshot.Snapshot) string {
 	if len(snap.GatewayAPIUnreadKinds) > 0 {
 		var ks []string
 		for _, k := range snap.GatewayAPIUnreadKinds {
-			ks = append(ks, k+"s")
+			ks = append(ks, PluralKind(k))
 		}
 		what = ks[0]
 		if n := len(ks); n > 1 {

@@ -800,7 +800,9 @@ func (tr *tracer) unreadInputs() {
 		// namespace's labels, which could not be read (blind audit 67 N7)
 		tentative += fmt.Sprintf(" (taking the client for a sidecar: whether %s is ambient is in its namespace's labels, istio.io/dataplane-mode)", strings.TrimPrefix(p.Client, "sidecar "))
 	}
-	p.Cause, p.Level, p.Flag, p.Culprit = CauseInputUnknown, LevelError, "", ""
+	// (no answer either: what the client gets is what is not known; blind audit 102 c64, a
+	// working path whose JSON said "503 NC")
+	p.Cause, p.Level, p.Flag, p.Culprit, p.Answer = CauseInputUnknown, LevelError, "", "", ""
 	p.Message = fmt.Sprintf("No verdict for this path: %s could not be read, and the configuration of the proxies on it depends on them. With what could be read: %s", strings.Join(blocking, ", "), tentative)
 	p.Patch = nil
 	p.Fix = unreadFix(kinds)

@@ -446,7 +446,7 @@ func undecidedByUnreadGatewayAPI(snap *snapshot.Snapshot, fs []PreflightFinding)
 		var out []string
 		for _, k := range kinds {
 			if slices.Contains(snap.GatewayAPIUnreadKinds, k) {
-				out = append(out, k+"s")
+				out = append(out, PluralKind(k))
 			}
 		}
 		return out

@@ -471,7 +471,7 @@ func (e *evaluation) run() {
 		for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService} {
 			if why, ok := e.snap.Unknown[k]; ok {
 				e.fail(CauseInputUnknown, "", fmt.Sprintf("cannot tell whether an entry declares %s: %s could not be read (%s)", e.host, PluralKind(k), why),
-					"grant list on the kind (kubectl auth can-i list "+strings.ToLower(k)+"s -A), or run with -f on the rendered manifests")
+					"grant list on the kind (kubectl auth can-i list "+strings.ToLower(PluralKind(k))+" -A), or run with -f on the rendered manifests")
 				return
 			}
 		}
