@@ -113,7 +113,13 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 	}
 	fmt.Fprintf(&b, "HOST %s   (%s)\n", target, r.Source)
 	if len(r.Services) == 0 {
-		fmt.Fprintf(&b, "No ServiceEntry or Service declares %s.\n", r.Host)
+		if unreadRegistry(r) {
+			// entries or Services could not be read (all or some namespaces): "none declares
+			// it" would be a fact the tool does not have (blind audit 102 c31, c33)
+			fmt.Fprintf(&b, "No ServiceEntry or Service that could be read declares %s.\n", r.Host)
+		} else {
+			fmt.Fprintf(&b, "No ServiceEntry or Service declares %s.\n", r.Host)
+		}
 		for _, s := range r.Suggestions {
 			fmt.Fprintf(&b, "  did you mean: %s\n", s)
 		}
@@ -484,4 +490,21 @@ func pathFlag(p *checks.PathTrace) string {
 		return "500 NC"
 	}
 	return p.Flag
+}
+
+// unreadRegistry: a verdict of r rests on ServiceEntries or Services that could not be read (its
+// cause is INPUT_UNKNOWN and names them).
+func unreadRegistry(r *checks.Report) bool {
+	unread := func(cause, msg string) bool {
+		return cause == checks.CauseInputUnknown && (strings.Contains(msg, "ServiceEntries") || strings.Contains(msg, "Services"))
+	}
+	if r.Path != nil && unread(r.Path.Cause, r.Path.Message) {
+		return true
+	}
+	for _, g := range r.Gateways {
+		if unread(g.Cause, g.Message) {
+			return true
+		}
+	}
+	return false
 }
