@@ -2254,3 +2254,60 @@ func TestBackendNamesGatewayFix(t *testing.T) {
 		}
 	}
 }
+
+// Without a traced client: a gateway whose cluster is present, where no route binds the host
+// while a mesh route sends its calls there, is "PRESENT, but calls fail" (404 NR), blaming the
+// Gateway that serves the host (blind audit 102 c12); bound, the verdict stays OK.
+func TestMarkUnroutedMeshCalls(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{string(base), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: tickets, namespace: team-a}
+spec:
+  hosts: [api.ticketdesk.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]`, `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: tickets-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [api.ticketdesk.example]}]`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: tickets-mesh, namespace: team-a}
+spec:
+  hosts: [api.ticketdesk.example]
+  http:
+  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}}]`}
+	bound := `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: tickets-gw, namespace: istio-system}
+spec:
+  hosts: [api.ticketdesk.example]
+  gateways: [tickets-gw]
+  http:
+  - route: [{destination: {host: api.ticketdesk.example, port: {number: 80}}}]`
+	for _, withBound := range []bool{false, true} {
+		all := docs
+		if withBound {
+			all = append(slices.Clone(docs), bound)
+		}
+		snap := loadYAML(t, all...)
+		rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.ticketdesk.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.UntracedPaths = MeshRoutesThroughGateways(snap, "api.ticketdesk.example", 0, nil)
+		rep.MarkUnroutedMeshCalls(snap)
+		g := rep.Gateways[0]
+		want, culprit := PathGatewayNoRoute, "Gateway istio-system/tickets-gw"
+		if withBound {
+			want, culprit = CauseOK, ""
+		}
+		if g.Cause != want || g.Culprit != culprit {
+			t.Errorf("bound %v: %s %q, want %s %q: %s", withBound, g.Cause, g.Culprit, want, culprit, g.Message)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,4 +125,55 @@ func MeshRoutesThroughGateways(snap *snapshot.Snapshot, host string, port uint32
 		}
 	}
 	return out
+}
+
+// MarkUnroutedMeshCalls: in a report without a traced client, a gateway whose cluster for the
+// host is present but where no route binds the host (its verdict OK, with the
+// NO_ROUTE_THROUGH_GATEWAY note), while a mesh route sends the host's calls there (the report's
+// UntracedPaths): the calls that reach the gateway get 404 NR (an HTTP listener's route
+// configuration without a virtual host for the host; no filter chain for TLS and TCP). The
+// verdict says so, as the traced path does (GATEWAY_NO_ROUTE_FOR_HOST, the Gateway serving the
+// host on the workload to blame when there is one; blind audit 102 c12, where it said OK).
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (no virtual
+// host for a host no bound VirtualService names: the blackhole virtual host answers 404).
+func (r *Report) MarkUnroutedMeshCalls(snap *snapshot.Snapshot) {
+	for i := range r.Gateways {
+		g := &r.Gateways[i]
+		if g.Cause != CauseOK || !g.Present || !slices.ContainsFunc(g.Warnings, func(f Finding) bool { return f.Code == "NO_ROUTE_THROUGH_GATEWAY" }) {
+			continue
+		}
+		var mr *GatewayRoute
+		for j, p := range r.UntracedPaths {
+			if slices.Contains(p.Gateways, g.Gateway) {
+				mr = &r.UntracedPaths[j]
+				break
+			}
+		}
+		if mr == nil {
+			continue
+		}
+		via := "VirtualService " + mr.VirtualService
+		if mr.Route != "" {
+			via = mr.Route
+		}
+		culprit := via
+		fix := fmt.Sprintf("Add a Gateway server for %s on %s and bind a VirtualService for %s to it with a route to %s, as Istio's egress gateway task does (https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/); or send the calls elsewhere from %s.", r.Host, g.Gateway, r.Host, r.Host, via)
+		if w, err := FindWorkload(snap, g.Gateway); err == nil {
+			view := RevisionView(snap, w.Revision)
+			var serving []string
+			for _, ms := range rules.MergeGatewayServers(gatewaysFor(view, w, ReadIstiodFlags(view, w.Revision).ScopeGWToNs.Value), gatewayTargetPorts(snap, w)) {
+				if n := rules.GatewayName(ms.Gateway); ms.Dropped == "" && serverCovers(ms, r.Host) && !slices.Contains(serving, n) {
+					serving = append(serving, n)
+				}
+			}
+			if len(serving) == 1 {
+				culprit = "Gateway " + serving[0]
+				fix = fmt.Sprintf("Bind a VirtualService for %s to Gateway %s (gateways: [%s]) with a route to %s, as Istio's egress gateway task does (https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", r.Host, serving[0], serving[0], r.Host)
+			}
+		}
+		g.Warnings = slices.DeleteFunc(g.Warnings, func(f Finding) bool { return f.Code == "NO_ROUTE_THROUGH_GATEWAY" })
+		g.Cause, g.Culprit, g.Fix, g.Patch = PathGatewayNoRoute, culprit, fix, nil
+		g.Message = fmt.Sprintf("%s sends %s from sidecars to this gateway (Service %s), but no VirtualService bound to a Gateway of %s routes it: the calls that reach the gateway get 404 NR (or, for TLS and TCP, no filter chain takes them).", via, r.Host, mr.Service, g.Gateway)
+	}
 }

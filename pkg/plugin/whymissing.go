@@ -277,6 +277,7 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		for i := range rep.UntracedPaths {
 			rep.UntracedPaths[i].Trace += extra
 		}
+		rep.MarkUnroutedMeshCalls(snap)
 	}
 	if o.Symptom != "" {
 		var sv checks.SymptomVerdict
