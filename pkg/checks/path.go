@@ -417,6 +417,10 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		case undiscoveredPort(snap, v.Revision, host) != 0:
 			// Declared only in a namespace istiod does not discover: trace the port it declares.
 			port = undiscoveredPort(snap, v.Revision, host)
+		case wildcardPort(v, host) != 0:
+			// A name under a wildcard entry the sidecar imports: the port the entry declares
+			// (blind audit 101 c44, where the user was told to guess it)
+			port = wildcardPort(v, host)
 		default:
 			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
 		}
@@ -511,6 +515,20 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		tr.t.Message = strings.TrimSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") + "goes straight to the external host's cluster, through no egress gateway."
 	}
 	return tr.t, nil
+}
+
+// wildcardPort is the first port of the first wildcard entry the sidecar v imports whose host
+// covers host (0: none).
+func wildcardPort(v SidecarView, host string) uint32 {
+	if v.Outbound == nil {
+		return 0
+	}
+	for _, s := range v.Outbound.Imported() {
+		if strings.HasPrefix(s.Hostname, "*") && rules.HostMatches(host, s.Hostname) && len(s.Ports) > 0 {
+			return s.Ports[0].Number
+		}
+	}
+	return 0
 }
 
 // kindPortProtocol is the protocol s declares for port ("" when it does not declare it).

@@ -2311,3 +2311,26 @@ spec:
 		}
 	}
 }
+
+// A name under a wildcard entry, traced without --port: the port the wildcard entry declares
+// (blind audit 101 c44: "give the port with --port").
+func TestTracePathWildcardEntryPort(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: blob, namespace: team-a}
+spec:
+  hosts: ["*.blob.store.example"]
+  resolution: NONE
+  ports: [{number: 8443, name: tls, protocol: TLS}]`)
+	p, err := TracePath(snap, PathOptions{Host: "acct1.blob.store.example", From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Port != 8443 || p.Call != rules.CallTLS {
+		t.Errorf("traced %s on port %d, want tls on 8443", p.Call, p.Port)
+	}
+}
