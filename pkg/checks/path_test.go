@@ -2334,3 +2334,19 @@ spec:
 		t.Errorf("traced %s on port %d, want tls on 8443", p.Call, p.Port)
 	}
 }
+
+// The port an entry lacks, where the gateway originates TLS, is added as HTTPS (blind audit 101
+// c32: HTTP).
+func TestPortFixHTTPSWhereTLSOriginated(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-origination-port-not-declared-https.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "menu.foodhub.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Fix, "number: 443\n    name: https-443\n    protocol: HTTPS") {
+		t.Errorf("fix:\n%s", p.Fix)
+	}
+}

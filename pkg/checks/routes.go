@@ -1765,6 +1765,21 @@ func otherEntryText(used, other rules.Service, host string, port uint32, gwNs st
 		fmt.Sprintf("Keep one entry for %s: declare port %d in %s, or remove it so that the gateway uses %s.", host, port, used.Ref(), other.Ref())
 }
 
+// originationPortAbsent: the route sends the host on to port d.Port, where a DestinationRule
+// originates TLS (Istio's TLS origination at the gateway: the server's TLS port), and the entry
+// the gateway uses (chosen, declaring ports) lacks that port: the entry is what to change, as
+// the traced path says (PORT_NOT_DECLARED; blind audit 101 c32). Fails the verdict and reports
+// true when so.
+func (e *evaluation) originationPortAbsent(b rules.Binding, d rules.Dest, chosen rules.Service, h, vsRef string, ports []string) bool {
+	if chosen.Kind != rules.KindServiceEntry || !drSetsTLSOnPort(e.snap, h, d.Port) {
+		return false
+	}
+	e.fail(CausePortNotDeclared, chosen.Ref(),
+		fmt.Sprintf("%s routes %s on gateway %s to port %d, where a DestinationRule originates TLS, but %s declares ports %s, so outbound|%d||%s is never built: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, chosen.Ref(), strings.Join(ports, ", "), d.Port, h, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
+		e.portFixAt(chosen, h, d.Port))
+	return true
+}
+
 // ownPortAbsent fails the verdict when the route names a port of the host for which the gateway
 // has no cluster (the entry the gateway uses does not declare it), although other ports' clusters
 // are there.
@@ -1794,6 +1809,9 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 		e.step("route-destinations", "the bound routes' destinations are clusters of the gateway", Fail,
 			fmt.Sprintf("%s sends %s to %s, which %s does not have (%s declares ports %s)", vsRef, e.host, name, e.w.Ref(), chosen.Ref(), strings.Join(ports, ", ")),
 			Evidence{Resource: vsRef, Field: "destination.port", Value: fmt.Sprint(d.Port)})
+		if e.originationPortAbsent(b, d, *chosen, h, vsRef, ports) {
+			return
+		}
 		culprit, fix := bindCulprit(b), fmt.Sprintf("Route to %s, or declare port %d in %s.", portsPhrase(ports), d.Port, chosen.Ref())
 		what := vsRef
 		if !strings.HasPrefix(culprit, "VirtualService ") {
@@ -1848,6 +1866,9 @@ func (e *evaluation) ownPortAbsent(b rules.Binding, d rules.Dest, h, vsRef strin
 		e.fail(ListenerClusterAbsent, used.Ref(),
 			fmt.Sprintf("%s routes %s on gateway %s to port %d; %s declares that port, but the gateway uses %s for %s (%s), which declares ports %s, so there is no %s: requests get %s at the gateway.", vsRef, e.host, e.w.Ref(), d.Port, other.Ref(), used.Ref(), h, why, strings.Join(ports, ", "), name, e.notFound(notFoundAnswerFor(d.Kind, b.VS))),
 			fix)
+		return
+	}
+	if chosen, _ := rules.ServiceForProxy(model.Services(e.snap, e.flags.MeshConfig).Shared(h), e.w.Namespace); chosen != nil && e.originationPortAbsent(b, d, *chosen, h, vsRef, ports) {
 		return
 	}
 	culprit, what := bindCulprit(b), vsRef

@@ -1259,15 +1259,25 @@ func templateProtocol(port uint32, routeKind string) string {
 // portFix is the port an entry of host must add for the asked port, its protocol the kind of the
 // routes sending the host there (templateProtocol), the entry's other ports kept.
 func (e *evaluation) portFix(entry rules.Service, host string) string {
-	proto := templateProtocol(e.port, e.routeKindTo(host))
+	return e.portFixAt(entry, host, e.port)
+}
+
+// portFixAt is portFix for port.
+func (e *evaluation) portFixAt(entry rules.Service, host string, port uint32) string {
+	proto := templateProtocol(port, e.routeKindTo(host))
+	if proto == "HTTP" && drSetsTLSOnPort(e.snap, host, port) {
+		// http routes to a port a DestinationRule originates TLS for: the server's TLS port,
+		// declared HTTPS as Istio's TLS origination tasks do (blind audit 101 c32)
+		proto = "HTTPS"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s (port %d added)\nspec:\n  ports:\n", entry.Ref(), e.port)
+	fmt.Fprintf(&b, "# %s (port %d added)\nspec:\n  ports:\n", entry.Ref(), port)
 	if entry.Kind != rules.KindServiceEntry {
 		// a Kubernetes Service: its port's name gives the protocol
 		for _, p := range entry.Ports {
 			fmt.Fprintf(&b, "  - name: %s\n    port: %d\n", p.Name, p.Number)
 		}
-		fmt.Fprintf(&b, "  - name: %s-%d\n    port: %d", strings.ToLower(proto), e.port, e.port)
+		fmt.Fprintf(&b, "  - name: %s-%d\n    port: %d", strings.ToLower(proto), port, port)
 		return b.String()
 	}
 	for _, p := range entry.Ports {
@@ -1276,7 +1286,7 @@ func (e *evaluation) portFix(entry rules.Service, host string) string {
 			fmt.Fprintf(&b, "    targetPort: %d\n", p.TargetPort)
 		}
 	}
-	fmt.Fprintf(&b, "  - number: %d\n    name: %s-%d\n    protocol: %s", e.port, strings.ToLower(proto), e.port, proto)
+	fmt.Fprintf(&b, "  - number: %d\n    name: %s-%d\n    protocol: %s", port, strings.ToLower(proto), port, proto)
 	return b.String()
 }
 
