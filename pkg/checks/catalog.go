@@ -208,6 +208,7 @@ var catalogRefs = map[string]catalogRef{
 	ListenerWildcardSNIPartial: {"EGR0329", "§2.2", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts (hasTLSMatch: no chain of the service's own once a tls route applies), listener.go default chain"},
 	ListenerRouteShadowed:      {"EGR0327", "§2.3", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (vHostDedupMap: routes of later VirtualServices appended); route/route.go SortVHostRoutes, IsCatchAllRoute"},
 	ListenerServerDropped:      {"EGR0323", "§2.3, §4.3", "pilot/pkg/model/gateway.go mergeGateways, CheckDuplicates, canMergeProtocols"},
+	ListenerUnreachable:        {"EGR0331", "§2.3, §4.3", "pilot/pkg/model/gateway.go resolvePorts (a port no Service declares is kept as written)"},
 	ListenerHostsCrashIstiod:   {"EGR0324", "§2.3", "pilot/pkg/model/gateway.go sanitizeServerHostNamespace (panics in istio 1.31)"},
 
 	// visibility (seed 002).
@@ -313,7 +314,7 @@ var causePages = map[string]string{
 	"GATEWAY_ROUTES_TO_ITSELF": "gateway-binding", "DESTINATION_CLUSTER_ABSENT": "gateway-binding",
 	CauseGatewayNotApplied: "gateway-binding", ListenerHTTPOnPassthrough: "gateway-binding", ListenerTLSOnTerminating: "gateway-binding", ListenerRouteShadowed: "gateway-binding", ListenerWildcardNotJoined: "gateway-binding", ListenerWildcardSNIPartial: "tls-across-hops",
 	// Gateway servers and listeners.
-	ListenerNoChains: "gateway-servers", ListenerServerDropped: "gateway-servers", ListenerHostsCrashIstiod: "gateway-servers",
+	ListenerNoChains: "gateway-servers", ListenerServerDropped: "gateway-servers", ListenerUnreachable: "gateway-servers", ListenerHostsCrashIstiod: "gateway-servers",
 	// DestinationRules and subsets.
 	CauseSubsetNotDefined: "destinationrule-subsets", AuditDRNotOnLookupPath: "destinationrule-subsets",
 	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets", AuditDRNotExportedToClient: "destinationrule-subsets", AuditDRTLSNotExportedToGW: "tls-across-hops",

@@ -49,6 +49,7 @@ const (
 	ListenerActualDiffers      = "ACTUAL_LISTENERS_DIFFER"
 	ListenerClusterAbsent      = "ROUTE_CLUSTER_ABSENT"
 	ListenerServerDropped      = "GATEWAY_SERVER_SKIPPED"
+	ListenerUnreachable        = "GATEWAY_LISTENER_NOT_BEHIND_SERVICE"
 	ListenerRouteShadowed      = "GATEWAY_ROUTE_SHADOWED"
 	ListenerWildcardNotJoined  = "GATEWAY_WILDCARD_ROUTES_NOT_JOINED"
 	ListenerWildcardSNIPartial = "WILDCARD_HOST_PARTLY_ROUTED"
@@ -85,6 +86,7 @@ func init() {
 		CatalogEntry{ListenerWildcardNotJoined, LevelWarning, "NR", "A gateway serves a host both through a VirtualService for that host and one for a wildcard covering it: they make two virtual hosts, Envoy picks the host's own, and the wildcard's routes never serve it, so the host's requests that its own routes do not match get 404 NR."},
 		CatalogEntry{ListenerWildcardSNIPartial, LevelWarning, "", "A mesh VirtualService's tls routes for a wildcard host name some server names under it only: sidecars build chains for those names and none for the rest of the wildcard, whose TLS calls take the port's default chain (PassthroughCluster, straight out; BlackHoleCluster under REGISTRY_ONLY)."},
 		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
+		CatalogEntry{ListenerUnreachable, LevelWarning, "", "A gateway listener that no port of the gateway's Services targets: its server's port is neither a Service port nor a targetPort, so calls through the Service never arrive there (only calls to the pod's own address do)."},
 		CatalogEntry{ListenerHostsCrashIstiod, LevelError, "", "A Gateway server lists \"*/*\" before a host with a namespace part: istiod 1.31 panics while merging the gateway (index out of range), and the gateway gets no configuration from it."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
 	)
@@ -1864,6 +1866,7 @@ func explainGateway(snap *snapshot.Snapshot, w Workload, opt ExplainListenerOpti
 		gatewayEmptyClusters(snap, w, rep)
 	} else {
 		gatewayRefusedBackends(snap, w, rep)
+		listenerNotBehindService(snap, w, rep, onPort)
 	}
 	for _, rc := range rep.Routes {
 		for _, vh := range rc.VirtualHosts {
@@ -3694,4 +3697,42 @@ func existVerb(n int) string {
 		return "exists"
 	}
 	return "exist"
+}
+
+// listenerNotBehindService: a listener of the gateway asked about (explain-listener --port
+// without a host) that no port of the gateway's Services targets: the server's port is neither a
+// Service port nor a targetPort, so istiod keeps it as written (gateway.go resolvePorts) and the
+// gateway listens where no Service sends (blind audit 101 c16, where the port's answer was OK).
+// Warned once per listener, naming the servers on it and the Service ports there are.
+func listenerNotBehindService(snap *snapshot.Snapshot, w Workload, rep *ListenerReport, onPort map[uint32][]rules.GatewayServer) {
+	svcs := gatewayServicePorts(snap, w)
+	if len(svcs) == 0 {
+		return
+	}
+	for _, lp := range slices.Sorted(maps.Keys(onPort)) {
+		if !slices.ContainsFunc(rep.Listeners, func(l ListenerView) bool { return l.Name == fmt.Sprintf("0.0.0.0_%d", lp) }) {
+			continue
+		}
+		var mapping []string
+		reached := false
+		for _, sp := range svcs {
+			for _, p := range slices.Sorted(maps.Keys(sp.Ports)) {
+				t := sp.Ports[p]
+				if t == lp {
+					reached = true
+				}
+				mapping = append(mapping, fmt.Sprintf("%d → %d", p, t))
+			}
+		}
+		if reached || len(onPort[lp]) == 0 {
+			continue
+		}
+		ms := onPort[lp][0]
+		name, rest, _ := strings.Cut(svcs[0].Host, ".")
+		ns, _, _ := strings.Cut(rest, ".")
+		svcRef := "Service " + ns + "/" + name
+		rep.add(ListenerUnreachable, "Gateway "+rules.GatewayName(ms.Gateway),
+			fmt.Sprintf("Listener 0.0.0.0_%d of %s (server %s, port %d) is behind no port of %s (%s): its port is neither a Service port nor a targetPort, so calls through the Service never reach it.", lp, w.Ref(), ms.Ref(), ms.Server.GetPort().GetNumber(), svcRef, strings.Join(mapping, ", ")),
+			fmt.Sprintf("Write server %s on a port %s declares (its listener is then that port's targetPort), or add port %d to %s with targetPort %d.", ms.Ref(), svcRef, lp, svcRef, lp))
+	}
 }

@@ -2350,3 +2350,50 @@ func TestPortFixHTTPSWhereTLSOriginated(t *testing.T) {
 		t.Errorf("fix:\n%s", p.Fix)
 	}
 }
+
+// explain-listener --port on a gateway listener that no Service port targets warns that calls
+// through the Service never reach it (blind audit 101 c16: OK); the listener behind a Service
+// port does not.
+func TestListenerNotBehindService(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: av, namespace: team-a}
+spec:
+  hosts: [scan.av.example]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]`, `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: av-egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers:
+  - {port: {number: 9443, name: tls-av, protocol: TLS}, hosts: [scan.av.example], tls: {mode: PASSTHROUGH}}
+  - {port: {number: 443, name: tls, protocol: TLS}, hosts: [scan.av.example], tls: {mode: PASSTHROUGH}}`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: av, namespace: istio-system}
+spec:
+  hosts: [scan.av.example]
+  gateways: [av-egress]
+  tls:
+  - match: [{port: 9443, sniHosts: [scan.av.example]}]
+    route: [{destination: {host: scan.av.example, port: {number: 443}}}]
+  - match: [{port: 443, sniHosts: [scan.av.example]}]
+    route: [{destination: {host: scan.av.example, port: {number: 443}}}]`)
+	for _, tc := range []struct {
+		port uint32
+		warn bool
+	}{{9443, true}, {443, false}} {
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Port: tc.port, Gateway: "istio-system/istio-egressgateway"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == ListenerUnreachable })
+		if got != tc.warn {
+			t.Errorf("port %d: warned %v, want %v: %+v", tc.port, got, tc.warn, rep.Findings)
+		}
+	}
+}

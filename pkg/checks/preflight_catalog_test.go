@@ -26,7 +26,7 @@ func TestCatalogIDs(t *testing.T) {
 			ListenerHTTP2Undeclared, ListenerHostNotInRegistry, ListenerNotImported, ListenerDoubleTLS, ListenerNoneNoAddresses,
 			ListenerWildcardDNS, ListenerStrictDNS, ListenerNoChains, ListenerHTTPOnPassthrough, ListenerTLSOnTerminating,
 			ListenerNoCredential, ListenerCredentialMissing, ListenerCertUnused, ListenerTLSBehindHTTP, ListenerGatewayServiceLack, ListenerBlackHole, ListenerHTTPRoutesIgnored,
-			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerHostsCrashIstiod, ListenerHiddenPassthrough, ListenerRouteShadowed, ListenerWildcardNotJoined, ListenerWildcardSNIPartial},
+			ListenerActualDiffers, ListenerClusterAbsent, ListenerServerDropped, ListenerUnreachable, ListenerHostsCrashIstiod, ListenerHiddenPassthrough, ListenerRouteShadowed, ListenerWildcardNotJoined, ListenerWildcardSNIPartial},
 		"04": {VisStatusDrift, VisHiddenEverywhere, VisWaypointForbidden, VisRuleNeverMatches, VisPolicyMatchesAll, VisNotImported, VisWaypointUnpublished},
 		"05": {AmbientViaWaypoint, AmbientDirect, WaypointNotFound, WaypointNotForServices, WaypointNotAllowed, WaypointNoStatusAddress, AmbientNoAddress, AmbientSettingIgnored, WaypointStatusDrift, WaypointNotWaypointClass, AmbientLabelWithSidecar, WaypointAnnotation, AmbientDNSCaptureOff, WaypointRouteIgnored, WaypointBackendUndeclared, WaypointHTTPPortNotHTTP, AmbientRouteNoWaypoint, WaypointSkipsInternalDNS, WaypointDynamicDNSPort, AmbientDynamicDNSNoWP, WaypointPlainToTLS},
 		"09": {PreflightSuppressionUnused, PreflightSuppressionInvalid, PreflightCheckSkipped, PreflightGatewayAPINotModelled, PreflightNotDiscovered, PreflightRouteStatusDiffers, PreflightGatewayAPIOtherClass, PreflightHostnameStatusHarmless, PreflightGatewayNotProgrammed},
