@@ -80,7 +80,7 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 		{"bad output", []string{"why-missing", "httpbin.org", "-f", "-", "-o", "xml"}, ExitError, "-o"},
 		{"bad flag value", []string{"why-missing", "httpbin.org", "-f", "-", "--filter-gateway-clusters=maybe"}, ExitError, "want true or false"},
 		{"unknown flag", []string{"why-missing", "httpbin.org", "--nope"}, ExitError, "unknown flag"},
-		{"missing host", []string{"why-missing"}, ExitError, "accepts 1 arg"},
+		{"missing host", []string{"why-missing"}, ExitError, "why-missing takes one HOST"},
 		{"unknown gateway", []string{"why-missing", "httpbin.org", "-f", "-", "--gateway", "istio-system/nope"}, ExitError, "not found"},
 		{"bad gateway ref", []string{"why-missing", "httpbin.org", "-f", "-", "--gateway", "nope"}, ExitError, "NAMESPACE/NAME"},
 		{"bad port", []string{"why-missing", "httpbin.org", "-f", "-", "--port", "70000"}, ExitError, "--port"},

@@ -2,8 +2,11 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -264,6 +267,17 @@ func noCluster(g *GlobalOptions) string {
 		return "kubeconfig: " + oneLine(err.Error())
 	}
 	if len(raw.Clusters) == 0 {
+		// client-go skips the files of KUBECONFIG that do not exist: name them, the likely
+		// reason (blind audit 102 c42, where a missing file read as an empty kubeconfig)
+		var missing []string
+		for _, f := range filepath.SplitList(os.Getenv("KUBECONFIG")) {
+			if _, err := os.Stat(f); f != "" && errors.Is(err, fs.ErrNotExist) {
+				missing = append(missing, f)
+			}
+		}
+		if len(missing) > 0 {
+			return "KUBECONFIG names " + strings.Join(missing, ", ") + ", which does not exist"
+		}
 		return "the kubeconfig names no cluster"
 	}
 	return ""
