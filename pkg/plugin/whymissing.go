@@ -252,6 +252,11 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if err := hostMustExist(snap, o.Host, o.From); err != nil {
+		if len(o.Files) > 0 && noCluster(o.GlobalOptions) == "" {
+			// with -f why-missing reads the files only, while preflight and proxy-config lay
+			// them over the cluster (blind audit 102 c22, where the host was declared live)
+			return usageErr("%v. With -f, why-missing reads the files only, not the cluster: add the manifests that declare the host, or use `preflight -f` or `proxy-config -f`, which apply the files over the cluster", strings.TrimSuffix(err.Error(), "."))
+		}
 		return err
 	}
 	if err := o.readLive(ctx, snap); err != nil {
