@@ -7367,6 +7367,17 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			// port have no route: the host's Gateway is to fix, not another server
 			return noServer{culprit: g.Culprit, why: "the Gateway servers on the port get no filter chain, and the one for the host is not among them: " + strings.TrimSuffix(g.Message, "."), fix: g.Fix, patch: g.Patch}
 		}
+		for _, ms := range servers {
+			if !serverCovers(ms, host) || len(rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace)) > 0 {
+				continue
+			}
+			// The server for the host is there; no route binds to it: bind one (blind audit
+			// 102 c10, where a server that exists was asked for)
+			g, kind := rules.GatewayName(ms.Gateway), rules.ServerRouteType(ms.Server)
+			return noServer{culprit: "Gateway " + g,
+				why: fmt.Sprintf("the Gateway servers on the port get no filter chain: no VirtualService binds a %s route for %s to server %s", kind, host, ms.Ref()),
+				fix: fmt.Sprintf("Bind a VirtualService for %s to Gateway %s (gateways: [%s]) with a %s route matching port %d that sends %s on, as Istio's egress gateway task does (https://istio.io/latest/docs/tasks/traffic-management/egress/egress-gateway/).", host, g, g, kind, ms.Server.GetPort().GetNumber(), host)}
+		}
 		return noServer{why: "the Gateway servers on the port get no filter chain (no VirtualService route binds to them)"}
 	}
 	owners := gatewayPortOwners(tr.snap, w)
