@@ -5168,11 +5168,11 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// that sends the call there is the resource to change, as why-missing says
 			cause, culprit = ListenerClusterAbsent, firstOrigin(tr.snap, routeVSRef)
 			msg = fmt.Sprintf("%s sends %s to %s at the gateway: %s", culprit, host, cluster, msg)
-			if g.Cause == CauseHostNotFound && (levenshtein(ghost, host) <= 2 || sameButLastLabel(ghost, host)) {
+			if g.Cause == CauseHostNotFound && (levenshtein(ghost, host) <= 2 || sameButLastLabel(ghost, host) || strings.HasSuffix(host, "."+ghost)) {
 				if decl := model.Services(gview, flags.MeshConfig).ForHost(host); len(decl) > 0 {
 					// the destination is a slip of the host called, which is declared: correct
 					// the route (blind audit 32 #06, where the fix declared the misspelt host,
-					// another domain)
+					// another domain; 100 c15, the host's parent domain without its first label)
 					what := "destination host"
 					if strings.HasPrefix(culprit, "HTTPRoute ") || strings.HasPrefix(culprit, "GRPCRoute ") || strings.HasPrefix(culprit, "TLSRoute ") || strings.HasPrefix(culprit, "TCPRoute ") {
 						what = "backendRef name"

@@ -2397,3 +2397,42 @@ spec:
 		}
 	}
 }
+
+// A gateway route whose destination is the host's parent domain (the first label dropped), which
+// no entry declares: the fix corrects the route to the host called, not a new entry for the
+// parent domain (blind audit 100 c15).
+func TestGatewayDestinationParentDomainFix(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ledger, namespace: team-a}
+spec:
+  hosts: [eu.ledger-cloud.example]
+  resolution: DNS
+  ports: [{number: 443, name: tls, protocol: TLS}]`, `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: ledger, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: tls, protocol: TLS}, hosts: [eu.ledger-cloud.example], tls: {mode: PASSTHROUGH}}]`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ledger, namespace: team-a}
+spec:
+  hosts: [eu.ledger-cloud.example]
+  gateways: [mesh, istio-system/ledger]
+  tls:
+  - match: [{gateways: [mesh], port: 443, sniHosts: [eu.ledger-cloud.example]}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 443}}}]
+  - match: [{gateways: [istio-system/ledger], port: 443, sniHosts: [eu.ledger-cloud.example]}]
+    route: [{destination: {host: ledger-cloud.example, port: {number: 443}}}]`)
+	p, err := TracePath(snap, PathOptions{Host: "eu.ledger-cloud.example", From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != ListenerClusterAbsent || p.Culprit != "VirtualService team-a/ledger" || !strings.Contains(p.Fix, "change the destination host ledger-cloud.example to eu.ledger-cloud.example") {
+		t.Errorf("%s %s: %s", p.Cause, p.Culprit, p.Fix)
+	}
+}
