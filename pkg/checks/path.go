@@ -5726,12 +5726,44 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 	}
 	for _, g := range snap.KubeGateways {
 		class := string(g.Spec.GatewayClassName)
+		if g.Namespace != ns || name != g.Name+"-"+rules.KubeGatewayDefaultClass || rules.KubeGatewayBuiltinClass(class) {
+			continue
+		}
+		// The backendRef names the Service istiod would deploy for the Gateway under Istio's
+		// class, and the Gateway's class is another controller's or no class the input has:
+		// istiod deploys nothing for it (gatewaycommon.FetchGatewayClass keeps its own
+		// controller's classes), so the Gateway's class is what to change (blind audit 100
+		// c62, c23: "create the Service").
+		m.culprit = "Gateway " + g.Namespace + "/" + g.Name
+		why := fmt.Sprintf("no GatewayClass %s is in the input", class)
+		if ctl, ok := foreignClassOf(snap, class); ok {
+			why = fmt.Sprintf("GatewayClass %s belongs to controller %s", class, ctl)
+		} else if slices.ContainsFunc(snap.GatewayClasses, func(c *gatewayv1.GatewayClass) bool { return c.Name == class }) {
+			continue // an Istio class of another name: modelled elsewhere
+		}
+		m.reason += fmt.Sprintf("; Gateway %s/%s would get Service %s from istiod under class %s, but its gatewayClassName is %s (%s), so istiod deploys no Service and no gateway pods for it", g.Namespace, g.Name, name, rules.KubeGatewayDefaultClass, class, why)
+		m.fix = fmt.Sprintf("Set spec.gatewayClassName of Gateway %s/%s to %s (or a GatewayClass whose controllerName is istio.io/gateway-controller): istiod then deploys Service %s/%s and the gateway pods; a Service made by hand would select no Istio gateway.", g.Namespace, g.Name, rules.KubeGatewayDefaultClass, ns, name)
+		return m, true
+	}
+	for _, g := range snap.KubeGateways {
+		class := string(g.Spec.GatewayClassName)
 		if _, taken := rules.KubeGatewayClassTaken(class, snap.GatewayClasses); taken && g.Namespace == ns && rules.KubeGatewayServiceName(g) == name {
 			m.culprit = "Gateway " + g.Namespace + "/" + g.Name
 			m.fix = fmt.Sprintf("Give GatewayClass %s Istio's controllerName (istio.io/gateway-controller), or Gateway %s/%s a class Istio serves: istiod deploys Service %s/%s and its gateway pods only for its own controller.", class, g.Namespace, g.Name, ns, name)
 		}
 	}
 	return m, true
+}
+
+// foreignClassOf: the controllerName of GatewayClass class in the input when it is not Istio's.
+func foreignClassOf(snap *snapshot.Snapshot, class string) (string, bool) {
+	for _, c := range snap.GatewayClasses {
+		if c.Name == class {
+			ctl := string(c.Spec.ControllerName)
+			return ctl, !strings.HasPrefix(ctl, "istio.io/")
+		}
+	}
+	return "", false
 }
 
 // addressedHosts are the hosts of the services the sidecar v imports that list the IP address
