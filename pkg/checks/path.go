@@ -4775,6 +4775,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 			// the server was written for this host, with protocol HTTP: its protocol is what
 			// is wrong (blind audit 93 c41, where the mesh route was blamed)
 			fix = fmt.Sprintf("Make the server of %s for %s on port %d protocol TCP (or TLS with ISTIO_MUTUAL), with a tcp route to %s, if %s is reached over TCP.", culprit, host, srv.GetPort().GetNumber(), host, host)
+		} else if g, ok := tr.hostVerdict(w, host); ok && g.Cause == CauseRouteNotBound && isKubeRouteRef(g.Culprit) {
+			// a Gateway API route for the host that the listener refuses (a TCPRoute on an
+			// HTTP listener): the gateway's verdict names it and the listener it needs, which
+			// is what to change, not the mesh route (blind audit 100 c18)
+			msg := fmt.Sprintf("The TCP call to %s:%d reaches %s on listener %s, whose server speaks HTTP: %s", host, tr.t.Port, w.Ref(), lname, g.Message)
+			tr.failFix(CauseRouteNotBound, "reset", g.Culprit, msg, g.Fix, g.Patch)
+			tr.t.gateway = &g
+			return
 		} else if vs := routeVSOf(res); vs != "" {
 			culprit = firstOrigin(tr.snap, vs)
 		}
@@ -5753,6 +5761,12 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 		}
 	}
 	return m, true
+}
+
+// isKubeRouteRef: ref ("Kind namespace/name") is a Gateway API route.
+func isKubeRouteRef(ref string) bool {
+	kind, _, _ := strings.Cut(ref, " ")
+	return kind == "HTTPRoute" || kind == "GRPCRoute" || kind == "TLSRoute" || kind == "TCPRoute"
 }
 
 // foreignClassOf: the controllerName of GatewayClass class in the input when it is not Istio's.
