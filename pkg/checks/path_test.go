@@ -2436,3 +2436,53 @@ spec:
 		t.Errorf("%s %s: %s", p.Cause, p.Culprit, p.Fix)
 	}
 }
+
+// Two Gateways whose servers conflict on a port, one with a creation time and one without: the
+// path notes that the manifests' order decides which server istiod keeps (blind audit 101 c22).
+func TestMixedAgeServerNote(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{string(base), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: metrics, namespace: team-a}
+spec:
+  hosts: [push.metrics.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]`, `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: raw-egress, namespace: istio-system, creationTimestamp: "2022-05-05T00:00:00Z"}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: tcp, protocol: TCP}, hosts: ["*"]}]`, `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: metrics-egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: [push.metrics.example]}]`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: metrics, namespace: team-a}
+spec:
+  hosts: [push.metrics.example]
+  gateways: [mesh, istio-system/metrics-egress]
+  http:
+  - match: [{gateways: [mesh], port: 80}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, port: {number: 80}}}]
+  - match: [{gateways: [istio-system/metrics-egress], port: 80}]
+    route: [{destination: {host: push.metrics.example, port: {number: 80}}}]`}
+	for _, timed := range []bool{false, true} {
+		all := slices.Clone(docs)
+		if timed {
+			all[3] = strings.Replace(all[3], "namespace: istio-system}", "namespace: istio-system, creationTimestamp: \"2023-01-01T00:00:00Z\"}", 1)
+		}
+		p, err := TracePath(loadYAML(t, all...), PathOptions{Host: "push.metrics.example", From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := strings.Contains(strings.Join(p.Notes, "\n"), "Gateway istio-system/metrics-egress carries no creationTimestamp")
+		if noted == timed {
+			t.Errorf("both timed %v: noted %v: %v", timed, noted, p.Notes)
+		}
+	}
+}
