@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -453,6 +454,12 @@ func proveFix(snap *snapshot.Snapshot, opt PathOptions, p *PathTrace) {
 	}
 	if !q.Failed() {
 		p.FixCheck = &FixCheck{Result: FixProven, Cause: q.Cause}
+		if i := slices.IndexFunc(q.Warnings, func(f Finding) bool { return f.Code == PathCredentialUnchecked }); i >= 0 {
+			// the changed path reads a credential whose Secret the input does not show: the
+			// call works only once it is there (blind audit 101 c33, where "the call works"
+			// left the gateway's client certificate out)
+			p.FixCheck.Message = q.Warnings[i].Message
+		}
 		return
 	}
 	at := ""

@@ -2486,3 +2486,19 @@ spec:
 		}
 	}
 }
+
+// A fix proven by tracing again whose changed path reads a credential the input does not show:
+// the check says the call works once the credential is in place (blind audit 101 c33).
+func TestFixCheckNamesUncheckedCredential(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-origination-rule-hidden-credential-unchecked.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "gw.pspay.example", Port: 80, From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FixCheck == nil || p.FixCheck.Result != FixProven || !strings.Contains(p.FixCheck.Message, "pspay-client") {
+		t.Errorf("fix check %+v", p.FixCheck)
+	}
+}

@@ -360,6 +360,9 @@ func fixCheckLine(p *checks.PathTrace) string {
 		if c.Cause == checks.PathRouteMatchAssumed {
 			return "Checked: traced again with this change applied, the call reaches the gateway's virtual host for the host, whose routes all have conditions a plain GET / does not meet: requests that meet one are routed, the others get 404 NR (ROUTE_MATCH_NOT_TRACED)."
 		}
+		if c.Message != "" {
+			return "Checked: traced again with this change applied, the call works once the credential it reads is in place: " + c.Message
+		}
 		return "Checked: traced again with this change applied, the call works."
 	case checks.FixInvalid:
 		return "Not checked: this change does not pass Istio's validation (" + c.Message + "); take it as a direction only."
