@@ -862,6 +862,14 @@ func (tr *tracer) unreadInputs() {
 	}
 	// (no answer either: what the client gets is what is not known; blind audit 102 c64, a
 	// working path whose JSON said "503 NC")
+	// the failing hop rests on what could not be read: unknown, not failed (blind audit 102
+	// c24, a working path whose table showed "the sidecar has no such cluster" as a FAIL)
+	for i := range p.Hops {
+		if p.Hops[i].Result == Fail {
+			p.Hops[i].Result = Unknown
+			p.Hops[i].Summary += " (with what could be read)"
+		}
+	}
 	p.Cause, p.Level, p.Flag, p.Culprit, p.Answer = CauseInputUnknown, LevelError, "", "", ""
 	p.Message = fmt.Sprintf("No verdict for this path: %s could not be read, and the configuration of the proxies on it depends on them. With what could be read: %s", strings.Join(blocking, ", "), tentative)
 	p.Patch = nil

@@ -2502,3 +2502,33 @@ func TestFixCheckNamesUncheckedCredential(t *testing.T) {
 		t.Errorf("fix check %+v", p.FixCheck)
 	}
 }
+
+// A path without a verdict (a kind could not be read) has no failing hop and no answer: what
+// fails with what could be read is unknown (blind audit 102 c24, c64).
+func TestUnreadPathHasNoFailedHop(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: orders, namespace: team-a}
+spec:
+  hosts: [orders.vendor.example]
+  resolution: DNS
+  ports: [{number: 80, name: http, protocol: HTTP}]`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: orders, namespace: team-a}
+spec:
+  hosts: [orders.vendor.example]
+  http:
+  - route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: orders, port: {number: 80}}}]`)
+	snap.Unknown[snapshot.KindDestinationRule] = "forbidden to list destinationrules.networking.istio.io"
+	p, err := TracePath(snap, PathOptions{Host: "orders.vendor.example", From: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CauseInputUnknown || p.Answer != "" || slices.ContainsFunc(p.Hops, func(h Hop) bool { return h.Result == Fail }) {
+		t.Errorf("%s answer %q hops %+v", p.Cause, p.Answer, p.Hops)
+	}
+}
