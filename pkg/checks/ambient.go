@@ -45,6 +45,9 @@ const (
 	WaypointSkipsInternalDNS = "WAYPOINT_SKIPS_INTERNAL_DYNAMIC_DNS"
 	WaypointDynamicDNSPort   = "WAYPOINT_DYNAMIC_DNS_PORT_UNSERVED"
 	AmbientDynamicDNSNoWP    = "AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT"
+	// AmbientPlainToTLS: ztunnel carries a plain HTTP call to the external server's TLS port
+	// (the entry's targetPort 443), with no waypoint to originate TLS (ztunnelPlainToTLS).
+	AmbientPlainToTLS = "AMBIENT_PLAINTEXT_TO_TLS_PORT"
 )
 
 func init() {
@@ -69,6 +72,7 @@ func init() {
 		CatalogEntry{WaypointSkipsInternalDNS, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS and location MESH_INTERNAL is bound to a waypoint: istiod binds it, so ztunnel sends the calls to the waypoint, but the waypoint serves DYNAMIC_DNS entries only when they are MESH_EXTERNAL and builds nothing for this one (istiod logs \"DYNAMIC_DNS is supported only for MESH_EXTERNAL services\"): the waypoint closes the connections. Set location: MESH_EXTERNAL."},
 		CatalogEntry{WaypointDynamicDNSPort, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS is bound to a waypoint, and the called port is one the waypoint does not serve for such entries: its dynamic forward proxy takes HTTP ports, and TLS ports only when istiod runs with ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS=true (off by default: a TLS client could send any SNI). The waypoint builds no cluster for the port, so the calls fail there."},
 		CatalogEntry{AmbientDynamicDNSNoWP, LevelError, "", "A ServiceEntry with resolution DYNAMIC_DNS is bound to no waypoint, and ambient clients call it: istiod gives it an address, which ztunnel's DNS proxy hands out for the host (and for every name under a wildcard host), but the entry has no endpoints, and only a waypoint resolves its hosts on demand: ztunnel has nowhere to send the calls, and they fail. Istio supports DYNAMIC_DNS entries for ambient clients only through a waypoint used as the egress gateway."},
+		CatalogEntry{AmbientPlainToTLS, LevelError, "", "An ambient client's plain HTTP call to a ServiceEntry port whose targetPort is 443 (Istio's TLS origination task) goes through no waypoint (the entry opts out, or none serves it): ztunnel applies no DestinationRule and originates no TLS, so the plain request reaches the external server's TLS port, which rejects it (400, or a reset). TLS origination for ambient clients needs a waypoint."},
 		CatalogEntry{AmbientSettingIgnored, LevelWarning, "", "A setting that applies to sidecars has no effect on the ambient client: outboundTrafficPolicy REGISTRY_ONLY (ztunnel passes unknown destinations through), Sidecar resources, and the entry's exportTo (ztunnel sees every entry whose visibility allows it). Do not rely on them to limit ambient workloads."},
 	)
 }
@@ -414,6 +418,21 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 		if ambientClients {
 			if f := dynamicDNSWithoutWaypoint(b, se, ""); f != nil && !b.Managed {
 				out = append(out, NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, "spec.resolution", f.Message, f.Fix))
+			}
+			if (!b.Asked || b.OptedOut) && !b.Managed {
+				// the path's AMBIENT_PLAINTEXT_TO_TLS_PORT: ztunnel carries ambient clients'
+				// plain HTTP to the entry's targetPort 443 without TLS
+				for i, p := range se.Spec.GetPorts() {
+					if t := tlsTargetOf(ss[0], p.GetNumber()); t != 0 && rules.IsHTTPProtocol(rules.ParseProtocol(p.GetProtocol())) {
+						how := fmt.Sprintf("Bind %s to a waypoint (label it %s=<waypoint>) and originate TLS there with a DestinationRule for port %d, as Istio's ambient egress guide does", ref, rules.LabelUseWaypoint, p.GetNumber())
+						if b.OptedOut {
+							how = fmt.Sprintf("Remove %s=none from %s so that a waypoint carries the calls and originates TLS (a DestinationRule for port %d that the waypoint applies)", rules.LabelUseWaypoint, ref, p.GetNumber())
+						}
+						out = append(out, NewPreflightFinding(AmbientPlainToTLS, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, fmt.Sprintf("spec.ports[%d]", i),
+							fmt.Sprintf("%s declares port %d plain HTTP with targetPort %d, the server's TLS port, and no waypoint serves it: ztunnel carries ambient clients' plain requests to port %d as they are, applying no DestinationRule and originating no TLS, so the server rejects them (400, or a reset).", ref, p.GetNumber(), t, t),
+							how+"; sidecar clients are not concerned."))
+					}
+				}
 			}
 		}
 		if !b.Asked && ambientClients {
@@ -1595,6 +1614,19 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 			tr.hop(proxy, "waypoint", Fail, summary+"; the entry has resolution DYNAMIC_DNS, which only a waypoint resolves", Evidence{Resource: ref, Field: "spec.resolution", Value: "DYNAMIC_DNS"})
 			tr.fail(f.Code, "", f.Resource, f.Message, f.Fix)
 			return p, nil
+		}
+		if p.Call == rules.CallHTTP || p.Call == rules.CallHTTP2 {
+			if t := tlsTargetOf(d.svc, port); t != 0 && found {
+				// ztunnel maps the entry's port to its targetPort and carries the bytes as they
+				// are: no DestinationRule applies there (blind audit 104 c49, c57: OK)
+				tr.hop(proxy, "waypoint", Fail, summary+fmt.Sprintf("; ztunnel sends the plain request to port %d, the entry's targetPort, and originates no TLS", t))
+				fix := fmt.Sprintf("Bind %s to a waypoint (label it %s=<waypoint>) and originate TLS there with a DestinationRule for port %d, as Istio's ambient egress guide does; or have the application speak TLS to port %d itself.", ref, rules.LabelUseWaypoint, port, t)
+				if b.OptedOut {
+					fix = fmt.Sprintf("Remove %s=none from %s so that a waypoint carries the call and originates TLS (a DestinationRule for port %d that the waypoint applies); or have the application speak TLS to port %d itself.", rules.LabelUseWaypoint, ref, port, t)
+				}
+				tr.fail(AmbientPlainToTLS, "", ref, fmt.Sprintf("The plain %s call from %s to %s:%d goes from ztunnel straight to the destination (%s), and %s declares port %d with targetPort %d, the server's TLS port: ztunnel applies no DestinationRule and originates no TLS, so the plain request reaches the TLS port, which rejects it (400, or a reset).", strings.ToUpper(p.Call), client, host, port, summary, ref, port, t), fix)
+				return p, nil
+			}
 		}
 		tr.hop(proxy, "waypoint", Skipped, summary)
 		p.Cause, p.Level, p.Message = AmbientDirect, LevelInfo, fmt.Sprintf("The call from %s to %s:%d goes from ztunnel straight to the destination: %s, so no waypoint or egress gateway is on the path.", client, host, port, summary)

@@ -230,6 +230,7 @@ var catalogRefs = map[string]catalogRef{
 	AmbientRouteNoWaypoint:    {"EGR0517", "seed 002", "pilot/pkg/config/kube/gateway/conversion.go createRouteStatus (ResolvedWaypoints: not respected in ambient mode); pilot/pkg/serviceregistry/ambient (ztunnel applies no routes)"},
 	WaypointSkipsInternalDNS:  {"EGR0518", "seed 002", "pilot/pkg/networking/core/waypoint.go findWaypointResources (DYNAMIC_DNS only for MESH_EXTERNAL services)"},
 	WaypointPlainToTLS:        {"EGR0521", "seed 002", "pilot/pkg/networking/core/cluster_waypoint.go buildWaypointInboundVIP; cluster_tls.go applyUpstreamTLSSettings; util.go GetPortLevelTrafficPolicy"},
+	AmbientPlainToTLS:         {"EGR0522", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go (the workload service's ports map to the entry's targetPort); ztunnel applies no DestinationRule"},
 	AmbientDynamicDNSNoWP:     {"EGR0520", "seed 002", "pilot/pkg/serviceregistry/ambient/services.go (a DYNAMIC_DNS entry without a valid waypoint); releasenotes/notes/se-wildcard-host.yaml"},
 	WaypointDynamicDNSPort:    {"EGR0519", "seed 002", "pilot/pkg/networking/core/cluster_waypoint.go (DynamicDNS: HTTP ports, TLS only with ENABLE_WILDCARD_HOST_SERVICE_ENTRIES_FOR_TLS); listener_waypoint.go buildWaypointInboundVIP"},
 	WaypointHTTPPortNotHTTP:   {"EGR0516", "seed 002", "pilot/pkg/networking/core/listener_waypoint.go buildWaypointInboundVIP (an HTTP port gets the HTTP chain only)"},
@@ -340,7 +341,7 @@ var causePages = map[string]string{
 	VisRuleNeverMatches: "visibility", VisPolicyMatchesAll: "visibility",
 	// Ambient clients and waypoints.
 	AmbientViaWaypoint: "ambient", AmbientDirect: "ambient", WaypointNotFound: "ambient", WaypointNotForServices: "ambient",
-	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient", AmbientDNSCaptureOff: "ambient", WaypointRouteIgnored: "ambient", WaypointBackendUndeclared: "ambient", WaypointHTTPPortNotHTTP: "ambient", WaypointPlainToTLS: "ambient", AmbientRouteNoWaypoint: "ambient", WaypointSkipsInternalDNS: "ambient", WaypointDynamicDNSPort: "ambient", AmbientDynamicDNSNoWP: "ambient",
+	WaypointNotAllowed: "ambient", WaypointNoStatusAddress: "ambient", AmbientNoAddress: "ambient", AmbientSettingIgnored: "ambient", AmbientDNSCaptureOff: "ambient", WaypointRouteIgnored: "ambient", WaypointBackendUndeclared: "ambient", WaypointHTTPPortNotHTTP: "ambient", WaypointPlainToTLS: "ambient", AmbientPlainToTLS: "ambient", AmbientRouteNoWaypoint: "ambient", WaypointSkipsInternalDNS: "ambient", WaypointDynamicDNSPort: "ambient", AmbientDynamicDNSNoWP: "ambient",
 	WaypointStatusDrift: "ambient", WaypointNotWaypointClass: "ambient", AmbientLabelWithSidecar: "ambient", WaypointAnnotation: "ambient",
 	// preflight's own.
 	PreflightSuppressionUnused: "preflight", PreflightSuppressionInvalid: "preflight", PreflightCheckSkipped: "preflight",
