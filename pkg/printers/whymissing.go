@@ -419,7 +419,7 @@ func writePath(b *bytes.Buffer, p *checks.PathTrace) {
 	fixed := false
 	for _, f := range p.Warnings {
 		fmt.Fprintf(b, "  %s [%s] %s%s\n", f.Level, f.Code, resourcePrefix(f.Resource), f.Message)
-		if (f.Code == checks.PathDirect || f.Code == checks.PathGatewayOtherEntry) && f.Fix != "" && !fixed && p.Fix == "" {
+		if (f.Code == checks.PathDirect || f.Code == checks.PathGatewayOtherEntry || f.Code == checks.PathHTTP2Downgraded) && f.Fix != "" && !fixed && p.Fix == "" {
 			// the bypass (or the other entry at the gateway) the verdict line names: how to
 			// send the call where the configuration means it to go (blind audit 33: bypass
 			// verdicts showed no fix; 101 c40: nor did the other entry's)
