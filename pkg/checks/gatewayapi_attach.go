@@ -69,6 +69,42 @@ func routeAttachments(snap *snapshot.Snapshot) []rules.KubeRouteParentStatus {
 	}).([]rules.KubeRouteParentStatus)
 }
 
+// otherListenerTakes: route attachment a names a listener (sectionName) of a Gateway that refuses
+// the route, and another listener of that Gateway would accept it with the route unchanged but
+// for the sectionName (and its port, if it sets one): that listener's name.
+//
+// Mirrors istiod pilot/pkg/config/kube/gateway/conversion.go referenceAllowed through
+// rules.KubeRouteParentStatuses, evaluated with the other sectionName.
+func otherListenerTakes(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (string, bool) {
+	ref := a.Route.ParentRefs[a.Index]
+	g := kubeGatewayOf(snap, a.Gateway)
+	if ref.SectionName == nil || g == nil || len(g.Spec.Listeners) < 2 {
+		return "", false
+	}
+	in := rules.KubeRouteInputs{Gateways: snap.KubeGateways, Classes: snap.GatewayClasses, Namespaces: snap.Namespaces, Grants: snap.ReferenceGrants}
+	for _, l := range g.Spec.Listeners {
+		if l.Name == *ref.SectionName {
+			continue
+		}
+		r := a.Route
+		r.ParentRefs = slices.Clone(r.ParentRefs)
+		alt := r.ParentRefs[a.Index]
+		name := l.Name
+		alt.SectionName = &name
+		if alt.Port != nil {
+			port := l.Port
+			alt.Port = &port
+		}
+		r.ParentRefs[a.Index] = alt
+		for _, st := range rules.KubeRouteParentStatuses([]rules.KubeRoute{r}, in) {
+			if st.Index == a.Index && st.Accepted {
+				return string(l.Name), true
+			}
+		}
+	}
+	return "", false
+}
+
 // kubeGatewayOf returns the Gateway API Gateway "namespace/name" (nil when absent).
 func kubeGatewayOf(snap *snapshot.Snapshot, ref string) *gatewayv1.Gateway {
 	for _, g := range snap.KubeGateways {
@@ -186,6 +222,12 @@ func notAcceptedText(snap *snapshot.Snapshot, a rules.KubeRouteParentStatus) (ms
 				skipped = &sk
 			}
 		}
+	}
+	if l, ok := otherListenerTakes(snap, a); ok && skipped == nil {
+		// the route names a listener that refuses it, and another listener of the Gateway
+		// accepts it as it is: the sectionName is the slip (blind audit 104 c37, c59, where
+		// the fix widened the refusing listener)
+		return msg, fmt.Sprintf("In %s, set spec.parentRefs[%d].sectionName to %s: that listener of Gateway %s takes the route as it is (its protocol, hostname and allowedRoutes admit it).", route, a.Index, l, a.Gateway)
 	}
 	switch {
 	case skipped != nil:

@@ -2532,3 +2532,24 @@ spec:
 		t.Errorf("%s answer %q hops %+v", p.Cause, p.Answer, p.Hops)
 	}
 }
+
+// A route naming a listener of a shared Gateway that refuses it, while another listener takes it
+// as it is: the fix sets the sectionName (blind audit 104 c37, c59).
+func TestWrongSectionNameFix(t *testing.T) {
+	for _, tc := range []struct{ file, host, from, call, want string }{
+		{"gatewayapi-shared-gateway-tlsroute-names-other-team-listener.yaml", "files.coldvault.example", "archive", "tls", "set spec.parentRefs[0].sectionName to arc-tls"},
+		{"gatewayapi-shared-gateway-httproute-names-other-team-listener.yaml", "api.paygate.example", "payments", "http", "set spec.parentRefs[0].sectionName to pay-http"},
+	} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Fix, tc.want) {
+			t.Errorf("%s: fix %q", tc.file, p.Fix)
+		}
+	}
+}
