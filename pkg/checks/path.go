@@ -4980,6 +4980,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 				tr.failFix(PathGatewayNoRoute, "NR", d.culprit, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. The call reaches port %d, whose listener serves other Gateways' servers; %s.", rds, host, w.Ref(), target, d.why), fix, d.patch)
 				return
 			}
+			if vs, gw, ok := matchOnlyGateway(gview, flags, servers, host); ok {
+				// a route's match names the Gateway, but the VirtualService does not list it
+				// in spec.gateways: it is never bound there (match.gateways only narrows the
+				// gateways the VirtualService lists; blind audit 103 c51)
+				tr.fail(PathGatewayNoRoute, "NR", firstOrigin(tr.snap, vs), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. VirtualService %s has a route whose match.gateways names %s, but its spec.gateways does not list that Gateway, so istiod never binds it there: match.gateways only narrows the gateways a VirtualService lists.", rds, host, w.Ref(), vs, gw),
+					fmt.Sprintf("Add %s to spec.gateways of VirtualService %s (keep \"mesh\" there for its sidecar routes).", gw, vs))
+				return
+			}
 			tr.fail(PathGatewayNoRoute, "NR", "Gateway "+rules.GatewayName(servers[0].Gateway), fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s (no VirtualService bound to the server covers the host, or its match excludes the port).", rds, host, w.Ref()),
 				fmt.Sprintf("Bind a VirtualService for %s to %s with an http route whose match.port is %d (the Gateway server port).", host, serverRefs(servers), srv.GetPort().GetNumber()))
 			return
@@ -5811,6 +5819,46 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 		}
 	}
 	return m, true
+}
+
+// matchOnlyGateway: a VirtualService for host (visible at the gateway) has a route whose
+// match.gateways names one of the servers' Gateways while its spec.gateways does not list it:
+// the VirtualService ("namespace/name") and the Gateway ("namespace/name").
+//
+// Mirrors istiod pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (virtual
+// services bound by spec.gateways; route.go sourceMatchHTTP narrows by match.gateways only).
+func matchOnlyGateway(view *snapshot.Snapshot, flags IstiodFlags, servers []rules.GatewayServer, host string) (string, string, bool) {
+	names := map[string]bool{}
+	for _, ms := range servers {
+		names[rules.GatewayName(ms.Gateway)] = true
+	}
+	for _, vs := range model.VirtualServices(view, flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil) {
+		listed := rules.VSGateways(vs)
+		var matches [][]string
+		for _, r := range vs.Spec.GetHttp() {
+			for _, m := range r.GetMatch() {
+				matches = append(matches, m.GetGateways())
+			}
+		}
+		for _, r := range vs.Spec.GetTls() {
+			for _, m := range r.GetMatch() {
+				matches = append(matches, m.GetGateways())
+			}
+		}
+		for _, r := range vs.Spec.GetTcp() {
+			for _, m := range r.GetMatch() {
+				matches = append(matches, m.GetGateways())
+			}
+		}
+		for _, gs := range matches {
+			for _, g := range gs {
+				if gw := rules.ResolveGatewayName(g, vs.Namespace); names[gw] && !slices.Contains(listed, gw) {
+					return vs.Namespace + "/" + vs.Name, gw, true
+				}
+			}
+		}
+	}
+	return "", "", false
 }
 
 // isKubeRouteRef: ref ("Kind namespace/name") is a Gateway API route.
@@ -7469,6 +7517,12 @@ func (tr *tracer) whyNoServer(w Workload, svc rules.Service, cport, target uint3
 			// the host's own Gateway applies to no workload, and the other servers on the
 			// port have no route: the host's Gateway is to fix, not another server
 			return noServer{culprit: g.Culprit, why: "the Gateway servers on the port get no filter chain, and the one for the host is not among them: " + strings.TrimSuffix(g.Message, "."), fix: g.Fix, patch: g.Patch}
+		}
+		if vs, gw, ok := matchOnlyGateway(view, flags, servers, host); ok {
+			// (blind audit 103 c51, for TLS and TCP: no chain, no listener)
+			return noServer{culprit: firstOrigin(tr.snap, vs),
+				why: fmt.Sprintf("the Gateway servers on the port get no filter chain: VirtualService %s has a route whose match.gateways names %s, but its spec.gateways does not list that Gateway, so istiod never binds it there (match.gateways only narrows the gateways a VirtualService lists)", vs, gw),
+				fix: fmt.Sprintf("Add %s to spec.gateways of VirtualService %s (keep \"mesh\" there for its sidecar routes).", gw, vs)}
 		}
 		for _, ms := range servers {
 			if !serverCovers(ms, host) || len(rules.GeneratedFrom(ms.Gateway.Annotations, ms.Gateway.Namespace)) > 0 {
