@@ -637,7 +637,7 @@ func unmeshedClient(snap *snapshot.Snapshot, ns, workload string, l, a map[strin
 			}
 			return false
 		}
-		for _, w := range workloadsIn(snap, ns) {
+		for _, w := range clientWorkloadsIn(snap, ns) {
 			if check(w.labels, w.annotations) {
 				return nil
 			}

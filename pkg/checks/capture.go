@@ -113,7 +113,7 @@ func uncapturedClient(snap *snapshot.Snapshot, ns, workload string, a map[string
 			what = "The client pod in " + ns
 		}
 	} else {
-		ws := workloadsIn(snap, ns)
+		ws := clientWorkloadsIn(snap, ns)
 		if len(ws) == 0 {
 			return nil
 		}
@@ -174,20 +174,48 @@ func captureAnnotated(snap *snapshot.Snapshot) map[string]bool {
 type nsWorkloadRef struct {
 	ref                 string // "Pod ns/name", "Deployment ns/name"
 	labels, annotations map[string]string
+	// gateway: the workload is a gateway's own proxy (a Gateway API gateway's Deployment, which
+	// istiod labels sidecar.istio.io/inject=false, or a gateway workload), no client of the
+	// namespace (blind audit 106: "runs no proxy" for the <gateway>-istio Deployment)
+	gateway bool
+}
+
+// runsGatewayProxy: labels and annotations of a pod (template) that runs a gateway's proxy: istiod's
+// gateway Deployment (gateway.networking.k8s.io/gateway-name, istio.io/gateway-name) or a pod
+// injected with the gateway template.
+func runsGatewayProxy(labels, annotations map[string]string) bool {
+	return labels[rules.KubeGatewayNameLabel] != "" || labels["istio.io/gateway-name"] != "" || strings.Contains(annotations["inject.istio.io/templates"], "gateway")
 }
 
 type workloadsByNsKey struct{}
+
+// clientWorkloadsIn is workloadsIn without the gateways' own proxies.
+func clientWorkloadsIn(snap *snapshot.Snapshot, ns string) []nsWorkloadRef {
+	var out []nsWorkloadRef
+	for _, w := range workloadsIn(snap, ns) {
+		if !w.gateway {
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 // workloadsIn lists the Pods and Deployments of namespace ns in the input (indexed once per
 // snapshot).
 func workloadsIn(snap *snapshot.Snapshot, ns string) []nsWorkloadRef {
 	return snap.Derived(workloadsByNsKey{}, func() any {
 		out := map[string][]nsWorkloadRef{}
+		gws := map[string]bool{}
+		for _, w := range gatewayWorkloads(snap) {
+			gws[w.Kind+" "+w.Ref()] = true
+		}
 		for _, p := range snap.Pods {
-			out[p.Namespace] = append(out[p.Namespace], nsWorkloadRef{"Pod " + p.Namespace + "/" + p.Name, p.Labels, p.Annotations})
+			ref := "Pod " + p.Namespace + "/" + p.Name
+			out[p.Namespace] = append(out[p.Namespace], nsWorkloadRef{ref, p.Labels, p.Annotations, gws[ref] || runsGatewayProxy(p.Labels, p.Annotations)})
 		}
 		for _, d := range snap.Deployments {
-			out[d.Namespace] = append(out[d.Namespace], nsWorkloadRef{"Deployment " + d.Namespace + "/" + d.Name, d.Spec.Template.Labels, d.Spec.Template.Annotations})
+			ref := "Deployment " + d.Namespace + "/" + d.Name
+			out[d.Namespace] = append(out[d.Namespace], nsWorkloadRef{ref, d.Spec.Template.Labels, d.Spec.Template.Annotations, gws[ref] || runsGatewayProxy(d.Spec.Template.Labels, d.Spec.Template.Annotations)})
 		}
 		return out
 	}).(map[string][]nsWorkloadRef)[ns]
@@ -199,7 +227,7 @@ func workloadsIn(snap *snapshot.Snapshot, ns string) []nsWorkloadRef {
 // of the redirection (captureBypass). The trace stands for the others. nil when none does, or
 // all do (unmeshedClient, uncapturedClient).
 func partlyBypassingClient(snap *snapshot.Snapshot, ns string, port uint32, addr, host string) *Finding {
-	ws := workloadsIn(snap, ns)
+	ws := clientWorkloadsIn(snap, ns)
 	nl := NamespaceLabels(snap, ns)
 	var out, whys []string
 	for _, w := range ws {
@@ -233,7 +261,7 @@ func partlyBypassingClient(snap *snapshot.Snapshot, ns string, port uint32, addr
 // not ambient).
 func someWorkloadUninjected(snap *snapshot.Snapshot, ns string) bool {
 	nl := NamespaceLabels(snap, ns)
-	for _, w := range workloadsIn(snap, ns) {
+	for _, w := range clientWorkloadsIn(snap, ns) {
 		if w.labels[rules.LabelDataplaneMode] != "ambient" && !sidecarInjected(nl, w.labels, w.annotations) {
 			return true
 		}
