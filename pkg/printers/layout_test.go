@@ -72,6 +72,7 @@ func TestFixSummary(t *testing.T) {
 		"# If api.x.example is a typo of api.y.example, correct the host where a route names it; to reach api.x.example itself, declare it:\napiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  namespace: apps\n  name: api-x-example\nspec:\n  hosts: [\"api.x.example\"]": "If api.x.example is a typo of api.y.example, correct the host where a route names it; to reach api.x.example itself, declare it (YAML below)",
 		"# Service a/b\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  namespace: a\n  annotations:\n    networking.istio.io/exportTo: \"a,x\"":                                                                                                                                        "change metadata.annotations.networking.istio.io/exportTo of Service a/b (YAML below)",
 		"Declare it: a ServiceEntry for www.example.com.": "Declare it: a ServiceEntry for www.example.com.",
+		"# move DestinationRule a/b to namespace istio-system (the service's namespace), exported to \"*\":\nmetadata:\n  name: b\n  namespace: istio-system": "move DestinationRule a/b to namespace istio-system (the service's namespace), exported to \"*\" (YAML below)",
 		"": "",
 		"apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata:\n  name: egress-80\n  namespace: istio-system\nspec:\n  selector: {istio: x}\n---\napiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: pager\n  namespace: alerts\nspec:\n  hosts: [a]": "apply Gateway istio-system/egress-80 and VirtualService alerts/pager (YAML below)",
 	} {

@@ -33,7 +33,9 @@ func fixSummary(fix, culprit string) string {
 		return strings.TrimSuffix(strings.TrimSpace(lines[0]), ":") + " (YAML below)"
 	}
 	// the same advice as a YAML comment ahead of a new object (the fix stays valid YAML)
-	if len(lines) > 1 && strings.HasPrefix(lines[0], "# ") && strings.HasSuffix(strings.TrimSpace(lines[0]), ":") && strings.HasPrefix(lines[1], "apiVersion:") {
+	// (or ahead of a fragment: "# move DestinationRule ... to namespace ...:"; blind audit 105,
+	// where the summary read "change move ...")
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "# ") && strings.HasSuffix(strings.TrimSpace(lines[0]), ":") {
 		return strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(lines[0], "# ")), ":") + " (" + below + ")"
 	}
 	// new objects (no "# Kind namespace/name" header naming the resource to change)
