@@ -454,7 +454,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		tr.t.Notes = append(tr.t.Notes, n)
 	}
 	for _, b := range sidecarWaypointBindings(snap, v, host) {
-		if tr.t.Cause != PathOK || tr.t.Gateway != "" {
+		if tr.t.Cause != PathOK || tr.t.Gateway != "" || noProxyClient(snap, ns, workload, labels, annotations) != nil || unmeshedClient(snap, ns, workload, labels, annotations) != nil {
+			// (a client without a proxy is said so below, not taken for a sidecar; blind audit
+			// 106 c12)
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("%s is bound to waypoint %s for ambient clients; sidecars do not use waypoints, so this call does not go through it", b.entry, b.waypoint))
 			continue
 		}
