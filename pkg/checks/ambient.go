@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
+	"maps"
 	"net/netip"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	networking "istio.io/api/networking/v1alpha3"
 	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/model"
 	"github.com/kubectl-egress/kubectl-egress/pkg/rules"
@@ -265,6 +267,25 @@ func clientSideWaypointLabel(snap *snapshot.Snapshot, ns string, se *networkingv
 		how += fmt.Sprintf(" and %s=%s (the waypoint must then admit namespace %s)", rules.LabelUseWaypointNamespace, wpNs, se.Namespace)
 	}
 	return fmt.Sprintf("namespace %s carries %s=%s, which binds waypoint %s/%s to traffic sent to the workloads and services of %s, not to their outbound calls; for the call to go through it, %s", ns, rules.LabelUseWaypoint, wp, wpNs, wp, ns, how), true
+}
+
+// hboneSelectorLabels: the matchLabels ("k=v, ...") of the allowedRoutes namespace selector of
+// waypoint g's HBONE listener (port 15008), "" when it has none (or matchExpressions only).
+func hboneSelectorLabels(g *gatewayv1.Gateway) string {
+	if g == nil {
+		return ""
+	}
+	for _, l := range g.Spec.Listeners {
+		if l.Port != 15008 || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.Selector == nil {
+			continue
+		}
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(l.AllowedRoutes.Namespaces.Selector.MatchLabels)) {
+			kv = append(kv, k+"="+l.AllowedRoutes.Namespaces.Selector.MatchLabels[k])
+		}
+		return strings.Join(kv, ", ")
+	}
+	return ""
 }
 
 // dynamicDNSWithoutWaypoint: AMBIENT_DYNAMIC_DNS_WITHOUT_WAYPOINT for an entry with resolution
@@ -873,6 +894,12 @@ func bindingFinding(b rules.WaypointBinding, se *networkingv1.ServiceEntry, unre
 		f = finding(WaypointNotAllowed, "Gateway "+wp, fmt.Sprintf("%s asks for waypoint %s (%s on %s), whose %s admits %s: %s is not admitted, so istiod does not bind the entry (condition %s False, reason %s).",
 			ref, wp, rules.LabelUseWaypoint, labelled, listener, admitsText(b.AllowedFrom), se.Namespace, ConditionWaypointBound, b.Reason),
 			fmt.Sprintf("set allowedRoutes.namespaces.from: All (or a Selector matching namespace %s) on the %s of Gateway %s, or use a waypoint in %s", se.Namespace, listener, wp, se.Namespace))
+		if sel := hboneSelectorLabels(b.Gateway); b.AllowedFrom == "Selector" && sel != "" {
+			// the selector's labels: labelling the namespace is the change that keeps the
+			// waypoint's policy (blind audit 106 c07, where only from: All was offered)
+			f.Message += fmt.Sprintf(" Its selector matches namespaces labelled %s.", sel)
+			f.Fix = fmt.Sprintf("label Namespace %s %s, which the %s of Gateway %s admits; or widen its allowedRoutes.namespaces (from: All), or use a waypoint in %s", se.Namespace, sel, listener, wp, se.Namespace)
+		}
 		if b.Listener == "" && b.Gateway != nil {
 			// No listener istiod reads: without an inbound-binding annotation only the HBONE
 			// listener on port 15008 counts (waypoints.go makeAllowedRoutes, findBoundListener),

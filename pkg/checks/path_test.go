@@ -2553,3 +2553,19 @@ func TestWrongSectionNameFix(t *testing.T) {
 		}
 	}
 }
+
+// A waypoint whose HBONE listener admits namespaces by a label selector that misses the entry's
+// namespace: the fix names the label to give it (blind audit 106 c07: only from: All).
+func TestWaypointSelectorFixNamesLabel(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-selector-misses-namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, PathOptions{Host: "files.storage.example", Port: 8443, From: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != WaypointNotAllowed || !strings.Contains(p.Fix, "egress-allowed=true") {
+		t.Errorf("%s: %s", p.Cause, p.Fix)
+	}
+}
