@@ -830,9 +830,10 @@ spec:%s%s
 	}
 	if hv := d[dimPHeld]; hv == "older-http" || hv == "older-tcp" || hv == "older-passthrough" || hv == "older-same-host" {
 		port, tls, hosts := "{number: 8453, name: http-held, protocol: HTTP}", "", "held.example.net"
-		switch hv {
-		case "older-same-host":
-			port, tls, hosts = "{number: 8453, name: tls-held, protocol: TLS}", "\n    tls: {mode: PASSTHROUGH}", pathHost
+		// heldRoute: the entry held.example.net and the older VirtualService held whose tls
+		// route (port, SNI sni) sends the connections to it (a TLS server's chain needs a tls
+		// route, and the route an entry)
+		heldRoute := func(port int, sni string) {
 			b.add(`apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata:
@@ -856,42 +857,20 @@ spec:
   gateways: [held]
   tls:
   - match:
-    - port: 8453
+    - port: %d
       sniHosts: [%s]
     route:
-    - destination: {host: held.example.net, port: {number: 443}}`, pathHost, pathHost))
+    - destination: {host: held.example.net, port: {number: 443}}`, sni, port, sni))
+		}
+		switch hv {
+		case "older-same-host":
+			port, tls, hosts = "{number: 8453, name: tls-held, protocol: TLS}", "\n    tls: {mode: PASSTHROUGH}", pathHost
+			heldRoute(8453, pathHost)
 		case "older-tcp":
 			port = "{number: 8453, name: tcp-held, protocol: TCP}"
 		case "older-passthrough":
 			port, tls = "{number: 8090, name: tls-held, protocol: TLS}", "\n    tls: {mode: PASSTHROUGH}"
-			// the server's chain needs a tls route, and the route an entry
-			b.add(`apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata:
-  name: held
-  namespace: egress
-  creationTimestamp: "2000-01-01T00:00:00Z"
-spec:
-  hosts: [held.example.net]
-  location: MESH_EXTERNAL
-  ports:
-  - {number: 443, name: tls, protocol: TLS}
-  resolution: DNS`)
-			b.add(`apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata:
-  name: held
-  namespace: egress
-  creationTimestamp: "2000-01-01T00:00:00Z"
-spec:
-  hosts: [held.example.net]
-  gateways: [held]
-  tls:
-  - match:
-    - port: 8090
-      sniHosts: [held.example.net]
-    route:
-    - destination: {host: held.example.net, port: {number: 443}}`)
+			heldRoute(8090, "held.example.net")
 		}
 		b.add(fmt.Sprintf(`apiVersion: networking.istio.io/v1
 kind: Gateway

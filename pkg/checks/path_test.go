@@ -2241,14 +2241,7 @@ func TestBackendNamesGatewayFix(t *testing.T) {
 		{"gatewayapi-mesh-backend-names-gateway-not-service.yaml", "hooks.chat-saas.example", "alerts", "http", "set the backendRef name to hooks-out-istio"},
 		{"gatewayapi-mesh-backend-names-gateway-not-service-tls.yaml", "vault.keystore.example", "secrets", "tls", "set the backendRef name to vault-egress-istio"},
 	} {
-		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := traceFixture(t, tc.file, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
 		if !strings.Contains(p.Fix, tc.want) {
 			t.Errorf("%s: fix %q, want it to %s", tc.file, p.Fix, tc.want)
 		}
@@ -2259,11 +2252,7 @@ func TestBackendNamesGatewayFix(t *testing.T) {
 // while a mesh route sends its calls there, is "PRESENT, but calls fail" (404 NR), blaming the
 // Gateway that serves the host (blind audit 102 c12); bound, the verdict stays OK.
 func TestMarkUnroutedMeshCalls(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []string{string(base), `apiVersion: networking.istio.io/v1
+	docs := []string{`apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: tickets, namespace: team-a}
 spec:
@@ -2294,7 +2283,7 @@ spec:
 		if withBound {
 			all = append(slices.Clone(docs), bound)
 		}
-		snap := loadYAML(t, all...)
+		snap := withPathBase(t, all...)
 		rep, err := WhyMissing(snap, WhyMissingOptions{Host: "api.ticketdesk.example"})
 		if err != nil {
 			t.Fatal(err)
@@ -2315,11 +2304,7 @@ spec:
 // A name under a wildcard entry, traced without --port: the port the wildcard entry declares
 // (blind audit 101 c44: "give the port with --port").
 func TestTracePathWildcardEntryPort(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+	snap := withPathBase(t, `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: blob, namespace: team-a}
 spec:
@@ -2338,14 +2323,7 @@ spec:
 // The port an entry lacks, where the gateway originates TLS, is added as HTTPS (blind audit 101
 // c32: HTTP).
 func TestPortFixHTTPSWhereTLSOriginated(t *testing.T) {
-	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-origination-port-not-declared-https.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := TracePath(snap, PathOptions{Host: "menu.foodhub.example", Port: 80, From: "team-a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := traceFixture(t, "gateway-origination-port-not-declared-https.yaml", PathOptions{Host: "menu.foodhub.example", Port: 80, From: "team-a"})
 	if !strings.Contains(p.Fix, "number: 443\n    name: https-443\n    protocol: HTTPS") {
 		t.Errorf("fix:\n%s", p.Fix)
 	}
@@ -2355,11 +2333,7 @@ func TestPortFixHTTPSWhereTLSOriginated(t *testing.T) {
 // through the Service never reach it (blind audit 101 c16: OK); the listener behind a Service
 // port does not.
 func TestListenerNotBehindService(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+	snap := withPathBase(t, `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: av, namespace: team-a}
 spec:
@@ -2402,11 +2376,7 @@ spec:
 // no entry declares: the fix corrects the route to the host called, not a new entry for the
 // parent domain (blind audit 100 c15).
 func TestGatewayDestinationParentDomainFix(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+	snap := withPathBase(t, `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: ledger, namespace: team-a}
 spec:
@@ -2440,11 +2410,7 @@ spec:
 // Two Gateways whose servers conflict on a port, one with a creation time and one without: the
 // path notes that the manifests' order decides which server istiod keeps (blind audit 101 c22).
 func TestMixedAgeServerNote(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := []string{string(base), `apiVersion: networking.istio.io/v1
+	docs := []string{`apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: metrics, namespace: team-a}
 spec:
@@ -2474,9 +2440,9 @@ spec:
 	for _, timed := range []bool{false, true} {
 		all := slices.Clone(docs)
 		if timed {
-			all[3] = strings.Replace(all[3], "namespace: istio-system}", "namespace: istio-system, creationTimestamp: \"2023-01-01T00:00:00Z\"}", 1)
+			all[2] = strings.Replace(all[2], "namespace: istio-system}", "namespace: istio-system, creationTimestamp: \"2023-01-01T00:00:00Z\"}", 1)
 		}
-		p, err := TracePath(loadYAML(t, all...), PathOptions{Host: "push.metrics.example", From: "team-a"})
+		p, err := TracePath(withPathBase(t, all...), PathOptions{Host: "push.metrics.example", From: "team-a"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -2490,14 +2456,7 @@ spec:
 // A fix proven by tracing again whose changed path reads a credential the input does not show:
 // the check says the call works once the credential is in place (blind audit 101 c33).
 func TestFixCheckNamesUncheckedCredential(t *testing.T) {
-	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "gateway-origination-rule-hidden-credential-unchecked.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := TracePath(snap, PathOptions{Host: "gw.pspay.example", Port: 80, From: "team-a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := traceFixture(t, "gateway-origination-rule-hidden-credential-unchecked.yaml", PathOptions{Host: "gw.pspay.example", Port: 80, From: "team-a"})
 	if p.FixCheck == nil || p.FixCheck.Result != FixProven || !strings.Contains(p.FixCheck.Message, "pspay-client") {
 		t.Errorf("fix check %+v", p.FixCheck)
 	}
@@ -2506,11 +2465,7 @@ func TestFixCheckNamesUncheckedCredential(t *testing.T) {
 // A path without a verdict (a kind could not be read) has no failing hop and no answer: what
 // fails with what could be read is unknown (blind audit 102 c24, c64).
 func TestUnreadPathHasNoFailedHop(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := loadYAML(t, string(base), `apiVersion: networking.istio.io/v1
+	snap := withPathBase(t, `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
 metadata: {name: orders, namespace: team-a}
 spec:
@@ -2540,14 +2495,7 @@ func TestWrongSectionNameFix(t *testing.T) {
 		{"gatewayapi-shared-gateway-tlsroute-names-other-team-listener.yaml", "files.coldvault.example", "archive", "tls", "set spec.parentRefs[0].sectionName to arc-tls"},
 		{"gatewayapi-shared-gateway-httproute-names-other-team-listener.yaml", "api.paygate.example", "payments", "http", "set spec.parentRefs[0].sectionName to pay-http"},
 	} {
-		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := traceFixture(t, tc.file, PathOptions{Host: tc.host, From: tc.from, Call: tc.call})
 		if !strings.Contains(p.Fix, tc.want) {
 			t.Errorf("%s: fix %q", tc.file, p.Fix)
 		}
@@ -2557,15 +2505,32 @@ func TestWrongSectionNameFix(t *testing.T) {
 // A waypoint whose HBONE listener admits namespaces by a label selector that misses the entry's
 // namespace: the fix names the label to give it (blind audit 106 c07: only from: All).
 func TestWaypointSelectorFixNamesLabel(t *testing.T) {
-	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "ambient-waypoint-selector-misses-namespace.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := TracePath(snap, PathOptions{Host: "files.storage.example", Port: 8443, From: "web"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := traceFixture(t, "ambient-waypoint-selector-misses-namespace.yaml", PathOptions{Host: "files.storage.example", Port: 8443, From: "web"})
 	if p.Cause != WaypointNotAllowed || !strings.Contains(p.Fix, "egress-allowed=true") {
 		t.Errorf("%s: %s", p.Cause, p.Fix)
 	}
+}
+
+// withPathBase loads the path fixtures' base mesh (testdata/paths/_base.yaml) with docs.
+func withPathBase(t *testing.T, docs ...string) *snapshot.Snapshot {
+	t.Helper()
+	base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadYAML(t, append([]string{string(base)}, docs...)...)
+}
+
+// traceFixture traces the call opt describes through path fixture file (over the base mesh).
+func traceFixture(t *testing.T, file string, opt PathOptions) *PathTrace {
+	t.Helper()
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TracePath(snap, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
