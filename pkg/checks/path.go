@@ -5804,7 +5804,7 @@ func missingBackendCulprit(snap *snapshot.Snapshot, reg *model.Registry, vsRef, 
 		// c62, c23: "create the Service").
 		m.culprit = "Gateway " + g.Namespace + "/" + g.Name
 		why := fmt.Sprintf("no GatewayClass %s is in the input", class)
-		if ctl, ok := foreignClassOf(snap, class); ok {
+		if ctl, ok := rules.KubeGatewayOtherController(class, snap.GatewayClasses); ok {
 			why = fmt.Sprintf("GatewayClass %s belongs to controller %s", class, ctl)
 		} else if slices.ContainsFunc(snap.GatewayClasses, func(c *gatewayv1.GatewayClass) bool { return c.Name == class }) {
 			continue // an Istio class of another name: modelled elsewhere
@@ -5867,17 +5867,6 @@ func matchOnlyGateway(view *snapshot.Snapshot, flags IstiodFlags, servers []rule
 func isKubeRouteRef(ref string) bool {
 	kind, _, _ := strings.Cut(ref, " ")
 	return kind == "HTTPRoute" || kind == "GRPCRoute" || kind == "TLSRoute" || kind == "TCPRoute"
-}
-
-// foreignClassOf: the controllerName of GatewayClass class in the input when it is not Istio's.
-func foreignClassOf(snap *snapshot.Snapshot, class string) (string, bool) {
-	for _, c := range snap.GatewayClasses {
-		if c.Name == class {
-			ctl := string(c.Spec.ControllerName)
-			return ctl, !strings.HasPrefix(ctl, "istio.io/")
-		}
-	}
-	return "", false
 }
 
 // addressedHosts are the hosts of the services the sidecar v imports that list the IP address
