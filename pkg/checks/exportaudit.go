@@ -656,6 +656,9 @@ func (a *auditor) client(ns string) {
 		}
 		appendNs(r.needs, ns)
 		for i, d := range r.dests {
+			if !a.l4RouteOnSidecar(d, ns) {
+				continue
+			}
 			a.clientDestination(r.shares[i], d, ns)
 		}
 	}
@@ -774,6 +777,83 @@ func (a *auditor) anyHostSeen(vs *networkingv1.VirtualService, ns string) bool {
 	return false
 }
 
+// l4RouteOnSidecar: a tls or tcp route whose mesh matches all name ports applies on sidecars of
+// namespace ns only when the service ns holds for one of the VirtualService's hosts declares
+// one of those ports; where ns holds a host with other ports only, no filter chain takes the
+// route and its destination is never used there (blind audit 105 c29, a false DR_NOT_ON_LOOKUP_PATH for a namespace whose own
+// entry for the host declares another port). HTTP routes and wildcard hosts are not narrowed.
+//
+// Mirrors istiod pilot/pkg/networking/core/listener.go buildSidecarOutboundListeners (a
+// listener per service port the proxy holds) and tls.go buildSidecarOutboundTLSFilterChainOpts
+// / tcp likewise (a route applies when its match.port is 0 or the listener's port).
+func (a *auditor) l4RouteOnSidecar(d rules.Dest, ns string) bool {
+	ports := l4MeshPorts(d)
+	if len(ports) == 0 {
+		return true
+	}
+	held := false
+	for _, h := range d.Root.Spec.GetHosts() {
+		h = strings.ToLower(rules.ResolveShortname(h, d.Root.Namespace))
+		if strings.HasPrefix(h, "*") {
+			return true
+		}
+		chosen, _ := rules.ServiceForProxy(a.registry.Shared(h), ns)
+		if chosen == nil {
+			continue
+		}
+		held = true
+		for _, p := range chosen.Ports {
+			if ports[p.Number] {
+				return true
+			}
+		}
+	}
+	// a namespace holding none of the hosts is left to destination (anyHostSeen words that)
+	return !held
+}
+
+// l4MeshPorts: the ports a tls or tcp route's matches for sidecars name, or nil when the route
+// is http or one of those matches (or none at all) takes any port.
+func l4MeshPorts(d rules.Dest) map[uint32]bool {
+	if d.Kind == rules.RouteHTTP || d.Root == nil {
+		return nil
+	}
+	ports := map[uint32]bool{}
+	applies := func(gws []string, port uint32) bool {
+		if len(gws) > 0 && !slices.ContainsFunc(gws, func(g string) bool { return rules.ResolveGatewayName(g, d.Declared.Namespace) == rules.MeshGateway }) {
+			return false // this match is for a gateway, not for sidecars
+		}
+		if port == 0 {
+			return true
+		}
+		ports[port] = true
+		return false
+	}
+	switch {
+	case d.TLS != nil:
+		for _, m := range d.TLS.GetMatch() {
+			if applies(m.GetGateways(), m.GetPort()) {
+				return nil
+			}
+		}
+		if len(d.TLS.GetMatch()) == 0 {
+			return nil
+		}
+	case d.TCP != nil:
+		for _, m := range d.TCP.GetMatch() {
+			if applies(m.GetGateways(), m.GetPort()) {
+				return nil
+			}
+		}
+		if len(d.TCP.GetMatch()) == 0 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return ports // (empty for matches of gateways only: routeUsedBy decides)
+}
+
 // destination checks that the proxy namespace ns sees the destination's service and subset.
 func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string, proxy string, gateway bool) {
 	// A mirror destination is a cluster of the route, not a route (route/route.go
@@ -848,6 +928,11 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 	dr := a.drs.For(ns, labels, h, chosen.Namespace)
 	a.shadowed(dr, h, chosen.Namespace, ns, proxy)
 	if d.Subset == "" {
+		return
+	}
+	if !gateway && d.Kind != rules.RouteHTTP && !a.anyHostSeen(d.Declared, ns) {
+		// a tls or tcp route applies on a sidecar only to the chains of services it holds:
+		// where none of its hosts is one, its subset is never used (as l4RouteOnSidecar)
 		return
 	}
 	if dr.HasSubset(d.Subset) {

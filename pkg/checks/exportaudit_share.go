@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -107,6 +108,23 @@ func (a *auditor) specialFor(h string) map[string]bool {
 	return set
 }
 
+// destSpecial: the namespaces that may see destination d unlike the others: those of its host
+// (specialFor) and, for a tls or tcp route, those of the route's hosts, whose services decide
+// whether a filter chain takes the route (anyHostSeen, l4RouteOnSidecar).
+func (a *auditor) destSpecial(d rules.Dest) map[string]bool {
+	set := a.specialFor(strings.ToLower(d.Host))
+	if d.Kind == rules.RouteHTTP || d.Root == nil {
+		return set
+	}
+	merged := maps.Clone(set)
+	for _, h := range d.Root.Spec.GetHosts() {
+		for n := range a.specialFor(strings.ToLower(rules.ResolveShortname(h, d.Root.Namespace))) {
+			merged[n] = true
+		}
+	}
+	return merged
+}
+
 // clientDestination is destination() for the sidecars of client namespace ns, replayed from
 // another namespace's recording when ns sees the destination alike.
 func (a *auditor) clientDestination(ds *destShare, d rules.Dest, ns string) {
@@ -116,7 +134,7 @@ func (a *auditor) clientDestination(ds *destShare, d rules.Dest, ns string) {
 		return
 	}
 	if ds.special == nil {
-		ds.special = a.specialFor(strings.ToLower(d.Host))
+		ds.special = a.destSpecial(d)
 	}
 	switch {
 	case ds.special[ns]:
@@ -260,7 +278,7 @@ func (a *auditor) clientsShared(nss []string) {
 		for di, d := range r.dests {
 			ds := r.shares[di]
 			if ds.special == nil {
-				ds.special = a.specialFor(strings.ToLower(d.Host))
+				ds.special = a.destSpecial(d)
 			}
 			for _, set := range []map[string]bool{ds.special, s.drAll} {
 				for ns := range set {
@@ -285,6 +303,15 @@ func (a *auditor) clientsShared(nss []string) {
 		items = slices.Compact(items)
 		for _, it := range items {
 			ds, d := routes[it.r].shares[it.d], routes[it.r].dests[it.d]
+			if !a.l4RouteOnSidecar(d, ns) {
+				// no filter chain there takes the route (alike namespaces agree: the
+				// route's hosts single them out too, destSpecial)
+				if alike(ds, i) {
+					ds.effects, ds.recorded = nil, true
+					recordedAt[ds] = i
+				}
+				continue
+			}
 			if !alike(ds, i) {
 				a.destination(d, ns, nil, "sidecars in "+ns, false)
 				continue

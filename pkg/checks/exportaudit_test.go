@@ -624,3 +624,102 @@ spec:
 		}
 	}
 }
+
+// TestL4RouteOnlyWhereItsPortIsHeld: a tls or tcp mesh route that matches a port applies on the
+// sidecars of a namespace only when the entry that namespace uses for the route's host declares
+// that port (istiod builds a filter chain per service port the proxy holds). A namespace whose
+// own entry for the host declares other ports never uses the route's subset, so a rule off its
+// lookup path is no gap there (blind audit 105 c29), nor is one that holds no entry for the host
+// at all; a namespace that does hold the port is.
+func TestL4RouteOnlyWhereItsPortIsHeld(t *testing.T) {
+	gatewayRule := func(ns, name, subset string) string {
+		return `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: ` + name + `, namespace: ` + ns + `}
+spec:
+  host: istio-egressgateway.istio-system.svc.cluster.local
+  subsets: [{name: ` + subset + `}]`
+	}
+	entry := func(ns, name, host, created string, port int, proto, export string) string {
+		return fmt.Sprintf(`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: %s, namespace: %s, creationTimestamp: "%s"}
+spec:
+  hosts: [%s]
+  exportTo: [%s]
+  ports: [{number: %d, name: p-%d, protocol: %s}]
+  resolution: DNS`, name, ns, created, host, export, port, port, proto)
+	}
+	for _, tc := range []struct {
+		name    string
+		clients []string
+		docs    []string
+		gapIn   []string // namespaces DR_NOT_ON_LOOKUP_PATH names (nil: no finding)
+	}{
+		{"tls passthrough, sandbox holds 9443 only", []string{"treasury", "sandbox"}, []string{
+			entry("sandbox", "rates-old", "rates.fx.example", "2022-05-01T00:00:00Z", 9443, "TLS", `"."`),
+			entry("treasury", "rates", "rates.fx.example", "2025-05-01T00:00:00Z", 443, "TLS", `".", sandbox`),
+			gatewayRule("treasury", "egw-rates", "rates"),
+			`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: rates, namespace: treasury}
+spec:
+  hosts: [rates.fx.example]
+  gateways: [mesh]
+  tls:
+  - match: [{port: 443, sniHosts: [rates.fx.example]}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: rates, port: {number: 443}}}]`,
+		}, nil},
+		{"tcp, two namespaces with their own entry on another port", []string{"ledger", "batch-1", "batch-2"}, []string{
+			entry("batch-1", "pg-local", "pg.db.internal", "2021-01-01T00:00:00Z", 6432, "TCP", `"."`),
+			entry("batch-2", "pg-local", "pg.db.internal", "2021-01-01T00:00:00Z", 15432, "TCP", `"."`),
+			entry("ledger", "pg", "pg.db.internal", "2024-01-01T00:00:00Z", 5432, "TCP", `"."`),
+			gatewayRule("ledger", "egw-pg", "pg-hop"),
+			`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: pg-out, namespace: ledger}
+spec:
+  hosts: [pg.db.internal]
+  tcp:
+  - match: [{port: 5432}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: pg-hop, port: {number: 443}}}]`,
+		}, nil},
+		{"control: a namespace that uses the public entry (the port) is a gap", []string{"ledger", "batch-1", "reports"}, []string{
+			entry("batch-1", "pg-local", "pg.db.internal", "2021-01-01T00:00:00Z", 6432, "TCP", `"."`),
+			entry("ledger", "pg", "pg.db.internal", "2024-01-01T00:00:00Z", 5432, "TCP", `"*"`),
+			gatewayRule("ledger", "egw-pg", "pg-hop"),
+			`apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: pg-out, namespace: ledger}
+spec:
+  hosts: [pg.db.internal]
+  tcp:
+  - match: [{port: 5432}]
+    route: [{destination: {host: istio-egressgateway.istio-system.svc.cluster.local, subset: pg-hop, port: {number: 443}}}]`,
+		}, []string{"reports", "team-a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, unshared := range []bool{false, true} {
+				base, err := os.ReadFile(filepath.Join("testdata", "paths", "_base.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				all := []string{string(base)}
+				for _, ns := range tc.clients {
+					all = append(all, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+", labels: {istio-injection: enabled}}")
+				}
+				rep := ExportAudit(loadYAML(t, append(all, tc.docs...)...), AuditOptions{unshared: unshared})
+				var gapIn []string
+				for _, f := range rep.Findings {
+					if f.Code == AuditDRNotOnLookupPath {
+						gapIn = append(gapIn, f.MissingIn...)
+					}
+				}
+				slices.Sort(gapIn)
+				if !slices.Equal(gapIn, tc.gapIn) {
+					t.Errorf("unshared=%v: DR_NOT_ON_LOOKUP_PATH missing in %v, want %v", unshared, gapIn, tc.gapIn)
+				}
+			}
+		})
+	}
+}
