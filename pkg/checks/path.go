@@ -2416,6 +2416,10 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return
 		}
+		if w, ok := tr.idleGatewayShare(v, applied, host, proxy); ok {
+			tr.t.Warnings = append(tr.t.Warnings, w)
+			return
+		}
 		// Another mesh VirtualService for the host sends it to a gateway, but the sidecar took
 		// this one's route: istiod keeps one VirtualService per host on a sidecar's route
 		// configuration (the first in its order: pilot/pkg/networking/core/httproute.go
@@ -3957,6 +3961,123 @@ func (tr *tracer) splitBypass(v SidecarView, proxy string, res rules.CallResult,
 	tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: ref, Proxy: proxy,
 		Message: fmt.Sprintf("Part of the calls bypass the egress gateway: %s splits the call to %s by weight between %s (the gateway) and %s, which the sidecar sends straight to the host.", ref, host, strings.Join(viaGW, ", "), strings.Join(direct, ", ")),
 		Fix:     fmt.Sprintf("Send every share through the gateway: in %s, route the whole call to the gateway's Service (drop the share to %s, or give it weight 0), unless a share meant to leave directly is intended (a migration).", ref, host)})
+}
+
+// idleGatewayShare warns when the route the sidecar took (VirtualService applied) sends the
+// call to the host itself and gives an egress gateway's Service weight 0: istiod leaves a
+// weight-0 destination out of the split, so every call goes straight out, as a plain OK would
+// not say (blind audit 104 c28; a 90/10 split gets splitBypass's warning).
+func (tr *tracer) idleGatewayShare(v SidecarView, applied, host, proxy string) (Finding, bool) {
+	gw, ok := idleGatewayShareOf(tr.snap, v, applied, host)
+	if !ok {
+		return Finding{}, false
+	}
+	ref := firstOrigin(tr.snap, applied)
+	return Finding{Code: PathDirect, Level: LevelWarning, Resource: ref,
+		Message: fmt.Sprintf("Every call bypasses the egress gateway: %s gives the gateway's %s weight 0 and the rest to %s itself; istiod leaves a weight-0 destination out of the route, so %s sends every call straight to the host.", ref, gw, host, proxy),
+		Fix:     fmt.Sprintf("To send the calls through the egress gateway, give the destination %s the weight (and the direct destination %s weight 0, or remove it) in %s; if the calls are meant to leave directly for now (a migration), nothing is wrong.", gw, host, ref)}, true
+}
+
+// idleGatewayShareOf: a route of VirtualService applied (or of the Gateway API route it is
+// generated from) that applies to sidecars sends host to itself and gives a Service of gateway
+// pods weight 0; gw is that Service.
+//
+// Mirrors istiod pilot/pkg/networking/core/route/route.go applyHTTPRouteDestination (weight-0
+// destinations skipped), networkfilter.go buildOutboundNetworkFiltersWithWeightedClusters, and
+// pilot/pkg/config/kube/gateway/conversion.go buildHTTPDestination / buildTCPDestination
+// (weight-0 backendRefs dropped before the VirtualService).
+func idleGatewayShareOf(snap *snapshot.Snapshot, v SidecarView, applied, host string) (gw string, ok bool) {
+	vs := vsByRef(RevisionView(snap, v.Revision))[applied]
+	if vs == nil {
+		return "", false
+	}
+	host = strings.ToLower(host)
+	type share struct{ idleGW, direct string }
+	byRoute := map[any]*share{}
+	var order []any
+	note := func(key any, h string, idle bool) {
+		sh := byRoute[key]
+		if sh == nil {
+			sh = &share{}
+			byRoute[key] = sh
+			order = append(order, key)
+		}
+		switch {
+		case !idle && h == host:
+			sh.direct = h
+		case idle:
+			if s, ok := v.Outbound.ScopeService(h); ok && s.Kind == rules.KindService && len(gatewayPodsOf(snap, s)) > 0 {
+				sh.idleGW = s.Ref()
+			}
+		}
+	}
+	dests, _ := rules.MergedRoutes(vs, nil, nil)
+	for _, d := range dests {
+		if d.Mirror || d.Host == "" || !mesh(d, vs.Namespace) {
+			continue
+		}
+		var key any = d.HTTP
+		switch {
+		case d.TLS != nil:
+			key = d.TLS
+		case d.TCP != nil:
+			key = d.TCP
+		}
+		note(key, strings.ToLower(rules.ResolveShortname(d.Host, vs.Namespace)), d.Idle)
+	}
+	for _, o := range generatedOrigin(snap, ResourceRef{Kind: "VirtualService", Namespace: vs.Namespace, Name: vs.Name}) {
+		r, found := kubeRouteIndex(snap)[rules.ObjectRef{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}]
+		if !found {
+			continue
+		}
+		for i, b := range r.BackendRefs {
+			group, kind := rules.KubeBackendGroupKind(b)
+			h := strings.ToLower(string(b.Name))
+			if group == "" && kind == "Service" {
+				toNs := r.Namespace
+				if b.Namespace != nil {
+					toNs = string(*b.Namespace)
+				}
+				h += "." + toNs + ".svc.cluster.local"
+			}
+			note(r.BackendRule[i], h, b.Weight != nil && *b.Weight == 0)
+		}
+	}
+	for _, k := range order {
+		if sh := byRoute[k]; sh.direct != "" && sh.idleGW != "" {
+			return sh.idleGW, true
+		}
+	}
+	return "", false
+}
+
+type kubeRouteIndexKey struct{}
+
+// kubeRouteIndex: the input's Gateway API routes by kind, namespace and name, built once per
+// snapshot.
+func kubeRouteIndex(snap *snapshot.Snapshot) map[rules.ObjectRef]rules.KubeRoute {
+	return snap.Derived(kubeRouteIndexKey{}, func() any {
+		m := map[rules.ObjectRef]rules.KubeRoute{}
+		for _, r := range rules.KubeRoutes(snap.HTTPRoutes, snap.GRPCRoutes, snap.TLSRoutes, snap.TCPRoutes) {
+			m[rules.ObjectRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}] = r
+		}
+		return m
+	}).(map[rules.ObjectRef]rules.KubeRoute)
+}
+
+// mesh: route destination d of a VirtualService of namespace ns applies to sidecars by its
+// match.gateways (none, or one naming "mesh").
+func mesh(d rules.Dest, ns string) bool {
+	lists := rules.MatchGateways(d)
+	if len(lists) == 0 {
+		return true
+	}
+	for _, l := range lists {
+		if len(l) == 0 || slices.ContainsFunc(l, func(g string) bool { return rules.ResolveGatewayName(g, ns) == rules.MeshGateway }) {
+			return true
+		}
+	}
+	return false
 }
 
 // weightedClusters are the clusters a weighted route or tcp_proxy splits the call among.

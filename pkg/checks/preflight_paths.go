@@ -115,7 +115,13 @@ func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, ki
 	// route but not the entry, say: the route's destinations reach CDS, not the listeners;
 	// blind audit 36 N02c).
 	dropped := (res.Cluster == rules.BlackHoleCluster || res.DirectResponse == 502) && importsMeshRouteFor(v, q.host)
-	if !always && !drained && !dropped && !c.toGateway(v, res) && !(c.routedThroughGateway(v, q.host) && directCall(res, q.host)) {
+	// a route that gives an egress gateway's Service weight 0 sends every call straight out
+	// (the path warns: idleGatewayShare)
+	idle := func() bool {
+		_, ok := idleGatewayShareOf(c.snap, v, routeVSOf(res), q.host)
+		return ok
+	}
+	if !always && !drained && !dropped && !c.toGateway(v, res) && !(directCall(res, q.host) && (c.routedThroughGateway(v, q.host) || routeVSOf(res) != "" && idle())) {
 		return false, kind, nil
 	}
 	tr := &tracer{snap: c.snap, t: &PathTrace{Client: client, Host: q.host, Port: q.port, Call: kind, Hops: []Hop{}}, gatewayHops: hops}
@@ -245,7 +251,13 @@ func directCall(res rules.CallResult, host string) bool {
 	if res.Cluster == rules.PassthroughCluster {
 		return true
 	}
-	_, _, chost, ok := parseClusterName(res.Cluster)
+	cluster := res.Cluster
+	if ws := weightedClusters(res); cluster == "" && len(ws) == 1 {
+		// a split whose other destinations weigh 0: istiod keeps weighted clusters of one
+		// (route.go applyHTTPRouteDestination skips weight-0 destinations)
+		cluster = ws[0]
+	}
+	_, _, chost, ok := parseClusterName(cluster)
 	return ok && chost == host
 }
 
