@@ -1447,7 +1447,7 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 	port := opt.Port
 	if port == 0 {
 		if !found || len(d.svc.Ports) == 0 {
-			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
+			return nil, noPortError(snap, host, client)
 		}
 		port = d.svc.Ports[0].Number
 	}

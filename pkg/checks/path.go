@@ -423,7 +423,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 			// (blind audit 101 c44, where the user was told to guess it)
 			port = wildcardPort(v, host)
 		default:
-			return nil, fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
+			return nil, noPortError(snap, host, client)
 		}
 	}
 	tr.t.Port = port
@@ -521,6 +521,23 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		tr.t.Message = strings.TrimSuffix(tr.t.Message, "reaches the external host's cluster on every hop.") + "goes straight to the external host's cluster, through no egress gateway."
 	}
 	return tr.t, nil
+}
+
+// noPortError: the call has no port (no --port) and no entry visible to the client declares
+// the host. When the entries or Services (or some namespaces of them) could not be read, that
+// no entry is visible is not known, and the error says what could not be read instead of
+// asserting it (blind audit 108 R04, R11b).
+func noPortError(snap *snapshot.Snapshot, host, client string) error {
+	var unread []string
+	for _, k := range []string{snapshot.KindServiceEntry, snapshot.KindService} {
+		if why := snap.Unknown[k]; why != "" {
+			unread = append(unread, fmt.Sprintf("%s (%s)", PluralKind(k), why))
+		}
+	}
+	if len(unread) > 0 {
+		return fmt.Errorf("no entry for %s could be read for %s, but %s could not be read, so whether one declares it is not known: give the port with --port for a trace of what could be read, or run with an identity that can list them", host, client, strings.Join(unread, " and "))
+	}
+	return fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
 }
 
 // wildcardPort is the first port of the first wildcard entry the sidecar v imports whose host
@@ -870,6 +887,18 @@ func (tr *tracer) unreadInputs() {
 		if p.Hops[i].Result == Fail {
 			p.Hops[i].Result = Unknown
 			p.Hops[i].Summary += " (with what could be read)"
+		}
+	}
+	if p.Cause == CauseInputUnknown {
+		// what could be read gives no verdict either: an answer there would be a guess (blind
+		// audit 108 R04b, "The call fails with 503 NC at the gateway" on a working path)
+		if i := strings.Index(tentative, " The call fails with "); i >= 0 {
+			rest := tentative[i+1:]
+			if j := strings.Index(rest, ". "); j >= 0 {
+				tentative = tentative[:i] + " " + rest[j+2:]
+			} else {
+				tentative = tentative[:i]
+			}
 		}
 	}
 	p.Cause, p.Level, p.Flag, p.Culprit, p.Answer = CauseInputUnknown, LevelError, "", "", ""

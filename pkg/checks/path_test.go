@@ -2534,3 +2534,44 @@ func traceFixture(t *testing.T, file string, opt PathOptions) *PathTrace {
 	}
 	return p
 }
+
+// A call without --port to a host no readable entry declares, when entries could not be read:
+// the error says what could not be read instead of asserting that no entry is visible (blind
+// audit 108 R04, R11b); with everything read it keeps asking for the port.
+func TestNoPortErrorNamesUnreadEntries(t *testing.T) {
+	for _, tc := range []struct {
+		kind, host, from, want string
+	}{
+		{snapshot.KindServiceEntry, "httpbin.org", "team-a", "ServiceEntries (forbidden"},
+		{snapshot.KindService, "login.sf.example", "team-a", "Services (forbidden"},
+		{"", "nowhere.example", "team-a", "is visible to sidecar team-a: give the port with --port"},
+	} {
+		snap := withPathBase(t)
+		if tc.kind != "" {
+			snap.Unknown[tc.kind] = "forbidden to list them in namespace vendor-ext"
+		}
+		_, err := TracePath(snap, PathOptions{Host: tc.host, From: tc.from})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.kind != "" && strings.Contains(err.Error(), "is visible to")) {
+			t.Errorf("%s unread: %v", tc.kind, err)
+		}
+	}
+}
+
+// A path without a verdict whose tentative verdict is itself unknown (the entries could not be
+// read) states no answer in its message either (blind audit 108 R04b: "The call fails with 503
+// NC at the gateway" on a working path).
+func TestUnreadEntriesPathStatesNoAnswer(t *testing.T) {
+	snap, err := loadPathFixture(filepath.Join("testdata", "paths", "dr-merge-distinct-subsets-control.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.ServiceEntries = nil
+	snap.Unknown[snapshot.KindServiceEntry] = "forbidden to list serviceentries.networking.istio.io"
+	p, err := TracePath(snap, PathOptions{Host: "api.payments.example", Port: 80, From: "billing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cause != CauseInputUnknown || p.Answer != "" || strings.Contains(p.Message, "The call fails") || !strings.Contains(p.Message, "could not be read") {
+		t.Errorf("%s answer %q: %s", p.Cause, p.Answer, p.Message)
+	}
+}
