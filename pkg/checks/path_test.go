@@ -2575,3 +2575,46 @@ func TestUnreadEntriesPathStatesNoAnswer(t *testing.T) {
 		t.Errorf("%s answer %q: %s", p.Cause, p.Answer, p.Message)
 	}
 }
+
+// --gateway names a workload that is not among what could be read while Deployments (or Pods)
+// could not be read: the error says so instead of saying it does not exist (blind audit 108
+// R20); with everything read a wrong name is still "not found" with the known gateways.
+func TestFindWorkloadUnreadDeployments(t *testing.T) {
+	snap := withPathBase(t)
+	if _, err := FindWorkload(snap, "istio-system/egress-typo"); err == nil || !strings.Contains(err.Error(), "gateway workloads: istio-system/istio-egressgateway") {
+		t.Errorf("read: %v", err)
+	}
+	snap = withPathBase(t)
+	snap.Deployments = nil
+	snap.Unknown[snapshot.KindDeployment] = "forbidden to list deployments.apps"
+	_, err := FindWorkload(snap, "istio-system/istio-egressgateway")
+	if err == nil || !strings.Contains(err.Error(), "Deployments (forbidden to list deployments.apps) could not be read") || strings.Contains(err.Error(), "no Deployment or Pod of that name") {
+		t.Errorf("unread: %v", err)
+	}
+}
+
+// Preflight with DestinationRules unread reports no cluster absent for a subset (no rule it
+// could read defines it, which says nothing): the working mesh of blind audit 108 R15 got a
+// false ROUTE_CLUSTER_ABSENT Error; read, a subset no rule defines is still one.
+func TestPreflightUnreadRulesNoSubsetError(t *testing.T) {
+	for _, unread := range []bool{false, true} {
+		snap, err := loadPathFixture(filepath.Join("testdata", "paths", "dr-merge-distinct-subsets-control.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap.DestinationRules = nil
+		if unread {
+			snap.Unknown[snapshot.KindDestinationRule] = "forbidden to list destinationrules.networking.istio.io"
+		}
+		fs := Preflight(snap).Findings
+		found := slices.ContainsFunc(fs, func(f PreflightFinding) bool {
+			return f.Level == LevelError && f.Code != CauseInputUnknown && (strings.Contains(f.Message, `subset "payments-mtls"`) || strings.Contains(f.Message, "defines subset payments-mtls):"))
+		})
+		if found == unread {
+			for _, f := range fs {
+				t.Log(f.Code, f.Level, f.Message)
+			}
+			t.Errorf("unread=%v: an Error for the undefined subset reported=%v", unread, found)
+		}
+	}
+}

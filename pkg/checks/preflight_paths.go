@@ -129,6 +129,11 @@ func (c *collector) traceCallKind(v SidecarView, q hostPortCall, always bool, ki
 		tr.hidden = hiddenEntries(c.snap, v, q.host, imported) // names what hides the host, as why-missing --from does
 	}
 	tr.trace(v, client, imported, q.host, q.port, kind)
+	// a kind the path rests on could not be read: no verdict, as why-missing --from says
+	// (blind audit 108 R13, R15: a confident ROUTE_CLUSTER_ABSENT with DestinationRules unread)
+	if tr.t.Failed() {
+		tr.unreadInputs() // (a working path adds nothing: the report says it is incomplete)
+	}
 	p := tr.t
 	var out []pendingFinding
 	if p.Failed() {

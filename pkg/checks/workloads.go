@@ -184,6 +184,17 @@ func findWorkload(snap *snapshot.Snapshot, ref string) (Workload, error) {
 	for _, w := range GatewayWorkloads(snap) {
 		known = append(known, w.Ref())
 	}
+	var unread []string
+	for _, k := range []string{snapshot.KindDeployment, snapshot.KindPod} {
+		if why := snap.Unknown[k]; why != "" {
+			unread = append(unread, fmt.Sprintf("%s (%s)", PluralKind(k), why))
+		}
+	}
+	if len(unread) > 0 {
+		// not found among what could be read: whether it exists is not known (blind audit
+		// 108 R20, where an existing gateway was said to be absent)
+		return Workload{}, fmt.Errorf("gateway workload %s not found among what could be read: %s could not be read; run with an identity that can list them, or with -f on the rendered manifests", ref, strings.Join(unread, " and "))
+	}
 	if len(known) == 0 {
 		return Workload{}, fmt.Errorf("gateway workload %s not found: no Deployment or Pod of that name, and no gateway workloads at all", ref)
 	}
