@@ -897,6 +897,21 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 		if gateway {
 			impact = fmt.Sprintf("%s at %s (route from %s)", status, proxy, vsRef)
 		}
+		if v := s.Visibility; s.Kind == rules.KindServiceEntry && v.Configured && v.ApplyToSidecars && a.flags.MeshConfigAt != "" && rules.ServiceVisible(s.Namespace, s.UncappedExportTo, ns) {
+			// The entry's own exportTo includes ns; meshConfig.serviceEntryVisibility caps it
+			// (seed 002): widening exportTo changes nothing, the mesh config is to change, as
+			// why-missing says (blind audit 108 V15f, where the fix widened exportTo).
+			cmNs, cmName, _ := strings.Cut(a.flags.MeshConfigAt, "/")
+			policy := "defaultVisibility"
+			if v.Policy >= 0 {
+				policy = fmt.Sprintf("policies[%d]", v.Policy)
+			}
+			a.add(AuditFinding{Code: code, Kind: "ConfigMap", Namespace: cmNs, Name: cmName, Field: "data.mesh", ExportTo: s.ExportTo,
+				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
+				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s; its exportTo %s includes %s, but meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s, which does not.", s.Ref(), vsRef, ns, fmtList(s.UncappedExportTo), ns, policy, v.Visibility, fmtList(s.ExportTo)),
+				Fix:     fmt.Sprintf("# ConfigMap %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", a.flags.MeshConfigAt, s.Namespace, s.Namespace)})
+			return
+		}
 		if s.Kind == rules.KindServiceEntry {
 			a.add(AuditFinding{Code: code, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, ExportTo: s.ExportTo,
 				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,

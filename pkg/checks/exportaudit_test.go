@@ -723,3 +723,88 @@ spec:
 		})
 	}
 }
+
+// An entry whose own exportTo includes the namespace a route needs it in, capped by
+// meshConfig.serviceEntryVisibility: the gap is the mesh config's, whose policy is the fix
+// (widening exportTo changes nothing; blind audit 108 V15f). A gateway namespace and a client
+// namespace; the control's own exportTo hides it, and widening that is the fix.
+func TestVisibilityCapBlamesMeshConfig(t *testing.T) {
+	meshCM := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
+    serviceEntryVisibility:
+      defaultVisibility: NAMESPACE
+      applyToSidecars: true`
+	for _, tc := range []struct {
+		name, code, kind, fixHas string
+		docs                     []string
+	}{
+		{"gateway", AuditSENotExportedToGateway, "ConfigMap", "serviceEntryVisibility", []string{meshCM, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: carrier, namespace: team-a}
+spec:
+  hosts: [track.carrier.example]
+  ports: [{number: 443, name: tls, protocol: TLS}]
+  resolution: DNS`, `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: carrier-gw, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 443, name: tls, protocol: TLS}, hosts: [track.carrier.example], tls: {mode: PASSTHROUGH}}]`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: carrier, namespace: team-a}
+spec:
+  hosts: [track.carrier.example]
+  gateways: [istio-system/carrier-gw]
+  tls:
+  - match: [{port: 443, sniHosts: [track.carrier.example]}]
+    route: [{destination: {host: track.carrier.example, port: {number: 443}}}]`}},
+		{"client", AuditSENotExportedToClient, "ConfigMap", "serviceEntryVisibility", []string{meshCM, `apiVersion: v1
+kind: Namespace
+metadata: {name: dispatch, labels: {istio-injection: enabled}}`, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: maps, namespace: geo}
+spec:
+  hosts: [tiles.maps.example]
+  ports: [{number: 80, name: http, protocol: HTTP}]
+  resolution: DNS`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: maps-timeout, namespace: dispatch}
+spec:
+  hosts: [tiles.maps.example]
+  http:
+  - timeout: 3s
+    route: [{destination: {host: tiles.maps.example}}]`}},
+		{"control: exportTo itself", AuditSENotExportedToClient, "ServiceEntry", "exportTo", []string{`apiVersion: v1
+kind: Namespace
+metadata: {name: dispatch, labels: {istio-injection: enabled}}`, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: maps, namespace: geo}
+spec:
+  hosts: [tiles.maps.example]
+  exportTo: ["."]
+  ports: [{number: 80, name: http, protocol: HTTP}]
+  resolution: DNS`, `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: maps-timeout, namespace: dispatch}
+spec:
+  hosts: [tiles.maps.example]
+  http:
+  - timeout: 3s
+    route: [{destination: {host: tiles.maps.example}}]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := auditPathsBase(t, []string{"geo"}, tc.docs...)
+			var got []string
+			for _, f := range rep.Findings {
+				got = append(got, f.Code+" "+f.Kind)
+				if f.Code == tc.code && f.Kind == tc.kind && strings.Contains(f.Fix, tc.fixHas) {
+					return
+				}
+			}
+			t.Errorf("want %s on a %s with a fix about %s; got %v", tc.code, tc.kind, tc.fixHas, got)
+		})
+	}
+}

@@ -850,6 +850,9 @@ var defaultFieldKinds = map[string]string{
 	// (a Gateway API route has no exportTo: the finding names the route, and no field)
 	AuditVSNotExportedToGateway: "VirtualService",
 	AuditVSMeshNoClient:         "VirtualService",
+	// (a meshConfig.serviceEntryVisibility cap names the mesh ConfigMap, without this field)
+	AuditSENotExportedToGateway: "ServiceEntry",
+	AuditSENotExportedToClient:  "ServiceEntry",
 }
 
 // ---- why-missing ----
