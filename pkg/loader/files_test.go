@@ -736,3 +736,49 @@ func TestFromFilesManyDocumentsFirstError(t *testing.T) {
 		t.Fatalf("error %v, want one at line %d", err, bad)
 	}
 }
+
+// One of several inputs that holds nothing fails as a lone one does (blind audit 108 P18: an
+// empty directory beside a good one passed the CI gate); a named pipe in a manifest directory is
+// refused instead of waited on forever (P21). --lenient keeps both as warnings.
+func TestFromFilesEmptyInputAmongOthersAndPipes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secrets := filepath.Join(dir, "secrets")
+	if err := os.Mkdir(secrets, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secrets, "s.yaml"), []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromFiles([]string{good, empty}, nil, Options{}); err == nil || err.Error() != empty+": no Kubernetes objects in this input" {
+		t.Errorf("empty beside good: %v", err)
+	}
+	if snap, err := FromFiles([]string{good, empty}, nil, Options{Lenient: true}); err != nil || len(snap.LoadWarnings) != 1 {
+		t.Errorf("lenient: %v %v", err, snap)
+	}
+	// an input of kinds the tool ignores is not empty
+	if _, err := FromFiles([]string{good, secrets}, nil, Options{}); err != nil {
+		t.Errorf("ignored kinds beside good: %v", err)
+	}
+	piped := filepath.Join(dir, "piped")
+	if err := os.Mkdir(piped, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(piped, "a.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-b}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkfifo(filepath.Join(piped, "b.yaml")); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	_, err := FromFiles([]string{piped}, nil, Options{})
+	if err == nil || !strings.Contains(err.Error(), "b.yaml: not a regular file") {
+		t.Errorf("pipe: %v", err)
+	}
+}
