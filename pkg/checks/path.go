@@ -8686,6 +8686,13 @@ func tlsMismatch(sent, sni, expect string, s *networking.Server, host string) st
 			// The SNI the sidecar sets matches the passthrough chain: the gateway forwards the
 			// sidecar's own handshake to the external host, whose certificate is not the
 			// gateway's identity the sidecar checks.
+			if clientTLS(sent) && strings.Contains(sent, "inside") && !strings.Contains(sent, "Istio mTLS") {
+				// The sidecar's own TLS (SIMPLE or MUTUAL from a DestinationRule) goes through to
+				// the host, which completes it as it would any client's; the client's handshake
+				// then arrives inside that session as data, which the host does not read as a
+				// handshake (blind audit 107 c28: TLS inside TLS, no identity involved).
+				return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), and the sidecar sends %s with SNI %s, which its chain matches: the gateway forwards the sidecar's own TLS session to %s, which completes it, and the client's handshake then arrives inside that session as data, which %s does not read as a handshake: TLS inside TLS, so the client's connection is closed or reset during its handshake.", sent, sni, host, host)
+			}
 			return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), and the sidecar sends %s with SNI %s, which its chain matches: the gateway forwards the sidecar's handshake to %s itself, whose certificate is not the gateway's identity the sidecar expects, so the handshake fails (503 UF at the sidecar).", sent, sni, host)
 		}
 		return fmt.Sprintf("The gateway server passes TLS through by SNI (tls.mode PASSTHROUGH), but the sidecar sends %s for %s without SNI %s: no chain matches and the connection is reset.", sent, host, host)
@@ -8734,6 +8741,12 @@ func tlsFix(sent, expect string, svc rules.Service, port uint32, host string) st
 			// Istio's egress pattern for originating at the gateway: the server terminates the
 			// sidecar's mTLS and a DestinationRule originates TLS to the host.
 			return fmt.Sprintf("Make the gateway server for %s terminate the sidecar's Istio mTLS (protocol HTTPS, tls.mode ISTIO_MUTUAL) with an http route to %s port 443, and originate TLS at the gateway (a DestinationRule for %s with tls.mode SIMPLE on port 443); or remove tls.mode ISTIO_MUTUAL for port %d from the DestinationRule of %s and have the client speak TLS itself, routed with a tls block.", host, host, host, port, svc.Hostname)
+		}
+		if clientTLS(sent) && strings.Contains(sent, "inside") {
+			// the client speaks TLS already and a DestinationRule wraps it in the sidecar's own
+			// TLS: the rule's tls is what goes (blind audit 107 c28, where the fix asked for
+			// what the client already did)
+			return fmt.Sprintf("Remove the tls settings for port %d (of the route's subset too) from the DestinationRule of %s, or set tls.mode DISABLE there, so the sidecar passes the client's own TLS to the PASSTHROUGH server as it is (Istio's egress TLS passthrough task); or, if the client can send plain HTTP instead, make the gateway server for %s terminate the sidecar's Istio mTLS (protocol HTTPS, tls.mode ISTIO_MUTUAL) and originate TLS at the gateway.", port, svc.Hostname, host)
 		}
 		return fmt.Sprintf("Have the client speak TLS to %s (port declared TLS or HTTPS) and route it with a tls block, or make the gateway server HTTP and originate TLS at the gateway.", host)
 	}

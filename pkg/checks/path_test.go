@@ -2618,3 +2618,22 @@ func TestPreflightUnreadRulesNoSubsetError(t *testing.T) {
 		}
 	}
 }
+
+// The sidecar's own TLS around the client's, sent to a PASSTHROUGH server: the host completes
+// the outer session and the client's handshake arrives inside (TLS inside TLS, no identity
+// involved); the fix removes the rule's tls (blind audit 107 c28, where the fix asked the client
+// to speak TLS, which it did).
+func TestTLSInsideTLSToPassthroughText(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		opt  PathOptions
+	}{
+		{"tls-sidecar-simple-subset-wraps-client-tls-to-passthrough.yaml", PathOptions{Host: "api.fraud-check.example", From: "team-a"}},
+		{"tls-sidecar-mutual-wraps-client-tls-to-passthrough-tls-port.yaml", PathOptions{Host: "ledger.clearing.example", From: "settle", Call: "tls"}},
+	} {
+		p := traceFixture(t, tc.file, tc.opt)
+		if !strings.Contains(p.Message, "TLS inside TLS") || strings.Contains(p.Message, "identity") || !strings.HasPrefix(p.Fix, "Remove the tls settings for port 443") {
+			t.Errorf("%s: %s\nfix: %s", tc.file, p.Message, p.Fix)
+		}
+	}
+}
