@@ -71,6 +71,9 @@ type ServiceRef struct {
 	// ExportToBeforeVisibility is the entry's effective exportTo before
 	// meshConfig.serviceEntryVisibility capped it to ExportTo (set only when the cap changed it).
 	ExportToBeforeVisibility []string `json:"exportToBeforeVisibility,omitempty"`
+	// ExportToAssumed says what the effective exportTo rests on that could not be read (the
+	// mesh ConfigMap, the namespaces' labels), "" when nothing.
+	ExportToAssumed string `json:"exportToAssumed,omitempty"`
 	// Resolution is the ServiceEntry resolution (DNS, DNS_ROUND_ROBIN, STATIC, NONE,
 	// DYNAMIC_DNS) or the Service kind (ClusterIP, Headless, ExternalName).
 	Resolution string `json:"resolution"`

@@ -37,7 +37,9 @@ func NewReport(snap *snapshot.Snapshot, host string, port uint32) *Report {
 	rep := &Report{SchemaVersion: SchemaVersion, Host: host, Port: port, Source: snap.Source, Present: true, Gateways: []GatewayVerdict{}}
 	services := servicesFor(snap, host, ReadIstiodFlags(snap, snap.Revision).MeshConfig)
 	for _, s := range services {
-		rep.Services = append(rep.Services, serviceRef(s))
+		r := serviceRef(s)
+		r.ExportToAssumed = exportToAssumed(snap, s)
+		rep.Services = append(rep.Services, r)
 	}
 	if len(services) == 0 {
 		rep.Suggestions = NearMatches(snap, host)
@@ -119,6 +121,20 @@ func serviceRef(s rules.Service) ServiceRef {
 		r.Ports = append(r.Ports, Port{Number: p.Number, Name: p.Name, Protocol: p.Protocol})
 	}
 	return r
+}
+
+// exportToAssumed says why the effective exportTo of s rests on something that could not be read
+// ("" when it does not): the mesh default for an entry without exportTo when the mesh ConfigMap
+// could not be read, or the serviceEntryVisibility cap when the Namespaces its policies match by
+// label could not be read (blind audit 108 R08b, V16c: the header stated them as facts).
+func exportToAssumed(snap *snapshot.Snapshot, s rules.Service) string {
+	if why := snap.Unknown[snapshot.KindConfigMap]; why != "" && len(s.DeclaredExportTo) == 0 {
+		return "the mesh default, assumed: ConfigMaps could not be read (" + why + ")"
+	}
+	if why := snap.Unknown[snapshot.KindNamespace]; why != "" && s.Kind == rules.KindServiceEntry && s.Visibility.Configured {
+		return "the serviceEntryVisibility policy that applies is assumed: Namespaces, whose labels the policies match, could not be read (" + why + ")"
+	}
+	return ""
 }
 
 // diagnose evaluates one workload, resolving an unknown PILOT_FILTER_GATEWAY_CLUSTER_CONFIG by

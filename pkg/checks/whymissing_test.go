@@ -620,3 +620,24 @@ func TestUnreadNamespacesClientAssumed(t *testing.T) {
 		t.Errorf("cause %s message %q", p.Cause, p.Message)
 	}
 }
+
+// The header's exportTo says what it assumes when the mesh ConfigMap (the default for an entry
+// without exportTo) could not be read (blind audit 108 R08b); read, it assumes nothing.
+func TestExportToAssumedWhenMeshConfigUnread(t *testing.T) {
+	for _, unread := range []bool{false, true} {
+		snap := loadYAML(t, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: flights-api, namespace: travel}
+spec:
+  hosts: [api.flights.example]
+  ports: [{number: 443, name: tls, protocol: TLS}]
+  resolution: DNS`)
+		if unread {
+			snap.Unknown[snapshot.KindConfigMap] = "forbidden to list configmaps in namespace istio-system"
+		}
+		rep := NewReport(snap, "api.flights.example", 0)
+		if len(rep.Services) != 1 || (rep.Services[0].ExportToAssumed != "") != unread {
+			t.Errorf("unread=%v: %+v", unread, rep.Services)
+		}
+	}
+}

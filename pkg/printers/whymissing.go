@@ -133,6 +133,9 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		if len(s.ExportToBeforeVisibility) > 0 {
 			export = strings.Join(s.ExportToBeforeVisibility, ",") + " (capped to " + export + " by meshConfig.serviceEntryVisibility)"
 		}
+		if s.ExportToAssumed != "" {
+			export += " (" + s.ExportToAssumed + ")"
+		}
 		fmt.Fprintf(&b, "Declared by %s %s/%s: host %s, ports %s, resolution %s, exportTo %s\n",
 			s.Kind, s.Namespace, s.Name, strings.Join(s.Hosts, ","), strings.Join(ports, ","), s.Resolution, export)
 	}
