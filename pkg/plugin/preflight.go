@@ -162,7 +162,8 @@ func (o *PreflightOptions) Validate() error {
 
 // Run loads the input (live, what-if or offline), runs the checks, prints the report and maps it
 // to the exit code. With -o sarif, an input that cannot be read still writes a SARIF log: one run
-// without results whose invocation failed, with the error (the exit code stays 2).
+// without results whose invocation failed, with the error; with -o junit, a suite whose one
+// testcase is that error (the exit code stays 2).
 func (o *PreflightOptions) Run(ctx context.Context) error {
 	printed, err := o.run(ctx)
 	if err != nil && !printed && o.Output == printers.FormatSARIF {
@@ -170,6 +171,12 @@ func (o *PreflightOptions) Run(ctx context.Context) error {
 		tool := printers.DefaultTool
 		tool.Version = version
 		if werr := printers.SARIFError(o.Out, tool, code, strings.TrimPrefix(msg, "error: ")); werr != nil {
+			return werr
+		}
+	}
+	if err != nil && !printed && o.Output == printers.FormatJUnit {
+		_, msg := ExitCode(err)
+		if werr := printers.JUnitError(o.Out, strings.TrimPrefix(msg, "error: ")); werr != nil {
 			return werr
 		}
 	}

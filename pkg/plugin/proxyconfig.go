@@ -61,7 +61,11 @@ leaves them out. Sidecars are predicted without DNS capture (entries without add
 0.0.0.0). Of a waypoint: its internal clusters (main_internal, encap, connect_originate), an
 inbound-vip cluster per port of each ServiceEntry bound to it, outbound clusters for hosts its
 routes send to; its listeners (main_internal's chains, one per bound port and kind) and the
-inline routes of their HTTP chains. See docs/proxy-config.md.`,
+inline routes of their HTTP chains. See docs/proxy-config.md.
+
+Exit codes: 0 the prediction (or, with --diff, the proxy matches it); 1 --diff found a
+difference; 2 usage, input or read error (an unreadable dump, an API server that cannot be
+reached or read).`,
 		Example: strings.ReplaceAll(`  # What the egress gateway gets
   NAME proxy-config clusters --gateway istio-system/istio-egressgateway
 

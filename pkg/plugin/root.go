@@ -76,7 +76,11 @@ func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "kubectl-egress",
 		Short: "Explain why Istio egress configuration does not reach Envoy",
 		Long: `kubectl egress reads Istio configuration (live, or from manifests with -f) and predicts, the way
-istiod computes it, which clusters, listeners and routes each egress gateway gets — and why one is missing.`,
+istiod computes it, which clusters, listeners and routes each egress gateway gets — and why one is missing.
+
+Exit codes, for every command and output format: 0 nothing wrong was found; 1 a fault was found
+(each command's help says which); 2 no answer: a usage or input error, an API server that could
+not be reached or read, or a verdict that rests on something that could not be read.`,
 		Example: strings.ReplaceAll(`  # Why is there no cluster for httpbin.org on the egress gateways?
   NAME why-missing httpbin.org
 

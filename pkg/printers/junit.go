@@ -168,6 +168,26 @@ func JUnit(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 	return err
 }
 
+// JUnitError writes the JUnit XML of a preflight that could not check anything (the cluster or
+// the input could not be read): one suite "preflight" whose one testcase "input" is an <error>
+// with the message, so that a CI step that collects the file shows why the gate failed instead
+// of an empty file (blind audit 108, as SARIFError does for code scanning).
+func JUnitError(w io.Writer, msg string) error {
+	s := junitSuite{Name: checks.CheckPreflight, Tests: 1, Errors: 1, Cases: []junitTestCase{{Name: "input", Classname: "kubectl-egress.preflight",
+		Error: &junitFailure{Message: "the preflight could not run: its input could not be read", Type: "INPUT_ERROR", Text: msg}}}}
+	out := junitSuites{Name: "kubectl-egress preflight", Tests: 1, Errors: 1, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
 // findingLine renders a finding for a JUnit failure or system-out: level, ids, field, status,
 // message, contexts and fix.
 func findingLine(f checks.PreflightFinding) string {

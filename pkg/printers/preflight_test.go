@@ -477,3 +477,23 @@ func TestSARIFErrorValidates(t *testing.T) {
 		t.Errorf("invocation: %+v", inv)
 	}
 }
+
+// A preflight that could not read its input writes a JUnit document whose one testcase is an
+// error carrying the message, not an empty file (blind audit 108).
+func TestJUnitErrorDocument(t *testing.T) {
+	var b bytes.Buffer
+	if err := JUnitError(&b, "ci/empty: no Kubernetes objects in the input"); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Errors != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 1 {
+		t.Fatalf("%+v", doc)
+	}
+	c := doc.Suites[0].Cases[0]
+	if c.Error == nil || c.Error.Text != "ci/empty: no Kubernetes objects in the input" || c.Failure != nil {
+		t.Errorf("%+v", c)
+	}
+}
