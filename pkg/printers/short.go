@@ -215,6 +215,16 @@ func pathShort(p *checks.PathTrace) string {
 	var b strings.Builder
 	b.WriteString(pathVerdictLine(p))
 	b.WriteString(fixLine(p.Fix, p.Culprit))
+	if p.Fix == "" && p.Cause == checks.PathOK {
+		// "OK, but bypasses the egress gateway": the bypass warning's fix is the answer's
+		// (blind audit 107: --brief printed the verdict alone)
+		for _, w := range p.Warnings {
+			if w.Code == checks.PathDirect && w.Fix != "" {
+				b.WriteString(fixLine(w.Fix, w.Resource))
+				break
+			}
+		}
+	}
 	if c := p.FixCheck; c != nil && c.Result != checks.FixProven {
 		b.WriteString("  " + fixCheckLine(p) + "\n")
 	}
