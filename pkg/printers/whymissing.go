@@ -172,7 +172,12 @@ func whyMissingTable(w io.Writer, r *checks.Report) error {
 		for _, n := range g.Notes {
 			fmt.Fprintf(&b, "  Note: %s\n", n)
 		}
-		if g.Fix != "" {
+		switch {
+		case g.Fix != "" && r.Path != nil && r.Path.Failed() && r.Path.Fix != "" && g.Culprit != "" && g.Culprit == r.Path.Culprit:
+			// the traced call fails on the same object: its fix, above, is this one (blind
+			// audit 107: the same fix twice in other words)
+			fmt.Fprintf(&b, "  Fix: the path's fix above (the same %s).\n", g.Culprit)
+		case g.Fix != "":
 			b.WriteString("  Fix:\n")
 			for _, l := range strings.Split(g.Fix, "\n") {
 				fmt.Fprintf(&b, "    %s\n", l)
