@@ -526,6 +526,17 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)
 	for _, c := range rep.Clusters {
+		// a STATIC entry's cluster without endpoints: 503 UH (the path's NO_ENDPOINTS)
+		if !c.Present || c.Subset != "" {
+			continue
+		}
+		if s, ok := v.Outbound.ScopeService(c.FQDN); ok {
+			if why, fix, bad := staticWithoutEndpoints(snap, s, c.FQDN); bad {
+				rep.add(CauseNoEndpoints, s.Ref(), fmt.Sprintf("The %s call ends at %s, which has no endpoints: %s. The sidecar answers 503 UH (or closes a TCP connection).", rep.Host, c.Name, why), fix)
+			}
+		}
+	}
+	for _, c := range rep.Clusters {
 		if !c.Present && c.Subset != "" && c.Reason == noSubsetReason+c.Subset && snap.Unknown[snapshot.KindDestinationRule] != "" {
 			// the rules could not be read: that none defines the subset is not known (blind
 			// audit 108 R15, a false Error on a mesh whose rule defines it; the report lists

@@ -1430,7 +1430,9 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 				return
 			}
 			tr.directWarning(v, res, proxy, host)
-			tr.endpointsHop(proxy, svc, host, cport)
+			if tr.endpointsHop(proxy, svc, host, cport) {
+				return
+			}
 			if kind == rules.CallTCP && res.Chain != nil && !res.Chain.IsHCM() && slices.ContainsFunc(svc.Ports, func(p rules.ServicePort) bool {
 				return p.Number == cport && strings.HasPrefix(strings.ToLower(p.Name), "http")
 			}) {
@@ -7337,10 +7339,67 @@ func clusterPortWord(cluster string) string {
 }
 
 // endpointsHop checks the endpoints of a cluster the sidecar itself sends to.
-func (tr *tracer) endpointsHop(proxy string, s rules.Service, host string, port uint32) {
+func (tr *tracer) endpointsHop(proxy string, s rules.Service, host string, port uint32) bool {
 	if s.Kind == rules.KindServiceEntry && s.Resolution == "NONE" {
 		tr.hop(proxy, "endpoints", Pass, "resolution NONE: the sidecar forwards to the address the application connected to (ORIGINAL_DST)")
 	}
+	why, fix, ok := staticWithoutEndpoints(tr.snap, s, host)
+	if !ok {
+		return false
+	}
+	answer := "the sidecar answers 503 UH (no healthy upstream)"
+	if tr.t.Call != rules.CallHTTP && tr.t.Call != rules.CallHTTP2 {
+		answer = "the sidecar closes the connection (response flag UH)"
+	}
+	field := "spec.endpoints"
+	if len(s.WorkloadSelector) > 0 {
+		field = "spec.workloadSelector"
+	}
+	tr.hop(proxy, "endpoints", Fail, why, Evidence{Resource: s.Ref(), Field: field, Value: orDash(fmtLabels(s.WorkloadSelector))})
+	tr.fail(CauseNoEndpoints, "UH", s.Ref(), fmt.Sprintf("The %s call to %s:%d reaches outbound|%d||%s, which has no endpoints: %s. So %s.", strings.ToUpper(tr.t.Call), host, tr.t.Port, port, s.Hostname, why, answer), fix)
+	return true
+}
+
+// staticWithoutEndpoints: s is a STATIC entry whose EDS cluster has no endpoints (none of its
+// own, and its workloadSelector, if any, selects no WorkloadEntry or pod that could be read);
+// why and the fix when so.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go
+// convertServiceEntryToInstances and cluster.go convertResolution (STATIC → EDS).
+func staticWithoutEndpoints(snap *snapshot.Snapshot, s rules.Service, host string) (why, fix string, ok bool) {
+	if s.Kind != rules.KindServiceEntry || s.Resolution != "STATIC" || s.Endpoints > 0 {
+		return "", "", false
+	}
+	if len(selectedWorkloads(snap, s)) > 0 || snap.Unknown[snapshot.KindWorkloadEntry] != "" || (len(s.WorkloadSelector) > 0 && snap.Unknown[snapshot.KindPod] != "") {
+		return "", "", false
+	}
+	if len(s.WorkloadSelector) > 0 {
+		why = fmt.Sprintf("%s is resolution STATIC with no endpoints of its own, and its workloadSelector %s selects no WorkloadEntry or pod in namespace %s", s.Ref(), fmtLabels(s.WorkloadSelector), s.Namespace)
+		if near := nearWorkloadLabels(snap, s); near != "" {
+			why += "; WorkloadEntries there carry " + near
+		}
+		return why, fmt.Sprintf("Make spec.workloadSelector of %s match the labels of the WorkloadEntries (or pods) in namespace %s that serve %s, or list the host's addresses in spec.endpoints.", s.Ref(), s.Namespace, host), true
+	}
+	return fmt.Sprintf("%s is resolution STATIC, which takes its endpoints from spec.endpoints (or a workloadSelector), and lists none", s.Ref()),
+		fmt.Sprintf("List the host's addresses in spec.endpoints of %s (STATIC entries are reached at their endpoints' addresses), or set resolution DNS to let the proxy resolve %s.", s.Ref(), host), true
+}
+
+// nearWorkloadLabels: the labels of the WorkloadEntries in the entry's namespace that share a
+// key with its workloadSelector (a selector one value off), "" when none.
+func nearWorkloadLabels(snap *snapshot.Snapshot, s rules.Service) string {
+	var out []string
+	for _, we := range snap.WorkloadEntries {
+		if we.Namespace != s.Namespace {
+			continue
+		}
+		for k := range s.WorkloadSelector {
+			if _, ok := we.Spec.Labels[k]; ok {
+				out = append(out, fmt.Sprintf("%s (WorkloadEntry %s)", fmtLabels(we.Spec.Labels), we.Name))
+				break
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // ambiguousServices warns when Services selecting the gateway pods map the called port to
