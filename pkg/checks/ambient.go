@@ -476,6 +476,10 @@ func waypointEntryFindings(snap *snapshot.Snapshot) []PreflightFinding {
 				out = append(out, NewPreflightFinding(f.Code, CheckPreflight, ResourceRef{Kind: "ServiceEntry", Namespace: se.Namespace, Name: se.Name}, fmt.Sprintf("spec.ports[%d]", i), f.Message, f.Fix))
 			}
 		}
+		if msg, fix, ok := waypointClassTypo(snap, b, ref, ""); ok {
+			out = append(out, NewPreflightFinding(WaypointNotWaypointClass, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: b.Waypoint.Namespace, Name: b.Waypoint.Name}, "spec.gatewayClassName", msg, fix))
+			continue
+		}
 		if b.Class != "" && rules.KubeGatewayIstioClass(b.Class, snap.GatewayClasses) {
 			// the path's WAYPOINT_NOT_OF_WAYPOINT_CLASS: no call gets through such a "waypoint"
 			out = append(out, NewPreflightFinding(WaypointNotWaypointClass, CheckPreflight, ResourceRef{Kind: "Gateway", Namespace: b.Waypoint.Namespace, Name: b.Waypoint.Name}, "spec.gatewayClassName",
@@ -957,6 +961,27 @@ func admitsText(from string) string {
 		return "no namespace (allowedRoutes from: Selector, but no selector is set)"
 	}
 	return "its own namespace only (allowedRoutes Same, the default)"
+}
+
+// waypointClassTypo: the entry's waypoint Gateway, without status addresses, is of a class a
+// slip away from istio-waypoint that is none of istiod's classes and has no GatewayClass in the
+// input: no controller deploys its proxy or writes its addresses, so istiod never makes a
+// waypoint of it (gatewayToWaypointTransform needs status addresses) and refuses the binding
+// (WaypointIsNotReady); calls go straight out (blind audit 109 c11, where the path said OK).
+func waypointClassTypo(snap *snapshot.Snapshot, b rules.WaypointBinding, ref, client string) (msg, fix string, ok bool) {
+	if b.Class == "" || !b.NoStatusAddress || b.ClassKnown || rules.KubeGatewayBuiltinClass(b.Class) || snap.GatewayAPIUnread != "" {
+		return "", "", false
+	}
+	if levenshtein(strings.ToLower(b.Class), rules.WaypointClass) > 2 {
+		return "", "", false
+	}
+	who := "ambient clients"
+	if client != "" {
+		who = client
+	}
+	msg = fmt.Sprintf("%s is bound to Gateway %s, of class %s, which is none of istiod's classes (waypoints are %s) and has no GatewayClass in the input: no controller deploys its proxy or writes its status addresses, so istiod never takes it for a waypoint, refuses the binding (reason %s), and the calls from %s go straight out, without the waypoint's policies.", ref, b.Waypoint, b.Class, rules.WaypointClass, rules.WaypointNotReady, who)
+	fix = fmt.Sprintf("Set spec.gatewayClassName of Gateway %s to %s (a slip: %q).", b.Waypoint, rules.WaypointClass, b.Class)
+	return msg, fix, true
 }
 
 // statusAddressFinding warns when the waypoint's Gateway read from a cluster has no status
@@ -1721,6 +1746,11 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		tr.fail(WaypointNotWaypointClass, "", "Gateway "+b.Waypoint.String(),
 			fmt.Sprintf("%s is bound to Gateway %s, of class %s: istiod binds an entry to any Gateway it is pointed at, but deploys the pods of class %s as a gateway, not a waypoint, and only a waypoint accepts the HBONE tunnel (port 15008) ztunnel sends the calls through, so every call from %s to %s fails (connection reset).", ref, b.Waypoint, b.Class, b.Class, client, host),
 			fmt.Sprintf("Point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`), or change Gateway %s's gatewayClassName to %s.", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint, rules.WaypointClass))
+		return p, nil
+	}
+	if msg, fix, ok := waypointClassTypo(snap, b, ref, client); ok {
+		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("bound to Gateway %s, of class %s, which no Istio controller serves: it never gets a waypoint or status addresses", b.Waypoint, b.Class), ev)
+		tr.fail(WaypointNotWaypointClass, "", "Gateway "+b.Waypoint.String(), msg, fix)
 		return p, nil
 	}
 	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
