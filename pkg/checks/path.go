@@ -445,6 +445,17 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 	}
 	tr.hidden = hidden
 	tr.trace(v, client, imported, host, port, kind)
+	if !tr.t.Failed() && (opt.Call == "" || opt.Call == rules.CallTCP) {
+		// a server-first protocol's port the sidecar sniffs: the client and the sidecar each
+		// wait for the other (blind audit 110 c22, c23)
+		if s, i, what, ok := serverFirstSniffed(v, host, port); ok {
+			msg, fix := serverFirstSniffedText(v, s, host, port, what)
+			tr.hop(client, "listener", Fail, fmt.Sprintf("port %d of %s declares no protocol: the listener sniffs it, waiting for the client's first bytes, and a %s client waits for the server's greeting", port, s.Ref(), what),
+				Evidence{Resource: s.Ref(), Field: fmt.Sprintf("spec.ports[%d].protocol", i), Value: "-"})
+			tr.t.Cause = "" // (the hops before passed: this is the verdict)
+			tr.fail(ListenerServerFirstSniffed, "", fmt.Sprintf("%s spec.ports[%d].protocol", s.Ref(), i), msg, fix)
+		}
+	}
 	tr.ambiguity(v, host, labels)
 	tr.unreadInputs()
 	tr.gatewayAPI(host)

@@ -48,3 +48,44 @@ func httpOnTCPPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	}
 	return out
 }
+
+// serverFirstPorts are the well-known ports of protocols whose server speaks first: a client
+// waits for the greeting, so a listener that waits for the client's first bytes never gets any.
+var serverFirstPorts = map[uint32]string{21: "FTP", 25: "SMTP", 110: "POP3", 143: "IMAP", 587: "SMTP", 3306: "MySQL"}
+
+// serverFirstSniffed: the ServiceEntry the sidecar v holds for host declares port, a server-first
+// protocol's well-known port, without a protocol: istiod sniffs it (ServiceEntries get no
+// well-known-port default, unlike Kubernetes Services), so the sidecar waits for the client's
+// first bytes while the client waits for the server's greeting (blind audit 110 c22, c23, where
+// the path said OK). The entry, the port's index and the protocol's name.
+//
+// Mirrors istiod pilot/pkg/serviceregistry/serviceentry/conversion.go convertPort
+// (protocol.Parse) and listener.go buildSidecarOutboundListener (sniffing for unsupported
+// protocols); Istio's protocol selection docs on server-first protocols.
+func serverFirstSniffed(v SidecarView, host string, port uint32) (s rules.Service, index int, what string, ok bool) {
+	what, ok = serverFirstPorts[port]
+	if !ok || v.Outbound == nil {
+		return s, 0, "", false
+	}
+	s, ok = v.Outbound.ScopeService(host)
+	if !ok || s.Kind != rules.KindServiceEntry {
+		return s, 0, "", false
+	}
+	for i, p := range s.Ports {
+		if p.Number == port {
+			return s, i, what, p.Protocol == rules.ProtoUnsupported
+		}
+	}
+	return s, 0, "", false
+}
+
+// serverFirstSniffedText is the message and fix of serverFirstSniffed.
+func serverFirstSniffedText(v SidecarView, s rules.Service, host string, port uint32, what string) (msg, fix string) {
+	fate := "no timeout (meshConfig.protocolDetectionTimeout is 0 by default): the connection hangs until the client gives up"
+	if t := v.Flags.MeshConfig.GetProtocolDetectionTimeout().AsDuration(); t > 0 {
+		fate = fmt.Sprintf("meshConfig.protocolDetectionTimeout (%s): every connection stalls that long before it is forwarded as TCP", t)
+	}
+	msg = fmt.Sprintf("%s declares port %d (%s's port) without a protocol, so the sidecar sniffs it: it waits for the client's first bytes to tell HTTP from TCP. A %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), port, what, what, fate)
+	fix = fmt.Sprintf("In %s, declare port %d with protocol TCP (name it tcp-%s), as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, strings.ToLower(what))
+	return msg, fix
+}
