@@ -189,6 +189,14 @@ func compareSubsetAudit(snap *snapshot.Snapshot, rep *checks.AuditReport, out *i
 					continue
 				}
 				cluster := fmt.Sprintf("outbound|%d|%s|%s", port, d.Subset, h)
+				if f := subsetFinding(rep, ns, d, h); f == nil && !l4RouteHeld(v, d, ns) {
+					// a tls or tcp route applies only on the filter chains of the services the
+					// sidecar holds (on the ports its matches name): where it holds none of the
+					// route's hosts so, no chain takes the route and its subset cluster is
+					// never used (istiod tls.go buildSidecarOutboundTLSFilterChainOpts)
+					unchecked["no subset finding, tls/tcp route on no filter chain of the namespace"]++
+					continue
+				}
 				if f := subsetFinding(rep, ns, d, h); f != nil {
 					covered[f.Code+" "+f.Ref()+" "+ns] = true
 					add(auditCheck{code: f.Code, ref: f.Ref(), ns: ns, filter: filter, scope: scope, cluster: cluster}, false, cds)
@@ -290,8 +298,13 @@ func compareSEExported(sc *scenario, snap *snapshot.Snapshot, rep *checks.AuditR
 				if f.Code != checks.AuditSENotExportedToGateway || !slices.Contains(f.MissingIn, ns) {
 					continue
 				}
+				ns, name := f.Namespace, f.Name
+				if f.Entry != "" {
+					// a finding on the mesh ConfigMap about the entry (serviceEntryVisibility)
+					ns, name, _ = strings.Cut(f.Entry, "/")
+				}
 				for _, x := range v.snap.ServiceEntries {
-					if x.Namespace == f.Namespace && x.Name == f.Name && sharesHost(x, se) {
+					if x.Namespace == ns && x.Name == name && sharesHost(x, se) {
 						reported = true
 					}
 				}
@@ -419,6 +432,54 @@ func sidecarImportsVS(v auditView, ns string, vs *networkingv1.VirtualService) b
 	for _, l := range rules.NewSidecarScope(sc, "").Egress {
 		if slices.Contains(l.SelectVirtualServices(v.snap.VirtualServices, ns, v.vsExport), vs) {
 			return true
+		}
+	}
+	return false
+}
+
+// l4RouteHeld: route destination d is http, or a tls/tcp route some filter chain of namespace
+// ns's sidecars takes: the namespace holds a service for one of its VirtualService's hosts
+// (a wildcard counts) declaring a port one of its sidecar matches names (any, without one).
+func l4RouteHeld(v auditView, d rules.Dest, ns string) bool {
+	if d.TLS == nil && d.TCP == nil || d.Root == nil {
+		return true
+	}
+	ports := map[uint32]bool{}
+	any := false
+	var gws [][]string
+	for _, m := range d.TLS.GetMatch() {
+		gws = append(gws, m.GetGateways())
+		if m.GetPort() == 0 {
+			any = true
+		}
+		ports[m.GetPort()] = true
+	}
+	for _, m := range d.TCP.GetMatch() {
+		gws = append(gws, m.GetGateways())
+		if m.GetPort() == 0 {
+			any = true
+		}
+		ports[m.GetPort()] = true
+	}
+	if len(gws) == 0 {
+		any = true
+	}
+	for _, h := range d.Root.Spec.GetHosts() {
+		h = strings.ToLower(rules.ResolveShortname(h, d.Root.Namespace))
+		if strings.HasPrefix(h, "*") {
+			return true
+		}
+		chosen, _ := rules.ServiceForProxy(rules.ServicesForHost(v.snap.ServiceEntries, v.snap.Services, h, v.svcOpt), ns)
+		if chosen == nil {
+			continue
+		}
+		if any {
+			return true
+		}
+		for _, p := range chosen.Ports {
+			if ports[p.Number] {
+				return true
+			}
 		}
 	}
 	return false

@@ -101,7 +101,11 @@ func compareAudit(sc *scenario, snap *snapshot.Snapshot, proxies []proxySpec, ou
 				switch f.Code {
 				case checks.AuditSENotExportedToGateway:
 					var present, absent []string
-					for _, n := range entryClusters(snap, f.Namespace, f.Name) {
+					ens, ename := f.Namespace, f.Name
+					if f.Entry != "" {
+						ens, ename, _ = strings.Cut(f.Entry, "/") // (on the mesh ConfigMap)
+					}
+					for _, n := range entryClusters(snap, ens, ename) {
 						if out.cds[p.ref][n] {
 							present = append(present, n)
 						} else {

@@ -289,6 +289,17 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 		}
 		ns, workload = pns, opt.Pod
 	}
+	if f, note := podWithoutListener(snap, ns, labels, workload, opt); f != nil {
+		// The pod runs no sidecar, or leaves this call out of its redirection: no listener
+		// applies, whatever the sidecar's configuration (blind audit 110 c45, c46, c48, c49,
+		// where a BlackHole listener was explained for a call the sidecar never sees).
+		rep.Proxy = ProxyInfo{Type: "NONE", Namespace: ns, Workload: workload}
+		rep.Notes = append(rep.Notes, note)
+		rep.Findings = append(rep.Findings, *f)
+		compareActual(opt, rep)
+		sortFindings(rep.Findings)
+		return rep, nil
+	}
 	if amb, why := ambientClientFor(snap, ns, labels, podAnnotations(snap, workload)); amb {
 		// No sidecar: no listener to explain. The call's path through ztunnel (and the waypoint
 		// its entry is bound to) is the verdict, as why-missing --from prints it.
@@ -304,6 +315,36 @@ func ExplainListener(snap *snapshot.Snapshot, opt ExplainListenerOptions) (*List
 	compareActual(opt, rep)
 	sortFindings(rep.Findings)
 	return rep, nil
+}
+
+// podWithoutListener: --pod names a pod that runs no proxy (injection disabled by its label or
+// annotation, or a namespace without injection) or whose redirection leaves the call out
+// (traffic.sidecar.istio.io/excludeOutboundPorts, excludeOutboundIPRanges, or an
+// includeOutboundIPRanges without the address): the finding the path gives (why-missing --pod)
+// and a note; nil for a pod whose sidecar takes the call, and for --from.
+func podWithoutListener(snap *snapshot.Snapshot, ns string, labels map[string]string, workload string, opt ExplainListenerOptions) (*Finding, string) {
+	if workload == "" || opt.Host == "" {
+		return nil, ""
+	}
+	ann := podAnnotations(snap, workload)
+	if f := noProxyClient(snap, ns, workload, labels, ann); f != nil {
+		if amb, _ := ambientClientFor(snap, ns, labels, ann); amb {
+			return nil, "" // (an ambient pod: ztunnel's path, below)
+		}
+		return f, fmt.Sprintf("pod %s runs no sidecar: its call to %s:%d leaves as the application sends it, and no listener applies", workload, opt.Host, opt.Port)
+	}
+	if f := unmeshedClient(snap, ns, workload, labels, ann); f != nil {
+		return f, fmt.Sprintf("pod %s runs no sidecar: its call to %s:%d leaves as the application sends it, and no listener applies", workload, opt.Host, opt.Port)
+	}
+	v := BuildSidecarViewFor(snap, ns, labels, ann)
+	addr := opt.Address
+	if addr == "" {
+		addr = v.CallAddress(opt.Host, importedEntry(v.Outbound, opt.Host))
+	}
+	if f := uncapturedClient(snap, ns, workload, ann, opt.Port, addr, opt.Host); f != nil {
+		return f, fmt.Sprintf("pod %s leaves its call to %s:%d out of the redirection to its sidecar: the call leaves as the application sends it, and no listener applies (`kubectl egress explain-listener --from %s` explains the sidecar's listener for pods that redirect it)", workload, opt.Host, opt.Port, ns)
+	}
+	return nil, ""
 }
 
 // addPathVerdict makes explain-listener a view of the same trace why-missing --from prints: the

@@ -103,6 +103,9 @@ type AuditFinding struct {
 	// Field is the field of the resource the finding is about, when the code's default does not
 	// say it (a subset named in a tls route, not an http one).
 	Field string `json:"field,omitempty"`
+	// Entry is the ServiceEntry ("namespace/name") a finding on the mesh ConfigMap is about
+	// (serviceEntryVisibility caps its exportTo), "" otherwise.
+	Entry string `json:"entry,omitempty"`
 	// widen writes Fix when the report is written, for findings whose fix widens an exportTo:
 	// one change adding every namespace of MissingIn (the namespaces come in one by one).
 	widen func(missing []string) string
@@ -906,7 +909,7 @@ func (a *auditor) destination(d rules.Dest, ns string, labels map[string]string,
 			if v.Policy >= 0 {
 				policy = fmt.Sprintf("policies[%d]", v.Policy)
 			}
-			a.add(AuditFinding{Code: code, Kind: "ConfigMap", Namespace: cmNs, Name: cmName, Field: "data.mesh", ExportTo: s.ExportTo,
+			a.add(AuditFinding{Code: code, Kind: "ConfigMap", Namespace: cmNs, Name: cmName, Field: "data.mesh", Entry: s.Namespace + "/" + s.Name, ExportTo: s.ExportTo,
 				NeededIn: []string{ns}, MissingIn: []string{ns}, Impact: impact,
 				Message: fmt.Sprintf("%s is the destination of a route of %s evaluated in namespace %s; its exportTo %s includes %s, but meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s, which does not.", s.Ref(), vsRef, ns, fmtList(s.UncappedExportTo), ns, policy, v.Visibility, fmtList(s.ExportTo)),
 				Fix:     fmt.Sprintf("# ConfigMap %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", a.flags.MeshConfigAt, s.Namespace, s.Namespace)})

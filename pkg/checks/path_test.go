@@ -2637,3 +2637,38 @@ func TestTLSInsideTLSToPassthroughText(t *testing.T) {
 		}
 	}
 }
+
+// explain-listener --pod for a pod without a sidecar, or one that leaves the call out of its
+// redirection, explains no listener: the call leaves as the application sends it (blind audit
+// 110 c45, c48, where a BlackHole listener was explained); a pod whose sidecar takes the call is
+// explained as before.
+func TestExplainListenerPodWithoutListener(t *testing.T) {
+	snap := withPathBase(t, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: pg, namespace: team-a}
+spec:
+  hosts: [pg.db.example]
+  ports: [{number: 5432, name: tcp-pg, protocol: TCP}]
+  resolution: DNS`, `apiVersion: v1
+kind: Pod
+metadata: {name: migrator, namespace: team-a, labels: {app: migrator}, annotations: {traffic.sidecar.istio.io/excludeOutboundPorts: "5432"}}
+spec: {containers: [{name: app, image: app}]}`, `apiVersion: v1
+kind: Pod
+metadata: {name: export, namespace: team-a, labels: {app: export, sidecar.istio.io/inject: "false"}}
+spec: {containers: [{name: app, image: app}]}`, `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: team-a, labels: {app: web}}
+spec: {containers: [{name: app, image: app}]}`)
+	for _, tc := range []struct {
+		pod, proxy string
+	}{{"team-a/migrator", "NONE"}, {"team-a/export", "NONE"}, {"team-a/web", "SIDECAR"}} {
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "pg.db.example", Port: 5432, Pod: tc.pod, Call: "tcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bypass := slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == PathDirect })
+		if rep.Proxy.Type != tc.proxy || bypass != (tc.proxy == "NONE") {
+			t.Errorf("%s: proxy %s, findings %+v", tc.pod, rep.Proxy.Type, rep.Findings)
+		}
+	}
+}
