@@ -457,6 +457,22 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		}
 	}
 	tr.ambiguity(v, host, labels)
+	if gw := tr.t.Gateway; gw != "" {
+		// the call goes through a Gateway API gateway whose status says it is not programmed
+		// for its current generation: the prediction holds for the configuration, and the
+		// data plane may still fail the call (blind audit 109 c59, where the path said a
+		// plain OK)
+		if w, err := FindWorkload(snap, gw); err == nil {
+			if name := w.Labels[rules.KubeGatewayNameLabel]; name != "" {
+				if g := kubeGatewayOf(snap, w.Namespace+"/"+name); g != nil {
+					if cond := gatewayNotProgrammed(g); cond != "" {
+						tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PreflightGatewayNotProgrammed, Level: LevelWarning, Resource: "Gateway " + g.Namespace + "/" + g.Name, Proxy: "gateway " + gw,
+							Message: gatewayNotProgrammedText(g, cond), Fix: gatewayNotProgrammedFix(g)})
+					}
+				}
+			}
+		}
+	}
 	tr.unreadInputs()
 	tr.gatewayAPI(host)
 	tr.t.Warnings = append(tr.t.Warnings, sidecarRejectedWarnings(v.Scope.Sidecar)...)
