@@ -462,6 +462,9 @@ func (a *auditor) merge(code, kind, ns, name, neededIn, missingIn string) bool {
 // add records a finding, merging namespaces into an existing one with the same code and resource.
 func (a *auditor) add(f AuditFinding) {
 	key := f.Code + " " + f.Ref()
+	if f.Entry != "" {
+		key += " " + f.Entry // (findings on the mesh ConfigMap, one per entry it caps)
+	}
 	if old, ok := a.findings[key]; ok {
 		a.share.recordFinding(old, f.NeededIn, f.MissingIn)
 		// Repeats are removed when the report is written (namespaces come in runs).

@@ -517,7 +517,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 			tr.t.Notes = append(tr.t.Notes, fmt.Sprintf("with a sidecar, the call would fail: %s (%s)", tr.t.Cause, tr.t.Message))
 			tr.t.Warnings = tr.t.Warnings[:len(tr.t.Warnings)-1]
 			tr.t.Cause, tr.t.Level, tr.t.Flag, tr.t.Culprit = PathDirect, LevelWarning, "", f.Resource
-			tr.t.Message = strings.TrimSuffix(strings.TrimSuffix(f.Message, "; the trace above shows what a sidecar would do."), "; the trace above shows what the sidecar would do.") + fmt.Sprintf(". The call goes to %s:%d as the application dials it: whether it works is up to the external server.", host, tr.t.Port)
+			tr.t.Message = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(f.Message, "; the trace above shows what a sidecar would do."), "; the trace above shows what the sidecar would do."), ".") + fmt.Sprintf(". The call goes to %s:%d as the application dials it: whether it works is up to the external server.", host, tr.t.Port)
 			tr.t.Fix, tr.t.Patch, tr.t.FixCheck = f.Fix, nil, nil
 		} else if tr.t.Cause == PathOK {
 			// the steps are what a sidecar would do, not what the call does (blind audit 98:
@@ -530,7 +530,7 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		tr.t.Warnings = append(tr.t.Warnings, *f)
 	} else if f := unmeshedClient(snap, ns, workload, labels, annotations); f != nil {
 		bypass(f, " (no proxy)")
-	} else if f := uncapturedClient(snap, ns, workload, annotations, tr.t.Port, v.CallAddress(host, imported), host); f != nil && tr.t.Call != "" {
+	} else if f := uncapturedClient(snap, ns, workload, annotations, tr.t.Port, callAddressOrHidden(v, host, imported, hidden), host); f != nil && tr.t.Call != "" {
 		// the pod's sidecar is there, but its redirection leaves this call out (blind audit 98
 		// h03: excludeOutboundPorts)
 		bypass(f, " (call not redirected to its sidecar)")
@@ -565,6 +565,25 @@ func noPortError(snap *snapshot.Snapshot, host, client string) error {
 		return fmt.Errorf("no entry for %s could be read for %s, but %s could not be read, so whether one declares it is not known: give the port with --port for a trace of what could be read, or run with an identity that can list them", host, client, strings.Join(unread, " and "))
 	}
 	return fmt.Errorf("no entry for %s is visible to %s: give the port with --port", host, client)
+}
+
+// callAddressOrHidden is the address the client's call goes to (SidecarView.CallAddress), or,
+// when the sidecar holds no entry for the host, the address of an entry that declares it but is
+// hidden from the sidecar (the application resolves the name to it all the same): an address
+// the pod's excludeOutboundIPRanges may hold (blind audit 110 c53, where the Sidecar was blamed
+// for a call its pod never redirects).
+func callAddressOrHidden(v SidecarView, host string, imported *rules.Service, hidden []rules.Service) string {
+	if a := v.CallAddress(host, imported); a != "" || imported != nil {
+		return a
+	}
+	for _, h := range hidden {
+		for _, a := range h.Addresses {
+			if ip, err := netip.ParseAddr(a); err == nil {
+				return ip.String()
+			}
+		}
+	}
+	return ""
 }
 
 // wildcardPort is the first port of the first wildcard entry the sidecar v imports whose host

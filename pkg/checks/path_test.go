@@ -2672,3 +2672,44 @@ spec: {containers: [{name: app, image: app}]}`)
 		}
 	}
 }
+
+// A pod whose excludeOutboundIPRanges holds the address of an entry its sidecar does not hold
+// (a Sidecar hides it) never redirects the call: the application resolves the name to that
+// address all the same, so the call bypasses the sidecar, not the Sidecar's doing (blind audit
+// 110 c53, where the Sidecar was blamed); a pod without the annotation meets the Sidecar.
+func TestExcludedRangeOfHiddenEntry(t *testing.T) {
+	snap := withPathBase(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: edge, labels: {istio-injection: enabled}}`, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ldap, namespace: istio-system}
+spec:
+  hosts: [ldap.corp.example]
+  addresses: [10.200.0.10]
+  ports: [{number: 636, name: tls-ldaps, protocol: TLS}]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  endpoints: [{address: 10.200.0.10}]`, `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: edge}
+spec:
+  egress: [{hosts: ["./*"]}]
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}`, `apiVersion: v1
+kind: Pod
+metadata: {name: auth-proxy-0, namespace: edge, labels: {app: auth}, annotations: {traffic.sidecar.istio.io/excludeOutboundIPRanges: "10.200.0.0/16"}}
+spec: {containers: [{name: app, image: app}]}`, `apiVersion: v1
+kind: Pod
+metadata: {name: web-0, namespace: edge, labels: {app: web}}
+spec: {containers: [{name: app, image: app}]}`)
+	for _, tc := range []struct {
+		pod, culprit string
+	}{{"edge/auth-proxy-0", "Pod edge/auth-proxy-0"}, {"edge/web-0", "Sidecar edge/default"}} {
+		p, err := TracePath(snap, PathOptions{Host: "ldap.corp.example", Pod: tc.pod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Culprit != tc.culprit {
+			t.Errorf("%s: %s culprit %s: %s", tc.pod, p.Cause, p.Culprit, p.Message)
+		}
+	}
+}
