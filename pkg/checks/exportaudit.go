@@ -285,7 +285,10 @@ func ExportAudit(snap *snapshot.Snapshot, opt AuditOptions) *AuditReport {
 		if a.Ref() != b.Ref() {
 			return a.Ref() < b.Ref()
 		}
-		return a.Code < b.Code
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Entry < b.Entry // (findings on the mesh ConfigMap, one per entry)
 	})
 	if opt.Namespace != "" {
 		var keep []AuditResource
