@@ -427,7 +427,15 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		}
 	}
 	tr.t.Port = port
-	kinds := callKinds(opt.Call, kindEntry(snap, v, host, port, addressed), port)
+	ke := kindEntry(snap, v, host, port, addressed)
+	if ke == nil && len(hidden) > 0 && hasPort(hidden[0], port) {
+		// the entry the sidecar does not hold still says what the application speaks on the
+		// port (blind audit 110 c17, c55: an HTTP port traced as TCP, whose fix was then
+		// "not enough" and advised re-declaring the port TCP)
+		h := hidden[0]
+		ke = &h
+	}
+	kinds := callKinds(opt.Call, ke, port)
 	kind := kinds[0]
 	tr.t.Call = kind
 	if len(snap.Namespaces) > 0 && snap.Namespace(ns) == nil {

@@ -2713,3 +2713,44 @@ spec: {containers: [{name: app, image: app}]}`)
 		}
 	}
 }
+
+// A call to a host whose entry the sidecar does not hold is traced as the kind the hidden entry
+// declares for the port, not guessed from the port number (blind audit 110 c17, c55: an HTTP
+// port 8000 traced as TCP, whose fix check then advised re-declaring the port TCP).
+func TestHiddenEntryGivesCallKind(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		docs       []string
+		opt        PathOptions
+	}{
+		{"hidden by a Sidecar", rules.CallHTTP, []string{`apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: sap, namespace: istio-system}
+spec:
+  hosts: [sap.erp.example]
+  ports: [{number: 8000, name: http-sap, protocol: HTTP}]
+  resolution: DNS`, `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress: [{hosts: ["./*"]}]`}, PathOptions{Host: "sap.erp.example", From: "team-a"}},
+		{"hidden by exportTo", rules.CallHTTP2, []string{`apiVersion: v1
+kind: Namespace
+metadata: {name: billing, labels: {istio-injection: enabled}}`, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: tax, namespace: team-a}
+spec:
+  hosts: [tax.rates.example]
+  exportTo: ["."]
+  ports: [{number: 9090, name: grpc-tax, protocol: GRPC}]
+  resolution: DNS`}, PathOptions{Host: "tax.rates.example", From: "billing"}},
+	} {
+		p, err := TracePath(withPathBase(t, tc.docs...), tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Call != tc.want {
+			t.Errorf("%s: call %s (%s: %s)", tc.name, p.Call, p.Cause, p.Message)
+		}
+	}
+}
