@@ -1010,6 +1010,13 @@ func explainHidden(snap *snapshot.Snapshot, v SidecarView, host string, hidden [
 				return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s excludes it: its egress host %q removes %s whatever else the list imports", s.Ref(), host, v.Namespace, sc, entry, host),
 					"Sidecar " + sc, p
 			}
+			if wrong, ns := sidecarHostWrongNamespace(snap, v, host); wrong != "" {
+				// the host is listed, under a namespace where no entry declares it: the part
+				// before "/" is the namespace of the entry (sidecar.go selectServices), so the
+				// entry is replaced, not kept beside a new one (blind audit 110 c12, c13)
+				return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s does not import it: its egress host %q names namespace %s, where no entry declares %s (the part before the / is the namespace of the entry, not part of the name)", s.Ref(), host, v.Namespace, sc, wrong, ns, host),
+					"Sidecar " + sc, sidecarReplaceHostPatch(v, wrong, s.Namespace+"/"+host)
+			}
 			return fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s does not import it (its egress hosts name no %s/%s or %s/*)", s.Ref(), host, v.Namespace, sc, s.Namespace, host, s.Namespace),
 				"Sidecar " + sc, sidecarImportPatch(v, s.Namespace+"/"+host)
 		}
@@ -9064,6 +9071,58 @@ func sidecarImportPatch(v SidecarView, host string) *Patch {
 		return nil
 	}
 	first["hosts"] = append(asList(first["hosts"]), host)
+	return newPatch("networking.istio.io/v1", "Sidecar", sc.Namespace, sc.Name, fields{{"spec", fields{{"egress", egress}}}})
+}
+
+// sidecarHostWrongNamespace: an egress host of the Sidecar applying to v that names host under
+// a namespace where no entry or Service declares it ("bank/ledger.bank.example" while the entry
+// lives in shared-egress): the listed value and that namespace, "" when there is none.
+func sidecarHostWrongNamespace(snap *snapshot.Snapshot, v SidecarView, host string) (string, string) {
+	sc := v.Scope.Sidecar
+	if sc == nil {
+		return "", ""
+	}
+	declaredIn := map[string]bool{}
+	for _, s := range model.Services(RevisionView(snap, v.Revision), v.Flags.MeshConfig).Shared(host) {
+		declaredIn[s.Namespace] = true
+	}
+	for _, l := range sc.Spec.GetEgress() {
+		for _, h := range l.GetHosts() {
+			ns, name, ok := strings.Cut(h, "/")
+			if !ok || ns == "*" || ns == "~" || !strings.EqualFold(name, host) {
+				continue
+			}
+			if ns == "." {
+				ns = sc.Namespace
+			}
+			if !declaredIn[ns] {
+				return h, ns
+			}
+		}
+	}
+	return "", ""
+}
+
+// sidecarReplaceHostPatch: the Sidecar applying to v with egress host old replaced by repl.
+func sidecarReplaceHostPatch(v SidecarView, old, repl string) *Patch {
+	sc := v.Scope.Sidecar
+	if sc == nil {
+		return nil
+	}
+	egress := asList(specOf(sc, "spec")["egress"])
+	for _, e := range egress {
+		l, _ := e.(map[string]any)
+		if l == nil {
+			continue
+		}
+		hosts := asList(l["hosts"])
+		for i, h := range hosts {
+			if h == old {
+				hosts[i] = repl
+			}
+		}
+		l["hosts"] = hosts
+	}
 	return newPatch("networking.istio.io/v1", "Sidecar", sc.Namespace, sc.Name, fields{{"spec", fields{{"egress", egress}}}})
 }
 

@@ -2754,3 +2754,38 @@ spec:
 		}
 	}
 }
+
+// A Sidecar egress host naming the host under a namespace where no entry declares it: the
+// message says the part before "/" is the entry's namespace, and the fix replaces that host
+// instead of keeping it beside a new one (blind audit 110 c12, c13).
+func TestSidecarHostWrongNamespace(t *testing.T) {
+	entry := `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: ledger, namespace: istio-system}
+spec:
+  hosts: [ledger.bank.example]
+  ports: [{number: 443, name: tls, protocol: TLS}]
+  resolution: DNS`
+	sidecar := func(host string) string {
+		return `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress: [{hosts: ["` + host + `"]}]
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}`
+	}
+	for _, tc := range []struct {
+		listed string
+		wrong  bool
+	}{{"bank/ledger.bank.example", true}, {"./ledger.bank.example", true}, {"istio-system/other.bank.example", false}} {
+		p, err := TracePath(withPathBase(t, entry, sidecar(tc.listed)), PathOptions{Host: "ledger.bank.example", From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(p.Message, "names namespace")
+		kept := strings.Contains(p.Fix, `"`+tc.listed+`"`)
+		if said != tc.wrong || kept == tc.wrong || !strings.Contains(p.Fix, "istio-system/ledger.bank.example") {
+			t.Errorf("%s: %s\nfix: %s", tc.listed, p.Message, p.Fix)
+		}
+	}
+}
