@@ -339,7 +339,8 @@ func podWithoutListener(snap *snapshot.Snapshot, ns string, labels map[string]st
 	v := BuildSidecarViewFor(snap, ns, labels, ann)
 	addr := opt.Address
 	if addr == "" {
-		addr = v.CallAddress(opt.Host, importedEntry(v.Outbound, opt.Host))
+		imported := importedEntry(v.Outbound, opt.Host)
+		addr = callAddressOrHidden(v, opt.Host, imported, hiddenEntries(snap, v, opt.Host, imported))
 	}
 	if f := uncapturedClient(snap, ns, workload, ann, opt.Port, addr, opt.Host); f != nil {
 		return f, fmt.Sprintf("pod %s leaves its call to %s:%d out of the redirection to its sidecar: the call leaves as the application sends it, and no listener applies (`kubectl egress explain-listener --from %s` explains the sidecar's listener for pods that redirect it)", workload, opt.Host, opt.Port, ns)
@@ -1395,8 +1396,8 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(ListenerBlackHole, sc, strings.TrimSuffix(msg, ".")+fmt.Sprintf(": %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s (and its routes) for that egress listener's hosts, so %s gets nothing on the port.", sc, port, host, r.Listener, r.Service),
 				fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d, or remove the port from that egress listener.", sc, serviceNamespaceOf(r.Service), host, port))
 		} else if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
-			why, culprit, fix := explainHidden(snap, v, host, hidden)
-			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix.Text())
+			why, culprit, _, fix := explainHiddenText(snap, v, host, hidden)
+			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix)
 		} else if w, ok := meshSNIMissedFor(snap, v, model.VirtualServices(RevisionView(snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, port, kind, "sidecar "+v.Namespace); ok {
 			rep.add(ListenerBlackHole, w.Resource, strings.TrimSuffix(msg, ".")+": "+strings.Replace(w.Message, "takes the passthrough chain and goes straight out.", "takes the listener's default chain, which drops it.", 1), w.Fix)
 		} else if entry, tp := l4PortForHTTPCall(v, host, port, kind); tp != nil {

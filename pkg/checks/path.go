@@ -996,9 +996,44 @@ func hiddenEntries(snap *snapshot.Snapshot, v SidecarView, host string, imported
 	return model.Services(view, v.Flags.MeshConfig).Shared(host)
 }
 
-// explainHidden says why the client does not see host although entries declare it, naming the
-// resource to change and the change: exportTo, else the Sidecar's egress hosts.
-func explainHidden(snap *snapshot.Snapshot, v SidecarView, host string, hidden []rules.Service) (why, culprit string, fix *Patch) {
+// explainHiddenText says why the client does not see host although entries declare it, naming
+// the resource to change and the change (a patch, and its text): the mesh config when its
+// serviceEntryVisibility is what hides the entry (advice, no patch) (blind audit 111 c46, c48, c50b,
+// where the entry's exportTo was blamed and widening it could not work).
+func explainHiddenText(snap *snapshot.Snapshot, v SidecarView, host string, hidden []rules.Service) (why, culprit string, fix *Patch, text string) {
+	for _, s := range hidden {
+		vis := s.Visibility
+		if s.Kind != rules.KindServiceEntry || !vis.Configured || !vis.ApplyToSidecars || v.Flags.MeshConfigAt == "" || slices.Equal(s.ExportTo, s.UncappedExportTo) {
+			continue
+		}
+		policy := "defaultVisibility"
+		if vis.Policy >= 0 {
+			policy = fmt.Sprintf("policies[%d]", vis.Policy)
+		}
+		cm := "ConfigMap " + v.Flags.MeshConfigAt
+		adv := fmt.Sprintf("# %s, key mesh\nserviceEntryVisibility:\n  policies:\n  - visibility: PUBLIC   # before the policy that matched namespace %s\n    matchingRules:\n    - namespaceSelector: {matchLabels: {<a label of %s>: <value>}}", cm, s.Namespace, s.Namespace)
+		if rules.ServiceVisible(s.Namespace, s.UncappedExportTo, v.Namespace) {
+			return fmt.Sprintf("%s declares %s and its exportTo %s includes %s, but meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s, which does not", s.Ref(), host, fmtList(s.UncappedExportTo), v.Namespace, policy, vis.Visibility, fmtList(s.ExportTo)),
+				cm, nil, adv + moveEntryLine(s, v.Namespace)
+		}
+		return fmt.Sprintf("%s declares %s, but its exportTo %s leaves out %s, and meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s besides: widening exportTo alone would not reach %s", s.Ref(), host, fmtList(s.UncappedExportTo), v.Namespace, policy, vis.Visibility, fmtList(s.ExportTo), v.Namespace),
+			cm, nil, adv + fmt.Sprintf("\n# and add %s to spec.exportTo of %s (or move the entry to namespace %s)", v.Namespace, s.Ref(), v.Namespace)
+	}
+	why, culprit, fix = explainHiddenPatch(snap, v, host, hidden)
+	return why, culprit, fix, fix.Text()
+}
+
+// moveEntryLine: the alternative of moving entry s to the client's namespace ns ("" when it is
+// there already).
+func moveEntryLine(s rules.Service, ns string) string {
+	if s.Namespace == ns {
+		return ""
+	}
+	return fmt.Sprintf("\n# or move %s to namespace %s", s.Ref(), ns)
+}
+
+// explainHiddenPatch: exportTo, else the Sidecar's egress hosts.
+func explainHiddenPatch(snap *snapshot.Snapshot, v SidecarView, host string, hidden []rules.Service) (why, culprit string, fix *Patch) {
 	for _, s := range hidden {
 		if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			// exported here, so the Sidecar's egress hosts leave it out
@@ -1159,8 +1194,8 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			return
 		}
 		if len(tr.hidden) > 0 {
-			why, culprit, fix := explainHidden(tr.snap, v, host, tr.hidden)
-			tr.failPatch(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
+			why, culprit, fix, text := explainHiddenText(tr.snap, v, host, tr.hidden)
+			tr.failFix(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s.", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), text, fix)
 			return
 		}
 		if w, ok := tr.meshSNIMissed(v, model.VirtualServices(RevisionView(tr.snap, v.Revision), v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()).Relevant(host, nil), host, proxy); ok {
@@ -2559,11 +2594,11 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
 				continue
 			}
-			why, culprit, patch := explainHidden(tr.snap, v, host, tr.hidden)
+			why, culprit, patch, text := explainHiddenText(tr.snap, v, host, tr.hidden)
 			w := Finding{Code: PathDirect, Level: LevelWarning, Resource: culprit,
-				Message: fmt.Sprintf("%s sends %s from the sidecars in %s to the egress gateway. %s: a mesh route applies only to hosts the sidecar holds a service for, so it builds nothing for %s there and the call from %s goes straight out.", firstOrigin(tr.snap, vs.Namespace+"/"+vs.Name), host, v.Namespace, why, host, proxy)}
+				Message: fmt.Sprintf("%s sends %s from the sidecars in %s to the egress gateway. %s: a mesh route applies only to hosts the sidecar holds a service for, so it builds nothing for %s there and the call from %s goes straight out.", firstOrigin(tr.snap, vs.Namespace+"/"+vs.Name), host, v.Namespace, why, host, proxy), Fix: text}
 			if patch != nil {
-				w.Fix, w.Patch = patch.Text(), patch
+				w.Patch = patch
 			}
 			tr.t.Warnings = append(tr.t.Warnings, w)
 			return

@@ -2711,6 +2711,15 @@ spec: {containers: [{name: app, image: app}]}`)
 		if p.Culprit != tc.culprit {
 			t.Errorf("%s: %s culprit %s: %s", tc.pod, p.Cause, p.Culprit, p.Message)
 		}
+		// explain-listener --pod agrees: no listener for a call the pod never redirects
+		// (blind audit 111 c40)
+		rep, err := ExplainListener(snap, ExplainListenerOptions{Host: "ldap.corp.example", Port: 636, Pod: tc.pod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (rep.Proxy.Type == "NONE") != strings.HasPrefix(tc.culprit, "Pod ") {
+			t.Errorf("%s: explain-listener proxy %s", tc.pod, rep.Proxy.Type)
+		}
 	}
 }
 
@@ -2786,6 +2795,53 @@ spec:
 		kept := strings.Contains(p.Fix, `"`+tc.listed+`"`)
 		if said != tc.wrong || kept == tc.wrong || !strings.Contains(p.Fix, "istio-system/ledger.bank.example") {
 			t.Errorf("%s: %s\nfix: %s", tc.listed, p.Message, p.Fix)
+		}
+	}
+}
+
+// An entry hidden from the client by meshConfig.serviceEntryVisibility (its own exportTo would
+// export it) blames the mesh ConfigMap with a visibility policy as the fix, not the entry's
+// exportTo (blind audit 111 c46, c48, c50b); an entry hidden by its own exportTo is still the
+// culprit.
+func TestVisibilityCapHidesEntryFromClient(t *testing.T) {
+	mesh := func(def string) string {
+		return `apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
+    outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+    serviceEntryVisibility:
+      defaultVisibility: ` + def + `
+      applyToSidecars: true`
+	}
+	entry := func(ns, export string) string {
+		return `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: vault, namespace: ` + ns + `}
+spec:
+  hosts: [vault.corp.example]
+  exportTo: [` + export + `]
+  ports: [{number: 8200, name: tls, protocol: TLS}]
+  resolution: DNS`
+	}
+	clientNs := `apiVersion: v1
+kind: Namespace
+metadata: {name: team-b, labels: {istio-injection: enabled}}`
+	for _, tc := range []struct {
+		name, culprit string
+		docs          []string
+	}{
+		{"NAMESPACE caps another namespace's entry", "ConfigMap istio-system/istio", []string{mesh("NAMESPACE"), clientNs, entry("team-a", `"*"`)}},
+		{"NONE caps the client's own entry", "ConfigMap istio-system/istio", []string{mesh("NONE"), clientNs, entry("team-b", `"."`)}},
+		{"control: its own exportTo", "ServiceEntry team-a/vault", []string{mesh("PUBLIC"), clientNs, entry("team-a", `"."`)}},
+	} {
+		p, err := TracePath(withPathBase(t, tc.docs...), PathOptions{Host: "vault.corp.example", From: "team-b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Culprit != tc.culprit || p.Fix == "" || (tc.culprit != "ServiceEntry team-a/vault") != strings.Contains(p.Fix, "serviceEntryVisibility") {
+			t.Errorf("%s: %s culprit %s: %s\nfix: %s", tc.name, p.Cause, p.Culprit, p.Message, p.Fix)
 		}
 	}
 }
