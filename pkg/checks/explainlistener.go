@@ -50,7 +50,7 @@ const (
 	ListenerClusterAbsent      = "ROUTE_CLUSTER_ABSENT"
 	ListenerServerDropped      = "GATEWAY_SERVER_SKIPPED"
 	ListenerUnreachable        = "GATEWAY_LISTENER_NOT_BEHIND_SERVICE"
-	ListenerServerFirstSniffed = "SERVER_FIRST_PORT_SNIFFED"
+	ListenerServerFirstSniffed = "SERVER_FIRST_PORT_NOT_TCP"
 	ListenerRouteShadowed      = "GATEWAY_ROUTE_SHADOWED"
 	ListenerWildcardNotJoined  = "GATEWAY_WILDCARD_ROUTES_NOT_JOINED"
 	ListenerWildcardSNIPartial = "WILDCARD_HOST_PARTLY_ROUTED"
@@ -87,7 +87,7 @@ func init() {
 		CatalogEntry{ListenerWildcardNotJoined, LevelWarning, "NR", "A gateway serves a host both through a VirtualService for that host and one for a wildcard covering it: they make two virtual hosts, Envoy picks the host's own, and the wildcard's routes never serve it, so the host's requests that its own routes do not match get 404 NR."},
 		CatalogEntry{ListenerWildcardSNIPartial, LevelWarning, "", "A mesh VirtualService's tls routes for a wildcard host name some server names under it only: sidecars build chains for those names and none for the rest of the wildcard, whose TLS calls take the port's default chain (PassthroughCluster, straight out; BlackHoleCluster under REGISTRY_ONLY)."},
 		CatalogEntry{ListenerServerDropped, LevelError, "", "istiod skips a Gateway server when merging the gateways of a proxy: a TLS host already served on the port, a second non-HTTP server on a plaintext port, or protocols that cannot share a port. Its hosts get nothing on that port."},
-		CatalogEntry{ListenerServerFirstSniffed, LevelError, "", "A ServiceEntry port numbered for a server-first protocol (MySQL, SMTP, FTP, POP3, IMAP) declares no protocol: the sidecar sniffs it, waiting for the client's first bytes to tell HTTP from TCP, while the client waits for the server to speak first, so connections hang (protocolDetectionTimeout is off by default)."},
+		CatalogEntry{ListenerServerFirstSniffed, LevelError, "", "A port numbered for a server-first protocol (MySQL, SMTP, FTP, POP3, IMAP) is one the sidecar does not forward as TCP: a ServiceEntry port without a protocol is sniffed, and a port declared HTTP (a ServiceEntry protocol, a Kubernetes Service port name or appProtocol) gets an HTTP connection manager. Either way the sidecar waits for the client's first bytes while the client waits for the server to speak first, so connections hang."},
 		CatalogEntry{ListenerUnreachable, LevelWarning, "", "A gateway listener that no port of the gateway's Services targets: its server's port is neither a Service port nor a targetPort, so calls through the Service never arrive there (only calls to the pod's own address do)."},
 		CatalogEntry{ListenerHostsCrashIstiod, LevelError, "", "A Gateway server lists \"*/*\" before a host with a namespace part: istiod 1.31 panics while merging the gateway (index out of range), and the gateway gets no configuration from it."},
 		CatalogEntry{ListenerBlackHole, LevelError, "", "Under REGISTRY_ONLY the call falls to BlackHoleCluster (TCP) or the block_all virtual host (HTTP 502)."},
@@ -571,7 +571,7 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	if call == "" || call == rules.CallTCP {
 		if s, i, what, ok := serverFirstSniffed(v, rep.Host, port); ok {
 			msg, fix := serverFirstSniffedText(v, s, rep.Host, port, what)
-			rep.add(ListenerServerFirstSniffed, fmt.Sprintf("%s spec.ports[%d].protocol", s.Ref(), i), msg, fix)
+			rep.add(ListenerServerFirstSniffed, s.Ref()+" "+serverFirstField(s, i), msg, fix)
 		}
 	}
 	rep.Clusters = sidecarClusters(snap, v, rep)

@@ -458,10 +458,10 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		// wait for the other (blind audit 110 c22, c23)
 		if s, i, what, ok := serverFirstSniffed(v, host, port); ok {
 			msg, fix := serverFirstSniffedText(v, s, host, port, what)
-			tr.hop(client, "listener", Fail, fmt.Sprintf("port %d of %s declares no protocol: the listener sniffs it, waiting for the client's first bytes, and a %s client waits for the server's greeting", port, s.Ref(), what),
-				Evidence{Resource: s.Ref(), Field: fmt.Sprintf("spec.ports[%d].protocol", i), Value: "-"})
+			tr.hop(client, "listener", Fail, fmt.Sprintf("port %d of %s is not forwarded as TCP (protocol %s): the listener waits for the client's first bytes, and a %s client waits for the server's greeting", port, s.Ref(), orDash(portProtocol(s, port)), what),
+				Evidence{Resource: s.Ref(), Field: serverFirstField(s, i), Value: orDash(portProtocol(s, port))})
 			tr.t.Cause = "" // (the hops before passed: this is the verdict)
-			tr.fail(ListenerServerFirstSniffed, "", fmt.Sprintf("%s spec.ports[%d].protocol", s.Ref(), i), msg, fix)
+			tr.fail(ListenerServerFirstSniffed, "", s.Ref()+" "+serverFirstField(s, i), msg, fix)
 		}
 	}
 	tr.ambiguity(v, host, labels)

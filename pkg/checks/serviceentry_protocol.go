@@ -68,12 +68,15 @@ func serverFirstSniffed(v SidecarView, host string, port uint32) (s rules.Servic
 		return s, 0, "", false
 	}
 	s, ok = v.Outbound.ScopeService(host)
-	if !ok || s.Kind != rules.KindServiceEntry {
+	if !ok || (s.Kind != rules.KindServiceEntry && s.Kind != rules.KindService) {
 		return s, 0, "", false
 	}
 	for i, p := range s.Ports {
 		if p.Number == port {
-			return s, i, what, p.Protocol == rules.ProtoUnsupported
+			// sniffed (a ServiceEntry port without a protocol; a Kubernetes Service port on 25
+			// or 3306 is TCP then), or HTTP-family: an HTTP connection manager waits for a
+			// request (blind audit 111 c20: appProtocol http on a Service's SMTP port)
+			return s, i, what, p.Protocol == rules.ProtoUnsupported || rules.ListenerClass(p.Protocol) == rules.ClassHTTP
 		}
 	}
 	return s, 0, "", false
@@ -85,7 +88,50 @@ func serverFirstSniffedText(v SidecarView, s rules.Service, host string, port ui
 	if t := v.Flags.MeshConfig.GetProtocolDetectionTimeout().AsDuration(); t > 0 {
 		fate = fmt.Sprintf("meshConfig.protocolDetectionTimeout (%s): every connection stalls that long before it is forwarded as TCP", t)
 	}
-	msg = fmt.Sprintf("%s declares port %d (%s's port) without a protocol, so the sidecar sniffs it: it waits for the client's first bytes to tell HTTP from TCP. A %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), port, what, what, fate)
+	msg = fmt.Sprintf("%s declares port %d (%s's port) without a protocol, so the sidecar sniffs it: it waits for the client's first bytes to tell HTTP from TCP. The %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), port, what, what, fate)
 	fix = fmt.Sprintf("In %s, declare port %d with protocol TCP (name it tcp-%s), as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, strings.ToLower(what))
+	if p, ok := portDeclared(s, port); ok && p.Protocol != rules.ProtoUnsupported {
+		from := "its protocol " + p.Protocol
+		if s.Kind == rules.KindService {
+			from = "its port's appProtocol"
+			if prefix, _, _ := strings.Cut(p.Name, "-"); rules.ListenerClass(rules.ParseProtocol(prefix)) == rules.ClassHTTP {
+				from = fmt.Sprintf("its port's name %q", p.Name)
+			}
+		}
+		msg = fmt.Sprintf("%s declares port %d (%s's port) as %s (%s), so the sidecar's listener for it is an HTTP connection manager, which waits for the client's request. The %s server speaks first and its client waits for the greeting, so neither sends anything: the connection hangs until the client gives up.", s.Ref(), port, what, p.Protocol, from, what)
+		fix = fmt.Sprintf("In %s, declare port %d as TCP (a ServiceEntry: protocol TCP; a Service: name it tcp-%s and set appProtocol tcp, or remove an appProtocol that says HTTP), as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, strings.ToLower(what))
+	}
 	return msg, fix
+}
+
+// serverFirstField is the field of s that makes port index i a port the sidecar does not forward
+// as TCP: a ServiceEntry port's protocol; a Service port's name, or its appProtocol.
+func serverFirstField(s rules.Service, i int) string {
+	if s.Kind != rules.KindService || i >= len(s.Ports) {
+		return fmt.Sprintf("spec.ports[%d].protocol", i)
+	}
+	if prefix, _, _ := strings.Cut(s.Ports[i].Name, "-"); rules.ListenerClass(rules.ParseProtocol(prefix)) == rules.ClassHTTP {
+		return fmt.Sprintf("spec.ports[%d].name", i)
+	}
+	return fmt.Sprintf("spec.ports[%d].appProtocol", i)
+}
+
+// serverFirstServiceFindings: SERVER_FIRST_PORT_NOT_TCP for every Kubernetes Service port
+// numbered for a server-first protocol that istiod takes as HTTP (its name or appProtocol):
+// every sidecar's listener for it is an HTTP connection manager (preflight; the traced calls
+// are those of ServiceEntries, the path says it for a Service it is asked about).
+func serverFirstServiceFindings(snap *snapshot.Snapshot) []PreflightFinding {
+	var out []PreflightFinding
+	for _, svc := range snap.Services {
+		s := rules.KubeService(svc, nil)
+		for i, p := range s.Ports {
+			what, ok := serverFirstPorts[p.Number]
+			if !ok || rules.ListenerClass(p.Protocol) != rules.ClassHTTP {
+				continue
+			}
+			msg, fix := serverFirstSniffedText(SidecarView{}, s, s.Hostname, p.Number, what)
+			out = append(out, NewPreflightFinding(ListenerServerFirstSniffed, CheckPreflight, ResourceRef{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}, serverFirstField(s, i), msg, fix))
+		}
+	}
+	return out
 }
