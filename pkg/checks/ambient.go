@@ -1731,6 +1731,12 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		}
 		p.Warnings = append(p.Warnings, *f)
 	}
+	// (before the missing status addresses, which the class explains: blind audit 109 c11 live)
+	if msg, fix, ok := waypointClassTypo(snap, b, ref, client); ok {
+		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("bound to Gateway %s, of class %s, which no Istio controller serves: it never gets a waypoint or status addresses", b.Waypoint, b.Class), ev)
+		tr.fail(WaypointNotWaypointClass, "", "Gateway "+b.Waypoint.String(), msg, fix)
+		return p, nil
+	}
 	if f := statusAddressFinding(snap, b); f != nil {
 		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("waypoint %s is not ready: its Gateway has no status addresses, so istiod does not bind the entry (%s) and ztunnel sends the call straight out", b.Waypoint, rules.WaypointNotReady), ev)
 		tr.fail(f.Code, "", f.Resource, f.Message+" The call from "+client+" does not go through the waypoint.", f.Fix)
@@ -1746,11 +1752,6 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		tr.fail(WaypointNotWaypointClass, "", "Gateway "+b.Waypoint.String(),
 			fmt.Sprintf("%s is bound to Gateway %s, of class %s: istiod binds an entry to any Gateway it is pointed at, but deploys the pods of class %s as a gateway, not a waypoint, and only a waypoint accepts the HBONE tunnel (port 15008) ztunnel sends the calls through, so every call from %s to %s fails (connection reset).", ref, b.Waypoint, b.Class, b.Class, client, host),
 			fmt.Sprintf("Point %s at a Gateway of class %s (`istioctl waypoint apply -n %s`), or change Gateway %s's gatewayClassName to %s.", rules.LabelUseWaypoint, rules.WaypointClass, b.Waypoint.Namespace, b.Waypoint, rules.WaypointClass))
-		return p, nil
-	}
-	if msg, fix, ok := waypointClassTypo(snap, b, ref, client); ok {
-		tr.hop(proxy, "waypoint", Fail, fmt.Sprintf("bound to Gateway %s, of class %s, which no Istio controller serves: it never gets a waypoint or status addresses", b.Waypoint, b.Class), ev)
-		tr.fail(WaypointNotWaypointClass, "", "Gateway "+b.Waypoint.String(), msg, fix)
 		return p, nil
 	}
 	tr.hop(proxy, "waypoint", Pass, fmt.Sprintf("bound to waypoint %s (class %s, takes %s traffic, admits %s)", b.Waypoint, orDash(b.Class), b.TrafficType, admitsText(b.AllowedFrom)), ev)
