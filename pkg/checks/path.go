@@ -9079,6 +9079,11 @@ func sidecarExclusion(v SidecarView, ns, host string) (string, *Patch) {
 						kept = append(kept, x)
 					}
 				}
+				if len(kept) == 0 && slices.Contains(asList(m["hosts"]), any(h)) {
+					// an egress listener needs hosts: import the entry instead of leaving none
+					// (blind audit 111 c09, where the fix was "hosts: []", which validation refuses)
+					kept = []any{ns + "/" + host}
+				}
 				m["hosts"] = kept
 			}
 			p := newPatch("networking.istio.io/v1", "Sidecar", sc.Namespace, sc.Name, fields{{"spec", fields{{"egress", egress}}}})

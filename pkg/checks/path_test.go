@@ -2845,3 +2845,41 @@ metadata: {name: team-b, labels: {istio-injection: enabled}}`
 		}
 	}
 }
+
+// A Sidecar whose only egress host is "~/*" imports nothing: the fix imports the entry instead
+// of leaving "hosts: []", which Istio's validation refuses (blind audit 111 c09); with other
+// hosts in the list, the fix only drops the exclusion.
+func TestSidecarTildeStarFix(t *testing.T) {
+	entry := func(ns string) string {
+		return `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: mailer, namespace: ` + ns + `}
+spec:
+  hosts: [smtp.mailer.example]
+  ports: [{number: 2525, name: tcp-smtp, protocol: TCP}]
+  resolution: DNS`
+	}
+	sidecar := func(hosts string) string {
+		return `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: team-a}
+spec:
+  egress: [{hosts: [` + hosts + `]}]
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}`
+	}
+	for _, tc := range []struct {
+		entryNs, hosts, want string
+	}{
+		{"team-a", `"~/*"`, `"team-a/smtp.mailer.example"`},
+		{"istio-system", `"~/*"`, `"istio-system/smtp.mailer.example"`},
+		{"team-a", `"~/*", "istio-system/*"`, `"istio-system/*"`},
+	} {
+		p, err := TracePath(withPathBase(t, entry(tc.entryNs), sidecar(tc.hosts)), PathOptions{Host: "smtp.mailer.example", From: "team-a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Fix, tc.want) || strings.Contains(p.Fix, "hosts: []") || strings.Contains(p.Fix, `"~/*"`+"\n") {
+			t.Errorf("%s %s: %s\nfix: %s", tc.entryNs, tc.hosts, p.Message, p.Fix)
+		}
+	}
+}
