@@ -535,7 +535,9 @@ func tracePath(snap *snapshot.Snapshot, opt PathOptions) (*PathTrace, error) {
 		}
 	}
 	if f := noProxyClient(snap, ns, workload, labels, annotations); f != nil {
-		tr.t.Warnings = append(tr.t.Warnings, *f)
+		// no proxy at all: the client is not a sidecar, as for unmeshedClient (blind audit 109
+		// c64, where the headline said "from sidecar")
+		bypass(f, " (no proxy)")
 	} else if f := unmeshedClient(snap, ns, workload, labels, annotations); f != nil {
 		bypass(f, " (no proxy)")
 	} else if f := uncapturedClient(snap, ns, workload, annotations, tr.t.Port, callAddressOrHidden(v, host, imported, hidden), host); f != nil && tr.t.Call != "" {

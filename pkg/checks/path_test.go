@@ -2883,3 +2883,40 @@ spec:
 		}
 	}
 }
+
+// A pod that runs no proxy because of its istio.io/dataplane-mode label (none in an ambient
+// namespace, or a value istio-cni does not match) is not called a sidecar in the verdict (blind
+// audit 109 c64); a pod of the namespace without the label is an ambient client.
+func TestNoProxyPodNotCalledSidecar(t *testing.T) {
+	snap := withPathBase(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: reports, labels: {istio.io/dataplane-mode: ambient}}`, `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: bi, namespace: reports}
+spec:
+  hosts: [export.bi-cloud.example]
+  ports: [{number: 80, name: http, protocol: HTTP}]
+  resolution: DNS`, `apiVersion: v1
+kind: Pod
+metadata: {name: nightly, namespace: reports, labels: {app: nightly, istio.io/dataplane-mode: none}}
+spec: {containers: [{name: app, image: app}]}`, `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: reports, labels: {app: web, istio.io/dataplane-mode: Ambient}}
+spec: {containers: [{name: app, image: app}]}`, `apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: reports, labels: {app: api}}
+spec: {containers: [{name: app, image: app}]}`)
+	for _, tc := range []struct{ pod, client string }{
+		{"reports/nightly", "pod reports/nightly (no proxy)"},
+		{"reports/web", "ambient reports/web"}, // (the namespace enrols it: only none opts out)
+		{"reports/api", "ambient reports/api"},
+	} {
+		p, err := TracePath(snap, PathOptions{Host: "export.bi-cloud.example", Pod: tc.pod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(p.Client, tc.client) {
+			t.Errorf("%s: client %q (%s)", tc.pod, p.Client, p.Cause)
+		}
+	}
+}
