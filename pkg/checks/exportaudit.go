@@ -838,27 +838,24 @@ func l4MeshPorts(d rules.Dest) map[uint32]bool {
 		ports[port] = true
 		return false
 	}
-	switch {
-	case d.TLS != nil:
-		for _, m := range d.TLS.GetMatch() {
-			if applies(m.GetGateways(), m.GetPort()) {
-				return nil
-			}
-		}
-		if len(d.TLS.GetMatch()) == 0 {
+	type match struct {
+		gateways []string
+		port     uint32
+	}
+	var ms []match
+	for _, m := range d.TLS.GetMatch() {
+		ms = append(ms, match{m.GetGateways(), m.GetPort()})
+	}
+	for _, m := range d.TCP.GetMatch() {
+		ms = append(ms, match{m.GetGateways(), m.GetPort()})
+	}
+	if len(ms) == 0 {
+		return nil // (no match, or neither a tls nor a tcp route)
+	}
+	for _, m := range ms {
+		if applies(m.gateways, m.port) {
 			return nil
 		}
-	case d.TCP != nil:
-		for _, m := range d.TCP.GetMatch() {
-			if applies(m.GetGateways(), m.GetPort()) {
-				return nil
-			}
-		}
-		if len(d.TCP.GetMatch()) == 0 {
-			return nil
-		}
-	default:
-		return nil
 	}
 	return ports // (empty for matches of gateways only: routeUsedBy decides)
 }

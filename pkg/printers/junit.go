@@ -156,16 +156,7 @@ func JUnit(w io.Writer, r *checks.PreflightReport, tool ToolInfo) error {
 		out.Skipped += s.Skipped
 		out.Suites = append(out.Suites, s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return writeJUnit(w, out)
 }
 
 // JUnitError writes the JUnit XML of a preflight that could not check anything (the cluster or
@@ -176,6 +167,11 @@ func JUnitError(w io.Writer, msg string) error {
 	s := junitSuite{Name: checks.CheckPreflight, Tests: 1, Errors: 1, Cases: []junitTestCase{{Name: "input", Classname: "kubectl-egress.preflight",
 		Error: &junitFailure{Message: "the preflight could not run: its input could not be read", Type: "INPUT_ERROR", Text: msg}}}}
 	out := junitSuites{Name: "kubectl-egress preflight", Tests: 1, Errors: 1, Suites: []junitSuite{s}}
+	return writeJUnit(w, out)
+}
+
+// writeJUnit writes the document with its XML header, indented.
+func writeJUnit(w io.Writer, out junitSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
