@@ -23,6 +23,9 @@ import (
 	"istio.io/istio/pilot/pkg/model"
 	autoallocate "istio.io/istio/pilot/pkg/networking/serviceentry"
 	"istio.io/istio/pilot/test/xds"
+	"istio.io/istio/pkg/config"
+
+	"github.com/kubectl-egress/kubectl-egress/pkg/snapshot"
 	"istio.io/istio/pkg/config/host"
 	"istio.io/istio/pkg/config/mesh"
 	"istio.io/istio/pkg/config/schema/gvk"
@@ -80,6 +83,33 @@ func dnsMetadata(mc *meshconfig.MeshConfig, annotations map[string]string) (capt
 }
 
 // statusAddressCount counts the ServiceEntries whose status lists addresses.
+// applyPredictedAddresses appends to the status of each ServiceEntry config the addresses the
+// plugin's snapshot predicted for it (Assumptions.PredictedAddresses), in the snapshot's order.
+func applyPredictedAddresses(cfgs []config.Config, snap *snapshot.Snapshot) {
+	for i := range cfgs {
+		c := &cfgs[i]
+		if c.GroupVersionKind.Kind != gvk.ServiceEntry.Kind {
+			continue
+		}
+		for _, se := range snap.ServiceEntries {
+			if se == nil || se.Namespace != c.Namespace || se.Name != c.Name {
+				continue
+			}
+			for _, a := range se.Status.GetAddresses() {
+				if !snap.Predicted(se.Namespace, se.Name, a.GetHost()) {
+					continue
+				}
+				st, _ := c.Status.(*networking.ServiceEntryStatus)
+				if st == nil {
+					st = &networking.ServiceEntryStatus{}
+				}
+				st.Addresses = append(st.Addresses, &networking.ServiceEntryAddress{Host: a.GetHost(), Value: a.GetValue()})
+				c.Status = st
+			}
+		}
+	}
+}
+
 func statusAddressCount(in *revisionInput) int {
 	n := 0
 	for _, c := range in.configs {

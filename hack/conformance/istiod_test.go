@@ -444,6 +444,10 @@ func prepareOracle(all string, snap *snapshot.Snapshot, workloads []workloadRef,
 	if n := statusAddressCount(&revisionInput{configs: cfgs}); n != withStatus {
 		return nil, fmt.Errorf("harness: %d ServiceEntries list status.addresses, %d reach istiod's configs with them", withStatus, n)
 	}
+	// The addresses the plugin predicts istiod's allocator writes for entries whose manifests
+	// carry none (snapshot.PredictAllocations): the fake server runs no allocator, so istiod
+	// gets them as the status a running one would have written (dns_test.go).
+	applyPredictedAddresses(cfgs, snap)
 
 	// Pods for Deployments that have none.
 	ipSeq := 1

@@ -1614,6 +1614,10 @@ func traceAmbient(snap *snapshot.Snapshot, opt PathOptions, host, ns, workload, 
 		how, field := "spec.addresses", "spec.addresses"
 		if auto {
 			how, field = "allocated by istiod (status.addresses)", "status.addresses"
+			if snap.Predicted(se.Namespace, se.Name, host) {
+				// (the manifests carry no status: snapshot.PredictAllocations)
+				how = "the address istiod's allocator gives it once applied; the input carries no status.addresses, so the value is a guess"
+			}
 		}
 		tr.hop(proxy, "address", dnsResult, fmt.Sprintf("ztunnel knows %s by %s (%s); the client dials it %s", host, strings.Join(addrs, ", "), how, dns),
 			Evidence{Resource: ref, Field: field, Value: strings.Join(addrs, ",")})

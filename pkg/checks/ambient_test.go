@@ -439,9 +439,11 @@ func TestAmbientPodWithoutDNSCapture(t *testing.T) {
 		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, false, "true", Pass, AmbientViaWaypoint},
 		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, false, "", Pass, AmbientViaWaypoint},
 		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, true, "false", Fail, AmbientDNSCaptureOff},
-		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, true, "", Warn, AmbientViaWaypoint}, // the allocated address is not in the files
+		{"ambient-waypoint-bound-egress-namespace.yaml", "shop", "shop-api.vendor.example", 80, true, "", Warn, AmbientViaWaypoint}, // spec.addresses dropped after loading: no status address was predicted
 		{"ambient-waypoint-bound-same-namespace.yaml", "apps", "api.example.com", 443, false, "false", Fail, AmbientDNSCaptureOff},
-		{"ambient-waypoint-bound-same-namespace.yaml", "apps", "api.example.com", 443, false, "true", Warn, AmbientViaWaypoint}, // the same
+		// the allocated address is not in the files, but istiod's allocator gives one once the
+		// entry is applied (snapshot.PredictAllocations): the pod's DNS proxy hands it out
+		{"ambient-waypoint-bound-same-namespace.yaml", "apps", "api.example.com", 443, false, "true", Pass, AmbientViaWaypoint},
 	} {
 		snap, err := loadPathFixture(filepath.Join("testdata", "paths", tc.fixture))
 		if err != nil {

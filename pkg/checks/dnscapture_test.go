@@ -58,6 +58,7 @@ func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
 		port            uint32
 		cause           string
 		listener        string // a listener name the proxy must have ("" = none checked)
+		fix             string // a text the path's fix must hold ("" = none checked)
 	}
 	for _, c := range []struct {
 		name  string
@@ -99,6 +100,31 @@ func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
 				entry("mq-a", "other", "mq-a.vendor.io", "2026-04-01T00:00:00Z", "240.240.9.1", "", 5672),
 				entry("nonesib", "other", "nonesib.example.net", "2026-04-02T00:00:00Z", "240.240.9.2", "", 5672)),
 			[]want{{from: "orders", host: "nonesib.example.net", port: 5672, cause: ListenerChainDropped, listener: "0.0.0.0_5672"}}},
+		// Manifests carry no status.addresses: istiod's allocator writes them once the entries
+		// are applied, and the file loader predicts them (snapshot.PredictAllocations; blind
+		// audit 110 c32, a false conflict). Two shapes, and the controls where nothing is
+		// allocated, each fix naming what keeps the addresses away (110 c33).
+		{"manifests without status: the allocator's addresses are predicted",
+			[]string{strings.Replace(ns, "NS", "team-a", 1), istiod(""), mesh(`ISTIO_META_DNS_CAPTURE: "true"`),
+				entry("db-a", "team-a", "db-a.example.net", "2026-01-01T00:00:00Z", "", "", 5432),
+				entry("db-b", "team-a", "db-b.example.net", "2026-02-01T00:00:00Z", "", "", 5432)},
+			[]want{{from: "team-a", host: "db-b.example.net", port: 5432, cause: PathOK, listener: "240.240.0.2_5432"}}},
+		{"a pod's capture, entries elsewhere without status: predicted around an address already held",
+			[]string{strings.Replace(ns, "NS", "ledger", 1), istiod("true"), pod("ledger", `{"proxyMetadata": {"ISTIO_META_DNS_CAPTURE": "true"}}`),
+				entry("broker-old", "kafka", "old.kafka.example", "2025-06-01T00:00:00Z", "240.240.0.1", "", 9093),
+				entry("broker-new", "kafka", "new.kafka.example", "2025-07-01T00:00:00Z", "", "", 9093)},
+			[]want{{pod: "ledger/app", host: "new.kafka.example", port: 9093, cause: PathOK, listener: "240.240.0.2_9093"},
+				{from: "ledger", host: "new.kafka.example", port: 9093, cause: ListenerChainDropped, listener: "0.0.0.0_9093", fix: "turn on DNS capture"}}},
+		{"manifests without status, opted out by label: the fix removes the label",
+			[]string{strings.Replace(ns, "NS", "risk", 1), istiod(""), mesh(`ISTIO_META_DNS_CAPTURE: "true"`),
+				entry("kafka-a", "risk", "a.kafka.example", "2026-01-01T00:00:00Z", "", AutoAllocateLabelYAML, 9092),
+				entry("kafka-b", "risk", "b.kafka.example", "2026-01-02T00:00:00Z", "", AutoAllocateLabelYAML, 9092)},
+			[]want{{from: "risk", host: "b.kafka.example", port: 9092, cause: ListenerChainDropped, listener: "0.0.0.0_9092", fix: "remove the label networking.istio.io/enable-autoallocate-ip=false from ServiceEntry risk/kafka-a and ServiceEntry risk/kafka-b"}}},
+		{"manifests without status, allocator off: the fix turns it on",
+			[]string{strings.Replace(ns, "NS", "sessions", 1), istiod("false"), mesh(`ISTIO_META_DNS_CAPTURE: "true"`),
+				entry("cache-a", "sessions", "a.redis.example", "2026-01-01T00:00:00Z", "", "", 6379),
+				entry("cache-b", "sessions", "b.redis.example", "2026-01-02T00:00:00Z", "", "", 6379)},
+			[]want{{from: "sessions", host: "b.redis.example", port: 6379, cause: ListenerChainDropped, listener: "0.0.0.0_6379", fix: "PILOT_ENABLE_IP_AUTOALLOCATE=true"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			snap := loadYAML(t, c.docs...)
@@ -109,6 +135,9 @@ func TestDNSCaptureAutoAllocatedAddresses(t *testing.T) {
 				}
 				if p.Cause != w.cause {
 					t.Errorf("%s%s → %s:%d: cause %s, want %s: %s", w.from, w.pod, w.host, w.port, p.Cause, w.cause, p.Message)
+				}
+				if w.fix != "" && !strings.Contains(p.Fix, w.fix) {
+					t.Errorf("%s%s → %s:%d: fix %q lacks %q", w.from, w.pod, w.host, w.port, p.Fix, w.fix)
 				}
 				rep, err := ProxyConfig(snap, ProxyConfigOptions{From: w.from, Pod: w.pod})
 				if err != nil {

@@ -1045,6 +1045,17 @@ func sidecarFindingsTagged(v SidecarView, port uint32) []taggedFinding {
 	return out
 }
 
+// chainDroppedFix: the fix of a FILTER_CHAIN_DROPPED conflict on a sidecar listener.
+func chainDroppedFix(v SidecarView, c rules.Conflict) string {
+	fix := "Give each entry its own addresses (for example a VIP per entry in spec.addresses)"
+	if strings.HasPrefix(c.Listener, rules.WildcardAddress+"_") {
+		if more := v.autoAddressFix(c.Accepted, c.Rejected); more != "" {
+			fix += ", " + more
+		}
+	}
+	return fix + "; for TLS use protocol TLS so chains differ by SNI."
+}
+
 // sidecarPortFindings is sidecarFindings; tags, when not nil, gets the service references each
 // finding added to rep is about.
 func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *[][]string) {
@@ -1078,7 +1089,7 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 			}
 			add([]string{c.Accepted, c.Rejected}, ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s reach %s's cluster (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp, \"Listener=%s Accepted=%s Rejected=%s (%s)\").",
 				c.Listener, c.Rejected, c.Host, c.Accepted, c.Host, c.Accepted, c.Listener, protoClass(c.Existing), protoClass(c.Protocol), c.Host),
-				fmt.Sprintf("Give each entry its own addresses (for example a VIP per entry in spec.addresses), or enable DNS capture with auto-allocation (ISTIO_META_DNS_CAPTURE=true) so each host gets its own listener; for TLS use protocol TLS so chains differ by SNI."))
+				chainDroppedFix(v, c))
 		}
 	}
 	for _, l := range out.ListenersOnPort(port) {

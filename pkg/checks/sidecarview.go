@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,9 @@ type SidecarView struct {
 	// DNS is the proxy's DNS capture metadata.
 	DNS      DNSCapture
 	Outbound *rules.SidecarOutbound
+	// PredictedAddresses: some entries' status.addresses are the tool's guess of what istiod's
+	// allocator writes (snapshot.PredictAllocations; manifests carry no status).
+	PredictedAddresses bool
 }
 
 // AllServices returns every registry entry of the snapshot (one per ServiceEntry host, one per
@@ -159,7 +163,7 @@ func sidecarHeader(snap *snapshot.Snapshot, ns string, labels, annotations map[s
 	if p.AutoAllocated && !flags.IPAutoallocateOn() {
 		p.LegacyIPv4 = rules.LegacyAutoAllocate(p.Services)
 	}
-	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns}, p
+	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns, PredictedAddresses: len(snap.Assumptions.PredictedAddresses) > 0}, p
 }
 
 // CallAddress is the destination address a client of this sidecar connects to when it calls
@@ -267,14 +271,67 @@ func parseProxyConfig(text string) (*meshv1alpha1.ProxyConfig, error) {
 	return pc, nil
 }
 
+// autoAddressFix: the second half of a fix for entries (refs) sharing a 0.0.0.0 listener, whose
+// chains DNS capture with istiod's address allocation would set apart: what keeps each from an
+// allocated address of its own on this proxy ("" when nothing would: resolution NONE). The
+// first half gives each entry spec.addresses.
+//
+// Mirrors istiod pilot/pkg/model/service.go nodeUsesAutoallocatedIPs and
+// pilot/pkg/networking/serviceentry/ip_autoallocation.go shouldV2AutoAllocateIPFromPieces (blind
+// audit 110 c33: the fix said to turn on DNS capture, which was on, when the entries opted out).
+func (v SidecarView) autoAddressFix(refs ...string) string {
+	switch {
+	case !v.DNS.Capture:
+		return "or turn on DNS capture (" + MetaDNSCapture + "=true in meshConfig.defaultConfig.proxyMetadata or the pod's " + ProxyConfigAnnotation + " annotation) so istiod's address allocator gives each host its own listener"
+	case !v.Outbound.Proxy.AutoAllocated:
+		return "or turn istiod's address allocator back on (" + EnvIPAutoallocate + "=true, its default; DNS capture is already on) so each host gets its own listener"
+	}
+	var optOut, none, waiting []string
+	for _, ref := range refs {
+		for _, s := range v.Outbound.Proxy.Services {
+			if s.Ref() != ref || len(s.Addresses) > 0 || s.AutoIPv4 != "" || s.Kind != rules.KindServiceEntry {
+				continue
+			}
+			switch {
+			case strings.EqualFold(s.Labels[rules.AutoAllocateLabel], "false"):
+				optOut = appendUnique(optOut, ref)
+			case s.Resolution == "NONE":
+				none = appendUnique(none, ref)
+			case !strings.HasPrefix(s.Hostname, "*"):
+				waiting = appendUnique(waiting, ref)
+			}
+		}
+	}
+	var parts []string
+	if len(optOut) > 0 {
+		parts = append(parts, "or remove the label "+rules.AutoAllocateLabel+"=false from "+strings.Join(optOut, " and ")+" (DNS capture is on: istiod then gives each host its own address and listener)")
+	}
+	if len(none) > 0 {
+		parts = append(parts, strings.Join(none, " and ")+" has resolution NONE, which istiod gives no address, so only spec.addresses sets it apart")
+	}
+	if len(waiting) > 0 {
+		parts = append(parts, "istiod has not written status.addresses for "+strings.Join(waiting, " and ")+" yet; once its allocator does, each host gets its own listener")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func appendUnique(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
 // DNSNote says how the view binds entries without addresses (for the notes of
 // explain-listener and proxy-config).
 func (v SidecarView) DNSNote() string {
 	switch {
 	case v.DNS.Capture && v.Outbound.Proxy.LegacyIPv4 != nil:
 		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") with " + MetaDNSAutoAllocate + " and " + EnvIPAutoallocate + "=false in istiod: ServiceEntries without addresses (wildcard hosts and resolution NONE aside) listen on the address istiod's older per-push allocation gives them (240.240.0.0/16, from a hash of namespace/host)"
+	case v.DNS.Capture && v.Outbound.Proxy.AutoAllocated && v.PredictedAddresses:
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod's allocator gives each host (status.addresses, from " + snapshot.AutoallocateIPv4Prefix + "). The manifests carry no status, so the addresses shown for them are a guess; what holds is that each host gets its own"
 	case v.DNS.Capture && v.Outbound.Proxy.AutoAllocated:
-		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod assigned them (status.addresses); one not assigned yet listens on 0.0.0.0 until it is"
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod assigned them (status.addresses); one not assigned yet listens on 0.0.0.0 until it is, and so do those istiod gives none (resolution NONE, wildcard hosts without DYNAMIC_DNS, the label " + rules.AutoAllocateLabel + "=false)"
 	case v.DNS.Capture:
 		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") but istiod assigns no addresses (" + EnvIPAutoallocate + "=false): ServiceEntries without addresses listen on 0.0.0.0"
 	}

@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	networkingapi "istio.io/api/networking/v1alpha3"
+	istionetworkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 	networkingv1alpha3 "istio.io/client-go/pkg/apis/networking/v1alpha3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -126,6 +127,9 @@ func FromFiles(paths []string, stdin io.Reader, opts Options) (*snapshot.Snapsho
 	}
 	addSyntheticGateway(l.snap)
 	addSyntheticKubeGateways(l.snap)
+	// istiod's allocator gives entries their addresses once applied (status, which manifests
+	// do not carry).
+	snapshot.PredictAllocations(l.snap, func(*istionetworkingv1.ServiceEntry) bool { return true })
 	l.snap.ObjectFiles = make(map[string]string, len(l.where))
 	for k, at := range l.where {
 		path, _ := splitAt(at)

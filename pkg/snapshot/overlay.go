@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	networkingv1 "istio.io/client-go/pkg/apis/networking/v1"
 )
 
 // SyntheticGatewayName is the Deployment a manifest loader adds in the Istio namespace when the
@@ -148,7 +150,42 @@ func Overlay(base, over *Snapshot) *Snapshot {
 	out.GatewayAPI = overlayGatewayAPI(base.GatewayAPI, over.GatewayAPI)
 	out.GatewayAPIUnread = base.GatewayAPIUnread
 	out.GatewayAPIUnreadKinds = base.GatewayAPIUnreadKinds
+	overlayAllocations(out, base)
 	return out
+}
+
+// overlayAllocations: the status.addresses of the ServiceEntries of out taken from over. The
+// API server keeps an object's status when it is applied again (the status subresource is
+// istiod's allocator's, a manifest's status is ignored), so a replacing entry keeps base's and
+// an added one starts with none; then the allocator gives addresses to the hosts still without
+// one (PredictAllocations), around every address base's entries hold.
+func overlayAllocations(out, base *Snapshot) {
+	fromBase := map[*networkingv1.ServiceEntry]bool{}
+	status := map[string]*networkingv1.ServiceEntry{}
+	for _, se := range base.ServiceEntries {
+		if se != nil {
+			fromBase[se] = true
+			status[se.Namespace+"/"+se.Name] = se
+		}
+	}
+	if len(base.Assumptions.PredictedAddresses) > 0 {
+		out.Assumptions.PredictedAddresses = make(map[string]bool, len(base.Assumptions.PredictedAddresses))
+		for k, v := range base.Assumptions.PredictedAddresses {
+			out.Assumptions.PredictedAddresses[k] = v
+		}
+	}
+	for _, se := range out.ServiceEntries {
+		if se == nil || fromBase[se] {
+			continue
+		}
+		se.Status.Addresses = nil
+		if b := status[se.Namespace+"/"+se.Name]; b != nil {
+			for _, a := range b.Status.GetAddresses() {
+				se.Status.Addresses = append(se.Status.Addresses, a.DeepCopy())
+			}
+		}
+	}
+	PredictAllocations(out, func(se *networkingv1.ServiceEntry) bool { return !fromBase[se] })
 }
 
 // overlayGatewayAPI: base's objects, each replaced by over's of the same kind and name, then

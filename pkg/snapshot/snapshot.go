@@ -240,6 +240,10 @@ type Assumptions struct {
 	// both) the loader added for managed Kubernetes Gateway API Gateways whose Service was not
 	// among the files: what istiod would deploy for them.
 	SyntheticKubeGateways []string
+	// PredictedAddresses are the ServiceEntry hosts ("namespace/name/host") whose
+	// status.addresses PredictAllocations guessed: manifests carry no status, and istiod's
+	// allocator writes one address per host once the entry is applied.
+	PredictedAddresses map[string]bool
 }
 
 // NewEmpty returns a snapshot with its maps allocated.
