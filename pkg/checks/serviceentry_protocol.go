@@ -53,6 +53,33 @@ func httpOnTCPPortFindings(snap *snapshot.Snapshot) []PreflightFinding {
 // waits for the greeting, so a listener that waits for the client's first bytes never gets any.
 var serverFirstPorts = map[uint32]string{21: "FTP", 25: "SMTP", 110: "POP3", 143: "IMAP", 587: "SMTP", 3306: "MySQL"}
 
+// serverFirstNames are the words of a port name that name a server-first protocol.
+var serverFirstNames = map[string]string{"mysql": "MySQL", "mariadb": "MariaDB", "smtp": "SMTP", "ftp": "FTP", "pop3": "POP3", "imap": "IMAP"}
+
+// serverFirstProtocol: the server-first protocol port p serves, and what says so: its number,
+// its numeric targetPort (a Service on 3307 for a pod's 3306), or a word of its name
+// ("tcp-mysql", "db-mariadb"; not when the name's own prefix declares HTTP, as in
+// "http-mysql-admin", a web console). Blind audits 110 c27 (appProtocol http over the name
+// tcp-mysql on 3310) and 111 c18 (3307 to targetPort 3306).
+func serverFirstProtocol(p rules.ServicePort) (what, basis string, ok bool) {
+	if what, ok = serverFirstPorts[p.Number]; ok {
+		return what, what + "'s port", true
+	}
+	if what, ok = serverFirstPorts[p.TargetPort]; ok {
+		return what, fmt.Sprintf("its targetPort %d is %s's port", p.TargetPort, what), true
+	}
+	prefix, _, _ := strings.Cut(p.Name, "-")
+	if rules.ListenerClass(rules.ParseProtocol(prefix)) == rules.ClassHTTP {
+		return "", "", false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(p.Name), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if what, ok = serverFirstNames[w]; ok {
+			return what, fmt.Sprintf("its name %q says %s", p.Name, what), true
+		}
+	}
+	return "", "", false
+}
+
 // serverFirstSniffed: the ServiceEntry the sidecar v holds for host declares port, a server-first
 // protocol's well-known port, without a protocol: istiod sniffs it (ServiceEntries get no
 // well-known-port default, unlike Kubernetes Services), so the sidecar waits for the client's
@@ -63,8 +90,7 @@ var serverFirstPorts = map[uint32]string{21: "FTP", 25: "SMTP", 110: "POP3", 143
 // (protocol.Parse) and listener.go buildSidecarOutboundListener (sniffing for unsupported
 // protocols); Istio's protocol selection docs on server-first protocols.
 func serverFirstSniffed(v SidecarView, host string, port uint32) (s rules.Service, index int, what string, ok bool) {
-	what, ok = serverFirstPorts[port]
-	if !ok || v.Outbound == nil {
+	if v.Outbound == nil {
 		return s, 0, "", false
 	}
 	s, ok = v.Outbound.ScopeService(host)
@@ -73,6 +99,9 @@ func serverFirstSniffed(v SidecarView, host string, port uint32) (s rules.Servic
 	}
 	for i, p := range s.Ports {
 		if p.Number == port {
+			if what, _, ok = serverFirstProtocol(p); !ok {
+				return s, 0, "", false
+			}
 			// sniffed (a ServiceEntry port without a protocol; a Kubernetes Service port on 25
 			// or 3306 is TCP then), or HTTP-family: an HTTP connection manager waits for a
 			// request (blind audit 111 c20: appProtocol http on a Service's SMTP port)
@@ -88,8 +117,16 @@ func serverFirstSniffedText(v SidecarView, s rules.Service, host string, port ui
 	if t := v.Flags.MeshConfig.GetProtocolDetectionTimeout().AsDuration(); t > 0 {
 		fate = fmt.Sprintf("meshConfig.protocolDetectionTimeout (%s): every connection stalls that long before it is forwarded as TCP", t)
 	}
-	msg = fmt.Sprintf("%s declares port %d (%s's port) without a protocol, so the sidecar sniffs it: it waits for the client's first bytes to tell HTTP from TCP. The %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), port, what, what, fate)
-	fix = fmt.Sprintf("In %s, declare port %d with protocol TCP (name it tcp-%s), as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, strings.ToLower(what))
+	basis := what + "'s port"
+	if p, ok := portDeclared(s, port); ok {
+		_, basis, _ = serverFirstProtocol(p)
+	}
+	msg = fmt.Sprintf("%s declares port %d (%s) without a protocol, so the sidecar sniffs it: it waits for the client's first bytes to tell HTTP from TCP. The %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), port, basis, what, fate)
+	how := "with protocol TCP (name it tcp-" + strings.ToLower(what) + ")"
+	if s.Kind == rules.KindService {
+		how = "as TCP (name it tcp-" + strings.ToLower(what) + ", or set appProtocol tcp)"
+	}
+	fix = fmt.Sprintf("In %s, declare port %d %s, as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, how)
 	if p, ok := portDeclared(s, port); ok && p.Protocol != rules.ProtoUnsupported {
 		from := "its protocol " + p.Protocol
 		if s.Kind == rules.KindService {
@@ -98,7 +135,7 @@ func serverFirstSniffedText(v SidecarView, s rules.Service, host string, port ui
 				from = fmt.Sprintf("its port's name %q", p.Name)
 			}
 		}
-		msg = fmt.Sprintf("%s declares port %d (%s's port) as %s (%s), so the sidecar's listener for it is an HTTP connection manager, which waits for the client's request. The %s server speaks first and its client waits for the greeting, so neither sends anything: the connection hangs until the client gives up.", s.Ref(), port, what, p.Protocol, from, what)
+		msg = fmt.Sprintf("%s declares port %d (%s) as %s (%s), so the sidecar's listener for it is an HTTP connection manager, which waits for the client's request. The %s server speaks first and its client waits for the greeting, so neither sends anything: the connection hangs until the client gives up.", s.Ref(), port, basis, p.Protocol, from, what)
 		fix = fmt.Sprintf("In %s, declare port %d as TCP (a ServiceEntry: protocol TCP; a Service: name it tcp-%s and set appProtocol tcp, or remove an appProtocol that says HTTP), as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, strings.ToLower(what))
 	}
 	return msg, fix
@@ -110,7 +147,8 @@ func serverFirstField(s rules.Service, i int) string {
 	if s.Kind != rules.KindService || i >= len(s.Ports) {
 		return fmt.Sprintf("spec.ports[%d].protocol", i)
 	}
-	if prefix, _, _ := strings.Cut(s.Ports[i].Name, "-"); rules.ListenerClass(rules.ParseProtocol(prefix)) == rules.ClassHTTP {
+	if prefix, _, _ := strings.Cut(s.Ports[i].Name, "-"); s.Ports[i].Protocol == rules.ProtoUnsupported || rules.ListenerClass(rules.ParseProtocol(prefix)) == rules.ClassHTTP {
+		// sniffed: neither name nor appProtocol says a protocol; the name is what to set
 		return fmt.Sprintf("spec.ports[%d].name", i)
 	}
 	return fmt.Sprintf("spec.ports[%d].appProtocol", i)
@@ -125,8 +163,8 @@ func serverFirstServiceFindings(snap *snapshot.Snapshot) []PreflightFinding {
 	for _, svc := range snap.Services {
 		s := rules.KubeService(svc, nil)
 		for i, p := range s.Ports {
-			what, ok := serverFirstPorts[p.Number]
-			if !ok || rules.ListenerClass(p.Protocol) != rules.ClassHTTP {
+			what, _, ok := serverFirstProtocol(p)
+			if !ok || (p.Protocol != rules.ProtoUnsupported && rules.ListenerClass(p.Protocol) != rules.ClassHTTP) {
 				continue
 			}
 			msg, fix := serverFirstSniffedText(SidecarView{}, s, s.Hostname, p.Number, what)
