@@ -863,6 +863,12 @@ func firstAddress(as []string) string {
 
 // importedEntry is the registry entry the proxy's egress listeners import for host (nil: none),
 // shared with the predicted config: read only.
+// wildcardCovered: the sidecar of v holds a wildcard entry covering host (scopeServiceCovering).
+func wildcardCovered(v SidecarView, host string) bool {
+	s, ok := scopeServiceCovering(v, host)
+	return ok && s.Hostname != host
+}
+
 func importedEntry(out *rules.SidecarOutbound, host string) *rules.Service {
 	return out.FirstImportedForHost(host)
 }
@@ -944,6 +950,10 @@ func explainCall(v SidecarView, res rules.CallResult, host string, port uint32, 
 	case matchedOtherEntry(res, host):
 		w = append(w, fmt.Sprintf("No entry declares %s by that exact name; the call matches %s (host %s) by its wildcard, address or port.", host, res.Chain.Service, res.Chain.Host))
 	default:
+		if s, ok := scopeServiceCovering(v, host); ok {
+			w = append(w, fmt.Sprintf("No entry declares %s by that exact name; %s declares %s, which covers it, and the sidecar sees it (Sidecar %s).", host, s.Ref(), s.Hostname, v.Scope.Ref()))
+			break
+		}
 		w = append(w, fmt.Sprintf("No ServiceEntry or Service declares %s; the proxy treats it as unknown (outboundTrafficPolicy %s, from %s).", host, policy, v.Scope.PolicyFrom))
 	}
 	if res.Listener == rules.VirtualOutbound {
@@ -1381,7 +1391,7 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s, but its exportTo %s does not include %s: sidecars there treat the host as unknown%s.", s.Ref(), host, fmtList(s.ExportTo), v.Namespace, after),
 				fmt.Sprintf("Add %s to spec.exportTo of %s.", v.Namespace, s.Ref()))
 		}
-	case imported == nil && !rules.IsIP(host) && !matchedOtherEntry(res, host) && otherRevisionDeclaration(snap, v.Revision, host) == nil:
+	case imported == nil && !rules.IsIP(host) && !matchedOtherEntry(res, host) && otherRevisionDeclaration(snap, v.Revision, host) == nil && !wildcardCovered(v, host):
 		// (declared for another istiod revision: the BlackHole or pass-through finding names
 		// the entry's label)
 		fix := fmt.Sprintf("Declare it: a ServiceEntry for %s with ports[].number %d and the protocol the client speaks", host, port)

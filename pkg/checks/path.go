@@ -3162,7 +3162,11 @@ func l4OnHTTPPortText(entry rules.Service, hp *rules.ServicePort, host, kind str
 	if kind == rules.CallTLS {
 		want = "TLS"
 	}
-	text = fmt.Sprintf("%s declares port %d as %s, so the sidecar's listener for it has an HTTP chain, which takes plaintext HTTP only, and the listener's default chain, which drops everything else. The entry's cluster outbound|%d||%s is never used for this call.", entry.Ref(), hp.Number, hp.Protocol, hp.Number, host)
+	declares := ""
+	if entry.Hostname != host {
+		declares = fmt.Sprintf(" (host %s, which covers %s)", entry.Hostname, host)
+	}
+	text = fmt.Sprintf("%s%s declares port %d as %s, so the sidecar's listener for it has an HTTP chain, which takes plaintext HTTP only, and the listener's default chain, which drops everything else. The entry's cluster outbound|%d||%s is never used for this call.", entry.Ref(), declares, hp.Number, hp.Protocol, hp.Number, entry.Hostname)
 	fix = fmt.Sprintf("If the clients' traffic on port %d is not HTTP, declare the port of %s with protocol %s (name it %s-...); if it is HTTP, the call is an HTTP call and this trace does not apply.", hp.Number, entry.Ref(), want, strings.ToLower(want))
 	return text, fix
 }
@@ -3207,7 +3211,7 @@ func httpPortForL4(v SidecarView, host string, port uint32, call string) (rules.
 	if call != rules.CallTLS && call != rules.CallTCP {
 		return rules.Service{}, nil
 	}
-	s, ok := v.Outbound.ScopeService(host)
+	s, ok := scopeServiceCovering(v, host)
 	if !ok || s.Kind != rules.KindServiceEntry {
 		return rules.Service{}, nil
 	}
@@ -3217,6 +3221,23 @@ func httpPortForL4(v SidecarView, host string, port uint32, call string) (rules.
 		}
 	}
 	return rules.Service{}, nil
+}
+
+// scopeServiceCovering: the service the sidecar of v holds for host, else the one for the most
+// specific wildcard host covering it ("*.maps.example.com" for tiles.maps.example.com), whose
+// chains and virtual host take the host's calls (blind audit 112 c40: a TLS call to an HTTP port
+// of a wildcard entry was "declared by nothing").
+func scopeServiceCovering(v SidecarView, host string) (rules.Service, bool) {
+	if s, ok := v.Outbound.ScopeService(host); ok || rules.IsIP(host) {
+		return s, ok
+	}
+	labels := strings.Split(host, ".")
+	for i := 1; i < len(labels); i++ {
+		if s, ok := v.Outbound.ScopeService("*." + strings.Join(labels[i:], ".")); ok {
+			return s, true
+		}
+	}
+	return rules.Service{}, false
 }
 
 // meshSNIMissed: a TLS call, and a mesh VirtualService visible here that sends the host to a
