@@ -1383,6 +1383,10 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s excludes it with egress host %q: sidecars in %s treat the host as unknown%s.",
 				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), x, v.Namespace, after),
 				fmt.Sprintf("Remove (or narrow) the exclusion %q from the egress hosts of Sidecar %s.", x, v.Scope.Ref()))
+		} else if ls := v.Scope.PortedOnly(s, v.Namespace); len(ls) > 0 && rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
+			// named only by egress listeners with a port the entry lacks (blind audit 112 c21)
+			why, culprit, _, fix := explainHiddenText(snap, v, host, []rules.Service{s})
+			rep.add(code, culprit, why+": sidecars in "+v.Namespace+" treat the host as unknown"+after+".", fix)
 		} else if rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) {
 			rep.add(code, s.Ref(), fmt.Sprintf("%s declares %s and is exported to %s, but Sidecar %s (egress hosts %s) does not import it: sidecars in %s treat the host as unknown%s.",
 				s.Ref(), host, fmtList(s.ExportTo), v.Scope.Ref(), fmtList(egressHosts(v.Scope)), v.Namespace, after),
@@ -1416,6 +1420,8 @@ func hostCallFindings(snap *snapshot.Snapshot, v SidecarView, res rules.CallResu
 			sc := "Sidecar " + v.Scope.Ref()
 			rep.add(ListenerBlackHole, sc, strings.TrimSuffix(msg, ".")+fmt.Sprintf(": %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s (and its routes) for that egress listener's hosts, so %s gets nothing on the port.", sc, port, host, r.Listener, r.Service),
 				fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d, or remove the port from that egress listener.", sc, serviceNamespaceOf(r.Service), host, port))
+		} else if culprit, why, fix, ok := routeListenerOmitsText(v, host, port, res); ok {
+			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why, fix)
 		} else if hidden := hiddenEntries(snap, v, host, imported); len(hidden) > 0 {
 			why, culprit, _, fix := explainHiddenText(snap, v, host, hidden)
 			rep.add(ListenerBlackHole, culprit, strings.TrimSuffix(msg, ".")+": "+why+".", fix)

@@ -1021,8 +1021,30 @@ func explainHiddenText(snap *snapshot.Snapshot, v SidecarView, host string, hidd
 		return fmt.Sprintf("%s declares %s, but its exportTo %s leaves out %s, and meshConfig.serviceEntryVisibility (%s: %s, applyToSidecars: true) caps it to %s besides: widening exportTo alone would not reach %s", s.Ref(), host, fmtList(s.UncappedExportTo), v.Namespace, policy, vis.Visibility, fmtList(s.ExportTo), v.Namespace),
 			cm, nil, adv + fmt.Sprintf("\n# and add %s to spec.exportTo of %s (or move the entry to namespace %s)", v.Namespace, s.Ref(), v.Namespace)
 	}
+	for _, s := range hidden {
+		if !rules.ServiceVisible(s.Namespace, s.ExportTo, v.Namespace) || sidecarExclusionOf(v, s.Namespace, host) {
+			continue
+		}
+		if ls := v.Scope.PortedOnly(s, v.Namespace); len(ls) > 0 {
+			// named in the Sidecar, but only by egress listeners with a port the entry lacks
+			// (blind audit 112 c21, where the tool said the hosts did not name it)
+			var ports []string
+			for _, l := range ls {
+				ports = append(ports, strconv.Itoa(int(l.Port.Number)))
+			}
+			sc := "Sidecar " + v.Scope.Ref()
+			return fmt.Sprintf("%s declares %s and is exported to %s, and %s names it, but only in the egress listener with port %s, which %s does not declare: an egress listener with a port imports only the services that declare that port, so the sidecar imports the entry nowhere", s.Ref(), host, v.Namespace, sc, strings.Join(ports, ", "), s.Ref()),
+				sc, nil, fmt.Sprintf("Declare port %s in %s (the port the egress listener is written for), or import %s/%s in an egress listener without a port in %s.", strings.Join(ports, ", "), s.Ref(), s.Namespace, host, sc)
+		}
+	}
 	why, culprit, fix = explainHiddenPatch(snap, v, host, hidden)
 	return why, culprit, fix, fix.Text()
+}
+
+// sidecarExclusionOf: the Sidecar of v excludes host of namespace ns ("~ns/host").
+func sidecarExclusionOf(v SidecarView, ns, host string) bool {
+	entry, _ := sidecarExclusion(v, ns, host)
+	return entry != ""
 }
 
 // moveEntryLine: the alternative of moving entry s to the client's namespace ns ("" when it is
@@ -1193,6 +1215,10 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 			tr.fail(ListenerBlackHole, flag, sc, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s has an egress listener for port %d whose hosts do not include %s, and istiod reserves %s (and its routes) for that egress listener's hosts, so %s, which another egress listener imports, gets nothing on the port.",
 				strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, sc, port, host, r.Listener, r.Service),
 				fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d, or remove the port from that egress listener.", sc, serviceNamespaceOf(r.Service), host, port))
+			return
+		}
+		if culprit, why, fix, ok := routeListenerOmitsText(v, host, port, res); ok {
+			tr.fail(ListenerBlackHole, flag, culprit, fmt.Sprintf("The %s call to %s:%d ends in %s under REGISTRY_ONLY (from %s): %s", strings.ToUpper(kind), host, port, resultWords(res), v.Scope.PolicyFrom, why), fix)
 			return
 		}
 		if len(tr.hidden) > 0 {
@@ -4421,6 +4447,24 @@ func reservedFor(v SidecarView, host string, port uint32) (rules.ReservedPort, b
 		}
 	}
 	return rules.ReservedPort{}, false
+}
+
+// routeListenerOmitsText: the call's block_all virtual host comes from the route configuration
+// of a Sidecar egress listener with the port that does not import host, while the catch-all
+// egress listener imports it and built its listener (rules.SidecarOutbound.RouteListenerOmits;
+// blind audit 112 c19, where the fix declared an entry that existed).
+func routeListenerOmitsText(v SidecarView, host string, port uint32, res rules.CallResult) (culprit, why, fix string, ok bool) {
+	if res.DirectResponse != 502 || v.Scope.Sidecar == nil {
+		return "", "", "", false
+	}
+	s, ok := v.Outbound.RouteListenerOmits(host, port)
+	if !ok {
+		return "", "", "", false
+	}
+	sc := "Sidecar " + v.Scope.Ref()
+	why = fmt.Sprintf("%s has an egress listener for port %d whose hosts do not include %s, and istiod builds the port's routes (route configuration \"%d\") from that egress listener alone, so %s, imported by the catch-all egress listener, has no virtual host in them.", sc, port, host, port, s.Ref())
+	fix = fmt.Sprintf("In %s, add %s/%s to the hosts of the egress listener with port %d, or remove that egress listener.", sc, s.Namespace, host, port)
+	return sc, why, fix, true
 }
 
 // serviceNamespaceOf: the namespace of "Kind namespace/name".

@@ -761,3 +761,65 @@ func sortVSByCreation(x []*networkingv1.VirtualService) {
 		return x[i].Namespace < x[j].Namespace
 	})
 }
+
+// PortedOnly: the egress listeners of the scope whose hosts select s (the host matches an import
+// and no exclusion) but which have a port s does not declare, when no egress listener imports
+// s at all: the entry is named in the Sidecar, and still imported nowhere, because a listener
+// with a port imports only the services declaring that port. nil when some listener imports s
+// or none names it.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go convertIstioListenerToWrapper (needsPortMatch) and
+// selectServices (serviceMatchingListenerPort) (blind audit 112 c21: a listener on 9080 naming
+// an entry for port 80; the tool said the Sidecar did not list the host).
+func (s SidecarScope) PortedOnly(svc Service, proxyNs string) []EgressListener {
+	var named []EgressListener
+	for _, l := range s.Egress {
+		all := l
+		all.Port = nil
+		if len(all.SelectServices([]Service{svc}, proxyNs)) == 0 {
+			continue
+		}
+		if _, ok := l.trimmed(svc); ok {
+			return nil
+		}
+		named = append(named, l)
+	}
+	return named
+}
+
+// RouteListenerOmits: the route configuration for port (RDS "<port>") comes from an egress
+// listener with that port, which does not import host, while the catch-all egress listener does
+// (it built the host's listener on the port): the host's virtual host is in no route
+// configuration the port's HTTP chain uses, so its requests get the catch-all virtual hosts
+// (block_all under REGISTRY_ONLY). The service the catch-all imports, and true.
+//
+// Mirrors istiod pilot/pkg/model/sidecar.go GetEgressListenerForRDS and
+// pilot/pkg/networking/core/httproute.go buildSidecarOutboundHTTPRouteConfig (blind audit 112
+// c19: an HTTP egress listener on 8080 importing nothing on that port).
+func (o *SidecarOutbound) RouteListenerOmits(host string, port uint32) (Service, bool) {
+	v := o.viewForPort(port)
+	if v == nil || v.l.Port == nil {
+		return Service{}, false
+	}
+	for _, s := range v.services {
+		if s.Hostname == host {
+			return Service{}, false
+		}
+	}
+	for i := range o.views {
+		if o.views[i].l.Port != nil {
+			continue
+		}
+		for _, s := range o.views[i].services {
+			if s.Hostname != host {
+				continue
+			}
+			for _, p := range s.Ports {
+				if p.Number == port {
+					return s, true
+				}
+			}
+		}
+	}
+	return Service{}, false
+}
