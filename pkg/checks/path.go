@@ -2651,6 +2651,22 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			Fix:     fix})
 		return
 	}
+	if held, ok := v.Outbound.ScopeService(host); ok && len(x.Relevant(host, nil)) > 0 && !hasPort(held, tr.t.Port) &&
+		!slices.ContainsFunc(model.Services(view, v.Flags.MeshConfig).Shared(host), func(s rules.Service) bool { return hasPort(s, tr.t.Port) }) {
+		// No declaration of the host has the port called: the sidecar builds no listener,
+		// chain or virtual host for the host on it, so no route for the host applies there,
+		// whatever its port matches say (listener.go buildSidecarOutboundListeners, per
+		// service port). Blind audit 113 c21a, c22a: the warning said the entry declared the
+		// port and asked for one more route.
+		var ports []string
+		for _, p := range held.Ports {
+			ports = append(ports, strconv.Itoa(int(p.Number)))
+		}
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: held.Ref(),
+			Message: fmt.Sprintf("%s declares %s on port %s only, and the call from %s is to port %d: the sidecar has no listener, filter chain or virtual host for the host on that port, so no route for it applies there and the call goes straight out (%s).", held.Ref(), host, strings.Join(ports, ", "), proxy, tr.t.Port, resultWords(res)),
+			Fix:     fmt.Sprintf("If calls to port %d should go through the egress gateway, declare port %d in %s and route it there (a mesh route and a Gateway server for the port); otherwise call port %s.", tr.t.Port, tr.t.Port, held.Ref(), strings.Join(ports, " or "))})
+		return
+	}
 	if w, ok := tr.consumerRouteElsewhere(v, x.Relevant(host, nil), host, proxy); ok {
 		tr.t.Warnings = append(tr.t.Warnings, w)
 		return
