@@ -5282,6 +5282,14 @@ func (tr *tracer) gatewayHop(v SidecarView, proxy string, svc rules.Service, gws
 					tr.fail(PathGatewayNoRoute, "NR", route, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s", rds, host, w.Ref(), why), fix)
 					return
 				}
+				if a, ok := danglingGatewayParent(tr.snap, o, host); ok {
+					// a route for the host names a Gateway that does not exist in the namespace
+					// of this one (blind audit 113 c13b, where the Gateway was blamed)
+					route := a.Route.Ref()
+					tr.fail(PathGatewayNoRoute, "NR", route, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. %s routes %s, but its spec.parentRefs[%d] names Gateway %s, which does not exist: istiod attaches the route to no Gateway, so %s gets no route for the host.", rds, host, w.Ref(), route, host, a.Index, a.Gateway, o),
+						fmt.Sprintf("In %s, set spec.parentRefs[%d].name to %s (the Gateway whose listener %s the call reaches).", route, a.Index, o.Name, o.Section))
+					return
+				}
 				tr.fail(PathGatewayNoRoute, "NR", "Gateway "+o.Namespace+"/"+o.Name, fmt.Sprintf("The gateway's route configuration %s has no route for %s: 404 NR at %s. No HTTPRoute for %s attaches to %s (its parentRefs, sectionName or port, hostnames, and the listener's allowedRoutes decide).", rds, host, w.Ref(), host, o),
 					fmt.Sprintf("Attach an HTTPRoute for %s to %s: parentRefs [{name: %s, namespace: %s, sectionName: %s}], hostnames matching the listener's hostname, in a namespace its allowedRoutes allows (`kubectl get httproute -A -o yaml` shows each route's Accepted condition).", host, o, o.Name, o.Namespace, o.Section))
 				return
@@ -5961,6 +5969,35 @@ func unconvertedAttachedRoute(snap *snapshot.Snapshot, o rules.ObjectRef, host s
 		}
 	}
 	return "", "", false
+}
+
+// danglingGatewayParent: an HTTPRoute or GRPCRoute for host (its hostnames cover it, or it has
+// none and a Hostname backendRef names it) whose parentRef names a Gateway in the namespace of
+// Gateway o that the input does not hold: that parent is no Gateway istiod knows, so the route
+// attaches nowhere through it (conversion.go extractParentReferenceInfo: an unknown parent is
+// not found, the route is not accepted for it).
+func danglingGatewayParent(snap *snapshot.Snapshot, o rules.ObjectRef, host string) (rules.KubeRouteParentStatus, bool) {
+	for _, a := range routeAttachments(snap) {
+		if a.Found || a.ParentKind != rules.KubeParentGateway || (a.Route.Kind != "HTTPRoute" && a.Route.Kind != "GRPCRoute") || kubeGatewayOf(snap, a.Gateway) != nil {
+			continue
+		}
+		if ns, _, _ := strings.Cut(a.Gateway, "/"); ns != o.Namespace {
+			continue
+		}
+		covers := false
+		for _, h := range a.Route.Hostnames {
+			covers = covers || rules.HostMatches(string(h), host)
+		}
+		if len(a.Route.Hostnames) == 0 {
+			for _, b := range a.Route.BackendRefs {
+				covers = covers || (b.Kind != nil && string(*b.Kind) == "Hostname" && strings.EqualFold(string(b.Name), host))
+			}
+		}
+		if covers {
+			return a, true
+		}
+	}
+	return rules.KubeRouteParentStatus{}, false
 }
 
 // unconvertedFix is the fix for a backendRef error (rules.KubeRouteHardError's text).
