@@ -2767,6 +2767,14 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 				// Service (istiod's mesh-route conversion), not by adding "mesh" to this name.
 				w = tr.gatewayAPIBypass(v, vs, g, host, proxy)
 			case !slices.Contains(gws, rules.MeshGateway):
+				if typo, name, ok := tr.nearMissMeshRoute(v, host); ok {
+					// the mesh half was written, for a name one slip away (blind audit 113
+					// c25a, where adding "mesh" here was the fix and the typo stayed)
+					w.Resource = "VirtualService " + typo
+					w.Message = fmt.Sprintf("%s routes %s through Gateway %s for the gateway, and VirtualService %s sends %s from sidecars to the egress gateway, a name that differs from %s: no mesh route names %s, so the call from %s goes straight out.", ref, host, g, typo, name, host, host, proxy)
+					w.Fix = fmt.Sprintf("In VirtualService %s, replace %s with %s in spec.hosts (and in the sniHosts of its tls matches, if any).", typo, name, host)
+					break
+				}
 				w.Message = fmt.Sprintf("%s routes %s through Gateway %s, but its gateways do not list \"mesh\": none of its routes applies to sidecars, so the call from %s goes straight out.", ref, host, g, proxy)
 				w.Fix = fmt.Sprintf("Add \"mesh\" to %s's gateways, with a route (match gateways [mesh]) to the egress gateway Service.", ref)
 			case meshPortsMiss(vs, tr.t.Port) != "" && routesMeantForOtherPorts(v, vs, host, tr.t.Port):
@@ -3368,6 +3376,31 @@ func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 		}
 	}
 	return strings.Join(ports, ", ")
+}
+
+// nearMissMeshRoute: a VirtualService visible to the sidecars of v, bound to the mesh, that
+// routes to an egress gateway's Service for a host one or two edits from host (or differing
+// in its last label only) and does not name host itself: its "namespace/name" and that host.
+func (tr *tracer) nearMissMeshRoute(v SidecarView, host string) (string, string, bool) {
+	view := RevisionView(tr.snap, v.Revision)
+	reg := model.Services(view, v.Flags.MeshConfig)
+	for _, vs := range view.VirtualServices {
+		gws := rules.VSGateways(vs)
+		if !slices.Contains(gws, rules.MeshGateway) || vsHasExactHost(vs, host) ||
+			!rules.VirtualServiceVisible(vs.Namespace, rules.EffectiveExportTo(vs.Spec.ExportTo, v.Flags.MeshConfig.GetDefaultVirtualServiceExportTo()), v.Namespace) {
+			continue
+		}
+		for _, h := range vs.Spec.GetHosts() {
+			h = strings.ToLower(h)
+			if h == host || strings.Contains(h, "*") || !(levenshtein(h, host) <= 2 || sameButLastLabel(h, host)) {
+				continue
+			}
+			if routesToAnyGatewayService(tr.snap, reg, vs) {
+				return vs.Namespace + "/" + vs.Name, h, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // otherPortsBypassText: the warning for a call to a port of the entry that vs's mesh routes,
