@@ -7346,6 +7346,28 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 			}
 		}
 	}
+	if off == nil {
+		// A rule for the host, off the gateway's lookup, whose tls is written for another
+		// port only (the client-facing one, say): named with both reasons it does not apply
+		// (blind audit 113 c16a/b, where it went unmentioned and the route was blamed).
+		for _, dr := range view.DestinationRules {
+			if (applied != nil && slices.Contains(applied.Rules, dr)) || dr.Spec.GetTrafficPolicy().GetTls() != nil || dr.Namespace == w.Namespace || dr.Namespace == chosen.Namespace || dr.Namespace == root ||
+				!rules.HostMatches(strings.ToLower(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace)), host) {
+				continue
+			}
+			for _, pl := range dr.Spec.GetTrafficPolicy().GetPortLevelSettings() {
+				if m := pl.GetTls().GetMode().String(); pl.GetPort().GetNumber() != port && (m == "SIMPLE" || m == "MUTUAL") {
+					ref := "DestinationRule " + dr.Namespace + "/" + dr.Name
+					d.culprit = ref
+					d.msg += fmt.Sprintf(" %s sets tls %s for port %d, not for port %d, the port the gateway connects to, and it is in namespace %s, which the gateway never reads (istiod looks in the gateway's namespace %s, then the host's, %s, then the root namespace, %s): it originates nothing here.", ref, m, pl.GetPort().GetNumber(), port, dr.Namespace, w.Namespace, chosen.Namespace, root)
+					break
+				}
+			}
+			if d.culprit != chosen.Ref() {
+				break
+			}
+		}
+	}
 	shadowed := false
 	if off != nil && applied != nil && subset == "" && (off.Namespace == chosen.Namespace || off.Namespace == root) &&
 		rules.ServiceVisible(off.Namespace, rules.EffectiveExportTo(off.Spec.GetExportTo(), mc.GetDefaultDestinationRuleExportTo()), w.Namespace) {
@@ -7512,7 +7534,7 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 	}
 	name := strings.TrimRight(truncate("originate-tls-"+strings.ReplaceAll(host, ".", "-"), 63), "-")
 	d.patch = newObject("networking.istio.io/v1", "DestinationRule", w.Namespace, name, spec)
-	if off == nil {
+	if off == nil && !strings.HasPrefix(d.culprit, "DestinationRule ") {
 		// No rule for the host sets tls: what is missing is the rule the route to the TLS port
 		// relies on, and the route is the resource that asks for it (blind audit 39 C01, C07,
 		// where the entry, correct as written, was named).
