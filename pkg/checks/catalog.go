@@ -208,6 +208,7 @@ var catalogRefs = map[string]catalogRef{
 	ListenerWildcardSNIPartial: {"EGR0329", "§2.2", "pilot/pkg/networking/core/tls.go buildSidecarOutboundTLSFilterChainOpts (hasTLSMatch: no chain of the service's own once a tls route applies), listener.go default chain"},
 	ListenerRouteShadowed:      {"EGR0327", "§2.3", "pilot/pkg/networking/core/gateway.go buildGatewayHTTPRouteConfig (vHostDedupMap: routes of later VirtualServices appended); route/route.go SortVHostRoutes, IsCatchAllRoute"},
 	ListenerServerDropped:      {"EGR0323", "§2.3, §4.3", "pilot/pkg/model/gateway.go mergeGateways, CheckDuplicates, canMergeProtocols"},
+	AppProtocolOverridesName:   {"EGR0333", "§2.1", "pkg/config/kube/conversion.go ConvertProtocol (appProtocol before the port name); pilot/pkg/networking/networking.go ModelProtocolToListenerProtocol; pilot/pkg/networking/core/listener.go buildSidecarOutboundListener"},
 	ListenerServerFirstSniffed: {"EGR0332", "§2.1", "pilot/pkg/serviceregistry/serviceentry/conversion.go convertPort (protocol.Parse: no protocol is unsupported, sniffed); pilot/pkg/networking/core/listener.go buildSidecarOutboundListener (protocol sniffing chains for unsupported ports)"},
 	ListenerUnreachable:        {"EGR0331", "§2.3, §4.3", "pilot/pkg/model/gateway.go resolvePorts (a port no Service declares is kept as written)"},
 	ListenerHostsCrashIstiod:   {"EGR0324", "§2.3", "pilot/pkg/model/gateway.go sanitizeServerHostNamespace (panics in istio 1.31)"},
@@ -322,7 +323,7 @@ var causePages = map[string]string{
 	AuditSubsetUndefined: "destinationrule-subsets", AuditDRShadowed: "destinationrule-subsets", AuditDRNotExportedToClient: "destinationrule-subsets", AuditDRTLSNotExportedToGW: "tls-across-hops",
 	// Sidecar listeners, ports and protocols.
 	ListenerCatchAllTCP: "listeners-and-tcp", ListenerCatchAllTLSPort: "listeners-and-tcp", ListenerChainDropped: "listeners-and-tcp",
-	ListenerWellKnownPort: "listeners-and-tcp", ListenerServerFirstSniffed: "listeners-and-tcp", ListenerHTTPShadowsTCP: "listeners-and-tcp", ListenerHTTP2Undeclared: "listeners-and-tcp",
+	ListenerWellKnownPort: "listeners-and-tcp", ListenerServerFirstSniffed: "listeners-and-tcp", AppProtocolOverridesName: "listeners-and-tcp", ListenerHTTPShadowsTCP: "listeners-and-tcp", ListenerHTTP2Undeclared: "listeners-and-tcp",
 	ListenerHTTPRoutesIgnored: "listeners-and-tcp", PathWrongService: "listeners-and-tcp",
 	// Sidecar resources: egress hosts.
 	AuditSidecarImportHidden: "sidecar-imports", AuditSidecarImportUnknown: "sidecar-imports", ListenerNotImported: "sidecar-imports",

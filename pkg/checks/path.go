@@ -1094,12 +1094,22 @@ func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, h
 	addr := v.CallAddress(host, imported)
 	res := v.Outbound.Resolve(rules.Call{Host: host, Port: port, Kind: kind, Address: addr})
 	tr.sidecarHop(v, client, res, host, port, kind)
+	if held, ok := v.Outbound.ScopeService(host); ok && tr.t.Cause != ListenerServerFirstSniffed {
+		// the Service's port name and appProtocol disagree (blind audit 112 c26)
+		if w := appProtocolOverrideWarning(tr.snap, held, port); w != nil {
+			tr.t.Warnings = append(tr.t.Warnings, *w)
+		}
+	}
 	if tr.t.Cause == "" {
 		if tr.t.Cause = PathOK; tr.t.Level == "" {
 			tr.t.Level = LevelInfo
 		}
 		switch {
 		case tr.t.Message != "":
+		case res.Cluster == rules.PassthroughCluster && res.Error == "" && inClusterService(v, host):
+			// a Kubernetes Service's address: the call stays in the cluster, without the
+			// Service's cluster (blind audit 112 c26, where it "left the mesh")
+			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d goes through PassthroughCluster, a plain connection to the address the application connected to, without the Service's cluster, DestinationRule or mesh mTLS.", strings.ToUpper(kind), client, host, port)
 		case res.Cluster == rules.PassthroughCluster && res.Error == "":
 			tr.t.Message = fmt.Sprintf("The %s call from %s to %s:%d leaves the mesh through PassthroughCluster, to the address the application connected to, through no gateway.", strings.ToUpper(kind), client, host, port)
 		case imported != nil && imported.Kind == rules.KindService && tr.t.Gateway == "" && res.Cluster == rules.ClusterName(port, "", host):
@@ -1337,7 +1347,11 @@ func (tr *tracer) sidecarHop(v SidecarView, proxy string, res rules.CallResult, 
 		if tr.plainHTTPOnTLSPort(v, proxy, res, host, port, kind, path) || tr.serverFirstOnSniffedListener(v, proxy, res, host, port, kind, path) {
 			return
 		}
-		tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
+		if inClusterService(v, host) {
+			tr.hop(proxy, "cluster", Warn, path+": a plain connection to the address dialled, without the Service's cluster")
+		} else {
+			tr.hop(proxy, "cluster", Warn, path+": the call leaves the mesh as it is, through no gateway")
+		}
 		if len(tr.hidden) > 0 {
 			tr.hiddenPassthroughWarning(v, host, port)
 		}
@@ -3376,6 +3390,12 @@ func meshPortsMiss(vs *networkingv1.VirtualService, port uint32) string {
 		}
 	}
 	return strings.Join(ports, ", ")
+}
+
+// inClusterService: the sidecar of v holds a Kubernetes Service (not an ExternalName one) for host.
+func inClusterService(v SidecarView, host string) bool {
+	s, ok := v.Outbound.ScopeService(host)
+	return ok && s.Kind == rules.KindService && s.Resolution != "ExternalName"
 }
 
 // nearMissMeshRoute: a VirtualService visible to the sidecars of v, bound to the mesh, that

@@ -358,6 +358,9 @@ func preflightRun(snap *snapshot.Snapshot, unshared, wide bool) (*PreflightResul
 	for _, f := range serverFirstServiceFindings(snap) {
 		c.add(f, "")
 	}
+	for _, f := range appProtocolOverrideFindings(snap) {
+		c.add(f, "")
+	}
 	for _, f := range meshPortFindings(snap) {
 		c.add(f, "")
 	}
