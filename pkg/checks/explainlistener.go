@@ -560,6 +560,12 @@ func explainSidecarHost(snap *snapshot.Snapshot, v SidecarView, port uint32, cal
 	}
 	for _, k := range kinds {
 		res := out.Resolve(rules.Call{Host: rep.Host, Port: port, Kind: k, Address: addr})
+		if r, assumed, ok := headlessEndpointCall(snap, v, rep.Host, port, k, res); ok {
+			res = r
+			if n := headlessEndpointNote(rep.Host, port); assumed && !slices.Contains(rep.Notes, n) {
+				rep.Notes = append(rep.Notes, n)
+			}
+		}
 		cv := CallView{Kind: k, Address: addr, Result: res}
 		if explain {
 			cv.Explanation = explainCall(v, res, rep.Host, port, k, addr, imported, forHost)

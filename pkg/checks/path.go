@@ -1093,6 +1093,12 @@ func explainHiddenPatch(snap *snapshot.Snapshot, v SidecarView, host string, hid
 func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, host string, port uint32, kind string) {
 	addr := v.CallAddress(host, imported)
 	res := v.Outbound.Resolve(rules.Call{Host: host, Port: port, Kind: kind, Address: addr})
+	if r, assumed, ok := headlessEndpointCall(tr.snap, v, host, port, kind, res); ok {
+		res = r
+		if assumed {
+			tr.t.Notes = append(tr.t.Notes, headlessEndpointNote(host, port))
+		}
+	}
 	tr.sidecarHop(v, client, res, host, port, kind)
 	if held, ok := v.Outbound.ScopeService(host); ok && tr.t.Cause != ListenerServerFirstSniffed {
 		// the Service's port name and appProtocol disagree (blind audit 112 c26)
