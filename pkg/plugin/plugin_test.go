@@ -296,3 +296,38 @@ func TestHostMustExistUnread(t *testing.T) {
 		t.Fatalf("everything read: %v", err)
 	}
 }
+
+// TestUnknownHostTracedWithPort: with --from and --port, a host nothing names is traced from the
+// client's sidecar instead of refused: a working PassthroughCluster call under ALLOW_ANY exits
+// 0, the block_all virtual host under REGISTRY_ONLY (from the namespace's Sidecar) exits 1, and
+// no gateway's clusters are shown for it (blind audit 112 U1, where both exited 2).
+func TestUnknownHostTracedWithPort(t *testing.T) {
+	in := mesh + `---
+apiVersion: v1
+kind: Namespace
+metadata: {name: research, labels: {istio-injection: enabled}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: payments, labels: {istio-injection: enabled}}
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: payments}
+spec:
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+`
+	for _, c := range []struct {
+		from, port string
+		code       int
+		want       string
+	}{
+		{"research", "443", 0, "PassthroughCluster"},
+		{"payments", "80", ExitAbsent, "REGISTRY_ONLY_BLACKHOLE"},
+	} {
+		code, stdout, stderr := run(t, in, "why-missing", "pypi.org", "--from", c.from, "--port", c.port, "-f", "-")
+		if code != c.code || !strings.Contains(stdout, c.want) || strings.Contains(stdout, "GATEWAY ") {
+			t.Errorf("--from %s: exit %d (want %d), stdout %q, stderr %q", c.from, code, c.code, stdout, stderr)
+		}
+	}
+}

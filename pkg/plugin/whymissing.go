@@ -87,9 +87,10 @@ Exit codes: 0 the call works through every gateway asked; 1 it fails somewhere (
 absent, a route that does not bind or loops back to the gateway, no endpoints, a route naming
 HOST that no entry declares, or the traced --from/--pod call fails, or bypasses the egress
 gateway while a gateway fails for HOST); 2 usage, input or read error, a HOST that nothing in
-the input names, or a --from namespace that is not in the cluster or is a typo of one in the
-manifests (with near matches). From manifests, a --from namespace that no object lives in and
-that resembles none is traced as a client namespace with nothing of its own, with a note.`,
+the input names (unless --from or --pod, and --port, trace its call), or a --from namespace
+that is not in the cluster or is a typo of one in the manifests (with near matches). From
+manifests, a --from namespace that no object lives in and that resembles none is traced as a
+client namespace with nothing of its own, with a note.`,
 		Example: strings.ReplaceAll(`  # Every egress gateway in the mesh
   NAME why-missing httpbin.org
 
@@ -251,7 +252,11 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 	if err := namespaceMustExist(o.GlobalOptions, snap, "--from", o.From, false); err != nil {
 		return err
 	}
-	if err := hostMustExist(snap, o.Host, o.From); err != nil {
+	// With --from or --pod and --port, a host nothing names is still traced: what the client's proxy does
+	// with it (PassthroughCluster, BlackHoleCluster, block_all, an egressProxy) is the answer
+	// (blind audit 112 U1, where a working passthrough call exited 2).
+	unnamed := hostMustExist(snap, o.Host, o.From)
+	if err := unnamed; err != nil && ((o.From == "" && o.Pod == "") || o.Port == 0) {
 		if len(o.Files) > 0 && noCluster(o.GlobalOptions) == "" {
 			// with -f why-missing reads the files only, while preflight and proxy-config lay
 			// them over the cluster (blind audit 102 c22, where the host was declared live)
@@ -275,6 +280,10 @@ func (o *WhyMissingOptions) Run(ctx context.Context) error {
 		}
 		rep.DropRepeatedWarnings()
 		rep.MergeExportToFixes()
+		if unnamed != nil {
+			// no entry, route or Gateway names the host: no gateway's clusters to show
+			rep.Gateways = nil
+		}
 	}
 	if rep.Path != nil && strings.HasPrefix(rep.Path.Client, "ambient ") && o.Gateway == "" {
 		// An ambient client's calls meet no sidecar-style egress gateway unless a route sends
