@@ -1092,6 +1092,9 @@ func explainHiddenPatch(snap *snapshot.Snapshot, v SidecarView, host string, hid
 // preflight, which brings its own views and gateway-hop cache).
 func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, host string, port uint32, kind string) {
 	addr := v.CallAddress(host, imported)
+	if n := v.ReservedAddressNote(host, imported); n != "" {
+		tr.t.Notes = append(tr.t.Notes, n)
+	}
 	res := v.Outbound.Resolve(rules.Call{Host: host, Port: port, Kind: kind, Address: addr})
 	if r, assumed, ok := headlessEndpointCall(tr.snap, v, host, port, kind, res); ok {
 		res = r

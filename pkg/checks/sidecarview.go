@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,6 +213,33 @@ func (v SidecarView) CallAddress(host string, imported *rules.Service) string {
 		}
 	}
 	return ""
+}
+
+// reservedAddress: a is in 240.0.0.0/4, the reserved range no DNS server hands out, where
+// istiod's allocator and hand-written virtual IPs live: only the sidecar's DNS proxy (DNS
+// capture) answers a name with such an address.
+func reservedAddress(a string) bool {
+	ip, err := netip.ParseAddr(a)
+	return err == nil && netip.MustParsePrefix("240.0.0.0/4").Contains(ip)
+}
+
+// ReservedAddressNote: for a sidecar without DNS capture, a call by name to imported, whose
+// address is reserved (reservedAddress), goes to that address only when the client dials it
+// itself: resolved through DNS, the name gives the host's real address, which the entry's
+// listener does not match (blind audit 112 c33). The trace keeps the entry's address, as every
+// call to an entry with addresses; the note says what it assumes. "" when that is not the case.
+//
+// Mirrors the agent's DNS proxy (pkg/dns/client, on with ISTIO_META_DNS_CAPTURE only), which
+// alone answers from istiod's name table (pilot/pkg/dns/server name_table.go BuildNameTable).
+func (v SidecarView) ReservedAddressNote(host string, imported *rules.Service) string {
+	if imported == nil || v.DNS.Capture || rules.IsIP(host) {
+		return ""
+	}
+	a := firstAddress(v.Outbound.Proxy.ServiceAddresses(*imported))
+	if a == "" || !reservedAddress(a) {
+		return ""
+	}
+	return fmt.Sprintf("%s gives %s the address %s, in 240.0.0.0/4, which no DNS server answers with: only the sidecar's DNS proxy would, and DNS capture is off (%s). The call is traced to %s, as from a client that dials it (by IP, or a hosts entry); one that resolves %s through DNS dials its real address instead, which the entry's listener does not match (trace it with --address).", imported.Ref(), host, a, MetaDNSCapture, a, host)
 }
 
 // Proxy metadata that changes which listener a call takes.
