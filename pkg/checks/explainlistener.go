@@ -1061,12 +1061,37 @@ func sidecarFindingsTagged(v SidecarView, port uint32) []taggedFinding {
 	return out
 }
 
+// harmlessOriginalDst: in conflict c the kept chain goes to a resolution NONE entry's
+// ORIGINAL_DST cluster, so connections for the dropped host still reach the address dialled,
+// and no DestinationRule applies to the dropped host for this sidecar: nothing but the
+// attribution is lost.
+//
+// Mirrors Envoy's ORIGINAL_DST cluster (istiod cluster_builder.go for resolution NONE:
+// Passthrough) and istiod push_context.go destinationRule (none for the host).
+func harmlessOriginalDst(v SidecarView, c rules.Conflict) bool {
+	var kept, dropped *rules.Service
+	for i, s := range v.Outbound.Proxy.Services {
+		if s.Ref() == c.Accepted && kept == nil {
+			kept = &v.Outbound.Proxy.Services[i]
+		}
+		if s.Ref() == c.Rejected && strings.EqualFold(s.Hostname, c.Host) {
+			dropped = &v.Outbound.Proxy.Services[i]
+		}
+	}
+	if kept == nil || dropped == nil || kept.Resolution != "NONE" || v.DRs == nil {
+		return false
+	}
+	return v.DRs.For(v.Namespace, v.Labels, dropped.Hostname, dropped.Namespace) == nil
+}
+
 // chainDroppedFix: the fix of a FILTER_CHAIN_DROPPED conflict on a sidecar listener.
 func chainDroppedFix(v SidecarView, c rules.Conflict) string {
 	fix := "Give each entry its own addresses (for example a VIP per entry in spec.addresses)"
 	if strings.HasPrefix(c.Listener, rules.WildcardAddress+"_") {
-		if more := v.autoAddressFix(c.Accepted, c.Rejected); more != "" {
+		if more := v.autoAddressFix(c.Accepted, c.Rejected); strings.HasPrefix(more, "or ") {
 			fix += ", " + more
+		} else if more != "" {
+			fix += " " + more
 		}
 	}
 	return fix + "; for TLS use protocol TLS so chains differ by SNI."
@@ -1101,6 +1126,19 @@ func sidecarPortFindings(v SidecarView, port uint32, rep *ListenerReport, tags *
 				// the dropped chain would send its connections where the kept one does (a
 				// VirtualService route rendered for a wildcard entry and again for an exact
 				// one, say): istiod counts the conflict, no connection changes its fate
+				continue
+			}
+			if harmlessOriginalDst(v, c) {
+				// the kept chain's cluster is ORIGINAL_DST: connections still reach the address
+				// the client dialled, and the dropped host has no DestinationRule to lose (blind
+				// audit 114 c08, an Error on a call that works)
+				n := len(rep.Findings)
+				add([]string{c.Accepted, c.Rejected}, ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s take %s's pass-through cluster (resolution NONE, ORIGINAL_DST), which still sends them to the address the client dialled: they work, counted as %s's, and no DestinationRule of %s applies to them (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp).",
+					c.Listener, c.Rejected, c.Host, c.Accepted, c.Host, c.Accepted, c.Accepted, c.Host),
+					chainDroppedFix(v, c))
+				if len(rep.Findings) > n {
+					rep.Findings[n].Level = LevelWarning
+				}
 				continue
 			}
 			add([]string{c.Accepted, c.Rejected}, ListenerChainDropped, c.Rejected, fmt.Sprintf("On %s, %s's filter chain for %s has the same match as the chain of %s, which was built first and kept; connections meant for %s reach %s's cluster (push status: pilot_conflict_outbound_listener_tcp_over_current_tcp, \"Listener=%s Accepted=%s Rejected=%s (%s)\").",

@@ -1103,6 +1103,18 @@ func (tr *tracer) trace(v SidecarView, client string, imported *rules.Service, h
 		}
 	}
 	tr.sidecarHop(v, client, res, host, port, kind)
+	if _, _, chost, ok := parseClusterName(res.Cluster); ok && (tr.t.Cause == "" || tr.t.Cause == PathOK) && !strings.EqualFold(chost, host) && isOriginalDst(v, res.Cluster) {
+		// another entry's pass-through cluster took the call, harmlessly (its connection
+		// keeps its destination, and the host has no DestinationRule to lose): the port's
+		// Warning says so (harmlessOriginalDst; blind audit 114 c08)
+		port0 := &ListenerReport{}
+		sidecarFindings(tr.snap, v, port, port0)
+		for _, f := range port0.Findings {
+			if f.Code == ListenerChainDropped && f.Level == LevelWarning && entryRefDeclares(tr.snap, v, f.Resource, host) {
+				tr.t.Warnings = append(tr.t.Warnings, f)
+			}
+		}
+	}
 	if held, ok := v.Outbound.ScopeService(host); ok && tr.t.Cause != ListenerServerFirstSniffed {
 		// the Service's port name and appProtocol disagree (blind audit 112 c26)
 		if w := appProtocolOverrideWarning(tr.snap, held, port); w != nil {
@@ -4385,7 +4397,7 @@ func (tr *tracer) misrouted(v SidecarView, proxy string, res rules.CallResult, h
 		port0 := &ListenerReport{}
 		sidecarFindings(tr.snap, v, port, port0)
 		for _, f := range port0.Findings {
-			if f.Code == ListenerChainDropped && entryRefDeclares(tr.snap, v, f.Resource, host) {
+			if f.Code == ListenerChainDropped && entryRefDeclares(tr.snap, v, f.Resource, host) && f.Level != LevelWarning {
 				tr.hop(proxy, "cluster", Fail, path+": the original-destination cluster of another entry, not this host's")
 				tr.fail(f.Code, "", f.Resource, fmt.Sprintf("The %s call to %s:%d takes %s, the pass-through (resolution NONE) cluster of %s: it reaches the address the client resolved, but without %s's own cluster, DestinationRule or policies. %s",
 					strings.ToUpper(kind), host, port, res.Cluster, s.Ref(), host, f.Message), f.Fix)

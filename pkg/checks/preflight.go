@@ -1270,7 +1270,7 @@ func (c *collector) explainListener(sidecars func() []sidecarResult) CheckRun {
 						res.Kind = w.Kind
 					}
 				}
-				c.add(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx)
+				c.add(levelled(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), f), ctx)
 			}
 		}
 	}
@@ -1333,7 +1333,7 @@ func listenerPending(fs []Finding, at sidecarCtx) []pendingFinding {
 	out := make([]pendingFinding, 0, len(fs))
 	for _, f := range fs {
 		res, field := ParseResourceRef(f.Resource)
-		out = append(out, pendingFinding{f: NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), at: at})
+		out = append(out, pendingFinding{f: levelled(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), f), at: at})
 	}
 	return out
 }
@@ -2162,7 +2162,7 @@ func matchPorts(d rules.Dest) []uint32 {
 func (c *collector) addListenerFindings(fs []Finding, ctx string) {
 	for _, f := range fs {
 		res, field := ParseResourceRef(f.Resource)
-		c.add(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), ctx)
+		c.add(levelled(NewPreflightFinding(f.Code, CheckExplainListener, res, field, f.Message, f.Fix), f), ctx)
 	}
 }
 
@@ -2218,4 +2218,13 @@ func (c *collector) visibility() CheckRun {
 		add(Visibility(c.snap, VisibilityOptions{AsNamespace: ns}), "as namespace "+ns)
 	}
 	return run
+}
+
+// levelled: pf with f's level when f is a FILTER_CHAIN_DROPPED that explain-listener lowered to a
+// Warning (harmlessOriginalDst: connections still reach the address dialled).
+func levelled(pf PreflightFinding, f Finding) PreflightFinding {
+	if f.Code == ListenerChainDropped && f.Level == LevelWarning {
+		pf.Level = LevelWarning
+	}
+	return pf
 }

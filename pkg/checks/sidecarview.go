@@ -28,6 +28,8 @@ type SidecarView struct {
 	// DNS is the proxy's DNS capture metadata.
 	DNS      DNSCapture
 	Outbound *rules.SidecarOutbound
+	// DRs is the DestinationRule lookup of the proxy's revision (shared, built once).
+	DRs *rules.DRLookup
 	// PredictedAddresses: some entries' status.addresses are the tool's guess of what istiod's
 	// allocator writes (snapshot.PredictAllocations; manifests carry no status).
 	PredictedAddresses bool
@@ -165,7 +167,8 @@ func sidecarHeader(snap *snapshot.Snapshot, ns string, labels, annotations map[s
 	if p.AutoAllocated && !flags.IPAutoallocateOn() {
 		p.LegacyIPv4 = rules.LegacyAutoAllocate(p.Services)
 	}
-	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns, PredictedAddresses: len(snap.Assumptions.PredictedAddresses) > 0}, p
+	drs := model.DestinationRules(view, root, mc.GetDefaultDestinationRuleExportTo())
+	return SidecarView{Namespace: ns, Labels: labels, Revision: rev, Flags: flags, Scope: scope, DNS: dns, DRs: drs, PredictedAddresses: len(snap.Assumptions.PredictedAddresses) > 0}, p
 }
 
 // CallAddress is the destination address a client of this sidecar connects to when it calls
@@ -336,12 +339,16 @@ func (v SidecarView) autoAddressFix(refs ...string) string {
 		parts = append(parts, "or remove the label "+rules.AutoAllocateLabel+"=false from "+strings.Join(optOut, " and ")+" (DNS capture is on: istiod then gives each host its own address and listener)")
 	}
 	if len(none) > 0 {
-		parts = append(parts, strings.Join(none, " and ")+" has resolution NONE, which istiod gives no address, so only spec.addresses sets it apart")
+		verb := "has"
+		if len(none) > 1 {
+			verb = "have"
+		}
+		parts = append(parts, "("+strings.Join(none, " and ")+" "+verb+" resolution NONE, which istiod gives no address, so only spec.addresses sets "+plural(len(none), "it", "them")+" apart)")
 	}
 	if len(waiting) > 0 {
-		parts = append(parts, "istiod has not written status.addresses for "+strings.Join(waiting, " and ")+" yet; once its allocator does, each host gets its own listener")
+		parts = append(parts, "(istiod has not written status.addresses for "+strings.Join(waiting, " and ")+" yet; once its allocator does, each host gets its own listener)")
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, " ")
 }
 
 func appendUnique(list []string, s string) []string {
