@@ -3264,7 +3264,8 @@ func l4PortForHTTPCall(v SidecarView, host string, port uint32, call string) (ru
 	if rules.ListenerClass(strings.ToUpper(call)) != rules.ClassHTTP {
 		return rules.Service{}, nil
 	}
-	s, ok := v.Outbound.ScopeService(host)
+	// (a wildcard entry covering the host counts as the host's: blind audit 114 c20)
+	s, ok := scopeServiceCovering(v, host)
 	if !ok || s.Kind != rules.KindServiceEntry {
 		return rules.Service{}, nil
 	}
@@ -3280,7 +3281,11 @@ func l4PortForHTTPCall(v SidecarView, host string, port uint32, call string) (ru
 // under REGISTRY_ONLY, and says what to change (blind audit 37 #15: "declare a ServiceEntry"
 // for an entry that existed).
 func httpOnL4PortText(entry rules.Service, tp *rules.ServicePort, host string) (text, fix string) {
-	text = fmt.Sprintf("%s declares port %d as %s, so it gives the sidecars no virtual host for %s: the HTTP request is taken by the port's HTTP chain or the listener's default chain, neither of which knows the host, and REGISTRY_ONLY refuses it.", entry.Ref(), tp.Number, tp.Protocol, host)
+	declares := ""
+	if entry.Hostname != host {
+		declares = fmt.Sprintf(" (host %s, which covers %s)", entry.Hostname, host)
+	}
+	text = fmt.Sprintf("%s%s declares port %d as %s, so it gives the sidecars no virtual host for %s: the HTTP request is taken by the port's HTTP chain or the listener's default chain, neither of which knows the host, and REGISTRY_ONLY refuses it.", entry.Ref(), declares, tp.Number, tp.Protocol, host)
 	fix = fmt.Sprintf("If the clients speak plain HTTP to %s:%d, declare the port of %s with protocol HTTP (name it http-...); if they speak TLS, trace a TLS call (--call tls).", host, tp.Number, entry.Ref())
 	if p := strings.ToUpper(tp.Protocol); p == "TLS" || p == "HTTPS" {
 		// the server speaks TLS there: declaring the port HTTP alone would send it plaintext

@@ -122,6 +122,13 @@ func serverFirstSniffedText(v SidecarView, s rules.Service, host string, port ui
 		_, basis, _ = serverFirstProtocol(p)
 	}
 	msg = fmt.Sprintf("%s declares port %d (%s) without a protocol, so the sidecar sniffs it: it waits for the client's first bytes to tell HTTP from TCP. The %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), port, basis, what, fate)
+	if p, ok := portDeclared(s, port); ok && s.Kind == rules.KindService && p.AppProtocol != "" && p.Protocol == rules.ProtoUnsupported {
+		// an appProtocol istiod does not know replaces the name and leaves the port sniffed
+		// (kube conversion.go ConvertProtocol; blind audit 114 c17, where the name was blamed)
+		msg = fmt.Sprintf("%s sets appProtocol %q on port %d (%s), which istiod reads instead of the port's name %q and does not know, so the sidecar sniffs the port: it waits for the client's first bytes to tell HTTP from TCP. The %s server speaks first and its client waits for the greeting, so neither sends anything: %s.", s.Ref(), p.AppProtocol, port, basis, p.Name, what, fate)
+		fix = fmt.Sprintf("In %s, set port %d's appProtocol to tcp (or remove it, so that the name %q decides), as Istio's protocol selection docs ask for server-first protocols (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/#server-first-protocols).", s.Ref(), port, p.Name)
+		return msg, fix
+	}
 	how := "with protocol TCP (name it tcp-" + strings.ToLower(what) + ")"
 	if s.Kind == rules.KindService {
 		how = "as TCP (name it tcp-" + strings.ToLower(what) + ", or set appProtocol tcp)"
@@ -146,6 +153,10 @@ func serverFirstSniffedText(v SidecarView, s rules.Service, host string, port ui
 func serverFirstField(s rules.Service, i int) string {
 	if s.Kind != rules.KindService || i >= len(s.Ports) {
 		return fmt.Sprintf("spec.ports[%d].protocol", i)
+	}
+	if s.Ports[i].AppProtocol != "" && rules.ListenerClass(rules.ParseProtocol(strings.SplitN(s.Ports[i].Name, "-", 2)[0])) != rules.ClassHTTP {
+		// appProtocol decides (an unknown one leaves the port sniffed: blind audit 114 c17)
+		return fmt.Sprintf("spec.ports[%d].appProtocol", i)
 	}
 	if prefix, _, _ := strings.Cut(s.Ports[i].Name, "-"); s.Ports[i].Protocol == rules.ProtoUnsupported || rules.ListenerClass(rules.ParseProtocol(prefix)) == rules.ClassHTTP {
 		// sniffed: neither name nor appProtocol says a protocol; the name is what to set

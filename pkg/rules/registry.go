@@ -36,6 +36,9 @@ type ServicePort struct {
 	// TargetPort is the ServiceEntry port's targetPort or a Kubernetes Service port's numeric
 	// targetPort (0 = unset or named).
 	TargetPort uint32
+	// AppProtocol is a Kubernetes Service port's appProtocol ("" when unset), which istiod reads
+	// instead of the name.
+	AppProtocol string
 	// EndpointPort is, for a ServiceEntry with inline endpoints, the port every endpoint
 	// serves this port on (its ports[name], else targetPort, else the number), 0 when they
 	// differ or there are no inline endpoints (serviceentry/conversion.go convertEndpoint).
@@ -249,7 +252,11 @@ func KubeService(svc *corev1.Service, defaultExportTo []string) Service {
 	var ports []ServicePort
 	for _, p := range svc.Spec.Ports {
 		proto := KubePortProtocol(p.Port, p.Name, p.Protocol, p.AppProtocol)
-		ports = append(ports, ServicePort{Number: uint32(p.Port), Name: p.Name, Protocol: proto, TargetPort: uint32(p.TargetPort.IntVal)})
+		sp := ServicePort{Number: uint32(p.Port), Name: p.Name, Protocol: proto, TargetPort: uint32(p.TargetPort.IntVal)}
+		if p.AppProtocol != nil {
+			sp.AppProtocol = *p.AppProtocol
+		}
+		ports = append(ports, sp)
 	}
 	return Service{
 		Kind: KindService, Namespace: svc.Namespace, Name: svc.Name,
