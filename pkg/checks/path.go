@@ -2667,6 +2667,17 @@ func (tr *tracer) directWarning(v SidecarView, res rules.CallResult, proxy, host
 			return
 		}
 	}
+	if s, ok := v.Outbound.RouteListenerOmits(host, tr.t.Port); ok && v.Scope.Sidecar != nil && len(x.Relevant(host, nil)) > 0 {
+		// The port's routes come from a Sidecar egress listener with the port that does not
+		// import the host: neither its virtual host nor its mesh routes are there, and the
+		// call takes the catch-all virtual host (blind audit 114 c26, where the route's match
+		// conditions were blamed). rules.SidecarOutbound.RouteListenerOmits.
+		sc := "Sidecar " + v.Scope.Ref()
+		tr.t.Warnings = append(tr.t.Warnings, Finding{Code: PathDirect, Level: LevelWarning, Resource: sc,
+			Message: fmt.Sprintf("%s has an egress listener for port %d whose hosts do not include %s, and istiod builds the port's routes (route configuration \"%d\") from that egress listener alone: neither %s's virtual host nor the mesh routes for %s, which the catch-all egress listener imports, are in them, so the call from %s takes the catch-all virtual host and goes straight out, not to the egress gateway.", sc, tr.t.Port, host, tr.t.Port, s.Ref(), host, proxy),
+			Fix:     fmt.Sprintf("In %s, add %s/%s (and the namespace of the VirtualService that routes it, if another) to the hosts of the egress listener with port %d, or remove that egress listener.", sc, s.Namespace, host, tr.t.Port)})
+		return
+	}
 	if _, ok := v.Outbound.ScopeService(host); !ok {
 		if se := otherRevisionDeclaration(tr.snap, v.Revision, host); se != nil {
 			// The host is declared only for another istiod revision: the routes meant to send
