@@ -7408,15 +7408,25 @@ func notOriginatedAt(snap *snapshot.Snapshot, w Workload, cluster string) (notOr
 		// port only (the client-facing one, say): named with both reasons it does not apply
 		// (blind audit 113 c16a/b, where it went unmentioned and the route was blamed).
 		for _, dr := range view.DestinationRules {
-			if (applied != nil && slices.Contains(applied.Rules, dr)) || dr.Spec.GetTrafficPolicy().GetTls() != nil || dr.Namespace == w.Namespace || dr.Namespace == chosen.Namespace || dr.Namespace == root ||
+			if (applied != nil && slices.Contains(applied.Rules, dr)) || dr.Spec.GetTrafficPolicy().GetTls() != nil || dr.Namespace == w.Namespace ||
 				!rules.HostMatches(strings.ToLower(rules.ResolveShortname(dr.Spec.GetHost(), dr.Namespace)), host) {
 				continue
+			}
+			onPath := dr.Namespace == chosen.Namespace || dr.Namespace == root
+			exported := rules.ServiceVisible(dr.Namespace, rules.EffectiveExportTo(dr.Spec.GetExportTo(), mc.GetDefaultDestinationRuleExportTo()), w.Namespace)
+			if onPath && exported {
+				continue // (the lookup ends earlier: the shadowed rule, above)
 			}
 			for _, pl := range dr.Spec.GetTrafficPolicy().GetPortLevelSettings() {
 				if m := pl.GetTls().GetMode().String(); pl.GetPort().GetNumber() != port && (m == "SIMPLE" || m == "MUTUAL") {
 					ref := "DestinationRule " + dr.Namespace + "/" + dr.Name
 					d.culprit = ref
-					d.msg += fmt.Sprintf(" %s sets tls %s for port %d, not for port %d, the port the gateway connects to, and it is in namespace %s, which the gateway never reads (istiod looks in the gateway's namespace %s, then the host's, %s, then the root namespace, %s): it originates nothing here.", ref, m, pl.GetPort().GetNumber(), port, dr.Namespace, w.Namespace, chosen.Namespace, root)
+					why := fmt.Sprintf("it is in namespace %s, which the gateway never reads (istiod looks in the gateway's namespace %s, then the host's, %s, then the root namespace, %s)", dr.Namespace, w.Namespace, chosen.Namespace, root)
+					if onPath {
+						// on the lookup path, but not exported there (blind audit 114 c39)
+						why = fmt.Sprintf("its exportTo %s does not include the gateway's namespace %s", exportToText(rules.EffectiveExportTo(dr.Spec.GetExportTo(), mc.GetDefaultDestinationRuleExportTo())), w.Namespace)
+					}
+					d.msg += fmt.Sprintf(" %s sets tls %s for port %d, not for port %d, the port the gateway connects to, and %s: it originates nothing here.", ref, m, pl.GetPort().GetNumber(), port, why)
 					break
 				}
 			}
