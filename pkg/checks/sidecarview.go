@@ -365,7 +365,7 @@ func (v SidecarView) DNSNote() string {
 	case v.DNS.Capture && v.Outbound.Proxy.LegacyIPv4 != nil:
 		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + ") with " + MetaDNSAutoAllocate + " and " + EnvIPAutoallocate + "=false in istiod: ServiceEntries without addresses (wildcard hosts and resolution NONE aside) listen on the address istiod's older per-push allocation gives them (240.240.0.0/16, from a hash of namespace/host)"
 	case v.DNS.Capture && v.Outbound.Proxy.AutoAllocated && v.PredictedAddresses:
-		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod's allocator gives each host (status.addresses, from " + snapshot.AutoallocateIPv4Prefix + "). The manifests carry no status, so the addresses shown for them are a guess; what holds is that each host gets its own"
+		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod's allocator gives each host (status.addresses, from " + snapshot.AutoallocateIPv4Prefix + "). The manifests carry no status, so the addresses shown for them are a guess; what holds is that each host gets an address and a listener of its own"
 	case v.DNS.Capture && v.Outbound.Proxy.AutoAllocated:
 		return "DNS capture is on (" + MetaDNSCapture + " from " + v.DNS.From + "): ServiceEntries without addresses listen on the address istiod assigned them (status.addresses); one not assigned yet listens on 0.0.0.0 until it is, and so do those istiod gives none (resolution NONE, wildcard hosts without DYNAMIC_DNS, the label " + rules.AutoAllocateLabel + "=false)"
 	case v.DNS.Capture:
