@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
+	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
 )
 
 // pathFixtures are the plugin's own path fixtures (pkg/checks/testdata/paths): each is applied
@@ -132,6 +134,33 @@ func readyWaypoints(t *testing.T) {
 	}
 }
 
+// allocateAddresses writes status.addresses on the fixture's ServiceEntries as istiod's address
+// allocator does once they are applied (there is no istiod here): the addresses the file loader
+// predicts for them (snapshot.PredictAllocations), so that live and offline read the same
+// addresses.
+func allocateAddresses(t *testing.T, files ...string) {
+	t.Helper()
+	snap, err := loader.FromFiles(files, nil, loader.Options{Lenient: true})
+	if err != nil {
+		t.Fatalf("loading %v: %v", files, err)
+	}
+	for _, se := range snap.ServiceEntries {
+		predicted := false
+		var addrs []string
+		for _, a := range se.Status.GetAddresses() {
+			predicted = predicted || snap.Predicted(se.Namespace, se.Name, a.GetHost())
+			addrs = append(addrs, fmt.Sprintf(`{"host":%q,"value":%q}`, a.GetHost(), a.GetValue()))
+		}
+		if !predicted {
+			continue
+		}
+		if r := kubectl(t, "patch", "serviceentries.networking.istio.io", se.Name, "-n", se.Namespace, "--subresource=status", "--type=merge", "--kubeconfig", env.kubeconfig,
+			"-p", `{"status":{"addresses":[`+strings.Join(addrs, ",")+`]}}`); r.code != 0 {
+			t.Fatalf("kubectl patch serviceentry %s/%s status: %s", se.Namespace, se.Name, r)
+		}
+	}
+}
+
 // TestWhyMissingPath traces each path fixture's call with `why-missing --from`, live (the files
 // applied to the API server, through kubectl's plugin discovery) and offline (-f --offline):
 // both give the stated cause, the same hops, and exit 1 exactly when the call fails.
@@ -146,6 +175,7 @@ func TestWhyMissingPath(t *testing.T) {
 			file, _ := filepath.Abs(c.file)
 			applyFiles(t, base, file)
 			readyWaypoints(t)
+			allocateAddresses(t, base, file)
 			args := append([]string{"why-missing", "-o", "json"}, c.args...)
 			var hops [2][]string
 			for i, mode := range []string{"live", "offline"} {
