@@ -38,6 +38,7 @@ import (
 
 	"github.com/kubectl-egress/kubectl-egress/pkg/checks"
 	"github.com/kubectl-egress/kubectl-egress/pkg/loader"
+	"sigs.k8s.io/yaml"
 )
 
 // ambientScenario is one generated input, its mesh config text and the allocator flag.
@@ -267,6 +268,49 @@ func pluginAmbient(t *testing.T, sc ambientScenario) []string {
 	return out
 }
 
+// withPredictedStatus returns the scenario's YAML with, on every ServiceEntry whose addresses the
+// plugin's file loader predicts (snapshot.PredictAllocations), the status.addresses it predicts.
+func withPredictedStatus(text string) (string, error) {
+	snap, err := loader.FromFiles([]string{"-"}, strings.NewReader(text), loader.Options{Lenient: true})
+	if err != nil {
+		return "", err
+	}
+	docs := strings.Split(text, "\n---\n")
+	for i, d := range docs {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(d), &obj); err != nil || obj["kind"] != "ServiceEntry" {
+			continue
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		ns, _ := md["namespace"].(string)
+		name, _ := md["name"].(string)
+		if ns == "" {
+			ns = "default"
+		}
+		for _, se := range snap.ServiceEntries {
+			if se.Namespace != ns || se.Name != name {
+				continue
+			}
+			predicted := false
+			var addrs []any
+			for _, a := range se.Status.GetAddresses() {
+				predicted = predicted || snap.Predicted(ns, name, a.GetHost())
+				addrs = append(addrs, map[string]any{"host": a.GetHost(), "value": a.GetValue()})
+			}
+			if !predicted {
+				continue
+			}
+			obj["status"] = map[string]any{"addresses": addrs}
+			b, err := yaml.Marshal(obj)
+			if err != nil {
+				return "", err
+			}
+			docs[i] = strings.TrimSuffix(string(b), "\n")
+		}
+	}
+	return strings.Join(docs, "\n---\n"), nil
+}
+
 // istiodAmbient is what istiod's ambient index holds for every entry host of a scenario.
 func istiodAmbient(t *testing.T, sc ambientScenario) ([]string, error) {
 	var out []string
@@ -280,7 +324,14 @@ func istiodAmbient(t *testing.T, sc ambientScenario) ([]string, error) {
 		}
 		test.SetForTest(tt, &features.EnableAmbient, true)
 		test.SetForTest(tt, &features.EnableIPAutoallocate, sc.autoallocate)
-		s := xds.NewFakeDiscoveryServer(tt, xds.FakeOptions{KubernetesObjectString: sc.yaml, MeshConfig: m, KubeClientModifier: gatewayAPIBundleVersion})
+		// the addresses the plugin's file loader predicts istiod's allocator writes: the fake
+		// server runs no allocator, so it gets them as the status a running one would have
+		// written (as applyPredictedAddresses does for the sidecar harness)
+		kubeYAML, err := withPredictedStatus(sc.yaml)
+		if err != nil {
+			tt.Fatalf("predicted status: %v", err)
+		}
+		s := xds.NewFakeDiscoveryServer(tt, xds.FakeOptions{KubernetesObjectString: kubeYAML, MeshConfig: m, KubeClientModifier: gatewayAPIBundleVersion})
 		idx := s.Env().AmbientIndexes
 		if synced, ok := idx.(interface{ HasSynced() bool }); ok {
 			deadline := time.Now().Add(10 * time.Second)
