@@ -47,7 +47,7 @@ func appProtocolOverrideText(svc *corev1.Service, p corev1.ServicePort, named, t
 	if rules.ListenerClass(taken) == rules.ClassTCP {
 		fate = "HTTP requests are proxied as bytes (tcp_proxy): no HTTP routes, retries, header matches or HTTP telemetry apply to them"
 	}
-	msg = fmt.Sprintf("%s names port %d %q, which says %s, but its appProtocol %q says %s, and istiod takes the appProtocol: sidecars build a%s %s chain for the port, so %s.", ref, p.Port, p.Name, named, *p.AppProtocol, taken, an(rules.ListenerClass(taken)), rules.ListenerClass(taken), fate)
+	msg = fmt.Sprintf("%s names port %d %q, which says %s, but its appProtocol %q says %s, and istiod takes the appProtocol: sidecars build a%s %s chain for the port, so %s.", ref, p.Port, p.Name, named, *p.AppProtocol, taken, article(rules.ListenerClass(taken)), rules.ListenerClass(taken), fate)
 	fix = fmt.Sprintf("In %s, make port %d's appProtocol say what the port serves (appProtocol: %s, as its name says, or remove appProtocol), or rename the port if appProtocol %q is right.", ref, p.Port, strings.ToLower(named), *p.AppProtocol)
 	if what, basis, ok := serverFirstProtocol(rules.ServicePort{Number: uint32(p.Port), TargetPort: uint32(p.TargetPort.IntVal)}); ok && rules.ListenerClass(taken) == rules.ClassTCP {
 		// a server-first protocol's port: TCP is what it needs, the name is what to change
@@ -55,13 +55,6 @@ func appProtocolOverrideText(svc *corev1.Service, p corev1.ServicePort, named, t
 		fix = fmt.Sprintf("In %s, keep appProtocol %q (%s; a server-first protocol needs TCP) and rename port %d to tcp-%s, so its name says the same.", ref, *p.AppProtocol, basis, p.Port, strings.ToLower(what))
 	}
 	return msg, fix
-}
-
-func an(word string) string {
-	if strings.HasPrefix(word, "HTTP") {
-		return "n"
-	}
-	return ""
 }
 
 // appProtocolOverrideFindings: APP_PROTOCOL_OVERRIDES_PORT_NAME for every Kubernetes Service port

@@ -223,8 +223,10 @@ func (v SidecarView) CallAddress(host string, imported *rules.Service) string {
 // capture) answers a name with such an address.
 func reservedAddress(a string) bool {
 	ip, err := netip.ParseAddr(a)
-	return err == nil && netip.MustParsePrefix("240.0.0.0/4").Contains(ip)
+	return err == nil && reservedRange.Contains(ip)
 }
+
+var reservedRange = netip.MustParsePrefix("240.0.0.0/4")
 
 // ReservedAddressNote: for a sidecar without DNS capture, a call by name to imported, whose
 // address is reserved (reservedAddress), goes to that address only when the client dials it
